@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs what the tests need, then runs every check and test: formatting, clippy, and the test
+# suite in release mode (the integration tests run real games, so one optimised build serves all).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Tools the sample bots and tests use. python3, node, gcc come with the Rust machine image;
+# anything missing is installed from Debian's packages.
+need=()
+command -v python3 >/dev/null || need+=(python3)
+command -v node >/dev/null || need+=(nodejs)
+command -v gcc >/dev/null || need+=(gcc)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "installing: ${need[*]}"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}"
+fi
+
+cargo fmt --all -- --check
+cargo clippy --release --all-targets -- -D warnings
+cargo test --release

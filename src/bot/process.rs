@@ -1,0 +1,508 @@
+//! One running bot: its process group, its pipes, its time limits.
+//!
+//! A [`BotProcess`] writes whole lines to the bot's stdin and reads whole answer lines from its
+//! stdout. Reading happens in a task of its own that hands complete lines over a channel. This
+//! is what makes time limits safe: waiting on the channel can be cancelled by a timeout at any
+//! moment without losing half a line, which a `read_line` future wrapped in a timeout cannot
+//! promise. The reader also caps line length, so a bot that prints forever without a newline
+//! costs a bounded amount of memory.
+//!
+//! The first fault a bot commits (late answer, crash, closed stdout, garbage, endless line,
+//! broken pipe) stops it: its whole process group is killed and every later request fails at
+//! once with the same error. A late answer would otherwise be read as the answer to the next
+//! prompt. Games record the fault and treat the bot as silent.
+//!
+//! Each bot runs in its own process group, so killing the group also kills whatever the bot
+//! started (a shell script's children, a JVM's helpers). Live groups are registered globally so
+//! that [`kill_all`] can clean up when koth itself is interrupted.
+
+use std::collections::{HashSet, VecDeque};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+use thiserror::Error;
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, BufWriter};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::sync::mpsc;
+
+use super::{BotSpec, FaultKind};
+
+/// The longest answer line accepted, in bytes. Longer lines are a fault: no protocol of koth's
+/// needs more, and the cap bounds memory against a bot that never prints a newline.
+pub const MAX_LINE: usize = 1 << 20;
+
+/// How much of a bot's stderr is kept on disk per game by default.
+pub const STDERR_CAP: u64 = 1 << 20;
+
+/// Process groups of bots still running, so that an interrupted koth can kill them all.
+static LIVE_GROUPS: Mutex<Option<HashSet<i32>>> = Mutex::new(None);
+
+fn register(pgid: i32) {
+    LIVE_GROUPS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get_or_insert_with(HashSet::new)
+        .insert(pgid);
+}
+
+fn kill_group(pgid: i32) {
+    // ESRCH (the group is already gone) is the expected, common case.
+    let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
+    if let Some(groups) = LIVE_GROUPS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .as_mut()
+    {
+        groups.remove(&pgid);
+    }
+}
+
+/// Kills every bot process group koth started and has not yet cleaned up. Called on Ctrl-C and
+/// SIGTERM: bots live in their own process groups, so the terminal's signal does not reach them.
+pub fn kill_all() {
+    let groups: Vec<i32> = LIVE_GROUPS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .as_mut()
+        .map(|g| g.drain().collect())
+        .unwrap_or_default();
+    for pgid in groups {
+        let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
+    }
+}
+
+/// Why a bot could not be talked to. The message is what users read in results and logs.
+#[derive(Debug, Clone, Error, PartialEq)]
+pub enum BotError {
+    #[error("failed to start `{command}`: {reason}")]
+    Spawn { command: String, reason: String },
+    #[error("no answer within {} ms", limit.as_millis())]
+    Timeout { limit: Duration },
+    #[error("did not exit within {} ms after its last message", limit.as_millis())]
+    NoExit { limit: Duration },
+    #[error(
+        "exited ({status}) while an answer was expected{}",
+        tail_suffix(stderr_tail)
+    )]
+    Exited { status: String, stderr_tail: String },
+    #[error(
+        "closed its stdout while an answer was expected{}",
+        tail_suffix(stderr_tail)
+    )]
+    ClosedStdout { stderr_tail: String },
+    #[error("stopped reading its input ({reason})")]
+    BrokenPipe { reason: String },
+    #[error("printed a line of more than {max} bytes without a newline")]
+    LineTooLong { max: usize },
+    #[error("printed a line that is not UTF-8")]
+    NotUtf8,
+    #[error("was stopped earlier: {0}")]
+    Stopped(Box<BotError>),
+}
+
+fn tail_suffix(tail: &str) -> String {
+    if tail.is_empty() {
+        String::new()
+    } else {
+        format!("; last stderr: {tail}")
+    }
+}
+
+impl BotError {
+    /// The fault category of this error, for results and leaderboards.
+    pub fn kind(&self) -> FaultKind {
+        match self {
+            BotError::Spawn { .. } => FaultKind::FailedToStart,
+            BotError::Timeout { .. } | BotError::NoExit { .. } => FaultKind::TimedOut,
+            BotError::Exited { .. }
+            | BotError::ClosedStdout { .. }
+            | BotError::BrokenPipe { .. } => FaultKind::Crashed,
+            BotError::LineTooLong { .. } | BotError::NotUtf8 => FaultKind::BadOutput,
+            BotError::Stopped(inner) => inner.kind(),
+        }
+    }
+}
+
+/// An answer line and how long the bot took to give it.
+#[derive(Debug, Clone)]
+pub struct Answer {
+    pub line: String,
+    /// From the end of writing the prompt to receiving the line.
+    pub wall: Duration,
+}
+
+/// What the stdout reader hands over: a line, or the reason reading stopped.
+enum ReadEvent {
+    Line(String),
+    TooLong,
+    NotUtf8,
+}
+
+/// A bot's stderr log for one game: a file under the game's log folder, capped in size across
+/// all the processes of that bot in the game, plus the last few lines kept in memory so fault
+/// messages can quote them.
+#[derive(Clone)]
+pub struct StderrLog {
+    inner: Arc<Mutex<StderrState>>,
+}
+
+struct StderrState {
+    file: Option<std::fs::File>,
+    path: PathBuf,
+    written: u64,
+    cap: u64,
+    truncated: bool,
+    tail: VecDeque<String>,
+}
+
+const TAIL_LINES: usize = 3;
+
+impl StderrLog {
+    /// Creates (or empties) the log file at `path`, keeping at most `cap` bytes.
+    pub fn create(path: &Path, cap: u64) -> std::io::Result<StderrLog> {
+        let file = std::fs::File::create(path)?;
+        Ok(StderrLog {
+            inner: Arc::new(Mutex::new(StderrState {
+                file: Some(file),
+                path: path.to_path_buf(),
+                written: 0,
+                cap,
+                truncated: false,
+                tail: VecDeque::new(),
+            })),
+        })
+    }
+
+    /// A log that keeps only the tail in memory, for callers that store no files.
+    pub fn discard() -> StderrLog {
+        StderrLog {
+            inner: Arc::new(Mutex::new(StderrState {
+                file: None,
+                path: PathBuf::new(),
+                written: 0,
+                cap: 0,
+                truncated: false,
+                tail: VecDeque::new(),
+            })),
+        }
+    }
+
+    pub fn path(&self) -> PathBuf {
+        self.lock().path.clone()
+    }
+
+    /// The last lines the bot wrote to stderr, joined with ` | `.
+    pub fn tail(&self) -> String {
+        let state = self.lock();
+        state.tail.iter().cloned().collect::<Vec<_>>().join(" | ")
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, StderrState> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn write(&self, bytes: &[u8]) {
+        let mut state = self.lock();
+        for line in String::from_utf8_lossy(bytes).lines() {
+            if !line.trim().is_empty() {
+                if state.tail.len() == TAIL_LINES {
+                    state.tail.pop_front();
+                }
+                let mut line = line.to_string();
+                line.truncate(line.floor_char_boundary(200));
+                state.tail.push_back(line);
+            }
+        }
+        let room = state.cap.saturating_sub(state.written);
+        let keep = (bytes.len() as u64).min(room) as usize;
+        if keep > 0 {
+            if let Some(file) = state.file.as_mut() {
+                let _ = file.write_all(&bytes[..keep]);
+            }
+            state.written += keep as u64;
+        }
+        if keep < bytes.len() && !state.truncated {
+            state.truncated = true;
+            let cap = state.cap;
+            if let Some(file) = state.file.as_mut() {
+                let _ = writeln!(file, "\n[koth: stderr cut off after {cap} bytes]");
+            }
+        }
+    }
+}
+
+/// A running bot.
+pub struct BotProcess {
+    name: String,
+    child: Child,
+    pgid: i32,
+    stdin: Option<BufWriter<ChildStdin>>,
+    lines: mpsc::Receiver<ReadEvent>,
+    stderr: StderrLog,
+    stderr_task: Option<tokio::task::JoinHandle<()>>,
+    /// The first fault, once the bot has been stopped.
+    stopped: Option<BotError>,
+}
+
+impl BotProcess {
+    /// Starts `spec`'s command in its folder, in a new process group, with piped stdio.
+    pub fn spawn(spec: &BotSpec, stderr: &StderrLog) -> Result<BotProcess, BotError> {
+        let program = spec.program();
+        let mut command = Command::new(&program);
+        command
+            .args(&spec.command[1..])
+            .current_dir(&spec.dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(true);
+        let mut child = command.spawn().map_err(|e| BotError::Spawn {
+            command: spec.command.join(" "),
+            reason: e.to_string(),
+        })?;
+        // With process_group(0) the group id is the child's pid.
+        let pgid = child.id().expect("a just-spawned child has a pid") as i32;
+        register(pgid);
+        let stdin = child.stdin.take().map(BufWriter::new);
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let stderr_pipe = child.stderr.take().expect("stderr is piped");
+        let (tx, lines) = mpsc::channel(64);
+        tokio::spawn(read_lines(stdout, tx));
+        let log = stderr.clone();
+        let stderr_task = tokio::spawn(async move {
+            let mut pipe = stderr_pipe;
+            let mut buf = vec![0u8; 8192];
+            // Keep draining after the cap so a chatty bot never blocks on a full pipe.
+            while let Ok(n) = pipe.read(&mut buf).await {
+                if n == 0 {
+                    break;
+                }
+                log.write(&buf[..n]);
+            }
+        });
+        Ok(BotProcess {
+            name: spec.name.clone(),
+            child,
+            pgid,
+            stdin,
+            lines,
+            stderr: stderr.clone(),
+            stderr_task: Some(stderr_task),
+            stopped: None,
+        })
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The OS process id of the bot (its process group leader).
+    pub fn pid(&self) -> i32 {
+        self.pgid
+    }
+
+    /// Whether the bot was stopped by a fault.
+    pub fn is_stopped(&self) -> bool {
+        self.stopped.is_some()
+    }
+
+    /// Queues a line that needs no answer. It is sent with the next prompt (or [`flush`]).
+    ///
+    /// [`flush`]: BotProcess::flush
+    pub async fn send(&mut self, line: &str) -> Result<(), BotError> {
+        self.check_running()?;
+        let result = match self.stdin.as_mut() {
+            Some(stdin) => write_line(stdin, line).await,
+            None => Ok(()),
+        };
+        result.map_err(|e| self.stop(e))
+    }
+
+    /// Sends any queued lines now, waiting at most `limit` for the bot to take them.
+    pub async fn flush(&mut self, limit: Duration) -> Result<(), BotError> {
+        self.check_running()?;
+        let Some(stdin) = self.stdin.as_mut() else {
+            return Ok(());
+        };
+        let result = match tokio::time::timeout(limit, stdin.flush()).await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => Err(BotError::BrokenPipe {
+                reason: e.to_string(),
+            }),
+            Err(_) => Err(BotError::Timeout { limit }),
+        };
+        result.map_err(|e| self.stop(e))
+    }
+
+    /// Sends `prompt` (after any queued lines) and waits up to `limit` for one answer line.
+    /// Writing counts against the limit too: a bot that stops reading its input is as late as one
+    /// that stops answering.
+    pub async fn ask(&mut self, prompt: &str, limit: Duration) -> Result<Answer, BotError> {
+        self.check_running()?;
+        // Lines the bot printed unasked would be taken for this answer; drop them. A strict
+        // request/answer protocol has no use for them and the original controllers would have
+        // desynchronised instead.
+        while let Ok(ReadEvent::Line(_)) = self.lines.try_recv() {}
+        let result = tokio::time::timeout(limit, async {
+            let stdin = self.stdin.as_mut().ok_or(BotError::BrokenPipe {
+                reason: "its input was closed".into(),
+            })?;
+            write_line(stdin, prompt).await?;
+            stdin.flush().await.map_err(|e| BotError::BrokenPipe {
+                reason: e.to_string(),
+            })?;
+            let sent = Instant::now();
+            match self.lines.recv().await {
+                Some(ReadEvent::Line(line)) => Ok(Answer {
+                    line,
+                    wall: sent.elapsed(),
+                }),
+                Some(ReadEvent::TooLong) => Err(BotError::LineTooLong { max: MAX_LINE }),
+                Some(ReadEvent::NotUtf8) => Err(BotError::NotUtf8),
+                None => Err(self.closed_error().await),
+            }
+        })
+        .await;
+        let result = match result {
+            Ok(inner) => inner,
+            Err(_) => Err(BotError::Timeout { limit }),
+        };
+        result.map_err(|e| self.stop(e))
+    }
+
+    /// Ends the conversation: sends queued lines, closes the bot's stdin and waits up to `limit`
+    /// for it to exit. Whatever happens, every process of the bot is gone afterwards.
+    /// Returns the fault if the bot did not exit in time.
+    pub async fn finish(mut self, limit: Duration) -> Option<BotError> {
+        let mut fault = None;
+        if self.stopped.is_none() {
+            if let Some(mut stdin) = self.stdin.take() {
+                let _ = tokio::time::timeout(limit, stdin.flush()).await;
+            }
+            if tokio::time::timeout(limit, self.child.wait())
+                .await
+                .is_err()
+            {
+                fault = Some(BotError::NoExit { limit });
+            }
+        }
+        self.cleanup().await;
+        fault
+    }
+
+    /// Kills the bot now, for a caller that gives up on it (a fault it found in an answer).
+    pub async fn kill(mut self) {
+        self.cleanup().await;
+    }
+
+    async fn cleanup(&mut self) {
+        kill_group(self.pgid);
+        self.stdin.take();
+        let _ = self.child.wait().await;
+        // The stderr pipe closes once every process of the group is gone.
+        if let Some(task) = self.stderr_task.take() {
+            let _ = tokio::time::timeout(Duration::from_secs(1), task).await;
+        }
+    }
+
+    fn check_running(&self) -> Result<(), BotError> {
+        match &self.stopped {
+            Some(fault) => Err(BotError::Stopped(Box::new(fault.clone()))),
+            None => Ok(()),
+        }
+    }
+
+    /// Records the first fault and kills the bot's process group.
+    fn stop(&mut self, fault: BotError) -> BotError {
+        if self.stopped.is_none() {
+            self.stopped = Some(fault.clone());
+            kill_group(self.pgid);
+            self.stdin.take();
+        }
+        fault
+    }
+
+    /// Why stdout closed: an exit with its status if the process is gone (given a moment to be
+    /// reaped), else a bot that closed stdout but lives on.
+    async fn closed_error(&mut self) -> BotError {
+        let status: Option<ExitStatus> =
+            match tokio::time::timeout(Duration::from_millis(200), self.child.wait()).await {
+                Ok(Ok(status)) => Some(status),
+                _ => None,
+            };
+        // Let the stderr reader catch up so the message can quote the bot's last words.
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        let stderr_tail = self.stderr.tail();
+        match status {
+            Some(status) => BotError::Exited {
+                status: status.to_string(),
+                stderr_tail,
+            },
+            None => BotError::ClosedStdout { stderr_tail },
+        }
+    }
+}
+
+impl Drop for BotProcess {
+    fn drop(&mut self) {
+        // A bot dropped without finish() (a game that bailed out, a panic) must not outlive it.
+        kill_group(self.pgid);
+    }
+}
+
+async fn write_line(stdin: &mut BufWriter<ChildStdin>, line: &str) -> Result<(), BotError> {
+    let result = async {
+        stdin.write_all(line.as_bytes()).await?;
+        stdin.write_all(b"\n").await
+    }
+    .await;
+    result.map_err(|e| BotError::BrokenPipe {
+        reason: e.to_string(),
+    })
+}
+
+/// Reads `stdout` line by line into `tx` until end of file, an over-long line or invalid
+/// UTF-8. Dropping the sender tells the receiver that stdout closed.
+async fn read_lines(stdout: ChildStdout, tx: mpsc::Sender<ReadEvent>) {
+    let mut reader = BufReader::with_capacity(64 * 1024, stdout);
+    let mut line = Vec::new();
+    loop {
+        let (found, used) = match reader.fill_buf().await {
+            Ok([]) | Err(_) => return,
+            Ok(data) => match data.iter().position(|&b| b == b'\n') {
+                Some(i) => {
+                    line.extend_from_slice(&data[..i]);
+                    (true, i + 1)
+                }
+                None => {
+                    line.extend_from_slice(data);
+                    (false, data.len())
+                }
+            },
+        };
+        reader.consume(used);
+        if line.len() > MAX_LINE {
+            let _ = tx.send(ReadEvent::TooLong).await;
+            return;
+        }
+        if found {
+            if line.last() == Some(&b'\r') {
+                line.pop();
+            }
+            let event = match String::from_utf8(std::mem::take(&mut line)) {
+                Ok(text) => ReadEvent::Line(text),
+                Err(_) => ReadEvent::NotUtf8,
+            };
+            let last = matches!(event, ReadEvent::NotUtf8);
+            if tx.send(event).await.is_err() || last {
+                return;
+            }
+        }
+    }
+}

@@ -1,0 +1,279 @@
+//! Which bots to start: koth's own `bot.toml` manifests, the original controller's `bots.txt`
+//! triples, and the build step a bot may need before it can run.
+//!
+//! Every error here is a person's mistake (a typo in a manifest, a missing folder), so each one
+//! names the file and line, or the bot, and says what was expected.
+
+use std::collections::HashSet;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, bail};
+use serde::Deserialize;
+
+/// The name of koth's manifest file inside a bot's folder.
+pub const MANIFEST: &str = "bot.toml";
+
+/// A bot that can be started: its name, its folder (its working directory) and its command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BotSpec {
+    pub name: String,
+    /// The working directory; the bot's private files (`data.txt`) live here.
+    pub dir: PathBuf,
+    /// Program and arguments, run without a shell.
+    pub command: Vec<String>,
+    /// A shell command run in `dir` before the bot's first game, if it needs building.
+    pub build: Option<String>,
+    /// Where the bot was declared, for error messages (`bots/x/bot.toml`, `bots.txt:4`).
+    pub origin: String,
+}
+
+impl fmt::Display for BotSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "bot \"{}\" ({})", self.name, self.origin)
+    }
+}
+
+/// `bot.toml`: koth's manifest, one per bot folder.
+///
+/// ```toml
+/// name = "Random Builder"          # shown in logs and leaderboards; unique per game
+/// run = "python3 random_builder.py" # split on whitespace, no shell; run in the bot's folder
+/// build = "gcc -O2 -o column column.c" # optional; a shell command run before the first game
+/// games = ["paths"]                 # which games this bot plays
+/// ```
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Manifest {
+    name: String,
+    run: String,
+    build: Option<String>,
+    games: Vec<String>,
+}
+
+/// Reads the manifest of the bot in folder `dir`, with the games it plays.
+pub fn load_manifest(dir: &Path) -> anyhow::Result<(BotSpec, Vec<String>)> {
+    let path = dir.join(MANIFEST);
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("cannot read bot manifest {}", path.display()))?;
+    let manifest: Manifest = toml::from_str(&text)
+        .map_err(|e| anyhow::anyhow!("{}: {}", path.display(), e.to_string().trim_end()))?;
+    let command = split_command(&manifest.run);
+    if command.is_empty() {
+        bail!(
+            "{}: `run` is empty; give the command that starts the bot",
+            path.display()
+        );
+    }
+    if manifest.name.trim().is_empty() {
+        bail!("{}: `name` is empty", path.display());
+    }
+    let spec = BotSpec {
+        name: manifest.name.trim().to_string(),
+        dir: dir.to_path_buf(),
+        command,
+        build: manifest.build,
+        origin: path.display().to_string(),
+    };
+    Ok((spec, manifest.games))
+}
+
+/// Every bot folder under `root` whose manifest says it plays `game`, sorted by folder name.
+pub fn discover(root: &Path, game: &str) -> anyhow::Result<Vec<BotSpec>> {
+    let entries = std::fs::read_dir(root)
+        .with_context(|| format!("cannot list the bot folder {}", root.display()))?;
+    let mut dirs: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join(MANIFEST).is_file())
+        .collect();
+    dirs.sort();
+    let mut bots = Vec::new();
+    for dir in dirs {
+        let (spec, games) = load_manifest(&dir)?;
+        if games.iter().any(|g| g == game) {
+            bots.push(spec);
+        }
+    }
+    if bots.is_empty() {
+        bail!(
+            "no bot under {} plays {game}: a bot folder needs a {MANIFEST} with games = [\"{game}\"]",
+            root.display()
+        );
+    }
+    check_unique_names(&bots)?;
+    Ok(bots)
+}
+
+/// Reads the original controller's `bots.txt`: `#` lines are comments; other lines come in
+/// triples — name, subdirectory of `bots/` next to the file, command — and reading stops at the
+/// first empty line.
+pub fn load_bots_txt(path: &Path) -> anyhow::Result<Vec<BotSpec>> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read bot list {}", path.display()))?;
+    let bots_root = path.parent().unwrap_or(Path::new(".")).join("bots");
+    let mut lines = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        let line = line.trim_end_matches('\r');
+        if line.trim().is_empty() {
+            break;
+        }
+        if !line.starts_with('#') {
+            lines.push((index + 1, line.trim()));
+        }
+    }
+    if lines.is_empty() {
+        bail!(
+            "{}: no bots listed (expected lines in threes: name, folder, command)",
+            path.display()
+        );
+    }
+    if lines.len() % 3 != 0 {
+        let (last_line, last) = lines[lines.len() - lines.len() % 3];
+        bail!(
+            "{}:{}: the bot \"{}\" is incomplete: each bot takes three lines (name, folder under bots/, command)",
+            path.display(),
+            last_line,
+            last
+        );
+    }
+    let mut bots = Vec::new();
+    for triple in lines.chunks(3) {
+        let [(name_line, name), (dir_line, dir), (cmd_line, cmd)] = triple else {
+            unreachable!("chunks of a multiple of three")
+        };
+        let folder = bots_root.join(dir);
+        if !folder.is_dir() {
+            bail!(
+                "{}:{}: the folder of bot \"{}\" does not exist: {}",
+                path.display(),
+                dir_line,
+                name,
+                folder.display()
+            );
+        }
+        let command = split_command(cmd);
+        if command.is_empty() {
+            bail!(
+                "{}:{}: the command of bot \"{}\" is empty",
+                path.display(),
+                cmd_line,
+                name
+            );
+        }
+        bots.push(BotSpec {
+            name: name.to_string(),
+            dir: folder,
+            command,
+            build: None,
+            origin: format!("{}:{}", path.display(), name_line),
+        });
+    }
+    check_unique_names(&bots)?;
+    Ok(bots)
+}
+
+/// A bot list from a path: a `bots.txt`, or a folder holding a `bot.toml`.
+pub fn load_bot(path: &Path) -> anyhow::Result<BotSpec> {
+    if path.is_dir() {
+        return Ok(load_manifest(path)?.0);
+    }
+    bail!(
+        "{} is not a bot folder: a bot folder holds a {MANIFEST} (see the README)",
+        path.display()
+    )
+}
+
+fn split_command(command: &str) -> Vec<String> {
+    command.split_whitespace().map(str::to_string).collect()
+}
+
+/// Fails if two bots share a name: results and logs are keyed by name.
+pub fn check_unique_names(bots: &[BotSpec]) -> anyhow::Result<()> {
+    let mut seen = HashSet::new();
+    for bot in bots {
+        if !seen.insert(bot.name.as_str()) {
+            bail!(
+                "two bots are called \"{}\" ({}): names must be unique",
+                bot.name,
+                bot.origin
+            );
+        }
+    }
+    Ok(())
+}
+
+impl BotSpec {
+    /// The program to execute: a relative path with a `/` is taken from the bot's folder (where
+    /// `./bot` was meant), a bare name is looked up on `PATH` as a shell would.
+    pub fn program(&self) -> PathBuf {
+        let program = Path::new(&self.command[0]);
+        if program.is_relative() && self.command[0].contains('/') {
+            self.dir.join(program)
+        } else {
+            program.to_path_buf()
+        }
+    }
+
+    /// Checks, before any game starts, that the folder exists and the program can be found, so
+    /// that a typo is one clear message instead of a failed game.
+    pub fn check_runnable(&self) -> anyhow::Result<()> {
+        if !self.dir.is_dir() {
+            bail!("{self}: its folder {} does not exist", self.dir.display());
+        }
+        let program = self.program();
+        let found = if program.components().count() > 1 {
+            program.is_file()
+        } else {
+            std::env::var_os("PATH")
+                .map(|paths| std::env::split_paths(&paths).any(|dir| dir.join(&program).is_file()))
+                .unwrap_or(false)
+        };
+        if !found {
+            bail!(
+                "{self}: its command `{}` was not found{}",
+                self.command[0],
+                if program.components().count() > 1 {
+                    format!(" at {} (does it need a build step?)", program.display())
+                } else {
+                    " on PATH (is it installed?)".to_string()
+                }
+            );
+        }
+        Ok(())
+    }
+
+    /// Runs the build step, if any, in the bot's folder.
+    pub fn build(&self) -> anyhow::Result<()> {
+        let Some(build) = &self.build else {
+            return Ok(());
+        };
+        let output = Command::new("sh")
+            .arg("-c")
+            .arg(build)
+            .current_dir(&self.dir)
+            .output()
+            .with_context(|| format!("{self}: cannot run its build command `{build}`"))?;
+        if !output.status.success() {
+            let mut text = String::from_utf8_lossy(&output.stderr).into_owned();
+            text.push_str(&String::from_utf8_lossy(&output.stdout));
+            let tail: Vec<&str> = text.lines().rev().take(10).collect();
+            let tail: Vec<&str> = tail.into_iter().rev().collect();
+            bail!(
+                "{self}: its build command `{build}` failed ({}):\n{}",
+                output.status,
+                tail.join("\n")
+            );
+        }
+        Ok(())
+    }
+}
+
+/// Builds every bot and checks it can start: the step every runner takes before its first game.
+pub fn prepare(bots: &[BotSpec]) -> anyhow::Result<()> {
+    for bot in bots {
+        bot.build()?;
+        bot.check_runnable()?;
+    }
+    Ok(())
+}

@@ -1,0 +1,3 @@
+//! The flag game (rules in `../shared/spec/flag.md`).
+
+pub mod cli;

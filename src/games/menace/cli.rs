@@ -1,0 +1,8 @@
+//! `koth menace`: placeholder until the game lands.
+
+#[derive(Debug, clap::Args)]
+pub struct Args {}
+
+pub fn run(_args: Args) -> anyhow::Result<()> {
+    anyhow::bail!("the menace game is not built yet")
+}

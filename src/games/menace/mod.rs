@@ -1,0 +1,3 @@
+//! The menace game (rules in `../shared/spec/menace.md`).
+
+pub mod cli;

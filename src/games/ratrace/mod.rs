@@ -1,0 +1,3 @@
+//! The ratrace game (rules in `../shared/spec/ratrace.md`).
+
+pub mod cli;

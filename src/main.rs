@@ -1,0 +1,44 @@
+//! The `koth` command line: parses arguments and hands each subcommand to its module.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use koth::games;
+
+/// koth: bots in any language, fighting over stdin/stdout, with every result and replay kept.
+#[derive(Debug, Parser)]
+#[command(name = "koth", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Play the Grid-Routing Battle among bots.
+    Paths(games::paths::cli::Args),
+    /// Run the Genetic Rat Race for one player.
+    Ratrace(games::ratrace::cli::Args),
+    /// MENACE, the matchbox learner, and noughts & crosses.
+    Menace(games::menace::cli::Args),
+    /// Reach the Flag: a genetic algorithm, an exact solver, and a game for solver bots.
+    Flag(games::flag::cli::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let outcome = match cli.command {
+        Command::Paths(args) => games::paths::cli::run(args),
+        Command::Ratrace(args) => games::ratrace::cli::run(args),
+        Command::Menace(args) => games::menace::cli::run(args),
+        Command::Flag(args) => games::flag::cli::run(args),
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            // One clear message, with its causes, and no panic or backtrace for a person's mistake.
+            eprintln!("koth: error: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
