@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::bot::{BotSpec, FaultKind, Limits};
+use crate::bot::{AnswerStats, BotSpec, FaultKind, Limits};
 
 /// Everything a game needs to play one match.
 #[derive(Clone)]
@@ -102,6 +102,9 @@ pub struct BotResult {
     pub score: f64,
     pub status: BotStatus,
     pub faults: Vec<Fault>,
+    /// How its answers went against the time limit (wall and CPU time, near-misses).
+    #[serde(default)]
+    pub timing: AnswerStats,
 }
 
 /// The outcome of one match, as every runner stores it.
