@@ -11,3 +11,4 @@ pub mod bot;
 pub mod game;
 pub mod games;
 pub mod seed;
+pub mod tournament;

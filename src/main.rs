@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use koth::games;
+use koth::{games, tournament};
 
 /// koth: bots in any language, fighting over stdin/stdout, with every result and replay kept.
 #[derive(Debug, Parser)]
@@ -23,6 +23,10 @@ enum Command {
     Menace(games::menace::cli::Args),
     /// Reach the Flag: a genetic algorithm, an exact solver, and a game for solver bots.
     Flag(games::flag::cli::Args),
+    /// Run a tournament from a tournament file, resume a stopped one, or show its progress.
+    Tournament(tournament::cli::Args),
+    /// Print a tournament's leaderboard.
+    Leaderboard(tournament::cli::LeaderboardArgs),
 }
 
 fn main() -> ExitCode {
@@ -33,6 +37,8 @@ fn main() -> ExitCode {
         Command::Ratrace(args) => games::ratrace::cli::run(args),
         Command::Menace(args) => games::menace::cli::run(args),
         Command::Flag(args) => games::flag::cli::run(args),
+        Command::Tournament(args) => tournament::cli::run(args),
+        Command::Leaderboard(args) => tournament::cli::leaderboard(args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

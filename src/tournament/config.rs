@@ -1,0 +1,245 @@
+//! The tournament file: which game, which bots, how many games, and the time limits.
+//!
+//! ```toml
+//! game = "paths"
+//! bots_dir = "../bots"        # or bots = ["../bots/a", ...], or bots_file = "../bots.txt"
+//! games = 20
+//! rounds = 10                 # rounds per game; absent = the game's default
+//! answer_ms = 1000            # per-answer time limit
+//! clock = "cpu"               # "wall" or "cpu"
+//! backstop_ms = 5000          # wall-clock backstop of the CPU clock
+//! jobs = 2                    # games at once; absent = number of cores
+//! seed = 1                    # master seed; absent = a fresh one (printed)
+//! players_per_game = 4        # absent = every bot in every game
+//! ```
+//!
+//! Paths in the file are relative to the file's own folder, so a tournament file works from any
+//! current directory.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use serde::Deserialize;
+
+use crate::bot::{BotSpec, Clock, Limits, roster};
+use crate::game::Game;
+
+/// A parsed tournament file. Parsing touches no other file; [`Config::load_bots`] reads the bots.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// Shown in the default folder name; absent = the file's name without `tournament-`.
+    pub name: Option<String>,
+    pub game: String,
+    pub bots: Option<Vec<PathBuf>>,
+    pub bots_file: Option<PathBuf>,
+    pub bots_dir: Option<PathBuf>,
+    pub games: u32,
+    pub rounds: Option<u32>,
+    #[serde(default = "default_answer_ms")]
+    pub answer_ms: u64,
+    /// From `SCORE` (or end of input) to exit; absent = `answer_ms`.
+    pub exit_ms: Option<u64>,
+    #[serde(default)]
+    pub clock: ClockName,
+    /// Wall-clock backstop of the CPU clock; absent = 5 × `answer_ms`.
+    pub backstop_ms: Option<u64>,
+    pub jobs: Option<usize>,
+    pub seed: Option<u64>,
+    pub players_per_game: Option<usize>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClockName {
+    #[default]
+    Wall,
+    Cpu,
+}
+
+fn default_answer_ms() -> u64 {
+    1000
+}
+
+impl Config {
+    /// Reads and checks a tournament file; every error names the file (and the line or key).
+    pub fn load(path: &Path) -> anyhow::Result<Config> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read tournament file {}", path.display()))?;
+        Config::parse(&text, path)
+    }
+
+    pub fn parse(text: &str, path: &Path) -> anyhow::Result<Config> {
+        let config: Config = toml::from_str(text)
+            .map_err(|e| anyhow::anyhow!("{}: {}", path.display(), e.to_string().trim_end()))?;
+        config
+            .check()
+            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        Ok(config)
+    }
+
+    fn check(&self) -> anyhow::Result<()> {
+        let game = self.game()?;
+        let sources = [
+            self.bots.is_some(),
+            self.bots_file.is_some(),
+            self.bots_dir.is_some(),
+        ];
+        if sources.iter().filter(|&&s| s).count() != 1 {
+            bail!("give exactly one of `bots` (a list of folders), `bots_file` or `bots_dir`");
+        }
+        if self.games == 0 {
+            bail!("`games` must be at least 1");
+        }
+        if self.rounds == Some(0) {
+            bail!("`rounds` must be at least 1");
+        }
+        if self.answer_ms == 0 || self.exit_ms == Some(0) || self.backstop_ms == Some(0) {
+            bail!("`answer_ms`, `exit_ms` and `backstop_ms` must be at least 1");
+        }
+        if self.backstop_ms.is_some() && self.clock == ClockName::Wall {
+            bail!("`backstop_ms` applies only to clock = \"cpu\"");
+        }
+        if self.jobs == Some(0) {
+            bail!("`jobs` must be at least 1");
+        }
+        if let Some(k) = self.players_per_game {
+            let (min, max) = game.players();
+            if k < min || k > max {
+                bail!(
+                    "`players_per_game` = {k}, but a {} game takes {min} to {max} bots",
+                    game.name()
+                );
+            }
+        }
+        Ok(())
+    }
+
+    pub fn game(&self) -> anyhow::Result<&'static dyn Game> {
+        crate::games::by_name(&self.game).with_context(|| {
+            let names: Vec<&str> = crate::games::all().iter().map(|g| g.name()).collect();
+            format!(
+                "`game` = \"{}\" is not a game koth can run a tournament of (known: {})",
+                self.game,
+                names.join(", ")
+            )
+        })
+    }
+
+    /// The bots, with relative paths taken from `base` (the tournament file's folder).
+    pub fn load_bots(&self, base: &Path, file: &Path) -> anyhow::Result<Vec<BotSpec>> {
+        let bots = if let Some(dirs) = &self.bots {
+            let bots = dirs
+                .iter()
+                .map(|dir| roster::load_bot(&absolute(base, dir)))
+                .collect::<anyhow::Result<Vec<_>>>()?;
+            roster::check_unique_names(&bots)?;
+            bots
+        } else if let Some(list) = &self.bots_file {
+            roster::load_bots_txt(&absolute(base, list))?
+        } else if let Some(root) = &self.bots_dir {
+            roster::discover(&absolute(base, root), &self.game)?
+        } else {
+            unreachable!("checked by Config::check")
+        };
+        let (min, max) = self.game()?.players();
+        let per_game = self.players_per_game.unwrap_or(bots.len());
+        if per_game > bots.len() || bots.len() < min || (self.players_per_game.is_none() && bots.len() > max) {
+            bail!(
+                "{}: {} bots listed, but each game needs {} of them ({} takes {min} to {max}; set `players_per_game`)",
+                file.display(),
+                bots.len(),
+                per_game,
+                self.game
+            );
+        }
+        Ok(bots)
+    }
+
+    pub fn limits(&self) -> Limits {
+        let answer = Duration::from_millis(self.answer_ms);
+        let clock = match self.clock {
+            ClockName::Wall => Clock::Wall,
+            ClockName::Cpu => Clock::Cpu {
+                backstop: Duration::from_millis(self.backstop_ms.unwrap_or(5 * self.answer_ms)),
+            },
+        };
+        Limits {
+            answer,
+            exit: Duration::from_millis(self.exit_ms.unwrap_or(self.answer_ms)),
+            clock,
+        }
+    }
+
+    pub fn jobs(&self) -> usize {
+        self.jobs.unwrap_or_else(|| {
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1)
+        })
+    }
+
+    /// The tournament's name: the `name` key, or the file's name without `tournament-`.
+    pub fn name(&self, file: &Path) -> String {
+        self.name.clone().unwrap_or_else(|| {
+            let stem = file
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "tournament".into());
+            stem.strip_prefix("tournament-").unwrap_or(&stem).to_string()
+        })
+    }
+}
+
+fn absolute(base: &Path, path: &Path) -> PathBuf {
+    let joined = base.join(path);
+    std::path::absolute(&joined).unwrap_or(joined)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> anyhow::Result<Config> {
+        Config::parse(text, Path::new("t.toml"))
+    }
+
+    #[test]
+    fn a_minimal_file_takes_the_defaults() {
+        let config = parse("game = \"paths\"\nbots_dir = \"bots\"\ngames = 3\n").unwrap();
+        assert_eq!(config.limits().answer, Duration::from_secs(1));
+        assert_eq!(config.limits().clock, Clock::Wall);
+        assert_eq!(config.name(Path::new("config/tournament-paths.toml")), "paths");
+    }
+
+    #[test]
+    fn the_cpu_clock_gets_a_backstop() {
+        let config =
+            parse("game = \"paths\"\nbots_dir = \"b\"\ngames = 1\nanswer_ms = 200\nclock = \"cpu\"\n")
+                .unwrap();
+        assert_eq!(
+            config.limits().clock,
+            Clock::Cpu {
+                backstop: Duration::from_secs(1)
+            }
+        );
+    }
+
+    #[test]
+    fn errors_name_the_file_and_the_key_or_line() {
+        let unknown = parse("game = \"paths\"\nbots_dir = \"b\"\ngames = 1\nround = 3\n")
+            .unwrap_err()
+            .to_string();
+        assert!(unknown.contains("t.toml") && unknown.contains("round"), "{unknown}");
+        assert!(unknown.contains("line 4"), "{unknown}");
+        let game = parse("game = \"chess\"\nbots_dir = \"b\"\ngames = 1\n")
+            .unwrap_err()
+            .to_string();
+        assert!(game.contains("t.toml") && game.contains("chess"), "{game}");
+        let two = parse("game = \"paths\"\nbots_dir = \"b\"\nbots_file = \"x\"\ngames = 1\n")
+            .unwrap_err()
+            .to_string();
+        assert!(two.contains("exactly one"), "{two}");
+    }
+}

@@ -1,0 +1,397 @@
+//! The leaderboard: points per game with a 95% interval, a Weng-Lin rating, how each bot's games
+//! ended, and its timing; rendered as a terminal table, Markdown, CSV or JSON.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use serde::Serialize;
+use skillratings::MultiTeamOutcome;
+use skillratings::weng_lin::{WengLinConfig, WengLinRating, weng_lin_multi_team};
+
+use crate::game::BotStatus;
+
+use super::store::{Progress, StoredResult};
+
+/// One bot's line on the leaderboard.
+#[derive(Debug, Clone, Serialize)]
+pub struct Standing {
+    pub rank: usize,
+    pub name: String,
+    pub games: u32,
+    pub total: f64,
+    pub mean: f64,
+    /// Half the width of the 95% interval of the mean (Student's t); absent below two games.
+    pub interval: Option<f64>,
+    pub rating: f64,
+    pub uncertainty: f64,
+    pub finished: u32,
+    pub bad_output: u32,
+    pub timed_out: u32,
+    pub crashed: u32,
+    pub failed_to_start: u32,
+    /// Did not finish most of its games.
+    pub flagged: bool,
+    pub answers: u64,
+    pub near_misses: u64,
+    pub max_wall_ms: f64,
+    pub max_cpu_ms: Option<f64>,
+}
+
+/// The whole leaderboard with where the tournament stands.
+#[derive(Debug, Clone, Serialize)]
+pub struct Leaderboard {
+    pub name: String,
+    pub games_done: u32,
+    pub games_total: u32,
+    pub harness_faults: u32,
+    pub standings: Vec<Standing>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Table,
+    Markdown,
+    Csv,
+    Json,
+}
+
+impl Leaderboard {
+    /// Standings of `bots` from their stored results, best mean points per game first (mean, not
+    /// total, so a tournament where each game draws some of the bots ranks them fairly).
+    pub fn new(
+        name: String,
+        progress: Progress,
+        bots: &[String],
+        results: &[StoredResult],
+    ) -> Leaderboard {
+        let ratings = ratings(bots.len(), results);
+        let mut standings: Vec<Standing> = bots
+            .iter()
+            .enumerate()
+            .map(|(id, name)| {
+                let mine: Vec<&StoredResult> = results.iter().filter(|r| r.bot == id).collect();
+                let scores: Vec<f64> = mine.iter().map(|r| r.score).collect();
+                let count = |status| mine.iter().filter(|r| r.status == status).count() as u32;
+                let games = mine.len() as u32;
+                let finished = count(BotStatus::Finished);
+                Standing {
+                    rank: 0,
+                    name: name.clone(),
+                    games,
+                    total: scores.iter().sum(),
+                    mean: mean(&scores),
+                    interval: interval95(&scores),
+                    rating: ratings[id].rating,
+                    uncertainty: ratings[id].uncertainty,
+                    finished,
+                    bad_output: count(BotStatus::BadOutput),
+                    timed_out: count(BotStatus::TimedOut),
+                    crashed: count(BotStatus::Crashed),
+                    failed_to_start: count(BotStatus::FailedToStart),
+                    flagged: games > 0 && 2 * finished < games,
+                    answers: mine.iter().map(|r| r.answers).sum(),
+                    near_misses: mine.iter().map(|r| r.near_misses).sum(),
+                    max_wall_ms: mine.iter().map(|r| r.max_wall_ms).fold(0.0, f64::max),
+                    max_cpu_ms: mine
+                        .iter()
+                        .filter_map(|r| r.max_cpu_ms)
+                        .reduce(f64::max),
+                }
+            })
+            .collect();
+        standings.sort_by(|a, b| b.mean.total_cmp(&a.mean).then(b.rating.total_cmp(&a.rating)));
+        for (i, s) in standings.iter_mut().enumerate() {
+            s.rank = i + 1;
+        }
+        Leaderboard {
+            name,
+            games_done: progress.done,
+            games_total: progress.total,
+            harness_faults: progress.harness_faults,
+            standings,
+        }
+    }
+
+    /// The bot leading so far, for progress displays.
+    pub fn leader(&self) -> Option<&Standing> {
+        self.standings.first().filter(|s| s.games > 0)
+    }
+
+    pub fn render(&self, format: Format) -> String {
+        match format {
+            Format::Table => self.table(),
+            Format::Markdown => self.markdown(),
+            Format::Csv => self.csv(),
+            Format::Json => serde_json::to_string_pretty(self).expect("plain data serializes") + "\n",
+        }
+    }
+
+    fn header(&self) -> String {
+        let mut text = format!(
+            "Tournament {}: {} of {} games played",
+            self.name, self.games_done, self.games_total
+        );
+        if self.harness_faults > 0 {
+            write!(
+                text,
+                "; {} harness faults (koth's own failures, retried, never counted against a bot)",
+                self.harness_faults
+            )
+            .unwrap();
+        }
+        text
+    }
+
+    fn cells(&self) -> (Vec<&'static str>, Vec<Vec<String>>) {
+        let head = vec![
+            "#", "bot", "games", "points", "mean ± 95%", "rating ± σ", "finished", "bad output",
+            "timed out", "crashed", "no start", "near-misses", "max ms",
+        ];
+        let rows = self
+            .standings
+            .iter()
+            .map(|s| {
+                vec![
+                    s.rank.to_string(),
+                    if s.flagged {
+                        format!("{} (!)", s.name)
+                    } else {
+                        s.name.clone()
+                    },
+                    s.games.to_string(),
+                    format!("{}", s.total),
+                    match s.interval {
+                        Some(i) => format!("{:.1} ± {:.1}", s.mean, i),
+                        None => format!("{:.1}", s.mean),
+                    },
+                    format!("{:.1} ± {:.1}", s.rating, s.uncertainty),
+                    s.finished.to_string(),
+                    s.bad_output.to_string(),
+                    s.timed_out.to_string(),
+                    s.crashed.to_string(),
+                    s.failed_to_start.to_string(),
+                    s.near_misses.to_string(),
+                    format!("{:.0}", s.max_cpu_ms.unwrap_or(s.max_wall_ms)),
+                ]
+            })
+            .collect();
+        (head, rows)
+    }
+
+    fn footnote(&self) -> Option<String> {
+        let flagged: Vec<&str> = self
+            .standings
+            .iter()
+            .filter(|s| s.flagged)
+            .map(|s| s.name.as_str())
+            .collect();
+        (!flagged.is_empty()).then(|| {
+            format!(
+                "(!) did not finish most of its games: {}",
+                flagged.join(", ")
+            )
+        })
+    }
+
+    fn table(&self) -> String {
+        let (head, rows) = self.cells();
+        let widths: Vec<usize> = (0..head.len())
+            .map(|c| {
+                rows.iter()
+                    .map(|r| r[c].chars().count())
+                    .chain([head[c].chars().count()])
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        let line = |cells: Vec<String>| {
+            let padded: Vec<String> = cells
+                .iter()
+                .zip(&widths)
+                .enumerate()
+                .map(|(c, (cell, &w))| {
+                    let pad = " ".repeat(w - cell.chars().count());
+                    // Names read left-aligned, numbers right-aligned.
+                    if c == 1 { format!("{cell}{pad}") } else { format!("{pad}{cell}") }
+                })
+                .collect();
+            padded.join("  ").trim_end().to_string() + "\n"
+        };
+        let mut text = self.header() + "\n\n";
+        text += &line(head.iter().map(|h| h.to_string()).collect());
+        for row in rows {
+            text += &line(row);
+        }
+        if let Some(note) = self.footnote() {
+            text += &format!("\n{note}\n");
+        }
+        text
+    }
+
+    fn markdown(&self) -> String {
+        let (head, rows) = self.cells();
+        let mut text = format!("{}\n\n| {} |\n|", self.header(), head.join(" | "));
+        text += &"---|".repeat(head.len());
+        text.push('\n');
+        for row in rows {
+            text += &format!("| {} |\n", row.join(" | "));
+        }
+        if let Some(note) = self.footnote() {
+            text += &format!("\n{note}\n");
+        }
+        text
+    }
+
+    fn csv(&self) -> String {
+        let mut text = "rank,bot,games,points,mean,interval95,rating,uncertainty,finished,bad_output,\
+timed_out,crashed,failed_to_start,flagged,answers,near_misses,max_wall_ms,max_cpu_ms\n"
+            .to_string();
+        for s in &self.standings {
+            let quoted = format!("\"{}\"", s.name.replace('"', "\"\""));
+            let optional = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
+            writeln!(
+                text,
+                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                s.rank,
+                quoted,
+                s.games,
+                s.total,
+                s.mean,
+                optional(s.interval),
+                s.rating,
+                s.uncertainty,
+                s.finished,
+                s.bad_output,
+                s.timed_out,
+                s.crashed,
+                s.failed_to_start,
+                s.flagged,
+                s.answers,
+                s.near_misses,
+                s.max_wall_ms,
+                optional(s.max_cpu_ms)
+            )
+            .unwrap();
+        }
+        text
+    }
+}
+
+/// Weng-Lin ratings over the games in order, each bot a one-player team ranked by its score
+/// (equal scores share a rank). A game of one bot teaches nothing and is skipped.
+fn ratings(bots: usize, results: &[StoredResult]) -> Vec<WengLinRating> {
+    let config = WengLinConfig::new();
+    let mut ratings = vec![WengLinRating::new(); bots];
+    let mut games: BTreeMap<u32, Vec<&StoredResult>> = BTreeMap::new();
+    for r in results {
+        games.entry(r.game).or_default().push(r);
+    }
+    for players in games.values().filter(|p| p.len() > 1) {
+        let teams: Vec<[WengLinRating; 1]> = players.iter().map(|p| [ratings[p.bot]]).collect();
+        let teams_and_ranks: Vec<(&[WengLinRating], MultiTeamOutcome)> = players
+            .iter()
+            .zip(&teams)
+            .map(|(p, team)| {
+                let better = players.iter().filter(|o| o.score > p.score).count();
+                (&team[..], MultiTeamOutcome::new(better + 1))
+            })
+            .collect();
+        let updated = weng_lin_multi_team(&teams_and_ranks, &config);
+        for (p, team) in players.iter().zip(updated) {
+            ratings[p.bot] = team[0];
+        }
+    }
+    ratings
+}
+
+fn mean(values: &[f64]) -> f64 {
+    if values.is_empty() {
+        0.0
+    } else {
+        values.iter().sum::<f64>() / values.len() as f64
+    }
+}
+
+/// Half-width of the 95% confidence interval of the mean, with Student's t for small samples.
+fn interval95(values: &[f64]) -> Option<f64> {
+    let n = values.len();
+    if n < 2 {
+        return None;
+    }
+    let m = mean(values);
+    let variance = values.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (n - 1) as f64;
+    Some(t975(n - 1) * (variance / n as f64).sqrt())
+}
+
+/// The 97.5% quantile of Student's t with `df` degrees of freedom (two-sided 95%).
+fn t975(df: usize) -> f64 {
+    const TABLE: [f64; 30] = [
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+        2.052, 2.048, 2.045, 2.042,
+    ];
+    match df {
+        0 => f64::INFINITY,
+        1..=30 => TABLE[df - 1],
+        31..=60 => 2.000,
+        61..=120 => 1.980,
+        _ => 1.960,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(game: u32, bot: usize, score: f64, status: BotStatus) -> StoredResult {
+        StoredResult {
+            game,
+            bot,
+            score,
+            status,
+            answers: 10,
+            max_wall_ms: 1.0,
+            total_wall_ms: 5.0,
+            max_cpu_ms: None,
+            near_misses: 0,
+        }
+    }
+
+    #[test]
+    fn the_steady_winner_leads_and_a_bot_that_mostly_crashes_is_flagged() {
+        let mut results = Vec::new();
+        for game in 0..6 {
+            results.push(result(game, 0, 10.0 + game as f64, BotStatus::Finished));
+            results.push(result(game, 1, 5.0, BotStatus::Finished));
+            let status = if game < 4 { BotStatus::Crashed } else { BotStatus::Finished };
+            results.push(result(game, 2, 0.0, status));
+        }
+        let names = vec!["a".to_string(), "b".to_string(), "c".to_string()];
+        let board = Leaderboard::new("t".into(), Progress::default(), &names, &results);
+        let order: Vec<&str> = board.standings.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(order, ["a", "b", "c"]);
+        let [a, b, c] = &board.standings[..] else { panic!() };
+        assert!(a.rating > b.rating && b.rating > c.rating);
+        assert_eq!((a.total, a.mean), (75.0, 12.5));
+        // sd of 10..15 is sqrt(3.5); t(5) = 2.571; half-width = 2.571 * 1.87 / sqrt(6).
+        assert!((a.interval.unwrap() - 1.9636).abs() < 1e-3, "{:?}", a.interval);
+        assert_eq!(b.interval, Some(0.0));
+        assert!(c.flagged && !a.flagged && !b.flagged);
+        assert_eq!((c.crashed, c.finished), (4, 2));
+        for format in [Format::Table, Format::Markdown, Format::Csv, Format::Json] {
+            let text = board.render(format);
+            assert!(text.contains("\"c\"") || text.contains("c (!)"), "{text}");
+        }
+        assert_eq!(board.render(Format::Csv).lines().count(), 4);
+    }
+
+    #[test]
+    fn equal_scores_share_a_rank_and_the_same_rating() {
+        let results = vec![
+            result(0, 0, 4.0, BotStatus::Finished),
+            result(0, 1, 4.0, BotStatus::Finished),
+        ];
+        let ratings = ratings(2, &results);
+        assert_eq!(ratings[0], ratings[1]);
+    }
+}

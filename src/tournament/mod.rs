@@ -1,0 +1,361 @@
+//! The overnight tournament runner: many games of one game among many bots, in parallel, with
+//! every result kept in SQLite so that a stopped tournament resumes where it was.
+//!
+//! - [`config`]: the tournament file.
+//! - [`schedule`]: which bots play which game with which seed, fixed up front by the master seed.
+//! - [`store`]: the results database (schedule, results, harness faults).
+//! - [`leaderboard`]: points, intervals, ratings and statuses, in four formats.
+//! - [`cli`]: `koth tournament run|resume|status` and `koth leaderboard`.
+//!
+//! A tournament folder holds `tournament.toml` (the file it was started from), `results.sqlite`,
+//! `tournament.log`, and `games/<index>/` with each game's own logs and a working copy of its
+//! bots.
+
+pub mod cli;
+pub mod config;
+pub mod leaderboard;
+pub mod schedule;
+pub mod store;
+
+use std::collections::VecDeque;
+use std::panic::AssertUnwindSafe;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Context, bail};
+use futures::FutureExt;
+use indicatif::{ProgressBar, ProgressStyle};
+use tokio::task::JoinSet;
+
+use crate::bot::{BotSpec, Limits, roster};
+use crate::game::{Game, MatchResult, MatchSetup};
+
+use config::Config;
+use leaderboard::Leaderboard;
+use schedule::ScheduledGame;
+use store::Store;
+
+/// The copy of the tournament file kept in the tournament folder.
+pub const CONFIG_COPY: &str = "tournament.toml";
+/// Tries per game: a harness fault (koth's own failure) is retried, up to this many times in all.
+const ATTEMPTS: u32 = 3;
+/// Bot files up to this size are copied into each game's working folder; larger ones (models,
+/// tables) are linked, since bots only read them.
+const COPY_LIMIT: u64 = 1 << 20;
+
+/// A tournament ready to play its unfinished games.
+pub struct Tournament {
+    pub dir: PathBuf,
+    pub name: String,
+    pub seed: u64,
+    game: &'static dyn Game,
+    bots: Vec<BotSpec>,
+    limits: Limits,
+    rounds: Option<u32>,
+    jobs: usize,
+    store: Store,
+}
+
+impl Tournament {
+    /// Starts a tournament from a tournament file: checks and builds the bots, creates the folder
+    /// and writes the whole schedule.
+    pub fn create(file: &Path, dir: Option<PathBuf>, seed: Option<u64>) -> anyhow::Result<Self> {
+        let config = Config::load(file)?;
+        let base = file.parent().unwrap_or(Path::new("."));
+        let bots = config.load_bots(base, file)?;
+        roster::prepare(&bots)?;
+        let name = config.name(file);
+        let seed = crate::seed::choose(seed.or(config.seed));
+        let dir = dir.unwrap_or_else(|| {
+            let secs = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs())
+                .unwrap_or(0);
+            PathBuf::from(format!("logs/tournament-{name}-{secs}"))
+        });
+        if dir.join(store::FILE).exists() {
+            bail!(
+                "{} already holds a tournament: `koth tournament resume {}` finishes it",
+                dir.display(),
+                dir.display()
+            );
+        }
+        std::fs::create_dir_all(dir.join("games"))
+            .with_context(|| format!("cannot create the tournament folder {}", dir.display()))?;
+        std::fs::copy(file, dir.join(CONFIG_COPY))
+            .with_context(|| format!("cannot copy {} into {}", file.display(), dir.display()))?;
+        let per_game = config.players_per_game.unwrap_or(bots.len());
+        let games = schedule::schedule(bots.len(), per_game, config.games, seed);
+        let meta = [
+            ("name", name.clone()),
+            ("game", config.game.clone()),
+            ("seed", seed.to_string()),
+        ];
+        let store = Store::create(&dir.join(store::FILE), &meta, &bots, &games)?;
+        Ok(Tournament {
+            dir,
+            name,
+            seed,
+            game: config.game()?,
+            bots,
+            limits: config.limits(),
+            rounds: config.rounds,
+            jobs: config.jobs(),
+            store,
+        })
+    }
+
+    /// Reopens a tournament folder to play the games it has not finished.
+    pub fn resume(dir: &Path) -> anyhow::Result<Self> {
+        let store = Store::open(&dir.join(store::FILE))?;
+        let config = Config::load(&dir.join(CONFIG_COPY))?;
+        let bots = store.bots()?;
+        roster::prepare(&bots)?;
+        let seed = store
+            .meta("seed")?
+            .and_then(|s| s.parse().ok())
+            .context("the results database has no master seed")?;
+        Ok(Tournament {
+            dir: dir.to_path_buf(),
+            name: store.meta("name")?.unwrap_or_default(),
+            seed,
+            game: config.game()?,
+            bots,
+            limits: config.limits(),
+            rounds: config.rounds,
+            jobs: config.jobs(),
+            store,
+        })
+    }
+
+    /// Plays every unfinished game, `jobs` at a time, and returns the leaderboard.
+    pub fn run(mut self) -> anyhow::Result<Leaderboard> {
+        let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+        runtime.block_on(self.play_all())?;
+        let progress = self.store.progress()?;
+        if progress.harness_failed > 0 {
+            eprintln!(
+                "koth: {} games failed {ATTEMPTS} times through koth's own faults (see {}); \
+                 `koth tournament resume {}` tries them again",
+                progress.harness_failed,
+                self.dir.join("tournament.log").display(),
+                self.dir.display()
+            );
+        }
+        leaderboard_of(&self.store)
+    }
+
+    async fn play_all(&mut self) -> anyhow::Result<()> {
+        let progress = self.store.progress()?;
+        let mut queue: VecDeque<(ScheduledGame, u32)> =
+            self.store.unfinished()?.into_iter().map(|g| (g, 1)).collect();
+        tracing::info!(
+            games = queue.len(),
+            jobs = self.jobs,
+            seed = self.seed,
+            "playing the unfinished games"
+        );
+        let bar = ProgressBar::new(progress.total as u64).with_position(progress.done as u64);
+        bar.set_style(
+            ProgressStyle::with_template("{bar:30} {pos}/{len} games  {elapsed} (ETA {eta})  {msg}")
+                .expect("a valid template"),
+        );
+        let mut points = Points::new(self.bots.len(), &self.store)?;
+        bar.set_message(points.leader(&self.bots));
+        let mut running = JoinSet::new();
+        loop {
+            while running.len() < self.jobs {
+                let Some((game, attempt)) = queue.pop_front() else {
+                    break;
+                };
+                self.store.mark_running(game.index, attempt)?;
+                running.spawn(play_one(self.setup_parts(&game), game, attempt));
+            }
+            let Some(joined) = running.join_next().await else {
+                break;
+            };
+            let (game, attempt, outcome, elapsed) = joined.context("a game task was lost")?;
+            let wall_ms = elapsed.as_secs_f64() * 1000.0;
+            match outcome {
+                Ok(result) => {
+                    self.store.record_result(&game, &result, wall_ms)?;
+                    tracing::info!(game = game.index, attempt, wall_ms, "game finished");
+                    points.add(&game, &result);
+                    bar.inc(1);
+                    bar.set_message(points.leader(&self.bots));
+                }
+                Err(message) => {
+                    let gave_up = attempt >= ATTEMPTS;
+                    self.store
+                        .record_harness_fault(game.index, attempt, &message, gave_up)?;
+                    tracing::warn!(game = game.index, attempt, gave_up, "harness fault: {message}");
+                    bar.suspend(|| {
+                        eprintln!(
+                            "koth: game {} attempt {attempt}: harness fault: {message}",
+                            game.index
+                        )
+                    });
+                    if !gave_up {
+                        queue.push_back((game, attempt + 1));
+                    }
+                }
+            }
+        }
+        bar.finish();
+        Ok(())
+    }
+
+    fn setup_parts(&self, game: &ScheduledGame) -> GameParts {
+        GameParts {
+            game: self.game,
+            dir: self.dir.join("games").join(game.index.to_string()),
+            bots: game.seats.iter().map(|&b| self.bots[b].clone()).collect(),
+            limits: self.limits,
+            rounds: self.rounds,
+        }
+    }
+}
+
+/// What a game task needs, owned, so the task can run on its own.
+struct GameParts {
+    game: &'static dyn Game,
+    dir: PathBuf,
+    bots: Vec<BotSpec>,
+    limits: Limits,
+    rounds: Option<u32>,
+}
+
+/// Plays one game from a clean folder. `Err` is a harness fault: the game's own error, a panic
+/// in the game, a folder that cannot be prepared or a result that does not fit the game.
+async fn play_one(
+    parts: GameParts,
+    game: ScheduledGame,
+    attempt: u32,
+) -> (
+    ScheduledGame,
+    u32,
+    Result<MatchResult, String>,
+    std::time::Duration,
+) {
+    let started = Instant::now();
+    let outcome = async {
+        // A game cut short (by a kill, or a harness fault) is replayed from scratch.
+        if parts.dir.exists() {
+            std::fs::remove_dir_all(&parts.dir)
+                .map_err(|e| format!("cannot clear {}: {e}", parts.dir.display()))?;
+        }
+        let bots = stage_bots(&parts.bots, &parts.dir)
+            .map_err(|e| format!("cannot prepare the bots in {}: {e}", parts.dir.display()))?;
+        let setup = MatchSetup {
+            bots,
+            seed: game.seed,
+            log_dir: parts.dir.clone(),
+            limits: parts.limits,
+            rounds: parts.rounds,
+            progress: None,
+        };
+        let result = match AssertUnwindSafe(parts.game.play(&setup)).catch_unwind().await {
+            Ok(Ok(result)) => result,
+            Ok(Err(err)) => return Err(format!("{err:#}")),
+            Err(panic) => return Err(format!("the game panicked: {}", panic_message(&*panic))),
+        };
+        if result.bots.len() != game.seats.len() {
+            return Err(format!(
+                "the game returned {} results for {} bots",
+                result.bots.len(),
+                game.seats.len()
+            ));
+        }
+        Ok(result)
+    }
+    .await;
+    (game, attempt, outcome, started.elapsed())
+}
+
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "(no message)".into())
+}
+
+/// Each game's bots run in a working copy of their folder, `games/<index>/bots/<seat>/`, so games
+/// played at once never share a bot's private `data.txt` (a game empties it at its start and the
+/// bot keeps notes in it across rounds). Files are copied except large ones and subfolders, which
+/// are linked: bots only read those, and copying a `node_modules` per game would cost more than
+/// the game. A bot that writes inside a subfolder would still share it between parallel games.
+fn stage_bots(bots: &[BotSpec], game_dir: &Path) -> std::io::Result<Vec<BotSpec>> {
+    bots.iter()
+        .enumerate()
+        .map(|(seat, bot)| {
+            let dir = game_dir.join("bots").join(seat.to_string());
+            std::fs::create_dir_all(&dir)?;
+            let source_dir = std::path::absolute(&bot.dir)?;
+            for entry in std::fs::read_dir(&source_dir)? {
+                let entry = entry?;
+                let name = entry.file_name();
+                if name == "data.txt" {
+                    continue;
+                }
+                let source = entry.path();
+                let meta = entry.metadata()?;
+                if meta.is_file() && meta.len() <= COPY_LIMIT {
+                    std::fs::copy(&source, dir.join(&name))?;
+                } else {
+                    std::os::unix::fs::symlink(&source, dir.join(&name))?;
+                }
+            }
+            Ok(BotSpec {
+                dir,
+                ..bot.clone()
+            })
+        })
+        .collect()
+}
+
+/// Points so far per bot, for the progress bar's leader (kept in memory: rating every game again
+/// after each game would grow with the square of the tournament).
+struct Points {
+    totals: Vec<(f64, u32)>,
+}
+
+impl Points {
+    fn new(bots: usize, store: &Store) -> anyhow::Result<Points> {
+        let mut totals = vec![(0.0, 0); bots];
+        for r in store.results()? {
+            totals[r.bot].0 += r.score;
+            totals[r.bot].1 += 1;
+        }
+        Ok(Points { totals })
+    }
+
+    fn add(&mut self, game: &ScheduledGame, result: &MatchResult) {
+        for (&bot, outcome) in game.seats.iter().zip(&result.bots) {
+            self.totals[bot].0 += outcome.score;
+            self.totals[bot].1 += 1;
+        }
+    }
+
+    fn leader(&self, bots: &[BotSpec]) -> String {
+        let mean = |(total, games): (f64, u32)| total / games.max(1) as f64;
+        self.totals
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.1 > 0)
+            .max_by(|a, b| mean(*a.1).total_cmp(&mean(*b.1)))
+            .map(|(bot, &t)| format!("leader: {} ({:.1} a game)", bots[bot].name, mean(t)))
+            .unwrap_or_default()
+    }
+}
+
+/// The leaderboard of a tournament's database.
+pub fn leaderboard_of(store: &Store) -> anyhow::Result<Leaderboard> {
+    let names: Vec<String> = store.bots()?.into_iter().map(|b| b.name).collect();
+    Ok(Leaderboard::new(
+        store.meta("name")?.unwrap_or_default(),
+        store.progress()?,
+        &names,
+        &store.results()?,
+    ))
+}

@@ -1,0 +1,391 @@
+//! A tournament's results on disk: one SQLite file, `results.sqlite`, in the tournament folder.
+//!
+//! The schedule is written up front and each game's result in one transaction when it ends, so
+//! a `kill -9` at any moment leaves every finished game recorded once and every other game to
+//! play again. WAL mode lets `koth tournament status` and `koth leaderboard` read while a run
+//! writes. The SQL is plain (no SQLite-only upserts or types), so a PostgreSQL queue shared by
+//! several machines would change the connection, not these statements.
+
+use std::path::Path;
+
+use anyhow::Context;
+use rusqlite::{Connection, OptionalExtension, params};
+
+use crate::bot::BotSpec;
+use crate::game::{BotStatus, MatchResult};
+
+use super::schedule::ScheduledGame;
+
+pub const FILE: &str = "results.sqlite";
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS bots (
+    id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, dir TEXT NOT NULL,
+    command TEXT NOT NULL, build TEXT, origin TEXT NOT NULL);
+-- state: pending, running, done, or harness_failed (every attempt was a harness fault).
+CREATE TABLE IF NOT EXISTS games (
+    idx INTEGER PRIMARY KEY, seed BIGINT NOT NULL, state TEXT NOT NULL,
+    attempts INTEGER NOT NULL, wall_ms REAL);
+CREATE TABLE IF NOT EXISTS seats (
+    game INTEGER NOT NULL, seat INTEGER NOT NULL, bot INTEGER NOT NULL,
+    PRIMARY KEY (game, seat));
+CREATE TABLE IF NOT EXISTS results (
+    game INTEGER NOT NULL, seat INTEGER NOT NULL, bot INTEGER NOT NULL,
+    score REAL NOT NULL, status TEXT NOT NULL, faults TEXT NOT NULL,
+    answers INTEGER NOT NULL, max_wall_ms REAL NOT NULL, total_wall_ms REAL NOT NULL,
+    max_cpu_ms REAL, total_cpu_ms REAL, near_misses INTEGER NOT NULL,
+    PRIMARY KEY (game, seat));
+CREATE TABLE IF NOT EXISTS harness_faults (
+    game INTEGER NOT NULL, attempt INTEGER NOT NULL, message TEXT NOT NULL);
+";
+
+/// The tournament's database.
+pub struct Store {
+    conn: Connection,
+}
+
+/// How far a tournament has got.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Progress {
+    pub total: u32,
+    pub done: u32,
+    pub running: u32,
+    pub harness_failed: u32,
+    pub harness_faults: u32,
+}
+
+/// One bot's part in a finished game, as stored.
+#[derive(Debug, Clone)]
+pub struct StoredResult {
+    pub game: u32,
+    pub bot: usize,
+    pub score: f64,
+    pub status: BotStatus,
+    pub answers: u64,
+    pub max_wall_ms: f64,
+    pub total_wall_ms: f64,
+    pub max_cpu_ms: Option<f64>,
+    pub near_misses: u64,
+}
+
+impl Store {
+    /// Creates the database with the bots and the whole schedule, in one transaction.
+    pub fn create(
+        path: &Path,
+        meta: &[(&str, String)],
+        bots: &[BotSpec],
+        schedule: &[ScheduledGame],
+    ) -> anyhow::Result<Store> {
+        let mut store = Store::connect(path)?;
+        let tx = store.conn.transaction()?;
+        tx.execute_batch(SCHEMA)?;
+        for (key, value) in meta {
+            tx.execute(
+                "INSERT INTO meta (key, value) VALUES (?1, ?2)",
+                params![key, value],
+            )?;
+        }
+        for (id, bot) in bots.iter().enumerate() {
+            tx.execute(
+                "INSERT INTO bots (id, name, dir, command, build, origin) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![
+                    id as i64,
+                    bot.name,
+                    bot.dir.to_string_lossy(),
+                    serde_json::to_string(&bot.command)?,
+                    bot.build,
+                    bot.origin
+                ],
+            )?;
+        }
+        for game in schedule {
+            tx.execute(
+                "INSERT INTO games (idx, seed, state, attempts) VALUES (?1, ?2, 'pending', 0)",
+                // Seeds are stored as their bits: SQL integers are signed 64-bit.
+                params![game.index, game.seed as i64],
+            )?;
+            for (seat, bot) in game.seats.iter().enumerate() {
+                tx.execute(
+                    "INSERT INTO seats (game, seat, bot) VALUES (?1, ?2, ?3)",
+                    params![game.index, seat as i64, *bot as i64],
+                )?;
+            }
+        }
+        tx.commit()?;
+        Ok(store)
+    }
+
+    /// Opens the database of an existing tournament folder's file.
+    pub fn open(path: &Path) -> anyhow::Result<Store> {
+        if !path.is_file() {
+            anyhow::bail!(
+                "{} does not exist: is this a tournament folder?",
+                path.display()
+            );
+        }
+        Store::connect(path)
+    }
+
+    fn connect(path: &Path) -> anyhow::Result<Store> {
+        let conn = Connection::open(path)
+            .with_context(|| format!("cannot open the results database {}", path.display()))?;
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        // Readers (status, leaderboard) may meet a writer mid-commit: wait rather than fail.
+        conn.busy_timeout(std::time::Duration::from_secs(10))?;
+        Ok(Store { conn })
+    }
+
+    pub fn meta(&self, key: &str) -> anyhow::Result<Option<String>> {
+        Ok(self
+            .conn
+            .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+            .optional()?)
+    }
+
+    pub fn bots(&self) -> anyhow::Result<Vec<BotSpec>> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT name, dir, command, build, origin FROM bots ORDER BY id")?;
+        let rows = stmt.query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, Option<String>>(3)?,
+                r.get::<_, String>(4)?,
+            ))
+        })?;
+        let mut bots = Vec::new();
+        for row in rows {
+            let (name, dir, command, build, origin) = row?;
+            bots.push(BotSpec {
+                name,
+                dir: dir.into(),
+                command: serde_json::from_str(&command)?,
+                build,
+                origin,
+            });
+        }
+        Ok(bots)
+    }
+
+    /// Every game not yet done, by index: those never started, those a killed run left
+    /// running, and those whose every attempt was a harness fault.
+    pub fn unfinished(&self) -> anyhow::Result<Vec<ScheduledGame>> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT idx, seed FROM games WHERE state <> 'done' ORDER BY idx")?;
+        let games = stmt
+            .query_map([], |r| Ok((r.get::<_, u32>(0)?, r.get::<_, i64>(1)?)))?
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut seats = self
+            .conn
+            .prepare("SELECT bot FROM seats WHERE game = ?1 ORDER BY seat")?;
+        games
+            .into_iter()
+            .map(|(index, seed)| {
+                let seats = seats
+                    .query_map([index], |r| r.get::<_, i64>(0).map(|b| b as usize))?
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(ScheduledGame {
+                    index,
+                    seed: seed as u64,
+                    seats,
+                })
+            })
+            .collect()
+    }
+
+    pub fn mark_running(&self, game: u32, attempt: u32) -> anyhow::Result<()> {
+        self.conn.execute(
+            "UPDATE games SET state = 'running', attempts = ?2 WHERE idx = ?1",
+            params![game, attempt],
+        )?;
+        Ok(())
+    }
+
+    /// Records a finished game: its bots' results and its state, in one transaction.
+    pub fn record_result(
+        &mut self,
+        game: &ScheduledGame,
+        result: &MatchResult,
+        wall_ms: f64,
+    ) -> anyhow::Result<()> {
+        anyhow::ensure!(
+            result.bots.len() == game.seats.len(),
+            "game {} returned {} results for {} bots",
+            game.index,
+            result.bots.len(),
+            game.seats.len()
+        );
+        let tx = self.conn.transaction()?;
+        for (seat, (bot, outcome)) in game.seats.iter().zip(&result.bots).enumerate() {
+            let t = &outcome.timing;
+            tx.execute(
+                "INSERT INTO results (game, seat, bot, score, status, faults, answers, max_wall_ms,
+                    total_wall_ms, max_cpu_ms, total_cpu_ms, near_misses)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                params![
+                    game.index,
+                    seat as i64,
+                    *bot as i64,
+                    outcome.score,
+                    status_name(outcome.status),
+                    serde_json::to_string(&outcome.faults)?,
+                    t.answers as i64,
+                    t.max_wall_ms,
+                    t.total_wall_ms,
+                    t.max_cpu_ms,
+                    t.total_cpu_ms,
+                    t.near_misses as i64
+                ],
+            )?;
+        }
+        tx.execute(
+            "UPDATE games SET state = 'done', wall_ms = ?2 WHERE idx = ?1",
+            params![game.index, wall_ms],
+        )?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Records a harness fault (koth's failure, not a bot's); `gave_up` marks the game failed.
+    pub fn record_harness_fault(
+        &self,
+        game: u32,
+        attempt: u32,
+        message: &str,
+        gave_up: bool,
+    ) -> anyhow::Result<()> {
+        self.conn.execute(
+            "INSERT INTO harness_faults (game, attempt, message) VALUES (?1, ?2, ?3)",
+            params![game, attempt, message],
+        )?;
+        let state = if gave_up { "harness_failed" } else { "pending" };
+        self.conn.execute(
+            "UPDATE games SET state = ?2 WHERE idx = ?1",
+            params![game, state],
+        )?;
+        Ok(())
+    }
+
+    pub fn progress(&self) -> anyhow::Result<Progress> {
+        let count = |sql: &str| -> anyhow::Result<u32> {
+            Ok(self.conn.query_row(sql, [], |r| r.get::<_, u32>(0))?)
+        };
+        Ok(Progress {
+            total: count("SELECT COUNT(*) FROM games")?,
+            done: count("SELECT COUNT(*) FROM games WHERE state = 'done'")?,
+            running: count("SELECT COUNT(*) FROM games WHERE state = 'running'")?,
+            harness_failed: count("SELECT COUNT(*) FROM games WHERE state = 'harness_failed'")?,
+            harness_faults: count("SELECT COUNT(*) FROM harness_faults")?,
+        })
+    }
+
+    /// Every stored bot result, by game then seat.
+    pub fn results(&self) -> anyhow::Result<Vec<StoredResult>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT game, bot, score, status, answers, max_wall_ms, total_wall_ms, max_cpu_ms,
+                near_misses
+             FROM results ORDER BY game, seat",
+        )?;
+        let rows = stmt.query_map([], |r| {
+            Ok((
+                StoredResult {
+                    game: r.get(0)?,
+                    bot: r.get::<_, i64>(1)? as usize,
+                    score: r.get(2)?,
+                    status: BotStatus::Finished,
+                    answers: r.get::<_, i64>(4)? as u64,
+                    max_wall_ms: r.get(5)?,
+                    total_wall_ms: r.get(6)?,
+                    max_cpu_ms: r.get(7)?,
+                    near_misses: r.get::<_, i64>(8)? as u64,
+                },
+                r.get::<_, String>(3)?,
+            ))
+        })?;
+        rows.map(|row| {
+            let (mut result, status) = row?;
+            result.status = parse_status(&status)
+                .with_context(|| format!("unknown status {status:?} in game {}", result.game))?;
+            Ok(result)
+        })
+        .collect()
+    }
+}
+
+/// Statuses are stored by their serde names (`timed_out`), the same as in `results.json`.
+fn status_name(status: BotStatus) -> String {
+    serde_json::to_value(status)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+fn parse_status(name: &str) -> Option<BotStatus> {
+    serde_json::from_value(serde_json::Value::String(name.to_string())).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bot::AnswerStats;
+    use crate::game::BotResult;
+
+    fn bot(name: &str) -> BotSpec {
+        BotSpec {
+            name: name.into(),
+            dir: "/tmp".into(),
+            command: vec!["true".into()],
+            build: None,
+            origin: "test".into(),
+        }
+    }
+
+    #[test]
+    fn a_game_is_recorded_once_and_leaves_the_queue() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE);
+        let schedule = super::super::schedule::schedule(3, 2, 4, 1);
+        let mut store = Store::create(
+            &path,
+            &[("game", "paths".into())],
+            &[bot("a"), bot("b"), bot("c")],
+            &schedule,
+        )
+        .unwrap();
+        assert_eq!(store.unfinished().unwrap(), schedule);
+        let result = MatchResult {
+            game: "paths".into(),
+            seed: schedule[1].seed,
+            bots: ["x", "y"]
+                .iter()
+                .map(|n| BotResult {
+                    name: n.to_string(),
+                    score: 3.0,
+                    status: BotStatus::TimedOut,
+                    faults: vec![],
+                    timing: AnswerStats::default(),
+                })
+                .collect(),
+        };
+        store.mark_running(1, 1).unwrap();
+        store.record_result(&schedule[1], &result, 5.0).unwrap();
+        store.record_harness_fault(2, 1, "boom", true).unwrap();
+        drop(store);
+
+        let store = Store::open(&path).unwrap();
+        let left: Vec<u32> = store.unfinished().unwrap().iter().map(|g| g.index).collect();
+        assert_eq!(left, [0, 2, 3]);
+        let results = store.results().unwrap();
+        assert_eq!(results.len(), 2);
+        assert_eq!(results[0].status, BotStatus::TimedOut);
+        assert_eq!(results[0].bot, schedule[1].seats[0]);
+        let progress = store.progress().unwrap();
+        assert_eq!((progress.done, progress.harness_failed), (1, 1));
+        assert_eq!(store.meta("game").unwrap().as_deref(), Some("paths"));
+        assert_eq!(store.bots().unwrap()[2], bot("c"));
+    }
+}
