@@ -451,7 +451,19 @@ impl BotProcess {
                 reason: e.to_string(),
             })?;
             let sent = Instant::now();
-            match self.lines.recv().await {
+            // Watching the process as well as its stdout tells a crash at once even when a
+            // child of the bot still holds the pipe open. A line already on its way still
+            // counts: the reader gets a moment to hand it over.
+            let event = tokio::select! {
+                biased;
+                event = self.lines.recv() => event,
+                _ = self.child.wait() => {
+                    tokio::time::timeout(Duration::from_millis(50), self.lines.recv())
+                        .await
+                        .unwrap_or(None)
+                }
+            };
+            match event {
                 Some(ReadEvent::Line(line)) => Ok(Answer {
                     wall: sent.elapsed(),
                     cpu: cpu_before.and_then(|before| Some(cpu_time(pid)?.saturating_sub(before))),
