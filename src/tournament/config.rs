@@ -145,7 +145,10 @@ impl Config {
         };
         let (min, max) = self.game()?.players();
         let per_game = self.players_per_game.unwrap_or(bots.len());
-        if per_game > bots.len() || bots.len() < min || (self.players_per_game.is_none() && bots.len() > max) {
+        if per_game > bots.len()
+            || bots.len() < min
+            || (self.players_per_game.is_none() && bots.len() > max)
+        {
             bail!(
                 "{}: {} bots listed, but each game needs {} of them ({} takes {min} to {max}; set `players_per_game`)",
                 file.display(),
@@ -187,7 +190,9 @@ impl Config {
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_else(|| "tournament".into());
-            stem.strip_prefix("tournament-").unwrap_or(&stem).to_string()
+            stem.strip_prefix("tournament-")
+                .unwrap_or(&stem)
+                .to_string()
         })
     }
 }
@@ -210,14 +215,18 @@ mod tests {
         let config = parse("game = \"paths\"\nbots_dir = \"bots\"\ngames = 3\n").unwrap();
         assert_eq!(config.limits().answer, Duration::from_secs(1));
         assert_eq!(config.limits().clock, Clock::Wall);
-        assert_eq!(config.name(Path::new("config/tournament-paths.toml")), "paths");
+        assert_eq!(
+            config.name(Path::new("config/tournament-paths.toml")),
+            "paths"
+        );
     }
 
     #[test]
     fn the_cpu_clock_gets_a_backstop() {
-        let config =
-            parse("game = \"paths\"\nbots_dir = \"b\"\ngames = 1\nanswer_ms = 200\nclock = \"cpu\"\n")
-                .unwrap();
+        let config = parse(
+            "game = \"paths\"\nbots_dir = \"b\"\ngames = 1\nanswer_ms = 200\nclock = \"cpu\"\n",
+        )
+        .unwrap();
         assert_eq!(
             config.limits().clock,
             Clock::Cpu {
@@ -231,7 +240,10 @@ mod tests {
         let unknown = parse("game = \"paths\"\nbots_dir = \"b\"\ngames = 1\nround = 3\n")
             .unwrap_err()
             .to_string();
-        assert!(unknown.contains("t.toml") && unknown.contains("round"), "{unknown}");
+        assert!(
+            unknown.contains("t.toml") && unknown.contains("round"),
+            "{unknown}"
+        );
         assert!(unknown.contains("line 4"), "{unknown}");
         let game = parse("game = \"chess\"\nbots_dir = \"b\"\ngames = 1\n")
             .unwrap_err()

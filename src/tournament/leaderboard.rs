@@ -92,14 +92,15 @@ impl Leaderboard {
                     answers: mine.iter().map(|r| r.answers).sum(),
                     near_misses: mine.iter().map(|r| r.near_misses).sum(),
                     max_wall_ms: mine.iter().map(|r| r.max_wall_ms).fold(0.0, f64::max),
-                    max_cpu_ms: mine
-                        .iter()
-                        .filter_map(|r| r.max_cpu_ms)
-                        .reduce(f64::max),
+                    max_cpu_ms: mine.iter().filter_map(|r| r.max_cpu_ms).reduce(f64::max),
                 }
             })
             .collect();
-        standings.sort_by(|a, b| b.mean.total_cmp(&a.mean).then(b.rating.total_cmp(&a.rating)));
+        standings.sort_by(|a, b| {
+            b.mean
+                .total_cmp(&a.mean)
+                .then(b.rating.total_cmp(&a.rating))
+        });
         for (i, s) in standings.iter_mut().enumerate() {
             s.rank = i + 1;
         }
@@ -122,7 +123,9 @@ impl Leaderboard {
             Format::Table => self.table(),
             Format::Markdown => self.markdown(),
             Format::Csv => self.csv(),
-            Format::Json => serde_json::to_string_pretty(self).expect("plain data serializes") + "\n",
+            Format::Json => {
+                serde_json::to_string_pretty(self).expect("plain data serializes") + "\n"
+            }
         }
     }
 
@@ -144,8 +147,19 @@ impl Leaderboard {
 
     fn cells(&self) -> (Vec<&'static str>, Vec<Vec<String>>) {
         let head = vec![
-            "#", "bot", "games", "points", "mean ± 95%", "rating ± σ", "finished", "bad output",
-            "timed out", "crashed", "no start", "near-misses", "max ms",
+            "#",
+            "bot",
+            "games",
+            "points",
+            "mean ± 95%",
+            "rating ± σ",
+            "finished",
+            "bad output",
+            "timed out",
+            "crashed",
+            "no start",
+            "near-misses",
+            "max ms",
         ];
         let rows = self
             .standings
@@ -212,7 +226,11 @@ impl Leaderboard {
                 .map(|(c, (cell, &w))| {
                     let pad = " ".repeat(w - cell.chars().count());
                     // Names read left-aligned, numbers right-aligned.
-                    if c == 1 { format!("{cell}{pad}") } else { format!("{pad}{cell}") }
+                    if c == 1 {
+                        format!("{cell}{pad}")
+                    } else {
+                        format!("{pad}{cell}")
+                    }
                 })
                 .collect();
             padded.join("  ").trim_end().to_string() + "\n"
@@ -243,9 +261,10 @@ impl Leaderboard {
     }
 
     fn csv(&self) -> String {
-        let mut text = "rank,bot,games,points,mean,interval95,rating,uncertainty,finished,bad_output,\
+        let mut text =
+            "rank,bot,games,points,mean,interval95,rating,uncertainty,finished,bad_output,\
 timed_out,crashed,failed_to_start,flagged,answers,near_misses,max_wall_ms,max_cpu_ms\n"
-            .to_string();
+                .to_string();
         for s in &self.standings {
             let quoted = format!("\"{}\"", s.name.replace('"', "\"\""));
             let optional = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
@@ -363,18 +382,28 @@ mod tests {
         for game in 0..6 {
             results.push(result(game, 0, 10.0 + game as f64, BotStatus::Finished));
             results.push(result(game, 1, 5.0, BotStatus::Finished));
-            let status = if game < 4 { BotStatus::Crashed } else { BotStatus::Finished };
+            let status = if game < 4 {
+                BotStatus::Crashed
+            } else {
+                BotStatus::Finished
+            };
             results.push(result(game, 2, 0.0, status));
         }
         let names = vec!["a".to_string(), "b".to_string(), "c".to_string()];
         let board = Leaderboard::new("t".into(), Progress::default(), &names, &results);
         let order: Vec<&str> = board.standings.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(order, ["a", "b", "c"]);
-        let [a, b, c] = &board.standings[..] else { panic!() };
+        let [a, b, c] = &board.standings[..] else {
+            panic!()
+        };
         assert!(a.rating > b.rating && b.rating > c.rating);
         assert_eq!((a.total, a.mean), (75.0, 12.5));
         // sd of 10..15 is sqrt(3.5); t(5) = 2.571; half-width = 2.571 * 1.87 / sqrt(6).
-        assert!((a.interval.unwrap() - 1.9636).abs() < 1e-3, "{:?}", a.interval);
+        assert!(
+            (a.interval.unwrap() - 1.9636).abs() < 1e-3,
+            "{:?}",
+            a.interval
+        );
         assert_eq!(b.interval, Some(0.0));
         assert!(c.flagged && !a.flagged && !b.flagged);
         assert_eq!((c.crashed, c.finished), (4, 2));

@@ -147,8 +147,12 @@ impl Tournament {
 
     async fn play_all(&mut self) -> anyhow::Result<()> {
         let progress = self.store.progress()?;
-        let mut queue: VecDeque<(ScheduledGame, u32)> =
-            self.store.unfinished()?.into_iter().map(|g| (g, 1)).collect();
+        let mut queue: VecDeque<(ScheduledGame, u32)> = self
+            .store
+            .unfinished()?
+            .into_iter()
+            .map(|g| (g, 1))
+            .collect();
         tracing::info!(
             games = queue.len(),
             jobs = self.jobs,
@@ -157,8 +161,10 @@ impl Tournament {
         );
         let bar = ProgressBar::new(progress.total as u64).with_position(progress.done as u64);
         bar.set_style(
-            ProgressStyle::with_template("{bar:30} {pos}/{len} games  {elapsed} (ETA {eta})  {msg}")
-                .expect("a valid template"),
+            ProgressStyle::with_template(
+                "{bar:30} {pos}/{len} games  {elapsed} (ETA {eta})  {msg}",
+            )
+            .expect("a valid template"),
         );
         let mut points = Points::new(self.bots.len(), &self.store)?;
         bar.set_message(points.leader(&self.bots));
@@ -174,7 +180,12 @@ impl Tournament {
             let Some(joined) = running.join_next().await else {
                 break;
             };
-            let (game, attempt, outcome, elapsed) = joined.context("a game task was lost")?;
+            let Played {
+                game,
+                attempt,
+                outcome,
+                elapsed,
+            } = joined.context("a game task was lost")?;
             let wall_ms = elapsed.as_secs_f64() * 1000.0;
             match outcome {
                 Ok(result) => {
@@ -188,7 +199,12 @@ impl Tournament {
                     let gave_up = attempt >= ATTEMPTS;
                     self.store
                         .record_harness_fault(game.index, attempt, &message, gave_up)?;
-                    tracing::warn!(game = game.index, attempt, gave_up, "harness fault: {message}");
+                    tracing::warn!(
+                        game = game.index,
+                        attempt,
+                        gave_up,
+                        "harness fault: {message}"
+                    );
                     bar.suspend(|| {
                         eprintln!(
                             "koth: game {} attempt {attempt}: harness fault: {message}",
@@ -227,16 +243,7 @@ struct GameParts {
 
 /// Plays one game from a clean folder. `Err` is a harness fault: the game's own error, a panic
 /// in the game, a folder that cannot be prepared or a result that does not fit the game.
-async fn play_one(
-    parts: GameParts,
-    game: ScheduledGame,
-    attempt: u32,
-) -> (
-    ScheduledGame,
-    u32,
-    Result<MatchResult, String>,
-    std::time::Duration,
-) {
+async fn play_one(parts: GameParts, game: ScheduledGame, attempt: u32) -> Played {
     let started = Instant::now();
     let outcome = async {
         // A game cut short (by a kill, or a harness fault) is replayed from scratch.
@@ -254,7 +261,10 @@ async fn play_one(
             rounds: parts.rounds,
             progress: None,
         };
-        let result = match AssertUnwindSafe(parts.game.play(&setup)).catch_unwind().await {
+        let result = match AssertUnwindSafe(parts.game.play(&setup))
+            .catch_unwind()
+            .await
+        {
             Ok(Ok(result)) => result,
             Ok(Err(err)) => return Err(format!("{err:#}")),
             Err(panic) => return Err(format!("the game panicked: {}", panic_message(&*panic))),
@@ -269,7 +279,20 @@ async fn play_one(
         Ok(result)
     }
     .await;
-    (game, attempt, outcome, started.elapsed())
+    Played {
+        game,
+        attempt,
+        outcome,
+        elapsed: started.elapsed(),
+    }
+}
+
+/// A game task's report.
+struct Played {
+    game: ScheduledGame,
+    attempt: u32,
+    outcome: Result<MatchResult, String>,
+    elapsed: std::time::Duration,
 }
 
 fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
@@ -306,10 +329,7 @@ fn stage_bots(bots: &[BotSpec], game_dir: &Path) -> std::io::Result<Vec<BotSpec>
                     std::os::unix::fs::symlink(&source, dir.join(&name))?;
                 }
             }
-            Ok(BotSpec {
-                dir,
-                ..bot.clone()
-            })
+            Ok(BotSpec { dir, ..bot.clone() })
         })
         .collect()
 }

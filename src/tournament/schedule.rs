@@ -1,8 +1,8 @@
 //! The schedule: every game of a tournament, its seed and its players, decided up front from the
 //! master seed so that a resumed (or repeated) tournament plays exactly the same games.
 
-use rand::seq::SliceRandom;
 use rand::RngExt;
+use rand::seq::SliceRandom;
 
 use crate::seed;
 

@@ -377,7 +377,12 @@ mod tests {
         drop(store);
 
         let store = Store::open(&path).unwrap();
-        let left: Vec<u32> = store.unfinished().unwrap().iter().map(|g| g.index).collect();
+        let left: Vec<u32> = store
+            .unfinished()
+            .unwrap()
+            .iter()
+            .map(|g| g.index)
+            .collect();
         assert_eq!(left, [0, 2, 3]);
         let results = store.results().unwrap();
         assert_eq!(results.len(), 2);
