@@ -1,0 +1,241 @@
+//! Whole tournaments through the real `koth` binary, with the sample paths bots as real
+//! processes and the results in a real SQLite file.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+use rusqlite::Connection;
+
+fn koth() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_koth"))
+}
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Up to `count` sample paths bots (folders `bots/paths-*`), with their names.
+fn sample_bots(count: usize) -> Vec<(PathBuf, String)> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(repo().join("bots"))
+        .expect("the bots folder")
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("paths-")
+                && p.join("bot.toml").is_file()
+        })
+        .collect();
+    dirs.sort();
+    assert!(dirs.len() >= 2, "expected sample paths bots under bots/");
+    dirs.truncate(count);
+    dirs.into_iter()
+        .map(|dir| {
+            let text = std::fs::read_to_string(dir.join("bot.toml")).unwrap();
+            let manifest: toml::Table = toml::from_str(&text).unwrap();
+            let name = manifest["name"].as_str().unwrap().to_string();
+            (dir, name)
+        })
+        .collect()
+}
+
+/// Writes a tournament file into `dir` and returns its path.
+fn tournament_file(dir: &Path, bots: &[&Path], extra: &str) -> PathBuf {
+    let list: Vec<String> = bots.iter().map(|b| format!("{:?}", b)).collect();
+    let text = format!(
+        "game = \"paths\"\nbots = [{}]\nanswer_ms = 2000\nclock = \"cpu\"\n{extra}",
+        list.join(", ")
+    );
+    let path = dir.join("t.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn succeed(command: &mut Command) -> Output {
+    let output = command.output().unwrap();
+    assert!(
+        output.status.success(),
+        "{command:?} failed:\n{}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+fn leaderboard(dir: &Path) -> serde_json::Value {
+    let output = succeed(koth().args(["leaderboard", "--format", "json"]).arg(dir));
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+fn query(dir: &Path, sql: &str) -> i64 {
+    let conn = Connection::open(dir.join("results.sqlite")).unwrap();
+    conn.busy_timeout(Duration::from_secs(10)).unwrap();
+    conn.query_row(sql, [], |r| r.get(0)).unwrap()
+}
+
+/// Every scheduled game is done, and has exactly one result per seat.
+fn assert_every_game_once(dir: &Path, games: i64) {
+    assert_eq!(query(dir, "SELECT COUNT(*) FROM games"), games);
+    assert_eq!(
+        query(dir, "SELECT COUNT(*) FROM games WHERE state = 'done'"),
+        games
+    );
+    assert_eq!(
+        query(dir, "SELECT COUNT(DISTINCT game) FROM results"),
+        games
+    );
+    assert_eq!(
+        query(dir, "SELECT COUNT(*) FROM results"),
+        query(dir, "SELECT COUNT(*) FROM seats"),
+        "one result per seat of every game, none twice"
+    );
+}
+
+#[test]
+fn a_small_tournament_plays_every_game_once_and_ranks_every_bot() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bots = sample_bots(3);
+    let dirs: Vec<&Path> = bots.iter().map(|(d, _)| d.as_path()).collect();
+    let file = tournament_file(tmp.path(), &dirs, "games = 6\nrounds = 2\njobs = 2\n");
+    let out = tmp.path().join("t");
+    let output = succeed(
+        koth()
+            .args(["tournament", "run"])
+            .arg(&file)
+            .arg("--dir")
+            .arg(&out)
+            .args(["--seed", "7"]),
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("seed 7"), "the seed is printed: {stdout}");
+    assert_every_game_once(&out, 6);
+    assert!(out.join("tournament.toml").is_file() && out.join("tournament.log").is_file());
+    for game in 0..6 {
+        assert!(out.join(format!("games/{game}/bots/0/bot.toml")).is_file());
+    }
+    let board = leaderboard(&out);
+    let standings = board["standings"].as_array().unwrap();
+    let mut names: Vec<&str> = standings
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    names.sort();
+    let mut expected: Vec<&str> = bots.iter().map(|(_, n)| n.as_str()).collect();
+    expected.sort();
+    assert_eq!(names, expected);
+    for s in standings {
+        assert_eq!(s["games"], 6, "every bot plays every game: {s}");
+    }
+}
+
+#[test]
+fn a_tournament_killed_mid_way_resumes_without_losing_or_repeating_a_game() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bots = sample_bots(3);
+    let dirs: Vec<&Path> = bots.iter().map(|(d, _)| d.as_path()).collect();
+    let games = 8;
+    let file = tournament_file(
+        tmp.path(),
+        &dirs,
+        &format!("games = {games}\nrounds = 3\njobs = 1\nseed = 3\n"),
+    );
+    let out = tmp.path().join("t");
+    let mut child = koth()
+        .args(["tournament", "run"])
+        .arg(&file)
+        .arg("--dir")
+        .arg(&out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Kill it once some games are recorded and some are not.
+    loop {
+        std::thread::sleep(Duration::from_millis(5));
+        if let Some(status) = child.try_wait().unwrap() {
+            panic!("the tournament ended ({status}) before it could be killed mid-way");
+        }
+        if !out.join("results.sqlite").is_file() {
+            continue;
+        }
+        let done = query(&out, "SELECT COUNT(*) FROM games WHERE state = 'done'");
+        if done >= 1 {
+            assert!(done < games, "killed too late");
+            break;
+        }
+    }
+    child.kill().unwrap(); // SIGKILL: no chance to clean up
+    child.wait().unwrap();
+    let done_before_kill = query(&out, "SELECT COUNT(*) FROM games WHERE state = 'done'");
+    assert!(done_before_kill < games);
+
+    succeed(koth().args(["tournament", "resume"]).arg(&out));
+    assert_every_game_once(&out, games);
+    let status = succeed(koth().args(["tournament", "status"]).arg(&out));
+    assert!(
+        String::from_utf8_lossy(&status.stdout).contains(&format!("{games} of {games} games done"))
+    );
+}
+
+#[test]
+fn a_bot_that_always_crashes_is_recorded_and_flagged_and_the_others_are_rated() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bots = sample_bots(2);
+    let crasher = repo().join("tests/tournament_bots/crasher");
+    let mut dirs: Vec<&Path> = bots.iter().map(|(d, _)| d.as_path()).collect();
+    dirs.push(&crasher);
+    let file = tournament_file(
+        tmp.path(),
+        &dirs,
+        "games = 3\nrounds = 2\njobs = 2\nseed = 1\n",
+    );
+    let out = tmp.path().join("t");
+    succeed(
+        koth()
+            .args(["tournament", "run"])
+            .arg(&file)
+            .arg("--dir")
+            .arg(&out),
+    );
+    assert_every_game_once(&out, 3);
+    assert_eq!(
+        query(
+            &out,
+            "SELECT COUNT(*) FROM results r JOIN bots b ON b.id = r.bot
+             WHERE b.name = 'Crasher' AND r.status = 'crashed'"
+        ),
+        3
+    );
+    let board = leaderboard(&out);
+    for s in board["standings"].as_array().unwrap() {
+        let crasher = s["name"] == "Crasher";
+        assert_eq!(s["flagged"], crasher, "{s}");
+        assert_eq!(s["crashed"], if crasher { 3 } else { 0 }, "{s}");
+        // Rated from three games: less uncertain than a new rating (25/3).
+        assert!(s["uncertainty"].as_f64().unwrap() < 25.0 / 3.0, "{s}");
+    }
+}
+
+#[test]
+fn a_bad_tournament_file_is_one_clear_error_naming_file_and_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("bad.toml");
+    std::fs::write(
+        &file,
+        "game = \"paths\"\nbots_dir = \".\"\ngames = 2\nround = 3\n",
+    )
+    .unwrap();
+    let output = koth()
+        .args(["tournament", "run"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("bad.toml") && stderr.contains("line 4") && stderr.contains("round"),
+        "{stderr}"
+    );
+}
