@@ -70,14 +70,23 @@ pub struct StoredResult {
 }
 
 impl Store {
-    /// Creates the database with the bots and the whole schedule, in one transaction.
+    /// Creates the database with the bots and the whole schedule. It is written under another
+    /// name and renamed when complete, so `results.sqlite` either holds the whole schedule or
+    /// does not exist (a run killed that early is simply started again).
     pub fn create(
         path: &Path,
         meta: &[(&str, String)],
         bots: &[BotSpec],
         schedule: &[ScheduledGame],
     ) -> anyhow::Result<Store> {
-        let mut store = Store::connect(path)?;
+        let partial = path.with_extension("sqlite.partial");
+        for leftover in ["", "-wal", "-shm"] {
+            let file = format!("{}{leftover}", partial.display());
+            if Path::new(&file).exists() {
+                std::fs::remove_file(&file).with_context(|| format!("cannot remove {file}"))?;
+            }
+        }
+        let mut store = Store::connect(&partial)?;
         let tx = store.conn.transaction()?;
         tx.execute_batch(SCHEMA)?;
         for (key, value) in meta {
@@ -113,7 +122,16 @@ impl Store {
             }
         }
         tx.commit()?;
-        Ok(store)
+        // Closing checkpoints the write-ahead log into the file, which can then be renamed.
+        store
+            .conn
+            .close()
+            .map_err(|(_, e)| e)
+            .with_context(|| format!("cannot write {}", partial.display()))?;
+        std::fs::rename(&partial, path).with_context(|| {
+            format!("cannot rename {} to {}", partial.display(), path.display())
+        })?;
+        Store::connect(path)
     }
 
     /// Opens the database of an existing tournament folder's file.
