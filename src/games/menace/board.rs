@@ -190,7 +190,10 @@ pub struct Symmetry {
 
 impl Symmetry {
     pub const ALL: [Symmetry; 8] = {
-        let mut all = [Symmetry { flip: false, turns: 0 }; 8];
+        let mut all = [Symmetry {
+            flip: false,
+            turns: 0,
+        }; 8];
         let mut i = 0;
         while i < 8 {
             all[i] = Symmetry {

@@ -213,10 +213,10 @@ fn player_from_arg(arg: &str, mark: Mark) -> anyhow::Result<Player> {
 }
 
 fn run_match(args: &MatchArgs) -> anyhow::Result<()> {
-    let seed = crate::seed::choose(args.seed);
-    println!("seed {seed}");
     let mut x = player_from_arg(&args.x, Mark::X)?;
     let mut o = player_from_arg(&args.o, Mark::O)?;
+    let seed = crate::seed::choose(args.seed);
+    println!("seed {seed}");
     let limit = Duration::from_millis(args.timeout_ms);
     let mut rng = crate::seed::rng(seed, 0);
     let mut tally = Tally::default();
@@ -232,9 +232,17 @@ fn run_match(args: &MatchArgs) -> anyhow::Result<()> {
             };
             print!("game {game}: {result:<6} moves {}", moves.join(" "));
             if let Some(f) = &record.fault {
-                let who = if f.mark == Mark::X { x.name() } else { o.name() };
+                let who = if f.mark == Mark::X {
+                    x.name()
+                } else {
+                    o.name()
+                };
                 let at = f.turn.map(|t| format!(" at move {t}")).unwrap_or_default();
-                print!("  [{} {who} lost by fault{at}: {}]", f.mark.as_char(), f.reason);
+                print!(
+                    "  [{} {who} lost by fault{at}: {}]",
+                    f.mark.as_char(),
+                    f.reason
+                );
                 faults.push(format!("game {game}: {who}{at}: {}", f.reason));
             }
             println!();
@@ -306,15 +314,15 @@ fn train(args: &TrainArgs) -> anyhow::Result<()> {
         args.games,
         args.block
     );
-    println!("{:>13}  {:>6} {:>6} {:>6}", "games", "wins", "draws", "losses");
+    println!(
+        "{:>13}  {:>6} {:>6} {:>6}",
+        "games", "wins", "draws", "losses"
+    );
     for block in &blocks {
         let t = block.tally;
         let last = block.first_game + t.wins + t.draws + t.losses - 1;
         let games = format!("{}-{}", block.first_game, last);
-        println!(
-            "{games:>13}  {:>6} {:>6} {:>6}",
-            t.wins, t.draws, t.losses
-        );
+        println!("{games:>13}  {:>6} {:>6} {:>6}", t.wins, t.draws, t.losses);
     }
     if faults > 0 {
         println!("games lost by an opponent's fault: {faults}");

@@ -158,7 +158,11 @@ impl Menace {
     pub fn choose_move(&mut self, board: &Board, rng: &mut Rng) -> usize {
         let free = board.free_squares();
         let Some((matchbox, symmetry)) = self.find_box(board) else {
-            assert_eq!(free.len(), 1, "MENACE has a box for every unforced position");
+            assert_eq!(
+                free.len(),
+                1,
+                "MENACE has a box for every unforced position"
+            );
             return free[0];
         };
         let slot = &mut self.boxes[matchbox];
@@ -287,7 +291,10 @@ pub fn parse_schedule(text: &str) -> anyhow::Result<[u32; 4]> {
         .trim_start_matches("schedule")
         .split(|c: char| c == ',' || c.is_whitespace())
         .filter(|w| !w.is_empty())
-        .map(|w| w.parse::<u32>().with_context(|| format!("`{w}` is not a count")))
+        .map(|w| {
+            w.parse::<u32>()
+                .with_context(|| format!("`{w}` is not a count"))
+        })
         .collect::<anyhow::Result<_>>()?;
     numbers
         .try_into()
