@@ -118,10 +118,7 @@ fn full_games_with_mistyped_and_illegal_moves() {
     let mut games_seen = 0;
     let mut moves_made = 0;
     let mut tested_errors = false;
-    loop {
-        let Some(text) = session.until_prompt("Your move (O): ") else {
-            break;
-        };
+    while let Some(text) = session.until_prompt("Your move (O): ") {
         games_seen += text.matches("new game").count();
         if text.contains("new game") && games_seen == 2 {
             // The first game ended before this prompt: its verdict and all 304 boxes came first.

@@ -283,7 +283,7 @@ fn train(args: &TrainArgs) -> anyhow::Result<()> {
     let seed = crate::seed::choose(args.seed);
     println!("seed {seed}");
     let menace = Menace::load_or_new(args.boxes.as_deref(), args.schedule)?;
-    let mut x = Player::Menace(Box::new(menace));
+    let mut x = Player::Menace(menace);
     let mut o = player_from_arg(&args.opponent, Mark::O)?;
     let limit = Duration::from_millis(args.timeout_ms);
     let mut rng = crate::seed::rng(seed, 0);

@@ -30,10 +30,10 @@ use crate::seed::Rng;
 /// One side of a game.
 pub enum Player {
     /// MENACE, learning from every game it plays (as X only: its boxes are X's positions).
-    Menace(Box<Menace>),
+    Menace(Menace),
     Random,
     Perfect,
-    Bot(ExternalBot),
+    Bot(Box<ExternalBot>),
 }
 
 /// An external bot and its running process, if any.
@@ -77,13 +77,13 @@ impl Player {
     /// Reads `menace`, `random`, `perfect` or a bot folder; bot stderr goes to `stderr`.
     pub fn from_arg(arg: &str, stderr: StderrLog) -> anyhow::Result<Player> {
         Ok(match arg {
-            "menace" => Player::Menace(Box::new(Menace::new(MICHIE_SCHEDULE))),
+            "menace" => Player::Menace(Menace::new(MICHIE_SCHEDULE)),
             "random" => Player::Random,
             "perfect" => Player::Perfect,
-            path => Player::Bot(ExternalBot::new(
+            path => Player::Bot(Box::new(ExternalBot::new(
                 crate::bot::roster::load_bot(&PathBuf::from(path))?,
                 stderr,
-            )),
+            ))),
         })
     }
 
@@ -288,7 +288,7 @@ async fn play_match(setup: &MatchSetup) -> anyhow::Result<MatchResult> {
         let path = setup.log_dir.join(format!("{}.stderr", spec.name));
         let log = StderrLog::create(&path, crate::bot::process::STDERR_CAP)
             .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", path.display()))?;
-        players.push(Player::Bot(ExternalBot::new(spec.clone(), log)));
+        players.push(Player::Bot(Box::new(ExternalBot::new(spec.clone(), log))));
     }
     let [first, second] = &mut players[..] else {
         anyhow::bail!("tictactoe takes exactly 2 bots, got {}", setup.bots.len());
