@@ -112,7 +112,7 @@ fn play(args: &PlayArgs, input: &mut dyn BufRead, out: &mut dyn Write) -> anyhow
     let games = loop {
         write!(out, "How many games? ")?;
         out.flush()?;
-        let Some(line) = read_line(input)? else {
+        let Some(line) = read_line(input, out)? else {
             return Ok(());
         };
         match line.trim().parse::<u32>() {
@@ -167,7 +167,7 @@ fn ask_move(
     loop {
         write!(out, "Your move (O): ")?;
         out.flush()?;
-        let Some(line) = read_line(input)? else {
+        let Some(line) = read_line(input, out)? else {
             return Ok(None);
         };
         let text = line.trim();
@@ -186,9 +186,11 @@ fn ask_move(
     }
 }
 
-fn read_line(input: &mut dyn BufRead) -> anyhow::Result<Option<String>> {
+/// One line of input; `None` at end of input, after ending the prompt's line.
+fn read_line(input: &mut dyn BufRead, out: &mut dyn Write) -> anyhow::Result<Option<String>> {
     let mut line = String::new();
     if input.read_line(&mut line).context("cannot read stdin")? == 0 {
+        writeln!(out)?;
         return Ok(None);
     }
     Ok(Some(line))

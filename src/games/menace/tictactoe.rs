@@ -18,6 +18,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use anyhow::Context;
 use rand::RngExt;
 
 use super::board::{Board, Mark, Outcome, parse_square_for_bots};
@@ -80,10 +81,12 @@ impl Player {
             "menace" => Player::Menace(Menace::new(MICHIE_SCHEDULE)),
             "random" => Player::Random,
             "perfect" => Player::Perfect,
-            path => Player::Bot(Box::new(ExternalBot::new(
-                crate::bot::roster::load_bot(&PathBuf::from(path))?,
-                stderr,
-            ))),
+            path => {
+                let spec = crate::bot::roster::load_bot(&PathBuf::from(path)).with_context(|| {
+                    format!("player `{path}`: expected menace, random, perfect or a bot folder")
+                })?;
+                Player::Bot(Box::new(ExternalBot::new(spec, stderr)))
+            }
         })
     }
 
