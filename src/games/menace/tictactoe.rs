@@ -82,9 +82,10 @@ impl Player {
             "random" => Player::Random,
             "perfect" => Player::Perfect,
             path => {
-                let spec = crate::bot::roster::load_bot(&PathBuf::from(path)).with_context(|| {
-                    format!("player `{path}`: expected menace, random, perfect or a bot folder")
-                })?;
+                let spec =
+                    crate::bot::roster::load_bot(&PathBuf::from(path)).with_context(|| {
+                        format!("player `{path}`: expected menace, random, perfect or a bot folder")
+                    })?;
                 Player::Bot(Box::new(ExternalBot::new(spec, stderr)))
             }
         })
