@@ -207,5 +207,5 @@ fn tictactoe_game_scores_wins_and_half_draws_and_records_faults() {
         assert!(fault.reason.contains("is taken"), "{fault:?}");
     }
     assert!(python.faults.is_empty());
-    assert!(log_dir.path().join("Always Centre.stderr").exists());
+    assert!(log_dir.path().join("Always_Centre.stderr").exists());
 }

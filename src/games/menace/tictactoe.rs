@@ -129,17 +129,17 @@ pub async fn play_game(
     let mut board = Board::empty();
     let mut moves = Vec::new();
     let mut fault = None;
+    // Both bots hear START even if the first cannot be started, so each sees a whole game.
     for (player, mark) in [(&mut *x, Mark::X), (&mut *o, Mark::O)] {
         if let Player::Bot(bot) = player
             && let Err(e) = start_bot(bot, mark).await
         {
-            fault = Some(GameFault {
+            fault.get_or_insert(GameFault {
                 mark,
                 kind: e.kind(),
                 turn: None,
                 reason: e.to_string(),
             });
-            break;
         }
     }
     let outcome = loop {
@@ -289,7 +289,13 @@ impl Game for TicTacToe {
 async fn play_match(setup: &MatchSetup) -> anyhow::Result<MatchResult> {
     let mut players = Vec::new();
     for spec in &setup.bots {
-        let path = setup.log_dir.join(format!("{}.stderr", spec.name));
+        // Bot names are free text; keep the file name to safe characters.
+        let file: String = spec
+            .name
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect();
+        let path = setup.log_dir.join(format!("{file}.stderr"));
         let log = StderrLog::create(&path, crate::bot::process::STDERR_CAP)
             .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", path.display()))?;
         players.push(Player::Bot(Box::new(ExternalBot::new(spec.clone(), log))));
