@@ -346,16 +346,23 @@ fn plot(blocks: &[Block], opponent: &str, path: &Path) -> anyhow::Result<()> {
     let draw = || -> Result<(), Box<dyn std::error::Error>> {
         let root = SVGBackend::new(path, (800, 480)).into_drawing_area();
         root.fill(&WHITE)?;
-        let last = blocks.len().max(1) as f64;
+        // Each block is drawn at its last game, so the x axis counts games played.
+        let block_end = |b: &Block| {
+            let t = b.tally;
+            f64::from(b.first_game + t.wins + t.draws + t.losses - 1)
+        };
+        let last = blocks.last().map_or(1.0, block_end);
         let mut chart = ChartBuilder::on(&root)
             .caption(format!("MENACE (X) against {opponent}"), ("sans-serif", 22))
             .margin(12)
             .x_label_area_size(40)
             .y_label_area_size(50)
-            .build_cartesian_2d(1f64..last.max(2.0), 0f64..100f64)?;
+            .build_cartesian_2d(0f64..last, 0f64..100f64)?;
         chart
             .configure_mesh()
-            .x_desc("block of games")
+            .x_label_formatter(&|x| format!("{x:.0}"))
+            .y_label_formatter(&|y| format!("{y:.0}"))
+            .x_desc("games played")
             .y_desc("% of the block's games")
             .draw()?;
         type Pick = fn(&Tally) -> u32;
@@ -367,10 +374,10 @@ fn plot(blocks: &[Block], opponent: &str, path: &Path) -> anyhow::Result<()> {
         for (label, color, pick) in series {
             chart
                 .draw_series(LineSeries::new(
-                    blocks.iter().enumerate().map(|(i, b)| {
+                    blocks.iter().map(|b| {
                         let t = b.tally;
                         let n = (t.wins + t.draws + t.losses).max(1);
-                        ((i + 1) as f64, 100.0 * f64::from(pick(&t)) / f64::from(n))
+                        (block_end(b), 100.0 * f64::from(pick(&t)) / f64::from(n))
                     }),
                     color.stroke_width(2),
                 ))?

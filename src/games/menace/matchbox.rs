@@ -438,6 +438,36 @@ mod tests {
         assert_eq!(menace.boxes()[i].total(), 4);
     }
 
+    /// Thousands of games against a random O, with Michie's small late boxes emptied by losses
+    /// and refilled: beads still name only free squares of their box's board.
+    #[test]
+    fn beads_stay_on_free_squares_through_learning() {
+        let mut menace = Menace::new(MICHIE_SCHEDULE);
+        let mut rng = crate::seed::rng(5, 0);
+        for _ in 0..3000 {
+            let mut board = Board::empty();
+            let outcome = loop {
+                if let Some(outcome) = board.outcome() {
+                    break outcome;
+                }
+                let square = if board.to_move() == Mark::X {
+                    menace.choose_move(&board, &mut rng)
+                } else {
+                    let free = board.free_squares();
+                    free[rng.random_range(0..free.len())]
+                };
+                assert!(board.is_free(square));
+                board = board.with(square, board.to_move());
+            };
+            menace.finish_game(outcome);
+        }
+        for matchbox in menace.boxes() {
+            for square in 0..9 {
+                assert!(matchbox.beads[square] == 0 || matchbox.board.is_free(square));
+            }
+        }
+    }
+
     #[test]
     fn matchbox_file_round_trip_and_errors() {
         let mut menace = Menace::new([3, 2, 2, 1]);
