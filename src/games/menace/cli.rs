@@ -33,9 +33,10 @@ struct PlayArgs {
     /// Matchbox file: loaded if it exists, saved after every game.
     #[arg(long)]
     boxes: Option<PathBuf>,
+    /// Seed for every random choice (printed; a fresh one if not given).
     #[arg(long)]
     seed: Option<u64>,
-    /// Beads per free square in new boxes, by MENACE's move number 1–4.
+    /// Beads per free square in new boxes, by MENACE's move number 1–4 (a loaded file keeps its own).
     #[arg(long, default_value = "4,3,2,1", value_parser = parse_schedule_arg)]
     schedule: [u32; 4],
 }
@@ -50,6 +51,7 @@ struct MatchArgs {
     o: String,
     #[arg(long, default_value_t = 10)]
     games: u32,
+    /// Seed for every random choice (printed; a fresh one if not given).
     #[arg(long)]
     seed: Option<u64>,
     /// Time limit for each answer of an external bot.
@@ -67,6 +69,7 @@ struct TrainArgs {
     /// Games per row of the table and point of the plot.
     #[arg(long, default_value_t = 100)]
     block: u32,
+    /// Seed for every random choice (printed; a fresh one if not given).
     #[arg(long)]
     seed: Option<u64>,
     /// Writes the learning curve as an SVG plot here.
@@ -75,8 +78,10 @@ struct TrainArgs {
     /// Matchbox file: loaded if it exists, saved at the end.
     #[arg(long)]
     boxes: Option<PathBuf>,
+    /// Beads per free square in new boxes, by MENACE's move number 1–4 (a loaded file keeps its own).
     #[arg(long, default_value = "4,3,2,1", value_parser = parse_schedule_arg)]
     schedule: [u32; 4],
+    /// Time limit for each answer of an external bot.
     #[arg(long, default_value_t = 1000)]
     timeout_ms: u64,
 }
@@ -134,7 +139,7 @@ fn play(args: &PlayArgs, input: &mut dyn BufRead, out: &mut dyn Write) -> anyhow
                 continue;
             }
             let Some(square) = ask_move(&board, input, out)? else {
-                // The bead drawn in this unfinished game go back: nothing was learned.
+                // The beads drawn in this unfinished game go back: nothing is learned from it.
                 menace.abandon_game();
                 return Ok(());
             };
