@@ -42,6 +42,8 @@ fn an_illegal_move_loses_the_game_with_its_reason() {
         "3",
         "--seed",
         "5",
+        "--timeout-ms",
+        "10000",
     ]);
     // The bot always answers the centre, so each game its second answer is on a taken square
     // (or its first, if MENACE took the centre).
@@ -69,12 +71,19 @@ fn a_crash_loses_the_game_and_the_bot_restarts_for_the_next() {
         "2",
         "--seed",
         "5",
+        "--timeout-ms",
+        "10000",
     ]);
     let faults = fault_lines(&out);
     assert_eq!(faults.len(), 2, "{out}");
     for line in faults {
-        assert!(line.contains("at move 2: exited"), "{line}");
-        assert!(line.contains("giving up"), "stderr is quoted: {line}");
+        // Whether the exit status is in before koth gives up waiting for it depends on the
+        // machine's load; either way it is a crash while an answer was expected.
+        assert!(
+            line.contains("at move 2: exited") || line.contains("at move 2: closed its stdout"),
+            "{line}"
+        );
+        assert!(line.contains("while an answer was expected"), "{line}");
         // Restarted: the second game's fault is its own, not "stopped earlier".
         assert!(!line.contains("stopped earlier"), "{line}");
     }
@@ -117,7 +126,7 @@ fn sample_bots_never_lose_to_random_and_draw_each_other() {
         "--seed",
         "5",
         "--timeout-ms",
-        "5000",
+        "10000",
     ]);
     assert!(out.contains("faults: 0"), "{out}");
     assert!(out.contains("draws 2"), "{out}");
@@ -132,7 +141,7 @@ fn sample_bots_never_lose_to_random_and_draw_each_other() {
         "--seed",
         "5",
         "--timeout-ms",
-        "5000",
+        "10000",
     ]);
     assert!(out.contains("faults: 0"), "{out}");
     assert!(out.contains("X random wins 0"), "{out}");
@@ -186,7 +195,7 @@ fn tictactoe_game_scores_wins_and_half_draws_and_records_faults() {
         bots,
         seed: 9,
         log_dir: log_dir.path().to_path_buf(),
-        limits: Limits::uniform(std::time::Duration::from_secs(5)),
+        limits: Limits::uniform(std::time::Duration::from_secs(10)),
         rounds: Some(4),
         progress: None,
     };
