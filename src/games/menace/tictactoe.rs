@@ -24,7 +24,7 @@ use rand::RngExt;
 use super::board::{Board, Mark, Outcome, parse_square_for_bots};
 use super::matchbox::{MICHIE_SCHEDULE, Menace};
 use super::perfect;
-use crate::bot::{BotProcess, BotSpec, FaultKind, StderrLog};
+use crate::bot::{AnswerStats, BotProcess, BotSpec, Clock, FaultKind, StderrLog};
 use crate::game::{BotResult, BotStatus, BoxFuture, Fault, Game, MatchResult, MatchSetup};
 use crate::seed::Rng;
 
@@ -42,6 +42,10 @@ pub struct ExternalBot {
     pub spec: BotSpec,
     pub stderr: StderrLog,
     pub process: Option<BotProcess>,
+    /// The clock its answers are timed on.
+    pub clock: Clock,
+    /// Answer timing of the processes it has had so far.
+    pub timing: AnswerStats,
 }
 
 impl ExternalBot {
@@ -50,19 +54,29 @@ impl ExternalBot {
             spec,
             stderr,
             process: None,
+            clock: Clock::Wall,
+            timing: AnswerStats::default(),
         }
     }
 
     /// The running process, started (again) if it is not running.
     fn process(&mut self) -> Result<&mut BotProcess, crate::bot::BotError> {
         if self.process.as_ref().is_none_or(BotProcess::is_stopped) {
-            self.process = Some(BotProcess::spawn(&self.spec, &self.stderr)?);
+            if let Some(old) = &self.process {
+                self.timing.merge(old.stats());
+            }
+            let mut process = BotProcess::spawn(&self.spec, &self.stderr)?;
+            process.set_clock(self.clock);
+            self.process = Some(process);
         }
         Ok(self.process.as_mut().expect("just started"))
     }
 
     /// Ends the bot's process at the end of a match; a late exit is recorded as a fault.
     pub async fn finish(&mut self, limit: Duration) -> Option<crate::bot::BotError> {
+        if let Some(p) = &self.process {
+            self.timing.merge(p.stats());
+        }
         match self.process.take() {
             Some(p) if !p.is_stopped() => p.finish(limit).await,
             Some(p) => {
@@ -298,7 +312,9 @@ async fn play_match(setup: &MatchSetup) -> anyhow::Result<MatchResult> {
         let path = setup.log_dir.join(format!("{file}.stderr"));
         let log = StderrLog::create(&path, crate::bot::process::STDERR_CAP)
             .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", path.display()))?;
-        players.push(Player::Bot(Box::new(ExternalBot::new(spec.clone(), log))));
+        let mut bot = ExternalBot::new(spec.clone(), log);
+        bot.clock = setup.limits.clock;
+        players.push(Player::Bot(Box::new(bot)));
     }
     let [first, second] = &mut players[..] else {
         anyhow::bail!("tictactoe takes exactly 2 bots, got {}", setup.bots.len());
@@ -360,6 +376,10 @@ async fn play_match(setup: &MatchSetup) -> anyhow::Result<MatchResult> {
             score: tallies[side].score(),
             status: BotStatus::from_faults(&faults[side]),
             faults: std::mem::take(&mut faults[side]),
+            timing: match &players[side] {
+                Player::Bot(bot) => bot.timing.clone(),
+                _ => AnswerStats::default(),
+            },
         })
         .collect();
     Ok(MatchResult {
