@@ -75,7 +75,7 @@ pub async fn play(setup: &MatchSetup) -> anyhow::Result<(MatchResult, Results)> 
     }
 
     let mut standings: Vec<(String, u64)> = names.iter().cloned().zip(totals.clone()).collect();
-    standings.sort_by(|a, b| b.1.cmp(&a.1));
+    standings.sort_by_key(|(_, total)| std::cmp::Reverse(*total));
     let too_slow = names
         .iter()
         .filter(|name| {
