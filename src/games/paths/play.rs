@@ -28,7 +28,17 @@ const ORDER_STREAM: u64 = 0;
 /// Plays one game and writes `graphical_log.txt`, `results.json` and `stderr/` into the setup's
 /// log folder. Errors are koth's own (a folder it cannot write); bots' mistakes are faults.
 pub async fn play(setup: &MatchSetup) -> anyhow::Result<(MatchResult, Results)> {
-    let bots = &setup.bots;
+    // Bots run in their own folders; a relative folder would make a relative program such as
+    // `./column` resolve against the wrong directory once the child has changed into it.
+    let bots = &setup
+        .bots
+        .iter()
+        .map(|bot| {
+            let dir = std::path::absolute(&bot.dir)
+                .with_context(|| format!("{bot}: cannot resolve its folder"))?;
+            Ok(BotSpec { dir, ..bot.clone() })
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
     let n = bots.len();
     if n == 0 || n > MAX_BOTS {
         bail!("paths takes 1 to {MAX_BOTS} bots, got {n}");
@@ -50,6 +60,7 @@ pub async fn play(setup: &MatchSetup) -> anyhow::Result<(MatchResult, Results)> 
     for round in 0..rounds {
         let game = Round {
             setup,
+            bots,
             index: round,
             stderr_logs: &stderr_logs,
             orders: &orders,
@@ -154,6 +165,7 @@ fn create_stderr_logs(bots: &[BotSpec], log_dir: &Path) -> anyhow::Result<Vec<St
 /// One round: fresh processes, N² turns, scoring.
 struct Round<'a> {
     setup: &'a MatchSetup,
+    bots: &'a [BotSpec],
     index: u32,
     stderr_logs: &'a [StderrLog],
     orders: &'a [Vec<usize>],
@@ -161,7 +173,7 @@ struct Round<'a> {
 
 impl Round<'_> {
     async fn play(&self, faults: &mut Vec<Fault>) -> (Grid, Vec<u64>) {
-        let bots = &self.setup.bots;
+        let bots = self.bots;
         let n = bots.len();
         let (side, turns) = (rules::side(n), n * n);
         let mut procs: Vec<Option<BotProcess>> = bots
@@ -258,7 +270,7 @@ impl Round<'_> {
         let context = format!("{prompt}: ");
         replies
             .into_iter()
-            .zip(&self.setup.bots)
+            .zip(self.bots)
             .map(|(reply, bot)| {
                 let turn = Some(turn as u32);
                 match reply? {
