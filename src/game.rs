@@ -28,8 +28,11 @@ pub struct MatchSetup {
     /// Rounds (or boards, or games) per match; `None` means the game's own default.
     pub rounds: Option<u32>,
     /// Told after each round, for progress bars; may be absent.
-    pub progress: Option<Arc<dyn Fn(&RoundProgress) + Send + Sync>>,
+    pub progress: Option<ProgressFn>,
 }
+
+/// A callback told after each round of a match.
+pub type ProgressFn = Arc<dyn Fn(&RoundProgress) + Send + Sync>;
 
 /// Where a match stands after a round, for progress displays.
 #[derive(Debug, Clone)]

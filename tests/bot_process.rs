@@ -168,7 +168,11 @@ async fn stderr_floods_are_capped_on_disk_and_do_not_block_the_bot() {
     bot.send("SCORE 0").await.unwrap();
     assert!(bot.finish(LIMIT).await.is_none());
     let written = std::fs::read_to_string(dir.path().join("bot.log")).unwrap();
-    assert!(written.len() < 64 * 1024 + 200, "log is {} bytes", written.len());
+    assert!(
+        written.len() < 64 * 1024 + 200,
+        "log is {} bytes",
+        written.len()
+    );
     assert!(written.contains("[koth: stderr cut off after 65536 bytes]"));
     assert_no_survivors(&marker).await;
 }
@@ -177,7 +181,9 @@ async fn stderr_floods_are_capped_on_disk_and_do_not_block_the_bot() {
 async fn a_missing_program_fails_to_start() {
     let mut spec = faulty("late", "unused");
     spec.command = vec!["./no-such-bot-binary".into()];
-    let err = BotProcess::spawn(&spec, &StderrLog::discard()).err().unwrap();
+    let err = BotProcess::spawn(&spec, &StderrLog::discard())
+        .err()
+        .unwrap();
     assert_eq!(err.kind(), FaultKind::FailedToStart);
     assert!(err.to_string().contains("no-such-bot-binary"), "{err}");
 }

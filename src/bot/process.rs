@@ -37,6 +37,11 @@ use super::{BotSpec, Clock, FaultKind};
 /// needs more, and the cap bounds memory against a bot that never prints a newline.
 pub const MAX_LINE: usize = 1 << 20;
 
+/// Extra time for a process's first answer, which also pays for starting the process: an
+/// interpreter or a JVM on a busy machine can take longer to start than a whole answer limit,
+/// and arenas (CodinGame, Halite) give the first turn more time for the same reason.
+pub const STARTUP_GRACE: Duration = Duration::from_secs(2);
+
 /// How much of a bot's stderr is kept on disk per game by default.
 pub const STDERR_CAP: u64 = 1 << 20;
 
@@ -321,6 +326,8 @@ pub struct BotProcess {
     stopped: Option<BotError>,
     clock: Clock,
     stats: AnswerStats,
+    /// Whether the next answer is the first, which gets [`STARTUP_GRACE`] on top of its limit.
+    first_answer: bool,
 }
 
 impl BotProcess {
@@ -371,6 +378,7 @@ impl BotProcess {
             stopped: None,
             clock: Clock::Wall,
             stats: AnswerStats::default(),
+            first_answer: true,
         })
     }
 
@@ -428,11 +436,16 @@ impl BotProcess {
         result.map_err(|e| self.stop(e))
     }
 
-    /// Sends `prompt` (after any queued lines) and waits up to `limit` for one answer line.
-    /// Writing counts against the limit too: a bot that stops reading its input is as late as one
-    /// that stops answering.
+    /// Sends `prompt` (after any queued lines) and waits up to `limit` for one answer line
+    /// (plus [`STARTUP_GRACE`] for the process's first answer). Writing counts against the limit
+    /// too: a bot that stops reading its input is as late as one that stops answering.
     pub async fn ask(&mut self, prompt: &str, limit: Duration) -> Result<Answer, BotError> {
         self.check_running()?;
+        let limit = if std::mem::take(&mut self.first_answer) {
+            limit + STARTUP_GRACE
+        } else {
+            limit
+        };
         // Lines the bot printed unasked would be taken for this answer; drop them. A strict
         // request/answer protocol has no use for them and the original controllers would have
         // desynchronised instead.

@@ -4,7 +4,7 @@
 usage: faulty.py MODE [MARKER]
 
 It plays correctly (answers NONE to every prompt) until its 3rd prompt, then commits the fault
-named by MODE. Before anything else it starts a child process that sleeps for ten minutes, so
+named by MODE (`polite` commits none: the reference the others are compared with). Before anything else it starts a child process that sleeps for ten minutes, so
 tests can check that koth kills a bot's children too. MARKER, if given, is put on both command
 lines so a test can look for survivors.
 """
@@ -39,7 +39,7 @@ for line in sys.stdin:
     if not (line.startswith("DESTROY") or line.startswith("ACTIVATE")):
         continue
     prompts += 1
-    if prompts < FAULT_AT or mode in ("flood_stderr", "never_exit"):
+    if prompts < FAULT_AT or mode in ("polite", "flood_stderr", "never_exit"):
         print("NONE", flush=True)
         continue
     sys.stderr.write(f"faulty bot: committing {mode} now\n")

@@ -15,7 +15,7 @@ use futures::future::join_all;
 use super::log::{FinalLog, GraphicalLog, Results, RoundLog};
 use super::protocol::{Answer as Reply, Message};
 use super::rules::{self, Grid, MAX_BOTS, Vertex};
-use crate::bot::{self, BotError, BotProcess, BotSpec, FaultKind, StderrLog};
+use crate::bot::{self, AnswerStats, BotError, BotProcess, BotSpec, FaultKind, StderrLog};
 use crate::game::{BotResult, BotStatus, Fault, MatchResult, MatchSetup, RoundProgress};
 use crate::seed;
 
@@ -47,6 +47,7 @@ pub async fn play(setup: &MatchSetup) -> anyhow::Result<(MatchResult, Results)> 
     let mut faults = Vec::new();
     let mut points = Vec::new();
     let mut totals = vec![0u64; n];
+    let mut timings = vec![AnswerStats::default(); n];
     for round in 0..rounds {
         let game = Round {
             setup,
@@ -54,7 +55,7 @@ pub async fn play(setup: &MatchSetup) -> anyhow::Result<(MatchResult, Results)> 
             stderr_logs: &stderr_logs,
             orders: &orders,
         };
-        let (grid, round_points) = game.play(&mut faults).await;
+        let (grid, round_points) = game.play(&mut faults, &mut timings).await;
         for (total, p) in totals.iter_mut().zip(&round_points) {
             *total += p;
         }
@@ -74,7 +75,7 @@ pub async fn play(setup: &MatchSetup) -> anyhow::Result<(MatchResult, Results)> 
     }
 
     let mut standings: Vec<(String, u64)> = names.iter().cloned().zip(totals.clone()).collect();
-    standings.sort_by(|a, b| b.1.cmp(&a.1));
+    standings.sort_by_key(|(_, total)| std::cmp::Reverse(*total));
     let too_slow = names
         .iter()
         .filter(|name| {
@@ -106,7 +107,8 @@ pub async fn play(setup: &MatchSetup) -> anyhow::Result<(MatchResult, Results)> 
         bots: names
             .iter()
             .zip(&totals)
-            .map(|(name, &total)| {
+            .zip(timings)
+            .map(|((name, &total), timing)| {
                 let faults: Vec<Fault> = results
                     .faults
                     .iter()
@@ -118,6 +120,7 @@ pub async fn play(setup: &MatchSetup) -> anyhow::Result<(MatchResult, Results)> 
                     score: total as f64,
                     status: BotStatus::from_faults(&faults),
                     faults,
+                    timing,
                 }
             })
             .collect(),
@@ -160,7 +163,7 @@ struct Round<'a> {
 }
 
 impl Round<'_> {
-    async fn play(&self, faults: &mut Vec<Fault>) -> (Grid, Vec<u64>) {
+    async fn play(&self, faults: &mut Vec<Fault>, timings: &mut [AnswerStats]) -> (Grid, Vec<u64>) {
         let bots = &self.setup.bots;
         let n = bots.len();
         let (side, turns) = (rules::side(n), n * n);
@@ -168,7 +171,10 @@ impl Round<'_> {
             .iter()
             .zip(self.stderr_logs)
             .map(|(spec, log)| match BotProcess::spawn(spec, log) {
-                Ok(process) => Some(process),
+                Ok(mut process) => {
+                    process.set_clock(self.setup.limits.clock);
+                    Some(process)
+                }
                 Err(e) => {
                     faults.push(self.fault(&spec.name, &e, None, ""));
                     None
@@ -207,13 +213,20 @@ impl Round<'_> {
                 let score = Message::Score(self.orders[i].iter().map(|&b| points[b]).collect());
                 async move {
                     let mut process = process?;
-                    // A send can only fail for a bot already stopped, whose fault is recorded.
+                    // A send fails only for a bot already stopped (its fault is recorded) or one
+                    // that has stopped reading after its last answer, which the rules allow: what
+                    // they require is the exit, which `finish` checks.
                     let _ = process.send(&report).await;
                     let _ = process.send(&score.to_string()).await;
-                    process.finish(exit).await
+                    let stats = process.stats().clone();
+                    Some((stats, process.finish(exit).await))
                 }
             });
-        for (bot, fault) in bots.iter().zip(join_all(endings).await) {
+        for ((bot, ending), timing) in bots.iter().zip(join_all(endings).await).zip(timings) {
+            let Some((stats, fault)) = ending else {
+                continue;
+            };
+            timing.merge(&stats);
             if let Some(e) = fault {
                 faults.push(self.fault(&bot.name, &e, None, "after SCORE: "));
             }

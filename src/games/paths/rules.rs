@@ -100,13 +100,13 @@ impl Grid {
     /// points of each of `bots` bots.
     pub fn score(&self, bots: usize, runs: usize, rng: &mut Rng) -> Vec<u64> {
         let mut points = vec![0u64; bots];
-        let mut search = Search::new(self.cells.len());
+        let mut search = Search::new(self);
         for x in 0..self.side {
             if !matches!(self.cell((x, 0)), Cell::Active(_)) {
                 continue;
             }
             for _ in 0..runs {
-                if let Some(path) = search.run(self, x, rng) {
+                if let Some(path) = search.run(x, rng) {
                     for &index in path {
                         if let Cell::Active(owners) = self.cells[index as usize] {
                             let mut bits = owners;
@@ -120,27 +120,6 @@ impl Grid {
             }
         }
         points
-    }
-
-    /// The active children of vertex `index`, east–west wrapping included.
-    fn active_children(&self, index: usize) -> ([u32; 3], usize) {
-        let (x, y) = (index % self.side, index / self.side);
-        let mut children = [0u32; 3];
-        let mut count = 0;
-        if y + 1 >= self.side {
-            return (children, 0);
-        }
-        let row = (y + 1) * self.side;
-        for cx in [(x + self.side - 1) % self.side, x, (x + 1) % self.side] {
-            let child = row + cx;
-            if matches!(self.cells[child], Cell::Active(_))
-                && !children[..count].contains(&(child as u32))
-            {
-                children[count] = child as u32;
-                count += 1;
-            }
-        }
-        (children, count)
     }
 
     /// The grid as the graphical log draws it: rows top (y = S−1) first, each vertex as its
@@ -170,8 +149,11 @@ pub fn letter(index: usize) -> char {
 
 /// The scoring search's memory, reused across runs. Visited vertices are marked with the run's
 /// stamp instead of a cleared boolean array: clearing S² cells per run would cost more than the
-/// search itself on a mostly empty grid.
+/// search itself on a mostly empty grid. Activity is copied into a byte per vertex because the
+/// search is bound by memory: a [`Cell`] takes 16 bytes, and at N = 30 the grid has 1.44 M.
 struct Search {
+    side: usize,
+    active: Vec<bool>,
     visited: Vec<u32>,
     stamp: u32,
     /// The DFS stack: each frame is a vertex, its shuffled active children and the next to try.
@@ -186,10 +168,26 @@ struct Frame {
     next: u8,
 }
 
+/// The six orders of three children, so that one random number shuffles them.
+const ORDERS: [[usize; 3]; 6] = [
+    [0, 1, 2],
+    [0, 2, 1],
+    [1, 0, 2],
+    [1, 2, 0],
+    [2, 0, 1],
+    [2, 1, 0],
+];
+
 impl Search {
-    fn new(cells: usize) -> Search {
+    fn new(grid: &Grid) -> Search {
         Search {
-            visited: vec![0; cells],
+            side: grid.side,
+            active: grid
+                .cells
+                .iter()
+                .map(|c| matches!(c, Cell::Active(_)))
+                .collect(),
+            visited: vec![0; grid.cells.len()],
             stamp: 0,
             frames: Vec::new(),
             path: Vec::new(),
@@ -197,11 +195,11 @@ impl Search {
     }
 
     /// One randomized DFS from source `x`; the stack when a sink is reached, if one is.
-    fn run(&mut self, grid: &Grid, x: usize, rng: &mut Rng) -> Option<&[u32]> {
+    fn run(&mut self, x: usize, rng: &mut Rng) -> Option<&[u32]> {
         self.stamp += 1;
         self.frames.clear();
-        let sink_row = (grid.side - 1) * grid.side;
-        self.push(grid, x as u32, rng);
+        let sink_row = (self.side - 1) * self.side;
+        self.push(x as u32, rng);
         while let Some(top) = self.frames.last_mut() {
             if top.vertex as usize >= sink_row {
                 self.path.clear();
@@ -215,16 +213,35 @@ impl Search {
             let child = top.children[top.next as usize];
             top.next += 1;
             if self.visited[child as usize] != self.stamp {
-                self.push(grid, child, rng);
+                self.push(child, rng);
             }
         }
         None
     }
 
-    fn push(&mut self, grid: &Grid, vertex: u32, rng: &mut Rng) {
+    /// Marks `vertex` visited and pushes it with its active children in a random order (the
+    /// east–west wrap included; on a tiny grid the three may coincide, hence the dedup).
+    fn push(&mut self, vertex: u32, rng: &mut Rng) {
         self.visited[vertex as usize] = self.stamp;
-        let (mut children, count) = grid.active_children(vertex as usize);
-        children[..count].shuffle(rng);
+        let side = self.side;
+        let (x, y) = (vertex as usize % side, vertex as usize / side);
+        let mut found = [0u32; 3];
+        let mut count = 0;
+        if y + 1 < side {
+            let row = (y + 1) * side;
+            for cx in [(x + side - 1) % side, x, (x + 1) % side] {
+                let child = (row + cx) as u32;
+                if self.active[child as usize] && !found[..count].contains(&child) {
+                    found[count] = child;
+                    count += 1;
+                }
+            }
+        }
+        let children = match count {
+            2 if rng.random_bool(0.5) => [found[1], found[0], 0],
+            3 => ORDERS[rng.random_range(0..6)].map(|i| found[i]),
+            _ => found,
+        };
         self.frames.push(Frame {
             vertex,
             children,
