@@ -32,7 +32,9 @@ fn sample_bots(count: usize) -> Vec<(PathBuf, String)> {
         .collect();
     dirs.retain(|d| {
         let text = std::fs::read_to_string(d.join("bot.toml")).unwrap();
-        !toml::from_str::<toml::Table>(&text).unwrap().contains_key("build")
+        !toml::from_str::<toml::Table>(&text)
+            .unwrap()
+            .contains_key("build")
     });
     dirs.sort();
     assert!(dirs.len() >= 3, "expected sample paths bots under bots/");
