@@ -11,3 +11,4 @@ pub mod cli;
 pub mod exact;
 pub mod ga;
 pub mod level;
+pub mod play;
