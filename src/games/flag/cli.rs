@@ -154,22 +154,30 @@ fn solve(args: SolveArgs) -> anyhow::Result<()> {
     );
     let report_every = args.report_every.max(1);
     let mut best_so_far = i64::MIN;
-    let run = ga::run(&level, &params, &mut seed::rng(seed, 0), |g: &Generation| {
-        best_so_far = best_so_far.max(g.best_fitness);
-        if g.restarted {
-            bar.println(format!("generation {}: restart from a random population", g.number));
-        }
-        if g.number % report_every == 0 {
-            bar.println(format!(
-                "generation {:>6}: best fitness {:>5}, steps {:>3}",
-                g.number, g.best_fitness, g.best_steps
-            ));
-        }
-        if g.number % 50 == 0 {
-            bar.set_position(u64::from(g.number));
-            bar.set_message(format!("best fitness {best_so_far}"));
-        }
-    });
+    let run = ga::run(
+        &level,
+        &params,
+        &mut seed::rng(seed, 0),
+        |g: &Generation| {
+            best_so_far = best_so_far.max(g.best_fitness);
+            if g.restarted {
+                bar.println(format!(
+                    "generation {}: restart from a random population",
+                    g.number
+                ));
+            }
+            if g.number % report_every == 0 {
+                bar.println(format!(
+                    "generation {:>6}: best fitness {:>5}, steps {:>3}",
+                    g.number, g.best_fitness, g.best_steps
+                ));
+            }
+            if g.number % 50 == 0 {
+                bar.set_position(u64::from(g.number));
+                bar.set_message(format!("best fitness {best_so_far}"));
+            }
+        },
+    );
     bar.finish_and_clear();
     write_history(&log_dir, &run.history)?;
     plot(&log_dir.join("progress.svg"), &level, &run.history)?;
@@ -243,7 +251,11 @@ fn write_history(dir: &Path, history: &[Generation]) -> anyhow::Result<()> {
 fn plot(path: &Path, level: &Level, history: &[Generation]) -> anyhow::Result<()> {
     use plotters::prelude::*;
     let last = history.last().map_or(1, |g| g.number.max(1));
-    let lo = history.iter().map(|g| g.best_fitness.min(0)).min().unwrap_or(0);
+    let lo = history
+        .iter()
+        .map(|g| g.best_fitness.min(0))
+        .min()
+        .unwrap_or(0);
     let hi = history
         .iter()
         .map(|g| g.best_fitness.max(i64::from(g.best_steps)))
@@ -254,7 +266,10 @@ fn plot(path: &Path, level: &Level, history: &[Generation]) -> anyhow::Result<()
     let draw = || -> Result<(), Box<dyn std::error::Error + '_>> {
         root.fill(&WHITE)?;
         let mut chart = ChartBuilder::on(&root)
-            .caption(format!("Reach the Flag: {}", level.name), ("sans-serif", 22))
+            .caption(
+                format!("Reach the Flag: {}", level.name),
+                ("sans-serif", 22),
+            )
             .margin(10)
             .x_label_area_size(40)
             .y_label_area_size(50)
@@ -317,25 +332,31 @@ fn render(level: &Level, walker: &Walker, colour: bool) -> String {
     text
 }
 
-fn animate_path(level: &Level, moves: &[Move], delay: Duration) -> anyhow::Result<()> {
+fn animate_path(level: &Level, genes: &[Move], delay: Duration) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
     let mut walker = Walker::new(level);
     write!(out, "{}", render(level, &walker, true))?;
-    for &m in moves {
-        if walker.is_solved() || walker.is_blocked() {
-            break;
-        }
-        if walker.step(m) {
-            // Back to the top of the map and draw it again over itself.
-            write!(out, "\x1b[{}A{}", level.height, render(level, &walker, true))?;
-            out.flush()?;
-            std::thread::sleep(delay);
-        }
+    for m in steps_taken(level, genes) {
+        walker.step(m);
+        // Back to the top of the map and draw it again over itself.
+        write!(
+            out,
+            "\x1b[{}A{}",
+            level.height,
+            render(level, &walker, true)
+        )?;
+        out.flush()?;
+        std::thread::sleep(delay);
     }
     Ok(())
 }
 
-fn play(levels: &[PathBuf], bot: &Path, timeout_ms: u64, log_dir: Option<PathBuf>) -> anyhow::Result<()> {
+fn play(
+    levels: &[PathBuf],
+    bot: &Path,
+    timeout_ms: u64,
+    log_dir: Option<PathBuf>,
+) -> anyhow::Result<()> {
     let levels = load_levels(levels)?;
     let spec = roster::load_bot(bot)?;
     roster::prepare(std::slice::from_ref(&spec))?;
@@ -355,7 +376,11 @@ fn play(levels: &[PathBuf], bot: &Path, timeout_ms: u64, log_dir: Option<PathBuf
         println!(
             "{:<20} {:<10} fitness {:>5}  {} moves",
             level.name,
-            if outcome.solved { "solved" } else { "not solved" },
+            if outcome.solved {
+                "solved"
+            } else {
+                "not solved"
+            },
             outcome.fitness,
             outcome.moves.len()
         );

@@ -183,7 +183,9 @@ impl Board {
             }
             let m = Move::ALL[*tried];
             *tried += 1;
-            let Some(next) = self.step(state, m) else { continue };
+            let Some(next) = self.step(state, m) else {
+                continue;
+            };
             if !seen.insert(next) || !self.can_still_finish(&next) {
                 continue;
             }
@@ -215,7 +217,9 @@ impl Board {
         self.count_state()?;
         let mut smallest_over = u32::MAX;
         for m in Move::ALL {
-            let Some(next) = self.step(&state, m) else { continue };
+            let Some(next) = self.step(&state, m) else {
+                continue;
+            };
             if !self.can_still_finish(&next) {
                 continue;
             }
@@ -313,5 +317,38 @@ mod tests {
 
     fn moves_of(rows: &str) -> String {
         crate::games::flag::level::moves_to_string(&shortest(rows))
+    }
+}
+
+#[cfg(test)]
+mod shipped_levels {
+    use super::*;
+    use crate::games::flag::level::walk;
+
+    fn shipped(name: &str) -> Level {
+        let path = format!("{}/levels/flag/{name}.txt", env!("CARGO_MANIFEST_DIR"));
+        Level::load(std::path::Path::new(&path)).unwrap()
+    }
+
+    #[test]
+    fn shipped_levels_have_their_documented_optima() {
+        for (name, optimum) in [
+            ("1-ring", 8),
+            ("2-dark-centre", 16),
+            ("3-grey-pillars", 30),
+            ("4-hollow", 31),
+            ("5-seed-6x6", 37),
+        ] {
+            let level = shipped(name);
+            let Verdict::Solved(moves) = solve(&level).unwrap() else {
+                panic!("{name} is documented as solvable");
+            };
+            assert_eq!(moves.len(), optimum, "{name}");
+            assert!(walk(&level, moves).0.solved, "{name}");
+        }
+        assert_eq!(
+            solve(&shipped("unsolvable-seed-flag-by-start")).unwrap(),
+            Verdict::Unsolvable
+        );
     }
 }

@@ -124,7 +124,10 @@ pub fn run(
     let mut history = Vec::new();
     let mut restarted = false;
     for number in 0..params.generations {
-        let scores: Vec<Outcome> = pop.iter().map(|c| walk(level, c.iter().copied()).0).collect();
+        let scores: Vec<Outcome> = pop
+            .iter()
+            .map(|c| walk(level, c.iter().copied()).0)
+            .collect();
         let (gen_best, gen_outcome) = scores
             .iter()
             .enumerate()
@@ -249,7 +252,32 @@ mod tests {
             ..Params::default()
         };
         let run = run(&level, &params, &mut seed::rng(1, 0), |_| {});
-        let restarts: Vec<u32> = run.history.iter().filter(|g| g.restarted).map(|g| g.number).collect();
+        let restarts: Vec<u32> = run
+            .history
+            .iter()
+            .filter(|g| g.restarted)
+            .map(|g| g.number)
+            .collect();
         assert_eq!(restarts, vec![11, 22]);
+    }
+}
+
+#[cfg(test)]
+mod shipped_levels {
+    use super::*;
+    use crate::seed;
+
+    #[test]
+    fn the_ga_solves_the_easy_levels_from_fixed_seeds() {
+        for name in ["1-ring", "2-dark-centre"] {
+            let path = format!("{}/levels/flag/{name}.txt", env!("CARGO_MANIFEST_DIR"));
+            let level = Level::load(std::path::Path::new(&path)).unwrap();
+            for s in 1..=3 {
+                let run = run(&level, &Params::default(), &mut seed::rng(s, 0), |_| {});
+                assert!(run.best_outcome.solved, "{name} with seed {s}");
+                assert!(walk(&level, run.best.iter().copied()).0.solved);
+                assert_eq!(run.solved_at, Some(run.history.len() as u32 - 1));
+            }
+        }
     }
 }

@@ -173,7 +173,10 @@ impl Level {
                     'S' | 's' | 'F' => {
                         let slot = if c == 'F' { &mut flag } else { &mut start };
                         if slot.replace(at).is_some() {
-                            bail!("line {number}: a second {}", if c == 'F' { "flag" } else { "start" });
+                            bail!(
+                                "line {number}: a second {}",
+                                if c == 'F' { "flag" } else { "start" }
+                            );
                         }
                         if c == 'S' { Tile::Yellow } else { Tile::Grey }
                     }
@@ -184,8 +187,12 @@ impl Level {
                 tiles.push(tile);
             }
         }
-        let Some(start) = start else { bail!("no start tile (S or s)") };
-        let Some(flag) = flag else { bail!("no flag tile (F)") };
+        let Some(start) = start else {
+            bail!("no start tile (S or s)")
+        };
+        let Some(flag) = flag else {
+            bail!("no flag tile (F)")
+        };
         Ok(Level {
             name: name.to_string(),
             width,
@@ -461,7 +468,10 @@ mod tests {
         assert!(walker.step(Move::Right));
         assert_eq!(walker.steps_left(1), Some(1));
         assert!(walker.step(Move::Left));
-        assert!(walker.step(Move::Right), "one step left on the dark-yellow tile");
+        assert!(
+            walker.step(Move::Right),
+            "one step left on the dark-yellow tile"
+        );
         assert_eq!(walker.steps_left(1), Some(0));
         assert!(walker.step(Move::Left), "the grey start never falls");
         assert!(!walker.step(Move::Right), "fallen after two steps");
@@ -498,7 +508,10 @@ mod tests {
         let err = Level::parse("x", "flag-value 1\ns1F\n11").unwrap_err();
         assert!(format!("{err:#}").contains("line 3"), "{err:#}");
         assert!(Level::parse("x", "s1F").is_err(), "flag-value is required");
-        assert!(Level::parse("x", "flag-value 0\n111F").is_err(), "a start is required");
+        assert!(
+            Level::parse("x", "flag-value 0\n111F").is_err(),
+            "a start is required"
+        );
     }
 
     #[test]
@@ -507,6 +520,9 @@ mod tests {
         assert!(Level::parse("x", text).is_err(), "two starts");
         let lvl = level("#S12\n.F##");
         assert_eq!(lvl.map_rows(), vec!["#S12", ".F##"]);
-        assert_eq!(Level::parse("x", &lvl.to_string()).unwrap().tiles, lvl.tiles);
+        assert_eq!(
+            Level::parse("x", &lvl.to_string()).unwrap().tiles,
+            lvl.tiles
+        );
     }
 }

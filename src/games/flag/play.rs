@@ -40,7 +40,10 @@ pub struct Flag {
 
 /// The question for one level, as the bot reads it.
 pub fn prompt(level: &Level) -> String {
-    let mut text = format!("LEVEL {} {} {}\n", level.width, level.height, level.flag_value);
+    let mut text = format!(
+        "LEVEL {} {} {}\n",
+        level.width, level.height, level.flag_value
+    );
     for row in level.map_rows() {
         text.push_str(&row);
         text.push('\n');
@@ -103,7 +106,11 @@ impl Flag {
                             faults.push(fault(
                                 FaultKind::BadOutput,
                                 round,
-                                format!("answered {:?} for level {}: {why}", short(line), level.name),
+                                format!(
+                                    "answered {:?} for level {}: {why}",
+                                    short(line),
+                                    level.name
+                                ),
                             ));
                             results.push(scored(level, &[], ""));
                             if let Some(process) = bot.take() {
@@ -113,7 +120,11 @@ impl Flag {
                     }
                 }
                 Err(err) => {
-                    faults.push(fault(err.kind(), round, format!("level {}: {err}", level.name)));
+                    faults.push(fault(
+                        err.kind(),
+                        round,
+                        format!("level {}: {err}", level.name),
+                    ));
                     results.push(scored(level, &[], ""));
                     if let Some(process) = bot.take() {
                         process.kill().await;
@@ -124,7 +135,11 @@ impl Flag {
         if let Some(process) = bot
             && let Some(err) = process.finish(setup.limits.exit).await
         {
-            faults.push(fault(err.kind(), self.levels.len().saturating_sub(1), exit_reason(&err)));
+            faults.push(fault(
+                err.kind(),
+                self.levels.len().saturating_sub(1),
+                exit_reason(&err),
+            ));
         }
         let solved = results.iter().filter(|r| r.solved).count();
         let result = MatchResult {
