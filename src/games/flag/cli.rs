@@ -166,13 +166,13 @@ fn solve(args: SolveArgs) -> anyhow::Result<()> {
                     g.number
                 ));
             }
-            if g.number % report_every == 0 {
+            if g.number.is_multiple_of(report_every) {
                 bar.println(format!(
                     "generation {:>6}: best fitness {:>5}, steps {:>3}",
                     g.number, g.best_fitness, g.best_steps
                 ));
             }
-            if g.number % 50 == 0 {
+            if g.number.is_multiple_of(50) {
                 bar.set_position(u64::from(g.number));
                 bar.set_message(format!("best fitness {best_so_far}"));
             }
