@@ -187,6 +187,9 @@ fn solve(args: SolveArgs) -> anyhow::Result<()> {
         animate_path(&level, &run.best, Duration::from_millis(args.step_ms))?;
     } else {
         let (_, walker) = walk(&level, run.best.iter().copied());
+        println!("start:");
+        print!("{}", render(&level, &Walker::new(&level), false));
+        println!("after the best path:");
         print!("{}", render(&level, &walker, false));
     }
     let outcome = &run.best_outcome;
