@@ -76,11 +76,6 @@ impl Move {
             _ => None,
         }
     }
-
-    /// The seed's gene number, 1–4.
-    pub fn gene(self) -> u8 {
-        self as u8 + 1
-    }
 }
 
 /// Parses a move string such as `UURDL`; the error names the first character that is not a move.
