@@ -17,9 +17,12 @@
 //! bot; that level and every later one are scored as the empty walk.
 
 use std::path::Path;
+use std::sync::LazyLock;
 
 use crate::bot::{BotError, BotProcess, BotSpec, FaultKind, StderrLog, process::STDERR_CAP};
-use crate::game::{BotResult, BotStatus, BoxFuture, Fault, Game, MatchResult, MatchSetup};
+use crate::game::{
+    BotResult, BotStatus, BoxFuture, Fault, Game, MatchResult, MatchSetup, RoundProgress,
+};
 
 use super::level::{Level, Move, parse_moves, walk};
 
@@ -37,6 +40,37 @@ pub struct LevelResult {
 pub struct Flag {
     pub levels: Vec<Level>,
 }
+
+/// The shipped solvable levels, compiled in so that a tournament needs no level files.
+const SHIPPED_LEVELS: [(&str, &str); 5] = [
+    ("1-ring", include_str!("../../../levels/flag/1-ring.txt")),
+    (
+        "2-dark-centre",
+        include_str!("../../../levels/flag/2-dark-centre.txt"),
+    ),
+    (
+        "3-grey-pillars",
+        include_str!("../../../levels/flag/3-grey-pillars.txt"),
+    ),
+    (
+        "4-hollow",
+        include_str!("../../../levels/flag/4-hollow.txt"),
+    ),
+    (
+        "5-seed-6x6",
+        include_str!("../../../levels/flag/5-seed-6x6.txt"),
+    ),
+];
+
+/// The game the tournament runner schedules: every shipped solvable level, easiest first.
+pub static SHIPPED: LazyLock<Flag> = LazyLock::new(|| Flag {
+    levels: SHIPPED_LEVELS
+        .iter()
+        .map(|(name, text)| {
+            Level::parse(name, text).expect("shipped levels parse (a unit test checks them)")
+        })
+        .collect(),
+});
 
 /// The question for one level, as the bot reads it.
 pub fn prompt(level: &Level) -> String {
@@ -93,6 +127,10 @@ impl Flag {
             }
         };
         for (round, level) in self.levels.iter().enumerate() {
+            // Levels before this one are done (each branch below pushes one result).
+            if let Some(progress) = setup.progress.as_ref().filter(|_| round > 0) {
+                report(progress.as_ref(), round, self.levels.len(), &results);
+            }
             let Some(process) = bot.as_mut() else {
                 results.push(scored(level, &[], ""));
                 continue;
@@ -141,6 +179,14 @@ impl Flag {
                 exit_reason(&err),
             ));
         }
+        if let Some(progress) = &setup.progress {
+            report(
+                progress.as_ref(),
+                self.levels.len(),
+                self.levels.len(),
+                &results,
+            );
+        }
         let solved = results.iter().filter(|r| r.solved).count();
         let result = MatchResult {
             game: "flag".into(),
@@ -159,6 +205,19 @@ impl Flag {
         )?;
         Ok((result, results))
     }
+}
+
+fn report(
+    progress: &(dyn Fn(&RoundProgress) + Send + Sync),
+    done: usize,
+    total: usize,
+    results: &[LevelResult],
+) {
+    progress(&RoundProgress {
+        rounds_done: done as u32,
+        rounds_total: total as u32,
+        totals: vec![results.iter().filter(|r| r.solved).count() as f64],
+    });
 }
 
 fn exit_reason(err: &BotError) -> String {
@@ -197,6 +256,12 @@ pub fn load_levels(paths: &[impl AsRef<Path>]) -> anyhow::Result<Vec<Level>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shipped_levels_parse() {
+        assert_eq!(SHIPPED.levels.len(), 5);
+        assert_eq!(SHIPPED.levels[4].name, "5-seed-6x6");
+    }
 
     #[test]
     fn prompt_sends_the_size_the_flag_value_and_the_map() {
