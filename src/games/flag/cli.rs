@@ -213,7 +213,7 @@ fn solve(args: SolveArgs) -> anyhow::Result<()> {
         println!(
             "the GA's solution takes {} moves, {} more than the shortest",
             outcome.steps,
-            outcome.steps as usize - optimal.len()
+            (outcome.steps as usize).saturating_sub(optimal.len())
         );
     }
     println!(

@@ -143,8 +143,8 @@ impl Board {
             let grown = (reached
                 | ((reached << 1) & self.not_left)
                 | ((reached >> 1) & self.not_right)
-                | (reached << self.width)
-                | (reached >> self.width))
+                | reached.checked_shl(self.width as u32).unwrap_or(0)
+                | reached.checked_shr(self.width as u32).unwrap_or(0))
                 & open
                 | bit(s.pos);
             if grown == reached {
@@ -284,6 +284,16 @@ mod tests {
     fn finds_the_only_solution_of_a_corridor() {
         // Across the dark tile to the flag, back onto it, and onto the flag again.
         assert_eq!(moves_of("s112F"), "RRRRLR");
+    }
+
+    #[test]
+    fn handles_the_largest_level_in_one_row() {
+        let row = format!("s{}F", "1".repeat(126));
+        assert_eq!(shortest(&row).len(), 127);
+        assert!(
+            Level::parse("x", &format!("flag-value 0\n{row}1")).is_err(),
+            "129 tiles"
+        );
     }
 
     #[test]
