@@ -87,8 +87,8 @@ pub fn kill_all() {
 pub enum BotError {
     #[error("failed to start `{command}`: {reason}")]
     Spawn { command: String, reason: String },
-    #[error("no answer within {} ms", limit.as_millis())]
-    Timeout { limit: Duration },
+    #[error("no answer within {} ms{}", limit.as_millis(), grace_note(*grace))]
+    Timeout { limit: Duration, grace: Duration },
     #[error("used {} ms of CPU time for one answer (limit {} ms)", used.as_millis(), limit.as_millis())]
     CpuTimeout { used: Duration, limit: Duration },
     #[error("did not exit within {} ms after its last message", limit.as_millis())]
@@ -111,6 +111,14 @@ pub enum BotError {
     NotUtf8,
     #[error("was stopped earlier: {0}")]
     Stopped(Box<BotError>),
+}
+
+fn grace_note(grace: Duration) -> String {
+    if grace.is_zero() {
+        String::new()
+    } else {
+        format!(" (its first answer, with {} ms more for start-up)", grace.as_millis())
+    }
 }
 
 fn tail_suffix(tail: &str) -> String {
@@ -431,7 +439,10 @@ impl BotProcess {
             Ok(Err(e)) => Err(BotError::BrokenPipe {
                 reason: e.to_string(),
             }),
-            Err(_) => Err(BotError::Timeout { limit }),
+            Err(_) => Err(BotError::Timeout {
+                limit,
+                grace: Duration::ZERO,
+            }),
         };
         result.map_err(|e| self.stop(e))
     }
@@ -441,18 +452,19 @@ impl BotProcess {
     /// too: a bot that stops reading its input is as late as one that stops answering.
     pub async fn ask(&mut self, prompt: &str, limit: Duration) -> Result<Answer, BotError> {
         self.check_running()?;
-        let limit = if std::mem::take(&mut self.first_answer) {
-            limit + STARTUP_GRACE
+        let grace = if std::mem::take(&mut self.first_answer) {
+            STARTUP_GRACE
         } else {
-            limit
+            Duration::ZERO
         };
+        let allowed = limit + grace;
         // Lines the bot printed unasked would be taken for this answer; drop them. A strict
         // request/answer protocol has no use for them and the original controllers would have
         // desynchronised instead.
         while let Ok(ReadEvent::Line(_)) = self.lines.try_recv() {}
         let (wait, cpu_before) = match self.clock {
-            Clock::Wall => (limit, None),
-            Clock::Cpu { backstop } => (backstop.max(limit), cpu_time(self.pgid)),
+            Clock::Wall => (allowed, None),
+            Clock::Cpu { backstop } => (backstop.max(allowed), cpu_time(self.pgid)),
         };
         let pid = self.pgid;
         let result = tokio::time::timeout(wait, async {
@@ -494,15 +506,25 @@ impl BotProcess {
                     (Clock::Cpu { .. }, Some(cpu)) => cpu,
                     _ => answer.wall,
                 };
-                self.stats.record(&answer, used, limit);
+                self.stats.record(&answer, used, allowed);
                 match self.clock {
-                    Clock::Cpu { .. } if used > limit => Err(BotError::CpuTimeout { used, limit }),
-                    Clock::Wall if used > limit => Err(BotError::Timeout { limit }),
+                    Clock::Cpu { .. } if used > allowed => Err(BotError::CpuTimeout {
+                        used,
+                        limit: allowed,
+                    }),
+                    Clock::Wall if used > allowed => Err(BotError::Timeout { limit, grace }),
                     _ => Ok(answer),
                 }
             }
             Ok(Err(e)) => Err(e),
-            Err(_) => Err(BotError::Timeout { limit: wait }),
+            Err(_) => match self.clock {
+                Clock::Wall => Err(BotError::Timeout { limit, grace }),
+                // The CPU clock's wall-clock backstop ran out.
+                Clock::Cpu { .. } => Err(BotError::Timeout {
+                    limit: wait,
+                    grace: Duration::ZERO,
+                }),
+            },
         };
         result.map_err(|e| self.stop(e))
     }
