@@ -56,11 +56,11 @@ mod tests {
 
     #[test]
     fn geometric_mean_share_of_ones_and_median() {
-        let s = Summary::of(&[1, 4, 16, 1]);
-        assert!((s.geometric_mean - 2.0).abs() < 1e-9);
-        assert_eq!(s.share_of_ones, 0.5);
-        assert_eq!(s.median, 2.5);
-        assert!(s.interval.0 < 2.0 && s.interval.1 > 2.0);
+        let s = Summary::of(&[1, 4, 16, 4]);
+        assert!((s.geometric_mean - 4.0).abs() < 1e-9);
+        assert_eq!(s.share_of_ones, 0.25);
+        assert_eq!(s.median, 4.0);
+        assert!(s.interval.0 < 4.0 && s.interval.1 > 4.0);
         let same = Summary::of(&[7, 7, 7]);
         assert!((same.geometric_mean - 7.0).abs() < 1e-9);
         assert!((same.interval.0 - 7.0).abs() < 1e-9 && (same.interval.1 - 7.0).abs() < 1e-9);
