@@ -222,7 +222,11 @@ fn contestant(args: &Args) -> anyhow::Result<Contestant> {
         return Ok(Contestant::BuiltIn(name.clone()));
     }
     let spec = if let Some(dir) = &args.bot {
-        roster::load_bot(dir)?
+        // Absolute, because the bot runs inside its folder and its program path is joined to it.
+        let dir = dir
+            .canonicalize()
+            .with_context(|| format!("no bot folder {}", dir.display()))?;
+        roster::load_bot(&dir)?
     } else if let Some(command) = &args.bot_cmd {
         let words: Vec<String> = command.split_whitespace().map(str::to_string).collect();
         if words.is_empty() {
