@@ -96,15 +96,18 @@ impl<'t> Board<'t> {
         asks: &mut Vec<Ask<'t>>,
     ) -> Result<bool, PlayerFault> {
         let track = self.track;
+        asks.clear();
         self.specimens.retain_mut(|s| {
             s.age += 1;
-            s.age <= MAX_AGE
+            let alive = s.age <= MAX_AGE;
+            if alive {
+                asks.push(Ask {
+                    genome: s.genome,
+                    view: &track.views[s.cell as usize],
+                });
+            }
+            alive
         });
-        asks.clear();
-        asks.extend(self.specimens.iter().map(|s| Ask {
-            genome: s.genome,
-            view: &track.views[s.cell as usize],
-        }));
         self.moves.clear();
         player.moves(turn, asks, &mut self.moves)?;
         if self.moves.len() != asks.len() {

@@ -68,30 +68,35 @@ impl Player for ColorScorePlayer {
 
     fn moves(&mut self, _turn: u32, asks: &[Ask], out: &mut Vec<Move>) -> Result<(), PlayerFault> {
         let rng = self.rng.as_mut().expect("begin_board comes first");
+        // Branch-light on purpose: this loop is most of a board's time, and which target scores
+        // highest is unpredictable.
         for ask in asks {
-            let mut best = [(0, 0); 3];
-            let mut count = 0;
-            let mut best_score = -1i32;
-            for (index, mv) in FORWARD {
+            let score = |index: usize| {
                 let colour = ask.view[index];
                 if colour < 0 {
-                    continue;
+                    -1
+                } else {
+                    ((ask.genome >> (6 * colour as u32)) & 63) as i32
                 }
-                let score = ((ask.genome >> (6 * colour as u32)) & 63) as i32;
-                if score > best_score {
-                    best_score = score;
-                    count = 0;
+            };
+            let scores = [score(FORWARD[0].0), score(FORWARD[1].0), score(FORWARD[2].0)];
+            let best = scores[0].max(scores[1]).max(scores[2]);
+            let ties = (scores[0] == best) as u32
+                | ((scores[1] == best) as u32) << 1
+                | ((scores[2] == best) as u32) << 2;
+            // (1,0) always targets a track cell (x ≤ 48 + 1), so `ties` is never empty.
+            let chosen = if ties.is_power_of_two() {
+                ties.trailing_zeros()
+            } else {
+                let mut nth = rng.random_range(0..ties.count_ones());
+                let mut bits = ties;
+                while nth > 0 {
+                    bits &= bits - 1;
+                    nth -= 1;
                 }
-                if score == best_score {
-                    best[count] = mv;
-                    count += 1;
-                }
-            }
-            // (1,0) always targets a track cell (x ≤ 48 + 1), so there is at least one candidate.
-            out.push(match count {
-                1 => best[0],
-                _ => best[rng.random_range(0..count)],
-            });
+                bits.trailing_zeros()
+            };
+            out.push(FORWARD[chosen as usize].1);
         }
         Ok(())
     }
