@@ -43,7 +43,9 @@ fn check_fault(mode: &str, extra: &[&str], kind: &str, expected: &str) {
     let (stdout, results) = run(&args);
     let boards = results["boards"].as_array().unwrap();
     assert_eq!(boards.len(), 2);
-    let error = boards[0]["error"].as_str().expect("board 0 records an error");
+    let error = boards[0]["error"]
+        .as_str()
+        .expect("board 0 records an error");
     assert!(
         error.contains("faulty.py") && error.contains("board 0, turn 1"),
         "{error}"
@@ -60,7 +62,12 @@ fn check_fault(mode: &str, extra: &[&str], kind: &str, expected: &str) {
 
 #[test]
 fn a_wrong_number_of_moves_ends_the_board() {
-    check_fault("count", &[], "bad_output", "answered 14 moves for 15 specimens");
+    check_fault(
+        "count",
+        &[],
+        "bad_output",
+        "answered 14 moves for 15 specimens",
+    );
 }
 
 #[test]
@@ -80,14 +87,26 @@ fn a_crash_ends_the_board() {
 
 #[test]
 fn a_late_answer_ends_the_board() {
-    check_fault("slow", &["--timeout-ms", "2000"], "timed_out", "no answer within 2000 ms");
+    check_fault(
+        "slow",
+        &["--timeout-ms", "2000"],
+        "timed_out",
+        "no answer within 2000 ms",
+    );
 }
 
 #[test]
 fn boards_score_the_same_whatever_the_number_of_jobs() {
     let points = |jobs: &str| {
         let (_, results) = run(&[
-            "--player", "colorscore", "--boards", "3", "--seed", "11", "--jobs", jobs,
+            "--player",
+            "colorscore",
+            "--boards",
+            "3",
+            "--seed",
+            "11",
+            "--jobs",
+            jobs,
         ]);
         let boards = results["boards"].as_array().unwrap().clone();
         boards

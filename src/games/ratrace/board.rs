@@ -217,7 +217,13 @@ fn failures_before_success(p: f64, rng: &mut seed::Rng) -> u32 {
 
 /// Bits `from..to` set.
 fn bit_range(from: u32, to: u32) -> u128 {
-    let upto = |n: u32| if n >= 128 { u128::MAX } else { (1u128 << n) - 1 };
+    let upto = |n: u32| {
+        if n >= 128 {
+            u128::MAX
+        } else {
+            (1u128 << n) - 1
+        }
+    };
     upto(to) & !upto(from)
 }
 
@@ -432,8 +438,14 @@ mod tests {
 
     #[test]
     fn age_100_dies_before_moving() {
-        let old = Specimen { age: 100, ..at(5, 5) };
-        let oldest_alive = Specimen { age: 99, ..at(5, 6) };
+        let old = Specimen {
+            age: 100,
+            ..at(5, 5)
+        };
+        let oldest_alive = Specimen {
+            age: 99,
+            ..at(5, 6)
+        };
         let (alive, _) = one_turn(
             &track(&[]),
             vec![old, oldest_alive, bystander()],
@@ -450,7 +462,8 @@ mod tests {
             goals: 2,
             ..at(48, 5)
         };
-        let (alive, points) = one_turn(&track(&[]), vec![runner, bystander()], vec![(1, 0), (0, 0)]);
+        let (alive, points) =
+            one_turn(&track(&[]), vec![runner, bystander()], vec![(1, 0), (0, 0)]);
         assert_eq!(points, 2);
         assert_eq!((alive[0].age, alive[0].goals), (0, 3));
         assert_eq!(cell_xy(alive[0].cell).0, 0);
@@ -519,7 +532,10 @@ mod tests {
         }
         for (i, &n) in firsts.iter().enumerate() {
             let expected = (i + 1) as f64 / 10.0;
-            assert!((n as f64 / draws as f64 - expected).abs() < 0.01, "{firsts:?}");
+            assert!(
+                (n as f64 / draws as f64 - expected).abs() < 0.01,
+                "{firsts:?}"
+            );
         }
         // With one parent of overwhelming fitness, the other still is always the second.
         for _ in 0..1000 {
@@ -535,7 +551,7 @@ mod tests {
         // would carry two rounds of mutations.
         let t = track(&[]);
         let parent = Specimen {
-            genome: 0x5555_5555_5555_5555_5555_5555_5 & GENOME_MASK,
+            genome: 0x0005_5555_5555_5555_5555_5555_5555,
             ..at(0, 3)
         };
         let mut board = Board::with_specimens(&t, seed::rng(4, 0), vec![parent, parent]);

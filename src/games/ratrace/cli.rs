@@ -283,7 +283,10 @@ fn play_all(
                     if board >= args.boards {
                         break;
                     }
-                    if sender.send(play_board(run_seed, board, &name, player)).is_err() {
+                    if sender
+                        .send(play_board(run_seed, board, &name, player))
+                        .is_err()
+                    {
                         break;
                     }
                 };

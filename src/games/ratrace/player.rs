@@ -79,7 +79,11 @@ impl Player for ColorScorePlayer {
                     ((ask.genome >> (6 * colour as u32)) & 63) as i32
                 }
             };
-            let scores = [score(FORWARD[0].0), score(FORWARD[1].0), score(FORWARD[2].0)];
+            let scores = [
+                score(FORWARD[0].0),
+                score(FORWARD[1].0),
+                score(FORWARD[2].0),
+            ];
             let best = scores[0].max(scores[1]).max(scores[2]);
             let ties = (scores[0] == best) as u32
                 | ((scores[1] == best) as u32) << 1

@@ -28,7 +28,11 @@ pub fn push_genome(genome: u128, out: &mut String) {
 /// Appends a view: one hex digit per colour, `x` beyond the edges.
 pub fn push_view(view: &[i8; 25], out: &mut String) {
     for &colour in view {
-        out.push(if colour < 0 { 'x' } else { HEX[colour as usize] as char });
+        out.push(if colour < 0 {
+            'x'
+        } else {
+            HEX[colour as usize] as char
+        });
     }
 }
 
@@ -106,8 +110,14 @@ mod tests {
     fn turn_message_has_one_line_per_specimen() {
         let view = [3i8; 25];
         let asks = [
-            Ask { genome: 1, view: &view },
-            Ask { genome: 2, view: &view },
+            Ask {
+                genome: 1,
+                view: &view,
+            },
+            Ask {
+                genome: 2,
+                view: &view,
+            },
         ];
         let mut s = String::new();
         write_turn(7, &asks, &mut s);

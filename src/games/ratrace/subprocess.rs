@@ -66,16 +66,14 @@ impl Player for SubprocessPlayer {
         }
         if self.process.is_none() {
             self.started += 1;
-            let path = self
-                .stderr_stem
-                .with_file_name(format!(
-                    "{}-{}.log",
-                    self.stderr_stem
-                        .file_name()
-                        .map(|n| n.to_string_lossy().into_owned())
-                        .unwrap_or_default(),
-                    self.started
-                ));
+            let path = self.stderr_stem.with_file_name(format!(
+                "{}-{}.log",
+                self.stderr_stem
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                self.started
+            ));
             let log = StderrLog::create(&path, STDERR_CAP).unwrap_or_else(|_| StderrLog::discard());
             let _guard = self.runtime.enter();
             match BotProcess::spawn(&self.spec, &log) {
@@ -95,7 +93,10 @@ impl Player for SubprocessPlayer {
         let Some(process) = self.process.as_mut() else {
             return Err(self.fault(FaultKind::Crashed, "is not running".into()));
         };
-        let answer = match self.runtime.block_on(process.ask(&self.message, self.limit)) {
+        let answer = match self
+            .runtime
+            .block_on(process.ask(&self.message, self.limit))
+        {
             Ok(answer) => answer,
             Err(e) => return Err(self.bot_fault(e)),
         };

@@ -98,7 +98,8 @@ impl Track {
         kinds[order[10] as usize] = Kind::Teleporter(-offsets[0].0, -offsets[0].1);
         kinds[order[11] as usize] = Kind::Teleporter(-offsets[1].0, -offsets[1].1);
         for &trap in &order[12..14] {
-            kinds[trap as usize] = Kind::Trap(rng.random_range(-1..=1i8), rng.random_range(-1..=1i8));
+            kinds[trap as usize] =
+                Kind::Trap(rng.random_range(-1..=1i8), rng.random_range(-1..=1i8));
         }
         for &wall in &order[14..16] {
             kinds[wall as usize] = Kind::Wall;
@@ -181,7 +182,7 @@ impl Track {
     /// Deadly cells: out of bounds on the left, top and bottom, walls, trap targets. Beyond the
     /// right edge is the goal, not death.
     fn deadly_at(&self, x: i32, y: i32) -> bool {
-        if x < 0 || y < 0 || y >= HEIGHT {
+        if x < 0 || !(0..HEIGHT).contains(&y) {
             true
         } else if x >= WIDTH {
             false
@@ -259,9 +260,7 @@ impl Track {
             }
             out.push('\n');
         }
-        out.push_str(
-            "cells (S start, . empty, T teleporter, t trap, # wall, ! deadly, G goal):\n",
-        );
+        out.push_str("cells (S start, . empty, T teleporter, t trap, # wall, ! deadly, G goal):\n");
         for y in 0..HEIGHT {
             out.push_str("  ");
             for x in 0..WIDTH {
