@@ -254,15 +254,6 @@ fn play_all(
     run_seed: u64,
     log_dir: &Path,
 ) -> anyhow::Result<Vec<BoardRecord>> {
-    let runtime = match contestant {
-        Contestant::Bot(_) => Some(
-            tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(args.jobs.min(2))
-                .enable_all()
-                .build()?,
-        ),
-        Contestant::BuiltIn(_) => None,
-    };
     let next = AtomicUsize::new(0);
     let (sender, receiver) = mpsc::channel();
     let progress = ProgressBar::new(args.boards as u64);
@@ -275,7 +266,6 @@ fn play_all(
         for job in 0..args.jobs {
             let sender = sender.clone();
             let next = &next;
-            let runtime = runtime.as_ref();
             scope.spawn(move || {
                 let name = contestant.name().to_string();
                 let play = |player: &mut dyn Player| loop {
@@ -296,15 +286,19 @@ fn play_all(
                         play(player.as_mut());
                     }
                     Contestant::Bot(spec) => {
-                        let runtime = runtime.expect("bots get a runtime");
-                        let mut player = SubprocessPlayer::new(
+                        match SubprocessPlayer::new(
                             spec.clone(),
-                            runtime.handle().clone(),
                             Duration::from_millis(args.timeout_ms),
                             log_dir.join(format!("stderr-job{job}")),
-                        );
-                        play(&mut player);
-                        player.finish();
+                        ) {
+                            Ok(mut player) => {
+                                play(&mut player);
+                                player.finish();
+                            }
+                            // Without a runtime this job plays nothing; the others go on,
+                            // and a run that lost every job says so below.
+                            Err(e) => eprintln!("koth: job {job} cannot start a runtime: {e}"),
+                        }
                     }
                 }
             });
@@ -329,6 +323,13 @@ fn play_all(
         }
     });
     progress.finish_and_clear();
+    if records.len() < args.boards {
+        bail!(
+            "only {} of {} boards were played (see the messages above)",
+            records.len(),
+            args.boards
+        );
+    }
     records.sort_by_key(|r| r.board);
     Ok(records)
 }
