@@ -25,7 +25,7 @@ pub struct SubprocessPlayer {
     started: usize,
     process: Option<BotProcess>,
     /// The `TURN` message, rebuilt in place every turn.
-    message: String,
+    message: Vec<u8>,
 }
 
 impl SubprocessPlayer {
@@ -40,7 +40,7 @@ impl SubprocessPlayer {
             stderr_stem,
             started: 0,
             process: None,
-            message: String::new(),
+            message: Vec::new(),
         })
     }
 
@@ -101,7 +101,7 @@ impl Player for SubprocessPlayer {
         };
         let answer = match self
             .runtime
-            .block_on(process.ask(&self.message, self.limit))
+            .block_on(process.ask(protocol::as_text(&self.message), self.limit))
         {
             Ok(answer) => answer,
             Err(e) => return Err(self.bot_fault(e)),
