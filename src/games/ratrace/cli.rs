@@ -2,18 +2,13 @@
 //! and the run's geometric mean.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressStyle};
-use rand::RngExt;
-use serde::Serialize;
 
-use super::board::{self, Sample};
-use super::player::{self, Player};
-use super::subprocess::SubprocessPlayer;
+use super::player;
+use super::run::{BoardRecord, Contestant, RunConfig, board_rng, board_seed, play_boards};
 use super::track::Track;
 use super::{plot, stats};
 use crate::bot::{BotSpec, roster};
@@ -51,89 +46,6 @@ pub struct Args {
     /// Write an SVG of population and points over turns per board (board-<b>.svg).
     #[arg(long)]
     plot: bool,
-}
-
-/// The seed of board `board` of the run with seed `run_seed`.
-pub fn board_seed(run_seed: u64, board: usize) -> u64 {
-    seed::rng(run_seed, board as u64).random::<u64>()
-}
-
-/// Stream 0 of a board's seed generates its track and then drives its population.
-fn board_rng(board_seed: u64) -> seed::Rng {
-    seed::rng(board_seed, 0)
-}
-
-#[derive(Debug, Serialize)]
-pub struct BoardRecord {
-    pub board: usize,
-    pub seed: u64,
-    pub points: u64,
-    pub turns: u32,
-    pub start_cells: usize,
-    pub seconds: f64,
-    /// The player's fault that ended the board early, if any.
-    pub error: Option<String>,
-    pub fault_kind: Option<crate::bot::FaultKind>,
-    pub history: Vec<Sample>,
-}
-
-/// Plays board `board` for `player`.
-pub fn play_board(
-    run_seed: u64,
-    board: usize,
-    player_name: &str,
-    player: &mut dyn Player,
-) -> BoardRecord {
-    let started = Instant::now();
-    let seed = board_seed(run_seed, board);
-    let mut rng = board_rng(seed);
-    let track = Track::generate(&mut rng);
-    let outcome = match player.begin_board(board, seed) {
-        Ok(()) => board::play(&track, rng, player),
-        Err(fault) => board::Outcome {
-            points: 1,
-            turns: 0,
-            history: Vec::new(),
-            fault: Some((0, fault)),
-        },
-    };
-    player.end_board(board, outcome.points);
-    let (error, fault_kind) = match outcome.fault {
-        Some((turn, fault)) => (
-            Some(format!(
-                "player \"{player_name}\", board {board}, turn {turn}: {}",
-                fault.reason
-            )),
-            Some(fault.kind),
-        ),
-        None => (None, None),
-    };
-    BoardRecord {
-        board,
-        seed,
-        points: outcome.points,
-        turns: outcome.turns,
-        start_cells: track.starts.len(),
-        seconds: started.elapsed().as_secs_f64(),
-        error,
-        fault_kind,
-        history: outcome.history,
-    }
-}
-
-/// Who plays: a built-in player or a bot process.
-enum Contestant {
-    BuiltIn(String),
-    Bot(BotSpec),
-}
-
-impl Contestant {
-    fn name(&self) -> &str {
-        match self {
-            Contestant::BuiltIn(name) => name,
-            Contestant::Bot(spec) => &spec.name,
-        }
-    }
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -246,90 +158,40 @@ fn contestant(args: &Args) -> anyhow::Result<Contestant> {
     Ok(Contestant::Bot(spec))
 }
 
-/// Plays every board on `args.jobs` threads, printing each as it finishes; returns them in
-/// board order.
+/// Plays every board, printing each as it finishes under a progress bar.
 fn play_all(
     args: &Args,
     contestant: &Contestant,
     run_seed: u64,
     log_dir: &Path,
 ) -> anyhow::Result<Vec<BoardRecord>> {
-    let next = AtomicUsize::new(0);
-    let (sender, receiver) = mpsc::channel();
     let progress = ProgressBar::new(args.boards as u64);
     progress.set_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} boards, {elapsed} (eta {eta})")
             .expect("the template is valid"),
     );
-    let mut records = Vec::with_capacity(args.boards);
-    std::thread::scope(|scope| {
-        for job in 0..args.jobs {
-            let sender = sender.clone();
-            let next = &next;
-            scope.spawn(move || {
-                let name = contestant.name().to_string();
-                let play = |player: &mut dyn Player| loop {
-                    let board = next.fetch_add(1, Ordering::Relaxed);
-                    if board >= args.boards {
-                        break;
-                    }
-                    if sender
-                        .send(play_board(run_seed, board, &name, player))
-                        .is_err()
-                    {
-                        break;
-                    }
-                };
-                match contestant {
-                    Contestant::BuiltIn(name) => {
-                        let mut player = player::built_in(name).expect("checked before");
-                        play(player.as_mut());
-                    }
-                    Contestant::Bot(spec) => {
-                        match SubprocessPlayer::new(
-                            spec.clone(),
-                            Duration::from_millis(args.timeout_ms),
-                            log_dir.join(format!("stderr-job{job}")),
-                        ) {
-                            Ok(mut player) => {
-                                play(&mut player);
-                                player.finish();
-                            }
-                            // Without a runtime this job plays nothing; the others go on,
-                            // and a run that lost every job says so below.
-                            Err(e) => eprintln!("koth: job {job} cannot start a runtime: {e}"),
-                        }
-                    }
-                }
-            });
+    let config = RunConfig {
+        boards: args.boards,
+        jobs: args.jobs,
+        limit: Duration::from_millis(args.timeout_ms),
+        log_dir: log_dir.to_path_buf(),
+    };
+    let records = play_boards(contestant, run_seed, &config, &mut |record| {
+        let mut line = format!(
+            "board {:>3} seed {:>20} points {:>6} turns {:>5}",
+            record.board, record.seed, record.points, record.turns
+        );
+        if let Some(error) = &record.error {
+            line.push_str(&format!("  ERROR: {error}"));
         }
-        drop(sender);
-        for record in receiver {
-            let mut line = format!(
-                "board {:>3} seed {:>20} points {:>6} turns {:>5}",
-                record.board, record.seed, record.points, record.turns
-            );
-            if let Some(error) = &record.error {
-                line.push_str(&format!("  ERROR: {error}"));
-            }
-            // A hidden bar (output is not a terminal) drops println; the lines matter more.
-            if progress.is_hidden() {
-                println!("{line}");
-            } else {
-                progress.println(line);
-            }
-            progress.inc(1);
-            records.push(record);
+        // A hidden bar (output is not a terminal) drops println; the lines matter more.
+        if progress.is_hidden() {
+            println!("{line}");
+        } else {
+            progress.println(line);
         }
+        progress.inc(1);
     });
     progress.finish_and_clear();
-    if records.len() < args.boards {
-        bail!(
-            "only {} of {} boards were played (see the messages above)",
-            records.len(),
-            args.boards
-        );
-    }
-    records.sort_by_key(|r| r.board);
-    Ok(records)
+    records
 }

@@ -6,7 +6,7 @@ use anyhow::anyhow;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::cli::BoardRecord;
+use super::run::BoardRecord;
 
 type DrawResult = Result<(), Box<dyn std::error::Error>>;
 
