@@ -411,6 +411,16 @@ mod tests {
     }
 
     #[test]
+    fn a_teleport_beyond_the_right_edge_scores() {
+        // Generated tracks never put a teleporter on a goal cell; a hand-made one can, and
+        // landing past x = 52 is still the goal, not out of bounds.
+        let t = track(&[(49, 5, TELE_4)]);
+        let (alive, points) = one_turn(&t, vec![at(48, 5), bystander()], vec![(1, 0), (0, 0)]);
+        assert_eq!(points, 2);
+        assert_eq!(alive[0].goals, 1);
+    }
+
+    #[test]
     fn traps_kill_at_their_offset() {
         let t = track(&[(6, 5, TRAP_HERE), (6, 8, TRAP_RIGHT)]);
         let s = vec![at(5, 5), at(5, 8), at(6, 7), bystander()];
