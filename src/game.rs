@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::bot::{BotSpec, FaultKind, Limits};
+use crate::bot::{AnswerStats, BotSpec, FaultKind, Limits};
 
 /// Everything a game needs to play one match.
 #[derive(Clone)]
@@ -28,8 +28,11 @@ pub struct MatchSetup {
     /// Rounds (or boards, or games) per match; `None` means the game's own default.
     pub rounds: Option<u32>,
     /// Told after each round, for progress bars; may be absent.
-    pub progress: Option<Arc<dyn Fn(&RoundProgress) + Send + Sync>>,
+    pub progress: Option<ProgressFn>,
 }
+
+/// A callback told after each round of a match.
+pub type ProgressFn = Arc<dyn Fn(&RoundProgress) + Send + Sync>;
 
 /// Where a match stands after a round, for progress displays.
 #[derive(Debug, Clone)]
@@ -102,6 +105,9 @@ pub struct BotResult {
     pub score: f64,
     pub status: BotStatus,
     pub faults: Vec<Fault>,
+    /// How its answers went against the time limit (wall and CPU time, near-misses).
+    #[serde(default)]
+    pub timing: AnswerStats,
 }
 
 /// The outcome of one match, as every runner stores it.

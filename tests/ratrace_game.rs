@@ -45,4 +45,6 @@ fn a_match_scores_the_geometric_mean_and_records_faults() {
         bot.faults[0]
     );
     assert!(logs.path().join("ratrace-boards.json").is_file());
+    // Both boards' answers (the bad one was still an answer) are timed.
+    assert_eq!(bot.timing.answers, 2, "{:?}", bot.timing);
 }

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-pub use process::{Answer, BotError, BotProcess, StderrLog, kill_all};
+pub use process::{Answer, AnswerStats, BotError, BotProcess, StderrLog, kill_all};
 pub use roster::BotSpec;
 
 /// Time limits for one bot's answers.
@@ -23,6 +23,22 @@ pub struct Limits {
     pub answer: Duration,
     /// From the last message (or end of input) to the process's exit.
     pub exit: Duration,
+    /// Which clock `answer` is measured on.
+    pub clock: Clock,
+}
+
+/// The clock a time limit is measured on.
+///
+/// Wall time is what the original controllers used, and is right when each bot has a core to
+/// itself. When games run in parallel, bots compete for cores and a slow wall clock punishes a
+/// bot for its neighbours; CPU time (user + system, from `/proc/<pid>/stat`) measures only the
+/// bot's own work. A bot that sleeps or blocks uses no CPU, so the CPU clock keeps a wall-clock
+/// backstop.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Clock {
+    Wall,
+    Cpu { backstop: Duration },
 }
 
 impl Default for Limits {
@@ -30,6 +46,7 @@ impl Default for Limits {
         Limits {
             answer: Duration::from_secs(1),
             exit: Duration::from_secs(1),
+            clock: Clock::Wall,
         }
     }
 }
@@ -40,6 +57,7 @@ impl Limits {
         Limits {
             answer: limit,
             exit: limit,
+            clock: Clock::Wall,
         }
     }
 }

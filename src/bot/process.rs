@@ -25,16 +25,22 @@ use std::time::{Duration, Instant};
 
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
+use serde::{Deserialize, Serialize};
 use thiserror::Error;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, BufWriter};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::sync::mpsc;
 
-use super::{BotSpec, FaultKind};
+use super::{BotSpec, Clock, FaultKind};
 
 /// The longest answer line accepted, in bytes. Longer lines are a fault: no protocol of koth's
 /// needs more, and the cap bounds memory against a bot that never prints a newline.
 pub const MAX_LINE: usize = 1 << 20;
+
+/// Extra time for a process's first answer, which also pays for starting the process: an
+/// interpreter or a JVM on a busy machine can take longer to start than a whole answer limit,
+/// and arenas (CodinGame, Halite) give the first turn more time for the same reason.
+pub const STARTUP_GRACE: Duration = Duration::from_secs(2);
 
 /// How much of a bot's stderr is kept on disk per game by default.
 pub const STDERR_CAP: u64 = 1 << 20;
@@ -83,6 +89,8 @@ pub enum BotError {
     Spawn { command: String, reason: String },
     #[error("no answer within {} ms", limit.as_millis())]
     Timeout { limit: Duration },
+    #[error("used {} ms of CPU time for one answer (limit {} ms)", used.as_millis(), limit.as_millis())]
+    CpuTimeout { used: Duration, limit: Duration },
     #[error("did not exit within {} ms after its last message", limit.as_millis())]
     NoExit { limit: Duration },
     #[error(
@@ -118,7 +126,9 @@ impl BotError {
     pub fn kind(&self) -> FaultKind {
         match self {
             BotError::Spawn { .. } => FaultKind::FailedToStart,
-            BotError::Timeout { .. } | BotError::NoExit { .. } => FaultKind::TimedOut,
+            BotError::Timeout { .. } | BotError::CpuTimeout { .. } | BotError::NoExit { .. } => {
+                FaultKind::TimedOut
+            }
             BotError::Exited { .. }
             | BotError::ClosedStdout { .. }
             | BotError::BrokenPipe { .. } => FaultKind::Crashed,
@@ -134,6 +144,73 @@ pub struct Answer {
     pub line: String,
     /// From the end of writing the prompt to receiving the line.
     pub wall: Duration,
+    /// CPU time the bot used for it, when measured (see [`BotProcess::set_clock`]).
+    pub cpu: Option<Duration>,
+}
+
+/// How a bot's answers went against their time limit, summed over its processes in a game.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct AnswerStats {
+    pub answers: u64,
+    pub max_wall_ms: f64,
+    pub total_wall_ms: f64,
+    /// Present when CPU time was measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_cpu_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_cpu_ms: Option<f64>,
+    /// Answers that took over 80% of the limit on the limit's clock: a bot close to timing out.
+    pub near_misses: u64,
+}
+
+impl AnswerStats {
+    /// Adds another process's figures (a bot restarted every round) to these.
+    pub fn merge(&mut self, other: &AnswerStats) {
+        self.answers += other.answers;
+        self.max_wall_ms = self.max_wall_ms.max(other.max_wall_ms);
+        self.total_wall_ms += other.total_wall_ms;
+        self.max_cpu_ms = max_option(self.max_cpu_ms, other.max_cpu_ms, f64::max);
+        self.total_cpu_ms = max_option(self.total_cpu_ms, other.total_cpu_ms, |a, b| a + b);
+        self.near_misses += other.near_misses;
+    }
+
+    fn record(&mut self, answer: &Answer, used: Duration, limit: Duration) {
+        let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+        self.answers += 1;
+        self.max_wall_ms = self.max_wall_ms.max(ms(answer.wall));
+        self.total_wall_ms += ms(answer.wall);
+        if let Some(cpu) = answer.cpu {
+            self.max_cpu_ms = Some(self.max_cpu_ms.unwrap_or(0.0).max(ms(cpu)));
+            self.total_cpu_ms = Some(self.total_cpu_ms.unwrap_or(0.0) + ms(cpu));
+        }
+        if used.as_secs_f64() > 0.8 * limit.as_secs_f64() {
+            self.near_misses += 1;
+        }
+    }
+}
+
+fn max_option(a: Option<f64>, b: Option<f64>, f: impl Fn(f64, f64) -> f64) -> Option<f64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(f(a, b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// CPU time (user + system) used so far by process `pid`, from `/proc/<pid>/stat`. Counts every
+/// thread of the process (a JVM's compiler threads included) but not its children.
+fn cpu_time(pid: i32) -> Option<Duration> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) may contain spaces and parentheses: fields are counted after
+    // its closing parenthesis. utime and stime are fields 14 and 15.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let mut fields = rest.split(' ').skip(11);
+    let utime: u64 = fields.next()?.parse().ok()?;
+    let stime: u64 = fields.next()?.parse().ok()?;
+    // SAFETY: sysconf only reads a system constant.
+    let ticks = unsafe { nix::libc::sysconf(nix::libc::_SC_CLK_TCK) }.max(1) as u64;
+    Some(Duration::from_nanos(
+        (utime + stime) * 1_000_000_000 / ticks,
+    ))
 }
 
 /// What the stdout reader hands over: a line, or the reason reading stopped.
@@ -247,6 +324,10 @@ pub struct BotProcess {
     stderr_task: Option<tokio::task::JoinHandle<()>>,
     /// The first fault, once the bot has been stopped.
     stopped: Option<BotError>,
+    clock: Clock,
+    stats: AnswerStats,
+    /// Whether the next answer is the first, which gets [`STARTUP_GRACE`] on top of its limit.
+    first_answer: bool,
 }
 
 impl BotProcess {
@@ -295,6 +376,9 @@ impl BotProcess {
             stderr: stderr.clone(),
             stderr_task: Some(stderr_task),
             stopped: None,
+            clock: Clock::Wall,
+            stats: AnswerStats::default(),
+            first_answer: true,
         })
     }
 
@@ -305,6 +389,18 @@ impl BotProcess {
     /// The OS process id of the bot (its process group leader).
     pub fn pid(&self) -> i32 {
         self.pgid
+    }
+
+    /// Chooses the clock that `ask`'s limit is measured on. With [`Clock::Cpu`] every answer's CPU
+    /// time is read from `/proc` (two small reads per answer), the wait lasts up to the wall-clock
+    /// backstop, and an answer that used more CPU than the limit is a timeout.
+    pub fn set_clock(&mut self, clock: Clock) {
+        self.clock = clock;
+    }
+
+    /// Timing figures of this process's answers so far.
+    pub fn stats(&self) -> &AnswerStats {
+        &self.stats
     }
 
     /// Whether the bot was stopped by a fault.
@@ -340,16 +436,26 @@ impl BotProcess {
         result.map_err(|e| self.stop(e))
     }
 
-    /// Sends `prompt` (after any queued lines) and waits up to `limit` for one answer line.
-    /// Writing counts against the limit too: a bot that stops reading its input is as late as one
-    /// that stops answering.
+    /// Sends `prompt` (after any queued lines) and waits up to `limit` for one answer line
+    /// (plus [`STARTUP_GRACE`] for the process's first answer). Writing counts against the limit
+    /// too: a bot that stops reading its input is as late as one that stops answering.
     pub async fn ask(&mut self, prompt: &str, limit: Duration) -> Result<Answer, BotError> {
         self.check_running()?;
+        let limit = if std::mem::take(&mut self.first_answer) {
+            limit + STARTUP_GRACE
+        } else {
+            limit
+        };
         // Lines the bot printed unasked would be taken for this answer; drop them. A strict
         // request/answer protocol has no use for them and the original controllers would have
         // desynchronised instead.
         while let Ok(ReadEvent::Line(_)) = self.lines.try_recv() {}
-        let result = tokio::time::timeout(limit, async {
+        let (wait, cpu_before) = match self.clock {
+            Clock::Wall => (limit, None),
+            Clock::Cpu { backstop } => (backstop.max(limit), cpu_time(self.pgid)),
+        };
+        let pid = self.pgid;
+        let result = tokio::time::timeout(wait, async {
             let stdin = self.stdin.as_mut().ok_or(BotError::BrokenPipe {
                 reason: "its input was closed".into(),
             })?;
@@ -358,10 +464,23 @@ impl BotProcess {
                 reason: e.to_string(),
             })?;
             let sent = Instant::now();
-            match self.lines.recv().await {
+            // Watching the process as well as its stdout tells a crash at once even when a
+            // child of the bot still holds the pipe open. A line already on its way still
+            // counts: the reader gets a moment to hand it over.
+            let event = tokio::select! {
+                biased;
+                event = self.lines.recv() => event,
+                _ = self.child.wait() => {
+                    tokio::time::timeout(Duration::from_millis(50), self.lines.recv())
+                        .await
+                        .unwrap_or(None)
+                }
+            };
+            match event {
                 Some(ReadEvent::Line(line)) => Ok(Answer {
-                    line,
                     wall: sent.elapsed(),
+                    cpu: cpu_before.and_then(|before| Some(cpu_time(pid)?.saturating_sub(before))),
+                    line,
                 }),
                 Some(ReadEvent::TooLong) => Err(BotError::LineTooLong { max: MAX_LINE }),
                 Some(ReadEvent::NotUtf8) => Err(BotError::NotUtf8),
@@ -370,8 +489,20 @@ impl BotProcess {
         })
         .await;
         let result = match result {
-            Ok(inner) => inner,
-            Err(_) => Err(BotError::Timeout { limit }),
+            Ok(Ok(answer)) => {
+                let used = match (self.clock, answer.cpu) {
+                    (Clock::Cpu { .. }, Some(cpu)) => cpu,
+                    _ => answer.wall,
+                };
+                self.stats.record(&answer, used, limit);
+                match self.clock {
+                    Clock::Cpu { .. } if used > limit => Err(BotError::CpuTimeout { used, limit }),
+                    Clock::Wall if used > limit => Err(BotError::Timeout { limit }),
+                    _ => Ok(answer),
+                }
+            }
+            Ok(Err(e)) => Err(e),
+            Err(_) => Err(BotError::Timeout { limit: wait }),
         };
         result.map_err(|e| self.stop(e))
     }

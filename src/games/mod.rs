@@ -10,7 +10,11 @@ use crate::game::Game;
 
 /// Every game the tournament runner can schedule, by name.
 pub fn all() -> Vec<&'static dyn Game> {
-    vec![&paths::Paths, &ratrace::RatRace]
+    vec![
+        &paths::Paths,
+        &menace::tictactoe::TicTacToe,
+        &ratrace::RatRace,
+    ]
 }
 
 /// The game called `name`, if koth has it.

@@ -1,8 +1,401 @@
-//! `koth menace`: placeholder until the game lands.
+//! `koth menace`: play against MENACE in the terminal, run noughts & crosses matches, and train
+//! MENACE with a learning curve.
+
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+
+use super::board::{Board, Mark, Outcome, parse_square_for_people, square_name};
+use super::matchbox::{Menace, parse_schedule};
+use super::tictactoe::{Player, Tally, play_game};
+use crate::bot::StderrLog;
 
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    #[command(subcommand)]
+    command: Command,
+}
 
-pub fn run(_args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("the menace game is not built yet")
+#[derive(Debug, clap::Subcommand)]
+enum Command {
+    /// Play noughts & crosses against MENACE on stdin/stdout (you are O; MENACE moves first).
+    Play(PlayArgs),
+    /// Play games between two players: menace, random, perfect or a bot folder.
+    Match(MatchArgs),
+    /// Train MENACE (as X) against an opponent and show its wins, draws and losses per block.
+    Train(TrainArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct PlayArgs {
+    /// Matchbox file: loaded if it exists, saved after every game.
+    #[arg(long)]
+    boxes: Option<PathBuf>,
+    /// Seed for every random choice (printed; a fresh one if not given).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Beads per free square in new boxes, by MENACE's move number 1–4 (a loaded file keeps its own).
+    #[arg(long, default_value = "4,3,2,1", value_parser = parse_schedule_arg)]
+    schedule: [u32; 4],
+}
+
+#[derive(Debug, clap::Args)]
+struct MatchArgs {
+    /// The X player (moves first): menace, random, perfect or a bot folder.
+    #[arg(long)]
+    x: String,
+    /// The O player: random, perfect or a bot folder.
+    #[arg(long)]
+    o: String,
+    #[arg(long, default_value_t = 10)]
+    games: u32,
+    /// Seed for every random choice (printed; a fresh one if not given).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Time limit for each answer of an external bot.
+    #[arg(long, default_value_t = 1000)]
+    timeout_ms: u64,
+}
+
+#[derive(Debug, clap::Args)]
+struct TrainArgs {
+    #[arg(long)]
+    games: u32,
+    /// random, perfect or a bot folder.
+    #[arg(long)]
+    opponent: String,
+    /// Games per row of the table and point of the plot.
+    #[arg(long, default_value_t = 100)]
+    block: u32,
+    /// Seed for every random choice (printed; a fresh one if not given).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Writes the learning curve as an SVG plot here.
+    #[arg(long)]
+    plot: Option<PathBuf>,
+    /// Matchbox file: loaded if it exists, saved at the end.
+    #[arg(long)]
+    boxes: Option<PathBuf>,
+    /// Beads per free square in new boxes, by MENACE's move number 1–4 (a loaded file keeps its own).
+    #[arg(long, default_value = "4,3,2,1", value_parser = parse_schedule_arg)]
+    schedule: [u32; 4],
+    /// Time limit for each answer of an external bot.
+    #[arg(long, default_value_t = 1000)]
+    timeout_ms: u64,
+}
+
+fn parse_schedule_arg(text: &str) -> Result<[u32; 4], String> {
+    parse_schedule(text).map_err(|e| format!("{e:#}"))
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    match args.command {
+        Command::Play(args) => {
+            let stdin = std::io::stdin();
+            let stdout = std::io::stdout();
+            play(&args, &mut stdin.lock(), &mut stdout.lock())
+        }
+        Command::Match(args) => run_match(&args),
+        Command::Train(args) => train(&args),
+    }
+}
+
+/// The seed's interactive game. End of input ends the session quietly at any prompt.
+fn play(args: &PlayArgs, input: &mut dyn BufRead, out: &mut dyn Write) -> anyhow::Result<()> {
+    let seed = crate::seed::choose(args.seed);
+    let mut rng = crate::seed::rng(seed, 0);
+    let mut menace = Menace::load_or_new(args.boxes.as_deref(), args.schedule)?;
+    writeln!(out, "seed {seed}")?;
+    writeln!(
+        out,
+        "You play O against MENACE (X, moves first). Name a square by row then column, \
+         L/M/R = top/middle/bottom row and left/middle/right column (e.g. MM for the centre), \
+         or by a digit 1-9 counted row by row from the top left."
+    )?;
+    let games = loop {
+        write!(out, "How many games? ")?;
+        out.flush()?;
+        let Some(line) = read_line(input, out)? else {
+            return Ok(());
+        };
+        match line.trim().parse::<u32>() {
+            Ok(n) => break n,
+            Err(_) => writeln!(out, "`{}` is not a number of games.", line.trim())?,
+        }
+    };
+    for _ in 0..games {
+        writeln!(out, "new game")?;
+        let mut board = Board::empty();
+        let outcome = loop {
+            if let Some(outcome) = board.outcome() {
+                break outcome;
+            }
+            if board.to_move() == Mark::X {
+                let square = menace.choose_move(&board, &mut rng);
+                board = board.with(square, Mark::X);
+                writeln!(out, "MENACE plays {}:\n{board}", square_name(square))?;
+                continue;
+            }
+            let Some(square) = ask_move(&board, input, out)? else {
+                // The beads drawn in this unfinished game go back: nothing is learned from it.
+                menace.abandon_game();
+                return Ok(());
+            };
+            board = board.with(square, Mark::O);
+            writeln!(out, "You play {}:\n{board}", square_name(square))?;
+        };
+        menace.finish_game(outcome);
+        let verdict = match outcome {
+            Outcome::Won(Mark::X) => "MENACE wins.",
+            Outcome::Won(Mark::O) => "You win.",
+            Outcome::Draw => "Draw.",
+        };
+        writeln!(out, "{verdict}\nThe matchboxes (move, board, beads):")?;
+        for matchbox in menace.boxes() {
+            writeln!(out, "{}", matchbox.line())?;
+        }
+        if let Some(path) = &args.boxes {
+            menace.save(path)?;
+        }
+    }
+    Ok(())
+}
+
+/// Prompts until the player names a free square; `None` at end of input.
+fn ask_move(
+    board: &Board,
+    input: &mut dyn BufRead,
+    out: &mut dyn Write,
+) -> anyhow::Result<Option<usize>> {
+    loop {
+        write!(out, "Your move (O): ")?;
+        out.flush()?;
+        let Some(line) = read_line(input, out)? else {
+            return Ok(None);
+        };
+        let text = line.trim();
+        match parse_square_for_people(text) {
+            None => writeln!(
+                out,
+                "`{text}` is not a square: type row then column (L/M/R each, e.g. ML) or a digit 1-9."
+            )?,
+            Some(square) if !board.is_free(square) => writeln!(
+                out,
+                "{} is taken: choose a free square (shown as .).",
+                square_name(square)
+            )?,
+            Some(square) => return Ok(Some(square)),
+        }
+    }
+}
+
+/// One line of input; `None` at end of input, after ending the prompt's line.
+fn read_line(input: &mut dyn BufRead, out: &mut dyn Write) -> anyhow::Result<Option<String>> {
+    let mut line = String::new();
+    if input.read_line(&mut line).context("cannot read stdin")? == 0 {
+        writeln!(out)?;
+        return Ok(None);
+    }
+    Ok(Some(line))
+}
+
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
+}
+
+fn player_from_arg(arg: &str, mark: Mark) -> anyhow::Result<Player> {
+    if arg == "menace" && mark == Mark::O {
+        bail!("MENACE plays X only (its matchboxes hold X's positions): use --x menace");
+    }
+    let player = Player::from_arg(arg, StderrLog::discard())?;
+    if let Player::Bot(bot) = &player {
+        crate::bot::roster::prepare(std::slice::from_ref(&bot.spec))?;
+    }
+    Ok(player)
+}
+
+fn run_match(args: &MatchArgs) -> anyhow::Result<()> {
+    let mut x = player_from_arg(&args.x, Mark::X)?;
+    let mut o = player_from_arg(&args.o, Mark::O)?;
+    let seed = crate::seed::choose(args.seed);
+    println!("seed {seed}");
+    let limit = Duration::from_millis(args.timeout_ms);
+    let mut rng = crate::seed::rng(seed, 0);
+    let mut tally = Tally::default();
+    let mut faults = Vec::new();
+    runtime()?.block_on(async {
+        for game in 1..=args.games {
+            let record = play_game(&mut x, &mut o, &mut rng, limit).await;
+            tally.add(record.outcome, Mark::X);
+            let moves: Vec<String> = record.moves.iter().map(|&s| square_name(s)).collect();
+            let result = match record.outcome {
+                Outcome::Won(m) => format!("{} wins", m.as_char()),
+                Outcome::Draw => "draw".into(),
+            };
+            print!("game {game}: {result:<6} moves {}", moves.join(" "));
+            if let Some(f) = &record.fault {
+                let who = if f.mark == Mark::X {
+                    x.name()
+                } else {
+                    o.name()
+                };
+                let at = f.turn.map(|t| format!(" at move {t}")).unwrap_or_default();
+                print!(
+                    "  [{} {who} lost by fault{at}: {}]",
+                    f.mark.as_char(),
+                    f.reason
+                );
+                faults.push(format!("game {game}: {who}{at}: {}", f.reason));
+            }
+            println!();
+        }
+        for (player, mark) in [(&mut x, 'X'), (&mut o, 'O')] {
+            if let Player::Bot(bot) = player
+                && let Some(e) = bot.finish(limit).await
+            {
+                faults.push(format!("{mark} {} at the end: {e}", bot.spec.name));
+            }
+        }
+    });
+    println!(
+        "totals: X {} wins {}, O {} wins {}, draws {}",
+        x.name(),
+        tally.wins,
+        o.name(),
+        tally.losses,
+        tally.draws
+    );
+    println!("faults: {}", faults.len());
+    for fault in faults {
+        println!("  {fault}");
+    }
+    Ok(())
+}
+
+/// MENACE's results in one block of training games.
+struct Block {
+    first_game: u32,
+    tally: Tally,
+}
+
+fn train(args: &TrainArgs) -> anyhow::Result<()> {
+    if args.block == 0 {
+        bail!("--block must be at least 1");
+    }
+    let seed = crate::seed::choose(args.seed);
+    println!("seed {seed}");
+    let menace = Menace::load_or_new(args.boxes.as_deref(), args.schedule)?;
+    let mut x = Player::Menace(menace);
+    let mut o = player_from_arg(&args.opponent, Mark::O)?;
+    let limit = Duration::from_millis(args.timeout_ms);
+    let mut rng = crate::seed::rng(seed, 0);
+    let mut blocks: Vec<Block> = Vec::new();
+    let mut faults = 0;
+    runtime()?.block_on(async {
+        for game in 0..args.games {
+            if game % args.block == 0 {
+                blocks.push(Block {
+                    first_game: game + 1,
+                    tally: Tally::default(),
+                });
+            }
+            let record = play_game(&mut x, &mut o, &mut rng, limit).await;
+            if record.fault.is_some() {
+                faults += 1;
+            }
+            let block = blocks.last_mut().expect("a block was started");
+            block.tally.add(record.outcome, Mark::X);
+        }
+        if let Player::Bot(bot) = &mut o {
+            bot.finish(limit).await;
+        }
+    });
+    println!(
+        "MENACE (X) against {}, {} games, blocks of {}:",
+        o.name(),
+        args.games,
+        args.block
+    );
+    println!(
+        "{:>13}  {:>6} {:>6} {:>6}",
+        "games", "wins", "draws", "losses"
+    );
+    for block in &blocks {
+        let t = block.tally;
+        let last = block.first_game + t.wins + t.draws + t.losses - 1;
+        let games = format!("{}-{}", block.first_game, last);
+        println!("{games:>13}  {:>6} {:>6} {:>6}", t.wins, t.draws, t.losses);
+    }
+    if faults > 0 {
+        println!("games lost by an opponent's fault: {faults}");
+    }
+    if let Some(path) = &args.plot {
+        plot(&blocks, &o.name(), path)?;
+        println!("plot written to {}", path.display());
+    }
+    if let (Some(path), Player::Menace(menace)) = (&args.boxes, &x) {
+        menace.save(path)?;
+        println!("matchboxes saved to {}", path.display());
+    }
+    Ok(())
+}
+
+/// The learning curve: the share of wins, draws and losses in each block.
+fn plot(blocks: &[Block], opponent: &str, path: &Path) -> anyhow::Result<()> {
+    use plotters::prelude::*;
+    let draw = || -> Result<(), Box<dyn std::error::Error>> {
+        let root = SVGBackend::new(path, (800, 480)).into_drawing_area();
+        root.fill(&WHITE)?;
+        // Each block is drawn at its last game, so the x axis counts games played.
+        let block_end = |b: &Block| {
+            let t = b.tally;
+            f64::from(b.first_game + t.wins + t.draws + t.losses - 1)
+        };
+        let last = blocks.last().map_or(1.0, block_end);
+        let mut chart = ChartBuilder::on(&root)
+            .caption(format!("MENACE (X) against {opponent}"), ("sans-serif", 22))
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(50)
+            .build_cartesian_2d(0f64..last, 0f64..100f64)?;
+        chart
+            .configure_mesh()
+            .x_label_formatter(&|x| format!("{x:.0}"))
+            .y_label_formatter(&|y| format!("{y:.0}"))
+            .x_desc("games played")
+            .y_desc("% of the block's games")
+            .draw()?;
+        type Pick = fn(&Tally) -> u32;
+        let series: [(&str, RGBColor, Pick); 3] = [
+            ("wins", GREEN, |t| t.wins),
+            ("draws", BLUE, |t| t.draws),
+            ("losses", RED, |t| t.losses),
+        ];
+        for (label, color, pick) in series {
+            chart
+                .draw_series(LineSeries::new(
+                    blocks.iter().map(|b| {
+                        let t = b.tally;
+                        let n = (t.wins + t.draws + t.losses).max(1);
+                        (block_end(b), 100.0 * f64::from(pick(&t)) / f64::from(n))
+                    }),
+                    color.stroke_width(2),
+                ))?
+                .label(label)
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
+        }
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .draw()?;
+        root.present()?;
+        Ok(())
+    };
+    draw().map_err(|e| anyhow::anyhow!("cannot write the plot {}: {e}", path.display()))
 }

@@ -1,8 +1,192 @@
-//! `koth paths`: placeholder until the game lands.
+//! `koth paths`: play one game among bots from a `bots.txt`, bot folders, or `./bots`.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use anyhow::Context;
+use indicatif::{ProgressBar, ProgressStyle};
+
+use super::play::{self, DEFAULT_ROUNDS};
+use crate::bot::{self, BotSpec, Limits, roster};
+use crate::game::{MatchResult, MatchSetup, RoundProgress};
+use crate::seed;
 
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// The original controller's bot list (name, folder under bots/ next to it, command).
+    #[arg(long, value_name = "PATH", conflicts_with = "bot")]
+    bots_file: Option<PathBuf>,
+    /// A bot folder holding a bot.toml; repeat for each bot. Default: every bot under ./bots
+    /// whose manifest lists games = ["paths"].
+    #[arg(long, value_name = "DIR")]
+    bot: Vec<PathBuf>,
+    /// Rounds in the game.
+    #[arg(long, value_name = "R", default_value_t = DEFAULT_ROUNDS)]
+    rounds: u32,
+    /// Seed of every random choice koth makes (report orders, scoring searches).
+    #[arg(long, value_name = "S")]
+    seed: Option<u64>,
+    /// Time limit per answer, and for exiting after SCORE.
+    #[arg(long, value_name = "MS", default_value_t = 1000)]
+    timeout_ms: u64,
+    /// Where to write the outputs. Default: logs/paths-<unix-seconds>-seed<S>/.
+    #[arg(long, value_name = "DIR")]
+    log_dir: Option<PathBuf>,
+    /// Print koth's own CPU time per turn at the end (for the benchmark script).
+    #[arg(long, hide = true)]
+    report_cpu: bool,
+}
 
-pub fn run(_args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("the paths game is not built yet")
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let bots = load_bots(&args)?;
+    roster::prepare(&bots)?;
+    let seed = seed::choose(args.seed);
+    println!("seed: {seed}");
+    let log_dir = match &args.log_dir {
+        Some(dir) => dir.clone(),
+        None => {
+            let now = SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map(|d| d.as_secs())
+                .unwrap_or(0);
+            PathBuf::from(format!("logs/paths-{now}-seed{seed}"))
+        }
+    };
+    std::fs::create_dir_all(&log_dir)
+        .with_context(|| format!("cannot create the log folder {}", log_dir.display()))?;
+
+    let names: Vec<String> = bots.iter().map(|b| b.name.clone()).collect();
+    let bar = ProgressBar::new(args.rounds as u64).with_style(
+        ProgressStyle::with_template("{bar:30} round {pos}/{len}  {msg}")
+            .expect("the template is valid"),
+    );
+    let progress_bar = bar.clone();
+    let setup = MatchSetup {
+        bots,
+        seed,
+        log_dir: log_dir.clone(),
+        limits: Limits::uniform(Duration::from_millis(args.timeout_ms)),
+        rounds: Some(args.rounds),
+        progress: Some(Arc::new(move |p: &RoundProgress| {
+            progress_bar.set_position(p.rounds_done as u64);
+            if let Some((leader, total)) = p
+                .totals
+                .iter()
+                .enumerate()
+                .max_by(|a, b| a.1.total_cmp(b.1))
+            {
+                progress_bar.set_message(format!("leader: {} ({total})", names[leader]));
+            }
+        })),
+    };
+
+    // One thread is enough: koth only waits on pipes, and a single-threaded runtime costs far
+    // less CPU per answer than a work-stealing one waking threads for every line.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let (result, results) = runtime.block_on(async {
+        // Bots run in their own process groups, out of reach of the terminal's Ctrl-C.
+        tokio::spawn(async {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                bot::kill_all();
+                std::process::exit(130);
+            }
+        });
+        play::play(&setup).await
+    })?;
+    bar.finish_and_clear();
+    print_table(&result);
+    println!("outputs: {}", log_dir.display());
+    if args.report_cpu {
+        let turns = results.rounds as u64 * (results.bots.len() as u64).pow(2);
+        let cpu = own_cpu_time()?;
+        println!(
+            "koth cpu: {} ms over {turns} turns = {:.1} µs/turn",
+            cpu.as_millis(),
+            cpu.as_secs_f64() * 1e6 / turns.max(1) as f64
+        );
+    }
+    Ok(())
+}
+
+/// The bots from `--bots-file`, `--bot` folders, or every paths bot under `./bots`.
+fn load_bots(args: &Args) -> anyhow::Result<Vec<BotSpec>> {
+    let mut bots = if let Some(file) = &args.bots_file {
+        let mut bots = roster::load_bots_txt(file)?;
+        for bot in &mut bots {
+            inherit_build(bot)?;
+        }
+        bots
+    } else if !args.bot.is_empty() {
+        let bots = args
+            .bot
+            .iter()
+            .map(|dir| roster::load_bot(dir))
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        roster::check_unique_names(&bots)?;
+        bots
+    } else {
+        roster::discover(Path::new("bots"), "paths")?
+    };
+    // Bots run in their own folders; a relative folder would make a relative program such as
+    // `./column` resolve against the wrong directory once the child has changed into it.
+    for bot in &mut bots {
+        bot.dir = std::path::absolute(&bot.dir)
+            .with_context(|| format!("{bot}: cannot resolve its folder"))?;
+    }
+    if bots.len() > super::rules::MAX_BOTS {
+        anyhow::bail!(
+            "{} bots listed; paths takes at most {}",
+            bots.len(),
+            super::rules::MAX_BOTS
+        );
+    }
+    Ok(bots)
+}
+
+/// A `bots.txt` line has no build step, so a bot whose folder also holds a `bot.toml` takes the
+/// build step from there: a compiled bot then works from either kind of list.
+fn inherit_build(bot: &mut BotSpec) -> anyhow::Result<()> {
+    if bot.build.is_none() && bot.dir.join(roster::MANIFEST).is_file() {
+        bot.build = roster::load_manifest(&bot.dir)?.0.build;
+    }
+    Ok(())
+}
+
+fn print_table(result: &MatchResult) {
+    let mut rows: Vec<_> = result.bots.iter().collect();
+    rows.sort_by(|a, b| b.score.total_cmp(&a.score));
+    let width = rows.iter().map(|b| b.name.len()).max().unwrap_or(4).max(4);
+    println!(
+        "{:>4}  {:<width$}  {:>8}  {:>6}",
+        "rank", "name", "total", "faults"
+    );
+    for (rank, bot) in rows.iter().enumerate() {
+        println!(
+            "{:>4}  {:<width$}  {:>8}  {:>6}",
+            rank + 1,
+            bot.name,
+            bot.score,
+            bot.faults.len()
+        );
+    }
+}
+
+/// koth's own CPU time (user + system, children excluded), from /proc/self/stat.
+fn own_cpu_time() -> anyhow::Result<Duration> {
+    let stat = std::fs::read_to_string("/proc/self/stat").context("cannot read /proc/self/stat")?;
+    // Fields after the parenthesised command name; utime and stime are the 14th and 15th.
+    let after = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or("");
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let ticks: u64 = fields
+        .get(11..13)
+        .context("unexpected /proc/self/stat format")?
+        .iter()
+        .map(|f| f.parse::<u64>().unwrap_or(0))
+        .sum();
+    // Linux reports these in USER_HZ, which is 100 on every architecture it supports.
+    Ok(Duration::from_millis(ticks * 10))
 }

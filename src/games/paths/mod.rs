@@ -1,6 +1,16 @@
 //! The Grid-Routing Battle ("paths"); its rules are `../shared/spec/paths.md`.
+//!
+//! - [`rules`]: the grid, the phases and the scoring search (pure).
+//! - [`protocol`]: every line exchanged with a bot, parsed and displayed.
+//! - [`play`]: the match loop over bot processes, faults and outputs.
+//! - [`log`]: `graphical_log.txt` and `results.json`.
+//! - [`cli`]: `koth paths`.
 
 pub mod cli;
+pub mod log;
+pub mod play;
+pub mod protocol;
+pub mod rules;
 
 use crate::game::{BoxFuture, Game, MatchResult, MatchSetup};
 
@@ -13,10 +23,10 @@ impl Game for Paths {
     }
 
     fn players(&self) -> (usize, usize) {
-        (1, 62)
+        (1, rules::MAX_BOTS)
     }
 
-    fn play<'a>(&'a self, _setup: &'a MatchSetup) -> BoxFuture<'a, anyhow::Result<MatchResult>> {
-        Box::pin(async { anyhow::bail!("paths is not built yet") })
+    fn play<'a>(&'a self, setup: &'a MatchSetup) -> BoxFuture<'a, anyhow::Result<MatchResult>> {
+        Box::pin(async move { Ok(play::play(setup).await?.0) })
     }
 }

@@ -176,7 +176,7 @@ fn play_all(
         limit: Duration::from_millis(args.timeout_ms),
         log_dir: log_dir.to_path_buf(),
     };
-    let records = play_boards(contestant, run_seed, &config, &mut |record| {
+    let played = play_boards(contestant, run_seed, &config, &mut |record| {
         let mut line = format!(
             "board {:>3} seed {:>20} points {:>6} turns {:>5}",
             record.board, record.seed, record.points, record.turns
@@ -193,5 +193,5 @@ fn play_all(
         progress.inc(1);
     });
     progress.finish_and_clear();
-    records
+    Ok(played?.records)
 }

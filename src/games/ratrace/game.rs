@@ -51,7 +51,7 @@ fn play_match(setup: &MatchSetup) -> anyhow::Result<MatchResult> {
         log_dir: setup.log_dir.clone(),
     };
     let mut points = Vec::new();
-    let records = play_boards(
+    let played = play_boards(
         &Contestant::Bot(spec.clone()),
         setup.seed,
         &config,
@@ -66,6 +66,7 @@ fn play_match(setup: &MatchSetup) -> anyhow::Result<MatchResult> {
             }
         },
     )?;
+    let records = played.records;
     let path = setup.log_dir.join("ratrace-boards.json");
     std::fs::write(&path, serde_json::to_string_pretty(&records)?)
         .with_context(|| format!("cannot write {}", path.display()))?;
@@ -90,6 +91,7 @@ fn play_match(setup: &MatchSetup) -> anyhow::Result<MatchResult> {
             score: Summary::of(&points).geometric_mean,
             status: BotStatus::from_faults(&faults),
             faults,
+            timing: played.timing,
         }],
     })
 }

@@ -14,6 +14,7 @@ use super::player::{self, Player};
 use super::subprocess::SubprocessPlayer;
 use super::track::Track;
 use crate::bot::BotSpec;
+use crate::bot::process::AnswerStats;
 use crate::seed;
 
 /// The seed of board `board` of the run with seed `run_seed`.
@@ -110,22 +111,32 @@ pub struct RunConfig {
     pub log_dir: PathBuf,
 }
 
+/// A played run.
+pub struct Played {
+    /// In board order.
+    pub records: Vec<BoardRecord>,
+    /// A subprocess player's answer timings, over all its processes.
+    pub timing: AnswerStats,
+}
+
 /// Plays every board of the run on `config.jobs` threads, calling `on_record` for each as it
-/// finishes; returns them in board order.
+/// finishes.
 pub fn play_boards(
     contestant: &Contestant,
     run_seed: u64,
     config: &RunConfig,
     on_record: &mut dyn FnMut(&BoardRecord),
-) -> anyhow::Result<Vec<BoardRecord>> {
+) -> anyhow::Result<Played> {
     let next = AtomicUsize::new(0);
     let (sender, receiver) = mpsc::channel();
     let mut records = Vec::with_capacity(config.boards);
+    let mut timing = AnswerStats::default();
     std::thread::scope(|scope| {
+        let mut jobs = Vec::new();
         for job in 0..config.jobs {
             let sender = sender.clone();
             let next = &next;
-            scope.spawn(move || {
+            jobs.push(scope.spawn(move || {
                 let name = contestant.name().to_string();
                 let play = |player: &mut dyn Player| loop {
                     let board = next.fetch_add(1, Ordering::Relaxed);
@@ -143,6 +154,7 @@ pub fn play_boards(
                     Contestant::BuiltIn(name) => {
                         let mut player = player::built_in(name).expect("checked before");
                         play(player.as_mut());
+                        AnswerStats::default()
                     }
                     Contestant::Bot(spec) => {
                         match SubprocessPlayer::new(
@@ -152,20 +164,28 @@ pub fn play_boards(
                         ) {
                             Ok(mut player) => {
                                 play(&mut player);
-                                player.finish();
+                                player.finish()
                             }
                             // Without a runtime this job plays nothing; the others go on,
                             // and a run that lost every job says so below.
-                            Err(e) => eprintln!("koth: job {job} cannot start a runtime: {e}"),
+                            Err(e) => {
+                                eprintln!("koth: job {job} cannot start a runtime: {e}");
+                                AnswerStats::default()
+                            }
                         }
                     }
                 }
-            });
+            }));
         }
         drop(sender);
         for record in receiver {
             on_record(&record);
             records.push(record);
+        }
+        for job in jobs {
+            if let Ok(stats) = job.join() {
+                timing.merge(&stats);
+            }
         }
     });
     if records.len() < config.boards {
@@ -176,5 +196,5 @@ pub fn play_boards(
         );
     }
     records.sort_by_key(|r| r.board);
-    Ok(records)
+    Ok(Played { records, timing })
 }

@@ -14,7 +14,8 @@ use tokio::runtime::Runtime;
 
 use super::player::{Ask, Move, Player, PlayerFault};
 use super::protocol;
-use crate::bot::{BotError, BotProcess, BotSpec, FaultKind, StderrLog, process::STDERR_CAP};
+use crate::bot::process::{AnswerStats, STDERR_CAP};
+use crate::bot::{BotError, BotProcess, BotSpec, FaultKind, StderrLog};
 
 pub struct SubprocessPlayer {
     spec: BotSpec,
@@ -24,6 +25,8 @@ pub struct SubprocessPlayer {
     stderr_stem: PathBuf,
     started: usize,
     process: Option<BotProcess>,
+    /// Answer timings of the processes already gone.
+    stats: AnswerStats,
     /// The `TURN` message, rebuilt in place every turn.
     message: Vec<u8>,
 }
@@ -40,21 +43,29 @@ impl SubprocessPlayer {
             stderr_stem,
             started: 0,
             process: None,
+            stats: AnswerStats::default(),
             message: Vec::new(),
         })
     }
 
-    /// Closes the bot's input and waits for it to exit.
-    pub fn finish(mut self) {
+    /// Closes the bot's input and waits for it to exit; returns the timings of all its answers.
+    pub fn finish(mut self) -> AnswerStats {
         if let Some(process) = self.process.take() {
+            self.stats.merge(process.stats());
             self.runtime.block_on(process.finish(self.limit));
         }
+        self.stats
+    }
+
+    fn kill(&mut self, process: BotProcess) {
+        self.stats.merge(process.stats());
+        self.runtime.block_on(process.kill());
     }
 
     /// Records a fault: the process is killed, so the next board starts a new one.
     fn fault(&mut self, kind: FaultKind, reason: String) -> PlayerFault {
         if let Some(process) = self.process.take() {
-            self.runtime.block_on(process.kill());
+            self.kill(process);
         }
         PlayerFault { kind, reason }
     }
@@ -68,7 +79,7 @@ impl Player for SubprocessPlayer {
     fn begin_board(&mut self, board: usize, seed: u64) -> Result<(), PlayerFault> {
         // A process that failed to take the last board's END line is stopped: start afresh.
         if let Some(stale) = self.process.take_if(|p| p.is_stopped()) {
-            self.runtime.block_on(stale.kill());
+            self.kill(stale);
         }
         if self.process.is_none() {
             self.started += 1;

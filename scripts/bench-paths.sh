@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Benchmarks of `koth paths` with bots that cost nothing, so that what is measured is koth:
+#  (a) koth's own CPU time per turn (children excluded) with N instant bots, N = 4, 9, 16;
+#  (b) phase concurrency: N bots each sleeping 100 ms per answer; a round should take
+#      N²·2·0.1 s (phases in parallel), not N times that.
+# Scoring alone (c) is `cargo bench --bench paths`.
+# Usage: bash scripts/bench-paths.sh   (from anywhere; builds koth in release mode first)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release --quiet
+koth=$PWD/target/release/koth
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# A bot that answers every prompt NONE after an optional delay (ms, its first argument) and
+# exits on SCORE. C, so that its own start-up is negligible.
+mkdir -p "$work/bots/instant"
+cat > "$work/bots/instant/instant.c" <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+    static char line[1 << 16];
+    useconds_t delay = argc > 1 ? (useconds_t)atoi(argv[1]) * 1000 : 0;
+    while (fgets(line, sizeof line, stdin)) {
+        if (!strncmp(line, "DESTROY", 7) || !strncmp(line, "ACTIVATE", 8)) {
+            if (delay) usleep(delay);
+            puts("NONE");
+            fflush(stdout);
+        } else if (!strncmp(line, "SCORE", 5)) {
+            return 0;
+        }
+    }
+    return 0;
+}
+C
+gcc -O2 -o "$work/bots/instant/instant" "$work/bots/instant/instant.c"
+
+# bots.txt with N copies of the bot, all in the same folder.
+roster() { # roster N DELAY_MS
+  for ((i = 1; i <= $1; i++)); do printf 'Instant %d\ninstant\n./instant %d\n' "$i" "$2"; done \
+    > "$work/bots.txt"
+}
+
+echo "(a) koth's own CPU time per turn, instant bots"
+for spec in 4:60 9:20 16:4; do
+  n=${spec%:*} rounds=${spec#*:}
+  roster "$n" 0
+  printf '  N=%-2d (%d rounds): ' "$n" "$rounds"
+  "$koth" paths --bots-file "$work/bots.txt" --rounds "$rounds" --seed 1 \
+    --log-dir "$work/out-a$n" --report-cpu | grep '^koth cpu'
+done
+
+echo "(b) one round with N bots each answering after 100 ms"
+for n in 2 3; do
+  roster "$n" 100
+  start=$(date +%s.%N)
+  "$koth" paths --bots-file "$work/bots.txt" --rounds 1 --seed 1 --log-dir "$work/out-b$n" >/dev/null
+  end=$(date +%s.%N)
+  awk -v n="$n" -v s="$start" -v e="$end" 'BEGIN {
+    ideal = n * n * 2 * 0.1; took = e - s
+    printf "  N=%d: %.2f s, ideal %.1f s, ratio %.3f\n", n, took, ideal, took / ideal }'
+done

@@ -1,0 +1,111 @@
+//! The game's outputs: `graphical_log.txt` in the original controller's exact shape, and
+//! `results.json`.
+//!
+//! The graphical log is rendered from small typed pieces ([`RoundLog`], [`FinalLog`]) rather
+//! than printed ad hoc, so that a reader can parse a log back into the same pieces.
+
+use std::fmt::Write as _;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::Path;
+
+use anyhow::Context;
+use serde::{Deserialize, Serialize};
+
+use super::rules::letter;
+use crate::game::Fault;
+
+/// One round as the graphical log shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RoundLog {
+    pub index: u32,
+    /// The final grid, top row first (see [`super::rules::Grid::rows`]).
+    pub rows: Vec<String>,
+    /// Points in bot-list order.
+    pub points: Vec<u64>,
+}
+
+/// The end of the graphical log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FinalLog {
+    /// `(name, total)`, highest total first.
+    pub standings: Vec<(String, u64)>,
+    /// Bots that timed out at least once.
+    pub too_slow: Vec<String>,
+}
+
+/// `graphical_log.txt`, written as the game goes so a long game can be followed with `tail -f`.
+pub struct GraphicalLog {
+    out: BufWriter<File>,
+}
+
+impl GraphicalLog {
+    pub fn create(path: &Path, names: &[String], rounds: u32) -> anyhow::Result<GraphicalLog> {
+        let file =
+            File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+        let mut log = GraphicalLog {
+            out: BufWriter::new(file),
+        };
+        let mut text = String::from("Initializing bots.\nBots:\n");
+        for (index, name) in names.iter().enumerate() {
+            let _ = writeln!(text, "  {name} ({})", letter(index));
+        }
+        let _ = writeln!(text, "Running {rounds} rounds.");
+        log.write(&text)?;
+        Ok(log)
+    }
+
+    pub fn round(&mut self, round: &RoundLog) -> anyhow::Result<()> {
+        let mut text = format!("  Round {}\n  Finished, computing score.\n", round.index);
+        for row in &round.rows {
+            let _ = writeln!(text, "  {row}");
+        }
+        let points: Vec<String> = round.points.iter().map(u64::to_string).collect();
+        let _ = writeln!(text, "  Results: {}", points.join(" "));
+        self.write(&text)
+    }
+
+    pub fn finish(mut self, end: &FinalLog) -> anyhow::Result<()> {
+        let mut text = String::from("Final results:\n");
+        for (name, total) in &end.standings {
+            let _ = writeln!(text, "  {name}: {total}");
+        }
+        if !end.too_slow.is_empty() {
+            text.push_str("The following bots were too slow:\n");
+            for name in &end.too_slow {
+                let _ = writeln!(text, "  {name}");
+            }
+        }
+        self.write(&text)?;
+        self.out.flush().context("cannot write the graphical log")
+    }
+
+    fn write(&mut self, text: &str) -> anyhow::Result<()> {
+        self.out
+            .write_all(text.as_bytes())
+            .context("cannot write the graphical log")
+    }
+}
+
+/// `results.json`: everything needed to check or rank a game without reading its log.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Results {
+    pub game: String,
+    pub seed: u64,
+    pub rounds: u32,
+    pub side: usize,
+    /// Names in bot-list order; every list below follows it.
+    pub bots: Vec<String>,
+    /// `points[round][bot]`.
+    pub points: Vec<Vec<u64>>,
+    pub totals: Vec<u64>,
+    pub faults: Vec<Fault>,
+}
+
+impl Results {
+    pub fn write(&self, path: &Path) -> anyhow::Result<()> {
+        let text = serde_json::to_string_pretty(self).context("cannot serialize the results")?;
+        std::fs::write(path, text + "\n")
+            .with_context(|| format!("cannot write {}", path.display()))
+    }
+}

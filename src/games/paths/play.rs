@@ -1,0 +1,334 @@
+//! The match loop: bot processes, turns, phases, reports, faults and outputs of one game.
+//!
+//! A bot's answer line travels: [`BotProcess::ask`] (the line, under the time limit) →
+//! [`choice`] (parsed by [`Reply::parse`], checked against the grid, faults recorded) →
+//! [`Grid::destroy`] / [`Grid::activate`] (the rules) → [`Grid::score`] at the end of the round
+//! → the round's points in `results.json` and the graphical log.
+
+use std::collections::HashSet;
+use std::fs::File;
+use std::path::Path;
+
+use anyhow::{Context, bail};
+use futures::future::join_all;
+
+use super::log::{FinalLog, GraphicalLog, Results, RoundLog};
+use super::protocol::{Answer as Reply, Message};
+use super::rules::{self, Grid, MAX_BOTS, Vertex};
+use crate::bot::{self, AnswerStats, BotError, BotProcess, BotSpec, FaultKind, StderrLog};
+use crate::game::{BotResult, BotStatus, Fault, MatchResult, MatchSetup, RoundProgress};
+use crate::seed;
+
+/// Rounds per game when the setup does not say.
+pub const DEFAULT_ROUNDS: u32 = 100;
+
+/// The random stream of the report orders; round `r` scores with stream `r + 1`.
+const ORDER_STREAM: u64 = 0;
+
+/// Plays one game and writes `graphical_log.txt`, `results.json` and `stderr/` into the setup's
+/// log folder. Errors are koth's own (a folder it cannot write); bots' mistakes are faults.
+pub async fn play(setup: &MatchSetup) -> anyhow::Result<(MatchResult, Results)> {
+    let bots = &setup.bots;
+    let n = bots.len();
+    if n == 0 || n > MAX_BOTS {
+        bail!("paths takes 1 to {MAX_BOTS} bots, got {n}");
+    }
+    let rounds = setup.rounds.unwrap_or(DEFAULT_ROUNDS);
+    let names: Vec<String> = bots.iter().map(|b| b.name.clone()).collect();
+    for bot in bots {
+        // The spec's private file, emptied once per game and kept across its rounds.
+        let data = bot.dir.join("data.txt");
+        File::create(&data).with_context(|| format!("{bot}: cannot empty {}", data.display()))?;
+    }
+    let stderr_logs = create_stderr_logs(bots, &setup.log_dir)?;
+    let orders = rules::report_orders(n, &mut seed::rng(setup.seed, ORDER_STREAM));
+    let mut log = GraphicalLog::create(&setup.log_dir.join("graphical_log.txt"), &names, rounds)?;
+
+    let mut faults = Vec::new();
+    let mut points = Vec::new();
+    let mut totals = vec![0u64; n];
+    let mut timings = vec![AnswerStats::default(); n];
+    for round in 0..rounds {
+        let game = Round {
+            setup,
+            index: round,
+            stderr_logs: &stderr_logs,
+            orders: &orders,
+        };
+        let (grid, round_points) = game.play(&mut faults, &mut timings).await;
+        for (total, p) in totals.iter_mut().zip(&round_points) {
+            *total += p;
+        }
+        log.round(&RoundLog {
+            index: round,
+            rows: grid.rows(),
+            points: round_points.clone(),
+        })?;
+        points.push(round_points);
+        if let Some(progress) = &setup.progress {
+            progress(&RoundProgress {
+                rounds_done: round + 1,
+                rounds_total: rounds,
+                totals: totals.iter().map(|&t| t as f64).collect(),
+            });
+        }
+    }
+
+    let mut standings: Vec<(String, u64)> = names.iter().cloned().zip(totals.clone()).collect();
+    standings.sort_by_key(|(_, total)| std::cmp::Reverse(*total));
+    let too_slow = names
+        .iter()
+        .filter(|name| {
+            faults
+                .iter()
+                .any(|f: &Fault| &f.bot == *name && f.kind == FaultKind::TimedOut)
+        })
+        .cloned()
+        .collect();
+    log.finish(&FinalLog {
+        standings,
+        too_slow,
+    })?;
+
+    let results = Results {
+        game: "paths".into(),
+        seed: setup.seed,
+        rounds,
+        side: rules::side(n),
+        bots: names.clone(),
+        points,
+        totals: totals.clone(),
+        faults,
+    };
+    results.write(&setup.log_dir.join("results.json"))?;
+    let match_result = MatchResult {
+        game: "paths".into(),
+        seed: setup.seed,
+        bots: names
+            .iter()
+            .zip(&totals)
+            .zip(timings)
+            .map(|((name, &total), timing)| {
+                let faults: Vec<Fault> = results
+                    .faults
+                    .iter()
+                    .filter(|f| &f.bot == name)
+                    .cloned()
+                    .collect();
+                BotResult {
+                    name: name.clone(),
+                    score: total as f64,
+                    status: BotStatus::from_faults(&faults),
+                    faults,
+                    timing,
+                }
+            })
+            .collect(),
+    };
+    Ok((match_result, results))
+}
+
+/// One stderr log per bot for the whole game, named after its folder (`stderr/<folder>.log`),
+/// with a number appended when two bots share a folder.
+fn create_stderr_logs(bots: &[BotSpec], log_dir: &Path) -> anyhow::Result<Vec<StderrLog>> {
+    let dir = log_dir.join("stderr");
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let mut used = HashSet::new();
+    bots.iter()
+        .map(|bot| {
+            let base = bot
+                .dir
+                .file_name()
+                .map(|f| f.to_string_lossy().into_owned())
+                .unwrap_or_else(|| bot.name.replace(|c: char| !c.is_alphanumeric(), "-"));
+            let mut slug = base.clone();
+            let mut copy = 1;
+            while !used.insert(slug.clone()) {
+                copy += 1;
+                slug = format!("{base}-{copy}");
+            }
+            let path = dir.join(format!("{slug}.log"));
+            StderrLog::create(&path, bot::process::STDERR_CAP)
+                .with_context(|| format!("cannot create {}", path.display()))
+        })
+        .collect()
+}
+
+/// One round: fresh processes, N² turns, scoring.
+struct Round<'a> {
+    setup: &'a MatchSetup,
+    index: u32,
+    stderr_logs: &'a [StderrLog],
+    orders: &'a [Vec<usize>],
+}
+
+impl Round<'_> {
+    async fn play(&self, faults: &mut Vec<Fault>, timings: &mut [AnswerStats]) -> (Grid, Vec<u64>) {
+        let bots = &self.setup.bots;
+        let n = bots.len();
+        let (side, turns) = (rules::side(n), n * n);
+        let mut procs: Vec<Option<BotProcess>> = bots
+            .iter()
+            .zip(self.stderr_logs)
+            .map(|(spec, log)| match BotProcess::spawn(spec, log) {
+                Ok(mut process) => {
+                    process.set_clock(self.setup.limits.clock);
+                    Some(process)
+                }
+                Err(e) => {
+                    faults.push(self.fault(&spec.name, &e, None, ""));
+                    None
+                }
+            })
+            .collect();
+        let mut grid = Grid::new(side);
+        // Each bot's report for the previous phase, sent right before its next prompt.
+        let begin = Message::Begin {
+            bots: n,
+            turns,
+            side,
+        }
+        .to_string();
+        let mut reports = vec![begin; n];
+        for turn in 0..turns {
+            let prompt = Message::Destroy(turn).to_string();
+            let replies = self.ask_all(&mut procs, &reports, &prompt).await;
+            let choices = self.choices(replies, &grid, turn, &prompt, faults);
+            let broken = grid.destroy(&choices);
+            reports = self.reports(|own| Message::Broken(turn, own), &broken);
+
+            let prompt = Message::Activate(turn).to_string();
+            let replies = self.ask_all(&mut procs, &reports, &prompt).await;
+            let choices = self.choices(replies, &grid, turn, &prompt, faults);
+            let owned = grid.activate(&choices);
+            reports = self.reports(|own| Message::Owned(turn, own), &owned);
+        }
+        let points = grid.score(n, n, &mut seed::rng(self.setup.seed, 1 + self.index as u64));
+        let exit = self.setup.limits.exit;
+        let endings = procs
+            .into_iter()
+            .zip(reports)
+            .enumerate()
+            .map(|(i, (process, report))| {
+                let score = Message::Score(self.orders[i].iter().map(|&b| points[b]).collect());
+                async move {
+                    let mut process = process?;
+                    // A send can only fail for a bot already stopped, whose fault is recorded.
+                    let _ = process.send(&report).await;
+                    let _ = process.send(&score.to_string()).await;
+                    let stats = process.stats().clone();
+                    Some((stats, process.finish(exit).await))
+                }
+            });
+        for ((bot, ending), timing) in bots.iter().zip(join_all(endings).await).zip(timings) {
+            let Some((stats, fault)) = ending else {
+                continue;
+            };
+            timing.merge(&stats);
+            if let Some(e) = fault {
+                faults.push(self.fault(&bot.name, &e, None, "after SCORE: "));
+            }
+        }
+        (grid, points)
+    }
+
+    /// Sends each running bot its pending report and `prompt`, all bots at the same time, so a
+    /// phase lasts as long as its slowest bot rather than the sum of all.
+    async fn ask_all(
+        &self,
+        procs: &mut [Option<BotProcess>],
+        reports: &[String],
+        prompt: &str,
+    ) -> Vec<Option<Result<bot::Answer, BotError>>> {
+        let limit = self.setup.limits.answer;
+        join_all(
+            procs
+                .iter_mut()
+                .zip(reports)
+                .map(|(process, report)| async move {
+                    match process {
+                        Some(process) if !process.is_stopped() => {
+                            Some(process.ask(&format!("{report}\n{prompt}"), limit).await)
+                        }
+                        _ => None,
+                    }
+                }),
+        )
+        .await
+    }
+
+    /// Turns the phase's replies into choices; every fault is recorded and counts as no choice.
+    fn choices(
+        &self,
+        replies: Vec<Option<Result<bot::Answer, BotError>>>,
+        grid: &Grid,
+        turn: usize,
+        prompt: &str,
+        faults: &mut Vec<Fault>,
+    ) -> Vec<Option<Vertex>> {
+        let context = format!("{prompt}: ");
+        replies
+            .into_iter()
+            .zip(&self.setup.bots)
+            .map(|(reply, bot)| {
+                let turn = Some(turn as u32);
+                match reply? {
+                    Ok(answer) => match choice(&answer.line, grid) {
+                        Ok(vertex) => vertex,
+                        Err(reason) => {
+                            faults.push(Fault {
+                                bot: bot.name.clone(),
+                                kind: FaultKind::BadOutput,
+                                round: Some(self.index),
+                                turn,
+                                reason: context.clone() + &reason,
+                            });
+                            None
+                        }
+                    },
+                    Err(e) => {
+                        faults.push(self.fault(&bot.name, &e, turn, &context));
+                        None
+                    }
+                }
+            })
+            .collect()
+    }
+
+    /// Each bot's report of a phase: its own choice first, then the others in its order.
+    fn reports(
+        &self,
+        message: impl Fn(Vec<Option<Vertex>>) -> Message,
+        choices: &[Option<Vertex>],
+    ) -> Vec<String> {
+        self.orders
+            .iter()
+            .map(|order| message(order.iter().map(|&b| choices[b]).collect()).to_string())
+            .collect()
+    }
+
+    fn fault(&self, bot: &str, error: &BotError, turn: Option<u32>, context: &str) -> Fault {
+        Fault {
+            bot: bot.to_string(),
+            kind: error.kind(),
+            round: Some(self.index),
+            turn,
+            reason: format!("{context}{error}"),
+        }
+    }
+}
+
+/// The vertex an answer line names, `None` for `NONE`, or why the line is a fault (malformed,
+/// or off the grid). Whether the vertex is still inactive is the rules' business, not a fault.
+fn choice(line: &str, grid: &Grid) -> Result<Option<Vertex>, String> {
+    match Reply::parse(line)? {
+        Reply::None => Ok(None),
+        Reply::Vertex(x, y) => grid.vertex(x, y).map(Some).ok_or_else(|| {
+            let s = grid.side();
+            format!(
+                "VERTEX {x},{y} is off the grid (x and y run from 0 to {})",
+                s - 1
+            )
+        }),
+    }
+}

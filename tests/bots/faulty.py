@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""A paths bot that misbehaves on purpose, for koth's fault tests.
+
+usage: faulty.py MODE [MARKER]
+
+It plays correctly (answers NONE to every prompt) until its 3rd prompt, then commits the fault
+named by MODE (`polite` commits none: the reference the others are compared with). Before anything else it starts a child process that sleeps for ten minutes, so
+tests can check that koth kills a bot's children too. MARKER, if given, is put on both command
+lines so a test can look for survivors.
+"""
+import os
+import subprocess
+import sys
+import time
+
+mode = sys.argv[1]
+marker = sys.argv[2] if len(sys.argv) > 2 else "koth-faulty"
+FAULT_AT = 3
+
+# The child keeps none of the bot's pipes, as a well-behaved helper process would: a child that
+# held stdout open would hide the bot's own exit from koth until the time limit.
+subprocess.Popen(
+    [sys.executable, "-c", "import time; time.sleep(600)", marker],
+    stdin=subprocess.DEVNULL,
+    stdout=subprocess.DEVNULL,
+    stderr=subprocess.DEVNULL,
+)
+
+prompts = 0
+for line in sys.stdin:
+    if mode == "flood_stderr":
+        sys.stderr.write("noise " * 20000 + "\n")
+        sys.stderr.flush()
+    if line.startswith("SCORE"):
+        if mode == "never_exit":
+            while True:
+                time.sleep(1)
+        break
+    if not (line.startswith("DESTROY") or line.startswith("ACTIVATE")):
+        continue
+    prompts += 1
+    if prompts < FAULT_AT or mode in ("polite", "flood_stderr", "never_exit"):
+        print("NONE", flush=True)
+        continue
+    sys.stderr.write(f"faulty bot: committing {mode} now\n")
+    sys.stderr.flush()
+    if mode == "late":
+        time.sleep(30)
+        print("NONE", flush=True)
+    elif mode == "crash":
+        sys.exit(3)
+    elif mode == "close_stdout":
+        os.close(1)
+        time.sleep(600)
+    elif mode == "garbage":
+        sys.stdout.buffer.write(b"\xff\xfe\xfd not utf-8\n")
+        sys.stdout.flush()
+    elif mode == "endless_line":
+        chunk = "x" * 65536
+        while True:
+            sys.stdout.write(chunk)
+    elif mode == "bad_coordinates":
+        print("VERTEX 999,999" if prompts % 2 else "HELLO THERE", flush=True)
+    else:
+        sys.exit(f"unknown mode {mode}")

@@ -1,0 +1,246 @@
+//! Whole paths games with a bot that misbehaves (`tests/bots/faulty.py`) beside two deterministic
+//! climbers (`tests/bots/climber.py`) that build a path together. For every kind of fault the
+//! game must finish, record the fault with its round, turn and reason, leave the climbers'
+//! scores exactly as in the same game with a polite third bot, and leave no process of any bot
+//! running — also when koth itself is interrupted.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+const KOTH: &str = env!("CARGO_BIN_EXE_koth");
+
+fn test_bots() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bots")
+}
+
+/// Three bot folders in `arena`: the two climbers and the faulty bot in `mode`. Every process
+/// carries `marker` on its command line so survivors can be found.
+fn arena(arena: &Path, mode: &str, marker: &str) -> Vec<PathBuf> {
+    let bots = test_bots();
+    let script = |name: &str| bots.join(name).display().to_string();
+    let folders = [
+        (
+            "up",
+            "Climber up",
+            format!("python3 {} up 0 {marker}", script("climber.py")),
+        ),
+        (
+            "down",
+            "Climber down",
+            format!("python3 {} down 0 {marker}", script("climber.py")),
+        ),
+        (
+            "odd",
+            "Odd one",
+            format!("python3 {} {mode} {marker}", script("faulty.py")),
+        ),
+    ];
+    folders
+        .iter()
+        .map(|(folder, name, run)| {
+            let dir = arena.join(folder);
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(
+                dir.join("bot.toml"),
+                format!("name = \"{name}\"\nrun = \"{run}\"\ngames = [\"paths\"]\n"),
+            )
+            .unwrap();
+            dir
+        })
+        .collect()
+}
+
+fn koth_paths(bots: &[PathBuf], out: &Path, timeout_ms: u64) -> Command {
+    let mut command = Command::new(KOTH);
+    command.args(["paths", "--rounds", "2", "--seed", "5", "--timeout-ms"]);
+    command
+        .arg(timeout_ms.to_string())
+        .arg("--log-dir")
+        .arg(out);
+    for bot in bots {
+        command.arg("--bot").arg(bot);
+    }
+    command
+}
+
+/// Plays the game with the faulty bot in `mode` and returns results.json.
+fn play(mode: &str, marker: &str) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    let bots = arena(dir.path(), mode, marker);
+    let out = dir.path().join("out");
+    let output = koth_paths(&bots, &out, 700).output().unwrap();
+    assert!(
+        output.status.success(),
+        "{mode}: koth failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(out.join("graphical_log.txt").is_file());
+    serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap()
+}
+
+fn survivors(marker: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let is_pid = entry
+            .file_name()
+            .to_str()
+            .is_some_and(|s| s.parse::<u32>().is_ok());
+        if !is_pid {
+            continue;
+        }
+        if let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) {
+            let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+            if cmdline.contains(marker) {
+                found.push(cmdline);
+            }
+        }
+    }
+    found
+}
+
+fn assert_no_survivors(marker: &str) {
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while !survivors(marker).is_empty() {
+        assert!(
+            Instant::now() < deadline,
+            "survivors: {:?}",
+            survivors(marker)
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn totals(results: &Value) -> Vec<u64> {
+    results["totals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect()
+}
+
+/// The fault test for one mode: the kinds and reasons recorded for the odd bot, every round.
+fn check(mode: &str, kind: &str, reason_part: &str) {
+    let marker = format!("koth-paths-fault-{mode}-{}", std::process::id());
+    let reference = play("polite", &format!("{marker}-reference"));
+    assert_eq!(reference["faults"], Value::Array(vec![]));
+    let climbers = &totals(&reference)[..2];
+    assert!(
+        climbers[0] > 0 && climbers[1] > 0,
+        "the climbers connect: {climbers:?}"
+    );
+
+    let results = play(mode, &marker);
+    assert_eq!(
+        &totals(&results)[..2],
+        climbers,
+        "{mode} changed the others' scores"
+    );
+    let faults = results["faults"].as_array().unwrap();
+    for round in 0..2 {
+        let fault = faults
+            .iter()
+            .find(|f| f["round"] == round)
+            .unwrap_or_else(|| panic!("{mode}: no fault in round {round}: {faults:?}"));
+        assert_eq!(fault["bot"], "Odd one", "{fault}");
+        assert_eq!(fault["kind"], kind, "{fault}");
+        let reason = fault["reason"].as_str().unwrap();
+        assert!(reason.contains(reason_part), "{mode}: reason {reason:?}");
+    }
+    assert!(
+        faults.iter().all(|f| f["bot"] == "Odd one"),
+        "only the odd bot is at fault: {faults:?}"
+    );
+    assert_no_survivors(&marker);
+}
+
+#[test]
+fn a_late_bot_is_stopped_for_the_round() {
+    check("late", "timed_out", "no answer within 700 ms");
+}
+
+#[test]
+fn a_crashing_bot_is_recorded_with_its_exit_status() {
+    check("crash", "crashed", "exit status: 3");
+}
+
+#[test]
+fn a_bot_closing_stdout_is_recorded() {
+    check("close_stdout", "crashed", "closed its stdout");
+}
+
+#[test]
+fn a_bot_printing_garbage_is_recorded() {
+    check("garbage", "bad_output", "not UTF-8");
+}
+
+#[test]
+fn a_bot_printing_an_endless_line_is_recorded() {
+    check("endless_line", "bad_output", "without a newline");
+}
+
+#[test]
+fn a_bot_that_never_exits_is_killed_after_score() {
+    check("never_exit", "timed_out", "did not exit");
+}
+
+#[test]
+fn a_bot_flooding_stderr_plays_on_with_a_capped_log() {
+    let marker = format!("koth-paths-flood-{}", std::process::id());
+    let dir = tempfile::tempdir().unwrap();
+    let bots = arena(dir.path(), "flood_stderr", &marker);
+    let out = dir.path().join("out");
+    let output = koth_paths(&bots, &out, 2000).output().unwrap();
+    assert!(output.status.success());
+    let results: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    assert_eq!(results["faults"], Value::Array(vec![]));
+    let log = std::fs::read_to_string(out.join("stderr/odd.log")).unwrap();
+    assert!(
+        log.len() <= (1 << 20) + 200,
+        "stderr log is {} bytes",
+        log.len()
+    );
+    assert!(log.contains("stderr cut off"));
+    assert_no_survivors(&marker);
+}
+
+#[test]
+fn interrupting_koth_kills_every_bot() {
+    let marker = format!("koth-paths-interrupt-{}", std::process::id());
+    let dir = tempfile::tempdir().unwrap();
+    // The odd bot stalls on its third prompt for 30 s, well inside a 60 s limit: koth is
+    // waiting on it when interrupted.
+    let bots = arena(dir.path(), "late", &marker);
+    let mut koth = koth_paths(&bots, &dir.path().join("out"), 60_000)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !std::fs::read_to_string(dir.path().join("out/stderr/odd.log"))
+        .unwrap_or_default()
+        .contains("committing late")
+    {
+        assert!(Instant::now() < deadline, "the odd bot never stalled");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        survivors(&marker).len() >= 4,
+        "bots and the odd bot's child run"
+    );
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(koth.id() as i32),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
+    let status = koth.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut koth.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert!(stderr.contains("interrupted"), "{stderr}");
+    assert_no_survivors(&marker);
+}
