@@ -76,7 +76,11 @@ fn numbers(value: &Value) -> Vec<u64> {
 #[test]
 fn a_game_among_the_sample_bots_leaves_consistent_outputs() {
     let arena = arena();
+    let data = arena.path().join("bots/paths-random-builder/data.txt");
+    std::fs::write(&data, "100").unwrap();
     let out = play(arena.path(), &["--seed", "11"]);
+    // The bot counts rounds in data.txt: emptied when the game starts, kept between rounds.
+    assert_eq!(std::fs::read_to_string(&data).unwrap(), "3");
     let results = results(&out);
     let names: Vec<&str> = results["bots"]
         .as_array()

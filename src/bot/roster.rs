@@ -205,11 +205,14 @@ pub fn check_unique_names(bots: &[BotSpec]) -> anyhow::Result<()> {
 
 impl BotSpec {
     /// The program to execute: a relative path with a `/` is taken from the bot's folder (where
-    /// `./bot` was meant), a bare name is looked up on `PATH` as a shell would.
+    /// `./bot` was meant), a bare name is looked up on `PATH` as a shell would. The path is made
+    /// absolute: the child changes into its folder before executing it, so a path relative to
+    /// koth's own folder would no longer resolve.
     pub fn program(&self) -> PathBuf {
         let program = Path::new(&self.command[0]);
         if program.is_relative() && self.command[0].contains('/') {
-            self.dir.join(program)
+            let path = self.dir.join(program);
+            std::path::absolute(&path).unwrap_or(path)
         } else {
             program.to_path_buf()
         }

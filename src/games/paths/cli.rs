@@ -114,7 +114,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
 /// The bots from `--bots-file`, `--bot` folders, or every paths bot under `./bots`.
 fn load_bots(args: &Args) -> anyhow::Result<Vec<BotSpec>> {
-    let mut bots = if let Some(file) = &args.bots_file {
+    let bots = if let Some(file) = &args.bots_file {
         let mut bots = roster::load_bots_txt(file)?;
         for bot in &mut bots {
             inherit_build(bot)?;
@@ -131,12 +131,6 @@ fn load_bots(args: &Args) -> anyhow::Result<Vec<BotSpec>> {
     } else {
         roster::discover(Path::new("bots"), "paths")?
     };
-    // Bots run in their own folders; a relative folder would make a relative program such as
-    // `./column` resolve against the wrong directory once the child has changed into it.
-    for bot in &mut bots {
-        bot.dir = std::path::absolute(&bot.dir)
-            .with_context(|| format!("{bot}: cannot resolve its folder"))?;
-    }
     if bots.len() > super::rules::MAX_BOTS {
         anyhow::bail!(
             "{} bots listed; paths takes at most {}",

@@ -213,7 +213,9 @@ impl Round<'_> {
                 let score = Message::Score(self.orders[i].iter().map(|&b| points[b]).collect());
                 async move {
                     let mut process = process?;
-                    // A send can only fail for a bot already stopped, whose fault is recorded.
+                    // A send fails only for a bot already stopped (its fault is recorded) or one
+                    // that has stopped reading after its last answer, which the rules allow: what
+                    // they require is the exit, which `finish` checks.
                     let _ = process.send(&report).await;
                     let _ = process.send(&score.to_string()).await;
                     let stats = process.stats().clone();
