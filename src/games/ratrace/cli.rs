@@ -134,7 +134,7 @@ fn contestant(args: &Args) -> anyhow::Result<Contestant> {
         return Ok(Contestant::BuiltIn(name.clone()));
     }
     let spec = if let Some(dir) = &args.bot {
-        // Absolute, because the bot runs inside its folder and its program path is joined to it.
+        // Absolute, so the bot's name in logs and errors says exactly which folder ran.
         let dir = dir
             .canonicalize()
             .with_context(|| format!("no bot folder {}", dir.display()))?;
