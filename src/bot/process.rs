@@ -117,7 +117,10 @@ fn grace_note(grace: Duration) -> String {
     if grace.is_zero() {
         String::new()
     } else {
-        format!(" (its first answer, with {} ms more for start-up)", grace.as_millis())
+        format!(
+            " (its first answer, with {} ms more for start-up)",
+            grace.as_millis()
+        )
     }
 }
 

@@ -12,6 +12,7 @@ use crate::game::Game;
 pub fn all() -> Vec<&'static dyn Game> {
     vec![
         &paths::Paths,
+        &ratrace::RatRace,
         &menace::tictactoe::TicTacToe,
         &*flag::play::SHIPPED,
     ]
