@@ -8,7 +8,7 @@ use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::play::{self, DEFAULT_ROUNDS};
-use crate::bot::{self, BotSpec, Limits, roster};
+use crate::bot::{BotSpec, Limits, roster};
 use crate::game::{MatchResult, MatchSetup, RoundProgress};
 use crate::seed;
 
@@ -87,16 +87,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let (result, results) = runtime.block_on(async {
-        // Bots run in their own process groups, out of reach of the terminal's Ctrl-C.
-        tokio::spawn(async {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                bot::kill_all();
-                std::process::exit(130);
-            }
-        });
-        play::play(&setup).await
-    })?;
+    // Ctrl-C is main.rs's: it kills every bot process group before koth exits.
+    let (result, results) = runtime.block_on(play::play(&setup))?;
     bar.finish_and_clear();
     print_table(&result);
     println!("outputs: {}", log_dir.display());
