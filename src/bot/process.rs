@@ -209,7 +209,7 @@ fn max_option(a: Option<f64>, b: Option<f64>, f: impl Fn(f64, f64) -> f64) -> Op
 
 /// CPU time (user + system) used so far by process `pid`, from `/proc/<pid>/stat`. Counts every
 /// thread of the process (a JVM's compiler threads included) but not its children.
-fn cpu_time(pid: i32) -> Option<Duration> {
+pub fn cpu_time(pid: i32) -> Option<Duration> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // The command name (field 2) may contain spaces and parentheses: fields are counted after
     // its closing parenthesis. utime and stime are fields 14 and 15.
@@ -366,6 +366,8 @@ impl BotProcess {
         let stderr_pipe = child.stderr.take().expect("stderr is piped");
         let (tx, lines) = mpsc::channel(64);
         tokio::spawn(read_lines(stdout, tx));
+        // Fault messages quote this process's last words, not an earlier process's.
+        stderr.lock().tail.clear();
         let log = stderr.clone();
         let stderr_task = tokio::spawn(async move {
             let mut pipe = stderr_pipe;
