@@ -220,3 +220,32 @@ async fn the_cpu_clock_measures_work_not_waiting() {
     bot.kill().await;
     assert_no_survivors(&marker).await;
 }
+
+#[tokio::test]
+async fn a_first_answer_gets_a_start_up_grace_and_says_so() {
+    let marker = format!("koth-test-grace-{}", std::process::id());
+    let spec = BotSpec {
+        name: "mute".into(),
+        dir: bots_dir(),
+        command: vec![
+            "python3".into(),
+            "-c".into(),
+            "import time; time.sleep(600)".into(),
+            marker.clone(),
+        ],
+        build: None,
+        origin: "test".into(),
+    };
+    let mut bot = BotProcess::spawn(&spec, &StderrLog::discard()).unwrap();
+    let started = Instant::now();
+    let fault = bot
+        .ask("DESTROY 0", Duration::from_millis(300))
+        .await
+        .unwrap_err();
+    assert!(started.elapsed() >= Duration::from_millis(2300));
+    assert_eq!(
+        fault.to_string(),
+        "no answer within 300 ms (its first answer, with 2000 ms more for start-up)"
+    );
+    assert_no_survivors(&marker).await;
+}

@@ -87,8 +87,8 @@ pub fn kill_all() {
 pub enum BotError {
     #[error("failed to start `{command}`: {reason}")]
     Spawn { command: String, reason: String },
-    #[error("no answer within {} ms", limit.as_millis())]
-    Timeout { limit: Duration },
+    #[error("no answer within {} ms{}", limit.as_millis(), grace_note(*grace))]
+    Timeout { limit: Duration, grace: Duration },
     #[error("used {} ms of CPU time for one answer (limit {} ms)", used.as_millis(), limit.as_millis())]
     CpuTimeout { used: Duration, limit: Duration },
     #[error("did not exit within {} ms after its last message", limit.as_millis())]
@@ -111,6 +111,17 @@ pub enum BotError {
     NotUtf8,
     #[error("was stopped earlier: {0}")]
     Stopped(Box<BotError>),
+}
+
+fn grace_note(grace: Duration) -> String {
+    if grace.is_zero() {
+        String::new()
+    } else {
+        format!(
+            " (its first answer, with {} ms more for start-up)",
+            grace.as_millis()
+        )
+    }
 }
 
 fn tail_suffix(tail: &str) -> String {
@@ -198,7 +209,7 @@ fn max_option(a: Option<f64>, b: Option<f64>, f: impl Fn(f64, f64) -> f64) -> Op
 
 /// CPU time (user + system) used so far by process `pid`, from `/proc/<pid>/stat`. Counts every
 /// thread of the process (a JVM's compiler threads included) but not its children.
-fn cpu_time(pid: i32) -> Option<Duration> {
+pub fn cpu_time(pid: i32) -> Option<Duration> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // The command name (field 2) may contain spaces and parentheses: fields are counted after
     // its closing parenthesis. utime and stime are fields 14 and 15.
@@ -355,6 +366,8 @@ impl BotProcess {
         let stderr_pipe = child.stderr.take().expect("stderr is piped");
         let (tx, lines) = mpsc::channel(64);
         tokio::spawn(read_lines(stdout, tx));
+        // Fault messages quote this process's last words, not an earlier process's.
+        stderr.lock().tail.clear();
         let log = stderr.clone();
         let stderr_task = tokio::spawn(async move {
             let mut pipe = stderr_pipe;
@@ -431,7 +444,10 @@ impl BotProcess {
             Ok(Err(e)) => Err(BotError::BrokenPipe {
                 reason: e.to_string(),
             }),
-            Err(_) => Err(BotError::Timeout { limit }),
+            Err(_) => Err(BotError::Timeout {
+                limit,
+                grace: Duration::ZERO,
+            }),
         };
         result.map_err(|e| self.stop(e))
     }
@@ -441,18 +457,19 @@ impl BotProcess {
     /// too: a bot that stops reading its input is as late as one that stops answering.
     pub async fn ask(&mut self, prompt: &str, limit: Duration) -> Result<Answer, BotError> {
         self.check_running()?;
-        let limit = if std::mem::take(&mut self.first_answer) {
-            limit + STARTUP_GRACE
+        let grace = if std::mem::take(&mut self.first_answer) {
+            STARTUP_GRACE
         } else {
-            limit
+            Duration::ZERO
         };
+        let allowed = limit + grace;
         // Lines the bot printed unasked would be taken for this answer; drop them. A strict
         // request/answer protocol has no use for them and the original controllers would have
         // desynchronised instead.
         while let Ok(ReadEvent::Line(_)) = self.lines.try_recv() {}
         let (wait, cpu_before) = match self.clock {
-            Clock::Wall => (limit, None),
-            Clock::Cpu { backstop } => (backstop.max(limit), cpu_time(self.pgid)),
+            Clock::Wall => (allowed, None),
+            Clock::Cpu { backstop } => (backstop.max(allowed), cpu_time(self.pgid)),
         };
         let pid = self.pgid;
         let result = tokio::time::timeout(wait, async {
@@ -494,15 +511,25 @@ impl BotProcess {
                     (Clock::Cpu { .. }, Some(cpu)) => cpu,
                     _ => answer.wall,
                 };
-                self.stats.record(&answer, used, limit);
+                self.stats.record(&answer, used, allowed);
                 match self.clock {
-                    Clock::Cpu { .. } if used > limit => Err(BotError::CpuTimeout { used, limit }),
-                    Clock::Wall if used > limit => Err(BotError::Timeout { limit }),
+                    Clock::Cpu { .. } if used > allowed => Err(BotError::CpuTimeout {
+                        used,
+                        limit: allowed,
+                    }),
+                    Clock::Wall if used > allowed => Err(BotError::Timeout { limit, grace }),
                     _ => Ok(answer),
                 }
             }
             Ok(Err(e)) => Err(e),
-            Err(_) => Err(BotError::Timeout { limit: wait }),
+            Err(_) => match self.clock {
+                Clock::Wall => Err(BotError::Timeout { limit, grace }),
+                // The CPU clock's wall-clock backstop ran out.
+                Clock::Cpu { .. } => Err(BotError::Timeout {
+                    limit: wait,
+                    grace: Duration::ZERO,
+                }),
+            },
         };
         result.map_err(|e| self.stop(e))
     }

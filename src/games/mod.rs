@@ -10,7 +10,12 @@ use crate::game::Game;
 
 /// Every game the tournament runner can schedule, by name.
 pub fn all() -> Vec<&'static dyn Game> {
-    vec![&paths::Paths, &menace::tictactoe::TicTacToe]
+    vec![
+        &paths::Paths,
+        &ratrace::RatRace,
+        &menace::tictactoe::TicTacToe,
+        &*flag::play::SHIPPED,
+    ]
 }
 
 /// The game called `name`, if koth has it.

@@ -8,7 +8,7 @@ use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::play::{self, DEFAULT_ROUNDS};
-use crate::bot::{self, BotSpec, Limits, roster};
+use crate::bot::{BotSpec, Limits, roster};
 use crate::game::{MatchResult, MatchSetup, RoundProgress};
 use crate::seed;
 
@@ -87,22 +87,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let (result, results) = runtime.block_on(async {
-        // Bots run in their own process groups, out of reach of the terminal's Ctrl-C.
-        tokio::spawn(async {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                bot::kill_all();
-                std::process::exit(130);
-            }
-        });
-        play::play(&setup).await
-    })?;
+    // Ctrl-C is main.rs's: it kills every bot process group before koth exits.
+    let (result, results) = runtime.block_on(play::play(&setup))?;
     bar.finish_and_clear();
     print_table(&result);
     println!("outputs: {}", log_dir.display());
     if args.report_cpu {
         let turns = results.rounds as u64 * (results.bots.len() as u64).pow(2);
-        let cpu = own_cpu_time()?;
+        let cpu = crate::bot::process::cpu_time(std::process::id() as i32)
+            .context("cannot read koth's own CPU time from /proc")?;
         println!(
             "koth cpu: {} ms over {turns} turns = {:.1} µs/turn",
             cpu.as_millis(),
@@ -167,20 +160,27 @@ fn print_table(result: &MatchResult) {
             bot.faults.len()
         );
     }
-}
-
-/// koth's own CPU time (user + system, children excluded), from /proc/self/stat.
-fn own_cpu_time() -> anyhow::Result<Duration> {
-    let stat = std::fs::read_to_string("/proc/self/stat").context("cannot read /proc/self/stat")?;
-    // Fields after the parenthesised command name; utime and stime are the 14th and 15th.
-    let after = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or("");
-    let fields: Vec<&str> = after.split_whitespace().collect();
-    let ticks: u64 = fields
-        .get(11..13)
-        .context("unexpected /proc/self/stat format")?
-        .iter()
-        .map(|f| f.parse::<u64>().unwrap_or(0))
-        .sum();
-    // Linux reports these in USER_HZ, which is 100 on every architecture it supports.
-    Ok(Duration::from_millis(ticks * 10))
+    // The first faults with their reasons, so a bot author sees what went wrong without opening
+    // results.json; all of them are there.
+    const SHOWN: usize = 10;
+    let faults: Vec<_> = result.bots.iter().flat_map(|b| &b.faults).collect();
+    if !faults.is_empty() {
+        println!(
+            "faults ({} in all; every one is in results.json):",
+            faults.len()
+        );
+    }
+    for fault in faults.iter().take(SHOWN) {
+        let at = match (fault.round, fault.turn) {
+            (Some(round), Some(turn)) => format!("round {round}, turn {turn}"),
+            (Some(round), None) => format!("round {round}"),
+            _ => "the game".to_string(),
+        };
+        println!(
+            "  {} ({at}): {}: {}",
+            fault.bot,
+            fault.kind.status().as_str(),
+            fault.reason
+        );
+    }
 }

@@ -1,8 +1,197 @@
-//! `koth ratrace`: placeholder until the game lands.
+//! `koth ratrace`: runs boards for one player, prints and records every board's seed and points,
+//! and the run's geometric mean.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use anyhow::{Context, bail};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use super::player;
+use super::run::{BoardRecord, Contestant, RunConfig, board_rng, board_seed, play_boards};
+use super::track::Track;
+use super::{plot, stats};
+use crate::bot::{BotSpec, roster};
+use crate::seed;
 
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// A built-in player: colorscore, random-forward.
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["bot", "bot_cmd"])]
+    player: Option<String>,
+    /// A bot folder holding a bot.toml.
+    #[arg(long, value_name = "DIR", conflicts_with = "bot_cmd")]
+    bot: Option<PathBuf>,
+    /// A bot's command line (split on whitespace, no shell), run in the current folder.
+    #[arg(long, value_name = "CMD")]
+    bot_cmd: Option<String>,
+    /// How many boards to play.
+    #[arg(long, default_value_t = 50)]
+    boards: usize,
+    /// The run's seed (random if not given; printed either way).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Boards played at once (threads; one bot process per job).
+    #[arg(long, default_value_t = 1)]
+    jobs: usize,
+    /// Where results.json (and plots, bot stderr) go; default logs/ratrace-<time>-seed<S>/.
+    #[arg(long, value_name = "DIR")]
+    log_dir: Option<PathBuf>,
+    /// Print this board's track and exit.
+    #[arg(long, value_name = "BOARD")]
+    dump_track: Option<usize>,
+    /// A subprocess player's time limit per turn, in milliseconds.
+    #[arg(long, default_value_t = 1000)]
+    timeout_ms: u64,
+    /// Write an SVG of population and points over turns per board (board-<b>.svg).
+    #[arg(long)]
+    plot: bool,
+}
 
-pub fn run(_args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("the ratrace game is not built yet")
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let run_seed = seed::choose(args.seed);
+    println!("seed {run_seed}");
+    if let Some(board) = args.dump_track {
+        let seed = board_seed(run_seed, board);
+        let track = Track::generate(&mut board_rng(seed));
+        println!("board {board} seed {seed}");
+        print!("{}", track.render());
+        return Ok(());
+    }
+    let contestant = contestant(&args)?;
+    if args.jobs == 0 || args.boards == 0 {
+        bail!("--jobs and --boards must be at least 1");
+    }
+    let log_dir = args.log_dir.clone().unwrap_or_else(|| {
+        let secs = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0);
+        PathBuf::from(format!("logs/ratrace-{secs}-seed{run_seed}"))
+    });
+    std::fs::create_dir_all(&log_dir)
+        .with_context(|| format!("cannot create log folder {}", log_dir.display()))?;
+    println!(
+        "player {} on {} boards, {} job(s); logs in {}",
+        contestant.name(),
+        args.boards,
+        args.jobs,
+        log_dir.display()
+    );
+    let started = Instant::now();
+    let records = play_all(&args, &contestant, run_seed, &log_dir)?;
+    let elapsed = started.elapsed().as_secs_f64();
+    let points: Vec<u64> = records.iter().map(|r| r.points).collect();
+    let summary = stats::Summary::of(&points);
+    let faults = records.iter().filter(|r| r.error.is_some()).count();
+    println!(
+        "geometric mean {:.2} (95% interval {:.2}–{:.2}) over {} boards; {:.0}% of boards scored 1; median {}",
+        summary.geometric_mean,
+        summary.interval.0,
+        summary.interval.1,
+        points.len(),
+        100.0 * summary.share_of_ones,
+        summary.median
+    );
+    if faults > 0 {
+        println!("{faults} board(s) ended by a player fault (see results.json)");
+    }
+    println!(
+        "{:.3} s per board (mean), {:.2} boards/s overall",
+        records.iter().map(|r| r.seconds).sum::<f64>() / records.len() as f64,
+        records.len() as f64 / elapsed
+    );
+    if args.plot {
+        for record in &records {
+            let path = log_dir.join(format!("board-{}.svg", record.board));
+            plot::board(&path, record)?;
+        }
+    }
+    let results = serde_json::json!({
+        "game": "ratrace",
+        "player": contestant.name(),
+        "seed": run_seed,
+        "boards": records,
+        "summary": summary,
+        "faults": faults,
+        "seconds": elapsed,
+    });
+    let path = log_dir.join("results.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&results)?)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    println!("results in {}", path.display());
+    Ok(())
+}
+
+fn contestant(args: &Args) -> anyhow::Result<Contestant> {
+    if let Some(name) = &args.player {
+        if player::built_in(name).is_none() {
+            bail!(
+                "no built-in player \"{name}\" (there are: {})",
+                player::BUILT_IN.join(", ")
+            );
+        }
+        return Ok(Contestant::BuiltIn(name.clone()));
+    }
+    let spec = if let Some(dir) = &args.bot {
+        // Absolute, so the bot's name in logs and errors says exactly which folder ran.
+        let dir = dir
+            .canonicalize()
+            .with_context(|| format!("no bot folder {}", dir.display()))?;
+        roster::load_bot(&dir)?
+    } else if let Some(command) = &args.bot_cmd {
+        let words: Vec<String> = command.split_whitespace().map(str::to_string).collect();
+        if words.is_empty() {
+            bail!("--bot-cmd is empty");
+        }
+        BotSpec {
+            name: words.join(" "),
+            dir: std::env::current_dir()?,
+            command: words,
+            build: None,
+            origin: "--bot-cmd".into(),
+        }
+    } else {
+        bail!("say who plays: --player NAME, --bot DIR or --bot-cmd \"CMD\"");
+    };
+    roster::prepare(std::slice::from_ref(&spec))?;
+    Ok(Contestant::Bot(spec))
+}
+
+/// Plays every board, printing each as it finishes under a progress bar.
+fn play_all(
+    args: &Args,
+    contestant: &Contestant,
+    run_seed: u64,
+    log_dir: &Path,
+) -> anyhow::Result<Vec<BoardRecord>> {
+    let progress = ProgressBar::new(args.boards as u64);
+    progress.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} boards, {elapsed} (eta {eta})")
+            .expect("the template is valid"),
+    );
+    let config = RunConfig {
+        boards: args.boards,
+        jobs: args.jobs,
+        limit: Duration::from_millis(args.timeout_ms),
+        log_dir: log_dir.to_path_buf(),
+    };
+    let played = play_boards(contestant, run_seed, &config, &mut |record| {
+        let mut line = format!(
+            "board {:>3} seed {:>20} points {:>6} turns {:>5}",
+            record.board, record.seed, record.points, record.turns
+        );
+        if let Some(error) = &record.error {
+            line.push_str(&format!("  ERROR: {error}"));
+        }
+        // A hidden bar (output is not a terminal) drops println; the lines matter more.
+        if progress.is_hidden() {
+            println!("{line}");
+        } else {
+            progress.println(line);
+        }
+        progress.inc(1);
+    });
+    progress.finish_and_clear();
+    Ok(played?.records)
 }

@@ -1,0 +1,101 @@
+/* ColorScorePlayer, the Genetic Rat Race's example player, over koth's subprocess protocol.
+ *
+ * Of the three forward moves whose target is on the track, take the one whose colour scores
+ * highest in the genome (the 6 bits at 6*colour), ties broken at random (seeded per board).
+ *
+ * Input is read in large blocks into one buffer and parsed in place: a turn of a thousand
+ * specimens is one read() or two, not a thousand line allocations.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char *buf;
+static size_t cap = 1 << 20, start, end;
+
+/* The next line (without its newline, NUL-terminated in place), or NULL at end of input. */
+static char *next_line(void) {
+    for (;;) {
+        char *nl = memchr(buf + start, '\n', end - start);
+        if (nl) {
+            char *line = buf + start;
+            *nl = 0;
+            start = nl - buf + 1;
+            return line;
+        }
+        if (start > 0) { /* keep the partial line at the front */
+            memmove(buf, buf + start, end - start);
+            end -= start;
+            start = 0;
+        }
+        if (end == cap) {
+            cap *= 2;
+            buf = realloc(buf, cap);
+            if (!buf) exit(1);
+        }
+        ssize_t n = read(0, buf + end, cap - end);
+        if (n <= 0) return NULL;
+        end += n;
+    }
+}
+
+static uint64_t rng_state = 1;
+static uint64_t next_random(void) { /* xorshift64* */
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return rng_state * 2685821657736338717ULL;
+}
+
+static int hex(char c) { return c <= '9' ? c - '0' : c - 'a' + 10; }
+
+int main(void) {
+    static const int view_index[3] = {8, 13, 18};
+    static const char *tokens[3] = {"1,-1", "1,0", "1,1"};
+    buf = malloc(cap);
+    char *out = NULL;
+    size_t out_cap = 0;
+    char *line;
+    while ((line = next_line())) {
+        if (strncmp(line, "RATRACE ", 8) == 0) {
+            char *seed = strchr(line + 8, ' ');
+            rng_state = seed ? strtoull(seed + 1, NULL, 10) | 1 : 1;
+        } else if (strncmp(line, "TURN ", 5) == 0) {
+            long n = strtol(strchr(line + 5, ' ') + 1, NULL, 10);
+            if (out_cap < (size_t)n * 5 + 2) {
+                out_cap = (size_t)n * 5 + 2;
+                out = realloc(out, out_cap);
+            }
+            size_t len = 0;
+            for (long i = 0; i < n; i++) {
+                char *specimen = next_line();
+                if (!specimen) return 0;
+                /* Genome: 25 hex digits, most significant first. */
+                unsigned __int128 genome = 0;
+                for (int d = 0; d < 25; d++) genome = (genome << 4) | hex(specimen[d]);
+                const char *view = specimen + 26;
+                int best = -1, choices[3], count = 0;
+                for (int k = 0; k < 3; k++) {
+                    char c = view[view_index[k]];
+                    if (c == 'x') continue;
+                    int score = (int)((genome >> (6 * hex(c))) & 63);
+                    if (score > best) { best = score; count = 0; }
+                    if (score == best) choices[count++] = k;
+                }
+                int pick = count == 1 ? choices[0] : choices[next_random() % count];
+                size_t t = strlen(tokens[pick]);
+                if (i > 0) out[len++] = ' ';
+                memcpy(out + len, tokens[pick], t);
+                len += t;
+            }
+            out[len++] = '\n';
+            for (size_t done = 0; done < len;) {
+                ssize_t w = write(1, out + done, len - done);
+                if (w <= 0) return 1;
+                done += w;
+            }
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,97 @@
+//! The Genetic Rat Race as a [`Game`] the tournament runner can schedule: one bot plays
+//! `rounds` boards (50 if unset), and its score is the geometric mean of their points.
+
+use anyhow::{Context, bail};
+
+use super::run::{Contestant, RunConfig, play_boards};
+use super::stats::Summary;
+use crate::game::{
+    BotResult, BotStatus, BoxFuture, Fault, Game, MatchResult, MatchSetup, RoundProgress,
+};
+
+pub struct RatRace;
+
+/// Boards per match when the setup does not say.
+pub const DEFAULT_BOARDS: u32 = 50;
+
+impl Game for RatRace {
+    fn name(&self) -> &'static str {
+        "ratrace"
+    }
+
+    fn players(&self) -> (usize, usize) {
+        (1, 1)
+    }
+
+    fn play<'a>(&'a self, setup: &'a MatchSetup) -> BoxFuture<'a, anyhow::Result<MatchResult>> {
+        Box::pin(async move {
+            let setup = setup.clone();
+            let (sender, receiver) = tokio::sync::oneshot::channel();
+            // The engine blocks for the whole match (and drives its bot on a runtime of its
+            // own), so it gets a plain thread rather than a task of the caller's runtime.
+            std::thread::spawn(move || {
+                let _ = sender.send(play_match(&setup));
+            });
+            receiver.await.context("the ratrace match thread died")?
+        })
+    }
+}
+
+fn play_match(setup: &MatchSetup) -> anyhow::Result<MatchResult> {
+    let [spec] = setup.bots.as_slice() else {
+        bail!("ratrace is played by one bot, not {}", setup.bots.len());
+    };
+    let boards = setup.rounds.unwrap_or(DEFAULT_BOARDS);
+    std::fs::create_dir_all(&setup.log_dir)
+        .with_context(|| format!("cannot create {}", setup.log_dir.display()))?;
+    let config = RunConfig {
+        boards: boards as usize,
+        jobs: 1,
+        limit: setup.limits.answer,
+        log_dir: setup.log_dir.clone(),
+    };
+    let mut points = Vec::new();
+    let played = play_boards(
+        &Contestant::Bot(spec.clone()),
+        setup.seed,
+        &config,
+        &mut |record| {
+            points.push(record.points);
+            if let Some(progress) = &setup.progress {
+                progress(&RoundProgress {
+                    rounds_done: points.len() as u32,
+                    rounds_total: boards,
+                    totals: vec![Summary::of(&points).geometric_mean],
+                });
+            }
+        },
+    )?;
+    let records = played.records;
+    let path = setup.log_dir.join("ratrace-boards.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&records)?)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    let faults: Vec<Fault> = records
+        .iter()
+        .filter_map(|r| {
+            Some(Fault {
+                bot: spec.name.clone(),
+                kind: r.fault_kind?,
+                round: Some(r.board as u32),
+                turn: Some(r.turns),
+                reason: r.error.clone().unwrap_or_default(),
+            })
+        })
+        .collect();
+    let points: Vec<u64> = records.iter().map(|r| r.points).collect();
+    Ok(MatchResult {
+        game: "ratrace".into(),
+        seed: setup.seed,
+        bots: vec![BotResult {
+            name: spec.name.clone(),
+            score: Summary::of(&points).geometric_mean,
+            status: BotStatus::from_faults(&faults),
+            faults,
+            timing: played.timing,
+        }],
+    })
+}

@@ -1,0 +1,130 @@
+//! Players: whatever turns a specimen's genome and view into a move, asked for a whole turn's
+//! specimens at once (the shape of the subprocess protocol, so built-in and subprocess players
+//! sit behind one trait).
+
+use rand::RngExt;
+
+use super::track::View;
+use crate::bot::FaultKind;
+use crate::seed;
+
+/// A move (dx, dy), each in −1..=1.
+pub type Move = (i8, i8);
+
+/// What a player is shown of one living specimen.
+#[derive(Debug, Clone, Copy)]
+pub struct Ask<'t> {
+    /// The 100-bit genome; bit i is `(genome >> i) & 1`.
+    pub genome: u128,
+    pub view: &'t View,
+}
+
+/// A player's fault, which ends the board it happened on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlayerFault {
+    pub kind: FaultKind,
+    pub reason: String,
+}
+
+pub trait Player {
+    /// Board `board` starts; `seed` is its seed, for the player's own random numbers.
+    fn begin_board(&mut self, board: usize, seed: u64) -> Result<(), PlayerFault>;
+    /// Pushes onto `out` one move per specimen of `asks`, in order (`out` arrives empty).
+    fn moves(&mut self, turn: u32, asks: &[Ask], out: &mut Vec<Move>) -> Result<(), PlayerFault>;
+    /// Board `board` ended with `points`.
+    fn end_board(&mut self, board: usize, points: u64);
+}
+
+/// The built-in players, by the name `--player` takes.
+pub const BUILT_IN: &[&str] = &["colorscore", "random-forward"];
+
+pub fn built_in(name: &str) -> Option<Box<dyn Player>> {
+    match name {
+        "colorscore" => Some(Box::new(ColorScorePlayer::default())),
+        "random-forward" => Some(Box::new(RandomForwardPlayer::default())),
+        _ => None,
+    }
+}
+
+/// The stream of a board's seed that built-in players draw their tie-breaks from (the board
+/// itself uses stream 0), so a board replays identically whichever job plays it.
+const PLAYER_STREAM: u64 = 1;
+
+/// The challenge's example player: of the three forward moves whose target is on the track, the
+/// one whose colour scores highest in the genome (6 bits per colour), ties broken at random.
+#[derive(Default)]
+pub struct ColorScorePlayer {
+    rng: Option<seed::Rng>,
+}
+
+/// View indices of the targets of (1,−1), (1,0), (1,1).
+const FORWARD: [(usize, Move); 3] = [(8, (1, -1)), (13, (1, 0)), (18, (1, 1))];
+
+impl Player for ColorScorePlayer {
+    fn begin_board(&mut self, _board: usize, seed: u64) -> Result<(), PlayerFault> {
+        self.rng = Some(seed::rng(seed, PLAYER_STREAM));
+        Ok(())
+    }
+
+    fn moves(&mut self, _turn: u32, asks: &[Ask], out: &mut Vec<Move>) -> Result<(), PlayerFault> {
+        let rng = self.rng.as_mut().expect("begin_board comes first");
+        // Branch-light on purpose: this loop is most of a board's time, and which target scores
+        // highest is unpredictable.
+        for ask in asks {
+            let score = |index: usize| {
+                let colour = ask.view[index];
+                if colour < 0 {
+                    -1
+                } else {
+                    ((ask.genome >> (6 * colour as u32)) & 63) as i32
+                }
+            };
+            let scores = [
+                score(FORWARD[0].0),
+                score(FORWARD[1].0),
+                score(FORWARD[2].0),
+            ];
+            let best = scores[0].max(scores[1]).max(scores[2]);
+            let ties = (scores[0] == best) as u32
+                | ((scores[1] == best) as u32) << 1
+                | ((scores[2] == best) as u32) << 2;
+            // (1,0) always targets a track cell (x ≤ 48 + 1), so `ties` is never empty.
+            let chosen = if ties.is_power_of_two() {
+                ties.trailing_zeros()
+            } else {
+                let mut nth = rng.random_range(0..ties.count_ones());
+                let mut bits = ties;
+                while nth > 0 {
+                    bits &= bits - 1;
+                    nth -= 1;
+                }
+                bits.trailing_zeros()
+            };
+            out.push(FORWARD[chosen as usize].1);
+        }
+        Ok(())
+    }
+
+    fn end_board(&mut self, _board: usize, _points: u64) {}
+}
+
+/// A baseline that ignores the genome: one of the three forward moves, uniformly at random.
+#[derive(Default)]
+pub struct RandomForwardPlayer {
+    rng: Option<seed::Rng>,
+}
+
+impl Player for RandomForwardPlayer {
+    fn begin_board(&mut self, _board: usize, seed: u64) -> Result<(), PlayerFault> {
+        self.rng = Some(seed::rng(seed, PLAYER_STREAM));
+        Ok(())
+    }
+
+    fn moves(&mut self, _turn: u32, asks: &[Ask], out: &mut Vec<Move>) -> Result<(), PlayerFault> {
+        let rng = self.rng.as_mut().expect("begin_board comes first");
+        out.extend(asks.iter().map(|_| (1, rng.random_range(-1..=1i8))));
+        Ok(())
+    }
+
+    fn end_board(&mut self, _board: usize, _points: u64) {}
+}

@@ -1,0 +1,200 @@
+//! Playing a run's boards: seeds, jobs, and one record per board.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use anyhow::bail;
+use rand::RngExt;
+use serde::Serialize;
+
+use super::board::{self, Sample};
+use super::player::{self, Player};
+use super::subprocess::SubprocessPlayer;
+use super::track::Track;
+use crate::bot::BotSpec;
+use crate::bot::process::AnswerStats;
+use crate::seed;
+
+/// The seed of board `board` of the run with seed `run_seed`.
+pub fn board_seed(run_seed: u64, board: usize) -> u64 {
+    seed::rng(run_seed, board as u64).random::<u64>()
+}
+
+/// Stream 0 of a board's seed generates its track and then drives its population.
+pub fn board_rng(board_seed: u64) -> seed::Rng {
+    seed::rng(board_seed, 0)
+}
+
+#[derive(Debug, Serialize)]
+pub struct BoardRecord {
+    pub board: usize,
+    pub seed: u64,
+    pub points: u64,
+    pub turns: u32,
+    pub start_cells: usize,
+    pub seconds: f64,
+    /// The player's fault that ended the board early, if any.
+    pub error: Option<String>,
+    pub fault_kind: Option<crate::bot::FaultKind>,
+    pub history: Vec<Sample>,
+}
+
+/// Plays board `board` for `player`.
+pub fn play_board(
+    run_seed: u64,
+    board: usize,
+    player_name: &str,
+    player: &mut dyn Player,
+) -> BoardRecord {
+    let started = Instant::now();
+    let seed = board_seed(run_seed, board);
+    let mut rng = board_rng(seed);
+    let track = Track::generate(&mut rng);
+    let outcome = match player.begin_board(board, seed) {
+        Ok(()) => board::play(&track, rng, player),
+        Err(fault) => board::Outcome {
+            points: 1,
+            turns: 0,
+            history: Vec::new(),
+            fault: Some((0, fault)),
+        },
+    };
+    player.end_board(board, outcome.points);
+    let (error, fault_kind) = match outcome.fault {
+        Some((turn, fault)) => (
+            Some(format!(
+                "player \"{player_name}\", board {board}, turn {turn}: {}",
+                fault.reason
+            )),
+            Some(fault.kind),
+        ),
+        None => (None, None),
+    };
+    BoardRecord {
+        board,
+        seed,
+        points: outcome.points,
+        turns: outcome.turns,
+        start_cells: track.starts.len(),
+        seconds: started.elapsed().as_secs_f64(),
+        error,
+        fault_kind,
+        history: outcome.history,
+    }
+}
+
+/// Who plays: a built-in player or a bot process.
+pub enum Contestant {
+    BuiltIn(String),
+    Bot(BotSpec),
+}
+
+impl Contestant {
+    pub fn name(&self) -> &str {
+        match self {
+            Contestant::BuiltIn(name) => name,
+            Contestant::Bot(spec) => &spec.name,
+        }
+    }
+}
+
+/// How a run plays its boards.
+pub struct RunConfig {
+    pub boards: usize,
+    /// Boards played at once, each job on its own thread with its own player.
+    pub jobs: usize,
+    /// A subprocess player's limit per turn.
+    pub limit: Duration,
+    /// Where bot stderr logs go.
+    pub log_dir: PathBuf,
+}
+
+/// A played run.
+pub struct Played {
+    /// In board order.
+    pub records: Vec<BoardRecord>,
+    /// A subprocess player's answer timings, over all its processes.
+    pub timing: AnswerStats,
+}
+
+/// Plays every board of the run on `config.jobs` threads, calling `on_record` for each as it
+/// finishes.
+pub fn play_boards(
+    contestant: &Contestant,
+    run_seed: u64,
+    config: &RunConfig,
+    on_record: &mut dyn FnMut(&BoardRecord),
+) -> anyhow::Result<Played> {
+    let next = AtomicUsize::new(0);
+    let (sender, receiver) = mpsc::channel();
+    let mut records = Vec::with_capacity(config.boards);
+    let mut timing = AnswerStats::default();
+    std::thread::scope(|scope| {
+        let mut jobs = Vec::new();
+        for job in 0..config.jobs {
+            let sender = sender.clone();
+            let next = &next;
+            jobs.push(scope.spawn(move || {
+                let name = contestant.name().to_string();
+                let play = |player: &mut dyn Player| loop {
+                    let board = next.fetch_add(1, Ordering::Relaxed);
+                    if board >= config.boards {
+                        break;
+                    }
+                    if sender
+                        .send(play_board(run_seed, board, &name, player))
+                        .is_err()
+                    {
+                        break;
+                    }
+                };
+                match contestant {
+                    Contestant::BuiltIn(name) => {
+                        let mut player = player::built_in(name).expect("checked before");
+                        play(player.as_mut());
+                        AnswerStats::default()
+                    }
+                    Contestant::Bot(spec) => {
+                        match SubprocessPlayer::new(
+                            spec.clone(),
+                            config.limit,
+                            config.log_dir.join(format!("stderr-job{job}")),
+                        ) {
+                            Ok(mut player) => {
+                                play(&mut player);
+                                player.finish()
+                            }
+                            // Without a runtime this job plays nothing; the others go on,
+                            // and a run that lost every job says so below.
+                            Err(e) => {
+                                eprintln!("koth: job {job} cannot start a runtime: {e}");
+                                AnswerStats::default()
+                            }
+                        }
+                    }
+                }
+            }));
+        }
+        drop(sender);
+        for record in receiver {
+            on_record(&record);
+            records.push(record);
+        }
+        for job in jobs {
+            if let Ok(stats) = job.join() {
+                timing.merge(&stats);
+            }
+        }
+    });
+    if records.len() < config.boards {
+        bail!(
+            "only {} of {} boards were played (see the messages above)",
+            records.len(),
+            config.boards
+        );
+    }
+    records.sort_by_key(|r| r.board);
+    Ok(Played { records, timing })
+}

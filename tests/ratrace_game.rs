@@ -1,0 +1,50 @@
+//! The Genetic Rat Race through the `Game` interface the tournament runner uses.
+
+use std::path::Path;
+
+use koth::bot::{BotSpec, FaultKind, Limits};
+use koth::game::{BotStatus, MatchSetup};
+use koth::games;
+
+#[test]
+fn a_match_scores_the_geometric_mean_and_records_faults() {
+    let logs = tempfile::tempdir().unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ratrace_bots/faulty.py");
+    let bot = BotSpec {
+        name: "faulty".into(),
+        dir: logs.path().to_path_buf(),
+        command: vec![
+            "python3".into(),
+            script.to_str().unwrap().into(),
+            "range".into(),
+        ],
+        build: None,
+        origin: "test".into(),
+    };
+    let setup = MatchSetup {
+        bots: vec![bot],
+        seed: 3,
+        log_dir: logs.path().to_path_buf(),
+        limits: Limits::default(),
+        rounds: Some(2),
+        progress: None,
+    };
+    let game = games::by_name("ratrace").expect("ratrace is registered");
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let result = runtime.block_on(game.play(&setup)).unwrap();
+    let bot = &result.bots[0];
+    // Both boards end with 1 point: board 0 by the fault, board 1 by every specimen dying.
+    assert_eq!(bot.score, 1.0);
+    assert_eq!(bot.status, BotStatus::BadOutput);
+    assert_eq!(bot.faults.len(), 1);
+    assert_eq!(bot.faults[0].kind, FaultKind::BadOutput);
+    assert_eq!(bot.faults[0].round, Some(0));
+    assert!(
+        bot.faults[0].reason.contains("`2,0`"),
+        "{:?}",
+        bot.faults[0]
+    );
+    assert!(logs.path().join("ratrace-boards.json").is_file());
+    // Both boards' answers (the bad one was still an answer) are timed.
+    assert_eq!(bot.timing.answers, 2, "{:?}", bot.timing);
+}
