@@ -12,30 +12,9 @@ koth=$PWD/target/release/koth
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# A bot that answers every prompt NONE after an optional delay (ms, its first argument) and
-# exits on SCORE. C, so that its own start-up is negligible.
+# A bot that answers every prompt NONE after an optional delay, so that koth is what is measured.
 mkdir -p "$work/bots/instant"
-cat > "$work/bots/instant/instant.c" <<'C'
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-int main(int argc, char **argv) {
-    static char line[1 << 16];
-    useconds_t delay = argc > 1 ? (useconds_t)atoi(argv[1]) * 1000 : 0;
-    while (fgets(line, sizeof line, stdin)) {
-        if (!strncmp(line, "DESTROY", 7) || !strncmp(line, "ACTIVATE", 8)) {
-            if (delay) usleep(delay);
-            puts("NONE");
-            fflush(stdout);
-        } else if (!strncmp(line, "SCORE", 5)) {
-            return 0;
-        }
-    }
-    return 0;
-}
-C
-gcc -O2 -o "$work/bots/instant/instant" "$work/bots/instant/instant.c"
+gcc -O2 -o "$work/bots/instant/instant" scripts/instant-bot.c
 
 # bots.txt with N copies of the bot, all in the same folder.
 roster() { # roster N DELAY_MS

@@ -1,13 +1,25 @@
 #!/usr/bin/env bash
-# Times a 100-game paths tournament of 4 sample bots at 10 rounds a game, all games at once as
-# the machine's cores allow. The figure goes in the README ("## Tournaments").
-#   bash scripts/bench-tournament.sh [BOT_FOLDER...]   (default: the first 4 bots/paths-*)
+# Times a 100-game paths tournament of 4 bots at 10 rounds a game, all games at once as the
+# machine's cores allow. The figures go in the README ("## Tournaments").
+#   bash scripts/bench-tournament.sh                 4 instant bots: koth's own overhead
+#   bash scripts/bench-tournament.sh bots/paths-*    the given bot folders (the sample bots)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --quiet
-if [ $# -gt 0 ]; then bots=("$@"); else mapfile -t bots < <(ls -d bots/paths-*/ | head -4); fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+if [ $# -gt 0 ]; then
+  bots=("$@")
+else
+  gcc -O2 -o "$work/instant" scripts/instant-bot.c
+  bots=()
+  for i in 1 2 3 4; do
+    mkdir -p "$work/instant$i"
+    cp "$work/instant" "$work/instant$i/"
+    printf 'name = "Instant %d"\nrun = "./instant"\ngames = ["paths"]\n' "$i" > "$work/instant$i/bot.toml"
+    bots+=("$work/instant$i")
+  done
+fi
 list=""
 for b in "${bots[@]}"; do list+="\"$(realpath "$b")\", "; done
 cat > "$work/bench.toml" <<TOML
