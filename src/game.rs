@@ -119,6 +119,17 @@ pub struct MatchResult {
     pub bots: Vec<BotResult>,
 }
 
+/// How a bot's scores over many matches are averaged on a leaderboard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Average {
+    /// The arithmetic mean: points add up.
+    Arithmetic,
+    /// The geometric mean: scores that multiply, or spread over orders of magnitude (the rat
+    /// race's board points), where one huge score would otherwise decide the ranking.
+    Geometric,
+}
+
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// A game koth can run. `play` returns `Err` only for koth's own failures (a log folder that
@@ -129,5 +140,9 @@ pub trait Game: Sync {
     fn name(&self) -> &'static str;
     /// How many bots a match takes: `(min, max)`.
     fn players(&self) -> (usize, usize);
+    /// How a bot's match scores are averaged on a leaderboard.
+    fn average(&self) -> Average {
+        Average::Arithmetic
+    }
     fn play<'a>(&'a self, setup: &'a MatchSetup) -> BoxFuture<'a, anyhow::Result<MatchResult>>;
 }

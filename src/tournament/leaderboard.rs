@@ -8,7 +8,7 @@ use serde::Serialize;
 use skillratings::MultiTeamOutcome;
 use skillratings::weng_lin::{WengLinConfig, WengLinRating, weng_lin_multi_team};
 
-use crate::game::BotStatus;
+use crate::game::{Average, BotStatus};
 
 use super::store::{Progress, StoredResult};
 
@@ -19,9 +19,14 @@ pub struct Standing {
     pub name: String,
     pub games: u32,
     pub total: f64,
+    /// The mean score per game, arithmetic or geometric as the game wants.
     pub mean: f64,
-    /// Half the width of the 95% interval of the mean (Student's t); absent below two games.
+    /// Half the width of the 95% interval of an arithmetic mean (Student's t); absent below two
+    /// games and for geometric means, whose interval is not symmetric.
     pub interval: Option<f64>,
+    /// The 95% interval of the mean; absent below two games.
+    pub low: Option<f64>,
+    pub high: Option<f64>,
     pub rating: f64,
     pub uncertainty: f64,
     pub finished: u32,
@@ -44,6 +49,7 @@ pub struct Leaderboard {
     pub games_done: u32,
     pub games_total: u32,
     pub harness_faults: u32,
+    pub average: Average,
     pub standings: Vec<Standing>,
 }
 
@@ -63,6 +69,7 @@ impl Leaderboard {
         progress: Progress,
         bots: &[String],
         results: &[StoredResult],
+        average: Average,
     ) -> Leaderboard {
         let ratings = ratings(bots.len(), results);
         let mut standings: Vec<Standing> = bots
@@ -74,13 +81,16 @@ impl Leaderboard {
                 let count = |status| mine.iter().filter(|r| r.status == status).count() as u32;
                 let games = mine.len() as u32;
                 let finished = count(BotStatus::Finished);
+                let (mean, interval, low, high) = average_of(&scores, average);
                 Standing {
                     rank: 0,
                     name: name.clone(),
                     games,
                     total: scores.iter().sum(),
-                    mean: mean(&scores),
-                    interval: interval95(&scores),
+                    mean,
+                    interval,
+                    low,
+                    high,
                     rating: ratings[id].rating,
                     uncertainty: ratings[id].uncertainty,
                     finished,
@@ -109,6 +119,7 @@ impl Leaderboard {
             games_done: progress.done,
             games_total: progress.total,
             harness_faults: progress.harness_faults,
+            average,
             standings,
         }
     }
@@ -151,7 +162,10 @@ impl Leaderboard {
             "bot",
             "games",
             "points",
-            "mean ± 95%",
+            match self.average {
+                Average::Arithmetic => "mean ± 95%",
+                Average::Geometric => "geo mean (95%)",
+            },
             "rating ± σ",
             "finished",
             "bad output",
@@ -174,9 +188,12 @@ impl Leaderboard {
                     },
                     s.games.to_string(),
                     format!("{}", s.total),
-                    match s.interval {
-                        Some(i) => format!("{:.1} ± {:.1}", s.mean, i),
-                        None => format!("{:.1}", s.mean),
+                    match (s.interval, s.low, s.high) {
+                        (Some(i), _, _) => format!("{:.1} ± {:.1}", s.mean, i),
+                        (None, Some(low), Some(high)) => {
+                            format!("{:.1} ({:.1}–{:.1})", s.mean, low, high)
+                        }
+                        _ => format!("{:.1}", s.mean),
                     },
                     format!("{:.1} ± {:.1}", s.rating, s.uncertainty),
                     s.finished.to_string(),
@@ -262,21 +279,23 @@ impl Leaderboard {
 
     fn csv(&self) -> String {
         let mut text =
-            "rank,bot,games,points,mean,interval95,rating,uncertainty,finished,bad_output,\
-timed_out,crashed,failed_to_start,flagged,answers,near_misses,max_wall_ms,max_cpu_ms\n"
+            "rank,bot,games,points,mean,interval95,low95,high95,rating,uncertainty,finished,\
+bad_output,timed_out,crashed,failed_to_start,flagged,answers,near_misses,max_wall_ms,max_cpu_ms\n"
                 .to_string();
         for s in &self.standings {
             let quoted = format!("\"{}\"", s.name.replace('"', "\"\""));
             let optional = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
             writeln!(
                 text,
-                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
                 s.rank,
                 quoted,
                 s.games,
                 s.total,
                 s.mean,
                 optional(s.interval),
+                optional(s.low),
+                optional(s.high),
                 s.rating,
                 s.uncertainty,
                 s.finished,
@@ -331,6 +350,31 @@ fn mean(values: &[f64]) -> f64 {
     }
 }
 
+/// A bot's mean score with its 95% interval: `(mean, half-width, low, high)`. A geometric mean
+/// is the arithmetic mean of the logarithms, brought back; so is its interval, which makes it
+/// asymmetric (no half-width). Scores are clamped to a tiny positive number before the
+/// logarithm, so a zero cannot turn the mean into nothing.
+fn average_of(scores: &[f64], average: Average) -> (f64, Option<f64>, Option<f64>, Option<f64>) {
+    match average {
+        Average::Arithmetic => {
+            let m = mean(scores);
+            let half = interval95(scores);
+            (m, half, half.map(|h| m - h), half.map(|h| m + h))
+        }
+        Average::Geometric => {
+            let logs: Vec<f64> = scores.iter().map(|s| s.max(1e-9).ln()).collect();
+            let m = mean(&logs);
+            let half = interval95(&logs);
+            (
+                m.exp(),
+                None,
+                half.map(|h| (m - h).exp()),
+                half.map(|h| (m + h).exp()),
+            )
+        }
+    }
+}
+
 /// Half-width of the 95% confidence interval of the mean, with Student's t for small samples.
 fn interval95(values: &[f64]) -> Option<f64> {
     let n = values.len();
@@ -377,6 +421,37 @@ mod tests {
     }
 
     #[test]
+    fn a_geometric_game_ranks_by_geometric_mean_with_an_asymmetric_interval() {
+        // Board points like the rat race's: one huge score must not outrank steady ones.
+        let results = vec![
+            result(0, 0, 1.0, BotStatus::Finished),
+            result(1, 0, 10000.0, BotStatus::Finished),
+            result(0, 1, 200.0, BotStatus::Finished),
+            result(1, 1, 200.0, BotStatus::Finished),
+        ];
+        let names = vec!["spiky".to_string(), "steady".to_string()];
+        let board = Leaderboard::new(
+            "t".into(),
+            Progress::default(),
+            &names,
+            &results,
+            Average::Geometric,
+        );
+        let [first, second] = &board.standings[..] else {
+            panic!("two standings")
+        };
+        assert_eq!(first.name, "steady");
+        assert!((first.mean - 200.0).abs() < 1e-9, "{}", first.mean);
+        assert_eq!(second.name, "spiky");
+        assert!((second.mean - 100.0).abs() < 1e-9, "{}", second.mean);
+        let (low, high) = (second.low.unwrap(), second.high.unwrap());
+        // Symmetric around the mean in logarithms, not in points.
+        assert!((low * high - 100.0 * 100.0).abs() < 1e-6 * high);
+        assert!(low < 100.0 && high > 100.0 && second.interval.is_none());
+        assert!(board.render(Format::Table).contains("geo mean (95%)"));
+    }
+
+    #[test]
     fn the_steady_winner_leads_and_a_bot_that_mostly_crashes_is_flagged() {
         let mut results = Vec::new();
         for game in 0..6 {
@@ -390,7 +465,13 @@ mod tests {
             results.push(result(game, 2, 0.0, status));
         }
         let names = vec!["a".to_string(), "b".to_string(), "c".to_string()];
-        let board = Leaderboard::new("t".into(), Progress::default(), &names, &results);
+        let board = Leaderboard::new(
+            "t".into(),
+            Progress::default(),
+            &names,
+            &results,
+            Average::Arithmetic,
+        );
         let order: Vec<&str> = board.standings.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(order, ["a", "b", "c"]);
         let [a, b, c] = &board.standings[..] else {

@@ -28,7 +28,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use tokio::task::JoinSet;
 
 use crate::bot::{BotSpec, Limits, roster};
-use crate::game::{Game, MatchResult, MatchSetup};
+use crate::game::{Average, Game, MatchResult, MatchSetup};
 
 use config::Config;
 use leaderboard::Leaderboard;
@@ -377,5 +377,9 @@ pub fn leaderboard_of(store: &Store) -> anyhow::Result<Leaderboard> {
         store.progress()?,
         &names,
         &store.results()?,
+        store
+            .meta("game")?
+            .and_then(|game| crate::games::by_name(&game))
+            .map_or(Average::Arithmetic, |game| game.average()),
     ))
 }

@@ -6,7 +6,7 @@ use anyhow::{Context, bail};
 use super::run::{Contestant, RunConfig, play_boards};
 use super::stats::Summary;
 use crate::game::{
-    BotResult, BotStatus, BoxFuture, Fault, Game, MatchResult, MatchSetup, RoundProgress,
+    Average, BotResult, BotStatus, BoxFuture, Fault, Game, MatchResult, MatchSetup, RoundProgress,
 };
 
 pub struct RatRace;
@@ -21,6 +21,11 @@ impl Game for RatRace {
 
     fn players(&self) -> (usize, usize) {
         (1, 1)
+    }
+
+    /// Board points spread over orders of magnitude; the challenge ranked by geometric mean.
+    fn average(&self) -> Average {
+        Average::Geometric
     }
 
     fn play<'a>(&'a self, setup: &'a MatchSetup) -> BoxFuture<'a, anyhow::Result<MatchResult>> {
