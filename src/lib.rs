@@ -10,5 +10,6 @@
 pub mod bot;
 pub mod game;
 pub mod games;
+pub mod logs;
 pub mod seed;
 pub mod tournament;

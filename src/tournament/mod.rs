@@ -67,11 +67,7 @@ impl Tournament {
         let name = config.name(file);
         let seed = crate::seed::choose(seed.or(config.seed));
         let dir = dir.unwrap_or_else(|| {
-            let secs = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_secs())
-                .unwrap_or(0);
-            PathBuf::from(format!("logs/tournament-{name}-{secs}"))
+            crate::logs::default_folder(|secs| format!("tournament-{name}-{secs}"))
         });
         if dir.join(store::FILE).exists() {
             bail!(

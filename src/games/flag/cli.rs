@@ -3,7 +3,7 @@
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use anyhow::Context;
 use clap::Subcommand;
@@ -107,19 +107,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
 }
 
-fn unix_secs() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
-}
-
-fn make_log_dir(given: Option<PathBuf>, default_name: String) -> anyhow::Result<PathBuf> {
-    let dir = given.unwrap_or_else(|| Path::new("logs").join(default_name));
-    std::fs::create_dir_all(&dir)
-        .with_context(|| format!("cannot create log folder {}", dir.display()))?;
-    Ok(dir)
-}
-
 fn print_exact(level: &Level, verdict: &Verdict) {
     match verdict {
         Verdict::Solved(moves) => println!(
@@ -146,7 +133,8 @@ fn solve(args: SolveArgs) -> anyhow::Result<()> {
         stop_when_solved: !args.keep_going,
         ..Params::default()
     };
-    let log_dir = make_log_dir(args.log_dir, format!("flag-{}-seed{seed}", unix_secs()))?;
+    let log_dir =
+        crate::logs::create_folder(args.log_dir, |secs| format!("flag-{secs}-seed{seed}"))?;
     let bar = ProgressBar::new(u64::from(params.generations));
     bar.set_style(
         ProgressStyle::with_template("{bar:30} {pos}/{len} generations {per_sec} {msg}")
@@ -363,7 +351,7 @@ fn play(
     let levels = load_levels(levels)?;
     let spec = roster::load_bot(bot)?;
     roster::prepare(std::slice::from_ref(&spec))?;
-    let log_dir = make_log_dir(log_dir, format!("flag-play-{}", unix_secs()))?;
+    let log_dir = crate::logs::create_folder(log_dir, |secs| format!("flag-play-{secs}"))?;
     let setup = MatchSetup {
         bots: vec![spec],
         seed: 0,

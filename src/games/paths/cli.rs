@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -43,18 +43,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     roster::prepare(&bots)?;
     let seed = seed::choose(args.seed);
     println!("seed: {seed}");
-    let log_dir = match &args.log_dir {
-        Some(dir) => dir.clone(),
-        None => {
-            let now = SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .map(|d| d.as_secs())
-                .unwrap_or(0);
-            PathBuf::from(format!("logs/paths-{now}-seed{seed}"))
-        }
-    };
-    std::fs::create_dir_all(&log_dir)
-        .with_context(|| format!("cannot create the log folder {}", log_dir.display()))?;
+    let log_dir = crate::logs::create_folder(args.log_dir.clone(), |secs| {
+        format!("paths-{secs}-seed{seed}")
+    })?;
 
     let names: Vec<String> = bots.iter().map(|b| b.name.clone()).collect();
     let bar = ProgressBar::new(args.rounds as u64).with_style(

@@ -2,7 +2,7 @@
 //! and the run's geometric mean.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -62,15 +62,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.jobs == 0 || args.boards == 0 {
         bail!("--jobs and --boards must be at least 1");
     }
-    let log_dir = args.log_dir.clone().unwrap_or_else(|| {
-        let secs = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_secs())
-            .unwrap_or(0);
-        PathBuf::from(format!("logs/ratrace-{secs}-seed{run_seed}"))
-    });
-    std::fs::create_dir_all(&log_dir)
-        .with_context(|| format!("cannot create log folder {}", log_dir.display()))?;
+    let log_dir = crate::logs::create_folder(args.log_dir.clone(), |secs| {
+        format!("ratrace-{secs}-seed{run_seed}")
+    })?;
     println!(
         "player {} on {} boards, {} job(s); logs in {}",
         contestant.name(),
