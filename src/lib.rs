@@ -10,4 +10,5 @@
 pub mod bot;
 pub mod game;
 pub mod games;
+pub mod replay;
 pub mod seed;

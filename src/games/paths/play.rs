@@ -12,7 +12,7 @@ use std::path::Path;
 use anyhow::{Context, bail};
 use futures::future::join_all;
 
-use super::log::{FinalLog, GraphicalLog, Results, RoundLog};
+use super::log::{FinalLog, GraphicalLog, ReplayHeader, ReplayLog, Results, RoundLog, TurnRecord};
 use super::protocol::{Answer as Reply, Message};
 use super::rules::{self, Grid, MAX_BOTS, Vertex};
 use crate::bot::{self, AnswerStats, BotError, BotProcess, BotSpec, FaultKind, StderrLog};
@@ -43,6 +43,16 @@ pub async fn play(setup: &MatchSetup) -> anyhow::Result<(MatchResult, Results)> 
     let stderr_logs = create_stderr_logs(bots, &setup.log_dir)?;
     let orders = rules::report_orders(n, &mut seed::rng(setup.seed, ORDER_STREAM));
     let mut log = GraphicalLog::create(&setup.log_dir.join("graphical_log.txt"), &names, rounds)?;
+    let mut replay = ReplayLog::create(
+        &setup.log_dir.join("replay.jsonl"),
+        &ReplayHeader {
+            game: "paths".into(),
+            bots: names.clone(),
+            side: rules::side(n),
+            rounds,
+            seed: setup.seed,
+        },
+    )?;
 
     let mut faults = Vec::new();
     let mut points = Vec::new();
@@ -55,7 +65,10 @@ pub async fn play(setup: &MatchSetup) -> anyhow::Result<(MatchResult, Results)> 
             stderr_logs: &stderr_logs,
             orders: &orders,
         };
-        let (grid, round_points) = game.play(&mut faults, &mut timings).await;
+        let (grid, round_points, turns) = game.play(&mut faults, &mut timings).await;
+        for record in &turns {
+            replay.turn(record)?;
+        }
         for (total, p) in totals.iter_mut().zip(&round_points) {
             *total += p;
         }
@@ -85,6 +98,7 @@ pub async fn play(setup: &MatchSetup) -> anyhow::Result<(MatchResult, Results)> 
         })
         .cloned()
         .collect();
+    replay.finish()?;
     log.finish(&FinalLog {
         standings,
         too_slow,
@@ -163,7 +177,12 @@ struct Round<'a> {
 }
 
 impl Round<'_> {
-    async fn play(&self, faults: &mut Vec<Fault>, timings: &mut [AnswerStats]) -> (Grid, Vec<u64>) {
+    /// Returns the final grid, the points, and each turn's accepted choices for the replay.
+    async fn play(
+        &self,
+        faults: &mut Vec<Fault>,
+        timings: &mut [AnswerStats],
+    ) -> (Grid, Vec<u64>, Vec<TurnRecord>) {
         let bots = &self.setup.bots;
         let n = bots.len();
         let (side, turns) = (rules::side(n), n * n);
@@ -190,6 +209,7 @@ impl Round<'_> {
         }
         .to_string();
         let mut reports = vec![begin; n];
+        let mut records = Vec::with_capacity(turns);
         for turn in 0..turns {
             let prompt = Message::Destroy(turn).to_string();
             let replies = self.ask_all(&mut procs, &reports, &prompt).await;
@@ -202,6 +222,12 @@ impl Round<'_> {
             let choices = self.choices(replies, &grid, turn, &prompt, faults);
             let owned = grid.activate(&choices);
             reports = self.reports(|own| Message::Owned(turn, own), &owned);
+            records.push(TurnRecord {
+                round: self.index,
+                turn: turn as u32,
+                destroy: broken,
+                activate: owned,
+            });
         }
         let points = grid.score(n, n, &mut seed::rng(self.setup.seed, 1 + self.index as u64));
         let exit = self.setup.limits.exit;
@@ -229,7 +255,7 @@ impl Round<'_> {
                 faults.push(self.fault(&bot.name, &e, None, "after SCORE: "));
             }
         }
-        (grid, points)
+        (grid, points, records)
     }
 
     /// Sends each running bot its pending report and `prompt`, all bots at the same time, so a

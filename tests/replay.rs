@@ -1,0 +1,89 @@
+//! Replays read back from real games of `koth paths` among copies of the sample bots.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use koth::replay::graphical;
+use koth::replay::turns::Replay;
+use serde_json::Value;
+
+const KOTH: &str = env!("CARGO_BIN_EXE_koth");
+
+/// Plays a 3-round game (seed 1) in a temporary copy of the `paths-*` sample bots and returns
+/// the temporary folder and the game's log folder.
+fn played_game() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for entry in std::fs::read_dir(root.join("bots")).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if name.starts_with("paths-") {
+            let to = dir.path().join("bots").join(&name);
+            std::fs::create_dir_all(&to).unwrap();
+            for file in std::fs::read_dir(&path).unwrap() {
+                let file = file.unwrap().path();
+                let file_name = file.file_name().unwrap();
+                if file.is_file() && file_name != "data.txt" && file_name != "column" {
+                    std::fs::copy(&file, to.join(file_name)).unwrap();
+                }
+            }
+        }
+    }
+    std::fs::copy(root.join("bots.txt"), dir.path().join("bots.txt")).unwrap();
+    let out = dir.path().join("out");
+    let output = Command::new(KOTH)
+        .args([
+            "paths",
+            "--rounds",
+            "3",
+            "--seed",
+            "1",
+            "--timeout-ms",
+            "10000",
+        ])
+        .arg("--log-dir")
+        .arg(&out)
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "koth failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    (dir, out)
+}
+
+#[test]
+fn a_real_log_reads_back_to_the_results_and_the_turns_rebuild_its_grids() {
+    let (_dir, out) = played_game();
+    let results: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    let log = graphical::read(&out.join("graphical_log.txt")).unwrap();
+
+    let bots: Vec<String> = serde_json::from_value(results["bots"].clone()).unwrap();
+    let points: Vec<Vec<u64>> = serde_json::from_value(results["points"].clone()).unwrap();
+    let totals: Vec<u64> = serde_json::from_value(results["totals"].clone()).unwrap();
+    assert_eq!(log.bots, bots);
+    assert_eq!(log.rounds_announced, 3);
+    assert_eq!(log.rounds.len(), 3);
+    let read_points: Vec<Vec<u64>> = log.rounds.iter().map(|r| r.points.clone()).collect();
+    assert_eq!(read_points, points);
+    for (name, total) in &log.standings {
+        let index = bots.iter().position(|b| b == name).unwrap();
+        assert_eq!(*total, totals[index], "{name}");
+    }
+    assert_eq!(log.standings.len(), bots.len());
+
+    let replay = Replay::read(&out.join("replay.jsonl")).unwrap();
+    assert_eq!(replay.header.bots, bots);
+    assert_eq!(replay.header.seed, 1);
+    let n = bots.len();
+    for round in &log.rounds {
+        assert_eq!(replay.turns_in(round.index), n * n);
+        let rebuilt = replay.grid(round.index, n * n).rows();
+        assert_eq!(rebuilt, round.rows, "round {}", round.index);
+        // Something happened: the grid at the end is not the empty grid.
+        assert_ne!(rebuilt, replay.grid(round.index, 0).rows());
+    }
+}
