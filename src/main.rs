@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use koth::games;
+use koth::{games, replay};
 
 /// koth: bots in any language, fighting over stdin/stdout, with every result and replay kept.
 #[derive(Debug, Parser)]
@@ -23,6 +23,8 @@ enum Command {
     Menace(games::menace::cli::Args),
     /// Reach the Flag: a genetic algorithm, an exact solver, and a game for solver bots.
     Flag(games::flag::cli::Args),
+    /// Replay a recorded paths game: a round or turn as text, or in a terminal viewer.
+    Replay(replay::cli::Args),
 }
 
 fn main() -> ExitCode {
@@ -33,6 +35,7 @@ fn main() -> ExitCode {
         Command::Ratrace(args) => games::ratrace::cli::run(args),
         Command::Menace(args) => games::menace::cli::run(args),
         Command::Flag(args) => games::flag::cli::run(args),
+        Command::Replay(args) => replay::cli::run(args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -87,3 +87,56 @@ fn a_real_log_reads_back_to_the_results_and_the_turns_rebuild_its_grids() {
         assert_ne!(rebuilt, replay.grid(round.index, 0).rows());
     }
 }
+
+#[test]
+fn koth_replay_text_prints_a_round_and_a_turn() {
+    let (_dir, out) = played_game();
+    let log = graphical::read(&out.join("graphical_log.txt")).unwrap();
+    let replay = koth(&[out.to_str().unwrap(), "--round", "2", "--text"]);
+    let lines: Vec<&str> = replay.lines().collect();
+    assert_eq!(lines[0], "Round 2 of 3, end");
+    let side = log.side();
+    let rows: Vec<String> = lines[1..=side].iter().map(|l| l[2..].to_string()).collect();
+    assert_eq!(rows, log.rounds[2].rows);
+    let first = format!(
+        "a {}: {} points, total {}",
+        log.bots[0],
+        log.rounds[2].points[0],
+        log.rounds.iter().map(|r| r.points[0]).sum::<u64>()
+    );
+    assert_eq!(lines[side + 1], first);
+
+    let turn = koth(&[out.to_str().unwrap(), "--round", "1", "--turn", "2", "--text"]);
+    let replay = Replay::read(&out.join("replay.jsonl")).unwrap();
+    let expected: String = replay
+        .grid(1, 2)
+        .rows()
+        .iter()
+        .map(|r| format!("  {r}\n"))
+        .collect();
+    assert!(turn.starts_with("Round 1 of 3, after turn 2 of "), "{turn}");
+    assert!(turn.contains(&expected), "{turn}");
+
+    // The graphical log alone (no replay.jsonl) still shows rounds, and says what turns need.
+    let lone = out.join("lone");
+    std::fs::create_dir(&lone).unwrap();
+    std::fs::copy(out.join("graphical_log.txt"), lone.join("graphical_log.txt")).unwrap();
+    let output = Command::new(KOTH)
+        .args(["replay", "--turn", "1", "--text"])
+        .arg(lone.join("graphical_log.txt"))
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("replay.jsonl"), "{stderr}");
+}
+
+fn koth(args: &[&str]) -> String {
+    let output = Command::new(KOTH).arg("replay").args(args).output().unwrap();
+    assert!(
+        output.status.success(),
+        "koth replay failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap()
+}
