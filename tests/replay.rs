@@ -106,7 +106,14 @@ fn koth_replay_text_prints_a_round_and_a_turn() {
     );
     assert_eq!(lines[side + 1], first);
 
-    let turn = koth(&[out.to_str().unwrap(), "--round", "1", "--turn", "2", "--text"]);
+    let turn = koth(&[
+        out.to_str().unwrap(),
+        "--round",
+        "1",
+        "--turn",
+        "2",
+        "--text",
+    ]);
     let replay = Replay::read(&out.join("replay.jsonl")).unwrap();
     let expected: String = replay
         .grid(1, 2)
@@ -120,7 +127,11 @@ fn koth_replay_text_prints_a_round_and_a_turn() {
     // The graphical log alone (no replay.jsonl) still shows rounds, and says what turns need.
     let lone = out.join("lone");
     std::fs::create_dir(&lone).unwrap();
-    std::fs::copy(out.join("graphical_log.txt"), lone.join("graphical_log.txt")).unwrap();
+    std::fs::copy(
+        out.join("graphical_log.txt"),
+        lone.join("graphical_log.txt"),
+    )
+    .unwrap();
     let output = Command::new(KOTH)
         .args(["replay", "--turn", "1", "--text"])
         .arg(lone.join("graphical_log.txt"))
@@ -132,7 +143,11 @@ fn koth_replay_text_prints_a_round_and_a_turn() {
 }
 
 fn koth(args: &[&str]) -> String {
-    let output = Command::new(KOTH).arg("replay").args(args).output().unwrap();
+    let output = Command::new(KOTH)
+        .arg("replay")
+        .args(args)
+        .output()
+        .unwrap();
     assert!(
         output.status.success(),
         "koth replay failed: {}",
