@@ -1,7 +1,7 @@
 //! Replays read back from real games of `koth paths` among copies of the sample bots.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output};
 
 use koth::replay::graphical;
 use koth::replay::turns::Replay;
@@ -154,4 +154,84 @@ fn koth(args: &[&str]) -> String {
         String::from_utf8_lossy(&output.stderr)
     );
     String::from_utf8(output.stdout).unwrap()
+}
+
+/// Runs headless Chromium on `page` with `args`, in a throw-away profile.
+fn chromium(profile: &Path, args: &[&str], page: &str) -> Output {
+    Command::new("chromium")
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--virtual-time-budget=2000",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(args)
+        .arg(page)
+        .output()
+        .unwrap_or_else(|e| {
+            panic!("cannot run chromium ({e}): run scripts/test.sh, which installs it")
+        })
+}
+
+#[test]
+fn the_web_viewer_shows_the_asked_turn_and_scores_in_chromium() {
+    let (dir, out) = played_game();
+    let page = dir.path().join("game.html");
+    koth(&[out.to_str().unwrap(), "--html", page.to_str().unwrap()]);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        !html.contains("http://") && !html.contains("https://"),
+        "the page must need no network"
+    );
+    let results: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    let points: Vec<Vec<u64>> = serde_json::from_value(results["points"].clone()).unwrap();
+    let profile = dir.path().join("chromium-profile");
+
+    // Mid-round: the turn asked for, no points yet, totals of the rounds before.
+    let url = format!("file://{}?round=1&turn=2", page.display());
+    let output = chromium(&profile, &["--dump-dom"], &url);
+    let dom = String::from_utf8_lossy(&output.stdout);
+    assert!(dom.contains(r#"<span id="round">1</span>"#), "{dom}");
+    assert!(dom.contains(r#"<span id="turn">2</span>"#), "{dom}");
+    for (bot, round0) in points[0].iter().enumerate() {
+        assert!(
+            dom.contains(&format!(r#"<td id="points-{bot}">-</td>"#)),
+            "{dom}"
+        );
+        assert!(
+            dom.contains(&format!(r#"<td id="total-{bot}">{round0}</td>"#)),
+            "{dom}"
+        );
+    }
+
+    // A round's end: its points and the running totals.
+    let url = format!("file://{}?round=2", page.display());
+    let output = chromium(&profile, &["--dump-dom"], &url);
+    let dom = String::from_utf8_lossy(&output.stdout);
+    for bot in 0..points[0].len() {
+        let total: u64 = points.iter().map(|p| p[bot]).sum();
+        assert!(
+            dom.contains(&format!(r#"<td id="points-{bot}">{}</td>"#, points[2][bot])),
+            "{dom}"
+        );
+        assert!(
+            dom.contains(&format!(r#"<td id="total-{bot}">{total}</td>"#)),
+            "{dom}"
+        );
+    }
+
+    let target = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/replay-screenshot.png");
+    let shot = format!("--screenshot={}", target.display());
+    let url = format!("file://{}?round=1&turn=3", page.display());
+    let _ = std::fs::remove_file(&target);
+    chromium(&profile, &[&shot, "--window-size=1000,800"], &url);
+    let png = std::fs::read(&target).expect("chromium wrote no screenshot");
+    assert!(png.len() > 1000 && png.starts_with(b"\x89PNG\r\n\x1a\n"));
 }

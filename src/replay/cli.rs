@@ -1,4 +1,4 @@
-//! `koth replay PATH [--round R] [--turn T] [--text]`.
+//! `koth replay PATH [--round R] [--turn T] [--text] [--html OUT.html]`.
 
 use std::path::PathBuf;
 
@@ -18,10 +18,18 @@ pub struct Args {
     /// Print the round (or turn) as plain text instead of opening the viewer.
     #[arg(long)]
     pub text: bool,
+    /// Write a self-contained web page that animates the game, instead of opening the viewer.
+    #[arg(long, value_name = "OUT.html")]
+    pub html: Option<PathBuf>,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let game = Game::open(&args.path)?;
+    if let Some(out) = &args.html {
+        super::html::write(&game, out)?;
+        println!("wrote {}", out.display());
+        return Ok(());
+    }
     let frame = game.frame(args.round, args.turn)?;
     if args.text {
         print!("{}", game.text(&frame));

@@ -4,6 +4,7 @@
 
 pub mod cli;
 pub mod graphical;
+pub mod html;
 pub mod tui;
 pub mod turns;
 
