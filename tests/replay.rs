@@ -235,3 +235,56 @@ fn the_web_viewer_shows_the_asked_turn_and_scores_in_chromium() {
     let png = std::fs::read(&target).expect("chromium wrote no screenshot");
     assert!(png.len() > 1000 && png.starts_with(b"\x89PNG\r\n\x1a\n"));
 }
+
+/// Each transcript's answers (`< ms line`), grouped by round.
+fn answers_by_round(transcript: &str) -> Vec<Vec<String>> {
+    let mut rounds: Vec<Vec<String>> = Vec::new();
+    for line in transcript.lines() {
+        if line.starts_with("# round ") {
+            rounds.push(Vec::new());
+        } else if let Some(rest) = line.strip_prefix("< ") {
+            let (ms, answer) = rest.split_once(' ').unwrap();
+            ms.parse::<u64>().unwrap();
+            rounds.last_mut().unwrap().push(answer.to_string());
+        } else {
+            let rest = line.strip_prefix("> ").expect(line);
+            rest.split_once(' ').unwrap().0.parse::<u64>().unwrap();
+        }
+    }
+    rounds
+}
+
+#[test]
+fn transcripts_hold_every_answer_each_bot_gave() {
+    let (_dir, out) = played_game();
+    let replay = Replay::read(&out.join("replay.jsonl")).unwrap();
+    let n = replay.header.bots.len();
+    let mut transcripts = Vec::new();
+    for entry in std::fs::read_dir(out.join("transcripts")).unwrap() {
+        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+        assert!(text.contains("> "), "nothing was sent");
+        assert!(text.lines().any(|l| l.contains(" SCORE ")), "{text}");
+        let rounds = answers_by_round(&text);
+        assert_eq!(rounds.len(), 3);
+        for answers in &rounds {
+            // A destruction and an activation answer per turn.
+            assert_eq!(answers.len(), 2 * n * n);
+        }
+        transcripts.push(rounds);
+    }
+    assert_eq!(transcripts.len(), n);
+    // Every activation the rules accepted was answered, that round and turn, by some bot.
+    for record in &replay.turns {
+        for (x, y) in record.activate.iter().flatten() {
+            let answer = format!("VERTEX {x},{y}");
+            assert!(
+                transcripts.iter().any(|rounds| {
+                    rounds[record.round as usize][2 * record.turn as usize + 1] == answer
+                }),
+                "round {} turn {}: nobody answered {answer}",
+                record.round,
+                record.turn
+            );
+        }
+    }
+}
