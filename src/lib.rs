@@ -11,5 +11,6 @@ pub mod bot;
 pub mod game;
 pub mod games;
 pub mod logs;
+pub mod replay;
 pub mod seed;
 pub mod tournament;

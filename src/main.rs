@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use koth::{games, tournament};
+use koth::{games, replay, tournament};
 
 /// koth: bots in any language, fighting over stdin/stdout, with every result and replay kept.
 #[derive(Debug, Parser)]
@@ -27,6 +27,8 @@ enum Command {
     Tournament(tournament::cli::Args),
     /// Print a tournament's leaderboard.
     Leaderboard(tournament::cli::LeaderboardArgs),
+    /// Replay a recorded paths game: a round or turn as text, or in a terminal viewer.
+    Replay(replay::cli::Args),
 }
 
 fn main() -> ExitCode {
@@ -39,6 +41,7 @@ fn main() -> ExitCode {
         Command::Flag(args) => games::flag::cli::run(args),
         Command::Tournament(args) => tournament::cli::run(args),
         Command::Leaderboard(args) => tournament::cli::leaderboard(args),
+        Command::Replay(args) => replay::cli::run(args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

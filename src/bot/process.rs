@@ -124,6 +124,40 @@ fn grace_note(grace: Duration) -> String {
     }
 }
 
+/// Every line sent to (`> `) and received from (`< `) a bot, each with the milliseconds since
+/// the transcript was created (`> 1520 DESTROY 3`), so a conversation can be read or replayed to the bot later.
+/// Shared by every process of one bot in one game; game-agnostic, it stores lines as they are.
+#[derive(Clone)]
+pub struct Transcript {
+    inner: Arc<Mutex<std::fs::File>>,
+    start: Instant,
+}
+
+impl Transcript {
+    pub fn create(path: &Path) -> std::io::Result<Transcript> {
+        Ok(Transcript {
+            inner: Arc::new(Mutex::new(std::fs::File::create(path)?)),
+            start: Instant::now(),
+        })
+    }
+
+    /// A `# ` line of the caller's own, such as where a round begins.
+    pub fn note(&self, text: &str) {
+        self.write(&format!("# {text}\n"));
+    }
+
+    fn line(&self, direction: char, line: &str) {
+        let ms = self.start.elapsed().as_millis();
+        self.write(&format!("{direction} {ms} {line}\n"));
+    }
+
+    fn write(&self, text: &str) {
+        let mut file = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        // A transcript is a record, not part of the game: a full disk must not fault the bot.
+        let _ = file.write_all(text.as_bytes());
+    }
+}
+
 fn tail_suffix(tail: &str) -> String {
     if tail.is_empty() {
         String::new()
@@ -339,6 +373,7 @@ pub struct BotProcess {
     stats: AnswerStats,
     /// Whether the next answer is the first, which gets [`STARTUP_GRACE`] on top of its limit.
     first_answer: bool,
+    transcript: Option<Transcript>,
 }
 
 impl BotProcess {
@@ -392,7 +427,21 @@ impl BotProcess {
             clock: Clock::Wall,
             stats: AnswerStats::default(),
             first_answer: true,
+            transcript: None,
         })
+    }
+
+    /// Records every line sent to and received from the bot from now on.
+    pub fn set_transcript(&mut self, transcript: Transcript) {
+        self.transcript = Some(transcript);
+    }
+
+    fn record(&self, direction: char, text: &str) {
+        if let Some(transcript) = &self.transcript {
+            for line in text.lines() {
+                transcript.line(direction, line);
+            }
+        }
     }
 
     pub fn name(&self) -> &str {
@@ -426,6 +475,7 @@ impl BotProcess {
     /// [`flush`]: BotProcess::flush
     pub async fn send(&mut self, line: &str) -> Result<(), BotError> {
         self.check_running()?;
+        self.record('>', line);
         let result = match self.stdin.as_mut() {
             Some(stdin) => write_line(stdin, line).await,
             None => Ok(()),
@@ -467,6 +517,7 @@ impl BotProcess {
         // request/answer protocol has no use for them and the original controllers would have
         // desynchronised instead.
         while let Ok(ReadEvent::Line(_)) = self.lines.try_recv() {}
+        self.record('>', prompt);
         let (wait, cpu_before) = match self.clock {
             Clock::Wall => (allowed, None),
             Clock::Cpu { backstop } => (backstop.max(allowed), cpu_time(self.pgid)),
@@ -507,6 +558,7 @@ impl BotProcess {
         .await;
         let result = match result {
             Ok(Ok(answer)) => {
+                self.record('<', &answer.line);
                 let used = match (self.clock, answer.cpu) {
                     (Clock::Cpu { .. }, Some(cpu)) => cpu,
                     _ => answer.wall,

@@ -1,5 +1,5 @@
-//! The game's outputs: `graphical_log.txt` in the original controller's exact shape, and
-//! `results.json`.
+//! The game's outputs: `graphical_log.txt` in the original controller's exact shape,
+//! `results.json`, and `replay.jsonl` (every turn's choices, read by `koth replay`).
 //!
 //! The graphical log is rendered from small typed pieces ([`RoundLog`], [`FinalLog`]) rather
 //! than printed ad hoc, so that a reader can parse a log back into the same pieces.
@@ -12,7 +12,7 @@ use std::path::Path;
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
-use super::rules::letter;
+use super::rules::{Vertex, letter};
 use crate::game::Fault;
 
 /// One round as the graphical log shows it.
@@ -107,5 +107,56 @@ impl Results {
         let text = serde_json::to_string_pretty(self).context("cannot serialize the results")?;
         std::fs::write(path, text + "\n")
             .with_context(|| format!("cannot write {}", path.display()))
+    }
+}
+
+/// The first line of `replay.jsonl`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReplayHeader {
+    pub game: String,
+    /// Names in bot-list order; every list in a [`TurnRecord`] follows it.
+    pub bots: Vec<String>,
+    pub side: usize,
+    pub rounds: u32,
+    pub seed: u64,
+}
+
+/// One turn of `replay.jsonl`: each bot's choices as the rules accepted them (`None` for no
+/// choice, an invalid one, or a stopped bot), enough to rebuild the grid turn by turn.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TurnRecord {
+    pub round: u32,
+    pub turn: u32,
+    pub destroy: Vec<Option<Vertex>>,
+    pub activate: Vec<Option<Vertex>>,
+}
+
+/// `replay.jsonl`: a [`ReplayHeader`] line, then one [`TurnRecord`] line per turn of every round.
+pub struct ReplayLog {
+    out: BufWriter<File>,
+}
+
+impl ReplayLog {
+    pub fn create(path: &Path, header: &ReplayHeader) -> anyhow::Result<ReplayLog> {
+        let file =
+            File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+        let mut log = ReplayLog {
+            out: BufWriter::new(file),
+        };
+        log.line(header)?;
+        Ok(log)
+    }
+
+    pub fn turn(&mut self, record: &TurnRecord) -> anyhow::Result<()> {
+        self.line(record)
+    }
+
+    pub fn finish(mut self) -> anyhow::Result<()> {
+        self.out.flush().context("cannot write the replay")
+    }
+
+    fn line(&mut self, value: &impl Serialize) -> anyhow::Result<()> {
+        let text = serde_json::to_string(value).context("cannot serialize the replay")?;
+        writeln!(self.out, "{text}").context("cannot write the replay")
     }
 }

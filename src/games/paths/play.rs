@@ -12,10 +12,12 @@ use std::path::Path;
 use anyhow::{Context, bail};
 use futures::future::join_all;
 
-use super::log::{FinalLog, GraphicalLog, Results, RoundLog};
+use super::log::{FinalLog, GraphicalLog, ReplayHeader, ReplayLog, Results, RoundLog, TurnRecord};
 use super::protocol::{Answer as Reply, Message};
 use super::rules::{self, Grid, MAX_BOTS, Vertex};
-use crate::bot::{self, AnswerStats, BotError, BotProcess, BotSpec, FaultKind, StderrLog};
+use crate::bot::{
+    self, AnswerStats, BotError, BotProcess, BotSpec, FaultKind, StderrLog, Transcript,
+};
 use crate::game::{BotResult, BotStatus, Fault, MatchResult, MatchSetup, RoundProgress};
 use crate::seed;
 
@@ -25,8 +27,8 @@ pub const DEFAULT_ROUNDS: u32 = 100;
 /// The random stream of the report orders; round `r` scores with stream `r + 1`.
 const ORDER_STREAM: u64 = 0;
 
-/// Plays one game and writes `graphical_log.txt`, `results.json` and `stderr/` into the setup's
-/// log folder. Errors are koth's own (a folder it cannot write); bots' mistakes are faults.
+/// Plays one game and writes `graphical_log.txt`, `results.json`, `replay.jsonl`, `stderr/` and
+/// `transcripts/` into the setup's log folder. Errors are koth's own (a folder it cannot write); bots' mistakes are faults.
 pub async fn play(setup: &MatchSetup) -> anyhow::Result<(MatchResult, Results)> {
     let bots = &setup.bots;
     let n = bots.len();
@@ -40,9 +42,19 @@ pub async fn play(setup: &MatchSetup) -> anyhow::Result<(MatchResult, Results)> 
         let data = bot.dir.join("data.txt");
         File::create(&data).with_context(|| format!("{bot}: cannot empty {}", data.display()))?;
     }
-    let stderr_logs = create_stderr_logs(bots, &setup.log_dir)?;
+    let (stderr_logs, transcripts) = create_bot_logs(bots, &setup.log_dir)?;
     let orders = rules::report_orders(n, &mut seed::rng(setup.seed, ORDER_STREAM));
     let mut log = GraphicalLog::create(&setup.log_dir.join("graphical_log.txt"), &names, rounds)?;
+    let mut replay = ReplayLog::create(
+        &setup.log_dir.join("replay.jsonl"),
+        &ReplayHeader {
+            game: "paths".into(),
+            bots: names.clone(),
+            side: rules::side(n),
+            rounds,
+            seed: setup.seed,
+        },
+    )?;
 
     let mut faults = Vec::new();
     let mut points = Vec::new();
@@ -53,9 +65,13 @@ pub async fn play(setup: &MatchSetup) -> anyhow::Result<(MatchResult, Results)> 
             setup,
             index: round,
             stderr_logs: &stderr_logs,
+            transcripts: &transcripts,
             orders: &orders,
         };
-        let (grid, round_points) = game.play(&mut faults, &mut timings).await;
+        let (grid, round_points, turns) = game.play(&mut faults, &mut timings).await;
+        for record in &turns {
+            replay.turn(record)?;
+        }
         for (total, p) in totals.iter_mut().zip(&round_points) {
             *total += p;
         }
@@ -85,6 +101,7 @@ pub async fn play(setup: &MatchSetup) -> anyhow::Result<(MatchResult, Results)> 
         })
         .cloned()
         .collect();
+    replay.finish()?;
     log.finish(&FinalLog {
         standings,
         too_slow,
@@ -128,11 +145,9 @@ pub async fn play(setup: &MatchSetup) -> anyhow::Result<(MatchResult, Results)> 
     Ok((match_result, results))
 }
 
-/// One stderr log per bot for the whole game, named after its folder (`stderr/<folder>.log`),
-/// with a number appended when two bots share a folder.
-fn create_stderr_logs(bots: &[BotSpec], log_dir: &Path) -> anyhow::Result<Vec<StderrLog>> {
-    let dir = log_dir.join("stderr");
-    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+/// A file name per bot, from its folder (with a number appended when two bots share a folder):
+/// `stderr/<slug>.log` and `transcripts/<slug>.txt`.
+fn slugs(bots: &[BotSpec]) -> Vec<String> {
     let mut used = HashSet::new();
     bots.iter()
         .map(|bot| {
@@ -147,11 +162,36 @@ fn create_stderr_logs(bots: &[BotSpec], log_dir: &Path) -> anyhow::Result<Vec<St
                 copy += 1;
                 slug = format!("{base}-{copy}");
             }
-            let path = dir.join(format!("{slug}.log"));
-            StderrLog::create(&path, bot::process::STDERR_CAP)
-                .with_context(|| format!("cannot create {}", path.display()))
+            slug
         })
         .collect()
+}
+
+/// One stderr log and one transcript per bot for the whole game.
+fn create_bot_logs(
+    bots: &[BotSpec],
+    log_dir: &Path,
+) -> anyhow::Result<(Vec<StderrLog>, Vec<Transcript>)> {
+    let stderr_dir = log_dir.join("stderr");
+    let transcript_dir = log_dir.join("transcripts");
+    for dir in [&stderr_dir, &transcript_dir] {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    let mut stderr_logs = Vec::new();
+    let mut transcripts = Vec::new();
+    for slug in slugs(bots) {
+        let path = stderr_dir.join(format!("{slug}.log"));
+        stderr_logs.push(
+            StderrLog::create(&path, bot::process::STDERR_CAP)
+                .with_context(|| format!("cannot create {}", path.display()))?,
+        );
+        let path = transcript_dir.join(format!("{slug}.txt"));
+        transcripts.push(
+            Transcript::create(&path)
+                .with_context(|| format!("cannot create {}", path.display()))?,
+        );
+    }
+    Ok((stderr_logs, transcripts))
 }
 
 /// One round: fresh processes, N² turns, scoring.
@@ -159,27 +199,38 @@ struct Round<'a> {
     setup: &'a MatchSetup,
     index: u32,
     stderr_logs: &'a [StderrLog],
+    transcripts: &'a [Transcript],
     orders: &'a [Vec<usize>],
 }
 
 impl Round<'_> {
-    async fn play(&self, faults: &mut Vec<Fault>, timings: &mut [AnswerStats]) -> (Grid, Vec<u64>) {
+    /// Returns the final grid, the points, and each turn's accepted choices for the replay.
+    async fn play(
+        &self,
+        faults: &mut Vec<Fault>,
+        timings: &mut [AnswerStats],
+    ) -> (Grid, Vec<u64>, Vec<TurnRecord>) {
         let bots = &self.setup.bots;
         let n = bots.len();
         let (side, turns) = (rules::side(n), n * n);
         let mut procs: Vec<Option<BotProcess>> = bots
             .iter()
             .zip(self.stderr_logs)
-            .map(|(spec, log)| match BotProcess::spawn(spec, log) {
-                Ok(mut process) => {
-                    process.set_clock(self.setup.limits.clock);
-                    Some(process)
-                }
-                Err(e) => {
-                    faults.push(self.fault(&spec.name, &e, None, ""));
-                    None
-                }
-            })
+            .zip(self.transcripts)
+            .map(
+                |((spec, log), transcript)| match BotProcess::spawn(spec, log) {
+                    Ok(mut process) => {
+                        process.set_clock(self.setup.limits.clock);
+                        transcript.note(&format!("round {}", self.index));
+                        process.set_transcript(transcript.clone());
+                        Some(process)
+                    }
+                    Err(e) => {
+                        faults.push(self.fault(&spec.name, &e, None, ""));
+                        None
+                    }
+                },
+            )
             .collect();
         let mut grid = Grid::new(side);
         // Each bot's report for the previous phase, sent right before its next prompt.
@@ -190,6 +241,7 @@ impl Round<'_> {
         }
         .to_string();
         let mut reports = vec![begin; n];
+        let mut records = Vec::with_capacity(turns);
         for turn in 0..turns {
             let prompt = Message::Destroy(turn).to_string();
             let replies = self.ask_all(&mut procs, &reports, &prompt).await;
@@ -202,6 +254,12 @@ impl Round<'_> {
             let choices = self.choices(replies, &grid, turn, &prompt, faults);
             let owned = grid.activate(&choices);
             reports = self.reports(|own| Message::Owned(turn, own), &owned);
+            records.push(TurnRecord {
+                round: self.index,
+                turn: turn as u32,
+                destroy: broken,
+                activate: owned,
+            });
         }
         let points = grid.score(n, n, &mut seed::rng(self.setup.seed, 1 + self.index as u64));
         let exit = self.setup.limits.exit;
@@ -231,7 +289,7 @@ impl Round<'_> {
                 faults.push(self.fault(&bot.name, &e, None, "after SCORE: "));
             }
         }
-        (grid, points)
+        (grid, points, records)
     }
 
     /// Sends each running bot its pending report and `prompt`, all bots at the same time, so a

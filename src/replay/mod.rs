@@ -1,0 +1,153 @@
+//! Replays people can read: parsing a paths game's `graphical_log.txt` (koth's or the original
+//! controller's), rebuilding every turn from koth's `replay.jsonl`, and showing any round or turn
+//! as text or in a terminal viewer.
+
+pub mod cli;
+pub mod graphical;
+pub mod html;
+pub mod tui;
+pub mod turns;
+
+use std::path::Path;
+
+use anyhow::bail;
+
+use graphical::GameLog;
+use turns::Replay;
+
+/// A game as recorded in its log folder: the graphical log always, the turns when koth wrote them.
+pub struct Game {
+    pub log: GameLog,
+    pub turns: Option<Replay>,
+}
+
+/// What is on screen: one round after some of its turns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Frame {
+    pub round: u32,
+    /// Turns played; `None` for the round's end as the graphical log shows it.
+    pub turn: Option<usize>,
+    /// The grid, top row first.
+    pub rows: Vec<String>,
+    /// The round's points, once scored (at its end).
+    pub points: Option<Vec<u64>>,
+    /// Each bot's total over rounds `0..=round` when the round is over, else over `0..round`.
+    pub totals: Vec<u64>,
+}
+
+impl Game {
+    /// Opens a game log folder, or a `graphical_log.txt` (with `replay.jsonl` beside it if any).
+    pub fn open(path: &Path) -> anyhow::Result<Game> {
+        let (log_path, folder) = if path.is_dir() {
+            (path.join("graphical_log.txt"), path.to_path_buf())
+        } else {
+            let folder = path.parent().unwrap_or(Path::new(".")).to_path_buf();
+            (path.to_path_buf(), folder)
+        };
+        let log = graphical::read(&log_path)?;
+        let replay_path = folder.join("replay.jsonl");
+        let turns = if replay_path.is_file() {
+            let replay = Replay::read(&replay_path)?;
+            if replay.header.bots != log.bots {
+                bail!(
+                    "{} and {} name different bots",
+                    replay_path.display(),
+                    log_path.display()
+                );
+            }
+            Some(replay)
+        } else {
+            None
+        };
+        Ok(Game { log, turns })
+    }
+
+    pub fn rounds(&self) -> u32 {
+        self.log.rounds.len() as u32
+    }
+
+    /// The number of turns of `round` that can be shown one by one (0 without `replay.jsonl`).
+    pub fn turns_in(&self, round: u32) -> usize {
+        self.turns.as_ref().map_or(0, |t| t.turns_in(round))
+    }
+
+    /// Round `round` after `turn` turns, or at its end with `None`.
+    pub fn frame(&self, round: u32, turn: Option<usize>) -> anyhow::Result<Frame> {
+        let Some(logged) = self.log.rounds.get(round as usize) else {
+            bail!(
+                "no round {round}: the log has rounds 0 to {}",
+                self.rounds().saturating_sub(1)
+            );
+        };
+        let mut totals = vec![0u64; self.log.bots.len()];
+        for previous in &self.log.rounds[..round as usize] {
+            for (total, p) in totals.iter_mut().zip(&previous.points) {
+                *total += p;
+            }
+        }
+        let at_end = |totals: &mut Vec<u64>| {
+            for (total, p) in totals.iter_mut().zip(&logged.points) {
+                *total += p;
+            }
+        };
+        match turn {
+            Some(turn) => {
+                let Some(replay) = &self.turns else {
+                    bail!("turns need replay.jsonl beside the graphical log (koth writes it)");
+                };
+                let available = replay.turns_in(round);
+                if turn > available {
+                    bail!("round {round} has turns 0 to {available}");
+                }
+                let finished = turn == available;
+                if finished {
+                    at_end(&mut totals);
+                }
+                Ok(Frame {
+                    round,
+                    turn: Some(turn),
+                    rows: replay.grid(round, turn).rows(),
+                    points: finished.then(|| logged.points.clone()),
+                    totals,
+                })
+            }
+            None => {
+                at_end(&mut totals);
+                Ok(Frame {
+                    round,
+                    turn: None,
+                    rows: logged.rows.clone(),
+                    points: Some(logged.points.clone()),
+                    totals,
+                })
+            }
+        }
+    }
+
+    /// A frame as plain text: a title line, the grid (two spaces before each row, as in the
+    /// graphical log), then one line per bot with its letter, name, points and total.
+    pub fn text(&self, frame: &Frame) -> String {
+        let mut text = format!("Round {} of {}", frame.round, self.rounds());
+        match frame.turn {
+            Some(turn) => {
+                text += &format!(", after turn {turn} of {}\n", self.turns_in(frame.round))
+            }
+            None => text += ", end\n",
+        }
+        for row in &frame.rows {
+            text += &format!("  {row}\n");
+        }
+        for (index, name) in self.log.bots.iter().enumerate() {
+            let letter = crate::games::paths::rules::letter(index);
+            let points = frame
+                .points
+                .as_ref()
+                .map_or("-".to_string(), |p| p[index].to_string());
+            text += &format!(
+                "{letter} {name}: {points} points, total {}\n",
+                frame.totals[index]
+            );
+        }
+        text
+    }
+}

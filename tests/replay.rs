@@ -1,0 +1,290 @@
+//! Replays read back from real games of `koth paths` among copies of the sample bots.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use koth::replay::graphical;
+use koth::replay::turns::Replay;
+use serde_json::Value;
+
+const KOTH: &str = env!("CARGO_BIN_EXE_koth");
+
+/// Plays a 3-round game (seed 1) in a temporary copy of the `paths-*` sample bots and returns
+/// the temporary folder and the game's log folder.
+fn played_game() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for entry in std::fs::read_dir(root.join("bots")).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if name.starts_with("paths-") {
+            let to = dir.path().join("bots").join(&name);
+            std::fs::create_dir_all(&to).unwrap();
+            for file in std::fs::read_dir(&path).unwrap() {
+                let file = file.unwrap().path();
+                let file_name = file.file_name().unwrap();
+                if file.is_file() && file_name != "data.txt" && file_name != "column" {
+                    std::fs::copy(&file, to.join(file_name)).unwrap();
+                }
+            }
+        }
+    }
+    std::fs::copy(root.join("bots.txt"), dir.path().join("bots.txt")).unwrap();
+    let out = dir.path().join("out");
+    let output = Command::new(KOTH)
+        .args([
+            "paths",
+            "--rounds",
+            "3",
+            "--seed",
+            "1",
+            "--timeout-ms",
+            "10000",
+        ])
+        .arg("--log-dir")
+        .arg(&out)
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "koth failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    (dir, out)
+}
+
+#[test]
+fn a_real_log_reads_back_to_the_results_and_the_turns_rebuild_its_grids() {
+    let (_dir, out) = played_game();
+    let results: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    let log = graphical::read(&out.join("graphical_log.txt")).unwrap();
+
+    let bots: Vec<String> = serde_json::from_value(results["bots"].clone()).unwrap();
+    let points: Vec<Vec<u64>> = serde_json::from_value(results["points"].clone()).unwrap();
+    let totals: Vec<u64> = serde_json::from_value(results["totals"].clone()).unwrap();
+    assert_eq!(log.bots, bots);
+    assert_eq!(log.rounds_announced, 3);
+    assert_eq!(log.rounds.len(), 3);
+    let read_points: Vec<Vec<u64>> = log.rounds.iter().map(|r| r.points.clone()).collect();
+    assert_eq!(read_points, points);
+    for (name, total) in &log.standings {
+        let index = bots.iter().position(|b| b == name).unwrap();
+        assert_eq!(*total, totals[index], "{name}");
+    }
+    assert_eq!(log.standings.len(), bots.len());
+
+    let replay = Replay::read(&out.join("replay.jsonl")).unwrap();
+    assert_eq!(replay.header.bots, bots);
+    assert_eq!(replay.header.seed, 1);
+    let n = bots.len();
+    for round in &log.rounds {
+        assert_eq!(replay.turns_in(round.index), n * n);
+        let rebuilt = replay.grid(round.index, n * n).rows();
+        assert_eq!(rebuilt, round.rows, "round {}", round.index);
+        // Something happened: the grid at the end is not the empty grid.
+        assert_ne!(rebuilt, replay.grid(round.index, 0).rows());
+    }
+}
+
+#[test]
+fn koth_replay_text_prints_a_round_and_a_turn() {
+    let (_dir, out) = played_game();
+    let log = graphical::read(&out.join("graphical_log.txt")).unwrap();
+    let replay = koth(&[out.to_str().unwrap(), "--round", "2", "--text"]);
+    let lines: Vec<&str> = replay.lines().collect();
+    assert_eq!(lines[0], "Round 2 of 3, end");
+    let side = log.side();
+    let rows: Vec<String> = lines[1..=side].iter().map(|l| l[2..].to_string()).collect();
+    assert_eq!(rows, log.rounds[2].rows);
+    let first = format!(
+        "a {}: {} points, total {}",
+        log.bots[0],
+        log.rounds[2].points[0],
+        log.rounds.iter().map(|r| r.points[0]).sum::<u64>()
+    );
+    assert_eq!(lines[side + 1], first);
+
+    let turn = koth(&[
+        out.to_str().unwrap(),
+        "--round",
+        "1",
+        "--turn",
+        "2",
+        "--text",
+    ]);
+    let replay = Replay::read(&out.join("replay.jsonl")).unwrap();
+    let expected: String = replay
+        .grid(1, 2)
+        .rows()
+        .iter()
+        .map(|r| format!("  {r}\n"))
+        .collect();
+    assert!(turn.starts_with("Round 1 of 3, after turn 2 of "), "{turn}");
+    assert!(turn.contains(&expected), "{turn}");
+
+    // The graphical log alone (no replay.jsonl) still shows rounds, and says what turns need.
+    let lone = out.join("lone");
+    std::fs::create_dir(&lone).unwrap();
+    std::fs::copy(
+        out.join("graphical_log.txt"),
+        lone.join("graphical_log.txt"),
+    )
+    .unwrap();
+    let output = Command::new(KOTH)
+        .args(["replay", "--turn", "1", "--text"])
+        .arg(lone.join("graphical_log.txt"))
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("replay.jsonl"), "{stderr}");
+}
+
+fn koth(args: &[&str]) -> String {
+    let output = Command::new(KOTH)
+        .arg("replay")
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "koth replay failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// Runs headless Chromium on `page` with `args`, in a throw-away profile.
+fn chromium(profile: &Path, args: &[&str], page: &str) -> Output {
+    Command::new("chromium")
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--virtual-time-budget=2000",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(args)
+        .arg(page)
+        .output()
+        .unwrap_or_else(|e| {
+            panic!("cannot run chromium ({e}): run scripts/test.sh, which installs it")
+        })
+}
+
+#[test]
+fn the_web_viewer_shows_the_asked_turn_and_scores_in_chromium() {
+    let (dir, out) = played_game();
+    let page = dir.path().join("game.html");
+    koth(&[out.to_str().unwrap(), "--html", page.to_str().unwrap()]);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        !html.contains("http://") && !html.contains("https://"),
+        "the page must need no network"
+    );
+    let results: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    let points: Vec<Vec<u64>> = serde_json::from_value(results["points"].clone()).unwrap();
+    let profile = dir.path().join("chromium-profile");
+
+    // Mid-round: the turn asked for, no points yet, totals of the rounds before.
+    let url = format!("file://{}?round=1&turn=2", page.display());
+    let output = chromium(&profile, &["--dump-dom"], &url);
+    let dom = String::from_utf8_lossy(&output.stdout);
+    assert!(dom.contains(r#"<span id="round">1</span>"#), "{dom}");
+    assert!(dom.contains(r#"<span id="turn">2</span>"#), "{dom}");
+    for (bot, round0) in points[0].iter().enumerate() {
+        assert!(
+            dom.contains(&format!(r#"<td id="points-{bot}">-</td>"#)),
+            "{dom}"
+        );
+        assert!(
+            dom.contains(&format!(r#"<td id="total-{bot}">{round0}</td>"#)),
+            "{dom}"
+        );
+    }
+
+    // A round's end: its points and the running totals.
+    let url = format!("file://{}?round=2", page.display());
+    let output = chromium(&profile, &["--dump-dom"], &url);
+    let dom = String::from_utf8_lossy(&output.stdout);
+    for bot in 0..points[0].len() {
+        let total: u64 = points.iter().map(|p| p[bot]).sum();
+        assert!(
+            dom.contains(&format!(r#"<td id="points-{bot}">{}</td>"#, points[2][bot])),
+            "{dom}"
+        );
+        assert!(
+            dom.contains(&format!(r#"<td id="total-{bot}">{total}</td>"#)),
+            "{dom}"
+        );
+    }
+
+    let target = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/replay-screenshot.png");
+    let shot = format!("--screenshot={}", target.display());
+    let url = format!("file://{}?round=1&turn=3", page.display());
+    let _ = std::fs::remove_file(&target);
+    chromium(&profile, &[&shot, "--window-size=1000,800"], &url);
+    let png = std::fs::read(&target).expect("chromium wrote no screenshot");
+    assert!(png.len() > 1000 && png.starts_with(b"\x89PNG\r\n\x1a\n"));
+}
+
+/// Each transcript's answers (`< ms line`), grouped by round.
+fn answers_by_round(transcript: &str) -> Vec<Vec<String>> {
+    let mut rounds: Vec<Vec<String>> = Vec::new();
+    for line in transcript.lines() {
+        if line.starts_with("# round ") {
+            rounds.push(Vec::new());
+        } else if let Some(rest) = line.strip_prefix("< ") {
+            let (ms, answer) = rest.split_once(' ').unwrap();
+            ms.parse::<u64>().unwrap();
+            rounds.last_mut().unwrap().push(answer.to_string());
+        } else {
+            let rest = line.strip_prefix("> ").expect(line);
+            rest.split_once(' ').unwrap().0.parse::<u64>().unwrap();
+        }
+    }
+    rounds
+}
+
+#[test]
+fn transcripts_hold_every_answer_each_bot_gave() {
+    let (_dir, out) = played_game();
+    let replay = Replay::read(&out.join("replay.jsonl")).unwrap();
+    let n = replay.header.bots.len();
+    let mut transcripts = Vec::new();
+    for entry in std::fs::read_dir(out.join("transcripts")).unwrap() {
+        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+        assert!(text.contains("> "), "nothing was sent");
+        assert!(text.lines().any(|l| l.contains(" SCORE ")), "{text}");
+        let rounds = answers_by_round(&text);
+        assert_eq!(rounds.len(), 3);
+        for answers in &rounds {
+            // A destruction and an activation answer per turn.
+            assert_eq!(answers.len(), 2 * n * n);
+        }
+        transcripts.push(rounds);
+    }
+    assert_eq!(transcripts.len(), n);
+    // Every activation the rules accepted was answered, that round and turn, by some bot.
+    for record in &replay.turns {
+        for (x, y) in record.activate.iter().flatten() {
+            let answer = format!("VERTEX {x},{y}");
+            assert!(
+                transcripts.iter().any(|rounds| {
+                    rounds[record.round as usize][2 * record.turn as usize + 1] == answer
+                }),
+                "round {} turn {}: nobody answered {answer}",
+                record.round,
+                record.turn
+            );
+        }
+    }
+}
