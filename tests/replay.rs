@@ -227,7 +227,8 @@ fn the_web_viewer_shows_the_asked_turn_and_scores_in_chromium() {
         );
     }
 
-    let target = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/replay-screenshot.png");
+    // Cargo's scratch folder for integration tests (target/tmp), kept for a person to look at.
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("replay-screenshot.png");
     let shot = format!("--screenshot={}", target.display());
     let url = format!("file://{}?round=1&turn=3", page.display());
     let _ = std::fs::remove_file(&target);

@@ -129,14 +129,18 @@ fn grace_note(grace: Duration) -> String {
 /// Shared by every process of one bot in one game; game-agnostic, it stores lines as they are.
 #[derive(Clone)]
 pub struct Transcript {
-    inner: Arc<Mutex<std::fs::File>>,
+    /// Buffered: a write per line would double koth's system calls per answer. The buffer is
+    /// emptied at every note (each round's start) and when the last handle is dropped.
+    inner: Arc<Mutex<std::io::BufWriter<std::fs::File>>>,
     start: Instant,
 }
 
 impl Transcript {
     pub fn create(path: &Path) -> std::io::Result<Transcript> {
         Ok(Transcript {
-            inner: Arc::new(Mutex::new(std::fs::File::create(path)?)),
+            inner: Arc::new(Mutex::new(std::io::BufWriter::new(std::fs::File::create(
+                path,
+            )?))),
             start: Instant::now(),
         })
     }
@@ -144,6 +148,7 @@ impl Transcript {
     /// A `# ` line of the caller's own, such as where a round begins.
     pub fn note(&self, text: &str) {
         self.write(&format!("# {text}\n"));
+        let _ = self.inner.lock().unwrap_or_else(|e| e.into_inner()).flush();
     }
 
     fn line(&self, direction: char, line: &str) {
