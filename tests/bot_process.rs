@@ -5,6 +5,10 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+#[path = "support/survivors.rs"]
+mod survivors;
+use survivors::survivors;
+
 use koth::bot::{BotError, BotProcess, BotSpec, Clock, FaultKind, StderrLog};
 
 fn bots_dir() -> PathBuf {
@@ -25,27 +29,6 @@ fn faulty(mode: &str, marker: &str) -> BotSpec {
         build: None,
         origin: "tests/bot_process.rs".into(),
     }
-}
-
-/// Processes (other than zombies) whose command line mentions `marker`.
-fn survivors(marker: &str) -> Vec<String> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let name = entry.file_name();
-        let Some(pid) = name.to_str().and_then(|s| s.parse::<u32>().ok()) else {
-            continue;
-        };
-        if pid == std::process::id() {
-            continue;
-        }
-        if let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) {
-            let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-            if cmdline.contains(marker) {
-                found.push(format!("{pid}: {cmdline}"));
-            }
-        }
-    }
-    found
 }
 
 /// Waits a little for the kernel to tear killed processes down, then asserts none is left.

@@ -10,6 +10,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+#[path = "support/survivors.rs"]
+mod survivors;
+use survivors::survivors;
+
 const KOTH: &str = env!("CARGO_BIN_EXE_koth");
 
 fn test_bots() -> PathBuf {
@@ -79,26 +83,6 @@ fn play(mode: &str, marker: &str) -> Value {
     );
     assert!(out.join("graphical_log.txt").is_file());
     serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap()
-}
-
-fn survivors(marker: &str) -> Vec<String> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let is_pid = entry
-            .file_name()
-            .to_str()
-            .is_some_and(|s| s.parse::<u32>().is_ok());
-        if !is_pid {
-            continue;
-        }
-        if let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) {
-            let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-            if cmdline.contains(marker) {
-                found.push(cmdline);
-            }
-        }
-    }
-    found
 }
 
 fn assert_no_survivors(marker: &str) {

@@ -6,34 +6,11 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
+#[path = "support/arena.rs"]
+mod arena;
+use arena::arena;
+
 const KOTH: &str = env!("CARGO_BIN_EXE_koth");
-
-/// A temporary folder holding a copy of `bots/paths-*` and `bots.txt`.
-fn arena() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    for entry in std::fs::read_dir(root.join("bots")).unwrap() {
-        let path = entry.unwrap().path();
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        if name.starts_with("paths-") {
-            copy_sources(&path, &dir.path().join("bots").join(&name));
-        }
-    }
-    std::fs::copy(root.join("bots.txt"), dir.path().join("bots.txt")).unwrap();
-    dir
-}
-
-fn copy_sources(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let path = entry.unwrap().path();
-        let name = path.file_name().unwrap();
-        // Only sources: builds and data files are the game's to make.
-        if path.is_file() && name != "data.txt" && name != "column" {
-            std::fs::copy(&path, to.join(name)).unwrap();
-        }
-    }
-}
 
 fn koth(dir: &Path, args: &[&str]) -> Output {
     Command::new(KOTH)

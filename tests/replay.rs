@@ -7,29 +7,16 @@ use koth::replay::graphical;
 use koth::replay::turns::Replay;
 use serde_json::Value;
 
+#[path = "support/arena.rs"]
+mod arena;
+use arena::arena;
+
 const KOTH: &str = env!("CARGO_BIN_EXE_koth");
 
 /// Plays a 3-round game (seed 1) in a temporary copy of the `paths-*` sample bots and returns
 /// the temporary folder and the game's log folder.
 fn played_game() -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    for entry in std::fs::read_dir(root.join("bots")).unwrap() {
-        let path = entry.unwrap().path();
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        if name.starts_with("paths-") {
-            let to = dir.path().join("bots").join(&name);
-            std::fs::create_dir_all(&to).unwrap();
-            for file in std::fs::read_dir(&path).unwrap() {
-                let file = file.unwrap().path();
-                let file_name = file.file_name().unwrap();
-                if file.is_file() && file_name != "data.txt" && file_name != "column" {
-                    std::fs::copy(&file, to.join(file_name)).unwrap();
-                }
-            }
-        }
-    }
-    std::fs::copy(root.join("bots.txt"), dir.path().join("bots.txt")).unwrap();
+    let dir = arena();
     let out = dir.path().join("out");
     let output = Command::new(KOTH)
         .args([
