@@ -247,3 +247,9 @@ fn bad_bot_lists_fail_with_a_message_naming_the_culprit() {
         &["Nobody", "nocommand.txt:1", "no-such-program-xyz"],
     );
 }
+
+#[test]
+fn a_game_of_no_rounds_is_refused() {
+    let arena = arena();
+    fails_with(arena.path(), &["--rounds", "0"], &["--rounds", "0 is not in 1.."]);
+}

@@ -153,7 +153,9 @@ impl Transcript {
 
     fn line(&self, direction: char, line: &str) {
         let ms = self.start.elapsed().as_millis();
-        self.write(&format!("{direction} {ms} {line}\n"));
+        let mut file = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        // Formatted straight into the buffer: a String per line showed in koth's profile.
+        let _ = writeln!(file, "{direction} {ms} {line}");
     }
 
     fn write(&self, text: &str) {
@@ -401,6 +403,7 @@ impl BotProcess {
         // With process_group(0) the group id is the child's pid.
         let pgid = child.id().expect("a just-spawned child has a pid") as i32;
         register(pgid);
+        run_as_batch(pgid);
         let stdin = child.stdin.take().map(BufWriter::new);
         let stdout = child.stdout.take().expect("stdout is piped");
         let stderr_pipe = child.stderr.take().expect("stderr is piped");
@@ -669,6 +672,19 @@ impl Drop for BotProcess {
         // A bot dropped without finish() (a game that bailed out, a panic) must not outlive it.
         kill_group(self.pgid);
     }
+}
+
+/// Puts the bot under the SCHED_BATCH policy (threads it starts later inherit it). A batch task
+/// gets the same share of the CPU as any other but does not preempt the running task when it
+/// wakes up. Without this, every prompt koth writes wakes the bot and the bot at once throws koth
+/// off the CPU, so koth pays two context switches per answer on top of the pipe: with nine
+/// instant bots, 8.9 context switches per turn instead of 2.3 and about 15 % more of koth's
+/// CPU. A bot loses nothing by it: koth writes a phase's prompts and then sleeps, which frees
+/// the CPU a moment later anyway. Best effort: a kernel that refuses leaves the bot as it was.
+fn run_as_batch(pid: i32) {
+    let param = nix::libc::sched_param { sched_priority: 0 };
+    // SAFETY: sched_setscheduler only reads `param`, which lives across the call.
+    unsafe { nix::libc::sched_setscheduler(pid, nix::libc::SCHED_BATCH, &param) };
 }
 
 async fn write_line(stdin: &mut BufWriter<ChildStdin>, line: &str) -> Result<(), BotError> {

@@ -49,7 +49,7 @@ struct MatchArgs {
     /// The O player: random, perfect or a bot folder.
     #[arg(long)]
     o: String,
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
     games: u32,
     /// Seed for every random choice (printed; a fresh one if not given).
     #[arg(long)]
@@ -61,7 +61,7 @@ struct MatchArgs {
 
 #[derive(Debug, clap::Args)]
 struct TrainArgs {
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     games: u32,
     /// random, perfect or a bot folder.
     #[arg(long)]

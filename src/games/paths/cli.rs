@@ -22,7 +22,8 @@ pub struct Args {
     #[arg(long, value_name = "DIR")]
     bot: Vec<PathBuf>,
     /// Rounds in the game.
-    #[arg(long, value_name = "R", default_value_t = DEFAULT_ROUNDS)]
+    #[arg(long, value_name = "R", default_value_t = DEFAULT_ROUNDS,
+          value_parser = clap::value_parser!(u32).range(1..))]
     rounds: u32,
     /// Seed of every random choice koth makes (report orders, scoring searches).
     #[arg(long, value_name = "S")]
@@ -85,8 +86,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     println!("outputs: {}", log_dir.display());
     if args.report_cpu {
         let turns = results.rounds as u64 * (results.bots.len() as u64).pow(2);
-        let cpu = crate::bot::process::cpu_time(std::process::id() as i32)
-            .context("cannot read koth's own CPU time from /proc")?;
+        // getrusage counts in microseconds; /proc's clock ticks (10 ms) are too coarse to
+        // compare two builds of koth.
+        let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_SELF)
+            .context("cannot read koth's own CPU time")?;
+        let micros =
+            |t: nix::sys::time::TimeVal| t.tv_sec() as u64 * 1_000_000 + t.tv_usec() as u64;
+        let cpu = Duration::from_micros(micros(usage.user_time()) + micros(usage.system_time()));
         println!(
             "koth cpu: {} ms over {turns} turns = {:.1} µs/turn",
             cpu.as_millis(),

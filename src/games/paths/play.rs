@@ -307,8 +307,12 @@ impl Round<'_> {
                 .zip(reports)
                 .map(|(process, report)| async move {
                     match process {
+                        // The report is queued and goes out in the prompt's write.
                         Some(process) if !process.is_stopped() => {
-                            Some(process.ask(&format!("{report}\n{prompt}"), limit).await)
+                            Some(match process.send(report).await {
+                                Ok(()) => process.ask(prompt, limit).await,
+                                Err(e) => Err(e),
+                            })
                         }
                         _ => None,
                     }
