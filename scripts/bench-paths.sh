@@ -22,13 +22,17 @@ roster() { # roster N DELAY_MS
     > "$work/bots.txt"
 }
 
-echo "(a) koth's own CPU time per turn, instant bots"
+# Five runs per N: the figure moves with the machine's load, so the median and the range are
+# printed rather than one run.
+echo "(a) koth's own CPU time per turn (µs), instant bots, 5 runs: median [min–max]"
 for spec in 4:60 9:20 16:4; do
   n=${spec%:*} rounds=${spec#*:}
   roster "$n" 0
-  printf '  N=%-2d (%d rounds): ' "$n" "$rounds"
-  "$koth" paths --bots-file "$work/bots.txt" --rounds "$rounds" --seed 1 \
-    --log-dir "$work/out-a$n" --report-cpu | grep '^koth cpu'
+  for run in 1 2 3 4 5; do
+    "$koth" paths --bots-file "$work/bots.txt" --rounds "$rounds" --seed 1 \
+      --log-dir "$work/out-a$n-$run" --report-cpu | sed -n 's|^koth cpu: .* = \([0-9.]*\) µs/turn|\1|p'
+  done | sort -n | awk -v n="$n" -v r="$rounds" '{ v[NR] = $1 } END {
+    printf "  N=%-2d (%d rounds): %.1f [%.1f–%.1f]\n", n, r, v[3], v[1], v[5] }'
 done
 
 echo "(b) one round with N bots each answering after 100 ms"
