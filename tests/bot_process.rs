@@ -232,3 +232,23 @@ async fn a_first_answer_gets_a_start_up_grace_and_says_so() {
     );
     assert_no_survivors(&marker).await;
 }
+
+/// The scheduling policy of process `pid` (field 41 of /proc/<pid>/stat).
+fn scheduling_policy(pid: i32) -> u32 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let after_name = &stat[stat.rfind(')').unwrap() + 2..];
+    // Fields are counted from 3 (the state) after the command name.
+    after_name.split(' ').nth(41 - 3).unwrap().parse().unwrap()
+}
+
+#[tokio::test]
+async fn bots_run_as_batch_tasks_so_they_do_not_preempt_koth() {
+    const SCHED_BATCH: u32 = 3;
+    let marker = format!("koth-test-batch-{}", std::process::id());
+    let mut bot = BotProcess::spawn(&faulty("polite", &marker), &StderrLog::discard()).unwrap();
+    assert_eq!(scheduling_policy(bot.pid()), SCHED_BATCH);
+    assert_eq!(bot.ask("DESTROY 0", LIMIT).await.unwrap().line, "NONE");
+    assert_eq!(scheduling_policy(std::process::id() as i32), 0, "koth itself is unchanged");
+    bot.finish(LIMIT).await;
+    assert_no_survivors(&marker).await;
+}
