@@ -485,3 +485,141 @@ fn driving_a_crashing_build_shows_the_round_turn_prompt_and_its_stderr() {
         "every driven process is killed"
     );
 }
+
+/// `koth ratrace` with the built-in ColorScorePlayer on one board of seed 1 into `log`, and
+/// `extra` arguments; returns results.json.
+fn ratrace(log: &Path, extra: &[&str]) -> Value {
+    let output = Command::new(KOTH)
+        .args([
+            "ratrace",
+            "--player",
+            "colorscore",
+            "--boards",
+            "2",
+            "--seed",
+            "1",
+        ])
+        .args(extra)
+        .arg("--log-dir")
+        .arg(log)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    serde_json::from_str(&std::fs::read_to_string(log.join("results.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn a_recorded_rat_race_board_plays_the_same_and_shows_in_chromium() {
+    let dir = tempfile::tempdir().unwrap();
+    let recorded = dir.path().join("recorded");
+    let with = ratrace(&recorded, &["--record-board", "1"]);
+    let without = ratrace(&dir.path().join("plain"), &[]);
+    // Recording only watches: the same boards, the same points, turns and history.
+    for board in 0..2 {
+        for key in ["seed", "points", "turns", "history"] {
+            assert_eq!(
+                with["boards"][board][key], without["boards"][board][key],
+                "{key}"
+            );
+        }
+    }
+    assert!(!recorded.join("board-0.replay.json").exists());
+    let path = recorded.join("board-1.replay.json");
+    let size = std::fs::metadata(&path).unwrap().len();
+    let board: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let frames = board["frames"].as_array().unwrap();
+    let turns = with["boards"][1]["turns"].as_u64().unwrap();
+    assert!(
+        turns > 100,
+        "board 1 should live long enough to test the page: {turns}"
+    );
+    assert!(size < 2_000_000, "{size} bytes");
+    // Every turn up to 100, then every 10th, and the last.
+    let recorded_turns: Vec<u64> = frames.iter().map(|f| f["turn"].as_u64().unwrap()).collect();
+    assert_eq!(recorded_turns[..=100], (0..=100).collect::<Vec<_>>());
+    assert_eq!(recorded_turns[101], 110);
+    assert_eq!(*recorded_turns.last().unwrap(), turns);
+    for frame in frames {
+        let cells = frame["cells"].as_array().unwrap();
+        let counted: u64 = cells
+            .iter()
+            .skip(1)
+            .step_by(2)
+            .map(|n| n.as_u64().unwrap())
+            .sum();
+        assert_eq!(counted, frame["population"].as_u64().unwrap());
+    }
+    // The results' samples (every 100 turns) agree with the frames.
+    for sample in with["boards"][1]["history"].as_array().unwrap() {
+        let frame = frames.iter().find(|f| f["turn"] == sample["turn"]).unwrap();
+        assert_eq!(frame["points"], sample["points"]);
+        assert_eq!(frame["population"], sample["population"]);
+    }
+
+    // The run's folder (its one recorded board) or the file itself gives the page.
+    let page = dir.path().join("board.html");
+    koth(&[recorded.to_str().unwrap(), "--html", page.to_str().unwrap()]);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(!html.contains("http://") && !html.contains("https://"));
+    let from_file = dir.path().join("from-file.html");
+    koth(&[
+        path.to_str().unwrap(),
+        "--html",
+        from_file.to_str().unwrap(),
+    ]);
+    assert_eq!(std::fs::read_to_string(&from_file).unwrap(), html);
+
+    let profile = dir.path().join("chromium-profile");
+    let frame = &frames[50];
+    let url = format!("file://{}?turn=50", page.display());
+    let dom =
+        String::from_utf8_lossy(&chromium(&profile, &["--dump-dom"], &url).stdout).into_owned();
+    assert!(dom.contains(r#"<span id="turn">50</span>"#), "{dom}");
+    let title = format!(
+        "Board 1 (seed {}), player colorscore",
+        with["boards"][1]["seed"]
+    );
+    assert!(dom.contains(&title), "{dom}");
+    assert!(
+        dom.contains(&format!(r#"<span id="turns">{turns}</span>"#)),
+        "{dom}"
+    );
+    assert!(
+        dom.contains(&format!(
+            r#"<span id="population">{}</span>"#,
+            frame["population"]
+        )),
+        "{dom}"
+    );
+    assert!(
+        dom.contains(&format!(r#"<span id="points">{}</span>"#, frame["points"])),
+        "{dom}"
+    );
+    // Between frames (turn 115 is not recorded), the page shows the frame before.
+    let url = format!("file://{}?turn=115", page.display());
+    let dom =
+        String::from_utf8_lossy(&chromium(&profile, &["--dump-dom"], &url).stdout).into_owned();
+    assert!(dom.contains(r#"<span id="turn">110</span>"#), "{dom}");
+
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("ratrace-board-screenshot.png");
+    let _ = std::fs::remove_file(&target);
+    let shot = format!("--screenshot={}", target.display());
+    let url = format!("file://{}?turn={turns}", page.display());
+    chromium(&profile, &[&shot, "--window-size=1000,700"], &url);
+    let png = std::fs::read(&target).expect("chromium wrote no screenshot");
+    assert!(png.len() > 1000 && png.starts_with(b"\x89PNG\r\n\x1a\n"));
+
+    // Boards not recorded are errors naming the folder, not panics.
+    let output = Command::new(KOTH)
+        .args(["replay", "--board", "0", "--html"])
+        .arg(dir.path().join("x.html"))
+        .arg(&recorded)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(
+        stderr.contains("board 0 was not recorded (recorded: 1)"),
+        "{stderr}"
+    );
+}

@@ -1,7 +1,7 @@
 //! `koth replay PATH [--round R] [--turn T] [--text] [--html OUT.html]`, and
 //! `koth replay LOGDIR --drive BOTDIR --as NAME [--round R] [--all-differences]`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, bail};
@@ -9,11 +9,14 @@ use anyhow::{Context, bail};
 use super::Game;
 use super::drive::{self, DriveOptions};
 use crate::bot::roster;
+use crate::games::ratrace::recording::BoardRecording;
 
-/// Show a recorded paths game: a round or a turn as text, or in a terminal viewer.
+/// Show a recorded paths game (a round or a turn as text, in a terminal viewer or a web page) or
+/// a recorded rat-race board (a web page); or drive a bot with a paths game's transcript.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// A game's log folder, or its graphical_log.txt.
+    /// A paths game's log folder or its graphical_log.txt; a rat-race run's log folder or one of
+    /// its board-B.replay.json.
     pub path: PathBuf,
     /// The round to show first (from 0; default 0); with --drive, the only round compared.
     #[arg(long)]
@@ -27,6 +30,9 @@ pub struct Args {
     /// Write a self-contained web page that animates the game, instead of opening the viewer.
     #[arg(long, value_name = "OUT.html")]
     pub html: Option<PathBuf>,
+    /// In a rat-race log folder, the recorded board to show (default: the first recorded).
+    #[arg(long, value_name = "B")]
+    pub board: Option<usize>,
     /// Feed this bot folder the lines the bot named by --as received in the game, and show
     /// where its answers now differ (exit status 1 if they do).
     #[arg(long, value_name = "BOTDIR", requires = "name", conflicts_with_all = ["turn", "text", "html"])]
@@ -49,6 +55,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if let (Some(bot_dir), Some(name)) = (&args.drive, &args.name) {
         return run_drive(&args, bot_dir, name);
     }
+    if let Some(recording) = board_recording(&args.path, args.board)? {
+        let Some(out) = &args.html else {
+            bail!(
+                "{}: a rat-race board is shown in the web viewer: add --html OUT.html",
+                recording.display()
+            );
+        };
+        super::html::write_board(&BoardRecording::read(&recording)?, out)?;
+        println!("wrote {}", out.display());
+        return Ok(());
+    }
     let game = Game::open(&args.path)?;
     if let Some(out) = &args.html {
         super::html::write(&game, out)?;
@@ -63,7 +80,55 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     super::tui::run(&game, frame)
 }
 
-fn run_drive(args: &Args, bot_dir: &std::path::Path, name: &str) -> anyhow::Result<()> {
+/// The rat-race board recording `path` names: the file itself, or board `board` (default: the
+/// first recorded) of a rat-race log folder. `None` for a paths game.
+fn board_recording(path: &Path, board: Option<usize>) -> anyhow::Result<Option<PathBuf>> {
+    if path.is_file() {
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        return Ok(name.ends_with(".replay.json").then(|| path.to_path_buf()));
+    }
+    let results = path.join("results.json");
+    let is_ratrace = std::fs::read_to_string(&results)
+        .ok()
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+        .is_some_and(|json| json["game"] == "ratrace");
+    if !is_ratrace {
+        return Ok(None);
+    }
+    let mut recorded: Vec<usize> = std::fs::read_dir(path)
+        .with_context(|| format!("cannot read {}", path.display()))?
+        .flatten()
+        .filter_map(|entry| {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            name.strip_prefix("board-")?
+                .strip_suffix(".replay.json")?
+                .parse()
+                .ok()
+        })
+        .collect();
+    recorded.sort();
+    let Some(&first) = recorded.first() else {
+        bail!(
+            "{} holds no recorded board: run koth ratrace with --record-board B",
+            path.display()
+        );
+    };
+    let board = board.unwrap_or(first);
+    if !recorded.contains(&board) {
+        bail!(
+            "{}: board {board} was not recorded (recorded: {})",
+            path.display(),
+            recorded
+                .iter()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    Ok(Some(path.join(BoardRecording::file_name(board))))
+}
+
+fn run_drive(args: &Args, bot_dir: &Path, name: &str) -> anyhow::Result<()> {
     let log_dir = if args.path.is_dir() {
         args.path.clone()
     } else {
