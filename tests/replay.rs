@@ -342,6 +342,10 @@ fn driving_the_same_bot_is_identical_and_a_changed_build_differs() {
     let builder = dir.path().join("bots/paths-random-builder");
     let (code, stdout, stderr) = drive(&out, &builder, "Random Builder", &[]);
     assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("(10000 ms per answer)"),
+        "the game's limit: {stdout}"
+    );
     // 3 rounds of 16 turns, two prompts a turn.
     assert!(
         stdout.contains("identical: 96 prompt(s) in 3 round(s)"),

@@ -8,7 +8,8 @@ use anyhow::{Context, bail};
 
 use super::Game;
 use super::drive::{self, DriveOptions};
-use crate::bot::roster;
+use super::turns::Replay;
+use crate::bot::{Limits, roster};
 use crate::games::ratrace::recording::BoardRecording;
 
 /// Show a recorded paths game (a round or a turn as text, in a terminal viewer or a web page) or
@@ -43,9 +44,10 @@ pub struct Args {
     /// With --drive: list every difference, not only the first.
     #[arg(long, requires = "drive")]
     pub all_differences: bool,
-    /// With --drive: the limit per answer, in milliseconds.
-    #[arg(long, default_value_t = 1000, requires = "drive")]
-    pub timeout_ms: u64,
+    /// With --drive: the limit per answer and for exiting, in milliseconds (default: the
+    /// game's, from replay.jsonl; else 1000).
+    #[arg(long, requires = "drive")]
+    pub timeout_ms: Option<u64>,
     /// With --drive: write the driven bot's stderr to this file.
     #[arg(long, value_name = "FILE", requires = "drive")]
     pub stderr_log: Option<PathBuf>,
@@ -128,14 +130,28 @@ fn board_recording(path: &Path, board: Option<usize>) -> anyhow::Result<Option<P
     Ok(Some(path.join(BoardRecording::file_name(board))))
 }
 
+/// The time limits the game in `log_dir` had, from its replay.jsonl (koth's defaults for a
+/// replay that predates them).
+fn game_limits(log_dir: &Path) -> anyhow::Result<Limits> {
+    let mut limits = Limits::default();
+    let path = log_dir.join("replay.jsonl");
+    if path.is_file() {
+        let header = Replay::read(&path)?.header;
+        if let Some(ms) = header.answer_ms {
+            limits.answer = Duration::from_millis(ms);
+        }
+        if let Some(ms) = header.exit_ms {
+            limits.exit = Duration::from_millis(ms);
+        }
+    }
+    Ok(limits)
+}
+
 fn run_drive(args: &Args, bot_dir: &Path, name: &str) -> anyhow::Result<()> {
     let log_dir = if args.path.is_dir() {
         args.path.clone()
     } else {
-        args.path
-            .parent()
-            .unwrap_or(std::path::Path::new("."))
-            .to_path_buf()
+        args.path.parent().unwrap_or(Path::new(".")).to_path_buf()
     };
     let (path, script) = drive::find(&log_dir, name)?;
     // Absolute, so the bot's name in messages says exactly which folder ran.
@@ -144,11 +160,19 @@ fn run_drive(args: &Args, bot_dir: &Path, name: &str) -> anyhow::Result<()> {
         .with_context(|| format!("no bot folder {}", bot_dir.display()))?;
     let spec = roster::load_bot(&bot_dir)?;
     roster::prepare(std::slice::from_ref(&spec))?;
-    println!("driving {} with the transcript {}", spec, path.display());
+    let limits = match args.timeout_ms {
+        Some(ms) => Limits::uniform(Duration::from_millis(ms)),
+        None => game_limits(&log_dir)?,
+    };
+    println!(
+        "driving {spec} with the transcript {} ({} ms per answer)",
+        path.display(),
+        limits.answer.as_millis()
+    );
     let options = DriveOptions {
         round: args.round,
         all_differences: args.all_differences,
-        limit: Duration::from_millis(args.timeout_ms),
+        limits,
         stderr_log: args.stderr_log.clone(),
     };
     let runtime = tokio::runtime::Builder::new_current_thread()

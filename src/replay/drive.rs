@@ -9,11 +9,10 @@
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use anyhow::{Context, bail};
 
-use crate::bot::{self, BotError, BotProcess, BotSpec, StderrLog, Transcript};
+use crate::bot::{self, BotError, BotProcess, BotSpec, Limits, StderrLog, Transcript};
 use crate::games::paths::protocol::prompt_turn;
 
 /// One round of a transcript, as the bot lived it.
@@ -218,8 +217,9 @@ pub struct DriveOptions {
     pub round: Option<u32>,
     /// Go on after the first difference (to the end of each round that still can).
     pub all_differences: bool,
-    /// The bot's limit per answer (its first answer per process gets the start-up grace too).
-    pub limit: Duration,
+    /// The bot's limits per answer (its first answer per process gets the start-up grace too)
+    /// and for exiting after the round's last line; measured on the wall clock.
+    pub limits: Limits,
     /// Where the driven bot's stderr goes; without one, only its last lines are kept, quoted in
     /// crash reasons.
     pub stderr_log: Option<PathBuf>,
@@ -265,7 +265,7 @@ pub async fn drive(
         let prompts = drive_round(
             spec,
             round,
-            options.limit,
+            options.limits,
             stop_at_first,
             &stderr,
             &mut differences,
@@ -295,7 +295,7 @@ pub async fn drive(
 async fn drive_round(
     spec: &BotSpec,
     round: &RoundScript,
-    limit: Duration,
+    limits: Limits,
     stop_at_first: bool,
     stderr: &StderrLog,
     differences: &mut Vec<Difference>,
@@ -337,7 +337,7 @@ async fn drive_round(
                     break;
                 }
                 prompts += 1;
-                let now = process.ask(prompt, limit).await;
+                let now = process.ask(prompt, limits.answer).await;
                 let same = match (&now, recorded) {
                     (Ok(answer), Recorded::Answer(then)) => answer.line == *then,
                     (Err(e), Recorded::Fault(then)) => e.kind().status().as_str() == then.kind,
@@ -364,7 +364,7 @@ async fn drive_round(
             }
         }
     }
-    let exit = process.finish(limit).await;
+    let exit = process.finish(limits.exit).await;
     let then = round.end_fault.as_ref().map(|f| f.kind.as_str());
     let now = exit.as_ref().map(|e| e.kind().status().as_str());
     if then != now {
@@ -380,4 +380,74 @@ async fn drive_round(
 
 fn fault_text(error: &BotError) -> String {
     format!("{}: {error}", error.kind().status().as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> anyhow::Result<Script> {
+        Script::parse(text, Path::new("t.txt"))
+    }
+
+    #[test]
+    fn a_transcript_parses_into_rounds_of_sends_and_prompts_with_what_happened() {
+        let script = parse(
+            "# bot Late one\n# round 0\n> 1 BEGIN 2 4 5\n? 1 DESTROY 0\n< 2 NONE\n\
+             ? 3 ACTIVATE 0\n< 1500 NONE\n! 1500 timed out: no answer within 1000 ms\n\
+             # round 1\n> 1 BEGIN 2 4 5\n? 1 DESTROY 0\n< 2 \n> 3 SCORE 0 0\n\
+             ! 1004 timed out: did not exit within 1000 ms after its last message\n",
+        )
+        .unwrap();
+        assert_eq!(script.bot.as_deref(), Some("Late one"));
+        let ask = |line, prompt: &str, recorded| Step::Ask {
+            line,
+            prompt: prompt.into(),
+            recorded,
+        };
+        let late = RecordedFault {
+            kind: "timed out".into(),
+            reason: "no answer within 1000 ms".into(),
+        };
+        assert_eq!(
+            script.rounds[0].steps,
+            vec![
+                Step::Send("BEGIN 2 4 5".into()),
+                ask(4, "DESTROY 0", Recorded::Answer("NONE".into())),
+                // A late answer is recorded, but what counted was the timeout.
+                ask(6, "ACTIVATE 0", Recorded::Fault(late)),
+            ]
+        );
+        assert_eq!(script.rounds[0].end_fault, None);
+        let round = &script.rounds[1];
+        assert_eq!(
+            round.steps[1],
+            ask(11, "DESTROY 0", Recorded::Answer("".into()))
+        );
+        assert_eq!(round.end_fault.as_ref().unwrap().kind, "timed out");
+    }
+
+    #[test]
+    fn a_damaged_transcript_is_an_error_naming_the_file_and_line() {
+        for (text, line, what) in [
+            ("> 1 BEGIN\n", 1, "before the first `# round`"),
+            (
+                "# round 0\n? 1 DESTROY 0\nNONE\n",
+                3,
+                "expected `MARKER MS LINE`",
+            ),
+            ("# round 0\n< 1 NONE\n", 2, "without a prompt"),
+            ("# round 0\n> x BEGIN\n", 2, "milliseconds"),
+            ("# round zero\n", 1, "`# round R`"),
+            (
+                "# round 0\n* 1 what\n",
+                2,
+                "expected `>`, `?`, `<`, `!` or `#`",
+            ),
+        ] {
+            let error = parse(text).unwrap_err().to_string();
+            assert!(error.starts_with(&format!("t.txt:{line}: ")), "{error}");
+            assert!(error.contains(what), "{error}");
+        }
+    }
 }

@@ -53,6 +53,8 @@ pub async fn play(setup: &MatchSetup) -> anyhow::Result<(MatchResult, Results)> 
             side: rules::side(n),
             rounds,
             seed: setup.seed,
+            answer_ms: Some(setup.limits.answer.as_millis() as u64),
+            exit_ms: Some(setup.limits.exit.as_millis() as u64),
         },
     )?;
 
