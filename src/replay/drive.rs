@@ -180,30 +180,42 @@ pub fn find(log_dir: &Path, name: &str) -> anyhow::Result<(PathBuf, Script)> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Difference {
     pub round: u32,
-    /// The prompt's line in the transcript; `None` for the round's end (the exit).
-    pub line: Option<usize>,
-    /// The lines sent since the previous prompt, then the prompt.
-    pub sent: Vec<String>,
-    pub prompt: Option<String>,
+    pub at: Moment,
     pub recorded: String,
     pub now: String,
+}
+
+/// Where in a round a difference shows.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Moment {
+    /// Starting the process.
+    Start,
+    /// A prompt at `line` of the transcript, after the lines `sent` since the previous one.
+    Prompt {
+        line: usize,
+        sent: Vec<String>,
+        prompt: String,
+    },
+    /// The exit after the round's last line.
+    Exit,
 }
 
 impl std::fmt::Display for Difference {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "round {}", self.round)?;
-        match (&self.prompt, self.line) {
-            (Some(prompt), Some(line)) => {
+        match &self.at {
+            Moment::Start => writeln!(f, ", starting the bot:")?,
+            Moment::Prompt { line, sent, prompt } => {
                 if let Some(turn) = prompt_turn(prompt) {
                     write!(f, ", turn {turn}")?;
                 }
                 writeln!(f, " (transcript line {line}):")?;
-                for sent in &self.sent {
+                for sent in sent {
                     writeln!(f, "  sent:     {sent}")?;
                 }
                 writeln!(f, "  prompt:   {prompt}")?;
             }
-            _ => writeln!(f, ", at its end (after SCORE):")?,
+            Moment::Exit => writeln!(f, ", at its end (the exit after the last line):")?,
         }
         writeln!(f, "  recorded: {}", self.recorded)?;
         writeln!(f, "  now:      {}", self.now)
@@ -246,7 +258,7 @@ pub async fn drive(
         && !script.rounds.iter().any(|r| r.round == round)
     {
         bail!(
-            "the transcript has no round {round} (it has {})",
+            "the transcript has no round {round} (it has {} rounds, from 0)",
             script.rounds.len()
         );
     }
@@ -300,11 +312,9 @@ async fn drive_round(
     stderr: &StderrLog,
     differences: &mut Vec<Difference>,
 ) -> usize {
-    let differ = |line, sent: &[String], prompt: Option<&String>, recorded, now| Difference {
+    let differ = |at, recorded, now| Difference {
         round: round.round,
-        line,
-        sent: sent.to_vec(),
-        prompt: prompt.cloned(),
+        at,
         recorded,
         now,
     };
@@ -313,19 +323,22 @@ async fn drive_round(
         Err(e) => {
             // A round without a single line is one where the recorded bot did not start either.
             if !round.steps.is_empty() {
-                differences.push(differ(None, &[], None, "started".into(), fault_text(&e)));
+                differences.push(differ(Moment::Start, "started".into(), fault_text(&e)));
             }
             return 0;
         }
     };
     let mut sent = Vec::new();
     let mut prompts = 0;
+    // A bot that stops reading is stopped: that shows at the next prompt, or at the end.
+    let mut send_fault = None;
     for step in &round.steps {
         match step {
             Step::Send(line) => {
                 sent.push(line.clone());
-                // A bot that stopped reading shows at the next prompt or at the exit.
-                let _ = process.send(line).await;
+                if let Err(e) = process.send(line).await {
+                    send_fault.get_or_insert(e);
+                }
             }
             Step::Ask {
                 line,
@@ -353,7 +366,12 @@ async fn drive_round(
                         Recorded::Fault(fault) => fault.to_string(),
                         Recorded::Nothing => "nothing".into(),
                     };
-                    differences.push(differ(Some(*line), &sent, Some(prompt), recorded, now_text));
+                    let at = Moment::Prompt {
+                        line: *line,
+                        sent: sent.clone(),
+                        prompt: prompt.clone(),
+                    };
+                    differences.push(differ(at, recorded, now_text));
                     // A fault stops the bot; later prompts of the round could only fail too.
                     if now.is_err() || stop_at_first {
                         process.kill().await;
@@ -364,7 +382,7 @@ async fn drive_round(
             }
         }
     }
-    let exit = process.finish(limits.exit).await;
+    let exit = send_fault.or(process.finish(limits.exit).await);
     let then = round.end_fault.as_ref().map(|f| f.kind.as_str());
     let now = exit.as_ref().map(|e| e.kind().status().as_str());
     if then != now {
@@ -373,7 +391,7 @@ async fn drive_round(
             .as_ref()
             .map_or("exited in time".to_string(), RecordedFault::to_string);
         let now = exit.map_or("exited in time".to_string(), |e| fault_text(&e));
-        differences.push(differ(None, &[], None, recorded, now));
+        differences.push(differ(Moment::Exit, recorded, now));
     }
     prompts
 }
