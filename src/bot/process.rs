@@ -141,7 +141,7 @@ pub struct Transcript {
 }
 
 /// A transcript up to this size stays plain text, readable with any pager; a larger one (a long
-/// game of many bots) is gzipped, which shrinks these repetitive lines about tenfold.
+/// game of many bots) is gzipped, which shrinks these repetitive lines four- to fivefold.
 pub const TRANSCRIPT_COMPRESS_ABOVE: u64 = 1 << 20;
 
 /// The file behind a [`Transcript`]. Plain while the game runs, so a transcript can be followed

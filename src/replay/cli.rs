@@ -32,7 +32,7 @@ pub struct Args {
     #[arg(long, value_name = "OUT.html")]
     pub html: Option<PathBuf>,
     /// In a rat-race log folder, the recorded board to show (default: the first recorded).
-    #[arg(long, value_name = "B")]
+    #[arg(long, value_name = "B", conflicts_with = "drive")]
     pub board: Option<usize>,
     /// Feed this bot folder the lines the bot named by --as received in the game, and show
     /// where its answers now differ (exit status 1 if they do).
