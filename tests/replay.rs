@@ -11,6 +11,9 @@ use serde_json::Value;
 #[path = "support/arena.rs"]
 mod arena;
 use arena::arena;
+#[path = "support/ratrace.rs"]
+mod ratrace;
+use ratrace::ratrace;
 #[path = "support/survivors.rs"]
 mod survivors;
 
@@ -132,18 +135,11 @@ fn koth_replay_text_prints_a_round_and_a_turn() {
     assert!(stderr.contains("replay.jsonl"), "{stderr}");
 }
 
+/// `koth replay ARGS`, which must succeed; returns its stdout.
 fn koth(args: &[&str]) -> String {
-    let output = Command::new(KOTH)
-        .arg("replay")
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "koth replay failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout).unwrap()
+    let (code, stdout, stderr) = replay_status(args);
+    assert_eq!(code, 0, "koth replay failed: {stderr}");
+    stdout
 }
 
 /// Runs headless Chromium on `page` with `args`, in a throw-away profile.
@@ -296,7 +292,7 @@ fn transcripts_hold_every_answer_each_bot_gave() {
 }
 
 /// Runs `koth replay` with `args`; returns its exit code, stdout and stderr.
-fn replay_status(args: &[&std::ffi::OsStr]) -> (i32, String, String) {
+fn replay_status<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> (i32, String, String) {
     let output = Command::new(KOTH)
         .arg("replay")
         .args(args)
@@ -497,34 +493,20 @@ fn driving_a_crashing_build_shows_the_round_turn_prompt_and_its_stderr() {
     );
 }
 
-/// `koth ratrace` with the built-in ColorScorePlayer on one board of seed 1 into `log`, and
+/// `koth ratrace` with the built-in ColorScorePlayer on two boards of seed 1 into `log`, with
 /// `extra` arguments; returns results.json.
-fn ratrace(log: &Path, extra: &[&str]) -> Value {
-    let output = Command::new(KOTH)
-        .args([
-            "ratrace",
-            "--player",
-            "colorscore",
-            "--boards",
-            "2",
-            "--seed",
-            "1",
-        ])
-        .args(extra)
-        .arg("--log-dir")
-        .arg(log)
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{output:?}");
-    serde_json::from_str(&std::fs::read_to_string(log.join("results.json")).unwrap()).unwrap()
+fn colorscore(log: &Path, extra: &[&str]) -> Value {
+    let mut args = vec!["--player", "colorscore", "--boards", "2", "--seed", "1"];
+    args.extend_from_slice(extra);
+    ratrace(log, &args).1
 }
 
 #[test]
 fn a_recorded_rat_race_board_plays_the_same_and_shows_in_chromium() {
     let dir = tempfile::tempdir().unwrap();
     let recorded = dir.path().join("recorded");
-    let with = ratrace(&recorded, &["--record-board", "1"]);
-    let without = ratrace(&dir.path().join("plain"), &[]);
+    let with = colorscore(&recorded, &["--record-board", "1"]);
+    let without = colorscore(&dir.path().join("plain"), &[]);
     // Recording only watches: the same boards, the same points, turns and history.
     for board in 0..2 {
         for key in ["seed", "points", "turns", "history"] {
