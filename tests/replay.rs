@@ -423,7 +423,7 @@ fn faulty_bot(dir: &Path, name: &str, mode: &str) -> PathBuf {
 }
 
 #[test]
-fn driving_a_crashing_build_shows_the_round_turn_prompt_and_its_stderr() {
+fn driving_a_crashing_or_hanging_build_shows_the_round_turn_prompt_and_why() {
     let dir = tempfile::tempdir().unwrap();
     let polite = faulty_bot(dir.path(), "polite", "polite");
     let crasher = faulty_bot(dir.path(), "crasher", "crash");
@@ -469,6 +469,19 @@ fn driving_a_crashing_build_shows_the_round_turn_prompt_and_its_stderr() {
         difference[4],
         "  now:      crashed: exited (exit status: 3) while an answer was expected; \
          last stderr: faulty bot: committing crash now",
+        "{stdout}"
+    );
+    // A build that hangs there is stopped at the limit asked for, and says so.
+    let late = faulty_bot(dir.path(), "late", "late");
+    let (code, stdout, _) = drive(&out, &late, "polite", &["--timeout-ms", "300"]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stdout.contains("(300 ms per answer)"), "{stdout}");
+    assert!(
+        stdout.contains("round 0, turn 1 (transcript line "),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("  now:      timed out: no answer within 300 ms\n"),
         "{stdout}"
     );
     // And the fixed build answers where the recorded one crashed.
