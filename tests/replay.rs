@@ -394,6 +394,13 @@ fn driving_the_same_bot_is_identical_and_a_changed_build_differs() {
         stderr.contains("paths-column (\"Column\")") && stderr.contains("paths-random-builder"),
         "{stderr}"
     );
+    // So is a round the game did not have.
+    let (code, _, stderr) = drive(&out, &builder, "Column", &["--round", "3"]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("no round 3 (it has 3 rounds, from 0)"),
+        "{stderr}"
+    );
     // A log folder without transcripts is named in the error.
     let lone = dir.path().join("lone");
     std::fs::create_dir(&lone).unwrap();

@@ -17,12 +17,13 @@
 //! that [`kill_all`] can clean up when koth itself is interrupted.
 
 use std::collections::{HashSet, VecDeque};
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use anyhow::Context;
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 use serde::{Deserialize, Serialize};
@@ -205,8 +206,6 @@ impl Transcript {
     /// The text of the transcript written at `path` (`x.txt`), whether it stayed plain or was
     /// compressed to `x.txt.gz`. The error names the file(s) looked for.
     pub fn read(path: &Path) -> anyhow::Result<String> {
-        use anyhow::Context;
-        use std::io::Read;
         if path.is_file() {
             return std::fs::read_to_string(path)
                 .with_context(|| format!("cannot read {}", path.display()));
