@@ -27,7 +27,8 @@ enum Command {
     Tournament(tournament::cli::Args),
     /// Print a tournament's leaderboard.
     Leaderboard(tournament::cli::LeaderboardArgs),
-    /// Replay a recorded paths game: a round or turn as text, or in a terminal viewer.
+    /// Replay a recorded paths game (text, terminal or web viewer) or rat-race board (web
+    /// viewer), or drive a bot with what it received in a recorded game.
     Replay(replay::cli::Args),
 }
 

@@ -9,7 +9,8 @@ use std::time::{Duration, Instant};
 mod survivors;
 use survivors::survivors;
 
-use koth::bot::{BotError, BotProcess, BotSpec, Clock, FaultKind, StderrLog};
+use koth::bot::process::TRANSCRIPT_COMPRESS_ABOVE;
+use koth::bot::{BotError, BotProcess, BotSpec, Clock, FaultKind, StderrLog, Transcript};
 
 fn bots_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bots")
@@ -248,7 +249,99 @@ async fn bots_run_as_batch_tasks_so_they_do_not_preempt_koth() {
     let mut bot = BotProcess::spawn(&faulty("polite", &marker), &StderrLog::discard()).unwrap();
     assert_eq!(scheduling_policy(bot.pid()), SCHED_BATCH);
     assert_eq!(bot.ask("DESTROY 0", LIMIT).await.unwrap().line, "NONE");
-    assert_eq!(scheduling_policy(std::process::id() as i32), 0, "koth itself is unchanged");
+    assert_eq!(
+        scheduling_policy(std::process::id() as i32),
+        0,
+        "koth itself is unchanged"
+    );
     bot.finish(LIMIT).await;
     assert_no_survivors(&marker).await;
+}
+
+/// The lines of a transcript after its notes, without their milliseconds: `(marker, line)`.
+fn exchanged(text: &str) -> Vec<(String, String)> {
+    text.lines()
+        .filter(|l| !l.starts_with("# "))
+        .map(|l| {
+            let (marker, rest) = l.split_once(' ').unwrap();
+            let (ms, line) = rest.split_once(' ').unwrap();
+            ms.parse::<u64>().unwrap();
+            (marker.to_string(), line.to_string())
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_transcript_marks_prompts_answers_and_the_fault_and_is_complete_when_dropped() {
+    let marker = format!("koth-test-transcript-{}", std::process::id());
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bot.txt");
+    let transcript = Transcript::create(&path).unwrap();
+    transcript.note("round 0");
+    let mut bot = BotProcess::spawn(&faulty("crash", &marker), &StderrLog::discard()).unwrap();
+    bot.set_transcript(transcript.clone());
+    bot.send("BEGIN 2 4 5").await.unwrap();
+    bot.ask("DESTROY 0", LIMIT).await.unwrap();
+    bot.ask("BROKEN 0 N N\nACTIVATE 0", LIMIT).await.unwrap();
+    bot.ask("DESTROY 1", LIMIT).await.unwrap_err();
+    bot.finish(LIMIT).await;
+    // The game's handle is the last: dropping it writes out what is still buffered.
+    drop(transcript);
+    let text = Transcript::read(&path).unwrap();
+    assert!(text.starts_with("# round 0\n"), "{text}");
+    let pair = |m: &str, l: &str| (m.to_string(), l.to_string());
+    assert_eq!(
+        exchanged(&text),
+        vec![
+            pair(">", "BEGIN 2 4 5"),
+            pair("?", "DESTROY 0"),
+            pair("<", "NONE"),
+            pair(">", "BROKEN 0 N N"),
+            pair("?", "ACTIVATE 0"),
+            pair("<", "NONE"),
+            pair("?", "DESTROY 1"),
+            pair(
+                "!",
+                "crashed: exited (exit status: 3) while an answer was expected; \
+                 last stderr: faulty bot: committing crash now"
+            ),
+        ]
+    );
+    assert!(
+        !path.with_extension("txt.gz").exists(),
+        "a small transcript stays plain"
+    );
+    assert_no_survivors(&marker).await;
+}
+
+#[test]
+fn a_large_transcript_is_gzipped_when_its_last_handle_is_dropped() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bot.txt");
+    let transcript = Transcript::create(&path).unwrap();
+    let line = "x".repeat(999);
+    let lines = TRANSCRIPT_COMPRESS_ABOVE as usize / 1000 + 10;
+    let other_handle = transcript.clone();
+    for i in 0..lines {
+        transcript.note(&format!("{i} {line}"));
+    }
+    drop(transcript);
+    assert!(path.exists(), "still plain while a handle is alive");
+    other_handle.note("the end");
+    drop(other_handle);
+    assert!(!path.exists(), "the plain file is replaced");
+    let compressed = path.with_extension("txt.gz");
+    let size = std::fs::metadata(&compressed).unwrap().len();
+    assert!(size < TRANSCRIPT_COMPRESS_ABOVE / 20, "{size} bytes");
+    // Complete: the gzip stream is finished (a truncated one would fail to read).
+    let text = Transcript::read(&path).unwrap();
+    assert_eq!(text.lines().count(), lines + 1);
+    assert_eq!(text.lines().next(), Some(format!("# 0 {line}").as_str()));
+    assert_eq!(text.lines().last(), Some("# the end"));
+    // Nothing at all: the error names both files looked for.
+    let missing = Transcript::read(&dir.path().join("none.txt")).unwrap_err();
+    assert!(
+        format!("{missing:#}").contains("none.txt.gz"),
+        "{missing:#}"
+    );
 }

@@ -251,5 +251,9 @@ fn bad_bot_lists_fail_with_a_message_naming_the_culprit() {
 #[test]
 fn a_game_of_no_rounds_is_refused() {
     let arena = arena();
-    fails_with(arena.path(), &["--rounds", "0"], &["--rounds", "0 is not in 1.."]);
+    fails_with(
+        arena.path(),
+        &["--rounds", "0"],
+        &["--rounds", "0 is not in 1.."],
+    );
 }

@@ -5,28 +5,17 @@ use std::process::Command;
 
 use serde_json::Value;
 
+#[path = "support/ratrace.rs"]
+mod ratrace;
+use ratrace::ratrace;
+
 fn koth() -> Command {
     Command::new(env!("CARGO_BIN_EXE_koth"))
 }
 
 /// Runs `koth ratrace` with `args` into a fresh log folder; returns stdout and results.json.
 fn run(args: &[&str]) -> (String, Value) {
-    let logs = tempfile::tempdir().unwrap();
-    let output = koth()
-        .arg("ratrace")
-        .args(args)
-        .arg("--log-dir")
-        .arg(logs.path())
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    assert!(
-        output.status.success(),
-        "koth failed: {stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let results = std::fs::read_to_string(logs.path().join("results.json")).unwrap();
-    (stdout, serde_json::from_str(&results).unwrap())
+    ratrace(tempfile::tempdir().unwrap().path(), args)
 }
 
 fn faulty(mode: &str) -> String {

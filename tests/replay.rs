@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use koth::bot::Transcript;
 use koth::replay::graphical;
 use koth::replay::turns::Replay;
 use serde_json::Value;
@@ -10,6 +11,11 @@ use serde_json::Value;
 #[path = "support/arena.rs"]
 mod arena;
 use arena::arena;
+#[path = "support/ratrace.rs"]
+mod ratrace;
+use ratrace::ratrace;
+#[path = "support/survivors.rs"]
+mod survivors;
 
 const KOTH: &str = env!("CARGO_BIN_EXE_koth");
 
@@ -129,18 +135,11 @@ fn koth_replay_text_prints_a_round_and_a_turn() {
     assert!(stderr.contains("replay.jsonl"), "{stderr}");
 }
 
+/// `koth replay ARGS`, which must succeed; returns its stdout.
 fn koth(args: &[&str]) -> String {
-    let output = Command::new(KOTH)
-        .arg("replay")
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "koth replay failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout).unwrap()
+    let (code, stdout, stderr) = replay_status(args);
+    assert_eq!(code, 0, "koth replay failed: {stderr}");
+    stdout
 }
 
 /// Runs headless Chromium on `page` with `args`, in a throw-away profile.
@@ -224,19 +223,32 @@ fn the_web_viewer_shows_the_asked_turn_and_scores_in_chromium() {
     assert!(png.len() > 1000 && png.starts_with(b"\x89PNG\r\n\x1a\n"));
 }
 
-/// Each transcript's answers (`< ms line`), grouped by round.
+/// Each transcript's answers (`< ms line`), grouped by round, checking that every answer follows
+/// its prompt (`? ms line`).
 fn answers_by_round(transcript: &str) -> Vec<Vec<String>> {
     let mut rounds: Vec<Vec<String>> = Vec::new();
+    let mut asked = false;
     for line in transcript.lines() {
         if line.starts_with("# round ") {
             rounds.push(Vec::new());
-        } else if let Some(rest) = line.strip_prefix("< ") {
-            let (ms, answer) = rest.split_once(' ').unwrap();
-            ms.parse::<u64>().unwrap();
-            rounds.last_mut().unwrap().push(answer.to_string());
-        } else {
-            let rest = line.strip_prefix("> ").expect(line);
-            rest.split_once(' ').unwrap().0.parse::<u64>().unwrap();
+            continue;
+        } else if line.starts_with("# bot ") {
+            continue;
+        }
+        let (marker, rest) = line.split_once(' ').unwrap();
+        let (ms, text) = rest.split_once(' ').unwrap();
+        ms.parse::<u64>().unwrap();
+        match marker {
+            "?" => asked = true,
+            "<" => {
+                assert!(
+                    std::mem::take(&mut asked),
+                    "an answer without a prompt: {line}"
+                );
+                rounds.last_mut().unwrap().push(text.to_string());
+            }
+            ">" => assert!(!asked, "sent while an answer was awaited: {line}"),
+            _ => panic!("unexpected transcript line {line}"),
         }
     }
     rounds
@@ -249,7 +261,9 @@ fn transcripts_hold_every_answer_each_bot_gave() {
     let n = replay.header.bots.len();
     let mut transcripts = Vec::new();
     for entry in std::fs::read_dir(out.join("transcripts")).unwrap() {
-        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+        let text = Transcript::read(&entry.unwrap().path()).unwrap();
+        let name = text.lines().next().unwrap().strip_prefix("# bot ").unwrap();
+        assert!(replay.header.bots.iter().any(|b| b == name), "{name}");
         assert!(text.contains("> "), "nothing was sent");
         assert!(text.lines().any(|l| l.contains(" SCORE ")), "{text}");
         let rounds = answers_by_round(&text);
@@ -275,4 +289,350 @@ fn transcripts_hold_every_answer_each_bot_gave() {
             );
         }
     }
+}
+
+/// Runs `koth replay` with `args`; returns its exit code, stdout and stderr.
+fn replay_status<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> (i32, String, String) {
+    let output = Command::new(KOTH)
+        .arg("replay")
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        output.status.code().unwrap(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// `koth replay LOG --drive BOT --as NAME [extra]`.
+fn drive(log: &Path, bot: &Path, name: &str, extra: &[&str]) -> (i32, String, String) {
+    let mut args = vec![
+        log.as_os_str(),
+        "--drive".as_ref(),
+        bot.as_os_str(),
+        "--as".as_ref(),
+        name.as_ref(),
+    ];
+    args.extend(extra.iter().map(std::ffi::OsStr::new));
+    replay_status(&args)
+}
+
+/// Replaces every transcript of the game by its gzipped form, as koth stores large ones.
+fn gzip_transcripts(out: &Path) {
+    use std::io::Write;
+    for entry in std::fs::read_dir(out.join("transcripts")).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read(&path).unwrap();
+        let file = std::fs::File::create(format!("{}.gz", path.display())).unwrap();
+        let mut encoder = flate2::write::GzEncoder::new(file, flate2::Compression::default());
+        encoder.write_all(&text).unwrap();
+        encoder.finish().unwrap();
+        std::fs::remove_file(&path).unwrap();
+    }
+}
+
+#[test]
+fn driving_the_same_bot_is_identical_and_a_changed_build_differs() {
+    let (dir, out) = played_game();
+    let builder = dir.path().join("bots/paths-random-builder");
+    let (code, stdout, stderr) = drive(&out, &builder, "Random Builder", &[]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("(10000 ms per answer)"),
+        "the game's limit: {stdout}"
+    );
+    // 3 rounds of 16 turns, two prompts a turn.
+    assert!(
+        stdout.contains("identical: 96 prompt(s) in 3 round(s)"),
+        "{stdout}"
+    );
+
+    // Compressed transcripts read the same; the transcript's file name works as NAME too.
+    gzip_transcripts(&out);
+    let (code, stdout, stderr) = drive(&out, &builder, "paths-random-builder", &["--round", "2"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.contains("identical: 32 prompt(s) in 1 round(s)"),
+        "{stdout}"
+    );
+
+    // A new build that seeds its choices differently answers differently from the first
+    // activation on (the builder never destroys, so its DESTROY answers stay NONE).
+    let changed = dir.path().join("changed-builder");
+    std::fs::create_dir(&changed).unwrap();
+    for file in ["bot.toml", "random_builder.py"] {
+        let text = std::fs::read_to_string(builder.join(file)).unwrap();
+        let text = text.replace(
+            "random.Random(round_number)",
+            "random.Random(round_number + 7)",
+        );
+        std::fs::write(changed.join(file), text).unwrap();
+    }
+    let (code, stdout, stderr) = drive(&out, &changed, "Random Builder", &[]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stderr.contains("differ from the recording"), "{stderr}");
+    let difference = stdout.split_once("round 0, turn ").expect(&stdout).1;
+    assert!(difference.contains("  prompt:   ACTIVATE "), "{stdout}");
+    assert!(difference.contains("  recorded: VERTEX "), "{stdout}");
+    assert!(difference.contains("  now:      VERTEX "), "{stdout}");
+    assert_eq!(
+        stdout.matches("recorded:").count(),
+        1,
+        "only the first: {stdout}"
+    );
+    let (code, all, _) = drive(&out, &changed, "Random Builder", &["--all-differences"]);
+    assert_eq!(code, 1);
+    assert!(all.matches("recorded:").count() > 1, "{all}");
+    assert!(all.contains("round 2, turn "), "{all}");
+
+    // A name that is not there: the error lists those that are.
+    let (code, _, stderr) = drive(&out, &builder, "Nobody", &[]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("no transcript of \"Nobody\""), "{stderr}");
+    assert!(
+        stderr.contains("paths-column (\"Column\")") && stderr.contains("paths-random-builder"),
+        "{stderr}"
+    );
+    // So is a round the game did not have.
+    let (code, _, stderr) = drive(&out, &builder, "Column", &["--round", "3"]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("no round 3 (it has 3 rounds, from 0)"),
+        "{stderr}"
+    );
+    // A log folder without transcripts is named in the error.
+    let lone = dir.path().join("lone");
+    std::fs::create_dir(&lone).unwrap();
+    let (code, _, stderr) = drive(&lone, &builder, "Column", &[]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains(&format!("{}", lone.join("transcripts").display())),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+/// A bot folder in `dir` running `tests/bots/faulty.py MODE`, named `name`.
+fn faulty_bot(dir: &Path, name: &str, mode: &str) -> PathBuf {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bots/faulty.py");
+    let folder = dir.join(name);
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(
+        folder.join("bot.toml"),
+        format!(
+            "name = \"{name}\"\nrun = \"python3 {} {mode} koth-test-drive\"\ngames = [\"paths\"]\n",
+            script.display()
+        ),
+    )
+    .unwrap();
+    folder
+}
+
+#[test]
+fn driving_a_crashing_or_hanging_build_shows_the_round_turn_prompt_and_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let polite = faulty_bot(dir.path(), "polite", "polite");
+    let crasher = faulty_bot(dir.path(), "crasher", "crash");
+    let out = dir.path().join("out");
+    let status = Command::new(KOTH)
+        .args([
+            "paths",
+            "--rounds",
+            "2",
+            "--seed",
+            "4",
+            "--timeout-ms",
+            "10000",
+        ])
+        .arg("--bot")
+        .arg(&polite)
+        .arg("--bot")
+        .arg(&crasher)
+        .arg("--log-dir")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(status.status.success(), "{status:?}");
+
+    // The crash reproduces: the recorded fault and the new one are the same kind.
+    let (code, stdout, _) = drive(&out, &crasher, "crasher", &[]);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(
+        stdout.contains("identical: 6 prompt(s) in 2 round(s)"),
+        "{stdout}"
+    );
+
+    // Fed what the polite bot received, the crashing build fails at its third prompt.
+    let (code, stdout, stderr) = drive(&out, &crasher, "polite", &["--round", "1"]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    let expected = "round 1, turn 1 (transcript line ";
+    let at = stdout.find(expected).expect(&stdout);
+    let difference: Vec<&str> = stdout[at..].lines().collect();
+    assert_eq!(difference[1], "  sent:     OWNED 0 N N", "{stdout}");
+    assert_eq!(difference[2], "  prompt:   DESTROY 1", "{stdout}");
+    assert_eq!(difference[3], "  recorded: NONE", "{stdout}");
+    assert_eq!(
+        difference[4],
+        "  now:      crashed: exited (exit status: 3) while an answer was expected; \
+         last stderr: faulty bot: committing crash now",
+        "{stdout}"
+    );
+    // A build that hangs there is stopped at the limit asked for, and says so.
+    let late = faulty_bot(dir.path(), "late", "late");
+    let (code, stdout, _) = drive(&out, &late, "polite", &["--timeout-ms", "300"]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stdout.contains("(300 ms per answer)"), "{stdout}");
+    assert!(
+        stdout.contains("round 0, turn 1 (transcript line "),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("  now:      timed out: no answer within 300 ms\n"),
+        "{stdout}"
+    );
+    // And the fixed build answers where the recorded one crashed.
+    let (code, stdout, _) = drive(&out, &polite, "crasher", &[]);
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stdout.contains("round 0, turn 1"), "{stdout}");
+    assert!(
+        stdout.contains("  recorded: crashed: exited (exit status: 3)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("  now:      NONE ("), "{stdout}");
+    // Killed processes take a moment to disappear.
+    for _ in 0..50 {
+        if survivors::survivors("koth-test-drive").is_empty() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    panic!(
+        "processes survived: {:?}",
+        survivors::survivors("koth-test-drive")
+    );
+}
+
+/// `koth ratrace` with the built-in ColorScorePlayer on two boards of seed 1 into `log`, with
+/// `extra` arguments; returns results.json.
+fn colorscore(log: &Path, extra: &[&str]) -> Value {
+    let mut args = vec!["--player", "colorscore", "--boards", "2", "--seed", "1"];
+    args.extend_from_slice(extra);
+    ratrace(log, &args).1
+}
+
+#[test]
+fn a_recorded_rat_race_board_plays_the_same_and_shows_in_chromium() {
+    let dir = tempfile::tempdir().unwrap();
+    let recorded = dir.path().join("recorded");
+    let with = colorscore(&recorded, &["--record-board", "1"]);
+    let without = colorscore(&dir.path().join("plain"), &[]);
+    // Recording only watches: the same boards, the same points, turns and history.
+    for board in 0..2 {
+        for key in ["seed", "points", "turns", "history"] {
+            assert_eq!(
+                with["boards"][board][key], without["boards"][board][key],
+                "{key}"
+            );
+        }
+    }
+    assert!(!recorded.join("board-0.replay.json").exists());
+    let path = recorded.join("board-1.replay.json");
+    let size = std::fs::metadata(&path).unwrap().len();
+    let board: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let frames = board["frames"].as_array().unwrap();
+    let turns = with["boards"][1]["turns"].as_u64().unwrap();
+    assert!(
+        turns > 100,
+        "board 1 should live long enough to test the page: {turns}"
+    );
+    assert!(size < 2_000_000, "{size} bytes");
+    // Every turn up to 100, then every 10th, and the last.
+    let recorded_turns: Vec<u64> = frames.iter().map(|f| f["turn"].as_u64().unwrap()).collect();
+    assert_eq!(recorded_turns[..=100], (0..=100).collect::<Vec<_>>());
+    assert_eq!(recorded_turns[101], 110);
+    assert_eq!(*recorded_turns.last().unwrap(), turns);
+    for frame in frames {
+        let cells = frame["cells"].as_array().unwrap();
+        let counted: u64 = cells
+            .iter()
+            .skip(1)
+            .step_by(2)
+            .map(|n| n.as_u64().unwrap())
+            .sum();
+        assert_eq!(counted, frame["population"].as_u64().unwrap());
+    }
+    // The results' samples (every 100 turns) agree with the frames.
+    for sample in with["boards"][1]["history"].as_array().unwrap() {
+        let frame = frames.iter().find(|f| f["turn"] == sample["turn"]).unwrap();
+        assert_eq!(frame["points"], sample["points"]);
+        assert_eq!(frame["population"], sample["population"]);
+    }
+
+    // The run's folder (its one recorded board) or the file itself gives the page.
+    let page = dir.path().join("board.html");
+    koth(&[recorded.to_str().unwrap(), "--html", page.to_str().unwrap()]);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(!html.contains("http://") && !html.contains("https://"));
+    let from_file = dir.path().join("from-file.html");
+    koth(&[
+        path.to_str().unwrap(),
+        "--html",
+        from_file.to_str().unwrap(),
+    ]);
+    assert_eq!(std::fs::read_to_string(&from_file).unwrap(), html);
+
+    let profile = dir.path().join("chromium-profile");
+    let frame = &frames[50];
+    let url = format!("file://{}?turn=50", page.display());
+    let dom =
+        String::from_utf8_lossy(&chromium(&profile, &["--dump-dom"], &url).stdout).into_owned();
+    assert!(dom.contains(r#"<span id="turn">50</span>"#), "{dom}");
+    let title = format!(
+        "Board 1 (seed {}), player colorscore",
+        with["boards"][1]["seed"]
+    );
+    assert!(dom.contains(&title), "{dom}");
+    assert!(
+        dom.contains(&format!(r#"<span id="turns">{turns}</span>"#)),
+        "{dom}"
+    );
+    assert!(
+        dom.contains(&format!(
+            r#"<span id="population">{}</span>"#,
+            frame["population"]
+        )),
+        "{dom}"
+    );
+    assert!(
+        dom.contains(&format!(r#"<span id="points">{}</span>"#, frame["points"])),
+        "{dom}"
+    );
+    // Between frames (turn 115 is not recorded), the page shows the frame before.
+    let url = format!("file://{}?turn=115", page.display());
+    let dom =
+        String::from_utf8_lossy(&chromium(&profile, &["--dump-dom"], &url).stdout).into_owned();
+    assert!(dom.contains(r#"<span id="turn">110</span>"#), "{dom}");
+
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("ratrace-board-screenshot.png");
+    let _ = std::fs::remove_file(&target);
+    let shot = format!("--screenshot={}", target.display());
+    let url = format!("file://{}?turn={turns}", page.display());
+    chromium(&profile, &[&shot, "--window-size=1000,700"], &url);
+    let png = std::fs::read(&target).expect("chromium wrote no screenshot");
+    assert!(png.len() > 1000 && png.starts_with(b"\x89PNG\r\n\x1a\n"));
+
+    // Boards not recorded are errors naming the folder, not panics.
+    let output = Command::new(KOTH)
+        .args(["replay", "--board", "0", "--html"])
+        .arg(dir.path().join("x.html"))
+        .arg(&recorded)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(
+        stderr.contains("board 0 was not recorded (recorded: 1)"),
+        "{stderr}"
+    );
 }

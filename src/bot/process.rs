@@ -17,12 +17,13 @@
 //! that [`kill_all`] can clean up when koth itself is interrupted.
 
 use std::collections::{HashSet, VecDeque};
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use anyhow::Context;
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 use serde::{Deserialize, Serialize};
@@ -124,44 +125,127 @@ fn grace_note(grace: Duration) -> String {
     }
 }
 
-/// Every line sent to (`> `) and received from (`< `) a bot, each with the milliseconds since
-/// the transcript was created (`> 1520 DESTROY 3`), so a conversation can be read or replayed to the bot later.
+/// Every line sent to and received from a bot, each with the milliseconds since the transcript
+/// was created, so a conversation can be read, or replayed to the bot later (`koth replay
+/// --drive`). Each line starts with what it is:
+/// - `> ms line`: sent, no answer expected; `? ms line`: sent, and the bot was asked to answer it;
+/// - `< ms line`: the bot's answer; `! ms kind: reason`: the fault that stopped the bot;
+/// - `# text`: a note of the caller's own, such as where a round begins.
+///
 /// Shared by every process of one bot in one game; game-agnostic, it stores lines as they are.
+/// A transcript larger than [`TRANSCRIPT_COMPRESS_ABOVE`] is gzipped when its last handle is
+/// dropped (`<name>.txt` becomes `<name>.txt.gz`); [`Transcript::read`] reads either form.
 #[derive(Clone)]
 pub struct Transcript {
+    inner: Arc<Mutex<TranscriptFile>>,
+    start: Instant,
+}
+
+/// A transcript up to this size stays plain text, readable with any pager; a larger one (a long
+/// game of many bots) is gzipped, which shrinks these repetitive lines four- to fivefold.
+pub const TRANSCRIPT_COMPRESS_ABOVE: u64 = 1 << 20;
+
+/// The file behind a [`Transcript`]. Plain while the game runs, so a transcript can be followed
+/// live and a koth killed mid-game leaves readable text; compressed, if large, once complete.
+struct TranscriptFile {
     /// Buffered: a write per line would double koth's system calls per answer. The buffer is
     /// emptied at every note (each round's start) and when the last handle is dropped.
-    inner: Arc<Mutex<std::io::BufWriter<std::fs::File>>>,
-    start: Instant,
+    writer: std::io::BufWriter<std::fs::File>,
+    path: PathBuf,
+    written: u64,
+}
+
+impl Drop for TranscriptFile {
+    fn drop(&mut self) {
+        // A transcript is a record, not part of the game: failing to compress keeps it plain.
+        if self.writer.flush().is_ok() && self.written > TRANSCRIPT_COMPRESS_ABOVE {
+            let _ = gzip_in_place(&self.path);
+        }
+    }
+}
+
+/// `path` with `.gz` appended: where a compressed transcript goes.
+fn gz_path(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".gz");
+    PathBuf::from(name)
+}
+
+/// Replaces `path` with `path.gz`; on any error the plain file is kept and no `.gz` is left.
+fn gzip_in_place(path: &Path) -> std::io::Result<()> {
+    let target = gz_path(path);
+    let result = (|| {
+        let mut plain = std::fs::File::open(path)?;
+        let file = std::io::BufWriter::new(std::fs::File::create(&target)?);
+        let mut encoder = flate2::write::GzEncoder::new(file, flate2::Compression::default());
+        std::io::copy(&mut plain, &mut encoder)?;
+        // finish() ends the gzip stream (its trailer); the BufWriter must then be flushed too.
+        encoder.finish()?.flush()
+    })();
+    match result {
+        Ok(()) => std::fs::remove_file(path),
+        Err(e) => {
+            let _ = std::fs::remove_file(&target);
+            Err(e)
+        }
+    }
 }
 
 impl Transcript {
     pub fn create(path: &Path) -> std::io::Result<Transcript> {
         Ok(Transcript {
-            inner: Arc::new(Mutex::new(std::io::BufWriter::new(std::fs::File::create(
-                path,
-            )?))),
+            inner: Arc::new(Mutex::new(TranscriptFile {
+                writer: std::io::BufWriter::new(std::fs::File::create(path)?),
+                path: path.to_path_buf(),
+                written: 0,
+            })),
             start: Instant::now(),
         })
+    }
+
+    /// The text of the transcript written at `path` (`x.txt`), whether it stayed plain or was
+    /// compressed to `x.txt.gz`. The error names the file(s) looked for.
+    pub fn read(path: &Path) -> anyhow::Result<String> {
+        if path.is_file() {
+            return std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read {}", path.display()));
+        }
+        let compressed = gz_path(path);
+        let file = std::fs::File::open(&compressed).with_context(|| {
+            format!(
+                "no transcript {} (nor {})",
+                path.display(),
+                compressed.display()
+            )
+        })?;
+        let mut text = String::new();
+        flate2::read::GzDecoder::new(file)
+            .read_to_string(&mut text)
+            .with_context(|| format!("cannot read {}", compressed.display()))?;
+        Ok(text)
     }
 
     /// A `# ` line of the caller's own, such as where a round begins.
     pub fn note(&self, text: &str) {
         self.write(&format!("# {text}\n"));
-        let _ = self.inner.lock().unwrap_or_else(|e| e.into_inner()).flush();
+        let _ = self.lock().writer.flush();
     }
 
-    fn line(&self, direction: char, line: &str) {
+    fn line(&self, marker: char, line: &str) {
         let ms = self.start.elapsed().as_millis();
-        let mut file = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        // Formatted straight into the buffer: a String per line showed in koth's profile.
-        let _ = writeln!(file, "{direction} {ms} {line}");
+        self.write(&format!("{marker} {ms} {line}\n"));
     }
 
     fn write(&self, text: &str) {
-        let mut file = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let mut file = self.lock();
         // A transcript is a record, not part of the game: a full disk must not fault the bot.
-        let _ = file.write_all(text.as_bytes());
+        if file.writer.write_all(text.as_bytes()).is_ok() {
+            file.written += text.len() as u64;
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, TranscriptFile> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
@@ -444,10 +528,14 @@ impl BotProcess {
         self.transcript = Some(transcript);
     }
 
-    fn record(&self, direction: char, text: &str) {
+    /// Records `text`'s lines with `marker`; for a prompt (`?`), only its last line is the one
+    /// answered, the lines before it are sent (`>`) like any report.
+    fn record(&self, marker: char, text: &str) {
         if let Some(transcript) = &self.transcript {
-            for line in text.lines() {
-                transcript.line(direction, line);
+            let mut lines = text.lines().peekable();
+            while let Some(line) = lines.next() {
+                let last = lines.peek().is_none();
+                transcript.line(if marker == '?' && !last { '>' } else { marker }, line);
             }
         }
     }
@@ -525,7 +613,7 @@ impl BotProcess {
         // request/answer protocol has no use for them and the original controllers would have
         // desynchronised instead.
         while let Ok(ReadEvent::Line(_)) = self.lines.try_recv() {}
-        self.record('>', prompt);
+        self.record('?', prompt);
         let (wait, cpu_before) = match self.clock {
             Clock::Wall => (allowed, None),
             Clock::Cpu { backstop } => (backstop.max(allowed), cpu_time(self.pgid)),
@@ -607,7 +695,9 @@ impl BotProcess {
                 .await
                 .is_err()
             {
-                fault = Some(BotError::NoExit { limit });
+                let late = BotError::NoExit { limit };
+                self.record_fault(&late);
+                fault = Some(late);
             }
         }
         self.cleanup().await;
@@ -629,6 +719,10 @@ impl BotProcess {
         }
     }
 
+    fn record_fault(&self, fault: &BotError) {
+        self.record('!', &format!("{}: {fault}", fault.kind().status().as_str()));
+    }
+
     fn check_running(&self) -> Result<(), BotError> {
         match &self.stopped {
             Some(fault) => Err(BotError::Stopped(Box::new(fault.clone()))),
@@ -639,6 +733,7 @@ impl BotProcess {
     /// Records the first fault and kills the bot's process group.
     fn stop(&mut self, fault: BotError) -> BotError {
         if self.stopped.is_none() {
+            self.record_fault(&fault);
             self.stopped = Some(fault.clone());
             kill_group(self.pgid);
             self.stdin.take();

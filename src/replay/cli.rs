@@ -1,17 +1,27 @@
-//! `koth replay PATH [--round R] [--turn T] [--text] [--html OUT.html]`.
+//! `koth replay PATH [--round R] [--turn T] [--text] [--html OUT.html]`, and
+//! `koth replay LOGDIR --drive BOTDIR --as NAME [--round R] [--all-differences]`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, bail};
 
 use super::Game;
+use super::drive::{self, DriveOptions};
+use super::turns::Replay;
+use crate::bot::{Limits, roster};
+use crate::games::ratrace::recording::BoardRecording;
 
-/// Show a recorded paths game: a round or a turn as text, or in a terminal viewer.
+/// Show a recorded paths game (a round or a turn as text, in a terminal viewer or a web page) or
+/// a recorded rat-race board (a web page); or drive a bot with a paths game's transcript.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// A game's log folder, or its graphical_log.txt.
+    /// A paths game's log folder or its graphical_log.txt; a rat-race run's log folder or one of
+    /// its board-B.replay.json.
     pub path: PathBuf,
-    /// The round to show first (from 0).
-    #[arg(long, default_value_t = 0)]
-    pub round: u32,
+    /// The round to show first (from 0; default 0); with --drive, the only round compared.
+    #[arg(long)]
+    pub round: Option<u32>,
     /// Show the grid after this many turns of the round (needs replay.jsonl); default: its end.
     #[arg(long)]
     pub turn: Option<usize>,
@@ -21,19 +31,179 @@ pub struct Args {
     /// Write a self-contained web page that animates the game, instead of opening the viewer.
     #[arg(long, value_name = "OUT.html")]
     pub html: Option<PathBuf>,
+    /// In a rat-race log folder, the recorded board to show (default: the first recorded).
+    #[arg(long, value_name = "B", conflicts_with = "drive")]
+    pub board: Option<usize>,
+    /// Feed this bot folder the lines the bot named by --as received in the game, and show
+    /// where its answers now differ (exit status 1 if they do).
+    #[arg(long, value_name = "BOTDIR", requires = "name", conflicts_with_all = ["turn", "text", "html"])]
+    pub drive: Option<PathBuf>,
+    /// The recorded bot to drive: its name or its transcript's file name.
+    #[arg(long = "as", value_name = "NAME", requires = "drive")]
+    pub name: Option<String>,
+    /// With --drive: list every difference, not only the first.
+    #[arg(long, requires = "drive")]
+    pub all_differences: bool,
+    /// With --drive: the limit per answer and for exiting, in milliseconds (default: the
+    /// game's, from replay.jsonl; else 1000).
+    #[arg(long, requires = "drive")]
+    pub timeout_ms: Option<u64>,
+    /// With --drive: write the driven bot's stderr to this file.
+    #[arg(long, value_name = "FILE", requires = "drive")]
+    pub stderr_log: Option<PathBuf>,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
+    if let (Some(bot_dir), Some(name)) = (&args.drive, &args.name) {
+        return run_drive(&args, bot_dir, name);
+    }
+    if let Some(recording) = board_recording(&args.path, args.board)? {
+        let Some(out) = &args.html else {
+            bail!(
+                "{}: a rat-race board is shown in the web viewer: add --html OUT.html",
+                recording.display()
+            );
+        };
+        super::html::write_board(&BoardRecording::read(&recording)?, out)?;
+        println!("wrote {}", out.display());
+        return Ok(());
+    }
     let game = Game::open(&args.path)?;
     if let Some(out) = &args.html {
         super::html::write(&game, out)?;
         println!("wrote {}", out.display());
         return Ok(());
     }
-    let frame = game.frame(args.round, args.turn)?;
+    let frame = game.frame(args.round.unwrap_or(0), args.turn)?;
     if args.text {
         print!("{}", game.text(&frame));
         return Ok(());
     }
     super::tui::run(&game, frame)
+}
+
+/// The rat-race board recording `path` names: the file itself, or board `board` (default: the
+/// first recorded) of a rat-race log folder. `None` for a paths game.
+fn board_recording(path: &Path, board: Option<usize>) -> anyhow::Result<Option<PathBuf>> {
+    if path.is_file() {
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        return Ok(name.ends_with(".replay.json").then(|| path.to_path_buf()));
+    }
+    let results = path.join("results.json");
+    let is_ratrace = std::fs::read_to_string(&results)
+        .ok()
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+        .is_some_and(|json| json["game"] == "ratrace");
+    if !is_ratrace {
+        return Ok(None);
+    }
+    let mut recorded: Vec<usize> = std::fs::read_dir(path)
+        .with_context(|| format!("cannot read {}", path.display()))?
+        .flatten()
+        .filter_map(|entry| {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            name.strip_prefix("board-")?
+                .strip_suffix(".replay.json")?
+                .parse()
+                .ok()
+        })
+        .collect();
+    recorded.sort();
+    let Some(&first) = recorded.first() else {
+        bail!(
+            "{} holds no recorded board: run koth ratrace with --record-board B",
+            path.display()
+        );
+    };
+    let board = board.unwrap_or(first);
+    if !recorded.contains(&board) {
+        bail!(
+            "{}: board {board} was not recorded (recorded: {})",
+            path.display(),
+            recorded
+                .iter()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    Ok(Some(path.join(BoardRecording::file_name(board))))
+}
+
+/// The time limits the game in `log_dir` had, from its replay.jsonl (koth's defaults for a
+/// replay that predates them).
+fn game_limits(log_dir: &Path) -> anyhow::Result<Limits> {
+    let mut limits = Limits::default();
+    let path = log_dir.join("replay.jsonl");
+    if path.is_file() {
+        let header = Replay::read(&path)?.header;
+        if let Some(ms) = header.answer_ms {
+            limits.answer = Duration::from_millis(ms);
+        }
+        if let Some(ms) = header.exit_ms {
+            limits.exit = Duration::from_millis(ms);
+        }
+    }
+    Ok(limits)
+}
+
+fn run_drive(args: &Args, bot_dir: &Path, name: &str) -> anyhow::Result<()> {
+    let log_dir = if args.path.is_dir() {
+        args.path.clone()
+    } else {
+        args.path.parent().unwrap_or(Path::new(".")).to_path_buf()
+    };
+    let (path, script) = drive::find(&log_dir, name)?;
+    // Absolute, so the bot's name in messages says exactly which folder ran.
+    let bot_dir = bot_dir
+        .canonicalize()
+        .with_context(|| format!("no bot folder {}", bot_dir.display()))?;
+    let spec = roster::load_bot(&bot_dir)?;
+    roster::prepare(std::slice::from_ref(&spec))?;
+    let limits = match args.timeout_ms {
+        Some(ms) => Limits::uniform(Duration::from_millis(ms)),
+        None => game_limits(&log_dir)?,
+    };
+    println!(
+        "driving {spec} with the transcript {} ({} ms per answer)",
+        path.display(),
+        limits.answer.as_millis()
+    );
+    let options = DriveOptions {
+        round: args.round,
+        all_differences: args.all_differences,
+        limits,
+        stderr_log: args.stderr_log.clone(),
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let driven = runtime.block_on(drive::drive(&spec, &script, &options, &mut |difference| {
+        print!("{difference}")
+    }))?;
+    if driven.unreported_differences > 0 {
+        println!(
+            "(the rounds before round {} were played only to rebuild data.txt; they differed in {} place(s))",
+            args.round.unwrap_or(0),
+            driven.unreported_differences
+        );
+    }
+    if driven.differences.is_empty() {
+        println!(
+            "identical: {} prompt(s) in {} round(s) answered as recorded",
+            driven.prompts, driven.rounds
+        );
+        Ok(())
+    } else if args.all_differences {
+        bail!(
+            "{} difference(s) from the recording in {} prompt(s)",
+            driven.differences.len(),
+            driven.prompts
+        )
+    } else {
+        bail!(
+            "the bot's answers differ from the recording (stopped at the first difference; --all-differences lists them all)"
+        )
+    }
 }

@@ -3,6 +3,7 @@
 //! as text or in a terminal viewer.
 
 pub mod cli;
+pub mod drive;
 pub mod graphical;
 pub mod html;
 pub mod tui;

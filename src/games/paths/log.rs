@@ -119,6 +119,12 @@ pub struct ReplayHeader {
     pub side: usize,
     pub rounds: u32,
     pub seed: u64,
+    /// The limit per answer and for exiting after `SCORE`, in ms (absent in older replays), so
+    /// `koth replay --drive` holds a bot to the game's own limits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer_ms: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_ms: Option<u64>,
 }
 
 /// One turn of `replay.jsonl`: each bot's choices as the rules accepted them (`None` for no

@@ -53,6 +53,8 @@ pub async fn play(setup: &MatchSetup) -> anyhow::Result<(MatchResult, Results)> 
             side: rules::side(n),
             rounds,
             seed: setup.seed,
+            answer_ms: Some(setup.limits.answer.as_millis() as u64),
+            exit_ms: Some(setup.limits.exit.as_millis() as u64),
         },
     )?;
 
@@ -146,7 +148,7 @@ pub async fn play(setup: &MatchSetup) -> anyhow::Result<(MatchResult, Results)> 
 }
 
 /// A file name per bot, from its folder (with a number appended when two bots share a folder):
-/// `stderr/<slug>.log` and `transcripts/<slug>.txt`.
+/// `stderr/<slug>.log` and `transcripts/<slug>.txt` (`.txt.gz` once large).
 fn slugs(bots: &[BotSpec]) -> Vec<String> {
     let mut used = HashSet::new();
     bots.iter()
@@ -179,17 +181,18 @@ fn create_bot_logs(
     }
     let mut stderr_logs = Vec::new();
     let mut transcripts = Vec::new();
-    for slug in slugs(bots) {
+    for (slug, bot) in slugs(bots).into_iter().zip(bots) {
         let path = stderr_dir.join(format!("{slug}.log"));
         stderr_logs.push(
             StderrLog::create(&path, bot::process::STDERR_CAP)
                 .with_context(|| format!("cannot create {}", path.display()))?,
         );
         let path = transcript_dir.join(format!("{slug}.txt"));
-        transcripts.push(
-            Transcript::create(&path)
-                .with_context(|| format!("cannot create {}", path.display()))?,
-        );
+        let transcript = Transcript::create(&path)
+            .with_context(|| format!("cannot create {}", path.display()))?;
+        // `koth replay --drive` finds a transcript by this name as well as by its file's.
+        transcript.note(&format!("bot {}", bot.name));
+        transcripts.push(transcript);
     }
     Ok((stderr_logs, transcripts))
 }
@@ -217,11 +220,11 @@ impl Round<'_> {
             .iter()
             .zip(self.stderr_logs)
             .zip(self.transcripts)
-            .map(
-                |((spec, log), transcript)| match BotProcess::spawn(spec, log) {
+            .map(|((spec, log), transcript)| {
+                transcript.note(&format!("round {}", self.index));
+                match BotProcess::spawn(spec, log) {
                     Ok(mut process) => {
                         process.set_clock(self.setup.limits.clock);
-                        transcript.note(&format!("round {}", self.index));
                         process.set_transcript(transcript.clone());
                         Some(process)
                     }
@@ -229,8 +232,8 @@ impl Round<'_> {
                         faults.push(self.fault(&spec.name, &e, None, ""));
                         None
                     }
-                },
-            )
+                }
+            })
             .collect();
         let mut grid = Grid::new(side);
         // Each bot's report for the previous phase, sent right before its next prompt.

@@ -42,6 +42,14 @@ impl fmt::Display for Message {
     }
 }
 
+/// The turn `t` of a prompt line (`DESTROY t` or `ACTIVATE t`), or `None` for any other line.
+pub fn prompt_turn(line: &str) -> Option<usize> {
+    let (word, turn) = line.split_once(' ')?;
+    matches!(word, "DESTROY" | "ACTIVATE")
+        .then(|| turn.parse().ok())
+        .flatten()
+}
+
 /// A report's choices: ` x,y` for a valid choice, ` N` for none.
 struct Choices<'a>(&'a [Option<Vertex>]);
 
@@ -110,6 +118,14 @@ mod tests {
         );
         assert_eq!(Message::Owned(0, vec![None]).to_string(), "OWNED 0 N");
         assert_eq!(Message::Score(vec![8, 2]).to_string(), "SCORE 8 2");
+    }
+
+    #[test]
+    fn prompts_give_their_turn() {
+        assert_eq!(prompt_turn(&Message::Destroy(7).to_string()), Some(7));
+        assert_eq!(prompt_turn(&Message::Activate(0).to_string()), Some(0));
+        assert_eq!(prompt_turn(&Message::Score(vec![1]).to_string()), None);
+        assert_eq!(prompt_turn("DESTROY x"), None);
     }
 
     #[test]

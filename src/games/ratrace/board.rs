@@ -3,6 +3,7 @@
 use rand::RngExt;
 
 use super::player::{Ask, Move, Player, PlayerFault};
+use super::recording::BoardRecording;
 use super::track::{CELLS, Landing, Track, WIDTH, move_index};
 use crate::seed;
 
@@ -266,9 +267,17 @@ fn mutate(mut genome: u128, rng: &mut seed::Rng) -> u128 {
 }
 
 /// Plays a whole board: [`TURNS`] turns or until fewer than two specimens are left, or the
-/// player faults.
-pub fn play(track: &Track, rng: seed::Rng, player: &mut dyn Player) -> Outcome {
+/// player faults. With a `recording`, the board's positions are recorded as it goes.
+pub fn play(
+    track: &Track,
+    rng: seed::Rng,
+    player: &mut dyn Player,
+    mut recording: Option<&mut BoardRecording>,
+) -> Outcome {
     let mut board = Board::new(track, rng);
+    if let Some(recording) = recording.as_deref_mut() {
+        recording.frame(0, &board.specimens, board.points);
+    }
     let mut asks = Vec::new();
     let mut history = vec![Sample {
         turn: 0,
@@ -286,6 +295,13 @@ pub fn play(track: &Track, rng: seed::Rng, player: &mut dyn Player) -> Outcome {
                 false
             }
         };
+        if let Some(recording) = recording.as_deref_mut() {
+            if !goes_on {
+                recording.last(turn, &board.specimens, board.points);
+            } else if BoardRecording::wants(turn) {
+                recording.frame(turn, &board.specimens, board.points);
+            }
+        }
         if !goes_on || turn % SAMPLE_EVERY == 0 {
             history.push(Sample {
                 turn,
@@ -296,6 +312,9 @@ pub fn play(track: &Track, rng: seed::Rng, player: &mut dyn Player) -> Outcome {
         if !goes_on {
             break;
         }
+    }
+    if let Some(recording) = recording {
+        recording.last(turns, &board.specimens, board.points);
     }
     Outcome {
         points: board.points,

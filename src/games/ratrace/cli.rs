@@ -8,6 +8,7 @@ use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::player;
+use super::recording::BoardRecording;
 use super::run::{BoardRecord, Contestant, RunConfig, board_rng, board_seed, play_boards};
 use super::track::Track;
 use super::{plot, stats};
@@ -46,6 +47,10 @@ pub struct Args {
     /// Write an SVG of population and points over turns per board (board-<b>.svg).
     #[arg(long)]
     plot: bool,
+    /// Record this board's positions turn by turn in board-<B>.replay.json, for
+    /// `koth replay --html`; repeat for more boards.
+    #[arg(long, value_name = "B")]
+    record_board: Vec<usize>,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -61,6 +66,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let contestant = contestant(&args)?;
     if args.jobs == 0 || args.boards == 0 {
         bail!("--jobs and --boards must be at least 1");
+    }
+    if let Some(board) = args.record_board.iter().find(|&&b| b >= args.boards) {
+        bail!(
+            "--record-board {board}: the run has boards 0 to {}",
+            args.boards - 1
+        );
     }
     let log_dir = crate::logs::create_folder(args.log_dir.clone(), |secs| {
         format!("ratrace-{secs}-seed{run_seed}")
@@ -100,6 +111,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             let path = log_dir.join(format!("board-{}.svg", record.board));
             plot::board(&path, record)?;
         }
+    }
+    for (record, recording) in records
+        .iter()
+        .filter_map(|r| Some((r, r.recording.as_ref()?)))
+    {
+        let path = log_dir.join(BoardRecording::file_name(record.board));
+        recording.write(&path)?;
+        println!("board {} recorded in {}", record.board, path.display());
     }
     let results = serde_json::json!({
         "game": "ratrace",
@@ -169,6 +188,7 @@ fn play_all(
         jobs: args.jobs,
         limit: Duration::from_millis(args.timeout_ms),
         log_dir: log_dir.to_path_buf(),
+        record_boards: args.record_board.clone(),
     };
     let played = play_boards(contestant, run_seed, &config, &mut |record| {
         let mut line = format!(

@@ -54,6 +54,7 @@ fn play_match(setup: &MatchSetup) -> anyhow::Result<MatchResult> {
         jobs: 1,
         limit: setup.limits.answer,
         log_dir: setup.log_dir.clone(),
+        record_boards: Vec::new(),
     };
     let mut points = Vec::new();
     let played = play_boards(

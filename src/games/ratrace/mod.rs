@@ -6,6 +6,7 @@
 //! - [`player`]: the `Player` trait and the built-in players.
 //! - [`protocol`] and [`subprocess`]: players that are external processes.
 //! - [`game`]: the `Game` the tournament runner schedules.
+//! - [`recording`]: a board's positions turn by turn, for the web viewer.
 //! - [`run`]: a run's boards on parallel jobs, one record per board.
 //! - [`cli`], [`stats`], [`plot`]: the `koth ratrace` command and its outputs.
 
@@ -15,6 +16,7 @@ pub mod game;
 pub mod player;
 pub mod plot;
 pub mod protocol;
+pub mod recording;
 pub mod run;
 pub mod stats;
 pub mod subprocess;

@@ -11,6 +11,7 @@ use serde::Serialize;
 
 use super::board::{self, Sample};
 use super::player::{self, Player};
+use super::recording::BoardRecording;
 use super::subprocess::SubprocessPlayer;
 use super::track::Track;
 use crate::bot::BotSpec;
@@ -39,21 +40,26 @@ pub struct BoardRecord {
     pub error: Option<String>,
     pub fault_kind: Option<crate::bot::FaultKind>,
     pub history: Vec<Sample>,
+    /// The board turn by turn, when it was asked for (written to its own file, not results).
+    #[serde(skip)]
+    pub recording: Option<BoardRecording>,
 }
 
-/// Plays board `board` for `player`.
+/// Plays board `board` for `player`, recording its positions if `record`.
 pub fn play_board(
     run_seed: u64,
     board: usize,
     player_name: &str,
     player: &mut dyn Player,
+    record: bool,
 ) -> BoardRecord {
     let started = Instant::now();
     let seed = board_seed(run_seed, board);
     let mut rng = board_rng(seed);
     let track = Track::generate(&mut rng);
+    let mut recording = record.then(|| BoardRecording::new(player_name, board, seed, &track));
     let outcome = match player.begin_board(board, seed) {
-        Ok(()) => board::play(&track, rng, player),
+        Ok(()) => board::play(&track, rng, player, recording.as_mut()),
         Err(fault) => board::Outcome {
             points: 1,
             turns: 0,
@@ -82,6 +88,7 @@ pub fn play_board(
         error,
         fault_kind,
         history: outcome.history,
+        recording,
     }
 }
 
@@ -109,6 +116,8 @@ pub struct RunConfig {
     pub limit: Duration,
     /// Where bot stderr logs go.
     pub log_dir: PathBuf,
+    /// Boards recorded turn by turn (`BoardRecord::recording`).
+    pub record_boards: Vec<usize>,
 }
 
 /// A played run.
@@ -144,7 +153,13 @@ pub fn play_boards(
                         break;
                     }
                     if sender
-                        .send(play_board(run_seed, board, &name, player))
+                        .send(play_board(
+                            run_seed,
+                            board,
+                            &name,
+                            player,
+                            config.record_boards.contains(&board),
+                        ))
                         .is_err()
                     {
                         break;

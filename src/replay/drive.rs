@@ -1,0 +1,471 @@
+//! `koth replay LOGDIR --drive BOTDIR --as NAME`: feeds a (new build of a) bot the exact lines
+//! bot NAME received in a recorded paths game, read from its transcript, through the real bot
+//! process layer with its time limits, and reports where the answers now differ.
+//!
+//! The game is not played again: every report is the recorded one, whatever the bot answers
+//! now, so the bot sees exactly what it saw then — the way to reproduce a crash or a timeout.
+//! As in the game, a new process is started for every round and `data.txt` in the bot's folder
+//! is emptied once at the start and kept between rounds.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+
+use crate::bot::{self, BotError, BotProcess, BotSpec, Limits, StderrLog, Transcript};
+use crate::games::paths::protocol::prompt_turn;
+
+/// One round of a transcript, as the bot lived it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RoundScript {
+    pub round: u32,
+    pub steps: Vec<Step>,
+    /// A fault recorded after the round's last prompt (a bot that did not exit in time).
+    pub end_fault: Option<RecordedFault>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Step {
+    /// A line sent without expecting an answer.
+    Send(String),
+    /// A prompt, at `line` (1-based) of the transcript, and what the bot did then.
+    Ask {
+        line: usize,
+        prompt: String,
+        recorded: Recorded,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Recorded {
+    Answer(String),
+    Fault(RecordedFault),
+    /// The transcript ends before any answer or fault (koth was stopped mid-game).
+    Nothing,
+}
+
+/// A fault as the transcript states it: `! ms kind: reason`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecordedFault {
+    pub kind: String,
+    pub reason: String,
+}
+
+impl std::fmt::Display for RecordedFault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.kind, self.reason)
+    }
+}
+
+/// A whole transcript: the bot's name (from its `# bot` note) and its rounds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Script {
+    pub bot: Option<String>,
+    pub rounds: Vec<RoundScript>,
+}
+
+impl Script {
+    /// Parses a transcript's text; errors name `path` and the line.
+    pub fn parse(text: &str, path: &Path) -> anyhow::Result<Script> {
+        let mut script = Script {
+            bot: None,
+            rounds: Vec::new(),
+        };
+        let bad =
+            |index: usize, what: &str| anyhow::anyhow!("{}:{}: {what}", path.display(), index + 1);
+        for (index, line) in text.lines().enumerate() {
+            if let Some(note) = line.strip_prefix("# ") {
+                if let Some(name) = note.strip_prefix("bot ") {
+                    script.bot = Some(name.to_string());
+                } else if let Some(round) = note.strip_prefix("round ") {
+                    let round = round
+                        .parse()
+                        .map_err(|_| bad(index, "expected `# round R`"))?;
+                    script.rounds.push(RoundScript {
+                        round,
+                        steps: Vec::new(),
+                        end_fault: None,
+                    });
+                }
+                continue;
+            }
+            let (marker, rest) = line
+                .split_once(' ')
+                .ok_or_else(|| bad(index, "expected `MARKER MS LINE`"))?;
+            // The line itself may be empty (an empty answer): then there is no space after ms.
+            let (ms, text) = rest.split_once(' ').unwrap_or((rest, ""));
+            ms.parse::<u64>()
+                .map_err(|_| bad(index, "expected milliseconds after the marker"))?;
+            let round = script
+                .rounds
+                .last_mut()
+                .ok_or_else(|| bad(index, "a line before the first `# round` note"))?;
+            let last_ask = match round.steps.last_mut() {
+                Some(Step::Ask { recorded, .. }) => Some(recorded),
+                _ => None,
+            };
+            match (marker, last_ask) {
+                (">", _) => round.steps.push(Step::Send(text.to_string())),
+                ("?", _) => round.steps.push(Step::Ask {
+                    line: index + 1,
+                    prompt: text.to_string(),
+                    recorded: Recorded::Nothing,
+                }),
+                ("<", Some(recorded @ Recorded::Nothing)) => {
+                    *recorded = Recorded::Answer(text.to_string())
+                }
+                ("!", last_ask) => {
+                    let (kind, reason) = text.split_once(": ").unwrap_or(("fault", text));
+                    let fault = RecordedFault {
+                        kind: kind.to_string(),
+                        reason: reason.to_string(),
+                    };
+                    match last_ask {
+                        // A late answer is recorded, then the fault it was.
+                        Some(recorded) => *recorded = Recorded::Fault(fault),
+                        None => round.end_fault = Some(fault),
+                    }
+                }
+                ("<", _) => return Err(bad(index, "an answer without a prompt (`?`) before it")),
+                _ => return Err(bad(index, "expected `>`, `?`, `<`, `!` or `#`")),
+            }
+        }
+        Ok(script)
+    }
+}
+
+/// The transcript of `name` in the log folder `log_dir`: `name` is a transcript's file name
+/// (without `.txt`) or the name of the bot it records. The error lists the names there are.
+pub fn find(log_dir: &Path, name: &str) -> anyhow::Result<(PathBuf, Script)> {
+    let dir = log_dir.join("transcripts");
+    let entries = std::fs::read_dir(&dir).with_context(|| {
+        format!(
+            "no transcripts in {} (koth paths writes them; this log has none)",
+            dir.display()
+        )
+    })?;
+    let mut stems: Vec<String> = entries
+        .flatten()
+        .filter_map(|e| {
+            let file = e.file_name().to_string_lossy().into_owned();
+            let stem = file.strip_suffix(".txt.gz").or(file.strip_suffix(".txt"))?;
+            Some(stem.to_string())
+        })
+        .collect();
+    stems.sort();
+    let mut available = Vec::new();
+    for stem in &stems {
+        let path = dir.join(format!("{stem}.txt"));
+        let script = Script::parse(&Transcript::read(&path)?, &path)?;
+        if stem == name || script.bot.as_deref() == Some(name) {
+            return Ok((path, script));
+        }
+        available.push(match &script.bot {
+            Some(bot) => format!("{stem} (\"{bot}\")"),
+            None => stem.clone(),
+        });
+    }
+    bail!(
+        "no transcript of \"{name}\" in {}; there are: {}",
+        dir.display(),
+        if available.is_empty() {
+            "none".to_string()
+        } else {
+            available.join(", ")
+        }
+    )
+}
+
+/// What the driven bot did now, where it differs from the recording.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Difference {
+    pub round: u32,
+    pub at: Moment,
+    pub recorded: String,
+    pub now: String,
+}
+
+/// Where in a round a difference shows.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Moment {
+    /// Starting the process.
+    Start,
+    /// A prompt at `line` of the transcript, after the lines `sent` since the previous one.
+    Prompt {
+        line: usize,
+        sent: Vec<String>,
+        prompt: String,
+    },
+    /// The exit after the round's last line.
+    Exit,
+}
+
+impl std::fmt::Display for Difference {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "round {}", self.round)?;
+        match &self.at {
+            Moment::Start => writeln!(f, ", starting the bot:")?,
+            Moment::Prompt { line, sent, prompt } => {
+                if let Some(turn) = prompt_turn(prompt) {
+                    write!(f, ", turn {turn}")?;
+                }
+                writeln!(f, " (transcript line {line}):")?;
+                for sent in sent {
+                    writeln!(f, "  sent:     {sent}")?;
+                }
+                writeln!(f, "  prompt:   {prompt}")?;
+            }
+            Moment::Exit => writeln!(f, ", at its end (the exit after the last line):")?,
+        }
+        writeln!(f, "  recorded: {}", self.recorded)?;
+        writeln!(f, "  now:      {}", self.now)
+    }
+}
+
+/// How to drive.
+pub struct DriveOptions {
+    /// Only this round is compared; the rounds before it are still played (unreported), so the
+    /// bot's `data.txt` holds what it held then.
+    pub round: Option<u32>,
+    /// Go on after the first difference (to the end of each round that still can).
+    pub all_differences: bool,
+    /// The bot's limits per answer (its first answer per process gets the start-up grace too)
+    /// and for exiting after the round's last line; measured on the wall clock.
+    pub limits: Limits,
+    /// Where the driven bot's stderr goes; without one, only its last lines are kept, quoted in
+    /// crash reasons.
+    pub stderr_log: Option<PathBuf>,
+}
+
+/// The outcome of a drive.
+#[derive(Debug, Default)]
+pub struct Driven {
+    pub rounds: usize,
+    pub prompts: usize,
+    pub differences: Vec<Difference>,
+    /// Differences in the rounds played before `--round` only to rebuild `data.txt`.
+    pub unreported_differences: usize,
+}
+
+/// Drives `spec` through `script`, calling `on_difference` as each difference is found.
+pub async fn drive(
+    spec: &BotSpec,
+    script: &Script,
+    options: &DriveOptions,
+    on_difference: &mut dyn FnMut(&Difference),
+) -> anyhow::Result<Driven> {
+    if let Some(round) = options.round
+        && !script.rounds.iter().any(|r| r.round == round)
+    {
+        bail!(
+            "the transcript has no round {round} (it has {} rounds, from 0)",
+            script.rounds.len()
+        );
+    }
+    let data = spec.dir.join("data.txt");
+    File::create(&data).with_context(|| format!("{spec}: cannot empty {}", data.display()))?;
+    let stderr = match &options.stderr_log {
+        Some(path) => StderrLog::create(path, bot::process::STDERR_CAP)
+            .with_context(|| format!("cannot create {}", path.display()))?,
+        None => StderrLog::discard(),
+    };
+    let mut driven = Driven::default();
+    for round in &script.rounds {
+        let reported = options.round.is_none_or(|r| r == round.round);
+        let stop_at_first = reported && !options.all_differences;
+        let mut differences = Vec::new();
+        let prompts = drive_round(
+            spec,
+            round,
+            options.limits,
+            stop_at_first,
+            &stderr,
+            &mut differences,
+        )
+        .await;
+        if !reported {
+            driven.unreported_differences += differences.len();
+        } else {
+            driven.rounds += 1;
+            driven.prompts += prompts;
+            for difference in differences {
+                on_difference(&difference);
+                driven.differences.push(difference);
+            }
+            if !options.all_differences && !driven.differences.is_empty() {
+                break;
+            }
+        }
+        if options.round == Some(round.round) {
+            break;
+        }
+    }
+    Ok(driven)
+}
+
+/// Plays one round's script to a new process; returns the number of prompts answered or not.
+async fn drive_round(
+    spec: &BotSpec,
+    round: &RoundScript,
+    limits: Limits,
+    stop_at_first: bool,
+    stderr: &StderrLog,
+    differences: &mut Vec<Difference>,
+) -> usize {
+    let differ = |at, recorded, now| Difference {
+        round: round.round,
+        at,
+        recorded,
+        now,
+    };
+    let mut process = match BotProcess::spawn(spec, stderr) {
+        Ok(process) => process,
+        Err(e) => {
+            // A round without a single line is one where the recorded bot did not start either.
+            if !round.steps.is_empty() {
+                differences.push(differ(Moment::Start, "started".into(), fault_text(&e)));
+            }
+            return 0;
+        }
+    };
+    let mut sent = Vec::new();
+    let mut prompts = 0;
+    // A bot that stops reading is stopped: that shows at the next prompt, or at the end.
+    let mut send_fault = None;
+    for step in &round.steps {
+        match step {
+            Step::Send(line) => {
+                sent.push(line.clone());
+                if let Err(e) = process.send(line).await {
+                    send_fault.get_or_insert(e);
+                }
+            }
+            Step::Ask {
+                line,
+                prompt,
+                recorded,
+            } => {
+                if *recorded == Recorded::Nothing {
+                    // Nothing to compare with: the recording stops here.
+                    break;
+                }
+                prompts += 1;
+                let now = process.ask(prompt, limits.answer).await;
+                let same = match (&now, recorded) {
+                    (Ok(answer), Recorded::Answer(then)) => answer.line == *then,
+                    (Err(e), Recorded::Fault(then)) => e.kind().status().as_str() == then.kind,
+                    _ => false,
+                };
+                let now_text = match &now {
+                    Ok(answer) => format!("{} ({} ms)", answer.line, answer.wall.as_millis()),
+                    Err(e) => fault_text(e),
+                };
+                if !same {
+                    let recorded = match recorded {
+                        Recorded::Answer(line) => line.clone(),
+                        Recorded::Fault(fault) => fault.to_string(),
+                        Recorded::Nothing => "nothing".into(),
+                    };
+                    let at = Moment::Prompt {
+                        line: *line,
+                        sent: sent.clone(),
+                        prompt: prompt.clone(),
+                    };
+                    differences.push(differ(at, recorded, now_text));
+                    // A fault stops the bot; later prompts of the round could only fail too.
+                    if now.is_err() || stop_at_first {
+                        process.kill().await;
+                        return prompts;
+                    }
+                }
+                sent.clear();
+            }
+        }
+    }
+    let exit = send_fault.or(process.finish(limits.exit).await);
+    let then = round.end_fault.as_ref().map(|f| f.kind.as_str());
+    let now = exit.as_ref().map(|e| e.kind().status().as_str());
+    if then != now {
+        let recorded = round
+            .end_fault
+            .as_ref()
+            .map_or("exited in time".to_string(), RecordedFault::to_string);
+        let now = exit.map_or("exited in time".to_string(), |e| fault_text(&e));
+        differences.push(differ(Moment::Exit, recorded, now));
+    }
+    prompts
+}
+
+fn fault_text(error: &BotError) -> String {
+    format!("{}: {error}", error.kind().status().as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> anyhow::Result<Script> {
+        Script::parse(text, Path::new("t.txt"))
+    }
+
+    #[test]
+    fn a_transcript_parses_into_rounds_of_sends_and_prompts_with_what_happened() {
+        let script = parse(
+            "# bot Late one\n# round 0\n> 1 BEGIN 2 4 5\n? 1 DESTROY 0\n< 2 NONE\n\
+             ? 3 ACTIVATE 0\n< 1500 NONE\n! 1500 timed out: no answer within 1000 ms\n\
+             # round 1\n> 1 BEGIN 2 4 5\n? 1 DESTROY 0\n< 2 \n> 3 SCORE 0 0\n\
+             ! 1004 timed out: did not exit within 1000 ms after its last message\n",
+        )
+        .unwrap();
+        assert_eq!(script.bot.as_deref(), Some("Late one"));
+        let ask = |line, prompt: &str, recorded| Step::Ask {
+            line,
+            prompt: prompt.into(),
+            recorded,
+        };
+        let late = RecordedFault {
+            kind: "timed out".into(),
+            reason: "no answer within 1000 ms".into(),
+        };
+        assert_eq!(
+            script.rounds[0].steps,
+            vec![
+                Step::Send("BEGIN 2 4 5".into()),
+                ask(4, "DESTROY 0", Recorded::Answer("NONE".into())),
+                // A late answer is recorded, but what counted was the timeout.
+                ask(6, "ACTIVATE 0", Recorded::Fault(late)),
+            ]
+        );
+        assert_eq!(script.rounds[0].end_fault, None);
+        let round = &script.rounds[1];
+        assert_eq!(
+            round.steps[1],
+            ask(11, "DESTROY 0", Recorded::Answer("".into()))
+        );
+        assert_eq!(round.end_fault.as_ref().unwrap().kind, "timed out");
+    }
+
+    #[test]
+    fn a_damaged_transcript_is_an_error_naming_the_file_and_line() {
+        for (text, line, what) in [
+            ("> 1 BEGIN\n", 1, "before the first `# round`"),
+            (
+                "# round 0\n? 1 DESTROY 0\nNONE\n",
+                3,
+                "expected `MARKER MS LINE`",
+            ),
+            ("# round 0\n< 1 NONE\n", 2, "without a prompt"),
+            ("# round 0\n> x BEGIN\n", 2, "milliseconds"),
+            ("# round zero\n", 1, "`# round R`"),
+            (
+                "# round 0\n* 1 what\n",
+                2,
+                "expected `>`, `?`, `<`, `!` or `#`",
+            ),
+        ] {
+            let error = parse(text).unwrap_err().to_string();
+            assert!(error.starts_with(&format!("t.txt:{line}: ")), "{error}");
+            assert!(error.contains(what), "{error}");
+        }
+    }
+}

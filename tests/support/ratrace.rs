@@ -1,0 +1,25 @@
+//! Running `koth ratrace` for a test: the real binary, real result files.
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::Value;
+
+/// Runs `koth ratrace` with `args` into the log folder `log`; returns stdout and results.json.
+pub fn ratrace(log: &Path, args: &[&str]) -> (String, Value) {
+    let output = Command::new(env!("CARGO_BIN_EXE_koth"))
+        .arg("ratrace")
+        .args(args)
+        .arg("--log-dir")
+        .arg(log)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(
+        output.status.success(),
+        "koth failed: {stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let results = std::fs::read_to_string(log.join("results.json")).unwrap();
+    (stdout, serde_json::from_str(&results).unwrap())
+}
