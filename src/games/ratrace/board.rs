@@ -103,6 +103,7 @@ impl<'t> Board<'t> {
             if alive {
                 asks.push(Ask {
                     genome: s.genome,
+                    cell: s.cell,
                     view: &track.views[s.cell as usize],
                 });
             }
@@ -309,7 +310,7 @@ pub fn play(track: &Track, rng: seed::Rng, player: &mut dyn Player) -> Outcome {
 mod tests {
     use super::*;
     use crate::games::ratrace::player::PlayerFault;
-    use crate::games::ratrace::track::{COLOURS, Kind, cell_index, cell_xy};
+    use crate::games::ratrace::track::{COLOURS, Kind, View, cell_index, cell_xy};
 
     const EMPTY: i8 = 0;
     const WALL: i8 = 1;
@@ -341,7 +342,7 @@ mod tests {
     struct Fixed(Vec<Move>);
 
     impl Player for Fixed {
-        fn begin_board(&mut self, _: usize, _: u64) -> Result<(), PlayerFault> {
+        fn begin_board(&mut self, _: usize, _: u64, _: &[View]) -> Result<(), PlayerFault> {
             Ok(())
         }
         fn moves(&mut self, _: u32, asks: &[Ask], out: &mut Vec<Move>) -> Result<(), PlayerFault> {

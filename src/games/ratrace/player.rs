@@ -16,6 +16,9 @@ pub type Move = (i8, i8);
 pub struct Ask<'t> {
     /// The 100-bit genome; bit i is `(genome >> i) & 1`.
     pub genome: u128,
+    /// The specimen's cell, whose view is `view`: an index into the views given to
+    /// [`Player::begin_board`], for players that prepare something per view once per board.
+    pub cell: u16,
     pub view: &'t View,
 }
 
@@ -27,8 +30,9 @@ pub struct PlayerFault {
 }
 
 pub trait Player {
-    /// Board `board` starts; `seed` is its seed, for the player's own random numbers.
-    fn begin_board(&mut self, board: usize, seed: u64) -> Result<(), PlayerFault>;
+    /// Board `board` starts; `seed` is its seed, for the player's own random numbers. `views`
+    /// are the board's views by cell (what its specimens may be shown, nothing more).
+    fn begin_board(&mut self, board: usize, seed: u64, views: &[View]) -> Result<(), PlayerFault>;
     /// Pushes onto `out` one move per specimen of `asks`, in order (`out` arrives empty).
     fn moves(&mut self, turn: u32, asks: &[Ask], out: &mut Vec<Move>) -> Result<(), PlayerFault>;
     /// Board `board` ended with `points`.
@@ -61,7 +65,7 @@ pub struct ColorScorePlayer {
 const FORWARD: [(usize, Move); 3] = [(8, (1, -1)), (13, (1, 0)), (18, (1, 1))];
 
 impl Player for ColorScorePlayer {
-    fn begin_board(&mut self, _board: usize, seed: u64) -> Result<(), PlayerFault> {
+    fn begin_board(&mut self, _board: usize, seed: u64, _: &[View]) -> Result<(), PlayerFault> {
         self.rng = Some(seed::rng(seed, PLAYER_STREAM));
         Ok(())
     }
@@ -115,7 +119,7 @@ pub struct RandomForwardPlayer {
 }
 
 impl Player for RandomForwardPlayer {
-    fn begin_board(&mut self, _board: usize, seed: u64) -> Result<(), PlayerFault> {
+    fn begin_board(&mut self, _board: usize, seed: u64, _: &[View]) -> Result<(), PlayerFault> {
         self.rng = Some(seed::rng(seed, PLAYER_STREAM));
         Ok(())
     }

@@ -8,7 +8,23 @@
 
 use super::player::{Ask, Move};
 
+use super::track::View;
+
 const HEX: &[u8; 16] = b"0123456789abcdef";
+
+/// The two hex digits of every byte, so a genome is written a byte, not a digit, at a time.
+const HEX_PAIRS: [[u8; 2]; 256] = {
+    let mut pairs = [[0u8; 2]; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        pairs[byte] = [HEX[byte >> 4], HEX[byte & 15]];
+        byte += 1;
+    }
+    pairs
+};
+
+/// A view as the protocol writes it: 25 characters.
+pub type ViewText = [u8; 25];
 
 pub fn begin_line(board: usize, seed: u64) -> String {
     format!("RATRACE {board} {seed}")
@@ -18,40 +34,52 @@ pub fn end_line(board: usize, points: u64) -> String {
     format!("END {board} {points}")
 }
 
-/// Appends the 25 hex digits of a 100-bit genome, most significant first.
-pub fn push_genome(genome: u128, out: &mut Vec<u8>) {
+/// The 25 hex digits of a 100-bit genome, most significant first.
+pub fn genome_text(genome: u128) -> [u8; 25] {
+    // Big-endian bytes 4..16 hold bits 95..0; the low nibble of byte 3 holds bits 99..96.
+    let bytes = genome.to_be_bytes();
     let mut digits = [0u8; 25];
-    for (i, digit) in digits.iter_mut().enumerate() {
-        *digit = HEX[((genome >> (4 * (24 - i))) & 15) as usize];
+    digits[0] = HEX[(bytes[3] & 15) as usize];
+    for (pair, &byte) in digits[1..].chunks_exact_mut(2).zip(&bytes[4..]) {
+        pair.copy_from_slice(&HEX_PAIRS[byte as usize]);
     }
-    out.extend_from_slice(&digits);
+    digits
 }
 
-/// Appends a view: one hex digit per colour, `x` beyond the edges.
-pub fn push_view(view: &[i8; 25], out: &mut Vec<u8>) {
-    let mut text = [0u8; 25];
-    for (c, &colour) in text.iter_mut().zip(view) {
-        *c = if colour < 0 {
+/// A view's text: one hex digit per colour, `x` beyond the edges.
+pub fn view_text(view: &View) -> ViewText {
+    view.map(|colour| {
+        if colour < 0 {
             b'x'
         } else {
             HEX[colour as usize]
-        };
-    }
-    out.extend_from_slice(&text);
+        }
+    })
 }
 
+/// The text of every cell's view, by cell: a specimen's line then copies its cell's 25 bytes
+/// instead of converting them every turn.
+pub fn view_texts(views: &[View]) -> Vec<ViewText> {
+    views.iter().map(view_text).collect()
+}
+
+/// Bytes of one specimen's line: genome, space, view, newline.
+const LINE_BYTES: usize = 25 + 1 + 25 + 1;
+
 /// Writes the whole `TURN` message into `out` (cleared first), without the final newline.
-/// Bytes rather than a `String`: pushing chars one by one was a quarter of a subprocess board's
-/// time; the message is all ASCII, checked once per turn by [`as_text`].
-pub fn write_turn(turn: u32, asks: &[Ask], out: &mut Vec<u8>) {
+/// `view_texts` are [`view_texts`] of the board's views. Bytes rather than a `String`: the
+/// message is all ASCII, checked once per turn by [`as_text`].
+pub fn write_turn(turn: u32, asks: &[Ask], view_texts: &[ViewText], out: &mut Vec<u8>) {
     use std::io::Write;
     out.clear();
+    out.reserve(24 + asks.len() * LINE_BYTES);
     let _ = write!(out, "TURN {turn} {}", asks.len());
     for ask in asks {
-        out.push(b'\n');
-        push_genome(ask.genome, out);
-        out.push(b' ');
-        push_view(ask.view, out);
+        let mut line = [b' '; LINE_BYTES];
+        line[0] = b'\n';
+        line[1..26].copy_from_slice(&genome_text(ask.genome));
+        line[27..].copy_from_slice(&view_texts[ask.cell as usize]);
+        out.extend_from_slice(&line);
     }
 }
 
@@ -63,13 +91,20 @@ pub fn as_text(message: &[u8]) -> &str {
 /// Reads an answer line of `expected` moves onto `out`. The error names the offending token.
 pub fn parse_moves(line: &str, expected: usize, out: &mut Vec<Move>) -> Result<(), String> {
     let mut count = 0;
-    for token in line.split_ascii_whitespace() {
+    let tokens = line
+        .as_bytes()
+        .split(u8::is_ascii_whitespace)
+        .filter(|token| !token.is_empty());
+    for token in tokens {
         count += 1;
         if count > expected {
             continue;
         }
         out.push(parse_move(token).ok_or_else(|| {
-            format!("move {count} is `{token}`, not `dx,dy` with dx and dy in -1, 0, 1")
+            format!(
+                "move {count} is `{}`, not `dx,dy` with dx and dy in -1, 0, 1",
+                String::from_utf8_lossy(token)
+            )
         })?);
     }
     if count != expected {
@@ -81,15 +116,16 @@ pub fn parse_moves(line: &str, expected: usize, out: &mut Vec<Move>) -> Result<(
     Ok(())
 }
 
-fn parse_move(token: &str) -> Option<Move> {
-    let (dx, dy) = token.split_once(',')?;
-    let unit = |s: &str| match s {
-        "-1" => Some(-1),
-        "0" => Some(0),
-        "1" | "+1" => Some(1),
+fn parse_move(token: &[u8]) -> Option<Move> {
+    let unit = |s: &[u8]| match s {
+        b"-1" => Some(-1),
+        b"0" => Some(0),
+        b"1" | b"+1" => Some(1),
         _ => None,
     };
-    Some((unit(dx)?, unit(dy)?))
+    // The common tokens (`1,-1`, `1,0`, `1,1`, …) split at their second or third byte.
+    let comma = token.iter().position(|&b| b == b',')?;
+    Some((unit(&token[..comma])?, unit(&token[comma + 1..])?))
 }
 
 #[cfg(test)]
@@ -98,12 +134,18 @@ mod tests {
 
     #[test]
     fn genome_is_25_hex_digits_most_significant_first() {
-        let mut s = Vec::new();
-        push_genome((1u128 << 99) | 0xab, &mut s);
-        assert_eq!(as_text(&s), "80000000000000000000000ab");
-        s.clear();
-        push_genome(super::super::board::GENOME_MASK, &mut s);
-        assert_eq!(as_text(&s), "f".repeat(25));
+        assert_eq!(
+            as_text(&genome_text((1u128 << 99) | 0xab)),
+            "80000000000000000000000ab"
+        );
+        assert_eq!(
+            as_text(&genome_text(super::super::board::GENOME_MASK)),
+            "f".repeat(25)
+        );
+        assert_eq!(
+            as_text(&genome_text(0x1_2345_6789_abcd_ef01_2345_6789)),
+            "123456789abcdef0123456789"
+        );
     }
 
     #[test]
@@ -112,30 +154,31 @@ mod tests {
         view[12] = 15;
         view[13] = 0;
         view[0] = 10;
-        let mut s = Vec::new();
-        push_view(&view, &mut s);
-        assert_eq!(as_text(&s), "axxxxxxxxxxxf0xxxxxxxxxxx");
+        assert_eq!(as_text(&view_text(&view)), "axxxxxxxxxxxf0xxxxxxxxxxx");
     }
 
     #[test]
     fn turn_message_has_one_line_per_specimen() {
-        let view = [3i8; 25];
+        let views = [[3i8; 25], [-1i8; 25]];
         let asks = [
             Ask {
                 genome: 1,
-                view: &view,
+                cell: 0,
+                view: &views[0],
             },
             Ask {
                 genome: 2,
-                view: &view,
+                cell: 1,
+                view: &views[1],
             },
         ];
         let mut s = Vec::new();
-        write_turn(7, &asks, &mut s);
+        write_turn(7, &asks, &view_texts(&views), &mut s);
         let lines: Vec<&str> = as_text(&s).lines().collect();
         assert_eq!(lines.len(), 3);
         assert_eq!(lines[0], "TURN 7 2");
-        assert_eq!(lines[2], format!("{}2 {}", "0".repeat(24), "3".repeat(25)));
+        assert_eq!(lines[1], format!("{}1 {}", "0".repeat(24), "3".repeat(25)));
+        assert_eq!(lines[2], format!("{}2 {}", "0".repeat(24), "x".repeat(25)));
     }
 
     #[test]

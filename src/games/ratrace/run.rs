@@ -52,7 +52,7 @@ pub fn play_board(
     let seed = board_seed(run_seed, board);
     let mut rng = board_rng(seed);
     let track = Track::generate(&mut rng);
-    let outcome = match player.begin_board(board, seed) {
+    let outcome = match player.begin_board(board, seed, &track.views) {
         Ok(()) => board::play(&track, rng, player),
         Err(fault) => board::Outcome {
             points: 1,

@@ -14,6 +14,7 @@ use tokio::runtime::Runtime;
 
 use super::player::{Ask, Move, Player, PlayerFault};
 use super::protocol;
+use super::track::View;
 use crate::bot::process::{AnswerStats, STDERR_CAP};
 use crate::bot::{BotError, BotProcess, BotSpec, FaultKind, StderrLog};
 
@@ -29,6 +30,8 @@ pub struct SubprocessPlayer {
     stats: AnswerStats,
     /// The `TURN` message, rebuilt in place every turn.
     message: Vec<u8>,
+    /// The text of every cell's view on the current board.
+    view_texts: Vec<protocol::ViewText>,
 }
 
 impl SubprocessPlayer {
@@ -45,6 +48,7 @@ impl SubprocessPlayer {
             process: None,
             stats: AnswerStats::default(),
             message: Vec::new(),
+            view_texts: Vec::new(),
         })
     }
 
@@ -76,7 +80,8 @@ impl SubprocessPlayer {
 }
 
 impl Player for SubprocessPlayer {
-    fn begin_board(&mut self, board: usize, seed: u64) -> Result<(), PlayerFault> {
+    fn begin_board(&mut self, board: usize, seed: u64, views: &[View]) -> Result<(), PlayerFault> {
+        self.view_texts = protocol::view_texts(views);
         // A process that failed to take the last board's END line is stopped: start afresh.
         if let Some(stale) = self.process.take_if(|p| p.is_stopped()) {
             self.kill(stale);
@@ -106,7 +111,7 @@ impl Player for SubprocessPlayer {
     }
 
     fn moves(&mut self, turn: u32, asks: &[Ask], out: &mut Vec<Move>) -> Result<(), PlayerFault> {
-        protocol::write_turn(turn, asks, &mut self.message);
+        protocol::write_turn(turn, asks, &self.view_texts, &mut self.message);
         let Some(process) = self.process.as_mut() else {
             return Err(self.fault(FaultKind::Crashed, "is not running".into()));
         };
