@@ -97,18 +97,27 @@ impl<'t> Board<'t> {
     ) -> Result<bool, PlayerFault> {
         let track = self.track;
         asks.clear();
-        self.specimens.retain_mut(|s| {
-            s.age += 1;
-            let alive = s.age <= MAX_AGE;
-            if alive {
+        // Step 1, compacting the survivors in place. Each specimen is rebuilt from its fields
+        // rather than aged in place and then moved (`retain_mut`): storing the age byte and
+        // then loading the whole specimen over it defeats store-to-load forwarding, and that
+        // stall was a fifth of a board's time.
+        let mut kept = 0;
+        for i in 0..self.specimens.len() {
+            let s = self.specimens[i];
+            if s.age < MAX_AGE {
                 asks.push(Ask {
                     genome: s.genome,
                     cell: s.cell,
                     view: &track.views[s.cell as usize],
                 });
+                self.specimens[kept] = Specimen {
+                    age: s.age + 1,
+                    ..s
+                };
+                kept += 1;
             }
-            alive
-        });
+        }
+        self.specimens.truncate(kept);
         self.moves.clear();
         player.moves(turn, asks, &mut self.moves)?;
         if self.moves.len() != asks.len() {
@@ -129,39 +138,53 @@ impl<'t> Board<'t> {
         Ok(true)
     }
 
-    /// Steps 3–6 of the turn for every specimen, given its move.
+    /// Steps 3–6 of the turn for every specimen, given its move. Also adds up the survivors'
+    /// fitness for [`Board::breed`] on the way, which saves it a pass over them.
     fn apply_moves(&mut self) {
-        let track = self.track;
+        // Borrowed field by field, so the compiler knows they do not overlap and keeps them in
+        // registers through the loop.
+        let Board {
+            track,
+            specimens,
+            points,
+            rng,
+            moves,
+            cumulative,
+        } = self;
+        cumulative.clear();
+        let mut total = 0u64;
         let mut kept = 0;
-        for i in 0..self.specimens.len() {
-            let (dx, dy) = self.moves[i];
-            let mut s = self.specimens[i];
-            match track.landings[s.cell as usize][move_index(dx, dy)] {
+        for i in 0..specimens.len() {
+            let (dx, dy) = moves[i];
+            let s = specimens[i];
+            let (cell, age, goals) = match track.landings[s.cell as usize][move_index(dx, dy)] {
                 Landing::Dead => continue,
-                Landing::Cell(cell) => s.cell = cell,
+                Landing::Cell(cell) => (cell, s.age, s.goals),
                 Landing::Goal => {
-                    self.points += 1;
-                    s.goals += 1;
-                    s.age = 0;
-                    s.cell = random_start(track, &mut self.rng);
+                    *points += 1;
+                    (random_start(track, rng), 0, s.goals + 1)
                 }
-            }
-            self.specimens[kept] = s;
+            };
+            let s = Specimen {
+                genome: s.genome,
+                age,
+                goals,
+                cell,
+            };
+            total += s.fitness();
+            cumulative.push(total);
+            specimens[kept] = s;
             kept += 1;
         }
-        self.specimens.truncate(kept);
+        specimens.truncate(kept);
     }
 
     /// Breeds [`BRED_PER_TURN`] children from the specimens alive now, none of which was born
-    /// this turn (children are appended only after all parents are chosen).
+    /// this turn (children are appended only after all parents are chosen). Parents are drawn
+    /// from the running fitness totals that [`Board::apply_moves`] left.
     fn breed(&mut self) {
         let parents = self.specimens.len();
-        self.cumulative.clear();
-        let mut total = 0u64;
-        for s in &self.specimens {
-            total += s.fitness();
-            self.cumulative.push(total);
-        }
+        debug_assert_eq!(self.cumulative.len(), parents);
         for _ in 0..BRED_PER_TURN {
             let (first, second) = choose_parents(&self.cumulative, &mut self.rng);
             let genome = breed_genome(
@@ -570,6 +593,8 @@ mod tests {
         let breeds = 1000;
         for _ in 0..breeds {
             board.specimens.truncate(2);
+            board.moves = vec![(0, 0); 2];
+            board.apply_moves();
             board.breed();
             distance += board.specimens[2..]
                 .iter()
