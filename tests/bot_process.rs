@@ -232,3 +232,30 @@ async fn a_first_answer_gets_a_start_up_grace_and_says_so() {
     );
     assert_no_survivors(&marker).await;
 }
+
+#[tokio::test]
+async fn long_prompts_go_through_whole_and_pipes_can_be_enlarged() {
+    // The bot answers each prompt with its length and the sizes of its stdin and stdout pipes.
+    let script = "import fcntl, sys\n\
+        size = lambda f: fcntl.fcntl(f.fileno(), getattr(fcntl, 'F_GETPIPE_SZ', 1032))\n\
+        for line in sys.stdin:\n    \
+            print(len(line.rstrip('\\n')), size(sys.stdin), size(sys.stdout), flush=True)";
+    let spec = BotSpec {
+        name: "measurer".into(),
+        dir: bots_dir(),
+        command: vec!["python3".into(), "-c".into(), script.into()],
+        build: None,
+        origin: "test".into(),
+    };
+    let long = "x".repeat(300_000);
+    let mut bot = BotProcess::spawn(&spec, &StderrLog::discard()).unwrap();
+    let answer = bot.ask(&long, Duration::from_secs(5)).await.unwrap();
+    assert_eq!(answer.line, "300000 65536 65536");
+    bot.kill().await;
+    let mut bot = BotProcess::spawn_with_pipes(&spec, &StderrLog::discard(), 1 << 20).unwrap();
+    let answer = bot.ask(&long, Duration::from_secs(5)).await.unwrap();
+    assert_eq!(answer.line, "300000 1048576 1048576");
+    let answer = bot.ask("short", Duration::from_secs(1)).await.unwrap();
+    assert_eq!(answer.line, "5 1048576 1048576");
+    bot.kill().await;
+}

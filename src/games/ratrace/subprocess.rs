@@ -18,6 +18,10 @@ use super::track::View;
 use crate::bot::process::{AnswerStats, STDERR_CAP};
 use crate::bot::{BotError, BotProcess, BotSpec, FaultKind, StderrLog};
 
+/// The size asked for the player's pipes: a `TURN` message is 52 bytes per specimen, and
+/// populations that explode reach thousands of specimens (3,000 make 156 kB).
+const PIPE_BYTES: usize = 1 << 20;
+
 pub struct SubprocessPlayer {
     spec: BotSpec,
     runtime: Runtime,
@@ -98,7 +102,7 @@ impl Player for SubprocessPlayer {
             ));
             let log = StderrLog::create(&path, STDERR_CAP).unwrap_or_else(|_| StderrLog::discard());
             let _guard = self.runtime.enter();
-            match BotProcess::spawn(&self.spec, &log) {
+            match BotProcess::spawn_with_pipes(&self.spec, &log, PIPE_BYTES) {
                 Ok(process) => self.process = Some(process),
                 Err(e) => return Err(self.bot_fault(e)),
             }
