@@ -90,9 +90,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if faults > 0 {
         println!("{faults} board(s) ended by a player fault (see results.json)");
     }
+    let wall: Vec<f64> = records.iter().map(|r| r.seconds).collect();
+    let cpu: Vec<f64> = records.iter().map(|r| r.cpu_seconds).collect();
+    let mean = |values: &[f64]| values.iter().sum::<f64>() / values.len() as f64;
+    // Boards' costs are wildly uneven (a population that explodes costs ten times the
+    // median board), so both the median and the mean are worth reading.
     println!(
-        "{:.3} s per board (mean), {:.2} boards/s overall",
-        records.iter().map(|r| r.seconds).sum::<f64>() / records.len() as f64,
+        "per board: wall median {:.3} s, mean {:.3} s; CPU median {:.3} s, mean {:.3} s; {:.2} boards/s overall",
+        stats::median(&wall),
+        mean(&wall),
+        stats::median(&cpu),
+        mean(&cpu),
         records.len() as f64 / elapsed
     );
     if args.plot {

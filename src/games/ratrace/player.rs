@@ -2,6 +2,8 @@
 //! specimens at once (the shape of the subprocess protocol, so built-in and subprocess players
 //! sit behind one trait).
 
+use std::time::Duration;
+
 use rand::RngExt;
 
 use super::track::View;
@@ -37,6 +39,10 @@ pub trait Player {
     fn moves(&mut self, turn: u32, asks: &[Ask], out: &mut Vec<Move>) -> Result<(), PlayerFault>;
     /// Board `board` ended with `points`.
     fn end_board(&mut self, board: usize, points: u64);
+    /// CPU time used so far by the player's own process, for players that are one.
+    fn process_cpu(&self) -> Option<Duration> {
+        None
+    }
 }
 
 /// The built-in players, by the name `--player` takes.

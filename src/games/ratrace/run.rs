@@ -34,7 +34,12 @@ pub struct BoardRecord {
     pub points: u64,
     pub turns: u32,
     pub start_cells: usize,
+    /// Wall-clock time of the board.
     pub seconds: f64,
+    /// CPU time of the board (user + system): the job's thread, which runs the engine and a
+    /// subprocess player's pipes, plus the player's own process if it has one. Steadier than
+    /// `seconds` on a shared machine.
+    pub cpu_seconds: f64,
     /// The player's fault that ended the board early, if any.
     pub error: Option<String>,
     pub fault_kind: Option<crate::bot::FaultKind>,
@@ -49,11 +54,21 @@ pub fn play_board(
     player: &mut dyn Player,
 ) -> BoardRecord {
     let started = Instant::now();
+    let thread_cpu_before = thread_cpu();
     let seed = board_seed(run_seed, board);
     let mut rng = board_rng(seed);
     let track = Track::generate(&mut rng);
+    let mut player_cpu = Duration::ZERO;
     let outcome = match player.begin_board(board, seed, &track.views) {
-        Ok(()) => board::play(&track, rng, player),
+        Ok(()) => {
+            let before = player.process_cpu();
+            let outcome = board::play(&track, rng, player);
+            // A process that faulted is gone, and its time with it.
+            if let (Some(before), Some(after)) = (before, player.process_cpu()) {
+                player_cpu = after.saturating_sub(before);
+            }
+            outcome
+        }
         Err(fault) => board::Outcome {
             points: 1,
             turns: 0,
@@ -62,6 +77,7 @@ pub fn play_board(
         },
     };
     player.end_board(board, outcome.points);
+    let cpu = thread_cpu().saturating_sub(thread_cpu_before) + player_cpu;
     let (error, fault_kind) = match outcome.fault {
         Some((turn, fault)) => (
             Some(format!(
@@ -79,10 +95,18 @@ pub fn play_board(
         turns: outcome.turns,
         start_cells: track.starts.len(),
         seconds: started.elapsed().as_secs_f64(),
+        cpu_seconds: cpu.as_secs_f64(),
         error,
         fault_kind,
         history: outcome.history,
     }
+}
+
+/// CPU time used so far by the calling thread.
+fn thread_cpu() -> Duration {
+    nix::time::clock_gettime(nix::time::ClockId::CLOCK_THREAD_CPUTIME_ID)
+        .map(Duration::from)
+        .unwrap_or_default()
 }
 
 /// Who plays: a built-in player or a bot process.

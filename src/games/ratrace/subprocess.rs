@@ -15,7 +15,7 @@ use tokio::runtime::Runtime;
 use super::player::{Ask, Move, Player, PlayerFault};
 use super::protocol;
 use super::track::View;
-use crate::bot::process::{AnswerStats, STDERR_CAP};
+use crate::bot::process::{AnswerStats, STDERR_CAP, cpu_time};
 use crate::bot::{BotError, BotProcess, BotSpec, FaultKind, StderrLog};
 
 /// The size asked for the player's pipes: a `TURN` message is 52 bytes per specimen, and
@@ -128,6 +128,10 @@ impl Player for SubprocessPlayer {
         };
         protocol::parse_moves(&answer.line, asks.len(), out)
             .map_err(|reason| self.fault(FaultKind::BadOutput, reason))
+    }
+
+    fn process_cpu(&self) -> Option<Duration> {
+        cpu_time(self.process.as_ref()?.pid())
     }
 
     fn end_board(&mut self, board: usize, points: u64) {
