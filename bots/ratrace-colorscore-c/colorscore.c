@@ -59,6 +59,17 @@ static void init_hex(void) {
     for (int d = 0; d < 6; d++) hex['a' + d] = (signed char)(10 + d);
 }
 
+/* The score of `colour` in a genome given as 25 hex digits, most significant first: genome
+ * bits 6*colour .. 6*colour+5. Bit i is bit i%4 of digit 24 - i/4, so the six bits lie in
+ * three consecutive digits at most; only those are read, not the whole genome. */
+static int score(const char *genome, int colour) {
+    int bit = 6 * colour, digit = bit / 4; /* the digit holding the lowest bit, from the right */
+    int bits = hex[(unsigned char)genome[24 - digit]]
+             | hex[(unsigned char)genome[24 - digit - 1]] << 4
+             | hex[(unsigned char)genome[24 - digit - 2]] << 8;
+    return (bits >> (bit % 4)) & 63;
+}
+
 int main(void) {
     static const int view_index[3] = {8, 13, 18};
     static const char *tokens[3] = {"1,-1", "1,0", "1,1"};
@@ -82,20 +93,17 @@ int main(void) {
             for (long i = 0; i < n; i++) {
                 char *specimen = next_line();
                 if (!specimen) return 0;
-                /* Genome: 25 hex digits, most significant first: bits 99..64 in the first 9
-                 * digits, bits 63..0 in the last 16. */
-                uint64_t high = 0, low = 0;
-                for (int d = 0; d < 9; d++) high = (high << 4) | (uint64_t)hex[(unsigned char)specimen[d]];
-                for (int d = 9; d < 25; d++) low = (low << 4) | (uint64_t)hex[(unsigned char)specimen[d]];
-                unsigned __int128 genome = ((unsigned __int128)high << 64) | low;
-                const char *view = specimen + 26;
-                int best = -1, choices[3], count = 0;
+                const char *genome = specimen, *view = specimen + 26;
+                int scores[3], best = -1;
                 for (int k = 0; k < 3; k++) {
                     int colour = hex[(unsigned char)view[view_index[k]]];
-                    if (colour < 0) continue; /* out of bounds */
-                    int score = (int)((genome >> (6 * colour)) & 63);
-                    if (score > best) { best = score; count = 0; }
-                    if (score == best) choices[count++] = k;
+                    scores[k] = colour < 0 ? -1 : score(genome, colour); /* -1: out of bounds */
+                    if (scores[k] > best) best = scores[k];
+                }
+                int choices[3], count = 0;
+                for (int k = 0; k < 3; k++) {
+                    choices[count] = k;
+                    count += scores[k] == best;
                 }
                 int pick = count == 1 ? choices[0] : choices[next_random() % count];
                 if (i > 0) out[len++] = ' ';
