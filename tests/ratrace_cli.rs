@@ -138,6 +138,57 @@ fn the_c_sample_player_plays_a_whole_board() {
     assert_eq!(results["player"], "ColorScore (C)");
 }
 
+/// The CPUs each job's bot process may run on, from the stderr logs of a two-job run.
+fn bot_cpus(extra: &[&str]) -> Vec<Vec<usize>> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ratrace_bots/affinity.py");
+    let command = format!("python3 {}", script.display());
+    let logs = tempfile::tempdir().unwrap();
+    let output = koth()
+        .args([
+            "ratrace",
+            "--bot-cmd",
+            &command,
+            "--boards",
+            "2",
+            "--jobs",
+            "2",
+        ])
+        .args(extra)
+        .arg("--log-dir")
+        .arg(logs.path())
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    (0..2)
+        .map(|job| {
+            let log = logs.path().join(format!("stderr-job{job}-1.log"));
+            let text = std::fs::read_to_string(&log).unwrap();
+            let line = text.lines().find(|l| l.starts_with("cpus")).unwrap();
+            line.split_whitespace()
+                .skip(1)
+                .map(|cpu| cpu.parse().unwrap())
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn each_job_and_its_bot_get_a_cpu_of_their_own_unless_told_not_to() {
+    let available = std::thread::available_parallelism().unwrap().get();
+    let pinned = bot_cpus(&[]);
+    if available >= 2 {
+        assert_eq!(pinned[0].len(), 1, "{pinned:?}");
+        assert_eq!(pinned[1].len(), 1, "{pinned:?}");
+        assert_ne!(pinned[0], pinned[1]);
+    } else {
+        // Not enough CPUs for a job each: the scheduler places them.
+        assert_eq!(pinned[0].len(), available, "{pinned:?}");
+    }
+    for cpus in bot_cpus(&["--no-pin"]) {
+        assert_eq!(cpus.len(), available, "{cpus:?}");
+    }
+}
+
 #[test]
 fn dump_track_prints_the_board_track() {
     let output = koth()

@@ -46,6 +46,11 @@ pub struct Args {
     /// Write an SVG of population and points over turns per board (board-<b>.svg).
     #[arg(long)]
     plot: bool,
+    /// Leave CPU placement to the OS. By default, with a bot player and no more jobs than
+    /// CPUs, each job and its bot process share one CPU of their own: a turn is a round trip
+    /// between them, and waking another CPU for each one doubled a board's time.
+    #[arg(long)]
+    no_pin: bool,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -177,6 +182,7 @@ fn play_all(
         jobs: args.jobs,
         limit: Duration::from_millis(args.timeout_ms),
         log_dir: log_dir.to_path_buf(),
+        pin_jobs: !args.no_pin,
     };
     let played = play_boards(contestant, run_seed, &config, &mut |record| {
         let mut line = format!(
