@@ -6,7 +6,8 @@
 # ten times the median board), so each line gives the median and the mean per board, both in
 # wall time and in CPU time (user + system, koth's job thread plus the bot process; from
 # results.json). On a shared machine the CPU figures are the steadier ones. The last column
-# is boards per second over the whole run, which is what --jobs 2 should double.
+# is boards per second over the whole run, which is what --jobs 2 should double. The C bot
+# runs twice: as koth runs it by default (the job and its bot on one CPU) and with --no-pin.
 # Usage: scripts/ratrace-bench.sh [BUILT_IN_BOARDS] [SUBPROCESS_BOARDS] [SEED]
 #        (defaults: 40 boards built in, 15 through the C bot, seed 1)
 set -euo pipefail
@@ -36,4 +37,6 @@ count=$boards run "built-in, --jobs 1" --player colorscore --boards "$boards" --
 count=$boards run "built-in, --jobs 2" --player colorscore --boards "$boards" --jobs 2
 count=$bot_boards run "C subprocess, --jobs 1" --bot bots/ratrace-colorscore-c \
   --boards "$bot_boards" --jobs 1
+count=$bot_boards run "C subprocess, --no-pin" --bot bots/ratrace-colorscore-c \
+  --boards "$bot_boards" --jobs 1 --no-pin
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
