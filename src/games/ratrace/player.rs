@@ -70,14 +70,46 @@ pub struct ColorScorePlayer {
     targets: Vec<[Target; 3]>,
 }
 
-/// A forward target as ColorScorePlayer reads it.
+/// A forward target as ColorScorePlayer reads it: its colour's score is bits
+/// `shift .. shift + 6` of the genome's low or high word (bits 0..63, or 32..95).
 #[derive(Clone, Copy)]
 struct Target {
-    /// Where the target colour's score starts in the genome (6 × colour).
+    high: bool,
     shift: u8,
     /// Whether the target is on the track (else the move is never chosen).
     on_track: bool,
 }
+
+impl Target {
+    fn of(colour: i8) -> Target {
+        // Colours 0..9 score in bits 0..59, colours 10..15 in bits 60..95.
+        let bit = 6 * colour.max(0) as u8;
+        let high = bit >= 60;
+        Target {
+            high,
+            shift: if high { bit - 32 } else { bit },
+            on_track: colour >= 0,
+        }
+    }
+}
+
+/// For each set of tied targets (a 3-bit mask) and each n below its size, the n-th of them.
+const NTH_TIED: [[u8; 3]; 8] = {
+    let mut table = [[0; 3]; 8];
+    let mut ties = 0;
+    while ties < 8 {
+        let (mut target, mut n) = (0, 0);
+        while target < 3 {
+            if ties & (1 << target) != 0 {
+                table[ties][n] = target as u8;
+                n += 1;
+            }
+            target += 1;
+        }
+        ties += 1;
+    }
+    table
+};
 
 /// View indices of the targets of (1,−1), (1,0), (1,1).
 const FORWARD: [(usize, Move); 3] = [(8, (1, -1)), (13, (1, 0)), (18, (1, 1))];
@@ -87,12 +119,7 @@ impl Player for ColorScorePlayer {
         self.rng = Some(seed::rng(seed, PLAYER_STREAM));
         self.targets = views
             .iter()
-            .map(|view| {
-                FORWARD.map(|(index, _)| Target {
-                    shift: 6 * view[index].max(0) as u8,
-                    on_track: view[index] >= 0,
-                })
-            })
+            .map(|view| FORWARD.map(|(index, _)| Target::of(view[index])))
             .collect();
         Ok(())
     }
@@ -104,8 +131,10 @@ impl Player for ColorScorePlayer {
         // highest is unpredictable.
         for ask in asks {
             let targets = &self.targets[ask.cell as usize];
+            let (low, high) = (ask.genome as u64, (ask.genome >> 32) as u64);
             let score = |target: Target| {
-                let score = ((ask.genome >> target.shift) & 63) as i32;
+                let word = if target.high { high } else { low };
+                let score = ((word >> target.shift) & 63) as i32;
                 if target.on_track { score } else { -1 }
             };
             let scores = targets.map(score);
@@ -117,13 +146,8 @@ impl Player for ColorScorePlayer {
             let chosen = if ties.is_power_of_two() {
                 ties.trailing_zeros()
             } else {
-                let mut nth = rng.random_range(0..ties.count_ones());
-                let mut bits = ties;
-                while nth > 0 {
-                    bits &= bits - 1;
-                    nth -= 1;
-                }
-                bits.trailing_zeros()
+                let nth = rng.random_range(0..ties.count_ones());
+                NTH_TIED[ties as usize][nth as usize] as u32
             };
             out.push(FORWARD[chosen as usize].1);
         }
