@@ -151,7 +151,8 @@ impl<'t> Board<'t> {
             moves,
             cumulative,
         } = self;
-        cumulative.clear();
+        // Written by index, not pushed: a push per specimen stored the length back every time.
+        cumulative.resize(specimens.len(), 0);
         let mut total = 0u64;
         let mut kept = 0;
         for i in 0..specimens.len() {
@@ -172,11 +173,12 @@ impl<'t> Board<'t> {
                 cell,
             };
             total += s.fitness();
-            cumulative.push(total);
+            cumulative[kept] = total;
             specimens[kept] = s;
             kept += 1;
         }
         specimens.truncate(kept);
+        cumulative.truncate(kept);
     }
 
     /// Breeds [`BRED_PER_TURN`] children from the specimens alive now, none of which was born
