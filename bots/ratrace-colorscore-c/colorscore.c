@@ -72,7 +72,9 @@ static int score(const char *genome, int colour) {
 
 int main(void) {
     static const int view_index[3] = {8, 13, 18};
-    static const char *tokens[3] = {"1,-1", "1,0", "1,1"};
+    /* Each token padded to 4 bytes, so it is copied with one fixed-size store; the length
+     * says how much of it counts (the next byte written overwrites the padding). */
+    static const char tokens[3][4] = {"1,-1", "1,0", "1,1"};
     static const size_t token_len[3] = {4, 3, 3};
     init_hex();
     buf = malloc(cap);
@@ -107,7 +109,7 @@ int main(void) {
                 }
                 int pick = count == 1 ? choices[0] : choices[next_random() % count];
                 if (i > 0) out[len++] = ' ';
-                memcpy(out + len, tokens[pick], token_len[pick]);
+                memcpy(out + len, tokens[pick], 4);
                 len += token_len[pick];
             }
             out[len++] = '\n';
