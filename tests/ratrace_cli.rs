@@ -138,6 +138,22 @@ fn the_c_sample_player_plays_a_whole_board() {
     assert_eq!(results["player"], "ColorScore (C)");
 }
 
+#[test]
+fn a_board_counts_the_cpu_time_of_its_bot() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ratrace_bots/busy.py");
+    let command = format!("python3 {}", script.display());
+    let (stdout, results) = run(&["--bot-cmd", &command, "--boards", "2", "--seed", "3"]);
+    // The bot's 0.3 s of CPU on the board's one turn is in the board's CPU time, which koth's
+    // own share (a track and one turn) barely adds to.
+    for board in results["boards"].as_array().unwrap() {
+        let cpu = board["cpu_seconds"].as_f64().unwrap();
+        let wall = board["seconds"].as_f64().unwrap();
+        assert!((0.28..0.6).contains(&cpu), "{board}");
+        assert!(cpu <= wall + 0.02, "{board}");
+    }
+    assert!(stdout.contains("per board: wall median"), "{stdout}");
+}
+
 /// The CPUs each job's bot process may run on, from the stderr logs of a two-job run.
 fn bot_cpus(extra: &[&str]) -> Vec<Vec<usize>> {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ratrace_bots/affinity.py");
