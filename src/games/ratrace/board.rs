@@ -93,9 +93,8 @@ impl<'t> Board<'t> {
         &mut self,
         turn: u32,
         player: &mut dyn Player,
-        asks: &mut Vec<Ask<'t>>,
+        asks: &mut Vec<Ask>,
     ) -> Result<bool, PlayerFault> {
-        let track = self.track;
         asks.clear();
         // Step 1, compacting the survivors in place. Each specimen is rebuilt from its fields
         // rather than aged in place and then moved (`retain_mut`): storing the age byte and
@@ -108,7 +107,6 @@ impl<'t> Board<'t> {
                 asks.push(Ask {
                     genome: s.genome,
                     cell: s.cell,
-                    view: &track.views[s.cell as usize],
                 });
                 self.specimens[kept] = Specimen {
                     age: s.age + 1,

@@ -15,13 +15,12 @@ pub type Move = (i8, i8);
 
 /// What a player is shown of one living specimen.
 #[derive(Debug, Clone, Copy)]
-pub struct Ask<'t> {
+pub struct Ask {
     /// The 100-bit genome; bit i is `(genome >> i) & 1`.
     pub genome: u128,
-    /// The specimen's cell, whose view is `view`: an index into the views given to
-    /// [`Player::begin_board`], for players that prepare something per view once per board.
+    /// The specimen's cell: its view is `views[cell]` of the views given to
+    /// [`Player::begin_board`], where players prepare what they need per view once per board.
     pub cell: u16,
-    pub view: &'t View,
 }
 
 /// A player's fault, which ends the board it happened on.

@@ -230,18 +230,7 @@ mod tests {
     #[test]
     fn turn_message_has_one_line_per_specimen() {
         let views = [[3i8; 25], [-1i8; 25]];
-        let asks = [
-            Ask {
-                genome: 1,
-                cell: 0,
-                view: &views[0],
-            },
-            Ask {
-                genome: 2,
-                cell: 1,
-                view: &views[1],
-            },
-        ];
+        let asks = [Ask { genome: 1, cell: 0 }, Ask { genome: 2, cell: 1 }];
         let mut s = Vec::new();
         write_turn(7, &asks, &view_texts(&views), &mut s);
         let lines: Vec<&str> = as_text(&s).lines().collect();
