@@ -1,29 +1,42 @@
 #!/usr/bin/env bash
 # Per-board time of ColorScorePlayer: built into koth (1 and 2 jobs) and as the compiled C
-# subprocess bot. Same seed for all, so every variant plays the same boards. CPU seconds (koth
-# and its bots, user + system) are printed beside wall time: on a shared machine they are the
-# steadier figure.
-# Usage: scripts/ratrace-bench.sh [BOARDS] [SEED]   (defaults: 20 boards, seed 1)
+# subprocess bot. Same seed for all, so every variant plays the same boards.
+#
+# Boards' costs are wildly uneven (a population that explodes to thousands of specimens costs
+# ten times the median board), so each line gives the median and the mean per board, both in
+# wall time and in CPU time (user + system, koth's job thread plus the bot process; from
+# results.json). On a shared machine the CPU figures are the steadier ones. The last column
+# is boards per second over the whole run, which is what --jobs 2 should double. The C bot
+# runs twice: as koth runs it by default (the job and its bot on one CPU) and with --no-pin.
+# Usage: scripts/ratrace-bench.sh [BUILT_IN_BOARDS] [SUBPROCESS_BOARDS] [SEED]
+#        (defaults: 40 boards built in, 15 through the C bot, seed 1)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-boards=${1:-20}
-seed=${2:-1}
+boards=${1:-40}
+bot_boards=${2:-15}
+seed=${3:-1}
 cargo build --release --quiet
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
-TIMEFORMAT='%R %U %S'
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-26s %-6s %-23s %-23s %s\n' "" boards "wall median / mean" "CPU median / mean" "boards/s"
 run() {
   local label=$1
   shift
-  local times wall cpu
-  times=$({ time ./target/release/koth ratrace "$@" --seed "$seed" --log-dir "$logs/x" \
-    >"$logs/out" 2>/dev/null; } 2>&1)
-  read -r wall user sys <<<"$times"
-  cpu=$(echo "$user + $sys" | bc)
-  printf '%-24s wall %6.3f s/board (%5.2f boards/s), CPU %6.3f s/board\n' "$label" \
-    "$(echo "$wall / $boards" | bc -l)" "$(echo "$boards / $wall" | bc -l)" \
-    "$(echo "$cpu / $boards" | bc -l)"
+  # The line koth prints at the end:
+  # per board: wall median W s, mean W s; CPU median C s, mean C s; B boards/s overall
+  local line
+  line=$(./target/release/koth ratrace "$@" --seed "$seed" --log-dir "$logs/$RANDOM" 2>/dev/null |
+    grep '^per board:')
+  read -r wall_median wall_mean cpu_median cpu_mean rate < <(echo "$line" |
+    sed -E 's/.*wall median ([0-9.]+) s, mean ([0-9.]+) s; CPU median ([0-9.]+) s, mean ([0-9.]+) s; ([0-9.]+) boards.*/\1 \2 \3 \4 \5/')
+  printf '%-26s %-6s %-23s %-23s %s\n' "$label" "$count" "$wall_median / $wall_mean s" \
+    "$cpu_median / $cpu_mean s" "$rate"
 }
-run "built-in, --jobs 1" --player colorscore --boards "$boards" --jobs 1
-run "built-in, --jobs 2" --player colorscore --boards "$boards" --jobs 2
-run "C subprocess, --jobs 1" --bot bots/ratrace-colorscore-c --boards "$boards" --jobs 1
+count=$boards run "built-in, --jobs 1" --player colorscore --boards "$boards" --jobs 1
+count=$boards run "built-in, --jobs 2" --player colorscore --boards "$boards" --jobs 2
+count=$bot_boards run "C subprocess, --jobs 1" --bot bots/ratrace-colorscore-c \
+  --boards "$bot_boards" --jobs 1
+count=$bot_boards run "C subprocess, --no-pin" --bot bots/ratrace-colorscore-c \
+  --boards "$bot_boards" --jobs 1 --no-pin
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -345,3 +345,33 @@ fn a_large_transcript_is_gzipped_when_its_last_handle_is_dropped() {
         "{missing:#}"
     );
 }
+
+#[tokio::test]
+async fn long_prompts_go_through_whole_and_pipes_can_be_enlarged() {
+    // The bot answers each prompt with its length and the sizes of its stdin and stdout pipes.
+    let script = "import fcntl, sys\n\
+        size = lambda f: fcntl.fcntl(f.fileno(), getattr(fcntl, 'F_GETPIPE_SZ', 1032))\n\
+        for line in sys.stdin:\n    \
+            print(len(line.rstrip('\\n')), size(sys.stdin), size(sys.stdout), flush=True)";
+    let spec = BotSpec {
+        name: "measurer".into(),
+        dir: bots_dir(),
+        command: vec!["python3".into(), "-c".into(), script.into()],
+        build: None,
+        origin: "test".into(),
+    };
+    let long = "x".repeat(300_000);
+    let mut bot = BotProcess::spawn(&spec, &StderrLog::discard()).unwrap();
+    let answer = bot.ask(&long, Duration::from_secs(5)).await.unwrap();
+    // Linux's default pipe is 64 KiB (less for a user over the pipe-buffer quota).
+    let sizes: Vec<usize> = answer.line.split(' ').map(|w| w.parse().unwrap()).collect();
+    assert_eq!(sizes[0], 300_000);
+    assert!(sizes[1] <= 65_536 && sizes[2] <= 65_536, "{sizes:?}");
+    bot.kill().await;
+    let mut bot = BotProcess::spawn_with_pipes(&spec, &StderrLog::discard(), 1 << 20).unwrap();
+    let answer = bot.ask(&long, Duration::from_secs(5)).await.unwrap();
+    assert_eq!(answer.line, "300000 1048576 1048576");
+    let answer = bot.ask("short", Duration::from_secs(1)).await.unwrap();
+    assert_eq!(answer.line, "5 1048576 1048576");
+    bot.kill().await;
+}

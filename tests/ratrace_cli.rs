@@ -128,6 +128,73 @@ fn the_c_sample_player_plays_a_whole_board() {
 }
 
 #[test]
+fn a_board_counts_the_cpu_time_of_its_bot() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ratrace_bots/busy.py");
+    let command = format!("python3 {}", script.display());
+    let (stdout, results) = run(&["--bot-cmd", &command, "--boards", "2", "--seed", "3"]);
+    // The bot's 0.3 s of CPU on the board's one turn is in the board's CPU time, which koth's
+    // own share (a track and one turn) barely adds to.
+    for board in results["boards"].as_array().unwrap() {
+        let cpu = board["cpu_seconds"].as_f64().unwrap();
+        let wall = board["seconds"].as_f64().unwrap();
+        assert!((0.28..0.6).contains(&cpu), "{board}");
+        assert!(cpu <= wall + 0.02, "{board}");
+    }
+    assert!(stdout.contains("per board: wall median"), "{stdout}");
+}
+
+/// The CPUs each job's bot process may run on, from the stderr logs of a two-job run.
+fn bot_cpus(extra: &[&str]) -> Vec<Vec<usize>> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ratrace_bots/affinity.py");
+    let command = format!("python3 {}", script.display());
+    let logs = tempfile::tempdir().unwrap();
+    let output = koth()
+        .args([
+            "ratrace",
+            "--bot-cmd",
+            &command,
+            "--boards",
+            "2",
+            "--jobs",
+            "2",
+        ])
+        .args(extra)
+        .arg("--log-dir")
+        .arg(logs.path())
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    (0..2)
+        .map(|job| {
+            let log = logs.path().join(format!("stderr-job{job}-1.log"));
+            let text = std::fs::read_to_string(&log).unwrap();
+            let line = text.lines().find(|l| l.starts_with("cpus")).unwrap();
+            line.split_whitespace()
+                .skip(1)
+                .map(|cpu| cpu.parse().unwrap())
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn each_job_and_its_bot_get_a_cpu_of_their_own_unless_told_not_to() {
+    let available = std::thread::available_parallelism().unwrap().get();
+    let pinned = bot_cpus(&[]);
+    if available >= 2 {
+        assert_eq!(pinned[0].len(), 1, "{pinned:?}");
+        assert_eq!(pinned[1].len(), 1, "{pinned:?}");
+        assert_ne!(pinned[0], pinned[1]);
+    } else {
+        // Not enough CPUs for a job each: the scheduler places them.
+        assert_eq!(pinned[0].len(), available, "{pinned:?}");
+    }
+    for cpus in bot_cpus(&["--no-pin"]) {
+        assert_eq!(cpus.len(), available, "{cpus:?}");
+    }
+}
+
+#[test]
 fn dump_track_prints_the_board_track() {
     let output = koth()
         .args(["ratrace", "--seed", "5", "--dump-track", "2"])

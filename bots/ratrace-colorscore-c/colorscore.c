@@ -4,7 +4,8 @@
  * highest in the genome (the 6 bits at 6*colour), ties broken at random (seeded per board).
  *
  * Input is read in large blocks into one buffer and parsed in place: a turn of a thousand
- * specimens is one read() or two, not a thousand line allocations.
+ * specimens is one read() or two, not a thousand line allocations. The answer is built in one
+ * buffer and written with one write() per turn.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -48,11 +49,34 @@ static uint64_t next_random(void) { /* xorshift64* */
     return rng_state * 2685821657736338717ULL;
 }
 
-static int hex(char c) { return c <= '9' ? c - '0' : c - 'a' + 10; }
+/* The value of each hex digit ('x', out of bounds, is -1). A table, not `c <= '9' ? ...`:
+ * digits are random, so that branch would be mispredicted on a third of them. */
+static signed char hex[256];
+
+static void init_hex(void) {
+    memset(hex, -1, sizeof hex);
+    for (int d = 0; d < 10; d++) hex['0' + d] = (signed char)d;
+    for (int d = 0; d < 6; d++) hex['a' + d] = (signed char)(10 + d);
+}
+
+/* The score of `colour` in a genome given as 25 hex digits, most significant first: genome
+ * bits 6*colour .. 6*colour+5. Bit i is bit i%4 of digit 24 - i/4, so the six bits lie in
+ * three consecutive digits at most; only those are read, not the whole genome. */
+static int score(const char *genome, int colour) {
+    int bit = 6 * colour, digit = bit / 4; /* the digit holding the lowest bit, from the right */
+    int bits = hex[(unsigned char)genome[24 - digit]]
+             | hex[(unsigned char)genome[24 - digit - 1]] << 4
+             | hex[(unsigned char)genome[24 - digit - 2]] << 8;
+    return (bits >> (bit % 4)) & 63;
+}
 
 int main(void) {
     static const int view_index[3] = {8, 13, 18};
-    static const char *tokens[3] = {"1,-1", "1,0", "1,1"};
+    /* Each token padded to 4 bytes, so it is copied with one fixed-size store; the length
+     * says how much of it counts (the next byte written overwrites the padding). */
+    static const char tokens[3][4] = {"1,-1", "1,0", "1,1"};
+    static const size_t token_len[3] = {4, 3, 3};
+    init_hex();
     buf = malloc(cap);
     char *out = NULL;
     size_t out_cap = 0;
@@ -71,23 +95,22 @@ int main(void) {
             for (long i = 0; i < n; i++) {
                 char *specimen = next_line();
                 if (!specimen) return 0;
-                /* Genome: 25 hex digits, most significant first. */
-                unsigned __int128 genome = 0;
-                for (int d = 0; d < 25; d++) genome = (genome << 4) | hex(specimen[d]);
-                const char *view = specimen + 26;
-                int best = -1, choices[3], count = 0;
+                const char *genome = specimen, *view = specimen + 26;
+                int scores[3], best = -1;
                 for (int k = 0; k < 3; k++) {
-                    char c = view[view_index[k]];
-                    if (c == 'x') continue;
-                    int score = (int)((genome >> (6 * hex(c))) & 63);
-                    if (score > best) { best = score; count = 0; }
-                    if (score == best) choices[count++] = k;
+                    int colour = hex[(unsigned char)view[view_index[k]]];
+                    scores[k] = colour < 0 ? -1 : score(genome, colour); /* -1: out of bounds */
+                    if (scores[k] > best) best = scores[k];
+                }
+                int choices[3], count = 0;
+                for (int k = 0; k < 3; k++) {
+                    choices[count] = k;
+                    count += scores[k] == best;
                 }
                 int pick = count == 1 ? choices[0] : choices[next_random() % count];
-                size_t t = strlen(tokens[pick]);
                 if (i > 0) out[len++] = ' ';
-                memcpy(out + len, tokens[pick], t);
-                len += t;
+                memcpy(out + len, tokens[pick], 4);
+                len += token_len[pick];
             }
             out[len++] = '\n';
             for (size_t done = 0; done < len;) {

@@ -17,13 +17,14 @@
 //! that [`kill_all`] can clean up when koth itself is interrupted.
 
 use std::collections::{HashSet, VecDeque};
-use std::io::{Read, Write};
+use std::io::{IoSlice, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
+use nix::fcntl::{FcntlArg, fcntl};
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 use serde::{Deserialize, Serialize};
@@ -470,6 +471,28 @@ pub struct BotProcess {
 impl BotProcess {
     /// Starts `spec`'s command in its folder, in a new process group, with piped stdio.
     pub fn spawn(spec: &BotSpec, stderr: &StderrLog) -> Result<BotProcess, BotError> {
+        Self::start(spec, stderr, None)
+    }
+
+    /// Like [`spawn`](Self::spawn), for games whose messages or answers are far longer than a
+    /// pipe's default 64 KiB: the bot's stdin and stdout pipes are enlarged to `pipe_bytes`, so
+    /// a message goes through in one write instead of the two sides waking each other per
+    /// 64 KiB. Best effort: where the system refuses (`/proc/sys/fs/pipe-max-size`, a user's
+    /// pipe-buffer quota), the pipes keep their default size. Not the default for every game,
+    /// because enlarged pipes count against that per-user quota.
+    pub fn spawn_with_pipes(
+        spec: &BotSpec,
+        stderr: &StderrLog,
+        pipe_bytes: usize,
+    ) -> Result<BotProcess, BotError> {
+        Self::start(spec, stderr, Some(pipe_bytes))
+    }
+
+    fn start(
+        spec: &BotSpec,
+        stderr: &StderrLog,
+        pipe_bytes: Option<usize>,
+    ) -> Result<BotProcess, BotError> {
         let program = spec.program();
         let mut command = Command::new(&program);
         command
@@ -490,6 +513,13 @@ impl BotProcess {
         run_as_batch(pgid);
         let stdin = child.stdin.take().map(BufWriter::new);
         let stdout = child.stdout.take().expect("stdout is piped");
+        if let Some(bytes) = pipe_bytes {
+            let size = || FcntlArg::F_SETPIPE_SZ(bytes.try_into().unwrap_or(i32::MAX));
+            if let Some(stdin) = &stdin {
+                let _ = fcntl(stdin.get_ref(), size());
+            }
+            let _ = fcntl(&stdout, size());
+        }
         let stderr_pipe = child.stderr.take().expect("stderr is piped");
         let (tx, lines) = mpsc::channel(64);
         tokio::spawn(read_lines(stdout, tx));
@@ -783,9 +813,20 @@ fn run_as_batch(pid: i32) {
 }
 
 async fn write_line(stdin: &mut BufWriter<ChildStdin>, line: &str) -> Result<(), BotError> {
+    // The line and its newline in one vectored write: a line longer than the buffer goes
+    // straight to the pipe, and a newline written after it would cost a second system call
+    // and a second wake-up of the bot.
+    let mut parts = [IoSlice::new(line.as_bytes()), IoSlice::new(b"\n")];
+    let mut rest = &mut parts[..];
     let result = async {
-        stdin.write_all(line.as_bytes()).await?;
-        stdin.write_all(b"\n").await
+        while !rest.is_empty() {
+            let written = stdin.write_vectored(rest).await?;
+            if written == 0 {
+                return Err(std::io::ErrorKind::WriteZero.into());
+            }
+            IoSlice::advance_slices(&mut rest, written);
+        }
+        Ok::<(), std::io::Error>(())
     }
     .await;
     result.map_err(|e| BotError::BrokenPipe {

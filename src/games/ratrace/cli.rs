@@ -51,6 +51,11 @@ pub struct Args {
     /// `koth replay --html`; repeat for more boards.
     #[arg(long, value_name = "B")]
     record_board: Vec<usize>,
+    /// Leave CPU placement to the OS. By default, with a bot player and no more jobs than
+    /// CPUs, each job and its bot process share one CPU of their own: a turn is a round trip
+    /// between them, and waking another CPU for each one doubled a board's time.
+    #[arg(long)]
+    no_pin: bool,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -101,9 +106,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if faults > 0 {
         println!("{faults} board(s) ended by a player fault (see results.json)");
     }
+    let wall: Vec<f64> = records.iter().map(|r| r.seconds).collect();
+    let cpu: Vec<f64> = records.iter().map(|r| r.cpu_seconds).collect();
+    let mean = |values: &[f64]| values.iter().sum::<f64>() / values.len() as f64;
+    // Boards' costs are wildly uneven (a population that explodes costs ten times the
+    // median board), so both the median and the mean are worth reading.
     println!(
-        "{:.3} s per board (mean), {:.2} boards/s overall",
-        records.iter().map(|r| r.seconds).sum::<f64>() / records.len() as f64,
+        "per board: wall median {:.3} s, mean {:.3} s; CPU median {:.3} s, mean {:.3} s; {:.2} boards/s overall",
+        stats::median(&wall),
+        mean(&wall),
+        stats::median(&cpu),
+        mean(&cpu),
         records.len() as f64 / elapsed
     );
     if args.plot {
@@ -189,6 +202,7 @@ fn play_all(
         limit: Duration::from_millis(args.timeout_ms),
         log_dir: log_dir.to_path_buf(),
         record_boards: args.record_board.clone(),
+        pin_jobs: !args.no_pin,
     };
     let played = play_boards(contestant, run_seed, &config, &mut |record| {
         let mut line = format!(

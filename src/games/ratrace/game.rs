@@ -55,6 +55,8 @@ fn play_match(setup: &MatchSetup) -> anyhow::Result<MatchResult> {
         limit: setup.limits.answer,
         log_dir: setup.log_dir.clone(),
         record_boards: Vec::new(),
+        // A tournament may play several matches at once: the scheduler places them.
+        pin_jobs: false,
     };
     let mut points = Vec::new();
     let played = play_boards(

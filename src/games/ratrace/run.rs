@@ -35,7 +35,12 @@ pub struct BoardRecord {
     pub points: u64,
     pub turns: u32,
     pub start_cells: usize,
+    /// Wall-clock time of the board.
     pub seconds: f64,
+    /// CPU time of the board (user + system): the job's thread, which runs the engine and a
+    /// subprocess player's pipes, plus the player's own process if it has one. Steadier than
+    /// `seconds` on a shared machine.
+    pub cpu_seconds: f64,
     /// The player's fault that ended the board early, if any.
     pub error: Option<String>,
     pub fault_kind: Option<crate::bot::FaultKind>,
@@ -54,12 +59,22 @@ pub fn play_board(
     record: bool,
 ) -> BoardRecord {
     let started = Instant::now();
+    let thread_cpu_before = thread_cpu();
     let seed = board_seed(run_seed, board);
     let mut rng = board_rng(seed);
     let track = Track::generate(&mut rng);
     let mut recording = record.then(|| BoardRecording::new(player_name, board, seed, &track));
-    let outcome = match player.begin_board(board, seed) {
-        Ok(()) => board::play(&track, rng, player, recording.as_mut()),
+    let mut player_cpu = Duration::ZERO;
+    let outcome = match player.begin_board(board, seed, &track.views) {
+        Ok(()) => {
+            let before = player.process_cpu();
+            let outcome = board::play(&track, rng, player, recording.as_mut());
+            // A process that faulted is gone, and its time with it.
+            if let (Some(before), Some(after)) = (before, player.process_cpu()) {
+                player_cpu = after.saturating_sub(before);
+            }
+            outcome
+        }
         Err(fault) => board::Outcome {
             points: 1,
             turns: 0,
@@ -68,6 +83,7 @@ pub fn play_board(
         },
     };
     player.end_board(board, outcome.points);
+    let cpu = thread_cpu().saturating_sub(thread_cpu_before) + player_cpu;
     let (error, fault_kind) = match outcome.fault {
         Some((turn, fault)) => (
             Some(format!(
@@ -85,11 +101,42 @@ pub fn play_board(
         turns: outcome.turns,
         start_cells: track.starts.len(),
         seconds: started.elapsed().as_secs_f64(),
+        cpu_seconds: cpu.as_secs_f64(),
         error,
         fault_kind,
         history: outcome.history,
         recording,
     }
+}
+
+/// Pins the calling thread, and so the bot processes it starts (they inherit it), to the
+/// `job`-th CPU this process may use, when each of the `jobs` can have one of its own. A turn
+/// is a round trip to the bot: with koth and the bot on different CPUs, every turn wakes an
+/// idle CPU, which on a virtual machine cost as much again as the turn's work; on one CPU the
+/// two simply take turns. Best effort: a refusal leaves the thread where it was.
+fn pin_to_cpu(job: usize, jobs: usize) {
+    use nix::sched::{CpuSet, sched_getaffinity, sched_setaffinity};
+    let this_thread = nix::unistd::Pid::from_raw(0);
+    let Ok(allowed) = sched_getaffinity(this_thread) else {
+        return;
+    };
+    let cpus: Vec<usize> = (0..CpuSet::count())
+        .filter(|&cpu| allowed.is_set(cpu).unwrap_or(false))
+        .collect();
+    if jobs > cpus.len() {
+        return;
+    }
+    let mut one = CpuSet::new();
+    if one.set(cpus[job]).is_ok() {
+        let _ = sched_setaffinity(this_thread, &one);
+    }
+}
+
+/// CPU time used so far by the calling thread.
+fn thread_cpu() -> Duration {
+    nix::time::clock_gettime(nix::time::ClockId::CLOCK_THREAD_CPUTIME_ID)
+        .map(Duration::from)
+        .unwrap_or_default()
 }
 
 /// Who plays: a built-in player or a bot process.
@@ -118,6 +165,9 @@ pub struct RunConfig {
     pub log_dir: PathBuf,
     /// Boards recorded turn by turn (`BoardRecord::recording`).
     pub record_boards: Vec<usize>,
+    /// Whether each job of a bot player runs on a CPU of its own together with its bot
+    /// process, if there are CPUs enough (see [`pin_to_cpu`]).
+    pub pin_jobs: bool,
 }
 
 /// A played run.
@@ -172,6 +222,9 @@ pub fn play_boards(
                         AnswerStats::default()
                     }
                     Contestant::Bot(spec) => {
+                        if config.pin_jobs {
+                            pin_to_cpu(job, config.jobs);
+                        }
                         match SubprocessPlayer::new(
                             spec.clone(),
                             config.limit,

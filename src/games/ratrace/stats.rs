@@ -33,13 +33,7 @@ impl Summary {
             0.0
         };
         let half_width = 1.96 * variance.sqrt() / (n as f64).sqrt();
-        let mut sorted = points.to_vec();
-        sorted.sort_unstable();
-        let median = if n % 2 == 1 {
-            sorted[n / 2] as f64
-        } else {
-            (sorted[n / 2 - 1] + sorted[n / 2]) as f64 / 2.0
-        };
+        let median = median(&points.iter().map(|&p| p as f64).collect::<Vec<_>>());
         Summary {
             boards: n,
             geometric_mean: mean.exp(),
@@ -47,6 +41,18 @@ impl Summary {
             share_of_ones: points.iter().filter(|&&p| p == 1).count() as f64 / n as f64,
             median,
         }
+    }
+}
+
+/// The middle value (the mean of the two middle ones for an even count); 0 for none.
+pub fn median(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_unstable_by(f64::total_cmp);
+    let n = sorted.len();
+    match n {
+        0 => 0.0,
+        _ if n % 2 == 1 => sorted[n / 2],
+        _ => (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0,
     }
 }
 

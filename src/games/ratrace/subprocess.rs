@@ -14,8 +14,13 @@ use tokio::runtime::Runtime;
 
 use super::player::{Ask, Move, Player, PlayerFault};
 use super::protocol;
-use crate::bot::process::{AnswerStats, STDERR_CAP};
+use super::track::View;
+use crate::bot::process::{AnswerStats, STDERR_CAP, cpu_time};
 use crate::bot::{BotError, BotProcess, BotSpec, FaultKind, StderrLog};
+
+/// The size asked for the player's pipes: a `TURN` message is 52 bytes per specimen, and
+/// populations that explode reach thousands of specimens (3,000 make 156 kB).
+const PIPE_BYTES: usize = 1 << 20;
 
 pub struct SubprocessPlayer {
     spec: BotSpec,
@@ -29,6 +34,8 @@ pub struct SubprocessPlayer {
     stats: AnswerStats,
     /// The `TURN` message, rebuilt in place every turn.
     message: Vec<u8>,
+    /// The text of every cell's view on the current board.
+    view_texts: Vec<protocol::ViewText>,
 }
 
 impl SubprocessPlayer {
@@ -45,6 +52,7 @@ impl SubprocessPlayer {
             process: None,
             stats: AnswerStats::default(),
             message: Vec::new(),
+            view_texts: Vec::new(),
         })
     }
 
@@ -76,7 +84,8 @@ impl SubprocessPlayer {
 }
 
 impl Player for SubprocessPlayer {
-    fn begin_board(&mut self, board: usize, seed: u64) -> Result<(), PlayerFault> {
+    fn begin_board(&mut self, board: usize, seed: u64, views: &[View]) -> Result<(), PlayerFault> {
+        self.view_texts = protocol::view_texts(views);
         // A process that failed to take the last board's END line is stopped: start afresh.
         if let Some(stale) = self.process.take_if(|p| p.is_stopped()) {
             self.kill(stale);
@@ -93,7 +102,7 @@ impl Player for SubprocessPlayer {
             ));
             let log = StderrLog::create(&path, STDERR_CAP).unwrap_or_else(|_| StderrLog::discard());
             let _guard = self.runtime.enter();
-            match BotProcess::spawn(&self.spec, &log) {
+            match BotProcess::spawn_with_pipes(&self.spec, &log, PIPE_BYTES) {
                 Ok(process) => self.process = Some(process),
                 Err(e) => return Err(self.bot_fault(e)),
             }
@@ -106,7 +115,7 @@ impl Player for SubprocessPlayer {
     }
 
     fn moves(&mut self, turn: u32, asks: &[Ask], out: &mut Vec<Move>) -> Result<(), PlayerFault> {
-        protocol::write_turn(turn, asks, &mut self.message);
+        protocol::write_turn(turn, asks, &self.view_texts, &mut self.message);
         let Some(process) = self.process.as_mut() else {
             return Err(self.fault(FaultKind::Crashed, "is not running".into()));
         };
@@ -119,6 +128,10 @@ impl Player for SubprocessPlayer {
         };
         protocol::parse_moves(&answer.line, asks.len(), out)
             .map_err(|reason| self.fault(FaultKind::BadOutput, reason))
+    }
+
+    fn process_cpu(&self) -> Option<Duration> {
+        cpu_time(self.process.as_ref()?.pid())
     }
 
     fn end_board(&mut self, board: usize, points: u64) {
