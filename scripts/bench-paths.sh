@@ -23,18 +23,24 @@ roster() { # roster N DELAY_MS
 }
 
 # Five runs per N: the figure moves with the machine's load, so the median and the range are
-# printed rather than one run.
-echo "(a) koth's own CPU time per turn (µs), instant bots, 5 runs: median [min–max]"
+# printed rather than one run. Beside it, the same turns played by scripts/controller-floor.c, a
+# controller that does nothing but start the bots each round, write the prompts and read the
+# answers: the least any controller of separate bot processes can spend on this machine.
+gcc -O2 -o "$work/controller-floor" scripts/controller-floor.c
+median() { sort -n | awk '{ v[NR] = $1 } END { printf "%.1f [%.1f–%.1f]", v[3], v[1], v[5] }'; }
+echo "(a) CPU time per turn (µs), instant bots, 5 runs each: median [min–max]"
 for spec in 4:60 9:20 16:4; do
   n=${spec%:*} rounds=${spec#*:}
   roster "$n" 0
-  for run in 1 2 3 4 5; do
+  koth_figure=$(for run in 1 2 3 4 5; do
     "$koth" paths --bots-file "$work/bots.txt" --rounds "$rounds" --seed 1 \
       --log-dir "$work/out-a$n-$run" --report-cpu | sed -n 's|^koth cpu: .* = \([0-9.]*\) µs/turn|\1|p'
-  done | sort -n | awk -v n="$n" -v r="$rounds" '{ v[NR] = $1 } END {
-    printf "  N=%-2d (%d rounds): %.1f [%.1f–%.1f]\n", n, r, v[3], v[1], v[5] }'
+  done | median)
+  floor_figure=$(for run in 1 2 3 4 5; do
+    "$work/controller-floor" "$n" "$rounds" "$work/bots/instant/instant"
+  done | median)
+  printf '  N=%-2d (%d rounds): koth %s; floor %s\n' "$n" "$rounds" "$koth_figure" "$floor_figure"
 done
-
 echo "(b) one round with N bots each answering after 100 ms"
 for n in 2 3; do
   roster "$n" 100
