@@ -129,8 +129,8 @@ fn the_c_sample_player_plays_a_whole_board() {
 
 #[test]
 fn a_board_counts_the_cpu_time_of_its_bot() {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ratrace_bots/busy.py");
-    let command = format!("python3 {}", script.display());
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ratrace_bots/off_the_edge.py");
+    let command = format!("python3 {} busy", script.display());
     let (stdout, results) = run(&["--bot-cmd", &command, "--boards", "2", "--seed", "3"]);
     // The bot's 0.3 s of CPU on the board's one turn is in the board's CPU time, which koth's
     // own share (a track and one turn) barely adds to.
@@ -145,8 +145,8 @@ fn a_board_counts_the_cpu_time_of_its_bot() {
 
 /// The CPUs each job's bot process may run on, from the stderr logs of a two-job run.
 fn bot_cpus(extra: &[&str]) -> Vec<Vec<usize>> {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ratrace_bots/affinity.py");
-    let command = format!("python3 {}", script.display());
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ratrace_bots/off_the_edge.py");
+    let command = format!("python3 {} cpus", script.display());
     let logs = tempfile::tempdir().unwrap();
     let output = koth()
         .args([
