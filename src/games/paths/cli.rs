@@ -91,15 +91,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_SELF)
             .context("cannot read koth's own CPU time")?;
         let micros =
-            |t: nix::sys::time::TimeVal| t.tv_sec() as f64 * 1e6 + t.tv_usec() as f64;
-        let (user, system) = (micros(usage.user_time()), micros(usage.system_time()));
-        let per_turn = |us: f64| us / turns.max(1) as f64;
+            |t: nix::sys::time::TimeVal| t.tv_sec() as u64 * 1_000_000 + t.tv_usec() as u64;
+        let cpu = Duration::from_micros(micros(usage.user_time()) + micros(usage.system_time()));
         println!(
-            "koth cpu: {:.0} ms over {turns} turns = {:.1} µs/turn (user {:.1}, system {:.1})",
-            (user + system) / 1000.0,
-            per_turn(user + system),
-            per_turn(user),
-            per_turn(system)
+            "koth cpu: {} ms over {turns} turns = {:.1} µs/turn",
+            cpu.as_millis(),
+            cpu.as_secs_f64() * 1e6 / turns.max(1) as f64
         );
     }
     Ok(())
