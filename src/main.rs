@@ -67,6 +67,7 @@ fn kill_bots_on_interrupt() {
     std::thread::spawn(move || {
         if let Some(signal) = signals.forever().next() {
             koth::bot::kill_all();
+            koth::bot::flush_transcripts();
             eprintln!("koth: interrupted (signal {signal}); every bot process was stopped");
             std::process::exit(130);
         }

@@ -227,4 +227,12 @@ fn interrupting_koth_kills_every_bot() {
     std::io::Read::read_to_string(&mut koth.stderr.take().unwrap(), &mut stderr).unwrap();
     assert!(stderr.contains("interrupted"), "{stderr}");
     assert_no_survivors(&marker);
+    // The transcript holds the round being played up to the prompt the odd bot stalled on.
+    let transcript = std::fs::read_to_string(dir.path().join("out/transcripts/odd.txt")).unwrap();
+    assert!(transcript.contains("? "), "{transcript}");
+    let last = transcript.lines().last().unwrap();
+    assert!(
+        last.starts_with("? ") && last.ends_with(" 1"),
+        "{transcript}"
+    );
 }

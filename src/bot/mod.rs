@@ -13,7 +13,9 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-pub use process::{Answer, AnswerStats, BotError, BotProcess, StderrLog, Transcript, kill_all};
+pub use process::{
+    Answer, AnswerStats, BotError, BotProcess, StderrLog, Transcript, flush_transcripts, kill_all,
+};
 pub use roster::BotSpec;
 
 /// Time limits for one bot's answers.

@@ -150,7 +150,8 @@ pub const TRANSCRIPT_COMPRESS_ABOVE: u64 = 1 << 20;
 /// live and a koth killed mid-game leaves readable text; compressed, if large, once complete.
 struct TranscriptFile {
     /// Buffered: a write per line would double koth's system calls per answer. The buffer is
-    /// emptied at every note (each round's start) and when the last handle is dropped.
+    /// emptied at every note (each round's start), when the last handle is dropped, and when
+    /// koth is interrupted ([`flush_transcripts`]).
     writer: std::io::BufWriter<std::fs::File>,
     path: PathBuf,
 }
@@ -194,13 +195,35 @@ fn gzip_in_place(path: &Path) -> std::io::Result<()> {
     }
 }
 
+/// Transcripts still open, so that an interrupted koth can write out what they hold.
+static LIVE_TRANSCRIPTS: Mutex<Vec<std::sync::Weak<Mutex<TranscriptFile>>>> =
+    Mutex::new(Vec::new());
+
+/// Writes out the buffered lines of every open transcript. Called on Ctrl-C and SIGTERM after
+/// [`kill_all`]: koth then exits without running destructors, and the lines of the round being
+/// played — often the very moment a bot author wants to see — would be lost.
+pub fn flush_transcripts() {
+    let live = LIVE_TRANSCRIPTS.lock().unwrap_or_else(|e| e.into_inner());
+    for file in live.iter().filter_map(std::sync::Weak::upgrade) {
+        let _ = file
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .writer
+            .flush();
+    }
+}
+
 impl Transcript {
     pub fn create(path: &Path) -> std::io::Result<Transcript> {
+        let inner = Arc::new(Mutex::new(TranscriptFile {
+            writer: std::io::BufWriter::new(std::fs::File::create(path)?),
+            path: path.to_path_buf(),
+        }));
+        let mut live = LIVE_TRANSCRIPTS.lock().unwrap_or_else(|e| e.into_inner());
+        live.retain(|file| file.strong_count() > 0);
+        live.push(Arc::downgrade(&inner));
         Ok(Transcript {
-            inner: Arc::new(Mutex::new(TranscriptFile {
-                writer: std::io::BufWriter::new(std::fs::File::create(path)?),
-                path: path.to_path_buf(),
-            })),
+            inner,
             start: Instant::now(),
         })
     }
