@@ -247,3 +247,56 @@ fn a_bad_tournament_file_is_one_clear_error_naming_file_and_line() {
         "{stderr}"
     );
 }
+
+#[test]
+fn each_rat_race_match_keeps_to_a_cpu_of_its_own() {
+    let cpus = koth::cpu::allowed();
+    let tmp = tempfile::tempdir().unwrap();
+    let bot = tmp.path().join("cpus");
+    std::fs::create_dir_all(&bot).unwrap();
+    let script = repo().join("tests/ratrace_bots/off_the_edge.py");
+    std::fs::write(
+        bot.join("bot.toml"),
+        format!(
+            "name = \"Cpus\"\nrun = \"python3 {} cpus\"\ngames = [\"ratrace\"]\n",
+            script.display()
+        ),
+    )
+    .unwrap();
+    let file = tmp.path().join("t.toml");
+    std::fs::write(
+        &file,
+        format!("game = \"ratrace\"\nbots = [{bot:?}]\ngames = 4\nrounds = 1\njobs = 2\n"),
+    )
+    .unwrap();
+    let out = tmp.path().join("t");
+    succeed(
+        koth()
+            .args(["tournament", "run"])
+            .arg(&file)
+            .arg("--dir")
+            .arg(&out)
+            .args(["--seed", "1"]),
+    );
+    assert_every_game_once(&out, 4);
+    // What each game's bot was allowed to run on, from the line it wrote to its stderr.
+    let seen: Vec<Vec<usize>> = (0..4)
+        .map(|game| {
+            let log = out.join(format!("games/{game}/stderr-job0-1.log"));
+            let text = std::fs::read_to_string(&log).unwrap();
+            let line = text.lines().find(|l| l.starts_with("cpus")).unwrap();
+            line.split_whitespace()
+                .skip(1)
+                .map(|cpu| cpu.parse().unwrap())
+                .collect()
+        })
+        .collect();
+    if cpus.len() < 2 {
+        // Too few CPUs for two games at once: placement is left to the OS.
+        assert!(seen.iter().all(|s| s == &cpus), "{seen:?}");
+        return;
+    }
+    assert!(seen.iter().all(|s| s.len() == 1), "{seen:?}");
+    // The first two games ran at the same time, each on its own CPU.
+    assert_ne!(seen[0], seen[1], "{seen:?}");
+}

@@ -164,6 +164,12 @@ impl Tournament {
         );
         let mut points = Points::new(self.bots.len(), &self.store)?;
         bar.set_message(points.leader(&self.bots));
+        // With a CPU for every game running at once, each game gets one of its own for as long
+        // as it runs (games that gain from it pin themselves there, see `MatchSetup::cpu`).
+        let mut free_cpus = crate::cpu::allowed();
+        if free_cpus.len() < self.jobs {
+            free_cpus.clear();
+        }
         let mut running = JoinSet::new();
         loop {
             while running.len() < self.jobs {
@@ -171,7 +177,8 @@ impl Tournament {
                     break;
                 };
                 self.store.mark_running(game.index, attempt)?;
-                running.spawn(play_one(self.setup_parts(&game), game, attempt));
+                let cpu = free_cpus.pop();
+                running.spawn(play_one(self.setup_parts(&game, cpu), game, attempt));
             }
             let Some(joined) = running.join_next().await else {
                 break;
@@ -179,9 +186,11 @@ impl Tournament {
             let Played {
                 game,
                 attempt,
+                cpu,
                 outcome,
                 elapsed,
             } = joined.context("a game task was lost")?;
+            free_cpus.extend(cpu);
             let wall_ms = elapsed.as_secs_f64() * 1000.0;
             match outcome {
                 Ok(result) => {
@@ -217,9 +226,10 @@ impl Tournament {
         Ok(())
     }
 
-    fn setup_parts(&self, game: &ScheduledGame) -> GameParts {
+    fn setup_parts(&self, game: &ScheduledGame, cpu: Option<usize>) -> GameParts {
         GameParts {
             game: self.game,
+            cpu,
             dir: self.dir.join("games").join(game.index.to_string()),
             bots: game.seats.iter().map(|&b| self.bots[b].clone()).collect(),
             limits: self.limits,
@@ -231,6 +241,7 @@ impl Tournament {
 /// What a game task needs, owned, so the task can run on its own.
 struct GameParts {
     game: &'static dyn Game,
+    cpu: Option<usize>,
     dir: PathBuf,
     bots: Vec<BotSpec>,
     limits: Limits,
@@ -256,6 +267,7 @@ async fn play_one(parts: GameParts, game: ScheduledGame, attempt: u32) -> Played
             limits: parts.limits,
             rounds: parts.rounds,
             progress: None,
+            cpu: parts.cpu,
         };
         let result = match AssertUnwindSafe(parts.game.play(&setup))
             .catch_unwind()
@@ -278,6 +290,7 @@ async fn play_one(parts: GameParts, game: ScheduledGame, attempt: u32) -> Played
     Played {
         game,
         attempt,
+        cpu: parts.cpu,
         outcome,
         elapsed: started.elapsed(),
     }
@@ -287,6 +300,8 @@ async fn play_one(parts: GameParts, game: ScheduledGame, attempt: u32) -> Played
 struct Played {
     game: ScheduledGame,
     attempt: u32,
+    /// The CPU the game had to itself, free again.
+    cpu: Option<usize>,
     outcome: Result<MatchResult, String>,
     elapsed: std::time::Duration,
 }

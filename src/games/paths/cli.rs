@@ -71,6 +71,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 progress_bar.set_message(format!("leader: {} ({total})", names[leader]));
             }
         })),
+        cpu: None,
     };
 
     // One thread is enough: koth only waits on pipes, and a single-threaded runtime costs far

@@ -33,8 +33,13 @@ impl Game for RatRace {
             let setup = setup.clone();
             let (sender, receiver) = tokio::sync::oneshot::channel();
             // The engine blocks for the whole match (and drives its bot on a runtime of its
-            // own), so it gets a plain thread rather than a task of the caller's runtime.
+            // own), so it gets a plain thread rather than a task of the caller's runtime. A
+            // board is 10,000 round trips to the bot: given a CPU, the thread and so the bot
+            // it starts keep to it.
             std::thread::spawn(move || {
+                if let Some(cpu) = setup.cpu {
+                    crate::cpu::pin_current_thread(cpu);
+                }
                 let _ = sender.send(play_match(&setup));
             });
             receiver.await.context("the ratrace match thread died")?
@@ -55,7 +60,7 @@ fn play_match(setup: &MatchSetup) -> anyhow::Result<MatchResult> {
         limit: setup.limits.answer,
         log_dir: setup.log_dir.clone(),
         record_boards: Vec::new(),
-        // A tournament may play several matches at once: the scheduler places them.
+        // One job: the match thread is already pinned, if the caller gave it a CPU.
         pin_jobs: false,
     };
     let mut points = Vec::new();

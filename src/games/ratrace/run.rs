@@ -109,26 +109,12 @@ pub fn play_board(
     }
 }
 
-/// Pins the calling thread, and so the bot processes it starts (they inherit it), to the
-/// `job`-th CPU this process may use, when each of the `jobs` can have one of its own. A turn
-/// is a round trip to the bot: with koth and the bot on different CPUs, every turn wakes an
-/// idle CPU, which on a virtual machine cost as much again as the turn's work; on one CPU the
-/// two simply take turns. Best effort: a refusal leaves the thread where it was.
+/// Pins the calling thread, and so the bot processes it starts, to the `job`-th CPU this
+/// process may use, when each of the `jobs` can have one of its own (see [`crate::cpu`]).
 fn pin_to_cpu(job: usize, jobs: usize) {
-    use nix::sched::{CpuSet, sched_getaffinity, sched_setaffinity};
-    let this_thread = nix::unistd::Pid::from_raw(0);
-    let Ok(allowed) = sched_getaffinity(this_thread) else {
-        return;
-    };
-    let cpus: Vec<usize> = (0..CpuSet::count())
-        .filter(|&cpu| allowed.is_set(cpu).unwrap_or(false))
-        .collect();
-    if jobs > cpus.len() {
-        return;
-    }
-    let mut one = CpuSet::new();
-    if one.set(cpus[job]).is_ok() {
-        let _ = sched_setaffinity(this_thread, &one);
+    let cpus = crate::cpu::allowed();
+    if jobs <= cpus.len() {
+        crate::cpu::pin_current_thread(cpus[job]);
     }
 }
 
