@@ -8,6 +8,9 @@ use serde_json::Value;
 #[path = "support/ratrace.rs"]
 mod ratrace;
 use ratrace::ratrace;
+#[path = "support/cpus.rs"]
+mod cpus;
+use cpus::reported_cpus;
 
 fn koth() -> Command {
     Command::new(env!("CARGO_BIN_EXE_koth"))
@@ -165,15 +168,7 @@ fn bot_cpus(extra: &[&str]) -> Vec<Vec<usize>> {
         .unwrap();
     assert!(output.status.success());
     (0..2)
-        .map(|job| {
-            let log = logs.path().join(format!("stderr-job{job}-1.log"));
-            let text = std::fs::read_to_string(&log).unwrap();
-            let line = text.lines().find(|l| l.starts_with("cpus")).unwrap();
-            line.split_whitespace()
-                .skip(1)
-                .map(|cpu| cpu.parse().unwrap())
-                .collect()
-        })
+        .map(|job| reported_cpus(&logs.path().join(format!("stderr-job{job}-1.log"))))
         .collect()
 }
 

@@ -7,6 +7,10 @@ use std::time::Duration;
 
 use rusqlite::Connection;
 
+#[path = "support/cpus.rs"]
+mod cpus;
+use cpus::reported_cpus;
+
 fn koth() -> Command {
     Command::new(env!("CARGO_BIN_EXE_koth"))
 }
@@ -281,15 +285,7 @@ fn each_rat_race_match_keeps_to_a_cpu_of_its_own() {
     assert_every_game_once(&out, 4);
     // What each game's bot was allowed to run on, from the line it wrote to its stderr.
     let seen: Vec<Vec<usize>> = (0..4)
-        .map(|game| {
-            let log = out.join(format!("games/{game}/stderr-job0-1.log"));
-            let text = std::fs::read_to_string(&log).unwrap();
-            let line = text.lines().find(|l| l.starts_with("cpus")).unwrap();
-            line.split_whitespace()
-                .skip(1)
-                .map(|cpu| cpu.parse().unwrap())
-                .collect()
-        })
+        .map(|game| reported_cpus(&out.join(format!("games/{game}/stderr-job0-1.log"))))
         .collect();
     if cpus.len() < 2 {
         // Too few CPUs for two games at once: placement is left to the OS.
