@@ -76,6 +76,18 @@ fn succeed(command: &mut Command) -> Output {
     output
 }
 
+/// Runs the tournament `file` into the folder `out` and checks that it succeeded.
+fn run_tournament(file: &Path, out: &Path, extra: &[&str]) -> Output {
+    succeed(
+        koth()
+            .args(["tournament", "run"])
+            .arg(file)
+            .arg("--dir")
+            .arg(out)
+            .args(extra),
+    )
+}
+
 fn leaderboard(dir: &Path) -> serde_json::Value {
     let output = succeed(koth().args(["leaderboard", "--format", "json"]).arg(dir));
     serde_json::from_slice(&output.stdout).unwrap()
@@ -112,14 +124,7 @@ fn a_small_tournament_plays_every_game_once_and_ranks_every_bot() {
     let dirs: Vec<&Path> = bots.iter().map(|(d, _)| d.as_path()).collect();
     let file = tournament_file(tmp.path(), &dirs, "games = 6\nrounds = 2\njobs = 2\n");
     let out = tmp.path().join("t");
-    let output = succeed(
-        koth()
-            .args(["tournament", "run"])
-            .arg(&file)
-            .arg("--dir")
-            .arg(&out)
-            .args(["--seed", "7"]),
-    );
+    let output = run_tournament(&file, &out, &["--seed", "7"]);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.contains("seed 7"), "the seed is printed: {stdout}");
     assert_every_game_once(&out, 6);
@@ -204,13 +209,7 @@ fn a_bot_that_always_crashes_is_recorded_and_flagged_and_the_others_are_rated() 
         "games = 3\nrounds = 2\njobs = 2\nseed = 1\n",
     );
     let out = tmp.path().join("t");
-    succeed(
-        koth()
-            .args(["tournament", "run"])
-            .arg(&file)
-            .arg("--dir")
-            .arg(&out),
-    );
+    run_tournament(&file, &out, &[]);
     assert_every_game_once(&out, 3);
     assert_eq!(
         query(
@@ -274,14 +273,7 @@ fn each_rat_race_match_keeps_to_a_cpu_of_its_own() {
     )
     .unwrap();
     let out = tmp.path().join("t");
-    succeed(
-        koth()
-            .args(["tournament", "run"])
-            .arg(&file)
-            .arg("--dir")
-            .arg(&out)
-            .args(["--seed", "1"]),
-    );
+    run_tournament(&file, &out, &["--seed", "1"]);
     assert_every_game_once(&out, 4);
     // What each game's bot was allowed to run on, from the line it wrote to its stderr.
     let seen: Vec<Vec<usize>> = (0..4)
