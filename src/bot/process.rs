@@ -252,8 +252,9 @@ impl Transcript {
 
     /// A `# ` line of the caller's own, such as where a round begins.
     pub fn note(&self, text: &str) {
-        self.write(&format!("# {text}\n"));
-        let _ = self.lock().writer.flush();
+        let writer = &mut self.lock().writer;
+        let _ = writeln!(writer, "# {text}");
+        let _ = writer.flush();
     }
 
     fn line(&self, marker: char, line: &str) {
@@ -261,10 +262,6 @@ impl Transcript {
         // Formatted straight into the buffer: a String per line showed in koth's profile.
         // A transcript is a record, not part of the game: a full disk must not fault the bot.
         let _ = writeln!(self.lock().writer, "{marker} {ms} {line}");
-    }
-
-    fn write(&self, text: &str) {
-        let _ = self.lock().writer.write_all(text.as_bytes());
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, TranscriptFile> {

@@ -7,12 +7,12 @@
 //! As in the game, a new process is started for every round and `data.txt` in the bot's folder
 //! is emptied once at the start and kept between rounds.
 
-use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 
 use crate::bot::{self, BotError, BotProcess, BotSpec, Limits, StderrLog, Transcript};
+use crate::games::paths::play;
 use crate::games::paths::protocol::prompt_turn;
 
 /// One round of a transcript, as the bot lived it.
@@ -262,8 +262,7 @@ pub async fn drive(
             script.rounds.len()
         );
     }
-    let data = spec.dir.join("data.txt");
-    File::create(&data).with_context(|| format!("{spec}: cannot empty {}", data.display()))?;
+    play::empty_private_file(spec)?;
     let stderr = match &options.stderr_log {
         Some(path) => StderrLog::create(path, bot::process::STDERR_CAP)
             .with_context(|| format!("cannot create {}", path.display()))?,

@@ -38,9 +38,7 @@ pub async fn play(setup: &MatchSetup) -> anyhow::Result<(MatchResult, Results)> 
     let rounds = setup.rounds.unwrap_or(DEFAULT_ROUNDS);
     let names: Vec<String> = bots.iter().map(|b| b.name.clone()).collect();
     for bot in bots {
-        // The spec's private file, emptied once per game and kept across its rounds.
-        let data = bot.dir.join("data.txt");
-        File::create(&data).with_context(|| format!("{bot}: cannot empty {}", data.display()))?;
+        empty_private_file(bot)?;
     }
     let (stderr_logs, transcripts) = create_bot_logs(bots, &setup.log_dir)?;
     let orders = rules::report_orders(n, &mut seed::rng(setup.seed, ORDER_STREAM));
@@ -145,6 +143,14 @@ pub async fn play(setup: &MatchSetup) -> anyhow::Result<(MatchResult, Results)> 
             .collect(),
     };
     Ok((match_result, results))
+}
+
+/// Empties `data.txt` in the bot's folder: the spec's private file, emptied once per game and
+/// kept across its rounds.
+pub fn empty_private_file(bot: &BotSpec) -> anyhow::Result<()> {
+    let data = bot.dir.join("data.txt");
+    File::create(&data).with_context(|| format!("{bot}: cannot empty {}", data.display()))?;
+    Ok(())
 }
 
 /// A file name per bot, from its folder (with a number appended when two bots share a folder):
