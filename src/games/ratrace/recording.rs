@@ -44,7 +44,8 @@ pub struct BoardRecording {
     pub goal_x: i32,
     /// Each row's colours as hex digits, row y = 0 first.
     pub colours: Vec<String>,
-    /// What each of the 16 colours does: `empty`, `wall`, `teleporter dx,dy` or `trap dx,dy`.
+    /// What each of the 16 colours does: `empty`, `wall`, `teleporter (dx,dy)` or
+    /// `trap (dx,dy)` (see [`Kind`]).
     pub kinds: Vec<String>,
     /// Cells that kill a specimen landing on them (walls and trap targets).
     pub deadly: Vec<u32>,
@@ -63,16 +64,7 @@ impl BoardRecording {
                     .collect()
             })
             .collect();
-        let kinds = track
-            .kinds
-            .iter()
-            .map(|kind| match kind {
-                Kind::Empty => "empty".to_string(),
-                Kind::Wall => "wall".to_string(),
-                Kind::Teleporter(dx, dy) => format!("teleporter {dx},{dy}"),
-                Kind::Trap(dx, dy) => format!("trap {dx},{dy}"),
-            })
-            .collect();
+        let kinds = track.kinds.iter().map(Kind::to_string).collect();
         let deadly = (0..CELLS as u32)
             .filter(|&c| track.deadly[c as usize])
             .collect();

@@ -33,6 +33,19 @@ pub enum Kind {
     Wall,
 }
 
+/// What the track dump and the board recordings say: `empty`, `wall`, `teleporter (dx,dy)` or
+/// `trap (dx,dy)`.
+impl std::fmt::Display for Kind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Kind::Empty => write!(f, "empty"),
+            Kind::Teleporter(dx, dy) => write!(f, "teleporter ({dx},{dy})"),
+            Kind::Trap(dx, dy) => write!(f, "trap ({dx},{dy})"),
+            Kind::Wall => write!(f, "wall"),
+        }
+    }
+}
+
 /// The 5×5 colours around a cell, row by row for dy = −2..2, each row dx = −2..2.
 pub type View = [i8; 25];
 
@@ -244,13 +257,7 @@ impl Track {
     pub fn render(&self) -> String {
         let mut out = String::from("colours:\n");
         for (colour, kind) in self.kinds.iter().enumerate() {
-            let meaning = match kind {
-                Kind::Empty => "empty".to_string(),
-                Kind::Teleporter(dx, dy) => format!("teleporter ({dx},{dy})"),
-                Kind::Trap(dx, dy) => format!("trap ({dx},{dy})"),
-                Kind::Wall => "wall".to_string(),
-            };
-            out.push_str(&format!("  {colour:x}: {meaning}\n"));
+            out.push_str(&format!("  {colour:x}: {kind}\n"));
         }
         out.push_str("cells (hex colour):\n");
         for y in 0..HEIGHT {
