@@ -61,7 +61,7 @@ const LIMIT: Duration = Duration::from_millis(1500);
 async fn run_until_fault(mode: &str, marker: &str) -> (BotError, BotProcess) {
     let mut bot = BotProcess::spawn(&faulty(mode, marker), &StderrLog::discard()).unwrap();
     wait_for_child(marker).await;
-    bot.send("BEGIN 2 4 5").await.unwrap();
+    bot.send("BEGIN 2 4 5").unwrap();
     for turn in 0..2 {
         let answer = bot.ask(&format!("DESTROY {turn}"), LIMIT).await.unwrap();
         assert_eq!(answer.line, "NONE");
@@ -124,12 +124,28 @@ async fn an_endless_line_is_cut_off() {
 }
 
 #[tokio::test]
+async fn lines_nobody_asked_for_are_never_taken_for_answers_and_do_not_block_the_exit() {
+    let marker = format!("koth-test-chatty-{}", std::process::id());
+    let mut bot = BotProcess::spawn(&faulty("chatty", &marker), &StderrLog::discard()).unwrap();
+    bot.send("BEGIN 2 4 5").unwrap();
+    for turn in 0..5 {
+        let answer = bot.ask(&format!("DESTROY {turn}"), LIMIT).await.unwrap();
+        assert_eq!(answer.line, "NONE", "turn {turn}");
+    }
+    bot.send("SCORE 0 0").unwrap();
+    // The bot prints 400 kB on its way out, more than a pipe holds.
+    let fault = bot.finish(Duration::from_secs(5)).await;
+    assert!(fault.is_none(), "{fault:?}");
+    assert_no_survivors(&marker).await;
+}
+
+#[tokio::test]
 async fn a_bot_that_never_exits_is_killed_with_its_children() {
     let marker = format!("koth-test-never-exit-{}", std::process::id());
     let mut bot = BotProcess::spawn(&faulty("never_exit", &marker), &StderrLog::discard()).unwrap();
     wait_for_child(&marker).await;
     assert_eq!(bot.ask("DESTROY 0", LIMIT).await.unwrap().line, "NONE");
-    bot.send("SCORE 0 0").await.unwrap();
+    bot.send("SCORE 0 0").unwrap();
     let fault = bot.finish(Duration::from_millis(300)).await;
     let fault = fault.expect("a bot that ignores the end must be reported");
     assert_eq!(fault.kind(), FaultKind::TimedOut);
@@ -149,7 +165,7 @@ async fn stderr_floods_are_capped_on_disk_and_do_not_block_the_bot() {
         let answer = bot.ask(&format!("DESTROY {turn}"), LIMIT).await.unwrap();
         assert_eq!(answer.line, "NONE");
     }
-    bot.send("SCORE 0").await.unwrap();
+    bot.send("SCORE 0").unwrap();
     assert!(bot.finish(LIMIT).await.is_none());
     let written = std::fs::read_to_string(dir.path().join("bot.log")).unwrap();
     assert!(
@@ -280,7 +296,7 @@ async fn a_transcript_marks_prompts_answers_and_the_fault_and_is_complete_when_d
     transcript.note("round 0");
     let mut bot = BotProcess::spawn(&faulty("crash", &marker), &StderrLog::discard()).unwrap();
     bot.set_transcript(transcript.clone());
-    bot.send("BEGIN 2 4 5").await.unwrap();
+    bot.send("BEGIN 2 4 5").unwrap();
     bot.ask("DESTROY 0", LIMIT).await.unwrap();
     bot.ask("BROKEN 0 N N\nACTIVATE 0", LIMIT).await.unwrap();
     bot.ask("DESTROY 1", LIMIT).await.unwrap_err();

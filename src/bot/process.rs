@@ -1,11 +1,15 @@
 //! One running bot: its process group, its pipes, its time limits.
 //!
 //! A [`BotProcess`] writes whole lines to the bot's stdin and reads whole answer lines from its
-//! stdout. Reading happens in a task of its own that hands complete lines over a channel. This
-//! is what makes time limits safe: waiting on the channel can be cancelled by a timeout at any
-//! moment without losing half a line, which a `read_line` future wrapped in a timeout cannot
-//! promise. The reader also caps line length, so a bot that prints forever without a newline
-//! costs a bounded amount of memory.
+//! stdout. Lines that need no answer are queued and go out with the next prompt, in one write.
+//! Asking is two steps, [`BotProcess::prompt`] (write now, never wait) and
+//! [`BotProcess::answer`] (wait for the line), so a game can put all of a phase's prompts on
+//! their way back to back before it waits for any answer; [`BotProcess::ask`] does both.
+//!
+//! Answers are read while one is awaited, into a buffer the process keeps: a partial line stays
+//! there when a timeout cancels the wait, which is what makes time limits safe (a `read_line`
+//! future wrapped in a timeout would lose half a line). The reader caps line length, so a bot
+//! that prints forever without a newline costs a bounded amount of memory.
 //!
 //! The first fault a bot commits (late answer, crash, closed stdout, garbage, endless line,
 //! broken pipe) stops it: its whole process group is killed and every later request fails at
@@ -24,14 +28,14 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
+use futures::FutureExt;
 use nix::fcntl::{FcntlArg, fcntl};
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, BufWriter};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
-use tokio::sync::mpsc;
 
 use super::{BotSpec, Clock, FaultKind};
 
@@ -257,11 +261,23 @@ impl Transcript {
         let _ = writer.flush();
     }
 
-    fn line(&self, marker: char, line: &str) {
-        let ms = self.start.elapsed().as_millis();
-        // Formatted straight into the buffer: a String per line showed in koth's profile.
+    /// Writes `marker ms line`. Every line of every bot passes through here, so it is written
+    /// byte by byte into the buffer: through `writeln!` and the u128 of `as_millis` it was a
+    /// fifth of koth's instructions per turn in a paths game.
+    fn line(&self, marker: u8, line: &str) {
+        let ms = self.start.elapsed().as_millis() as u64;
+        let mut digits = itoa::Buffer::new();
+        let writer = &mut self.lock().writer;
         // A transcript is a record, not part of the game: a full disk must not fault the bot.
-        let _ = writeln!(self.lock().writer, "{marker} {ms} {line}");
+        let _ = [
+            &[marker, b' '],
+            digits.format(ms).as_bytes(),
+            b" ",
+            line.as_bytes(),
+            b"\n",
+        ]
+        .iter()
+        .try_for_each(|part| writer.write_all(part));
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, TranscriptFile> {
@@ -369,11 +385,123 @@ pub fn cpu_time(pid: i32) -> Option<Duration> {
     ))
 }
 
-/// What the stdout reader hands over: a line, or the reason reading stopped.
+/// What reading a bot's stdout gives: a line, or the reason reading stopped.
 enum ReadEvent {
     Line(String),
     TooLong,
     NotUtf8,
+    Closed,
+}
+
+/// A bot's stdout, cut into lines. Bytes read but not yet taken as a line wait in `buf`, so
+/// [`LineReader::next`] can be cancelled at any await without losing anything.
+struct LineReader {
+    pipe: ChildStdout,
+    buf: Vec<u8>,
+    /// How much of `buf` is known to hold no newline, so a long line is searched once.
+    scanned: usize,
+}
+
+/// Room made in a [`LineReader`]'s buffer before each read: one read takes an answer line,
+/// however many arrived, without zeroing a large buffer for every process started.
+const READ_CHUNK: usize = 4096;
+
+impl LineReader {
+    fn new(pipe: ChildStdout) -> LineReader {
+        LineReader {
+            pipe,
+            buf: Vec::new(),
+            scanned: 0,
+        }
+    }
+
+    /// The next line, waiting for it. Cancel-safe: `read_buf` reads nothing when cancelled.
+    async fn next(&mut self) -> ReadEvent {
+        loop {
+            if let Some(event) = self.take_line() {
+                return event;
+            }
+            if self.buf.len() > MAX_LINE {
+                return ReadEvent::TooLong;
+            }
+            self.buf.reserve(READ_CHUNK);
+            match self.pipe.read_buf(&mut self.buf).await {
+                Ok(0) | Err(_) => return ReadEvent::Closed,
+                Ok(_) => {}
+            }
+        }
+    }
+
+    /// A complete line already read, if there is one.
+    fn take_line(&mut self) -> Option<ReadEvent> {
+        let Some(found) = memchr::memchr(b'\n', &self.buf[self.scanned..]) else {
+            self.scanned = self.buf.len();
+            return None;
+        };
+        let end = self.scanned + found;
+        let line = &self.buf[..end];
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let event = if line.len() > MAX_LINE {
+            ReadEvent::TooLong
+        } else {
+            match std::str::from_utf8(line) {
+                Ok(text) => ReadEvent::Line(text.to_owned()),
+                Err(_) => ReadEvent::NotUtf8,
+            }
+        };
+        self.buf.drain(..=end);
+        self.scanned = 0;
+        Some(event)
+    }
+
+    /// Drops every complete line the bot printed without being asked, including what the pipe
+    /// holds right now, without waiting: the next line read is then the answer to the next
+    /// prompt. A strict request/answer protocol has no use for such lines, and the original
+    /// controllers would have desynchronised instead.
+    fn drop_unasked_lines(&mut self) {
+        // Bounded, for a bot that prints as fast as koth reads.
+        for _ in 0..16 {
+            if let Some(last) = memchr::memrchr(b'\n', &self.buf) {
+                self.buf.drain(..=last);
+                self.scanned = 0;
+            }
+            if self.buf.len() > MAX_LINE {
+                return;
+            }
+            self.buf.reserve(READ_CHUNK);
+            // Without a readiness event since the last read this returns at once, with no
+            // system call: tokio knows the pipe was drained.
+            match self.pipe.read_buf(&mut self.buf).now_or_never() {
+                Some(Ok(n)) if n > 0 => {}
+                _ => return,
+            }
+        }
+    }
+
+    /// Reads and throws away everything until end of file: a bot on its way out may still
+    /// print, and must not block on a full pipe while koth waits for it to exit.
+    async fn discard_to_end(&mut self) {
+        loop {
+            self.buf.clear();
+            self.buf.reserve(READ_CHUNK);
+            if !matches!(self.pipe.read_buf(&mut self.buf).await, Ok(n) if n > 0) {
+                return;
+            }
+        }
+    }
+}
+
+/// A prompt on its way to a bot, from [`BotProcess::prompt`]: what [`BotProcess::answer`] needs
+/// to time the answer.
+#[must_use = "a prompt's answer is read with BotProcess::answer"]
+pub struct Asked {
+    /// When the limit started: before writing, since writing counts against it too.
+    started: Instant,
+    /// Whether the whole prompt went into the pipe at once (else `answer` writes the rest).
+    written: bool,
+    limit: Duration,
+    grace: Duration,
+    cpu_before: Option<Duration>,
 }
 
 /// A bot's stderr log for one game: a file under the game's log folder, capped in size across
@@ -474,8 +602,11 @@ pub struct BotProcess {
     name: String,
     child: Child,
     pgid: i32,
-    stdin: Option<BufWriter<ChildStdin>>,
-    lines: mpsc::Receiver<ReadEvent>,
+    stdin: Option<ChildStdin>,
+    /// Bytes for stdin not yet written: lines queued by `send`, or the part of a prompt the
+    /// pipe had no room for.
+    outbox: Vec<u8>,
+    stdout: LineReader,
     stderr: StderrLog,
     stderr_task: Option<tokio::task::JoinHandle<()>>,
     /// The first fault, once the bot has been stopped.
@@ -530,18 +661,16 @@ impl BotProcess {
         let pgid = child.id().expect("a just-spawned child has a pid") as i32;
         register(pgid);
         run_as_batch(pgid);
-        let stdin = child.stdin.take().map(BufWriter::new);
+        let stdin = child.stdin.take();
         let stdout = child.stdout.take().expect("stdout is piped");
         if let Some(bytes) = pipe_bytes {
             let size = || FcntlArg::F_SETPIPE_SZ(bytes.try_into().unwrap_or(i32::MAX));
             if let Some(stdin) = &stdin {
-                let _ = fcntl(stdin.get_ref(), size());
+                let _ = fcntl(stdin, size());
             }
             let _ = fcntl(&stdout, size());
         }
         let stderr_pipe = child.stderr.take().expect("stderr is piped");
-        let (tx, lines) = mpsc::channel(64);
-        tokio::spawn(read_lines(stdout, tx));
         // Fault messages quote this process's last words, not an earlier process's.
         stderr.lock().tail.clear();
         let log = stderr.clone();
@@ -561,7 +690,8 @@ impl BotProcess {
             child,
             pgid,
             stdin,
-            lines,
+            outbox: Vec::new(),
+            stdout: LineReader::new(stdout),
             stderr: stderr.clone(),
             stderr_task: Some(stderr_task),
             stopped: None,
@@ -579,14 +709,20 @@ impl BotProcess {
 
     /// Records `text`'s lines with `marker`; for a prompt (`?`), only its last line is the one
     /// answered, the lines before it are sent (`>`) like any report.
-    fn record(&self, marker: char, text: &str) {
-        if let Some(transcript) = &self.transcript {
-            let mut lines = text.lines().peekable();
-            while let Some(line) = lines.next() {
-                let last = lines.peek().is_none();
-                transcript.line(if marker == '?' && !last { '>' } else { marker }, line);
-            }
+    fn record(&self, marker: u8, text: &str) {
+        let Some(transcript) = &self.transcript else {
+            return;
+        };
+        let mut rest = text.strip_suffix('\n').unwrap_or(text);
+        while let Some(end) = memchr::memchr(b'\n', rest.as_bytes()) {
+            let line = &rest[..end];
+            transcript.line(
+                if marker == b'?' { b'>' } else { marker },
+                line.strip_suffix('\r').unwrap_or(line),
+            );
+            rest = &rest[end + 1..];
         }
+        transcript.line(marker, rest.strip_suffix('\r').unwrap_or(rest));
     }
 
     pub fn name(&self) -> &str {
@@ -615,95 +751,102 @@ impl BotProcess {
         self.stopped.is_some()
     }
 
-    /// Queues a line that needs no answer. It is sent with the next prompt (or [`flush`]).
-    ///
-    /// [`flush`]: BotProcess::flush
-    pub async fn send(&mut self, line: &str) -> Result<(), BotError> {
+    /// Queues a line that needs no answer. It goes out with the next prompt, in the same write,
+    /// or when the conversation ends ([`finish`](Self::finish)).
+    pub fn send(&mut self, line: &str) -> Result<(), BotError> {
         self.check_running()?;
-        self.record('>', line);
-        let result = match self.stdin.as_mut() {
-            Some(stdin) => write_line(stdin, line).await,
-            None => Ok(()),
-        };
-        result.map_err(|e| self.stop(e))
+        self.record(b'>', line);
+        self.outbox.extend_from_slice(line.as_bytes());
+        self.outbox.push(b'\n');
+        Ok(())
     }
 
-    /// Sends any queued lines now, waiting at most `limit` for the bot to take them.
-    pub async fn flush(&mut self, limit: Duration) -> Result<(), BotError> {
-        self.check_running()?;
-        let Some(stdin) = self.stdin.as_mut() else {
-            return Ok(());
-        };
-        let result = match tokio::time::timeout(limit, stdin.flush()).await {
-            Ok(Ok(())) => Ok(()),
-            Ok(Err(e)) => Err(BotError::BrokenPipe {
-                reason: e.to_string(),
-            }),
-            Err(_) => Err(BotError::Timeout {
-                limit,
-                grace: Duration::ZERO,
-            }),
-        };
-        result.map_err(|e| self.stop(e))
-    }
-
-    /// Sends `prompt` (after any queued lines) and waits up to `limit` for one answer line
-    /// (plus [`STARTUP_GRACE`] for the process's first answer). Writing counts against the limit
-    /// too: a bot that stops reading its input is as late as one that stops answering.
+    /// Sends `prompt` and waits up to `limit` for one answer line (plus [`STARTUP_GRACE`] for
+    /// the process's first answer): [`prompt`](Self::prompt), then [`answer`](Self::answer).
     pub async fn ask(&mut self, prompt: &str, limit: Duration) -> Result<Answer, BotError> {
+        let asked = self.prompt(prompt, limit)?;
+        self.answer(asked).await
+    }
+
+    /// Writes any queued lines and `prompt` now, in one write, without waiting: whatever the
+    /// pipe has no room for is written by [`answer`](Self::answer). The limit for the answer
+    /// starts here. Lines the bot printed unasked are dropped first, so they cannot be taken
+    /// for the answer.
+    pub fn prompt(&mut self, prompt: &str, limit: Duration) -> Result<Asked, BotError> {
         self.check_running()?;
         let grace = if std::mem::take(&mut self.first_answer) {
             STARTUP_GRACE
         } else {
             Duration::ZERO
         };
+        self.stdout.drop_unasked_lines();
+        self.record(b'?', prompt);
+        let cpu_before = match self.clock {
+            Clock::Wall => None,
+            Clock::Cpu { .. } => cpu_time(self.pgid),
+        };
+        let started = Instant::now();
+        let written = self.write_now(prompt).map_err(|e| self.stop(e))?;
+        Ok(Asked {
+            started,
+            written,
+            limit,
+            grace,
+            cpu_before,
+        })
+    }
+
+    /// Waits for the answer to the prompt `asked` came from, until its limit. A late answer,
+    /// a crash, a closed stdout or a bad line stops the bot.
+    pub async fn answer(&mut self, asked: Asked) -> Result<Answer, BotError> {
+        let Asked {
+            started,
+            written,
+            limit,
+            grace,
+            cpu_before,
+        } = asked;
         let allowed = limit + grace;
-        // Lines the bot printed unasked would be taken for this answer; drop them. A strict
-        // request/answer protocol has no use for them and the original controllers would have
-        // desynchronised instead.
-        while let Ok(ReadEvent::Line(_)) = self.lines.try_recv() {}
-        self.record('?', prompt);
-        let (wait, cpu_before) = match self.clock {
-            Clock::Wall => (allowed, None),
-            Clock::Cpu { backstop } => (backstop.max(allowed), cpu_time(self.pgid)),
+        let wait = match self.clock {
+            Clock::Wall => allowed,
+            Clock::Cpu { backstop } => backstop.max(allowed),
         };
         let pid = self.pgid;
-        let result = tokio::time::timeout(wait, async {
-            let stdin = self.stdin.as_mut().ok_or(BotError::BrokenPipe {
-                reason: "its input was closed".into(),
-            })?;
-            write_line(stdin, prompt).await?;
-            stdin.flush().await.map_err(|e| BotError::BrokenPipe {
-                reason: e.to_string(),
-            })?;
-            let sent = Instant::now();
+        let result = tokio::time::timeout_at((started + wait).into(), async {
+            // Measured from when the prompt was in the pipe.
+            let sent = if written {
+                started
+            } else {
+                self.write_queued().await?;
+                Instant::now()
+            };
             // Watching the process as well as its stdout tells a crash at once even when a
             // child of the bot still holds the pipe open. A line already on its way still
-            // counts: the reader gets a moment to hand it over.
+            // counts: the reader gets a moment to take it.
             let event = tokio::select! {
                 biased;
-                event = self.lines.recv() => event,
+                event = self.stdout.next() => event,
                 _ = self.child.wait() => {
-                    tokio::time::timeout(Duration::from_millis(50), self.lines.recv())
+                    tokio::time::timeout(Duration::from_millis(50), self.stdout.next())
                         .await
-                        .unwrap_or(None)
+                        .unwrap_or(ReadEvent::Closed)
                 }
             };
             match event {
-                Some(ReadEvent::Line(line)) => Ok(Answer {
+                ReadEvent::Line(line) => Ok(Answer {
                     wall: sent.elapsed(),
                     cpu: cpu_before.and_then(|before| Some(cpu_time(pid)?.saturating_sub(before))),
                     line,
                 }),
-                Some(ReadEvent::TooLong) => Err(BotError::LineTooLong { max: MAX_LINE }),
-                Some(ReadEvent::NotUtf8) => Err(BotError::NotUtf8),
-                None => Err(self.closed_error().await),
+                ReadEvent::TooLong => Err(BotError::LineTooLong { max: MAX_LINE }),
+                ReadEvent::NotUtf8 => Err(BotError::NotUtf8),
+                ReadEvent::Closed => Err(self.closed_error().await),
             }
         })
         .await;
         let result = match result {
             Ok(Ok(answer)) => {
-                self.record('<', &answer.line);
+                self.record(b'<', &answer.line);
                 let used = match (self.clock, answer.cpu) {
                     (Clock::Cpu { .. }, Some(cpu)) => cpu,
                     _ => answer.wall,
@@ -731,19 +874,69 @@ impl BotProcess {
         result.map_err(|e| self.stop(e))
     }
 
+    /// Writes the queued lines and `line` with as few system calls as the pipe allows (one, as
+    /// a rule), without waiting. Returns whether everything went; the rest stays queued.
+    fn write_now(&mut self, line: &str) -> Result<bool, BotError> {
+        let stdin = self.stdin.as_mut().ok_or_else(input_closed)?;
+        let total = self.outbox.len() + line.len() + 1;
+        let mut written = 0;
+        {
+            let mut parts = [
+                IoSlice::new(&self.outbox),
+                IoSlice::new(line.as_bytes()),
+                IoSlice::new(b"\n"),
+            ];
+            let mut rest = &mut parts[..];
+            while written < total {
+                match stdin.write_vectored(rest).now_or_never() {
+                    Some(Ok(0)) => return Err(broken_pipe(std::io::ErrorKind::WriteZero.into())),
+                    Some(Ok(n)) => {
+                        written += n;
+                        IoSlice::advance_slices(&mut rest, n);
+                    }
+                    Some(Err(e)) => return Err(broken_pipe(e)),
+                    None => break,
+                }
+            }
+        }
+        if written == total {
+            self.outbox.clear();
+            return Ok(true);
+        }
+        self.outbox.extend_from_slice(line.as_bytes());
+        self.outbox.push(b'\n');
+        self.outbox.drain(..written);
+        Ok(false)
+    }
+
+    /// Writes the queued lines, waiting for the bot to read them.
+    async fn write_queued(&mut self) -> Result<(), BotError> {
+        let stdin = self.stdin.as_mut().ok_or_else(input_closed)?;
+        while !self.outbox.is_empty() {
+            match stdin.write(&self.outbox).await {
+                Ok(0) => return Err(broken_pipe(std::io::ErrorKind::WriteZero.into())),
+                Ok(n) => drop(self.outbox.drain(..n)),
+                Err(e) => return Err(broken_pipe(e)),
+            }
+        }
+        Ok(())
+    }
+
     /// Ends the conversation: sends queued lines, closes the bot's stdin and waits up to `limit`
     /// for it to exit. Whatever happens, every process of the bot is gone afterwards.
     /// Returns the fault if the bot did not exit in time.
     pub async fn finish(mut self, limit: Duration) -> Option<BotError> {
         let mut fault = None;
         if self.stopped.is_none() {
-            if let Some(mut stdin) = self.stdin.take() {
-                let _ = tokio::time::timeout(limit, stdin.flush()).await;
-            }
-            if tokio::time::timeout(limit, self.child.wait())
-                .await
-                .is_err()
-            {
+            let _ = tokio::time::timeout(limit, self.write_queued()).await;
+            self.stdin.take();
+            let exit = async {
+                tokio::select! {
+                    _ = self.child.wait() => {}
+                    () = self.stdout.discard_to_end() => drop(self.child.wait().await),
+                }
+            };
+            if tokio::time::timeout(limit, exit).await.is_err() {
                 let late = BotError::NoExit { limit };
                 self.record_fault(&late);
                 fault = Some(late);
@@ -769,7 +962,10 @@ impl BotProcess {
     }
 
     fn record_fault(&self, fault: &BotError) {
-        self.record('!', &format!("{}: {fault}", fault.kind().status().as_str()));
+        self.record(
+            b'!',
+            &format!("{}: {fault}", fault.kind().status().as_str()),
+        );
     }
 
     fn check_running(&self) -> Result<(), BotError> {
@@ -786,6 +982,7 @@ impl BotProcess {
             self.stopped = Some(fault.clone());
             kill_group(self.pgid);
             self.stdin.take();
+            self.outbox.clear();
         }
         fault
     }
@@ -831,64 +1028,14 @@ fn run_as_batch(pid: i32) {
     unsafe { nix::libc::sched_setscheduler(pid, nix::libc::SCHED_BATCH, &param) };
 }
 
-async fn write_line(stdin: &mut BufWriter<ChildStdin>, line: &str) -> Result<(), BotError> {
-    // The line and its newline in one vectored write: a line longer than the buffer goes
-    // straight to the pipe, and a newline written after it would cost a second system call
-    // and a second wake-up of the bot.
-    let mut parts = [IoSlice::new(line.as_bytes()), IoSlice::new(b"\n")];
-    let mut rest = &mut parts[..];
-    let result = async {
-        while !rest.is_empty() {
-            let written = stdin.write_vectored(rest).await?;
-            if written == 0 {
-                return Err(std::io::ErrorKind::WriteZero.into());
-            }
-            IoSlice::advance_slices(&mut rest, written);
-        }
-        Ok::<(), std::io::Error>(())
+fn input_closed() -> BotError {
+    BotError::BrokenPipe {
+        reason: "its input was closed".into(),
     }
-    .await;
-    result.map_err(|e| BotError::BrokenPipe {
-        reason: e.to_string(),
-    })
 }
 
-/// Reads `stdout` line by line into `tx` until end of file, an over-long line or invalid
-/// UTF-8. Dropping the sender tells the receiver that stdout closed.
-async fn read_lines(stdout: ChildStdout, tx: mpsc::Sender<ReadEvent>) {
-    let mut reader = BufReader::with_capacity(64 * 1024, stdout);
-    let mut line = Vec::new();
-    loop {
-        let (found, used) = match reader.fill_buf().await {
-            Ok([]) | Err(_) => return,
-            Ok(data) => match data.iter().position(|&b| b == b'\n') {
-                Some(i) => {
-                    line.extend_from_slice(&data[..i]);
-                    (true, i + 1)
-                }
-                None => {
-                    line.extend_from_slice(data);
-                    (false, data.len())
-                }
-            },
-        };
-        reader.consume(used);
-        if line.len() > MAX_LINE {
-            let _ = tx.send(ReadEvent::TooLong).await;
-            return;
-        }
-        if found {
-            if line.last() == Some(&b'\r') {
-                line.pop();
-            }
-            let event = match String::from_utf8(std::mem::take(&mut line)) {
-                Ok(text) => ReadEvent::Line(text),
-                Err(_) => ReadEvent::NotUtf8,
-            };
-            let last = matches!(event, ReadEvent::NotUtf8);
-            if tx.send(event).await.is_err() || last {
-                return;
-            }
-        }
+fn broken_pipe(error: std::io::Error) -> BotError {
+    BotError::BrokenPipe {
+        reason: error.to_string(),
     }
 }

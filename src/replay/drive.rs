@@ -335,7 +335,7 @@ async fn drive_round(
         match step {
             Step::Send(line) => {
                 sent.push(line.clone());
-                if let Err(e) = process.send(line).await {
+                if let Err(e) = process.send(line) {
                     send_fault.get_or_insert(e);
                 }
             }

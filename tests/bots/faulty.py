@@ -4,7 +4,8 @@
 usage: faulty.py MODE [MARKER]
 
 It plays correctly (answers NONE to every prompt) until its 3rd prompt, then commits the fault
-named by MODE (`polite` commits none: the reference the others are compared with). Before anything else it starts a child process that sleeps for ten minutes, so
+named by MODE (`polite` commits none: the reference the others are compared with; `chatty`
+commits none either, but prints lines nobody asked for). Before anything else it starts a child process that sleeps for ten minutes, so
 tests can check that koth kills a bot's children too. MARKER, if given, is put on both command
 lines so a test can look for survivors.
 """
@@ -32,6 +33,11 @@ for line in sys.stdin:
         sys.stderr.write("noise " * 20000 + "\n")
         sys.stderr.flush()
     if line.startswith("SCORE"):
+        if mode == "chatty":
+            # More than a pipe holds, after the last message: koth must read on while it waits
+            # for the exit, or the bot would block here forever.
+            sys.stdout.write("goodbye " * 50000 + "\n")
+            sys.stdout.flush()
         if mode == "never_exit":
             while True:
                 time.sleep(1)
@@ -39,6 +45,11 @@ for line in sys.stdin:
     if not (line.startswith("DESTROY") or line.startswith("ACTIVATE")):
         continue
     prompts += 1
+    if mode == "chatty":
+        # Every answer comes with a line nobody asked for, in the same write.
+        sys.stdout.write(f"NONE\nthinking aloud after prompt {prompts}\n")
+        sys.stdout.flush()
+        continue
     if prompts < FAULT_AT or mode in ("polite", "flood_stderr", "never_exit"):
         print("NONE", flush=True)
         continue

@@ -146,7 +146,7 @@ pub async fn play_game(
     // Both bots hear START even if the first cannot be started, so each sees a whole game.
     for (player, mark) in [(&mut *x, Mark::X), (&mut *o, Mark::O)] {
         if let Player::Bot(bot) = player
-            && let Err(e) = start_bot(bot, mark).await
+            && let Err(e) = start_bot(bot, mark)
         {
             fault.get_or_insert(GameFault {
                 mark,
@@ -193,7 +193,7 @@ pub async fn play_game(
                 if let Some(p) = bot.process.as_mut().filter(|p| !p.is_stopped()) {
                     // A bot that stopped reading after its last move is caught by the next
                     // START or the final exit; the game itself is decided.
-                    let _ = p.send(&format!("END {word}")).await;
+                    let _ = p.send(&format!("END {word}"));
                 }
             }
             Player::Random | Player::Perfect => {}
@@ -206,9 +206,9 @@ pub async fn play_game(
     }
 }
 
-async fn start_bot(bot: &mut ExternalBot, mark: Mark) -> Result<(), crate::bot::BotError> {
+fn start_bot(bot: &mut ExternalBot, mark: Mark) -> Result<(), crate::bot::BotError> {
     let process = bot.process()?;
-    process.send(&format!("START {}", mark.as_char())).await
+    process.send(&format!("START {}", mark.as_char()))
 }
 
 /// The player's square on `board`, or the fault that loses it the game.

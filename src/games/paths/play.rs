@@ -10,7 +10,9 @@ use std::fs::File;
 use std::path::Path;
 
 use anyhow::{Context, bail};
+use futures::StreamExt;
 use futures::future::join_all;
+use futures::stream::FuturesUnordered;
 
 use super::log::{FinalLog, GraphicalLog, ReplayHeader, ReplayLog, Results, RoundLog, TurnRecord};
 use super::protocol::{Answer as Reply, Message};
@@ -256,13 +258,13 @@ impl Round<'_> {
             let replies = self.ask_all(&mut procs, &reports, &prompt).await;
             let choices = self.choices(replies, &grid, turn, &prompt, faults);
             let broken = grid.destroy(&choices);
-            reports = self.reports(|own| Message::Broken(turn, own), &broken);
+            self.write_reports(&mut reports, |own| Message::Broken(turn, own), &broken);
 
             let prompt = Message::Activate(turn).to_string();
             let replies = self.ask_all(&mut procs, &reports, &prompt).await;
             let choices = self.choices(replies, &grid, turn, &prompt, faults);
             let owned = grid.activate(&choices);
-            reports = self.reports(|own| Message::Owned(turn, own), &owned);
+            self.write_reports(&mut reports, |own| Message::Owned(turn, own), &owned);
             records.push(TurnRecord {
                 round: self.index,
                 turn: turn as u32,
@@ -283,8 +285,8 @@ impl Round<'_> {
                     // A send fails only for a bot already stopped (its fault is recorded) or one
                     // that has stopped reading after its last answer, which the rules allow: what
                     // they require is the exit, which `finish` checks.
-                    let _ = process.send(&report).await;
-                    let _ = process.send(&score.to_string()).await;
+                    let _ = process.send(&report);
+                    let _ = process.send(&score.to_string());
                     let stats = process.stats().clone();
                     Some((stats, process.finish(exit).await))
                 }
@@ -301,8 +303,10 @@ impl Round<'_> {
         (grid, points, records)
     }
 
-    /// Sends each running bot its pending report and `prompt`, all bots at the same time, so a
-    /// phase lasts as long as its slowest bot rather than the sum of all.
+    /// Sends each running bot its pending report and `prompt`, then waits for all the answers at
+    /// once, so a phase lasts as long as its slowest bot rather than the sum of all. The prompts
+    /// go out back to back before any answer is awaited, and only a bot whose answer has arrived
+    /// is looked at again, so koth's own work per phase grows with N, not N².
     async fn ask_all(
         &self,
         procs: &mut [Option<BotProcess>],
@@ -310,24 +314,25 @@ impl Round<'_> {
         prompt: &str,
     ) -> Vec<Option<Result<bot::Answer, BotError>>> {
         let limit = self.setup.limits.answer;
-        join_all(
-            procs
-                .iter_mut()
-                .zip(reports)
-                .map(|(process, report)| async move {
-                    match process {
-                        // The report is queued and goes out in the prompt's write.
-                        Some(process) if !process.is_stopped() => {
-                            Some(match process.send(report).await {
-                                Ok(()) => process.ask(prompt, limit).await,
-                                Err(e) => Err(e),
-                            })
-                        }
-                        _ => None,
-                    }
-                }),
-        )
-        .await
+        let mut replies: Vec<Option<Result<bot::Answer, BotError>>> = vec![None; procs.len()];
+        let mut waiting = FuturesUnordered::new();
+        for ((i, process), report) in procs.iter_mut().enumerate().zip(reports) {
+            let Some(process) = process.as_mut().filter(|p| !p.is_stopped()) else {
+                continue;
+            };
+            // The report is queued and goes out in the prompt's write.
+            let asked = process
+                .send(report)
+                .and_then(|()| process.prompt(prompt, limit));
+            match asked {
+                Ok(asked) => waiting.push(async move { (i, process.answer(asked).await) }),
+                Err(e) => replies[i] = Some(Err(e)),
+            }
+        }
+        while let Some((i, reply)) = waiting.next().await {
+            replies[i] = Some(reply);
+        }
+        replies
     }
 
     /// Turns the phase's replies into choices; every fault is recorded and counts as no choice.
@@ -368,16 +373,18 @@ impl Round<'_> {
             .collect()
     }
 
-    /// Each bot's report of a phase: its own choice first, then the others in its order.
-    fn reports(
+    /// Each bot's report of a phase: its own choice first, then the others in its order. Written
+    /// over the previous phase's reports, whose strings are already long enough.
+    fn write_reports(
         &self,
+        reports: &mut [String],
         message: impl Fn(Vec<Option<Vertex>>) -> Message,
         choices: &[Option<Vertex>],
-    ) -> Vec<String> {
-        self.orders
-            .iter()
-            .map(|order| message(order.iter().map(|&b| choices[b]).collect()).to_string())
-            .collect()
+    ) {
+        for (report, order) in reports.iter_mut().zip(self.orders) {
+            report.clear();
+            message(order.iter().map(|&b| choices[b]).collect()).write_to(report);
+        }
     }
 
     fn fault(&self, bot: &str, error: &BotError, turn: Option<u32>, context: &str) -> Fault {

@@ -26,19 +26,63 @@ pub enum Message {
     Score(Vec<u64>),
 }
 
-impl fmt::Display for Message {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Message {
+    /// Appends the line to `out`. A game writes N reports of N choices every phase, so numbers
+    /// go through `itoa` rather than the formatting machinery, which cost several times more.
+    pub fn write_to(&self, out: &mut String) {
+        let mut digits = itoa::Buffer::new();
+        let mut number = |out: &mut String, n: u64| out.push_str(digits.format(n));
         match self {
-            Message::Begin { bots, turns, side } => write!(f, "BEGIN {bots} {turns} {side}"),
-            Message::Destroy(t) => write!(f, "DESTROY {t}"),
-            Message::Broken(t, choices) => write!(f, "BROKEN {t}{}", Choices(choices)),
-            Message::Activate(t) => write!(f, "ACTIVATE {t}"),
-            Message::Owned(t, choices) => write!(f, "OWNED {t}{}", Choices(choices)),
+            Message::Begin { bots, turns, side } => {
+                out.push_str("BEGIN");
+                for n in [bots, turns, side] {
+                    out.push(' ');
+                    number(out, *n as u64);
+                }
+            }
+            Message::Destroy(t) => {
+                out.push_str("DESTROY ");
+                number(out, *t as u64);
+            }
+            Message::Activate(t) => {
+                out.push_str("ACTIVATE ");
+                number(out, *t as u64);
+            }
+            Message::Broken(t, choices) | Message::Owned(t, choices) => {
+                let word = match self {
+                    Message::Broken(..) => "BROKEN ",
+                    _ => "OWNED ",
+                };
+                out.push_str(word);
+                number(out, *t as u64);
+                for choice in choices {
+                    match choice {
+                        Some((x, y)) => {
+                            out.push(' ');
+                            number(out, *x as u64);
+                            out.push(',');
+                            number(out, *y as u64);
+                        }
+                        None => out.push_str(" N"),
+                    }
+                }
+            }
             Message::Score(points) => {
-                f.write_str("SCORE")?;
-                points.iter().try_for_each(|p| write!(f, " {p}"))
+                out.push_str("SCORE");
+                for p in points {
+                    out.push(' ');
+                    number(out, *p);
+                }
             }
         }
+    }
+}
+
+impl fmt::Display for Message {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut line = String::new();
+        self.write_to(&mut line);
+        f.write_str(&line)
     }
 }
 
@@ -48,18 +92,6 @@ pub fn prompt_turn(line: &str) -> Option<usize> {
     matches!(word, "DESTROY" | "ACTIVATE")
         .then(|| turn.parse().ok())
         .flatten()
-}
-
-/// A report's choices: ` x,y` for a valid choice, ` N` for none.
-struct Choices<'a>(&'a [Option<Vertex>]);
-
-impl fmt::Display for Choices<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.iter().try_for_each(|choice| match choice {
-            Some((x, y)) => write!(f, " {x},{y}"),
-            None => f.write_str(" N"),
-        })
-    }
 }
 
 /// A bot's answer to `DESTROY` or `ACTIVATE`. Coordinates are kept signed and unchecked: whether

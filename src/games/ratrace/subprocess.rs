@@ -108,9 +108,7 @@ impl Player for SubprocessPlayer {
             }
         }
         let process = self.process.as_mut().expect("started above");
-        let sent = self
-            .runtime
-            .block_on(process.send(&protocol::begin_line(board, seed)));
+        let sent = process.send(&protocol::begin_line(board, seed));
         sent.map_err(|e| self.bot_fault(e))
     }
 
@@ -137,9 +135,7 @@ impl Player for SubprocessPlayer {
     fn end_board(&mut self, board: usize, points: u64) {
         if let Some(process) = self.process.as_mut() {
             // A failure here stops the process; the next board starts a new one.
-            let _ = self
-                .runtime
-                .block_on(process.send(&protocol::end_line(board, points)));
+            let _ = process.send(&protocol::end_line(board, points));
         }
     }
 }
