@@ -23,23 +23,37 @@ roster() { # roster N DELAY_MS
 }
 
 # Five runs per N: the figure moves with the machine's load, so the median and the range are
-# printed rather than one run. Beside it, the same turns played by scripts/controller-floor.c, a
-# controller that does nothing but start the bots each round, write the prompts and read the
-# answers: the least any controller of separate bot processes can spend on this machine.
+# printed rather than one run. Each figure twice: with koth and the bots free to run anywhere
+# (the default), and with koth and every bot kept to one CPU (`--cpu`, as tournaments place
+# games when there is a CPU per game). Beside koth, the same turns played by
+# scripts/controller-floor.c, a controller that does nothing but start the bots each round,
+# write the prompts and read the answers: the least any controller of separate bot processes
+# can spend on this machine (kept to one CPU with taskset).
 gcc -O2 -o "$work/controller-floor" scripts/controller-floor.c
 median() { sort -n | awk '{ v[NR] = $1 } END { printf "%.1f [%.1f–%.1f]", v[3], v[1], v[5] }'; }
+cpu=$(nproc --all); cpu=$((cpu - 1))
+koth_runs() { # koth_runs N ROUNDS [extra koth args]
+  local n=$1 rounds=$2; shift 2
+  for run in 1 2 3 4 5; do
+    "$koth" paths --bots-file "$work/bots.txt" --rounds "$rounds" --seed 1 \
+      --log-dir "$work/out-a$n-$run" --report-cpu "$@" | sed -n 's|^koth cpu: .* = \([0-9.]*\) µs/turn|\1|p'
+    rm -rf "$work/out-a$n-$run"
+  done | median
+}
+floor_runs() { # floor_runs N ROUNDS [command prefix]
+  local n=$1 rounds=$2; shift 2
+  for run in 1 2 3 4 5; do
+    "$@" "$work/controller-floor" "$n" "$rounds" "$work/bots/instant/instant"
+  done | median
+}
 echo "(a) CPU time per turn (µs), instant bots, 5 runs each: median [min–max]"
 for spec in 4:60 9:20 16:4; do
   n=${spec%:*} rounds=${spec#*:}
   roster "$n" 0
-  koth_figure=$(for run in 1 2 3 4 5; do
-    "$koth" paths --bots-file "$work/bots.txt" --rounds "$rounds" --seed 1 \
-      --log-dir "$work/out-a$n-$run" --report-cpu | sed -n 's|^koth cpu: .* = \([0-9.]*\) µs/turn|\1|p'
-  done | median)
-  floor_figure=$(for run in 1 2 3 4 5; do
-    "$work/controller-floor" "$n" "$rounds" "$work/bots/instant/instant"
-  done | median)
-  printf '  N=%-2d (%d rounds): koth %s; floor %s\n' "$n" "$rounds" "$koth_figure" "$floor_figure"
+  printf '  N=%-2d (%d rounds): koth %s; floor %s\n' "$n" "$rounds" \
+    "$(koth_runs "$n" "$rounds")" "$(floor_runs "$n" "$rounds" env)"
+  printf '  N=%-2d on CPU %d:     koth %s; floor %s\n' "$n" "$cpu" \
+    "$(koth_runs "$n" "$rounds" --cpu "$cpu")" "$(floor_runs "$n" "$rounds" taskset -c "$cpu")"
 done
 echo "(b) one round with N bots each answering after 100 ms"
 for n in 2 3; do

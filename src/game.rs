@@ -29,9 +29,9 @@ pub struct MatchSetup {
     pub rounds: Option<u32>,
     /// Told after each round, for progress bars; may be absent.
     pub progress: Option<ProgressFn>,
-    /// A CPU no other match uses meanwhile, when the caller has one to give: a game that is an
-    /// exchange with a single bot pins itself and its bot there (see [`crate::cpu`]).
-    pub cpu: Option<usize>,
+    /// CPUs no other match uses meanwhile, when the caller has some to give (empty: run
+    /// anywhere). Games keep themselves and their bots there (see [`crate::cpu`]).
+    pub cpus: Vec<usize>,
 }
 
 /// A callback told after each round of a match.

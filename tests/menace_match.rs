@@ -198,7 +198,7 @@ fn tictactoe_game_scores_wins_and_half_draws_and_records_faults() {
         limits: Limits::uniform(std::time::Duration::from_secs(10)),
         rounds: Some(4),
         progress: None,
-        cpu: None,
+        cpus: Vec::new(),
     };
     let game = koth::games::by_name("tictactoe").expect("registered");
     let runtime = tokio::runtime::Runtime::new().unwrap();

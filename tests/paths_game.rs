@@ -10,6 +10,10 @@ use serde_json::Value;
 mod arena;
 use arena::arena;
 
+#[path = "support/cpus.rs"]
+mod cpus;
+use cpus::{cpu_reporting_paths_bots, reported_cpus};
+
 const KOTH: &str = env!("CARGO_BIN_EXE_koth");
 
 fn koth(dir: &Path, args: &[&str]) -> Output {
@@ -255,5 +259,35 @@ fn a_game_of_no_rounds_is_refused() {
         arena.path(),
         &["--rounds", "0"],
         &["--rounds", "0 is not in 1.."],
+    );
+}
+
+#[test]
+fn a_game_given_a_cpu_keeps_every_bot_there() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bots = cpu_reporting_paths_bots(tmp.path(), 2);
+    let cpu = *koth::cpu::allowed().last().unwrap();
+    let cpu_arg = cpu.to_string();
+    let mut args = vec!["--cpu", &cpu_arg];
+    for bot in &bots {
+        args.extend(["--bot", bot.to_str().unwrap()]);
+    }
+    let out = play(tmp.path(), &args);
+    for slug in ["cpus-0", "cpus-1"] {
+        let log = out.join(format!("stderr/{slug}.log"));
+        assert_eq!(reported_cpus(&log), vec![cpu], "{slug}");
+    }
+    // Every round's processes are new: the placement holds for all of them.
+    let text = std::fs::read_to_string(out.join("stderr/cpus-0.log")).unwrap();
+    assert_eq!(text.matches("cpus").count(), 3, "{text}");
+}
+
+#[test]
+fn a_cpu_koth_may_not_use_is_refused() {
+    let arena = arena();
+    fails_with(
+        arena.path(),
+        &["--cpu", "4095"],
+        &["--cpu", "CPU 4095 is not one koth may use here"],
     );
 }

@@ -28,7 +28,7 @@ fn a_match_scores_the_geometric_mean_and_records_faults() {
         limits: Limits::default(),
         rounds: Some(2),
         progress: None,
-        cpu: None,
+        cpus: Vec::new(),
     };
     let game = games::by_name("ratrace").expect("ratrace is registered");
     let runtime = tokio::runtime::Runtime::new().unwrap();

@@ -9,7 +9,7 @@ use rusqlite::Connection;
 
 #[path = "support/cpus.rs"]
 mod cpus;
-use cpus::reported_cpus;
+use cpus::{cpu_reporting_paths_bots, reported_cpus};
 
 fn koth() -> Command {
     Command::new(env!("CARGO_BIN_EXE_koth"))
@@ -287,4 +287,49 @@ fn each_rat_race_match_keeps_to_a_cpu_of_its_own() {
     assert!(seen.iter().all(|s| s.len() == 1), "{seen:?}");
     // The first two games ran at the same time, each on its own CPU.
     assert_ne!(seen[0], seen[1], "{seen:?}");
+}
+
+/// The CPUs each bot of game `game` of the tournament in `out` reported.
+fn paths_game_cpus(out: &Path, game: usize) -> Vec<Vec<usize>> {
+    let mut logs: Vec<PathBuf> = std::fs::read_dir(out.join(format!("games/{game}/stderr")))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    logs.sort();
+    logs.iter().map(|log| reported_cpus(log)).collect()
+}
+
+#[test]
+fn paths_games_share_the_cpus_out_and_keep_their_bots_on_their_share() {
+    let cpus = koth::cpu::allowed();
+    let tmp = tempfile::tempdir().unwrap();
+    let bots = cpu_reporting_paths_bots(tmp.path(), 2);
+    let bots: Vec<&Path> = bots.iter().map(PathBuf::as_path).collect();
+
+    // One game at a time: it has every CPU.
+    let file = tournament_file(tmp.path(), &bots, "games = 1\nrounds = 1\njobs = 1\n");
+    let out = tmp.path().join("one");
+    run_tournament(&file, &out, &["--seed", "1"]);
+    assert_eq!(paths_game_cpus(&out, 0), vec![cpus.clone(); 2]);
+
+    // Two at a time: each game and both its bots keep to a CPU of their own.
+    let file = tournament_file(tmp.path(), &bots, "games = 4\nrounds = 1\njobs = 2\n");
+    let out = tmp.path().join("two");
+    run_tournament(&file, &out, &["--seed", "1"]);
+    assert_every_game_once(&out, 4);
+    let seen: Vec<Vec<Vec<usize>>> = (0..4).map(|game| paths_game_cpus(&out, game)).collect();
+    if cpus.len() < 2 {
+        // Too few CPUs for two games at once: placement is left to the OS.
+        assert!(seen.iter().flatten().all(|s| s == &cpus), "{seen:?}");
+        return;
+    }
+    for game in &seen {
+        assert_eq!(game[0].len(), 1, "{seen:?}");
+        assert_eq!(
+            game[0], game[1],
+            "both bots of a game share its CPU: {seen:?}"
+        );
+    }
+    // The first two games ran at the same time, each on its own CPU.
+    assert_ne!(seen[0][0], seen[1][0], "{seen:?}");
 }

@@ -164,12 +164,12 @@ impl Tournament {
         );
         let mut points = Points::new(self.bots.len(), &self.store)?;
         bar.set_message(points.leader(&self.bots));
-        // With a CPU for every game running at once, each game gets one of its own for as long
-        // as it runs (games that gain from it pin themselves there, see `MatchSetup::cpu`).
+        // With a CPU for every game running at once, the CPUs are dealt out evenly and each game
+        // keeps its share for as long as it runs (see `MatchSetup::cpus`): games then never
+        // slow each other down, and a game and its bots take turns on their CPU instead of
+        // waking another.
         let mut free_cpus = crate::cpu::allowed();
-        if free_cpus.len() < self.jobs {
-            free_cpus.clear();
-        }
+        let share = free_cpus.len() / self.jobs.max(1);
         let mut running = JoinSet::new();
         loop {
             while running.len() < self.jobs {
@@ -177,8 +177,8 @@ impl Tournament {
                     break;
                 };
                 self.store.mark_running(game.index, attempt)?;
-                let cpu = free_cpus.pop();
-                running.spawn(play_one(self.setup_parts(&game, cpu), game, attempt));
+                let cpus = free_cpus.split_off(free_cpus.len() - share.min(free_cpus.len()));
+                running.spawn(play_one(self.setup_parts(&game, cpus), game, attempt));
             }
             let Some(joined) = running.join_next().await else {
                 break;
@@ -186,11 +186,11 @@ impl Tournament {
             let Played {
                 game,
                 attempt,
-                cpu,
+                cpus,
                 outcome,
                 elapsed,
             } = joined.context("a game task was lost")?;
-            free_cpus.extend(cpu);
+            free_cpus.extend(cpus);
             let wall_ms = elapsed.as_secs_f64() * 1000.0;
             match outcome {
                 Ok(result) => {
@@ -226,10 +226,10 @@ impl Tournament {
         Ok(())
     }
 
-    fn setup_parts(&self, game: &ScheduledGame, cpu: Option<usize>) -> GameParts {
+    fn setup_parts(&self, game: &ScheduledGame, cpus: Vec<usize>) -> GameParts {
         GameParts {
             game: self.game,
-            cpu,
+            cpus,
             dir: self.dir.join("games").join(game.index.to_string()),
             bots: game.seats.iter().map(|&b| self.bots[b].clone()).collect(),
             limits: self.limits,
@@ -241,7 +241,7 @@ impl Tournament {
 /// What a game task needs, owned, so the task can run on its own.
 struct GameParts {
     game: &'static dyn Game,
-    cpu: Option<usize>,
+    cpus: Vec<usize>,
     dir: PathBuf,
     bots: Vec<BotSpec>,
     limits: Limits,
@@ -267,7 +267,7 @@ async fn play_one(parts: GameParts, game: ScheduledGame, attempt: u32) -> Played
             limits: parts.limits,
             rounds: parts.rounds,
             progress: None,
-            cpu: parts.cpu,
+            cpus: parts.cpus.clone(),
         };
         let result = match AssertUnwindSafe(parts.game.play(&setup))
             .catch_unwind()
@@ -290,7 +290,7 @@ async fn play_one(parts: GameParts, game: ScheduledGame, attempt: u32) -> Played
     Played {
         game,
         attempt,
-        cpu: parts.cpu,
+        cpus: parts.cpus,
         outcome,
         elapsed: started.elapsed(),
     }
@@ -300,8 +300,8 @@ async fn play_one(parts: GameParts, game: ScheduledGame, attempt: u32) -> Played
 struct Played {
     game: ScheduledGame,
     attempt: u32,
-    /// The CPU the game had to itself, free again.
-    cpu: Option<usize>,
+    /// The CPUs the game had to itself, free again.
+    cpus: Vec<usize>,
     outcome: Result<MatchResult, String>,
     elapsed: std::time::Duration,
 }

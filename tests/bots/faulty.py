@@ -5,7 +5,8 @@ usage: faulty.py MODE [MARKER]
 
 It plays correctly (answers NONE to every prompt) until its 3rd prompt, then commits the fault
 named by MODE (`polite` commits none: the reference the others are compared with; `chatty`
-commits none either, but prints lines nobody asked for). Before anything else it starts a child process that sleeps for ten minutes, so
+commits none either, but prints lines nobody asked for; `cpus` commits none, and first writes
+the CPUs it may run on to stderr, e.g. `cpus 1`). Before anything else it starts a child process that sleeps for ten minutes, so
 tests can check that koth kills a bot's children too. MARKER, if given, is put on both command
 lines so a test can look for survivors.
 """
@@ -26,6 +27,9 @@ subprocess.Popen(
     stdout=subprocess.DEVNULL,
     stderr=subprocess.DEVNULL,
 )
+
+if mode == "cpus":
+    print("cpus", " ".join(map(str, sorted(os.sched_getaffinity(0)))), file=sys.stderr, flush=True)
 
 prompts = 0
 for line in sys.stdin:
@@ -50,7 +54,7 @@ for line in sys.stdin:
         sys.stdout.write(f"NONE\nthinking aloud after prompt {prompts}\n")
         sys.stdout.flush()
         continue
-    if prompts < FAULT_AT or mode in ("polite", "flood_stderr", "never_exit"):
+    if prompts < FAULT_AT or mode in ("polite", "cpus", "flood_stderr", "never_exit"):
         print("NONE", flush=True)
         continue
     sys.stderr.write(f"faulty bot: committing {mode} now\n")

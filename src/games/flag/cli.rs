@@ -359,7 +359,7 @@ fn play(
         limits: Limits::uniform(Duration::from_millis(timeout_ms)),
         rounds: None,
         progress: None,
-        cpu: None,
+        cpus: Vec::new(),
     };
     let game = Flag { levels };
     let runtime = tokio::runtime::Runtime::new()?;

@@ -26,7 +26,13 @@ impl Game for Paths {
         (1, rules::MAX_BOTS)
     }
 
+    /// Played like `koth paths` plays it: on a single-threaded runtime of its own, on a thread
+    /// kept to the match's CPUs together with its bots, as `koth paths --cpu` does.
     fn play<'a>(&'a self, setup: &'a MatchSetup) -> BoxFuture<'a, anyhow::Result<MatchResult>> {
-        Box::pin(async move { Ok(play::play(setup).await?.0) })
+        let setup = setup.clone();
+        Box::pin(crate::cpu::run_placed(setup.cpus.clone(), move || {
+            let runtime = play::runtime()?;
+            Ok(runtime.block_on(play::play(&setup))?.0)
+        }))
     }
 }

@@ -31,18 +31,11 @@ impl Game for RatRace {
     fn play<'a>(&'a self, setup: &'a MatchSetup) -> BoxFuture<'a, anyhow::Result<MatchResult>> {
         Box::pin(async move {
             let setup = setup.clone();
-            let (sender, receiver) = tokio::sync::oneshot::channel();
             // The engine blocks for the whole match (and drives its bot on a runtime of its
-            // own), so it gets a plain thread rather than a task of the caller's runtime. A
-            // board is 10,000 round trips to the bot: given a CPU, the thread and so the bot
-            // it starts keep to it.
-            std::thread::spawn(move || {
-                if let Some(cpu) = setup.cpu {
-                    crate::cpu::pin_current_thread(cpu);
-                }
-                let _ = sender.send(play_match(&setup));
-            });
-            receiver.await.context("the ratrace match thread died")?
+            // own). A board is 10,000 round trips to one bot: the thread and so the bot keep to
+            // one CPU, the first the match was given.
+            let cpu = setup.cpus.first().copied().into_iter().collect();
+            crate::cpu::run_placed(cpu, move || play_match(&setup)).await
         })
     }
 }

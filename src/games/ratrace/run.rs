@@ -114,7 +114,7 @@ pub fn play_board(
 fn pin_to_cpu(job: usize, jobs: usize) {
     let cpus = crate::cpu::allowed();
     if jobs <= cpus.len() {
-        crate::cpu::pin_current_thread(cpus[job]);
+        crate::cpu::pin_current_thread(&cpus[job..=job]);
     }
 }
 
