@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use std::pin::Pin;
 use std::sync::Arc;
 
+use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
 use crate::bot::{AnswerStats, BotSpec, FaultKind, Limits};
@@ -32,6 +33,16 @@ pub struct MatchSetup {
     /// CPUs no other match uses meanwhile, when the caller has some to give (empty: run
     /// anywhere). Games keep themselves and their bots there (see [`crate::cpu`]).
     pub cpus: Vec<usize>,
+}
+
+/// The runtime a match that talks to its bots runs on, on a thread of its own. One thread is
+/// enough: koth only waits on pipes, and a single-threaded runtime costs far less CPU per answer
+/// than a work-stealing one waking threads for every line.
+pub fn match_runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
 }
 
 /// A callback told after each round of a match.

@@ -219,3 +219,42 @@ fn tictactoe_game_scores_wins_and_half_draws_and_records_faults() {
     assert!(python.faults.is_empty());
     assert!(log_dir.path().join("Always_Centre.stderr").exists());
 }
+
+/// In a tournament a match keeps to one CPU of its share, with both bots.
+#[test]
+fn a_tictactoe_match_keeps_to_one_cpu_of_its_share() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let log_dir = tempfile::tempdir().unwrap();
+    // Both seats are the same bot, staged twice as a tournament does.
+    let mut bots = Vec::new();
+    for seat in ["x", "o"] {
+        let dir = log_dir.path().join(seat);
+        std::fs::create_dir_all(&dir).unwrap();
+        for file in ["bot.toml", "first_free.py"] {
+            let from = root.join("tests/menace_bots/cpus").join(file);
+            std::fs::copy(from, dir.join(file)).unwrap();
+        }
+        let mut bot = koth::bot::roster::load_bot(&dir).unwrap();
+        bot.name = format!("Cpus {seat}");
+        bots.push(bot);
+    }
+    let cpus = koth::cpu::allowed();
+    let setup = MatchSetup {
+        bots,
+        seed: 9,
+        log_dir: log_dir.path().to_path_buf(),
+        limits: Limits::uniform(std::time::Duration::from_secs(10)),
+        rounds: Some(2),
+        progress: None,
+        cpus: cpus.clone(),
+    };
+    let game = koth::games::by_name("tictactoe").expect("registered");
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(game.play(&setup)).unwrap();
+    for seat in ["x", "o"] {
+        let log = log_dir.path().join(format!("Cpus_{seat}.stderr"));
+        let text = std::fs::read_to_string(&log).unwrap();
+        let line = text.lines().find(|l| l.starts_with("cpus")).unwrap();
+        assert_eq!(line, format!("cpus {}", cpus[0]), "{seat}");
+    }
+}

@@ -295,8 +295,14 @@ impl Game for TicTacToe {
         (2, 2)
     }
 
+    /// On a thread of its own kept to one CPU of the match's share: koth and the two bots take
+    /// turns, so on one CPU none of them has to wake another.
     fn play<'a>(&'a self, setup: &'a MatchSetup) -> BoxFuture<'a, anyhow::Result<MatchResult>> {
-        Box::pin(play_match(setup))
+        let setup = setup.clone();
+        let cpu = setup.cpus.first().copied().into_iter().collect();
+        Box::pin(crate::cpu::run_placed(cpu, move || {
+            crate::game::match_runtime()?.block_on(play_match(&setup))
+        }))
     }
 }
 

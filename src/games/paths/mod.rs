@@ -31,7 +31,7 @@ impl Game for Paths {
     fn play<'a>(&'a self, setup: &'a MatchSetup) -> BoxFuture<'a, anyhow::Result<MatchResult>> {
         let setup = setup.clone();
         Box::pin(crate::cpu::run_placed(setup.cpus.clone(), move || {
-            let runtime = play::runtime()?;
+            let runtime = crate::game::match_runtime()?;
             Ok(runtime.block_on(play::play(&setup))?.0)
         }))
     }

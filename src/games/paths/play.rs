@@ -147,16 +147,6 @@ pub async fn play(setup: &MatchSetup) -> anyhow::Result<(MatchResult, Results)> 
     Ok((match_result, results))
 }
 
-/// The runtime a paths game runs on. One thread is enough: koth only waits on pipes, and a
-/// single-threaded runtime costs far less CPU per answer than a work-stealing one waking threads
-/// for every line.
-pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")
-}
-
 /// Empties `data.txt` in the bot's folder: the spec's private file, emptied once per game and
 /// kept across its rounds.
 pub fn empty_private_file(bot: &BotSpec) -> anyhow::Result<()> {
