@@ -45,6 +45,19 @@ pub fn match_runtime() -> anyhow::Result<tokio::runtime::Runtime> {
         .context("cannot start the async runtime")
 }
 
+/// Plays the match `make_match` returns on a [`match_runtime`] on a thread of its own, kept
+/// with the bots it starts to `cpus` ([`crate::cpu::run_placed`]), and awaits its result.
+pub async fn play_placed<T, M>(
+    cpus: Vec<usize>,
+    make_match: impl FnOnce() -> M + Send + 'static,
+) -> anyhow::Result<T>
+where
+    T: Send + 'static,
+    M: Future<Output = anyhow::Result<T>>,
+{
+    crate::cpu::run_placed(cpus, move || match_runtime()?.block_on(make_match())).await
+}
+
 /// A callback told after each round of a match.
 pub type ProgressFn = Arc<dyn Fn(&RoundProgress) + Send + Sync>;
 

@@ -13,48 +13,26 @@ use serde_json::Value;
 #[path = "support/survivors.rs"]
 mod survivors;
 use survivors::survivors;
+#[path = "support/paths_bots.rs"]
+mod paths_bots;
+use paths_bots::{paths_bot, test_bot_command};
 
 const KOTH: &str = env!("CARGO_BIN_EXE_koth");
-
-fn test_bots() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bots")
-}
 
 /// Three bot folders in `arena`: the two climbers and the faulty bot in `mode`. Every process
 /// carries `marker` on its command line so survivors can be found.
 fn arena(arena: &Path, mode: &str, marker: &str) -> Vec<PathBuf> {
-    let bots = test_bots();
-    let script = |name: &str| bots.join(name).display().to_string();
-    let folders = [
-        (
-            "up",
-            "Climber up",
-            format!("python3 {} up 0 {marker}", script("climber.py")),
-        ),
-        (
-            "down",
-            "Climber down",
-            format!("python3 {} down 0 {marker}", script("climber.py")),
-        ),
-        (
+    let climber = |direction| test_bot_command("climber.py", &format!("{direction} 0 {marker}"));
+    vec![
+        paths_bot(arena, "up", "Climber up", &climber("up")),
+        paths_bot(arena, "down", "Climber down", &climber("down")),
+        paths_bot(
+            arena,
             "odd",
             "Odd one",
-            format!("python3 {} {mode} {marker}", script("faulty.py")),
+            &test_bot_command("faulty.py", &format!("{mode} {marker}")),
         ),
-    ];
-    folders
-        .iter()
-        .map(|(folder, name, run)| {
-            let dir = arena.join(folder);
-            std::fs::create_dir_all(&dir).unwrap();
-            std::fs::write(
-                dir.join("bot.toml"),
-                format!("name = \"{name}\"\nrun = \"{run}\"\ngames = [\"paths\"]\n"),
-            )
-            .unwrap();
-            dir
-        })
-        .collect()
+    ]
 }
 
 fn koth_paths(bots: &[PathBuf], out: &Path, timeout_ms: u64) -> Command {

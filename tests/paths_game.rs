@@ -12,7 +12,10 @@ use arena::arena;
 
 #[path = "support/cpus.rs"]
 mod cpus;
-use cpus::{cpu_reporting_paths_bots, reported_cpus};
+use cpus::reported_cpus;
+#[path = "support/paths_bots.rs"]
+mod paths_bots;
+use paths_bots::cpu_reporting_paths_bots;
 
 const KOTH: &str = env!("CARGO_BIN_EXE_koth");
 

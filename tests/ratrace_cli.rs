@@ -21,9 +21,16 @@ fn run(args: &[&str]) -> (String, Value) {
     ratrace(tempfile::tempdir().unwrap().path(), args)
 }
 
-fn faulty(mode: &str) -> String {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ratrace_bots/faulty.py");
+/// The command running the test player `tests/ratrace_bots/<script>` in `mode`.
+fn test_bot(script: &str, mode: &str) -> String {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/ratrace_bots")
+        .join(script);
     format!("python3 {} {mode}", script.display())
+}
+
+fn faulty(mode: &str) -> String {
+    test_bot("faulty.py", mode)
 }
 
 /// A bad answer on board 0 ends that board with an error naming the player, board, turn and
@@ -132,8 +139,7 @@ fn the_c_sample_player_plays_a_whole_board() {
 
 #[test]
 fn a_board_counts_the_cpu_time_of_its_bot() {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ratrace_bots/off_the_edge.py");
-    let command = format!("python3 {} busy", script.display());
+    let command = test_bot("off_the_edge.py", "busy");
     let (stdout, results) = run(&["--bot-cmd", &command, "--boards", "2", "--seed", "3"]);
     // The bot's 0.3 s of CPU on the board's one turn is in the board's CPU time, which koth's
     // own share (a track and one turn) barely adds to.
@@ -148,25 +154,11 @@ fn a_board_counts_the_cpu_time_of_its_bot() {
 
 /// The CPUs each job's bot process may run on, from the stderr logs of a two-job run.
 fn bot_cpus(extra: &[&str]) -> Vec<Vec<usize>> {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ratrace_bots/off_the_edge.py");
-    let command = format!("python3 {} cpus", script.display());
+    let command = test_bot("off_the_edge.py", "cpus");
     let logs = tempfile::tempdir().unwrap();
-    let output = koth()
-        .args([
-            "ratrace",
-            "--bot-cmd",
-            &command,
-            "--boards",
-            "2",
-            "--jobs",
-            "2",
-        ])
-        .args(extra)
-        .arg("--log-dir")
-        .arg(logs.path())
-        .output()
-        .unwrap();
-    assert!(output.status.success());
+    let mut args = vec!["--bot-cmd", &command, "--boards", "2", "--jobs", "2"];
+    args.extend_from_slice(extra);
+    ratrace(logs.path(), &args);
     (0..2)
         .map(|job| reported_cpus(&logs.path().join(format!("stderr-job{job}-1.log"))))
         .collect()

@@ -14,8 +14,11 @@ use arena::arena;
 #[path = "support/ratrace.rs"]
 mod ratrace;
 use ratrace::ratrace;
+#[path = "support/paths_bots.rs"]
+mod paths_bots;
 #[path = "support/survivors.rs"]
 mod survivors;
+use paths_bots::{paths_bot, test_bot_command};
 
 const KOTH: &str = env!("CARGO_BIN_EXE_koth");
 
@@ -415,18 +418,8 @@ fn driving_the_same_bot_is_identical_and_a_changed_build_differs() {
 
 /// A bot folder in `dir` running `tests/bots/faulty.py MODE`, named `name`.
 fn faulty_bot(dir: &Path, name: &str, mode: &str) -> PathBuf {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bots/faulty.py");
-    let folder = dir.join(name);
-    std::fs::create_dir_all(&folder).unwrap();
-    std::fs::write(
-        folder.join("bot.toml"),
-        format!(
-            "name = \"{name}\"\nrun = \"python3 {} {mode} koth-test-drive\"\ngames = [\"paths\"]\n",
-            script.display()
-        ),
-    )
-    .unwrap();
-    folder
+    let run = test_bot_command("faulty.py", &format!("{mode} koth-test-drive"));
+    paths_bot(dir, name, name, &run)
 }
 
 #[test]
@@ -623,14 +616,15 @@ fn a_recorded_rat_race_board_plays_the_same_and_shows_in_chromium() {
     assert!(png.len() > 1000 && png.starts_with(b"\x89PNG\r\n\x1a\n"));
 
     // Boards not recorded are errors naming the folder, not panics.
-    let output = Command::new(KOTH)
-        .args(["replay", "--board", "0", "--html"])
-        .arg(dir.path().join("x.html"))
-        .arg(&recorded)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(!output.status.success());
+    let html = dir.path().join("x.html");
+    let (code, _, stderr) = replay_status(&[
+        "--board".as_ref(),
+        "0".as_ref(),
+        "--html".as_ref(),
+        html.as_os_str(),
+        recorded.as_os_str(),
+    ]);
+    assert_ne!(code, 0);
     assert!(
         stderr.contains("board 0 was not recorded (recorded: 1)"),
         "{stderr}"

@@ -9,7 +9,10 @@ use rusqlite::Connection;
 
 #[path = "support/cpus.rs"]
 mod cpus;
-use cpus::{cpu_reporting_paths_bots, reported_cpus};
+use cpus::reported_cpus;
+#[path = "support/paths_bots.rs"]
+mod paths_bots;
+use paths_bots::cpu_reporting_paths_bots;
 
 fn koth() -> Command {
     Command::new(env!("CARGO_BIN_EXE_koth"))

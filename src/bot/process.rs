@@ -232,6 +232,14 @@ impl Transcript {
         })
     }
 
+    /// The name `x` of the transcript file `file_name` (`x.txt`, or `x.txt.gz` once compressed);
+    /// `None` for any other file.
+    pub fn stem(file_name: &str) -> Option<&str> {
+        file_name
+            .strip_suffix(".txt.gz")
+            .or_else(|| file_name.strip_suffix(".txt"))
+    }
+
     /// The text of the transcript written at `path` (`x.txt`), whether it stayed plain or was
     /// compressed to `x.txt.gz`. The error names the file(s) looked for.
     pub fn read(path: &Path) -> anyhow::Result<String> {
@@ -294,6 +302,17 @@ fn tail_suffix(tail: &str) -> String {
 }
 
 impl BotError {
+    /// `status: reason`, as a transcript's `!` line states a fault (e.g. `timeout: no answer
+    /// within 1000 ms`).
+    pub fn with_status(&self) -> String {
+        format!("{}: {self}", self.status_name())
+    }
+
+    /// The status this error gives a bot, as results and transcripts name it.
+    pub fn status_name(&self) -> &'static str {
+        self.kind().status().as_str()
+    }
+
     /// The fault category of this error, for results and leaderboards.
     pub fn kind(&self) -> FaultKind {
         match self {
@@ -415,7 +434,7 @@ impl LineReader {
         }
     }
 
-    /// The next line, waiting for it. Cancel-safe: `read_buf` reads nothing when cancelled.
+    /// The next line, waiting for it. Cancel-safe, as [`LineReader::read_more`] is.
     async fn next(&mut self) -> ReadEvent {
         loop {
             if let Some(event) = self.take_line() {
@@ -424,8 +443,7 @@ impl LineReader {
             if self.buf.len() > MAX_LINE {
                 return ReadEvent::TooLong;
             }
-            self.buf.reserve(READ_CHUNK);
-            match self.pipe.read_buf(&mut self.buf).await {
+            match self.read_more().await {
                 Ok(0) | Err(_) => return ReadEvent::Closed,
                 Ok(_) => {}
             }
@@ -468,10 +486,9 @@ impl LineReader {
             if self.buf.len() > MAX_LINE {
                 return;
             }
-            self.buf.reserve(READ_CHUNK);
             // Without a readiness event since the last read this returns at once, with no
             // system call: tokio knows the pipe was drained.
-            match self.pipe.read_buf(&mut self.buf).now_or_never() {
+            match self.read_more().now_or_never() {
                 Some(Ok(n)) if n > 0 => {}
                 _ => return,
             }
@@ -483,11 +500,17 @@ impl LineReader {
     async fn discard_to_end(&mut self) {
         loop {
             self.buf.clear();
-            self.buf.reserve(READ_CHUNK);
-            if !matches!(self.pipe.read_buf(&mut self.buf).await, Ok(n) if n > 0) {
+            if !matches!(self.read_more().await, Ok(n) if n > 0) {
                 return;
             }
         }
+    }
+
+    /// Appends what the pipe holds to the buffer (`Ok(0)` at end of file). Cancel-safe:
+    /// `read_buf` reads nothing when cancelled.
+    fn read_more(&mut self) -> impl Future<Output = std::io::Result<usize>> + '_ {
+        self.buf.reserve(READ_CHUNK);
+        self.pipe.read_buf(&mut self.buf)
     }
 }
 
@@ -962,10 +985,7 @@ impl BotProcess {
     }
 
     fn record_fault(&self, fault: &BotError) {
-        self.record(
-            b'!',
-            &format!("{}: {fault}", fault.kind().status().as_str()),
-        );
+        self.record(b'!', &fault.with_status());
     }
 
     fn check_running(&self) -> Result<(), BotError> {

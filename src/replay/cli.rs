@@ -1,5 +1,7 @@
-//! `koth replay PATH [--round R] [--turn T] [--text] [--html OUT.html]`, and
-//! `koth replay LOGDIR --drive BOTDIR --as NAME [--round R] [--all-differences]`.
+//! `koth replay PATH [--round R] [--turn T] [--text] [--html OUT.html]` (a paths game),
+//! `koth replay RUNDIR|board-B.replay.json [--board B] --html OUT.html` (a rat-race board), and
+//! `koth replay LOGDIR --drive BOTDIR --as NAME [--round R] [--all-differences]
+//! [--timeout-ms MS] [--stderr-log FILE]`.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -100,13 +102,7 @@ fn board_recording(path: &Path, board: Option<usize>) -> anyhow::Result<Option<P
     let mut recorded: Vec<usize> = std::fs::read_dir(path)
         .with_context(|| format!("cannot read {}", path.display()))?
         .flatten()
-        .filter_map(|entry| {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            name.strip_prefix("board-")?
-                .strip_suffix(".replay.json")?
-                .parse()
-                .ok()
-        })
+        .filter_map(|entry| BoardRecording::board_of(&entry.file_name().to_string_lossy()))
         .collect();
     recorded.sort();
     let Some(&first) = recorded.first() else {
@@ -133,26 +129,16 @@ fn board_recording(path: &Path, board: Option<usize>) -> anyhow::Result<Option<P
 /// The time limits the game in `log_dir` had, from its replay.jsonl (koth's defaults for a
 /// replay that predates them).
 fn game_limits(log_dir: &Path) -> anyhow::Result<Limits> {
-    let mut limits = Limits::default();
     let path = log_dir.join("replay.jsonl");
-    if path.is_file() {
-        let header = Replay::read(&path)?.header;
-        if let Some(ms) = header.answer_ms {
-            limits.answer = Duration::from_millis(ms);
-        }
-        if let Some(ms) = header.exit_ms {
-            limits.exit = Duration::from_millis(ms);
-        }
-    }
-    Ok(limits)
+    Ok(if path.is_file() {
+        Replay::read(&path)?.header.limits()
+    } else {
+        Limits::default()
+    })
 }
 
 fn run_drive(args: &Args, bot_dir: &Path, name: &str) -> anyhow::Result<()> {
-    let log_dir = if args.path.is_dir() {
-        args.path.clone()
-    } else {
-        args.path.parent().unwrap_or(Path::new(".")).to_path_buf()
-    };
+    let log_dir = super::log_folder(&args.path);
     let (path, script) = drive::find(&log_dir, name)?;
     // Absolute, so the bot's name in messages says exactly which folder ran.
     let bot_dir = bot_dir

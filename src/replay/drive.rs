@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 
 use crate::bot::{self, BotError, BotProcess, BotSpec, Limits, StderrLog, Transcript};
-use crate::games::paths::play;
 use crate::games::paths::protocol::prompt_turn;
+use crate::games::paths::{log, play};
 
 /// One round of a transcript, as the bot lived it.
 #[derive(Debug, Clone, PartialEq)]
@@ -42,6 +42,16 @@ pub enum Recorded {
     Fault(RecordedFault),
     /// The transcript ends before any answer or fault (koth was stopped mid-game).
     Nothing,
+}
+
+impl std::fmt::Display for Recorded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Recorded::Answer(line) => f.write_str(line),
+            Recorded::Fault(fault) => fault.fmt(f),
+            Recorded::Nothing => f.write_str("nothing"),
+        }
+    }
 }
 
 /// A fault as the transcript states it: `! ms kind: reason`.
@@ -75,9 +85,9 @@ impl Script {
             |index: usize, what: &str| anyhow::anyhow!("{}:{}: {what}", path.display(), index + 1);
         for (index, line) in text.lines().enumerate() {
             if let Some(note) = line.strip_prefix("# ") {
-                if let Some(name) = note.strip_prefix("bot ") {
+                if let Some(name) = note.strip_prefix(log::BOT_NOTE) {
                     script.bot = Some(name.to_string());
-                } else if let Some(round) = note.strip_prefix("round ") {
+                } else if let Some(round) = note.strip_prefix(log::ROUND_NOTE) {
                     let round = round
                         .parse()
                         .map_err(|_| bad(index, "expected `# round R`"))?;
@@ -137,7 +147,7 @@ impl Script {
 /// The transcript of `name` in the log folder `log_dir`: `name` is a transcript's file name
 /// (without `.txt`) or the name of the bot it records. The error lists the names there are.
 pub fn find(log_dir: &Path, name: &str) -> anyhow::Result<(PathBuf, Script)> {
-    let dir = log_dir.join("transcripts");
+    let dir = log_dir.join(log::TRANSCRIPTS);
     let entries = std::fs::read_dir(&dir).with_context(|| {
         format!(
             "no transcripts in {} (koth paths writes them; this log has none)",
@@ -146,11 +156,7 @@ pub fn find(log_dir: &Path, name: &str) -> anyhow::Result<(PathBuf, Script)> {
     })?;
     let mut stems: Vec<String> = entries
         .flatten()
-        .filter_map(|e| {
-            let file = e.file_name().to_string_lossy().into_owned();
-            let stem = file.strip_suffix(".txt.gz").or(file.strip_suffix(".txt"))?;
-            Some(stem.to_string())
-        })
+        .filter_map(|e| Transcript::stem(&e.file_name().to_string_lossy()).map(str::to_string))
         .collect();
     stems.sort();
     let mut available = Vec::new();
@@ -322,22 +328,22 @@ async fn drive_round(
         Err(e) => {
             // A round without a single line is one where the recorded bot did not start either.
             if !round.steps.is_empty() {
-                differences.push(differ(Moment::Start, "started".into(), fault_text(&e)));
+                differences.push(differ(Moment::Start, "started".into(), e.with_status()));
             }
             return 0;
         }
     };
+    // As in the game: answers are timed on the limits' clock.
+    process.set_clock(limits.clock);
     let mut sent = Vec::new();
     let mut prompts = 0;
-    // A bot that stops reading is stopped: that shows at the next prompt, or at the end.
-    let mut send_fault = None;
     for step in &round.steps {
         match step {
             Step::Send(line) => {
                 sent.push(line.clone());
-                if let Err(e) = process.send(line) {
-                    send_fault.get_or_insert(e);
-                }
+                // Only queued (it fails only for a stopped bot, and a fault ends the round
+                // below): a bot that stopped reading shows when the next prompt is written.
+                let _ = process.send(line);
             }
             Step::Ask {
                 line,
@@ -352,25 +358,20 @@ async fn drive_round(
                 let now = process.ask(prompt, limits.answer).await;
                 let same = match (&now, recorded) {
                     (Ok(answer), Recorded::Answer(then)) => answer.line == *then,
-                    (Err(e), Recorded::Fault(then)) => e.kind().status().as_str() == then.kind,
+                    (Err(e), Recorded::Fault(then)) => e.status_name() == then.kind,
                     _ => false,
                 };
-                let now_text = match &now {
-                    Ok(answer) => format!("{} ({} ms)", answer.line, answer.wall.as_millis()),
-                    Err(e) => fault_text(e),
-                };
                 if !same {
-                    let recorded = match recorded {
-                        Recorded::Answer(line) => line.clone(),
-                        Recorded::Fault(fault) => fault.to_string(),
-                        Recorded::Nothing => "nothing".into(),
+                    let now_text = match &now {
+                        Ok(answer) => format!("{} ({} ms)", answer.line, answer.wall.as_millis()),
+                        Err(e) => e.with_status(),
                     };
                     let at = Moment::Prompt {
                         line: *line,
                         sent: sent.clone(),
                         prompt: prompt.clone(),
                     };
-                    differences.push(differ(at, recorded, now_text));
+                    differences.push(differ(at, recorded.to_string(), now_text));
                     // A fault stops the bot; later prompts of the round could only fail too.
                     if now.is_err() || stop_at_first {
                         process.kill().await;
@@ -381,22 +382,18 @@ async fn drive_round(
             }
         }
     }
-    let exit = send_fault.or(process.finish(limits.exit).await);
+    let exit = process.finish(limits.exit).await;
     let then = round.end_fault.as_ref().map(|f| f.kind.as_str());
-    let now = exit.as_ref().map(|e| e.kind().status().as_str());
+    let now = exit.as_ref().map(BotError::status_name);
     if then != now {
         let recorded = round
             .end_fault
             .as_ref()
             .map_or("exited in time".to_string(), RecordedFault::to_string);
-        let now = exit.map_or("exited in time".to_string(), |e| fault_text(&e));
+        let now = exit.map_or("exited in time".to_string(), |e| e.with_status());
         differences.push(differ(Moment::Exit, recorded, now));
     }
     prompts
-}
-
-fn fault_text(error: &BotError) -> String {
-    format!("{}: {error}", error.kind().status().as_str())
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
-//! Replays people can read: parsing a paths game's `graphical_log.txt` (koth's or the original
-//! controller's), rebuilding every turn from koth's `replay.jsonl`, and showing any round or turn
-//! as text or in a terminal viewer.
+//! Replays: parsing a paths game's `graphical_log.txt` (koth's or the original controller's),
+//! rebuilding every turn from koth's `replay.jsonl`, and showing any round or turn as text, in a
+//! terminal viewer or in a web page; a web page of a recorded rat-race board; and driving a new
+//! build of a bot with the lines it received in a recorded game (`drive`).
 
 pub mod cli;
 pub mod drive;
@@ -9,12 +10,21 @@ pub mod html;
 pub mod tui;
 pub mod turns;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::bail;
 
 use graphical::GameLog;
 use turns::Replay;
+
+/// The log folder `path` names: the folder itself, or the folder of a file in it.
+pub fn log_folder(path: &Path) -> PathBuf {
+    if path.is_dir() {
+        path.to_path_buf()
+    } else {
+        path.parent().unwrap_or(Path::new(".")).to_path_buf()
+    }
+}
 
 /// A game as recorded in its log folder: the graphical log always, the turns when koth wrote them.
 pub struct Game {
@@ -39,11 +49,11 @@ pub struct Frame {
 impl Game {
     /// Opens a game log folder, or a `graphical_log.txt` (with `replay.jsonl` beside it if any).
     pub fn open(path: &Path) -> anyhow::Result<Game> {
-        let (log_path, folder) = if path.is_dir() {
-            (path.join("graphical_log.txt"), path.to_path_buf())
+        let folder = log_folder(path);
+        let log_path = if path.is_dir() {
+            path.join("graphical_log.txt")
         } else {
-            let folder = path.parent().unwrap_or(Path::new(".")).to_path_buf();
-            (path.to_path_buf(), folder)
+            path.to_path_buf()
         };
         let log = graphical::read(&log_path)?;
         let replay_path = folder.join("replay.jsonl");

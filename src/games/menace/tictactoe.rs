@@ -191,8 +191,9 @@ pub async fn play_game(
                     Outcome::Won(_) => "LOSS",
                 };
                 if let Some(p) = bot.process.as_mut().filter(|p| !p.is_stopped()) {
-                    // A bot that stopped reading after its last move is caught by the next
-                    // START or the final exit; the game itself is decided.
+                    // Queued, like the next START: a bot that stopped reading after its last
+                    // move is caught when its next MOVE is written, or by a late exit; the game
+                    // itself is decided.
                     let _ = p.send(&format!("END {word}"));
                 }
             }
@@ -300,8 +301,8 @@ impl Game for TicTacToe {
     fn play<'a>(&'a self, setup: &'a MatchSetup) -> BoxFuture<'a, anyhow::Result<MatchResult>> {
         let setup = setup.clone();
         let cpu = setup.cpus.first().copied().into_iter().collect();
-        Box::pin(crate::cpu::run_placed(cpu, move || {
-            crate::game::match_runtime()?.block_on(play_match(&setup))
+        Box::pin(crate::game::play_placed(cpu, move || async move {
+            play_match(&setup).await
         }))
     }
 }

@@ -8,11 +8,13 @@ use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
+use std::time::Duration;
 
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
 use super::rules::{Vertex, letter};
+use crate::bot::Limits;
 use crate::game::Fault;
 
 /// One round as the graphical log shows it.
@@ -126,6 +128,28 @@ pub struct ReplayHeader {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exit_ms: Option<u64>,
 }
+
+impl ReplayHeader {
+    /// The time limits the game was played with (koth's defaults where an older replay does not
+    /// say).
+    pub fn limits(&self) -> Limits {
+        let mut limits = Limits::default();
+        if let Some(ms) = self.answer_ms {
+            limits.answer = Duration::from_millis(ms);
+        }
+        if let Some(ms) = self.exit_ms {
+            limits.exit = Duration::from_millis(ms);
+        }
+        limits
+    }
+}
+
+/// The folder of a game's bot transcripts (`transcripts/<bot>.txt`), and the notes a paths
+/// game writes into them — `# bot NAME` first, `# round R` as each round starts — which
+/// `koth replay --drive` reads back.
+pub const TRANSCRIPTS: &str = "transcripts";
+pub const BOT_NOTE: &str = "bot ";
+pub const ROUND_NOTE: &str = "round ";
 
 /// One turn of `replay.jsonl`: each bot's choices as the rules accepted them (`None` for no
 /// choice, an invalid one, or a stopped bot), enough to rebuild the grid turn by turn.

@@ -30,9 +30,9 @@ impl Game for Paths {
     /// kept to the match's CPUs together with its bots, as `koth paths --cpu` does.
     fn play<'a>(&'a self, setup: &'a MatchSetup) -> BoxFuture<'a, anyhow::Result<MatchResult>> {
         let setup = setup.clone();
-        Box::pin(crate::cpu::run_placed(setup.cpus.clone(), move || {
-            let runtime = crate::game::match_runtime()?;
-            Ok(runtime.block_on(play::play(&setup))?.0)
-        }))
+        Box::pin(crate::game::play_placed(
+            setup.cpus.clone(),
+            move || async move { Ok(play::play(&setup).await?.0) },
+        ))
     }
 }

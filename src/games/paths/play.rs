@@ -14,7 +14,9 @@ use futures::StreamExt;
 use futures::future::join_all;
 use futures::stream::FuturesUnordered;
 
-use super::log::{FinalLog, GraphicalLog, ReplayHeader, ReplayLog, Results, RoundLog, TurnRecord};
+use super::log::{
+    self, FinalLog, GraphicalLog, ReplayHeader, ReplayLog, Results, RoundLog, TurnRecord,
+};
 use super::protocol::{Answer as Reply, Message};
 use super::rules::{self, Grid, MAX_BOTS, Vertex};
 use crate::bot::{
@@ -183,7 +185,7 @@ fn create_bot_logs(
     log_dir: &Path,
 ) -> anyhow::Result<(Vec<StderrLog>, Vec<Transcript>)> {
     let stderr_dir = log_dir.join("stderr");
-    let transcript_dir = log_dir.join("transcripts");
+    let transcript_dir = log_dir.join(log::TRANSCRIPTS);
     for dir in [&stderr_dir, &transcript_dir] {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
@@ -199,7 +201,7 @@ fn create_bot_logs(
         let transcript = Transcript::create(&path)
             .with_context(|| format!("cannot create {}", path.display()))?;
         // `koth replay --drive` finds a transcript by this name as well as by its file's.
-        transcript.note(&format!("bot {}", bot.name));
+        transcript.note(&format!("{}{}", log::BOT_NOTE, bot.name));
         transcripts.push(transcript);
     }
     Ok((stderr_logs, transcripts))
@@ -229,7 +231,7 @@ impl Round<'_> {
             .zip(self.stderr_logs)
             .zip(self.transcripts)
             .map(|((spec, log), transcript)| {
-                transcript.note(&format!("round {}", self.index));
+                transcript.note(&format!("{}{}", log::ROUND_NOTE, self.index));
                 match BotProcess::spawn(spec, log) {
                     Ok(mut process) => {
                         process.set_clock(self.setup.limits.clock);

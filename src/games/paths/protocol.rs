@@ -49,11 +49,11 @@ impl Message {
                 number(out, *t as u64);
             }
             Message::Broken(t, choices) | Message::Owned(t, choices) => {
-                let word = match self {
-                    Message::Broken(..) => "BROKEN ",
-                    _ => "OWNED ",
-                };
-                out.push_str(word);
+                out.push_str(if matches!(self, Message::Broken(..)) {
+                    "BROKEN "
+                } else {
+                    "OWNED "
+                });
                 number(out, *t as u64);
                 for choice in choices {
                     match choice {

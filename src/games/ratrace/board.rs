@@ -319,12 +319,10 @@ pub fn play(
                 false
             }
         };
-        if let Some(recording) = recording.as_deref_mut() {
-            if !goes_on {
-                recording.last(turn, &board.specimens, board.points);
-            } else if BoardRecording::wants(turn) {
-                recording.frame(turn, &board.specimens, board.points);
-            }
+        if let Some(recording) = recording.as_deref_mut()
+            && BoardRecording::wants(turn)
+        {
+            recording.frame(turn, &board.specimens, board.points);
         }
         if !goes_on || turn % SAMPLE_EVERY == 0 {
             history.push(Sample {

@@ -108,15 +108,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     let wall: Vec<f64> = records.iter().map(|r| r.seconds).collect();
     let cpu: Vec<f64> = records.iter().map(|r| r.cpu_seconds).collect();
-    let mean = |values: &[f64]| values.iter().sum::<f64>() / values.len() as f64;
     // Boards' costs are wildly uneven (a population that explodes costs ten times the
     // median board), so both the median and the mean are worth reading.
     println!(
         "per board: wall median {:.3} s, mean {:.3} s; CPU median {:.3} s, mean {:.3} s; {:.2} boards/s overall",
         stats::median(&wall),
-        mean(&wall),
+        stats::mean(&wall),
         stats::median(&cpu),
-        mean(&cpu),
+        stats::mean(&cpu),
         records.len() as f64 / elapsed
     );
     if args.plot {
@@ -202,7 +201,11 @@ fn play_all(
         limit: Duration::from_millis(args.timeout_ms),
         log_dir: log_dir.to_path_buf(),
         record_boards: args.record_board.clone(),
-        pin_jobs: !args.no_pin,
+        cpus: if args.no_pin {
+            Vec::new()
+        } else {
+            crate::cpu::allowed()
+        },
     };
     let played = play_boards(contestant, run_seed, &config, &mut |record| {
         let mut line = format!(

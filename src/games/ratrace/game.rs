@@ -31,11 +31,9 @@ impl Game for RatRace {
     fn play<'a>(&'a self, setup: &'a MatchSetup) -> BoxFuture<'a, anyhow::Result<MatchResult>> {
         Box::pin(async move {
             let setup = setup.clone();
-            // The engine blocks for the whole match (and drives its bot on a runtime of its
-            // own). A board is 10,000 round trips to one bot: the thread and so the bot keep to
-            // one CPU, the first the match was given.
-            let cpu = setup.cpus.first().copied().into_iter().collect();
-            crate::cpu::run_placed(cpu, move || play_match(&setup)).await
+            // The engine blocks for the whole match, so it gets a thread of its own; its one
+            // job keeps to the first CPU the match was given, with its bot.
+            crate::cpu::run_placed(Vec::new(), move || play_match(&setup)).await
         })
     }
 }
@@ -53,8 +51,8 @@ fn play_match(setup: &MatchSetup) -> anyhow::Result<MatchResult> {
         limit: setup.limits.answer,
         log_dir: setup.log_dir.clone(),
         record_boards: Vec::new(),
-        // One job: the match thread is already pinned, if the caller gave it a CPU.
-        pin_jobs: false,
+        // A board is 10,000 round trips to one bot: on one CPU the two take turns.
+        cpus: setup.cpus.clone(),
     };
     let mut points = Vec::new();
     let played = play_boards(

@@ -57,13 +57,7 @@ pub struct BoardRecording {
 impl BoardRecording {
     /// An empty recording of a board on `track`.
     pub fn new(player: &str, board: usize, seed: u64, track: &Track) -> BoardRecording {
-        let colours = (0..HEIGHT)
-            .map(|y| {
-                (0..WIDTH)
-                    .map(|x| format!("{:x}", track.colour_at(x, y)))
-                    .collect()
-            })
-            .collect();
+        let colours = (0..HEIGHT).map(|y| track.colour_row(y)).collect();
         let kinds = track.kinds.iter().map(Kind::to_string).collect();
         let deadly = (0..CELLS as u32)
             .filter(|&c| track.deadly[c as usize])
@@ -119,6 +113,15 @@ impl BoardRecording {
     /// The file name of board `board`'s recording in a run's log folder.
     pub fn file_name(board: usize) -> String {
         format!("board-{board}.replay.json")
+    }
+
+    /// The board whose recording the file `name` is, if it is one ([`Self::file_name`]'s
+    /// inverse).
+    pub fn board_of(name: &str) -> Option<usize> {
+        name.strip_prefix("board-")?
+            .strip_suffix(".replay.json")?
+            .parse()
+            .ok()
     }
 
     pub fn write(&self, path: &Path) -> anyhow::Result<()> {

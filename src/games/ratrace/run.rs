@@ -109,10 +109,9 @@ pub fn play_board(
     }
 }
 
-/// Pins the calling thread, and so the bot processes it starts, to the `job`-th CPU this
-/// process may use, when each of the `jobs` can have one of its own (see [`crate::cpu`]).
-fn pin_to_cpu(job: usize, jobs: usize) {
-    let cpus = crate::cpu::allowed();
+/// Pins the calling thread, and so the bot processes it starts, to the `job`-th of `cpus`, when
+/// each of the `jobs` can have one of its own (see [`crate::cpu`]).
+fn pin_to_cpu(job: usize, jobs: usize, cpus: &[usize]) {
     if jobs <= cpus.len() {
         crate::cpu::pin_current_thread(&cpus[job..=job]);
     }
@@ -151,9 +150,9 @@ pub struct RunConfig {
     pub log_dir: PathBuf,
     /// Boards recorded turn by turn (`BoardRecord::recording`).
     pub record_boards: Vec<usize>,
-    /// Whether each job of a bot player runs on a CPU of its own together with its bot
-    /// process, if there are CPUs enough (see [`pin_to_cpu`]).
-    pub pin_jobs: bool,
+    /// CPUs for a bot player's jobs: job j and its bot process keep to the j-th, if there is one
+    /// for every job (see [`pin_to_cpu`]); empty, the jobs run anywhere.
+    pub cpus: Vec<usize>,
 }
 
 /// A played run.
@@ -208,9 +207,7 @@ pub fn play_boards(
                         AnswerStats::default()
                     }
                     Contestant::Bot(spec) => {
-                        if config.pin_jobs {
-                            pin_to_cpu(job, config.jobs);
-                        }
+                        pin_to_cpu(job, config.jobs, &config.cpus);
                         match SubprocessPlayer::new(
                             spec.clone(),
                             config.limit,
@@ -223,7 +220,7 @@ pub fn play_boards(
                             // Without a runtime this job plays nothing; the others go on,
                             // and a run that lost every job says so below.
                             Err(e) => {
-                                eprintln!("koth: job {job} cannot start a runtime: {e}");
+                                eprintln!("koth: job {job} cannot start a runtime: {e:#}");
                                 AnswerStats::default()
                             }
                         }

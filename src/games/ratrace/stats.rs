@@ -26,9 +26,9 @@ impl Summary {
             };
         }
         let logs: Vec<f64> = points.iter().map(|&p| (p as f64).ln()).collect();
-        let mean = logs.iter().sum::<f64>() / n as f64;
+        let mean_log = mean(&logs);
         let variance = if n > 1 {
-            logs.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / (n - 1) as f64
+            logs.iter().map(|l| (l - mean_log).powi(2)).sum::<f64>() / (n - 1) as f64
         } else {
             0.0
         };
@@ -36,11 +36,20 @@ impl Summary {
         let median = median(&points.iter().map(|&p| p as f64).collect::<Vec<_>>());
         Summary {
             boards: n,
-            geometric_mean: mean.exp(),
-            interval: ((mean - half_width).exp(), (mean + half_width).exp()),
+            geometric_mean: mean_log.exp(),
+            interval: ((mean_log - half_width).exp(), (mean_log + half_width).exp()),
             share_of_ones: points.iter().filter(|&&p| p == 1).count() as f64 / n as f64,
             median,
         }
+    }
+}
+
+/// The average; 0 for none.
+pub fn mean(values: &[f64]) -> f64 {
+    if values.is_empty() {
+        0.0
+    } else {
+        values.iter().sum::<f64>() / values.len() as f64
     }
 }
 

@@ -1,11 +1,11 @@
 //! A player that is an external process speaking the subprocess protocol.
 //!
 //! The engine is synchronous and runs on plain threads (one per job). Each job's player owns a
-//! single-threaded tokio runtime and blocks on it for every message: the pipes, the reader task
-//! and the timer then all run on the job's own thread, so a turn costs two context switches (to
-//! the bot and back) rather than hand-offs between runtime workers too, which on a busy machine
-//! dominated the time per board. One process serves every board its job plays; after a fault it
-//! is gone, and the next board starts a fresh one.
+//! single-threaded tokio runtime and blocks on it for every prompt: the pipes and the timer then
+//! all run on the job's own thread, so a turn costs two context switches (to the bot and back)
+//! rather than hand-offs between runtime workers too, which on a busy machine dominated the time
+//! per board. One process serves every board its job plays; after a fault it is gone, and the
+//! next board starts a fresh one.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -39,10 +39,8 @@ pub struct SubprocessPlayer {
 }
 
 impl SubprocessPlayer {
-    pub fn new(spec: BotSpec, limit: Duration, stderr_stem: PathBuf) -> std::io::Result<Self> {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()?;
+    pub fn new(spec: BotSpec, limit: Duration, stderr_stem: PathBuf) -> anyhow::Result<Self> {
+        let runtime = crate::game::match_runtime()?;
         Ok(SubprocessPlayer {
             spec,
             runtime,
@@ -86,10 +84,6 @@ impl SubprocessPlayer {
 impl Player for SubprocessPlayer {
     fn begin_board(&mut self, board: usize, seed: u64, views: &[View]) -> Result<(), PlayerFault> {
         self.view_texts = protocol::view_texts(views);
-        // A process that failed to take the last board's END line is stopped: start afresh.
-        if let Some(stale) = self.process.take_if(|p| p.is_stopped()) {
-            self.kill(stale);
-        }
         if self.process.is_none() {
             self.started += 1;
             let path = self.stderr_stem.with_file_name(format!(
@@ -134,7 +128,7 @@ impl Player for SubprocessPlayer {
 
     fn end_board(&mut self, board: usize, points: u64) {
         if let Some(process) = self.process.as_mut() {
-            // A failure here stops the process; the next board starts a new one.
+            // Queued: it goes out with the next board's first prompt, or when the run ends.
             let _ = process.send(&protocol::end_line(board, points));
         }
     }

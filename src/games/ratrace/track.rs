@@ -253,6 +253,13 @@ impl Track {
         false
     }
 
+    /// Row `y`'s colours as hex digits, one per cell.
+    pub fn colour_row(&self, y: i32) -> String {
+        (0..WIDTH)
+            .map(|x| format!("{:x}", self.colour_at(x, y)))
+            .collect()
+    }
+
     /// The track as text: the colour of every cell as a hex digit, then what every cell is.
     pub fn render(&self) -> String {
         let mut out = String::from("colours:\n");
@@ -262,9 +269,7 @@ impl Track {
         out.push_str("cells (hex colour):\n");
         for y in 0..HEIGHT {
             out.push_str("  ");
-            for x in 0..WIDTH {
-                out.push_str(&format!("{:x}", self.colour_at(x, y)));
-            }
+            out.push_str(&self.colour_row(y));
             out.push('\n');
         }
         out.push_str("cells (S start, . empty, T teleporter, t trap, # wall, ! deadly, G goal):\n");

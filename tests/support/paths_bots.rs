@@ -1,0 +1,34 @@
+//! Paths bot folders for tests, made in a temporary folder: a `bot.toml` running one of the test
+//! bots in `tests/bots/` (`climber.py`, `faulty.py`) with the arguments a test needs.
+#![allow(dead_code)] // each test binary that includes this file uses part of it
+
+use std::path::{Path, PathBuf};
+
+/// The command running `tests/bots/<script>` with `args`.
+pub fn test_bot_command(script: &str, args: &str) -> String {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/bots")
+        .join(script);
+    format!("python3 {} {args}", script.display())
+}
+
+/// The bot folder `dir/folder`, whose bot.toml names it `name` and runs `run`.
+pub fn paths_bot(dir: &Path, folder: &str, name: &str, run: &str) -> PathBuf {
+    let bot = dir.join(folder);
+    std::fs::create_dir_all(&bot).unwrap();
+    std::fs::write(
+        bot.join("bot.toml"),
+        format!("name = \"{name}\"\nrun = \"{run}\"\ngames = [\"paths\"]\n"),
+    )
+    .unwrap();
+    bot
+}
+
+/// `count` bots under `dir` (`cpus-0`, `cpus-1`, …) running `faulty.py cpus`: bots that play
+/// quietly and report the CPUs they may run on (read with `support/cpus.rs`).
+pub fn cpu_reporting_paths_bots(dir: &Path, count: usize) -> Vec<PathBuf> {
+    let run = test_bot_command("faulty.py", "cpus");
+    (0..count)
+        .map(|i| paths_bot(dir, &format!("cpus-{i}"), &format!("Cpus {i}"), &run))
+        .collect()
+}
