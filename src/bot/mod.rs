@@ -5,9 +5,12 @@
 //!   controller's `bots.txt` — and their build steps.
 //! - [`process`]: one running bot — spawn in its own process group, write lines, read answer
 //!   lines under a time limit, stderr to a capped log file, and kill everything it started.
+//! - [`sandbox`]: containment — a bot that sees only the system, its interpreter and its own
+//!   folder, with no network, no other processes, no privileges and capped resources.
 
 pub mod process;
 pub mod roster;
+pub mod sandbox;
 
 use std::time::Duration;
 
@@ -17,6 +20,7 @@ pub use process::{
     Answer, AnswerStats, BotError, BotProcess, StderrLog, Transcript, flush_transcripts, kill_all,
 };
 pub use roster::BotSpec;
+pub use sandbox::Sandbox;
 
 /// Time limits for one bot's answers.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]

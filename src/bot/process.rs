@@ -37,6 +37,7 @@ use thiserror::Error;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
+use super::sandbox::{self, Launch, Sandbox};
 use super::{BotSpec, Clock, FaultKind};
 
 /// The longest answer line accepted, in bytes. Longer lines are a fault: no protocol of koth's
@@ -620,11 +621,23 @@ impl StderrLog {
     }
 }
 
+/// Which process is the bot itself: the process koth started, or, when contained, the one
+/// `bwrap` started, whose id `bwrap` reports on its info pipe (read when first needed).
+enum BotPid {
+    Leader,
+    Contained(Option<std::fs::File>),
+    Known(i32),
+}
+
 /// A running bot.
 pub struct BotProcess {
     name: String,
     child: Child,
     pgid: i32,
+    /// Which process's CPU time the CPU clock reads.
+    bot_pid: BotPid,
+    /// The containment the bot runs in, to name the limit that ended it.
+    sandbox: Option<Sandbox>,
     stdin: Option<ChildStdin>,
     /// Bytes for stdin not yet written: lines queued by `send`, or the part of a prompt the
     /// pipe had no room for.
@@ -666,20 +679,47 @@ impl BotProcess {
         stderr: &StderrLog,
         pipe_bytes: Option<usize>,
     ) -> Result<BotProcess, BotError> {
-        let program = spec.program();
-        let mut command = Command::new(&program);
+        let spawn_error = |reason: String| BotError::Spawn {
+            command: spec.command.join(" "),
+            reason,
+        };
+        let mut launch = match &spec.sandbox {
+            Some(sandbox) => Some(
+                Launch::new(spec, sandbox)
+                    .and_then(|launch| {
+                        sandbox::hand_over(&spec.dir).with_context(|| {
+                            format!("cannot hand {} to the bot", spec.dir.display())
+                        })?;
+                        Ok(launch)
+                    })
+                    .map_err(|e| spawn_error(format!("{e:#}")))?,
+            ),
+            None => None,
+        };
+        let mut command = match &launch {
+            Some(launch) => launch.command(),
+            None => {
+                let mut command = Command::new(spec.program());
+                command.args(&spec.command[1..]);
+                command
+            }
+        };
         command
-            .args(&spec.command[1..])
             .current_dir(&spec.dir)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0)
             .kill_on_drop(true);
-        let mut child = command.spawn().map_err(|e| BotError::Spawn {
-            command: spec.command.join(" "),
-            reason: e.to_string(),
-        })?;
+        let mut child = command.spawn().map_err(|e| spawn_error(e.to_string()))?;
+        let bot_pid = match launch.as_mut().and_then(Launch::take_info) {
+            // The parent's copies of bwrap's descriptors must close before its info is read.
+            Some(info) => {
+                drop(launch);
+                BotPid::Contained(Some(info))
+            }
+            None => BotPid::Leader,
+        };
         // With process_group(0) the group id is the child's pid.
         let pgid = child.id().expect("a just-spawned child has a pid") as i32;
         register(pgid);
@@ -712,6 +752,8 @@ impl BotProcess {
             name: spec.name.clone(),
             child,
             pgid,
+            bot_pid,
+            sandbox: spec.sandbox.clone(),
             stdin,
             outbox: Vec::new(),
             stdout: LineReader::new(stdout),
@@ -750,6 +792,18 @@ impl BotProcess {
 
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The process the CPU clock measures: the bot's own, inside its sandbox if contained.
+    fn cpu_pid(&mut self) -> i32 {
+        if let BotPid::Contained(info) = &mut self.bot_pid {
+            let pid = info.take().and_then(sandbox::bot_pid).unwrap_or(self.pgid);
+            self.bot_pid = BotPid::Known(pid);
+        }
+        match self.bot_pid {
+            BotPid::Known(pid) => pid,
+            _ => self.pgid,
+        }
     }
 
     /// The OS process id of the bot (its process group leader).
@@ -806,7 +860,7 @@ impl BotProcess {
         self.record(b'?', prompt);
         let cpu_before = match self.clock {
             Clock::Wall => None,
-            Clock::Cpu { .. } => cpu_time(self.pgid),
+            Clock::Cpu { .. } => cpu_time(self.cpu_pid()),
         };
         let started = Instant::now();
         let written = self.write_now(prompt).map_err(|e| self.stop(e))?;
@@ -834,7 +888,7 @@ impl BotProcess {
             Clock::Wall => allowed,
             Clock::Cpu { backstop } => backstop.max(allowed),
         };
-        let pid = self.pgid;
+        let pid = self.cpu_pid();
         let result = tokio::time::timeout_at((started + wait).into(), async {
             // Measured from when the prompt was in the pipe.
             let sent = if written {
@@ -1020,7 +1074,14 @@ impl BotProcess {
         let stderr_tail = self.stderr.tail();
         match status {
             Some(status) => BotError::Exited {
-                status: status.to_string(),
+                status: match self
+                    .sandbox
+                    .as_ref()
+                    .and_then(|s| sandbox::limit_hit(s, &status))
+                {
+                    Some(limit) => format!("{status}: {limit}"),
+                    None => status.to_string(),
+                },
                 stderr_tail,
             },
             None => BotError::ClosedStdout { stderr_tail },

@@ -12,6 +12,8 @@ use std::process::Command;
 use anyhow::{Context, bail};
 use serde::Deserialize;
 
+use super::sandbox::Sandbox;
+
 /// The name of koth's manifest file inside a bot's folder.
 pub const MANIFEST: &str = "bot.toml";
 
@@ -27,6 +29,8 @@ pub struct BotSpec {
     pub build: Option<String>,
     /// Where the bot was declared, for error messages (`bots/x/bot.toml`, `bots.txt:4`).
     pub origin: String,
+    /// Whether, and how, the bot's processes are contained ([`super::sandbox`]).
+    pub sandbox: Option<Sandbox>,
 }
 
 impl fmt::Display for BotSpec {
@@ -75,6 +79,7 @@ pub fn load_manifest(dir: &Path) -> anyhow::Result<(BotSpec, Vec<String>)> {
         command,
         build: manifest.build,
         origin: path.display().to_string(),
+        sandbox: None,
     };
     Ok((spec, manifest.games))
 }
@@ -167,6 +172,7 @@ pub fn load_bots_txt(path: &Path) -> anyhow::Result<Vec<BotSpec>> {
             command,
             build: None,
             origin: format!("{}:{}", path.display(), name_line),
+            sandbox: None,
         });
     }
     check_unique_names(&bots)?;
@@ -270,6 +276,41 @@ impl BotSpec {
         }
         Ok(())
     }
+}
+
+/// Bot files up to this size are copied into each game's working folder; larger ones (models,
+/// tables) are linked, since bots only read them.
+const COPY_LIMIT: u64 = 1 << 20;
+
+/// Each game's bots run in a working copy of their folder, `<game folder>/bots/<seat>/`, so games
+/// played at once never share a bot's private `data.txt` (a game empties it at its start and the
+/// bot keeps notes in it across rounds). Files are copied except large ones and subfolders, which
+/// are linked: bots only read those, and copying a `node_modules` per game would cost more than
+/// the game. A bot that writes inside a subfolder would still share it between parallel games.
+pub fn working_copies(bots: &[BotSpec], game_dir: &Path) -> std::io::Result<Vec<BotSpec>> {
+    bots.iter()
+        .enumerate()
+        .map(|(seat, bot)| {
+            let dir = game_dir.join("bots").join(seat.to_string());
+            std::fs::create_dir_all(&dir)?;
+            let source_dir = std::path::absolute(&bot.dir)?;
+            for entry in std::fs::read_dir(&source_dir)? {
+                let entry = entry?;
+                let name = entry.file_name();
+                if name == "data.txt" {
+                    continue;
+                }
+                let source = entry.path();
+                let meta = entry.metadata()?;
+                if meta.is_file() && meta.len() <= COPY_LIMIT {
+                    std::fs::copy(&source, dir.join(&name))?;
+                } else {
+                    std::os::unix::fs::symlink(&source, dir.join(&name))?;
+                }
+            }
+            Ok(BotSpec { dir, ..bot.clone() })
+        })
+        .collect()
 }
 
 /// Builds every bot and checks it can start: the step every runner takes before its first game.

@@ -39,9 +39,6 @@ use store::Store;
 pub const CONFIG_COPY: &str = "tournament.toml";
 /// Tries per game: a harness fault (koth's own failure) is retried, up to this many times in all.
 const ATTEMPTS: u32 = 3;
-/// Bot files up to this size are copied into each game's working folder; larger ones (models,
-/// tables) are linked, since bots only read them.
-const COPY_LIMIT: u64 = 1 << 20;
 
 /// A tournament ready to play its unfinished games.
 pub struct Tournament {
@@ -258,7 +255,7 @@ async fn play_one(parts: GameParts, game: ScheduledGame, attempt: u32) -> Played
             std::fs::remove_dir_all(&parts.dir)
                 .map_err(|e| format!("cannot clear {}: {e}", parts.dir.display()))?;
         }
-        let bots = stage_bots(&parts.bots, &parts.dir)
+        let bots = roster::working_copies(&parts.bots, &parts.dir)
             .map_err(|e| format!("cannot prepare the bots in {}: {e}", parts.dir.display()))?;
         let setup = MatchSetup {
             bots,
@@ -312,37 +309,6 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
         .map(|s| s.to_string())
         .or_else(|| panic.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "(no message)".into())
-}
-
-/// Each game's bots run in a working copy of their folder, `games/<index>/bots/<seat>/`, so games
-/// played at once never share a bot's private `data.txt` (a game empties it at its start and the
-/// bot keeps notes in it across rounds). Files are copied except large ones and subfolders, which
-/// are linked: bots only read those, and copying a `node_modules` per game would cost more than
-/// the game. A bot that writes inside a subfolder would still share it between parallel games.
-fn stage_bots(bots: &[BotSpec], game_dir: &Path) -> std::io::Result<Vec<BotSpec>> {
-    bots.iter()
-        .enumerate()
-        .map(|(seat, bot)| {
-            let dir = game_dir.join("bots").join(seat.to_string());
-            std::fs::create_dir_all(&dir)?;
-            let source_dir = std::path::absolute(&bot.dir)?;
-            for entry in std::fs::read_dir(&source_dir)? {
-                let entry = entry?;
-                let name = entry.file_name();
-                if name == "data.txt" {
-                    continue;
-                }
-                let source = entry.path();
-                let meta = entry.metadata()?;
-                if meta.is_file() && meta.len() <= COPY_LIMIT {
-                    std::fs::copy(&source, dir.join(&name))?;
-                } else {
-                    std::os::unix::fs::symlink(&source, dir.join(&name))?;
-                }
-            }
-            Ok(BotSpec { dir, ..bot.clone() })
-        })
-        .collect()
 }
 
 /// Points so far per bot, for the progress bar's leader (kept in memory: rating every game again

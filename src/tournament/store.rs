@@ -183,6 +183,7 @@ impl Store {
                 command: serde_json::from_str(&command)?,
                 build,
                 origin,
+                sandbox: None,
             });
         }
         Ok(bots)
@@ -359,6 +360,7 @@ mod tests {
             command: vec!["true".into()],
             build: None,
             origin: "test".into(),
+            sandbox: None,
         }
     }
 

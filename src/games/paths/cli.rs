@@ -8,6 +8,7 @@ use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::play::{self, DEFAULT_ROUNDS};
+use crate::bot::sandbox::{self, SandboxArgs};
 use crate::bot::{BotSpec, Limits, roster};
 use crate::game::{MatchResult, MatchSetup, RoundProgress};
 use crate::seed;
@@ -40,6 +41,8 @@ pub struct Args {
     /// of quick bots, or to one game per CPU.
     #[arg(long, value_name = "K", value_parser = crate::cpu::parse_cpu)]
     cpu: Option<usize>,
+    #[command(flatten)]
+    contain: SandboxArgs,
     /// Print koth's own CPU time per turn at the end (for the benchmark script).
     #[arg(long, hide = true)]
     report_cpu: bool,
@@ -53,6 +56,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let log_dir = crate::logs::create_folder(args.log_dir.clone(), |secs| {
         format!("paths-{secs}-seed{seed}")
     })?;
+    let bots = sandbox::contain(&bots, args.contain.sandbox().as_ref(), &log_dir)?;
 
     let names: Vec<String> = bots.iter().map(|b| b.name.clone()).collect();
     let bar = ProgressBar::new(args.rounds as u64).with_style(

@@ -1,0 +1,661 @@
+//! Containment: a bot process that can harm nothing but its own working folder.
+//!
+//! A contained bot runs under Debian's `bubblewrap` (`bwrap`), which builds it a world of its
+//! own from Linux namespaces, plus resource limits set in the child before `bwrap` starts:
+//! - **Files.** An empty root with the system's folders (`/usr`, `/etc`, `/opt`, and the `/bin`,
+//!   `/lib` links) bound read-only, the folder of the bot's interpreter when that lives elsewhere
+//!   (a pyenv or nvm install in a home folder: only that install, never the home folder), the
+//!   bot's working folder read-write, a private `/tmp`, and a fresh `/proc` and `/dev`. Nothing
+//!   else exists for it: not the other bots' folders, not the tournament's database or logs.
+//! - **Network.** A network namespace of its own with nothing in it, loopback included.
+//! - **Processes.** A PID namespace of its own, in which the bot is process 1: it sees and can
+//!   signal only what it started, and when it ends the kernel kills everything left in the
+//!   namespace, a double-forked `setsid` daemon included. `--die-with-parent` and a parent-death
+//!   signal on `bwrap` itself end the bot if koth is killed with `kill -9`.
+//! - **Privileges.** No capabilities; when koth runs as root, `bwrap` is started as the
+//!   unprivileged user `nobody` (65534), so the bot is nobody outside its namespace too and the
+//!   machine's root-only files (`/etc/shadow`) stay closed to it even where they are visible.
+//! - **Limits** (`setrlimit` before `exec`): data segment (`RLIMIT_DATA`, the memory cap: it
+//!   counts what a process allocates but not the address space a JVM merely reserves, which
+//!   `RLIMIT_AS` would), file size (`RLIMIT_FSIZE`, also the size of the private `/tmp`), open
+//!   files and processes.
+//!
+//! `bwrap` is a well-trusted tool (Flatpak's sandbox); koth only chooses its arguments.
+
+use std::ffi::{CString, OsString};
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::OnceLock;
+
+use anyhow::{Context, bail};
+
+use super::{BotSpec, roster};
+
+/// The unprivileged user a contained bot runs as, inside its namespace and, when koth is root,
+/// outside it too: Debian's `nobody`.
+pub const SANDBOX_UID: u32 = 65534;
+
+/// The folders of the system bound read-only into every contained bot's world. Links among
+/// them (`/bin` → `usr/bin` on a merged-`/usr` system) are recreated as links.
+const SYSTEM_FOLDERS: &[&str] = &[
+    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt",
+];
+
+/// How a contained bot is limited. The defaults suit any bot of koth's games: far more than a
+/// bot needs, far less than the machine has.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sandbox {
+    /// The memory a bot's process may allocate, in MiB (`RLIMIT_DATA`, per process).
+    pub memory_mb: u64,
+    /// The largest file a bot may write, in MiB (`RLIMIT_FSIZE`); also the size of its `/tmp`.
+    pub file_mb: u64,
+    /// Open files per process (`RLIMIT_NOFILE`).
+    pub open_files: u64,
+    /// Processes and threads of the bot (`RLIMIT_NPROC`, counted in the bot's own user
+    /// namespace on Linux 5.14 and later; ignored by older kernels for root).
+    pub processes: u64,
+    /// Folders the bot may read besides the system's and its own: the bot's original folder,
+    /// which its working copy links large files and subfolders into.
+    pub read_only: Vec<PathBuf>,
+}
+
+impl Default for Sandbox {
+    fn default() -> Self {
+        Sandbox {
+            memory_mb: 2048,
+            file_mb: 1024,
+            open_files: 1024,
+            processes: 512,
+            read_only: Vec::new(),
+        }
+    }
+}
+
+/// `--sandbox` and its limits, for every command that starts bots.
+#[derive(Debug, Clone, clap::Args)]
+pub struct SandboxArgs {
+    /// Contain every bot: it sees only the system's folders (read-only), its interpreter and
+    /// a working copy of its own folder, with no network, no other processes, no privileges,
+    /// and capped memory, file size, open files and processes (see the README).
+    #[arg(long)]
+    pub sandbox: bool,
+    /// Memory a contained bot's process may allocate.
+    #[arg(long, value_name = "MIB", default_value_t = Sandbox::default().memory_mb,
+          value_parser = clap::value_parser!(u64).range(1..=1 << 30), requires = "sandbox")]
+    pub memory_mb: u64,
+    /// Largest file a contained bot may write (also the size of its private /tmp).
+    #[arg(long, value_name = "MIB", default_value_t = Sandbox::default().file_mb,
+          value_parser = clap::value_parser!(u64).range(1..=1 << 30), requires = "sandbox")]
+    pub file_mb: u64,
+}
+
+impl SandboxArgs {
+    /// The containment asked for, if any.
+    pub fn sandbox(&self) -> Option<Sandbox> {
+        self.sandbox.then(|| Sandbox {
+            memory_mb: self.memory_mb,
+            file_mb: self.file_mb,
+            ..Sandbox::default()
+        })
+    }
+}
+
+/// The bots of one game, contained by `sandbox` if given: each in a working copy of its folder
+/// under `game_dir/bots/<seat>/` ([`roster::working_copies`]), which is all it may write, with
+/// its own folder readable for what the copy links to. Fails if this machine cannot contain.
+pub fn contain(
+    bots: &[BotSpec],
+    sandbox: Option<&Sandbox>,
+    game_dir: &Path,
+) -> anyhow::Result<Vec<BotSpec>> {
+    let Some(sandbox) = sandbox else {
+        return Ok(bots.to_vec());
+    };
+    check_available()?;
+    let copies = roster::working_copies(bots, game_dir).with_context(|| {
+        format!(
+            "cannot prepare the bots' working folders in {}",
+            game_dir.display()
+        )
+    })?;
+    bots.iter()
+        .zip(copies)
+        .map(|(bot, copy)| {
+            let original = std::path::absolute(&bot.dir)
+                .with_context(|| format!("{bot}: no folder {}", bot.dir.display()))?;
+            Ok(BotSpec {
+                sandbox: Some(Sandbox {
+                    read_only: vec![original],
+                    ..sandbox.clone()
+                }),
+                ..copy
+            })
+        })
+        .collect()
+}
+
+/// Why a contained bot's process ended, when a limit of its sandbox ended it.
+pub fn limit_hit(sandbox: &Sandbox, status: &std::process::ExitStatus) -> Option<String> {
+    use std::os::unix::process::ExitStatusExt;
+    // bwrap reports a command killed by signal S as exit code 128 + S.
+    let signal = status
+        .signal()
+        .or_else(|| status.code().filter(|&c| c > 128).map(|c| c - 128))?;
+    (signal == nix::libc::SIGXFSZ).then(|| format!("file size limit {} MiB", sandbox.file_mb))
+}
+
+/// Checks once per koth process that bots can be contained here: `bwrap` is installed and may
+/// create the namespaces. The error names the cause and the way out.
+pub fn check_available() -> anyhow::Result<()> {
+    static PROBE: OnceLock<Result<(), String>> = OnceLock::new();
+    let probe = PROBE.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("koth-probe-{}", std::process::id()));
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        let result = probe_in(&dir);
+        let _ = std::fs::remove_dir(&dir);
+        result
+    });
+    match probe {
+        Ok(()) => Ok(()),
+        Err(cause) => bail!(
+            "bots cannot be contained on this machine: {cause}. Containment needs Debian's \
+             bubblewrap (`apt-get install bubblewrap`) and user namespaces; to run bots \
+             uncontained anyway, leave out --sandbox (or set `sandbox = false` in a tournament file)"
+        ),
+    }
+}
+
+/// Starts `true` contained, in the empty folder `dir`.
+fn probe_in(dir: &Path) -> Result<(), String> {
+    let sandbox = Sandbox::default();
+    let spec = BotSpec {
+        name: "containment probe".into(),
+        dir: dir.to_path_buf(),
+        command: vec!["true".into()],
+        build: None,
+        origin: "koth".into(),
+        sandbox: Some(sandbox.clone()),
+    };
+    let launch = Launch::new(&spec, &sandbox).map_err(|e| format!("{e:#}"))?;
+    hand_over(dir).map_err(|e| format!("cannot hand {} over: {e}", dir.display()))?;
+    let output = launch
+        .std_command()
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .map_err(|e| format!("cannot run bwrap ({e}): is bubblewrap installed?"))?;
+    if output.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "bwrap failed ({}): {}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr).trim()
+        ))
+    }
+}
+
+/// How one contained process is started: the `bwrap` command line, and what the child does
+/// before it becomes `bwrap`.
+pub struct Launch {
+    args: Vec<OsString>,
+    /// The write end of `bwrap`'s info pipe: close-on-exec, made inheritable in the child
+    /// only, so that no other process koth starts meanwhile inherits it.
+    info_writer: OwnedFd,
+    /// The read end of the info pipe, on which `bwrap` reports the bot's process id.
+    info: Option<OwnedFd>,
+    limits: [(nix::sys::resource::Resource, u64); 4],
+    drop_root: bool,
+    /// Mounts made in the child, as root in a mount namespace of its own, before it becomes
+    /// `nobody`: they let `nobody` reach a bound folder behind a folder it may not enter.
+    reach: Vec<ReachStep>,
+}
+
+/// One step of making a folder reachable for `nobody` (see [`Launch::reach`]).
+#[derive(Clone)]
+enum ReachStep {
+    /// An empty, enterable folder over one `nobody` may not enter (`/root`).
+    Cover(CString),
+    /// A folder on such a cover, on the way to a bound folder.
+    Mkdir(CString),
+    /// The bound folder itself, at its own path on the cover.
+    Bind(CString),
+}
+
+impl Launch {
+    /// The launch of `spec`'s command contained by `sandbox`.
+    pub fn new(spec: &BotSpec, sandbox: &Sandbox) -> anyhow::Result<Launch> {
+        let (info, info_writer) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)
+            .context("cannot create a pipe for bwrap")?;
+        let mut launch = Launch {
+            args: Vec::new(),
+            info_writer,
+            info: Some(info),
+            limits: [
+                (
+                    nix::sys::resource::Resource::RLIMIT_DATA,
+                    sandbox.memory_mb << 20,
+                ),
+                (
+                    nix::sys::resource::Resource::RLIMIT_FSIZE,
+                    sandbox.file_mb << 20,
+                ),
+                (
+                    nix::sys::resource::Resource::RLIMIT_NOFILE,
+                    sandbox.open_files,
+                ),
+                (
+                    nix::sys::resource::Resource::RLIMIT_NPROC,
+                    sandbox.processes,
+                ),
+            ],
+            drop_root: nix::unistd::geteuid().is_root(),
+            reach: Vec::new(),
+        };
+        let dir = std::path::absolute(&spec.dir)
+            .with_context(|| format!("{spec}: no folder {}", spec.dir.display()))?;
+        launch.args(["--unshare-all", "--unshare-user", "--disable-userns"]);
+        launch.arg("--die-with-parent");
+        launch.arg("--new-session");
+        launch.arg("--as-pid-1");
+        launch.args(["--cap-drop", "ALL"]);
+        launch.arg("--info-fd");
+        launch.arg(launch.info_writer.as_raw_fd().to_string());
+        let id = SANDBOX_UID.to_string();
+        launch.args(["--uid", &id, "--gid", &id, "--hostname", "koth-bot"]);
+        for folder in SYSTEM_FOLDERS {
+            let path = Path::new(folder);
+            match std::fs::read_link(path) {
+                Ok(target) => {
+                    launch.arg("--symlink");
+                    launch.arg(target);
+                    launch.arg(path);
+                }
+                Err(_) if path.is_dir() => launch.bind("--ro-bind", path)?,
+                Err(_) => {}
+            }
+        }
+        launch.args(["--proc", "/proc", "--dev", "/dev"]);
+        launch.args([
+            "--size",
+            &(sandbox.file_mb << 20).to_string(),
+            "--tmpfs",
+            "/tmp",
+        ]);
+        for install in interpreter_folders(spec, &dir) {
+            launch.bind("--ro-bind", &install)?;
+        }
+        for folder in &sandbox.read_only {
+            launch.bind("--ro-bind", folder)?;
+        }
+        launch.bind("--bind", &dir)?;
+        launch.arg("--chdir");
+        launch.arg(&dir);
+        // A bot's environment is the sandbox's own: koth's may hold secrets (tokens, database
+        // addresses). PATH and the locale are kept, so interpreters are found and behave.
+        launch.arg("--clearenv");
+        for key in ["PATH", "LANG", "LC_ALL", "LC_CTYPE"] {
+            if let Some(value) = std::env::var_os(key) {
+                launch.arg("--setenv");
+                launch.arg(key);
+                launch.arg(value);
+            }
+        }
+        launch.args([
+            "--setenv", "HOME", "/tmp", "--setenv", "TMPDIR", "/tmp", "--",
+        ]);
+        launch.arg(spec.program());
+        launch.args(&spec.command[1..]);
+        Ok(launch)
+    }
+
+    fn arg(&mut self, arg: impl Into<OsString>) {
+        self.args.push(arg.into());
+    }
+
+    fn args<S: AsRef<std::ffi::OsStr>>(&mut self, args: impl IntoIterator<Item = S>) {
+        self.args
+            .extend(args.into_iter().map(|a| a.as_ref().to_owned()));
+    }
+
+    /// Binds `folder` at its own path, read-only or not (`option`).
+    fn bind(&mut self, option: &str, folder: &Path) -> anyhow::Result<()> {
+        if self.drop_root {
+            self.reach(folder)?;
+        }
+        self.arg(option);
+        self.arg(folder);
+        self.arg(folder);
+        Ok(())
+    }
+
+    /// Plans the mounts that let `nobody` reach `folder` when one of the folders above it may
+    /// not be entered by others (a bot's interpreter under `/root`, mode 0700): the topmost
+    /// such folder is covered, in the child's own mount namespace only, by an empty one that
+    /// holds nothing but the path down to `folder`, with `folder` bound there. `bwrap`, which
+    /// resolves a bind's path as the user it runs as, then finds it; the rest of `/root` stays
+    /// out of reach.
+    fn reach(&mut self, folder: &Path) -> anyhow::Result<()> {
+        use std::os::unix::fs::PermissionsExt;
+        let ancestors: Vec<&Path> = folder.ancestors().skip(1).collect();
+        let closed = ancestors.iter().rev().find(|dir| {
+            std::fs::metadata(dir).is_ok_and(|m| m.permissions().mode() & 0o001 == 0)
+        });
+        let Some(closed) = closed else {
+            return Ok(());
+        };
+        let path = |p: &Path| {
+            CString::new(p.as_os_str().as_encoded_bytes())
+                .with_context(|| format!("{} has a NUL byte", p.display()))
+        };
+        let cover = path(closed)?;
+        if !self
+            .reach
+            .iter()
+            .any(|step| matches!(step, ReachStep::Cover(c) if *c == cover))
+        {
+            self.reach.push(ReachStep::Cover(cover));
+        }
+        let below = folder.strip_prefix(closed).unwrap_or(folder);
+        let mut dir = closed.to_path_buf();
+        for part in below.components() {
+            dir.push(part);
+            self.reach.push(ReachStep::Mkdir(path(&dir)?));
+        }
+        self.reach.push(ReachStep::Bind(path(folder)?));
+        Ok(())
+    }
+
+    /// Where `bwrap` will say which process is the bot: read it with [`bot_pid`] once the
+    /// command was spawned and this launch dropped.
+    pub fn take_info(&mut self) -> Option<std::fs::File> {
+        self.info.take().map(std::fs::File::from)
+    }
+
+    /// The `bwrap` command, with the limits, the descriptors and the change of user done in the
+    /// child just before `bwrap` starts.
+    pub fn command(&self) -> tokio::process::Command {
+        let mut command = tokio::process::Command::new("bwrap");
+        command.args(&self.args);
+        self.prepare_child(command.as_std_mut());
+        command
+    }
+
+    fn std_command(&self) -> std::process::Command {
+        let mut command = std::process::Command::new("bwrap");
+        command.args(&self.args);
+        self.prepare_child(&mut command);
+        command
+    }
+
+    fn prepare_child(&self, command: &mut std::process::Command) {
+        use std::os::unix::process::CommandExt;
+        let info_writer = self.info_writer.as_raw_fd();
+        let limits = self.limits;
+        let drop_root = self.drop_root;
+        // The closure owns copies of the C strings, and room for the mounts it detaches: it
+        // runs in the child, after fork, where nothing may allocate.
+        let reach: Vec<ReachStep> = self.reach.clone();
+        let mut trees = vec![-1; reach.len()];
+        let parent = std::process::id() as i32;
+        // SAFETY: between fork and exec only async-signal-safe system calls are made (prctl,
+        // getppid, fcntl, setrlimit, unshare, mount, open_tree, mkdir, move_mount, setgroups,
+        // setgid, setuid); nothing allocates.
+        unsafe {
+            command.pre_exec(move || {
+                use nix::libc;
+                let fail = || Err(std::io::Error::last_os_error());
+                // bwrap, and with --die-with-parent the bot, die with koth even on kill -9.
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0
+                    || libc::getppid() != parent
+                {
+                    return Err(std::io::Error::other("koth is gone"));
+                }
+                if libc::fcntl(info_writer, libc::F_SETFD, 0) != 0 {
+                    return fail();
+                }
+                for (resource, value) in limits {
+                    nix::sys::resource::setrlimit(resource, value, value)?;
+                }
+                if !reach.is_empty() {
+                    let none = std::ptr::null();
+                    let private = libc::MS_REC | libc::MS_PRIVATE;
+                    if libc::unshare(libc::CLONE_NEWNS) != 0
+                        || libc::mount(none, c"/".as_ptr(), none, private, none.cast()) != 0
+                    {
+                        return fail();
+                    }
+                    // Each bound folder is first detached as a copy of its mount, in this
+                    // namespace, so that covering the folder above it does not hide it.
+                    for (step, tree) in reach.iter().zip(trees.iter_mut()) {
+                        if let ReachStep::Bind(folder) = step {
+                            let flags = OPEN_TREE_CLONE | libc::O_CLOEXEC as u32 | AT_RECURSIVE;
+                            let fd = libc::syscall(
+                                libc::SYS_open_tree,
+                                libc::AT_FDCWD,
+                                folder.as_ptr(),
+                                flags,
+                            );
+                            if fd < 0 {
+                                return fail();
+                            }
+                            *tree = fd as i32;
+                        }
+                    }
+                    for (step, &tree) in reach.iter().zip(trees.iter()) {
+                        let failed = match step {
+                            ReachStep::Cover(dir) => {
+                                libc::mount(
+                                    c"tmpfs".as_ptr(),
+                                    dir.as_ptr(),
+                                    c"tmpfs".as_ptr(),
+                                    libc::MS_NOSUID | libc::MS_NODEV,
+                                    c"mode=0755".as_ptr().cast(),
+                                ) != 0
+                            }
+                            ReachStep::Mkdir(dir) => {
+                                libc::mkdir(dir.as_ptr(), 0o755) != 0
+                                    && std::io::Error::last_os_error().raw_os_error()
+                                        != Some(libc::EEXIST)
+                            }
+                            ReachStep::Bind(folder) => {
+                                libc::syscall(
+                                    libc::SYS_move_mount,
+                                    tree,
+                                    c"".as_ptr(),
+                                    libc::AT_FDCWD,
+                                    folder.as_ptr(),
+                                    MOVE_MOUNT_F_EMPTY_PATH,
+                                ) != 0
+                            }
+                        };
+                        if failed {
+                            return fail();
+                        }
+                    }
+                }
+                if drop_root {
+                    let id = SANDBOX_UID;
+                    if libc::setgroups(0, std::ptr::null()) != 0
+                        || libc::setgid(id) != 0
+                        || libc::setuid(id) != 0
+                    {
+                        return fail();
+                    }
+                }
+                Ok(())
+            });
+        }
+    }
+}
+
+// The new mount API's flags (linux/mount.h), which the libc crate does not export.
+const OPEN_TREE_CLONE: u32 = 1;
+const AT_RECURSIVE: u32 = 0x8000;
+const MOVE_MOUNT_F_EMPTY_PATH: u32 = 0x4;
+
+/// The process id of the contained bot (`bwrap`'s `child-pid`: with `--as-pid-1` the bot
+/// itself), which the CPU clock reads; `None` if `bwrap` failed before starting it.
+pub fn bot_pid(mut info: std::fs::File) -> Option<i32> {
+    use std::io::Read;
+    let mut text = Vec::new();
+    let mut chunk = [0u8; 512];
+    // bwrap writes one JSON object and closes the pipe; stop at its end in any case.
+    while !text.contains(&b'}') {
+        match info.read(&mut chunk) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => text.extend_from_slice(&chunk[..n]),
+        }
+    }
+    let end = text.iter().position(|&b| b == b'}')?;
+    let value: serde_json::Value = serde_json::from_slice(&text[..=end]).ok()?;
+    value.get("child-pid")?.as_i64()?.try_into().ok()
+}
+
+/// Gives a contained bot run by root its working folder: the unprivileged user the bot runs
+/// as must own the folder and the files in it (koth creates some, such as an emptied
+/// `data.txt`). Links are left alone. Nothing to do when koth is not root: the bot is then
+/// koth's own user.
+pub fn hand_over(dir: &Path) -> std::io::Result<()> {
+    if !nix::unistd::geteuid().is_root() {
+        return Ok(());
+    }
+    let owner = Some(nix::unistd::Uid::from_raw(SANDBOX_UID));
+    let group = Some(nix::unistd::Gid::from_raw(SANDBOX_UID));
+    let chown = |path: &Path| {
+        nix::unistd::fchownat(
+            nix::fcntl::AT_FDCWD,
+            path,
+            owner,
+            group,
+            nix::fcntl::AtFlags::AT_SYMLINK_NOFOLLOW,
+        )
+        .map_err(std::io::Error::from)
+    };
+    chown(dir)?;
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        if !entry.file_type()?.is_symlink() {
+            chown(&entry.path())?;
+        }
+    }
+    Ok(())
+}
+
+/// The folders outside the system's that a contained bot's program needs: the install its
+/// interpreter lives in (`~/.pyenv` for a pyenv shim, found on `PATH` as a shell would find
+/// it), and the same for a script's `#!` interpreter. Only that install is bound, never the
+/// home folder around it.
+fn interpreter_folders(spec: &BotSpec, dir: &Path) -> Vec<PathBuf> {
+    let mut programs = vec![resolve(&spec.program())];
+    if let Some(Some(path)) = programs.first() {
+        programs.extend(shebang(path).map(|p| resolve(&p)));
+    }
+    let mut folders: Vec<PathBuf> = Vec::new();
+    for path in programs.into_iter().flatten() {
+        let real = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+        for path in [path, real] {
+            if path.starts_with(dir) || is_system(&path) {
+                continue;
+            }
+            if let Some(install) = install_folder(&path)
+                && !folders.iter().any(|f| install.starts_with(f))
+            {
+                folders.push(install);
+            }
+        }
+    }
+    folders
+}
+
+fn is_system(path: &Path) -> bool {
+    SYSTEM_FOLDERS.iter().any(|f| path.starts_with(f))
+}
+
+/// A program's path: as given when it has a `/`, else the first match on `PATH`.
+fn resolve(program: &Path) -> Option<PathBuf> {
+    if program.components().count() > 1 {
+        return Some(program.to_path_buf());
+    }
+    let paths = std::env::var_os("PATH")?;
+    std::env::split_paths(&paths)
+        .map(|dir| dir.join(program))
+        .find(|p| p.is_file())
+}
+
+/// The interpreter named on a script's `#!` line (`#!/usr/bin/env python3` names `python3`).
+fn shebang(path: &Path) -> Option<PathBuf> {
+    use std::io::Read;
+    let mut head = [0u8; 256];
+    let n = std::fs::File::open(path).ok()?.read(&mut head).ok()?;
+    let line = head[..n].strip_prefix(b"#!")?;
+    let line = line.split(|&b| b == b'\n').next()?;
+    let line = std::str::from_utf8(line).ok()?;
+    let mut words = line.split_whitespace();
+    let interpreter = words.next()?;
+    if interpreter.ends_with("/env") {
+        words.find(|w| !w.starts_with('-')).map(PathBuf::from)
+    } else {
+        Some(PathBuf::from(interpreter))
+    }
+}
+
+/// The install a program outside the system's folders belongs to: under a home folder, the
+/// home's entry that holds it (`/root/.pyenv/shims/python3` → `/root/.pyenv`); elsewhere the
+/// folder above its `bin` (`/srv/python/bin/python3` → `/srv/python`), or its own folder.
+fn install_folder(program: &Path) -> Option<PathBuf> {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let homes = home
+        .iter()
+        .map(PathBuf::as_path)
+        .chain([Path::new("/root")]);
+    for home in homes {
+        if let Ok(rest) = program.strip_prefix(home)
+            && let Some(first) = rest.components().next()
+            && rest.components().count() > 1
+        {
+            return Some(home.join(first));
+        }
+    }
+    if let Ok(rest) = program.strip_prefix("/home")
+        && rest.components().count() > 2
+    {
+        let mut parts = rest.components();
+        let user = parts.next()?;
+        let first = parts.next()?;
+        return Some(Path::new("/home").join(user).join(first));
+    }
+    let folder = program.parent()?;
+    match folder.file_name().and_then(|n| n.to_str()) {
+        Some("bin" | "shims") => folder.parent().map(Path::to_path_buf),
+        _ => Some(folder.to_path_buf()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_install_is_the_homes_entry_or_the_folder_above_bin() {
+        let cases = [
+            ("/root/.pyenv/shims/python3", "/root/.pyenv"),
+            (
+                "/home/ann/.nvm/versions/node/v20/bin/node",
+                "/home/ann/.nvm",
+            ),
+            ("/srv/python/bin/python3", "/srv/python"),
+            ("/srv/tools/run", "/srv/tools"),
+        ];
+        for (program, install) in cases {
+            assert_eq!(
+                install_folder(Path::new(program)).as_deref(),
+                Some(Path::new(install)),
+                "{program}"
+            );
+        }
+    }
+}
