@@ -260,13 +260,15 @@ fn each_rat_race_match_keeps_to_a_cpu_of_its_own() {
     let tmp = tempfile::tempdir().unwrap();
     let bot = tmp.path().join("cpus");
     std::fs::create_dir_all(&bot).unwrap();
-    let script = repo().join("tests/ratrace_bots/off_the_edge.py");
+    // The script is copied in: a contained bot sees only its own folder.
+    std::fs::copy(
+        repo().join("tests/ratrace_bots/off_the_edge.py"),
+        bot.join("off_the_edge.py"),
+    )
+    .unwrap();
     std::fs::write(
         bot.join("bot.toml"),
-        format!(
-            "name = \"Cpus\"\nrun = \"python3 {} cpus\"\ngames = [\"ratrace\"]\n",
-            script.display()
-        ),
+        "name = \"Cpus\"\nrun = \"python3 off_the_edge.py cpus\"\ngames = [\"ratrace\"]\n",
     )
     .unwrap();
     let file = tmp.path().join("t.toml");

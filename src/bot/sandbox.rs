@@ -341,9 +341,10 @@ impl Launch {
     fn reach(&mut self, folder: &Path) -> anyhow::Result<()> {
         use std::os::unix::fs::PermissionsExt;
         let ancestors: Vec<&Path> = folder.ancestors().skip(1).collect();
-        let closed = ancestors.iter().rev().find(|dir| {
-            std::fs::metadata(dir).is_ok_and(|m| m.permissions().mode() & 0o001 == 0)
-        });
+        let closed = ancestors
+            .iter()
+            .rev()
+            .find(|dir| std::fs::metadata(dir).is_ok_and(|m| m.permissions().mode() & 0o001 == 0));
         let Some(closed) = closed else {
             return Ok(());
         };

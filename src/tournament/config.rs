@@ -11,6 +11,9 @@
 //! jobs = 2                    # games at once; absent = number of cores
 //! seed = 1                    # master seed; absent = a fresh one (printed)
 //! players_per_game = 4        # absent = every bot in every game
+//! sandbox = true              # contain every bot (the default); false runs them uncontained
+//! memory_mb = 2048            # a contained bot's memory cap per process
+//! file_mb = 1024              # the largest file a contained bot may write
 //! ```
 //!
 //! Paths in the file are relative to the file's own folder, so a tournament file works from any
@@ -22,7 +25,7 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use serde::Deserialize;
 
-use crate::bot::{BotSpec, Clock, Limits, roster};
+use crate::bot::{BotSpec, Clock, Limits, Sandbox, roster};
 use crate::game::Game;
 
 /// A parsed tournament file. Parsing touches no other file; [`Config::load_bots`] reads the bots.
@@ -48,6 +51,12 @@ pub struct Config {
     pub jobs: Option<usize>,
     pub seed: Option<u64>,
     pub players_per_game: Option<usize>,
+    /// Contain every bot ([`crate::bot::sandbox`]); absent = true.
+    pub sandbox: Option<bool>,
+    /// A contained bot's memory cap per process, in MiB; absent = 2048.
+    pub memory_mb: Option<u64>,
+    /// The largest file a contained bot may write, in MiB; absent = 1024.
+    pub file_mb: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
@@ -100,6 +109,14 @@ impl Config {
         }
         if self.backstop_ms.is_some() && self.clock == ClockName::Wall {
             bail!("`backstop_ms` applies only to clock = \"cpu\"");
+        }
+        if self.sandbox == Some(false) && (self.memory_mb.is_some() || self.file_mb.is_some()) {
+            bail!("`memory_mb` and `file_mb` cap contained bots: they need sandbox = true");
+        }
+        for (key, value) in [("memory_mb", self.memory_mb), ("file_mb", self.file_mb)] {
+            if value.is_some_and(|mb| mb == 0 || mb > 1 << 30) {
+                bail!("`{key}` must be between 1 and {} (MiB)", 1u64 << 30);
+            }
         }
         if self.jobs == Some(0) {
             bail!("`jobs` must be at least 1");
@@ -173,6 +190,16 @@ impl Config {
             exit: Duration::from_millis(self.exit_ms.unwrap_or(self.answer_ms)),
             clock,
         }
+    }
+
+    /// How the bots are contained, or `None` for `sandbox = false`.
+    pub fn sandbox(&self) -> Option<Sandbox> {
+        let default = Sandbox::default();
+        self.sandbox.unwrap_or(true).then(|| Sandbox {
+            memory_mb: self.memory_mb.unwrap_or(default.memory_mb),
+            file_mb: self.file_mb.unwrap_or(default.file_mb),
+            ..default
+        })
     }
 
     pub fn jobs(&self) -> usize {

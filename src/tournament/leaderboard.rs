@@ -50,6 +50,9 @@ pub struct Leaderboard {
     pub games_total: u32,
     pub harness_faults: u32,
     pub average: Average,
+    /// The tournament ran its bots uncontained (`sandbox = false`): any bot could have
+    /// changed the results, so the board says so.
+    pub uncontained: bool,
     pub standings: Vec<Standing>,
 }
 
@@ -120,6 +123,7 @@ impl Leaderboard {
             games_total: progress.total,
             harness_faults: progress.harness_faults,
             average,
+            uncontained: false,
             standings,
         }
     }
@@ -152,6 +156,10 @@ impl Leaderboard {
                 self.harness_faults
             )
             .unwrap();
+        }
+        if self.uncontained {
+            text += "\nWARNING: the bots ran uncontained (sandbox = false): any of them could \
+                     have read the others' files or changed these results";
         }
         text
     }

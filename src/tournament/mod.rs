@@ -27,7 +27,7 @@ use futures::FutureExt;
 use indicatif::{ProgressBar, ProgressStyle};
 use tokio::task::JoinSet;
 
-use crate::bot::{BotSpec, Limits, roster};
+use crate::bot::{BotSpec, Limits, Sandbox, roster, sandbox};
 use crate::game::{Average, Game, MatchResult, MatchSetup};
 
 use config::Config;
@@ -37,6 +37,8 @@ use store::Store;
 
 /// The copy of the tournament file kept in the tournament folder.
 pub const CONFIG_COPY: &str = "tournament.toml";
+/// The meta key saying whether the tournament's bots are contained (`on`) or not (`off`).
+const SANDBOX_META: &str = "sandbox";
 /// Tries per game: a harness fault (koth's own failure) is retried, up to this many times in all.
 const ATTEMPTS: u32 = 3;
 
@@ -50,6 +52,8 @@ pub struct Tournament {
     limits: Limits,
     rounds: Option<u32>,
     jobs: usize,
+    /// How bots are contained; `None` when the file says `sandbox = false`.
+    sandbox: Option<Sandbox>,
     store: Store,
 }
 
@@ -60,6 +64,10 @@ impl Tournament {
         let config = Config::load(file)?;
         let base = file.parent().unwrap_or(Path::new("."));
         let bots = config.load_bots(base, file)?;
+        let sandbox = config.sandbox();
+        if sandbox.is_some() {
+            sandbox::check_available()?;
+        }
         roster::prepare(&bots)?;
         let name = config.name(file);
         let seed = crate::seed::choose(seed.or(config.seed));
@@ -83,6 +91,10 @@ impl Tournament {
             ("name", name.clone()),
             ("game", config.game.clone()),
             ("seed", seed.to_string()),
+            (
+                SANDBOX_META,
+                if sandbox.is_some() { "on" } else { "off" }.into(),
+            ),
         ];
         let store = Store::create(&dir.join(store::FILE), &meta, &bots, &games)?;
         Ok(Tournament {
@@ -94,6 +106,7 @@ impl Tournament {
             limits: config.limits(),
             rounds: config.rounds,
             jobs: config.jobs(),
+            sandbox,
             store,
         })
     }
@@ -103,6 +116,10 @@ impl Tournament {
         let store = Store::open(&dir.join(store::FILE))?;
         let config = Config::load(&dir.join(CONFIG_COPY))?;
         let bots = store.bots()?;
+        let sandbox = config.sandbox();
+        if sandbox.is_some() {
+            sandbox::check_available()?;
+        }
         roster::prepare(&bots)?;
         let seed = store
             .meta("seed")?
@@ -117,6 +134,7 @@ impl Tournament {
             limits: config.limits(),
             rounds: config.rounds,
             jobs: config.jobs(),
+            sandbox,
             store,
         })
     }
@@ -146,6 +164,12 @@ impl Tournament {
             .into_iter()
             .map(|g| (g, 1))
             .collect();
+        if self.sandbox.is_none() {
+            tracing::warn!(
+                "the bots run uncontained (sandbox = false): any of them can read the others' \
+                 files and change the results"
+            );
+        }
         tracing::info!(
             games = queue.len(),
             jobs = self.jobs,
@@ -231,6 +255,7 @@ impl Tournament {
             bots: game.seats.iter().map(|&b| self.bots[b].clone()).collect(),
             limits: self.limits,
             rounds: self.rounds,
+            sandbox: self.sandbox.clone(),
         }
     }
 }
@@ -243,6 +268,7 @@ struct GameParts {
     bots: Vec<BotSpec>,
     limits: Limits,
     rounds: Option<u32>,
+    sandbox: Option<Sandbox>,
 }
 
 /// Plays one game from a clean folder. `Err` is a harness fault: the game's own error, a panic
@@ -255,8 +281,12 @@ async fn play_one(parts: GameParts, game: ScheduledGame, attempt: u32) -> Played
             std::fs::remove_dir_all(&parts.dir)
                 .map_err(|e| format!("cannot clear {}: {e}", parts.dir.display()))?;
         }
-        let bots = roster::working_copies(&parts.bots, &parts.dir)
-            .map_err(|e| format!("cannot prepare the bots in {}: {e}", parts.dir.display()))?;
+        let bots = match &parts.sandbox {
+            Some(sandbox) => sandbox::contain(&parts.bots, Some(sandbox), &parts.dir)
+                .map_err(|e| format!("{e:#}"))?,
+            None => roster::working_copies(&parts.bots, &parts.dir)
+                .map_err(|e| format!("cannot prepare the bots in {}: {e}", parts.dir.display()))?,
+        };
         let setup = MatchSetup {
             bots,
             seed: game.seed,
@@ -349,7 +379,7 @@ impl Points {
 /// The leaderboard of a tournament's database.
 pub fn leaderboard_of(store: &Store) -> anyhow::Result<Leaderboard> {
     let names: Vec<String> = store.bots()?.into_iter().map(|b| b.name).collect();
-    Ok(Leaderboard::new(
+    let mut board = Leaderboard::new(
         store.meta("name")?.unwrap_or_default(),
         store.progress()?,
         &names,
@@ -358,5 +388,7 @@ pub fn leaderboard_of(store: &Store) -> anyhow::Result<Leaderboard> {
             .meta("game")?
             .and_then(|game| crate::games::by_name(&game))
             .map_or(Average::Arithmetic, |game| game.average()),
-    ))
+    );
+    board.uncontained = store.meta(SANDBOX_META)?.as_deref() == Some("off");
+    Ok(board)
 }

@@ -25,10 +25,21 @@ pub fn paths_bot(dir: &Path, folder: &str, name: &str, run: &str) -> PathBuf {
 }
 
 /// `count` bots under `dir` (`cpus-0`, `cpus-1`, …) running `faulty.py cpus`: bots that play
-/// quietly and report the CPUs they may run on (read with `support/cpus.rs`).
+/// quietly and report the CPUs they may run on (read with `support/cpus.rs`). Each folder holds
+/// its own copy of the script, so the bots also run contained (a contained bot sees only its
+/// own folder).
 pub fn cpu_reporting_paths_bots(dir: &Path, count: usize) -> Vec<PathBuf> {
-    let run = test_bot_command("faulty.py", "cpus");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bots/faulty.py");
     (0..count)
-        .map(|i| paths_bot(dir, &format!("cpus-{i}"), &format!("Cpus {i}"), &run))
+        .map(|i| {
+            let bot = paths_bot(
+                dir,
+                &format!("cpus-{i}"),
+                &format!("Cpus {i}"),
+                "python3 faulty.py cpus",
+            );
+            std::fs::copy(&script, bot.join("faulty.py")).unwrap();
+            bot
+        })
         .collect()
 }

@@ -13,6 +13,7 @@ use super::exact::{self, Verdict};
 use super::ga::{self, Generation, Params};
 use super::level::{Level, Move, Walker, moves_to_string, walk};
 use super::play::{Flag, load_levels};
+use crate::bot::sandbox::{self, SandboxArgs};
 use crate::bot::{Limits, roster};
 use crate::game::MatchSetup;
 use crate::seed;
@@ -46,6 +47,8 @@ enum Command {
         /// Where to write logs (default: logs/flag-play-<unix-secs>/).
         #[arg(long)]
         log_dir: Option<PathBuf>,
+        #[command(flatten)]
+        contain: SandboxArgs,
     },
 }
 
@@ -103,7 +106,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             bot,
             timeout_ms,
             log_dir,
-        } => play(&levels, &bot, timeout_ms, log_dir),
+            contain,
+        } => play(&levels, &bot, timeout_ms, log_dir, &contain),
     }
 }
 
@@ -347,13 +351,15 @@ fn play(
     bot: &Path,
     timeout_ms: u64,
     log_dir: Option<PathBuf>,
+    contain: &SandboxArgs,
 ) -> anyhow::Result<()> {
     let levels = load_levels(levels)?;
     let spec = roster::load_bot(bot)?;
     roster::prepare(std::slice::from_ref(&spec))?;
     let log_dir = crate::logs::create_folder(log_dir, |secs| format!("flag-play-{secs}"))?;
+    let bots = sandbox::contain(&[spec], contain.sandbox().as_ref(), &log_dir)?;
     let setup = MatchSetup {
-        bots: vec![spec],
+        bots,
         seed: 0,
         log_dir: log_dir.clone(),
         limits: Limits::uniform(Duration::from_millis(timeout_ms)),

@@ -11,6 +11,7 @@ use super::board::{Board, Mark, Outcome, parse_square_for_people, square_name};
 use super::matchbox::{Menace, parse_schedule};
 use super::tictactoe::{Player, Tally, play_game};
 use crate::bot::StderrLog;
+use crate::bot::sandbox::{self, SandboxArgs};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -57,6 +58,11 @@ struct MatchArgs {
     /// Time limit for each answer of an external bot.
     #[arg(long, default_value_t = 1000)]
     timeout_ms: u64,
+    /// Where contained bots get their working folders (default: logs/menace-match-<unix-secs>/).
+    #[arg(long, requires = "sandbox")]
+    log_dir: Option<PathBuf>,
+    #[command(flatten)]
+    contain: SandboxArgs,
 }
 
 #[derive(Debug, clap::Args)]
@@ -222,6 +228,25 @@ fn player_from_arg(arg: &str, mark: Mark) -> anyhow::Result<Player> {
 fn run_match(args: &MatchArgs) -> anyhow::Result<()> {
     let mut x = player_from_arg(&args.x, Mark::X)?;
     let mut o = player_from_arg(&args.o, Mark::O)?;
+    if let Some(sandbox) = args.contain.sandbox() {
+        let dir = crate::logs::create_folder(args.log_dir.clone(), |secs| {
+            format!("menace-match-{secs}")
+        })?;
+        // X and O get working folders of their own even when both are the same bot.
+        for (player, seat) in [(&mut x, "x"), (&mut o, "o")] {
+            if let Player::Bot(bot) = player {
+                let contained = sandbox::contain(
+                    std::slice::from_ref(&bot.spec),
+                    Some(&sandbox),
+                    &dir.join(seat),
+                )?;
+                bot.spec = contained
+                    .into_iter()
+                    .next()
+                    .context("one bot was contained")?;
+            }
+        }
+    }
     let seed = crate::seed::choose(args.seed);
     println!("seed {seed}");
     let limit = Duration::from_millis(args.timeout_ms);

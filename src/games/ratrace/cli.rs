@@ -12,6 +12,7 @@ use super::recording::BoardRecording;
 use super::run::{BoardRecord, Contestant, RunConfig, board_rng, board_seed, play_boards};
 use super::track::Track;
 use super::{plot, stats};
+use crate::bot::sandbox::{self, SandboxArgs};
 use crate::bot::{BotSpec, roster};
 use crate::seed;
 
@@ -56,6 +57,8 @@ pub struct Args {
     /// between them, and waking another CPU for each one doubled a board's time.
     #[arg(long)]
     no_pin: bool,
+    #[command(flatten)]
+    contain: SandboxArgs,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -81,6 +84,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let log_dir = crate::logs::create_folder(args.log_dir.clone(), |secs| {
         format!("ratrace-{secs}-seed{run_seed}")
     })?;
+    let contestant = match contestant {
+        Contestant::Bot(spec) => {
+            let contained = sandbox::contain(&[spec], args.contain.sandbox().as_ref(), &log_dir)?;
+            Contestant::Bot(
+                contained
+                    .into_iter()
+                    .next()
+                    .context("one bot was contained")?,
+            )
+        }
+        built_in => built_in,
+    };
     println!(
         "player {} on {} boards, {} job(s); logs in {}",
         contestant.name(),
