@@ -636,8 +636,10 @@ pub struct BotProcess {
     pgid: i32,
     /// Which process's CPU time the CPU clock reads.
     bot_pid: BotPid,
-    /// The containment the bot runs in, to name the limit that ended it.
+    /// The containment the bot runs in, and its working folder, to name the limit that
+    /// ended it.
     sandbox: Option<Sandbox>,
+    dir: PathBuf,
     stdin: Option<ChildStdin>,
     /// Bytes for stdin not yet written: lines queued by `send`, or the part of a prompt the
     /// pipe had no room for.
@@ -754,6 +756,7 @@ impl BotProcess {
             pgid,
             bot_pid,
             sandbox: spec.sandbox.clone(),
+            dir: spec.dir.clone(),
             stdin,
             outbox: Vec::new(),
             stdout: LineReader::new(stdout),
@@ -1077,7 +1080,7 @@ impl BotProcess {
                 status: match self
                     .sandbox
                     .as_ref()
-                    .and_then(|s| sandbox::limit_hit(s, &status))
+                    .and_then(|s| sandbox::limit_hit(s, &self.dir, &status))
                 {
                     Some(limit) => format!("{status}: {limit}"),
                     None => status.to_string(),

@@ -135,14 +135,29 @@ pub fn contain(
         .collect()
 }
 
-/// Why a contained bot's process ended, when a limit of its sandbox ended it.
-pub fn limit_hit(sandbox: &Sandbox, status: &std::process::ExitStatus) -> Option<String> {
+/// The limit of its sandbox that ended a contained bot's process, if one did: the file size
+/// cap, when the process was killed by `SIGXFSZ` or left a file of the cap's size in its
+/// working folder `dir` (a program that ignores the signal gets `EFBIG` and exits on its own).
+pub fn limit_hit(
+    sandbox: &Sandbox,
+    dir: &Path,
+    status: &std::process::ExitStatus,
+) -> Option<String> {
     use std::os::unix::process::ExitStatusExt;
     // bwrap reports a command killed by signal S as exit code 128 + S.
     let signal = status
         .signal()
-        .or_else(|| status.code().filter(|&c| c > 128).map(|c| c - 128))?;
-    (signal == nix::libc::SIGXFSZ).then(|| format!("file size limit {} MiB", sandbox.file_mb))
+        .or_else(|| status.code().filter(|&c| c > 128).map(|c| c - 128));
+    let cap = sandbox.file_mb << 20;
+    let full_file = || {
+        std::fs::read_dir(dir).is_ok_and(|entries| {
+            entries
+                .flatten()
+                .any(|e| e.metadata().is_ok_and(|m| m.is_file() && m.len() >= cap))
+        })
+    };
+    (signal == Some(nix::libc::SIGXFSZ) || full_file())
+        .then(|| format!("file size limit {} MiB", sandbox.file_mb))
 }
 
 /// Checks once per koth process that bots can be contained here: `bwrap` is installed and may
@@ -409,12 +424,6 @@ impl Launch {
             command.pre_exec(move || {
                 use nix::libc;
                 let fail = || Err(std::io::Error::last_os_error());
-                // bwrap, and with --die-with-parent the bot, die with koth even on kill -9.
-                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0
-                    || libc::getppid() != parent
-                {
-                    return Err(std::io::Error::other("koth is gone"));
-                }
                 if libc::fcntl(info_writer, libc::F_SETFD, 0) != 0 {
                     return fail();
                 }
@@ -486,6 +495,13 @@ impl Launch {
                     {
                         return fail();
                     }
+                }
+                // bwrap, and with --die-with-parent the bot, die with koth even on kill -9.
+                // Set last: a change of user clears it.
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0
+                    || libc::getppid() != parent
+                {
+                    return Err(std::io::Error::other("koth is gone"));
                 }
                 Ok(())
             });

@@ -1,0 +1,379 @@
+//! Containment against a real hostile bot (`tests/hostile/escape.py`): every escape it tries is
+//! held, the limits end it with a reason that names them, nothing it starts outlives it (nor
+//! koth killed with `kill -9`), and real Python, Java and compiled bots play normally contained.
+
+use std::io::Write;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+#[path = "support/survivors.rs"]
+mod survivors;
+use survivors::survivors;
+#[path = "support/arena.rs"]
+mod arena;
+
+use koth::bot::sandbox::{self, Sandbox};
+use koth::bot::{BotError, BotProcess, BotSpec, StderrLog};
+
+const LIMIT: Duration = Duration::from_secs(5);
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A bot folder `dir/name` holding the hostile bot, started with `marker` on its command line.
+fn hostile_folder(dir: &Path, name: &str, marker: &str) -> PathBuf {
+    let bot = dir.join(name);
+    std::fs::create_dir_all(&bot).unwrap();
+    std::fs::copy(
+        repo().join("tests/hostile/escape.py"),
+        bot.join("escape.py"),
+    )
+    .unwrap();
+    std::fs::write(
+        bot.join("bot.toml"),
+        format!(
+            "name = \"{name}\"\nrun = \"python3 -u escape.py {marker}\"\ngames = [\"paths\"]\n"
+        ),
+    )
+    .unwrap();
+    bot
+}
+
+fn spec(dir: &Path, name: &str, command: &[&str]) -> BotSpec {
+    BotSpec {
+        name: name.into(),
+        dir: dir.to_path_buf(),
+        command: command.iter().map(|w| w.to_string()).collect(),
+        build: None,
+        origin: "tests/containment.rs".into(),
+        sandbox: None,
+    }
+}
+
+/// `bot` contained with `limits`, in a working copy under `game_dir`.
+fn contained(bot: &BotSpec, limits: &Sandbox, game_dir: &Path) -> BotSpec {
+    sandbox::contain(std::slice::from_ref(bot), Some(limits), game_dir)
+        .unwrap()
+        .remove(0)
+}
+
+/// Asks the hostile bot to try `attempt` and returns its answer line.
+async fn try_escape(bot: &mut BotProcess, attempt: &str) -> String {
+    bot.ask(&format!("TRY {attempt}"), LIMIT)
+        .await
+        .unwrap()
+        .line
+}
+
+async fn assert_held(bot: &mut BotProcess, attempt: &str) {
+    let answer = try_escape(bot, attempt).await;
+    assert!(answer.starts_with("HELD"), "TRY {attempt}: {answer}");
+}
+
+#[tokio::test]
+async fn every_escape_a_hostile_bot_tries_is_held() {
+    let tmp = tempfile::tempdir().unwrap();
+    let marker = format!("koth-escape-{}", std::process::id());
+    let hostile = spec(
+        &hostile_folder(tmp.path(), "hostile", &marker),
+        "hostile",
+        &["python3", "-u", "escape.py", &marker],
+    );
+    // What it goes after: another bot's folder and working copy, the tournament's database,
+    // the user's home, a server on loopback, a process of the machine, koth's environment.
+    let victim = tmp.path().join("victim");
+    std::fs::create_dir_all(victim.join("sub")).unwrap();
+    std::fs::write(victim.join("secret.txt"), "the victim's code").unwrap();
+    let database = tmp.path().join("results.sqlite");
+    std::fs::write(&database, "SQLite format 3").unwrap();
+    let server = TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = server.local_addr().unwrap();
+    let mut bystander = Command::new("sleep").arg("30").spawn().unwrap();
+    let home = std::env::var("HOME").unwrap_or_else(|_| "/root".into());
+    assert!(std::env::var_os("CARGO_MANIFEST_DIR").is_some());
+
+    let game = tmp.path().join("game");
+    let limits = Sandbox {
+        memory_mb: 256,
+        file_mb: 8,
+        ..Sandbox::default()
+    };
+    let bot = contained(&hostile, &limits, &game);
+    let mut process = BotProcess::spawn(&bot, &StderrLog::discard()).unwrap();
+    for attempt in [
+        format!("read {}", victim.join("secret.txt").display()),
+        format!("list {}", victim.display()),
+        format!("write {}", victim.join("secret.txt").display()),
+        format!("write {}", victim.join("sub/new.txt").display()),
+        format!("read {}", database.display()),
+        "read /etc/shadow".into(),
+        "write /etc/koth-contained-bot".into(),
+        "write /usr/koth-contained-bot".into(),
+        format!("connect {address}"),
+        format!("kill {}", bystander.id()),
+        format!("kill {}", std::process::id()),
+        "processes".into(),
+        "whoami".into(),
+        // cargo sets this in the test's environment, which the bot would inherit uncontained.
+        "environ CARGO_MANIFEST_DIR".into(),
+        // The caps: 512 MiB against 256, a 16 MiB file against 8.
+        "memory 512".into(),
+        "bigfile 16".into(),
+    ] {
+        assert_held(&mut process, &attempt).await;
+    }
+    // Of the folder holding the game, it sees only the way to its own folders.
+    let listing = try_escape(&mut process, &format!("list {}", tmp.path().display())).await;
+    assert!(
+        !listing.contains("victim") && !listing.contains("results.sqlite"),
+        "{listing}"
+    );
+    // Of the home folder, it sees at most the install of its interpreter (a pyenv there).
+    let listing = try_escape(&mut process, &format!("list {home}")).await;
+    if let Some(names) = listing.strip_prefix("ESCAPED listed ") {
+        let python = koth::bot::roster::load_manifest(&hostile.dir).unwrap().0;
+        let install = which(&python.command[0]);
+        for name in names.split_whitespace() {
+            assert!(
+                install.starts_with(Path::new(&home).join(name)),
+                "the bot sees {name} in {home}; its interpreter is {install:?}"
+            );
+        }
+    }
+    // Its private /tmp and its own folder are its to write.
+    assert_eq!(
+        try_escape(&mut process, "write /tmp/mine").await,
+        "ESCAPED wrote /tmp/mine"
+    );
+    assert!(
+        try_escape(&mut process, "write notes.txt")
+            .await
+            .starts_with("ESCAPED")
+    );
+    assert!(bot.dir.join("notes.txt").is_file());
+    // Writing to the database's path writes only to the bot's own private /tmp.
+    try_escape(&mut process, &format!("write {}", database.display())).await;
+    // A double-forked setsid daemon ends with the bot.
+    assert_held(&mut process, &format!("daemon {marker}-daemon")).await;
+    wait_for(
+        || survivors(&format!("{marker}-daemon")).len() == 1,
+        "the daemon to start",
+    );
+    process.finish(LIMIT).await;
+    wait_for(
+        || survivors(&marker).is_empty(),
+        "every process of the bot to end",
+    );
+
+    assert_eq!(
+        std::fs::read_to_string(victim.join("secret.txt")).unwrap(),
+        "the victim's code"
+    );
+    assert!(!victim.join("sub/new.txt").exists());
+    assert_eq!(
+        std::fs::read_to_string(&database).unwrap(),
+        "SQLite format 3"
+    );
+    assert!(!Path::new("/etc/koth-contained-bot").exists());
+    assert!(
+        bystander.try_wait().unwrap().is_none(),
+        "the bystander was killed"
+    );
+    bystander.kill().unwrap();
+    drop(server);
+}
+
+/// Where `program` is found on PATH.
+fn which(program: &str) -> PathBuf {
+    let paths = std::env::var_os("PATH").unwrap();
+    std::env::split_paths(&paths)
+        .map(|dir| dir.join(program))
+        .find(|p| p.is_file())
+        .unwrap()
+}
+
+/// Waits up to 5 s for `done`.
+fn wait_for(done: impl Fn() -> bool, what: &str) {
+    let start = Instant::now();
+    while !done() {
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "waited for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[tokio::test]
+async fn a_bot_over_its_file_size_cap_faults_with_a_reason_naming_the_cap() {
+    let tmp = tempfile::tempdir().unwrap();
+    let folder = tmp.path().join("writer");
+    std::fs::create_dir_all(&folder).unwrap();
+    // dd writes until the cap stops it (by SIGXFSZ, or EFBIG where the signal is ignored).
+    let writer = spec(
+        &folder,
+        "writer",
+        &["dd", "if=/dev/zero", "of=big.bin", "bs=1M", "count=16"],
+    );
+    let limits = Sandbox {
+        file_mb: 4,
+        ..Sandbox::default()
+    };
+    let bot = contained(&writer, &limits, &tmp.path().join("game"));
+    let mut process = BotProcess::spawn(&bot, &StderrLog::discard()).unwrap();
+    let fault = process.ask("GO", LIMIT).await.unwrap_err();
+    assert!(
+        matches!(&fault, BotError::Exited { status, .. } if status.contains("file size limit 4 MiB")),
+        "{fault}"
+    );
+    let written = std::fs::metadata(bot.dir.join("big.bin")).unwrap().len();
+    assert_eq!(written, 4 << 20);
+}
+
+#[test]
+fn contained_bots_die_with_koth_killed_by_sigkill() {
+    let tmp = tempfile::tempdir().unwrap();
+    let marker = format!("koth-orphan-{}", std::process::id());
+    // The hostile bot answers no paths prompt: the game waits on it until koth is killed.
+    let bot = hostile_folder(tmp.path(), "waiter", &marker);
+    let other = hostile_folder(tmp.path(), "other", &marker);
+    let mut koth = Command::new(env!("CARGO_BIN_EXE_koth"))
+        .args([
+            "paths",
+            "--sandbox",
+            "--rounds",
+            "1",
+            "--timeout-ms",
+            "60000",
+            "--seed",
+            "1",
+        ])
+        .arg("--bot")
+        .arg(&bot)
+        .arg("--bot")
+        .arg(&other)
+        .arg("--log-dir")
+        .arg(tmp.path().join("log"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Both bots' Python processes (bwrap's command lines carry the marker too).
+    let pythons = || {
+        survivors(&marker)
+            .iter()
+            .filter(|cmdline| !cmdline.starts_with("bwrap") && cmdline.contains("escape.py"))
+            .count()
+    };
+    wait_for(|| pythons() == 2, "both bots to start");
+    koth.kill().unwrap();
+    koth.wait().unwrap();
+    let start = Instant::now();
+    while !survivors(&marker).is_empty() {
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "survived koth: {:?}",
+            survivors(&marker)
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The graphical log of a paths game among the sample bots (Python, C, JavaScript, bash),
+/// contained or not.
+fn paths_game(contained: bool) -> String {
+    let arena = arena::arena();
+    let log = arena.path().join("log");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_koth"));
+    command
+        .current_dir(arena.path())
+        .args(["paths", "--rounds", "3", "--seed", "7", "--log-dir"])
+        .arg(&log);
+    if contained {
+        command.arg("--sandbox");
+    }
+    let output = command.output().unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let results = std::fs::read_to_string(log.join("results.json")).unwrap();
+    assert!(!results.contains("\"kind\""), "a bot faulted: {results}");
+    std::fs::read_to_string(log.join("graphical_log.txt")).unwrap()
+}
+
+#[test]
+fn sample_bots_play_the_same_game_contained() {
+    assert_eq!(paths_game(true), paths_game(false));
+}
+
+#[test]
+fn a_java_and_a_python_bot_play_noughts_and_crosses_contained() {
+    let tmp = tempfile::tempdir().unwrap();
+    let java = tmp.path().join("ttt-java");
+    std::fs::create_dir_all(&java).unwrap();
+    for file in ["bot.toml", "CornerKeeper.java"] {
+        std::fs::copy(repo().join("bots/ttt-java").join(file), java.join(file)).unwrap();
+    }
+    let output = Command::new(env!("CARGO_BIN_EXE_koth"))
+        .args([
+            "menace",
+            "match",
+            "--games",
+            "2",
+            "--seed",
+            "1",
+            "--sandbox",
+            "--x",
+        ])
+        .arg(&java)
+        .arg("--o")
+        .arg(repo().join("bots/ttt-python"))
+        .arg("--log-dir")
+        .arg(tmp.path().join("log"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.contains("faults: 0"), "{stdout}");
+    assert_eq!(stdout.matches("draw ").count(), 2, "{stdout}");
+}
+
+#[test]
+fn an_uncontained_tournament_says_so_on_its_leaderboard() {
+    let tmp = tempfile::tempdir().unwrap();
+    let arena = arena::arena();
+    let file = tmp.path().join("t.toml");
+    let mut text = std::fs::File::create(&file).unwrap();
+    writeln!(
+        text,
+        "game = \"paths\"\nbots = [{:?}, {:?}]\ngames = 1\nrounds = 1\nsandbox = false",
+        arena.path().join("bots/paths-checkpoint"),
+        arena.path().join("bots/paths-destroyer")
+    )
+    .unwrap();
+    let out = tmp.path().join("t");
+    let run = Command::new(env!("CARGO_BIN_EXE_koth"))
+        .args(["tournament", "run"])
+        .arg(&file)
+        .arg("--dir")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(run.status.success(), "{stdout}");
+    assert!(
+        stdout.contains("WARNING: the bots ran uncontained"),
+        "{stdout}"
+    );
+    let log = std::fs::read_to_string(out.join("tournament.log")).unwrap();
+    assert!(log.contains("uncontained"), "{log}");
+}

@@ -1,0 +1,75 @@
+# A hostile bot for koth's containment tests. For every line `TRY <attempt> <argument>` it
+# makes one attempt to escape and answers one line: `HELD <why>` when the attempt failed,
+# `ESCAPED <what>` when it worked. The tests pass it the paths and ids it goes after.
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+
+def held(why):
+    return "HELD " + str(why).replace("\n", " ")[:200]
+
+
+def attempt(kind, arg):
+    try:
+        if kind == "read":  # another bot's file, the tournament database, the home folder
+            with open(arg, "rb") as f:
+                f.read(16)
+            return "ESCAPED read " + arg
+        if kind == "list":  # a folder that is not the bot's
+            return "ESCAPED listed " + " ".join(sorted(os.listdir(arg)))
+        if kind == "write":  # a file outside its working folder (another bot's, /etc)
+            with open(arg, "w") as f:
+                f.write("owned")
+            return "ESCAPED wrote " + arg
+        if kind == "connect":  # a server on the machine's loopback
+            host, port = arg.rsplit(":", 1)
+            socket.create_connection((host, int(port)), timeout=1).close()
+            return "ESCAPED connected to " + arg
+        if kind == "kill":  # a process of the machine, by its pid
+            os.kill(int(arg), signal.SIGKILL)
+            return "ESCAPED killed " + arg
+        if kind == "processes":  # every process it can see
+            pids = [p for p in os.listdir("/proc") if p.isdigit()]
+            mine = {os.getpid()}
+            others = [p for p in pids if int(p) not in mine]
+            return ("ESCAPED sees %s" % others) if len(pids) > 4 else held("sees %s" % pids)
+        if kind == "daemon":  # a double-forked setsid daemon that should outlive the game
+            code = "import time\nwhile True: time.sleep(1)  # %s\n" % arg
+            subprocess.Popen(
+                [sys.executable, "-c", code],
+                start_new_session=True,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            return held("started a daemon marked " + arg)
+        if kind == "memory":  # allocate and touch MiB of memory
+            block = bytearray(int(arg) << 20)
+            for i in range(0, len(block), 4096):
+                block[i] = 1
+            return "ESCAPED allocated %s MiB" % arg
+        if kind == "bigfile":  # write a file of MiB in the working folder
+            chunk = b"x" * (1 << 20)
+            with open("big.bin", "wb") as f:
+                for _ in range(int(arg)):
+                    f.write(chunk)
+            return "ESCAPED wrote %s MiB" % arg
+        if kind == "whoami":
+            return held("uid %d" % os.getuid()) if os.getuid() != 0 else "ESCAPED uid 0"
+        if kind == "environ":  # a secret from koth's environment
+            value = os.environ.get(arg)
+            return ("ESCAPED " + arg + "=" + value) if value else held("no " + arg)
+        return "HELD unknown attempt " + kind
+    except BaseException as error:  # MemoryError included
+        return held(type(error).__name__ + ": " + str(error))
+
+
+for line in sys.stdin:
+    words = line.split(maxsplit=2)
+    if len(words) >= 2 and words[0] == "TRY":
+        print(attempt(words[1], words[2].strip() if len(words) > 2 else ""), flush=True)
