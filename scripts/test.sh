@@ -10,11 +10,16 @@ need=()
 command -v python3 >/dev/null || need+=(python3)
 command -v node >/dev/null || need+=(nodejs)
 command -v gcc >/dev/null || need+=(gcc)
+# Containment (`--sandbox`, tournaments' default) runs bots under bubblewrap; the sample Java bot
+# is built with javac.
+command -v bwrap >/dev/null || need+=(bubblewrap)
+command -v javac >/dev/null || need+=(default-jdk-headless)
 # The web replay viewer's test renders the page in headless Chromium.
 command -v chromium >/dev/null || need+=(chromium)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}"
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}"
 fi
 
 cargo fmt --all -- --check
