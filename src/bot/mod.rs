@@ -9,6 +9,7 @@
 pub mod process;
 pub mod roster;
 
+use std::borrow::Cow;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -17,6 +18,44 @@ pub use process::{
     Answer, AnswerStats, BotError, BotProcess, StderrLog, Transcript, flush_transcripts, kill_all,
 };
 pub use roster::BotSpec;
+
+/// How much of a bot's line a fault reason quotes: enough to recognise the mistake, while a bot
+/// that answers a megabyte at every prompt cannot fill results, databases or memory with it.
+pub const QUOTED_BYTES: usize = 200;
+
+/// A bot's `line` quoted for a fault reason, as Rust writes a string literal (control characters
+/// escaped, so a reason printed to a terminal cannot drive it): whole when short, else its first
+/// [`QUOTED_BYTES`] bytes, cut on a character boundary, and its length:
+/// `"VERTEX 1,2,3"`, `"xxxx…" (1048575 bytes)`. Every game quotes bots' lines through this.
+pub fn quote(line: &str) -> String {
+    if line.len() <= QUOTED_BYTES {
+        return format!("{line:?}");
+    }
+    let start = &line[..line.floor_char_boundary(QUOTED_BYTES)];
+    format!("{:?} ({} bytes)", format!("{start}…"), line.len())
+}
+
+/// `line` if it holds at most `max` bytes, else its first `max` bytes (cut on a character
+/// boundary) and a note of its length: `xxxx… [koth: 1048575 bytes, cut]`. For records that keep
+/// a bot's lines (transcripts, a flag walk), so that one huge line cannot make them huge.
+pub fn cut_line(line: &str, max: usize) -> Cow<'_, str> {
+    if line.len() <= max {
+        return Cow::Borrowed(line);
+    }
+    let start = &line[..line.floor_char_boundary(max)];
+    Cow::Owned(format!("{start}{CUT_MARK}{} bytes, cut]", line.len()))
+}
+
+/// What [`cut_line`] puts between the part of a line it keeps and the line's length.
+const CUT_MARK: &str = "… [koth: ";
+
+/// The start kept and the length of the line that [`cut_line`] cut into `text`, or `None` for a
+/// line kept whole.
+pub fn cut_line_parts(text: &str) -> Option<(&str, usize)> {
+    let (start, note) = text.rsplit_once(CUT_MARK)?;
+    let length = note.strip_suffix(" bytes, cut]")?.parse().ok()?;
+    (length > start.len()).then_some((start, length))
+}
 
 /// Time limits for one bot's answers.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -79,6 +118,13 @@ pub enum FaultKind {
 }
 
 impl FaultKind {
+    pub const ALL: [FaultKind; 4] = [
+        FaultKind::FailedToStart,
+        FaultKind::TimedOut,
+        FaultKind::Crashed,
+        FaultKind::BadOutput,
+    ];
+
     pub fn status(self) -> crate::game::BotStatus {
         use crate::game::BotStatus;
         match self {

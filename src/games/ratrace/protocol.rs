@@ -9,6 +9,7 @@
 use super::player::{Ask, Move};
 
 use super::track::View;
+use crate::bot::quote;
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
@@ -177,13 +178,16 @@ fn parse_tokens(line: &str, expected: usize, out: &mut Vec<Move>) -> Result<(), 
             continue;
         }
         out.push(parse_move(token).ok_or_else(|| {
-            format!("move {count} is `{token}`, not `dx,dy` with dx and dy in -1, 0, 1")
+            format!(
+                "move {count} is {}, not `dx,dy` with dx and dy in -1, 0, 1",
+                quote(token)
+            )
         })?);
     }
     if count != expected {
         return Err(format!(
-            "answered {count} moves for {expected} specimens (answer starts `{}`)",
-            line.chars().take(40).collect::<String>()
+            "answered {count} moves for {expected} specimens: {}",
+            quote(line)
         ));
     }
     Ok(())
