@@ -297,3 +297,46 @@ pub trait Game: Sync {
     }
     fn play<'a>(&'a self, setup: &'a MatchSetup) -> BoxFuture<'a, anyhow::Result<MatchResult>>;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fault(bot: &str, kind: FaultKind, turn: u32) -> Fault {
+        Fault {
+            bot: bot.into(),
+            kind,
+            round: Some(0),
+            turn: Some(turn),
+            reason: format!("fault {turn}"),
+        }
+    }
+
+    #[test]
+    fn a_fault_log_keeps_the_first_of_each_kind_per_bot_and_counts_them_all() {
+        let mut log = FaultLog::default();
+        for turn in 0..1000 {
+            log.push(fault("a", FaultKind::BadOutput, turn));
+        }
+        log.push(fault("a", FaultKind::Crashed, 1000));
+        log.push(fault("b", FaultKind::TimedOut, 3));
+        let a = log.bot_result("a", 1.0, AnswerStats::default());
+        let expected = FaultCounts {
+            bad_output: 1000,
+            crashed: 1,
+            ..FaultCounts::default()
+        };
+        assert_eq!(a.fault_counts, expected);
+        assert_eq!(a.fault_counts.total(), 1001);
+        // The crash came after the kept bad outputs, and still decides the status.
+        assert_eq!(a.status, BotStatus::Crashed);
+        let kept: Vec<u32> = a.faults.iter().filter_map(|f| f.turn).collect();
+        assert_eq!(kept, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 1000]);
+        assert_eq!(a.fault_counts.to_string(), "1 crashed, 1000 bad output");
+        let b = log.bot_result("b", 0.0, AnswerStats::default());
+        assert_eq!((b.status, b.faults.len()), (BotStatus::TimedOut, 1));
+        let c = log.bot_result("c", 0.0, AnswerStats::default());
+        assert_eq!((c.status, c.fault_counts.total()), (BotStatus::Finished, 0));
+        assert_eq!(log.kept().len(), 12);
+    }
+}

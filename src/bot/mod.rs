@@ -135,3 +135,31 @@ impl FaultKind {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_quote_keeps_a_short_line_whole_and_a_long_one_to_its_start_and_length() {
+        assert_eq!(quote("VERTEX 1,2,3"), "\"VERTEX 1,2,3\"");
+        assert_eq!(quote("bell\u{7}"), "\"bell\\u{7}\"");
+        // `x` then two-byte characters: byte 200 falls inside one, which is left out whole.
+        let huge = format!("x{}", "é".repeat(524_287));
+        let quoted = quote(&huge);
+        assert_eq!(quoted, format!("\"x{}…\" (1048575 bytes)", "é".repeat(99)));
+        assert!(quoted.len() < QUOTED_BYTES + 40, "{quoted}");
+    }
+
+    #[test]
+    fn a_cut_line_keeps_its_start_and_says_how_long_it_was() {
+        assert_eq!(cut_line("NONE", 8), "NONE");
+        assert_eq!(cut_line_parts("NONE"), None);
+        let huge = format!("x{}", "é".repeat(10));
+        let cut = cut_line(&huge, 4);
+        assert_eq!(cut, "xé… [koth: 21 bytes, cut]");
+        assert_eq!(cut_line_parts(&cut), Some(("xé", 21)));
+        // A line that only looks cut (its "length" is no longer than what it holds) is whole.
+        assert_eq!(cut_line_parts("abcdef… [koth: 3 bytes, cut]"), None);
+    }
+}

@@ -503,6 +503,35 @@ mod tests {
     }
 
     #[test]
+    fn a_cut_answer_is_recorded_as_its_start_and_length_and_a_full_transcript_ends_its_round() {
+        let script = parse(
+            "# round 0\n? 1 DESTROY 0\n< 2 xyz… [koth: 1048575 bytes, cut]\n# round 1\n\
+             > 3 BEGIN 2 4 5\n# koth: transcript full at 8388608 bytes: the rest is not recorded\n",
+        )
+        .unwrap();
+        assert_eq!(
+            script.rounds[0].steps,
+            vec![Step::Ask {
+                line: 2,
+                prompt: "DESTROY 0".into(),
+                recorded: Recorded::CutAnswer {
+                    start: "xyz".into(),
+                    bytes: 1_048_575
+                },
+            }]
+        );
+        assert_eq!(script.full_in_round, Some(1));
+        // A line koth sent cannot be sent again from its start alone.
+        let error = parse("# round 0\n> 1 BEGIN… [koth: 9000 bytes, cut]\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.starts_with("t.txt:2: ") && error.contains("cannot be sent again"),
+            "{error}"
+        );
+    }
+
+    #[test]
     fn a_damaged_transcript_is_an_error_naming_the_file_and_line() {
         for (text, line, what) in [
             ("> 1 BEGIN\n", 1, "before the first `# round`"),
