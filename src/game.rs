@@ -173,7 +173,8 @@ impl FaultLog {
         let index = match self.counts.iter().position(|(bot, _)| *bot == fault.bot) {
             Some(index) => index,
             None => {
-                self.counts.push((fault.bot.clone(), FaultCounts::default()));
+                self.counts
+                    .push((fault.bot.clone(), FaultCounts::default()));
                 self.counts.len() - 1
             }
         };

@@ -388,7 +388,11 @@ async fn a_transcript_keeps_the_start_of_a_huge_line_and_stops_at_its_size_limit
     drop(transcript);
 
     let text = Transcript::read(&path).unwrap();
-    assert!(text.len() as u64 <= TRANSCRIPT_BYTES, "{} bytes", text.len());
+    assert!(
+        text.len() as u64 <= TRANSCRIPT_BYTES,
+        "{} bytes",
+        text.len()
+    );
     let (marker, answer) = exchanged(&text).into_iter().nth(1).unwrap();
     assert_eq!(marker, "<");
     // `x` then two-byte characters: the cut falls before the character byte 4096 is in.
@@ -396,7 +400,10 @@ async fn a_transcript_keeps_the_start_of_a_huge_line_and_stops_at_its_size_limit
         answer,
         format!("x{}… [koth: 1048575 bytes, cut]", "é".repeat(2047))
     );
-    assert!(text.contains(&format!("# {}… [koth: 5000 bytes, cut]\n", "y".repeat(4096))));
+    assert!(text.contains(&format!(
+        "# {}… [koth: 5000 bytes, cut]\n",
+        "y".repeat(4096)
+    )));
     let last = text.lines().last().unwrap();
     assert!(last.starts_with("# koth: transcript full"), "{last}");
     assert!(!text.contains("after the limit"));

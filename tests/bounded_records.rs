@@ -94,15 +94,28 @@ fn a_paths_game_with_bots_answering_a_megabyte_at_every_prompt_keeps_small_exact
     let tmp = tempfile::tempdir().unwrap();
     let bots = bots(tmp.path());
     let out = tmp.path().join("out");
-    let rounds = 3;
-    let mut args = vec!["paths", "--rounds", "3", "--seed", "4", "--timeout-ms", "2000"];
+    // Five rounds: enough for koth to have needed far more than 256 MiB when it kept every
+    // line it was sent in its fault reasons.
+    let rounds = 5;
+    let mut args = vec![
+        "paths",
+        "--rounds",
+        "5",
+        "--seed",
+        "4",
+        "--timeout-ms",
+        "2000",
+    ];
     args.extend(["--log-dir", out.to_str().unwrap()]);
     for bot in &bots {
         args.extend(["--bot", bot.to_str().unwrap()]);
     }
     let (output, peak) = koth_measured(&args);
     assert!(peak < MEMORY_LIMIT_KIB, "koth peaked at {peak} KiB");
-    assert!(assert_every_file_small(&out) >= 8, "the game wrote its files");
+    assert!(
+        assert_every_file_small(&out) >= 8,
+        "the game wrote its files"
+    );
 
     let every = rounds * PROMPTS_PER_ROUND;
     let after_first = every - rounds;
@@ -171,7 +184,10 @@ fn a_tournament_with_bots_answering_a_megabyte_at_every_prompt_keeps_small_exact
         "2",
     ]);
     assert!(peak < MEMORY_LIMIT_KIB, "koth peaked at {peak} KiB");
-    assert!(assert_every_file_small(&out) >= 2 * 8, "the games wrote their files");
+    assert!(
+        assert_every_file_small(&out) >= 2 * 8,
+        "the games wrote their files"
+    );
 
     // Each bot plays both games of two rounds.
     let every = 2 * 2 * PROMPTS_PER_ROUND;

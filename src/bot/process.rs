@@ -196,7 +196,9 @@ impl TranscriptFile {
         }
         self.written += len as u64;
         // A transcript is a record, not part of the game: a full disk must not fault the bot.
-        let _ = parts.iter().try_for_each(|part| self.writer.write_all(part));
+        let _ = parts
+            .iter()
+            .try_for_each(|part| self.writer.write_all(part));
     }
 }
 
@@ -307,7 +309,11 @@ impl Transcript {
     /// A `# ` line of the caller's own, such as where a round begins.
     pub fn note(&self, text: &str) {
         let mut file = self.lock();
-        file.write_line(&[b"# ", super::cut_line(text, TRANSCRIPT_LINE_BYTES).as_bytes(), b"\n"]);
+        file.write_line(&[
+            b"# ",
+            super::cut_line(text, TRANSCRIPT_LINE_BYTES).as_bytes(),
+            b"\n",
+        ]);
         let _ = file.writer.flush();
     }
 

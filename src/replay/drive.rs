@@ -46,7 +46,10 @@ pub enum Step {
 pub enum Recorded {
     Answer(String),
     /// An answer too long to keep whole: its first bytes, and its length.
-    CutAnswer { start: String, bytes: usize },
+    CutAnswer {
+        start: String,
+        bytes: usize,
+    },
     Fault(RecordedFault),
     /// The transcript ends before any answer or fault (koth was stopped mid-game).
     Nothing,

@@ -493,6 +493,9 @@ mod tests {
         assert_eq!(results[0].faults, expected);
         assert_eq!(results[1].faults, FaultCounts::default());
         // Opened again, it is left as it is.
-        assert_eq!(Store::open(&path).unwrap().results().unwrap()[0].faults, expected);
+        assert_eq!(
+            Store::open(&path).unwrap().results().unwrap()[0].faults,
+            expected
+        );
     }
 }

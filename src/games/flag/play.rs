@@ -23,9 +23,7 @@ use crate::bot::{
     AnswerStats, BotError, BotProcess, BotSpec, FaultKind, StderrLog, cut_line,
     process::STDERR_CAP, quote,
 };
-use crate::game::{
-    BoxFuture, Fault, FaultLog, Game, MatchResult, MatchSetup, RoundProgress,
-};
+use crate::game::{BoxFuture, Fault, FaultLog, Game, MatchResult, MatchSetup, RoundProgress};
 
 use super::level::{Level, Move, parse_moves, walk};
 
@@ -156,11 +154,7 @@ impl Flag {
                             faults.push(fault(
                                 FaultKind::BadOutput,
                                 round,
-                                format!(
-                                    "answered {} for level {}: {why}",
-                                    quote(line),
-                                    level.name
-                                ),
+                                format!("answered {} for level {}: {why}", quote(line), level.name),
                             ));
                             results.push(scored(level, &[], ""));
                             if let Some(process) = bot.take() {
