@@ -292,15 +292,24 @@ mod tests {
         assert_eq!(out, vec![(1, 0), (-1, 1), (0, -1)]);
         out.clear();
         let err = parse_moves("1,0 2,0", 2, &mut out).unwrap_err();
-        assert!(err.contains("move 2 is `2,0`"), "{err}");
+        assert!(err.contains("move 2 is \"2,0\""), "{err}");
         out.clear();
         let err = parse_moves("1,0 hello", 2, &mut out).unwrap_err();
-        assert!(err.contains("`hello`"), "{err}");
+        assert!(err.contains("\"hello\""), "{err}");
         out.clear();
         let err = parse_moves("1,0", 2, &mut out).unwrap_err();
         assert!(err.contains("answered 1 moves for 2"), "{err}");
         out.clear();
         let err = parse_moves("1,0 1,0 1,0", 2, &mut out).unwrap_err();
         assert!(err.contains("answered 3 moves for 2"), "{err}");
+        // A huge answer is quoted by its start and its length.
+        let huge = format!("1,0 {}", "x".repeat(1 << 20));
+        out.clear();
+        let err = parse_moves(&huge, 2, &mut out).unwrap_err();
+        assert!(
+            err.ends_with(" (1048576 bytes), not `dx,dy` with dx and dy in -1, 0, 1"),
+            "{err}"
+        );
+        assert!(err.len() < 300, "{err}");
     }
 }
