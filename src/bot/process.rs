@@ -140,8 +140,9 @@ fn grace_note(grace: Duration) -> String {
 /// Shared by every process of one bot in one game; game-agnostic, it stores lines as they are,
 /// but bounded: a line over [`TRANSCRIPT_LINE_BYTES`] keeps only its start and its length
 /// ([`super::cut_line`]), and a transcript stops at [`TRANSCRIPT_BYTES`] with a note
-/// ([`TRANSCRIPT_FULL_NOTE`]), whatever a bot sends. A transcript larger than [`TRANSCRIPT_COMPRESS_ABOVE`] is gzipped when its last handle is
-/// dropped (`<name>.txt` becomes `<name>.txt.gz`); [`Transcript::read`] reads either form.
+/// ([`TRANSCRIPT_FULL_NOTE`]), whatever a bot sends. A transcript larger than
+/// [`TRANSCRIPT_COMPRESS_ABOVE`] is gzipped when its last handle is dropped (`<name>.txt`
+/// becomes `<name>.txt.gz`); [`Transcript::read`] reads either form.
 #[derive(Clone)]
 pub struct Transcript {
     inner: Arc<Mutex<TranscriptFile>>,
