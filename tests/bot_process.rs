@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 mod survivors;
 use survivors::survivors;
 
-use koth::bot::process::TRANSCRIPT_COMPRESS_ABOVE;
+use koth::bot::process::{TRANSCRIPT_BYTES, TRANSCRIPT_COMPRESS_ABOVE, TRANSCRIPT_LINE_BYTES};
 use koth::bot::{BotError, BotProcess, BotSpec, Clock, FaultKind, StderrLog, Transcript};
 
 fn bots_dir() -> PathBuf {
@@ -363,6 +363,53 @@ fn a_large_transcript_is_gzipped_when_its_last_handle_is_dropped() {
         format!("{missing:#}").contains("none.txt.gz"),
         "{missing:#}"
     );
+}
+
+#[tokio::test]
+async fn a_transcript_keeps_the_start_of_a_huge_line_and_stops_at_its_size_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bot.txt");
+    let transcript = Transcript::create(&path).unwrap();
+    let spec = BotSpec {
+        name: "huge".into(),
+        dir: bots_dir(),
+        command: vec!["python3".into(), "huge_lines.py".into(), "every".into()],
+        build: None,
+        origin: "test".into(),
+    };
+    let mut bot = BotProcess::spawn(&spec, &StderrLog::discard()).unwrap();
+    bot.set_transcript(transcript.clone());
+    // The game gets the whole line; only its record is cut.
+    let answer = bot.ask("DESTROY 0", LIMIT).await.unwrap();
+    assert_eq!(answer.line.len(), 1_048_575);
+    bot.finish(LIMIT).await;
+    let long_note = "y".repeat(5000);
+    for _ in 0..TRANSCRIPT_BYTES / TRANSCRIPT_LINE_BYTES as u64 + 10 {
+        transcript.note(&long_note);
+    }
+    transcript.note("after the limit");
+    drop(transcript);
+
+    let text = Transcript::read(&path).unwrap();
+    assert!(
+        text.len() as u64 <= TRANSCRIPT_BYTES,
+        "{} bytes",
+        text.len()
+    );
+    let (marker, answer) = exchanged(&text).into_iter().nth(1).unwrap();
+    assert_eq!(marker, "<");
+    // `x` then two-byte characters: the cut falls before the character byte 4096 is in.
+    assert_eq!(
+        answer,
+        format!("x{}… [koth: 1048575 bytes, cut]", "é".repeat(2047))
+    );
+    assert!(text.contains(&format!(
+        "# {}… [koth: 5000 bytes, cut]\n",
+        "y".repeat(4096)
+    )));
+    let last = text.lines().last().unwrap();
+    assert!(last.starts_with("# koth: transcript full"), "{last}");
+    assert!(!text.contains("after the limit"));
 }
 
 #[tokio::test]

@@ -52,7 +52,7 @@ fn an_illegal_move_loses_the_game_with_its_reason() {
     for line in faults {
         assert!(line.contains("X wins"), "{line}");
         assert!(
-            line.contains("answered `4` as O: square 4 is taken"),
+            line.contains("answered \"4\" as O: square 4 is taken"),
             "{line}"
         );
     }

@@ -179,9 +179,12 @@ fn malformed_and_off_grid_answers_are_faults_but_the_bot_plays_on() {
             "1",
         ],
     );
-    let faults = results(&out)["faults"].as_array().unwrap().clone();
-    // 2 bots: 4 turns × 2 phases × 3 rounds, every answer a fault, none stopping the bot.
-    assert_eq!(faults.len(), 24, "{faults:?}");
+    let results = results(&out);
+    // 2 bots: 4 turns × 2 phases × 3 rounds, every answer a fault, none stopping the bot; all
+    // are counted, the first ten kept.
+    assert_eq!(results["fault_counts"][0]["bad_output"], 24, "{results}");
+    let faults = results["faults"].as_array().unwrap().clone();
+    assert_eq!(faults.len(), 10, "{faults:?}");
     assert!(
         faults
             .iter()

@@ -71,12 +71,12 @@ fn a_wrong_number_of_moves_ends_the_board() {
 
 #[test]
 fn a_move_out_of_range_ends_the_board() {
-    check_fault("range", &[], "bad_output", "move 1 is `2,0`");
+    check_fault("range", &[], "bad_output", "move 1 is \"2,0\"");
 }
 
 #[test]
 fn garbage_ends_the_board() {
-    check_fault("garbage", &[], "bad_output", "move 1 is `hello`");
+    check_fault("garbage", &[], "bad_output", "move 1 is \"hello\"");
 }
 
 #[test]

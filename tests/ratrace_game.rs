@@ -42,7 +42,7 @@ fn a_match_scores_the_geometric_mean_and_records_faults() {
     assert_eq!(bot.faults[0].kind, FaultKind::BadOutput);
     assert_eq!(bot.faults[0].round, Some(0));
     assert!(
-        bot.faults[0].reason.contains("`2,0`"),
+        bot.faults[0].reason.contains("\"2,0\""),
         "{:?}",
         bot.faults[0]
     );

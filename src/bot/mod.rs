@@ -12,6 +12,7 @@ pub mod process;
 pub mod roster;
 pub mod sandbox;
 
+use std::borrow::Cow;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -21,6 +22,44 @@ pub use process::{
 };
 pub use roster::BotSpec;
 pub use sandbox::Sandbox;
+
+/// How much of a bot's line a fault reason quotes: enough to recognise the mistake, while a bot
+/// that answers a megabyte at every prompt cannot fill results, databases or memory with it.
+pub const QUOTED_BYTES: usize = 200;
+
+/// A bot's `line` quoted for a fault reason, as Rust writes a string literal (control characters
+/// escaped, so a reason printed to a terminal cannot drive it): whole when short, else its first
+/// [`QUOTED_BYTES`] bytes, cut on a character boundary, and its length:
+/// `"VERTEX 1,2,3"`, `"xxxx…" (1048575 bytes)`. Every game quotes bots' lines through this.
+pub fn quote(line: &str) -> String {
+    if line.len() <= QUOTED_BYTES {
+        return format!("{line:?}");
+    }
+    let start = &line[..line.floor_char_boundary(QUOTED_BYTES)];
+    format!("{:?} ({} bytes)", format!("{start}…"), line.len())
+}
+
+/// `line` if it holds at most `max` bytes, else its first `max` bytes (cut on a character
+/// boundary) and a note of its length: `xxxx… [koth: 1048575 bytes, cut]`. For records that keep
+/// a bot's lines (transcripts, a flag walk), so that one huge line cannot make them huge.
+pub fn cut_line(line: &str, max: usize) -> Cow<'_, str> {
+    if line.len() <= max {
+        return Cow::Borrowed(line);
+    }
+    let start = &line[..line.floor_char_boundary(max)];
+    Cow::Owned(format!("{start}{CUT_MARK}{} bytes, cut]", line.len()))
+}
+
+/// What [`cut_line`] puts between the part of a line it keeps and the line's length.
+const CUT_MARK: &str = "… [koth: ";
+
+/// The start kept and the length of the line that [`cut_line`] cut into `text`, or `None` for a
+/// line kept whole.
+pub fn cut_line_parts(text: &str) -> Option<(&str, usize)> {
+    let (start, note) = text.rsplit_once(CUT_MARK)?;
+    let length = note.strip_suffix(" bytes, cut]")?.parse().ok()?;
+    (length > start.len()).then_some((start, length))
+}
 
 /// Time limits for one bot's answers.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -83,6 +122,13 @@ pub enum FaultKind {
 }
 
 impl FaultKind {
+    pub const ALL: [FaultKind; 4] = [
+        FaultKind::FailedToStart,
+        FaultKind::TimedOut,
+        FaultKind::Crashed,
+        FaultKind::BadOutput,
+    ];
+
     pub fn status(self) -> crate::game::BotStatus {
         use crate::game::BotStatus;
         match self {
@@ -91,5 +137,33 @@ impl FaultKind {
             FaultKind::Crashed => BotStatus::Crashed,
             FaultKind::BadOutput => BotStatus::BadOutput,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_quote_keeps_a_short_line_whole_and_a_long_one_to_its_start_and_length() {
+        assert_eq!(quote("VERTEX 1,2,3"), "\"VERTEX 1,2,3\"");
+        assert_eq!(quote("bell\u{7}"), "\"bell\\u{7}\"");
+        // `x` then two-byte characters: byte 200 falls inside one, which is left out whole.
+        let huge = format!("x{}", "é".repeat(524_287));
+        let quoted = quote(&huge);
+        assert_eq!(quoted, format!("\"x{}…\" (1048575 bytes)", "é".repeat(99)));
+        assert!(quoted.len() < QUOTED_BYTES + 40, "{quoted}");
+    }
+
+    #[test]
+    fn a_cut_line_keeps_its_start_and_says_how_long_it_was() {
+        assert_eq!(cut_line("NONE", 8), "NONE");
+        assert_eq!(cut_line_parts("NONE"), None);
+        let huge = format!("x{}", "é".repeat(10));
+        let cut = cut_line(&huge, 4);
+        assert_eq!(cut, "xé… [koth: 21 bytes, cut]");
+        assert_eq!(cut_line_parts(&cut), Some(("xé", 21)));
+        // A line that only looks cut (its "length" is no longer than what it holds) is whole.
+        assert_eq!(cut_line_parts("abcdef… [koth: 3 bytes, cut]"), None);
     }
 }

@@ -138,14 +138,27 @@ fn grace_note(grace: Duration) -> String {
 /// - `< ms line`: the bot's answer; `! ms kind: reason`: the fault that stopped the bot;
 /// - `# text`: a note of the caller's own, such as where a round begins.
 ///
-/// Shared by every process of one bot in one game; game-agnostic, it stores lines as they are.
-/// A transcript larger than [`TRANSCRIPT_COMPRESS_ABOVE`] is gzipped when its last handle is
-/// dropped (`<name>.txt` becomes `<name>.txt.gz`); [`Transcript::read`] reads either form.
+/// Shared by every process of one bot in one game; game-agnostic, it stores lines as they are,
+/// but bounded: a line over [`TRANSCRIPT_LINE_BYTES`] keeps only its start and its length
+/// ([`super::cut_line`]), and a transcript stops at [`TRANSCRIPT_BYTES`] with a note
+/// ([`TRANSCRIPT_FULL_NOTE`]), whatever a bot sends. A transcript larger than
+/// [`TRANSCRIPT_COMPRESS_ABOVE`] is gzipped when its last handle is dropped (`<name>.txt`
+/// becomes `<name>.txt.gz`); [`Transcript::read`] reads either form.
 #[derive(Clone)]
 pub struct Transcript {
     inner: Arc<Mutex<TranscriptFile>>,
     start: Instant,
 }
+
+/// The most of one line a transcript keeps: far more than any line koth sends, or any sensible
+/// answer, while a bot answering a megabyte at every prompt costs 4 KiB a line.
+pub const TRANSCRIPT_LINE_BYTES: usize = 4096;
+
+/// The most a transcript holds, per bot and game, before it is gzipped.
+pub const TRANSCRIPT_BYTES: u64 = 8 << 20;
+
+/// The note that ends a transcript cut at [`TRANSCRIPT_BYTES`]; nothing is recorded after it.
+pub const TRANSCRIPT_FULL_NOTE: &str = "koth: transcript full";
 
 /// A transcript up to this size stays plain text, readable with any pager; a larger one (a long
 /// game of many bots) is gzipped, which shrinks these repetitive lines four- to fivefold.
@@ -159,6 +172,36 @@ struct TranscriptFile {
     /// koth is interrupted ([`flush_transcripts`]).
     writer: std::io::BufWriter<std::fs::File>,
     path: PathBuf,
+    /// Bytes written so far, held under [`TRANSCRIPT_BYTES`].
+    written: u64,
+    /// Whether the transcript reached [`TRANSCRIPT_BYTES`] and records nothing more.
+    full: bool,
+}
+
+impl TranscriptFile {
+    /// Writes `parts` as one line if there is room for it; the first line there is no room for
+    /// is replaced by the [`TRANSCRIPT_FULL_NOTE`], after which nothing is written.
+    fn write_line(&mut self, parts: &[&[u8]]) {
+        if self.full {
+            return;
+        }
+        let len: usize = parts.iter().map(|part| part.len()).sum();
+        // Room is kept for the note itself.
+        if self.written + len as u64 + 100 > TRANSCRIPT_BYTES {
+            self.full = true;
+            let _ = writeln!(
+                self.writer,
+                "# {TRANSCRIPT_FULL_NOTE} at {TRANSCRIPT_BYTES} bytes: the rest of the game is \
+                 not recorded"
+            );
+            return;
+        }
+        self.written += len as u64;
+        // A transcript is a record, not part of the game: a full disk must not fault the bot.
+        let _ = parts
+            .iter()
+            .try_for_each(|part| self.writer.write_all(part));
+    }
 }
 
 impl Drop for TranscriptFile {
@@ -223,6 +266,8 @@ impl Transcript {
         let inner = Arc::new(Mutex::new(TranscriptFile {
             writer: std::io::BufWriter::new(std::fs::File::create(path)?),
             path: path.to_path_buf(),
+            written: 0,
+            full: false,
         }));
         let mut live = LIVE_TRANSCRIPTS.lock().unwrap_or_else(|e| e.into_inner());
         live.retain(|file| file.strong_count() > 0);
@@ -265,28 +310,30 @@ impl Transcript {
 
     /// A `# ` line of the caller's own, such as where a round begins.
     pub fn note(&self, text: &str) {
-        let writer = &mut self.lock().writer;
-        let _ = writeln!(writer, "# {text}");
-        let _ = writer.flush();
+        let mut file = self.lock();
+        file.write_line(&[
+            b"# ",
+            super::cut_line(text, TRANSCRIPT_LINE_BYTES).as_bytes(),
+            b"\n",
+        ]);
+        let _ = file.writer.flush();
     }
 
-    /// Writes `marker ms line`. Every line of every bot passes through here, so it is written
-    /// byte by byte into the buffer: through `writeln!` and the u128 of `as_millis` it was a
-    /// fifth of koth's instructions per turn in a paths game.
+    /// Writes `marker ms line`, the line cut to [`TRANSCRIPT_LINE_BYTES`]. Every line of every
+    /// bot passes through here, so it is written piece by piece into the buffer: through
+    /// `writeln!` and the u128 of `as_millis` it was a fifth of koth's instructions per turn in a
+    /// paths game.
     fn line(&self, marker: u8, line: &str) {
         let ms = self.start.elapsed().as_millis() as u64;
         let mut digits = itoa::Buffer::new();
-        let writer = &mut self.lock().writer;
-        // A transcript is a record, not part of the game: a full disk must not fault the bot.
-        let _ = [
+        let line = super::cut_line(line, TRANSCRIPT_LINE_BYTES);
+        self.lock().write_line(&[
             &[marker, b' '],
             digits.format(ms).as_bytes(),
             b" ",
             line.as_bytes(),
             b"\n",
-        ]
-        .iter()
-        .try_for_each(|part| writer.write_all(part));
+        ]);
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, TranscriptFile> {

@@ -168,6 +168,20 @@ fn run_drive(args: &Args, bot_dir: &Path, name: &str) -> anyhow::Result<()> {
     let driven = runtime.block_on(drive::drive(&spec, &script, &options, &mut |difference| {
         print!("{difference}")
     }))?;
+    if driven.cut_answers > 0 {
+        println!(
+            "({} recorded answer(s) were too long to keep whole (over {} bytes): each was compared \
+             by its start and its length only)",
+            driven.cut_answers,
+            crate::bot::process::TRANSCRIPT_LINE_BYTES
+        );
+    }
+    if let Some(round) = driven.not_driven_from {
+        println!(
+            "(the transcript reached its size limit in round {round} and stopped: round {round} \
+             and the later ones were not recorded whole, and were not driven)"
+        );
+    }
     if driven.unreported_differences > 0 {
         println!(
             "(the rounds before round {} were played only to rebuild data.txt; they differed in {} place(s))",

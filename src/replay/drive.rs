@@ -6,11 +6,17 @@
 //! now, so the bot sees exactly what it saw then — the way to reproduce a crash or a timeout.
 //! As in the game, a new process is started for every round and `data.txt` in the bot's folder
 //! is emptied once at the start and kept between rounds.
+//!
+//! Transcripts are bounded (see [`Transcript`]), so a recording may be inexact in two ways: an
+//! answer longer than [`TRANSCRIPT_LINE_BYTES`] was kept as its start and its length, and is
+//! compared by those; a transcript that reached its size limit ends mid-game, and is driven up
+//! to the round it ends in, which is then reported as not driven.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 
+use crate::bot::process::{TRANSCRIPT_FULL_NOTE, TRANSCRIPT_LINE_BYTES};
 use crate::bot::{self, BotError, BotProcess, BotSpec, Limits, StderrLog, Transcript};
 use crate::games::paths::protocol::prompt_turn;
 use crate::games::paths::{log, play};
@@ -39,6 +45,11 @@ pub enum Step {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Recorded {
     Answer(String),
+    /// An answer too long to keep whole: its first bytes, and its length.
+    CutAnswer {
+        start: String,
+        bytes: usize,
+    },
     Fault(RecordedFault),
     /// The transcript ends before any answer or fault (koth was stopped mid-game).
     Nothing,
@@ -48,6 +59,9 @@ impl std::fmt::Display for Recorded {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Recorded::Answer(line) => f.write_str(line),
+            Recorded::CutAnswer { start, bytes } => {
+                write!(f, "{start}… ({bytes} bytes; only its start was recorded)")
+            }
             Recorded::Fault(fault) => fault.fmt(f),
             Recorded::Nothing => f.write_str("nothing"),
         }
@@ -72,6 +86,9 @@ impl std::fmt::Display for RecordedFault {
 pub struct Script {
     pub bot: Option<String>,
     pub rounds: Vec<RoundScript>,
+    /// The round in which the transcript reached its size limit and stopped: that round and
+    /// the later ones were not recorded whole.
+    pub full_in_round: Option<u32>,
 }
 
 impl Script {
@@ -80,6 +97,7 @@ impl Script {
         let mut script = Script {
             bot: None,
             rounds: Vec::new(),
+            full_in_round: None,
         };
         let bad =
             |index: usize, what: &str| anyhow::anyhow!("{}:{}: {what}", path.display(), index + 1);
@@ -96,6 +114,8 @@ impl Script {
                         steps: Vec::new(),
                         end_fault: None,
                     });
+                } else if note.starts_with(TRANSCRIPT_FULL_NOTE) {
+                    script.full_in_round = script.rounds.last().map(|r| r.round);
                 }
                 continue;
             }
@@ -114,6 +134,16 @@ impl Script {
                 Some(Step::Ask { recorded, .. }) => Some(recorded),
                 _ => None,
             };
+            let cut = bot::cut_line_parts(text);
+            if let (Some((_, bytes)), ">" | "?") = (cut, marker) {
+                return Err(bad(
+                    index,
+                    &format!(
+                        "this line koth sent was {bytes} bytes long, and only its start was \
+                         recorded: it cannot be sent again"
+                    ),
+                ));
+            }
             match (marker, last_ask) {
                 (">", _) => round.steps.push(Step::Send(text.to_string())),
                 ("?", _) => round.steps.push(Step::Ask {
@@ -122,7 +152,13 @@ impl Script {
                     recorded: Recorded::Nothing,
                 }),
                 ("<", Some(recorded @ Recorded::Nothing)) => {
-                    *recorded = Recorded::Answer(text.to_string())
+                    *recorded = match cut {
+                        Some((start, bytes)) => Recorded::CutAnswer {
+                            start: start.to_string(),
+                            bytes,
+                        },
+                        None => Recorded::Answer(text.to_string()),
+                    }
                 }
                 ("!", last_ask) => {
                     let (kind, reason) = text.split_once(": ").unwrap_or(("fault", text));
@@ -251,6 +287,11 @@ pub struct Driven {
     pub differences: Vec<Difference>,
     /// Differences in the rounds played before `--round` only to rebuild `data.txt`.
     pub unreported_differences: usize,
+    /// Answers recorded cut (too long to keep whole), compared by their start and length only.
+    pub cut_answers: usize,
+    /// The round the transcript reached its size limit in: it and the later rounds were not
+    /// driven, since the recording of them is incomplete.
+    pub not_driven_from: Option<u32>,
 }
 
 /// Drives `spec` through `script`, calling `on_difference` as each difference is found.
@@ -268,6 +309,14 @@ pub async fn drive(
             script.rounds.len()
         );
     }
+    if let (Some(round), Some(full)) = (options.round, script.full_in_round)
+        && round >= full
+    {
+        bail!(
+            "the transcript reached its size limit in round {full} and stopped, so round {round} \
+             was not recorded whole and cannot be driven (rounds before {full} can)"
+        );
+    }
     play::empty_private_file(spec)?;
     let stderr = match &options.stderr_log {
         Some(path) => StderrLog::create(path, bot::process::STDERR_CAP)
@@ -276,10 +325,14 @@ pub async fn drive(
     };
     let mut driven = Driven::default();
     for round in &script.rounds {
+        if script.full_in_round == Some(round.round) {
+            driven.not_driven_from = Some(round.round);
+            break;
+        }
         let reported = options.round.is_none_or(|r| r == round.round);
         let stop_at_first = reported && !options.all_differences;
         let mut differences = Vec::new();
-        let prompts = drive_round(
+        let (prompts, cut_answers) = drive_round(
             spec,
             round,
             options.limits,
@@ -293,6 +346,7 @@ pub async fn drive(
         } else {
             driven.rounds += 1;
             driven.prompts += prompts;
+            driven.cut_answers += cut_answers;
             for difference in differences {
                 on_difference(&difference);
                 driven.differences.push(difference);
@@ -308,7 +362,8 @@ pub async fn drive(
     Ok(driven)
 }
 
-/// Plays one round's script to a new process; returns the number of prompts answered or not.
+/// Plays one round's script to a new process; returns the number of prompts answered or not,
+/// and how many of them were compared with an answer recorded cut.
 async fn drive_round(
     spec: &BotSpec,
     round: &RoundScript,
@@ -316,7 +371,7 @@ async fn drive_round(
     stop_at_first: bool,
     stderr: &StderrLog,
     differences: &mut Vec<Difference>,
-) -> usize {
+) -> (usize, usize) {
     let differ = |at, recorded, now| Difference {
         round: round.round,
         at,
@@ -330,13 +385,14 @@ async fn drive_round(
             if !round.steps.is_empty() {
                 differences.push(differ(Moment::Start, "started".into(), e.with_status()));
             }
-            return 0;
+            return (0, 0);
         }
     };
     // As in the game: answers are timed on the limits' clock.
     process.set_clock(limits.clock);
     let mut sent = Vec::new();
     let mut prompts = 0;
+    let mut cut_answers = 0;
     for step in &round.steps {
         match step {
             Step::Send(line) => {
@@ -358,12 +414,20 @@ async fn drive_round(
                 let now = process.ask(prompt, limits.answer).await;
                 let same = match (&now, recorded) {
                     (Ok(answer), Recorded::Answer(then)) => answer.line == *then,
+                    (Ok(answer), Recorded::CutAnswer { start, bytes }) => {
+                        cut_answers += 1;
+                        answer.line.len() == *bytes && answer.line.starts_with(start.as_str())
+                    }
                     (Err(e), Recorded::Fault(then)) => e.status_name() == then.kind,
                     _ => false,
                 };
                 if !same {
                     let now_text = match &now {
-                        Ok(answer) => format!("{} ({} ms)", answer.line, answer.wall.as_millis()),
+                        Ok(answer) => format!(
+                            "{} ({} ms)",
+                            bot::cut_line(&answer.line, TRANSCRIPT_LINE_BYTES),
+                            answer.wall.as_millis()
+                        ),
                         Err(e) => e.with_status(),
                     };
                     let at = Moment::Prompt {
@@ -375,7 +439,7 @@ async fn drive_round(
                     // A fault stops the bot; later prompts of the round could only fail too.
                     if now.is_err() || stop_at_first {
                         process.kill().await;
-                        return prompts;
+                        return (prompts, cut_answers);
                     }
                 }
                 sent.clear();
@@ -393,7 +457,7 @@ async fn drive_round(
         let now = exit.map_or("exited in time".to_string(), |e| e.with_status());
         differences.push(differ(Moment::Exit, recorded, now));
     }
-    prompts
+    (prompts, cut_answers)
 }
 
 #[cfg(test)]
@@ -439,6 +503,35 @@ mod tests {
             ask(11, "DESTROY 0", Recorded::Answer("".into()))
         );
         assert_eq!(round.end_fault.as_ref().unwrap().kind, "timed out");
+    }
+
+    #[test]
+    fn a_cut_answer_is_recorded_as_its_start_and_length_and_a_full_transcript_ends_its_round() {
+        let script = parse(
+            "# round 0\n? 1 DESTROY 0\n< 2 xyz… [koth: 1048575 bytes, cut]\n# round 1\n\
+             > 3 BEGIN 2 4 5\n# koth: transcript full at 8388608 bytes: the rest is not recorded\n",
+        )
+        .unwrap();
+        assert_eq!(
+            script.rounds[0].steps,
+            vec![Step::Ask {
+                line: 2,
+                prompt: "DESTROY 0".into(),
+                recorded: Recorded::CutAnswer {
+                    start: "xyz".into(),
+                    bytes: 1_048_575
+                },
+            }]
+        );
+        assert_eq!(script.full_in_round, Some(1));
+        // A line koth sent cannot be sent again from its start alone.
+        let error = parse("# round 0\n> 1 BEGIN… [koth: 9000 bytes, cut]\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.starts_with("t.txt:2: ") && error.contains("cannot be sent again"),
+            "{error}"
+        );
     }
 
     #[test]

@@ -8,7 +8,7 @@ use serde::Serialize;
 use skillratings::MultiTeamOutcome;
 use skillratings::weng_lin::{WengLinConfig, WengLinRating, weng_lin_multi_team};
 
-use crate::game::{Average, BotStatus};
+use crate::game::{Average, BotStatus, FaultCounts};
 
 use super::store::{Progress, StoredResult};
 
@@ -34,6 +34,8 @@ pub struct Standing {
     pub timed_out: u32,
     pub crashed: u32,
     pub failed_to_start: u32,
+    /// Every fault it committed, by kind (the columns above count games by how they ended).
+    pub faults: FaultCounts,
     /// Did not finish most of its games.
     pub flagged: bool,
     pub answers: u64,
@@ -101,6 +103,10 @@ impl Leaderboard {
                     timed_out: count(BotStatus::TimedOut),
                     crashed: count(BotStatus::Crashed),
                     failed_to_start: count(BotStatus::FailedToStart),
+                    faults: mine.iter().fold(FaultCounts::default(), |mut all, r| {
+                        all.merge(&r.faults);
+                        all
+                    }),
                     flagged: games > 0 && 2 * finished < games,
                     answers: mine.iter().map(|r| r.answers).sum(),
                     near_misses: mine.iter().map(|r| r.near_misses).sum(),
@@ -180,6 +186,7 @@ impl Leaderboard {
             "timed out",
             "crashed",
             "no start",
+            "faults",
             "near-misses",
             "max ms",
         ];
@@ -209,6 +216,11 @@ impl Leaderboard {
                     s.timed_out.to_string(),
                     s.crashed.to_string(),
                     s.failed_to_start.to_string(),
+                    if s.faults.total() == 0 {
+                        "0".to_string()
+                    } else {
+                        s.faults.to_string()
+                    },
                     s.near_misses.to_string(),
                     format!("{:.0}", s.max_cpu_ms.unwrap_or(s.max_wall_ms)),
                 ]
@@ -288,14 +300,15 @@ impl Leaderboard {
     fn csv(&self) -> String {
         let mut text =
             "rank,bot,games,points,mean,interval95,low95,high95,rating,uncertainty,finished,\
-bad_output,timed_out,crashed,failed_to_start,flagged,answers,near_misses,max_wall_ms,max_cpu_ms\n"
+bad_output,timed_out,crashed,failed_to_start,timed_out_faults,crashed_faults,bad_output_faults,\
+failed_to_start_faults,flagged,answers,near_misses,max_wall_ms,max_cpu_ms\n"
                 .to_string();
         for s in &self.standings {
             let quoted = format!("\"{}\"", s.name.replace('"', "\"\""));
             let optional = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
             writeln!(
                 text,
-                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
                 s.rank,
                 quoted,
                 s.games,
@@ -311,6 +324,10 @@ bad_output,timed_out,crashed,failed_to_start,flagged,answers,near_misses,max_wal
                 s.timed_out,
                 s.crashed,
                 s.failed_to_start,
+                s.faults.timed_out,
+                s.faults.crashed,
+                s.faults.bad_output,
+                s.faults.failed_to_start,
                 s.flagged,
                 s.answers,
                 s.near_misses,
@@ -425,6 +442,7 @@ mod tests {
             total_wall_ms: 5.0,
             max_cpu_ms: None,
             near_misses: 0,
+            faults: FaultCounts::default(),
         }
     }
 

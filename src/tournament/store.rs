@@ -12,7 +12,7 @@ use anyhow::Context;
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::bot::BotSpec;
-use crate::game::{BotStatus, MatchResult};
+use crate::game::{BotStatus, FaultCounts, MatchResult};
 
 use super::schedule::ScheduledGame;
 
@@ -30,11 +30,15 @@ CREATE TABLE IF NOT EXISTS games (
 CREATE TABLE IF NOT EXISTS seats (
     game INTEGER NOT NULL, seat INTEGER NOT NULL, bot INTEGER NOT NULL,
     PRIMARY KEY (game, seat));
+-- faults: the first of each kind (a JSON list); *_faults: every fault, counted by kind.
 CREATE TABLE IF NOT EXISTS results (
     game INTEGER NOT NULL, seat INTEGER NOT NULL, bot INTEGER NOT NULL,
     score REAL NOT NULL, status TEXT NOT NULL, faults TEXT NOT NULL,
     answers INTEGER NOT NULL, max_wall_ms REAL NOT NULL, total_wall_ms REAL NOT NULL,
     max_cpu_ms REAL, total_cpu_ms REAL, near_misses INTEGER NOT NULL,
+    timed_out_faults INTEGER NOT NULL DEFAULT 0, crashed_faults INTEGER NOT NULL DEFAULT 0,
+    bad_output_faults INTEGER NOT NULL DEFAULT 0,
+    failed_to_start_faults INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (game, seat));
 CREATE TABLE IF NOT EXISTS harness_faults (
     game INTEGER NOT NULL, attempt INTEGER NOT NULL, message TEXT NOT NULL);
@@ -67,6 +71,7 @@ pub struct StoredResult {
     pub total_wall_ms: f64,
     pub max_cpu_ms: Option<f64>,
     pub near_misses: u64,
+    pub faults: FaultCounts,
 }
 
 impl Store {
@@ -142,7 +147,34 @@ impl Store {
                 path.display()
             );
         }
-        Store::connect(path)
+        let store = Store::connect(path)?;
+        store.count_faults_by_kind()?;
+        Ok(store)
+    }
+
+    /// Gives a database written before faults were counted by kind its count columns, counted
+    /// from the fault lists it stored (then whole).
+    fn count_faults_by_kind(&self) -> anyhow::Result<()> {
+        let counted: bool = self.conn.query_row(
+            "SELECT COUNT(*) > 0 FROM pragma_table_info('results') WHERE name = 'bad_output_faults'",
+            [],
+            |r| r.get(0),
+        )?;
+        if counted {
+            return Ok(());
+        }
+        let mut sql = String::from("BEGIN;");
+        for kind in ["timed_out", "crashed", "bad_output", "failed_to_start"] {
+            sql += &format!(
+                "ALTER TABLE results ADD COLUMN {kind}_faults INTEGER NOT NULL DEFAULT 0;
+                 UPDATE results SET {kind}_faults = (SELECT COUNT(*) FROM json_each(results.faults)
+                     WHERE json_extract(value, '$.kind') = '{kind}');"
+            );
+        }
+        sql += "COMMIT;";
+        self.conn
+            .execute_batch(&sql)
+            .context("cannot add the fault counts to an older results database")
     }
 
     fn connect(path: &Path) -> anyhow::Result<Store> {
@@ -243,8 +275,9 @@ impl Store {
             let t = &outcome.timing;
             tx.execute(
                 "INSERT INTO results (game, seat, bot, score, status, faults, answers, max_wall_ms,
-                    total_wall_ms, max_cpu_ms, total_cpu_ms, near_misses)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                    total_wall_ms, max_cpu_ms, total_cpu_ms, near_misses, timed_out_faults,
+                    crashed_faults, bad_output_faults, failed_to_start_faults)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
                 params![
                     game.index,
                     seat as i64,
@@ -257,7 +290,11 @@ impl Store {
                     t.total_wall_ms,
                     t.max_cpu_ms,
                     t.total_cpu_ms,
-                    t.near_misses as i64
+                    t.near_misses as i64,
+                    outcome.fault_counts.timed_out as i64,
+                    outcome.fault_counts.crashed as i64,
+                    outcome.fault_counts.bad_output as i64,
+                    outcome.fault_counts.failed_to_start as i64
                 ],
             )?;
         }
@@ -306,7 +343,8 @@ impl Store {
     pub fn results(&self) -> anyhow::Result<Vec<StoredResult>> {
         let mut stmt = self.conn.prepare(
             "SELECT game, bot, score, status, answers, max_wall_ms, total_wall_ms, max_cpu_ms,
-                near_misses
+                near_misses, timed_out_faults, crashed_faults, bad_output_faults,
+                failed_to_start_faults
              FROM results ORDER BY game, seat",
         )?;
         let rows = stmt.query_map([], |r| {
@@ -321,6 +359,12 @@ impl Store {
                     total_wall_ms: r.get(6)?,
                     max_cpu_ms: r.get(7)?,
                     near_misses: r.get::<_, i64>(8)? as u64,
+                    faults: FaultCounts {
+                        timed_out: r.get::<_, i64>(9)? as u64,
+                        crashed: r.get::<_, i64>(10)? as u64,
+                        bad_output: r.get::<_, i64>(11)? as u64,
+                        failed_to_start: r.get::<_, i64>(12)? as u64,
+                    },
                 },
                 r.get::<_, String>(3)?,
             ))
@@ -387,6 +431,10 @@ mod tests {
                     score: 3.0,
                     status: BotStatus::TimedOut,
                     faults: vec![],
+                    fault_counts: FaultCounts {
+                        timed_out: 40,
+                        ..FaultCounts::default()
+                    },
                     timing: AnswerStats::default(),
                 })
                 .collect(),
@@ -407,10 +455,49 @@ mod tests {
         let results = store.results().unwrap();
         assert_eq!(results.len(), 2);
         assert_eq!(results[0].status, BotStatus::TimedOut);
+        assert_eq!(results[0].faults.timed_out, 40);
         assert_eq!(results[0].bot, schedule[1].seats[0]);
         let progress = store.progress().unwrap();
         assert_eq!((progress.done, progress.harness_failed), (1, 1));
         assert_eq!(store.meta("game").unwrap().as_deref(), Some("paths"));
         assert_eq!(store.bots().unwrap()[2], bot("c"));
+    }
+
+    #[test]
+    fn an_older_database_gets_its_faults_counted_by_kind_when_opened() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE);
+        let schedule = super::super::schedule::schedule(2, 2, 1, 1);
+        let store = Store::create(&path, &[], &[bot("a"), bot("b")], &schedule).unwrap();
+        // The results table as it was before faults were counted by kind.
+        store
+            .conn
+            .execute_batch(
+                "ALTER TABLE results DROP COLUMN timed_out_faults;
+                 ALTER TABLE results DROP COLUMN crashed_faults;
+                 ALTER TABLE results DROP COLUMN bad_output_faults;
+                 ALTER TABLE results DROP COLUMN failed_to_start_faults;
+                 INSERT INTO results (game, seat, bot, score, status, faults, answers,
+                     max_wall_ms, total_wall_ms, near_misses)
+                 VALUES (0, 0, 0, 1.0, 'crashed', '[{\"bot\":\"a\",\"kind\":\"bad_output\",\
+                     \"reason\":\"x\"},{\"bot\":\"a\",\"kind\":\"bad_output\",\"reason\":\"y\"},\
+                     {\"bot\":\"a\",\"kind\":\"crashed\",\"reason\":\"z\"}]', 0, 0, 0, 0),
+                     (0, 1, 1, 2.0, 'finished', '[]', 0, 0, 0, 0);",
+            )
+            .unwrap();
+        drop(store);
+        let results = Store::open(&path).unwrap().results().unwrap();
+        let expected = FaultCounts {
+            bad_output: 2,
+            crashed: 1,
+            ..FaultCounts::default()
+        };
+        assert_eq!(results[0].faults, expected);
+        assert_eq!(results[1].faults, FaultCounts::default());
+        // Opened again, it is left as it is.
+        assert_eq!(
+            Store::open(&path).unwrap().results().unwrap()[0].faults,
+            expected
+        );
     }
 }

@@ -380,7 +380,8 @@ fn play(
                 "not solved"
             },
             outcome.fitness,
-            outcome.moves.len()
+            // A move is one byte; a long walk is kept cut, with its length.
+            crate::bot::cut_line_parts(&outcome.moves).map_or(outcome.moves.len(), |(_, n)| n)
         );
     }
     let bot = &result.bots[0];

@@ -20,11 +20,10 @@ use std::path::Path;
 use std::sync::LazyLock;
 
 use crate::bot::{
-    AnswerStats, BotError, BotProcess, BotSpec, FaultKind, StderrLog, process::STDERR_CAP,
+    AnswerStats, BotError, BotProcess, BotSpec, FaultKind, StderrLog, cut_line,
+    process::STDERR_CAP, quote,
 };
-use crate::game::{
-    BotResult, BotStatus, BoxFuture, Fault, Game, MatchResult, MatchSetup, RoundProgress,
-};
+use crate::game::{BoxFuture, Fault, FaultLog, Game, MatchResult, MatchSetup, RoundProgress};
 
 use super::level::{Level, Move, parse_moves, walk};
 
@@ -34,9 +33,14 @@ pub struct LevelResult {
     pub level: String,
     pub solved: bool,
     pub fitness: i64,
-    /// The bot's answer as it was walked (empty after a fault).
+    /// The bot's answer as it was walked (empty after a fault); its first [`KEPT_MOVES`] bytes
+    /// and its length if longer.
     pub moves: String,
 }
+
+/// The most of an answer a [`LevelResult`] keeps: far longer than any walk a level needs, while
+/// a bot answering megabytes cannot make `results.json` huge.
+const KEPT_MOVES: usize = 4096;
 
 /// The flag game over a fixed list of levels, as the runners see it.
 pub struct Flag {
@@ -94,7 +98,7 @@ fn scored(level: &Level, moves: &[Move], answer: &str) -> LevelResult {
         level: level.name.clone(),
         solved: outcome.solved,
         fitness: outcome.fitness,
-        moves: answer.to_string(),
+        moves: cut_line(answer, KEPT_MOVES).into_owned(),
     }
 }
 
@@ -112,7 +116,7 @@ impl Flag {
             &setup.log_dir.join(format!("{}.stderr.log", spec.name)),
             STDERR_CAP,
         )?;
-        let mut faults = Vec::new();
+        let mut faults = FaultLog::default();
         let fault = |kind: FaultKind, round: usize, reason: String| Fault {
             bot: spec.name.clone(),
             kind,
@@ -150,11 +154,7 @@ impl Flag {
                             faults.push(fault(
                                 FaultKind::BadOutput,
                                 round,
-                                format!(
-                                    "answered {:?} for level {}: {why}",
-                                    short(line),
-                                    level.name
-                                ),
+                                format!("answered {} for level {}: {why}", quote(line), level.name),
                             ));
                             results.push(scored(level, &[], ""));
                             if let Some(process) = bot.take() {
@@ -202,13 +202,7 @@ impl Flag {
         let result = MatchResult {
             game: "flag".into(),
             seed: setup.seed,
-            bots: vec![BotResult {
-                name: spec.name.clone(),
-                score: solved as f64,
-                status: BotStatus::from_faults(&faults),
-                faults,
-                timing,
-            }],
+            bots: vec![faults.bot_result(&spec.name, solved as f64, timing)],
         };
         let json = serde_json::json!({ "result": &result, "levels": &results });
         std::fs::write(
@@ -234,16 +228,6 @@ fn report(
 
 fn exit_reason(err: &BotError) -> String {
     format!("after the last level: {err}")
-}
-
-/// The start of a long answer, for fault messages.
-fn short(line: &str) -> String {
-    let mut cut = line.to_string();
-    if cut.len() > 60 {
-        cut.truncate(cut.floor_char_boundary(60));
-        cut.push('…');
-    }
-    cut
 }
 
 impl Game for Flag {

@@ -24,8 +24,8 @@ use rand::RngExt;
 use super::board::{Board, Mark, Outcome, parse_square_for_bots};
 use super::matchbox::{MICHIE_SCHEDULE, Menace};
 use super::perfect;
-use crate::bot::{AnswerStats, BotProcess, BotSpec, Clock, FaultKind, StderrLog};
-use crate::game::{BotResult, BotStatus, BoxFuture, Fault, Game, MatchResult, MatchSetup};
+use crate::bot::{AnswerStats, BotProcess, BotSpec, Clock, FaultKind, StderrLog, quote};
+use crate::game::{BoxFuture, Fault, FaultLog, Game, MatchResult, MatchSetup};
 use crate::seed::Rng;
 
 /// One side of a game.
@@ -237,8 +237,8 @@ async fn choose(
                 (
                     FaultKind::BadOutput,
                     format!(
-                        "answered `{}`, which is not a square (0–8 or two letters like LM)",
-                        answer.line
+                        "answered {}, which is not a square (0–8 or two letters like LM)",
+                        quote(&answer.line)
                     ),
                 )
             })?;
@@ -246,8 +246,8 @@ async fn choose(
                 return Err((
                     FaultKind::BadOutput,
                     format!(
-                        "answered `{}` as {}: square {square} is taken on {}",
-                        answer.line.trim(),
+                        "answered {} as {}: square {square} is taken on {}",
+                        quote(answer.line.trim()),
                         mark.as_char(),
                         board.cells()
                     ),
@@ -329,7 +329,7 @@ async fn play_match(setup: &MatchSetup) -> anyhow::Result<MatchResult> {
     let games = setup.rounds.unwrap_or(DEFAULT_GAMES);
     let mut rng = crate::seed::rng(setup.seed, 0);
     let mut tallies = [Tally::default(); 2];
-    let mut faults: [Vec<Fault>; 2] = Default::default();
+    let mut faults = FaultLog::default();
     for game in 0..games {
         // The first bot plays X in even games, O in odd ones.
         let swapped = game % 2 == 1;
@@ -348,7 +348,7 @@ async fn play_match(setup: &MatchSetup) -> anyhow::Result<MatchResult> {
         }
         if let Some(f) = record.fault {
             let side = marks.iter().position(|&m| m == f.mark).expect("X or O");
-            faults[side].push(Fault {
+            faults.push(Fault {
                 bot: setup.bots[side].name.clone(),
                 kind: f.kind,
                 round: Some(game + 1),
@@ -364,11 +364,11 @@ async fn play_match(setup: &MatchSetup) -> anyhow::Result<MatchResult> {
             });
         }
     }
-    for (side, player) in players.iter_mut().enumerate() {
+    for player in &mut players {
         if let Player::Bot(bot) = player
             && let Some(e) = bot.finish(setup.limits.exit).await
         {
-            faults[side].push(Fault {
+            faults.push(Fault {
                 bot: bot.spec.name.clone(),
                 kind: e.kind(),
                 round: None,
@@ -378,15 +378,12 @@ async fn play_match(setup: &MatchSetup) -> anyhow::Result<MatchResult> {
         }
     }
     let bots = (0..2)
-        .map(|side| BotResult {
-            name: setup.bots[side].name.clone(),
-            score: tallies[side].score(),
-            status: BotStatus::from_faults(&faults[side]),
-            faults: std::mem::take(&mut faults[side]),
-            timing: match &players[side] {
+        .map(|side| {
+            let timing = match &players[side] {
                 Player::Bot(bot) => bot.timing.clone(),
                 _ => AnswerStats::default(),
-            },
+            };
+            faults.bot_result(&setup.bots[side].name, tallies[side].score(), timing)
         })
         .collect();
     Ok(MatchResult {

@@ -10,7 +10,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use super::play::{self, DEFAULT_ROUNDS};
 use crate::bot::sandbox::{self, SandboxArgs};
 use crate::bot::{BotSpec, Limits, roster};
-use crate::game::{MatchResult, MatchSetup, RoundProgress};
+use crate::game::{FAULTS_KEPT_PER_KIND, MatchResult, MatchSetup, RoundProgress};
 use crate::seed;
 
 #[derive(Debug, clap::Args)]
@@ -152,26 +152,33 @@ fn print_table(result: &MatchResult) {
     rows.sort_by(|a, b| b.score.total_cmp(&a.score));
     let width = rows.iter().map(|b| b.name.len()).max().unwrap_or(4).max(4);
     println!(
-        "{:>4}  {:<width$}  {:>8}  {:>6}",
+        "{:>4}  {:<width$}  {:>8}  {:>6}  faults by kind",
         "rank", "name", "total", "faults"
     );
     for (rank, bot) in rows.iter().enumerate() {
+        let counts = &bot.fault_counts;
         println!(
-            "{:>4}  {:<width$}  {:>8}  {:>6}",
+            "{:>4}  {:<width$}  {:>8}  {:>6}  {}",
             rank + 1,
             bot.name,
             bot.score,
-            bot.faults.len()
+            counts.total(),
+            if counts.total() == 0 {
+                String::new()
+            } else {
+                counts.to_string()
+            }
         );
     }
     // The first faults with their reasons, so a bot author sees what went wrong without opening
-    // results.json; all of them are there.
+    // results.json, which keeps the first of each kind per bot.
     const SHOWN: usize = 10;
+    let total: u64 = result.bots.iter().map(|b| b.fault_counts.total()).sum();
     let faults: Vec<_> = result.bots.iter().flat_map(|b| &b.faults).collect();
-    if !faults.is_empty() {
+    if total > 0 {
         println!(
-            "faults ({} in all; every one is in results.json):",
-            faults.len()
+            "faults ({total} in all; results.json keeps the first {FAULTS_KEPT_PER_KIND} of each \
+             kind per bot):"
         );
     }
     for fault in faults.iter().take(SHOWN) {

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use super::rules::{Vertex, letter};
 use crate::bot::Limits;
-use crate::game::Fault;
+use crate::game::{Fault, FaultCounts};
 
 /// One round as the graphical log shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -101,7 +101,11 @@ pub struct Results {
     /// `points[round][bot]`.
     pub points: Vec<Vec<u64>>,
     pub totals: Vec<u64>,
+    /// The first faults of each kind per bot ([`crate::game::FAULTS_KEPT_PER_KIND`]).
     pub faults: Vec<Fault>,
+    /// Every fault of each bot, counted by kind.
+    #[serde(default)]
+    pub fault_counts: Vec<FaultCounts>,
 }
 
 impl Results {

@@ -22,7 +22,7 @@ use super::rules::{self, Grid, MAX_BOTS, Vertex};
 use crate::bot::{
     self, AnswerStats, BotError, BotProcess, BotSpec, FaultKind, StderrLog, Transcript,
 };
-use crate::game::{BotResult, BotStatus, Fault, MatchResult, MatchSetup, RoundProgress};
+use crate::game::{Fault, FaultLog, MatchResult, MatchSetup, RoundProgress};
 use crate::seed;
 
 /// Rounds per game when the setup does not say.
@@ -60,7 +60,7 @@ pub async fn play(setup: &MatchSetup) -> anyhow::Result<(MatchResult, Results)> 
         },
     )?;
 
-    let mut faults = Vec::new();
+    let mut faults = FaultLog::default();
     let mut points = Vec::new();
     let mut totals = vec![0u64; n];
     let mut timings = vec![AnswerStats::default(); n];
@@ -98,11 +98,7 @@ pub async fn play(setup: &MatchSetup) -> anyhow::Result<(MatchResult, Results)> 
     standings.sort_by_key(|(_, total)| std::cmp::Reverse(*total));
     let too_slow = names
         .iter()
-        .filter(|name| {
-            faults
-                .iter()
-                .any(|f: &Fault| &f.bot == *name && f.kind == FaultKind::TimedOut)
-        })
+        .filter(|name| faults.counts(name).timed_out > 0)
         .cloned()
         .collect();
     replay.finish()?;
@@ -119,7 +115,8 @@ pub async fn play(setup: &MatchSetup) -> anyhow::Result<(MatchResult, Results)> 
         bots: names.clone(),
         points,
         totals: totals.clone(),
-        faults,
+        faults: faults.kept().to_vec(),
+        fault_counts: names.iter().map(|name| faults.counts(name)).collect(),
     };
     results.write(&setup.log_dir.join("results.json"))?;
     let match_result = MatchResult {
@@ -129,21 +126,7 @@ pub async fn play(setup: &MatchSetup) -> anyhow::Result<(MatchResult, Results)> 
             .iter()
             .zip(&totals)
             .zip(timings)
-            .map(|((name, &total), timing)| {
-                let faults: Vec<Fault> = results
-                    .faults
-                    .iter()
-                    .filter(|f| &f.bot == name)
-                    .cloned()
-                    .collect();
-                BotResult {
-                    name: name.clone(),
-                    score: total as f64,
-                    status: BotStatus::from_faults(&faults),
-                    faults,
-                    timing,
-                }
-            })
+            .map(|((name, &total), timing)| faults.bot_result(name, total as f64, timing))
             .collect(),
     };
     Ok((match_result, results))
@@ -220,7 +203,7 @@ impl Round<'_> {
     /// Returns the final grid, the points, and each turn's accepted choices for the replay.
     async fn play(
         &self,
-        faults: &mut Vec<Fault>,
+        faults: &mut FaultLog,
         timings: &mut [AnswerStats],
     ) -> (Grid, Vec<u64>, Vec<TurnRecord>) {
         let bots = &self.setup.bots;
@@ -344,7 +327,7 @@ impl Round<'_> {
         grid: &Grid,
         turn: usize,
         prompt: &str,
-        faults: &mut Vec<Fault>,
+        faults: &mut FaultLog,
     ) -> Vec<Option<Vertex>> {
         let context = format!("{prompt}: ");
         replies

@@ -4,6 +4,7 @@
 use std::fmt;
 
 use super::rules::Vertex;
+use crate::bot::quote;
 
 /// A line koth sends to a bot.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -110,7 +111,7 @@ impl Answer {
         if line == "NONE" {
             return Ok(Answer::None);
         }
-        let expected = || format!("expected `VERTEX x,y` or `NONE`, got {line:?}");
+        let expected = || format!("expected `VERTEX x,y` or `NONE`, got {}", quote(line));
         let coords = line.strip_prefix("VERTEX ").ok_or_else(expected)?;
         let (x, y) = coords.split_once(',').ok_or_else(expected)?;
         match (x.trim().parse(), y.trim().parse()) {

@@ -6,7 +6,7 @@ use anyhow::{Context, bail};
 use super::run::{Contestant, RunConfig, play_boards};
 use super::stats::Summary;
 use crate::game::{
-    Average, BotResult, BotStatus, BoxFuture, Fault, Game, MatchResult, MatchSetup, RoundProgress,
+    Average, BoxFuture, Fault, FaultLog, Game, MatchResult, MatchSetup, RoundProgress,
 };
 
 pub struct RatRace;
@@ -74,28 +74,26 @@ fn play_match(setup: &MatchSetup) -> anyhow::Result<MatchResult> {
     let path = setup.log_dir.join("ratrace-boards.json");
     std::fs::write(&path, serde_json::to_string_pretty(&records)?)
         .with_context(|| format!("cannot write {}", path.display()))?;
-    let faults: Vec<Fault> = records
-        .iter()
-        .filter_map(|r| {
-            Some(Fault {
+    let mut faults = FaultLog::default();
+    for r in &records {
+        if let Some(kind) = r.fault_kind {
+            faults.push(Fault {
                 bot: spec.name.clone(),
-                kind: r.fault_kind?,
+                kind,
                 round: Some(r.board as u32),
                 turn: Some(r.turns),
                 reason: r.error.clone().unwrap_or_default(),
-            })
-        })
-        .collect();
+            });
+        }
+    }
     let points: Vec<u64> = records.iter().map(|r| r.points).collect();
     Ok(MatchResult {
         game: "ratrace".into(),
         seed: setup.seed,
-        bots: vec![BotResult {
-            name: spec.name.clone(),
-            score: Summary::of(&points).geometric_mean,
-            status: BotStatus::from_faults(&faults),
-            faults,
-            timing: played.timing,
-        }],
+        bots: vec![faults.bot_result(
+            &spec.name,
+            Summary::of(&points).geometric_mean,
+            played.timing,
+        )],
     })
 }

@@ -9,6 +9,7 @@
 use super::player::{Ask, Move};
 
 use super::track::View;
+use crate::bot::quote;
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
@@ -177,13 +178,16 @@ fn parse_tokens(line: &str, expected: usize, out: &mut Vec<Move>) -> Result<(), 
             continue;
         }
         out.push(parse_move(token).ok_or_else(|| {
-            format!("move {count} is `{token}`, not `dx,dy` with dx and dy in -1, 0, 1")
+            format!(
+                "move {count} is {}, not `dx,dy` with dx and dy in -1, 0, 1",
+                quote(token)
+            )
         })?);
     }
     if count != expected {
         return Err(format!(
-            "answered {count} moves for {expected} specimens (answer starts `{}`)",
-            line.chars().take(40).collect::<String>()
+            "answered {count} moves for {expected} specimens: {}",
+            quote(line)
         ));
     }
     Ok(())
@@ -288,15 +292,24 @@ mod tests {
         assert_eq!(out, vec![(1, 0), (-1, 1), (0, -1)]);
         out.clear();
         let err = parse_moves("1,0 2,0", 2, &mut out).unwrap_err();
-        assert!(err.contains("move 2 is `2,0`"), "{err}");
+        assert!(err.contains("move 2 is \"2,0\""), "{err}");
         out.clear();
         let err = parse_moves("1,0 hello", 2, &mut out).unwrap_err();
-        assert!(err.contains("`hello`"), "{err}");
+        assert!(err.contains("\"hello\""), "{err}");
         out.clear();
         let err = parse_moves("1,0", 2, &mut out).unwrap_err();
         assert!(err.contains("answered 1 moves for 2"), "{err}");
         out.clear();
         let err = parse_moves("1,0 1,0 1,0", 2, &mut out).unwrap_err();
         assert!(err.contains("answered 3 moves for 2"), "{err}");
+        // A huge answer is quoted by its start and its length.
+        let huge = format!("1,0 {}", "x".repeat(1 << 20));
+        out.clear();
+        let err = parse_moves(&huge, 2, &mut out).unwrap_err();
+        assert!(
+            err.ends_with(" (1048576 bytes), not `dx,dy` with dx and dy in -1, 0, 1"),
+            "{err}"
+        );
+        assert!(err.len() < 300, "{err}");
     }
 }
