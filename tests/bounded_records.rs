@@ -10,7 +10,7 @@ use serde_json::Value;
 
 #[path = "support/paths_bots.rs"]
 mod paths_bots;
-use paths_bots::{paths_bot, test_bot_command};
+use paths_bots::script_bot;
 
 const KOTH: &str = env!("CARGO_BIN_EXE_koth");
 const FILE_LIMIT: u64 = 8 << 20;
@@ -21,23 +21,20 @@ const PROMPTS_PER_ROUND: u64 = 18;
 /// The two hostile bots and a polite one, in this order, as bot folders under `dir`.
 fn bots(dir: &Path) -> Vec<PathBuf> {
     vec![
-        paths_bot(
-            dir,
-            "every",
-            "Huge every",
-            &test_bot_command("huge_lines.py", "every"),
-        ),
-        paths_bot(
+        script_bot(dir, "every", "Huge every", "huge_lines.py", "every"),
+        script_bot(
             dir,
             "after_first",
             "Huge after first",
-            &test_bot_command("huge_lines.py", "after_first"),
+            "huge_lines.py",
+            "after_first",
         ),
-        paths_bot(
+        script_bot(
             dir,
             "polite",
             "Polite",
-            &test_bot_command("faulty.py", "polite koth-test-bounded"),
+            "faulty.py",
+            "polite koth-test-bounded",
         ),
     ]
 }

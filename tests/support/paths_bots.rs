@@ -24,22 +24,24 @@ pub fn paths_bot(dir: &Path, folder: &str, name: &str, run: &str) -> PathBuf {
     bot
 }
 
+/// The bot folder `dir/folder` named `name`, holding a copy of `tests/bots/<script>` run with
+/// `args`: a bot that also runs contained (a contained bot sees only its own folder).
+pub fn script_bot(dir: &Path, folder: &str, name: &str, script: &str, args: &str) -> PathBuf {
+    let bot = paths_bot(dir, folder, name, &format!("python3 {script} {args}"));
+    let source = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/bots")
+        .join(script);
+    std::fs::copy(source, bot.join(script)).unwrap();
+    bot
+}
+
 /// `count` bots under `dir` (`cpus-0`, `cpus-1`, …) running `faulty.py cpus`: bots that play
-/// quietly and report the CPUs they may run on (read with `support/cpus.rs`). Each folder holds
-/// its own copy of the script, so the bots also run contained (a contained bot sees only its
-/// own folder).
+/// quietly and report the CPUs they may run on (read with `support/cpus.rs`).
 pub fn cpu_reporting_paths_bots(dir: &Path, count: usize) -> Vec<PathBuf> {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bots/faulty.py");
     (0..count)
         .map(|i| {
-            let bot = paths_bot(
-                dir,
-                &format!("cpus-{i}"),
-                &format!("Cpus {i}"),
-                "python3 faulty.py cpus",
-            );
-            std::fs::copy(&script, bot.join("faulty.py")).unwrap();
-            bot
+            let (folder, name) = (format!("cpus-{i}"), format!("Cpus {i}"));
+            script_bot(dir, &folder, &name, "faulty.py", "cpus")
         })
         .collect()
 }
