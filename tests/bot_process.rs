@@ -376,6 +376,7 @@ async fn a_transcript_keeps_the_start_of_a_huge_line_and_stops_at_its_size_limit
         command: vec!["python3".into(), "huge_lines.py".into(), "every".into()],
         build: None,
         origin: "test".into(),
+        sandbox: None,
     };
     let mut bot = BotProcess::spawn(&spec, &StderrLog::discard()).unwrap();
     bot.set_transcript(transcript.clone());
