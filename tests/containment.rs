@@ -119,8 +119,7 @@ async fn every_escape_a_hostile_bot_tries_is_held() {
         "whoami".into(),
         // cargo sets this in the test's environment, which the bot would inherit uncontained.
         "environ CARGO_MANIFEST_DIR".into(),
-        // The caps: 512 MiB against 256, a 16 MiB file against 8.
-        "memory 512".into(),
+        // The file cap: a 16 MiB file against 8.
         "bigfile 16".into(),
     ] {
         assert_held(&mut process, &attempt).await;
@@ -204,6 +203,35 @@ fn wait_for(done: impl Fn() -> bool, what: &str) {
             "waited for {what}"
         );
         std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[tokio::test]
+async fn a_bot_over_its_memory_cap_is_stopped_by_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let hostile = spec(
+        &hostile_folder(tmp.path(), "greedy", "koth-greedy"),
+        "greedy",
+        &["python3", "-u", "escape.py"],
+    );
+    let limits = Sandbox {
+        memory_mb: 256,
+        ..Sandbox::default()
+    };
+    let bot = contained(&hostile, &limits, &tmp.path().join("game"));
+    let mut process = BotProcess::spawn(&bot, &StderrLog::discard()).unwrap();
+    // Where koth has control groups, the kernel stops the bot and the fault names the cap;
+    // with rlimits alone, the allocation fails inside the bot (Python's MemoryError).
+    match process.ask("TRY memory 512", LIMIT).await {
+        Ok(answer) => assert!(
+            answer.line.starts_with("HELD MemoryError"),
+            "{}",
+            answer.line
+        ),
+        Err(fault) => assert!(
+            fault.to_string().contains("memory limit 256 MiB"),
+            "{fault}"
+        ),
     }
 }
 

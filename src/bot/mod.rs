@@ -8,6 +8,7 @@
 //! - [`sandbox`]: containment — a bot that sees only the system, its interpreter and its own
 //!   folder, with no network, no other processes, no privileges and capped resources.
 
+pub mod cgroup;
 pub mod process;
 pub mod roster;
 pub mod sandbox;

@@ -37,6 +37,7 @@ use thiserror::Error;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
+use super::cgroup::BotGroups;
 use super::sandbox::{self, Launch, Sandbox};
 use super::{BotSpec, Clock, FaultKind};
 
@@ -687,6 +688,8 @@ pub struct BotProcess {
     /// ended it.
     sandbox: Option<Sandbox>,
     dir: PathBuf,
+    /// A contained bot's control groups, removed once it has ended.
+    groups: Option<BotGroups>,
     stdin: Option<ChildStdin>,
     /// Bytes for stdin not yet written: lines queued by `send`, or the part of a prompt the
     /// pipe had no room for.
@@ -761,6 +764,7 @@ impl BotProcess {
             .process_group(0)
             .kill_on_drop(true);
         let mut child = command.spawn().map_err(|e| spawn_error(e.to_string()))?;
+        let groups = launch.as_mut().and_then(Launch::take_groups);
         let bot_pid = match launch.as_mut().and_then(Launch::take_info) {
             // The parent's copies of bwrap's descriptors must close before its info is read.
             Some(info) => {
@@ -804,6 +808,7 @@ impl BotProcess {
             bot_pid,
             sandbox: spec.sandbox.clone(),
             dir: spec.dir.clone(),
+            groups,
             stdin,
             outbox: Vec::new(),
             stdout: LineReader::new(stdout),
@@ -842,6 +847,16 @@ impl BotProcess {
 
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The caps of its containment that ended a contained bot, named as a person reads them.
+    fn caps_hit(&self, status: &ExitStatus) -> Option<String> {
+        let sandbox = self.sandbox.as_ref()?;
+        let hit: Vec<String> = (self.groups.as_ref().and_then(BotGroups::caps_hit))
+            .into_iter()
+            .chain(sandbox::limit_hit(sandbox, &self.dir, status))
+            .collect();
+        (!hit.is_empty()).then(|| hit.join(", "))
     }
 
     /// The process the CPU clock measures: the bot's own, inside its sandbox if contained.
@@ -1086,6 +1101,7 @@ impl BotProcess {
         if let Some(task) = self.stderr_task.take() {
             let _ = tokio::time::timeout(Duration::from_secs(1), task).await;
         }
+        self.groups.take();
     }
 
     fn record_fault(&self, fault: &BotError) {
@@ -1124,11 +1140,7 @@ impl BotProcess {
         let stderr_tail = self.stderr.tail();
         match status {
             Some(status) => BotError::Exited {
-                status: match self
-                    .sandbox
-                    .as_ref()
-                    .and_then(|s| sandbox::limit_hit(s, &self.dir, &status))
-                {
+                status: match self.caps_hit(&status) {
                     Some(limit) => format!("{status}: {limit}"),
                     None => status.to_string(),
                 },

@@ -15,10 +15,13 @@
 //! - **Privileges.** No capabilities; when koth runs as root, `bwrap` is started as the
 //!   unprivileged user `nobody` (65534), so the bot is nobody outside its namespace too and the
 //!   machine's root-only files (`/etc/shadow`) stay closed to it even where they are visible.
-//! - **Limits** (`setrlimit` before `exec`): data segment (`RLIMIT_DATA`, the memory cap: it
-//!   counts what a process allocates but not the address space a JVM merely reserves, which
-//!   `RLIMIT_AS` would), file size (`RLIMIT_FSIZE`, also the size of the private `/tmp`), open
-//!   files and processes.
+//! - **Limits.** Memory and processes are capped by control groups of the bot's own where the
+//!   machine lets koth make them ([`super::cgroup`]: all the bot's processes together, and the
+//!   fault can name the cap hit); elsewhere by rlimits, per process: `RLIMIT_DATA` (it counts
+//!   what a process allocates but not the address space a JVM merely reserves, which
+//!   `RLIMIT_AS` would) and `RLIMIT_NPROC`. File size (`RLIMIT_FSIZE`, also the size of the
+//!   private `/tmp`) and open files (`RLIMIT_NOFILE`) are always rlimits, set in the child
+//!   before `exec`.
 //!
 //! `bwrap` is a well-trusted tool (Flatpak's sandbox); koth only chooses its arguments.
 
@@ -30,6 +33,7 @@ use std::sync::OnceLock;
 
 use anyhow::{Context, bail};
 
+use super::cgroup::{self, BotGroups};
 use super::{BotSpec, roster};
 
 /// The unprivileged user a contained bot runs as, inside its namespace and, when koth is root,
@@ -135,7 +139,7 @@ pub fn contain(
         .collect()
 }
 
-/// The limit of its sandbox that ended a contained bot's process, if one did: the file size
+/// The rlimit of its sandbox that ended a contained bot's process, if one did: the file size
 /// cap, when the process was killed by `SIGXFSZ` or left a file of the cap's size in its
 /// working folder `dir` (a program that ignores the signal gets `EFBIG` and exits on its own).
 pub fn limit_hit(
@@ -222,7 +226,10 @@ pub struct Launch {
     info_writer: OwnedFd,
     /// The read end of the info pipe, on which `bwrap` reports the bot's process id.
     info: Option<OwnedFd>,
-    limits: [(nix::sys::resource::Resource, u64); 4],
+    limits: Vec<(nix::sys::resource::Resource, u64)>,
+    /// The bot's control groups, where the machine has them: they cap memory and processes
+    /// in place of the rlimits, and tell afterwards which cap was hit.
+    groups: Option<BotGroups>,
     drop_root: bool,
     /// Mounts made in the child, as root in a mount namespace of its own, before it becomes
     /// `nobody`: they let `nobody` reach a bound folder behind a folder it may not enter.
@@ -249,29 +256,29 @@ impl Launch {
             args: Vec::new(),
             info_writer,
             info: Some(info),
-            limits: [
-                (
-                    nix::sys::resource::Resource::RLIMIT_DATA,
-                    sandbox.memory_mb << 20,
-                ),
-                (
-                    nix::sys::resource::Resource::RLIMIT_FSIZE,
-                    sandbox.file_mb << 20,
-                ),
-                (
-                    nix::sys::resource::Resource::RLIMIT_NOFILE,
-                    sandbox.open_files,
-                ),
-                (
-                    nix::sys::resource::Resource::RLIMIT_NPROC,
-                    sandbox.processes,
-                ),
-            ],
+            limits: Vec::new(),
+            groups: BotGroups::create(sandbox.memory_mb, sandbox.processes),
             drop_root: nix::unistd::geteuid().is_root(),
             reach: Vec::new(),
         };
         let dir = std::path::absolute(&spec.dir)
             .with_context(|| format!("{spec}: no folder {}", spec.dir.display()))?;
+        use nix::sys::resource::Resource;
+        launch.limits = vec![
+            (Resource::RLIMIT_FSIZE, sandbox.file_mb << 20),
+            (Resource::RLIMIT_NOFILE, sandbox.open_files),
+        ];
+        let groups = launch.groups.as_ref();
+        if !groups.is_some_and(BotGroups::caps_memory) {
+            launch
+                .limits
+                .push((Resource::RLIMIT_DATA, sandbox.memory_mb << 20));
+        }
+        if !groups.is_some_and(BotGroups::caps_processes) {
+            launch
+                .limits
+                .push((Resource::RLIMIT_NPROC, sandbox.processes));
+        }
         launch.args(["--unshare-all", "--unshare-user", "--disable-userns"]);
         launch.arg("--die-with-parent");
         launch.arg("--new-session");
@@ -391,6 +398,11 @@ impl Launch {
         self.info.take().map(std::fs::File::from)
     }
 
+    /// The bot's control groups, to keep until the bot has ended.
+    pub fn take_groups(&mut self) -> Option<BotGroups> {
+        self.groups.take()
+    }
+
     /// The `bwrap` command, with the limits, the descriptors and the change of user done in the
     /// child just before `bwrap` starts.
     pub fn command(&self) -> tokio::process::Command {
@@ -410,7 +422,12 @@ impl Launch {
     fn prepare_child(&self, command: &mut std::process::Command) {
         use std::os::unix::process::CommandExt;
         let info_writer = self.info_writer.as_raw_fd();
-        let limits = self.limits;
+        let limits = self.limits.clone();
+        let groups = self
+            .groups
+            .as_ref()
+            .map(BotGroups::join_fds)
+            .unwrap_or_default();
         let drop_root = self.drop_root;
         // The closure owns copies of the C strings, and room for the mounts it detaches: it
         // runs in the child, after fork, where nothing may allocate.
@@ -427,9 +444,10 @@ impl Launch {
                 if libc::fcntl(info_writer, libc::F_SETFD, 0) != 0 {
                     return fail();
                 }
-                for (resource, value) in limits {
+                for &(resource, value) in &limits {
                     nix::sys::resource::setrlimit(resource, value, value)?;
                 }
+                cgroup::join_in_child(&groups)?;
                 if !reach.is_empty() {
                     let none = std::ptr::null();
                     let private = libc::MS_REC | libc::MS_PRIVATE;

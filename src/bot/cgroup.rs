@@ -1,0 +1,279 @@
+//! A control group per contained bot, where the machine lets koth make one: it caps the bot's
+//! memory and processes as a whole (all its processes together, unlike rlimits), and it says
+//! afterwards whether a cap was hit, so a fault can name it ("memory limit 2048 MiB").
+//!
+//! koth makes its groups under its own group of each controller (cgroup v1's `memory` and
+//! `pids` hierarchies, or cgroup v2's unified one where koth's group delegates the
+//! controller), in a folder `koth/`. Where it may not — no cgroup file system, no rights —
+//! containment keeps to rlimits alone.
+
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// One controller's place for koth's groups, and the names of its files there.
+#[derive(Debug)]
+struct Hierarchy {
+    /// `<koth's own group>/koth`.
+    root: PathBuf,
+    /// The file that sets the cap: `memory.limit_in_bytes` (v1), `memory.max`, `pids.max`.
+    max: &'static str,
+    /// The file that counts what the cap stopped, and the key of that count in it.
+    events: (&'static str, &'static str),
+}
+
+#[derive(Debug, Default)]
+struct Hierarchies {
+    memory: Option<Hierarchy>,
+    pids: Option<Hierarchy>,
+}
+
+/// Found once per koth process.
+fn hierarchies() -> &'static Hierarchies {
+    static FOUND: OnceLock<Hierarchies> = OnceLock::new();
+    FOUND.get_or_init(|| {
+        let own = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
+        let mounts = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
+        let memory = [
+            (
+                "memory",
+                "memory.limit_in_bytes",
+                ("memory.oom_control", "oom_kill"),
+            ),
+            ("", "memory.max", ("memory.events", "oom_kill")),
+        ];
+        let pids = [
+            ("pids", "pids.max", ("pids.events", "max")),
+            ("", "pids.max", ("pids.events", "max")),
+        ];
+        let find = |choices: &[(&str, &'static str, (&'static str, &'static str))]| {
+            choices.iter().find_map(|&(controller, max, events)| {
+                let root = own_group(&own, &mounts, controller)?.join("koth");
+                std::fs::create_dir_all(&root).ok()?;
+                // v2 shows a controller's files in a child only where the parent delegates it.
+                let probe = root.join(format!("probe-{}", std::process::id()));
+                std::fs::create_dir(&probe).ok()?;
+                let usable = probe.join(max).is_file();
+                let _ = std::fs::remove_dir(&probe);
+                remove_stale(&root);
+                usable.then_some(Hierarchy { root, max, events })
+            })
+        };
+        Hierarchies {
+            memory: find(&memory),
+            pids: find(&pids),
+        }
+    })
+}
+
+/// Removes the empty groups of koths that are gone (killed with `kill -9`, which runs no
+/// clean-up): `bot-<pid>-<n>` where no process `pid` is alive.
+fn remove_stale(root: &Path) {
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let pid = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("bot-"))
+            .and_then(|n| n.split('-').next())
+            .and_then(|pid| pid.parse::<u32>().ok());
+        if pid.is_some_and(|pid| !Path::new(&format!("/proc/{pid}")).exists()) {
+            // Fails, harmlessly, for a group that still holds a process.
+            let _ = std::fs::remove_dir(entry.path());
+        }
+    }
+}
+
+/// koth's own group in the hierarchy of `controller` (`""`: cgroup v2's unified one), as a
+/// folder of the mounted cgroup file system.
+fn own_group(own: &str, mounts: &str, controller: &str) -> Option<PathBuf> {
+    let path = own.lines().find_map(|line| {
+        let mut fields = line.splitn(3, ':');
+        let (_, controllers, path) = (fields.next()?, fields.next()?, fields.next()?);
+        let matches = if controller.is_empty() {
+            controllers.is_empty()
+        } else {
+            controllers.split(',').any(|c| c == controller)
+        };
+        matches.then_some(path)
+    })?;
+    let mount = mounts.lines().find_map(|line| {
+        let (left, right) = line.split_once(" - ")?;
+        let mut right = right.split(' ');
+        let (fstype, _, options) = (right.next()?, right.next()?, right.next()?);
+        let point = left.split(' ').nth(4)?;
+        let matches = if controller.is_empty() {
+            fstype == "cgroup2"
+        } else {
+            fstype == "cgroup" && options.split(',').any(|o| o == controller)
+        };
+        matches.then_some(point)
+    })?;
+    Some(Path::new(mount).join(path.trim_start_matches('/')))
+}
+
+/// The groups of one contained bot process, removed when dropped.
+pub struct BotGroups {
+    groups: Vec<(PathBuf, &'static Hierarchy)>,
+    /// `cgroup.procs` of each group, open for the child to write itself into before `exec`.
+    procs: Vec<OwnedFd>,
+    memory_mb: u64,
+    processes: u64,
+}
+
+impl BotGroups {
+    /// Groups capping memory at `memory_mb` and processes at `processes`, in the hierarchies
+    /// koth may use; `None` if it may use none.
+    pub fn create(memory_mb: u64, processes: u64) -> Option<BotGroups> {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let found = hierarchies();
+        let name = format!(
+            "bot-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        );
+        let mut groups = BotGroups {
+            groups: Vec::new(),
+            procs: Vec::new(),
+            memory_mb,
+            processes,
+        };
+        for (hierarchy, cap) in [
+            (&found.memory, (memory_mb << 20).to_string()),
+            (&found.pids, processes.to_string()),
+        ] {
+            let Some(hierarchy) = hierarchy else { continue };
+            let dir = hierarchy.root.join(&name);
+            if std::fs::create_dir(&dir).is_err() {
+                continue;
+            }
+            groups.groups.push((dir.clone(), hierarchy));
+            let procs = std::fs::OpenOptions::new()
+                .write(true)
+                .open(dir.join("cgroup.procs"));
+            match (std::fs::write(dir.join(hierarchy.max), &cap), procs) {
+                (Ok(()), Ok(procs)) => groups.procs.push(procs.into()),
+                // A group without its cap is no use: give it up.
+                _ => drop(groups.groups.pop().map(|(dir, _)| std::fs::remove_dir(dir))),
+            }
+        }
+        (!groups.groups.is_empty()).then_some(groups)
+    }
+
+    /// Whether the groups cap memory (else an rlimit must).
+    pub fn caps_memory(&self) -> bool {
+        self.has(|h| h.max.starts_with("memory"))
+    }
+
+    /// Whether the groups cap processes (else an rlimit must).
+    pub fn caps_processes(&self) -> bool {
+        self.has(|h| h.max.starts_with("pids"))
+    }
+
+    fn has(&self, kind: impl Fn(&Hierarchy) -> bool) -> bool {
+        self.groups.iter().any(|(_, h)| kind(h))
+    }
+
+    /// The descriptors the child writes `0` (itself) to, joining every group.
+    pub fn join_fds(&self) -> Vec<i32> {
+        self.procs.iter().map(|fd| fd.as_raw_fd()).collect()
+    }
+
+    /// The caps the bot hit, named as a person reads them.
+    pub fn caps_hit(&self) -> Option<String> {
+        let hit: Vec<String> = self
+            .groups
+            .iter()
+            .filter(|(dir, h)| event_count(&dir.join(h.events.0), h.events.1) > 0)
+            .map(|(_, h)| {
+                if h.max.starts_with("memory") {
+                    format!("memory limit {} MiB", self.memory_mb)
+                } else {
+                    format!("process limit {}", self.processes)
+                }
+            })
+            .collect();
+        (!hit.is_empty()).then(|| hit.join(", "))
+    }
+}
+
+/// The count `key` in a cgroup events file (`oom_kill 1`).
+fn event_count(file: &Path, key: &str) -> u64 {
+    std::fs::read_to_string(file)
+        .unwrap_or_default()
+        .lines()
+        .find_map(|line| {
+            let (name, count) = line.split_once(' ')?;
+            (name == key).then(|| count.trim().parse().ok())?
+        })
+        .unwrap_or(0)
+}
+
+impl Drop for BotGroups {
+    fn drop(&mut self) {
+        self.procs.clear();
+        for (dir, _) in &self.groups {
+            // A group can be removed once its last process is gone, which the kernel may take
+            // a moment to finish after the bot's exit.
+            for _ in 0..50 {
+                if std::fs::remove_dir(dir).is_ok() || !dir.exists() {
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+        }
+    }
+}
+
+/// Writes `0` — the writing process itself — to each descriptor: called in the child between
+/// fork and exec, so only `write` is used.
+pub fn join_in_child(fds: &[i32]) -> std::io::Result<()> {
+    for &fd in fds {
+        // SAFETY: write reads one byte of a static string.
+        if unsafe { nix::libc::write(fd, c"0".as_ptr().cast(), 1) } != 1 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn koths_group_is_found_in_the_mounted_hierarchy() {
+        let own = "9:name=systemd:/\n8:pids:/\n4:memory:/jobs/42\n0::/user.slice\n";
+        let mounts = "35 31 0:32 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n\
+                      39 31 0:36 / /sys/fs/cgroup/pids rw,relatime - cgroup cgroup rw,pids\n\
+                      30 25 0:26 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw\n";
+        assert_eq!(
+            own_group(own, mounts, "memory"),
+            Some(PathBuf::from("/sys/fs/cgroup/memory/jobs/42"))
+        );
+        assert_eq!(
+            own_group(own, mounts, "pids"),
+            Some(PathBuf::from("/sys/fs/cgroup/pids"))
+        );
+        assert_eq!(
+            own_group(own, mounts, ""),
+            Some(PathBuf::from("/sys/fs/cgroup/unified/user.slice"))
+        );
+        assert_eq!(own_group(own, mounts, "cpu"), None);
+    }
+
+    #[test]
+    fn an_events_count_is_read_by_its_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("memory.events");
+        let mut text = std::fs::File::create(&file).unwrap();
+        write!(text, "low 0\nhigh 0\nmax 3\noom 1\noom_kill 2\n").unwrap();
+        assert_eq!(event_count(&file, "oom_kill"), 2);
+        assert_eq!(event_count(&file, "max"), 3);
+        assert_eq!(event_count(&file, "absent"), 0);
+    }
+}
