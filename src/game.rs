@@ -92,6 +92,8 @@ pub enum BotStatus {
     TimedOut,
     Crashed,
     FailedToStart,
+    /// Not started: benched by a tournament after failing at start-up game after game.
+    Benched,
 }
 
 impl BotStatus {
@@ -111,6 +113,7 @@ impl BotStatus {
             BotStatus::TimedOut => 2,
             BotStatus::Crashed => 3,
             BotStatus::FailedToStart => 4,
+            BotStatus::Benched => 5,
         }
     }
 
@@ -121,6 +124,7 @@ impl BotStatus {
             BotStatus::TimedOut => "timed out",
             BotStatus::Crashed => "crashed",
             BotStatus::FailedToStart => "failed to start",
+            BotStatus::Benched => "benched",
         }
     }
 }

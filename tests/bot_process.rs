@@ -29,6 +29,7 @@ fn faulty(mode: &str, marker: &str) -> BotSpec {
         ],
         build: None,
         origin: "tests/bot_process.rs".into(),
+        benched: None,
     }
 }
 
@@ -204,6 +205,7 @@ async fn the_cpu_clock_measures_work_not_waiting() {
         ],
         build: None,
         origin: "test".into(),
+        benched: None,
     };
     let mut bot = BotProcess::spawn(&spec, &StderrLog::discard()).unwrap();
     bot.set_clock(Clock::Cpu {
@@ -235,6 +237,7 @@ async fn a_first_answer_gets_a_start_up_grace_and_says_so() {
         ],
         build: None,
         origin: "test".into(),
+        benched: None,
     };
     let mut bot = BotProcess::spawn(&spec, &StderrLog::discard()).unwrap();
     let started = Instant::now();
@@ -375,6 +378,7 @@ async fn long_prompts_go_through_whole_and_pipes_can_be_enlarged() {
         command: vec!["python3".into(), "-c".into(), script.into()],
         build: None,
         origin: "test".into(),
+        benched: None,
     };
     let long = "x".repeat(300_000);
     let mut bot = BotProcess::spawn(&spec, &StderrLog::discard()).unwrap();

@@ -76,6 +76,8 @@ pub enum FaultKind {
     Crashed,
     /// A line that is not valid for the protocol: malformed, out of range, not UTF-8, too long.
     BadOutput,
+    /// Not started at all: the bot is benched ([`BotSpec::benched`]).
+    Benched,
 }
 
 impl FaultKind {
@@ -86,6 +88,7 @@ impl FaultKind {
             FaultKind::TimedOut => BotStatus::TimedOut,
             FaultKind::Crashed => BotStatus::Crashed,
             FaultKind::BadOutput => BotStatus::BadOutput,
+            FaultKind::Benched => BotStatus::Benched,
         }
     }
 }

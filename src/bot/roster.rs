@@ -27,6 +27,9 @@ pub struct BotSpec {
     pub build: Option<String>,
     /// Where the bot was declared, for error messages (`bots/x/bot.toml`, `bots.txt:4`).
     pub origin: String,
+    /// Why the bot must not be started, if it is benched: every start is then refused at once
+    /// as a [`super::FaultKind::Benched`] fault, so no game waits for it.
+    pub benched: Option<String>,
 }
 
 impl fmt::Display for BotSpec {
@@ -75,6 +78,7 @@ pub fn load_manifest(dir: &Path) -> anyhow::Result<(BotSpec, Vec<String>)> {
         command,
         build: manifest.build,
         origin: path.display().to_string(),
+        benched: None,
     };
     Ok((spec, manifest.games))
 }
@@ -167,6 +171,7 @@ pub fn load_bots_txt(path: &Path) -> anyhow::Result<Vec<BotSpec>> {
             command,
             build: None,
             origin: format!("{}:{}", path.display(), name_line),
+            benched: None,
         });
     }
     check_unique_names(&bots)?;

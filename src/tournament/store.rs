@@ -40,6 +40,11 @@ CREATE TABLE IF NOT EXISTS harness_faults (
     game INTEGER NOT NULL, attempt INTEGER NOT NULL, message TEXT NOT NULL);
 ";
 
+/// Bots on the bench (not started in their games) and why. Its own statement, because
+/// [`Store::open`] also adds it to a tournament started before koth had a bench.
+const BENCH_TABLE: &str =
+    "CREATE TABLE IF NOT EXISTS bench (bot INTEGER PRIMARY KEY, reason TEXT NOT NULL);";
+
 /// The tournament's database.
 pub struct Store {
     conn: Connection,
@@ -89,6 +94,7 @@ impl Store {
         let mut store = Store::connect(&partial)?;
         let tx = store.conn.transaction()?;
         tx.execute_batch(SCHEMA)?;
+        tx.execute_batch(BENCH_TABLE)?;
         for (key, value) in meta {
             tx.execute(
                 "INSERT INTO meta (key, value) VALUES (?1, ?2)",
@@ -142,7 +148,9 @@ impl Store {
                 path.display()
             );
         }
-        Store::connect(path)
+        let store = Store::connect(path)?;
+        store.conn.execute_batch(BENCH_TABLE)?;
+        Ok(store)
     }
 
     fn connect(path: &Path) -> anyhow::Result<Store> {
@@ -183,6 +191,7 @@ impl Store {
                 command: serde_json::from_str(&command)?,
                 build,
                 origin,
+                benched: None,
             });
         }
         Ok(bots)
@@ -288,6 +297,33 @@ impl Store {
         Ok(())
     }
 
+    /// Puts bot `bot` on the bench, for `reason`.
+    pub fn bench(&self, bot: usize, reason: &str) -> anyhow::Result<()> {
+        self.conn.execute(
+            "INSERT INTO bench (bot, reason) VALUES (?1, ?2)",
+            params![bot as i64, reason],
+        )?;
+        Ok(())
+    }
+
+    /// Takes bot `bot` off the bench (a bot not on it stays as it is).
+    pub fn unbench(&self, bot: usize) -> anyhow::Result<()> {
+        self.conn
+            .execute("DELETE FROM bench WHERE bot = ?1", [bot as i64])?;
+        Ok(())
+    }
+
+    /// The bots on the bench, by id, with why.
+    pub fn benched(&self) -> anyhow::Result<Vec<(usize, String)>> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT bot, reason FROM bench ORDER BY bot")?;
+        let rows = stmt.query_map([], |r| {
+            Ok((r.get::<_, i64>(0)? as usize, r.get::<_, String>(1)?))
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
     pub fn progress(&self) -> anyhow::Result<Progress> {
         let count = |sql: &str| -> anyhow::Result<u32> {
             Ok(self.conn.query_row(sql, [], |r| r.get::<_, u32>(0))?)
@@ -359,6 +395,7 @@ mod tests {
             command: vec!["true".into()],
             build: None,
             origin: "test".into(),
+            benched: None,
         }
     }
 

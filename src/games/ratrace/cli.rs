@@ -175,6 +175,7 @@ fn contestant(args: &Args) -> anyhow::Result<Contestant> {
             command: words,
             build: None,
             origin: "--bot-cmd".into(),
+            benched: None,
         }
     } else {
         bail!("say who plays: --player NAME, --bot DIR or --bot-cmd \"CMD\"");
