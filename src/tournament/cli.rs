@@ -94,7 +94,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             let bots = store.bots()?;
             for (bot, reason) in store.benched()? {
                 let name = bots.get(bot).map_or("?", |b| b.name.as_str());
-                println!("Benched: {name:?}, {reason}");
+                println!("{name:?} is {reason}");
             }
             Ok(())
         }
