@@ -16,6 +16,7 @@
 //! signal dispositions default: handlers are reset on exec, blocked masks would be inherited.
 
 use std::ffi::OsStr;
+use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -41,7 +42,10 @@ pub fn install() {
         };
         std::thread::spawn(move || stop(first));
         if let Some(second) = received.next() {
-            eprintln!("koth: {} again: exiting at once", signal_name(second));
+            say(&format!(
+                "koth: {} again: exiting at once",
+                signal_name(second)
+            ));
             std::process::exit(128 + second);
         }
     });
@@ -88,20 +92,26 @@ fn stop(signal: i32) -> ! {
     REQUESTED.store(true, Ordering::SeqCst);
     crate::bot::kill_all();
     crate::bot::flush_transcripts();
-    eprintln!(
+    say(&format!(
         "\nkoth: stopped by {}: every bot process was killed",
         signal_name(signal)
-    );
+    ));
     let resume = RESUME_COMMAND
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .clone();
     if let Some(command) = resume {
-        eprintln!(
+        say(&format!(
             "koth: finished games are kept; the games cut short are played again by:\n{command}"
-        );
+        ));
     }
     std::process::exit(128 + signal);
+}
+
+/// Writes `line` to stderr, if it still goes anywhere: after SIGHUP the terminal is gone, and
+/// `eprintln!` would panic instead of letting koth exit.
+fn say(line: &str) {
+    let _ = writeln!(std::io::stderr(), "{line}");
 }
 
 fn signal_name(signal: i32) -> String {

@@ -42,8 +42,8 @@ fn marker(test: &str) -> String {
 }
 
 /// Starts `koth tournament run FILE --dir OUT` whose stalling bots stall from game `stall_from`.
-fn start(file: &Path, out: &Path, stall_from: u32) -> Child {
-    koth()
+fn start(file: &Path, out: &Path, stall_from: u32) -> Running {
+    let child = koth()
         .args(["tournament", "run"])
         .arg(file)
         .arg("--dir")
@@ -52,7 +52,33 @@ fn start(file: &Path, out: &Path, stall_from: u32) -> Child {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .unwrap()
+        .unwrap();
+    Running(Some(child))
+}
+
+/// A tournament started by a test; stopped with its bots if the test fails before stopping it.
+struct Running(Option<Child>);
+
+impl Running {
+    fn id(&self) -> u32 {
+        self.0.as_ref().map_or(0, Child::id)
+    }
+
+    /// Sends `signal` to koth, which must exit within a few seconds.
+    fn stop(mut self, signal: Signal) -> Output {
+        let child = self.0.take().unwrap();
+        kill(Pid::from_raw(child.id() as i32), signal).unwrap();
+        exit_within(child, Duration::from_secs(10))
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.0.take() {
+            let _ = kill(Pid::from_raw(child.id() as i32), Signal::SIGTERM);
+            let _ = child.wait();
+        }
+    }
 }
 
 /// Waits (up to a minute: the machine may be busy) until `done` holds.
@@ -84,12 +110,6 @@ fn exit_within(mut child: Child, limit: Duration) -> Output {
         std::thread::sleep(Duration::from_millis(20));
     }
     child.wait_with_output().unwrap()
-}
-
-/// Sends `signal` to `child`, which must exit within a few seconds.
-fn stop(child: Child, signal: Signal) -> Output {
-    kill(Pid::from_raw(child.id() as i32), signal).unwrap();
-    exit_within(child, Duration::from_secs(10))
 }
 
 fn assert_no_survivors(marker: &str) {
@@ -147,7 +167,7 @@ fn a_second_koth_is_turned_away_from_a_running_tournament_which_status_and_leade
     assert!(status.contains("0 of 3 games done, 1 running"), "{status}");
     assert_eq!(leaderboard(&out)["games_total"], 3);
 
-    stop(first, Signal::SIGTERM);
+    first.stop(Signal::SIGTERM);
     assert_no_survivors(&marker);
     succeed(koth().args(["tournament", "resume"]).arg(&out));
     assert_every_game_once(&out, 3);
@@ -178,7 +198,7 @@ fn a_signal_stops_the_tournament_and_the_printed_command_finishes_it(signal: Sig
     // Resuming must not play game 0 again (which would empty its folder).
     std::fs::write(out.join("games/0/kept"), "").unwrap();
 
-    let output = stop(tournament, signal);
+    let output = tournament.stop(signal);
     assert_eq!(output.status.code(), Some(128 + signal as i32));
     assert_no_survivors(&marker);
     assert_eq!(
@@ -224,6 +244,27 @@ fn sigterm_stops_the_tournament_and_the_printed_command_finishes_it() {
 #[test]
 fn sighup_stops_the_tournament_and_the_printed_command_finishes_it() {
     a_signal_stops_the_tournament_and_the_printed_command_finishes_it(Signal::SIGHUP);
+}
+
+#[test]
+fn sighup_stops_koth_and_its_bots_when_its_terminal_is_gone() {
+    let tmp = tempfile::tempdir().unwrap();
+    let marker = marker("hangup");
+    let bots = stalling_bots(tmp.path(), 2, &marker);
+    let bots: Vec<&Path> = bots.iter().map(PathBuf::as_path).collect();
+    let file = tournament_file(
+        tmp.path(),
+        &bots,
+        &format!("games = 1\nseed = 2\n{STALL_LIMITS}"),
+    );
+    let out = tmp.path().join("t");
+    let mut tournament = start(&file, &out, 0);
+    wait_for("the game to stall", || stalled(&out, 0));
+    // As when the terminal is closed: whatever koth writes to stderr now fails.
+    drop(tournament.0.as_mut().unwrap().stderr.take());
+    let output = tournament.stop(Signal::SIGHUP);
+    assert_eq!(output.status.code(), Some(128 + Signal::SIGHUP as i32));
+    assert_no_survivors(&marker);
 }
 
 /// Each game's status of bot `name`, in game order.
@@ -318,7 +359,7 @@ fn a_bot_failing_at_start_up_three_games_in_a_row_is_benched_until_unbenched() {
     );
     let table = succeed(koth().arg("leaderboard").arg(&out));
     assert!(String::from_utf8_lossy(&table.stdout).contains("Crasher (!) (benched)"));
-    stop(tournament, Signal::SIGTERM);
+    tournament.stop(Signal::SIGTERM);
     assert_no_survivors(&marker);
 
     let unknown = koth()
