@@ -18,7 +18,7 @@ mod paths_bots;
 use paths_bots::{paths_bot, test_bot_command};
 #[path = "support/survivors.rs"]
 mod survivors;
-use survivors::survivors;
+use survivors::{marked_processes, survivors};
 #[path = "support/tournament.rs"]
 mod tournament;
 use tournament::{
@@ -136,6 +136,20 @@ fn a_second_koth_is_turned_away_from_a_running_tournament_which_status_and_leade
     let out = tmp.path().join("t");
     let first = start(&file, &out, 0);
     wait_for("the first game to stall", || stalled(&out, 0));
+    // A bot holding the lock file open would keep the folder locked after koth is gone.
+    let lock_file = out.join("koth.lock");
+    let bots = marked_processes(&marker);
+    assert!(!bots.is_empty());
+    for (pid, cmdline) in bots {
+        let fds = std::fs::read_dir(format!("/proc/{pid}/fd"))
+            .into_iter()
+            .flatten();
+        let open: Vec<PathBuf> = fds
+            .flatten()
+            .filter_map(|fd| fd.path().read_link().ok())
+            .collect();
+        assert!(!open.contains(&lock_file), "{cmdline} holds {open:?}");
+    }
 
     let mut second_run = koth();
     second_run

@@ -429,6 +429,7 @@ mod tests {
         store.mark_running(1, 1).unwrap();
         store.record_result(&schedule[1], &result, 5.0).unwrap();
         store.record_harness_fault(2, 1, "boom", true).unwrap();
+        store.bench(2, "broken").unwrap();
         drop(store);
 
         let store = Store::open(&path).unwrap();
@@ -447,5 +448,8 @@ mod tests {
         assert_eq!((progress.done, progress.harness_failed), (1, 1));
         assert_eq!(store.meta("game").unwrap().as_deref(), Some("paths"));
         assert_eq!(store.bots().unwrap()[2], bot("c"));
+        assert_eq!(store.benched().unwrap(), [(2, "broken".to_string())]);
+        store.unbench(2).unwrap();
+        assert_eq!(store.benched().unwrap(), []);
     }
 }
