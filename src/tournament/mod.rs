@@ -126,15 +126,20 @@ impl Tournament {
         let lock = FolderLock::take(dir)?;
         let config = Config::load(&dir.join(CONFIG_COPY))?;
         let mut bots = store.bots()?;
-        for name in unbench {
-            let Some(id) = bots.iter().position(|b| &b.name == name) else {
-                let names: Vec<String> = bots.iter().map(|b| format!("{:?}", b.name)).collect();
-                bail!(
-                    "--unbench {name:?}: no such bot in {}; its bots are {}",
-                    dir.display(),
-                    names.join(", ")
-                );
-            };
+        let unbenched = unbench
+            .iter()
+            .map(|name| {
+                bots.iter().position(|b| &b.name == name).with_context(|| {
+                    let names: Vec<String> = bots.iter().map(|b| format!("{:?}", b.name)).collect();
+                    format!(
+                        "--unbench {name:?}: no such bot in {}; its bots are {}",
+                        dir.display(),
+                        names.join(", ")
+                    )
+                })
+            })
+            .collect::<anyhow::Result<Vec<usize>>>()?;
+        for id in unbenched {
             store.unbench(id)?;
         }
         for (id, reason) in store.benched()? {
@@ -142,7 +147,13 @@ impl Tournament {
                 bot.benched = Some(reason);
             }
         }
-        roster::prepare(&bots)?;
+        // A benched bot is not started, so a build of it that fails now stops nothing.
+        let playing: Vec<BotSpec> = bots
+            .iter()
+            .filter(|b| b.benched.is_none())
+            .cloned()
+            .collect();
+        roster::prepare(&playing)?;
         let seed = store
             .meta("seed")?
             .and_then(|s| s.parse().ok())
