@@ -93,7 +93,7 @@ fn stop(signal: i32) -> ! {
     crate::bot::kill_all();
     crate::bot::flush_transcripts();
     say(&format!(
-        "\nkoth: stopped by {}: every bot process was killed",
+        "\nkoth: interrupted by {}: every bot process was killed",
         signal_name(signal)
     ));
     let resume = RESUME_COMMAND

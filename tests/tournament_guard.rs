@@ -2,9 +2,9 @@
 //! processes: the folder lock, stopping koth by signal, and the bench for broken bots.
 //!
 //! The bots that hold a game open are `faulty.py stall`: they play normally, except in games
-//! numbered from `$KOTH_TEST_STALL_FROM` on, where they never answer (and the limits are long):
-//! a tournament run with that variable set is busy until the test stops it, and a resume without
-//! it finishes quickly.
+//! numbered from the one their folder's `stall_from` file names on, where they never answer (and
+//! the limits are long): a tournament run with that file is busy until the test stops it, and a
+//! resume without it finishes quickly.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -28,12 +28,24 @@ use tournament::{
 /// Settings that let a stalled game wait for minutes (the test stops it long before).
 const STALL_LIMITS: &str = "rounds = 1\nbackstop_ms = 300000\n";
 
-/// `count` paths bots under `dir` running `faulty.py stall`, with `marker` on their command lines.
-fn stalling_bots(dir: &Path, count: usize, marker: &str) -> Vec<PathBuf> {
+/// `count` paths bots under `dir` running `faulty.py stall`, with `marker` on their command lines,
+/// that stall in the games from `stall_from` on.
+fn stalling_bots(dir: &Path, count: usize, marker: &str, stall_from: u32) -> Vec<PathBuf> {
     let run = test_bot_command("faulty.py", &format!("stall {marker}"));
     (0..count)
-        .map(|i| paths_bot(dir, &format!("staller-{i}"), &format!("Staller {i}"), &run))
+        .map(|i| {
+            let bot = paths_bot(dir, &format!("staller-{i}"), &format!("Staller {i}"), &run);
+            std::fs::write(bot.join("stall_from"), stall_from.to_string()).unwrap();
+            bot
+        })
         .collect()
+}
+
+/// Makes the stalling bots `bots` play every game from now on.
+fn stop_stalling(bots: &[&Path]) {
+    for bot in bots {
+        let _ = std::fs::remove_file(bot.join("stall_from"));
+    }
 }
 
 /// A unique marker for this test's processes.
@@ -41,14 +53,13 @@ fn marker(test: &str) -> String {
     format!("koth-guard-{test}-{}", std::process::id())
 }
 
-/// Starts `koth tournament run FILE --dir OUT` whose stalling bots stall from game `stall_from`.
-fn start(file: &Path, out: &Path, stall_from: u32) -> Running {
+/// Starts `koth tournament run FILE --dir OUT`.
+fn start(file: &Path, out: &Path) -> Running {
     let child = koth()
         .args(["tournament", "run"])
         .arg(file)
         .arg("--dir")
         .arg(out)
-        .env("KOTH_TEST_STALL_FROM", stall_from.to_string())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -126,7 +137,7 @@ fn a_second_koth_is_turned_away_from_a_running_tournament_which_status_and_leade
 {
     let tmp = tempfile::tempdir().unwrap();
     let marker = marker("lock");
-    let bots = stalling_bots(tmp.path(), 2, &marker);
+    let bots = stalling_bots(tmp.path(), 2, &marker, 0);
     let bots: Vec<&Path> = bots.iter().map(PathBuf::as_path).collect();
     let file = tournament_file(
         tmp.path(),
@@ -134,13 +145,13 @@ fn a_second_koth_is_turned_away_from_a_running_tournament_which_status_and_leade
         &format!("games = 3\njobs = 1\nseed = 5\n{STALL_LIMITS}"),
     );
     let out = tmp.path().join("t");
-    let first = start(&file, &out, 0);
+    let first = start(&file, &out);
     wait_for("the first game to stall", || stalled(&out, 0));
     // A bot holding the lock file open would keep the folder locked after koth is gone.
     let lock_file = out.join("koth.lock");
-    let bots = marked_processes(&marker);
-    assert!(!bots.is_empty());
-    for (pid, cmdline) in bots {
+    let processes = marked_processes(&marker);
+    assert!(!processes.is_empty());
+    for (pid, cmdline) in processes {
         let fds = std::fs::read_dir(format!("/proc/{pid}/fd"))
             .into_iter()
             .flatten();
@@ -183,6 +194,7 @@ fn a_second_koth_is_turned_away_from_a_running_tournament_which_status_and_leade
 
     first.stop(Signal::SIGTERM);
     assert_no_survivors(&marker);
+    stop_stalling(&bots);
     succeed(koth().args(["tournament", "resume"]).arg(&out));
     assert_every_game_once(&out, 3);
 }
@@ -192,7 +204,7 @@ fn a_second_koth_is_turned_away_from_a_running_tournament_which_status_and_leade
 fn a_signal_stops_the_tournament_and_the_printed_command_finishes_it(signal: Signal) {
     let tmp = tempfile::tempdir().unwrap();
     let marker = marker(signal.as_str());
-    let bots = stalling_bots(tmp.path(), 2, &marker);
+    let bots = stalling_bots(tmp.path(), 2, &marker, 2);
     let bots: Vec<&Path> = bots.iter().map(PathBuf::as_path).collect();
     let file = tournament_file(
         tmp.path(),
@@ -201,7 +213,7 @@ fn a_signal_stops_the_tournament_and_the_printed_command_finishes_it(signal: Sig
     );
     // A folder name the shell must have quoted.
     let out = tmp.path().join("night run");
-    let tournament = start(&file, &out, 2);
+    let tournament = start(&file, &out);
     wait_for("games 2 and 3 to stall", || {
         stalled(&out, 2) && stalled(&out, 3)
     });
@@ -237,6 +249,7 @@ fn a_signal_stops_the_tournament_and_the_printed_command_finishes_it(signal: Sig
         std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
     ))
     .unwrap();
+    stop_stalling(&bots);
     succeed(Command::new("sh").arg("-c").arg(command).env("PATH", path));
     assert_every_game_once(&out, 6);
     assert!(
@@ -264,7 +277,7 @@ fn sighup_stops_the_tournament_and_the_printed_command_finishes_it() {
 fn sighup_stops_koth_and_its_bots_when_its_terminal_is_gone() {
     let tmp = tempfile::tempdir().unwrap();
     let marker = marker("hangup");
-    let bots = stalling_bots(tmp.path(), 2, &marker);
+    let bots = stalling_bots(tmp.path(), 2, &marker, 0);
     let bots: Vec<&Path> = bots.iter().map(PathBuf::as_path).collect();
     let file = tournament_file(
         tmp.path(),
@@ -272,7 +285,7 @@ fn sighup_stops_koth_and_its_bots_when_its_terminal_is_gone() {
         &format!("games = 1\nseed = 2\n{STALL_LIMITS}"),
     );
     let out = tmp.path().join("t");
-    let mut tournament = start(&file, &out, 0);
+    let mut tournament = start(&file, &out);
     wait_for("the game to stall", || stalled(&out, 0));
     // As when the terminal is closed: whatever koth writes to stderr now fails.
     drop(tournament.0.as_mut().unwrap().stderr.take());
@@ -314,7 +327,7 @@ fn crasher_started(out: &Path, game: u32) -> bool {
 fn a_bot_failing_at_start_up_three_games_in_a_row_is_benched_until_unbenched() {
     let tmp = tempfile::tempdir().unwrap();
     let marker = marker("bench");
-    let mut bots = stalling_bots(tmp.path(), 2, &marker);
+    let mut bots = stalling_bots(tmp.path(), 2, &marker, 5);
     // Exits before its first answer.
     bots.push(repo().join("tests/tournament_bots/crasher"));
     // Cannot be started: its program is not executable.
@@ -328,7 +341,7 @@ fn a_bot_failing_at_start_up_three_games_in_a_row_is_benched_until_unbenched() {
         &format!("games = 7\njobs = 1\nseed = 4\n{STALL_LIMITS}"),
     );
     let out = tmp.path().join("t");
-    let tournament = start(&file, &out, 5);
+    let tournament = start(&file, &out);
     wait_for("game 5 to stall", || stalled(&out, 5));
 
     let start_failures = ["crashed", "crashed", "crashed", "benched", "benched"];
@@ -349,7 +362,7 @@ fn a_bot_failing_at_start_up_three_games_in_a_row_is_benched_until_unbenched() {
         "a benched bot is not started"
     );
     // The games went on for the others.
-    assert_eq!(statuses(&out, "Staller 0"), ["finished"; 5],);
+    assert_eq!(statuses(&out, "Staller 0"), ["finished"; 5]);
     let status = succeed(koth().args(["tournament", "status"]).arg(&out));
     let status = String::from_utf8_lossy(&status.stdout);
     assert!(
@@ -389,6 +402,7 @@ fn a_bot_failing_at_start_up_three_games_in_a_row_is_benched_until_unbenched() {
         "{message}"
     );
 
+    stop_stalling(&bots[..2]);
     succeed(
         koth()
             .args(["tournament", "resume"])

@@ -7,8 +7,8 @@ It plays correctly (answers NONE to every prompt) until its 3rd prompt, then com
 named by MODE (`polite` commits none: the reference the others are compared with; `chatty`
 commits none either, but prints lines nobody asked for; `cpus` commits none, and first writes
 the CPUs it may run on to stderr, e.g. `cpus 1`; `stall` commits none, except in the games of
-a tournament numbered from $KOTH_TEST_STALL_FROM on, where it never answers: a game that lasts
-until koth is stopped). Before anything else it starts a child process that sleeps for ten minutes, so
+a tournament numbered from the one its folder's file `stall_from` names on, where it never
+answers: a game that lasts until koth is stopped). Before anything else it starts a child process that sleeps for ten minutes, so
 tests can check that koth kills a bot's children too. MARKER, if given, is put on both command
 lines so a test can look for survivors.
 """
@@ -33,11 +33,14 @@ subprocess.Popen(
 if mode == "cpus":
     print("cpus", " ".join(map(str, sorted(os.sched_getaffinity(0)))), file=sys.stderr, flush=True)
 
-if mode == "stall" and "KOTH_TEST_STALL_FROM" in os.environ:
-    # A tournament runs each game's bots in games/<index>/bots/<seat>.
+if mode == "stall" and os.path.exists("stall_from"):
+    # A tournament runs each game's bots in a copy of their folder, games/<index>/bots/<seat>
+    # (a file, not an environment variable, reaches a bot however it is contained).
     folders = os.getcwd().split(os.sep)
     game = int(folders[len(folders) - 1 - folders[::-1].index("games") + 1])
-    if game >= int(os.environ["KOTH_TEST_STALL_FROM"]):
+    with open("stall_from") as stall_from:
+        first_stalled = int(stall_from.read())
+    if game >= first_stalled:
         print("faulty bot: stalling", file=sys.stderr, flush=True)
         time.sleep(600)
 
