@@ -14,6 +14,9 @@
 //!
 //! A handler thread (rather than blocking the signals and waiting for them) keeps the bots' own
 //! signal dispositions default: handlers are reset on exec, blocked masks would be inherited.
+//!
+//! A SIGHUP or SIGINT that koth was started ignoring stays ignored, as shells and `nohup` mean
+//! it: `nohup koth tournament run …` keeps playing when its SSH session ends.
 
 use std::ffi::OsStr;
 use std::io::Write;
@@ -30,9 +33,13 @@ static REQUESTED: AtomicBool = AtomicBool::new(false);
 /// The command that resumes what the running command was doing, printed when it is stopped.
 static RESUME_COMMAND: Mutex<Option<String>> = Mutex::new(None);
 
-/// Starts the thread that stops koth on SIGINT, SIGTERM or SIGHUP. Called once, by `main`.
+/// Starts the thread that stops koth on SIGINT, SIGTERM or SIGHUP (each of the last two unless
+/// koth was started ignoring it). Called once, by `main`.
 pub fn install() {
-    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+    let watched = [SIGTERM, SIGINT, SIGHUP]
+        .into_iter()
+        .filter(|&signal| signal == SIGTERM || !ignored(signal));
+    let Ok(mut signals) = signal_hook::iterator::Signals::new(watched) else {
         return;
     };
     std::thread::spawn(move || {
@@ -49,6 +56,19 @@ pub fn install() {
             std::process::exit(128 + second);
         }
     });
+}
+
+/// Whether `signal` is ignored, as `nohup` leaves SIGHUP (and a shell SIGINT, for a command it
+/// starts in the background) for the command it runs.
+fn ignored(signal: i32) -> bool {
+    use nix::libc;
+    // SAFETY: a zeroed sigaction is a valid value to be overwritten; with no new action,
+    // sigaction only writes the current one into `current`.
+    unsafe {
+        let mut current: libc::sigaction = std::mem::zeroed();
+        libc::sigaction(signal, std::ptr::null(), &mut current) == 0
+            && current.sa_sigaction == libc::SIG_IGN
+    }
 }
 
 /// Whether koth is being stopped: from then on, a game that ends may have ended because its bots

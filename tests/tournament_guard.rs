@@ -55,7 +55,13 @@ fn marker(test: &str) -> String {
 
 /// Starts `koth tournament run FILE --dir OUT`.
 fn start(file: &Path, out: &Path) -> Running {
-    let child = koth()
+    start_through(koth(), file, out)
+}
+
+/// Starts `command`, which is koth or runs koth with the arguments that follow, with
+/// `tournament run FILE --dir OUT`.
+fn start_through(mut command: Command, file: &Path, out: &Path) -> Running {
+    let child = command
         .args(["tournament", "run"])
         .arg(file)
         .arg("--dir")
@@ -291,6 +297,33 @@ fn sighup_stops_koth_and_its_bots_when_its_terminal_is_gone() {
     drop(tournament.0.as_mut().unwrap().stderr.take());
     let output = tournament.stop(Signal::SIGHUP);
     assert_eq!(output.status.code(), Some(128 + Signal::SIGHUP as i32));
+    assert_no_survivors(&marker);
+}
+
+#[test]
+fn a_koth_started_under_nohup_plays_on_after_sighup() {
+    let tmp = tempfile::tempdir().unwrap();
+    let marker = marker("nohup");
+    let bots = stalling_bots(tmp.path(), 2, &marker, 0);
+    let bots: Vec<&Path> = bots.iter().map(PathBuf::as_path).collect();
+    let file = tournament_file(
+        tmp.path(),
+        &bots,
+        &format!("games = 1\nseed = 3\n{STALL_LIMITS}"),
+    );
+    let out = tmp.path().join("t");
+    let mut nohup = Command::new("nohup");
+    nohup.arg(env!("CARGO_BIN_EXE_koth"));
+    let mut tournament = start_through(nohup, &file, &out);
+    wait_for("the game to stall", || stalled(&out, 0));
+    kill(Pid::from_raw(tournament.id() as i32), Signal::SIGHUP).unwrap();
+    // Stopping takes milliseconds; a koth that would stop has stopped by now.
+    std::thread::sleep(Duration::from_millis(500));
+    let child = tournament.0.as_mut().unwrap();
+    assert!(child.try_wait().unwrap().is_none(), "koth stopped");
+    assert!(!survivors(&marker).is_empty(), "its bots were stopped");
+    let output = tournament.stop(Signal::SIGTERM);
+    assert_eq!(output.status.code(), Some(128 + Signal::SIGTERM as i32));
     assert_no_survivors(&marker);
 }
 
