@@ -18,6 +18,7 @@ fn cat(dir: &std::path::Path) -> BotSpec {
         build: None,
         origin: "benches/sandbox.rs".into(),
         sandbox: None,
+        benched: None,
     }
 }
 

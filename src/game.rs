@@ -91,6 +91,8 @@ pub struct FaultCounts {
     pub crashed: u64,
     pub bad_output: u64,
     pub failed_to_start: u64,
+    #[serde(default)]
+    pub benched: u64,
 }
 
 impl FaultCounts {
@@ -104,6 +106,7 @@ impl FaultCounts {
             FaultKind::Crashed => self.crashed,
             FaultKind::BadOutput => self.bad_output,
             FaultKind::FailedToStart => self.failed_to_start,
+            FaultKind::Benched => self.benched,
         }
     }
 
@@ -113,11 +116,12 @@ impl FaultCounts {
             FaultKind::Crashed => &mut self.crashed,
             FaultKind::BadOutput => &mut self.bad_output,
             FaultKind::FailedToStart => &mut self.failed_to_start,
+            FaultKind::Benched => &mut self.benched,
         }
     }
 
     pub fn total(&self) -> u64 {
-        self.timed_out + self.crashed + self.bad_output + self.failed_to_start
+        FaultKind::ALL.into_iter().map(|kind| self.of(kind)).sum()
     }
 
     /// Adds another match's counts to these.
@@ -222,6 +226,8 @@ pub enum BotStatus {
     TimedOut,
     Crashed,
     FailedToStart,
+    /// Not started: benched by a tournament after failing at start-up game after game.
+    Benched,
 }
 
 impl BotStatus {
@@ -232,6 +238,7 @@ impl BotStatus {
             BotStatus::TimedOut => 2,
             BotStatus::Crashed => 3,
             BotStatus::FailedToStart => 4,
+            BotStatus::Benched => 5,
         }
     }
 
@@ -242,6 +249,7 @@ impl BotStatus {
             BotStatus::TimedOut => "timed out",
             BotStatus::Crashed => "crashed",
             BotStatus::FailedToStart => "failed to start",
+            BotStatus::Benched => "benched",
         }
     }
 }

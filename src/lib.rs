@@ -11,6 +11,7 @@ pub mod bot;
 pub mod cpu;
 pub mod game;
 pub mod games;
+pub mod interrupt;
 pub mod logs;
 pub mod replay;
 pub mod seed;

@@ -34,7 +34,9 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    kill_bots_on_interrupt();
+    // Bots run in process groups of their own, out of reach of the terminal's Ctrl-C: stopping
+    // koth must stop them.
+    koth::interrupt::install();
     let outcome = match cli.command {
         Command::Paths(args) => games::paths::cli::run(args),
         Command::Ratrace(args) => games::ratrace::cli::run(args),
@@ -52,24 +54,4 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-/// On Ctrl-C or SIGTERM, kill every bot koth started before exiting. Bots run in process groups
-/// of their own (so one bot's children can be killed together), which also means the terminal's
-/// Ctrl-C does not reach them: without this they would outlive koth. A handler (rather than
-/// blocking the signals and waiting for them) keeps the bots' own signal dispositions default:
-/// handlers are reset on exec, blocked masks would be inherited.
-fn kill_bots_on_interrupt() {
-    use signal_hook::consts::{SIGINT, SIGTERM};
-    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM]) else {
-        return;
-    };
-    std::thread::spawn(move || {
-        if let Some(signal) = signals.forever().next() {
-            koth::bot::kill_all();
-            koth::bot::flush_transcripts();
-            eprintln!("koth: interrupted (signal {signal}); every bot process was stopped");
-            std::process::exit(130);
-        }
-    });
 }

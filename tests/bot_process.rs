@@ -30,6 +30,7 @@ fn faulty(mode: &str, marker: &str) -> BotSpec {
         build: None,
         origin: "tests/bot_process.rs".into(),
         sandbox: None,
+        benched: None,
     }
 }
 
@@ -206,6 +207,7 @@ async fn the_cpu_clock_measures_work_not_waiting() {
         build: None,
         origin: "test".into(),
         sandbox: None,
+        benched: None,
     };
     let mut bot = BotProcess::spawn(&spec, &StderrLog::discard()).unwrap();
     bot.set_clock(Clock::Cpu {
@@ -238,6 +240,7 @@ async fn a_first_answer_gets_a_start_up_grace_and_says_so() {
         build: None,
         origin: "test".into(),
         sandbox: None,
+        benched: None,
     };
     let mut bot = BotProcess::spawn(&spec, &StderrLog::discard()).unwrap();
     let started = Instant::now();
@@ -377,6 +380,7 @@ async fn a_transcript_keeps_the_start_of_a_huge_line_and_stops_at_its_size_limit
         build: None,
         origin: "test".into(),
         sandbox: None,
+        benched: None,
     };
     let mut bot = BotProcess::spawn(&spec, &StderrLog::discard()).unwrap();
     bot.set_transcript(transcript.clone());
@@ -427,6 +431,7 @@ async fn long_prompts_go_through_whole_and_pipes_can_be_enlarged() {
         build: None,
         origin: "test".into(),
         sandbox: None,
+        benched: None,
     };
     let long = "x".repeat(300_000);
     let mut bot = BotProcess::spawn(&spec, &StderrLog::discard()).unwrap();

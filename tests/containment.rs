@@ -50,6 +50,7 @@ fn spec(dir: &Path, name: &str, command: &[&str]) -> BotSpec {
         build: None,
         origin: "tests/containment.rs".into(),
         sandbox: None,
+        benched: None,
     }
 }
 

@@ -21,6 +21,7 @@ fn a_match_scores_the_geometric_mean_and_records_faults() {
         build: None,
         origin: "test".into(),
         sandbox: None,
+        benched: None,
     };
     let setup = MatchSetup {
         bots: vec![bot],

@@ -120,14 +120,17 @@ pub enum FaultKind {
     Crashed,
     /// A line that is not valid for the protocol: malformed, out of range, not UTF-8, too long.
     BadOutput,
+    /// Not started at all: the bot is benched ([`BotSpec::benched`]).
+    Benched,
 }
 
 impl FaultKind {
-    pub const ALL: [FaultKind; 4] = [
+    pub const ALL: [FaultKind; 5] = [
         FaultKind::FailedToStart,
         FaultKind::TimedOut,
         FaultKind::Crashed,
         FaultKind::BadOutput,
+        FaultKind::Benched,
     ];
 
     pub fn status(self) -> crate::game::BotStatus {
@@ -137,6 +140,7 @@ impl FaultKind {
             FaultKind::TimedOut => BotStatus::TimedOut,
             FaultKind::Crashed => BotStatus::Crashed,
             FaultKind::BadOutput => BotStatus::BadOutput,
+            FaultKind::Benched => BotStatus::Benched,
         }
     }
 }

@@ -20,7 +20,7 @@
 //! started (a shell script's children, a JVM's helpers). Live groups are registered globally so
 //! that [`kill_all`] can clean up when koth itself is interrupted.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{BTreeSet, VecDeque};
 use std::io::{IoSlice, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};
@@ -54,38 +54,44 @@ pub const STARTUP_GRACE: Duration = Duration::from_secs(2);
 pub const STDERR_CAP: u64 = 1 << 20;
 
 /// Process groups of bots still running, so that an interrupted koth can kill them all.
-static LIVE_GROUPS: Mutex<Option<HashSet<i32>>> = Mutex::new(None);
+static LIVE_GROUPS: Mutex<LiveGroups> = Mutex::new(LiveGroups {
+    groups: BTreeSet::new(),
+    closed: false,
+});
+
+struct LiveGroups {
+    groups: BTreeSet<i32>,
+    /// Set by [`kill_all`]: koth is going away, and a bot started from now on is killed at once
+    /// (a game thread may be between starting a process and registering it).
+    closed: bool,
+}
+
+fn live_groups() -> std::sync::MutexGuard<'static, LiveGroups> {
+    LIVE_GROUPS.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 fn register(pgid: i32) {
-    LIVE_GROUPS
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .get_or_insert_with(HashSet::new)
-        .insert(pgid);
+    let mut live = live_groups();
+    if live.closed {
+        let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
+    } else {
+        live.groups.insert(pgid);
+    }
 }
 
 fn kill_group(pgid: i32) {
     // ESRCH (the group is already gone) is the expected, common case.
     let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
-    if let Some(groups) = LIVE_GROUPS
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .as_mut()
-    {
-        groups.remove(&pgid);
-    }
+    live_groups().groups.remove(&pgid);
 }
 
-/// Kills every bot process group koth started and has not yet cleaned up. Called on Ctrl-C and
-/// SIGTERM: bots live in their own process groups, so the terminal's signal does not reach them.
+/// Kills every bot process group koth started and has not yet cleaned up, and every one started
+/// from now on. Called when koth is interrupted: bots live in their own process groups, so the
+/// terminal's signal does not reach them.
 pub fn kill_all() {
-    let groups: Vec<i32> = LIVE_GROUPS
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .as_mut()
-        .map(|g| g.drain().collect())
-        .unwrap_or_default();
-    for pgid in groups {
+    let mut live = live_groups();
+    live.closed = true;
+    for pgid in std::mem::take(&mut live.groups) {
         let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
     }
 }
@@ -95,6 +101,8 @@ pub fn kill_all() {
 pub enum BotError {
     #[error("failed to start `{command}`: {reason}")]
     Spawn { command: String, reason: String },
+    #[error("not started: {reason}")]
+    Benched { reason: String },
     #[error("no answer within {} ms{}", limit.as_millis(), grace_note(*grace))]
     Timeout { limit: Duration, grace: Duration },
     #[error("used {} ms of CPU time for one answer (limit {} ms)", used.as_millis(), limit.as_millis())]
@@ -248,7 +256,7 @@ fn gzip_in_place(path: &Path) -> std::io::Result<()> {
 static LIVE_TRANSCRIPTS: Mutex<Vec<std::sync::Weak<Mutex<TranscriptFile>>>> =
     Mutex::new(Vec::new());
 
-/// Writes out the buffered lines of every open transcript. Called on Ctrl-C and SIGTERM after
+/// Writes out the buffered lines of every open transcript. Called when koth is stopped, after
 /// [`kill_all`]: koth then exits without running destructors, and the lines of the round being
 /// played — often the very moment a bot author wants to see — would be lost.
 pub fn flush_transcripts() {
@@ -366,6 +374,7 @@ impl BotError {
     pub fn kind(&self) -> FaultKind {
         match self {
             BotError::Spawn { .. } => FaultKind::FailedToStart,
+            BotError::Benched { .. } => FaultKind::Benched,
             BotError::Timeout { .. } | BotError::CpuTimeout { .. } | BotError::NoExit { .. } => {
                 FaultKind::TimedOut
             }
@@ -731,6 +740,11 @@ impl BotProcess {
         stderr: &StderrLog,
         pipe_bytes: Option<usize>,
     ) -> Result<BotProcess, BotError> {
+        if let Some(reason) = &spec.benched {
+            return Err(BotError::Benched {
+                reason: reason.clone(),
+            });
+        }
         let spawn_error = |reason: String| BotError::Spawn {
             command: spec.command.join(" "),
             reason,

@@ -31,6 +31,9 @@ pub struct BotSpec {
     pub origin: String,
     /// Whether, and how, the bot's processes are contained ([`super::sandbox`]).
     pub sandbox: Option<Sandbox>,
+    /// Why the bot must not be started, if it is benched: every start is then refused at once
+    /// as a [`super::FaultKind::Benched`] fault, so no game waits for it.
+    pub benched: Option<String>,
 }
 
 impl fmt::Display for BotSpec {
@@ -80,6 +83,7 @@ pub fn load_manifest(dir: &Path) -> anyhow::Result<(BotSpec, Vec<String>)> {
         build: manifest.build,
         origin: path.display().to_string(),
         sandbox: None,
+        benched: None,
     };
     Ok((spec, manifest.games))
 }
@@ -173,6 +177,7 @@ pub fn load_bots_txt(path: &Path) -> anyhow::Result<Vec<BotSpec>> {
             build: None,
             origin: format!("{}:{}", path.display(), name_line),
             sandbox: None,
+            benched: None,
         });
     }
     check_unique_names(&bots)?;

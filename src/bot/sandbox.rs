@@ -196,6 +196,7 @@ fn probe_in(dir: &Path) -> Result<(), String> {
         build: None,
         origin: "koth".into(),
         sandbox: Some(sandbox.clone()),
+        benched: None,
     };
     let launch = Launch::new(&spec, &sandbox).map_err(|e| format!("{e:#}"))?;
     hand_over(dir).map_err(|e| format!("cannot hand {} over: {e}", dir.display()))?;
@@ -250,6 +251,14 @@ enum ReachStep {
 impl Launch {
     /// The launch of `spec`'s command contained by `sandbox`.
     pub fn new(spec: &BotSpec, sandbox: &Sandbox) -> anyhow::Result<Launch> {
+        // Checked here because bwrap, once started, could only report the failed exec as an
+        // exit: a program that cannot run is a failure to start, contained or not.
+        let program = spec.program();
+        match resolve(&program) {
+            Some(path) if is_executable(&path) => {}
+            Some(path) => bail!("{} is not an executable file", path.display()),
+            None => bail!("{} is not on PATH", program.display()),
+        }
         let (info, info_writer) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)
             .context("cannot create a pipe for bwrap")?;
         let mut launch = Launch {
@@ -329,7 +338,7 @@ impl Launch {
         launch.args([
             "--setenv", "HOME", "/tmp", "--setenv", "TMPDIR", "/tmp", "--",
         ]);
-        launch.arg(spec.program());
+        launch.arg(program);
         launch.args(&spec.command[1..]);
         Ok(launch)
     }
@@ -619,6 +628,11 @@ fn resolve(program: &Path) -> Option<PathBuf> {
     std::env::split_paths(&paths)
         .map(|dir| dir.join(program))
         .find(|p| p.is_file())
+}
+
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 /// The interpreter named on a script's `#!` line (`#!/usr/bin/env python3` names `python3`).

@@ -33,6 +33,9 @@ enum Command {
     Resume {
         /// The tournament folder.
         dir: PathBuf,
+        /// Give a benched bot its seats back in the games still to play (repeatable).
+        #[arg(long, value_name = "NAME")]
+        unbench: Vec<String>,
     },
     /// Show how many games a tournament has played.
     Status {
@@ -62,8 +65,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             );
             play(tournament)
         }
-        Command::Resume { dir } => {
-            let tournament = Tournament::resume(&dir)?;
+        Command::Resume { dir, unbench } => {
+            let tournament = Tournament::resume(&dir, &unbench)?;
             println!(
                 "Resuming tournament {} in {} (seed {})",
                 tournament.name,
@@ -88,6 +91,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 p.harness_failed,
                 p.harness_faults
             );
+            let bots = store.bots()?;
+            for (bot, reason) in store.benched()? {
+                let name = bots.get(bot).map_or("?", |b| b.name.as_str());
+                println!("{name:?} is {reason}");
+            }
             Ok(())
         }
     }
@@ -101,6 +109,12 @@ pub fn leaderboard(args: LeaderboardArgs) -> anyhow::Result<()> {
 
 fn play(tournament: Tournament) -> anyhow::Result<()> {
     log_to(&tournament.dir)?;
+    let _resume = crate::interrupt::resume_with(&[
+        "koth".as_ref(),
+        "tournament".as_ref(),
+        "resume".as_ref(),
+        tournament.dir.as_os_str(),
+    ]);
     let board = tournament.run()?;
     print!("{}", board.render(Format::Table));
     Ok(())

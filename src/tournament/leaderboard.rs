@@ -36,6 +36,10 @@ pub struct Standing {
     pub failed_to_start: u32,
     /// Every fault it committed, by kind (the columns above count games by how they ended).
     pub faults: FaultCounts,
+    /// Games in which it was not started, being on the bench.
+    pub benched: u32,
+    /// On the bench now: not started in the games still to play.
+    pub on_bench: bool,
     /// Did not finish most of its games.
     pub flagged: bool,
     pub answers: u64,
@@ -68,11 +72,13 @@ pub enum Format {
 
 impl Leaderboard {
     /// Standings of `bots` from their stored results, best mean points per game first (mean, not
-    /// total, so a tournament where each game draws some of the bots ranks them fairly).
+    /// total, so a tournament where each game draws some of the bots ranks them fairly); the
+    /// bots numbered in `on_bench` are on the bench.
     pub fn new(
         name: String,
         progress: Progress,
         bots: &[String],
+        on_bench: &[usize],
         results: &[StoredResult],
         average: Average,
     ) -> Leaderboard {
@@ -107,6 +113,8 @@ impl Leaderboard {
                         all.merge(&r.faults);
                         all
                     }),
+                    benched: count(BotStatus::Benched),
+                    on_bench: on_bench.contains(&id),
                     flagged: games > 0 && 2 * finished < games,
                     answers: mine.iter().map(|r| r.answers).sum(),
                     near_misses: mine.iter().map(|r| r.near_misses).sum(),
@@ -187,6 +195,7 @@ impl Leaderboard {
             "crashed",
             "no start",
             "faults",
+            "benched",
             "near-misses",
             "max ms",
         ];
@@ -196,11 +205,12 @@ impl Leaderboard {
             .map(|s| {
                 vec![
                     s.rank.to_string(),
-                    if s.flagged {
-                        format!("{} (!)", s.name)
-                    } else {
-                        s.name.clone()
-                    },
+                    format!(
+                        "{}{}{}",
+                        s.name,
+                        if s.flagged { " (!)" } else { "" },
+                        if s.on_bench { " (benched)" } else { "" }
+                    ),
                     s.games.to_string(),
                     format!("{}", s.total),
                     match (s.interval, s.low, s.high) {
@@ -221,6 +231,7 @@ impl Leaderboard {
                     } else {
                         s.faults.to_string()
                     },
+                    s.benched.to_string(),
                     s.near_misses.to_string(),
                     format!("{:.0}", s.max_cpu_ms.unwrap_or(s.max_wall_ms)),
                 ]
@@ -230,18 +241,30 @@ impl Leaderboard {
     }
 
     fn footnote(&self) -> Option<String> {
-        let flagged: Vec<&str> = self
-            .standings
-            .iter()
-            .filter(|s| s.flagged)
-            .map(|s| s.name.as_str())
-            .collect();
-        (!flagged.is_empty()).then(|| {
-            format!(
-                "(!) did not finish most of its games: {}",
-                flagged.join(", ")
-            )
-        })
+        let names = |keep: fn(&Standing) -> bool| -> String {
+            let names: Vec<&str> = self
+                .standings
+                .iter()
+                .filter(|s| keep(s))
+                .map(|s| s.name.as_str())
+                .collect();
+            names.join(", ")
+        };
+        let mut notes = Vec::new();
+        let flagged = names(|s| s.flagged);
+        if !flagged.is_empty() {
+            notes.push(format!("(!) did not finish most of its games: {flagged}"));
+        }
+        let benched = names(|s| s.on_bench);
+        if !benched.is_empty() {
+            notes.push(format!(
+                "(benched) not started in its games since it failed at start-up in {} games in \
+                 a row: {benched}; `koth tournament resume <folder> --unbench <name>` gives it \
+                 its seats back",
+                super::BENCH_AFTER
+            ));
+        }
+        (!notes.is_empty()).then(|| notes.join("\n"))
     }
 
     fn table(&self) -> String {
@@ -301,14 +324,14 @@ impl Leaderboard {
         let mut text =
             "rank,bot,games,points,mean,interval95,low95,high95,rating,uncertainty,finished,\
 bad_output,timed_out,crashed,failed_to_start,timed_out_faults,crashed_faults,bad_output_faults,\
-failed_to_start_faults,flagged,answers,near_misses,max_wall_ms,max_cpu_ms\n"
+failed_to_start_faults,benched,on_bench,flagged,answers,near_misses,max_wall_ms,max_cpu_ms\n"
                 .to_string();
         for s in &self.standings {
             let quoted = format!("\"{}\"", s.name.replace('"', "\"\""));
             let optional = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
             writeln!(
                 text,
-                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
                 s.rank,
                 quoted,
                 s.games,
@@ -328,6 +351,8 @@ failed_to_start_faults,flagged,answers,near_misses,max_wall_ms,max_cpu_ms\n"
                 s.faults.crashed,
                 s.faults.bad_output,
                 s.faults.failed_to_start,
+                s.benched,
+                s.on_bench,
                 s.flagged,
                 s.answers,
                 s.near_misses,
@@ -460,6 +485,7 @@ mod tests {
             "t".into(),
             Progress::default(),
             &names,
+            &[],
             &results,
             Average::Geometric,
         );
@@ -495,6 +521,7 @@ mod tests {
             "t".into(),
             Progress::default(),
             &names,
+            &[],
             &results,
             Average::Arithmetic,
         );

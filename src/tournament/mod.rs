@@ -3,17 +3,19 @@
 //!
 //! - [`config`]: the tournament file.
 //! - [`schedule`]: which bots play which game with which seed, fixed up front by the master seed.
-//! - [`store`]: the results database (schedule, results, harness faults).
+//! - [`store`]: the results database (schedule, results, harness faults, the bench).
+//! - [`lock`]: one koth at a time plays a tournament folder.
 //! - [`leaderboard`]: points, intervals, ratings and statuses, in four formats.
 //! - [`cli`]: `koth tournament run|resume|status` and `koth leaderboard`.
 //!
 //! A tournament folder holds `tournament.toml` (the file it was started from), `results.sqlite`,
-//! `tournament.log`, and `games/<index>/` with each game's own logs and a working copy of its
-//! bots.
+//! `tournament.log`, `koth.lock`, and `games/<index>/` with each game's own logs and a working
+//! copy of its bots.
 
 pub mod cli;
 pub mod config;
 pub mod leaderboard;
+pub mod lock;
 pub mod schedule;
 pub mod store;
 
@@ -28,10 +30,11 @@ use indicatif::{ProgressBar, ProgressStyle};
 use tokio::task::JoinSet;
 
 use crate::bot::{BotSpec, Limits, Sandbox, roster, sandbox};
-use crate::game::{Average, Game, MatchResult, MatchSetup};
+use crate::game::{Average, BotStatus, Game, MatchResult, MatchSetup};
 
 use config::Config;
 use leaderboard::Leaderboard;
+use lock::FolderLock;
 use schedule::ScheduledGame;
 use store::Store;
 
@@ -41,6 +44,9 @@ pub const CONFIG_COPY: &str = "tournament.toml";
 const SANDBOX_META: &str = "sandbox";
 /// Tries per game: a harness fault (koth's own failure) is retried, up to this many times in all.
 const ATTEMPTS: u32 = 3;
+/// A bot that fails at start-up (does not start, or crashes before its first answer) in this many
+/// games in a row is benched: it is not started in the games after.
+pub const BENCH_AFTER: u32 = 3;
 
 /// A tournament ready to play its unfinished games.
 pub struct Tournament {
@@ -55,6 +61,11 @@ pub struct Tournament {
     /// How bots are contained; `None` when the file says `sandbox = false`.
     sandbox: Option<Sandbox>,
     store: Store,
+    /// Per bot, how many of its games in a row, in the order their results came in, failed at
+    /// start-up; counted afresh by each run or resume.
+    start_failures: Vec<u32>,
+    /// Held while this koth plays the folder's games.
+    _lock: FolderLock,
 }
 
 impl Tournament {
@@ -68,12 +79,16 @@ impl Tournament {
         if sandbox.is_some() {
             sandbox::check_available()?;
         }
-        roster::prepare(&bots)?;
         let name = config.name(file);
         let seed = crate::seed::choose(seed.or(config.seed));
         let dir = dir.unwrap_or_else(|| {
             crate::logs::default_folder(|secs| format!("tournament-{name}-{secs}"))
         });
+        std::fs::create_dir_all(&dir)
+            .with_context(|| format!("cannot create the tournament folder {}", dir.display()))?;
+        // Before anything else in the folder is made: a second run into the same folder must
+        // find the first one's tournament whole, or be turned away here.
+        let lock = FolderLock::take(&dir)?;
         if dir.join(store::FILE).exists() {
             bail!(
                 "{} already holds a tournament: `koth tournament resume {}` finishes it",
@@ -81,6 +96,7 @@ impl Tournament {
                 dir.display()
             );
         }
+        roster::prepare(&bots)?;
         std::fs::create_dir_all(dir.join("games"))
             .with_context(|| format!("cannot create the tournament folder {}", dir.display()))?;
         std::fs::copy(file, dir.join(CONFIG_COPY))
@@ -102,25 +118,56 @@ impl Tournament {
             name,
             seed,
             game: config.game()?,
+            start_failures: vec![0; bots.len()],
             bots,
             limits: config.limits(),
             rounds: config.rounds,
             jobs: config.jobs(),
             sandbox,
             store,
+            _lock: lock,
         })
     }
 
-    /// Reopens a tournament folder to play the games it has not finished.
-    pub fn resume(dir: &Path) -> anyhow::Result<Self> {
+    /// Reopens a tournament folder to play the games it has not finished, first giving the bots
+    /// named in `unbench` their seats back.
+    pub fn resume(dir: &Path, unbench: &[String]) -> anyhow::Result<Self> {
         let store = Store::open(&dir.join(store::FILE))?;
+        let lock = FolderLock::take(dir)?;
         let config = Config::load(&dir.join(CONFIG_COPY))?;
-        let bots = store.bots()?;
+        let mut bots = store.bots()?;
+        let unbenched = unbench
+            .iter()
+            .map(|name| {
+                bots.iter().position(|b| &b.name == name).with_context(|| {
+                    let names: Vec<String> = bots.iter().map(|b| format!("{:?}", b.name)).collect();
+                    format!(
+                        "--unbench {name:?}: no such bot in {}; its bots are {}",
+                        dir.display(),
+                        names.join(", ")
+                    )
+                })
+            })
+            .collect::<anyhow::Result<Vec<usize>>>()?;
+        for id in unbenched {
+            store.unbench(id)?;
+        }
+        for (id, reason) in store.benched()? {
+            if let Some(bot) = bots.get_mut(id) {
+                bot.benched = Some(reason);
+            }
+        }
+        // A benched bot is not started, so a build of it that fails now stops nothing.
+        let playing: Vec<BotSpec> = bots
+            .iter()
+            .filter(|b| b.benched.is_none())
+            .cloned()
+            .collect();
         let sandbox = config.sandbox();
         if sandbox.is_some() {
             sandbox::check_available()?;
         }
-        roster::prepare(&bots)?;
+        roster::prepare(&playing)?;
         let seed = store
             .meta("seed")?
             .and_then(|s| s.parse().ok())
@@ -130,12 +177,14 @@ impl Tournament {
             name: store.meta("name")?.unwrap_or_default(),
             seed,
             game: config.game()?,
+            start_failures: vec![0; bots.len()],
             bots,
             limits: config.limits(),
             rounds: config.rounds,
             jobs: config.jobs(),
             sandbox,
             store,
+            _lock: lock,
         })
     }
 
@@ -204,6 +253,11 @@ impl Tournament {
             let Some(joined) = running.join_next().await else {
                 break;
             };
+            if crate::interrupt::requested() {
+                // The game may have ended only because koth is killing the bots: it stays
+                // `running`, to be played again by a resume.
+                crate::interrupt::wait_for_exit();
+            }
             let Played {
                 game,
                 attempt,
@@ -217,6 +271,11 @@ impl Tournament {
                 Ok(result) => {
                     self.store.record_result(&game, &result, wall_ms)?;
                     tracing::info!(game = game.index, attempt, wall_ms, "game finished");
+                    for bot in self.count_start_failures(&game, &result)? {
+                        let spec = &self.bots[bot];
+                        let reason = spec.benched.as_deref().unwrap_or_default();
+                        bar.suspend(|| eprintln!("koth: {:?} is {reason}", spec.name));
+                    }
                     points.add(&game, &result);
                     bar.inc(1);
                     bar.set_message(points.leader(&self.bots));
@@ -245,6 +304,47 @@ impl Tournament {
         }
         bar.finish();
         Ok(())
+    }
+
+    /// Counts the start-up failures of `result`'s bots and benches every bot whose failures in
+    /// a row reach [`BENCH_AFTER`]; returns the bots it benched.
+    fn count_start_failures(
+        &mut self,
+        game: &ScheduledGame,
+        result: &MatchResult,
+    ) -> anyhow::Result<Vec<usize>> {
+        let mut benched = Vec::new();
+        for (&bot, outcome) in game.seats.iter().zip(&result.bots) {
+            let failed_at_start = match outcome.status {
+                BotStatus::FailedToStart => true,
+                BotStatus::Crashed => outcome.timing.answers == 0,
+                // A benched seat says nothing new about the bot.
+                BotStatus::Benched => continue,
+                _ => false,
+            };
+            let failures = &mut self.start_failures[bot];
+            *failures = if failed_at_start { *failures + 1 } else { 0 };
+            if *failures >= BENCH_AFTER && self.bots[bot].benched.is_none() {
+                let unbench = crate::interrupt::shell_command(&[
+                    "koth".as_ref(),
+                    "tournament".as_ref(),
+                    "resume".as_ref(),
+                    self.dir.as_os_str(),
+                    "--unbench".as_ref(),
+                    self.bots[bot].name.as_ref(),
+                ]);
+                let reason = format!(
+                    "benched after failing at start-up (not starting, or crashing before its \
+                     first answer) in {BENCH_AFTER} games in a row; `{unbench}` gives it its \
+                     seats back"
+                );
+                self.store.bench(bot, &reason)?;
+                tracing::warn!(bot = self.bots[bot].name, "{reason}");
+                self.bots[bot].benched = Some(reason);
+                benched.push(bot);
+            }
+        }
+        Ok(benched)
     }
 
     fn setup_parts(&self, game: &ScheduledGame, cpus: Vec<usize>) -> GameParts {
@@ -379,10 +479,12 @@ impl Points {
 /// The leaderboard of a tournament's database.
 pub fn leaderboard_of(store: &Store) -> anyhow::Result<Leaderboard> {
     let names: Vec<String> = store.bots()?.into_iter().map(|b| b.name).collect();
+    let on_bench: Vec<usize> = store.benched()?.into_iter().map(|(bot, _)| bot).collect();
     let mut board = Leaderboard::new(
         store.meta("name")?.unwrap_or_default(),
         store.progress()?,
         &names,
+        &on_bench,
         &store.results()?,
         store
             .meta("game")?

@@ -39,10 +39,16 @@ CREATE TABLE IF NOT EXISTS results (
     timed_out_faults INTEGER NOT NULL DEFAULT 0, crashed_faults INTEGER NOT NULL DEFAULT 0,
     bad_output_faults INTEGER NOT NULL DEFAULT 0,
     failed_to_start_faults INTEGER NOT NULL DEFAULT 0,
+    benched_faults INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (game, seat));
 CREATE TABLE IF NOT EXISTS harness_faults (
     game INTEGER NOT NULL, attempt INTEGER NOT NULL, message TEXT NOT NULL);
 ";
+
+/// Bots on the bench (not started in their games) and why. Its own statement, because
+/// [`Store::open`] also adds it to a tournament started before koth had a bench.
+const BENCH_TABLE: &str =
+    "CREATE TABLE IF NOT EXISTS bench (bot INTEGER PRIMARY KEY, reason TEXT NOT NULL);";
 
 /// The tournament's database.
 pub struct Store {
@@ -94,6 +100,7 @@ impl Store {
         let mut store = Store::connect(&partial)?;
         let tx = store.conn.transaction()?;
         tx.execute_batch(SCHEMA)?;
+        tx.execute_batch(BENCH_TABLE)?;
         for (key, value) in meta {
             tx.execute(
                 "INSERT INTO meta (key, value) VALUES (?1, ?2)",
@@ -148,6 +155,7 @@ impl Store {
             );
         }
         let store = Store::connect(path)?;
+        store.conn.execute_batch(BENCH_TABLE)?;
         store.count_faults_by_kind()?;
         Ok(store)
     }
@@ -155,16 +163,16 @@ impl Store {
     /// Gives a database written before faults were counted by kind its count columns, counted
     /// from the fault lists it stored (then whole).
     fn count_faults_by_kind(&self) -> anyhow::Result<()> {
-        let counted: bool = self.conn.query_row(
-            "SELECT COUNT(*) > 0 FROM pragma_table_info('results') WHERE name = 'bad_output_faults'",
-            [],
-            |r| r.get(0),
-        )?;
-        if counted {
-            return Ok(());
-        }
         let mut sql = String::from("BEGIN;");
-        for kind in ["timed_out", "crashed", "bad_output", "failed_to_start"] {
+        for kind in ["timed_out", "crashed", "bad_output", "failed_to_start", "benched"] {
+            let counted: bool = self.conn.query_row(
+                "SELECT COUNT(*) > 0 FROM pragma_table_info('results') WHERE name = ?1",
+                [format!("{kind}_faults")],
+                |r| r.get(0),
+            )?;
+            if counted {
+                continue;
+            }
             sql += &format!(
                 "ALTER TABLE results ADD COLUMN {kind}_faults INTEGER NOT NULL DEFAULT 0;
                  UPDATE results SET {kind}_faults = (SELECT COUNT(*) FROM json_each(results.faults)
@@ -216,6 +224,7 @@ impl Store {
                 build,
                 origin,
                 sandbox: None,
+                benched: None,
             });
         }
         Ok(bots)
@@ -276,8 +285,9 @@ impl Store {
             tx.execute(
                 "INSERT INTO results (game, seat, bot, score, status, faults, answers, max_wall_ms,
                     total_wall_ms, max_cpu_ms, total_cpu_ms, near_misses, timed_out_faults,
-                    crashed_faults, bad_output_faults, failed_to_start_faults)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+                    crashed_faults, bad_output_faults, failed_to_start_faults, benched_faults)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
+                    ?17)",
                 params![
                     game.index,
                     seat as i64,
@@ -294,7 +304,8 @@ impl Store {
                     outcome.fault_counts.timed_out as i64,
                     outcome.fault_counts.crashed as i64,
                     outcome.fault_counts.bad_output as i64,
-                    outcome.fault_counts.failed_to_start as i64
+                    outcome.fault_counts.failed_to_start as i64,
+                    outcome.fault_counts.benched as i64
                 ],
             )?;
         }
@@ -326,6 +337,33 @@ impl Store {
         Ok(())
     }
 
+    /// Puts bot `bot` on the bench, for `reason`.
+    pub fn bench(&self, bot: usize, reason: &str) -> anyhow::Result<()> {
+        self.conn.execute(
+            "INSERT INTO bench (bot, reason) VALUES (?1, ?2)",
+            params![bot as i64, reason],
+        )?;
+        Ok(())
+    }
+
+    /// Takes bot `bot` off the bench (a bot not on it stays as it is).
+    pub fn unbench(&self, bot: usize) -> anyhow::Result<()> {
+        self.conn
+            .execute("DELETE FROM bench WHERE bot = ?1", [bot as i64])?;
+        Ok(())
+    }
+
+    /// The bots on the bench, by id, with why.
+    pub fn benched(&self) -> anyhow::Result<Vec<(usize, String)>> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT bot, reason FROM bench ORDER BY bot")?;
+        let rows = stmt.query_map([], |r| {
+            Ok((r.get::<_, i64>(0)? as usize, r.get::<_, String>(1)?))
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
     pub fn progress(&self) -> anyhow::Result<Progress> {
         let count = |sql: &str| -> anyhow::Result<u32> {
             Ok(self.conn.query_row(sql, [], |r| r.get::<_, u32>(0))?)
@@ -344,7 +382,7 @@ impl Store {
         let mut stmt = self.conn.prepare(
             "SELECT game, bot, score, status, answers, max_wall_ms, total_wall_ms, max_cpu_ms,
                 near_misses, timed_out_faults, crashed_faults, bad_output_faults,
-                failed_to_start_faults
+                failed_to_start_faults, benched_faults
              FROM results ORDER BY game, seat",
         )?;
         let rows = stmt.query_map([], |r| {
@@ -364,6 +402,7 @@ impl Store {
                         crashed: r.get::<_, i64>(10)? as u64,
                         bad_output: r.get::<_, i64>(11)? as u64,
                         failed_to_start: r.get::<_, i64>(12)? as u64,
+                        benched: r.get::<_, i64>(13)? as u64,
                     },
                 },
                 r.get::<_, String>(3)?,
@@ -405,6 +444,7 @@ mod tests {
             build: None,
             origin: "test".into(),
             sandbox: None,
+            benched: None,
         }
     }
 
@@ -442,6 +482,7 @@ mod tests {
         store.mark_running(1, 1).unwrap();
         store.record_result(&schedule[1], &result, 5.0).unwrap();
         store.record_harness_fault(2, 1, "boom", true).unwrap();
+        store.bench(2, "broken").unwrap();
         drop(store);
 
         let store = Store::open(&path).unwrap();
@@ -461,6 +502,9 @@ mod tests {
         assert_eq!((progress.done, progress.harness_failed), (1, 1));
         assert_eq!(store.meta("game").unwrap().as_deref(), Some("paths"));
         assert_eq!(store.bots().unwrap()[2], bot("c"));
+        assert_eq!(store.benched().unwrap(), [(2, "broken".to_string())]);
+        store.unbench(2).unwrap();
+        assert_eq!(store.benched().unwrap(), []);
     }
 
     #[test]

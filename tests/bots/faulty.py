@@ -6,7 +6,9 @@ usage: faulty.py MODE [MARKER]
 It plays correctly (answers NONE to every prompt) until its 3rd prompt, then commits the fault
 named by MODE (`polite` commits none: the reference the others are compared with; `chatty`
 commits none either, but prints lines nobody asked for; `cpus` commits none, and first writes
-the CPUs it may run on to stderr, e.g. `cpus 1`). Before anything else it starts a child process that sleeps for ten minutes, so
+the CPUs it may run on to stderr, e.g. `cpus 1`; `stall` commits none, except in the games of
+a tournament numbered from the one its folder's file `stall_from` names on, where it never
+answers: a game that lasts until koth is stopped). Before anything else it starts a child process that sleeps for ten minutes, so
 tests can check that koth kills a bot's children too. MARKER, if given, is put on both command
 lines so a test can look for survivors.
 """
@@ -31,6 +33,17 @@ subprocess.Popen(
 if mode == "cpus":
     print("cpus", " ".join(map(str, sorted(os.sched_getaffinity(0)))), file=sys.stderr, flush=True)
 
+if mode == "stall" and os.path.exists("stall_from"):
+    # A tournament runs each game's bots in a copy of their folder, games/<index>/bots/<seat>
+    # (a file, not an environment variable, reaches a bot however it is contained).
+    folders = os.getcwd().split(os.sep)
+    game = int(folders[len(folders) - 1 - folders[::-1].index("games") + 1])
+    with open("stall_from") as stall_from:
+        first_stalled = int(stall_from.read())
+    if game >= first_stalled:
+        print("faulty bot: stalling", file=sys.stderr, flush=True)
+        time.sleep(600)
+
 prompts = 0
 for line in sys.stdin:
     if mode == "flood_stderr":
@@ -54,7 +67,7 @@ for line in sys.stdin:
         sys.stdout.write(f"NONE\nthinking aloud after prompt {prompts}\n")
         sys.stdout.flush()
         continue
-    if prompts < FAULT_AT or mode in ("polite", "cpus", "flood_stderr", "never_exit"):
+    if prompts < FAULT_AT or mode in ("polite", "cpus", "flood_stderr", "never_exit", "stall"):
         print("NONE", flush=True)
         continue
     sys.stderr.write(f"faulty bot: committing {mode} now\n")

@@ -191,6 +191,7 @@ fn contestant(args: &Args) -> anyhow::Result<Contestant> {
             build: None,
             origin: "--bot-cmd".into(),
             sandbox: None,
+            benched: None,
         }
     } else {
         bail!("say who plays: --player NAME, --bot DIR or --bot-cmd \"CMD\"");
