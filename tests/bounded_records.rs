@@ -120,7 +120,7 @@ fn a_paths_game_with_bots_answering_a_megabyte_at_every_prompt_keeps_small_exact
         serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
     let counts = |bad_output: u64| {
         serde_json::json!({"timed_out": 0, "crashed": 0, "bad_output": bad_output,
-                           "failed_to_start": 0})
+                           "failed_to_start": 0, "benched": 0})
     };
     assert_eq!(
         results["fault_counts"],
@@ -199,7 +199,7 @@ fn a_tournament_with_bots_answering_a_megabyte_at_every_prompt_keeps_small_exact
         assert_eq!(
             standing["faults"],
             serde_json::json!({"timed_out": 0, "crashed": 0, "bad_output": bad_output,
-                               "failed_to_start": 0}),
+                               "failed_to_start": 0, "benched": 0}),
             "{standing}"
         );
     }

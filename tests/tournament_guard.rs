@@ -15,7 +15,7 @@ use nix::unistd::Pid;
 
 #[path = "support/paths_bots.rs"]
 mod paths_bots;
-use paths_bots::{paths_bot, test_bot_command};
+use paths_bots::{paths_bot, script_bot};
 #[path = "support/survivors.rs"]
 mod survivors;
 use survivors::{marked_processes, survivors};
@@ -31,10 +31,11 @@ const STALL_LIMITS: &str = "rounds = 1\nbackstop_ms = 300000\n";
 /// `count` paths bots under `dir` running `faulty.py stall`, with `marker` on their command lines,
 /// that stall in the games from `stall_from` on.
 fn stalling_bots(dir: &Path, count: usize, marker: &str, stall_from: u32) -> Vec<PathBuf> {
-    let run = test_bot_command("faulty.py", &format!("stall {marker}"));
+    let args = format!("stall {marker}");
     (0..count)
         .map(|i| {
-            let bot = paths_bot(dir, &format!("staller-{i}"), &format!("Staller {i}"), &run);
+            let (folder, name) = (format!("staller-{i}"), format!("Staller {i}"));
+            let bot = script_bot(dir, &folder, &name, "faulty.py", &args);
             std::fs::write(bot.join("stall_from"), stall_from.to_string()).unwrap();
             bot
         })

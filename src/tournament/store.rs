@@ -164,7 +164,13 @@ impl Store {
     /// from the fault lists it stored (then whole).
     fn count_faults_by_kind(&self) -> anyhow::Result<()> {
         let mut sql = String::from("BEGIN;");
-        for kind in ["timed_out", "crashed", "bad_output", "failed_to_start", "benched"] {
+        for kind in [
+            "timed_out",
+            "crashed",
+            "bad_output",
+            "failed_to_start",
+            "benched",
+        ] {
             let counted: bool = self.conn.query_row(
                 "SELECT COUNT(*) > 0 FROM pragma_table_info('results') WHERE name = ?1",
                 [format!("{kind}_faults")],
