@@ -215,17 +215,34 @@ fn event_count(file: &Path, key: &str) -> u64 {
 impl Drop for BotGroups {
     fn drop(&mut self) {
         self.procs.clear();
-        for (dir, _) in &self.groups {
-            // A group can be removed once its last process is gone, which the kernel may take
-            // a moment to finish after the bot's exit.
-            for _ in 0..50 {
-                if std::fs::remove_dir(dir).is_ok() || !dir.exists() {
-                    break;
-                }
-                std::thread::sleep(std::time::Duration::from_millis(2));
-            }
-        }
+        let dirs: Vec<PathBuf> = self.groups.drain(..).map(|(dir, _)| dir).collect();
+        remover().send(dirs).ok();
     }
+}
+
+/// Removes groups off the caller's thread: a group can be removed only once its last process
+/// is gone, which the kernel may take some milliseconds to finish after the bot's exit, and a
+/// game's thread must not wait for that.
+fn remover() -> std::sync::mpsc::Sender<Vec<PathBuf>> {
+    static REMOVER: OnceLock<std::sync::Mutex<std::sync::mpsc::Sender<Vec<PathBuf>>>> =
+        OnceLock::new();
+    let sender = REMOVER.get_or_init(|| {
+        let (sender, receiver) = std::sync::mpsc::channel::<Vec<PathBuf>>();
+        std::thread::spawn(move || {
+            for dirs in receiver {
+                for dir in dirs {
+                    for _ in 0..500 {
+                        if std::fs::remove_dir(&dir).is_ok() || !dir.exists() {
+                            break;
+                        }
+                        std::thread::sleep(std::time::Duration::from_millis(2));
+                    }
+                }
+            }
+        });
+        std::sync::Mutex::new(sender)
+    });
+    sender.lock().unwrap_or_else(|e| e.into_inner()).clone()
 }
 
 /// Writes `0` — the writing process itself — to each descriptor: called in the child between
