@@ -40,11 +40,7 @@ impl GameLog {
 pub fn read(path: &Path) -> anyhow::Result<GameLog> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let name = path
-        .file_name()
-        .map(|f| f.to_string_lossy().into_owned())
-        .unwrap_or_else(|| path.display().to_string());
-    parse(&text).map_err(|e| anyhow::anyhow!("{name}:{e}"))
+    parse(&text).map_err(|e| anyhow::anyhow!("{}:{e}", path.display()))
 }
 
 /// Parses a log's text. Errors read `LINE: what was expected, what was found`.
@@ -73,6 +69,12 @@ pub fn parse(text: &str) -> anyhow::Result<GameLog> {
         };
         if !tag.ends_with(')') {
             return Err(lines.error_here(&format!("expected `  Name (letter)`, found {line:?}")));
+        }
+        if bots.len() == crate::games::paths::rules::MAX_BOTS {
+            return Err(lines.error_here(&format!(
+                "more than {} bots, the most a paths game holds",
+                crate::games::paths::rules::MAX_BOTS
+            )));
         }
         bots.push(name.to_string());
         lines.next += 1;
@@ -310,7 +312,10 @@ mod tests {
         let message = format!("{:#}", read(&path).unwrap_err());
         assert_eq!(
             message,
-            "graphical_log.txt:10: expected a grid row of 5 characters, found 4"
+            format!(
+                "{}:10: expected a grid row of 5 characters, found 4",
+                path.display()
+            )
         );
     }
 }
