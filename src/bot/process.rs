@@ -54,7 +54,7 @@ pub const STDERR_CAP: u64 = 1 << 20;
 /// Process groups of bots still running, so that an interrupted koth can kill them all.
 static LIVE_GROUPS: Mutex<Option<HashSet<i32>>> = Mutex::new(None);
 
-fn register(pgid: i32) {
+pub(super) fn register(pgid: i32) {
     LIVE_GROUPS
         .lock()
         .unwrap_or_else(|e| e.into_inner())
@@ -62,7 +62,7 @@ fn register(pgid: i32) {
         .insert(pgid);
 }
 
-fn kill_group(pgid: i32) {
+pub(super) fn kill_group(pgid: i32) {
     // ESRCH (the group is already gone) is the expected, common case.
     let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
     if let Some(groups) = LIVE_GROUPS

@@ -63,7 +63,7 @@ impl Tournament {
         let config = Config::load(file)?;
         let base = file.parent().unwrap_or(Path::new("."));
         let bots = config.load_bots(base, file)?;
-        roster::prepare(&bots)?;
+        roster::prepare(&bots, config.build_limit())?;
         let name = config.name(file);
         let seed = crate::seed::choose(seed.or(config.seed));
         let dir = dir.unwrap_or_else(|| {
@@ -106,7 +106,7 @@ impl Tournament {
         let store = Store::open(&dir.join(store::FILE))?;
         let config = Config::load(&dir.join(CONFIG_COPY))?;
         let bots = store.bots()?;
-        roster::prepare(&bots)?;
+        roster::prepare(&bots, config.build_limit())?;
         let seed = store
             .meta("seed")?
             .and_then(|s| s.parse().ok())

@@ -42,7 +42,7 @@ pub struct Args {
     #[arg(long, value_name = "BOARD")]
     dump_track: Option<usize>,
     /// A subprocess player's time limit per turn, in milliseconds.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = 1000, value_parser = crate::bot::limit_ms_parser())]
     timeout_ms: u64,
     /// Write an SVG of population and points over turns per board (board-<b>.svg).
     #[arg(long)]
@@ -179,7 +179,7 @@ fn contestant(args: &Args) -> anyhow::Result<Contestant> {
     } else {
         bail!("say who plays: --player NAME, --bot DIR or --bot-cmd \"CMD\"");
     };
-    roster::prepare(std::slice::from_ref(&spec))?;
+    roster::prepare(std::slice::from_ref(&spec), roster::DEFAULT_BUILD_LIMIT)?;
     Ok(Contestant::Bot(spec))
 }
 
