@@ -62,7 +62,13 @@ pub fn load_manifest(dir: &Path) -> anyhow::Result<(BotSpec, Vec<String>)> {
     let path = dir.join(MANIFEST);
     let text = std::fs::read_to_string(&path)
         .with_context(|| format!("cannot read bot manifest {}", path.display()))?;
-    let manifest: Manifest = toml::from_str(&text)
+    parse_manifest(&text, dir)
+}
+
+/// Parses the text of the manifest of the bot in folder `dir`; errors name the file.
+pub fn parse_manifest(text: &str, dir: &Path) -> anyhow::Result<(BotSpec, Vec<String>)> {
+    let path = dir.join(MANIFEST);
+    let manifest: Manifest = toml::from_str(text)
         .map_err(|e| anyhow::anyhow!("{}: {}", path.display(), e.to_string().trim_end()))?;
     let command = split_command(&manifest.run);
     if command.is_empty() {

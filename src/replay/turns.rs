@@ -23,6 +23,11 @@ impl Replay {
     pub fn read(path: &Path) -> anyhow::Result<Replay> {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read {}", path.display()))?;
+        Replay::parse(&text, path)
+    }
+
+    /// Parses the text of `replay.jsonl`; errors name `path` and the line.
+    pub fn parse(text: &str, path: &Path) -> anyhow::Result<Replay> {
         let mut lines = text
             .lines()
             .enumerate()
