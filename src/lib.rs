@@ -14,4 +14,5 @@ pub mod games;
 pub mod logs;
 pub mod replay;
 pub mod seed;
+pub mod text;
 pub mod tournament;

@@ -16,9 +16,6 @@ use koth::game::{BotResult, BotStatus, MatchResult};
 use koth::games::flag::level::{self, Level};
 use koth::games::menace::board::{parse_square_for_bots, square_name};
 use koth::games::menace::matchbox::Menace;
-use koth::games::paths::log::{
-    FinalLog, GraphicalLog, ReplayHeader, ReplayLog, RoundLog, TurnRecord,
-};
 use koth::games::paths::protocol::Answer;
 use koth::games::paths::rules::side;
 use koth::games::ratrace::protocol::parse_moves;
@@ -29,6 +26,10 @@ use koth::replay::graphical;
 use koth::replay::turns::Replay;
 use koth::tournament::config::Config;
 use koth::tournament::store::{self, Store};
+
+#[path = "support/paths_files.rs"]
+mod paths_files;
+use paths_files::{LoggedRound, two_bot_game, write_game};
 
 /// `sample` damaged by one to three edits: cut at a byte, text or a number (huge, negative)
 /// inserted or written over it, a byte changed (which can break UTF-8).
@@ -63,51 +64,6 @@ fn lossy(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-/// A round as the graphical log shows it: its grid rows and each bot's points.
-type LoggedRound = (Vec<String>, Vec<u64>);
-
-/// A paths game's graphical log and replay, written by koth's own writers into `dir`.
-fn write_game(dir: &Path, names: &[String], rounds: &[LoggedRound]) -> Vec<TurnRecord> {
-    let side = side(names.len());
-    let mut log =
-        GraphicalLog::create(&dir.join("graphical_log.txt"), names, rounds.len() as u32).unwrap();
-    let header = ReplayHeader {
-        game: "paths".into(),
-        bots: names.to_vec(),
-        side,
-        rounds: rounds.len() as u32,
-        seed: 7,
-        answer_ms: Some(1000),
-        exit_ms: None,
-    };
-    let mut replay = ReplayLog::create(&dir.join("replay.jsonl"), &header).unwrap();
-    let mut turns = Vec::new();
-    for (index, (rows, points)) in rounds.iter().enumerate() {
-        let record = TurnRecord {
-            round: index as u32,
-            turn: 0,
-            destroy: (0..names.len()).map(|b| Some((b % side, 0))).collect(),
-            activate: (0..names.len()).map(|_| None).collect(),
-        };
-        replay.turn(&record).unwrap();
-        turns.push(record);
-        log.round(&RoundLog {
-            index: index as u32,
-            rows: rows.clone(),
-            points: points.clone(),
-        })
-        .unwrap();
-    }
-    replay.finish().unwrap();
-    let standings = names.iter().map(|n| (n.clone(), 1)).collect();
-    log.finish(&FinalLog {
-        standings,
-        too_slow: vec![],
-    })
-    .unwrap();
-    turns
-}
-
 /// Bot names, rounds of grid rows and points for a game of 1 to 3 bots.
 fn game_strategy() -> impl Strategy<Value = (Vec<String>, Vec<LoggedRound>)> {
     (1..=3usize).prop_flat_map(|bots| {
@@ -129,19 +85,7 @@ fn game_strategy() -> impl Strategy<Value = (Vec<String>, Vec<LoggedRound>)> {
 /// A sample game's two files, as bytes.
 fn sample_game() -> (Vec<u8>, Vec<u8>) {
     let dir = tempfile::tempdir().unwrap();
-    let names = vec!["Random Builder".to_string(), "Checkpoint".to_string()];
-    let rows = vec![
-        "ab.. ".into(),
-        ".b...".into(),
-        ".ba..".into(),
-        "  a b".into(),
-        ".b...".into(),
-    ];
-    write_game(
-        dir.path(),
-        &names,
-        &[(rows.clone(), vec![3, 29]), (rows, vec![1, 0])],
-    );
+    two_bot_game(dir.path());
     (
         std::fs::read(dir.path().join("graphical_log.txt")).unwrap(),
         std::fs::read(dir.path().join("replay.jsonl")).unwrap(),
@@ -420,6 +364,7 @@ fn tampering() -> impl Strategy<Value = String> {
         (-2..5i64).prop_map(|n| n.to_string()),
         any::<i64>().prop_map(|n| n.to_string()),
         Just("NULL".to_string()),
+        prop::sample::select(vec!["1e999", "-1e999", "1e300", "0.5"]).prop_map(String::from),
         "'[a-z\\[\\]\",]{0,8}'",
         Just("x'00ff'".to_string()),
     ];

@@ -244,8 +244,7 @@ impl Transcript {
     /// compressed to `x.txt.gz`. The error names the file(s) looked for.
     pub fn read(path: &Path) -> anyhow::Result<String> {
         if path.is_file() {
-            return std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read {}", path.display()));
+            return crate::text::read(path);
         }
         let compressed = gz_path(path);
         let file = std::fs::File::open(&compressed).with_context(|| {
@@ -255,11 +254,11 @@ impl Transcript {
                 compressed.display()
             )
         })?;
-        let mut text = String::new();
+        let mut bytes = Vec::new();
         flate2::read::GzDecoder::new(file)
-            .read_to_string(&mut text)
+            .read_to_end(&mut bytes)
             .with_context(|| format!("cannot read {}", compressed.display()))?;
-        Ok(text)
+        crate::text::from_bytes(bytes, &compressed)
     }
 
     /// A `# ` line of the caller's own, such as where a round begins.

@@ -60,8 +60,7 @@ struct Manifest {
 pub fn load_manifest(dir: &Path) -> anyhow::Result<(BotSpec, Vec<String>)> {
     check_folder_path(dir)?;
     let path = dir.join(MANIFEST);
-    let text = std::fs::read_to_string(&path)
-        .with_context(|| format!("cannot read bot manifest {}", path.display()))?;
+    let text = crate::text::read(&path)?;
     parse_manifest(&text, dir)
 }
 
@@ -120,8 +119,7 @@ pub fn discover(root: &Path, game: &str) -> anyhow::Result<Vec<BotSpec>> {
 /// triples — name, subdirectory of `bots/` next to the file, command — and reading stops at the
 /// first empty line.
 pub fn load_bots_txt(path: &Path) -> anyhow::Result<Vec<BotSpec>> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read bot list {}", path.display()))?;
+    let text = crate::text::read(path)?;
     let bots_root = path.parent().unwrap_or(Path::new(".")).join("bots");
     let mut lines = Vec::new();
     for (index, line) in text.lines().enumerate() {

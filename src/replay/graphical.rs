@@ -5,7 +5,6 @@
 //! its line number, and lenient about trailing spaces, which editors trim: grid rows are padded
 //! back to the grid's side (a trailing space is a broken vertex).
 
-use anyhow::Context;
 use std::path::Path;
 
 /// One round: its final grid (top row first) and each bot's points in bot-list order.
@@ -38,8 +37,7 @@ impl GameLog {
 
 /// Reads and parses the log at `path`; errors name the file and line.
 pub fn read(path: &Path) -> anyhow::Result<GameLog> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let text = crate::text::read(path)?;
     parse(&text).map_err(|e| anyhow::anyhow!("{}:{e}", path.display()))
 }
 

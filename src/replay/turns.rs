@@ -21,8 +21,7 @@ impl Replay {
     /// the grid the header announces (and the grid to be the one the rules give its bots), so
     /// a damaged replay is refused here rather than met while drawing it.
     pub fn read(path: &Path) -> anyhow::Result<Replay> {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read {}", path.display()))?;
+        let text = crate::text::read(path)?;
         Replay::parse(&text, path)
     }
 

@@ -77,8 +77,7 @@ fn default_build_timeout_s() -> u64 {
 impl Config {
     /// Reads and checks a tournament file; every error names the file (and the line or key).
     pub fn load(path: &Path) -> anyhow::Result<Config> {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read tournament file {}", path.display()))?;
+        let text = crate::text::read(path)?;
         Config::parse(&text, path)
     }
 

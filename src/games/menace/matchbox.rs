@@ -271,8 +271,7 @@ impl Menace {
     }
 
     pub fn load(path: &Path) -> anyhow::Result<Menace> {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read matchboxes from {}", path.display()))?;
+        let text = crate::text::read(path)?;
         Menace::from_text(&text, &path.display().to_string())
     }
 

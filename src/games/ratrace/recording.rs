@@ -131,8 +131,7 @@ impl BoardRecording {
 
     /// Reads a recording; the error names the file.
     pub fn read(path: &Path) -> anyhow::Result<BoardRecording> {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read {}", path.display()))?;
+        let text = crate::text::read(path)?;
         let recording: BoardRecording = serde_json::from_str(&text)
             .with_context(|| format!("{}: not a rat-race board recording", path.display()))?;
         recording
