@@ -98,9 +98,12 @@ fn tournament_folder(root: &Path) -> PathBuf {
     dir
 }
 
+/// Damage done to a results database file.
+type DatabaseDamage = fn(&Path);
+
 #[test]
 fn a_damaged_or_foreign_results_database_is_refused_by_status_resume_and_leaderboard() {
-    let damages: [(&str, fn(&Path)); 4] = [
+    let damages: [(&str, DatabaseDamage); 4] = [
         ("truncated", |db| {
             let bytes = std::fs::read(db).unwrap();
             std::fs::write(db, &bytes[..bytes.len() / 3]).unwrap();
@@ -193,9 +196,12 @@ fn damaged_game(root: &Path, damage: impl FnOnce(&str) -> Vec<u8>) -> PathBuf {
     dir
 }
 
+/// A replay's text, damaged.
+type ReplayDamage = fn(&str) -> Vec<u8>;
+
 #[test]
 fn a_damaged_replay_is_refused_by_every_replay_command() {
-    let damages: [(&str, fn(&str) -> Vec<u8>, &str); 6] = [
+    let damages: [(&str, ReplayDamage, &str); 6] = [
         (
             "an off-grid vertex",
             |t| t.replacen("[1,0]", "[99,0]", 1).into_bytes(),
