@@ -484,3 +484,25 @@ fn a_build_step_that_never_ends_is_stopped_with_its_whole_group() {
     assert_eq!(survivors::survivors(&marker), Vec::<String>::new());
     assert!(!root.path().join("logs").exists());
 }
+
+#[test]
+fn huge_rat_race_counts_are_refused() {
+    let root = tempfile::tempdir().unwrap();
+    for (flag, says) in [
+        ("--boards", "give 1 to 1000000 boards"),
+        ("--jobs", "give 1 to 1024 jobs"),
+    ] {
+        let output = koth(
+            root.path(),
+            &[
+                "ratrace",
+                "--player",
+                "random-forward",
+                flag,
+                "18446744073709551615",
+            ],
+        );
+        assert_refused(&output, 1, &[flag, says]);
+    }
+    assert_eq!(std::fs::read_dir(root.path()).unwrap().count(), 0);
+}

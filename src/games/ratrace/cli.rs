@@ -58,6 +58,11 @@ pub struct Args {
     no_pin: bool,
 }
 
+/// The most boards of a run: a record of every board is kept for results.json.
+const MAX_BOARDS: usize = 1_000_000;
+/// The most jobs of a run: each is a thread (and, for a bot, a process) of its own.
+const MAX_JOBS: usize = 1024;
+
 pub fn run(args: Args) -> anyhow::Result<()> {
     let run_seed = seed::choose(args.seed);
     println!("seed {run_seed}");
@@ -69,8 +74,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         return Ok(());
     }
     let contestant = contestant(&args)?;
-    if args.jobs == 0 || args.boards == 0 {
-        bail!("--jobs and --boards must be at least 1");
+    if !(1..=MAX_BOARDS).contains(&args.boards) {
+        bail!("--boards {}: give 1 to {MAX_BOARDS} boards", args.boards);
+    }
+    if !(1..=MAX_JOBS).contains(&args.jobs) {
+        bail!("--jobs {}: give 1 to {MAX_JOBS} jobs", args.jobs);
     }
     if let Some(board) = args.record_board.iter().find(|&&b| b >= args.boards) {
         bail!(
