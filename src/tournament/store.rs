@@ -441,7 +441,11 @@ mod tests {
         let schedule = super::super::schedule::schedule(3, 2, 4, 1);
         let mut store = Store::create(
             &path,
-            &[("game", "paths".into())],
+            &[
+                ("name", "t".into()),
+                ("game", "paths".into()),
+                ("seed", "1".into()),
+            ],
             &[bot("a"), bot("b"), bot("c")],
             &schedule,
         )
