@@ -15,4 +15,5 @@ pub mod interrupt;
 pub mod logs;
 pub mod replay;
 pub mod seed;
+pub mod text;
 pub mod tournament;

@@ -62,6 +62,16 @@ pub fn cut_line_parts(text: &str) -> Option<(&str, usize)> {
     (length > start.len()).then_some((start, length))
 }
 
+/// The longest time limit koth takes, in milliseconds (an hour): a limit guards against a hung
+/// bot, and deadlines are computed by adding limits to the clock.
+pub const MAX_LIMIT_MS: u64 = 3_600_000;
+
+/// The parser of every command's `--timeout-ms`: 1 to [`MAX_LIMIT_MS`] (a zero limit would
+/// fault every bot at its first answer).
+pub fn limit_ms_parser() -> clap::builder::RangedU64ValueParser<u64> {
+    clap::value_parser!(u64).range(1..=MAX_LIMIT_MS)
+}
+
 /// Time limits for one bot's answers.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Limits {

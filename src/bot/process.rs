@@ -70,7 +70,7 @@ fn live_groups() -> std::sync::MutexGuard<'static, LiveGroups> {
     LIVE_GROUPS.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-fn register(pgid: i32) {
+pub(super) fn register(pgid: i32) {
     let mut live = live_groups();
     if live.closed {
         let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
@@ -79,7 +79,7 @@ fn register(pgid: i32) {
     }
 }
 
-fn kill_group(pgid: i32) {
+pub(super) fn kill_group(pgid: i32) {
     // ESRCH (the group is already gone) is the expected, common case.
     let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
     live_groups().groups.remove(&pgid);
@@ -299,8 +299,7 @@ impl Transcript {
     /// compressed to `x.txt.gz`. The error names the file(s) looked for.
     pub fn read(path: &Path) -> anyhow::Result<String> {
         if path.is_file() {
-            return std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read {}", path.display()));
+            return crate::text::read(path);
         }
         let compressed = gz_path(path);
         let file = std::fs::File::open(&compressed).with_context(|| {
@@ -310,11 +309,11 @@ impl Transcript {
                 compressed.display()
             )
         })?;
-        let mut text = String::new();
+        let mut bytes = Vec::new();
         flate2::read::GzDecoder::new(file)
-            .read_to_string(&mut text)
+            .read_to_end(&mut bytes)
             .with_context(|| format!("cannot read {}", compressed.display()))?;
-        Ok(text)
+        crate::text::from_bytes(bytes, &compressed)
     }
 
     /// A `# ` line of the caller's own, such as where a round begins.

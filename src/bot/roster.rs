@@ -4,10 +4,14 @@
 //! Every error here is a person's mistake (a typo in a manifest, a missing folder), so each one
 //! names the file and line, or the bot, and says what was expected.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::fmt;
+use std::io::Read;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use serde::Deserialize;
@@ -61,10 +65,16 @@ struct Manifest {
 
 /// Reads the manifest of the bot in folder `dir`, with the games it plays.
 pub fn load_manifest(dir: &Path) -> anyhow::Result<(BotSpec, Vec<String>)> {
+    check_folder_path(dir)?;
     let path = dir.join(MANIFEST);
-    let text = std::fs::read_to_string(&path)
-        .with_context(|| format!("cannot read bot manifest {}", path.display()))?;
-    let manifest: Manifest = toml::from_str(&text)
+    let text = crate::text::read(&path)?;
+    parse_manifest(&text, dir)
+}
+
+/// Parses the text of the manifest of the bot in folder `dir`; errors name the file.
+pub fn parse_manifest(text: &str, dir: &Path) -> anyhow::Result<(BotSpec, Vec<String>)> {
+    let path = dir.join(MANIFEST);
+    let manifest: Manifest = toml::from_str(text)
         .map_err(|e| anyhow::anyhow!("{}: {}", path.display(), e.to_string().trim_end()))?;
     let command = split_command(&manifest.run);
     if command.is_empty() {
@@ -73,8 +83,8 @@ pub fn load_manifest(dir: &Path) -> anyhow::Result<(BotSpec, Vec<String>)> {
             path.display()
         );
     }
-    if manifest.name.trim().is_empty() {
-        bail!("{}: `name` is empty", path.display());
+    if let Err(problem) = check_name(&manifest.name) {
+        bail!("{}: `name` {problem}", path.display());
     }
     let spec = BotSpec {
         name: manifest.name.trim().to_string(),
@@ -118,8 +128,7 @@ pub fn discover(root: &Path, game: &str) -> anyhow::Result<Vec<BotSpec>> {
 /// triples — name, subdirectory of `bots/` next to the file, command — and reading stops at the
 /// first empty line.
 pub fn load_bots_txt(path: &Path) -> anyhow::Result<Vec<BotSpec>> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read bot list {}", path.display()))?;
+    let text = crate::text::read(path)?;
     let bots_root = path.parent().unwrap_or(Path::new(".")).join("bots");
     let mut lines = Vec::new();
     for (index, line) in text.lines().enumerate() {
@@ -151,7 +160,22 @@ pub fn load_bots_txt(path: &Path) -> anyhow::Result<Vec<BotSpec>> {
         let [(name_line, name), (dir_line, dir), (cmd_line, cmd)] = triple else {
             unreachable!("chunks of a multiple of three")
         };
+        if !Path::new(dir)
+            .components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)))
+        {
+            bail!(
+                "{}:{}: the folder of bot \"{}\" must lie under bots/: {dir:?} leaves it",
+                path.display(),
+                dir_line,
+                name
+            );
+        }
+        if let Err(problem) = check_name(name) {
+            bail!("{}:{}: the bot's name {problem}", path.display(), name_line);
+        }
         let folder = bots_root.join(dir);
+        check_folder_path(&folder)?;
         if !folder.is_dir() {
             bail!(
                 "{}:{}: the folder of bot \"{}\" does not exist: {}",
@@ -195,17 +219,41 @@ pub fn load_bot(path: &Path) -> anyhow::Result<BotSpec> {
     )
 }
 
+/// Why `name` cannot name a bot, if it cannot: names are written one per line in logs and
+/// transcripts, and shown in tables.
+fn check_name(name: &str) -> Result<(), &'static str> {
+    if name.trim().is_empty() {
+        return Err("is empty");
+    }
+    if name.chars().any(char::is_control) {
+        return Err("holds a control character (a newline, a tab, …)");
+    }
+    Ok(())
+}
+
+/// Fails for a bot folder whose path is not UTF-8: koth records folders as text (in the
+/// results database, in messages), and a resumed tournament must find the same folder.
+fn check_folder_path(dir: &Path) -> anyhow::Result<()> {
+    if dir.to_str().is_none() {
+        bail!(
+            "the bot folder {} has a name that is not UTF-8 text: rename it",
+            dir.display()
+        );
+    }
+    Ok(())
+}
+
 fn split_command(command: &str) -> Vec<String> {
     command.split_whitespace().map(str::to_string).collect()
 }
 
 /// Fails if two bots share a name: results and logs are keyed by name.
 pub fn check_unique_names(bots: &[BotSpec]) -> anyhow::Result<()> {
-    let mut seen = HashSet::new();
+    let mut seen = HashMap::new();
     for bot in bots {
-        if !seen.insert(bot.name.as_str()) {
+        if let Some(first) = seen.insert(bot.name.as_str(), bot.origin.as_str()) {
             bail!(
-                "two bots are called \"{}\" ({}): names must be unique",
+                "two bots are called \"{}\" ({first} and {}): names must be unique",
                 bot.name,
                 bot.origin
             );
@@ -257,25 +305,76 @@ impl BotSpec {
         Ok(())
     }
 
-    /// Runs the build step, if any, in the bot's folder.
-    pub fn build(&self) -> anyhow::Result<()> {
+    /// Runs the build step, if any, in the bot's folder, in a process group of its own that is
+    /// killed when the step ends or overruns `limit`: a build that never ends (or leaves a job
+    /// running) must not hold up the games.
+    pub fn build(&self, limit: Duration) -> anyhow::Result<()> {
         let Some(build) = &self.build else {
             return Ok(());
         };
-        let output = Command::new("sh")
+        let mut child = Command::new("sh")
             .arg("-c")
             .arg(build)
             .current_dir(&self.dir)
-            .output()
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .spawn()
             .with_context(|| format!("{self}: cannot run its build command `{build}`"))?;
-        if !output.status.success() {
-            let mut text = String::from_utf8_lossy(&output.stderr).into_owned();
-            text.push_str(&String::from_utf8_lossy(&output.stdout));
+        // With process_group(0) the group id is the child's pid; registered, Ctrl-C kills it.
+        let pgid = child.id() as i32;
+        super::process::register(pgid);
+        // Each pipe is drained on a thread of its own, so a chatty build cannot stall on a full
+        // pipe; the outputs come back on a channel, so a job that escaped the group and keeps a
+        // pipe open cannot hold koth.
+        let (outputs, collected) = mpsc::channel();
+        let pipes: [Option<Box<dyn Read + Send>>; 2] = [
+            child
+                .stderr
+                .take()
+                .map(|p| Box::new(p) as Box<dyn Read + Send>),
+            child
+                .stdout
+                .take()
+                .map(|p| Box::new(p) as Box<dyn Read + Send>),
+        ];
+        for pipe in pipes.into_iter().flatten() {
+            let outputs = outputs.clone();
+            std::thread::spawn(move || {
+                let _ = outputs.send(read_tail(pipe));
+            });
+        }
+        let deadline = Instant::now() + limit;
+        let status = loop {
+            match child.try_wait() {
+                Ok(Some(status)) => break Some(status),
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(20))
+                }
+                _ => break None,
+            }
+        };
+        super::process::kill_group(pgid);
+        let Some(status) = status else {
+            let _ = child.wait();
+            bail!(
+                "{self}: its build command `{build}` did not finish within {} s \
+                 (`build_timeout_s`); it was stopped",
+                limit.as_secs()
+            );
+        };
+        if !status.success() {
+            let mut text = String::new();
+            for _ in 0..2 {
+                if let Ok(output) = collected.recv_timeout(Duration::from_secs(1)) {
+                    text.push_str(&String::from_utf8_lossy(&output));
+                }
+            }
             let tail: Vec<&str> = text.lines().rev().take(10).collect();
             let tail: Vec<&str> = tail.into_iter().rev().collect();
             bail!(
-                "{self}: its build command `{build}` failed ({}):\n{}",
-                output.status,
+                "{self}: its build command `{build}` failed ({status}):\n{}",
                 tail.join("\n")
             );
         }
@@ -318,10 +417,32 @@ pub fn working_copies(bots: &[BotSpec], game_dir: &Path) -> std::io::Result<Vec<
         .collect()
 }
 
-/// Builds every bot and checks it can start: the step every runner takes before its first game.
-pub fn prepare(bots: &[BotSpec]) -> anyhow::Result<()> {
+/// How long a build step may take unless a tournament file says otherwise (`build_timeout_s`).
+pub const DEFAULT_BUILD_LIMIT: Duration = Duration::from_secs(600);
+
+/// The most of each of a build's outputs kept for its error message.
+const BUILD_OUTPUT_KEPT: usize = 64 << 10;
+
+/// Everything `pipe` gives until its end, keeping only the last [`BUILD_OUTPUT_KEPT`] bytes.
+fn read_tail(mut pipe: impl Read) -> Vec<u8> {
+    let mut kept = Vec::new();
+    let mut chunk = [0u8; 8192];
+    while let Ok(n @ 1..) = pipe.read(&mut chunk) {
+        kept.extend_from_slice(&chunk[..n]);
+        if kept.len() > 2 * BUILD_OUTPUT_KEPT {
+            kept.drain(..kept.len() - BUILD_OUTPUT_KEPT);
+        }
+    }
+    let excess = kept.len().saturating_sub(BUILD_OUTPUT_KEPT);
+    kept.drain(..excess);
+    kept
+}
+
+/// Builds every bot, each within `build_limit`, and checks it can start: the step every runner
+/// takes before its first game.
+pub fn prepare(bots: &[BotSpec], build_limit: Duration) -> anyhow::Result<()> {
     for bot in bots {
-        bot.build()?;
+        bot.build(build_limit)?;
         bot.check_runnable()?;
     }
     Ok(())

@@ -48,7 +48,7 @@ pub struct Args {
     pub all_differences: bool,
     /// With --drive: the limit per answer and for exiting, in milliseconds (default: the
     /// game's, from replay.jsonl; else 1000).
-    #[arg(long, requires = "drive")]
+    #[arg(long, requires = "drive", value_parser = crate::bot::limit_ms_parser())]
     pub timeout_ms: Option<u64>,
     /// With --drive: write the driven bot's stderr to this file.
     #[arg(long, value_name = "FILE", requires = "drive")]
@@ -145,7 +145,7 @@ fn run_drive(args: &Args, bot_dir: &Path, name: &str) -> anyhow::Result<()> {
         .canonicalize()
         .with_context(|| format!("no bot folder {}", bot_dir.display()))?;
     let spec = roster::load_bot(&bot_dir)?;
-    roster::prepare(std::slice::from_ref(&spec))?;
+    roster::prepare(std::slice::from_ref(&spec), roster::DEFAULT_BUILD_LIMIT)?;
     let limits = match args.timeout_ms {
         Some(ms) => Limits::uniform(Duration::from_millis(ms)),
         None => game_limits(&log_dir)?,

@@ -5,7 +5,6 @@
 //! its line number, and lenient about trailing spaces, which editors trim: grid rows are padded
 //! back to the grid's side (a trailing space is a broken vertex).
 
-use anyhow::Context;
 use std::path::Path;
 
 /// One round: its final grid (top row first) and each bot's points in bot-list order.
@@ -38,13 +37,8 @@ impl GameLog {
 
 /// Reads and parses the log at `path`; errors name the file and line.
 pub fn read(path: &Path) -> anyhow::Result<GameLog> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let name = path
-        .file_name()
-        .map(|f| f.to_string_lossy().into_owned())
-        .unwrap_or_else(|| path.display().to_string());
-    parse(&text).map_err(|e| anyhow::anyhow!("{name}:{e}"))
+    let text = crate::text::read(path)?;
+    parse(&text).map_err(|e| anyhow::anyhow!("{}:{e}", path.display()))
 }
 
 /// Parses a log's text. Errors read `LINE: what was expected, what was found`.
@@ -73,6 +67,12 @@ pub fn parse(text: &str) -> anyhow::Result<GameLog> {
         };
         if !tag.ends_with(')') {
             return Err(lines.error_here(&format!("expected `  Name (letter)`, found {line:?}")));
+        }
+        if bots.len() == crate::games::paths::rules::MAX_BOTS {
+            return Err(lines.error_here(&format!(
+                "more than {} bots, the most a paths game holds",
+                crate::games::paths::rules::MAX_BOTS
+            )));
         }
         bots.push(name.to_string());
         lines.next += 1;
@@ -310,7 +310,10 @@ mod tests {
         let message = format!("{:#}", read(&path).unwrap_err());
         assert_eq!(
             message,
-            "graphical_log.txt:10: expected a grid row of 5 characters, found 4"
+            format!(
+                "{}:10: expected a grid row of 5 characters, found 4",
+                path.display()
+            )
         );
     }
 }

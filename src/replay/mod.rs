@@ -93,12 +93,13 @@ impl Game {
         let mut totals = vec![0u64; self.log.bots.len()];
         for previous in &self.log.rounds[..round as usize] {
             for (total, p) in totals.iter_mut().zip(&previous.points) {
-                *total += p;
+                // Points come from a file: a damaged one may hold any u64.
+                *total = total.saturating_add(*p);
             }
         }
         let at_end = |totals: &mut Vec<u64>| {
             for (total, p) in totals.iter_mut().zip(&logged.points) {
-                *total += p;
+                *total = total.saturating_add(*p);
             }
         };
         match turn {

@@ -6,7 +6,7 @@ use std::path::Path;
 use anyhow::{Context, bail};
 
 use crate::games::paths::log::{ReplayHeader, TurnRecord};
-use crate::games::paths::rules::Grid;
+use crate::games::paths::rules::{Grid, MAX_BOTS, side};
 
 /// A whole turn-by-turn replay.
 #[derive(Debug, Clone)]
@@ -17,31 +17,66 @@ pub struct Replay {
 }
 
 impl Replay {
-    /// Reads `replay.jsonl`; errors name the file and line.
+    /// Reads `replay.jsonl`; errors name the file and line. Every vertex is checked to lie on
+    /// the grid the header announces (and the grid to be the one the rules give its bots), so
+    /// a damaged replay is refused here rather than met while drawing it.
     pub fn read(path: &Path) -> anyhow::Result<Replay> {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read {}", path.display()))?;
+        let text = crate::text::read(path)?;
+        Replay::parse(&text, path)
+    }
+
+    /// Parses the text of `replay.jsonl`; errors name `path` and the line.
+    pub fn parse(text: &str, path: &Path) -> anyhow::Result<Replay> {
         let mut lines = text
             .lines()
             .enumerate()
             .filter(|(_, l)| !l.trim().is_empty());
-        let Some((_, first)) = lines.next() else {
+        let Some(first) = lines.next() else {
             bail!("{}:1: empty replay", path.display());
         };
+        let (header_line, first) = first;
+        let at = |index: usize| format!("{}:{}", path.display(), index + 1);
         let header: ReplayHeader = serde_json::from_str(first)
-            .with_context(|| format!("{}:1: not a replay header", path.display()))?;
+            .with_context(|| format!("{}: not a replay header", at(header_line)))?;
+        let bots = header.bots.len();
+        if !(1..=MAX_BOTS).contains(&bots) {
+            bail!(
+                "{}: {bots} bots; a paths game has 1 to {MAX_BOTS}",
+                at(header_line)
+            );
+        }
+        if header.side != side(bots) {
+            bail!(
+                "{}: side {}, but a game of {bots} bots has side {}",
+                at(header_line),
+                header.side,
+                side(bots)
+            );
+        }
         let mut turns = Vec::new();
         for (index, line) in lines {
             let record: TurnRecord = serde_json::from_str(line)
-                .with_context(|| format!("{}:{}: not a turn record", path.display(), index + 1))?;
-            if record.destroy.len() != header.bots.len()
-                || record.activate.len() != header.bots.len()
+                .with_context(|| format!("{}: not a turn record", at(index)))?;
+            if record.destroy.len() != bots || record.activate.len() != bots {
+                bail!("{}: expected one choice per bot ({bots})", at(index));
+            }
+            if record.round >= header.rounds {
+                bail!(
+                    "{}: round {}, but the game has rounds 0 to {}",
+                    at(index),
+                    record.round,
+                    header.rounds.saturating_sub(1)
+                );
+            }
+            let choices = record.destroy.iter().chain(&record.activate).flatten();
+            if let Some((x, y)) = choices
+                .copied()
+                .find(|&(x, y)| x >= header.side || y >= header.side)
             {
                 bail!(
-                    "{}:{}: expected one choice per bot ({})",
-                    path.display(),
-                    index + 1,
-                    header.bots.len()
+                    "{}: vertex {x},{y} is off the grid (side {})",
+                    at(index),
+                    header.side
                 );
             }
             turns.push(record);

@@ -14,6 +14,7 @@
 //! sandbox = true              # contain every bot (the default); false runs them uncontained
 //! memory_mb = 2048            # a contained bot's memory cap per process
 //! file_mb = 1024              # the largest file a contained bot may write
+//! build_timeout_s = 600       # limit of each bot's build step
 //! ```
 //!
 //! Paths in the file are relative to the file's own folder, so a tournament file works from any
@@ -25,7 +26,7 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use serde::Deserialize;
 
-use crate::bot::{BotSpec, Clock, Limits, Sandbox, roster};
+use crate::bot::{BotSpec, Clock, Limits, MAX_LIMIT_MS, Sandbox, roster};
 use crate::game::Game;
 
 /// A parsed tournament file. Parsing touches no other file; [`Config::load_bots`] reads the bots.
@@ -57,7 +58,14 @@ pub struct Config {
     pub memory_mb: Option<u64>,
     /// The largest file a contained bot may write, in MiB; absent = 1024.
     pub file_mb: Option<u64>,
+    /// The limit of each bot's build step, in seconds.
+    #[serde(default = "default_build_timeout_s")]
+    pub build_timeout_s: u64,
 }
+
+/// The most games a tournament file may ask for: the whole schedule is drawn and written to
+/// the database before the first game, so a mistyped count must not exhaust memory or disk.
+pub const MAX_GAMES: u32 = 1_000_000;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -71,11 +79,14 @@ fn default_answer_ms() -> u64 {
     1000
 }
 
+fn default_build_timeout_s() -> u64 {
+    roster::DEFAULT_BUILD_LIMIT.as_secs()
+}
+
 impl Config {
     /// Reads and checks a tournament file; every error names the file (and the line or key).
     pub fn load(path: &Path) -> anyhow::Result<Config> {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read tournament file {}", path.display()))?;
+        let text = crate::text::read(path)?;
         Config::parse(&text, path)
     }
 
@@ -98,14 +109,30 @@ impl Config {
         if sources.iter().filter(|&&s| s).count() != 1 {
             bail!("give exactly one of `bots` (a list of folders), `bots_file` or `bots_dir`");
         }
-        if self.games == 0 {
-            bail!("`games` must be at least 1");
+        if !(1..=MAX_GAMES).contains(&self.games) {
+            bail!("`games` = {}: give 1 to {MAX_GAMES} games", self.games);
         }
         if self.rounds == Some(0) {
             bail!("`rounds` must be at least 1");
         }
-        if self.answer_ms == 0 || self.exit_ms == Some(0) || self.backstop_ms == Some(0) {
-            bail!("`answer_ms`, `exit_ms` and `backstop_ms` must be at least 1");
+        let limits = [
+            ("answer_ms", Some(self.answer_ms)),
+            ("exit_ms", self.exit_ms),
+            ("backstop_ms", self.backstop_ms),
+        ];
+        for (key, value) in limits {
+            if let Some(ms) = value.filter(|ms| !(1..=MAX_LIMIT_MS).contains(ms)) {
+                bail!("`{key}` = {ms}: give 1 to {MAX_LIMIT_MS} milliseconds");
+            }
+        }
+        if !(1..=MAX_BUILD_TIMEOUT_S).contains(&self.build_timeout_s) {
+            bail!(
+                "`build_timeout_s` = {}: give 1 to {MAX_BUILD_TIMEOUT_S} seconds",
+                self.build_timeout_s
+            );
+        }
+        if let Some(name) = &self.name {
+            check_folder_name(name).map_err(|e| anyhow::anyhow!("`name` = {name:?}: {e}"))?;
         }
         if self.backstop_ms.is_some() && self.clock == ClockName::Wall {
             bail!("`backstop_ms` applies only to clock = \"cpu\"");
@@ -182,7 +209,9 @@ impl Config {
         let clock = match self.clock {
             ClockName::Wall => Clock::Wall,
             ClockName::Cpu => Clock::Cpu {
-                backstop: Duration::from_millis(self.backstop_ms.unwrap_or(5 * self.answer_ms)),
+                backstop: Duration::from_millis(
+                    self.backstop_ms.unwrap_or(self.answer_ms.saturating_mul(5)),
+                ),
             },
         };
         Limits {
@@ -210,7 +239,14 @@ impl Config {
         })
     }
 
-    /// The tournament's name: the `name` key, or the file's name without `tournament-`.
+    /// The limit of each bot's build step.
+    pub fn build_limit(&self) -> Duration {
+        Duration::from_secs(self.build_timeout_s)
+    }
+
+    /// The tournament's name: the `name` key, or the file's name without `tournament-`. It is
+    /// part of the default folder's name under `logs/`, so it is a plain folder name (checked
+    /// by [`Config::parse`]; a file's stem cannot hold a `/`).
     pub fn name(&self, file: &Path) -> String {
         self.name.clone().unwrap_or_else(|| {
             let stem = file
@@ -222,6 +258,21 @@ impl Config {
                 .to_string()
         })
     }
+}
+
+/// The longest build step a tournament file may allow: a day.
+const MAX_BUILD_TIMEOUT_S: u64 = 86_400;
+
+/// Why `name` cannot be a folder of its own under `logs/`, if it cannot: a name with a `/` or
+/// one that is `.` or `..` would put the tournament elsewhere.
+fn check_folder_name(name: &str) -> Result<(), &'static str> {
+    if name.is_empty() || name == "." || name == ".." {
+        return Err("a name must be a plain folder name, not empty, `.` or `..`");
+    }
+    if name.contains('/') || name.chars().any(char::is_control) {
+        return Err("a name must be a plain folder name: no `/` or control characters");
+    }
+    Ok(())
 }
 
 fn absolute(base: &Path, path: &Path) -> PathBuf {

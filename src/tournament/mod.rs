@@ -96,7 +96,7 @@ impl Tournament {
                 dir.display()
             );
         }
-        roster::prepare(&bots)?;
+        roster::prepare(&bots, config.build_limit())?;
         std::fs::create_dir_all(dir.join("games"))
             .with_context(|| format!("cannot create the tournament folder {}", dir.display()))?;
         std::fs::copy(file, dir.join(CONFIG_COPY))
@@ -167,7 +167,7 @@ impl Tournament {
         if sandbox.is_some() {
             sandbox::check_available()?;
         }
-        roster::prepare(&playing)?;
+        roster::prepare(&playing, config.build_limit())?;
         let seed = store
             .meta("seed")?
             .and_then(|s| s.parse().ok())

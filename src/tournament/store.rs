@@ -9,7 +9,7 @@
 use std::path::Path;
 
 use anyhow::Context;
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
 use crate::bot::BotSpec;
 use crate::game::{BotStatus, FaultCounts, MatchResult};
@@ -17,6 +17,16 @@ use crate::game::{BotStatus, FaultCounts, MatchResult};
 use super::schedule::ScheduledGame;
 
 pub const FILE: &str = "results.sqlite";
+
+/// The fault kinds counted in a `<kind>_faults` column of `results`, which a database written
+/// before that column existed gets when opened.
+const COUNTED_KINDS: [&str; 5] = [
+    "timed_out",
+    "crashed",
+    "bad_output",
+    "failed_to_start",
+    "benched",
+];
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -146,7 +156,10 @@ impl Store {
         Store::connect(path)
     }
 
-    /// Opens the database of an existing tournament folder's file.
+    /// Opens the database of an existing tournament folder's file, after checking that it is
+    /// one: a damaged file, or another program's database, is one error naming the file, never a
+    /// panic later on a missing table or a bot index that points nowhere. The check reads only,
+    /// so a file that is not koth's is left as it was.
     pub fn open(path: &Path) -> anyhow::Result<Store> {
         if !path.is_file() {
             anyhow::bail!(
@@ -154,6 +167,15 @@ impl Store {
                 path.display()
             );
         }
+        let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .with_context(|| format!("cannot open the results database {}", path.display()))?;
+        check_database(&conn).with_context(|| {
+            format!(
+                "{} is not a koth tournament database, or is damaged",
+                path.display()
+            )
+        })?;
+        drop(conn);
         let store = Store::connect(path)?;
         store.conn.execute_batch(BENCH_TABLE)?;
         store.count_faults_by_kind()?;
@@ -164,13 +186,7 @@ impl Store {
     /// from the fault lists it stored (then whole).
     fn count_faults_by_kind(&self) -> anyhow::Result<()> {
         let mut sql = String::from("BEGIN;");
-        for kind in [
-            "timed_out",
-            "crashed",
-            "bad_output",
-            "failed_to_start",
-            "benched",
-        ] {
+        for kind in COUNTED_KINDS {
             let counted: bool = self.conn.query_row(
                 "SELECT COUNT(*) > 0 FROM pragma_table_info('results') WHERE name = ?1",
                 [format!("{kind}_faults")],
@@ -194,7 +210,8 @@ impl Store {
     fn connect(path: &Path) -> anyhow::Result<Store> {
         let conn = Connection::open(path)
             .with_context(|| format!("cannot open the results database {}", path.display()))?;
-        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .with_context(|| format!("cannot use the results database {}", path.display()))?;
         // Readers (status, leaderboard) may meet a writer mid-commit: wait rather than fail.
         conn.busy_timeout(std::time::Duration::from_secs(10))?;
         Ok(Store { conn })
@@ -223,10 +240,14 @@ impl Store {
         let mut bots = Vec::new();
         for row in rows {
             let (name, dir, command, build, origin) = row?;
+            let command: Vec<String> = serde_json::from_str(&command)
+                .ok()
+                .filter(|c: &Vec<String>| !c.is_empty())
+                .with_context(|| format!("the bot \"{name}\" has no command: {command:?}"))?;
             bots.push(BotSpec {
                 name,
                 dir: dir.into(),
-                command: serde_json::from_str(&command)?,
+                command,
                 build,
                 origin,
                 sandbox: None,
@@ -424,6 +445,70 @@ impl Store {
     }
 }
 
+/// Checks that `conn` holds a koth tournament: an intact file, every table of [`SCHEMA`] with
+/// its columns, the meta keys a tournament is started with, and bot numbers that name bots
+/// (ids `0..n`, as the runner indexes its bot list by them).
+fn check_database(conn: &Connection) -> anyhow::Result<()> {
+    let integrity: String = conn.query_row("PRAGMA quick_check", [], |r| r.get(0))?;
+    anyhow::ensure!(integrity == "ok", "integrity check: {integrity}");
+    // The expected columns are read from the schema itself, built in memory.
+    let expected = Connection::open_in_memory()?;
+    expected.execute_batch(SCHEMA)?;
+    let mut tables = expected.prepare("SELECT name FROM sqlite_master WHERE type = 'table'")?;
+    let tables = tables
+        .query_map([], |r| r.get::<_, String>(0))?
+        .collect::<Result<Vec<_>, _>>()?;
+    for table in tables {
+        let wanted = columns(&expected, &table)?;
+        let found = columns(conn, &table)?;
+        anyhow::ensure!(!found.is_empty(), "it has no table `{table}`");
+        // Columns a newer koth adds to an older database when it opens it are not missing.
+        let added_on_open = |column: &str| {
+            table == "results"
+                && (column.strip_suffix("_faults"))
+                    .is_some_and(|kind| COUNTED_KINDS.contains(&kind))
+        };
+        if let Some(missing) = wanted
+            .iter()
+            .find(|c| !found.contains(c) && !added_on_open(c))
+        {
+            anyhow::bail!("its table `{table}` has no column `{missing}`");
+        }
+    }
+    for key in ["name", "game", "seed"] {
+        let value: Option<String> = conn
+            .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+            .optional()?;
+        anyhow::ensure!(value.is_some(), "its `meta` table has no `{key}`");
+    }
+    let bots: i64 = conn.query_row("SELECT COUNT(*) FROM bots", [], |r| r.get(0))?;
+    for (table, column) in [("bots", "id"), ("seats", "bot"), ("results", "bot")] {
+        let stray: Option<String> = conn
+            .query_row(
+                &format!(
+                    "SELECT quote({column}) FROM {table} \
+                     WHERE typeof({column}) <> 'integer' OR {column} < 0 OR {column} >= ?1 LIMIT 1"
+                ),
+                [bots],
+                |r| r.get(0),
+            )
+            .optional()?;
+        if let Some(stray) = stray {
+            anyhow::bail!("`{table}.{column}` = {stray} is not one of its {bots} bots");
+        }
+    }
+    Ok(())
+}
+
+/// The column names of `table` (none if there is no such table).
+fn columns(conn: &Connection, table: &str) -> anyhow::Result<Vec<String>> {
+    let mut stmt = conn.prepare("SELECT name FROM pragma_table_info(?1)")?;
+    let names = stmt
+        .query_map([table], |r| r.get(0))?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(names)
+}
+
 /// Statuses are stored by their serde names (`timed_out`), the same as in `results.json`.
 fn status_name(status: BotStatus) -> String {
     serde_json::to_value(status)
@@ -461,7 +546,11 @@ mod tests {
         let schedule = super::super::schedule::schedule(3, 2, 4, 1);
         let mut store = Store::create(
             &path,
-            &[("game", "paths".into())],
+            &[
+                ("name", "t".into()),
+                ("game", "paths".into()),
+                ("seed", "1".into()),
+            ],
             &[bot("a"), bot("b"), bot("c")],
             &schedule,
         )

@@ -42,7 +42,7 @@ enum Command {
         #[arg(long)]
         bot: PathBuf,
         /// Time limit per answer, in milliseconds.
-        #[arg(long, default_value_t = 5000)]
+        #[arg(long, default_value_t = 5000, value_parser = crate::bot::limit_ms_parser())]
         timeout_ms: u64,
         /// Where to write logs (default: logs/flag-play-<unix-secs>/).
         #[arg(long)]
@@ -355,7 +355,7 @@ fn play(
 ) -> anyhow::Result<()> {
     let levels = load_levels(levels)?;
     let spec = roster::load_bot(bot)?;
-    roster::prepare(std::slice::from_ref(&spec))?;
+    roster::prepare(std::slice::from_ref(&spec), roster::DEFAULT_BUILD_LIMIT)?;
     let log_dir = crate::logs::create_folder(log_dir, |secs| format!("flag-play-{secs}"))?;
     let bots = sandbox::contain(&[spec], contain.sandbox().as_ref(), &log_dir)?;
     let setup = MatchSetup {

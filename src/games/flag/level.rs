@@ -110,8 +110,7 @@ pub struct Level {
 
 impl Level {
     pub fn load(path: &Path) -> anyhow::Result<Level> {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read level {}", path.display()))?;
+        let text = crate::text::read(path)?;
         let name = path
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())

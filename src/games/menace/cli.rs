@@ -56,7 +56,7 @@ struct MatchArgs {
     #[arg(long)]
     seed: Option<u64>,
     /// Time limit for each answer of an external bot.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = 1000, value_parser = crate::bot::limit_ms_parser())]
     timeout_ms: u64,
     /// Where contained bots get their working folders (default: logs/menace-match-<unix-secs>/).
     #[arg(long, requires = "sandbox")]
@@ -88,7 +88,7 @@ struct TrainArgs {
     #[arg(long, default_value = "4,3,2,1", value_parser = parse_schedule_arg)]
     schedule: [u32; 4],
     /// Time limit for each answer of an external bot.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = 1000, value_parser = crate::bot::limit_ms_parser())]
     timeout_ms: u64,
 }
 
@@ -220,7 +220,10 @@ fn player_from_arg(arg: &str, mark: Mark) -> anyhow::Result<Player> {
     }
     let player = Player::from_arg(arg, StderrLog::discard())?;
     if let Player::Bot(bot) = &player {
-        crate::bot::roster::prepare(std::slice::from_ref(&bot.spec))?;
+        crate::bot::roster::prepare(
+            std::slice::from_ref(&bot.spec),
+            crate::bot::roster::DEFAULT_BUILD_LIMIT,
+        )?;
     }
     Ok(player)
 }

@@ -271,8 +271,7 @@ impl Menace {
     }
 
     pub fn load(path: &Path) -> anyhow::Result<Menace> {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read matchboxes from {}", path.display()))?;
+        let text = crate::text::read(path)?;
         Menace::from_text(&text, &path.display().to_string())
     }
 
@@ -301,6 +300,10 @@ pub fn parse_schedule(text: &str) -> anyhow::Result<[u32; 4]> {
         .map_err(|_| anyhow::anyhow!("expected 4 bead counts, for moves 1 to 4"))
 }
 
+/// The most beads a box read from a file may hold: far more than training adds, and far from
+/// overflowing the box's `u32` total while training goes on.
+const MAX_BOX_BEADS: u32 = 1 << 24;
+
 fn parse_box(line: &str) -> anyhow::Result<Matchbox> {
     let mut words = line.split_whitespace();
     let move_number: usize = words
@@ -322,9 +325,15 @@ fn parse_box(line: &str) -> anyhow::Result<Matchbox> {
         if !board.is_free(square) {
             bail!("bead on {name}, which is not free on this box's board");
         }
-        beads[square] += count
+        let count = count
             .parse::<u32>()
-            .with_context(|| format!("`{count}` is not a bead count"))?;
+            .ok()
+            .filter(|&n| n <= MAX_BOX_BEADS)
+            .with_context(|| format!("`{count}` is not a bead count (0 to {MAX_BOX_BEADS})"))?;
+        beads[square] += count;
+        if beads.iter().sum::<u32>() > MAX_BOX_BEADS {
+            bail!("more than {MAX_BOX_BEADS} beads in one box");
+        }
     }
     Ok(Matchbox {
         board,

@@ -30,7 +30,7 @@ pub struct Args {
     #[arg(long, value_name = "S")]
     seed: Option<u64>,
     /// Time limit per answer, and for exiting after SCORE.
-    #[arg(long, value_name = "MS", default_value_t = 1000)]
+    #[arg(long, value_name = "MS", default_value_t = 1000, value_parser = crate::bot::limit_ms_parser())]
     timeout_ms: u64,
     /// Where to write the outputs. Default: logs/paths-<unix-seconds>-seed<S>/.
     #[arg(long, value_name = "DIR")]
@@ -50,7 +50,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let bots = load_bots(&args)?;
-    roster::prepare(&bots)?;
+    roster::prepare(&bots, roster::DEFAULT_BUILD_LIMIT)?;
     let seed = seed::choose(args.seed);
     println!("seed: {seed}");
     let log_dir = crate::logs::create_folder(args.log_dir.clone(), |secs| {

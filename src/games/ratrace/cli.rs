@@ -43,7 +43,7 @@ pub struct Args {
     #[arg(long, value_name = "BOARD")]
     dump_track: Option<usize>,
     /// A subprocess player's time limit per turn, in milliseconds.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = 1000, value_parser = crate::bot::limit_ms_parser())]
     timeout_ms: u64,
     /// Write an SVG of population and points over turns per board (board-<b>.svg).
     #[arg(long)]
@@ -61,6 +61,11 @@ pub struct Args {
     contain: SandboxArgs,
 }
 
+/// The most boards of a run: a record of every board is kept for results.json.
+const MAX_BOARDS: usize = 1_000_000;
+/// The most jobs of a run: each is a thread (and, for a bot, a process) of its own.
+const MAX_JOBS: usize = 1024;
+
 pub fn run(args: Args) -> anyhow::Result<()> {
     let run_seed = seed::choose(args.seed);
     println!("seed {run_seed}");
@@ -72,8 +77,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         return Ok(());
     }
     let contestant = contestant(&args)?;
-    if args.jobs == 0 || args.boards == 0 {
-        bail!("--jobs and --boards must be at least 1");
+    if !(1..=MAX_BOARDS).contains(&args.boards) {
+        bail!("--boards {}: give 1 to {MAX_BOARDS} boards", args.boards);
+    }
+    if !(1..=MAX_JOBS).contains(&args.jobs) {
+        bail!("--jobs {}: give 1 to {MAX_JOBS} jobs", args.jobs);
     }
     if let Some(board) = args.record_board.iter().find(|&&b| b >= args.boards) {
         bail!(
@@ -196,7 +204,7 @@ fn contestant(args: &Args) -> anyhow::Result<Contestant> {
     } else {
         bail!("say who plays: --player NAME, --bot DIR or --bot-cmd \"CMD\"");
     };
-    roster::prepare(std::slice::from_ref(&spec))?;
+    roster::prepare(std::slice::from_ref(&spec), roster::DEFAULT_BUILD_LIMIT)?;
     Ok(Contestant::Bot(spec))
 }
 

@@ -131,21 +131,50 @@ impl BoardRecording {
 
     /// Reads a recording; the error names the file.
     pub fn read(path: &Path) -> anyhow::Result<BoardRecording> {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read {}", path.display()))?;
+        let text = crate::text::read(path)?;
         let recording: BoardRecording = serde_json::from_str(&text)
             .with_context(|| format!("{}: not a rat-race board recording", path.display()))?;
-        anyhow::ensure!(
-            recording.colours.len() == recording.height as usize
-                && recording
-                    .colours
-                    .iter()
-                    .all(|row| row.len() == recording.width as usize),
-            "{}: expected {} rows of {} colours",
-            path.display(),
-            recording.height,
-            recording.width
-        );
+        recording
+            .check()
+            .with_context(|| format!("{}: not a rat-race board recording", path.display()))?;
         Ok(recording)
+    }
+
+    /// Checks what the viewer relies on: the track's size, 16 colour kinds, hex colour rows, and
+    /// cells (with counts in pairs) that lie on the board.
+    fn check(&self) -> anyhow::Result<()> {
+        anyhow::ensure!(
+            (self.width, self.height, self.goal_x) == (WIDTH, HEIGHT, GOAL_X),
+            "expected a {WIDTH} × {HEIGHT} board with its goal from x = {GOAL_X}, found {} × {} \
+             from x = {}",
+            self.width,
+            self.height,
+            self.goal_x
+        );
+        anyhow::ensure!(
+            self.colours.len() == HEIGHT as usize
+                && self.colours.iter().all(|row| {
+                    row.len() == WIDTH as usize && row.chars().all(|c| c.is_ascii_hexdigit())
+                }),
+            "expected {HEIGHT} rows of {WIDTH} hex colours"
+        );
+        anyhow::ensure!(
+            self.kinds.len() == 16,
+            "expected 16 colour kinds, found {}",
+            self.kinds.len()
+        );
+        let on_board = |cell: &u32| (*cell as usize) < CELLS;
+        anyhow::ensure!(
+            self.deadly.iter().chain(&self.starts).all(on_board),
+            "a deadly or start cell lies off the board"
+        );
+        for frame in &self.frames {
+            anyhow::ensure!(
+                frame.cells.len() % 2 == 0 && frame.cells.iter().step_by(2).all(on_board),
+                "turn {}: expected pairs of an on-board cell and a count",
+                frame.turn
+            );
+        }
+        Ok(())
     }
 }
