@@ -84,6 +84,13 @@ impl Tournament {
         let dir = dir.unwrap_or_else(|| {
             crate::logs::default_folder(|secs| format!("tournament-{name}-{secs}"))
         });
+        // The outermost folder this creates (`logs/` too, the first time), removed again if the
+        // tournament cannot start.
+        let created: Option<PathBuf> = dir
+            .ancestors()
+            .take_while(|a| !a.as_os_str().is_empty() && !a.exists())
+            .last()
+            .map(Path::to_path_buf);
         std::fs::create_dir_all(&dir)
             .with_context(|| format!("cannot create the tournament folder {}", dir.display()))?;
         // Before anything else in the folder is made: a second run into the same folder must
@@ -96,23 +103,33 @@ impl Tournament {
                 dir.display()
             );
         }
-        roster::prepare(&bots, config.build_limit())?;
-        std::fs::create_dir_all(dir.join("games"))
-            .with_context(|| format!("cannot create the tournament folder {}", dir.display()))?;
-        std::fs::copy(file, dir.join(CONFIG_COPY))
-            .with_context(|| format!("cannot copy {} into {}", file.display(), dir.display()))?;
-        let per_game = config.players_per_game.unwrap_or(bots.len());
-        let games = schedule::schedule(bots.len(), per_game, config.games, seed);
-        let meta = [
-            ("name", name.clone()),
-            ("game", config.game.clone()),
-            ("seed", seed.to_string()),
-            (
-                SANDBOX_META,
-                if sandbox.is_some() { "on" } else { "off" }.into(),
-            ),
-        ];
-        let store = Store::create(&dir.join(store::FILE), &meta, &bots, &games)?;
+        let store = (|| {
+            roster::prepare(&bots, config.build_limit())?;
+            std::fs::create_dir_all(dir.join("games")).with_context(|| {
+                format!("cannot create the tournament folder {}", dir.display())
+            })?;
+            std::fs::copy(file, dir.join(CONFIG_COPY)).with_context(|| {
+                format!("cannot copy {} into {}", file.display(), dir.display())
+            })?;
+            let per_game = config.players_per_game.unwrap_or(bots.len());
+            let games = schedule::schedule(bots.len(), per_game, config.games, seed);
+            let meta = [
+                ("name", name.clone()),
+                ("game", config.game.clone()),
+                ("seed", seed.to_string()),
+                (
+                    SANDBOX_META,
+                    if sandbox.is_some() { "on" } else { "off" }.into(),
+                ),
+            ];
+            Store::create(&dir.join(store::FILE), &meta, &bots, &games)
+        })();
+        // A tournament that could not start (a bot's build failed) leaves no folder behind.
+        let store = store.inspect_err(|_| {
+            if let Some(created) = &created {
+                let _ = std::fs::remove_dir_all(created);
+            }
+        })?;
         Ok(Tournament {
             dir,
             name,
@@ -132,8 +149,11 @@ impl Tournament {
     /// Reopens a tournament folder to play the games it has not finished, first giving the bots
     /// named in `unbench` their seats back.
     pub fn resume(dir: &Path, unbench: &[String]) -> anyhow::Result<Self> {
-        let store = Store::open(&dir.join(store::FILE))?;
+        let path = dir.join(store::FILE);
+        store::check_exists(&path)?;
+        // Locked before the database is opened: opening brings an older database up to date.
         let lock = FolderLock::take(dir)?;
+        let store = Store::open(&path)?;
         let config = Config::load(&dir.join(CONFIG_COPY))?;
         let mut bots = store.bots()?;
         let unbenched = unbench

@@ -161,12 +161,7 @@ impl Store {
     /// panic later on a missing table or a bot index that points nowhere. The check reads only,
     /// so a file that is not koth's is left as it was.
     pub fn open(path: &Path) -> anyhow::Result<Store> {
-        if !path.is_file() {
-            anyhow::bail!(
-                "{} does not exist: is this a tournament folder?",
-                path.display()
-            );
-        }
+        check_exists(path)?;
         let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
             .with_context(|| format!("cannot open the results database {}", path.display()))?;
         check_database(&conn).with_context(|| {
@@ -500,6 +495,16 @@ fn check_database(conn: &Connection) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Fails, naming the file, unless the results database `path` exists.
+pub fn check_exists(path: &Path) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        path.is_file(),
+        "{} does not exist: is this a tournament folder?",
+        path.display()
+    );
+    Ok(())
+}
+
 /// The column names of `table` (none if there is no such table).
 fn columns(conn: &Connection, table: &str) -> anyhow::Result<Vec<String>> {
     let mut stmt = conn.prepare("SELECT name FROM pragma_table_info(?1)")?;
@@ -527,6 +532,15 @@ mod tests {
     use crate::bot::AnswerStats;
     use crate::game::BotResult;
 
+    /// The meta keys every tournament writes.
+    fn meta() -> [(&'static str, String); 3] {
+        [
+            ("name", "t".into()),
+            ("game", "paths".into()),
+            ("seed", "1".into()),
+        ]
+    }
+
     fn bot(name: &str) -> BotSpec {
         BotSpec {
             name: name.into(),
@@ -544,17 +558,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(FILE);
         let schedule = super::super::schedule::schedule(3, 2, 4, 1);
-        let mut store = Store::create(
-            &path,
-            &[
-                ("name", "t".into()),
-                ("game", "paths".into()),
-                ("seed", "1".into()),
-            ],
-            &[bot("a"), bot("b"), bot("c")],
-            &schedule,
-        )
-        .unwrap();
+        let mut store =
+            Store::create(&path, &meta(), &[bot("a"), bot("b"), bot("c")], &schedule).unwrap();
         assert_eq!(store.unfinished().unwrap(), schedule);
         let result = MatchResult {
             game: "paths".into(),
@@ -607,7 +612,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(FILE);
         let schedule = super::super::schedule::schedule(2, 2, 1, 1);
-        let store = Store::create(&path, &[], &[bot("a"), bot("b")], &schedule).unwrap();
+        let store = Store::create(&path, &meta(), &[bot("a"), bot("b")], &schedule).unwrap();
         // The results table as it was before faults were counted by kind.
         store
             .conn
