@@ -406,3 +406,96 @@ fn an_uncontained_tournament_says_so_on_its_leaderboard() {
     let log = std::fs::read_to_string(out.join("tournament.log")).unwrap();
     assert!(log.contains("uncontained"), "{log}");
 }
+
+#[test]
+fn a_hostile_bot_in_a_tournament_reaches_neither_the_results_nor_the_other_bot() {
+    let tmp = tempfile::tempdir().unwrap();
+    let arena = arena::arena();
+    let victim = arena.path().join("bots/paths-checkpoint");
+    let hostile = hostile_folder(tmp.path(), "hostile", "paths");
+    std::fs::write(
+        hostile.join("bot.toml"),
+        "name = \"Hostile\"\nrun = \"python3 -u escape.py paths\"\ngames = [\"paths\"]\n",
+    )
+    .unwrap();
+    let server = TcpListener::bind("127.0.0.1:0").unwrap();
+    // From its working folder, games/<game>/bots/<seat>/, the tournament folder is ../../../..
+    let attempts = [
+        "read ../../../../results.sqlite".to_string(),
+        "read ../../../../tournament.log".into(),
+        "read ../../../../koth.lock".into(),
+        // The other bot's working copy, beside its own.
+        "read ../{other}/checkpoint.sh".into(),
+        "write ../{other}/checkpoint.sh".into(),
+        format!("read {}", victim.join("checkpoint.sh").display()),
+        format!("connect {}", server.local_addr().unwrap()),
+    ];
+    // Last, a write to the database's path: uncontained, it leaves the database malformed.
+    let lines = [
+        &attempts[..],
+        &["write ../../../../results.sqlite".to_string()],
+    ]
+    .concat();
+    std::fs::write(hostile.join("attempts.txt"), lines.join("\n")).unwrap();
+    let file = tmp.path().join("t.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "game = \"paths\"\nbots = [{hostile:?}, {victim:?}]\ngames = 2\nrounds = 1\njobs = 2\n"
+        ),
+    )
+    .unwrap();
+    let out = tmp.path().join("t");
+    let run = Command::new(env!("CARGO_BIN_EXE_koth"))
+        .args(["tournament", "run"])
+        .arg(&file)
+        .arg("--dir")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    // What the hostile bot reported of each attempt, in each game, on its stderr.
+    let mut reports = Vec::new();
+    for game in 0..2 {
+        for log in std::fs::read_dir(out.join(format!("games/{game}/stderr"))).unwrap() {
+            let text = std::fs::read_to_string(log.unwrap().path()).unwrap();
+            reports.extend(
+                (text.lines())
+                    .filter(|l| l.starts_with("TRY") && !l.starts_with("TRY write ../../../../"))
+                    .map(String::from),
+            );
+        }
+    }
+    assert_eq!(reports.len(), 2 * attempts.len(), "{reports:#?}");
+    for report in &reports {
+        assert!(report.contains("-> HELD"), "{report}");
+    }
+    // Its write to the database's path landed in its own private /tmp (the test's folders are
+    // under /tmp), if anywhere: the database is whole and has both games.
+    let board = Command::new(env!("CARGO_BIN_EXE_koth"))
+        .args(["leaderboard", "--format", "json"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        board.status.success(),
+        "{}",
+        String::from_utf8_lossy(&board.stderr)
+    );
+    let board: serde_json::Value = serde_json::from_slice(&board.stdout).unwrap();
+    assert_eq!(board["games_done"], 2, "{board}");
+    let checkpoint = std::fs::read_to_string(victim.join("checkpoint.sh")).unwrap();
+    assert!(!checkpoint.contains("owned"));
+    for game in 0..2 {
+        for seat in 0..2 {
+            let copy = out.join(format!("games/{game}/bots/{seat}/checkpoint.sh"));
+            if let Ok(text) = std::fs::read_to_string(copy) {
+                assert!(!text.contains("owned"), "{text}");
+            }
+        }
+    }
+}

@@ -323,6 +323,9 @@ impl Launch {
             launch.bind("--ro-bind", folder)?;
         }
         launch.bind("--bind", &dir)?;
+        // The root itself (the folders made on the way to the binds) is read-only: nothing of
+        // the bot's can be written outside its folder and /tmp, each of them capped.
+        launch.args(["--remount-ro", "/"]);
         launch.arg("--chdir");
         launch.arg(&dir);
         // A bot's environment is the sandbox's own: koth's may hold secrets (tokens, database

@@ -1,6 +1,11 @@
 # A hostile bot for koth's containment tests. For every line `TRY <attempt> <argument>` it
 # makes one attempt to escape and answers one line: `HELD <why>` when the attempt failed,
 # `ESCAPED <what>` when it worked. The tests pass it the paths and ids it goes after.
+#
+# Started with `paths`, it is a paths bot instead: it first makes every attempt listed in the
+# file `attempts.txt` of its folder (one `<attempt> <argument>` a line, paths relative to its
+# working folder allowed; `{other}` stands for the other seat of a two-bot game, whose working
+# folder is beside its own), writes each outcome to stderr, then answers NONE to every prompt.
 import json
 import os
 import signal
@@ -69,7 +74,18 @@ def attempt(kind, arg):
         return held(type(error).__name__ + ": " + str(error))
 
 
-for line in sys.stdin:
-    words = line.split(maxsplit=2)
-    if len(words) >= 2 and words[0] == "TRY":
-        print(attempt(words[1], words[2].strip() if len(words) > 2 else ""), flush=True)
+if sys.argv[1:2] == ["paths"]:
+    with open("attempts.txt") as attempts:
+        for line in attempts:
+            kind, _, arg = line.strip().partition(" ")
+            own_seat = os.path.basename(os.getcwd())
+            arg = arg.replace("{other}", "1" if own_seat == "0" else "0")
+            print("TRY", kind, arg, "->", attempt(kind, arg), file=sys.stderr, flush=True)
+    for line in sys.stdin:
+        if line.startswith(("DESTROY", "ACTIVATE")):
+            print("NONE", flush=True)
+else:
+    for line in sys.stdin:
+        words = line.split(maxsplit=2)
+        if len(words) >= 2 and words[0] == "TRY":
+            print(attempt(words[1], words[2].strip() if len(words) > 2 else ""), flush=True)
