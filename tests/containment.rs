@@ -499,3 +499,47 @@ fn a_hostile_bot_in_a_tournament_reaches_neither_the_results_nor_the_other_bot()
         }
     }
 }
+
+#[test]
+fn where_bots_cannot_be_contained_a_contained_run_refuses_to_start() {
+    let tmp = tempfile::tempdir().unwrap();
+    for name in ["a", "b"] {
+        let bot = tmp.path().join(name);
+        std::fs::create_dir_all(&bot).unwrap();
+        std::fs::write(
+            bot.join("bot.toml"),
+            format!("name = \"{name}\"\nrun = \"/usr/bin/true\"\ngames = [\"paths\"]\n"),
+        )
+        .unwrap();
+    }
+    let log = tmp.path().join("log");
+    // A PATH without bwrap: as on a machine without bubblewrap.
+    let empty = tmp.path().join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_koth"))
+        .env("PATH", &empty)
+        .args([
+            "paths",
+            "--sandbox",
+            "--rounds",
+            "1",
+            "--seed",
+            "1",
+            "--bot",
+        ])
+        .arg(tmp.path().join("a"))
+        .arg("--bot")
+        .arg(tmp.path().join("b"))
+        .arg("--log-dir")
+        .arg(&log)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("cannot be contained") && stderr.contains("bubblewrap"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("leave out --sandbox"), "{stderr}");
+    assert!(!log.join("results.json").exists(), "it played uncontained");
+}
