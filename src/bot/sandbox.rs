@@ -460,6 +460,10 @@ impl Launch {
                     nix::sys::resource::setrlimit(resource, value, value)?;
                 }
                 cgroup::join_in_child(&groups)?;
+                // The bot is bwrap's child, started before koth could set its policy after the
+                // spawn (see process.rs, run_as_batch): set here, bwrap and the bot inherit it.
+                let batch = libc::sched_param { sched_priority: 0 };
+                libc::sched_setscheduler(0, libc::SCHED_BATCH, &batch);
                 if !reach.is_empty() {
                     let none = std::ptr::null();
                     let private = libc::MS_REC | libc::MS_PRIVATE;
