@@ -1,7 +1,7 @@
 //! `koth replay PATH [--round R] [--turn T] [--text] [--html OUT.html]` (a paths game),
 //! `koth replay RUNDIR|board-B.replay.json [--board B] --html OUT.html` (a rat-race board), and
 //! `koth replay LOGDIR --drive BOTDIR --as NAME [--round R] [--all-differences]
-//! [--timeout-ms MS] [--stderr-log FILE]`.
+//! [--timeout-ms MS] [--stderr-log FILE] [--sandbox]`.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -11,6 +11,7 @@ use anyhow::{Context, bail};
 use super::Game;
 use super::drive::{self, DriveOptions};
 use super::turns::Replay;
+use crate::bot::sandbox::{self, SandboxArgs};
 use crate::bot::{Limits, roster};
 use crate::games::ratrace::recording::BoardRecording;
 
@@ -53,6 +54,10 @@ pub struct Args {
     /// With --drive: write the driven bot's stderr to this file.
     #[arg(long, value_name = "FILE", requires = "drive")]
     pub stderr_log: Option<PathBuf>,
+    /// With --drive --sandbox: the driven bot is contained, in a working copy of its folder
+    /// under the log folder's `drive/`.
+    #[command(flatten)]
+    pub contain: SandboxArgs,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -146,6 +151,17 @@ fn run_drive(args: &Args, bot_dir: &Path, name: &str) -> anyhow::Result<()> {
         .with_context(|| format!("no bot folder {}", bot_dir.display()))?;
     let spec = roster::load_bot(&bot_dir)?;
     roster::prepare(std::slice::from_ref(&spec), roster::DEFAULT_BUILD_LIMIT)?;
+    let spec = match args.contain.sandbox() {
+        Some(sandbox) => sandbox::contain(
+            std::slice::from_ref(&spec),
+            Some(&sandbox),
+            &log_dir.join("drive"),
+        )?
+        .into_iter()
+        .next()
+        .context("one bot was contained")?,
+        None => spec,
+    };
     let limits = match args.timeout_ms {
         Some(ms) => Limits::uniform(Duration::from_millis(ms)),
         None => game_limits(&log_dir)?,

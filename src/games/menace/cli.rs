@@ -90,6 +90,11 @@ struct TrainArgs {
     /// Time limit for each answer of an external bot.
     #[arg(long, default_value_t = 1000, value_parser = crate::bot::limit_ms_parser())]
     timeout_ms: u64,
+    /// Where a contained opponent gets its working folder (default: logs/menace-train-<unix-secs>/).
+    #[arg(long, requires = "sandbox")]
+    log_dir: Option<PathBuf>,
+    #[command(flatten)]
+    contain: SandboxArgs,
 }
 
 fn parse_schedule_arg(text: &str) -> Result<[u32; 4], String> {
@@ -231,25 +236,12 @@ fn player_from_arg(arg: &str, mark: Mark) -> anyhow::Result<Player> {
 fn run_match(args: &MatchArgs) -> anyhow::Result<()> {
     let mut x = player_from_arg(&args.x, Mark::X)?;
     let mut o = player_from_arg(&args.o, Mark::O)?;
-    if let Some(sandbox) = args.contain.sandbox() {
-        let dir = crate::logs::create_folder(args.log_dir.clone(), |secs| {
-            format!("menace-match-{secs}")
-        })?;
-        // X and O get working folders of their own even when both are the same bot.
-        for (player, seat) in [(&mut x, "x"), (&mut o, "o")] {
-            if let Player::Bot(bot) = player {
-                let contained = sandbox::contain(
-                    std::slice::from_ref(&bot.spec),
-                    Some(&sandbox),
-                    &dir.join(seat),
-                )?;
-                bot.spec = contained
-                    .into_iter()
-                    .next()
-                    .context("one bot was contained")?;
-            }
-        }
-    }
+    contain_bots(
+        [(&mut x, "x"), (&mut o, "o")],
+        &args.contain,
+        args.log_dir.clone(),
+        "menace-match",
+    )?;
     let seed = crate::seed::choose(args.seed);
     println!("seed {seed}");
     let limit = Duration::from_millis(args.timeout_ms);
@@ -305,6 +297,34 @@ fn run_match(args: &MatchArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Contains the players that are bots, if `--sandbox` says so, each in a working folder of its
+/// own under `log_dir` (default `logs/<run>-<unix-secs>/`), even when both are the same bot.
+fn contain_bots<const N: usize>(
+    players: [(&mut Player, &str); N],
+    contain: &SandboxArgs,
+    log_dir: Option<PathBuf>,
+    run: &str,
+) -> anyhow::Result<()> {
+    let Some(sandbox) = contain.sandbox() else {
+        return Ok(());
+    };
+    let dir = crate::logs::create_folder(log_dir, |secs| format!("{run}-{secs}"))?;
+    for (player, seat) in players {
+        if let Player::Bot(bot) = player {
+            let contained = sandbox::contain(
+                std::slice::from_ref(&bot.spec),
+                Some(&sandbox),
+                &dir.join(seat),
+            )?;
+            bot.spec = contained
+                .into_iter()
+                .next()
+                .context("one bot was contained")?;
+        }
+    }
+    Ok(())
+}
+
 /// MENACE's results in one block of training games.
 struct Block {
     first_game: u32,
@@ -320,6 +340,12 @@ fn train(args: &TrainArgs) -> anyhow::Result<()> {
     let menace = Menace::load_or_new(args.boxes.as_deref(), args.schedule)?;
     let mut x = Player::Menace(menace);
     let mut o = player_from_arg(&args.opponent, Mark::O)?;
+    contain_bots(
+        [(&mut o, "o")],
+        &args.contain,
+        args.log_dir.clone(),
+        "menace-train",
+    )?;
     let limit = Duration::from_millis(args.timeout_ms);
     let mut rng = crate::seed::rng(seed, 0);
     let mut blocks: Vec<Block> = Vec::new();
