@@ -543,3 +543,34 @@ fn where_bots_cannot_be_contained_a_contained_run_refuses_to_start() {
     assert!(stderr.contains("leave out --sandbox"), "{stderr}");
     assert!(!log.join("results.json").exists(), "it played uncontained");
 }
+
+#[tokio::test]
+async fn the_cpu_clock_measures_a_contained_bot_not_its_sandbox() {
+    let tmp = tempfile::tempdir().unwrap();
+    let folder = tmp.path().join("busy");
+    std::fs::create_dir_all(&folder).unwrap();
+    // Spends about 0.3 s of CPU on each answer.
+    let busy = "import sys, time\n\
+                for line in sys.stdin:\n    \
+                    end = time.process_time() + 0.3\n    \
+                    while time.process_time() < end: pass\n    \
+                    print('done', flush=True)\n";
+    let bot = contained(
+        &spec(&folder, "busy", &["python3", "-c", busy]),
+        &Sandbox::default(),
+        &tmp.path().join("game"),
+    );
+    let mut process = BotProcess::spawn(&bot, &StderrLog::discard()).unwrap();
+    process.set_clock(koth::bot::Clock::Cpu {
+        backstop: Duration::from_secs(10),
+    });
+    for _ in 0..2 {
+        let answer = process.ask("GO", LIMIT).await.unwrap();
+        let cpu = answer.cpu.expect("the CPU clock read the bot's time");
+        assert!(
+            cpu >= Duration::from_millis(250) && cpu < Duration::from_secs(2),
+            "{cpu:?}"
+        );
+    }
+    process.finish(LIMIT).await;
+}

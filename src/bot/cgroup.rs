@@ -7,7 +7,7 @@
 //! controller), in a folder `koth/`. Where it may not — no cgroup file system, no rights —
 //! containment keeps to rlimits alone.
 
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -118,8 +118,8 @@ fn own_group(own: &str, mounts: &str, controller: &str) -> Option<PathBuf> {
 /// The groups of one contained bot process, removed when dropped.
 pub struct BotGroups {
     groups: Vec<(PathBuf, &'static Hierarchy)>,
-    /// `cgroup.procs` of each group, open for the child to write itself into before `exec`.
-    procs: Vec<OwnedFd>,
+    /// `cgroup.procs` of each group, open for writing the bot's processes into.
+    procs: Vec<std::fs::File>,
     memory_mb: u64,
     processes: u64,
 }
@@ -155,7 +155,7 @@ impl BotGroups {
                 .write(true)
                 .open(dir.join("cgroup.procs"));
             match (std::fs::write(dir.join(hierarchy.max), &cap), procs) {
-                (Ok(()), Ok(procs)) => groups.procs.push(procs.into()),
+                (Ok(()), Ok(procs)) => groups.procs.push(procs),
                 // A group without its cap is no use: give it up.
                 _ => drop(groups.groups.pop().map(|(dir, _)| std::fs::remove_dir(dir))),
             }
@@ -177,9 +177,12 @@ impl BotGroups {
         self.groups.iter().any(|(_, h)| kind(h))
     }
 
-    /// The descriptors the child writes `0` (itself) to, joining every group.
-    pub fn join_fds(&self) -> Vec<i32> {
-        self.procs.iter().map(|fd| fd.as_raw_fd()).collect()
+    /// Moves the process `pid` into every group.
+    pub fn join(&self, pid: i32) -> std::io::Result<()> {
+        for procs in &self.procs {
+            (&*procs).write_all(pid.to_string().as_bytes())?;
+        }
+        Ok(())
     }
 
     /// The caps the bot hit, named as a person reads them.
@@ -243,18 +246,6 @@ fn remover() -> std::sync::mpsc::Sender<Vec<PathBuf>> {
         std::sync::Mutex::new(sender)
     });
     sender.lock().unwrap_or_else(|e| e.into_inner()).clone()
-}
-
-/// Writes `0` — the writing process itself — to each descriptor: called in the child between
-/// fork and exec, so only `write` is used.
-pub fn join_in_child(fds: &[i32]) -> std::io::Result<()> {
-    for &fd in fds {
-        // SAFETY: write reads one byte of a static string.
-        if unsafe { nix::libc::write(fd, c"0".as_ptr().cast(), 1) } != 1 {
-            return Err(std::io::Error::last_os_error());
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -38,7 +38,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
 use super::cgroup::BotGroups;
-use super::sandbox::{self, Launch, Sandbox};
+use super::sandbox::{self, Launch, Sandbox, Started};
 use super::{BotSpec, Clock, FaultKind};
 
 /// The longest answer line accepted, in bytes. Longer lines are a fault: no protocol of koth's
@@ -677,27 +677,18 @@ impl StderrLog {
     }
 }
 
-/// Which process is the bot itself: the process koth started, or, when contained, the one
-/// `bwrap` started, whose id `bwrap` reports on its info pipe (read when first needed).
-enum BotPid {
-    Leader,
-    Contained(Option<std::fs::File>),
-    Known(i32),
-}
-
 /// A running bot.
 pub struct BotProcess {
     name: String,
     child: Child,
     pgid: i32,
-    /// Which process's CPU time the CPU clock reads.
-    bot_pid: BotPid,
+    /// A contained bot once `bwrap` runs: which process is the bot (the CPU clock reads its
+    /// time, not `bwrap`'s), and its control groups, removed once it has ended.
+    started: Option<Started>,
     /// The containment the bot runs in, and its working folder, to name the limit that
     /// ended it.
     sandbox: Option<Sandbox>,
     dir: PathBuf,
-    /// A contained bot's control groups, removed once it has ended.
-    groups: Option<BotGroups>,
     stdin: Option<ChildStdin>,
     /// Bytes for stdin not yet written: lines queued by `send`, or the part of a prompt the
     /// pipe had no room for.
@@ -748,7 +739,7 @@ impl BotProcess {
             command: spec.command.join(" "),
             reason,
         };
-        let mut launch = match &spec.sandbox {
+        let launch = match &spec.sandbox {
             Some(sandbox) => Some(
                 Launch::new(spec, sandbox)
                     .and_then(|launch| {
@@ -777,17 +768,9 @@ impl BotProcess {
             .process_group(0)
             .kill_on_drop(true);
         let mut child = command.spawn().map_err(|e| spawn_error(e.to_string()))?;
-        let groups = launch.as_mut().and_then(Launch::take_groups);
-        let bot_pid = match launch.as_mut().and_then(Launch::take_info) {
-            // The parent's copies of bwrap's descriptors must close before its info is read.
-            Some(info) => {
-                drop(launch);
-                BotPid::Contained(Some(info))
-            }
-            None => BotPid::Leader,
-        };
         // With process_group(0) the group id is the child's pid.
         let pgid = child.id().expect("a just-spawned child has a pid") as i32;
+        let started = launch.map(|launch| launch.started(pgid));
         register(pgid);
         run_as_batch(pgid);
         let stdin = child.stdin.take();
@@ -818,10 +801,9 @@ impl BotProcess {
             name: spec.name.clone(),
             child,
             pgid,
-            bot_pid,
+            started,
             sandbox: spec.sandbox.clone(),
             dir: spec.dir.clone(),
-            groups,
             stdin,
             outbox: Vec::new(),
             stdout: LineReader::new(stdout),
@@ -865,7 +847,8 @@ impl BotProcess {
     /// The caps of its containment that ended a contained bot, named as a person reads them.
     fn caps_hit(&self, status: &ExitStatus) -> Option<String> {
         let sandbox = self.sandbox.as_ref()?;
-        let hit: Vec<String> = (self.groups.as_ref().and_then(BotGroups::caps_hit))
+        let groups = self.started.as_ref().and_then(|s| s.groups.as_deref());
+        let hit: Vec<String> = (groups.and_then(BotGroups::caps_hit))
             .into_iter()
             .chain(sandbox::limit_hit(sandbox, &self.dir, status))
             .collect();
@@ -873,14 +856,11 @@ impl BotProcess {
     }
 
     /// The process the CPU clock measures: the bot's own, inside its sandbox if contained.
-    fn cpu_pid(&mut self) -> i32 {
-        if let BotPid::Contained(info) = &mut self.bot_pid {
-            let pid = info.take().and_then(sandbox::bot_pid).unwrap_or(self.pgid);
-            self.bot_pid = BotPid::Known(pid);
-        }
-        match self.bot_pid {
-            BotPid::Known(pid) => pid,
-            _ => self.pgid,
+    /// `None` for a contained bot until bwrap has named its process.
+    fn cpu_pid(&self) -> Option<i32> {
+        match &self.started {
+            Some(started) => started.bot_pid(),
+            None => Some(self.pgid),
         }
     }
 
@@ -938,7 +918,12 @@ impl BotProcess {
         self.record(b'?', prompt);
         let cpu_before = match self.clock {
             Clock::Wall => None,
-            Clock::Cpu { .. } => cpu_time(self.cpu_pid()),
+            Clock::Cpu { .. } => match self.cpu_pid() {
+                Some(pid) => cpu_time(pid),
+                // A contained bot whose process bwrap has not named yet has run no code of its
+                // own.
+                None => Some(Duration::ZERO),
+            },
         };
         let started = Instant::now();
         let written = self.write_now(prompt).map_err(|e| self.stop(e))?;
@@ -966,7 +951,6 @@ impl BotProcess {
             Clock::Wall => allowed,
             Clock::Cpu { backstop } => backstop.max(allowed),
         };
-        let pid = self.cpu_pid();
         let result = tokio::time::timeout_at((started + wait).into(), async {
             // Measured from when the prompt was in the pipe.
             let sent = if written {
@@ -990,7 +974,8 @@ impl BotProcess {
             match event {
                 ReadEvent::Line(line) => Ok(Answer {
                     wall: sent.elapsed(),
-                    cpu: cpu_before.and_then(|before| Some(cpu_time(pid)?.saturating_sub(before))),
+                    cpu: cpu_before
+                        .and_then(|before| Some(cpu_time(self.cpu_pid()?)?.saturating_sub(before))),
                     line,
                 }),
                 ReadEvent::TooLong => Err(BotError::LineTooLong { max: MAX_LINE }),
@@ -1114,7 +1099,7 @@ impl BotProcess {
         if let Some(task) = self.stderr_task.take() {
             let _ = tokio::time::timeout(Duration::from_secs(1), task).await;
         }
-        self.groups.take();
+        self.started.take();
     }
 
     fn record_fault(&self, fault: &BotError) {

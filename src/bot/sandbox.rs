@@ -26,14 +26,18 @@
 //! `bwrap` is a well-trusted tool (Flatpak's sandbox); koth only chooses its arguments.
 
 use std::ffi::{CString, OsString};
+use std::io::Write;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
+
+use nix::sys::signal::Signal;
+use nix::unistd::Pid;
 
 use anyhow::{Context, bail};
 
-use super::cgroup::{self, BotGroups};
+use super::cgroup::BotGroups;
 use super::{BotSpec, roster};
 
 /// The unprivileged user a contained bot runs as, inside its namespace and, when koth is root,
@@ -198,7 +202,7 @@ fn probe_in(dir: &Path) -> Result<(), String> {
         sandbox: Some(sandbox.clone()),
         benched: None,
     };
-    let launch = Launch::new(&spec, &sandbox).map_err(|e| format!("{e:#}"))?;
+    let launch = Launch::with_groups(&spec, &sandbox, None).map_err(|e| format!("{e:#}"))?;
     hand_over(dir).map_err(|e| format!("cannot hand {} over: {e}", dir.display()))?;
     let output = launch
         .std_command()
@@ -222,11 +226,16 @@ fn probe_in(dir: &Path) -> Result<(), String> {
 /// before it becomes `bwrap`.
 pub struct Launch {
     args: Vec<OsString>,
-    /// The write end of `bwrap`'s info pipe: close-on-exec, made inheritable in the child
-    /// only, so that no other process koth starts meanwhile inherits it.
-    info_writer: OwnedFd,
+    /// `bwrap`'s ends of its pipes: the info pipe's write end and, when the bot has control
+    /// groups, the read end of the pipe it waits on before it starts the bot. Close-on-exec,
+    /// made inheritable in the child only, so that no other process koth starts meanwhile
+    /// inherits them.
+    inherited: Vec<OwnedFd>,
     /// The read end of the info pipe, on which `bwrap` reports the bot's process id.
-    info: Option<OwnedFd>,
+    info: OwnedFd,
+    /// The write end of the pipe `bwrap` waits on (`--block-fd`), when the bot has control
+    /// groups: written once `bwrap` and the bot are in them.
+    release: Option<OwnedFd>,
     limits: Vec<(nix::sys::resource::Resource, u64)>,
     /// The bot's control groups, where the machine has them: they cap memory and processes
     /// in place of the rlimits, and tell afterwards which cap was hit.
@@ -249,8 +258,18 @@ enum ReachStep {
 }
 
 impl Launch {
-    /// The launch of `spec`'s command contained by `sandbox`.
+    /// The launch of `spec`'s command contained by `sandbox`, with control groups of its own
+    /// where the machine allows.
     pub fn new(spec: &BotSpec, sandbox: &Sandbox) -> anyhow::Result<Launch> {
+        let groups = BotGroups::create(sandbox.memory_mb, sandbox.processes);
+        Launch::with_groups(spec, sandbox, groups)
+    }
+
+    fn with_groups(
+        spec: &BotSpec,
+        sandbox: &Sandbox,
+        groups: Option<BotGroups>,
+    ) -> anyhow::Result<Launch> {
         // Checked here because bwrap, once started, could only report the failed exec as an
         // exit: a program that cannot run is a failure to start, contained or not.
         let program = spec.program();
@@ -259,14 +278,18 @@ impl Launch {
             Some(path) => bail!("{} is not an executable file", path.display()),
             None => bail!("{} is not on PATH", program.display()),
         }
-        let (info, info_writer) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)
-            .context("cannot create a pipe for bwrap")?;
+        let pipe = || {
+            nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)
+                .context("cannot create a pipe for bwrap")
+        };
+        let (info, info_writer) = pipe()?;
         let mut launch = Launch {
             args: Vec::new(),
-            info_writer,
-            info: Some(info),
+            inherited: Vec::new(),
+            info,
+            release: None,
             limits: Vec::new(),
-            groups: BotGroups::create(sandbox.memory_mb, sandbox.processes),
+            groups,
             drop_root: nix::unistd::geteuid().is_root(),
             reach: Vec::new(),
         };
@@ -294,7 +317,19 @@ impl Launch {
         launch.arg("--as-pid-1");
         launch.args(["--cap-drop", "ALL"]);
         launch.arg("--info-fd");
-        launch.arg(launch.info_writer.as_raw_fd().to_string());
+        launch.arg(info_writer.as_raw_fd().to_string());
+        launch.inherited.push(info_writer);
+        // Joining control groups takes a cgroup v1 process most of a millisecond (the kernel
+        // waits for an RCU grace period): not done in the child, where koth's spawn would wait
+        // for it bot after bot, but by a thread of koth's while bwrap builds the sandbox, which
+        // then waits before it starts the bot (see `started`).
+        if launch.groups.is_some() {
+            let (blocked, release) = pipe()?;
+            launch.arg("--block-fd");
+            launch.arg(blocked.as_raw_fd().to_string());
+            launch.inherited.push(blocked);
+            launch.release = Some(release);
+        }
         let id = SANDBOX_UID.to_string();
         launch.args(["--uid", &id, "--gid", &id, "--hostname", "koth-bot"]);
         for folder in SYSTEM_FOLDERS {
@@ -404,15 +439,41 @@ impl Launch {
         Ok(())
     }
 
-    /// Where `bwrap` will say which process is the bot: read it with [`bot_pid`] once the
-    /// command was spawned and this launch dropped.
-    pub fn take_info(&mut self) -> Option<std::fs::File> {
-        self.info.take().map(std::fs::File::from)
-    }
-
-    /// The bot's control groups, to keep until the bot has ended.
-    pub fn take_groups(&mut self) -> Option<BotGroups> {
-        self.groups.take()
+    /// Finishes the start of the `bwrap` whose process (and group) is `leader`, on a blocking
+    /// thread, without holding up the caller: reads the bot's process id from `bwrap`'s info
+    /// pipe, and, when the bot has control groups, puts `bwrap` and the bot (waiting before its
+    /// `exec`) into them and lets the bot start. A bot that cannot be put in its groups is
+    /// killed before it runs any code of its own.
+    pub fn started(mut self, leader: i32) -> Started {
+        let info = std::fs::File::from(self.info);
+        let release = self.release.take().map(std::fs::File::from);
+        let groups = self.groups.take().map(Arc::new);
+        // Closes koth's copies of bwrap's ends: a bwrap that dies early then ends the reads.
+        self.inherited.clear();
+        let bot = Arc::new(OnceLock::new());
+        let started = Started {
+            bot: bot.clone(),
+            groups: groups.clone(),
+        };
+        tokio::task::spawn_blocking(move || {
+            let pid = bot_pid(info);
+            if let Some(pid) = pid {
+                let _ = bot.set(pid);
+            }
+            let (Some(groups), Some(mut release)) = (groups, release) else {
+                return;
+            };
+            let joined = pid.is_some_and(|pid| groups.join(leader).and(groups.join(pid)).is_ok());
+            if joined && release.write_all(b"1").is_ok() {
+                return;
+            }
+            tracing::warn!(leader, "a contained bot could not join its control groups");
+            if let Some(pid) = pid {
+                let _ = nix::sys::signal::kill(Pid::from_raw(pid), Signal::SIGKILL);
+            }
+            let _ = nix::sys::signal::killpg(Pid::from_raw(leader), Signal::SIGKILL);
+        });
+        started
     }
 
     /// The `bwrap` command, with the limits, the descriptors and the change of user done in the
@@ -433,13 +494,8 @@ impl Launch {
 
     fn prepare_child(&self, command: &mut std::process::Command) {
         use std::os::unix::process::CommandExt;
-        let info_writer = self.info_writer.as_raw_fd();
+        let inherited: Vec<i32> = self.inherited.iter().map(AsRawFd::as_raw_fd).collect();
         let limits = self.limits.clone();
-        let groups = self
-            .groups
-            .as_ref()
-            .map(BotGroups::join_fds)
-            .unwrap_or_default();
         let drop_root = self.drop_root;
         // The closure owns copies of the C strings, and room for the mounts it detaches: it
         // runs in the child, after fork, where nothing may allocate.
@@ -447,19 +503,20 @@ impl Launch {
         let mut trees = vec![-1; reach.len()];
         let parent = std::process::id() as i32;
         // SAFETY: between fork and exec only async-signal-safe system calls are made (prctl,
-        // getppid, fcntl, setrlimit, unshare, mount, open_tree, mkdir, move_mount, setgroups,
+        // getppid, fcntl, setrlimit, sched_setscheduler, unshare, mount, open_tree, mkdir, move_mount, setgroups,
         // setgid, setuid); nothing allocates.
         unsafe {
             command.pre_exec(move || {
                 use nix::libc;
                 let fail = || Err(std::io::Error::last_os_error());
-                if libc::fcntl(info_writer, libc::F_SETFD, 0) != 0 {
-                    return fail();
+                for &fd in &inherited {
+                    if libc::fcntl(fd, libc::F_SETFD, 0) != 0 {
+                        return fail();
+                    }
                 }
                 for &(resource, value) in &limits {
                     nix::sys::resource::setrlimit(resource, value, value)?;
                 }
-                cgroup::join_in_child(&groups)?;
                 // The bot is bwrap's child, started before koth could set its policy after the
                 // spawn (see process.rs, run_as_batch): set here, bwrap and the bot inherit it.
                 let batch = libc::sched_param { sched_priority: 0 };
@@ -548,9 +605,24 @@ const OPEN_TREE_CLONE: u32 = 1;
 const AT_RECURSIVE: u32 = 0x8000;
 const MOVE_MOUNT_F_EMPTY_PATH: u32 = 0x4;
 
+/// A contained bot once `bwrap` runs: which process is the bot (known once `bwrap` has said),
+/// and its control groups, kept until the bot has ended.
+pub struct Started {
+    bot: Arc<OnceLock<i32>>,
+    pub groups: Option<Arc<BotGroups>>,
+}
+
+impl Started {
+    /// The bot's own process id (with `--as-pid-1`, `bwrap`'s child is the bot), once known:
+    /// it is, before the bot's first answer can be read.
+    pub fn bot_pid(&self) -> Option<i32> {
+        self.bot.get().copied()
+    }
+}
+
 /// The process id of the contained bot (`bwrap`'s `child-pid`: with `--as-pid-1` the bot
-/// itself), which the CPU clock reads; `None` if `bwrap` failed before starting it.
-pub fn bot_pid(mut info: std::fs::File) -> Option<i32> {
+/// itself); `None` if `bwrap` failed before starting it.
+fn bot_pid(mut info: std::fs::File) -> Option<i32> {
     use std::io::Read;
     let mut text = Vec::new();
     let mut chunk = [0u8; 512];
