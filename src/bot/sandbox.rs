@@ -441,9 +441,10 @@ impl Launch {
 
     /// Finishes the start of the `bwrap` whose process (and group) is `leader`, on a blocking
     /// thread, without holding up the caller: reads the bot's process id from `bwrap`'s info
-    /// pipe, and, when the bot has control groups, puts `bwrap` and the bot (waiting before its
-    /// `exec`) into them and lets the bot start. A bot that cannot be put in its groups is
-    /// killed before it runs any code of its own.
+    /// pipe, and, when the bot has control groups, puts the bot (waiting before its `exec`)
+    /// into them and lets it start; whatever it starts inherits them. `bwrap` itself, which
+    /// only waits for the bot, stays out. A bot that cannot be put in its groups is killed
+    /// before it runs any code of its own.
     pub fn started(mut self, leader: i32) -> Started {
         let info = std::fs::File::from(self.info);
         let release = self.release.take().map(std::fs::File::from);
@@ -463,7 +464,7 @@ impl Launch {
             let (Some(groups), Some(mut release)) = (groups, release) else {
                 return;
             };
-            let joined = pid.is_some_and(|pid| groups.join(leader).and(groups.join(pid)).is_ok());
+            let joined = pid.is_some_and(|pid| groups.join(pid).is_ok());
             if joined && release.write_all(b"1").is_ok() {
                 return;
             }
