@@ -13,6 +13,9 @@ mod survivors;
 use survivors::survivors;
 #[path = "support/arena.rs"]
 mod arena;
+#[path = "support/tournament.rs"]
+mod tournament;
+use tournament::{leaderboard, run_tournament};
 
 use koth::bot::sandbox::{self, Sandbox};
 use koth::bot::{BotError, BotProcess, BotSpec, StderrLog};
@@ -446,18 +449,7 @@ fn a_hostile_bot_in_a_tournament_reaches_neither_the_results_nor_the_other_bot()
     )
     .unwrap();
     let out = tmp.path().join("t");
-    let run = Command::new(env!("CARGO_BIN_EXE_koth"))
-        .args(["tournament", "run"])
-        .arg(&file)
-        .arg("--dir")
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    run_tournament(&file, &out, &[]);
     // What the hostile bot reported of each attempt, in each game, on its stderr.
     let mut reports = Vec::new();
     for game in 0..2 {
@@ -476,17 +468,7 @@ fn a_hostile_bot_in_a_tournament_reaches_neither_the_results_nor_the_other_bot()
     }
     // Its write to the database's path landed in its own private /tmp (the test's folders are
     // under /tmp), if anywhere: the database is whole and has both games.
-    let board = Command::new(env!("CARGO_BIN_EXE_koth"))
-        .args(["leaderboard", "--format", "json"])
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(
-        board.status.success(),
-        "{}",
-        String::from_utf8_lossy(&board.stderr)
-    );
-    let board: serde_json::Value = serde_json::from_slice(&board.stdout).unwrap();
+    let board = leaderboard(&out);
     assert_eq!(board["games_done"], 2, "{board}");
     let checkpoint = std::fs::read_to_string(victim.join("checkpoint.sh")).unwrap();
     assert!(!checkpoint.contains("owned"));

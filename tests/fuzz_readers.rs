@@ -99,6 +99,19 @@ const TRANSCRIPT: &str = "# bot Late one\n# round 0\n> 1 BEGIN 2 4 5\n? 1 DESTRO
 
 const LEVEL: &str = "flag-value -16\n# a small level\nS..#\n.#..\n...F\n";
 
+/// What `koth replay` does with a game's folder: every frame as text, and the web page.
+fn every_replay_command(dir: &Path) {
+    if let Ok(game) = koth::replay::Game::open(dir) {
+        for round in 0..game.rounds() {
+            for turn in (0..=game.turns_in(round)).map(Some).chain([None]) {
+                let frame = game.frame(round, turn).unwrap();
+                let _ = game.text(&frame);
+            }
+        }
+        koth::replay::html::write(&game, &dir.join("page.html")).unwrap();
+    }
+}
+
 proptest! {
     #![proptest_config(Cases::with_cases(256))]
 
@@ -115,16 +128,7 @@ proptest! {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("graphical_log.txt"), &log).unwrap();
         std::fs::write(dir.path().join("replay.jsonl"), &replay).unwrap();
-        // What `koth replay` does with a folder: every frame as text, and the web page.
-        if let Ok(game) = koth::replay::Game::open(dir.path()) {
-            for round in 0..game.rounds() {
-                for turn in (0..=game.turns_in(round)).map(Some).chain([None]) {
-                    let frame = game.frame(round, turn).unwrap();
-                    let _ = game.text(&frame);
-                }
-            }
-            koth::replay::html::write(&game, &dir.path().join("page.html")).unwrap();
-        }
+        every_replay_command(dir.path());
     }
 
     #[test]
@@ -136,15 +140,7 @@ proptest! {
         let rows = vec![".".repeat(side(bots)); side(bots)];
         write_game(dir.path(), &names, &[(rows.clone(), vec![1; bots]), (rows, vec![2; bots])]);
         std::fs::write(dir.path().join("replay.jsonl"), replay).unwrap();
-        if let Ok(game) = koth::replay::Game::open(dir.path()) {
-            for round in 0..game.rounds() {
-                for turn in (0..=game.turns_in(round)).map(Some).chain([None]) {
-                    let frame = game.frame(round, turn).unwrap();
-                    let _ = game.text(&frame);
-                }
-            }
-            koth::replay::html::write(&game, &dir.path().join("page.html")).unwrap();
-        }
+        every_replay_command(dir.path());
     }
 
     #[test]
