@@ -4,6 +4,7 @@
 
 use std::io::Write;
 use std::net::TcpListener;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -555,4 +556,103 @@ async fn the_cpu_clock_measures_a_contained_bot_not_its_sandbox() {
         );
     }
     process.finish(LIMIT).await;
+}
+
+/// Gives the folder tree `dir` to the unprivileged user `nobody`.
+fn give_to_nobody(dir: &Path) {
+    let status = Command::new("chown")
+        .args(["-R", "65534:65534"])
+        .arg(dir)
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+#[test]
+fn a_koth_run_by_an_unprivileged_user_contains_its_bots_with_rlimits() {
+    // As an unprivileged user koth may make no control groups (nor become another user): the
+    // caps are rlimits. Switching to that user needs root, as CI and this machine image run.
+    if !nix::unistd::geteuid().is_root() {
+        eprintln!("skipped: needs root to run koth as nobody");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let arena = arena::arena();
+    let victim = arena.path().join("bots/paths-checkpoint");
+    let hostile = hostile_folder(tmp.path(), "hostile", "paths");
+    std::fs::write(
+        hostile.join("bot.toml"),
+        "name = \"Hostile\"\nrun = \"python3 -u escape.py paths\"\ngames = [\"paths\"]\n",
+    )
+    .unwrap();
+    let server = TcpListener::bind("127.0.0.1:0").unwrap();
+    let attempts = [
+        format!("read {}", victim.join("checkpoint.sh").display()),
+        format!("connect {}", server.local_addr().unwrap()),
+        "write /etc/koth-contained-bot".into(),
+        "processes".into(),
+        // 512 MiB against a cap of 256.
+        "memory 512".into(),
+    ];
+    std::fs::write(hostile.join("attempts.txt"), attempts.join("\n")).unwrap();
+    let other = tmp.path().join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::copy(victim.join("bot.toml"), other.join("bot.toml")).unwrap();
+    std::fs::copy(victim.join("checkpoint.sh"), other.join("checkpoint.sh")).unwrap();
+    give_to_nobody(tmp.path());
+    std::fs::set_permissions(
+        tmp.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let log = tmp.path().join("log");
+    let output = Command::new(env!("CARGO_BIN_EXE_koth"))
+        .uid(65534)
+        .gid(65534)
+        // The system's own interpreters: root's (a pyenv under /root) are not nobody's.
+        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+        .env("HOME", tmp.path())
+        .current_dir(tmp.path())
+        .args([
+            "paths",
+            "--sandbox",
+            "--memory-mb",
+            "256",
+            "--rounds",
+            "1",
+            "--seed",
+            "1",
+        ])
+        .arg("--bot")
+        .arg(&hostile)
+        .arg("--bot")
+        .arg(&other)
+        .arg("--log-dir")
+        .arg(&log)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let mut reports = Vec::new();
+    for entry in std::fs::read_dir(log.join("stderr")).unwrap() {
+        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+        reports.extend(
+            text.lines()
+                .filter(|l| l.starts_with("TRY"))
+                .map(String::from),
+        );
+    }
+    assert_eq!(reports.len(), attempts.len(), "{reports:#?}");
+    for report in &reports {
+        assert!(report.contains("-> HELD"), "{report}");
+    }
+    assert!(
+        reports
+            .iter()
+            .any(|r| r.contains("memory") && r.contains("MemoryError")),
+        "{reports:#?}"
+    );
 }
