@@ -154,7 +154,19 @@ impl BotGroups {
             let procs = std::fs::OpenOptions::new()
                 .write(true)
                 .open(dir.join("cgroup.procs"));
-            match (std::fs::write(dir.join(hierarchy.max), &cap), procs) {
+            let capped = std::fs::write(dir.join(hierarchy.max), &cap).and_then(|()| {
+                // Where the machine swaps, memory past the cap would go to swap rather than end
+                // the bot: its swap is capped too (v1: memory and swap together at the same
+                // cap; v2: no swap). Absent files: no swap accounting, nothing to cap.
+                match hierarchy.max {
+                    "memory.limit_in_bytes" => {
+                        write_if_present(&dir, "memory.memsw.limit_in_bytes", &cap)
+                    }
+                    "memory.max" => write_if_present(&dir, "memory.swap.max", "0"),
+                    _ => Ok(()),
+                }
+            });
+            match (capped, procs) {
                 (Ok(()), Ok(procs)) => groups.procs.push(procs),
                 // A group without its cap is no use: give it up.
                 _ => drop(groups.groups.pop().map(|(dir, _)| std::fs::remove_dir(dir))),
@@ -200,6 +212,16 @@ impl BotGroups {
             })
             .collect();
         (!hit.is_empty()).then(|| hit.join(", "))
+    }
+}
+
+/// Writes `value` to the control file `name` of the group `dir`, if the kernel has that file.
+fn write_if_present(dir: &Path, name: &str, value: &str) -> std::io::Result<()> {
+    let file = dir.join(name);
+    if file.exists() {
+        std::fs::write(file, value)
+    } else {
+        Ok(())
     }
 }
 
