@@ -663,3 +663,36 @@ fn a_koth_run_by_an_unprivileged_user_contains_its_bots_with_rlimits() {
         "{reports:#?}"
     );
 }
+
+#[test]
+fn a_contained_game_can_be_played_again_into_the_same_log_folder() {
+    let arena = arena::arena();
+    let bots = arena.path().join("bots");
+    // A subfolder is linked into the working copy, not copied.
+    std::fs::create_dir_all(bots.join("paths-checkpoint/notes")).unwrap();
+    let log = arena.path().join("log");
+    for _ in 0..2 {
+        let output = Command::new(env!("CARGO_BIN_EXE_koth"))
+            .args([
+                "paths",
+                "--sandbox",
+                "--rounds",
+                "1",
+                "--seed",
+                "3",
+                "--bot",
+            ])
+            .arg(bots.join("paths-checkpoint"))
+            .arg("--bot")
+            .arg(bots.join("paths-destroyer"))
+            .arg("--log-dir")
+            .arg(&log)
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+}

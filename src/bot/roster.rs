@@ -396,6 +396,10 @@ pub fn working_copies(bots: &[BotSpec], game_dir: &Path) -> std::io::Result<Vec<
         .enumerate()
         .map(|(seat, bot)| {
             let dir = game_dir.join("bots").join(seat.to_string());
+            // Afresh each time: a log folder given again holds the last run's copy.
+            if dir.exists() {
+                std::fs::remove_dir_all(&dir)?;
+            }
             std::fs::create_dir_all(&dir)?;
             let source_dir = std::path::absolute(&bot.dir)?;
             for entry in std::fs::read_dir(&source_dir)? {
