@@ -401,15 +401,8 @@ fn an_uncontained_tournament_says_so_on_its_leaderboard() {
     )
     .unwrap();
     let out = tmp.path().join("t");
-    let run = Command::new(env!("CARGO_BIN_EXE_koth"))
-        .args(["tournament", "run"])
-        .arg(&file)
-        .arg("--dir")
-        .arg(&out)
-        .output()
-        .unwrap();
+    let run = run_tournament(&file, &out, &[]);
     let stdout = String::from_utf8_lossy(&run.stdout);
-    assert!(run.status.success(), "{stdout}");
     assert!(
         stdout.contains("WARNING: the bots ran uncontained"),
         "{stdout}"
@@ -423,12 +416,8 @@ fn a_hostile_bot_in_a_tournament_reaches_neither_the_results_nor_the_other_bot()
     let tmp = tempfile::tempdir().unwrap();
     let arena = arena::arena();
     let victim = arena.path().join("bots/paths-checkpoint");
+    // In paths mode it makes the attempts in its attempts.txt, then plays.
     let hostile = hostile_folder(tmp.path(), "hostile", "paths");
-    std::fs::write(
-        hostile.join("bot.toml"),
-        "name = \"Hostile\"\nrun = \"python3 -u escape.py paths\"\ngames = [\"paths\"]\n",
-    )
-    .unwrap();
     let server = TcpListener::bind("127.0.0.1:0").unwrap();
     // From its working folder, games/<game>/bots/<seat>/, the tournament folder is ../../../..
     let attempts = [
@@ -458,18 +447,12 @@ fn a_hostile_bot_in_a_tournament_reaches_neither_the_results_nor_the_other_bot()
     .unwrap();
     let out = tmp.path().join("t");
     run_tournament(&file, &out, &[]);
-    // What the hostile bot reported of each attempt, in each game, on its stderr.
-    let mut reports = Vec::new();
-    for game in 0..2 {
-        for log in std::fs::read_dir(out.join(format!("games/{game}/stderr"))).unwrap() {
-            let text = std::fs::read_to_string(log.unwrap().path()).unwrap();
-            reports.extend(
-                (text.lines())
-                    .filter(|l| l.starts_with("TRY") && !l.starts_with("TRY write ../../../../"))
-                    .map(String::from),
-            );
-        }
-    }
+    // What the hostile bot reported of each attempt, in each game, but the writes to the
+    // database's path.
+    let reports: Vec<String> = (0..2)
+        .flat_map(|game| escape_reports(&out.join(format!("games/{game}/stderr"))))
+        .filter(|r| !r.starts_with("TRY write ../../../../"))
+        .collect();
     assert_eq!(reports.len(), 2 * attempts.len(), "{reports:#?}");
     for report in &reports {
         assert!(report.contains("-> HELD"), "{report}");
@@ -565,6 +548,21 @@ async fn the_cpu_clock_measures_a_contained_bot_not_its_sandbox() {
     process.finish(LIMIT).await;
 }
 
+/// What the hostile bots of a game reported of their attempts (`TRY … -> HELD …`), from its
+/// folder of stderr logs.
+fn escape_reports(stderr: &Path) -> Vec<String> {
+    let mut reports = Vec::new();
+    for log in std::fs::read_dir(stderr).unwrap() {
+        let text = std::fs::read_to_string(log.unwrap().path()).unwrap();
+        reports.extend(
+            text.lines()
+                .filter(|l| l.starts_with("TRY"))
+                .map(String::from),
+        );
+    }
+    reports
+}
+
 /// Gives the folder tree `dir` to the unprivileged user `nobody`.
 fn give_to_nobody(dir: &Path) {
     let status = Command::new("chown")
@@ -586,12 +584,8 @@ fn a_koth_run_by_an_unprivileged_user_contains_its_bots_with_rlimits() {
     let tmp = tempfile::tempdir().unwrap();
     let arena = arena::arena();
     let victim = arena.path().join("bots/paths-checkpoint");
+    // In paths mode it makes the attempts in its attempts.txt, then plays.
     let hostile = hostile_folder(tmp.path(), "hostile", "paths");
-    std::fs::write(
-        hostile.join("bot.toml"),
-        "name = \"Hostile\"\nrun = \"python3 -u escape.py paths\"\ngames = [\"paths\"]\n",
-    )
-    .unwrap();
     let server = TcpListener::bind("127.0.0.1:0").unwrap();
     let attempts = [
         format!("read {}", victim.join("checkpoint.sh").display()),
@@ -643,15 +637,7 @@ fn a_koth_run_by_an_unprivileged_user_contains_its_bots_with_rlimits() {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let mut reports = Vec::new();
-    for entry in std::fs::read_dir(log.join("stderr")).unwrap() {
-        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
-        reports.extend(
-            text.lines()
-                .filter(|l| l.starts_with("TRY"))
-                .map(String::from),
-        );
-    }
+    let reports = escape_reports(&log.join("stderr"));
     assert_eq!(reports.len(), attempts.len(), "{reports:#?}");
     for report in &reports {
         assert!(report.contains("-> HELD"), "{report}");

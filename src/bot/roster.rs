@@ -284,14 +284,7 @@ impl BotSpec {
             bail!("{self}: its folder {} does not exist", self.dir.display());
         }
         let program = self.program();
-        let found = if program.components().count() > 1 {
-            program.is_file()
-        } else {
-            std::env::var_os("PATH")
-                .map(|paths| std::env::split_paths(&paths).any(|dir| dir.join(&program).is_file()))
-                .unwrap_or(false)
-        };
-        if !found {
+        if find_program(&program).is_none() {
             bail!(
                 "{self}: its command `{}` was not found{}",
                 self.command[0],
@@ -380,6 +373,18 @@ impl BotSpec {
         }
         Ok(())
     }
+}
+
+/// Where `program` is: the file itself when the path has a `/`, else the first match on `PATH`,
+/// as a shell finds it; `None` if there is no such file.
+pub fn find_program(program: &Path) -> Option<PathBuf> {
+    if program.components().count() > 1 {
+        return program.is_file().then(|| program.to_path_buf());
+    }
+    let paths = std::env::var_os("PATH")?;
+    std::env::split_paths(&paths)
+        .map(|dir| dir.join(program))
+        .find(|path| path.is_file())
 }
 
 /// Bot files up to this size are copied into each game's working folder; larger ones (models,

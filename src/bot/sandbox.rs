@@ -54,14 +54,15 @@ const SYSTEM_FOLDERS: &[&str] = &[
 /// bot needs, far less than the machine has.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Sandbox {
-    /// The memory a bot's process may allocate, in MiB (`RLIMIT_DATA`, per process).
+    /// The memory a bot may use, in MiB: all its processes together where it has a control
+    /// group ([`super::cgroup`]), else each process (`RLIMIT_DATA`).
     pub memory_mb: u64,
     /// The largest file a bot may write, in MiB (`RLIMIT_FSIZE`); also the size of its `/tmp`.
     pub file_mb: u64,
     /// Open files per process (`RLIMIT_NOFILE`).
     pub open_files: u64,
-    /// Processes and threads of the bot (`RLIMIT_NPROC`, counted in the bot's own user
-    /// namespace on Linux 5.14 and later; ignored by older kernels for root).
+    /// Processes and threads of the bot: in its control group, else `RLIMIT_NPROC` (counted
+    /// per user, in the bot's own user namespace on Linux 5.14 and later).
     pub processes: u64,
     /// Folders the bot may read besides the system's and its own: the bot's original folder,
     /// which its working copy links large files and subfolders into.
@@ -88,7 +89,7 @@ pub struct SandboxArgs {
     /// and capped memory, file size, open files and processes (see the README).
     #[arg(long)]
     pub sandbox: bool,
-    /// Memory a contained bot's process may allocate.
+    /// Memory a contained bot may use.
     #[arg(long, value_name = "MIB", default_value_t = Sandbox::default().memory_mb,
           value_parser = clap::value_parser!(u64).range(1..=1 << 30), requires = "sandbox")]
     pub memory_mb: u64,
@@ -273,10 +274,10 @@ impl Launch {
         // Checked here because bwrap, once started, could only report the failed exec as an
         // exit: a program that cannot run is a failure to start, contained or not.
         let program = spec.program();
-        match resolve(&program) {
+        match roster::find_program(&program) {
             Some(path) if is_executable(&path) => {}
             Some(path) => bail!("{} is not an executable file", path.display()),
-            None => bail!("{} is not on PATH", program.display()),
+            None => bail!("{} was not found", program.display()),
         }
         let pipe = || {
             nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)
@@ -674,9 +675,9 @@ pub fn hand_over(dir: &Path) -> std::io::Result<()> {
 /// it), and the same for a script's `#!` interpreter. Only that install is bound, never the
 /// home folder around it.
 fn interpreter_folders(spec: &BotSpec, dir: &Path) -> Vec<PathBuf> {
-    let mut programs = vec![resolve(&spec.program())];
+    let mut programs = vec![roster::find_program(&spec.program())];
     if let Some(Some(path)) = programs.first() {
-        programs.extend(shebang(path).map(|p| resolve(&p)));
+        programs.extend(shebang(path).map(|p| roster::find_program(&p)));
     }
     let mut folders: Vec<PathBuf> = Vec::new();
     for path in programs.into_iter().flatten() {
@@ -697,17 +698,6 @@ fn interpreter_folders(spec: &BotSpec, dir: &Path) -> Vec<PathBuf> {
 
 fn is_system(path: &Path) -> bool {
     SYSTEM_FOLDERS.iter().any(|f| path.starts_with(f))
-}
-
-/// A program's path: as given when it has a `/`, else the first match on `PATH`.
-fn resolve(program: &Path) -> Option<PathBuf> {
-    if program.components().count() > 1 {
-        return Some(program.to_path_buf());
-    }
-    let paths = std::env::var_os("PATH")?;
-    std::env::split_paths(&paths)
-        .map(|dir| dir.join(program))
-        .find(|p| p.is_file())
 }
 
 fn is_executable(path: &Path) -> bool {
