@@ -13,7 +13,7 @@ use std::sync::Arc;
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
-use crate::bot::{AnswerStats, BotSpec, FaultKind, Limits};
+use crate::bot::{AnswerStats, BotSpec, BotStatus, Fault, FaultCounts, FaultLog, Limits};
 
 /// Everything a game needs to play one match.
 #[derive(Clone)]
@@ -70,197 +70,13 @@ pub struct RoundProgress {
     pub totals: Vec<f64>,
 }
 
-/// One thing a bot did wrong, with where it happened. A fault never stops a match: the game
-/// records it and goes on without that bot's answer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Fault {
-    pub bot: String,
-    pub kind: FaultKind,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub round: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub turn: Option<u32>,
-    pub reason: String,
-}
-
-/// How many faults of each kind one bot committed in a match: exact, however few of them the
-/// match keeps with their reasons (see [`FaultLog`]).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FaultCounts {
-    pub timed_out: u64,
-    pub crashed: u64,
-    pub bad_output: u64,
-    pub failed_to_start: u64,
-    #[serde(default)]
-    pub benched: u64,
-}
-
-impl FaultCounts {
-    pub fn add(&mut self, kind: FaultKind) {
-        *self.of_mut(kind) += 1;
-    }
-
-    pub fn of(&self, kind: FaultKind) -> u64 {
-        match kind {
-            FaultKind::TimedOut => self.timed_out,
-            FaultKind::Crashed => self.crashed,
-            FaultKind::BadOutput => self.bad_output,
-            FaultKind::FailedToStart => self.failed_to_start,
-            FaultKind::Benched => self.benched,
-        }
-    }
-
-    fn of_mut(&mut self, kind: FaultKind) -> &mut u64 {
-        match kind {
-            FaultKind::TimedOut => &mut self.timed_out,
-            FaultKind::Crashed => &mut self.crashed,
-            FaultKind::BadOutput => &mut self.bad_output,
-            FaultKind::FailedToStart => &mut self.failed_to_start,
-            FaultKind::Benched => &mut self.benched,
-        }
-    }
-
-    pub fn total(&self) -> u64 {
-        FaultKind::ALL.into_iter().map(|kind| self.of(kind)).sum()
-    }
-
-    /// Adds another match's counts to these.
-    pub fn merge(&mut self, other: &FaultCounts) {
-        for kind in FaultKind::ALL {
-            *self.of_mut(kind) += other.of(kind);
-        }
-    }
-
-    /// How a bot with these faults ended: as its most serious kind of fault.
-    pub fn status(&self) -> BotStatus {
-        FaultKind::ALL
-            .into_iter()
-            .filter(|&kind| self.of(kind) > 0)
-            .map(FaultKind::status)
-            .max_by_key(|s| s.severity())
-            .unwrap_or(BotStatus::Finished)
-    }
-}
-
-/// Shows the counts that are not zero, e.g. `36 bad output, 1 crashed`, or `none`.
-impl std::fmt::Display for FaultCounts {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let parts: Vec<String> = FaultKind::ALL
-            .into_iter()
-            .filter(|&kind| self.of(kind) > 0)
-            .map(|kind| format!("{} {}", self.of(kind), kind.status().as_str()))
-            .collect();
-        if parts.is_empty() {
-            f.write_str("none")
-        } else {
-            f.write_str(&parts.join(", "))
-        }
-    }
-}
-
-/// How many faults of each kind per bot a match keeps with their reasons. A bot that faults at
-/// every turn of a long game would otherwise fill results and memory with the same reason; the
-/// first few of each kind say what went wrong, and the counts stay exact.
-pub const FAULTS_KEPT_PER_KIND: u64 = 10;
-
-/// The faults of a match as it goes, bounded: every fault is counted per bot and kind, and the
-/// first [`FAULTS_KEPT_PER_KIND`] of each kind per bot are kept, in the order they happened.
-#[derive(Debug, Clone, Default)]
-pub struct FaultLog {
-    kept: Vec<Fault>,
-    /// Per bot name, in the order bots first faulted.
-    counts: Vec<(String, FaultCounts)>,
-}
-
-impl FaultLog {
-    pub fn push(&mut self, fault: Fault) {
-        let index = match self.counts.iter().position(|(bot, _)| *bot == fault.bot) {
-            Some(index) => index,
-            None => {
-                self.counts
-                    .push((fault.bot.clone(), FaultCounts::default()));
-                self.counts.len() - 1
-            }
-        };
-        let counts = &mut self.counts[index].1;
-        counts.add(fault.kind);
-        if counts.of(fault.kind) <= FAULTS_KEPT_PER_KIND {
-            self.kept.push(fault);
-        }
-    }
-
-    /// The faults kept, of every bot.
-    pub fn kept(&self) -> &[Fault] {
-        &self.kept
-    }
-
-    /// Every fault of `bot` counted by kind.
-    pub fn counts(&self, bot: &str) -> FaultCounts {
-        self.counts
-            .iter()
-            .find(|(name, _)| name == bot)
-            .map(|(_, counts)| *counts)
-            .unwrap_or_default()
-    }
-
-    /// `bot`'s part in the match: its faults kept and counted, and the status they give it.
-    pub fn bot_result(&self, bot: &str, score: f64, timing: AnswerStats) -> BotResult {
-        let fault_counts = self.counts(bot);
-        BotResult {
-            name: bot.to_string(),
-            score,
-            status: fault_counts.status(),
-            faults: self.kept.iter().filter(|f| f.bot == bot).cloned().collect(),
-            fault_counts,
-            timing,
-        }
-    }
-}
-
-/// How a bot's match ended. A bot with faults ends as its most serious one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum BotStatus {
-    Finished,
-    BadOutput,
-    TimedOut,
-    Crashed,
-    FailedToStart,
-    /// Not started: benched by a tournament after failing at start-up game after game.
-    Benched,
-}
-
-impl BotStatus {
-    fn severity(self) -> u8 {
-        match self {
-            BotStatus::Finished => 0,
-            BotStatus::BadOutput => 1,
-            BotStatus::TimedOut => 2,
-            BotStatus::Crashed => 3,
-            BotStatus::FailedToStart => 4,
-            BotStatus::Benched => 5,
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            BotStatus::Finished => "finished",
-            BotStatus::BadOutput => "bad output",
-            BotStatus::TimedOut => "timed out",
-            BotStatus::Crashed => "crashed",
-            BotStatus::FailedToStart => "failed to start",
-            BotStatus::Benched => "benched",
-        }
-    }
-}
-
 /// One bot's part in a finished match.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct BotResult {
     pub name: String,
     pub score: f64,
     pub status: BotStatus,
-    /// The first of its faults ([`FAULTS_KEPT_PER_KIND`] of each kind at most).
+    /// The first of its faults ([`crate::bot::FAULTS_KEPT_PER_KIND`] of each kind at most).
     pub faults: Vec<Fault>,
     /// All of its faults, counted by kind (absent from results written before they were).
     #[serde(default)]
@@ -268,6 +84,22 @@ pub struct BotResult {
     /// How its answers went against the time limit (wall and CPU time, near-misses).
     #[serde(default)]
     pub timing: AnswerStats,
+}
+
+impl BotResult {
+    /// `bot`'s part in a match: its score, its faults from `faults` (kept and counted), the
+    /// status they give it, and its answers' timing.
+    pub fn new(bot: &str, score: f64, faults: &FaultLog, timing: AnswerStats) -> BotResult {
+        let fault_counts = faults.counts(bot);
+        BotResult {
+            name: bot.to_string(),
+            score,
+            status: fault_counts.status(),
+            faults: faults.kept_of(bot),
+            fault_counts,
+            timing,
+        }
+    }
 }
 
 /// The outcome of one match, as every runner stores it.
@@ -305,47 +137,4 @@ pub trait Game: Sync {
         Average::Arithmetic
     }
     fn play<'a>(&'a self, setup: &'a MatchSetup) -> BoxFuture<'a, anyhow::Result<MatchResult>>;
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn fault(bot: &str, kind: FaultKind, turn: u32) -> Fault {
-        Fault {
-            bot: bot.into(),
-            kind,
-            round: Some(0),
-            turn: Some(turn),
-            reason: format!("fault {turn}"),
-        }
-    }
-
-    #[test]
-    fn a_fault_log_keeps_the_first_of_each_kind_per_bot_and_counts_them_all() {
-        let mut log = FaultLog::default();
-        for turn in 0..1000 {
-            log.push(fault("a", FaultKind::BadOutput, turn));
-        }
-        log.push(fault("a", FaultKind::Crashed, 1000));
-        log.push(fault("b", FaultKind::TimedOut, 3));
-        let a = log.bot_result("a", 1.0, AnswerStats::default());
-        let expected = FaultCounts {
-            bad_output: 1000,
-            crashed: 1,
-            ..FaultCounts::default()
-        };
-        assert_eq!(a.fault_counts, expected);
-        assert_eq!(a.fault_counts.total(), 1001);
-        // The crash came after the kept bad outputs, and still decides the status.
-        assert_eq!(a.status, BotStatus::Crashed);
-        let kept: Vec<u32> = a.faults.iter().filter_map(|f| f.turn).collect();
-        assert_eq!(kept, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 1000]);
-        assert_eq!(a.fault_counts.to_string(), "1 crashed, 1000 bad output");
-        let b = log.bot_result("b", 0.0, AnswerStats::default());
-        assert_eq!((b.status, b.faults.len()), (BotStatus::TimedOut, 1));
-        let c = log.bot_result("c", 0.0, AnswerStats::default());
-        assert_eq!((c.status, c.fault_counts.total()), (BotStatus::Finished, 0));
-        assert_eq!(log.kept().len(), 12);
-    }
 }

@@ -15,5 +15,6 @@ pub mod interrupt;
 pub mod logs;
 pub mod replay;
 pub mod seed;
+pub mod stats;
 pub mod text;
 pub mod tournament;

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 mod survivors;
 use survivors::survivors;
 
-use koth::bot::process::{TRANSCRIPT_BYTES, TRANSCRIPT_COMPRESS_ABOVE, TRANSCRIPT_LINE_BYTES};
+use koth::bot::transcript::{TRANSCRIPT_BYTES, TRANSCRIPT_COMPRESS_ABOVE, TRANSCRIPT_LINE_BYTES};
 use koth::bot::{BotError, BotProcess, BotSpec, Clock, FaultKind, StderrLog, Transcript};
 
 fn bots_dir() -> PathBuf {

@@ -11,8 +11,9 @@ use std::sync::OnceLock;
 use proptest::prelude::*;
 use proptest::test_runner::Config as Cases;
 
+use koth::bot::BotStatus;
 use koth::bot::{AnswerStats, BotSpec, roster};
-use koth::game::{BotResult, BotStatus, MatchResult};
+use koth::game::{BotResult, MatchResult};
 use koth::games::flag::level::{self, Level};
 use koth::games::menace::board::{parse_square_for_bots, square_name};
 use koth::games::menace::matchbox::Menace;

@@ -4,8 +4,9 @@
 use std::path::PathBuf;
 use std::process::Command;
 
+use koth::bot::BotStatus;
 use koth::bot::{FaultKind, Limits};
-use koth::game::{BotStatus, MatchSetup};
+use koth::game::MatchSetup;
 
 fn koth_menace(args: &[&str]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_koth"))
@@ -217,7 +218,7 @@ fn tictactoe_game_scores_wins_and_half_draws_and_records_faults() {
         assert!(fault.reason.contains("is taken"), "{fault:?}");
     }
     assert!(python.faults.is_empty());
-    assert!(log_dir.path().join("Always_Centre.stderr").exists());
+    assert!(log_dir.path().join("stderr/illegal.log").exists());
 }
 
 /// In a tournament a match keeps to one CPU of its share, with both bots.
@@ -252,7 +253,7 @@ fn a_tictactoe_match_keeps_to_one_cpu_of_its_share() {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(game.play(&setup)).unwrap();
     for seat in ["x", "o"] {
-        let log = log_dir.path().join(format!("Cpus_{seat}.stderr"));
+        let log = log_dir.path().join(format!("stderr/{seat}.log"));
         let text = std::fs::read_to_string(&log).unwrap();
         let line = text.lines().find(|l| l.starts_with("cpus")).unwrap();
         assert_eq!(line, format!("cpus {}", cpus[0]), "{seat}");

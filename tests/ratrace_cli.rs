@@ -10,7 +10,7 @@ mod ratrace;
 use ratrace::ratrace;
 #[path = "support/cpus.rs"]
 mod cpus;
-use cpus::reported_cpus;
+use cpus::{reported_cpus, stderr_logs};
 
 fn koth() -> Command {
     Command::new(env!("CARGO_BIN_EXE_koth"))
@@ -159,9 +159,10 @@ fn bot_cpus(extra: &[&str]) -> Vec<Vec<usize>> {
     let mut args = vec!["--bot-cmd", &command, "--boards", "2", "--jobs", "2"];
     args.extend_from_slice(extra);
     ratrace(logs.path(), &args);
-    (0..2)
-        .map(|job| reported_cpus(&logs.path().join(format!("stderr-job{job}-1.log"))))
-        .collect()
+    // A seat per job, each with its stderr file.
+    let seats = stderr_logs(logs.path());
+    assert_eq!(seats.len(), 2, "{seats:?}");
+    seats.iter().map(|log| reported_cpus(log)).collect()
 }
 
 #[test]

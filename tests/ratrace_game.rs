@@ -2,8 +2,9 @@
 
 use std::path::Path;
 
+use koth::bot::BotStatus;
 use koth::bot::{BotSpec, FaultKind, Limits};
-use koth::game::{BotStatus, MatchSetup};
+use koth::game::MatchSetup;
 use koth::games;
 
 #[test]
@@ -47,7 +48,8 @@ fn a_match_scores_the_geometric_mean_and_records_faults() {
         "{:?}",
         bot.faults[0]
     );
-    assert!(logs.path().join("ratrace-boards.json").is_file());
+    // The same results file as `koth ratrace` writes.
+    assert!(logs.path().join("results.json").is_file());
     // Both boards' answers (the bad one was still an answer) are timed.
     assert_eq!(bot.timing.answers, 2, "{:?}", bot.timing);
 }

@@ -235,7 +235,8 @@ fn answers_by_round(transcript: &str) -> Vec<Vec<String>> {
         if line.starts_with("# round ") {
             rounds.push(Vec::new());
             continue;
-        } else if line.starts_with("# bot ") {
+        } else if line.starts_with("# ") {
+            // The bot's name, the limits, the turn.
             continue;
         }
         let (marker, rest) = line.split_once(' ').unwrap();

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 #[path = "support/cpus.rs"]
 mod cpus;
-use cpus::reported_cpus;
+use cpus::{reported_cpus, stderr_logs};
 #[path = "support/paths_bots.rs"]
 mod paths_bots;
 use paths_bots::cpu_reporting_paths_bots;
@@ -180,7 +180,7 @@ fn each_rat_race_match_keeps_to_a_cpu_of_its_own() {
     assert_every_game_once(&out, 4);
     // What each game's bot was allowed to run on, from the line it wrote to its stderr.
     let seen: Vec<Vec<usize>> = (0..4)
-        .map(|game| reported_cpus(&out.join(format!("games/{game}/stderr-job0-1.log"))))
+        .map(|game| reported_cpus(&stderr_logs(&out.join(format!("games/{game}")))[0]))
         .collect();
     if cpus.len() < 2 {
         // Too few CPUs for two games at once: placement is left to the OS.
@@ -194,12 +194,10 @@ fn each_rat_race_match_keeps_to_a_cpu_of_its_own() {
 
 /// The CPUs each bot of game `game` of the tournament in `out` reported.
 fn paths_game_cpus(out: &Path, game: usize) -> Vec<Vec<usize>> {
-    let mut logs: Vec<PathBuf> = std::fs::read_dir(out.join(format!("games/{game}/stderr")))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    logs.sort();
-    logs.iter().map(|log| reported_cpus(log)).collect()
+    stderr_logs(&out.join(format!("games/{game}")))
+        .iter()
+        .map(|log| reported_cpus(log))
+        .collect()
 }
 
 #[test]

@@ -317,7 +317,7 @@ impl BotSpec {
             .with_context(|| format!("{self}: cannot run its build command `{build}`"))?;
         // With process_group(0) the group id is the child's pid; registered, Ctrl-C kills it.
         let pgid = child.id() as i32;
-        super::process::register(pgid);
+        super::live::register(pgid);
         // Each pipe is drained on a thread of its own, so a chatty build cannot stall on a full
         // pipe; the outputs come back on a channel, so a job that escaped the group and keeps a
         // pipe open cannot hold koth.
@@ -348,7 +348,7 @@ impl BotSpec {
                 _ => break None,
             }
         };
-        super::process::kill_group(pgid);
+        super::live::kill_group(pgid);
         let Some(status) = status else {
             let _ = child.wait();
             bail!(

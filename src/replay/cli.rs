@@ -16,11 +16,11 @@ use crate::bot::{Limits, roster};
 use crate::games::ratrace::recording::BoardRecording;
 
 /// Show a recorded paths game (a round or a turn as text, in a terminal viewer or a web page) or
-/// a recorded rat-race board (a web page); or drive a bot with a paths game's transcript.
+/// a recorded rat-race board (a web page); or drive a bot with its transcript of any game.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// A paths game's log folder or its graphical_log.txt; a rat-race run's log folder or one of
-    /// its board-B.replay.json.
+    /// its board-B.replay.json; with --drive, the log folder of a game of any kind.
     pub path: PathBuf,
     /// The round to show first (from 0; default 0); with --drive, the only round compared.
     #[arg(long)]
@@ -47,8 +47,8 @@ pub struct Args {
     /// With --drive: list every difference, not only the first.
     #[arg(long, requires = "drive")]
     pub all_differences: bool,
-    /// With --drive: the limit per answer and for exiting, in milliseconds (default: the
-    /// game's, from replay.jsonl; else 1000).
+    /// With --drive: the limit per answer and for exiting, in milliseconds, on the wall clock
+    /// (default: the game's, from the transcript).
     #[arg(long, requires = "drive", value_parser = crate::bot::limit_ms_parser())]
     pub timeout_ms: Option<u64>,
     /// With --drive: write the driven bot's stderr to this file.
@@ -131,8 +131,8 @@ fn board_recording(path: &Path, board: Option<usize>) -> anyhow::Result<Option<P
     Ok(Some(path.join(BoardRecording::file_name(board))))
 }
 
-/// The time limits the game in `log_dir` had, from its replay.jsonl (koth's defaults for a
-/// replay that predates them).
+/// The time limits the paths game in `log_dir` had, from its replay.jsonl, for a transcript
+/// written before transcripts stated them (koth's defaults for a replay older still).
 fn game_limits(log_dir: &Path) -> anyhow::Result<Limits> {
     let path = log_dir.join("replay.jsonl");
     Ok(if path.is_file() {
@@ -162,9 +162,10 @@ fn run_drive(args: &Args, bot_dir: &Path, name: &str) -> anyhow::Result<()> {
         .context("one bot was contained")?,
         None => spec,
     };
-    let limits = match args.timeout_ms {
-        Some(ms) => Limits::uniform(Duration::from_millis(ms)),
-        None => game_limits(&log_dir)?,
+    let limits = match (args.timeout_ms, script.limits) {
+        (Some(ms), _) => Limits::uniform(Duration::from_millis(ms)),
+        (None, Some(limits)) => limits,
+        (None, None) => game_limits(&log_dir)?,
     };
     println!(
         "driving {spec} with the transcript {} ({} ms per answer)",
@@ -177,10 +178,7 @@ fn run_drive(args: &Args, bot_dir: &Path, name: &str) -> anyhow::Result<()> {
         limits,
         stderr_log: args.stderr_log.clone(),
     };
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
+    let runtime = crate::game::match_runtime()?;
     let driven = runtime.block_on(drive::drive(&spec, &script, &options, &mut |difference| {
         print!("{difference}")
     }))?;
@@ -189,7 +187,7 @@ fn run_drive(args: &Args, bot_dir: &Path, name: &str) -> anyhow::Result<()> {
             "({} recorded answer(s) were too long to keep whole (over {} bytes): each was compared \
              by its start and its length only)",
             driven.cut_answers,
-            crate::bot::process::TRANSCRIPT_LINE_BYTES
+            crate::bot::transcript::TRANSCRIPT_LINE_BYTES
         );
     }
     if let Some(round) = driven.not_driven_from {
@@ -200,7 +198,7 @@ fn run_drive(args: &Args, bot_dir: &Path, name: &str) -> anyhow::Result<()> {
     }
     if driven.unreported_differences > 0 {
         println!(
-            "(the rounds before round {} were played only to rebuild data.txt; they differed in {} place(s))",
+            "(the rounds before round {} were played only to rebuild what the bot keeps between rounds; they differed in {} place(s))",
             args.round.unwrap_or(0),
             driven.unreported_differences
         );

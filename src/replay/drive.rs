@@ -1,11 +1,13 @@
 //! `koth replay LOGDIR --drive BOTDIR --as NAME`: feeds a (new build of a) bot the exact lines
-//! bot NAME received in a recorded paths game, read from its transcript, through the real bot
-//! process layer with its time limits, and reports where the answers now differ.
+//! bot NAME received in a recorded game of any kind, read from its transcript, through the real
+//! bot process layer with the game's time limits, and reports where the answers now differ.
 //!
-//! The game is not played again: every report is the recorded one, whatever the bot answers
+//! The game is not played again: every message is the recorded one, whatever the bot answers
 //! now, so the bot sees exactly what it saw then — the way to reproduce a crash or a timeout.
-//! As in the game, a new process is started for every round and `data.txt` in the bot's folder
-//! is emptied once at the start and kept between rounds.
+//! As in the game, a new process is started wherever the transcript has a `# round R` note
+//! (every round of paths; after a fault in noughts and crosses and the rat race; once in flag),
+//! and the bot's private file, if the game has one (paths' `data.txt`), is emptied once at the
+//! start and kept between rounds.
 //!
 //! Transcripts are bounded (see [`Transcript`]), so a recording may be inexact in two ways: an
 //! answer longer than [`TRANSCRIPT_LINE_BYTES`] was kept as its start and its length, and is
@@ -16,10 +18,12 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 
-use crate::bot::process::{TRANSCRIPT_FULL_NOTE, TRANSCRIPT_LINE_BYTES};
+use crate::bot::seat::{
+    self, BOT_NOTE, LIMITS_NOTE, PRIVATE_FILE_NOTE, ROUND_NOTE, TRANSCRIPTS_DIR,
+};
+use crate::bot::stderr::STDERR_CAP;
+use crate::bot::transcript::{TRANSCRIPT_FULL_NOTE, TRANSCRIPT_LINE_BYTES, TURN_NOTE};
 use crate::bot::{self, BotError, BotProcess, BotSpec, Limits, StderrLog, Transcript};
-use crate::games::paths::protocol::prompt_turn;
-use crate::games::paths::{log, play};
 
 /// One round of a transcript, as the bot lived it.
 #[derive(Debug, Clone, PartialEq)]
@@ -37,6 +41,8 @@ pub enum Step {
     /// A prompt, at `line` (1-based) of the transcript, and what the bot did then.
     Ask {
         line: usize,
+        /// The turn the game named for this prompt (its transcript's last `# turn` note).
+        turn: Option<u32>,
         prompt: String,
         recorded: Recorded,
     },
@@ -81,10 +87,14 @@ impl std::fmt::Display for RecordedFault {
     }
 }
 
-/// A whole transcript: the bot's name (from its `# bot` note) and its rounds.
+/// A whole transcript: the bot's name (from its `# bot` note), the match's limits and the bot's
+/// private file (from theirs), and its rounds.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Script {
     pub bot: Option<String>,
+    pub limits: Option<Limits>,
+    /// A file in the bot's folder that the game emptied at the start of the match.
+    pub private_file: Option<String>,
     pub rounds: Vec<RoundScript>,
     /// The round in which the transcript reached its size limit and stopped: that round and
     /// the later ones were not recorded whole.
@@ -96,24 +106,47 @@ impl Script {
     pub fn parse(text: &str, path: &Path) -> anyhow::Result<Script> {
         let mut script = Script {
             bot: None,
+            limits: None,
+            private_file: None,
             rounds: Vec::new(),
             full_in_round: None,
         };
         let bad =
             |index: usize, what: &str| anyhow::anyhow!("{}:{}: {what}", path.display(), index + 1);
+        // The turn of the prompts that follow, from the last `# turn` note of the round.
+        let mut turn = None;
         for (index, line) in text.lines().enumerate() {
             if let Some(note) = line.strip_prefix("# ") {
-                if let Some(name) = note.strip_prefix(log::BOT_NOTE) {
+                if let Some(name) = note.strip_prefix(BOT_NOTE) {
                     script.bot = Some(name.to_string());
-                } else if let Some(round) = note.strip_prefix(log::ROUND_NOTE) {
+                } else if let Some(limits) = note.strip_prefix(LIMITS_NOTE) {
+                    script.limits = Some(
+                        seat::parse_limits_note(limits)
+                            .ok_or_else(|| bad(index, "damaged limits note"))?,
+                    );
+                } else if let Some(file) = note.strip_prefix(PRIVATE_FILE_NOTE) {
+                    // Only a plain file name in the bot's folder: a damaged or hostile
+                    // transcript must not name a file elsewhere to be emptied.
+                    let plain = Path::new(file).file_name().is_some_and(|name| name == file);
+                    if !plain || file.starts_with('.') {
+                        return Err(bad(index, "a private file must be a plain file name"));
+                    }
+                    script.private_file = Some(file.to_string());
+                } else if let Some(round) = note.strip_prefix(ROUND_NOTE) {
                     let round = round
                         .parse()
                         .map_err(|_| bad(index, "expected `# round R`"))?;
+                    turn = None;
                     script.rounds.push(RoundScript {
                         round,
                         steps: Vec::new(),
                         end_fault: None,
                     });
+                } else if let Some(number) = note.strip_prefix(TURN_NOTE) {
+                    let number = number
+                        .parse()
+                        .map_err(|_| bad(index, "expected `# turn T`"))?;
+                    turn = Some(number);
                 } else if note.starts_with(TRANSCRIPT_FULL_NOTE) {
                     script.full_in_round = script.rounds.last().map(|r| r.round);
                 }
@@ -148,6 +181,7 @@ impl Script {
                 (">", _) => round.steps.push(Step::Send(text.to_string())),
                 ("?", _) => round.steps.push(Step::Ask {
                     line: index + 1,
+                    turn,
                     prompt: text.to_string(),
                     recorded: Recorded::Nothing,
                 }),
@@ -183,10 +217,10 @@ impl Script {
 /// The transcript of `name` in the log folder `log_dir`: `name` is a transcript's file name
 /// (without `.txt`) or the name of the bot it records. The error lists the names there are.
 pub fn find(log_dir: &Path, name: &str) -> anyhow::Result<(PathBuf, Script)> {
-    let dir = log_dir.join(log::TRANSCRIPTS);
+    let dir = log_dir.join(TRANSCRIPTS_DIR);
     let entries = std::fs::read_dir(&dir).with_context(|| {
         format!(
-            "no transcripts in {} (koth paths writes them; this log has none)",
+            "no transcripts in {} (every game writes them; this is not a game's log folder)",
             dir.display()
         )
     })?;
@@ -235,6 +269,7 @@ pub enum Moment {
     /// A prompt at `line` of the transcript, after the lines `sent` since the previous one.
     Prompt {
         line: usize,
+        turn: Option<u32>,
         sent: Vec<String>,
         prompt: String,
     },
@@ -247,8 +282,13 @@ impl std::fmt::Display for Difference {
         write!(f, "round {}", self.round)?;
         match &self.at {
             Moment::Start => writeln!(f, ", starting the bot:")?,
-            Moment::Prompt { line, sent, prompt } => {
-                if let Some(turn) = prompt_turn(prompt) {
+            Moment::Prompt {
+                line,
+                turn,
+                sent,
+                prompt,
+            } => {
+                if let Some(turn) = turn {
                     write!(f, ", turn {turn}")?;
                 }
                 writeln!(f, " (transcript line {line}):")?;
@@ -267,12 +307,12 @@ impl std::fmt::Display for Difference {
 /// How to drive.
 pub struct DriveOptions {
     /// Only this round is compared; the rounds before it are still played (unreported), so the
-    /// bot's `data.txt` holds what it held then.
+    /// bot's private file holds what it held then.
     pub round: Option<u32>,
     /// Go on after the first difference (to the end of each round that still can).
     pub all_differences: bool,
     /// The bot's limits per answer (its first answer per process gets the start-up grace too)
-    /// and for exiting after the round's last line; measured on the wall clock.
+    /// and for exiting after the round's last line, on their clock.
     pub limits: Limits,
     /// Where the driven bot's stderr goes; without one, only its last lines are kept, quoted in
     /// crash reasons.
@@ -285,7 +325,7 @@ pub struct Driven {
     pub rounds: usize,
     pub prompts: usize,
     pub differences: Vec<Difference>,
-    /// Differences in the rounds played before `--round` only to rebuild `data.txt`.
+    /// Differences in the rounds played before `--round` only to rebuild the bot's private file.
     pub unreported_differences: usize,
     /// Answers recorded cut (too long to keep whole), compared by their start and length only.
     pub cut_answers: usize,
@@ -317,9 +357,13 @@ pub async fn drive(
              was not recorded whole and cannot be driven (rounds before {full} can)"
         );
     }
-    play::empty_private_file(spec)?;
+    if let Some(file) = &script.private_file {
+        let path = spec.dir.join(file);
+        std::fs::File::create(&path)
+            .with_context(|| format!("{spec}: cannot empty {}", path.display()))?;
+    }
     let stderr = match &options.stderr_log {
-        Some(path) => StderrLog::create(path, bot::process::STDERR_CAP)
+        Some(path) => StderrLog::create(path, STDERR_CAP)
             .with_context(|| format!("cannot create {}", path.display()))?,
         None => StderrLog::discard(),
     };
@@ -403,6 +447,7 @@ async fn drive_round(
             }
             Step::Ask {
                 line,
+                turn,
                 prompt,
                 recorded,
             } => {
@@ -432,6 +477,7 @@ async fn drive_round(
                     };
                     let at = Moment::Prompt {
                         line: *line,
+                        turn: *turn,
                         sent: sent.clone(),
                         prompt: prompt.clone(),
                     };
@@ -471,15 +517,16 @@ mod tests {
     #[test]
     fn a_transcript_parses_into_rounds_of_sends_and_prompts_with_what_happened() {
         let script = parse(
-            "# bot Late one\n# round 0\n> 1 BEGIN 2 4 5\n? 1 DESTROY 0\n< 2 NONE\n\
+            "# bot Late one\n# round 0\n> 1 BEGIN 2 4 5\n# turn 0\n? 1 DESTROY 0\n< 2 NONE\n\
              ? 3 ACTIVATE 0\n< 1500 NONE\n! 1500 timed out: no answer within 1000 ms\n\
              # round 1\n> 1 BEGIN 2 4 5\n? 1 DESTROY 0\n< 2 \n> 3 SCORE 0 0\n\
              ! 1004 timed out: did not exit within 1000 ms after its last message\n",
         )
         .unwrap();
         assert_eq!(script.bot.as_deref(), Some("Late one"));
-        let ask = |line, prompt: &str, recorded| Step::Ask {
+        let ask = |line, turn, prompt: &str, recorded| Step::Ask {
             line,
+            turn,
             prompt: prompt.into(),
             recorded,
         };
@@ -491,16 +538,17 @@ mod tests {
             script.rounds[0].steps,
             vec![
                 Step::Send("BEGIN 2 4 5".into()),
-                ask(4, "DESTROY 0", Recorded::Answer("NONE".into())),
+                ask(5, Some(0), "DESTROY 0", Recorded::Answer("NONE".into())),
                 // A late answer is recorded, but what counted was the timeout.
-                ask(6, "ACTIVATE 0", Recorded::Fault(late)),
+                ask(7, Some(0), "ACTIVATE 0", Recorded::Fault(late)),
             ]
         );
         assert_eq!(script.rounds[0].end_fault, None);
         let round = &script.rounds[1];
         assert_eq!(
             round.steps[1],
-            ask(11, "DESTROY 0", Recorded::Answer("".into()))
+            // A new round's turns are named again: this one was not.
+            ask(12, None, "DESTROY 0", Recorded::Answer("".into()))
         );
         assert_eq!(round.end_fault.as_ref().unwrap().kind, "timed out");
     }
@@ -516,6 +564,7 @@ mod tests {
             script.rounds[0].steps,
             vec![Step::Ask {
                 line: 2,
+                turn: None,
                 prompt: "DESTROY 0".into(),
                 recorded: Recorded::CutAnswer {
                     start: "xyz".into(),

@@ -8,7 +8,8 @@ use serde::Serialize;
 use skillratings::MultiTeamOutcome;
 use skillratings::weng_lin::{WengLinConfig, WengLinRating, weng_lin_multi_team};
 
-use crate::game::{Average, BotStatus, FaultCounts};
+use crate::bot::{BotStatus, FaultCounts};
+use crate::game::Average;
 
 use super::store::{Progress, StoredResult};
 

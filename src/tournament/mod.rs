@@ -29,8 +29,9 @@ use futures::FutureExt;
 use indicatif::{ProgressBar, ProgressStyle};
 use tokio::task::JoinSet;
 
+use crate::bot::BotStatus;
 use crate::bot::{BotSpec, Limits, Sandbox, roster, sandbox};
-use crate::game::{Average, BotStatus, Game, MatchResult, MatchSetup};
+use crate::game::{Average, Game, MatchResult, MatchSetup};
 
 use config::Config;
 use leaderboard::Leaderboard;

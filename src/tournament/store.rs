@@ -12,7 +12,8 @@ use anyhow::Context;
 use rusqlite::{Connection, OpenFlags, OptionalExtension, params};
 
 use crate::bot::BotSpec;
-use crate::game::{BotStatus, FaultCounts, MatchResult};
+use crate::bot::{BotStatus, FaultCounts};
+use crate::game::MatchResult;
 
 use super::schedule::ScheduledGame;
 

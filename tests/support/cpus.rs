@@ -12,3 +12,14 @@ pub fn reported_cpus(log: &Path) -> Vec<usize> {
         .map(|cpu| cpu.parse().unwrap())
         .collect()
 }
+
+/// The stderr files of a match's bots in its log folder `log_dir` (`stderr/<bot>.log`, one per
+/// seat), by name.
+pub fn stderr_logs(log_dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut logs: Vec<_> = std::fs::read_dir(log_dir.join("stderr"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    logs.sort();
+    logs
+}

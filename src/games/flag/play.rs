@@ -19,11 +19,11 @@
 use std::path::Path;
 use std::sync::LazyLock;
 
-use crate::bot::{
-    AnswerStats, BotError, BotProcess, BotSpec, FaultKind, StderrLog, cut_line,
-    process::STDERR_CAP, quote,
-};
-use crate::game::{BoxFuture, Fault, FaultLog, Game, MatchResult, MatchSetup, RoundProgress};
+use anyhow::Context;
+
+use crate::bot::seat::At;
+use crate::bot::{FaultKind, Restart, Seat, SeatOptions, cut_line, quote};
+use crate::game::{BotResult, BoxFuture, Game, MatchResult, MatchSetup, RoundProgress};
 
 use super::level::{Level, Move, parse_moves, walk};
 
@@ -103,93 +103,51 @@ fn scored(level: &Level, moves: &[Move], answer: &str) -> LevelResult {
 }
 
 impl Flag {
-    /// Plays every level with `setup`'s single bot; the score is the number of levels solved.
+    /// Plays every level with `setup`'s single bot and writes `results.json`; the score is the
+    /// number of levels solved.
     pub async fn play_levels(
         &self,
         setup: &MatchSetup,
     ) -> anyhow::Result<(MatchResult, Vec<LevelResult>)> {
-        let spec: &BotSpec = setup
-            .bots
-            .first()
-            .ok_or_else(|| anyhow::anyhow!("flag needs one solver bot"))?;
-        let stderr = StderrLog::create(
-            &setup.log_dir.join(format!("{}.stderr.log", spec.name)),
-            STDERR_CAP,
-        )?;
-        let mut faults = FaultLog::default();
-        let fault = |kind: FaultKind, round: usize, reason: String| Fault {
-            bot: spec.name.clone(),
-            kind,
-            round: Some(round as u32 + 1),
-            turn: None,
-            reason,
+        let [spec] = setup.bots.as_slice() else {
+            anyhow::bail!("flag is played by one solver bot, not {}", setup.bots.len());
         };
+        let options = SeatOptions::new(setup.limits, Restart::Never);
+        let mut seat =
+            Seat::open_all(std::slice::from_ref(spec), &setup.log_dir, &options)?.remove(0);
         let mut results = Vec::new();
-        let mut timing = AnswerStats::default();
-        let mut bot = match BotProcess::spawn(spec, &stderr) {
-            Ok(mut bot) => {
-                bot.set_clock(setup.limits.clock);
-                Some(bot)
-            }
-            Err(err) => {
-                faults.push(fault(err.kind(), 0, err.to_string()));
-                None
-            }
-        };
-        for (round, level) in self.levels.iter().enumerate() {
+        for (index, level) in self.levels.iter().enumerate() {
             // Levels before this one are done (each branch below pushes one result).
-            if let Some(progress) = setup.progress.as_ref().filter(|_| round > 0) {
-                report(progress.as_ref(), round, self.levels.len(), &results);
+            if let Some(progress) = setup.progress.as_ref().filter(|_| index > 0) {
+                report(progress.as_ref(), index, self.levels.len(), &results);
             }
-            let Some(process) = bot.as_mut() else {
+            // A level is a round, counted from 1 in faults.
+            if !seat.begin(index as u32 + 1).await {
+                results.push(scored(level, &[], ""));
+                continue;
+            }
+            let context = format!("level {}: ", level.name);
+            let at = At {
+                turn: None,
+                context: &context,
+            };
+            let Ok(answer) = seat.ask(&prompt(level), at).await else {
                 results.push(scored(level, &[], ""));
                 continue;
             };
-            match process.ask(&prompt(level), setup.limits.answer).await {
-                Ok(answer) => {
-                    let line = answer.line.trim();
-                    match parse_moves(line) {
-                        Ok(moves) => results.push(scored(level, &moves, line)),
-                        Err(why) => {
-                            faults.push(fault(
-                                FaultKind::BadOutput,
-                                round,
-                                format!("answered {} for level {}: {why}", quote(line), level.name),
-                            ));
-                            results.push(scored(level, &[], ""));
-                            if let Some(process) = bot.take() {
-                                timing.merge(process.stats());
-                                process.kill().await;
-                            }
-                        }
-                    }
-                }
-                Err(err) => {
-                    faults.push(fault(
-                        err.kind(),
-                        round,
-                        format!("level {}: {err}", level.name),
-                    ));
+            let line = answer.line.trim();
+            match parse_moves(line) {
+                Ok(moves) => results.push(scored(level, &moves, line)),
+                Err(why) => {
+                    let reason =
+                        format!("answered {} for level {}: {why}", quote(line), level.name);
+                    seat.fault(FaultKind::BadOutput, None, reason);
                     results.push(scored(level, &[], ""));
-                    if let Some(process) = bot.take() {
-                        timing.merge(process.stats());
-                        process.kill().await;
-                    }
+                    seat.stop().await;
                 }
             }
         }
-        if let Some(process) = &bot {
-            timing.merge(process.stats());
-        }
-        if let Some(process) = bot
-            && let Some(err) = process.finish(setup.limits.exit).await
-        {
-            faults.push(fault(
-                err.kind(),
-                self.levels.len().saturating_sub(1),
-                exit_reason(&err),
-            ));
-        }
+        seat.finish("after the last level: ").await;
         if let Some(progress) = &setup.progress {
             report(
                 progress.as_ref(),
@@ -202,13 +160,17 @@ impl Flag {
         let result = MatchResult {
             game: "flag".into(),
             seed: setup.seed,
-            bots: vec![faults.bot_result(&spec.name, solved as f64, timing)],
+            bots: vec![BotResult::new(
+                seat.name(),
+                solved as f64,
+                seat.faults(),
+                seat.timing(),
+            )],
         };
         let json = serde_json::json!({ "result": &result, "levels": &results });
-        std::fs::write(
-            setup.log_dir.join("results.json"),
-            serde_json::to_string_pretty(&json)?,
-        )?;
+        let path = setup.log_dir.join("results.json");
+        std::fs::write(&path, serde_json::to_string_pretty(&json)?)
+            .with_context(|| format!("cannot write {}", path.display()))?;
         Ok((result, results))
     }
 }
@@ -226,10 +188,6 @@ fn report(
     });
 }
 
-fn exit_reason(err: &BotError) -> String {
-    format!("after the last level: {err}")
-}
-
 impl Game for Flag {
     fn name(&self) -> &'static str {
         "flag"
@@ -239,8 +197,14 @@ impl Game for Flag {
         (1, 1)
     }
 
+    /// On a thread of its own kept to the match's CPUs with its bot, as every game is played.
     fn play<'a>(&'a self, setup: &'a MatchSetup) -> BoxFuture<'a, anyhow::Result<MatchResult>> {
-        Box::pin(async move { Ok(self.play_levels(setup).await?.0) })
+        let setup = setup.clone();
+        let levels = self.levels.clone();
+        Box::pin(crate::game::play_placed(
+            setup.cpus.clone(),
+            move || async move { Ok(Flag { levels }.play_levels(&setup).await?.0) },
+        ))
     }
 }
 

@@ -9,9 +9,10 @@ use anyhow::{Context, bail};
 
 use super::board::{Board, Mark, Outcome, parse_square_for_people, square_name};
 use super::matchbox::{Menace, parse_schedule};
-use super::tictactoe::{Player, Tally, play_game};
-use crate::bot::StderrLog;
+use super::tictactoe::{DEFAULT_GAMES, GameRecord, GameSummary, Side, Tally, play_match};
 use crate::bot::sandbox::{self, SandboxArgs};
+use crate::bot::{Limits, roster};
+use crate::game::MatchSetup;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -50,16 +51,21 @@ struct MatchArgs {
     /// The O player: random, perfect or a bot folder.
     #[arg(long)]
     o: String,
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_GAMES,
+          value_parser = clap::value_parser!(u32).range(1..))]
     games: u32,
+    /// Swap X and O after every game, as tournaments do (MENACE, which plays X only, cannot).
+    #[arg(long)]
+    alternate: bool,
     /// Seed for every random choice (printed; a fresh one if not given).
     #[arg(long)]
     seed: Option<u64>,
-    /// Time limit for each answer of an external bot.
+    /// Time limit for each answer of an external bot, and for its exit at the end.
     #[arg(long, default_value_t = 1000, value_parser = crate::bot::limit_ms_parser())]
     timeout_ms: u64,
-    /// Where contained bots get their working folders (default: logs/menace-match-<unix-secs>/).
-    #[arg(long, requires = "sandbox")]
+    /// Where results.json, the bots' stderr and transcripts (and contained bots' working
+    /// folders) go. Default: logs/menace-match-<unix-secs>-seed<S>/.
+    #[arg(long, value_name = "DIR")]
     log_dir: Option<PathBuf>,
     #[command(flatten)]
     contain: SandboxArgs,
@@ -87,11 +93,12 @@ struct TrainArgs {
     /// Beads per free square in new boxes, by MENACE's move number 1–4 (a loaded file keeps its own).
     #[arg(long, default_value = "4,3,2,1", value_parser = parse_schedule_arg)]
     schedule: [u32; 4],
-    /// Time limit for each answer of an external bot.
+    /// Time limit for each answer of an external bot, and for its exit at the end.
     #[arg(long, default_value_t = 1000, value_parser = crate::bot::limit_ms_parser())]
     timeout_ms: u64,
-    /// Where a contained opponent gets its working folder (default: logs/menace-train-<unix-secs>/).
-    #[arg(long, requires = "sandbox")]
+    /// Where a bot opponent's stderr and transcript (and, contained, its working folder) go.
+    /// Default: logs/menace-train-<unix-secs>-seed<S>/.
+    #[arg(long, value_name = "DIR")]
     log_dir: Option<PathBuf>,
     #[command(flatten)]
     contain: SandboxArgs,
@@ -212,111 +219,110 @@ fn read_line(input: &mut dyn BufRead, out: &mut dyn Write) -> anyhow::Result<Opt
     Ok(Some(line))
 }
 
-fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")
-}
-
-fn player_from_arg(arg: &str, mark: Mark) -> anyhow::Result<Player> {
+fn side_from_arg(arg: &str, mark: Mark) -> anyhow::Result<Side> {
     if arg == "menace" && mark == Mark::O {
         bail!("MENACE plays X only (its matchboxes hold X's positions): use --x menace");
     }
-    let player = Player::from_arg(arg, StderrLog::discard())?;
-    if let Player::Bot(bot) = &player {
-        crate::bot::roster::prepare(
-            std::slice::from_ref(&bot.spec),
-            crate::bot::roster::DEFAULT_BUILD_LIMIT,
-        )?;
+    let side = Side::from_arg(arg)?;
+    if let Side::Bot(spec) = &side {
+        roster::prepare(std::slice::from_ref(spec), roster::DEFAULT_BUILD_LIMIT)?;
     }
-    Ok(player)
+    Ok(side)
 }
 
 fn run_match(args: &MatchArgs) -> anyhow::Result<()> {
-    let mut x = player_from_arg(&args.x, Mark::X)?;
-    let mut o = player_from_arg(&args.o, Mark::O)?;
-    contain_bots(
-        [(&mut x, "x"), (&mut o, "o")],
-        &args.contain,
-        args.log_dir.clone(),
-        "menace-match",
-    )?;
+    if args.alternate && (args.x == "menace" || args.o == "menace") {
+        bail!("--alternate: MENACE plays X only (its matchboxes hold X's positions)");
+    }
+    let mut sides = vec![
+        side_from_arg(&args.x, Mark::X)?,
+        side_from_arg(&args.o, Mark::O)?,
+    ];
     let seed = crate::seed::choose(args.seed);
     println!("seed {seed}");
-    let limit = Duration::from_millis(args.timeout_ms);
-    let mut rng = crate::seed::rng(seed, 0);
-    let mut tally = Tally::default();
-    let mut faults = Vec::new();
-    runtime()?.block_on(async {
-        for game in 1..=args.games {
-            let record = play_game(&mut x, &mut o, &mut rng, limit).await;
-            tally.add(record.outcome, Mark::X);
-            let moves: Vec<String> = record.moves.iter().map(|&s| square_name(s)).collect();
-            let result = match record.outcome {
-                Outcome::Won(m) => format!("{} wins", m.as_char()),
-                Outcome::Draw => "draw".into(),
-            };
-            print!("game {game}: {result:<6} moves {}", moves.join(" "));
-            if let Some(f) = &record.fault {
-                let who = if f.mark == Mark::X {
-                    x.name()
-                } else {
-                    o.name()
-                };
-                let at = f.turn.map(|t| format!(" at move {t}")).unwrap_or_default();
-                print!(
-                    "  [{} {who} lost by fault{at}: {}]",
-                    f.mark.as_char(),
-                    f.reason
-                );
-                faults.push(format!("game {game}: {who}{at}: {}", f.reason));
-            }
-            println!();
+    let log_dir = crate::logs::create_folder(args.log_dir.clone(), |secs| {
+        format!("menace-match-{secs}-seed{seed}")
+    })?;
+    contain_sides(&mut sides, &args.contain, &log_dir)?;
+    let names: Vec<String> = sides.iter().map(Side::name).collect();
+    let setup = MatchSetup {
+        bots: Vec::new(),
+        seed,
+        log_dir: log_dir.clone(),
+        limits: Limits::uniform(Duration::from_millis(args.timeout_ms)),
+        rounds: Some(args.games),
+        progress: None,
+        cpus: Vec::new(),
+    };
+    let mut print_game = |game: &GameSummary, record: &GameRecord| {
+        let moves: Vec<String> = game.moves.iter().map(|&s| square_name(s)).collect();
+        let result = match record.outcome {
+            Outcome::Won(m) => format!("{} wins", m.as_char()),
+            Outcome::Draw => "draw".into(),
+        };
+        print!("game {}: {result:<6} moves {}", game.game, moves.join(" "));
+        if let Some(f) = &record.fault {
+            let who = if f.mark == Mark::X { &game.x } else { &game.o };
+            let at = f.turn.map(|t| format!(" at move {t}")).unwrap_or_default();
+            print!(
+                "  [{} {who} lost by fault{at}: {}]",
+                f.mark.as_char(),
+                f.reason
+            );
         }
-        for (player, mark) in [(&mut x, 'X'), (&mut o, 'O')] {
-            if let Player::Bot(bot) = player
-                && let Some(e) = bot.finish(limit).await
-            {
-                faults.push(format!("{mark} {} at the end: {e}", bot.spec.name));
-            }
-        }
-    });
-    println!(
-        "totals: X {} wins {}, O {} wins {}, draws {}",
-        x.name(),
-        tally.wins,
-        o.name(),
-        tally.losses,
-        tally.draws
-    );
-    println!("faults: {}", faults.len());
-    for fault in faults {
-        println!("  {fault}");
+        println!();
+    };
+    let played = crate::game::match_runtime()?.block_on(play_match(
+        &setup,
+        sides,
+        args.alternate,
+        &mut print_game,
+    ))?;
+    let [first, second] = played.tallies;
+    if args.alternate {
+        println!(
+            "totals: {} wins {}, {} wins {}, draws {}",
+            names[0], first.wins, names[1], second.wins, first.draws
+        );
+    } else {
+        println!(
+            "totals: X {} wins {}, O {} wins {}, draws {}",
+            names[0], first.wins, names[1], second.wins, first.draws
+        );
     }
+    let total: u64 = played
+        .result
+        .bots
+        .iter()
+        .map(|b| b.fault_counts.total())
+        .sum();
+    println!("faults: {total}");
+    for fault in played.result.bots.iter().flat_map(|b| &b.faults) {
+        let at = fault
+            .turn
+            .map(|t| format!(" at move {t}"))
+            .unwrap_or_default();
+        let game = fault.round.map(|r| format!("game {r}")).unwrap_or_default();
+        println!("  {game}: {}{at}: {}", fault.bot, fault.reason);
+    }
+    println!("results: {}", log_dir.join("results.json").display());
     Ok(())
 }
 
-/// Contains the players that are bots, if `--sandbox` says so, each in a working folder of its
-/// own under `log_dir` (default `logs/<run>-<unix-secs>/`), even when both are the same bot.
-fn contain_bots<const N: usize>(
-    players: [(&mut Player, &str); N],
-    contain: &SandboxArgs,
-    log_dir: Option<PathBuf>,
-    run: &str,
-) -> anyhow::Result<()> {
+/// Contains the sides that are bots, if `--sandbox` says so, each in a working folder of its
+/// own under `log_dir`, even when both are the same bot.
+fn contain_sides(sides: &mut [Side], contain: &SandboxArgs, log_dir: &Path) -> anyhow::Result<()> {
     let Some(sandbox) = contain.sandbox() else {
         return Ok(());
     };
-    let dir = crate::logs::create_folder(log_dir, |secs| format!("{run}-{secs}"))?;
-    for (player, seat) in players {
-        if let Player::Bot(bot) = player {
+    for (side, seat) in sides.iter_mut().zip(["x", "o"]) {
+        if let Side::Bot(spec) = side {
             let contained = sandbox::contain(
-                std::slice::from_ref(&bot.spec),
+                std::slice::from_ref(spec),
                 Some(&sandbox),
-                &dir.join(seat),
+                &log_dir.join("work").join(seat),
             )?;
-            bot.spec = contained
+            *spec = contained
                 .into_iter()
                 .next()
                 .context("one bot was contained")?;
@@ -338,42 +344,44 @@ fn train(args: &TrainArgs) -> anyhow::Result<()> {
     let seed = crate::seed::choose(args.seed);
     println!("seed {seed}");
     let menace = Menace::load_or_new(args.boxes.as_deref(), args.schedule)?;
-    let mut x = Player::Menace(menace);
-    let mut o = player_from_arg(&args.opponent, Mark::O)?;
-    contain_bots(
-        [(&mut o, "o")],
-        &args.contain,
-        args.log_dir.clone(),
-        "menace-train",
-    )?;
-    let limit = Duration::from_millis(args.timeout_ms);
-    let mut rng = crate::seed::rng(seed, 0);
+    let mut sides = vec![
+        Side::Menace(menace),
+        side_from_arg(&args.opponent, Mark::O)?,
+    ];
+    let log_dir = crate::logs::create_folder(args.log_dir.clone(), |secs| {
+        format!("menace-train-{secs}-seed{seed}")
+    })?;
+    contain_sides(&mut sides, &args.contain, &log_dir)?;
+    let opponent = sides[1].name();
+    let setup = MatchSetup {
+        bots: Vec::new(),
+        seed,
+        log_dir,
+        limits: Limits::uniform(Duration::from_millis(args.timeout_ms)),
+        rounds: Some(args.games),
+        progress: None,
+        cpus: Vec::new(),
+    };
     let mut blocks: Vec<Block> = Vec::new();
     let mut faults = 0;
-    runtime()?.block_on(async {
-        for game in 0..args.games {
-            if game % args.block == 0 {
-                blocks.push(Block {
-                    first_game: game + 1,
-                    tally: Tally::default(),
-                });
-            }
-            let record = play_game(&mut x, &mut o, &mut rng, limit).await;
-            if record.fault.is_some() {
-                faults += 1;
-            }
-            let block = blocks.last_mut().expect("a block was started");
-            block.tally.add(record.outcome, Mark::X);
+    let mut count = |game: &GameSummary, record: &GameRecord| {
+        if (game.game - 1).is_multiple_of(args.block) {
+            blocks.push(Block {
+                first_game: game.game,
+                tally: Tally::default(),
+            });
         }
-        if let Player::Bot(bot) = &mut o {
-            bot.finish(limit).await;
+        if record.fault.is_some() {
+            faults += 1;
         }
-    });
+        let block = blocks.last_mut().expect("a block was started");
+        block.tally.add(record.outcome, Mark::X);
+    };
+    let played =
+        crate::game::match_runtime()?.block_on(play_match(&setup, sides, false, &mut count))?;
     println!(
         "MENACE (X) against {}, {} games, blocks of {}:",
-        o.name(),
-        args.games,
-        args.block
+        opponent, args.games, args.block
     );
     println!(
         "{:>13}  {:>6} {:>6} {:>6}",
@@ -389,10 +397,10 @@ fn train(args: &TrainArgs) -> anyhow::Result<()> {
         println!("games lost by an opponent's fault: {faults}");
     }
     if let Some(path) = &args.plot {
-        plot(&blocks, &o.name(), path)?;
+        plot(&blocks, &opponent, path)?;
         println!("plot written to {}", path.display());
     }
-    if let (Some(path), Player::Menace(menace)) = (&args.boxes, &x) {
+    if let (Some(path), Some(menace)) = (&args.boxes, &played.menace) {
         menace.save(path)?;
         println!("matchboxes saved to {}", path.display());
     }

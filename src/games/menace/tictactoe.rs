@@ -16,7 +16,6 @@
 //! the reason is recorded. A bot stopped by a fault is started again for the next game.
 
 use std::path::PathBuf;
-use std::time::Duration;
 
 use anyhow::Context;
 use rand::RngExt;
@@ -24,8 +23,9 @@ use rand::RngExt;
 use super::board::{Board, Mark, Outcome, parse_square_for_bots};
 use super::matchbox::{MICHIE_SCHEDULE, Menace};
 use super::perfect;
-use crate::bot::{AnswerStats, BotProcess, BotSpec, Clock, FaultKind, StderrLog, quote};
-use crate::game::{BoxFuture, Fault, FaultLog, Game, MatchResult, MatchSetup};
+use crate::bot::seat::At;
+use crate::bot::{BotSpec, FaultKind, FaultLog, Restart, Seat, SeatOptions, quote};
+use crate::game::{BotResult, BoxFuture, Game, MatchResult, MatchSetup};
 use crate::seed::Rng;
 
 /// One side of a game.
@@ -34,83 +34,16 @@ pub enum Player {
     Menace(Menace),
     Random,
     Perfect,
-    Bot(Box<ExternalBot>),
-}
-
-/// An external bot and its running process, if any.
-pub struct ExternalBot {
-    pub spec: BotSpec,
-    pub stderr: StderrLog,
-    pub process: Option<BotProcess>,
-    /// The clock its answers are timed on.
-    pub clock: Clock,
-    /// Answer timing of the processes it has had so far.
-    pub timing: AnswerStats,
-}
-
-impl ExternalBot {
-    pub fn new(spec: BotSpec, stderr: StderrLog) -> ExternalBot {
-        ExternalBot {
-            spec,
-            stderr,
-            process: None,
-            clock: Clock::Wall,
-            timing: AnswerStats::default(),
-        }
-    }
-
-    /// The running process, started (again) if it is not running.
-    fn process(&mut self) -> Result<&mut BotProcess, crate::bot::BotError> {
-        if self.process.as_ref().is_none_or(BotProcess::is_stopped) {
-            if let Some(old) = &self.process {
-                self.timing.merge(old.stats());
-            }
-            let mut process = BotProcess::spawn(&self.spec, &self.stderr)?;
-            process.set_clock(self.clock);
-            self.process = Some(process);
-        }
-        Ok(self.process.as_mut().expect("just started"))
-    }
-
-    /// Ends the bot's process at the end of a match; a late exit is recorded as a fault.
-    pub async fn finish(&mut self, limit: Duration) -> Option<crate::bot::BotError> {
-        if let Some(p) = &self.process {
-            self.timing.merge(p.stats());
-        }
-        match self.process.take() {
-            Some(p) if !p.is_stopped() => p.finish(limit).await,
-            Some(p) => {
-                p.kill().await;
-                None
-            }
-            None => None,
-        }
-    }
+    Bot(Box<Seat>),
 }
 
 impl Player {
-    /// Reads `menace`, `random`, `perfect` or a bot folder; bot stderr goes to `stderr`.
-    pub fn from_arg(arg: &str, stderr: StderrLog) -> anyhow::Result<Player> {
-        Ok(match arg {
-            "menace" => Player::Menace(Menace::new(MICHIE_SCHEDULE)),
-            "random" => Player::Random,
-            "perfect" => Player::Perfect,
-            path => {
-                let spec =
-                    crate::bot::roster::load_bot(&PathBuf::from(path)).with_context(|| {
-                        format!("player `{path}`: expected menace, random, perfect or a bot folder")
-                    })?;
-                Player::Bot(Box::new(ExternalBot::new(spec, stderr)))
-            }
-        })
-    }
-
     pub fn name(&self) -> String {
         match self {
             Player::Menace(_) => "MENACE".into(),
             Player::Random => "random".into(),
             Player::Perfect => "perfect".into(),
-            Player::Bot(bot) => bot.spec.name.clone(),
+            Player::Bot(seat) => seat.name().to_string(),
         }
     }
 }
@@ -134,26 +67,22 @@ pub struct GameRecord {
 }
 
 /// Plays one game, `x` against `o`. Never fails: a bot's fault ends the game as a loss for it.
-pub async fn play_game(
-    x: &mut Player,
-    o: &mut Player,
-    rng: &mut Rng,
-    answer_limit: Duration,
-) -> GameRecord {
+pub async fn play_game(x: &mut Player, o: &mut Player, rng: &mut Rng, round: u32) -> GameRecord {
     let mut board = Board::empty();
     let mut moves = Vec::new();
     let mut fault = None;
     // Both bots hear START even if the first cannot be started, so each sees a whole game.
     for (player, mark) in [(&mut *x, Mark::X), (&mut *o, Mark::O)] {
-        if let Player::Bot(bot) = player
-            && let Err(e) = start_bot(bot, mark)
-        {
-            fault.get_or_insert(GameFault {
-                mark,
-                kind: e.kind(),
-                turn: None,
-                reason: e.to_string(),
-            });
+        if let Player::Bot(seat) = player {
+            seat.begin(round).await;
+            if let Err(e) = seat.send(&format!("START {}", mark.as_char())) {
+                fault.get_or_insert(GameFault {
+                    mark,
+                    kind: e.kind(),
+                    turn: None,
+                    reason: e.root().to_string(),
+                });
+            }
         }
     }
     let outcome = loop {
@@ -166,7 +95,7 @@ pub async fn play_game(
         let mark = board.to_move();
         let player = if mark == Mark::X { &mut *x } else { &mut *o };
         let turn = moves.len() as u32 + 1;
-        match choose(player, mark, &board, rng, answer_limit).await {
+        match choose(player, mark, &board, rng, turn).await {
             Ok(square) => {
                 board = board.with(square, mark);
                 moves.push(square);
@@ -184,18 +113,16 @@ pub async fn play_game(
     for (player, mark) in [(x, Mark::X), (o, Mark::O)] {
         match player {
             Player::Menace(menace) => menace.finish_game(outcome),
-            Player::Bot(bot) => {
+            Player::Bot(seat) => {
                 let word = match outcome {
                     Outcome::Draw => "DRAW",
                     Outcome::Won(m) if m == mark => "WIN",
                     Outcome::Won(_) => "LOSS",
                 };
-                if let Some(p) = bot.process.as_mut().filter(|p| !p.is_stopped()) {
-                    // Queued, like the next START: a bot that stopped reading after its last
-                    // move is caught when its next MOVE is written, or by a late exit; the game
-                    // itself is decided.
-                    let _ = p.send(&format!("END {word}"));
-                }
+                // Queued, like the next START: a bot that stopped reading after its last move is
+                // caught when its next MOVE is written, or by a late exit; the game itself is
+                // decided. A stopped bot hears nothing.
+                let _ = seat.send(&format!("END {word}"));
             }
             Player::Random | Player::Perfect => {}
         }
@@ -207,18 +134,14 @@ pub async fn play_game(
     }
 }
 
-fn start_bot(bot: &mut ExternalBot, mark: Mark) -> Result<(), crate::bot::BotError> {
-    let process = bot.process()?;
-    process.send(&format!("START {}", mark.as_char()))
-}
-
-/// The player's square on `board`, or the fault that loses it the game.
+/// The player's square on `board`, or the fault that loses it the game (recorded by the bot's
+/// seat).
 async fn choose(
     player: &mut Player,
     mark: Mark,
     board: &Board,
     rng: &mut Rng,
-    answer_limit: Duration,
+    turn: u32,
 ) -> Result<usize, (FaultKind, String)> {
     match player {
         Player::Menace(menace) => Ok(menace.choose_move(board, rng)),
@@ -227,33 +150,26 @@ async fn choose(
             Ok(free[rng.random_range(0..free.len())])
         }
         Player::Perfect => Ok(perfect::choose_move(board, rng)),
-        Player::Bot(bot) => {
-            let process = bot.process().map_err(|e| (e.kind(), e.to_string()))?;
-            let answer = process
-                .ask(&format!("MOVE {}", board.cells()), answer_limit)
+        Player::Bot(seat) => {
+            let answer = seat
+                .ask(&format!("MOVE {}", board.cells()), At::turn(turn))
                 .await
-                .map_err(|e| (e.kind(), e.to_string()))?;
-            let square = parse_square_for_bots(&answer.line).ok_or_else(|| {
-                (
-                    FaultKind::BadOutput,
-                    format!(
-                        "answered {}, which is not a square (0–8 or two letters like LM)",
-                        quote(&answer.line)
-                    ),
-                )
-            })?;
-            if !board.is_free(square) {
-                return Err((
-                    FaultKind::BadOutput,
-                    format!(
-                        "answered {} as {}: square {square} is taken on {}",
-                        quote(answer.line.trim()),
-                        mark.as_char(),
-                        board.cells()
-                    ),
-                ));
-            }
-            Ok(square)
+                .map_err(|e| (e.kind(), e.root().to_string()))?;
+            let refused = match parse_square_for_bots(&answer.line) {
+                None => format!(
+                    "answered {}, which is not a square (0–8 or two letters like LM)",
+                    quote(&answer.line)
+                ),
+                Some(square) if !board.is_free(square) => format!(
+                    "answered {} as {}: square {square} is taken on {}",
+                    quote(answer.line.trim()),
+                    mark.as_char(),
+                    board.cells()
+                ),
+                Some(square) => return Ok(square),
+            };
+            seat.fault(FaultKind::BadOutput, Some(turn), refused.clone());
+            Err((FaultKind::BadOutput, refused))
         }
     }
 }
@@ -285,7 +201,8 @@ impl Tally {
 /// 10), swapping X and O after every game.
 pub struct TicTacToe;
 
-const DEFAULT_GAMES: u32 = 10;
+/// Games per match when the setup does not say.
+pub const DEFAULT_GAMES: u32 = 10;
 
 impl Game for TicTacToe {
     fn name(&self) -> &'static str {
@@ -302,41 +219,121 @@ impl Game for TicTacToe {
         let setup = setup.clone();
         let cpu = setup.cpus.first().copied().into_iter().collect();
         Box::pin(crate::game::play_placed(cpu, move || async move {
-            play_match(&setup).await
+            let sides = setup.bots.iter().cloned().map(Side::Bot).collect();
+            Ok(play_match(&setup, sides, true, &mut |_, _| {})
+                .await?
+                .result)
         }))
     }
 }
 
-async fn play_match(setup: &MatchSetup) -> anyhow::Result<MatchResult> {
-    let mut players = Vec::new();
-    for spec in &setup.bots {
-        // Bot names are free text; keep the file name to safe characters.
-        let file: String = spec
-            .name
-            .chars()
-            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-            .collect();
-        let path = setup.log_dir.join(format!("{file}.stderr"));
-        let log = StderrLog::create(&path, crate::bot::process::STDERR_CAP)
-            .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", path.display()))?;
-        let mut bot = ExternalBot::new(spec.clone(), log);
-        bot.clock = setup.limits.clock;
-        players.push(Player::Bot(Box::new(bot)));
+/// Who plays a side of a match: a bot, or one of koth's own players.
+pub enum Side {
+    Bot(BotSpec),
+    Menace(Menace),
+    Random,
+    Perfect,
+}
+
+impl Side {
+    /// Reads `menace`, `random`, `perfect` or a bot folder.
+    pub fn from_arg(arg: &str) -> anyhow::Result<Side> {
+        Ok(match arg {
+            "menace" => Side::Menace(Menace::new(MICHIE_SCHEDULE)),
+            "random" => Side::Random,
+            "perfect" => Side::Perfect,
+            path => Side::Bot(
+                crate::bot::roster::load_bot(&PathBuf::from(path)).with_context(|| {
+                    format!("player `{path}`: expected menace, random, perfect or a bot folder")
+                })?,
+            ),
+        })
     }
+
+    pub fn name(&self) -> String {
+        match self {
+            Side::Bot(spec) => spec.name.clone(),
+            Side::Menace(_) => "MENACE".into(),
+            Side::Random => "random".into(),
+            Side::Perfect => "perfect".into(),
+        }
+    }
+}
+
+/// One game of a match as `results.json` keeps it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct GameSummary {
+    pub game: u32,
+    /// The names of the X and O players.
+    pub x: String,
+    pub o: String,
+    /// `X`, `O` or `draw`.
+    pub winner: String,
+    /// The squares played, in order (0–8).
+    pub moves: Vec<usize>,
+    /// The fault that lost the game, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fault: Option<String>,
+}
+
+/// A played match.
+pub struct Played {
+    pub result: MatchResult,
+    /// Each side's wins, draws and losses.
+    pub tallies: [Tally; 2],
+    pub games: Vec<GameSummary>,
+    /// MENACE as the match left it, if it played (it learns from every game).
+    pub menace: Option<Menace>,
+}
+
+/// Plays `setup.rounds` games (default [`DEFAULT_GAMES`]) between the two `sides`, the first X
+/// in the first game, X and O swapped after every game if `alternate`; calls `on_game` after
+/// each, and writes `results.json` (the match result and every game) and, through the bots'
+/// seats, `stderr/` and `transcripts/` into the setup's log folder. A side's score is its wins
+/// plus half its draws.
+pub async fn play_match(
+    setup: &MatchSetup,
+    sides: Vec<Side>,
+    alternate: bool,
+    on_game: &mut dyn FnMut(&GameSummary, &GameRecord),
+) -> anyhow::Result<Played> {
+    if sides.len() != 2 {
+        anyhow::bail!("tictactoe takes exactly 2 players, got {}", sides.len());
+    }
+    let names: Vec<String> = sides.iter().map(Side::name).collect();
+    let bots: Vec<BotSpec> = sides
+        .iter()
+        .filter_map(|side| match side {
+            Side::Bot(spec) => Some(spec.clone()),
+            _ => None,
+        })
+        .collect();
+    let options = SeatOptions::new(setup.limits, Restart::AfterFault);
+    let mut seats = Seat::open_all(&bots, &setup.log_dir, &options)?.into_iter();
+    let mut players: Vec<Player> = sides
+        .into_iter()
+        .map(|side| match side {
+            Side::Bot(_) => Player::Bot(Box::new(seats.next().expect("a seat per bot"))),
+            Side::Menace(menace) => Player::Menace(menace),
+            Side::Random => Player::Random,
+            Side::Perfect => Player::Perfect,
+        })
+        .collect();
     let [first, second] = &mut players[..] else {
-        anyhow::bail!("tictactoe takes exactly 2 bots, got {}", setup.bots.len());
+        unreachable!("two sides make two players");
     };
     let games = setup.rounds.unwrap_or(DEFAULT_GAMES);
     let mut rng = crate::seed::rng(setup.seed, 0);
     let mut tallies = [Tally::default(); 2];
-    let mut faults = FaultLog::default();
+    let mut summaries = Vec::new();
     for game in 0..games {
-        // The first bot plays X in even games, O in odd ones.
-        let swapped = game % 2 == 1;
+        // The first side plays X, in every other game when alternating.
+        let swapped = alternate && game % 2 == 1;
+        let round = game + 1;
         let record = if swapped {
-            play_game(second, first, &mut rng, setup.limits.answer).await
+            play_game(second, first, &mut rng, round).await
         } else {
-            play_game(first, second, &mut rng, setup.limits.answer).await
+            play_game(first, second, &mut rng, round).await
         };
         let marks = if swapped {
             [Mark::O, Mark::X]
@@ -346,49 +343,63 @@ async fn play_match(setup: &MatchSetup) -> anyhow::Result<MatchResult> {
         for side in 0..2 {
             tallies[side].add(record.outcome, marks[side]);
         }
-        if let Some(f) = record.fault {
-            let side = marks.iter().position(|&m| m == f.mark).expect("X or O");
-            faults.push(Fault {
-                bot: setup.bots[side].name.clone(),
-                kind: f.kind,
-                round: Some(game + 1),
-                turn: f.turn,
-                reason: f.reason,
-            });
-        }
+        let (x, o) = if swapped { (1, 0) } else { (0, 1) };
+        let summary = GameSummary {
+            game: round,
+            x: names[x].clone(),
+            o: names[o].clone(),
+            winner: match record.outcome {
+                Outcome::Won(mark) => mark.as_char().to_string(),
+                Outcome::Draw => "draw".into(),
+            },
+            moves: record.moves.clone(),
+            fault: record.fault.as_ref().map(|f| f.reason.clone()),
+        };
+        on_game(&summary, &record);
+        summaries.push(summary);
         if let Some(progress) = &setup.progress {
             progress(&crate::game::RoundProgress {
-                rounds_done: game + 1,
+                rounds_done: round,
                 rounds_total: games,
                 totals: tallies.iter().map(Tally::score).collect(),
             });
         }
     }
-    for player in &mut players {
-        if let Player::Bot(bot) = player
-            && let Some(e) = bot.finish(setup.limits.exit).await
-        {
-            faults.push(Fault {
-                bot: bot.spec.name.clone(),
-                kind: e.kind(),
-                round: None,
-                turn: None,
-                reason: e.to_string(),
-            });
-        }
+    let mut menace = None;
+    let mut bots = Vec::new();
+    for (player, (name, tally)) in players.into_iter().zip(names.iter().zip(tallies)) {
+        let result = match player {
+            Player::Bot(mut seat) => {
+                seat.finish("").await;
+                BotResult::new(seat.name(), tally.score(), seat.faults(), seat.timing())
+            }
+            other => {
+                if let Player::Menace(m) = other {
+                    menace = Some(m);
+                }
+                BotResult::new(
+                    name,
+                    tally.score(),
+                    &FaultLog::default(),
+                    Default::default(),
+                )
+            }
+        };
+        bots.push(result);
     }
-    let bots = (0..2)
-        .map(|side| {
-            let timing = match &players[side] {
-                Player::Bot(bot) => bot.timing.clone(),
-                _ => AnswerStats::default(),
-            };
-            faults.bot_result(&setup.bots[side].name, tallies[side].score(), timing)
-        })
-        .collect();
-    Ok(MatchResult {
+    let result = MatchResult {
         game: "tictactoe".into(),
         seed: setup.seed,
         bots,
+    };
+    let json = serde_json::json!({ "result": &result, "games": &summaries });
+    let path = setup.log_dir.join("results.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&json)?)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(Played {
+        result,
+        tallies,
+        games: summaries,
+        menace,
     })
 }

@@ -8,9 +8,10 @@ use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::play::{self, DEFAULT_ROUNDS};
+use crate::bot::FAULTS_KEPT_PER_KIND;
 use crate::bot::sandbox::{self, SandboxArgs};
 use crate::bot::{BotSpec, Limits, roster};
-use crate::game::{FAULTS_KEPT_PER_KIND, MatchResult, MatchSetup, RoundProgress};
+use crate::game::{MatchResult, MatchSetup, RoundProgress};
 use crate::seed;
 
 #[derive(Debug, clap::Args)]

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use super::rules::{Vertex, letter};
 use crate::bot::Limits;
-use crate::game::{Fault, FaultCounts};
+use crate::bot::{Fault, FaultCounts};
 
 /// One round as the graphical log shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -147,13 +147,6 @@ impl ReplayHeader {
         limits
     }
 }
-
-/// The folder of a game's bot transcripts (`transcripts/<bot>.txt`), and the notes a paths
-/// game writes into them — `# bot NAME` first, `# round R` as each round starts — which
-/// `koth replay --drive` reads back.
-pub const TRANSCRIPTS: &str = "transcripts";
-pub const BOT_NOTE: &str = "bot ";
-pub const ROUND_NOTE: &str = "round ";
 
 /// One turn of `replay.jsonl`: each bot's choices as the rules accepted them (`None` for no
 /// choice, an invalid one, or a stopped bot), enough to rebuild the grid turn by turn.

@@ -1,20 +1,22 @@
 //! `koth ratrace`: runs boards for one player, prints and records every board's seed and points,
 //! and the run's geometric mean.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 
+use super::game::{Options, play};
 use super::player;
+use super::plot;
 use super::recording::BoardRecording;
-use super::run::{BoardRecord, Contestant, RunConfig, board_rng, board_seed, play_boards};
+use super::run::{BoardRecord, Contestant, board_rng, board_seed};
 use super::track::Track;
-use super::{plot, stats};
 use crate::bot::sandbox::{self, SandboxArgs};
-use crate::bot::{BotSpec, roster};
-use crate::seed;
+use crate::bot::{BotSpec, Limits, roster};
+use crate::game::MatchSetup;
+use crate::{seed, stats};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -42,7 +44,7 @@ pub struct Args {
     /// Print this board's track and exit.
     #[arg(long, value_name = "BOARD")]
     dump_track: Option<usize>,
-    /// A subprocess player's time limit per turn, in milliseconds.
+    /// A bot player's time limit per turn, and for its exit at the end, in milliseconds.
     #[arg(long, default_value_t = 1000, value_parser = crate::bot::limit_ms_parser())]
     timeout_ms: u64,
     /// Write an SVG of population and points over turns per board (board-<b>.svg).
@@ -92,27 +94,43 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let log_dir = crate::logs::create_folder(args.log_dir.clone(), |secs| {
         format!("ratrace-{secs}-seed{run_seed}")
     })?;
-    let contestant = match contestant {
-        Contestant::Bot(spec) => {
-            let contained = sandbox::contain(&[spec], args.contain.sandbox().as_ref(), &log_dir)?;
-            Contestant::Bot(
-                contained
-                    .into_iter()
-                    .next()
-                    .context("one bot was contained")?,
-            )
-        }
-        built_in => built_in,
+    let (bots, built_in) = match contestant {
+        Contestant::Bot(spec) => (
+            sandbox::contain(&[spec], args.contain.sandbox().as_ref(), &log_dir)?,
+            None,
+        ),
+        Contestant::BuiltIn(name) => (Vec::new(), Some(name)),
     };
+    let player = built_in
+        .clone()
+        .or_else(|| bots.first().map(|b| b.name.clone()))
+        .unwrap_or_default();
     println!(
-        "player {} on {} boards, {} job(s); logs in {}",
-        contestant.name(),
+        "player {player} on {} boards, {} job(s); logs in {}",
         args.boards,
         args.jobs,
         log_dir.display()
     );
+    let setup = MatchSetup {
+        bots,
+        seed: run_seed,
+        log_dir: log_dir.clone(),
+        limits: Limits::uniform(Duration::from_millis(args.timeout_ms)),
+        rounds: Some(args.boards as u32),
+        progress: None,
+        cpus: if args.no_pin {
+            Vec::new()
+        } else {
+            crate::cpu::allowed()
+        },
+    };
+    let options = Options {
+        jobs: args.jobs,
+        record_boards: args.record_board.clone(),
+        built_in,
+    };
     let started = Instant::now();
-    let records = play_all(&args, &contestant, run_seed, &log_dir)?;
+    let records = play_all(&setup, &options)?;
     let elapsed = started.elapsed().as_secs_f64();
     let points: Vec<u64> = records.iter().map(|r| r.points).collect();
     let summary = stats::Summary::of(&points);
@@ -155,19 +173,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         recording.write(&path)?;
         println!("board {} recorded in {}", record.board, path.display());
     }
-    let results = serde_json::json!({
-        "game": "ratrace",
-        "player": contestant.name(),
-        "seed": run_seed,
-        "boards": records,
-        "summary": summary,
-        "faults": faults,
-        "seconds": elapsed,
-    });
-    let path = log_dir.join("results.json");
-    std::fs::write(&path, serde_json::to_string_pretty(&results)?)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    println!("results in {}", path.display());
+    println!("results in {}", log_dir.join("results.json").display());
     Ok(())
 }
 
@@ -209,30 +215,13 @@ fn contestant(args: &Args) -> anyhow::Result<Contestant> {
 }
 
 /// Plays every board, printing each as it finishes under a progress bar.
-fn play_all(
-    args: &Args,
-    contestant: &Contestant,
-    run_seed: u64,
-    log_dir: &Path,
-) -> anyhow::Result<Vec<BoardRecord>> {
-    let progress = ProgressBar::new(args.boards as u64);
+fn play_all(setup: &MatchSetup, options: &Options) -> anyhow::Result<Vec<BoardRecord>> {
+    let progress = ProgressBar::new(u64::from(setup.rounds.unwrap_or_default()));
     progress.set_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} boards, {elapsed} (eta {eta})")
             .expect("the template is valid"),
     );
-    let config = RunConfig {
-        boards: args.boards,
-        jobs: args.jobs,
-        limit: Duration::from_millis(args.timeout_ms),
-        log_dir: log_dir.to_path_buf(),
-        record_boards: args.record_board.clone(),
-        cpus: if args.no_pin {
-            Vec::new()
-        } else {
-            crate::cpu::allowed()
-        },
-    };
-    let played = play_boards(contestant, run_seed, &config, &mut |record| {
+    let played = play(setup, options, &mut |record| {
         let mut line = format!(
             "board {:>3} seed {:>20} points {:>6} turns {:>5}",
             record.board, record.seed, record.points, record.turns
@@ -249,5 +238,5 @@ fn play_all(
         progress.inc(1);
     });
     progress.finish_and_clear();
-    Ok(played?.records)
+    Ok(played?.1)
 }

@@ -5,10 +5,10 @@
 //! - [`board`]: the population, a turn, breeding, a whole board.
 //! - [`player`]: the `Player` trait and the built-in players.
 //! - [`protocol`] and [`subprocess`]: players that are external processes.
-//! - [`game`]: the `Game` the tournament runner schedules.
+//! - [`game`]: a match, as `koth ratrace` and the tournament runner both play it.
 //! - [`recording`]: a board's positions turn by turn, for the web viewer.
 //! - [`run`]: a run's boards on parallel jobs, one record per board.
-//! - [`cli`], [`stats`], [`plot`]: the `koth ratrace` command and its outputs.
+//! - [`cli`], [`plot`]: the `koth ratrace` command and its plots.
 
 pub mod board;
 pub mod cli;
@@ -18,7 +18,6 @@ pub mod plot;
 pub mod protocol;
 pub mod recording;
 pub mod run;
-pub mod stats;
 pub mod subprocess;
 pub mod track;
 

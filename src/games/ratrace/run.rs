@@ -12,10 +12,9 @@ use serde::Serialize;
 use super::board::{self, Sample};
 use super::player::{self, Player};
 use super::recording::BoardRecording;
-use super::subprocess::SubprocessPlayer;
+use super::subprocess::{self, SubprocessPlayer};
 use super::track::Track;
-use crate::bot::BotSpec;
-use crate::bot::process::AnswerStats;
+use crate::bot::{AnswerStats, BotSpec, FaultLog, Limits, Seat};
 use crate::seed;
 
 /// The seed of board `board` of the run with seed `run_seed`.
@@ -144,9 +143,9 @@ pub struct RunConfig {
     pub boards: usize,
     /// Boards played at once, each job on its own thread with its own player.
     pub jobs: usize,
-    /// A subprocess player's limit per turn.
-    pub limit: Duration,
-    /// Where bot stderr logs go.
+    /// A bot player's limits: per turn, and for its exit at the end.
+    pub limits: Limits,
+    /// Where a bot player's stderr and transcripts go (a seat per job).
     pub log_dir: PathBuf,
     /// Boards recorded turn by turn (`BoardRecord::recording`).
     pub record_boards: Vec<usize>,
@@ -159,8 +158,10 @@ pub struct RunConfig {
 pub struct Played {
     /// In board order.
     pub records: Vec<BoardRecord>,
-    /// A subprocess player's answer timings, over all its processes.
+    /// A bot player's answer timings, over all its processes.
     pub timing: AnswerStats,
+    /// A bot player's faults, over all its jobs.
+    pub faults: FaultLog,
 }
 
 /// Plays every board of the run on `config.jobs` threads, calling `on_record` for each as it
@@ -175,11 +176,25 @@ pub fn play_boards(
     let (sender, receiver) = mpsc::channel();
     let mut records = Vec::with_capacity(config.boards);
     let mut timing = AnswerStats::default();
+    let mut faults = FaultLog::default();
+    // A bot player has a seat per job: its own process, stderr file and transcript.
+    let mut seats = match contestant {
+        Contestant::Bot(spec) => Seat::open_all(
+            &vec![spec.clone(); config.jobs],
+            &config.log_dir,
+            &subprocess::seat_options(config.limits),
+        )?
+        .into_iter()
+        .map(Some)
+        .collect(),
+        Contestant::BuiltIn(_) => Vec::new(),
+    };
     std::thread::scope(|scope| {
         let mut jobs = Vec::new();
         for job in 0..config.jobs {
             let sender = sender.clone();
             let next = &next;
+            let seat = seats.get_mut(job).and_then(Option::take);
             jobs.push(scope.spawn(move || {
                 let name = contestant.name().to_string();
                 let play = |player: &mut dyn Player| loop {
@@ -204,24 +219,21 @@ pub fn play_boards(
                     Contestant::BuiltIn(name) => {
                         let mut player = player::built_in(name).expect("checked before");
                         play(player.as_mut());
-                        AnswerStats::default()
+                        None
                     }
-                    Contestant::Bot(spec) => {
+                    Contestant::Bot(_) => {
+                        let seat = seat.expect("a seat for every job");
                         pin_to_cpu(job, config.jobs, &config.cpus);
-                        match SubprocessPlayer::new(
-                            spec.clone(),
-                            config.limit,
-                            config.log_dir.join(format!("stderr-job{job}")),
-                        ) {
+                        match SubprocessPlayer::new(seat) {
                             Ok(mut player) => {
                                 play(&mut player);
-                                player.finish()
+                                Some(player.finish())
                             }
                             // Without a runtime this job plays nothing; the others go on,
                             // and a run that lost every job says so below.
                             Err(e) => {
                                 eprintln!("koth: job {job} cannot start a runtime: {e:#}");
-                                AnswerStats::default()
+                                None
                             }
                         }
                     }
@@ -234,8 +246,9 @@ pub fn play_boards(
             records.push(record);
         }
         for job in jobs {
-            if let Ok(stats) = job.join() {
-                timing.merge(&stats);
+            if let Ok(Some(seat)) = job.join() {
+                timing.merge(&seat.timing());
+                faults.append(seat.faults());
             }
         }
     });
@@ -247,5 +260,9 @@ pub fn play_boards(
         );
     }
     records.sort_by_key(|r| r.board);
-    Ok(Played { records, timing })
+    Ok(Played {
+        records,
+        timing,
+        faults,
+    })
 }

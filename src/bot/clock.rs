@@ -1,0 +1,99 @@
+//! Time limits for a bot's answers and the clocks they are measured on.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+/// The longest time limit koth takes, in milliseconds (an hour): a limit guards against a hung
+/// bot, and deadlines are computed by adding limits to the clock.
+pub const MAX_LIMIT_MS: u64 = 3_600_000;
+
+/// Extra time for a process's first answer, which also pays for starting the process: an
+/// interpreter or a JVM on a busy machine can take longer to start than a whole answer limit,
+/// and arenas (CodinGame, Halite) give the first turn more time for the same reason.
+pub const STARTUP_GRACE: Duration = Duration::from_secs(2);
+
+/// The parser of every command's `--timeout-ms`: 1 to [`MAX_LIMIT_MS`] (a zero limit would
+/// fault every bot at its first answer).
+pub fn limit_ms_parser() -> clap::builder::RangedU64ValueParser<u64> {
+    clap::value_parser!(u64).range(1..=MAX_LIMIT_MS)
+}
+
+/// Time limits for one bot's answers.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Limits {
+    /// From writing a prompt to reading the answer line.
+    pub answer: Duration,
+    /// From the last message (or end of input) to the process's exit.
+    pub exit: Duration,
+    /// Which clock `answer` is measured on.
+    pub clock: Clock,
+}
+
+/// The clock a time limit is measured on.
+///
+/// Wall time is what the original controllers used, and is right when each bot has a core to
+/// itself. When games run in parallel, bots compete for cores and a slow wall clock punishes a
+/// bot for its neighbours; CPU time (user + system, all the bot's threads, see [`cpu_time`])
+/// measures only the bot's own work. A bot that sleeps or blocks uses no CPU, so the CPU clock
+/// keeps a wall-clock backstop.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Clock {
+    Wall,
+    Cpu { backstop: Duration },
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            answer: Duration::from_secs(1),
+            exit: Duration::from_secs(1),
+            clock: Clock::Wall,
+        }
+    }
+}
+
+impl Limits {
+    /// The same limit for answers and for exiting, as the original controllers had.
+    pub fn uniform(limit: Duration) -> Limits {
+        Limits {
+            answer: limit,
+            exit: limit,
+            clock: Clock::Wall,
+        }
+    }
+}
+
+/// CPU time (user + system) used so far by process `pid`, every thread of it (a JVM's compiler
+/// threads included) but not its children; `None` once the process is gone.
+///
+/// Read from the kernel's CPU-time clock of the process (`clock_getcpuclockid`), which counts in
+/// nanoseconds: `/proc/<pid>/stat` counts in clock ticks of 10 ms, too coarse for answers that
+/// take a few milliseconds, and reading it costs an open and a parse per answer.
+pub fn cpu_time(pid: i32) -> Option<Duration> {
+    let clock = nix::time::clock_getcpuclockid(nix::unistd::Pid::from_raw(pid)).ok()?;
+    nix::time::clock_gettime(clock).ok().map(Duration::from)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpu_time_counts_a_process_in_finer_steps_than_clock_ticks() {
+        // This test's own process: spin until its CPU clock moves, and see it move by less than
+        // the 10 ms a clock tick would show.
+        let me = std::process::id() as i32;
+        let start = cpu_time(me).expect("a live process has a CPU clock");
+        let mut now = start;
+        while now == start {
+            now = cpu_time(me).expect("still alive");
+        }
+        assert!(now - start < Duration::from_millis(10), "{:?}", now - start);
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let gone = child.id() as i32;
+        child.wait().unwrap();
+        assert_eq!(cpu_time(gone), None, "a process reaped has no clock");
+    }
+}

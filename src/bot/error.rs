@@ -1,0 +1,100 @@
+//! Why a bot could not be talked to: every way a start, a prompt, an answer or an exit can go
+//! wrong, with the message users read in results and logs.
+
+use std::time::Duration;
+
+use thiserror::Error;
+
+use super::FaultKind;
+
+/// Why a bot could not be talked to. The message is what users read in results and logs.
+#[derive(Debug, Clone, Error, PartialEq)]
+pub enum BotError {
+    #[error("failed to start `{command}`: {reason}")]
+    Spawn { command: String, reason: String },
+    #[error("not started: {reason}")]
+    Benched { reason: String },
+    #[error("no answer within {} ms{}", limit.as_millis(), grace_note(*grace))]
+    Timeout { limit: Duration, grace: Duration },
+    #[error("used {} ms of CPU time for one answer (limit {} ms)", used.as_millis(), limit.as_millis())]
+    CpuTimeout { used: Duration, limit: Duration },
+    #[error("did not exit within {} ms after its last message", limit.as_millis())]
+    NoExit { limit: Duration },
+    #[error(
+        "exited ({status}) while an answer was expected{}",
+        tail_suffix(stderr_tail)
+    )]
+    Exited { status: String, stderr_tail: String },
+    #[error(
+        "closed its stdout while an answer was expected{}",
+        tail_suffix(stderr_tail)
+    )]
+    ClosedStdout { stderr_tail: String },
+    #[error("stopped reading its input ({reason})")]
+    BrokenPipe { reason: String },
+    #[error("printed a line of more than {max} bytes without a newline")]
+    LineTooLong { max: usize },
+    #[error("printed a line that is not UTF-8")]
+    NotUtf8,
+    #[error("is not running")]
+    NotRunning,
+    #[error("was stopped earlier: {0}")]
+    Stopped(Box<BotError>),
+}
+
+fn grace_note(grace: Duration) -> String {
+    if grace.is_zero() {
+        String::new()
+    } else {
+        format!(
+            " (its first answer, with {} ms more for start-up)",
+            grace.as_millis()
+        )
+    }
+}
+
+fn tail_suffix(tail: &str) -> String {
+    if tail.is_empty() {
+        String::new()
+    } else {
+        format!("; last stderr: {tail}")
+    }
+}
+
+impl BotError {
+    /// `status: reason`, as a transcript's `!` line states a fault (e.g. `timeout: no answer
+    /// within 1000 ms`).
+    pub fn with_status(&self) -> String {
+        format!("{}: {self}", self.status_name())
+    }
+
+    /// The status this error gives a bot, as results and transcripts name it.
+    pub fn status_name(&self) -> &'static str {
+        self.kind().status().as_str()
+    }
+
+    /// The fault behind this error: for a bot stopped earlier, that first fault.
+    pub fn root(&self) -> &BotError {
+        match self {
+            BotError::Stopped(inner) => inner.root(),
+            other => other,
+        }
+    }
+
+    /// The fault category of this error, for results and leaderboards.
+    pub fn kind(&self) -> FaultKind {
+        match self {
+            BotError::Spawn { .. } => FaultKind::FailedToStart,
+            BotError::Benched { .. } => FaultKind::Benched,
+            BotError::Timeout { .. } | BotError::CpuTimeout { .. } | BotError::NoExit { .. } => {
+                FaultKind::TimedOut
+            }
+            BotError::Exited { .. }
+            | BotError::ClosedStdout { .. }
+            | BotError::BrokenPipe { .. }
+            | BotError::NotRunning => FaultKind::Crashed,
+            BotError::LineTooLong { .. } | BotError::NotUtf8 => FaultKind::BadOutput,
+            BotError::Stopped(inner) => inner.kind(),
+        }
+    }
+}

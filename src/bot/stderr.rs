@@ -1,0 +1,109 @@
+//! A bot's stderr: kept in a capped file per match, and its last lines in memory for the fault
+//! messages that quote them.
+
+use std::collections::VecDeque;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// How much of a bot's stderr is kept on disk per match, across all its processes.
+pub const STDERR_CAP: u64 = 1 << 20;
+
+/// A bot's stderr log for one game: a file under the game's log folder, capped in size across
+/// all the processes of that bot in the game, plus the last few lines kept in memory so fault
+/// messages can quote them.
+#[derive(Clone)]
+pub struct StderrLog {
+    inner: Arc<Mutex<StderrState>>,
+}
+
+struct StderrState {
+    file: Option<std::fs::File>,
+    path: PathBuf,
+    written: u64,
+    cap: u64,
+    truncated: bool,
+    tail: VecDeque<String>,
+}
+
+const TAIL_LINES: usize = 3;
+
+impl StderrLog {
+    /// Creates (or empties) the log file at `path`, keeping at most `cap` bytes.
+    pub fn create(path: &Path, cap: u64) -> std::io::Result<StderrLog> {
+        let file = std::fs::File::create(path)?;
+        Ok(StderrLog {
+            inner: Arc::new(Mutex::new(StderrState {
+                file: Some(file),
+                path: path.to_path_buf(),
+                written: 0,
+                cap,
+                truncated: false,
+                tail: VecDeque::new(),
+            })),
+        })
+    }
+
+    /// A log that keeps only the tail in memory, for callers that store no files.
+    pub fn discard() -> StderrLog {
+        StderrLog {
+            inner: Arc::new(Mutex::new(StderrState {
+                file: None,
+                path: PathBuf::new(),
+                written: 0,
+                cap: 0,
+                truncated: false,
+                tail: VecDeque::new(),
+            })),
+        }
+    }
+
+    pub fn path(&self) -> PathBuf {
+        self.lock().path.clone()
+    }
+
+    /// The last lines the bot wrote to stderr, joined with ` | `.
+    pub fn tail(&self) -> String {
+        let state = self.lock();
+        state.tail.iter().cloned().collect::<Vec<_>>().join(" | ")
+    }
+
+    /// Forgets the last lines kept: a fault message quotes the last words of the process that
+    /// faulted, not an earlier process's.
+    pub(super) fn begin_process(&self) {
+        self.lock().tail.clear();
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, StderrState> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(super) fn write(&self, bytes: &[u8]) {
+        let mut state = self.lock();
+        for line in String::from_utf8_lossy(bytes).lines() {
+            if !line.trim().is_empty() {
+                if state.tail.len() == TAIL_LINES {
+                    state.tail.pop_front();
+                }
+                let mut line = line.to_string();
+                line.truncate(line.floor_char_boundary(200));
+                state.tail.push_back(line);
+            }
+        }
+        let room = state.cap.saturating_sub(state.written);
+        let keep = (bytes.len() as u64).min(room) as usize;
+        if keep > 0 {
+            if let Some(file) = state.file.as_mut() {
+                let _ = file.write_all(&bytes[..keep]);
+            }
+            state.written += keep as u64;
+        }
+        if keep < bytes.len() && !state.truncated {
+            state.truncated = true;
+            let cap = state.cap;
+            if let Some(file) = state.file.as_mut() {
+                let _ = writeln!(file, "\n[koth: stderr cut off after {cap} bytes]");
+            }
+        }
+    }
+}
