@@ -1,6 +1,5 @@
 //! Paths bot folders for tests, made in a temporary folder: a `bot.toml` running one of the test
 //! bots in `tests/bots/` (`climber.py`, `faulty.py`) with the arguments a test needs.
-#![allow(dead_code)] // each test binary that includes this file uses part of it
 
 use std::path::{Path, PathBuf};
 

@@ -9,13 +9,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-#[path = "support/survivors.rs"]
-mod survivors;
+use crate::support::arena;
+use crate::support::survivors;
+use crate::support::tournament;
 use survivors::survivors;
-#[path = "support/arena.rs"]
-mod arena;
-#[path = "support/tournament.rs"]
-mod tournament;
 use tournament::{leaderboard, run_tournament};
 
 use koth::bot::cgroup::BotGroups;

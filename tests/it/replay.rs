@@ -8,17 +8,13 @@ use koth::replay::graphical;
 use koth::replay::turns::Replay;
 use serde_json::Value;
 
-#[path = "support/arena.rs"]
-mod arena;
+use crate::support::arena;
+use crate::support::paths_bots;
+use crate::support::ratrace;
+use crate::support::survivors;
 use arena::arena;
-#[path = "support/ratrace.rs"]
-mod ratrace;
-use ratrace::ratrace;
-#[path = "support/paths_bots.rs"]
-mod paths_bots;
-#[path = "support/survivors.rs"]
-mod survivors;
 use paths_bots::{paths_bot, test_bot_command};
+use ratrace::ratrace;
 
 const KOTH: &str = env!("CARGO_BIN_EXE_koth");
 

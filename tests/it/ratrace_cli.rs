@@ -5,12 +5,10 @@ use std::process::Command;
 
 use serde_json::Value;
 
-#[path = "support/ratrace.rs"]
-mod ratrace;
-use ratrace::ratrace;
-#[path = "support/cpus.rs"]
-mod cpus;
+use crate::support::cpus;
+use crate::support::ratrace;
 use cpus::{reported_cpus, stderr_logs};
+use ratrace::ratrace;
 
 fn koth() -> Command {
     Command::new(env!("CARGO_BIN_EXE_koth"))

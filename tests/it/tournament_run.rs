@@ -5,14 +5,11 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
-#[path = "support/cpus.rs"]
-mod cpus;
+use crate::support::cpus;
+use crate::support::paths_bots;
+use crate::support::tournament;
 use cpus::{reported_cpus, stderr_logs};
-#[path = "support/paths_bots.rs"]
-mod paths_bots;
 use paths_bots::cpu_reporting_paths_bots;
-#[path = "support/tournament.rs"]
-mod tournament;
 use tournament::{
     assert_every_game_once, koth, leaderboard, query, repo, run_tournament, sample_bots, succeed,
     tournament_file,

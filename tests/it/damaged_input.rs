@@ -12,11 +12,9 @@ use std::time::{Duration, Instant};
 use koth::bot::BotSpec;
 use koth::tournament::store::{self, Store};
 
-#[path = "support/paths_files.rs"]
-mod paths_files;
+use crate::support::paths_files;
+use crate::support::survivors;
 use paths_files::two_bot_game;
-#[path = "support/survivors.rs"]
-mod survivors;
 
 const KOTH: &str = env!("CARGO_BIN_EXE_koth");
 

@@ -5,8 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-#[path = "support/survivors.rs"]
-mod survivors;
+use crate::support::survivors;
 use survivors::survivors;
 
 use koth::bot::transcript::{TRANSCRIPT_BYTES, TRANSCRIPT_COMPRESS_ABOVE, TRANSCRIPT_LINE_BYTES};

@@ -1,6 +1,5 @@
 //! A paths game's files written by koth's own writers, without playing: `graphical_log.txt`
 //! and `replay.jsonl` for the readers' tests.
-#![allow(dead_code)] // each test binary that includes this file uses part of it
 
 use std::path::Path;
 

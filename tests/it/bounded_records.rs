@@ -8,8 +8,7 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-#[path = "support/paths_bots.rs"]
-mod paths_bots;
+use crate::support::paths_bots;
 use paths_bots::script_bot;
 
 const KOTH: &str = env!("CARGO_BIN_EXE_koth");

@@ -6,15 +6,12 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-#[path = "support/arena.rs"]
-mod arena;
+use crate::support::arena;
 use arena::arena;
 
-#[path = "support/cpus.rs"]
-mod cpus;
+use crate::support::cpus;
+use crate::support::paths_bots;
 use cpus::reported_cpus;
-#[path = "support/paths_bots.rs"]
-mod paths_bots;
 use paths_bots::cpu_reporting_paths_bots;
 
 const KOTH: &str = env!("CARGO_BIN_EXE_koth");

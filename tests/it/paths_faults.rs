@@ -10,12 +10,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-#[path = "support/survivors.rs"]
-mod survivors;
-use survivors::survivors;
-#[path = "support/paths_bots.rs"]
-mod paths_bots;
+use crate::support::paths_bots;
+use crate::support::survivors;
 use paths_bots::{paths_bot, test_bot_command};
+use survivors::survivors;
 
 const KOTH: &str = env!("CARGO_BIN_EXE_koth");
 

@@ -1,6 +1,5 @@
 //! Whole tournaments for tests: the real `koth` binary, tournament files, and the results
 //! database read back with SQL.
-#![allow(dead_code)] // each test binary that includes this file uses part of it
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -13,14 +13,11 @@ use std::time::{Duration, Instant};
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 
-#[path = "support/paths_bots.rs"]
-mod paths_bots;
+use crate::support::paths_bots;
+use crate::support::survivors;
+use crate::support::tournament;
 use paths_bots::{paths_bot, script_bot};
-#[path = "support/survivors.rs"]
-mod survivors;
 use survivors::{marked_processes, survivors};
-#[path = "support/tournament.rs"]
-mod tournament;
 use tournament::{
     assert_every_game_once, koth, leaderboard, query, repo, succeed, tournament_file,
 };

@@ -28,8 +28,7 @@ use koth::replay::turns::Replay;
 use koth::tournament::config::Config;
 use koth::tournament::store::{self, Store};
 
-#[path = "support/paths_files.rs"]
-mod paths_files;
+use crate::support::paths_files;
 use paths_files::{LoggedRound, two_bot_game, write_game};
 
 /// `sample` damaged by one to three edits: cut at a byte, text or a number (huge, negative)
@@ -163,7 +162,7 @@ proptest! {
 
     #[test]
     fn the_tournament_file_reader_never_panics(
-        text in damaged(include_bytes!("../config/tournament-paths.toml").to_vec()),
+        text in damaged(include_bytes!("../../config/tournament-paths.toml").to_vec()),
     ) {
         let path = Path::new("t.toml");
         if let Ok(config) = Config::parse(&lossy(&text), path) {
@@ -173,7 +172,7 @@ proptest! {
 
     #[test]
     fn the_manifest_reader_never_panics(
-        text in damaged(include_bytes!("../bots/paths-column/bot.toml").to_vec()),
+        text in damaged(include_bytes!("../../bots/paths-column/bot.toml").to_vec()),
     ) {
         if let Ok((spec, _)) = roster::parse_manifest(&lossy(&text), Path::new("/nonexistent")) {
             let _ = (spec.program(), spec.check_runnable());
@@ -181,7 +180,7 @@ proptest! {
     }
 
     #[test]
-    fn the_bots_txt_reader_never_panics(text in damaged(include_bytes!("../bots.txt").to_vec())) {
+    fn the_bots_txt_reader_never_panics(text in damaged(include_bytes!("../../bots.txt").to_vec())) {
         // One folder for every case (they run one after another): its bots/ holds the folders
         // the sample names.
         static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();

@@ -1,0 +1,20 @@
+//! koth's integration tests, one module per subject, in one test binary: each binary links the
+//! whole of koth and its dependencies again, and seventeen of them spent most of the suite's
+//! build linking.
+
+mod bot_process;
+mod bounded_records;
+mod containment;
+mod damaged_input;
+mod flag_game;
+mod fuzz_readers;
+mod menace_match;
+mod menace_play;
+mod paths_faults;
+mod paths_game;
+mod ratrace_cli;
+mod ratrace_game;
+mod replay;
+mod support;
+mod tournament_guard;
+mod tournament_run;

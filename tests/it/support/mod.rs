@@ -1,0 +1,9 @@
+//! What several test modules share: bot folders, koth runs, and readers of what they leave.
+
+pub mod arena;
+pub mod cpus;
+pub mod paths_bots;
+pub mod paths_files;
+pub mod ratrace;
+pub mod survivors;
+pub mod tournament;
