@@ -6,7 +6,7 @@ use std::path::Path;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use koth::games::flag::ga::{self, Params};
-use koth::games::flag::level::Level;
+use koth::games::flag::rules::Level;
 use koth::seed;
 
 const GENERATIONS: u32 = 200;

@@ -23,7 +23,7 @@ fn cat(dir: &std::path::Path) -> BotSpec {
 }
 
 fn containment(c: &mut Criterion) {
-    let runtime = koth::game::match_runtime().unwrap();
+    let runtime = koth::game::runtime().unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let plain = cat(tmp.path());
     let contained = sandbox::contain(

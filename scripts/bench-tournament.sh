@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Times a 100-game paths tournament of 4 bots at 10 rounds a game, all games at once as the
-# machine's cores allow. The figures go in the README ("## Tournaments").
+# machine's cores allow. The figures go in docs/benchmarks.md.
 #   bash scripts/bench-tournament.sh                 4 instant bots: koth's own overhead
 #   bash scripts/bench-tournament.sh bots/paths-*    the given bot folders (the sample bots)
 set -euo pipefail

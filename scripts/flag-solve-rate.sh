@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # In how many of RUNS seeded GA runs (seeds 1..RUNS, 10,000 generations at most, the seed's
 # parameters) does `koth flag solve` solve each shipped level, and after how many generations?
-# Prints a Markdown table for the README. Usage: scripts/flag-solve-rate.sh [RUNS]
+# Prints a Markdown table for docs/benchmarks.md. Usage: scripts/flag-solve-rate.sh [RUNS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-20}

@@ -1,51 +1,10 @@
-//! The run's score from its boards' points.
+//! The statistics koth reports, in one place: means, medians and 95% intervals, for the
+//! leaderboard's standings and the rat race's runs alike.
 
-use serde::Serialize;
-
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct Summary {
-    pub boards: usize,
-    /// The run's score: exp of the mean of ln(points).
-    pub geometric_mean: f64,
-    /// 95% interval of the geometric mean: exp(mean ± 1.96·sd/√n) of ln(points).
-    pub interval: (f64, f64),
-    pub share_of_ones: f64,
-    pub median: f64,
-}
-
-impl Summary {
-    pub fn of(points: &[u64]) -> Summary {
-        let n = points.len();
-        if n == 0 {
-            return Summary {
-                boards: 0,
-                geometric_mean: 1.0,
-                interval: (1.0, 1.0),
-                share_of_ones: 0.0,
-                median: 1.0,
-            };
-        }
-        let logs: Vec<f64> = points.iter().map(|&p| (p as f64).ln()).collect();
-        let mean_log = mean(&logs);
-        let variance = if n > 1 {
-            logs.iter().map(|l| (l - mean_log).powi(2)).sum::<f64>() / (n - 1) as f64
-        } else {
-            0.0
-        };
-        let half_width = 1.96 * variance.sqrt() / (n as f64).sqrt();
-        let median = median(&points.iter().map(|&p| p as f64).collect::<Vec<_>>());
-        Summary {
-            boards: n,
-            geometric_mean: mean_log.exp(),
-            interval: ((mean_log - half_width).exp(), (mean_log + half_width).exp()),
-            share_of_ones: points.iter().filter(|&&p| p == 1).count() as f64 / n as f64,
-            median,
-        }
-    }
-}
+use statrs::distribution::{ContinuousCDF, StudentsT};
 
 /// The average; 0 for none.
-pub fn mean(values: &[f64]) -> f64 {
+pub(crate) fn mean(values: &[f64]) -> f64 {
     if values.is_empty() {
         0.0
     } else {
@@ -54,7 +13,7 @@ pub fn mean(values: &[f64]) -> f64 {
 }
 
 /// The middle value (the mean of the two middle ones for an even count); 0 for none.
-pub fn median(values: &[f64]) -> f64 {
+pub(crate) fn median(values: &[f64]) -> f64 {
     let mut sorted = values.to_vec();
     sorted.sort_unstable_by(f64::total_cmp);
     let n = sorted.len();
@@ -65,19 +24,75 @@ pub fn median(values: &[f64]) -> f64 {
     }
 }
 
+/// Half the width of the 95% confidence interval of the mean of `values`, with Student's t:
+/// leaderboards and runs often hold a handful of games, where the normal 1.96 claims more
+/// certainty than there is (12.7 is right for two values). `None` below two values.
+pub(crate) fn interval95(values: &[f64]) -> Option<f64> {
+    let n = values.len();
+    if n < 2 {
+        return None;
+    }
+    let m = mean(values);
+    let variance = values.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (n - 1) as f64;
+    let t = StudentsT::new(0.0, 1.0, (n - 1) as f64)
+        .expect("one degree of freedom or more")
+        .inverse_cdf(0.975);
+    Some(t * (variance / n as f64).sqrt())
+}
+
+/// A geometric mean with its 95% interval, for scores that multiply or spread over orders of
+/// magnitude: the arithmetic mean of the logarithms and its interval, brought back (so the
+/// interval is not symmetric).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct GeometricMean {
+    pub(crate) mean: f64,
+    /// `(low, high)`; absent below two values.
+    pub(crate) interval: Option<(f64, f64)>,
+}
+
+/// The geometric mean of `values`, each clamped to a tiny positive number first so that a zero
+/// cannot turn the mean into nothing; 1 for none.
+pub(crate) fn geometric_mean(values: &[f64]) -> GeometricMean {
+    let logs: Vec<f64> = values.iter().map(|v| v.max(1e-9).ln()).collect();
+    let m = mean(&logs);
+    GeometricMean {
+        mean: m.exp(),
+        interval: interval95(&logs).map(|h| ((m - h).exp(), (m + h).exp())),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn geometric_mean_share_of_ones_and_median() {
-        let s = Summary::of(&[1, 4, 16, 4]);
-        assert!((s.geometric_mean - 4.0).abs() < 1e-9);
-        assert_eq!(s.share_of_ones, 0.25);
-        assert_eq!(s.median, 4.0);
-        assert!(s.interval.0 < 4.0 && s.interval.1 > 4.0);
-        let same = Summary::of(&[7, 7, 7]);
-        assert!((same.geometric_mean - 7.0).abs() < 1e-9);
-        assert!((same.interval.0 - 7.0).abs() < 1e-9 && (same.interval.1 - 7.0).abs() < 1e-9);
+    fn the_interval_uses_students_t() {
+        // Two values: t(1) = 12.706; many values: close to the normal 1.96.
+        let half = interval95(&[1.0, 3.0]).unwrap();
+        assert!((half - 12.706).abs() < 1e-3, "{half}");
+        let many: Vec<f64> = (0..1000).map(|i| (i % 2) as f64).collect();
+        let sd = (250.0 / 999.0f64).sqrt();
+        let half = interval95(&many).unwrap();
+        assert!(
+            (half / (sd / 1000f64.sqrt()) - 1.9623).abs() < 1e-3,
+            "{half}"
+        );
+        assert_eq!(interval95(&[5.0]), None);
+    }
+
+    #[test]
+    fn geometric_mean_and_its_interval_around_it() {
+        let g = geometric_mean(&[1.0, 4.0, 16.0, 4.0]);
+        assert!((g.mean - 4.0).abs() < 1e-9);
+        let (low, high) = g.interval.unwrap();
+        assert!(low < 4.0 && high > 4.0);
+        let same = geometric_mean(&[7.0, 7.0, 7.0]);
+        assert!((same.mean - 7.0).abs() < 1e-9);
+        assert_eq!(
+            same.interval.map(|(l, h)| (l.round(), h.round())),
+            Some((7.0, 7.0))
+        );
+        assert_eq!(geometric_mean(&[]).mean, 1.0);
+        assert_eq!(median(&[3.0, 1.0, 2.0, 10.0]), 2.5);
     }
 }

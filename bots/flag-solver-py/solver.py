@@ -1,6 +1,6 @@
 """A Reach the Flag solver bot for koth: depth-first search over (position, tiles left).
 
-Protocol (see the README, "Reach the Flag"): koth sends
+Protocol (see docs/games/flag.md): koth sends
     LEVEL <width> <height> <flag-value>
     <height map rows: 1 yellow, 2 dark yellow, # grey, . hole, S/s start, F flag>
     SOLVE

@@ -6,7 +6,7 @@
  * are walked onto for free, since a path may use any active vertex. When every vertex above the
  * tip is broken, the path is abandoned and a new one starts from another source. Never destroys.
  *
- * Protocol: see ../paths-random-builder/random_builder.py or the README. Prompts (DESTROY t,
+ * Protocol: see ../paths-random-builder/random_builder.py or docs/games/paths.md. Prompts (DESTROY t,
  * ACTIVATE t) need one answer line, flushed; reports (BEGIN, BROKEN, OWNED) need none; SCORE
  * means exit. The process starts afresh each round; data.txt keeps the round count so the
  * starting column differs from round to round while staying deterministic.

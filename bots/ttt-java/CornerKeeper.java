@@ -1,7 +1,7 @@
 // Noughts & crosses bot for koth, in Java: wins if it can, blocks if it must, otherwise takes a
 // corner, then the centre, then any free square.
 //
-// Protocol (see the README): `START X|O`, `MOVE <9-char board>` -> answer a square 0..8,
+// Protocol (see docs/games/menace.md): `START X|O`, `MOVE <9-char board>` -> answer a square 0..8,
 // `END WIN|LOSS|DRAW`. Answers are flushed line by line: koth waits for each one.
 import java.io.BufferedReader;
 import java.io.InputStreamReader;

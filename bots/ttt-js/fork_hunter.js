@@ -1,6 +1,6 @@
 // Noughts & crosses bot for koth: wins, blocks, then makes a fork (two threats at once) if it
 // can, else stops the opponent's fork, else plays the centre, a corner, any square.
-// Protocol (see the README): `START X|O`, `MOVE <9-char board>` -> a square 0..8, `END ...`.
+// Protocol (see docs/games/menace.md): `START X|O`, `MOVE <9-char board>` -> a square 0..8, `END ...`.
 const readline = require("readline");
 
 const LINES = [[0, 1, 2], [3, 4, 5], [6, 7, 8], [0, 3, 6], [1, 4, 7], [2, 5, 8], [0, 4, 8], [2, 4, 6]];

@@ -1,7 +1,7 @@
 """Noughts & crosses bot for koth: wins if it can, blocks the opponent's win if it must,
 otherwise takes the centre, then a corner, then any free square.
 
-Protocol (see the README): `START X|O`, `MOVE <9-char board>` -> answer a square 0..8,
+Protocol (see docs/games/menace.md): `START X|O`, `MOVE <9-char board>` -> answer a square 0..8,
 `END WIN|LOSS|DRAW`.
 """
 import sys

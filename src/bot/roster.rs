@@ -214,7 +214,7 @@ pub fn load_bot(path: &Path) -> anyhow::Result<BotSpec> {
         return Ok(load_manifest(path)?.0);
     }
     bail!(
-        "{} is not a bot folder: a bot folder holds a {MANIFEST} (see the README)",
+        "{} is not a bot folder: a bot folder holds a {MANIFEST} (see docs/writing-a-bot.md)",
         path.display()
     )
 }

@@ -86,7 +86,7 @@ impl Default for Sandbox {
 pub struct SandboxArgs {
     /// Contain every bot: it sees only the system's folders (read-only), its interpreter and
     /// a working copy of its own folder, with no network, no other processes, no privileges,
-    /// and capped memory, file size, open files and processes (see the README).
+    /// and capped memory, file size, open files and processes (see docs/containment.md).
     #[arg(long)]
     pub sandbox: bool,
     /// Memory a contained bot may use.

@@ -13,7 +13,7 @@ pub fn all() -> Vec<&'static dyn Game> {
     vec![
         &paths::Paths,
         &ratrace::RatRace,
-        &menace::tictactoe::TicTacToe,
+        &menace::play::TicTacToe,
         &*flag::play::SHIPPED,
     ]
 }

@@ -178,7 +178,7 @@ fn run_drive(args: &Args, bot_dir: &Path, name: &str) -> anyhow::Result<()> {
         limits,
         stderr_log: args.stderr_log.clone(),
     };
-    let runtime = crate::game::match_runtime()?;
+    let runtime = crate::game::runtime()?;
     let driven = runtime.block_on(drive::drive(&spec, &script, &options, &mut |difference| {
         print!("{difference}")
     }))?;

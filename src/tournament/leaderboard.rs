@@ -10,6 +10,7 @@ use skillratings::weng_lin::{WengLinConfig, WengLinRating, weng_lin_multi_team};
 
 use crate::bot::{BotStatus, FaultCounts};
 use crate::game::Average;
+use crate::stats;
 
 use super::store::{Progress, StoredResult};
 
@@ -393,63 +394,24 @@ fn ratings(bots: usize, results: &[StoredResult]) -> Vec<WengLinRating> {
     ratings
 }
 
-fn mean(values: &[f64]) -> f64 {
-    if values.is_empty() {
-        0.0
-    } else {
-        values.iter().sum::<f64>() / values.len() as f64
-    }
-}
-
-/// A bot's mean score with its 95% interval: `(mean, half-width, low, high)`. A geometric mean
-/// is the arithmetic mean of the logarithms, brought back; so is its interval, which makes it
-/// asymmetric (no half-width). Scores are clamped to a tiny positive number before the
-/// logarithm, so a zero cannot turn the mean into nothing.
+/// A bot's mean score with its 95% interval: `(mean, half-width, low, high)`. A geometric
+/// mean's interval is not symmetric, so it has no half-width.
 fn average_of(scores: &[f64], average: Average) -> (f64, Option<f64>, Option<f64>, Option<f64>) {
     match average {
         Average::Arithmetic => {
-            let m = mean(scores);
-            let half = interval95(scores);
+            let m = stats::mean(scores);
+            let half = stats::interval95(scores);
             (m, half, half.map(|h| m - h), half.map(|h| m + h))
         }
         Average::Geometric => {
-            let logs: Vec<f64> = scores.iter().map(|s| s.max(1e-9).ln()).collect();
-            let m = mean(&logs);
-            let half = interval95(&logs);
+            let g = stats::geometric_mean(scores);
             (
-                m.exp(),
+                g.mean,
                 None,
-                half.map(|h| (m - h).exp()),
-                half.map(|h| (m + h).exp()),
+                g.interval.map(|i| i.0),
+                g.interval.map(|i| i.1),
             )
         }
-    }
-}
-
-/// Half-width of the 95% confidence interval of the mean, with Student's t for small samples.
-fn interval95(values: &[f64]) -> Option<f64> {
-    let n = values.len();
-    if n < 2 {
-        return None;
-    }
-    let m = mean(values);
-    let variance = values.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (n - 1) as f64;
-    Some(t975(n - 1) * (variance / n as f64).sqrt())
-}
-
-/// The 97.5% quantile of Student's t with `df` degrees of freedom (two-sided 95%).
-fn t975(df: usize) -> f64 {
-    const TABLE: [f64; 30] = [
-        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
-        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
-        2.052, 2.048, 2.045, 2.042,
-    ];
-    match df {
-        0 => f64::INFINITY,
-        1..=30 => TABLE[df - 1],
-        31..=60 => 2.000,
-        61..=120 => 1.980,
-        _ => 1.960,
     }
 }
 

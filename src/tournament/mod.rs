@@ -211,7 +211,7 @@ impl Tournament {
 
     /// Plays every unfinished game, `jobs` at a time, and returns the leaderboard.
     pub fn run(mut self) -> anyhow::Result<Leaderboard> {
-        let runtime = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+        let runtime = crate::game::runtime()?;
         runtime.block_on(self.play_all())?;
         let progress = self.store.progress()?;
         if progress.harness_failed > 0 {
@@ -397,17 +397,12 @@ struct GameParts {
 async fn play_one(parts: GameParts, game: ScheduledGame, attempt: u32) -> Played {
     let started = Instant::now();
     let outcome = async {
-        // A game cut short (by a kill, or a harness fault) is replayed from scratch.
-        if parts.dir.exists() {
-            std::fs::remove_dir_all(&parts.dir)
-                .map_err(|e| format!("cannot clear {}: {e}", parts.dir.display()))?;
-        }
-        let bots = match &parts.sandbox {
-            Some(sandbox) => sandbox::contain(&parts.bots, Some(sandbox), &parts.dir)
-                .map_err(|e| format!("{e:#}"))?,
-            None => roster::working_copies(&parts.bots, &parts.dir)
-                .map_err(|e| format!("cannot prepare the bots in {}: {e}", parts.dir.display()))?,
-        };
+        // Clearing and copying folders blocks: on the blocking pool, games starting together
+        // prepare in parallel while the scheduler's one thread goes on.
+        let (dir, sandbox, specs) = (parts.dir.clone(), parts.sandbox.clone(), parts.bots.clone());
+        let bots = tokio::task::spawn_blocking(move || prepare_folder(&dir, &specs, sandbox))
+            .await
+            .map_err(|e| format!("preparing the game's folder panicked: {e}"))??;
         let setup = MatchSetup {
             bots,
             seed: game.seed,
@@ -441,6 +436,23 @@ async fn play_one(parts: GameParts, game: ScheduledGame, attempt: u32) -> Played
         cpus: parts.cpus,
         outcome,
         elapsed: started.elapsed(),
+    }
+}
+
+/// The game's bots, ready to play from the clean folder `dir`: a game cut short (by a kill, or
+/// a harness fault) is played again from scratch.
+fn prepare_folder(
+    dir: &Path,
+    bots: &[BotSpec],
+    sandbox: Option<Sandbox>,
+) -> Result<Vec<BotSpec>, String> {
+    if dir.exists() {
+        std::fs::remove_dir_all(dir).map_err(|e| format!("cannot clear {}: {e}", dir.display()))?;
+    }
+    match &sandbox {
+        Some(sandbox) => sandbox::contain(bots, Some(sandbox), dir).map_err(|e| format!("{e:#}")),
+        None => roster::working_copies(bots, dir)
+            .map_err(|e| format!("cannot prepare the bots in {}: {e}", dir.display())),
     }
 }
 

@@ -14,9 +14,10 @@ use proptest::test_runner::Config as Cases;
 use koth::bot::BotStatus;
 use koth::bot::{AnswerStats, BotSpec, roster};
 use koth::game::{BotResult, MatchResult};
-use koth::games::flag::level::{self, Level};
-use koth::games::menace::board::{parse_square_for_bots, square_name};
+use koth::games::flag::rules::{Level, moves_to_string, parse_moves as parse_walk};
 use koth::games::menace::matchbox::Menace;
+use koth::games::menace::protocol::parse_move;
+use koth::games::menace::rules::{Board, Mark, square_name};
 use koth::games::paths::protocol::Answer;
 use koth::games::paths::rules::side;
 use koth::games::ratrace::protocol::parse_moves;
@@ -233,16 +234,17 @@ proptest! {
 
     #[test]
     fn noughts_and_crosses_answers_never_panic(line in "\\PC{0,6}|[0-9]{1,25}") {
-        if let Some(square) = parse_square_for_bots(&line) {
+        let empty = Board::empty();
+        if let Ok(square) = parse_move(&line, &empty, Mark::O) {
             prop_assert!(square < 9);
-            prop_assert_eq!(parse_square_for_bots(&square_name(square)), Some(square));
+            prop_assert_eq!(parse_move(&square_name(square), &empty, Mark::O), Ok(square));
         }
     }
 
     #[test]
     fn flag_answers_never_panic_and_read_back(line in "[UDLR]{0,20}|\\PC{0,20}") {
-        if let Ok(moves) = level::parse_moves(&line) {
-            prop_assert_eq!(level::moves_to_string(&moves), line);
+        if let Ok(moves) = parse_walk(&line) {
+            prop_assert_eq!(moves_to_string(&moves), line);
         }
     }
 

@@ -202,7 +202,7 @@ fn tictactoe_game_scores_wins_and_half_draws_and_records_faults() {
         cpus: Vec::new(),
     };
     let game = koth::games::by_name("tictactoe").expect("registered");
-    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let runtime = koth::game::runtime().unwrap();
     let result = runtime.block_on(game.play(&setup)).unwrap();
     let [python, centre] = &result.bots[..] else {
         panic!("two results")
@@ -250,7 +250,7 @@ fn a_tictactoe_match_keeps_to_one_cpu_of_its_share() {
         cpus: cpus.clone(),
     };
     let game = koth::games::by_name("tictactoe").expect("registered");
-    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let runtime = koth::game::runtime().unwrap();
     runtime.block_on(game.play(&setup)).unwrap();
     for seat in ["x", "o"] {
         let log = log_dir.path().join(format!("stderr/{seat}.log"));

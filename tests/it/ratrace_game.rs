@@ -34,7 +34,7 @@ fn a_match_scores_the_geometric_mean_and_records_faults() {
         cpus: Vec::new(),
     };
     let game = games::by_name("ratrace").expect("ratrace is registered");
-    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let runtime = koth::game::runtime().unwrap();
     let result = runtime.block_on(game.play(&setup)).unwrap();
     let bot = &result.bots[0];
     // Both boards end with 1 point: board 0 by the fault, board 1 by every specimen dying.

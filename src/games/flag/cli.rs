@@ -11,8 +11,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::exact::{self, Verdict};
 use super::ga::{self, Generation, Params};
-use super::level::{Level, Move, Walker, moves_to_string, walk};
 use super::play::{Flag, load_levels};
+use super::rules::{Level, Move, Walker, moves_to_string, walk};
 use crate::bot::sandbox::{self, SandboxArgs};
 use crate::bot::{Limits, roster};
 use crate::game::MatchSetup;
@@ -368,7 +368,7 @@ fn play(
         cpus: Vec::new(),
     };
     let game = Flag { levels };
-    let runtime = tokio::runtime::Runtime::new()?;
+    let runtime = crate::game::runtime()?;
     let (result, per_level) = runtime.block_on(game.play_levels(&setup))?;
     for (level, outcome) in game.levels.iter().zip(&per_level) {
         println!(

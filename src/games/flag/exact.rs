@@ -16,7 +16,7 @@ use std::collections::{HashMap, HashSet};
 
 use anyhow::bail;
 
-use super::level::{Level, Move, Tile};
+use super::rules::{Level, Move, Tile};
 
 /// States the solver may visit before giving up (about 40 bytes each in its tables).
 pub const STATE_LIMIT: usize = 30_000_000;
@@ -263,7 +263,7 @@ pub fn solve(level: &Level) -> anyhow::Result<Verdict> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::games::flag::level::walk;
+    use crate::games::flag::rules::walk;
 
     fn level(rows: &str) -> Level {
         Level::parse("test", &format!("flag-value -5\n{rows}")).unwrap()
@@ -326,14 +326,14 @@ mod tests {
     }
 
     fn moves_of(rows: &str) -> String {
-        crate::games::flag::level::moves_to_string(&shortest(rows))
+        crate::games::flag::rules::moves_to_string(&shortest(rows))
     }
 }
 
 #[cfg(test)]
 mod shipped_levels {
     use super::*;
-    use crate::games::flag::level::walk;
+    use crate::games::flag::rules::walk;
 
     fn shipped(name: &str) -> Level {
         let path = format!("{}/levels/flag/{name}.txt", env!("CARGO_MANIFEST_DIR"));

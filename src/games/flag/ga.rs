@@ -3,7 +3,7 @@
 
 use rand::RngExt;
 
-use super::level::{Level, Move, Outcome, walk};
+use super::rules::{Level, Move, Outcome, walk};
 use crate::seed::Rng;
 
 /// Every knob of the GA; the defaults are the seed's.

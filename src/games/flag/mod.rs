@@ -1,14 +1,16 @@
-//! Reach the Flag, solved by a genetic algorithm ("flag"); its rules are
-//! `../shared/spec/flag.md`.
+//! Reach the Flag, solved by a genetic algorithm ("flag"); its rules are in
+//! `docs/games/flag.md`.
 //!
-//! - [`level`]: level files, the movement rules and the seed's fitness of a walk.
+//! - [`rules`]: level files, the movement rules and the seed's fitness of a walk.
+//! - [`protocol`]: the question for a level and the reading of a bot's answer.
+//! - [`play`]: flag as a koth game: a solver bot gets levels over the line protocol.
 //! - [`exact`]: the exact solver, a shortest solution or a proof that none exists.
 //! - [`ga`]: the seed's genetic algorithm.
-//! - [`play`]: flag as a koth game: a solver bot gets levels over the line protocol.
 //! - [`cli`]: `koth flag solve | exact | play`.
 
 pub mod cli;
 pub mod exact;
 pub mod ga;
-pub mod level;
 pub mod play;
+pub mod protocol;
+pub mod rules;

@@ -1,16 +1,7 @@
 //! Flag as a koth game: one solver bot gets each level over the line protocol and answers a
 //! move string, which koth walks and scores.
 //!
-//! Protocol, one exchange per level (koth → bot, then one line back):
-//! ```text
-//! LEVEL <width> <height> <flag-value>
-//! <height lines of the map, in the level file's characters: 1 2 # . S s F>
-//! SOLVE
-//! ```
-//! The bot answers one line of moves, `U` `D` `L` `R` (an empty line is an empty walk). koth
-//! walks them with the game's rules: moves into fallen tiles, holes or edges do nothing, and the
-//! walk ends once the level is solved. After the last level koth closes the bot's stdin and the
-//! bot should exit.
+//! The lines exchanged with the bot are in [`super::protocol`].
 //!
 //! A level is scored as solved or not and by the seed's fitness of the walk. A fault (no answer
 //! in time, a crash, a line with another character) is recorded with its reason and stops the
@@ -25,7 +16,8 @@ use crate::bot::seat::At;
 use crate::bot::{FaultKind, Restart, Seat, SeatOptions, cut_line, quote};
 use crate::game::{BotResult, BoxFuture, Game, MatchResult, MatchSetup, RoundProgress};
 
-use super::level::{Level, Move, parse_moves, walk};
+use super::protocol::{self, prompt};
+use super::rules::{Level, Move, walk};
 
 /// One level's result for the bot.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -78,20 +70,6 @@ pub static SHIPPED: LazyLock<Flag> = LazyLock::new(|| Flag {
         .collect(),
 });
 
-/// The question for one level, as the bot reads it.
-pub fn prompt(level: &Level) -> String {
-    let mut text = format!(
-        "LEVEL {} {} {}\n",
-        level.width, level.height, level.flag_value
-    );
-    for row in level.map_rows() {
-        text.push_str(&row);
-        text.push('\n');
-    }
-    text.push_str("SOLVE");
-    text
-}
-
 fn scored(level: &Level, moves: &[Move], answer: &str) -> LevelResult {
     let (outcome, _) = walk(level, moves.iter().copied());
     LevelResult {
@@ -136,7 +114,7 @@ impl Flag {
                 continue;
             };
             let line = answer.line.trim();
-            match parse_moves(line) {
+            match protocol::parse_answer(line) {
                 Ok(moves) => results.push(scored(level, &moves, line)),
                 Err(why) => {
                     let reason =
@@ -221,11 +199,5 @@ mod tests {
     fn shipped_levels_parse() {
         assert_eq!(SHIPPED.levels.len(), 5);
         assert_eq!(SHIPPED.levels[4].name, "5-seed-6x6");
-    }
-
-    #[test]
-    fn prompt_sends_the_size_the_flag_value_and_the_map() {
-        let level = Level::parse("t", "flag-value -4\ns12\n.#F").unwrap();
-        assert_eq!(prompt(&level), "LEVEL 3 2 -4\ns12\n.#F\nSOLVE");
     }
 }

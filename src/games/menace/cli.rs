@@ -7,9 +7,9 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 
-use super::board::{Board, Mark, Outcome, parse_square_for_people, square_name};
 use super::matchbox::{Menace, parse_schedule};
-use super::tictactoe::{DEFAULT_GAMES, GameRecord, GameSummary, Side, Tally, play_match};
+use super::play::{DEFAULT_GAMES, GameRecord, GameSummary, Side, Tally, play_match};
+use super::rules::{Board, Mark, Outcome, parse_square_for_people, square_name};
 use crate::bot::sandbox::{self, SandboxArgs};
 use crate::bot::{Limits, roster};
 use crate::game::MatchSetup;
@@ -272,7 +272,7 @@ fn run_match(args: &MatchArgs) -> anyhow::Result<()> {
         }
         println!();
     };
-    let played = crate::game::match_runtime()?.block_on(play_match(
+    let played = crate::game::runtime()?.block_on(play_match(
         &setup,
         sides,
         args.alternate,
@@ -377,8 +377,7 @@ fn train(args: &TrainArgs) -> anyhow::Result<()> {
         let block = blocks.last_mut().expect("a block was started");
         block.tally.add(record.outcome, Mark::X);
     };
-    let played =
-        crate::game::match_runtime()?.block_on(play_match(&setup, sides, false, &mut count))?;
+    let played = crate::game::runtime()?.block_on(play_match(&setup, sides, false, &mut count))?;
     println!(
         "MENACE (X) against {}, {} games, blocks of {}:",
         opponent, args.games, args.block

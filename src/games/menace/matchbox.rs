@@ -24,7 +24,7 @@ use std::path::Path;
 use anyhow::{Context, bail};
 use rand::RngExt;
 
-use super::board::{Board, Mark, Outcome, square_name};
+use super::rules::{Board, Mark, Outcome, square_name};
 use crate::seed::Rng;
 
 /// Beads per free square in a new box, by MENACE's move number 1..4 (Michie's schedule).
@@ -147,7 +147,7 @@ impl Menace {
     }
 
     /// The box for `board` and the symmetry taking `board` to the box's board, if MENACE has one.
-    pub fn find_box(&self, board: &Board) -> Option<(usize, super::board::Symmetry)> {
+    pub fn find_box(&self, board: &Board) -> Option<(usize, super::rules::Symmetry)> {
         let (canonical, symmetry) = board.canonical();
         self.index.get(&canonical.code()).map(|&i| (i, symmetry))
     }
@@ -319,7 +319,7 @@ fn parse_box(line: &str) -> anyhow::Result<Matchbox> {
         let (name, count) = word
             .split_once(':')
             .with_context(|| format!("`{word}` is not SQUARE:COUNT"))?;
-        let square = super::board::parse_square_for_people(name)
+        let square = super::rules::parse_square_for_people(name)
             .filter(|_| name.len() == 2)
             .with_context(|| format!("`{name}` is not a square name like LM"))?;
         if !board.is_free(square) {
@@ -345,7 +345,7 @@ fn parse_box(line: &str) -> anyhow::Result<Matchbox> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::games::menace::board::Symmetry;
+    use crate::games::menace::rules::Symmetry;
 
     #[test]
     fn three_hundred_and_four_boxes_by_move_number() {

@@ -1,15 +1,17 @@
-//! MENACE and noughts & crosses ("tictactoe"); the rules are `../shared/spec/menace.md`.
+//! MENACE and noughts & crosses ("tictactoe"); the rules are in `docs/games/menace.md`.
 //!
-//! - [`board`]: the board, wins, the 8 symmetries and the spellings of a square.
+//! - [`rules`]: the board, wins, the 8 symmetries and the spellings of a square.
+//! - [`protocol`]: every line exchanged with a bot, written and read.
+//! - [`play`]: games between any two players and the [`Game`] for tournaments.
 //! - [`matchbox`]: MENACE itself — its 304 matchboxes, bead drawing, reinforcement, the file.
 //! - [`perfect`]: the minimax player.
-//! - [`tictactoe`]: games between any two players, the bot protocol, and the [`Game`] for
-//!   tournaments.
+//! - [`cli`]: `koth menace play | match | train`.
 //!
 //! [`Game`]: crate::game::Game
 
-pub mod board;
 pub mod cli;
 pub mod matchbox;
 pub mod perfect;
-pub mod tictactoe;
+pub mod play;
+pub mod protocol;
+pub mod rules;

@@ -5,7 +5,7 @@ use std::sync::OnceLock;
 
 use rand::RngExt;
 
-use super::board::{Board, Outcome};
+use super::rules::{Board, Outcome};
 use crate::seed::Rng;
 
 /// The value of a position for the player to move: 1 win, 0 draw, -1 loss with best play.
@@ -68,7 +68,7 @@ pub fn choose_move(board: &Board, rng: &mut Rng) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::games::menace::board::Mark;
+    use crate::games::menace::rules::Mark;
 
     /// The worst outcome (for `me`) over every opponent reply and every best move of the perfect
     /// player from `board`: 1 win, 0 draw, -1 loss.

@@ -86,7 +86,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
 
     crate::cpu::pin_current_thread(&setup.cpus);
-    let runtime = crate::game::match_runtime()?;
+    let runtime = crate::game::runtime()?;
     // Stopping koth is crate::interrupt's: it kills every bot process group before koth exits.
     let (result, results) = runtime.block_on(play::play(&setup))?;
     bar.finish_and_clear();

@@ -1,4 +1,4 @@
-//! The Grid-Routing Battle ("paths"); its rules are `../shared/spec/paths.md`.
+//! The Grid-Routing Battle ("paths"); its rules are in `docs/games/paths.md`.
 //!
 //! - [`rules`]: the grid, the phases and the scoring search (pure).
 //! - [`protocol`]: every line exchanged with a bot, parsed and displayed.

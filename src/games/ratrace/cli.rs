@@ -7,11 +7,10 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::game::{Options, play};
+use super::play::{BoardRecord, Contestant, Options, Summary, board_rng, board_seed, play};
 use super::player;
 use super::plot;
 use super::recording::BoardRecording;
-use super::run::{BoardRecord, Contestant, board_rng, board_seed};
 use super::track::Track;
 use crate::bot::sandbox::{self, SandboxArgs};
 use crate::bot::{BotSpec, Limits, roster};
@@ -133,7 +132,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let records = play_all(&setup, &options)?;
     let elapsed = started.elapsed().as_secs_f64();
     let points: Vec<u64> = records.iter().map(|r| r.points).collect();
-    let summary = stats::Summary::of(&points);
+    let summary = Summary::of(&points);
     let faults = records.iter().filter(|r| r.error.is_some()).count();
     println!(
         "geometric mean {:.2} (95% interval {:.2}–{:.2}) over {} boards; {:.0}% of boards scored 1; median {}",

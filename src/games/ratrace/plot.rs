@@ -6,7 +6,7 @@ use anyhow::anyhow;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::run::BoardRecord;
+use super::play::BoardRecord;
 
 type DrawResult = Result<(), Box<dyn std::error::Error>>;
 

@@ -216,7 +216,7 @@ mod tests {
             as_text(&digits).to_string()
         };
         assert_eq!(text((1u128 << 99) | 0xab), "80000000000000000000000ab");
-        assert_eq!(text(super::super::board::GENOME_MASK), "f".repeat(25));
+        assert_eq!(text(super::super::rules::GENOME_MASK), "f".repeat(25));
         assert_eq!(
             text(0x1_2345_6789_abcd_ef01_2345_6789),
             "123456789abcdef0123456789"

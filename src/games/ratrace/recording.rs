@@ -13,7 +13,7 @@ use std::path::Path;
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
-use super::board::{MAX_AGE, Specimen};
+use super::rules::{MAX_AGE, Specimen};
 use super::track::{CELLS, GOAL_X, HEIGHT, Kind, Track, WIDTH};
 
 /// Every turn is recorded up to this one.

@@ -43,7 +43,7 @@ impl SubprocessPlayer {
     pub fn new(seat: Seat) -> anyhow::Result<Self> {
         Ok(SubprocessPlayer {
             seat,
-            runtime: crate::game::match_runtime()?,
+            runtime: crate::game::runtime()?,
             message: Vec::new(),
             view_texts: Vec::new(),
         })

@@ -1,21 +1,259 @@
-//! Playing a run's boards: seeds, jobs, and one record per board.
+//! The Genetic Rat Race as one match, however it is started: `koth ratrace` and the tournament
+//! runner both call [`play`]. One player plays `rounds` boards (50 if unset), on parallel jobs,
+//! one record per board, and its score is the geometric mean of their points.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use anyhow::bail;
+use anyhow::{Context, bail};
 use rand::RngExt;
 use serde::Serialize;
 
-use super::board::{self, Sample};
-use super::player::{self, Player};
+use super::player::{self, Player, PlayerFault};
 use super::recording::BoardRecording;
+use super::rules::{Board, TURNS};
 use super::subprocess::{self, SubprocessPlayer};
 use super::track::Track;
 use crate::bot::{AnswerStats, BotSpec, FaultLog, Limits, Seat};
-use crate::seed;
+use crate::game::{Average, BotResult, BoxFuture, Game, MatchResult, MatchSetup, RoundProgress};
+use crate::{seed, stats};
+
+/// The population and points are sampled every this many turns, for plots.
+pub const SAMPLE_EVERY: u32 = 100;
+
+pub struct RatRace;
+
+/// Boards per match when the setup does not say.
+pub const DEFAULT_BOARDS: u32 = 50;
+
+impl Game for RatRace {
+    fn name(&self) -> &'static str {
+        "ratrace"
+    }
+
+    fn players(&self) -> (usize, usize) {
+        (1, 1)
+    }
+
+    /// Board points spread over orders of magnitude; the challenge ranked by geometric mean.
+    fn average(&self) -> Average {
+        Average::Geometric
+    }
+
+    fn play<'a>(&'a self, setup: &'a MatchSetup) -> BoxFuture<'a, anyhow::Result<MatchResult>> {
+        Box::pin(async move {
+            let setup = setup.clone();
+            // The engine blocks for the whole match, so it gets a thread of its own; its one
+            // job keeps to the first CPU the match was given, with its bot.
+            crate::cpu::run_placed(Vec::new(), move || {
+                Ok(play(&setup, &Options::default(), &mut |_| {})?.0)
+            })
+            .await
+        })
+    }
+}
+
+/// What a rat race can do beyond a tournament's match.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Boards played at once, each job on a thread of its own with its own bot process.
+    pub jobs: usize,
+    /// Boards recorded turn by turn ([`BoardRecord::recording`]).
+    pub record_boards: Vec<usize>,
+    /// A built-in player plays instead of the setup's bot.
+    pub built_in: Option<String>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            jobs: 1,
+            record_boards: Vec::new(),
+            built_in: None,
+        }
+    }
+}
+
+/// Plays a run of `setup.rounds` boards (default [`DEFAULT_BOARDS`]) for the setup's one bot
+/// (or `options.built_in`), calling `on_record` as each board ends, and writes `results.json`
+/// (every board, the summary and the match result) and, for a bot, `stderr/` and
+/// `transcripts/` into the setup's log folder. A bot player's jobs keep to the setup's CPUs,
+/// one each, when there is one for every job.
+pub fn play(
+    setup: &MatchSetup,
+    options: &Options,
+    on_record: &mut dyn FnMut(&BoardRecord),
+) -> anyhow::Result<(MatchResult, Vec<BoardRecord>)> {
+    let contestant = match (&options.built_in, setup.bots.as_slice()) {
+        (Some(name), []) => Contestant::BuiltIn(name.clone()),
+        (None, [spec]) => Contestant::Bot(spec.clone()),
+        _ => bail!("ratrace is played by one player, not {}", setup.bots.len()),
+    };
+    let boards = setup.rounds.unwrap_or(DEFAULT_BOARDS);
+    std::fs::create_dir_all(&setup.log_dir)
+        .with_context(|| format!("cannot create {}", setup.log_dir.display()))?;
+    let config = RunConfig {
+        boards: boards as usize,
+        jobs: options.jobs,
+        limits: setup.limits,
+        log_dir: setup.log_dir.clone(),
+        record_boards: options.record_boards.clone(),
+        cpus: setup.cpus.clone(),
+    };
+    let started = std::time::Instant::now();
+    let mut points = Vec::new();
+    let played = play_boards(&contestant, setup.seed, &config, &mut |record| {
+        on_record(record);
+        points.push(record.points);
+        if let Some(progress) = &setup.progress {
+            progress(&RoundProgress {
+                rounds_done: points.len() as u32,
+                rounds_total: boards,
+                totals: vec![Summary::of(&points).geometric_mean],
+            });
+        }
+    })?;
+    let seconds = started.elapsed().as_secs_f64();
+    let records = played.records;
+    let points: Vec<u64> = records.iter().map(|r| r.points).collect();
+    let summary = Summary::of(&points);
+    let result = MatchResult {
+        game: "ratrace".into(),
+        seed: setup.seed,
+        bots: vec![BotResult::new(
+            contestant.name(),
+            summary.geometric_mean,
+            &played.faults,
+            played.timing,
+        )],
+    };
+    let json = serde_json::json!({
+        "game": "ratrace",
+        "player": contestant.name(),
+        "seed": setup.seed,
+        "result": &result,
+        "summary": summary,
+        "faults": records.iter().filter(|r| r.error.is_some()).count(),
+        "seconds": seconds,
+        "boards": &records,
+    });
+    let path = setup.log_dir.join("results.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&json)?)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    Ok((result, records))
+}
+
+/// A run's boards' points in a few figures.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Summary {
+    pub boards: usize,
+    /// The run's score: the geometric mean of the boards' points.
+    pub geometric_mean: f64,
+    /// The 95% interval of the geometric mean (Student's t; the mean itself below two boards).
+    pub interval: (f64, f64),
+    pub share_of_ones: f64,
+    pub median: f64,
+}
+
+impl Summary {
+    pub fn of(points: &[u64]) -> Summary {
+        let points: Vec<f64> = points.iter().map(|&p| p as f64).collect();
+        let geometric = stats::geometric_mean(&points);
+        Summary {
+            boards: points.len(),
+            geometric_mean: geometric.mean,
+            interval: geometric
+                .interval
+                .unwrap_or((geometric.mean, geometric.mean)),
+            share_of_ones: if points.is_empty() {
+                0.0
+            } else {
+                points.iter().filter(|&&p| p == 1.0).count() as f64 / points.len() as f64
+            },
+            median: if points.is_empty() {
+                1.0
+            } else {
+                stats::median(&points)
+            },
+        }
+    }
+}
+
+/// The population and points after a turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Sample {
+    pub turn: u32,
+    pub population: usize,
+    pub points: u64,
+}
+
+#[derive(Debug)]
+pub struct Outcome {
+    pub points: u64,
+    /// Turns played (fewer than [`TURNS`] if the population died out or the player faulted).
+    pub turns: u32,
+    pub history: Vec<Sample>,
+    /// The player's fault and the turn it happened on, if one ended the board.
+    pub fault: Option<(u32, PlayerFault)>,
+}
+
+/// Plays a whole board: [`TURNS`] turns or until fewer than two specimens are left, or the
+/// player faults. With a `recording`, the board's positions are recorded as it goes.
+pub fn play_turns(
+    track: &Track,
+    rng: seed::Rng,
+    player: &mut dyn Player,
+    mut recording: Option<&mut BoardRecording>,
+) -> Outcome {
+    let mut board = Board::new(track, rng);
+    if let Some(recording) = recording.as_deref_mut() {
+        recording.frame(0, &board.specimens, board.points);
+    }
+    let mut asks = Vec::new();
+    let mut history = vec![Sample {
+        turn: 0,
+        population: board.specimens.len(),
+        points: board.points,
+    }];
+    let mut fault = None;
+    let mut turns = 0;
+    for turn in 1..=TURNS {
+        turns = turn;
+        let goes_on = match board.turn(turn, player, &mut asks) {
+            Ok(goes_on) => goes_on,
+            Err(f) => {
+                fault = Some((turn, f));
+                false
+            }
+        };
+        if let Some(recording) = recording.as_deref_mut()
+            && BoardRecording::wants(turn)
+        {
+            recording.frame(turn, &board.specimens, board.points);
+        }
+        if !goes_on || turn % SAMPLE_EVERY == 0 {
+            history.push(Sample {
+                turn,
+                population: board.specimens.len(),
+                points: board.points,
+            });
+        }
+        if !goes_on {
+            break;
+        }
+    }
+    if let Some(recording) = recording {
+        recording.last(turns, &board.specimens, board.points);
+    }
+    Outcome {
+        points: board.points,
+        turns,
+        history,
+        fault,
+    }
+}
 
 /// The seed of board `board` of the run with seed `run_seed`.
 pub fn board_seed(run_seed: u64, board: usize) -> u64 {
@@ -67,14 +305,14 @@ pub fn play_board(
     let outcome = match player.begin_board(board, seed, &track.views) {
         Ok(()) => {
             let before = player.process_cpu();
-            let outcome = board::play(&track, rng, player, recording.as_mut());
+            let outcome = play_turns(&track, rng, player, recording.as_mut());
             // A process that faulted is gone, and its time with it.
             if let (Some(before), Some(after)) = (before, player.process_cpu()) {
                 player_cpu = after.saturating_sub(before);
             }
             outcome
         }
-        Err(fault) => board::Outcome {
+        Err(fault) => Outcome {
             points: 1,
             turns: 0,
             history: Vec::new(),

@@ -3,7 +3,6 @@
 use rand::RngExt;
 
 use super::player::{Ask, Move, Player, PlayerFault};
-use super::recording::BoardRecording;
 use super::track::{CELLS, Landing, Track, WIDTH, move_index};
 use crate::seed;
 
@@ -16,8 +15,6 @@ pub const GENOME_BITS: u32 = 100;
 pub const GENOME_MASK: u128 = (1 << GENOME_BITS) - 1;
 pub const SWITCH_PROBABILITY: f64 = 0.05;
 pub const MUTATION_PROBABILITY: f64 = 0.01;
-/// The population and points are sampled every this many turns, for plots.
-pub const SAMPLE_EVERY: u32 = 100;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Specimen {
@@ -31,24 +28,6 @@ impl Specimen {
     fn fitness(&self) -> u64 {
         1 + (self.cell as i32 % WIDTH) as u64 + 50 * self.goals as u64
     }
-}
-
-/// The population and points after a turn.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-pub struct Sample {
-    pub turn: u32,
-    pub population: usize,
-    pub points: u64,
-}
-
-#[derive(Debug)]
-pub struct Outcome {
-    pub points: u64,
-    /// Turns played (fewer than [`TURNS`] if the population died out or the player faulted).
-    pub turns: u32,
-    pub history: Vec<Sample>,
-    /// The player's fault and the turn it happened on, if one ended the board.
-    pub fault: Option<(u32, PlayerFault)>,
 }
 
 /// A board in play. The rng draws everything random about the board after its track: genomes,
@@ -288,62 +267,6 @@ fn mutate(mut genome: u128, rng: &mut seed::Rng) -> u128 {
         bit += 1 + failures_before_success(MUTATION_PROBABILITY, rng);
     }
     genome
-}
-
-/// Plays a whole board: [`TURNS`] turns or until fewer than two specimens are left, or the
-/// player faults. With a `recording`, the board's positions are recorded as it goes.
-pub fn play(
-    track: &Track,
-    rng: seed::Rng,
-    player: &mut dyn Player,
-    mut recording: Option<&mut BoardRecording>,
-) -> Outcome {
-    let mut board = Board::new(track, rng);
-    if let Some(recording) = recording.as_deref_mut() {
-        recording.frame(0, &board.specimens, board.points);
-    }
-    let mut asks = Vec::new();
-    let mut history = vec![Sample {
-        turn: 0,
-        population: board.specimens.len(),
-        points: board.points,
-    }];
-    let mut fault = None;
-    let mut turns = 0;
-    for turn in 1..=TURNS {
-        turns = turn;
-        let goes_on = match board.turn(turn, player, &mut asks) {
-            Ok(goes_on) => goes_on,
-            Err(f) => {
-                fault = Some((turn, f));
-                false
-            }
-        };
-        if let Some(recording) = recording.as_deref_mut()
-            && BoardRecording::wants(turn)
-        {
-            recording.frame(turn, &board.specimens, board.points);
-        }
-        if !goes_on || turn % SAMPLE_EVERY == 0 {
-            history.push(Sample {
-                turn,
-                population: board.specimens.len(),
-                points: board.points,
-            });
-        }
-        if !goes_on {
-            break;
-        }
-    }
-    if let Some(recording) = recording {
-        recording.last(turns, &board.specimens, board.points);
-    }
-    Outcome {
-        points: board.points,
-        turns,
-        history,
-        fault,
-    }
 }
 
 #[cfg(test)]

@@ -1,30 +1,19 @@
 //! Noughts & crosses between any two players: external bots over the line protocol, MENACE,
 //! a random player and the perfect player; and the game as the tournament runner sees it.
 //!
-//! ## The bot protocol
-//!
-//! One bot process plays every game of a match. koth writes lines to its stdin:
-//!
-//! - `START X` or `START O`: a new game begins and the bot plays that mark (X moves first).
-//! - `MOVE <board>`: the bot is to move. `<board>` is 9 characters, row by row from the top
-//!   left, `X`, `O` or `.` for a free square. The bot answers one line: the square, a digit
-//!   `0`–`8` (`3 * row + column`) or two letters (row L/M/R = top/middle/bottom, then column
-//!   L/M/R = left/middle/right).
-//! - `END WIN`, `END LOSS` or `END DRAW`: the game is over (no answer expected).
-//!
-//! A bot that answers an occupied or unknown square, answers late or exits loses that game, and
-//! the reason is recorded. A bot stopped by a fault is started again for the next game.
+//! The lines exchanged with a bot are in [`super::protocol`].
 
 use std::path::PathBuf;
 
 use anyhow::Context;
 use rand::RngExt;
 
-use super::board::{Board, Mark, Outcome, parse_square_for_bots};
 use super::matchbox::{MICHIE_SCHEDULE, Menace};
 use super::perfect;
+use super::protocol;
+use super::rules::{Board, Mark, Outcome};
 use crate::bot::seat::At;
-use crate::bot::{BotSpec, FaultKind, FaultLog, Restart, Seat, SeatOptions, quote};
+use crate::bot::{BotSpec, FaultKind, FaultLog, Restart, Seat, SeatOptions};
 use crate::game::{BotResult, BoxFuture, Game, MatchResult, MatchSetup};
 use crate::seed::Rng;
 
@@ -75,7 +64,7 @@ pub async fn play_game(x: &mut Player, o: &mut Player, rng: &mut Rng, round: u32
     for (player, mark) in [(&mut *x, Mark::X), (&mut *o, Mark::O)] {
         if let Player::Bot(seat) = player {
             seat.begin(round).await;
-            if let Err(e) = seat.send(&format!("START {}", mark.as_char())) {
+            if let Err(e) = seat.send(&protocol::start(mark)) {
                 fault.get_or_insert(GameFault {
                     mark,
                     kind: e.kind(),
@@ -114,15 +103,10 @@ pub async fn play_game(x: &mut Player, o: &mut Player, rng: &mut Rng, round: u32
         match player {
             Player::Menace(menace) => menace.finish_game(outcome),
             Player::Bot(seat) => {
-                let word = match outcome {
-                    Outcome::Draw => "DRAW",
-                    Outcome::Won(m) if m == mark => "WIN",
-                    Outcome::Won(_) => "LOSS",
-                };
                 // Queued, like the next START: a bot that stopped reading after its last move is
                 // caught when its next MOVE is written, or by a late exit; the game itself is
                 // decided. A stopped bot hears nothing.
-                let _ = seat.send(&format!("END {word}"));
+                let _ = seat.send(&protocol::end(outcome, mark));
             }
             Player::Random | Player::Perfect => {}
         }
@@ -152,21 +136,12 @@ async fn choose(
         Player::Perfect => Ok(perfect::choose_move(board, rng)),
         Player::Bot(seat) => {
             let answer = seat
-                .ask(&format!("MOVE {}", board.cells()), At::turn(turn))
+                .ask(&protocol::move_prompt(board), At::turn(turn))
                 .await
                 .map_err(|e| (e.kind(), e.root().to_string()))?;
-            let refused = match parse_square_for_bots(&answer.line) {
-                None => format!(
-                    "answered {}, which is not a square (0–8 or two letters like LM)",
-                    quote(&answer.line)
-                ),
-                Some(square) if !board.is_free(square) => format!(
-                    "answered {} as {}: square {square} is taken on {}",
-                    quote(answer.line.trim()),
-                    mark.as_char(),
-                    board.cells()
-                ),
-                Some(square) => return Ok(square),
+            let refused = match protocol::parse_move(&answer.line, board, mark) {
+                Ok(square) => return Ok(square),
+                Err(refused) => refused,
             };
             seat.fault(FaultKind::BadOutput, Some(turn), refused.clone());
             Err((FaultKind::BadOutput, refused))

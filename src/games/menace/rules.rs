@@ -241,16 +241,8 @@ pub fn parse_square_for_people(text: &str) -> Option<usize> {
     parse_letters(text)
 }
 
-/// Reads a square as a bot writes it: a digit 0–8 or two letters.
-pub fn parse_square_for_bots(text: &str) -> Option<usize> {
-    let text = text.trim();
-    if let Ok(n) = text.parse::<usize>() {
-        return (n < 9).then_some(n);
-    }
-    parse_letters(text)
-}
-
-fn parse_letters(text: &str) -> Option<usize> {
+/// Reads a square as two letters, any case, row first (`LM`).
+pub(crate) fn parse_letters(text: &str) -> Option<usize> {
     let letters: Vec<char> = text.chars().map(|c| c.to_ascii_uppercase()).collect();
     let [row, col] = letters[..] else {
         return None;
@@ -287,8 +279,6 @@ mod tests {
         assert_eq!(parse_square_for_people("9"), Some(8));
         assert_eq!(parse_square_for_people("0"), None);
         assert_eq!(parse_square_for_people("LX"), None);
-        assert_eq!(parse_square_for_bots("0"), Some(0));
-        assert_eq!(parse_square_for_bots("9"), None);
         assert_eq!(square_name(5), "MR");
     }
 

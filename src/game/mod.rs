@@ -1,0 +1,47 @@
+//! The small interface every game implements, and what a match leaves behind.
+//!
+//! A game module turns a [`MatchSetup`] (which bots, which seed, where to write) into a
+//! [`MatchResult`] (each bot's score, its faults and how it ended). Runners — the per-game
+//! commands, the tournament runner — only ever see these types, so adding a game touches its own
+//! folder and one line of the registry in [`crate::games`].
+
+mod result;
+mod runtime;
+mod setup;
+
+use std::future::Future;
+use std::pin::Pin;
+
+use serde::{Deserialize, Serialize};
+
+pub use result::{BotResult, MatchResult};
+pub use runtime::{play_placed, runtime};
+pub use setup::{MatchSetup, ProgressFn, RoundProgress};
+
+/// How a bot's scores over many matches are averaged on a leaderboard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Average {
+    /// The arithmetic mean: points add up.
+    Arithmetic,
+    /// The geometric mean: scores that multiply, or spread over orders of magnitude (the rat
+    /// race's board points), where one huge score would otherwise decide the ranking.
+    Geometric,
+}
+
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// A game koth can run. `play` returns `Err` only for koth's own failures (a log folder that
+/// cannot be written, say): those are harness faults, retried by tournaments and never counted
+/// against a bot. Everything a bot does wrong is a [`Fault`] inside the result.
+pub trait Game: Sync {
+    /// The name used on the command line and in tournament files.
+    fn name(&self) -> &'static str;
+    /// How many bots a match takes: `(min, max)`.
+    fn players(&self) -> (usize, usize);
+    /// How a bot's match scores are averaged on a leaderboard.
+    fn average(&self) -> Average {
+        Average::Arithmetic
+    }
+    fn play<'a>(&'a self, setup: &'a MatchSetup) -> BoxFuture<'a, anyhow::Result<MatchResult>>;
+}
