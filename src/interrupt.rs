@@ -108,10 +108,31 @@ impl Drop for ResumeCommand {
     }
 }
 
-fn stop(signal: i32) -> ! {
+/// Ends koth quietly with exit status 0 when its output is gone: `koth … | head` closes the
+/// pipe once it has read enough, and Rust, which ignores SIGPIPE, then panics in `println!`.
+/// The reader has what it wanted, so it is no error: the bots are killed and the transcripts
+/// written as on a signal, and nothing is said. Installed once, by `main`.
+pub fn end_quietly_on_broken_pipe() {
+    let report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let message = info.payload_as_str().unwrap_or_default();
+        if message.starts_with("failed printing to std") && message.contains("Broken pipe") {
+            stop_every_bot();
+            std::process::exit(0);
+        }
+        report(info);
+    }));
+}
+
+/// Marks koth as stopping, kills every bot process and writes out the open transcripts.
+fn stop_every_bot() {
     REQUESTED.store(true, Ordering::SeqCst);
     crate::bot::kill_all();
     crate::bot::flush_transcripts();
+}
+
+fn stop(signal: i32) -> ! {
+    stop_every_bot();
     say(&format!(
         "\nkoth: interrupted by {}: every bot process was killed",
         signal_name(signal)

@@ -8,6 +8,7 @@
 //! - runners and viewers on top (tournaments, storage, replays).
 
 pub mod bot;
+pub mod cli;
 pub mod cpu;
 pub mod game;
 pub mod games;

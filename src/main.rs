@@ -37,6 +37,7 @@ fn main() -> ExitCode {
     // Bots run in process groups of their own, out of reach of the terminal's Ctrl-C: stopping
     // koth must stop them.
     koth::interrupt::install();
+    koth::interrupt::end_quietly_on_broken_pipe();
     let outcome = match cli.command {
         Command::Paths(args) => games::paths::cli::run(args),
         Command::Ratrace(args) => games::ratrace::cli::run(args),

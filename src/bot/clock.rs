@@ -13,12 +13,6 @@ pub const MAX_LIMIT_MS: u64 = 3_600_000;
 /// and arenas (CodinGame, Halite) give the first turn more time for the same reason.
 pub const STARTUP_GRACE: Duration = Duration::from_secs(2);
 
-/// The parser of every command's `--timeout-ms`: 1 to [`MAX_LIMIT_MS`] (a zero limit would
-/// fault every bot at its first answer).
-pub fn limit_ms_parser() -> clap::builder::RangedU64ValueParser<u64> {
-    clap::value_parser!(u64).range(1..=MAX_LIMIT_MS)
-}
-
 /// Time limits for one bot's answers.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Limits {

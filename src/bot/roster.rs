@@ -194,11 +194,19 @@ pub fn load_bots_txt(path: &Path) -> anyhow::Result<Vec<BotSpec>> {
                 name
             );
         }
+        // A bots.txt line has no build step, so a bot whose folder also holds a bot.toml takes
+        // its build step from there: a compiled bot then works from either kind of list, in
+        // every command and tournament alike.
+        let build = if folder.join(MANIFEST).is_file() {
+            load_manifest(&folder)?.0.build
+        } else {
+            None
+        };
         bots.push(BotSpec {
             name: name.to_string(),
             dir: folder,
             command,
-            build: None,
+            build,
             origin: format!("{}:{}", path.display(), name_line),
             sandbox: None,
             benched: None,

@@ -81,35 +81,6 @@ impl Default for Sandbox {
     }
 }
 
-/// `--sandbox` and its limits, for every command that starts bots.
-#[derive(Debug, Clone, clap::Args)]
-pub struct SandboxArgs {
-    /// Contain every bot: it sees only the system's folders (read-only), its interpreter and
-    /// a working copy of its own folder, with no network, no other processes, no privileges,
-    /// and capped memory, file size, open files and processes (see docs/containment.md).
-    #[arg(long)]
-    pub sandbox: bool,
-    /// Memory a contained bot may use.
-    #[arg(long, value_name = "MIB", default_value_t = Sandbox::default().memory_mb,
-          value_parser = clap::value_parser!(u64).range(1..=1 << 30), requires = "sandbox")]
-    pub memory_mb: u64,
-    /// Largest file a contained bot may write (also the size of its private /tmp).
-    #[arg(long, value_name = "MIB", default_value_t = Sandbox::default().file_mb,
-          value_parser = clap::value_parser!(u64).range(1..=1 << 30), requires = "sandbox")]
-    pub file_mb: u64,
-}
-
-impl SandboxArgs {
-    /// The containment asked for, if any.
-    pub fn sandbox(&self) -> Option<Sandbox> {
-        self.sandbox.then(|| Sandbox {
-            memory_mb: self.memory_mb,
-            file_mb: self.file_mb,
-            ..Sandbox::default()
-        })
-    }
-}
-
 /// The bots of one game, contained by `sandbox` if given: each in a working copy of its folder
 /// under `game_dir/bots/<seat>/` ([`roster::working_copies`]), which is all it may write, with
 /// its own folder readable for what the copy links to. Fails if this machine cannot contain.

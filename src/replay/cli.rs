@@ -11,8 +11,9 @@ use anyhow::{Context, bail};
 use super::Game;
 use super::drive::{self, DriveOptions};
 use super::turns::Replay;
-use crate::bot::sandbox::{self, SandboxArgs};
+use crate::bot::sandbox;
 use crate::bot::{Limits, roster};
+use crate::cli::{SandboxArgs, limit_ms_parser};
 use crate::games::ratrace::recording::BoardRecording;
 
 /// Show a recorded paths game (a round or a turn as text, in a terminal viewer or a web page) or
@@ -21,25 +22,26 @@ use crate::games::ratrace::recording::BoardRecording;
 pub struct Args {
     /// A paths game's log folder or its graphical_log.txt; a rat-race run's log folder or one of
     /// its board-B.replay.json; with --drive, the log folder of a game of any kind.
+    #[arg(value_name = "PATH")]
     pub path: PathBuf,
     /// The round to show first (from 0; default 0); with --drive, the only round compared.
-    #[arg(long)]
+    #[arg(long, value_name = "N")]
     pub round: Option<u32>,
     /// Show the grid after this many turns of the round (needs replay.jsonl); default: its end.
-    #[arg(long)]
+    #[arg(long, value_name = "N")]
     pub turn: Option<usize>,
     /// Print the round (or turn) as plain text instead of opening the viewer.
     #[arg(long)]
     pub text: bool,
     /// Write a self-contained web page that animates the game, instead of opening the viewer.
-    #[arg(long, value_name = "OUT.html")]
+    #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
     /// In a rat-race log folder, the recorded board to show (default: the first recorded).
-    #[arg(long, value_name = "B", conflicts_with = "drive")]
+    #[arg(long, value_name = "N", conflicts_with = "drive")]
     pub board: Option<usize>,
     /// Feed this bot folder the lines the bot named by --as received in the game, and show
     /// where its answers now differ (exit status 1 if they do).
-    #[arg(long, value_name = "BOTDIR", requires = "name", conflicts_with_all = ["turn", "text", "html"])]
+    #[arg(long, value_name = "DIR", requires = "name", conflicts_with_all = ["turn", "text", "html"])]
     pub drive: Option<PathBuf>,
     /// The recorded bot to drive: its name or its transcript's file name.
     #[arg(long = "as", value_name = "NAME", requires = "drive")]
@@ -49,7 +51,7 @@ pub struct Args {
     pub all_differences: bool,
     /// With --drive: the limit per answer and for exiting, in milliseconds, on the wall clock
     /// (default: the game's, from the transcript).
-    #[arg(long, requires = "drive", value_parser = crate::bot::limit_ms_parser())]
+    #[arg(long, value_name = "MS", requires = "drive", value_parser = limit_ms_parser())]
     pub timeout_ms: Option<u64>,
     /// With --drive: write the driven bot's stderr to this file.
     #[arg(long, value_name = "FILE", requires = "drive")]

@@ -1,4 +1,5 @@
-//! `koth tournament run|resume|status` and `koth leaderboard`.
+//! `koth tournament run|resume|status|leaderboard` and `koth leaderboard` (the same command as
+//! `koth tournament leaderboard`).
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -21,17 +22,19 @@ enum Command {
     /// Start a tournament from a tournament file (see config/tournament-paths.toml).
     Run {
         /// The tournament file.
+        #[arg(value_name = "FILE")]
         file: PathBuf,
         /// The tournament folder [default: logs/tournament-<name>-<unix seconds>].
-        #[arg(long)]
+        #[arg(long, value_name = "DIR")]
         dir: Option<PathBuf>,
         /// The master seed, over the file's `seed`; every game's seed and bots derive from it.
-        #[arg(long)]
+        #[arg(long, value_name = "SEED")]
         seed: Option<u64>,
     },
     /// Finish a stopped tournament: games already recorded are kept, the rest are played.
     Resume {
         /// The tournament folder.
+        #[arg(value_name = "DIR")]
         dir: PathBuf,
         /// Give a benched bot its seats back in the games still to play (repeatable).
         #[arg(long, value_name = "NAME")]
@@ -40,16 +43,21 @@ enum Command {
     /// Show how many games a tournament has played.
     Status {
         /// The tournament folder.
+        #[arg(value_name = "DIR")]
         dir: PathBuf,
     },
+    /// Print a tournament's leaderboard (the same as `koth leaderboard`).
+    Leaderboard(LeaderboardArgs),
 }
 
 /// `koth leaderboard DIR`
 #[derive(Debug, clap::Args)]
 pub struct LeaderboardArgs {
     /// The tournament folder.
+    #[arg(value_name = "DIR")]
     dir: PathBuf,
-    #[arg(long, value_enum, default_value = "table")]
+    /// How to print it.
+    #[arg(long, value_name = "FORMAT", value_enum, default_value = "table")]
     format: Format,
 }
 
@@ -98,6 +106,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             }
             Ok(())
         }
+        Command::Leaderboard(args) => leaderboard(args),
     }
 }
 

@@ -214,7 +214,13 @@ impl Leaderboard {
                         if s.on_bench { " (benched)" } else { "" }
                     ),
                     s.games.to_string(),
-                    format!("{}", s.total),
+                    // Whole points as they are; the rat race's geometric means summed, to one
+                    // decimal like the mean.
+                    if s.total.fract() == 0.0 {
+                        format!("{}", s.total)
+                    } else {
+                        format!("{:.1}", s.total)
+                    },
                     match (s.interval, s.low, s.high) {
                         (Some(i), _, _) => format!("{:.1} ± {:.1}", s.mean, i),
                         (None, Some(low), Some(high)) => {

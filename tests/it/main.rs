@@ -4,6 +4,7 @@
 
 mod bot_process;
 mod bounded_records;
+mod cli;
 mod containment;
 mod damaged_input;
 mod flag_game;

@@ -11,12 +11,11 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::exact::{self, Verdict};
 use super::ga::{self, Generation, Params};
-use super::play::{Flag, load_levels};
+use super::play::{Flag, SHIPPED, load_levels};
 use super::rules::{Level, Move, Walker, moves_to_string, walk};
-use crate::bot::sandbox::{self, SandboxArgs};
-use crate::bot::{Limits, roster};
+use crate::bot::{roster, sandbox};
+use crate::cli::{LogDirArg, SOLVER_TIMEOUT_MS, SandboxArgs, SeedArg, TimeoutArg, report};
 use crate::game::MatchSetup;
-use crate::seed;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -31,66 +30,69 @@ enum Command {
     /// Print a shortest solution of a level, or prove that it has none.
     Exact {
         /// A level file (see levels/flag/).
+        #[arg(value_name = "FILE")]
         level: PathBuf,
     },
     /// Give levels to a solver bot over the line protocol and score its answers.
-    Play {
-        /// Level files, played in order.
-        #[arg(required = true)]
-        levels: Vec<PathBuf>,
-        /// The solver bot's folder (holding its bot.toml).
-        #[arg(long)]
-        bot: PathBuf,
-        /// Time limit per answer, in milliseconds.
-        #[arg(long, default_value_t = 5000, value_parser = crate::bot::limit_ms_parser())]
-        timeout_ms: u64,
-        /// Where to write logs (default: logs/flag-play-<unix-secs>/).
-        #[arg(long)]
-        log_dir: Option<PathBuf>,
-        #[command(flatten)]
-        contain: SandboxArgs,
-    },
+    Play(PlayArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct PlayArgs {
+    /// Level files, played in order. Default: the levels a tournament plays (the shipped
+    /// solvable ones, easiest first).
+    #[arg(value_name = "FILE")]
+    levels: Vec<PathBuf>,
+    /// The solver bot's folder (holding its bot.toml).
+    #[arg(long, value_name = "DIR")]
+    bot: PathBuf,
+    #[command(flatten)]
+    timeout: TimeoutArg<SOLVER_TIMEOUT_MS>,
+    #[command(flatten)]
+    log_dir: LogDirArg,
+    #[command(flatten)]
+    contain: SandboxArgs,
 }
 
 #[derive(Debug, clap::Args)]
 struct SolveArgs {
     /// A level file (see levels/flag/).
+    #[arg(value_name = "FILE")]
     level: PathBuf,
-    /// Seed of the run (printed either way, so any run can be repeated).
-    #[arg(long)]
-    seed: Option<u64>,
+    #[command(flatten)]
+    seed: SeedArg,
     /// Generations at most.
-    #[arg(long, default_value_t = Params::default().generations)]
+    #[arg(long, value_name = "N", default_value_t = Params::default().generations)]
     generations: u32,
-    #[arg(long, default_value_t = Params::default().population)]
+    /// Walks in the population.
+    #[arg(long, value_name = "N", default_value_t = Params::default().population)]
     population: usize,
     /// Chance that a pair of parents is crossed over.
-    #[arg(long, default_value_t = Params::default().crossover_rate)]
+    #[arg(long, value_name = "RATE", default_value_t = Params::default().crossover_rate)]
     crossover_rate: f64,
     /// Each child gets 0..=N mutated genes.
-    #[arg(long, default_value_t = Params::default().max_mutations)]
+    #[arg(long, value_name = "N", default_value_t = Params::default().max_mutations)]
     max_mutations: usize,
     /// Rivals per tournament pick.
-    #[arg(long, default_value_t = Params::default().tournament)]
+    #[arg(long, value_name = "N", default_value_t = Params::default().tournament)]
     tournament: usize,
     /// Restart from a random population after this many generations without progress.
-    #[arg(long, default_value_t = Params::default().restart_after)]
+    #[arg(long, value_name = "N", default_value_t = Params::default().restart_after)]
     restart_after: u32,
     /// Keep running after a solution is found, up to --generations.
     #[arg(long)]
     keep_going: bool,
-    /// Print the best fitness and steps every K generations.
-    #[arg(long, default_value_t = 500)]
+    /// Print the best fitness and steps every N generations.
+    #[arg(long, value_name = "N", default_value_t = 500)]
     report_every: u32,
     /// Print the final path and map instead of animating it.
     #[arg(long)]
     no_animate: bool,
     /// Delay per animated step, in milliseconds.
-    #[arg(long, default_value_t = 150)]
+    #[arg(long, value_name = "MS", default_value_t = 150)]
     step_ms: u64,
-    /// Where to write the plot and history (default: logs/flag-<unix-secs>-seed<S>/).
-    #[arg(long)]
-    log_dir: Option<PathBuf>,
+    #[command(flatten)]
+    log_dir: LogDirArg,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -101,13 +103,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             print_exact(&level, &exact::solve(&level)?);
             Ok(())
         }
-        Command::Play {
-            levels,
-            bot,
-            timeout_ms,
-            log_dir,
-            contain,
-        } => play(&levels, &bot, timeout_ms, log_dir, &contain),
+        Command::Play(args) => play(&args),
     }
 }
 
@@ -125,8 +121,7 @@ fn print_exact(level: &Level, verdict: &Verdict) {
 
 fn solve(args: SolveArgs) -> anyhow::Result<()> {
     let level = Level::load(&args.level)?;
-    let seed = seed::choose(args.seed);
-    println!("seed {seed} (repeat this run with --seed {seed})");
+    let seed = args.seed.choose();
     let params = Params {
         population: args.population,
         tournament: args.tournament,
@@ -137,8 +132,7 @@ fn solve(args: SolveArgs) -> anyhow::Result<()> {
         stop_when_solved: !args.keep_going,
         ..Params::default()
     };
-    let log_dir =
-        crate::logs::create_folder(args.log_dir, |secs| format!("flag-{secs}-seed{seed}"))?;
+    let log_dir = args.log_dir.create("flag-solve", Some(seed))?;
     let bar = ProgressBar::new(u64::from(params.generations));
     bar.set_style(
         ProgressStyle::with_template("{bar:30} {pos}/{len} generations {per_sec} {msg}")
@@ -149,7 +143,7 @@ fn solve(args: SolveArgs) -> anyhow::Result<()> {
     let run = ga::run(
         &level,
         &params,
-        &mut seed::rng(seed, 0),
+        &mut crate::seed::rng(seed, 0),
         |g: &Generation| {
             best_so_far = best_so_far.max(g.best_fitness);
             if g.restarted {
@@ -346,23 +340,22 @@ fn animate_path(level: &Level, genes: &[Move], delay: Duration) -> anyhow::Resul
     Ok(())
 }
 
-fn play(
-    levels: &[PathBuf],
-    bot: &Path,
-    timeout_ms: u64,
-    log_dir: Option<PathBuf>,
-    contain: &SandboxArgs,
-) -> anyhow::Result<()> {
-    let levels = load_levels(levels)?;
-    let spec = roster::load_bot(bot)?;
+fn play(args: &PlayArgs) -> anyhow::Result<()> {
+    let levels = if args.levels.is_empty() {
+        SHIPPED.levels.clone()
+    } else {
+        load_levels(&args.levels)?
+    };
+    let spec = roster::load_bot(&args.bot)?;
     roster::prepare(std::slice::from_ref(&spec), roster::DEFAULT_BUILD_LIMIT)?;
-    let log_dir = crate::logs::create_folder(log_dir, |secs| format!("flag-play-{secs}"))?;
-    let bots = sandbox::contain(&[spec], contain.sandbox().as_ref(), &log_dir)?;
+    let log_dir = args.log_dir.create("flag-play", None)?;
+    let bots = sandbox::contain(&[spec], args.contain.sandbox().as_ref(), &log_dir)?;
     let setup = MatchSetup {
         bots,
+        // Nothing in flag is random: the seed is only recorded.
         seed: 0,
         log_dir: log_dir.clone(),
-        limits: Limits::uniform(Duration::from_millis(timeout_ms)),
+        limits: args.timeout.limits(),
         rounds: None,
         progress: None,
         cpus: Vec::new(),
@@ -392,9 +385,6 @@ fn play(
         per_level.len(),
         bot.status.as_str()
     );
-    for fault in &bot.faults {
-        println!("fault ({:?}): {}", fault.kind, fault.reason);
-    }
-    println!("results: {}", log_dir.join("results.json").display());
+    report::print_result(&result, &log_dir);
     Ok(())
 }

@@ -3,15 +3,14 @@
 
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use anyhow::{Context, bail};
 
 use super::matchbox::{Menace, parse_schedule};
 use super::play::{DEFAULT_GAMES, GameRecord, GameSummary, Side, Tally, play_match};
 use super::rules::{Board, Mark, Outcome, parse_square_for_people, square_name};
-use crate::bot::sandbox::{self, SandboxArgs};
-use crate::bot::{Limits, roster};
+use crate::bot::{roster, sandbox};
+use crate::cli::{LogDirArg, SandboxArgs, SeedArg, TimeoutArg, report};
 use crate::game::MatchSetup;
 
 #[derive(Debug, clap::Args)]
@@ -33,23 +32,22 @@ enum Command {
 #[derive(Debug, clap::Args)]
 struct PlayArgs {
     /// Matchbox file: loaded if it exists, saved after every game.
-    #[arg(long)]
+    #[arg(long, value_name = "FILE")]
     boxes: Option<PathBuf>,
-    /// Seed for every random choice (printed; a fresh one if not given).
-    #[arg(long)]
-    seed: Option<u64>,
+    #[command(flatten)]
+    seed: SeedArg,
     /// Beads per free square in new boxes, by MENACE's move number 1–4 (a loaded file keeps its own).
-    #[arg(long, default_value = "4,3,2,1", value_parser = parse_schedule_arg)]
+    #[arg(long, value_name = "N,N,N,N", default_value = "4,3,2,1", value_parser = parse_schedule_arg)]
     schedule: [u32; 4],
 }
 
 #[derive(Debug, clap::Args)]
 struct MatchArgs {
     /// The X player (moves first): menace, random, perfect or a bot folder.
-    #[arg(long)]
+    #[arg(long, value_name = "PLAYER")]
     x: String,
     /// The O player: random, perfect or a bot folder.
-    #[arg(long)]
+    #[arg(long, value_name = "PLAYER")]
     o: String,
     #[arg(long, value_name = "N", default_value_t = DEFAULT_GAMES,
           value_parser = clap::value_parser!(u32).range(1..))]
@@ -57,49 +55,42 @@ struct MatchArgs {
     /// Swap X and O after every game, as tournaments do (MENACE, which plays X only, cannot).
     #[arg(long)]
     alternate: bool,
-    /// Seed for every random choice (printed; a fresh one if not given).
-    #[arg(long)]
-    seed: Option<u64>,
-    /// Time limit for each answer of an external bot, and for its exit at the end.
-    #[arg(long, default_value_t = 1000, value_parser = crate::bot::limit_ms_parser())]
-    timeout_ms: u64,
-    /// Where results.json, the bots' stderr and transcripts (and contained bots' working
-    /// folders) go. Default: logs/menace-match-<unix-secs>-seed<S>/.
-    #[arg(long, value_name = "DIR")]
-    log_dir: Option<PathBuf>,
+    #[command(flatten)]
+    seed: SeedArg,
+    #[command(flatten)]
+    timeout: TimeoutArg,
+    #[command(flatten)]
+    log_dir: LogDirArg,
     #[command(flatten)]
     contain: SandboxArgs,
 }
 
 #[derive(Debug, clap::Args)]
 struct TrainArgs {
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    /// Games to train for.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     games: u32,
-    /// random, perfect or a bot folder.
-    #[arg(long)]
+    /// The opponent, playing O: random, perfect or a bot folder.
+    #[arg(long, value_name = "PLAYER")]
     opponent: String,
     /// Games per row of the table and point of the plot.
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, value_name = "N", default_value_t = 100)]
     block: u32,
-    /// Seed for every random choice (printed; a fresh one if not given).
-    #[arg(long)]
-    seed: Option<u64>,
+    #[command(flatten)]
+    seed: SeedArg,
     /// Writes the learning curve as an SVG plot here.
-    #[arg(long)]
+    #[arg(long, value_name = "FILE")]
     plot: Option<PathBuf>,
     /// Matchbox file: loaded if it exists, saved at the end.
-    #[arg(long)]
+    #[arg(long, value_name = "FILE")]
     boxes: Option<PathBuf>,
     /// Beads per free square in new boxes, by MENACE's move number 1–4 (a loaded file keeps its own).
-    #[arg(long, default_value = "4,3,2,1", value_parser = parse_schedule_arg)]
+    #[arg(long, value_name = "N,N,N,N", default_value = "4,3,2,1", value_parser = parse_schedule_arg)]
     schedule: [u32; 4],
-    /// Time limit for each answer of an external bot, and for its exit at the end.
-    #[arg(long, default_value_t = 1000, value_parser = crate::bot::limit_ms_parser())]
-    timeout_ms: u64,
-    /// Where a bot opponent's stderr and transcript (and, contained, its working folder) go.
-    /// Default: logs/menace-train-<unix-secs>-seed<S>/.
-    #[arg(long, value_name = "DIR")]
-    log_dir: Option<PathBuf>,
+    #[command(flatten)]
+    timeout: TimeoutArg,
+    #[command(flatten)]
+    log_dir: LogDirArg,
     #[command(flatten)]
     contain: SandboxArgs,
 }
@@ -122,7 +113,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
 /// The seed's interactive game. End of input ends the session quietly at any prompt.
 fn play(args: &PlayArgs, input: &mut dyn BufRead, out: &mut dyn Write) -> anyhow::Result<()> {
-    let seed = crate::seed::choose(args.seed);
+    let seed = crate::seed::choose(args.seed.seed);
     let mut rng = crate::seed::rng(seed, 0);
     let mut menace = Menace::load_or_new(args.boxes.as_deref(), args.schedule)?;
     writeln!(out, "seed {seed}")?;
@@ -238,18 +229,15 @@ fn run_match(args: &MatchArgs) -> anyhow::Result<()> {
         side_from_arg(&args.x, Mark::X)?,
         side_from_arg(&args.o, Mark::O)?,
     ];
-    let seed = crate::seed::choose(args.seed);
-    println!("seed {seed}");
-    let log_dir = crate::logs::create_folder(args.log_dir.clone(), |secs| {
-        format!("menace-match-{secs}-seed{seed}")
-    })?;
+    let seed = args.seed.choose();
+    let log_dir = args.log_dir.create("menace-match", Some(seed))?;
     contain_sides(&mut sides, &args.contain, &log_dir)?;
     let names: Vec<String> = sides.iter().map(Side::name).collect();
     let setup = MatchSetup {
         bots: Vec::new(),
         seed,
         log_dir: log_dir.clone(),
-        limits: Limits::uniform(Duration::from_millis(args.timeout_ms)),
+        limits: args.timeout.limits(),
         rounds: Some(args.games),
         progress: None,
         cpus: Vec::new(),
@@ -290,22 +278,7 @@ fn run_match(args: &MatchArgs) -> anyhow::Result<()> {
             names[0], first.wins, names[1], second.wins, first.draws
         );
     }
-    let total: u64 = played
-        .result
-        .bots
-        .iter()
-        .map(|b| b.fault_counts.total())
-        .sum();
-    println!("faults: {total}");
-    for fault in played.result.bots.iter().flat_map(|b| &b.faults) {
-        let at = fault
-            .turn
-            .map(|t| format!(" at move {t}"))
-            .unwrap_or_default();
-        let game = fault.round.map(|r| format!("game {r}")).unwrap_or_default();
-        println!("  {game}: {}{at}: {}", fault.bot, fault.reason);
-    }
-    println!("results: {}", log_dir.join("results.json").display());
+    report::print_result(&played.result, &log_dir);
     Ok(())
 }
 
@@ -341,23 +314,20 @@ fn train(args: &TrainArgs) -> anyhow::Result<()> {
     if args.block == 0 {
         bail!("--block must be at least 1");
     }
-    let seed = crate::seed::choose(args.seed);
-    println!("seed {seed}");
+    let seed = args.seed.choose();
     let menace = Menace::load_or_new(args.boxes.as_deref(), args.schedule)?;
     let mut sides = vec![
         Side::Menace(menace),
         side_from_arg(&args.opponent, Mark::O)?,
     ];
-    let log_dir = crate::logs::create_folder(args.log_dir.clone(), |secs| {
-        format!("menace-train-{secs}-seed{seed}")
-    })?;
+    let log_dir = args.log_dir.create("menace-train", Some(seed))?;
     contain_sides(&mut sides, &args.contain, &log_dir)?;
     let opponent = sides[1].name();
     let setup = MatchSetup {
         bots: Vec::new(),
         seed,
         log_dir,
-        limits: Limits::uniform(Duration::from_millis(args.timeout_ms)),
+        limits: args.timeout.limits(),
         rounds: Some(args.games),
         progress: None,
         cpus: Vec::new(),

@@ -2,7 +2,7 @@
 //! and the run's geometric mean.
 
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -12,10 +12,11 @@ use super::player;
 use super::plot;
 use super::recording::BoardRecording;
 use super::track::Track;
-use crate::bot::sandbox::{self, SandboxArgs};
-use crate::bot::{BotSpec, Limits, roster};
-use crate::game::MatchSetup;
-use crate::{seed, stats};
+use crate::bot::sandbox;
+use crate::bot::{BotSpec, roster};
+use crate::cli::{LogDirArg, SandboxArgs, SeedArg, TimeoutArg, report};
+use crate::game::{MatchResult, MatchSetup};
+use crate::stats;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -29,29 +30,26 @@ pub struct Args {
     #[arg(long, value_name = "CMD")]
     bot_cmd: Option<String>,
     /// How many boards to play.
-    #[arg(long, default_value_t = 50)]
+    #[arg(long, value_name = "N", default_value_t = 50)]
     boards: usize,
-    /// The run's seed (random if not given; printed either way).
-    #[arg(long)]
-    seed: Option<u64>,
+    #[command(flatten)]
+    seed: SeedArg,
     /// Boards played at once (threads; one bot process per job).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, value_name = "N", default_value_t = 1)]
     jobs: usize,
-    /// Where results.json (and plots, bot stderr) go; default logs/ratrace-<time>-seed<S>/.
-    #[arg(long, value_name = "DIR")]
-    log_dir: Option<PathBuf>,
+    #[command(flatten)]
+    log_dir: LogDirArg,
     /// Print this board's track and exit.
-    #[arg(long, value_name = "BOARD")]
+    #[arg(long, value_name = "N")]
     dump_track: Option<usize>,
-    /// A bot player's time limit per turn, and for its exit at the end, in milliseconds.
-    #[arg(long, default_value_t = 1000, value_parser = crate::bot::limit_ms_parser())]
-    timeout_ms: u64,
-    /// Write an SVG of population and points over turns per board (board-<b>.svg).
+    #[command(flatten)]
+    timeout: TimeoutArg,
+    /// Write an SVG of population and points over turns per board (board-<N>.svg).
     #[arg(long)]
     plot: bool,
-    /// Record this board's positions turn by turn in board-<B>.replay.json, for
+    /// Record this board's positions turn by turn in board-<N>.replay.json, for
     /// `koth replay --html`; repeat for more boards.
-    #[arg(long, value_name = "B")]
+    #[arg(long, value_name = "N")]
     record_board: Vec<usize>,
     /// Leave CPU placement to the OS. By default, with a bot player and no more jobs than
     /// CPUs, each job and its bot process share one CPU of their own: a turn is a round trip
@@ -68,8 +66,7 @@ const MAX_BOARDS: usize = 1_000_000;
 const MAX_JOBS: usize = 1024;
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let run_seed = seed::choose(args.seed);
-    println!("seed {run_seed}");
+    let run_seed = args.seed.choose();
     if let Some(board) = args.dump_track {
         let seed = board_seed(run_seed, board);
         let track = Track::generate(&mut board_rng(seed));
@@ -90,9 +87,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             args.boards - 1
         );
     }
-    let log_dir = crate::logs::create_folder(args.log_dir.clone(), |secs| {
-        format!("ratrace-{secs}-seed{run_seed}")
-    })?;
+    let log_dir = args.log_dir.create("ratrace", Some(run_seed))?;
     let (bots, built_in) = match contestant {
         Contestant::Bot(spec) => (
             sandbox::contain(&[spec], args.contain.sandbox().as_ref(), &log_dir)?,
@@ -114,7 +109,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         bots,
         seed: run_seed,
         log_dir: log_dir.clone(),
-        limits: Limits::uniform(Duration::from_millis(args.timeout_ms)),
+        limits: args.timeout.limits(),
         rounds: Some(args.boards as u32),
         progress: None,
         cpus: if args.no_pin {
@@ -129,7 +124,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         built_in,
     };
     let started = Instant::now();
-    let records = play_all(&setup, &options)?;
+    let (result, records) = play_all(&setup, &options)?;
     let elapsed = started.elapsed().as_secs_f64();
     let points: Vec<u64> = records.iter().map(|r| r.points).collect();
     let summary = Summary::of(&points);
@@ -172,7 +167,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         recording.write(&path)?;
         println!("board {} recorded in {}", record.board, path.display());
     }
-    println!("results in {}", log_dir.join("results.json").display());
+    report::print_result(&result, &log_dir);
     Ok(())
 }
 
@@ -214,7 +209,10 @@ fn contestant(args: &Args) -> anyhow::Result<Contestant> {
 }
 
 /// Plays every board, printing each as it finishes under a progress bar.
-fn play_all(setup: &MatchSetup, options: &Options) -> anyhow::Result<Vec<BoardRecord>> {
+fn play_all(
+    setup: &MatchSetup,
+    options: &Options,
+) -> anyhow::Result<(MatchResult, Vec<BoardRecord>)> {
     let progress = ProgressBar::new(u64::from(setup.rounds.unwrap_or_default()));
     progress.set_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} boards, {elapsed} (eta {eta})")
@@ -237,5 +235,5 @@ fn play_all(setup: &MatchSetup, options: &Options) -> anyhow::Result<Vec<BoardRe
         progress.inc(1);
     });
     progress.finish_and_clear();
-    Ok(played?.1)
+    played
 }

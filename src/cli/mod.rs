@@ -1,0 +1,105 @@
+//! What every command shares, declared once: `--seed`, `--timeout-ms`, `--log-dir`,
+//! `--sandbox` and its caps, the progress bar of a match, and the report printed when it ends.
+//! A game's own `cli.rs` flattens the arguments it takes and adds its own.
+//!
+//! Every command's metavars name the kind of value, in one style (upper case, one word): `DIR`,
+//! `FILE`, `PATH` (either), `MS`, `MIB`, `N`, `RATE`, `SEED`, `NAME`, `CMD`, `PLAYER`, `FORMAT`.
+
+pub mod report;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::bot::sandbox::Sandbox;
+use crate::bot::{Limits, MAX_LIMIT_MS};
+
+/// `--seed`, for every randomised command.
+#[derive(Debug, Clone, clap::Args)]
+pub struct SeedArg {
+    /// Seed of every random choice of the run (a fresh one if not given; printed either way,
+    /// so any run can be repeated).
+    #[arg(long, value_name = "SEED")]
+    pub seed: Option<u64>,
+}
+
+impl SeedArg {
+    /// The seed given, or a fresh one; printed, so that the run can be repeated.
+    pub fn choose(&self) -> u64 {
+        let seed = crate::seed::choose(self.seed);
+        println!("seed {seed}");
+        seed
+    }
+}
+
+/// `--timeout-ms`, for every command that starts bots; 1000 ms unless a game's answers take
+/// longer by nature (flag's solvers get [`SOLVER_TIMEOUT_MS`]).
+#[derive(Debug, Clone, clap::Args)]
+pub struct TimeoutArg<const DEFAULT_MS: u64 = 1000> {
+    /// Time limit for each answer of a bot, and for its exit after its last message (wall
+    /// clock).
+    #[arg(long, value_name = "MS", default_value_t = DEFAULT_MS, value_parser = limit_ms_parser())]
+    pub timeout_ms: u64,
+}
+
+/// The default time limit of a solver's answer, which may search a whole level.
+pub const SOLVER_TIMEOUT_MS: u64 = 5000;
+
+impl<const DEFAULT_MS: u64> TimeoutArg<DEFAULT_MS> {
+    pub fn limits(&self) -> Limits {
+        Limits::uniform(Duration::from_millis(self.timeout_ms))
+    }
+}
+
+/// `--log-dir`, for every command that writes outputs.
+#[derive(Debug, Clone, clap::Args)]
+pub struct LogDirArg {
+    /// Where the run's outputs go (results.json, the bots' stderr and transcripts, replays).
+    /// Default: logs/<command>-<unix seconds>[-seed<SEED>]/.
+    #[arg(long, value_name = "DIR")]
+    pub log_dir: Option<PathBuf>,
+}
+
+impl LogDirArg {
+    /// The folder given, or `logs/<command>-<unix seconds>[-seed<seed>]/`, created.
+    pub fn create(&self, command: &str, seed: Option<u64>) -> anyhow::Result<PathBuf> {
+        crate::logs::create_folder(self.log_dir.clone(), |secs| match seed {
+            Some(seed) => format!("{command}-{secs}-seed{seed}"),
+            None => format!("{command}-{secs}"),
+        })
+    }
+}
+
+/// `--sandbox` and its caps, for every command that starts bots.
+#[derive(Debug, Clone, clap::Args)]
+pub struct SandboxArgs {
+    /// Contain every bot: it sees only the system's folders (read-only), its interpreter and
+    /// a working copy of its own folder, with no network, no other processes, no privileges,
+    /// and capped memory, file size, open files and processes (see docs/containment.md).
+    #[arg(long)]
+    pub sandbox: bool,
+    /// Memory a contained bot may use.
+    #[arg(long, value_name = "MIB", default_value_t = Sandbox::default().memory_mb,
+          value_parser = clap::value_parser!(u64).range(1..=1 << 30), requires = "sandbox")]
+    pub memory_mb: u64,
+    /// Largest file a contained bot may write (also the size of its private /tmp).
+    #[arg(long, value_name = "MIB", default_value_t = Sandbox::default().file_mb,
+          value_parser = clap::value_parser!(u64).range(1..=1 << 30), requires = "sandbox")]
+    pub file_mb: u64,
+}
+
+impl SandboxArgs {
+    /// The containment asked for, if any.
+    pub fn sandbox(&self) -> Option<Sandbox> {
+        self.sandbox.then(|| Sandbox {
+            memory_mb: self.memory_mb,
+            file_mb: self.file_mb,
+            ..Sandbox::default()
+        })
+    }
+}
+
+/// The parser of every time limit in milliseconds: 1 to [`MAX_LIMIT_MS`] (a zero limit would
+/// fault every bot at its first answer).
+pub fn limit_ms_parser() -> clap::builder::RangedU64ValueParser<u64> {
+    clap::value_parser!(u64).range(1..=MAX_LIMIT_MS)
+}
