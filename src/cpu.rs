@@ -19,7 +19,7 @@ pub fn allowed() -> Vec<usize> {
 }
 
 /// Reads a CPU number given on the command line, which must be one koth may run on.
-pub fn parse_cpu(text: &str) -> Result<usize, String> {
+pub(crate) fn parse_cpu(text: &str) -> Result<usize, String> {
     let cpu: usize = text
         .parse()
         .map_err(|_| format!("`{text}` is not a CPU number"))?;
@@ -37,7 +37,7 @@ pub fn parse_cpu(text: &str) -> Result<usize, String> {
 
 /// Keeps the calling thread on `cpus` (nothing changes for an empty list). Processes it starts
 /// from now on inherit the placement.
-pub fn pin_current_thread(cpus: &[usize]) {
+pub(crate) fn pin_current_thread(cpus: &[usize]) {
     let mut set = CpuSet::new();
     for &cpu in cpus {
         if set.set(cpu).is_err() {
@@ -53,7 +53,7 @@ pub fn pin_current_thread(cpus: &[usize]) {
 /// its result. For a match that blocks its thread for its whole length (a rat-race engine) or
 /// drives its bots from a runtime of its own (a paths game): the placement must not fall on a
 /// thread of the caller's runtime, which other matches share.
-pub async fn run_placed<T: Send + 'static>(
+pub(crate) async fn run_placed<T: Send + 'static>(
     cpus: Vec<usize>,
     match_body: impl FnOnce() -> anyhow::Result<T> + Send + 'static,
 ) -> anyhow::Result<T> {

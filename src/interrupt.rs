@@ -73,13 +73,13 @@ fn ignored(signal: i32) -> bool {
 
 /// Whether koth is being stopped: from then on, a game that ends may have ended because its bots
 /// were killed, and must not be recorded.
-pub fn requested() -> bool {
+pub(crate) fn requested() -> bool {
     REQUESTED.load(Ordering::SeqCst)
 }
 
 /// Blocks the calling thread until the stopping koth exits; for a runner that saw
 /// [`requested`] and must record nothing more.
-pub fn wait_for_exit() -> ! {
+pub(crate) fn wait_for_exit() -> ! {
     loop {
         std::thread::park();
     }
@@ -87,20 +87,20 @@ pub fn wait_for_exit() -> ! {
 
 /// While the returned guard lives, stopping koth prints `words` as the command that resumes,
 /// each word quoted for a POSIX shell where it needs to be.
-pub fn resume_with(words: &[&OsStr]) -> ResumeCommand {
+pub(crate) fn resume_with(words: &[&OsStr]) -> ResumeCommand {
     *RESUME_COMMAND.lock().unwrap_or_else(|e| e.into_inner()) = Some(shell_command(words));
     ResumeCommand(())
 }
 
 /// The command line of `words`, as a POSIX shell reads it back into those words.
-pub fn shell_command(words: &[&OsStr]) -> String {
+pub(crate) fn shell_command(words: &[&OsStr]) -> String {
     let quoted: Vec<String> = words.iter().map(|w| shell_word(w)).collect();
     quoted.join(" ")
 }
 
 /// Keeps a resume command registered ([`resume_with`]); dropping it forgets the command.
 #[must_use = "the resume command is forgotten when this is dropped"]
-pub struct ResumeCommand(());
+pub(crate) struct ResumeCommand(());
 
 impl Drop for ResumeCommand {
     fn drop(&mut self) {

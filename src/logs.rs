@@ -8,7 +8,7 @@ use anyhow::Context;
 
 /// `logs/<name>`, where `name` is made from the current Unix time in seconds, so that runs
 /// started one after another never share a folder.
-pub fn default_folder(name: impl FnOnce(u64) -> String) -> PathBuf {
+pub(crate) fn default_folder(name: impl FnOnce(u64) -> String) -> PathBuf {
     let secs = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
@@ -16,7 +16,7 @@ pub fn default_folder(name: impl FnOnce(u64) -> String) -> PathBuf {
 }
 
 /// The folder `given` by the user, or the default one, created if needed.
-pub fn create_folder(
+pub(crate) fn create_folder(
     given: Option<PathBuf>,
     name: impl FnOnce(u64) -> String,
 ) -> anyhow::Result<PathBuf> {

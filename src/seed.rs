@@ -9,7 +9,7 @@ pub use rand_chacha::ChaCha8Rng as Rng;
 
 /// The seed to use: the one given, or a fresh random one. Either way the caller prints it, so a
 /// run can always be repeated.
-pub fn choose(given: Option<u64>) -> u64 {
+pub(crate) fn choose(given: Option<u64>) -> u64 {
     given.unwrap_or_else(rand::random)
 }
 

@@ -6,13 +6,13 @@ use std::path::Path;
 use anyhow::Context;
 
 /// The text of the file at `path`.
-pub fn read(path: &Path) -> anyhow::Result<String> {
+pub(crate) fn read(path: &Path) -> anyhow::Result<String> {
     let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
     from_bytes(bytes, path)
 }
 
 /// `bytes` (read from `path`) as text.
-pub fn from_bytes(bytes: Vec<u8>, path: &Path) -> anyhow::Result<String> {
+pub(crate) fn from_bytes(bytes: Vec<u8>, path: &Path) -> anyhow::Result<String> {
     String::from_utf8(bytes).map_err(|e| {
         let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
         let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;

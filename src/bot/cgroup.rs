@@ -181,7 +181,7 @@ impl BotGroups {
     }
 
     /// Whether the groups cap processes (else an rlimit must).
-    pub fn caps_processes(&self) -> bool {
+    pub(crate) fn caps_processes(&self) -> bool {
         self.has(|h| h.max.starts_with("pids"))
     }
 
@@ -190,7 +190,7 @@ impl BotGroups {
     }
 
     /// Moves the process `pid` into every group.
-    pub fn join(&self, pid: i32) -> std::io::Result<()> {
+    pub(crate) fn join(&self, pid: i32) -> std::io::Result<()> {
         for procs in &self.procs {
             (&*procs).write_all(pid.to_string().as_bytes())?;
         }
@@ -198,7 +198,7 @@ impl BotGroups {
     }
 
     /// The caps the bot hit, named as a person reads them.
-    pub fn caps_hit(&self) -> Option<String> {
+    pub(crate) fn caps_hit(&self) -> Option<String> {
         let hit: Vec<String> = self
             .groups
             .iter()

@@ -11,7 +11,7 @@ pub const MAX_LIMIT_MS: u64 = 3_600_000;
 /// Extra time for a process's first answer, which also pays for starting the process: an
 /// interpreter or a JVM on a busy machine can take longer to start than a whole answer limit,
 /// and arenas (CodinGame, Halite) give the first turn more time for the same reason.
-pub const STARTUP_GRACE: Duration = Duration::from_secs(2);
+pub(crate) const STARTUP_GRACE: Duration = Duration::from_secs(2);
 
 /// Time limits for one bot's answers.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]

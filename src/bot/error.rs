@@ -64,17 +64,17 @@ fn tail_suffix(tail: &str) -> String {
 impl BotError {
     /// `status: reason`, as a transcript's `!` line states a fault (e.g. `timeout: no answer
     /// within 1000 ms`).
-    pub fn with_status(&self) -> String {
+    pub(crate) fn with_status(&self) -> String {
         format!("{}: {self}", self.status_name())
     }
 
     /// The status this error gives a bot, as results and transcripts name it.
-    pub fn status_name(&self) -> &'static str {
+    pub(crate) fn status_name(&self) -> &'static str {
         self.kind().status().as_str()
     }
 
     /// The fault behind this error: for a bot stopped earlier, that first fault.
-    pub fn root(&self) -> &BotError {
+    pub(crate) fn root(&self) -> &BotError {
         match self {
             BotError::Stopped(inner) => inner.root(),
             other => other,

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 /// How much of a bot's line a fault reason quotes: enough to recognise the mistake, while a bot
 /// that answers a megabyte at every prompt cannot fill results, databases or memory with it.
-pub const QUOTED_BYTES: usize = 200;
+pub(crate) const QUOTED_BYTES: usize = 200;
 
 /// A bot's `line` quoted for a fault reason, as Rust writes a string literal (control characters
 /// escaped, so a reason printed to a terminal cannot drive it): whole when short, else its first
@@ -60,7 +60,7 @@ pub enum FaultKind {
 }
 
 impl FaultKind {
-    pub const ALL: [FaultKind; 5] = [
+    pub(crate) const ALL: [FaultKind; 5] = [
         FaultKind::FailedToStart,
         FaultKind::TimedOut,
         FaultKind::Crashed,
@@ -68,7 +68,7 @@ impl FaultKind {
         FaultKind::Benched,
     ];
 
-    pub fn status(self) -> BotStatus {
+    pub(crate) fn status(self) -> BotStatus {
         match self {
             FaultKind::FailedToStart => BotStatus::FailedToStart,
             FaultKind::TimedOut => BotStatus::TimedOut,
@@ -105,11 +105,11 @@ pub struct FaultCounts {
 }
 
 impl FaultCounts {
-    pub fn add(&mut self, kind: FaultKind) {
+    pub(crate) fn add(&mut self, kind: FaultKind) {
         *self.of_mut(kind) += 1;
     }
 
-    pub fn of(&self, kind: FaultKind) -> u64 {
+    pub(crate) fn of(&self, kind: FaultKind) -> u64 {
         match kind {
             FaultKind::TimedOut => self.timed_out,
             FaultKind::Crashed => self.crashed,
@@ -129,19 +129,19 @@ impl FaultCounts {
         }
     }
 
-    pub fn total(&self) -> u64 {
+    pub(crate) fn total(&self) -> u64 {
         FaultKind::ALL.into_iter().map(|kind| self.of(kind)).sum()
     }
 
     /// Adds another match's counts to these.
-    pub fn merge(&mut self, other: &FaultCounts) {
+    pub(crate) fn merge(&mut self, other: &FaultCounts) {
         for kind in FaultKind::ALL {
             *self.of_mut(kind) += other.of(kind);
         }
     }
 
     /// How a bot with these faults ended: as its most serious kind of fault.
-    pub fn status(&self) -> BotStatus {
+    pub(crate) fn status(&self) -> BotStatus {
         FaultKind::ALL
             .into_iter()
             .filter(|&kind| self.of(kind) > 0)
@@ -182,7 +182,7 @@ pub struct FaultLog {
 }
 
 impl FaultLog {
-    pub fn push(&mut self, fault: Fault) {
+    pub(crate) fn push(&mut self, fault: Fault) {
         let index = match self.counts.iter().position(|(bot, _)| *bot == fault.bot) {
             Some(index) => index,
             None => {
@@ -199,12 +199,12 @@ impl FaultLog {
     }
 
     /// The faults kept, of every bot.
-    pub fn kept(&self) -> &[Fault] {
+    pub(crate) fn kept(&self) -> &[Fault] {
         &self.kept
     }
 
     /// Every fault of `bot` counted by kind.
-    pub fn counts(&self, bot: &str) -> FaultCounts {
+    pub(crate) fn counts(&self, bot: &str) -> FaultCounts {
         self.counts
             .iter()
             .find(|(name, _)| name == bot)
@@ -213,13 +213,13 @@ impl FaultLog {
     }
 
     /// The faults of `bot` kept, in the order they happened.
-    pub fn kept_of(&self, bot: &str) -> Vec<Fault> {
+    pub(crate) fn kept_of(&self, bot: &str) -> Vec<Fault> {
         self.kept.iter().filter(|f| f.bot == bot).cloned().collect()
     }
 
     /// Adds the faults of `other` (another seat's, say) after these, kept and counted as if they
     /// had been pushed here one by one.
-    pub fn append(&mut self, other: &FaultLog) {
+    pub(crate) fn append(&mut self, other: &FaultLog) {
         for (bot, counts) in &other.counts {
             let mine = self.counts(bot);
             let mut room = FaultCounts::default();
@@ -269,7 +269,7 @@ impl BotStatus {
         }
     }
 
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             BotStatus::Finished => "finished",
             BotStatus::BadOutput => "bad output",

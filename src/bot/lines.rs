@@ -6,7 +6,7 @@ use tokio::process::ChildStdout;
 
 /// The longest answer line accepted, in bytes. Longer lines are a fault: no protocol of koth's
 /// needs more, and the cap bounds memory against a bot that never prints a newline.
-pub const MAX_LINE: usize = 1 << 20;
+pub(crate) const MAX_LINE: usize = 1 << 20;
 
 /// What reading a bot's stdout gives: a line, or the reason reading stopped.
 pub(super) enum ReadEvent {

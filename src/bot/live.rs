@@ -43,7 +43,7 @@ pub(super) fn kill_group(pgid: i32) {
 /// Kills every bot process group koth started and has not yet cleaned up, and every one started
 /// from now on. Called when koth is interrupted: bots live in their own process groups, so the
 /// terminal's signal does not reach them.
-pub fn kill_all() {
+pub(crate) fn kill_all() {
     let mut live = live_groups();
     live.closed = true;
     for pgid in std::mem::take(&mut live.groups) {

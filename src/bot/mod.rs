@@ -16,15 +16,15 @@
 //!   resources.
 
 pub mod cgroup;
-pub mod clock;
-pub mod error;
-pub mod fault;
-pub mod lines;
-pub mod live;
-pub mod process;
+pub(crate) mod clock;
+pub(crate) mod error;
+pub(crate) mod fault;
+pub(crate) mod lines;
+pub(crate) mod live;
+pub(crate) mod process;
 pub mod roster;
 pub mod sandbox;
-pub mod seat;
+pub(crate) mod seat;
 pub mod stderr;
 pub mod timing;
 pub mod transcript;
@@ -35,7 +35,7 @@ pub use fault::{
     BotStatus, FAULTS_KEPT_PER_KIND, Fault, FaultCounts, FaultKind, FaultLog, cut_line,
     cut_line_parts, quote,
 };
-pub use live::kill_all;
+pub(crate) use live::kill_all;
 pub use process::BotProcess;
 pub use roster::BotSpec;
 pub use sandbox::Sandbox;

@@ -41,7 +41,7 @@ use super::{Answer, AnswerStats, BotError, BotSpec, Clock, StderrLog, Transcript
 /// A prompt on its way to a bot, from [`BotProcess::prompt`]: what [`BotProcess::answer`] needs
 /// to time the answer.
 #[must_use = "a prompt's answer is read with BotProcess::answer"]
-pub struct Asked {
+pub(crate) struct Asked {
     /// When the limit started: before writing, since writing counts against it too.
     started: Instant,
     /// Whether the whole prompt went into the pipe at once (else `answer` writes the rest).
@@ -53,7 +53,6 @@ pub struct Asked {
 
 /// A running bot.
 pub struct BotProcess {
-    name: String,
     child: Child,
     pgid: i32,
     /// A contained bot once `bwrap` runs: which process is the bot (the CPU clock reads its
@@ -172,7 +171,6 @@ impl BotProcess {
             }
         });
         Ok(BotProcess {
-            name: spec.name.clone(),
             child,
             pgid,
             started,
@@ -202,10 +200,6 @@ impl BotProcess {
         if let Some(transcript) = &self.transcript {
             transcript.record(marker, text);
         }
-    }
-
-    pub fn name(&self) -> &str {
-        &self.name
     }
 
     /// The caps of its containment that ended a contained bot, named as a person reads them.
@@ -251,7 +245,7 @@ impl BotProcess {
     }
 
     /// Whether the bot was stopped by a fault.
-    pub fn is_stopped(&self) -> bool {
+    pub(crate) fn is_stopped(&self) -> bool {
         self.stopped.is_some()
     }
 
@@ -276,7 +270,7 @@ impl BotProcess {
     /// pipe has no room for is written by [`answer`](Self::answer). The limit for the answer
     /// starts here. Lines the bot printed unasked are dropped first, so they cannot be taken
     /// for the answer.
-    pub fn prompt(&mut self, prompt: &str, limit: Duration) -> Result<Asked, BotError> {
+    pub(crate) fn prompt(&mut self, prompt: &str, limit: Duration) -> Result<Asked, BotError> {
         self.check_running()?;
         let grace = if std::mem::take(&mut self.first_answer) {
             STARTUP_GRACE
@@ -307,7 +301,7 @@ impl BotProcess {
 
     /// Waits for the answer to the prompt `asked` came from, until its limit. A late answer,
     /// a crash, a closed stdout or a bad line stops the bot.
-    pub async fn answer(&mut self, asked: Asked) -> Result<Answer, BotError> {
+    pub(crate) async fn answer(&mut self, asked: Asked) -> Result<Answer, BotError> {
         let Asked {
             started,
             written,

@@ -19,7 +19,7 @@ use serde::Deserialize;
 use super::sandbox::Sandbox;
 
 /// The name of koth's manifest file inside a bot's folder.
-pub const MANIFEST: &str = "bot.toml";
+pub(crate) const MANIFEST: &str = "bot.toml";
 
 /// A bot that can be started: its name, its folder (its working directory) and its command.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -99,7 +99,7 @@ pub fn parse_manifest(text: &str, dir: &Path) -> anyhow::Result<(BotSpec, Vec<St
 }
 
 /// Every bot folder under `root` whose manifest says it plays `game`, sorted by folder name.
-pub fn discover(root: &Path, game: &str) -> anyhow::Result<Vec<BotSpec>> {
+pub(crate) fn discover(root: &Path, game: &str) -> anyhow::Result<Vec<BotSpec>> {
     let entries = std::fs::read_dir(root)
         .with_context(|| format!("cannot list the bot folder {}", root.display()))?;
     let mut dirs: Vec<PathBuf> = entries
@@ -256,7 +256,7 @@ fn split_command(command: &str) -> Vec<String> {
 }
 
 /// Fails if two bots share a name: results and logs are keyed by name.
-pub fn check_unique_names(bots: &[BotSpec]) -> anyhow::Result<()> {
+pub(crate) fn check_unique_names(bots: &[BotSpec]) -> anyhow::Result<()> {
     let mut seen = HashMap::new();
     for bot in bots {
         if let Some(first) = seen.insert(bot.name.as_str(), bot.origin.as_str()) {
@@ -309,7 +309,7 @@ impl BotSpec {
     /// Runs the build step, if any, in the bot's folder, in a process group of its own that is
     /// killed when the step ends or overruns `limit`: a build that never ends (or leaves a job
     /// running) must not hold up the games.
-    pub fn build(&self, limit: Duration) -> anyhow::Result<()> {
+    pub(crate) fn build(&self, limit: Duration) -> anyhow::Result<()> {
         let Some(build) = &self.build else {
             return Ok(());
         };
@@ -385,7 +385,7 @@ impl BotSpec {
 
 /// Where `program` is: the file itself when the path has a `/`, else the first match on `PATH`,
 /// as a shell finds it; `None` if there is no such file.
-pub fn find_program(program: &Path) -> Option<PathBuf> {
+pub(crate) fn find_program(program: &Path) -> Option<PathBuf> {
     if program.components().count() > 1 {
         return program.is_file().then(|| program.to_path_buf());
     }
@@ -404,7 +404,7 @@ const COPY_LIMIT: u64 = 1 << 20;
 /// bot keeps notes in it across rounds). Files are copied except large ones and subfolders, which
 /// are linked: bots only read those, and copying a `node_modules` per game would cost more than
 /// the game. A bot that writes inside a subfolder would still share it between parallel games.
-pub fn working_copies(bots: &[BotSpec], game_dir: &Path) -> std::io::Result<Vec<BotSpec>> {
+pub(crate) fn working_copies(bots: &[BotSpec], game_dir: &Path) -> std::io::Result<Vec<BotSpec>> {
     bots.iter()
         .enumerate()
         .map(|(seat, bot)| {
@@ -435,7 +435,7 @@ pub fn working_copies(bots: &[BotSpec], game_dir: &Path) -> std::io::Result<Vec<
 }
 
 /// How long a build step may take unless a tournament file says otherwise (`build_timeout_s`).
-pub const DEFAULT_BUILD_LIMIT: Duration = Duration::from_secs(600);
+pub(crate) const DEFAULT_BUILD_LIMIT: Duration = Duration::from_secs(600);
 
 /// The most of each of a build's outputs kept for its error message.
 const BUILD_OUTPUT_KEPT: usize = 64 << 10;
@@ -457,7 +457,7 @@ fn read_tail(mut pipe: impl Read) -> Vec<u8> {
 
 /// Builds every bot, each within `build_limit`, and checks it can start: the step every runner
 /// takes before its first game.
-pub fn prepare(bots: &[BotSpec], build_limit: Duration) -> anyhow::Result<()> {
+pub(crate) fn prepare(bots: &[BotSpec], build_limit: Duration) -> anyhow::Result<()> {
     for bot in bots {
         bot.build(build_limit)?;
         bot.check_runnable()?;

@@ -42,7 +42,7 @@ use super::{BotSpec, roster};
 
 /// The unprivileged user a contained bot runs as, inside its namespace and, when koth is root,
 /// outside it too: Debian's `nobody`.
-pub const SANDBOX_UID: u32 = 65534;
+pub(crate) const SANDBOX_UID: u32 = 65534;
 
 /// The folders of the system bound read-only into every contained bot's world. Links among
 /// them (`/bin` → `usr/bin` on a merged-`/usr` system) are recreated as links.
@@ -118,7 +118,7 @@ pub fn contain(
 /// The rlimit of its sandbox that ended a contained bot's process, if one did: the file size
 /// cap, when the process was killed by `SIGXFSZ` or left a file of the cap's size in its
 /// working folder `dir` (a program that ignores the signal gets `EFBIG` and exits on its own).
-pub fn limit_hit(
+pub(crate) fn limit_hit(
     sandbox: &Sandbox,
     dir: &Path,
     status: &std::process::ExitStatus,
@@ -142,7 +142,7 @@ pub fn limit_hit(
 
 /// Checks once per koth process that bots can be contained here: `bwrap` is installed and may
 /// create the namespaces. The error names the cause and the way out.
-pub fn check_available() -> anyhow::Result<()> {
+pub(crate) fn check_available() -> anyhow::Result<()> {
     static PROBE: OnceLock<Result<(), String>> = OnceLock::new();
     let probe = PROBE.get_or_init(|| {
         let dir = std::env::temp_dir().join(format!("koth-probe-{}", std::process::id()));
@@ -196,7 +196,7 @@ fn probe_in(dir: &Path) -> Result<(), String> {
 
 /// How one contained process is started: the `bwrap` command line, and what the child does
 /// before it becomes `bwrap`.
-pub struct Launch {
+pub(crate) struct Launch {
     args: Vec<OsString>,
     /// `bwrap`'s ends of its pipes: the info pipe's write end and, when the bot has control
     /// groups, the read end of the pipe it waits on before it starts the bot. Close-on-exec,
@@ -232,7 +232,7 @@ enum ReachStep {
 impl Launch {
     /// The launch of `spec`'s command contained by `sandbox`, with control groups of its own
     /// where the machine allows.
-    pub fn new(spec: &BotSpec, sandbox: &Sandbox) -> anyhow::Result<Launch> {
+    pub(crate) fn new(spec: &BotSpec, sandbox: &Sandbox) -> anyhow::Result<Launch> {
         let groups = BotGroups::create(sandbox.memory_mb, sandbox.processes);
         Launch::with_groups(spec, sandbox, groups)
     }
@@ -417,7 +417,7 @@ impl Launch {
     /// into them and lets it start; whatever it starts inherits them. `bwrap` itself, which
     /// only waits for the bot, stays out. A bot that cannot be put in its groups is killed
     /// before it runs any code of its own.
-    pub fn started(mut self, leader: i32) -> Started {
+    pub(crate) fn started(mut self, leader: i32) -> Started {
         let info = std::fs::File::from(self.info);
         let release = self.release.take().map(std::fs::File::from);
         let groups = self.groups.take().map(Arc::new);
@@ -451,7 +451,7 @@ impl Launch {
 
     /// The `bwrap` command, with the limits, the descriptors and the change of user done in the
     /// child just before `bwrap` starts.
-    pub fn command(&self) -> tokio::process::Command {
+    pub(crate) fn command(&self) -> tokio::process::Command {
         let mut command = tokio::process::Command::new("bwrap");
         command.args(&self.args);
         self.prepare_child(command.as_std_mut());
@@ -580,7 +580,7 @@ const MOVE_MOUNT_F_EMPTY_PATH: u32 = 0x4;
 
 /// A contained bot once `bwrap` runs: which process is the bot (known once `bwrap` has said),
 /// and its control groups, kept until the bot has ended.
-pub struct Started {
+pub(crate) struct Started {
     bot: Arc<OnceLock<i32>>,
     pub groups: Option<Arc<BotGroups>>,
 }
@@ -588,7 +588,7 @@ pub struct Started {
 impl Started {
     /// The bot's own process id (with `--as-pid-1`, `bwrap`'s child is the bot), once known:
     /// it is, before the bot's first answer can be read.
-    pub fn bot_pid(&self) -> Option<i32> {
+    pub(crate) fn bot_pid(&self) -> Option<i32> {
         self.bot.get().copied()
     }
 }
@@ -615,7 +615,7 @@ fn bot_pid(mut info: std::fs::File) -> Option<i32> {
 /// as must own the folder and the files in it (koth creates some, such as an emptied
 /// `data.txt`). Links are left alone. Nothing to do when koth is not root: the bot is then
 /// koth's own user.
-pub fn hand_over(dir: &Path) -> std::io::Result<()> {
+pub(crate) fn hand_over(dir: &Path) -> std::io::Result<()> {
     if !nix::unistd::geteuid().is_root() {
         return Ok(());
     }

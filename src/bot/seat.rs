@@ -31,21 +31,21 @@ use super::{
 };
 
 /// The folder of a match's stderr files, in its log folder.
-pub const STDERR_DIR: &str = "stderr";
+pub(crate) const STDERR_DIR: &str = "stderr";
 /// The folder of a match's transcripts, in its log folder.
-pub const TRANSCRIPTS_DIR: &str = "transcripts";
+pub(crate) const TRANSCRIPTS_DIR: &str = "transcripts";
 /// The note a transcript starts with, followed by the bot's name.
-pub const BOT_NOTE: &str = "bot ";
+pub(crate) const BOT_NOTE: &str = "bot ";
 /// The note written where a new process starts, followed by the round it starts in.
-pub const ROUND_NOTE: &str = "round ";
+pub(crate) const ROUND_NOTE: &str = "round ";
 /// The note naming the bot's private file ([`SeatOptions::private_file`]).
-pub const PRIVATE_FILE_NOTE: &str = "private file ";
+pub(crate) const PRIVATE_FILE_NOTE: &str = "private file ";
 /// The note stating the match's limits ([`limits_note`]).
-pub const LIMITS_NOTE: &str = "limits ";
+pub(crate) const LIMITS_NOTE: &str = "limits ";
 
 /// `limits answer_ms=A exit_ms=E clock=wall` (or `clock=cpu backstop_ms=B`): the limits a
 /// transcript's bot had, for `koth replay --drive` to hold a new build to the same.
-pub fn limits_note(limits: &Limits) -> String {
+pub(crate) fn limits_note(limits: &Limits) -> String {
     let ms = |d: Duration| d.as_millis();
     let clock = match limits.clock {
         Clock::Wall => "clock=wall".to_string(),
@@ -59,7 +59,7 @@ pub fn limits_note(limits: &Limits) -> String {
 }
 
 /// The limits a [`limits_note`] states (the text after [`LIMITS_NOTE`]); `None` if damaged.
-pub fn parse_limits_note(text: &str) -> Option<Limits> {
+pub(crate) fn parse_limits_note(text: &str) -> Option<Limits> {
     let mut limits = Limits::default();
     let mut backstop = None;
     let mut cpu = false;
@@ -115,7 +115,7 @@ pub struct SeatOptions {
 }
 
 impl SeatOptions {
-    pub fn new(limits: Limits, restart: Restart) -> SeatOptions {
+    pub(crate) fn new(limits: Limits, restart: Restart) -> SeatOptions {
         SeatOptions {
             limits,
             restart,
@@ -128,13 +128,13 @@ impl SeatOptions {
 /// Where in a round a prompt is, for the fault it may end in: the turn, and what the game was
 /// asking, put before the fault's reason (`DESTROY 3: no answer within 1000 ms`).
 #[derive(Debug, Clone, Copy, Default)]
-pub struct At<'a> {
+pub(crate) struct At<'a> {
     pub turn: Option<u32>,
     pub context: &'a str,
 }
 
 impl At<'_> {
-    pub fn turn(turn: u32) -> At<'static> {
+    pub(crate) fn turn(turn: u32) -> At<'static> {
         At {
             turn: Some(turn),
             context: "",
@@ -164,7 +164,7 @@ pub struct Seat {
 
 impl Seat {
     /// Seats every bot of a match, each with its own files in `log_dir`.
-    pub fn open_all(
+    pub(crate) fn open_all(
         bots: &[BotSpec],
         log_dir: &Path,
         options: &SeatOptions,
@@ -178,7 +178,7 @@ impl Seat {
 
     /// Seats `spec`: creates `stderr/<slug>.log` and `transcripts/<slug>.txt` in `log_dir` and
     /// empties the bot's private file. No process starts before [`Seat::begin`].
-    pub fn open(
+    pub(crate) fn open(
         spec: BotSpec,
         slug: &str,
         log_dir: &Path,
@@ -220,21 +220,13 @@ impl Seat {
         })
     }
 
-    pub fn name(&self) -> &str {
+    pub(crate) fn name(&self) -> &str {
         &self.spec.name
-    }
-
-    pub fn spec(&self) -> &BotSpec {
-        &self.spec
-    }
-
-    pub fn limits(&self) -> Limits {
-        self.options.limits
     }
 
     /// Starts round `round`: a new process if the game's [`Restart`] policy asks for one now (a
     /// start that fails is recorded as the bot's fault). Returns whether the bot is running.
-    pub async fn begin(&mut self, round: u32) -> bool {
+    pub(crate) async fn begin(&mut self, round: u32) -> bool {
         self.round = round;
         let start = match self.options.restart {
             Restart::EveryRound => true,
@@ -274,19 +266,19 @@ impl Seat {
     }
 
     /// Whether the bot has a process that has not faulted.
-    pub fn is_running(&self) -> bool {
+    pub(crate) fn is_running(&self) -> bool {
         self.process.as_ref().is_some_and(|p| !p.is_stopped())
     }
 
     /// Queues a line that needs no answer; it goes out with the next prompt. Fails only for a
     /// bot that is not running (its fault is already recorded).
-    pub fn send(&mut self, line: &str) -> Result<(), BotError> {
+    pub(crate) fn send(&mut self, line: &str) -> Result<(), BotError> {
         self.running()?.send(line)
     }
 
     /// Writes the queued lines and `prompt` now, without waiting; the answer's limit starts
     /// here. A fault is recorded at `at`.
-    pub fn prompt(&mut self, prompt: &str, at: At<'_>) -> Result<Asked, BotError> {
+    pub(crate) fn prompt(&mut self, prompt: &str, at: At<'_>) -> Result<Asked, BotError> {
         let limit = self.options.limits.answer;
         if let Some(turn) = at.turn.filter(|&turn| self.noted_turn != Some(turn))
             && self.is_running()
@@ -300,19 +292,19 @@ impl Seat {
 
     /// Waits for the answer to the prompt `asked` came from. A late answer, a crash, a closed
     /// stdout or a bad line stops the bot and is recorded at `at`.
-    pub async fn answer(&mut self, asked: Asked, at: At<'_>) -> Result<Answer, BotError> {
+    pub(crate) async fn answer(&mut self, asked: Asked, at: At<'_>) -> Result<Answer, BotError> {
         let answer = self.running()?.answer(asked).await;
         answer.map_err(|error| self.record(&error, at))
     }
 
     /// [`Seat::prompt`], then [`Seat::answer`].
-    pub async fn ask(&mut self, prompt: &str, at: At<'_>) -> Result<Answer, BotError> {
+    pub(crate) async fn ask(&mut self, prompt: &str, at: At<'_>) -> Result<Answer, BotError> {
         let asked = self.prompt(prompt, at)?;
         self.answer(asked, at).await
     }
 
     /// Records a fault the game found (an answer its rules refuse), in the current round.
-    pub fn fault(&mut self, kind: FaultKind, turn: Option<u32>, reason: String) {
+    pub(crate) fn fault(&mut self, kind: FaultKind, turn: Option<u32>, reason: String) {
         self.faults.push(Fault {
             bot: self.spec.name.clone(),
             kind,
@@ -324,7 +316,7 @@ impl Seat {
 
     /// Kills the bot's process now, after a fault the game found that ends its round (or, with
     /// [`Restart::Never`], its match).
-    pub async fn stop(&mut self) {
+    pub(crate) async fn stop(&mut self) {
         if let Some(process) = self.process.take() {
             self.ended_timing.merge(process.stats());
             process.kill().await;
@@ -334,7 +326,7 @@ impl Seat {
     /// Ends the process after the last line of its round (with [`Restart::EveryRound`]) or of
     /// the match: its input is closed and it has the exit limit to end; a late exit is recorded,
     /// its reason after `context`. A stopped process (or none) just goes.
-    pub async fn finish(&mut self, context: &str) {
+    pub(crate) async fn finish(&mut self, context: &str) {
         let Some(process) = self.process.take() else {
             return;
         };
@@ -353,12 +345,12 @@ impl Seat {
     }
 
     /// The faults of the bot so far, kept and counted.
-    pub fn faults(&self) -> &FaultLog {
+    pub(crate) fn faults(&self) -> &FaultLog {
         &self.faults
     }
 
     /// How the bot's answers went, over all its processes.
-    pub fn timing(&self) -> AnswerStats {
+    pub(crate) fn timing(&self) -> AnswerStats {
         let mut timing = self.ended_timing.clone();
         if let Some(process) = &self.process {
             timing.merge(process.stats());

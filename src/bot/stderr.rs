@@ -3,11 +3,11 @@
 
 use std::collections::VecDeque;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 /// How much of a bot's stderr is kept on disk per match, across all its processes.
-pub const STDERR_CAP: u64 = 1 << 20;
+pub(crate) const STDERR_CAP: u64 = 1 << 20;
 
 /// A bot's stderr log for one game: a file under the game's log folder, capped in size across
 /// all the processes of that bot in the game, plus the last few lines kept in memory so fault
@@ -19,7 +19,6 @@ pub struct StderrLog {
 
 struct StderrState {
     file: Option<std::fs::File>,
-    path: PathBuf,
     written: u64,
     cap: u64,
     truncated: bool,
@@ -35,7 +34,6 @@ impl StderrLog {
         Ok(StderrLog {
             inner: Arc::new(Mutex::new(StderrState {
                 file: Some(file),
-                path: path.to_path_buf(),
                 written: 0,
                 cap,
                 truncated: false,
@@ -49,7 +47,6 @@ impl StderrLog {
         StderrLog {
             inner: Arc::new(Mutex::new(StderrState {
                 file: None,
-                path: PathBuf::new(),
                 written: 0,
                 cap: 0,
                 truncated: false,
@@ -58,12 +55,8 @@ impl StderrLog {
         }
     }
 
-    pub fn path(&self) -> PathBuf {
-        self.lock().path.clone()
-    }
-
     /// The last lines the bot wrote to stderr, joined with ` | `.
-    pub fn tail(&self) -> String {
+    pub(crate) fn tail(&self) -> String {
         let state = self.lock();
         state.tail.iter().cloned().collect::<Vec<_>>().join(" | ")
     }

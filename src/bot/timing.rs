@@ -32,7 +32,7 @@ pub struct AnswerStats {
 
 impl AnswerStats {
     /// Adds another process's figures (a bot restarted every round) to these.
-    pub fn merge(&mut self, other: &AnswerStats) {
+    pub(crate) fn merge(&mut self, other: &AnswerStats) {
         self.answers += other.answers;
         self.max_wall_ms = self.max_wall_ms.max(other.max_wall_ms);
         self.total_wall_ms += other.total_wall_ms;

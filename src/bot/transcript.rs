@@ -32,13 +32,13 @@ pub struct Transcript {
 pub const TRANSCRIPT_LINE_BYTES: usize = 4096;
 
 /// The note naming the turn of the prompts that follow it, followed by the turn.
-pub const TURN_NOTE: &str = "turn ";
+pub(crate) const TURN_NOTE: &str = "turn ";
 
 /// The most a transcript holds, per bot and game, before it is gzipped.
 pub const TRANSCRIPT_BYTES: u64 = 8 << 20;
 
 /// The note that ends a transcript cut at [`TRANSCRIPT_BYTES`]; nothing is recorded after it.
-pub const TRANSCRIPT_FULL_NOTE: &str = "koth: transcript full";
+pub(crate) const TRANSCRIPT_FULL_NOTE: &str = "koth: transcript full";
 
 /// A transcript up to this size stays plain text, readable with any pager; a larger one (a long
 /// game of many bots) is gzipped, which shrinks these repetitive lines four- to fivefold.
@@ -160,7 +160,7 @@ impl Transcript {
 
     /// The name `x` of the transcript file `file_name` (`x.txt`, or `x.txt.gz` once compressed);
     /// `None` for any other file.
-    pub fn stem(file_name: &str) -> Option<&str> {
+    pub(crate) fn stem(file_name: &str) -> Option<&str> {
         file_name
             .strip_suffix(".txt.gz")
             .or_else(|| file_name.strip_suffix(".txt"))

@@ -5,7 +5,7 @@
 //! Every command's metavars name the kind of value, in one style (upper case, one word): `DIR`,
 //! `FILE`, `PATH` (either), `MS`, `MIB`, `N`, `RATE`, `SEED`, `NAME`, `CMD`, `PLAYER`, `FORMAT`.
 
-pub mod report;
+pub(crate) mod report;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -15,7 +15,7 @@ use crate::bot::{Limits, MAX_LIMIT_MS};
 
 /// `--seed`, for every randomised command.
 #[derive(Debug, Clone, clap::Args)]
-pub struct SeedArg {
+pub(crate) struct SeedArg {
     /// Seed of every random choice of the run (a fresh one if not given; printed either way,
     /// so any run can be repeated).
     #[arg(long, value_name = "SEED")]
@@ -24,7 +24,7 @@ pub struct SeedArg {
 
 impl SeedArg {
     /// The seed given, or a fresh one; printed, so that the run can be repeated.
-    pub fn choose(&self) -> u64 {
+    pub(crate) fn choose(&self) -> u64 {
         let seed = crate::seed::choose(self.seed);
         println!("seed {seed}");
         seed
@@ -32,27 +32,25 @@ impl SeedArg {
 }
 
 /// `--timeout-ms`, for every command that starts bots; 1000 ms unless a game's answers take
-/// longer by nature (flag's solvers get [`SOLVER_TIMEOUT_MS`]).
+/// longer by nature: flag's solvers get 5000 (its command says so with
+/// `mut_arg("timeout_ms", …)`, since clap keeps one default per declaration).
 #[derive(Debug, Clone, clap::Args)]
-pub struct TimeoutArg<const DEFAULT_MS: u64 = 1000> {
+pub(crate) struct TimeoutArg {
     /// Time limit for each answer of a bot, and for its exit after its last message (wall
     /// clock).
-    #[arg(long, value_name = "MS", default_value_t = DEFAULT_MS, value_parser = limit_ms_parser())]
+    #[arg(long, value_name = "MS", default_value_t = 1000, value_parser = limit_ms_parser())]
     pub timeout_ms: u64,
 }
 
-/// The default time limit of a solver's answer, which may search a whole level.
-pub const SOLVER_TIMEOUT_MS: u64 = 5000;
-
-impl<const DEFAULT_MS: u64> TimeoutArg<DEFAULT_MS> {
-    pub fn limits(&self) -> Limits {
+impl TimeoutArg {
+    pub(crate) fn limits(&self) -> Limits {
         Limits::uniform(Duration::from_millis(self.timeout_ms))
     }
 }
 
 /// `--log-dir`, for every command that writes outputs.
 #[derive(Debug, Clone, clap::Args)]
-pub struct LogDirArg {
+pub(crate) struct LogDirArg {
     /// Where the run's outputs go (results.json, the bots' stderr and transcripts, replays).
     /// Default: logs/<command>-<unix seconds>[-seed<SEED>]/.
     #[arg(long, value_name = "DIR")]
@@ -61,7 +59,7 @@ pub struct LogDirArg {
 
 impl LogDirArg {
     /// The folder given, or `logs/<command>-<unix seconds>[-seed<seed>]/`, created.
-    pub fn create(&self, command: &str, seed: Option<u64>) -> anyhow::Result<PathBuf> {
+    pub(crate) fn create(&self, command: &str, seed: Option<u64>) -> anyhow::Result<PathBuf> {
         crate::logs::create_folder(self.log_dir.clone(), |secs| match seed {
             Some(seed) => format!("{command}-{secs}-seed{seed}"),
             None => format!("{command}-{secs}"),
@@ -89,7 +87,7 @@ pub struct SandboxArgs {
 
 impl SandboxArgs {
     /// The containment asked for, if any.
-    pub fn sandbox(&self) -> Option<Sandbox> {
+    pub(crate) fn sandbox(&self) -> Option<Sandbox> {
         self.sandbox.then(|| Sandbox {
             memory_mb: self.memory_mb,
             file_mb: self.file_mb,
@@ -100,6 +98,6 @@ impl SandboxArgs {
 
 /// The parser of every time limit in milliseconds: 1 to [`MAX_LIMIT_MS`] (a zero limit would
 /// fault every bot at its first answer).
-pub fn limit_ms_parser() -> clap::builder::RangedU64ValueParser<u64> {
+pub(crate) fn limit_ms_parser() -> clap::builder::RangedU64ValueParser<u64> {
     clap::value_parser!(u64).range(1..=MAX_LIMIT_MS)
 }

@@ -29,7 +29,7 @@ pub enum Average {
     Geometric,
 }
 
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+pub(crate) type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// A game koth can run. `play` returns `Err` only for koth's own failures (a log folder that
 /// cannot be written, say): those are harness faults, retried by tournaments and never counted

@@ -23,7 +23,7 @@ pub struct BotResult {
 impl BotResult {
     /// `bot`'s part in a match: its score, its faults from `faults` (kept and counted), the
     /// status they give it, and its answers' timing.
-    pub fn new(bot: &str, score: f64, faults: &FaultLog, timing: AnswerStats) -> BotResult {
+    pub(crate) fn new(bot: &str, score: f64, faults: &FaultLog, timing: AnswerStats) -> BotResult {
         let fault_counts = faults.counts(bot);
         BotResult {
             name: bot.to_string(),

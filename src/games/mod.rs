@@ -9,7 +9,7 @@ pub mod ratrace;
 use crate::game::Game;
 
 /// Every game the tournament runner can schedule, by name.
-pub fn all() -> Vec<&'static dyn Game> {
+pub(crate) fn all() -> Vec<&'static dyn Game> {
     vec![
         &paths::Paths,
         &ratrace::RatRace,

@@ -216,7 +216,7 @@ impl Script {
 
 /// The transcript of `name` in the log folder `log_dir`: `name` is a transcript's file name
 /// (without `.txt`) or the name of the bot it records. The error lists the names there are.
-pub fn find(log_dir: &Path, name: &str) -> anyhow::Result<(PathBuf, Script)> {
+pub(crate) fn find(log_dir: &Path, name: &str) -> anyhow::Result<(PathBuf, Script)> {
     let dir = log_dir.join(TRANSCRIPTS_DIR);
     let entries = std::fs::read_dir(&dir).with_context(|| {
         format!(
@@ -254,7 +254,7 @@ pub fn find(log_dir: &Path, name: &str) -> anyhow::Result<(PathBuf, Script)> {
 
 /// What the driven bot did now, where it differs from the recording.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Difference {
+pub(crate) struct Difference {
     pub round: u32,
     pub at: Moment,
     pub recorded: String,
@@ -263,7 +263,7 @@ pub struct Difference {
 
 /// Where in a round a difference shows.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Moment {
+pub(crate) enum Moment {
     /// Starting the process.
     Start,
     /// A prompt at `line` of the transcript, after the lines `sent` since the previous one.
@@ -305,7 +305,7 @@ impl std::fmt::Display for Difference {
 }
 
 /// How to drive.
-pub struct DriveOptions {
+pub(crate) struct DriveOptions {
     /// Only this round is compared; the rounds before it are still played (unreported), so the
     /// bot's private file holds what it held then.
     pub round: Option<u32>,
@@ -321,7 +321,7 @@ pub struct DriveOptions {
 
 /// The outcome of a drive.
 #[derive(Debug, Default)]
-pub struct Driven {
+pub(crate) struct Driven {
     pub rounds: usize,
     pub prompts: usize,
     pub differences: Vec<Difference>,
@@ -335,7 +335,7 @@ pub struct Driven {
 }
 
 /// Drives `spec` through `script`, calling `on_difference` as each difference is found.
-pub async fn drive(
+pub(crate) async fn drive(
     spec: &BotSpec,
     script: &Script,
     options: &DriveOptions,

@@ -7,7 +7,7 @@ pub mod cli;
 pub mod drive;
 pub mod graphical;
 pub mod html;
-pub mod tui;
+pub(crate) mod tui;
 pub mod turns;
 
 use std::path::{Path, PathBuf};
@@ -18,7 +18,7 @@ use graphical::GameLog;
 use turns::Replay;
 
 /// The log folder `path` names: the folder itself, or the folder of a file in it.
-pub fn log_folder(path: &Path) -> PathBuf {
+pub(crate) fn log_folder(path: &Path) -> PathBuf {
     if path.is_dir() {
         path.to_path_buf()
     } else {

@@ -13,7 +13,7 @@ use super::{Frame, Game};
 use crate::games::paths::rules::letter;
 
 /// Where the viewer is and how it draws.
-pub struct Viewer<'a> {
+pub(crate) struct Viewer<'a> {
     game: &'a Game,
     frame: Frame,
     playing: bool,
@@ -34,7 +34,7 @@ const COLOURS: [Color; 8] = [
 ];
 
 impl<'a> Viewer<'a> {
-    pub fn new(game: &'a Game, frame: Frame) -> Viewer<'a> {
+    pub(crate) fn new(game: &'a Game, frame: Frame) -> Viewer<'a> {
         Viewer {
             game,
             frame,
@@ -45,7 +45,7 @@ impl<'a> Viewer<'a> {
     }
 
     /// Draws the grid and the scores panel.
-    pub fn draw(&self, screen: &mut Screen) {
+    pub(crate) fn draw(&self, screen: &mut Screen) {
         let [grid_area, side_area] =
             Layout::horizontal([Constraint::Min(10), Constraint::Length(36)]).areas(screen.area());
         let bots = self.game.log.bots.len();
@@ -166,7 +166,7 @@ impl<'a> Viewer<'a> {
     }
 
     /// Applies one key; returns false to quit.
-    pub fn key(&mut self, code: KeyCode, modifiers: KeyModifiers) -> bool {
+    pub(crate) fn key(&mut self, code: KeyCode, modifiers: KeyModifiers) -> bool {
         let shift = modifiers.contains(KeyModifiers::SHIFT);
         match code {
             KeyCode::Char('q') | KeyCode::Esc => return false,
@@ -194,7 +194,7 @@ impl<'a> Viewer<'a> {
 }
 
 /// Runs the viewer in the terminal until `q`.
-pub fn run(game: &Game, frame: Frame) -> anyhow::Result<()> {
+pub(crate) fn run(game: &Game, frame: Frame) -> anyhow::Result<()> {
     let mut viewer = Viewer::new(game, frame);
     let mut terminal = ratatui::init();
     let outcome = (|| -> anyhow::Result<()> {

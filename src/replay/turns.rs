@@ -26,7 +26,7 @@ impl Replay {
     }
 
     /// Parses the text of `replay.jsonl`; errors name `path` and the line.
-    pub fn parse(text: &str, path: &Path) -> anyhow::Result<Replay> {
+    pub(crate) fn parse(text: &str, path: &Path) -> anyhow::Result<Replay> {
         let mut lines = text
             .lines()
             .enumerate()

@@ -65,7 +65,7 @@ pub struct Config {
 
 /// The most games a tournament file may ask for: the whole schedule is drawn and written to
 /// the database before the first game, so a mistyped count must not exhaust memory or disk.
-pub const MAX_GAMES: u32 = 1_000_000;
+pub(crate) const MAX_GAMES: u32 = 1_000_000;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -85,7 +85,7 @@ fn default_build_timeout_s() -> u64 {
 
 impl Config {
     /// Reads and checks a tournament file; every error names the file (and the line or key).
-    pub fn load(path: &Path) -> anyhow::Result<Config> {
+    pub(crate) fn load(path: &Path) -> anyhow::Result<Config> {
         let text = crate::text::read(path)?;
         Config::parse(&text, path)
     }
@@ -160,7 +160,7 @@ impl Config {
         Ok(())
     }
 
-    pub fn game(&self) -> anyhow::Result<&'static dyn Game> {
+    pub(crate) fn game(&self) -> anyhow::Result<&'static dyn Game> {
         crate::games::by_name(&self.game).with_context(|| {
             let names: Vec<&str> = crate::games::all().iter().map(|g| g.name()).collect();
             format!(
@@ -172,7 +172,7 @@ impl Config {
     }
 
     /// The bots, with relative paths taken from `base` (the tournament file's folder).
-    pub fn load_bots(&self, base: &Path, file: &Path) -> anyhow::Result<Vec<BotSpec>> {
+    pub(crate) fn load_bots(&self, base: &Path, file: &Path) -> anyhow::Result<Vec<BotSpec>> {
         let bots = if let Some(dirs) = &self.bots {
             let bots = dirs
                 .iter()
@@ -222,7 +222,7 @@ impl Config {
     }
 
     /// How the bots are contained, or `None` for `sandbox = false`.
-    pub fn sandbox(&self) -> Option<Sandbox> {
+    pub(crate) fn sandbox(&self) -> Option<Sandbox> {
         let default = Sandbox::default();
         self.sandbox.unwrap_or(true).then(|| Sandbox {
             memory_mb: self.memory_mb.unwrap_or(default.memory_mb),

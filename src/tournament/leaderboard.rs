@@ -65,7 +65,7 @@ pub struct Leaderboard {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
+pub(crate) enum Format {
     Table,
     Markdown,
     Csv,
@@ -76,7 +76,7 @@ impl Leaderboard {
     /// Standings of `bots` from their stored results, best mean points per game first (mean, not
     /// total, so a tournament where each game draws some of the bots ranks them fairly); the
     /// bots numbered in `on_bench` are on the bench.
-    pub fn new(
+    pub(crate) fn new(
         name: String,
         progress: Progress,
         bots: &[String],
@@ -144,12 +144,7 @@ impl Leaderboard {
         }
     }
 
-    /// The bot leading so far, for progress displays.
-    pub fn leader(&self) -> Option<&Standing> {
-        self.standings.first().filter(|s| s.games > 0)
-    }
-
-    pub fn render(&self, format: Format) -> String {
+    pub(crate) fn render(&self, format: Format) -> String {
         match format {
             Format::Table => self.table(),
             Format::Markdown => self.markdown(),

@@ -17,17 +17,17 @@ use std::path::Path;
 use anyhow::{Context, bail};
 
 /// The lock file in a tournament folder.
-pub const FILE: &str = "koth.lock";
+pub(crate) const FILE: &str = "koth.lock";
 
 /// The lock of a tournament folder, held until dropped (closing the file releases it).
-pub struct FolderLock {
+pub(crate) struct FolderLock {
     _file: File,
 }
 
 impl FolderLock {
     /// Locks the existing tournament folder `dir`, or fails at once naming the folder and the
     /// process that holds it.
-    pub fn take(dir: &Path) -> anyhow::Result<FolderLock> {
+    pub(crate) fn take(dir: &Path) -> anyhow::Result<FolderLock> {
         let path = dir.join(FILE);
         let file = OpenOptions::new()
             .read(true)

@@ -14,8 +14,8 @@
 
 pub mod cli;
 pub mod config;
-pub mod leaderboard;
-pub mod lock;
+pub(crate) mod leaderboard;
+pub(crate) mod lock;
 pub mod schedule;
 pub mod store;
 
@@ -40,17 +40,17 @@ use schedule::ScheduledGame;
 use store::Store;
 
 /// The copy of the tournament file kept in the tournament folder.
-pub const CONFIG_COPY: &str = "tournament.toml";
+pub(crate) const CONFIG_COPY: &str = "tournament.toml";
 /// The meta key saying whether the tournament's bots are contained (`on`) or not (`off`).
 const SANDBOX_META: &str = "sandbox";
 /// Tries per game: a harness fault (koth's own failure) is retried, up to this many times in all.
 const ATTEMPTS: u32 = 3;
 /// A bot that fails at start-up (does not start, or crashes before its first answer) in this many
 /// games in a row is benched: it is not started in the games after.
-pub const BENCH_AFTER: u32 = 3;
+pub(crate) const BENCH_AFTER: u32 = 3;
 
 /// A tournament ready to play its unfinished games.
-pub struct Tournament {
+pub(crate) struct Tournament {
     pub dir: PathBuf,
     pub name: String,
     pub seed: u64,
@@ -72,7 +72,11 @@ pub struct Tournament {
 impl Tournament {
     /// Starts a tournament from a tournament file: checks and builds the bots, creates the folder
     /// and writes the whole schedule.
-    pub fn create(file: &Path, dir: Option<PathBuf>, seed: Option<u64>) -> anyhow::Result<Self> {
+    pub(crate) fn create(
+        file: &Path,
+        dir: Option<PathBuf>,
+        seed: Option<u64>,
+    ) -> anyhow::Result<Self> {
         let config = Config::load(file)?;
         let base = file.parent().unwrap_or(Path::new("."));
         let bots = config.load_bots(base, file)?;
@@ -149,7 +153,7 @@ impl Tournament {
 
     /// Reopens a tournament folder to play the games it has not finished, first giving the bots
     /// named in `unbench` their seats back.
-    pub fn resume(dir: &Path, unbench: &[String]) -> anyhow::Result<Self> {
+    pub(crate) fn resume(dir: &Path, unbench: &[String]) -> anyhow::Result<Self> {
         let path = dir.join(store::FILE);
         store::check_exists(&path)?;
         // Locked before the database is opened: opening brings an older database up to date.
@@ -210,7 +214,7 @@ impl Tournament {
     }
 
     /// Plays every unfinished game, `jobs` at a time, and returns the leaderboard.
-    pub fn run(mut self) -> anyhow::Result<Leaderboard> {
+    pub(crate) fn run(mut self) -> anyhow::Result<Leaderboard> {
         let runtime = crate::game::runtime()?;
         runtime.block_on(self.play_all())?;
         let progress = self.store.progress()?;

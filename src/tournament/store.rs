@@ -213,7 +213,7 @@ impl Store {
         Ok(Store { conn })
     }
 
-    pub fn meta(&self, key: &str) -> anyhow::Result<Option<String>> {
+    pub(crate) fn meta(&self, key: &str) -> anyhow::Result<Option<String>> {
         Ok(self
             .conn
             .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
@@ -280,7 +280,7 @@ impl Store {
             .collect()
     }
 
-    pub fn mark_running(&self, game: u32, attempt: u32) -> anyhow::Result<()> {
+    pub(crate) fn mark_running(&self, game: u32, attempt: u32) -> anyhow::Result<()> {
         self.conn.execute(
             "UPDATE games SET state = 'running', attempts = ?2 WHERE idx = ?1",
             params![game, attempt],
@@ -361,7 +361,7 @@ impl Store {
     }
 
     /// Puts bot `bot` on the bench, for `reason`.
-    pub fn bench(&self, bot: usize, reason: &str) -> anyhow::Result<()> {
+    pub(crate) fn bench(&self, bot: usize, reason: &str) -> anyhow::Result<()> {
         self.conn.execute(
             "INSERT INTO bench (bot, reason) VALUES (?1, ?2)",
             params![bot as i64, reason],
@@ -370,14 +370,14 @@ impl Store {
     }
 
     /// Takes bot `bot` off the bench (a bot not on it stays as it is).
-    pub fn unbench(&self, bot: usize) -> anyhow::Result<()> {
+    pub(crate) fn unbench(&self, bot: usize) -> anyhow::Result<()> {
         self.conn
             .execute("DELETE FROM bench WHERE bot = ?1", [bot as i64])?;
         Ok(())
     }
 
     /// The bots on the bench, by id, with why.
-    pub fn benched(&self) -> anyhow::Result<Vec<(usize, String)>> {
+    pub(crate) fn benched(&self) -> anyhow::Result<Vec<(usize, String)>> {
         let mut stmt = self
             .conn
             .prepare("SELECT bot, reason FROM bench ORDER BY bot")?;
@@ -497,7 +497,7 @@ fn check_database(conn: &Connection) -> anyhow::Result<()> {
 }
 
 /// Fails, naming the file, unless the results database `path` exists.
-pub fn check_exists(path: &Path) -> anyhow::Result<()> {
+pub(crate) fn check_exists(path: &Path) -> anyhow::Result<()> {
     anyhow::ensure!(
         path.is_file(),
         "{} does not exist: is this a tournament folder?",

@@ -14,7 +14,7 @@ use super::ga::{self, Generation, Params};
 use super::play::{Flag, SHIPPED, load_levels};
 use super::rules::{Level, Move, Walker, moves_to_string, walk};
 use crate::bot::{roster, sandbox};
-use crate::cli::{LogDirArg, SOLVER_TIMEOUT_MS, SandboxArgs, SeedArg, TimeoutArg, report};
+use crate::cli::{LogDirArg, SandboxArgs, SeedArg, TimeoutArg, report};
 use crate::game::MatchSetup;
 
 #[derive(Debug, clap::Args)]
@@ -34,6 +34,8 @@ enum Command {
         level: PathBuf,
     },
     /// Give levels to a solver bot over the line protocol and score its answers.
+    // A solver may search a whole level for its one answer.
+    #[command(mut_arg("timeout_ms", |a| a.default_value("5000")))]
     Play(PlayArgs),
 }
 
@@ -47,7 +49,7 @@ struct PlayArgs {
     #[arg(long, value_name = "DIR")]
     bot: PathBuf,
     #[command(flatten)]
-    timeout: TimeoutArg<SOLVER_TIMEOUT_MS>,
+    timeout: TimeoutArg,
     #[command(flatten)]
     log_dir: LogDirArg,
     #[command(flatten)]

@@ -19,7 +19,7 @@ use anyhow::bail;
 use super::rules::{Level, Move, Tile};
 
 /// States the solver may visit before giving up (about 40 bytes each in its tables).
-pub const STATE_LIMIT: usize = 30_000_000;
+pub(crate) const STATE_LIMIT: usize = 30_000_000;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 struct State {
@@ -32,7 +32,7 @@ struct State {
 
 /// The answer of the exact solver.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     /// A shortest solution.
     Solved(Vec<Move>),
     /// No sequence of moves solves the level.
@@ -239,7 +239,7 @@ impl Board {
 }
 
 /// Solves `level` exactly: a shortest move sequence that solves it, or `Unsolvable`.
-pub fn solve(level: &Level) -> anyhow::Result<Verdict> {
+pub(crate) fn solve(level: &Level) -> anyhow::Result<Verdict> {
     let mut board = Board::new(level);
     let start = Board::initial(level);
     if !board.can_still_finish(&start) {

@@ -91,7 +91,7 @@ fn select(rng: &mut Rng, scores: &[Outcome], k: usize) -> usize {
 
 /// The crossover cut: uniform in `1..max(stuck₁, stuck₂, 2)` (upper end excluded, as numpy's
 /// `randint`), so children keep a parent's useful head and swap only genes it actually read.
-pub fn crossover_point(rng: &mut Rng, stuck_a: usize, stuck_b: usize) -> usize {
+pub(crate) fn crossover_point(rng: &mut Rng, stuck_a: usize, stuck_b: usize) -> usize {
     rng.random_range(1..stuck_a.max(stuck_b).max(2))
 }
 

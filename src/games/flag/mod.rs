@@ -9,8 +9,8 @@
 //! - [`cli`]: `koth flag solve | exact | play`.
 
 pub mod cli;
-pub mod exact;
+pub(crate) mod exact;
 pub mod ga;
-pub mod play;
-pub mod protocol;
+pub(crate) mod play;
+pub(crate) mod protocol;
 pub mod rules;

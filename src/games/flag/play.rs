@@ -21,7 +21,7 @@ use super::rules::{Level, Move, walk};
 
 /// One level's result for the bot.
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct LevelResult {
+pub(crate) struct LevelResult {
     pub level: String,
     pub solved: bool,
     pub fitness: i64,
@@ -35,7 +35,7 @@ pub struct LevelResult {
 const KEPT_MOVES: usize = 4096;
 
 /// The flag game over a fixed list of levels, as the runners see it.
-pub struct Flag {
+pub(crate) struct Flag {
     pub levels: Vec<Level>,
 }
 
@@ -61,7 +61,7 @@ const SHIPPED_LEVELS: [(&str, &str); 5] = [
 ];
 
 /// The game the tournament runner schedules: every shipped solvable level, easiest first.
-pub static SHIPPED: LazyLock<Flag> = LazyLock::new(|| Flag {
+pub(crate) static SHIPPED: LazyLock<Flag> = LazyLock::new(|| Flag {
     levels: SHIPPED_LEVELS
         .iter()
         .map(|(name, text)| {
@@ -83,7 +83,7 @@ fn scored(level: &Level, moves: &[Move], answer: &str) -> LevelResult {
 impl Flag {
     /// Plays every level with `setup`'s single bot and writes `results.json`; the score is the
     /// number of levels solved.
-    pub async fn play_levels(
+    pub(crate) async fn play_levels(
         &self,
         setup: &MatchSetup,
     ) -> anyhow::Result<(MatchResult, Vec<LevelResult>)> {
@@ -187,7 +187,7 @@ impl Game for Flag {
 }
 
 /// Reads every level file given, in order.
-pub fn load_levels(paths: &[impl AsRef<Path>]) -> anyhow::Result<Vec<Level>> {
+pub(crate) fn load_levels(paths: &[impl AsRef<Path>]) -> anyhow::Result<Vec<Level>> {
     paths.iter().map(|p| Level::load(p.as_ref())).collect()
 }
 

@@ -23,7 +23,7 @@ use std::path::Path;
 use anyhow::{Context, bail};
 
 /// The largest level, in tiles: the exact solver keeps tile sets in `u128` bit sets.
-pub const MAX_TILES: usize = 128;
+pub(crate) const MAX_TILES: usize = 128;
 
 /// One tile of a level as it starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,7 +36,7 @@ pub enum Tile {
 
 impl Tile {
     /// Steps onto the tile before it falls; `None` for tiles that never fall or are never walkable.
-    pub fn steps_to_fall(self) -> Option<u8> {
+    pub(crate) fn steps_to_fall(self) -> Option<u8> {
         match self {
             Tile::Yellow => Some(1),
             Tile::DarkYellow => Some(2),
@@ -55,10 +55,10 @@ pub enum Move {
 }
 
 impl Move {
-    pub const ALL: [Move; 4] = [Move::Up, Move::Down, Move::Left, Move::Right];
+    pub(crate) const ALL: [Move; 4] = [Move::Up, Move::Down, Move::Left, Move::Right];
 
     /// The letter of the move in move strings (`U`, `D`, `L`, `R`).
-    pub fn letter(self) -> char {
+    pub(crate) fn letter(self) -> char {
         match self {
             Move::Up => 'U',
             Move::Down => 'D',
@@ -67,7 +67,7 @@ impl Move {
         }
     }
 
-    pub fn from_letter(c: char) -> Option<Move> {
+    pub(crate) fn from_letter(c: char) -> Option<Move> {
         match c {
             'U' => Some(Move::Up),
             'D' => Some(Move::Down),
@@ -199,7 +199,7 @@ impl Level {
     }
 
     /// The seed's "steps needed": the sum of every tile's steps before it falls.
-    pub fn steps_needed(&self) -> u32 {
+    pub(crate) fn steps_needed(&self) -> u32 {
         self.tiles
             .iter()
             .filter_map(|t| t.steps_to_fall())
@@ -208,7 +208,7 @@ impl Level {
     }
 
     /// The tile one move away from `at`, if it is on the map.
-    pub fn neighbour(&self, at: usize, m: Move) -> Option<usize> {
+    pub(crate) fn neighbour(&self, at: usize, m: Move) -> Option<usize> {
         let (row, col) = (at / self.width, at % self.width);
         match m {
             Move::Up if row > 0 => Some(at - self.width),
@@ -220,14 +220,14 @@ impl Level {
     }
 
     /// Straight-line distance between two tiles.
-    pub fn distance(&self, a: usize, b: usize) -> f64 {
+    pub(crate) fn distance(&self, a: usize, b: usize) -> f64 {
         let dr = (a / self.width) as f64 - (b / self.width) as f64;
         let dc = (a % self.width) as f64 - (b % self.width) as f64;
         (dr * dr + dc * dc).sqrt()
     }
 
     /// The level in the file's characters (without the `flag-value` line), as sent to bots.
-    pub fn map_rows(&self) -> Vec<String> {
+    pub(crate) fn map_rows(&self) -> Vec<String> {
         (0..self.height)
             .map(|row| {
                 (0..self.width)
@@ -257,7 +257,7 @@ fn is_comment(line: &str) -> bool {
 
 /// A walker on a level: where it stands and how many steps each tile has left.
 #[derive(Debug, Clone)]
-pub struct Walker<'a> {
+pub(crate) struct Walker<'a> {
     level: &'a Level,
     pub pos: usize,
     /// Steps left per tile: 0 = fallen or hole, [`NEVER_FALLS`] for grey tiles.
@@ -273,7 +273,7 @@ pub struct Walker<'a> {
 const NEVER_FALLS: u8 = u8::MAX;
 
 impl<'a> Walker<'a> {
-    pub fn new(level: &'a Level) -> Walker<'a> {
+    pub(crate) fn new(level: &'a Level) -> Walker<'a> {
         let left: Vec<u8> = level
             .tiles
             .iter()
@@ -294,18 +294,18 @@ impl<'a> Walker<'a> {
     }
 
     /// Whether the tile `at` can be stepped on now.
-    pub fn walkable(&self, at: usize) -> bool {
+    pub(crate) fn walkable(&self, at: usize) -> bool {
         self.left[at] > 0
     }
 
     /// Steps left on tile `at` before it falls (`None` for grey tiles).
-    pub fn steps_left(&self, at: usize) -> Option<u8> {
+    pub(crate) fn steps_left(&self, at: usize) -> Option<u8> {
         (self.left[at] != NEVER_FALLS).then_some(self.left[at])
     }
 
     /// Tries a move: onto a walkable tile it is a step (the tile uses one of its steps, the flag
     /// pays its current value); onto a fallen tile, a hole or off the map it does nothing.
-    pub fn step(&mut self, m: Move) -> bool {
+    pub(crate) fn step(&mut self, m: Move) -> bool {
         let Some(to) = self.level.neighbour(self.pos, m) else {
             return false;
         };
@@ -326,13 +326,13 @@ impl<'a> Walker<'a> {
     }
 
     /// Every tile that can fall has fallen and the walker stands on the flag.
-    pub fn is_solved(&self) -> bool {
+    pub(crate) fn is_solved(&self) -> bool {
         self.remaining == 0 && self.pos == self.level.flag
     }
 
     /// Whether no move can ever take the walker anywhere again (all four ways blocked; tiles
     /// never come back, so this lasts).
-    pub fn is_blocked(&self) -> bool {
+    pub(crate) fn is_blocked(&self) -> bool {
         Move::ALL.iter().all(|&m| {
             self.level
                 .neighbour(self.pos, m)
@@ -342,7 +342,7 @@ impl<'a> Walker<'a> {
 
     /// D: the sum of straight-line distances from every tile not fallen yet to the flag
     /// (a dark-yellow tile counts once, grey tiles never, as in the seed).
-    pub fn distance_left(&self) -> f64 {
+    pub(crate) fn distance_left(&self) -> f64 {
         (0..self.left.len())
             .filter(|&at| self.left[at] > 0 && self.left[at] != NEVER_FALLS)
             .map(|at| self.level.distance(at, self.level.flag))
@@ -364,7 +364,7 @@ pub struct Outcome {
 /// The seed's fitness: steps taken, plus the flag's value at each landing, minus round(D / 2).
 /// `f64::round` rounds halves away from zero (Python's `round` rounds them to even; the
 /// difference is one point on a few walks and changes no ranking that matters).
-pub fn fitness(steps: u32, flag_points: i64, distance_left: f64) -> i64 {
+pub(crate) fn fitness(steps: u32, flag_points: i64, distance_left: f64) -> i64 {
     i64::from(steps) + flag_points - (distance_left / 2.0).round() as i64
 }
 
@@ -372,7 +372,7 @@ pub fn fitness(steps: u32, flag_points: i64, distance_left: f64) -> i64 {
 /// moves are not read: the puzzle is over) or once the walker is blocked on all four sides
 /// (no later move can change anything). Moves into fallen tiles, holes or edges before that
 /// are simply skipped, as in the seed.
-pub fn walk(level: &Level, moves: impl IntoIterator<Item = Move>) -> (Outcome, Walker<'_>) {
+pub(crate) fn walk(level: &Level, moves: impl IntoIterator<Item = Move>) -> (Outcome, Walker<'_>) {
     let mut walker = Walker::new(level);
     let mut read = 0;
     let mut stuck_after = None;

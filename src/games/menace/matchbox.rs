@@ -35,7 +35,7 @@ const REFILL_BEADS: u32 = 3;
 
 /// One matchbox: a canonical board and how many beads name each of its squares.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Matchbox {
+pub(crate) struct Matchbox {
     pub board: Board,
     /// MENACE's move number (1–4) on this board.
     pub move_number: usize,
@@ -43,12 +43,12 @@ pub struct Matchbox {
 }
 
 impl Matchbox {
-    pub fn total(&self) -> u32 {
+    pub(crate) fn total(&self) -> u32 {
         self.beads.iter().sum()
     }
 
     /// The box as one line of the matchbox file.
-    pub fn line(&self) -> String {
+    pub(crate) fn line(&self) -> String {
         let mut line = format!("{} {}", self.move_number, self.board.cells());
         for (square, &count) in self.beads.iter().enumerate() {
             if count > 0 {
@@ -78,7 +78,7 @@ pub struct Menace {
 
 /// Every board on which X is to move, the game is not decided and at least two squares are
 /// free, in canonical form, ordered by move number then code: MENACE's boxes.
-pub fn box_boards() -> Vec<Board> {
+pub(crate) fn box_boards() -> Vec<Board> {
     let mut seen = std::collections::HashSet::new();
     let mut found = Vec::new();
     // Positions are reached by play from the empty board, so impossible ones never come up.
@@ -138,16 +138,12 @@ impl Menace {
         }
     }
 
-    pub fn boxes(&self) -> &[Matchbox] {
+    pub(crate) fn boxes(&self) -> &[Matchbox] {
         &self.boxes
     }
 
-    pub fn schedule(&self) -> [u32; 4] {
-        self.schedule
-    }
-
     /// The box for `board` and the symmetry taking `board` to the box's board, if MENACE has one.
-    pub fn find_box(&self, board: &Board) -> Option<(usize, super::rules::Symmetry)> {
+    pub(crate) fn find_box(&self, board: &Board) -> Option<(usize, super::rules::Symmetry)> {
         let (canonical, symmetry) = board.canonical();
         self.index.get(&canonical.code()).map(|&i| (i, symmetry))
     }
@@ -155,7 +151,7 @@ impl Menace {
     /// MENACE's move (X) on `board`: draws a bead from the board's box, keeps it out until the
     /// game ends, and maps its square back to the real board. With one free square the move is
     /// forced and there is no box.
-    pub fn choose_move(&mut self, board: &Board, rng: &mut Rng) -> usize {
+    pub(crate) fn choose_move(&mut self, board: &Board, rng: &mut Rng) -> usize {
         let free = board.free_squares();
         let Some((matchbox, symmetry)) = self.find_box(board) else {
             assert_eq!(
@@ -190,7 +186,7 @@ impl Menace {
 
     /// Settles the game MENACE just finished as X: a win puts every drawn bead back with one
     /// more, a draw puts them back, a loss keeps them out.
-    pub fn finish_game(&mut self, outcome: Outcome) {
+    pub(crate) fn finish_game(&mut self, outcome: Outcome) {
         let returned = match outcome {
             Outcome::Won(Mark::X) => 2,
             Outcome::Draw => 1,
@@ -202,7 +198,7 @@ impl Menace {
     }
 
     /// Forgets beads drawn in a game that was abandoned: they go back as if it were a draw.
-    pub fn abandon_game(&mut self) {
+    pub(crate) fn abandon_game(&mut self) {
         self.finish_game(Outcome::Draw);
     }
 
@@ -265,18 +261,18 @@ impl Menace {
         Ok(Menace::from_boxes(schedule, boxes))
     }
 
-    pub fn save(&self, path: &Path) -> anyhow::Result<()> {
+    pub(crate) fn save(&self, path: &Path) -> anyhow::Result<()> {
         std::fs::write(path, self.to_text())
             .with_context(|| format!("cannot write matchboxes to {}", path.display()))
     }
 
-    pub fn load(path: &Path) -> anyhow::Result<Menace> {
+    pub(crate) fn load(path: &Path) -> anyhow::Result<Menace> {
         let text = crate::text::read(path)?;
         Menace::from_text(&text, &path.display().to_string())
     }
 
     /// The boxes in `path` if the file exists, else a fresh MENACE with `schedule`.
-    pub fn load_or_new(path: Option<&Path>, schedule: [u32; 4]) -> anyhow::Result<Menace> {
+    pub(crate) fn load_or_new(path: Option<&Path>, schedule: [u32; 4]) -> anyhow::Result<Menace> {
         match path {
             Some(path) if path.exists() => Menace::load(path),
             _ => Ok(Menace::new(schedule)),
@@ -285,7 +281,7 @@ impl Menace {
 }
 
 /// Reads `schedule A B C D`, or `A,B,C,D` as given on the command line.
-pub fn parse_schedule(text: &str) -> anyhow::Result<[u32; 4]> {
+pub(crate) fn parse_schedule(text: &str) -> anyhow::Result<[u32; 4]> {
     let numbers: Vec<u32> = text
         .trim_start_matches("schedule")
         .split(|c: char| c == ',' || c.is_whitespace())
@@ -486,7 +482,7 @@ mod tests {
         let text = menace.to_text();
         let loaded = Menace::from_text(&text, "boxes.txt").unwrap();
         assert_eq!(loaded.boxes(), menace.boxes());
-        assert_eq!(loaded.schedule(), [3, 2, 2, 1]);
+        assert_eq!(loaded.schedule, [3, 2, 2, 1]);
 
         let bad = text.replace("1 ......... LL:", "1 ......... XX:");
         let err = Menace::from_text(&bad, "boxes.txt").unwrap_err();

@@ -11,7 +11,7 @@
 
 pub mod cli;
 pub mod matchbox;
-pub mod perfect;
-pub mod play;
+pub(crate) mod perfect;
+pub(crate) mod play;
 pub mod protocol;
 pub mod rules;

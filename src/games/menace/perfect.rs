@@ -9,7 +9,7 @@ use super::rules::{Board, Outcome};
 use crate::seed::Rng;
 
 /// The value of a position for the player to move: 1 win, 0 draw, -1 loss with best play.
-pub fn value(board: &Board) -> i8 {
+pub(crate) fn value(board: &Board) -> i8 {
     static MEMO: OnceLock<HashMap<u16, i8>> = OnceLock::new();
     let memo = MEMO.get_or_init(|| {
         let mut memo = HashMap::new();
@@ -44,7 +44,7 @@ fn solve(board: Board, memo: &mut HashMap<u16, i8>) -> i8 {
 }
 
 /// The squares that keep the best value for the player to move.
-pub fn best_moves(board: &Board) -> Vec<usize> {
+pub(crate) fn best_moves(board: &Board) -> Vec<usize> {
     let mover = board.to_move();
     let scored: Vec<(usize, i8)> = board
         .free_squares()
@@ -60,7 +60,7 @@ pub fn best_moves(board: &Board) -> Vec<usize> {
 }
 
 /// A best move, chosen at random among equally good ones so that learners see variety.
-pub fn choose_move(board: &Board, rng: &mut Rng) -> usize {
+pub(crate) fn choose_move(board: &Board, rng: &mut Rng) -> usize {
     let moves = best_moves(board);
     moves[rng.random_range(0..moves.len())]
 }

@@ -18,7 +18,7 @@ use crate::game::{BotResult, BoxFuture, Game, MatchResult, MatchSetup};
 use crate::seed::Rng;
 
 /// One side of a game.
-pub enum Player {
+pub(crate) enum Player {
     /// MENACE, learning from every game it plays (as X only: its boxes are X's positions).
     Menace(Menace),
     Random,
@@ -26,22 +26,10 @@ pub enum Player {
     Bot(Box<Seat>),
 }
 
-impl Player {
-    pub fn name(&self) -> String {
-        match self {
-            Player::Menace(_) => "MENACE".into(),
-            Player::Random => "random".into(),
-            Player::Perfect => "perfect".into(),
-            Player::Bot(seat) => seat.name().to_string(),
-        }
-    }
-}
-
 /// A fault a bot committed in one game, which lost it that game.
 #[derive(Debug, Clone)]
-pub struct GameFault {
+pub(crate) struct GameFault {
     pub mark: Mark,
-    pub kind: FaultKind,
     /// The move number (1–9) at which it happened, if during play.
     pub turn: Option<u32>,
     pub reason: String,
@@ -49,14 +37,19 @@ pub struct GameFault {
 
 /// How one game went.
 #[derive(Debug, Clone)]
-pub struct GameRecord {
+pub(crate) struct GameRecord {
     pub outcome: Outcome,
     pub moves: Vec<usize>,
     pub fault: Option<GameFault>,
 }
 
 /// Plays one game, `x` against `o`. Never fails: a bot's fault ends the game as a loss for it.
-pub async fn play_game(x: &mut Player, o: &mut Player, rng: &mut Rng, round: u32) -> GameRecord {
+pub(crate) async fn play_game(
+    x: &mut Player,
+    o: &mut Player,
+    rng: &mut Rng,
+    round: u32,
+) -> GameRecord {
     let mut board = Board::empty();
     let mut moves = Vec::new();
     let mut fault = None;
@@ -67,7 +60,6 @@ pub async fn play_game(x: &mut Player, o: &mut Player, rng: &mut Rng, round: u32
             if let Err(e) = seat.send(&protocol::start(mark)) {
                 fault.get_or_insert(GameFault {
                     mark,
-                    kind: e.kind(),
                     turn: None,
                     reason: e.root().to_string(),
                 });
@@ -89,10 +81,9 @@ pub async fn play_game(x: &mut Player, o: &mut Player, rng: &mut Rng, round: u32
                 board = board.with(square, mark);
                 moves.push(square);
             }
-            Err((kind, reason)) => {
+            Err(reason) => {
                 fault = Some(GameFault {
                     mark,
-                    kind,
                     turn: Some(turn),
                     reason,
                 })
@@ -126,7 +117,7 @@ async fn choose(
     board: &Board,
     rng: &mut Rng,
     turn: u32,
-) -> Result<usize, (FaultKind, String)> {
+) -> Result<usize, String> {
     match player {
         Player::Menace(menace) => Ok(menace.choose_move(board, rng)),
         Player::Random => {
@@ -138,27 +129,27 @@ async fn choose(
             let answer = seat
                 .ask(&protocol::move_prompt(board), At::turn(turn))
                 .await
-                .map_err(|e| (e.kind(), e.root().to_string()))?;
+                .map_err(|e| e.root().to_string())?;
             let refused = match protocol::parse_move(&answer.line, board, mark) {
                 Ok(square) => return Ok(square),
                 Err(refused) => refused,
             };
             seat.fault(FaultKind::BadOutput, Some(turn), refused.clone());
-            Err((FaultKind::BadOutput, refused))
+            Err(refused)
         }
     }
 }
 
 /// Wins, draws and losses of one side.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Tally {
+pub(crate) struct Tally {
     pub wins: u32,
     pub draws: u32,
     pub losses: u32,
 }
 
 impl Tally {
-    pub fn add(&mut self, outcome: Outcome, mark: Mark) {
+    pub(crate) fn add(&mut self, outcome: Outcome, mark: Mark) {
         match outcome {
             Outcome::Draw => self.draws += 1,
             Outcome::Won(m) if m == mark => self.wins += 1,
@@ -167,17 +158,17 @@ impl Tally {
     }
 
     /// Wins + 0.5 · draws, the tournament score.
-    pub fn score(&self) -> f64 {
+    pub(crate) fn score(&self) -> f64 {
         f64::from(self.wins) + 0.5 * f64::from(self.draws)
     }
 }
 
 /// Noughts & crosses for the tournament runner: two bot folders play `rounds` games (default
 /// 10), swapping X and O after every game.
-pub struct TicTacToe;
+pub(crate) struct TicTacToe;
 
 /// Games per match when the setup does not say.
-pub const DEFAULT_GAMES: u32 = 10;
+pub(crate) const DEFAULT_GAMES: u32 = 10;
 
 impl Game for TicTacToe {
     fn name(&self) -> &'static str {
@@ -203,7 +194,7 @@ impl Game for TicTacToe {
 }
 
 /// Who plays a side of a match: a bot, or one of koth's own players.
-pub enum Side {
+pub(crate) enum Side {
     Bot(BotSpec),
     Menace(Menace),
     Random,
@@ -212,7 +203,7 @@ pub enum Side {
 
 impl Side {
     /// Reads `menace`, `random`, `perfect` or a bot folder.
-    pub fn from_arg(arg: &str) -> anyhow::Result<Side> {
+    pub(crate) fn from_arg(arg: &str) -> anyhow::Result<Side> {
         Ok(match arg {
             "menace" => Side::Menace(Menace::new(MICHIE_SCHEDULE)),
             "random" => Side::Random,
@@ -225,7 +216,7 @@ impl Side {
         })
     }
 
-    pub fn name(&self) -> String {
+    pub(crate) fn name(&self) -> String {
         match self {
             Side::Bot(spec) => spec.name.clone(),
             Side::Menace(_) => "MENACE".into(),
@@ -237,7 +228,7 @@ impl Side {
 
 /// One game of a match as `results.json` keeps it.
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct GameSummary {
+pub(crate) struct GameSummary {
     pub game: u32,
     /// The names of the X and O players.
     pub x: String,
@@ -252,11 +243,10 @@ pub struct GameSummary {
 }
 
 /// A played match.
-pub struct Played {
+pub(crate) struct Played {
     pub result: MatchResult,
     /// Each side's wins, draws and losses.
     pub tallies: [Tally; 2],
-    pub games: Vec<GameSummary>,
     /// MENACE as the match left it, if it played (it learns from every game).
     pub menace: Option<Menace>,
 }
@@ -266,7 +256,7 @@ pub struct Played {
 /// each, and writes `results.json` (the match result and every game) and, through the bots'
 /// seats, `stderr/` and `transcripts/` into the setup's log folder. A side's score is its wins
 /// plus half its draws.
-pub async fn play_match(
+pub(crate) async fn play_match(
     setup: &MatchSetup,
     sides: Vec<Side>,
     alternate: bool,
@@ -374,7 +364,6 @@ pub async fn play_match(
     Ok(Played {
         result,
         tallies,
-        games: summaries,
         menace,
     })
 }

@@ -13,14 +13,14 @@ pub enum Mark {
 }
 
 impl Mark {
-    pub fn other(self) -> Mark {
+    pub(crate) fn other(self) -> Mark {
         match self {
             Mark::X => Mark::O,
             Mark::O => Mark::X,
         }
     }
 
-    pub fn as_char(self) -> char {
+    pub(crate) fn as_char(self) -> char {
         match self {
             Mark::X => 'X',
             Mark::O => 'O',
@@ -30,7 +30,7 @@ impl Mark {
 
 /// How a finished game ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     Won(Mark),
     Draw,
 }
@@ -61,26 +61,26 @@ impl Board {
     }
 
     /// The board with `mark` added on `square`, which must be free.
-    pub fn with(mut self, square: usize, mark: Mark) -> Board {
+    pub(crate) fn with(mut self, square: usize, mark: Mark) -> Board {
         debug_assert!(self.0[square].is_none());
         self.0[square] = Some(mark);
         self
     }
 
-    pub fn is_free(&self, square: usize) -> bool {
+    pub(crate) fn is_free(&self, square: usize) -> bool {
         square < 9 && self.0[square].is_none()
     }
 
-    pub fn free_squares(&self) -> Vec<usize> {
+    pub(crate) fn free_squares(&self) -> Vec<usize> {
         (0..9).filter(|&s| self.0[s].is_none()).collect()
     }
 
-    pub fn count(&self, mark: Mark) -> usize {
+    pub(crate) fn count(&self, mark: Mark) -> usize {
         self.0.iter().filter(|&&c| c == Some(mark)).count()
     }
 
     /// Whose turn it is, counting marks (X moves first).
-    pub fn to_move(&self) -> Mark {
+    pub(crate) fn to_move(self) -> Mark {
         if self.count(Mark::X) > self.count(Mark::O) {
             Mark::O
         } else {
@@ -89,7 +89,7 @@ impl Board {
     }
 
     /// The outcome if the game is over.
-    pub fn outcome(&self) -> Option<Outcome> {
+    pub(crate) fn outcome(&self) -> Option<Outcome> {
         for line in LINES {
             if let Some(mark) = self.0[line[0]]
                 && self.0[line[1]] == Some(mark)
@@ -107,7 +107,7 @@ impl Board {
 
     /// The board as a base-3 number (empty 0, X 1, O 2; square 0 most significant): a compact
     /// key, and the order that picks each matchbox's canonical board.
-    pub fn code(&self) -> u16 {
+    pub(crate) fn code(&self) -> u16 {
         self.0.iter().fold(0, |acc, cell| {
             acc * 3
                 + match cell {
@@ -120,7 +120,7 @@ impl Board {
 
     /// The 9-character spelling of the protocol and the matchbox file: `X`, `O` or `.` per
     /// square, row by row.
-    pub fn cells(&self) -> String {
+    pub(crate) fn cells(&self) -> String {
         self.0
             .iter()
             .map(|c| c.map_or('.', Mark::as_char))
@@ -128,7 +128,7 @@ impl Board {
     }
 
     /// Reads the 9-character spelling of [`Board::cells`].
-    pub fn parse_cells(text: &str) -> Option<Board> {
+    pub(crate) fn parse_cells(text: &str) -> Option<Board> {
         let chars: Vec<char> = text.chars().collect();
         if chars.len() != 9 {
             return None;
@@ -146,7 +146,7 @@ impl Board {
     }
 
     /// The board seen through `symmetry`: the mark on square `s` moves to `symmetry.apply(s)`.
-    pub fn transformed(&self, symmetry: Symmetry) -> Board {
+    pub(crate) fn transformed(&self, symmetry: Symmetry) -> Board {
         let mut out = Board::empty();
         for square in 0..9 {
             out.0[symmetry.apply(square)] = self.0[square];
@@ -156,7 +156,7 @@ impl Board {
 
     /// The board's canonical form (the least code among its 8 images) and a symmetry that
     /// takes this board to it.
-    pub fn canonical(&self) -> (Board, Symmetry) {
+    pub(crate) fn canonical(&self) -> (Board, Symmetry) {
         Symmetry::ALL
             .iter()
             .map(|&sym| (self.transformed(sym), sym))
@@ -183,13 +183,13 @@ impl fmt::Display for Board {
 /// One of the 8 symmetries of the square: `flip` (mirror left-right) first, then `turns`
 /// quarter turns clockwise.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Symmetry {
+pub(crate) struct Symmetry {
     flip: bool,
     turns: u8,
 }
 
 impl Symmetry {
-    pub const ALL: [Symmetry; 8] = {
+    pub(crate) const ALL: [Symmetry; 8] = {
         let mut all = [Symmetry {
             flip: false,
             turns: 0,
@@ -206,7 +206,7 @@ impl Symmetry {
     };
 
     /// Where `square` goes under this symmetry.
-    pub fn apply(self, square: usize) -> usize {
+    pub(crate) fn apply(self, square: usize) -> usize {
         let (mut row, mut col) = (square / 3, square % 3);
         if self.flip {
             col = 2 - col;
@@ -218,7 +218,7 @@ impl Symmetry {
     }
 
     /// Where `square` came from: the inverse of [`Symmetry::apply`].
-    pub fn invert(self, square: usize) -> usize {
+    pub(crate) fn invert(self, square: usize) -> usize {
         (0..9)
             .find(|&s| self.apply(s) == square)
             .expect("a symmetry is a permutation of the 9 squares")
@@ -233,7 +233,7 @@ pub fn square_name(square: usize) -> String {
 
 /// Reads a square as two letters (`LM`, any case, row first) or a digit 1–9 (row by row from
 /// the top left, as on the printed board).
-pub fn parse_square_for_people(text: &str) -> Option<usize> {
+pub(crate) fn parse_square_for_people(text: &str) -> Option<usize> {
     let text = text.trim();
     if let Ok(n) = text.parse::<usize>() {
         return (1..=9).contains(&n).then(|| n - 1);

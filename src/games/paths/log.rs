@@ -91,7 +91,7 @@ impl GraphicalLog {
 
 /// `results.json`: everything needed to check or rank a game without reading its log.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Results {
+pub(crate) struct Results {
     pub game: String,
     pub seed: u64,
     pub rounds: u32,
@@ -109,7 +109,7 @@ pub struct Results {
 }
 
 impl Results {
-    pub fn write(&self, path: &Path) -> anyhow::Result<()> {
+    pub(crate) fn write(&self, path: &Path) -> anyhow::Result<()> {
         let text = serde_json::to_string_pretty(self).context("cannot serialize the results")?;
         std::fs::write(path, text + "\n")
             .with_context(|| format!("cannot write {}", path.display()))
@@ -136,7 +136,7 @@ pub struct ReplayHeader {
 impl ReplayHeader {
     /// The time limits the game was played with (koth's defaults where an older replay does not
     /// say).
-    pub fn limits(&self) -> Limits {
+    pub(crate) fn limits(&self) -> Limits {
         let mut limits = Limits::default();
         if let Some(ms) = self.answer_ms {
             limits.answer = Duration::from_millis(ms);

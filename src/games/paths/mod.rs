@@ -8,14 +8,14 @@
 
 pub mod cli;
 pub mod log;
-pub mod play;
+pub(crate) mod play;
 pub mod protocol;
 pub mod rules;
 
 use crate::game::{BoxFuture, Game, MatchResult, MatchSetup};
 
 /// The paths game, as the tournament runner sees it.
-pub struct Paths;
+pub(crate) struct Paths;
 
 impl Game for Paths {
     fn name(&self) -> &'static str {

@@ -19,14 +19,14 @@ use crate::game::{BotResult, MatchResult, MatchSetup, RoundProgress};
 use crate::seed;
 
 /// Rounds per game when the setup does not say.
-pub const DEFAULT_ROUNDS: u32 = 100;
+pub(crate) const DEFAULT_ROUNDS: u32 = 100;
 
 /// The random stream of the report orders; round `r` scores with stream `r + 1`.
 const ORDER_STREAM: u64 = 0;
 
 /// How paths seats its bots: a new process every round, and `data.txt` in each bot's folder
 /// its private file, emptied once per game and kept across its rounds.
-pub fn seat_options(setup: &MatchSetup) -> SeatOptions {
+pub(crate) fn seat_options(setup: &MatchSetup) -> SeatOptions {
     SeatOptions {
         private_file: Some("data.txt"),
         ..SeatOptions::new(setup.limits, Restart::EveryRound)
@@ -36,7 +36,7 @@ pub fn seat_options(setup: &MatchSetup) -> SeatOptions {
 /// Plays one game and writes `graphical_log.txt`, `results.json`, `replay.jsonl`, `stderr/` and
 /// `transcripts/` into the setup's log folder. Errors are koth's own (a folder it cannot
 /// write); bots' mistakes are faults.
-pub async fn play(setup: &MatchSetup) -> anyhow::Result<(MatchResult, Results)> {
+pub(crate) async fn play(setup: &MatchSetup) -> anyhow::Result<(MatchResult, Results)> {
     let bots = &setup.bots;
     let n = bots.len();
     if n == 0 || n > MAX_BOTS {

@@ -8,7 +8,7 @@ use crate::bot::quote;
 
 /// A line koth sends to a bot.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Message {
+pub(crate) enum Message {
     /// Start of the round: bots, turns, side.
     Begin {
         bots: usize,
@@ -30,7 +30,7 @@ pub enum Message {
 impl Message {
     /// Appends the line to `out`. A game writes N reports of N choices every phase, so numbers
     /// go through `itoa` rather than the formatting machinery, which cost several times more.
-    pub fn write_to(&self, out: &mut String) {
+    pub(crate) fn write_to(&self, out: &mut String) {
         let mut digits = itoa::Buffer::new();
         let mut number = |out: &mut String, n: u64| out.push_str(digits.format(n));
         match self {
@@ -85,14 +85,6 @@ impl fmt::Display for Message {
         self.write_to(&mut line);
         f.write_str(&line)
     }
-}
-
-/// The turn `t` of a prompt line (`DESTROY t` or `ACTIVATE t`), or `None` for any other line.
-pub fn prompt_turn(line: &str) -> Option<usize> {
-    let (word, turn) = line.split_once(' ')?;
-    matches!(word, "DESTROY" | "ACTIVATE")
-        .then(|| turn.parse().ok())
-        .flatten()
 }
 
 /// A bot's answer to `DESTROY` or `ACTIVATE`. Coordinates are kept signed and unchecked: whether
@@ -151,14 +143,6 @@ mod tests {
         );
         assert_eq!(Message::Owned(0, vec![None]).to_string(), "OWNED 0 N");
         assert_eq!(Message::Score(vec![8, 2]).to_string(), "SCORE 8 2");
-    }
-
-    #[test]
-    fn prompts_give_their_turn() {
-        assert_eq!(prompt_turn(&Message::Destroy(7).to_string()), Some(7));
-        assert_eq!(prompt_turn(&Message::Activate(0).to_string()), Some(0));
-        assert_eq!(prompt_turn(&Message::Score(vec![1]).to_string()), None);
-        assert_eq!(prompt_turn("DESTROY x"), None);
     }
 
     #[test]

@@ -7,10 +7,10 @@ use rand::seq::SliceRandom;
 use crate::seed::Rng;
 
 /// The most bots a game can hold: owners are bits of a `u64`, and the log has 62 letters.
-pub const MAX_BOTS: usize = 62;
+pub(crate) const MAX_BOTS: usize = 62;
 
 /// The owners of an active vertex, one bit per bot in bot-list order.
-pub type Owners = u64;
+pub(crate) type Owners = u64;
 
 /// The side of the grid for `bots` players: floor(4·N²/3), computed in integers.
 pub fn side(bots: usize) -> usize {
@@ -26,7 +26,7 @@ pub enum Cell {
 }
 
 /// A vertex, as `(x, y)` with `(0, 0)` bottom-left.
-pub type Vertex = (usize, usize);
+pub(crate) type Vertex = (usize, usize);
 
 /// The S × S grid of one round.
 #[derive(Debug, Clone)]
@@ -37,7 +37,7 @@ pub struct Grid {
 }
 
 impl Grid {
-    pub fn new(side: usize) -> Grid {
+    pub(crate) fn new(side: usize) -> Grid {
         Grid {
             side,
             cells: vec![Cell::Inactive; side * side],
@@ -54,7 +54,7 @@ impl Grid {
 
     /// The vertex named by signed coordinates, if it lies on the grid. Coordinates are not taken
     /// modulo the side: a bot naming `x = S` has a bug worth reporting.
-    pub fn vertex(&self, x: i64, y: i64) -> Option<Vertex> {
+    pub(crate) fn vertex(&self, x: i64, y: i64) -> Option<Vertex> {
         let side = self.side as i64;
         ((0..side).contains(&x) && (0..side).contains(&y)).then_some((x as usize, y as usize))
     }
@@ -63,7 +63,7 @@ impl Grid {
     /// as reported (`None` for no choice or an invalid one). Choices are simultaneous: validity is
     /// judged on the grid as it was before the phase, so every bot naming the same inactive
     /// vertex is reported with it.
-    pub fn destroy(&mut self, choices: &[Option<Vertex>]) -> Vec<Option<Vertex>> {
+    pub(crate) fn destroy(&mut self, choices: &[Option<Vertex>]) -> Vec<Option<Vertex>> {
         let valid = self.valid_choices(choices);
         for vertex in valid.iter().flatten() {
             self.cells[vertex.1 * self.side + vertex.0] = Cell::Broken;
@@ -141,7 +141,7 @@ impl Grid {
 }
 
 /// The letter of the bot at `index` in bot-list order: a–z, then A–Z, then 0–9.
-pub fn letter(index: usize) -> char {
+pub(crate) fn letter(index: usize) -> char {
     const LETTERS: &[u8; MAX_BOTS] =
         b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
     LETTERS[index] as char
@@ -253,7 +253,7 @@ impl Search {
 
 /// Each bot's own random order of the other bots, fixed for a game: `orders[i]` lists bot `i`
 /// first, then the others.
-pub fn report_orders(bots: usize, rng: &mut Rng) -> Vec<Vec<usize>> {
+pub(crate) fn report_orders(bots: usize, rng: &mut Rng) -> Vec<Vec<usize>> {
     (0..bots)
         .map(|me| {
             let mut others: Vec<usize> = (0..bots).filter(|&b| b != me).collect();

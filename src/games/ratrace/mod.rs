@@ -11,13 +11,13 @@
 //! - [`cli`], [`plot`]: the `koth ratrace` command and its plots.
 
 pub mod cli;
-pub mod play;
-pub mod player;
-pub mod plot;
+pub(crate) mod play;
+pub(crate) mod player;
+pub(crate) mod plot;
 pub mod protocol;
 pub mod recording;
-pub mod rules;
-pub mod subprocess;
+pub(crate) mod rules;
+pub(crate) mod subprocess;
 pub mod track;
 
-pub use play::RatRace;
+pub(crate) use play::RatRace;

@@ -21,12 +21,12 @@ use crate::game::{Average, BotResult, BoxFuture, Game, MatchResult, MatchSetup, 
 use crate::{seed, stats};
 
 /// The population and points are sampled every this many turns, for plots.
-pub const SAMPLE_EVERY: u32 = 100;
+pub(crate) const SAMPLE_EVERY: u32 = 100;
 
-pub struct RatRace;
+pub(crate) struct RatRace;
 
 /// Boards per match when the setup does not say.
-pub const DEFAULT_BOARDS: u32 = 50;
+pub(crate) const DEFAULT_BOARDS: u32 = 50;
 
 impl Game for RatRace {
     fn name(&self) -> &'static str {
@@ -57,7 +57,7 @@ impl Game for RatRace {
 
 /// What a rat race can do beyond a tournament's match.
 #[derive(Debug, Clone)]
-pub struct Options {
+pub(crate) struct Options {
     /// Boards played at once, each job on a thread of its own with its own bot process.
     pub jobs: usize,
     /// Boards recorded turn by turn ([`BoardRecord::recording`]).
@@ -81,7 +81,7 @@ impl Default for Options {
 /// (every board, the summary and the match result) and, for a bot, `stderr/` and
 /// `transcripts/` into the setup's log folder. A bot player's jobs keep to the setup's CPUs,
 /// one each, when there is one for every job.
-pub fn play(
+pub(crate) fn play(
     setup: &MatchSetup,
     options: &Options,
     on_record: &mut dyn FnMut(&BoardRecord),
@@ -147,7 +147,7 @@ pub fn play(
 
 /// A run's boards' points in a few figures.
 #[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct Summary {
+pub(crate) struct Summary {
     pub boards: usize,
     /// The run's score: the geometric mean of the boards' points.
     pub geometric_mean: f64,
@@ -158,7 +158,7 @@ pub struct Summary {
 }
 
 impl Summary {
-    pub fn of(points: &[u64]) -> Summary {
+    pub(crate) fn of(points: &[u64]) -> Summary {
         let points: Vec<f64> = points.iter().map(|&p| p as f64).collect();
         let geometric = stats::geometric_mean(&points);
         Summary {
@@ -183,14 +183,14 @@ impl Summary {
 
 /// The population and points after a turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-pub struct Sample {
+pub(crate) struct Sample {
     pub turn: u32,
     pub population: usize,
     pub points: u64,
 }
 
 #[derive(Debug)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     pub points: u64,
     /// Turns played (fewer than [`TURNS`] if the population died out or the player faulted).
     pub turns: u32,
@@ -201,7 +201,7 @@ pub struct Outcome {
 
 /// Plays a whole board: [`TURNS`] turns or until fewer than two specimens are left, or the
 /// player faults. With a `recording`, the board's positions are recorded as it goes.
-pub fn play_turns(
+pub(crate) fn play_turns(
     track: &Track,
     rng: seed::Rng,
     player: &mut dyn Player,
@@ -256,17 +256,17 @@ pub fn play_turns(
 }
 
 /// The seed of board `board` of the run with seed `run_seed`.
-pub fn board_seed(run_seed: u64, board: usize) -> u64 {
+pub(crate) fn board_seed(run_seed: u64, board: usize) -> u64 {
     seed::rng(run_seed, board as u64).random::<u64>()
 }
 
 /// Stream 0 of a board's seed generates its track and then drives its population.
-pub fn board_rng(board_seed: u64) -> seed::Rng {
+pub(crate) fn board_rng(board_seed: u64) -> seed::Rng {
     seed::rng(board_seed, 0)
 }
 
 #[derive(Debug, Serialize)]
-pub struct BoardRecord {
+pub(crate) struct BoardRecord {
     pub board: usize,
     pub seed: u64,
     pub points: u64,
@@ -288,7 +288,7 @@ pub struct BoardRecord {
 }
 
 /// Plays board `board` for `player`, recording its positions if `record`.
-pub fn play_board(
+pub(crate) fn play_board(
     run_seed: u64,
     board: usize,
     player_name: &str,
@@ -362,13 +362,13 @@ fn thread_cpu() -> Duration {
 }
 
 /// Who plays: a built-in player or a bot process.
-pub enum Contestant {
+pub(crate) enum Contestant {
     BuiltIn(String),
     Bot(BotSpec),
 }
 
 impl Contestant {
-    pub fn name(&self) -> &str {
+    pub(crate) fn name(&self) -> &str {
         match self {
             Contestant::BuiltIn(name) => name,
             Contestant::Bot(spec) => &spec.name,
@@ -377,7 +377,7 @@ impl Contestant {
 }
 
 /// How a run plays its boards.
-pub struct RunConfig {
+pub(crate) struct RunConfig {
     pub boards: usize,
     /// Boards played at once, each job on its own thread with its own player.
     pub jobs: usize,
@@ -393,7 +393,7 @@ pub struct RunConfig {
 }
 
 /// A played run.
-pub struct Played {
+pub(crate) struct Played {
     /// In board order.
     pub records: Vec<BoardRecord>,
     /// A bot player's answer timings, over all its processes.
@@ -404,7 +404,7 @@ pub struct Played {
 
 /// Plays every board of the run on `config.jobs` threads, calling `on_record` for each as it
 /// finishes.
-pub fn play_boards(
+pub(crate) fn play_boards(
     contestant: &Contestant,
     run_seed: u64,
     config: &RunConfig,

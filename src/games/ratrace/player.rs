@@ -11,11 +11,11 @@ use crate::bot::FaultKind;
 use crate::seed;
 
 /// A move (dx, dy), each in −1..=1.
-pub type Move = (i8, i8);
+pub(crate) type Move = (i8, i8);
 
 /// What a player is shown of one living specimen.
 #[derive(Debug, Clone, Copy)]
-pub struct Ask {
+pub(crate) struct Ask {
     /// The 100-bit genome; bit i is `(genome >> i) & 1`.
     pub genome: u128,
     /// The specimen's cell: its view is `views[cell]` of the views given to
@@ -25,12 +25,12 @@ pub struct Ask {
 
 /// A player's fault, which ends the board it happened on.
 #[derive(Debug, Clone, PartialEq)]
-pub struct PlayerFault {
+pub(crate) struct PlayerFault {
     pub kind: FaultKind,
     pub reason: String,
 }
 
-pub trait Player {
+pub(crate) trait Player {
     /// Board `board` starts; `seed` is its seed, for the player's own random numbers. `views`
     /// are the board's views by cell (what its specimens may be shown, nothing more).
     fn begin_board(&mut self, board: usize, seed: u64, views: &[View]) -> Result<(), PlayerFault>;
@@ -45,9 +45,9 @@ pub trait Player {
 }
 
 /// The built-in players, by the name `--player` takes.
-pub const BUILT_IN: &[&str] = &["colorscore", "random-forward"];
+pub(crate) const BUILT_IN: &[&str] = &["colorscore", "random-forward"];
 
-pub fn built_in(name: &str) -> Option<Box<dyn Player>> {
+pub(crate) fn built_in(name: &str) -> Option<Box<dyn Player>> {
     match name {
         "colorscore" => Some(Box::new(ColorScorePlayer::default())),
         "random-forward" => Some(Box::new(RandomForwardPlayer::default())),
@@ -62,7 +62,7 @@ const PLAYER_STREAM: u64 = 1;
 /// The challenge's example player: of the three forward moves whose target is on the track, the
 /// one whose colour scores highest in the genome (6 bits per colour), ties broken at random.
 #[derive(Default)]
-pub struct ColorScorePlayer {
+pub(crate) struct ColorScorePlayer {
     rng: Option<seed::Rng>,
     /// The forward targets of every cell, by cell: prepared once per board, so a move reads
     /// one small entry instead of three view bytes and their meaning.
@@ -158,7 +158,7 @@ impl Player for ColorScorePlayer {
 
 /// A baseline that ignores the genome: one of the three forward moves, uniformly at random.
 #[derive(Default)]
-pub struct RandomForwardPlayer {
+pub(crate) struct RandomForwardPlayer {
     rng: Option<seed::Rng>,
 }
 

@@ -11,7 +11,7 @@ use super::play::BoardRecord;
 type DrawResult = Result<(), Box<dyn std::error::Error>>;
 
 /// Writes `path`: the board's population (top) and points (bottom) over its turns.
-pub fn board(path: &Path, record: &BoardRecord) -> anyhow::Result<()> {
+pub(crate) fn board(path: &Path, record: &BoardRecord) -> anyhow::Result<()> {
     let draw = || -> DrawResult {
         let root = SVGBackend::new(path, (800, 600)).into_drawing_area();
         root.fill(&WHITE)?;

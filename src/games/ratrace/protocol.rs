@@ -25,18 +25,18 @@ const HEX_PAIRS: [[u8; 2]; 256] = {
 };
 
 /// A view as the protocol writes it: 25 characters.
-pub type ViewText = [u8; 25];
+pub(crate) type ViewText = [u8; 25];
 
-pub fn begin_line(board: usize, seed: u64) -> String {
+pub(crate) fn begin_line(board: usize, seed: u64) -> String {
     format!("RATRACE {board} {seed}")
 }
 
-pub fn end_line(board: usize, points: u64) -> String {
+pub(crate) fn end_line(board: usize, points: u64) -> String {
     format!("END {board} {points}")
 }
 
 /// Writes the 25 hex digits of a 100-bit genome, most significant first.
-pub fn write_genome(genome: u128, digits: &mut [u8; 25]) {
+pub(crate) fn write_genome(genome: u128, digits: &mut [u8; 25]) {
     // Big-endian bytes 4..16 hold bits 95..0; the low nibble of byte 3 holds bits 99..96.
     let bytes = genome.to_be_bytes();
     digits[0] = HEX[(bytes[3] & 15) as usize];
@@ -46,7 +46,7 @@ pub fn write_genome(genome: u128, digits: &mut [u8; 25]) {
 }
 
 /// A view's text: one hex digit per colour, `x` beyond the edges.
-pub fn view_text(view: &View) -> ViewText {
+pub(crate) fn view_text(view: &View) -> ViewText {
     view.map(|colour| {
         if colour < 0 {
             b'x'
@@ -58,7 +58,7 @@ pub fn view_text(view: &View) -> ViewText {
 
 /// The text of every cell's view, by cell: a specimen's line then copies its cell's 25 bytes
 /// instead of converting them every turn.
-pub fn view_texts(views: &[View]) -> Vec<ViewText> {
+pub(crate) fn view_texts(views: &[View]) -> Vec<ViewText> {
     views.iter().map(view_text).collect()
 }
 
@@ -70,7 +70,7 @@ const LINE_BYTES: usize = 25 + 1 + 25 + 1;
 /// message is all ASCII, checked once per turn by [`as_text`]. Each line is written in place:
 /// assembled on the stack two digits at a time and then copied 16 bytes at a time, it made the
 /// CPU wait for the small stores before every copy (a third of this function's time).
-pub fn write_turn(turn: u32, asks: &[Ask], view_texts: &[ViewText], out: &mut Vec<u8>) {
+pub(crate) fn write_turn(turn: u32, asks: &[Ask], view_texts: &[ViewText], out: &mut Vec<u8>) {
     use std::io::Write;
     out.clear();
     let _ = write!(out, "TURN {turn} {}", asks.len());
@@ -87,7 +87,7 @@ pub fn write_turn(turn: u32, asks: &[Ask], view_texts: &[ViewText], out: &mut Ve
 }
 
 /// A message built by [`write_turn`], as text.
-pub fn as_text(message: &[u8]) -> &str {
+pub(crate) fn as_text(message: &[u8]) -> &str {
     std::str::from_utf8(message).expect("protocol messages are ASCII")
 }
 

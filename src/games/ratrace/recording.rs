@@ -17,9 +17,9 @@ use super::rules::{MAX_AGE, Specimen};
 use super::track::{CELLS, GOAL_X, HEIGHT, Kind, Track, WIDTH};
 
 /// Every turn is recorded up to this one.
-pub const EVERY_TURN_UNTIL: u32 = MAX_AGE as u32;
+pub(crate) const EVERY_TURN_UNTIL: u32 = MAX_AGE as u32;
 /// After [`EVERY_TURN_UNTIL`], a frame every this many turns.
-pub const LATER_EVERY: u32 = 10;
+pub(crate) const LATER_EVERY: u32 = 10;
 
 /// The board's state after a turn.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -79,12 +79,12 @@ impl BoardRecording {
     }
 
     /// Whether the frame after `turn` is kept (the board's last turn is kept by [`Self::last`]).
-    pub fn wants(turn: u32) -> bool {
+    pub(crate) fn wants(turn: u32) -> bool {
         turn <= EVERY_TURN_UNTIL || turn.is_multiple_of(LATER_EVERY)
     }
 
     /// Records the board after `turn`.
-    pub fn frame(&mut self, turn: u32, specimens: &[Specimen], points: u64) {
+    pub(crate) fn frame(&mut self, turn: u32, specimens: &[Specimen], points: u64) {
         let mut counts = vec![0u32; CELLS];
         for s in specimens {
             counts[s.cell as usize] += 1;
@@ -104,20 +104,20 @@ impl BoardRecording {
     }
 
     /// Records the board after its last turn, unless that frame is already there.
-    pub fn last(&mut self, turn: u32, specimens: &[Specimen], points: u64) {
+    pub(crate) fn last(&mut self, turn: u32, specimens: &[Specimen], points: u64) {
         if self.frames.last().is_none_or(|f| f.turn != turn) {
             self.frame(turn, specimens, points);
         }
     }
 
     /// The file name of board `board`'s recording in a run's log folder.
-    pub fn file_name(board: usize) -> String {
+    pub(crate) fn file_name(board: usize) -> String {
         format!("board-{board}.replay.json")
     }
 
     /// The board whose recording the file `name` is, if it is one ([`Self::file_name`]'s
     /// inverse).
-    pub fn board_of(name: &str) -> Option<usize> {
+    pub(crate) fn board_of(name: &str) -> Option<usize> {
         name.strip_prefix("board-")?
             .strip_suffix(".replay.json")?
             .parse()

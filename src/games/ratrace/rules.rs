@@ -6,18 +6,18 @@ use super::player::{Ask, Move, Player, PlayerFault};
 use super::track::{CELLS, Landing, Track, WIDTH, move_index};
 use crate::seed;
 
-pub const TURNS: u32 = 10_000;
-pub const FIRST_SPECIMENS: usize = 15;
-pub const BRED_PER_TURN: usize = 10;
+pub(crate) const TURNS: u32 = 10_000;
+pub(crate) const FIRST_SPECIMENS: usize = 15;
+pub(crate) const BRED_PER_TURN: usize = 10;
 /// A specimen of this age dies at the start of its next turn.
-pub const MAX_AGE: u8 = 100;
-pub const GENOME_BITS: u32 = 100;
-pub const GENOME_MASK: u128 = (1 << GENOME_BITS) - 1;
-pub const SWITCH_PROBABILITY: f64 = 0.05;
-pub const MUTATION_PROBABILITY: f64 = 0.01;
+pub(crate) const MAX_AGE: u8 = 100;
+pub(crate) const GENOME_BITS: u32 = 100;
+pub(crate) const GENOME_MASK: u128 = (1 << GENOME_BITS) - 1;
+pub(crate) const SWITCH_PROBABILITY: f64 = 0.05;
+pub(crate) const MUTATION_PROBABILITY: f64 = 0.01;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Specimen {
+pub(crate) struct Specimen {
     pub genome: u128,
     pub age: u8,
     pub goals: u32,
@@ -32,7 +32,7 @@ impl Specimen {
 
 /// A board in play. The rng draws everything random about the board after its track: genomes,
 /// start cells, parents, crossover and mutation.
-pub struct Board<'t> {
+pub(crate) struct Board<'t> {
     pub track: &'t Track,
     pub specimens: Vec<Specimen>,
     pub points: u64,
@@ -44,7 +44,7 @@ pub struct Board<'t> {
 
 impl<'t> Board<'t> {
     /// A board on `track` with the first specimens: random genomes on random start cells.
-    pub fn new(track: &'t Track, mut rng: seed::Rng) -> Board<'t> {
+    pub(crate) fn new(track: &'t Track, mut rng: seed::Rng) -> Board<'t> {
         let specimens = (0..FIRST_SPECIMENS)
             .map(|_| Specimen {
                 genome: rng.random::<u128>() & GENOME_MASK,
@@ -57,7 +57,11 @@ impl<'t> Board<'t> {
     }
 
     /// A board with chosen specimens (for tests of single rules).
-    pub fn with_specimens(track: &'t Track, rng: seed::Rng, specimens: Vec<Specimen>) -> Self {
+    pub(crate) fn with_specimens(
+        track: &'t Track,
+        rng: seed::Rng,
+        specimens: Vec<Specimen>,
+    ) -> Self {
         Board {
             track,
             specimens,
@@ -69,7 +73,7 @@ impl<'t> Board<'t> {
     }
 
     /// Plays one turn. Returns whether the board goes on (at least two specimens are left).
-    pub fn turn(
+    pub(crate) fn turn(
         &mut self,
         turn: u32,
         player: &mut dyn Player,
@@ -232,7 +236,7 @@ fn bit_range(from: u32, to: u32) -> u128 {
 }
 
 /// A child's genome: crossover, then mutation.
-pub fn breed_genome(a: u128, b: u128, rng: &mut seed::Rng) -> u128 {
+pub(crate) fn breed_genome(a: u128, b: u128, rng: &mut seed::Rng) -> u128 {
     mutate(crossover(a, b, rng), rng)
 }
 

@@ -23,14 +23,14 @@ const PIPE_BYTES: usize = 1 << 20;
 
 /// How the rat race seats its bot: one process for board after board, a fresh one after a
 /// fault, and pipes large enough for a turn's message.
-pub fn seat_options(limits: Limits) -> SeatOptions {
+pub(crate) fn seat_options(limits: Limits) -> SeatOptions {
     SeatOptions {
         pipe_bytes: Some(PIPE_BYTES),
         ..SeatOptions::new(limits, Restart::AfterFault)
     }
 }
 
-pub struct SubprocessPlayer {
+pub(crate) struct SubprocessPlayer {
     seat: Seat,
     runtime: Runtime,
     /// The `TURN` message, rebuilt in place every turn.
@@ -40,7 +40,7 @@ pub struct SubprocessPlayer {
 }
 
 impl SubprocessPlayer {
-    pub fn new(seat: Seat) -> anyhow::Result<Self> {
+    pub(crate) fn new(seat: Seat) -> anyhow::Result<Self> {
         Ok(SubprocessPlayer {
             seat,
             runtime: crate::game::runtime()?,
@@ -51,7 +51,7 @@ impl SubprocessPlayer {
 
     /// Closes the bot's input and waits for it to exit; returns its seat, with its faults and
     /// the timings of all its answers.
-    pub fn finish(mut self) -> Seat {
+    pub(crate) fn finish(mut self) -> Seat {
         self.runtime.block_on(self.seat.finish(""));
         self.seat
     }

@@ -8,18 +8,18 @@
 use rand::seq::SliceRandom;
 use rand::{Rng, RngExt};
 
-pub const WIDTH: i32 = 53;
-pub const HEIGHT: i32 = 15;
+pub(crate) const WIDTH: i32 = 53;
+pub(crate) const HEIGHT: i32 = 15;
 /// Cells with `x >= GOAL_X` are goal cells.
-pub const GOAL_X: i32 = 49;
-pub const CELLS: usize = (WIDTH * HEIGHT) as usize;
-pub const COLOURS: usize = 16;
+pub(crate) const GOAL_X: i32 = 49;
+pub(crate) const CELLS: usize = (WIDTH * HEIGHT) as usize;
+pub(crate) const COLOURS: usize = 16;
 /// The colour of cells beyond the edges.
-pub const OUT: i8 = -1;
+pub(crate) const OUT: i8 = -1;
 /// A start cell must reach the goal within this many turns (a specimen's lifetime).
-pub const REACH_TURNS: usize = 100;
+pub(crate) const REACH_TURNS: usize = 100;
 /// A track with fewer start cells is thrown away.
-pub const MIN_STARTS: usize = 10;
+pub(crate) const MIN_STARTS: usize = 10;
 
 /// What a colour means on one board.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,7 +47,7 @@ impl std::fmt::Display for Kind {
 }
 
 /// The 5×5 colours around a cell, row by row for dy = −2..2, each row dx = −2..2.
-pub type View = [i8; 25];
+pub(crate) type View = [i8; 25];
 
 /// Where one move from a cell ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,16 +58,16 @@ pub enum Landing {
 }
 
 /// The index of move (dx, dy), each in −1..=1, into a cell's nine landings.
-pub fn move_index(dx: i8, dy: i8) -> usize {
+pub(crate) fn move_index(dx: i8, dy: i8) -> usize {
     debug_assert!((-1..=1).contains(&dx) && (-1..=1).contains(&dy));
     ((dy + 1) * 3 + (dx + 1)) as usize
 }
 
-pub fn cell_index(x: i32, y: i32) -> u16 {
+pub(crate) fn cell_index(x: i32, y: i32) -> u16 {
     (y * WIDTH + x) as u16
 }
 
-pub fn cell_xy(cell: u16) -> (i32, i32) {
+pub(crate) fn cell_xy(cell: u16) -> (i32, i32) {
     (cell as i32 % WIDTH, cell as i32 / WIDTH)
 }
 
@@ -132,7 +132,7 @@ impl Track {
     }
 
     /// The track with these colours and meanings, with every table derived from them.
-    pub fn new(colours: Vec<i8>, kinds: [Kind; COLOURS]) -> Track {
+    pub(crate) fn new(colours: Vec<i8>, kinds: [Kind; COLOURS]) -> Track {
         assert_eq!(colours.len(), CELLS, "a track has {CELLS} cells");
         let mut track = Track {
             colours,
@@ -179,7 +179,7 @@ impl Track {
         track
     }
 
-    pub fn colour_at(&self, x: i32, y: i32) -> i8 {
+    pub(crate) fn colour_at(&self, x: i32, y: i32) -> i8 {
         if inside(x, y) {
             self.colours[cell_index(x, y) as usize]
         } else {
@@ -187,7 +187,7 @@ impl Track {
         }
     }
 
-    pub fn kind_at(&self, x: i32, y: i32) -> Option<Kind> {
+    pub(crate) fn kind_at(&self, x: i32, y: i32) -> Option<Kind> {
         let colour = self.colour_at(x, y);
         (colour != OUT).then(|| self.kinds[colour as usize])
     }
@@ -254,14 +254,14 @@ impl Track {
     }
 
     /// Row `y`'s colours as hex digits, one per cell.
-    pub fn colour_row(&self, y: i32) -> String {
+    pub(crate) fn colour_row(&self, y: i32) -> String {
         (0..WIDTH)
             .map(|x| format!("{:x}", self.colour_at(x, y)))
             .collect()
     }
 
     /// The track as text: the colour of every cell as a hex digit, then what every cell is.
-    pub fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         let mut out = String::from("colours:\n");
         for (colour, kind) in self.kinds.iter().enumerate() {
             out.push_str(&format!("  {colour:x}: {kind}\n"));
