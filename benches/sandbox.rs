@@ -5,7 +5,8 @@
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use koth::bot::sandbox::{self, Sandbox};
+use koth::bot::Sandbox;
+use koth::bot::sandbox;
 use koth::bot::{BotProcess, BotSpec, StderrLog};
 
 const LIMIT: Duration = Duration::from_secs(5);

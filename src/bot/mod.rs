@@ -9,6 +9,7 @@
 //!   is made of — its stdout cut into lines, the clocks limits are measured on, its stderr file,
 //!   the record of its conversation, its answers' timings, and every process still alive.
 //! - [`error`] and [`fault`]: what can go wrong with a bot, and how a match keeps it.
+//! - [`spec`]: what a bot is — how to start it, and how it is contained.
 //! - [`roster`]: which bots to start — koth's `bot.toml` manifests and the original
 //!   controller's `bots.txt` — and their build steps.
 //! - [`sandbox`] and [`cgroup`]: containment — a bot that sees only the system, its interpreter
@@ -25,6 +26,7 @@ pub(crate) mod process;
 pub mod roster;
 pub mod sandbox;
 pub(crate) mod seat;
+pub(crate) mod spec;
 pub mod stderr;
 pub mod timing;
 pub mod transcript;
@@ -37,9 +39,8 @@ pub use fault::{
 };
 pub(crate) use live::kill_all;
 pub use process::BotProcess;
-pub use roster::BotSpec;
-pub use sandbox::Sandbox;
 pub use seat::{Restart, Seat, SeatOptions};
+pub use spec::{BotSpec, Sandbox};
 pub use stderr::StderrLog;
 pub use timing::{Answer, AnswerStats};
 pub use transcript::{Transcript, flush_transcripts};

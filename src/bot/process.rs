@@ -35,7 +35,8 @@ use super::cgroup::BotGroups;
 use super::clock::{STARTUP_GRACE, cpu_time};
 use super::lines::{LineReader, MAX_LINE, ReadEvent};
 use super::live::{kill_group, register};
-use super::sandbox::{self, Launch, Sandbox, Started};
+use super::sandbox::{self, Launch, Started};
+use super::spec::Sandbox;
 use super::{Answer, AnswerStats, BotError, BotSpec, Clock, StderrLog, Transcript};
 
 /// A prompt on its way to a bot, from [`BotProcess::prompt`]: what [`BotProcess::answer`] needs

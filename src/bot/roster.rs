@@ -5,7 +5,6 @@
 //! names the file and line, or the bot, and says what was expected.
 
 use std::collections::HashMap;
-use std::fmt;
 use std::io::Read;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -16,35 +15,10 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use serde::Deserialize;
 
-use super::sandbox::Sandbox;
+use super::spec::BotSpec;
 
 /// The name of koth's manifest file inside a bot's folder.
 pub(crate) const MANIFEST: &str = "bot.toml";
-
-/// A bot that can be started: its name, its folder (its working directory) and its command.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BotSpec {
-    pub name: String,
-    /// The working directory; the bot's private files (`data.txt`) live here.
-    pub dir: PathBuf,
-    /// Program and arguments, run without a shell.
-    pub command: Vec<String>,
-    /// A shell command run in `dir` before the bot's first game, if it needs building.
-    pub build: Option<String>,
-    /// Where the bot was declared, for error messages (`bots/x/bot.toml`, `bots.txt:4`).
-    pub origin: String,
-    /// Whether, and how, the bot's processes are contained ([`super::sandbox`]).
-    pub sandbox: Option<Sandbox>,
-    /// Why the bot must not be started, if it is benched: every start is then refused at once
-    /// as a [`super::FaultKind::Benched`] fault, so no game waits for it.
-    pub benched: Option<String>,
-}
-
-impl fmt::Display for BotSpec {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "bot \"{}\" ({})", self.name, self.origin)
-    }
-}
 
 /// `bot.toml`: koth's manifest, one per bot folder.
 ///

@@ -38,7 +38,8 @@ use nix::unistd::Pid;
 use anyhow::{Context, bail};
 
 use super::cgroup::BotGroups;
-use super::{BotSpec, roster};
+use super::roster;
+use super::spec::{BotSpec, Sandbox};
 
 /// The unprivileged user a contained bot runs as, inside its namespace and, when koth is root,
 /// outside it too: Debian's `nobody`.
@@ -49,37 +50,6 @@ pub(crate) const SANDBOX_UID: u32 = 65534;
 const SYSTEM_FOLDERS: &[&str] = &[
     "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt",
 ];
-
-/// How a contained bot is limited. The defaults suit any bot of koth's games: far more than a
-/// bot needs, far less than the machine has.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Sandbox {
-    /// The memory a bot may use, in MiB: all its processes together where it has a control
-    /// group ([`super::cgroup`]), else each process (`RLIMIT_DATA`).
-    pub memory_mb: u64,
-    /// The largest file a bot may write, in MiB (`RLIMIT_FSIZE`); also the size of its `/tmp`.
-    pub file_mb: u64,
-    /// Open files per process (`RLIMIT_NOFILE`).
-    pub open_files: u64,
-    /// Processes and threads of the bot: in its control group, else `RLIMIT_NPROC` (counted
-    /// per user, in the bot's own user namespace on Linux 5.14 and later).
-    pub processes: u64,
-    /// Folders the bot may read besides the system's and its own: the bot's original folder,
-    /// which its working copy links large files and subfolders into.
-    pub read_only: Vec<PathBuf>,
-}
-
-impl Default for Sandbox {
-    fn default() -> Self {
-        Sandbox {
-            memory_mb: 2048,
-            file_mb: 1024,
-            open_files: 1024,
-            processes: 512,
-            read_only: Vec::new(),
-        }
-    }
-}
 
 /// The bots of one game, contained by `sandbox` if given: each in a working copy of its folder
 /// under `game_dir/bots/<seat>/` ([`roster::working_copies`]), which is all it may write, with

@@ -10,7 +10,7 @@ pub(crate) mod report;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::bot::sandbox::Sandbox;
+use crate::bot::Sandbox;
 use crate::bot::{Limits, MAX_LIMIT_MS};
 
 /// `--seed`, for every randomised command.

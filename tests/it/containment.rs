@@ -15,8 +15,9 @@ use crate::support::tournament;
 use survivors::survivors;
 use tournament::{leaderboard, run_tournament};
 
+use koth::bot::Sandbox;
 use koth::bot::cgroup::BotGroups;
-use koth::bot::sandbox::{self, Sandbox};
+use koth::bot::sandbox;
 use koth::bot::{BotError, BotProcess, BotSpec, StderrLog};
 
 const LIMIT: Duration = Duration::from_secs(5);

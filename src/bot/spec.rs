@@ -1,0 +1,62 @@
+//! What a bot is, to every part of koth: how to start it ([`BotSpec`]) and how it is contained
+//! when it is ([`Sandbox`]). Lists of bots are read into these by [`super::roster`]; a contained
+//! bot is launched by [`super::sandbox`].
+
+use std::fmt;
+use std::path::PathBuf;
+
+/// A bot that can be started: its name, its folder (its working directory) and its command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BotSpec {
+    pub name: String,
+    /// The working directory; the bot's private files (`data.txt`) live here.
+    pub dir: PathBuf,
+    /// Program and arguments, run without a shell.
+    pub command: Vec<String>,
+    /// A shell command run in `dir` before the bot's first game, if it needs building.
+    pub build: Option<String>,
+    /// Where the bot was declared, for error messages (`bots/x/bot.toml`, `bots.txt:4`).
+    pub origin: String,
+    /// Whether, and how, the bot's processes are contained ([`super::sandbox`] launches it so).
+    pub sandbox: Option<Sandbox>,
+    /// Why the bot must not be started, if it is benched: every start is then refused at once
+    /// as a [`super::FaultKind::Benched`] fault, so no game waits for it.
+    pub benched: Option<String>,
+}
+
+impl fmt::Display for BotSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "bot \"{}\" ({})", self.name, self.origin)
+    }
+}
+
+/// How a contained bot is limited. The defaults suit any bot of koth's games: far more than a
+/// bot needs, far less than the machine has.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sandbox {
+    /// The memory a bot may use, in MiB: all its processes together where it has a control
+    /// group ([`super::cgroup`]), else each process (`RLIMIT_DATA`).
+    pub memory_mb: u64,
+    /// The largest file a bot may write, in MiB (`RLIMIT_FSIZE`); also the size of its `/tmp`.
+    pub file_mb: u64,
+    /// Open files per process (`RLIMIT_NOFILE`).
+    pub open_files: u64,
+    /// Processes and threads of the bot: in its control group, else `RLIMIT_NPROC` (counted
+    /// per user, in the bot's own user namespace on Linux 5.14 and later).
+    pub processes: u64,
+    /// Folders the bot may read besides the system's and its own: the bot's original folder,
+    /// which its working copy links large files and subfolders into.
+    pub read_only: Vec<PathBuf>,
+}
+
+impl Default for Sandbox {
+    fn default() -> Self {
+        Sandbox {
+            memory_mb: 2048,
+            file_mb: 1024,
+            open_files: 1024,
+            processes: 512,
+            read_only: Vec::new(),
+        }
+    }
+}
