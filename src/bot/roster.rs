@@ -373,7 +373,7 @@ pub(crate) fn find_program(program: &Path) -> Option<PathBuf> {
 /// tables) are linked, since bots only read them.
 const COPY_LIMIT: u64 = 1 << 20;
 
-/// Each game's bots run in a working copy of their folder, `<game folder>/bots/<seat>/`, so games
+/// Each game's bots run in a working copy of their folder, `<game folder>/bots/<seat>/<folder>/`, so games
 /// played at once never share a bot's private `data.txt` (a game empties it at its start and the
 /// bot keeps notes in it across rounds). Files are copied except large ones and subfolders, which
 /// are linked: bots only read those, and copying a `node_modules` per game would cost more than
@@ -382,13 +382,17 @@ pub(crate) fn working_copies(bots: &[BotSpec], game_dir: &Path) -> std::io::Resu
     bots.iter()
         .enumerate()
         .map(|(seat, bot)| {
-            let dir = game_dir.join("bots").join(seat.to_string());
-            // Afresh each time: a log folder given again holds the last run's copy.
-            if dir.exists() {
-                std::fs::remove_dir_all(&dir)?;
-            }
-            std::fs::create_dir_all(&dir)?;
             let source_dir = std::path::absolute(&bot.dir)?;
+            // The copy keeps its folder's name, which names the bot's stderr file and
+            // transcript (see `seat`): the same files whether a bot runs in place or copied.
+            let folder = source_dir.file_name().unwrap_or("bot".as_ref());
+            let seat_dir = game_dir.join("bots").join(seat.to_string());
+            // Afresh each time: a log folder given again holds the last run's copy.
+            if seat_dir.exists() {
+                std::fs::remove_dir_all(&seat_dir)?;
+            }
+            let dir = seat_dir.join(folder);
+            std::fs::create_dir_all(&dir)?;
             for entry in std::fs::read_dir(&source_dir)? {
                 let entry = entry?;
                 let name = entry.file_name();

@@ -52,7 +52,7 @@ const SYSTEM_FOLDERS: &[&str] = &[
 ];
 
 /// The bots of one game, contained by `sandbox` if given: each in a working copy of its folder
-/// under `game_dir/bots/<seat>/` ([`roster::working_copies`]), which is all it may write, with
+/// under `game_dir/bots/<seat>/<folder>/` ([`roster::working_copies`]), which is all it may write, with
 /// its own folder readable for what the copy links to. Fails if this machine cannot contain.
 pub fn contain(
     bots: &[BotSpec],

@@ -9,6 +9,7 @@ mod containment;
 mod damaged_input;
 mod flag_game;
 mod fuzz_readers;
+mod game_doors;
 mod menace_match;
 mod menace_play;
 mod paths_faults;

@@ -342,14 +342,7 @@ fn statuses(out: &Path, name: &str) -> Vec<String> {
 
 /// Whether the crasher (which says so on stderr) was started in game `game`.
 fn crasher_started(out: &Path, game: u32) -> bool {
-    let seat = query(
-        out,
-        &format!(
-            "SELECT s.seat FROM seats s JOIN bots b ON b.id = s.bot
-             WHERE b.name = 'Crasher' AND s.game = {game}"
-        ),
-    );
-    std::fs::read_to_string(out.join(format!("games/{game}/stderr/{seat}.log")))
+    std::fs::read_to_string(out.join(format!("games/{game}/stderr/crasher.log")))
         .unwrap()
         .contains("crasher: started")
 }

@@ -28,7 +28,14 @@ fn a_small_tournament_plays_every_game_once_and_ranks_every_bot() {
     assert_every_game_once(&out, 6);
     assert!(out.join("tournament.toml").is_file() && out.join("tournament.log").is_file());
     for game in 0..6 {
-        assert!(out.join(format!("games/{game}/bots/0/bot.toml")).is_file());
+        // Seat 0's working copy, named after the bot's folder.
+        let seat = out.join(format!("games/{game}/bots/0"));
+        let copies: Vec<_> = std::fs::read_dir(&seat)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        assert_eq!(copies.len(), 1, "{copies:?}");
+        assert!(copies[0].join("bot.toml").is_file());
     }
     let board = leaderboard(&out);
     let standings = board["standings"].as_array().unwrap();

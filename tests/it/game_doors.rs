@@ -1,0 +1,461 @@
+//! Every game that talks to bots — paths, the rat race, noughts & crosses and flag — through its
+//! two doors and its seats, with real bots and the real `koth` binary:
+//! - one door: a game played by its own command and the same game played in a tournament, with
+//!   the same seed, bots and rounds, give the same results;
+//! - the seat: the tournament's clock (`clock = "cpu"`) and `exit_ms` reach every game, every
+//!   game writes a transcript and a stderr file per bot, named by the bot's folder, and
+//!   `koth replay --drive` plays a bot its transcript in every game.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::support::tournament::{koth, query, repo, run_tournament, succeed};
+
+/// One of the games, with bots that play it quickly and the same way every time.
+struct Case {
+    game: &'static str,
+    /// Bot folders, made under the test's folder.
+    bots: Vec<PathBuf>,
+    /// Rounds (boards, games) per match; `None`: the game's own.
+    rounds: Option<u32>,
+}
+
+/// A copy of the repository's bot folder `folder` under `root`, running `run` if given.
+fn sample_bot(root: &Path, folder: &str, run: Option<&str>) -> PathBuf {
+    let source = repo().join("bots").join(folder);
+    let dir = root.join(folder);
+    std::fs::create_dir_all(&dir).unwrap();
+    for entry in std::fs::read_dir(&source).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_file() {
+            std::fs::copy(&path, dir.join(path.file_name().unwrap())).unwrap();
+        }
+    }
+    if let Some(run) = run {
+        let manifest = std::fs::read_to_string(dir.join("bot.toml")).unwrap();
+        let manifest: String = manifest
+            .lines()
+            .map(|l| {
+                if l.starts_with("run =") {
+                    format!("run = \"{run}\"\n")
+                } else {
+                    format!("{l}\n")
+                }
+            })
+            .collect();
+        std::fs::write(dir.join("bot.toml"), manifest).unwrap();
+    }
+    dir
+}
+
+/// A rat-race bot folder named `name` running `tests/ratrace_bots/faulty.py` with `mode`: a
+/// player whose boards end after a turn, so that a match takes moments.
+fn ratrace_bot(root: &Path, folder: &str, name: &str, mode: &str) -> PathBuf {
+    let dir = root.join(folder);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(
+        repo().join("tests/ratrace_bots/faulty.py"),
+        dir.join("faulty.py"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("bot.toml"),
+        format!("name = \"{name}\"\nrun = \"python3 faulty.py {mode}\"\ngames = [\"ratrace\"]\n"),
+    )
+    .unwrap();
+    dir
+}
+
+/// The four games, their bots made under `root`.
+fn cases(root: &Path) -> Vec<Case> {
+    vec![
+        Case {
+            game: "paths",
+            bots: vec![
+                sample_bot(root, "paths-destroyer", None),
+                sample_bot(root, "paths-checkpoint", None),
+            ],
+            rounds: Some(2),
+        },
+        Case {
+            game: "ratrace",
+            bots: vec![ratrace_bot(root, "edge-runner", "Edge Runner", "polite")],
+            rounds: Some(3),
+        },
+        Case {
+            game: "tictactoe",
+            bots: vec![
+                sample_bot(root, "ttt-python", None),
+                sample_bot(root, "ttt-js", None),
+            ],
+            rounds: Some(4),
+        },
+        Case {
+            game: "flag",
+            bots: vec![sample_bot(root, "flag-solver-py", None)],
+            rounds: None,
+        },
+    ]
+}
+
+/// Writes a tournament file of one game of `case` with `settings` and runs it into `out`.
+fn tournament(case: &Case, dir: &Path, out: &Path, settings: &str) {
+    let bots: Vec<String> = case.bots.iter().map(|b| format!("{b:?}")).collect();
+    let rounds = case
+        .rounds
+        .map(|r| format!("rounds = {r}\n"))
+        .unwrap_or_default();
+    let file = dir.join(format!(
+        "{}.toml",
+        out.file_name().unwrap().to_str().unwrap()
+    ));
+    std::fs::write(
+        &file,
+        format!(
+            "game = \"{}\"\nbots = [{}]\ngames = 1\nseed = 5\n{rounds}{settings}",
+            case.game,
+            bots.join(", ")
+        ),
+    )
+    .unwrap();
+    run_tournament(&file, out, &[]);
+}
+
+fn read_json(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap()
+}
+
+/// Each bot's name, score and status (and, for paths, every round's points) as a game's
+/// results.json states them: the part of a result that must not depend on the door.
+fn outcome(results: &Value) -> Value {
+    if let Some(result) = results.get("result") {
+        let bots: Vec<Value> = result["bots"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| serde_json::json!([b["name"], b["score"], b["status"]]))
+            .collect();
+        Value::Array(bots)
+    } else {
+        serde_json::json!([results["bots"], results["points"], results["fault_counts"]])
+    }
+}
+
+/// The seed a game's results.json records.
+fn seed_of(results: &Value) -> u64 {
+    results
+        .get("result")
+        .map_or(&results["seed"], |r| &r["seed"])
+        .as_u64()
+        .unwrap()
+}
+
+/// The names of the bots in seat order, as a game's results.json lists them.
+fn seat_names(results: &Value) -> Vec<String> {
+    match results.get("result") {
+        Some(result) => result["bots"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b["name"].as_str().unwrap().to_string())
+            .collect(),
+        None => serde_json::from_value(results["bots"].clone()).unwrap(),
+    }
+}
+
+/// A bot folder's name, from its bot.toml.
+fn bot_name(dir: &Path) -> String {
+    let text = std::fs::read_to_string(dir.join("bot.toml")).unwrap();
+    let manifest: toml::Table = toml::from_str(&text).unwrap();
+    manifest["name"].as_str().unwrap().to_string()
+}
+
+/// The game's own command for the match a tournament played with `seed`, its bots in `seats`
+/// order, writing into `log_dir`.
+fn own_command(case: &Case, seats: &[PathBuf], seed: u64, log_dir: &Path) -> Vec<String> {
+    let seed = seed.to_string();
+    let rounds = case.rounds.map(|r| r.to_string());
+    let path = |p: &Path| p.to_str().unwrap().to_string();
+    let mut args: Vec<String> = match case.game {
+        "paths" => {
+            let mut args = vec!["paths".into()];
+            for bot in seats {
+                args.extend(["--bot".into(), path(bot)]);
+            }
+            args.extend(["--rounds".into(), rounds.unwrap(), "--seed".into(), seed]);
+            args
+        }
+        "ratrace" => vec![
+            "ratrace".into(),
+            "--bot".into(),
+            path(&seats[0]),
+            "--boards".into(),
+            rounds.unwrap(),
+            "--seed".into(),
+            seed,
+        ],
+        "tictactoe" => vec![
+            "menace".into(),
+            "match".into(),
+            "--x".into(),
+            path(&seats[0]),
+            "--o".into(),
+            path(&seats[1]),
+            "--games".into(),
+            rounds.unwrap(),
+            "--alternate".into(),
+            "--seed".into(),
+            seed,
+        ],
+        "flag" => vec![
+            "flag".into(),
+            "play".into(),
+            "--bot".into(),
+            path(&seats[0]),
+        ],
+        other => panic!("no command for {other}"),
+    };
+    args.extend([
+        "--timeout-ms".into(),
+        "2000".into(),
+        "--log-dir".into(),
+        path(log_dir),
+    ]);
+    args
+}
+
+#[test]
+fn each_game_played_by_its_command_and_in_a_tournament_gives_the_same_results() {
+    let tmp = tempfile::tempdir().unwrap();
+    for case in cases(tmp.path()) {
+        // The tournament contains its bots (the default); the command runs them as they are.
+        let out = tmp.path().join(format!("{}-tournament", case.game));
+        tournament(&case, tmp.path(), &out, "answer_ms = 2000\n");
+        let in_tournament = read_json(&out.join("games/0/results.json"));
+        let names = seat_names(&in_tournament);
+        let seats: Vec<PathBuf> = names
+            .iter()
+            .map(|name| {
+                case.bots
+                    .iter()
+                    .find(|b| bot_name(b) == *name)
+                    .unwrap_or_else(|| panic!("{}: no bot {name}", case.game))
+                    .clone()
+            })
+            .collect();
+        let log_dir = tmp.path().join(format!("{}-command", case.game));
+        let args = own_command(&case, &seats, seed_of(&in_tournament), &log_dir);
+        succeed(koth().args(&args));
+        let by_command = read_json(&log_dir.join("results.json"));
+        assert_eq!(
+            outcome(&by_command),
+            outcome(&in_tournament),
+            "{}: koth {} played another game than the tournament",
+            case.game,
+            args.join(" ")
+        );
+        let finished = query(
+            &out,
+            "SELECT COUNT(*) FROM results WHERE status = 'finished'",
+        );
+        assert_eq!(
+            finished,
+            case.bots.len() as i64,
+            "{}: every bot finished",
+            case.game
+        );
+    }
+}
+
+/// `case` with its first bot run through `tests/bots/wrap.py MODE MS`, which keeps its answers
+/// and misbehaves in time only.
+fn wrapped(root: &Path, case: &Case, mode: &str, ms: u32) -> Case {
+    let first = &case.bots[0];
+    let dir = root.join(format!("{}-{mode}-{ms}", case.game));
+    std::fs::create_dir_all(&dir).unwrap();
+    for entry in std::fs::read_dir(first).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, dir.join(path.file_name().unwrap())).unwrap();
+    }
+    std::fs::copy(repo().join("tests/bots/wrap.py"), dir.join("wrap.py")).unwrap();
+    let text = std::fs::read_to_string(dir.join("bot.toml")).unwrap();
+    let manifest: toml::Table = toml::from_str(&text).unwrap();
+    let run = manifest["run"].as_str().unwrap();
+    std::fs::write(
+        dir.join("bot.toml"),
+        format!(
+            "name = \"Wrapped\"\nrun = \"python3 wrap.py {mode} {ms} {run}\"\ngames = [\"{}\"]\n",
+            case.game
+        ),
+    )
+    .unwrap();
+    let mut bots = case.bots.clone();
+    bots[0] = dir;
+    Case {
+        game: case.game,
+        bots,
+        rounds: case.rounds,
+    }
+}
+
+/// The wrapped bot's faults of `kind` in the one game of the tournament in `out`.
+fn wrapped_faults(out: &Path, kind: &str) -> i64 {
+    query(
+        out,
+        &format!(
+            "SELECT r.{kind}_faults FROM results r JOIN bots b ON b.id = r.bot \
+             WHERE b.name = 'Wrapped'"
+        ),
+    )
+}
+
+#[test]
+fn a_tournament_s_cpu_clock_reaches_every_game() {
+    let tmp = tempfile::tempdir().unwrap();
+    for case in cases(tmp.path()) {
+        // 1.2 s asleep before the second answer: over a 400 ms limit on the wall clock, nothing
+        // at all on the CPU clock (the first answer of a process has extra time to start).
+        let sleeper = wrapped(tmp.path(), &case, "sleep", 1200);
+        let wall = tmp.path().join(format!("{}-wall", case.game));
+        tournament(
+            &sleeper,
+            tmp.path(),
+            &wall,
+            "answer_ms = 400\nsandbox = false\n",
+        );
+        assert!(
+            wrapped_faults(&wall, "timed_out") >= 1,
+            "{}: a 1.2 s answer is late on a 400 ms wall clock",
+            case.game
+        );
+        let cpu = tmp.path().join(format!("{}-cpu", case.game));
+        tournament(
+            &sleeper,
+            tmp.path(),
+            &cpu,
+            "answer_ms = 400\nclock = \"cpu\"\nbackstop_ms = 6000\nsandbox = false\n",
+        );
+        assert_eq!(
+            wrapped_faults(&cpu, "timed_out"),
+            0,
+            "{}: a bot asleep uses no CPU time",
+            case.game
+        );
+        assert_eq!(
+            query(
+                &cpu,
+                "SELECT COUNT(*) FROM results WHERE status <> 'finished'"
+            ),
+            0,
+            "{}",
+            case.game
+        );
+    }
+}
+
+#[test]
+fn a_tournament_s_exit_limit_reaches_every_game() {
+    let tmp = tempfile::tempdir().unwrap();
+    for case in cases(tmp.path()) {
+        // The bot plays, then takes 1.2 s to exit once its input is closed.
+        let lingerer = wrapped(tmp.path(), &case, "linger", 1200);
+        let short = tmp.path().join(format!("{}-short-exit", case.game));
+        tournament(
+            &lingerer,
+            tmp.path(),
+            &short,
+            "answer_ms = 3000\nexit_ms = 300\nsandbox = false\n",
+        );
+        assert!(
+            wrapped_faults(&short, "timed_out") >= 1,
+            "{}: 1.2 s to exit is over exit_ms = 300",
+            case.game
+        );
+        let long = tmp.path().join(format!("{}-long-exit", case.game));
+        tournament(
+            &lingerer,
+            tmp.path(),
+            &long,
+            "answer_ms = 3000\nexit_ms = 4000\nsandbox = false\n",
+        );
+        assert_eq!(
+            wrapped_faults(&long, "timed_out"),
+            0,
+            "{}: 1.2 s to exit is within exit_ms = 4000",
+            case.game
+        );
+    }
+}
+
+/// `koth replay LOG --drive BOT --as NAME`: exit code and stdout.
+fn drive(log: &Path, bot: &Path, name: &str) -> (i32, String) {
+    let out = koth()
+        .arg("replay")
+        .arg(log)
+        .arg("--drive")
+        .arg(bot)
+        .args(["--as", name])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    (out.status.code().unwrap(), format!("{stdout}{stderr}"))
+}
+
+#[test]
+fn every_game_writes_a_transcript_and_a_stderr_file_per_bot_which_drive_plays_again() {
+    let tmp = tempfile::tempdir().unwrap();
+    for case in cases(tmp.path()) {
+        let out = tmp.path().join(format!("{}-tournament", case.game));
+        tournament(&case, tmp.path(), &out, "answer_ms = 2000\n");
+        let game = out.join("games/0");
+        for bot in &case.bots {
+            // Named by the bot's folder, contained in a working copy or not, in every game.
+            let folder = bot.file_name().unwrap().to_str().unwrap();
+            assert!(
+                game.join(format!("stderr/{folder}.log")).is_file(),
+                "{}: stderr/{folder}.log",
+                case.game
+            );
+            let transcript =
+                std::fs::read_to_string(game.join(format!("transcripts/{folder}.txt")))
+                    .unwrap_or_else(|e| panic!("{}: transcripts/{folder}.txt: {e}", case.game));
+            assert!(
+                transcript.starts_with(&format!("# bot {}\n", bot_name(bot))),
+                "{}: {transcript}",
+                case.game
+            );
+            assert!(
+                transcript.lines().any(|l| l.starts_with("< ")),
+                "{}: the bot's answers are in its transcript",
+                case.game
+            );
+        }
+
+        // The same bot, fed its transcript, answers the same.
+        let first = &case.bots[0];
+        let (code, text) = drive(&game, first, &bot_name(first));
+        assert_eq!(code, 0, "{}: {text}", case.game);
+        assert!(text.contains("identical: "), "{}: {text}", case.game);
+    }
+
+    // A changed bot answers otherwise, and the drive says where: one game whose bot can be
+    // changed by an argument, and noughts & crosses with a bot answering another square.
+    let root = tmp.path().join("changed");
+    let ratrace = cases(&root).remove(1);
+    let out = root.join("ratrace-tournament");
+    tournament(&ratrace, &root, &out, "answer_ms = 2000\n");
+    let changed = ratrace_bot(&root, "edge-runner-changed", "Edge Runner", "range");
+    let (code, text) = drive(&out.join("games/0"), &changed, "Edge Runner");
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("recorded:") && text.contains("now:"),
+        "{text}"
+    );
+    assert!(
+        text.contains("round 0, turn 1"),
+        "board 0's first turn: {text}"
+    );
+}
