@@ -14,6 +14,9 @@ command -v gcc >/dev/null || need+=(gcc)
 # is built with javac.
 command -v bwrap >/dev/null || need+=(bubblewrap)
 command -v javac >/dev/null || need+=(default-jdk-headless)
+# Mad Cars' physics is Chipmunk 7, Debian's libchipmunk7, which koth opens when the game is
+# played.
+ldconfig -p | grep 'libchipmunk\.so\.7 ' >/dev/null || need+=(libchipmunk7)
 # The web replay viewer's test renders the page in headless Chromium.
 command -v chromium >/dev/null || need+=(chromium)
 if [ ${#need[@]} -gt 0 ]; then

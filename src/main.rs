@@ -23,6 +23,8 @@ enum Command {
     Menace(games::menace::cli::Args),
     /// Reach the Flag: a genetic algorithm, an exact solver, and a game for solver bots.
     Flag(games::flag::cli::Args),
+    /// Mad Cars, the Mini AI Cup 2018 physics duel: a game of matches between two bots.
+    Madcars(games::madcars::cli::Args),
     /// Run a tournament from a tournament file, resume a stopped one, or show its progress.
     Tournament(tournament::cli::Args),
     /// Print a tournament's leaderboard.
@@ -43,6 +45,7 @@ fn main() -> ExitCode {
         Command::Ratrace(args) => games::ratrace::cli::run(args),
         Command::Menace(args) => games::menace::cli::run(args),
         Command::Flag(args) => games::flag::cli::run(args),
+        Command::Madcars(args) => games::madcars::cli::run(args),
         Command::Tournament(args) => tournament::cli::run(args),
         Command::Leaderboard(args) => tournament::cli::leaderboard(args),
         Command::Replay(args) => replay::cli::run(args),

@@ -16,8 +16,8 @@ use anyhow::Context;
 /// - `# text`: a note of the caller's own, such as where a round begins.
 ///
 /// Shared by every process of one bot in one game; game-agnostic, it stores lines as they are,
-/// but bounded: a line over [`TRANSCRIPT_LINE_BYTES`] keeps only its start and its length
-/// ([`super::cut_line`]), and a transcript stops at [`TRANSCRIPT_BYTES`] with a note
+/// but bounded: a line the bot wrote over [`TRANSCRIPT_LINE_BYTES`] keeps only its start and its
+/// length ([`super::cut_line`]), and a transcript stops at [`TRANSCRIPT_BYTES`] with a note
 /// ([`TRANSCRIPT_FULL_NOTE`]), whatever a bot sends. A transcript larger than
 /// [`TRANSCRIPT_COMPRESS_ABOVE`] is gzipped when its last handle is dropped (`<name>.txt`
 /// becomes `<name>.txt.gz`); [`Transcript::read`] reads either form.
@@ -27,8 +27,9 @@ pub struct Transcript {
     start: Instant,
 }
 
-/// The most of one line a transcript keeps: far more than any line koth sends, or any sensible
-/// answer, while a bot answering a megabyte at every prompt costs 4 KiB a line.
+/// The most of one answer line a transcript keeps: far more than any sensible answer, while a
+/// bot answering a megabyte at every prompt costs 4 KiB a line. koth's own lines are kept
+/// whole (a Mad Cars `new_match` is 11 KiB), so that `koth replay --drive` can send them again.
 pub const TRANSCRIPT_LINE_BYTES: usize = 4096;
 
 /// The note naming the turn of the prompts that follow it, followed by the turn.
@@ -208,7 +209,8 @@ impl Transcript {
             .write_line(&[b"# ", TURN_NOTE.as_bytes(), turn, b"\n"]);
     }
 
-    /// Writes each line of `text` as `marker ms line`, cut to [`TRANSCRIPT_LINE_BYTES`]; for a
+    /// Writes each line of `text` as `marker ms line`, an answer's cut to
+    /// [`TRANSCRIPT_LINE_BYTES`]; for a
     /// prompt (`?`), only its last line is the one answered, and the lines before it are written
     /// as sent (`>`), like any report. Every line of every bot passes through here, so it is
     /// written piece by piece into the buffer (through `writeln!` and the u128 of `as_millis` it
@@ -224,7 +226,11 @@ impl Transcript {
         let ms = digits.format(ms).as_bytes();
         let mut write = |marker: u8, line: &str| {
             let line = line.strip_suffix('\r').unwrap_or(line);
-            let line = super::cut_line(line, TRANSCRIPT_LINE_BYTES);
+            let line = if marker == b'<' {
+                super::cut_line(line, TRANSCRIPT_LINE_BYTES)
+            } else {
+                std::borrow::Cow::Borrowed(line)
+            };
             file.write_line(&[&[marker, b' '], ms, b" ", line.as_bytes(), b"\n"]);
         };
         let mut rest = text.strip_suffix('\n').unwrap_or(text);

@@ -2,6 +2,7 @@
 //! the tournament runner can schedule.
 
 pub mod flag;
+pub mod madcars;
 pub mod menace;
 pub mod paths;
 pub mod ratrace;
@@ -15,6 +16,7 @@ pub(crate) fn all() -> Vec<&'static dyn Game> {
         &ratrace::RatRace,
         &menace::play::TicTacToe,
         &*flag::play::SHIPPED,
+        &madcars::MadCars,
     ]
 }
 

@@ -160,15 +160,18 @@ impl Config {
         Ok(())
     }
 
+    /// The file's game, if koth has it and this machine can play it.
     pub(crate) fn game(&self) -> anyhow::Result<&'static dyn Game> {
-        crate::games::by_name(&self.game).with_context(|| {
+        let game = crate::games::by_name(&self.game).with_context(|| {
             let names: Vec<&str> = crate::games::all().iter().map(|g| g.name()).collect();
             format!(
                 "`game` = \"{}\" is not a game koth can run a tournament of (known: {})",
                 self.game,
                 names.join(", ")
             )
-        })
+        })?;
+        game.check_machine()?;
+        Ok(game)
     }
 
     /// The bots, with relative paths taken from `base` (the tournament file's folder).

@@ -51,6 +51,7 @@ fn every_help() -> Vec<(String, String)> {
         "flag solve",
         "flag exact",
         "flag play",
+        "madcars",
         "tournament run",
         "tournament resume",
         "tournament status",

@@ -1,5 +1,5 @@
-//! Every game that talks to bots — paths, the rat race, noughts & crosses and flag — through its
-//! two doors and its seats, with real bots and the real `koth` binary:
+//! Every game that talks to bots — paths, the rat race, noughts & crosses, flag and Mad Cars —
+//! through its two doors and its seats, with real bots and the real `koth` binary:
 //! - one door: a game played by its own command and the same game played in a tournament, with
 //!   the same seed, bots and rounds, give the same results;
 //! - the seat: the tournament's clock (`clock = "cpu"`) and `exit_ms` reach every game, every
@@ -67,7 +67,26 @@ fn ratrace_bot(root: &Path, folder: &str, name: &str, mode: &str) -> PathBuf {
     dir
 }
 
-/// The four games, their bots made under `root`.
+/// A Mad Cars bot folder named `name` running `tests/madcars/bots/player.py` with seed `seed`.
+fn madcars_bot(root: &Path, folder: &str, name: &str, seed: u32) -> PathBuf {
+    let dir = root.join(folder);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(
+        repo().join("tests/madcars/bots/player.py"),
+        dir.join("player.py"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("bot.toml"),
+        format!(
+            "name = \"{name}\"\nrun = \"python3 player.py random {seed}\"\ngames = [\"madcars\"]\n"
+        ),
+    )
+    .unwrap();
+    dir
+}
+
+/// The five games, their bots made under `root`.
 fn cases(root: &Path) -> Vec<Case> {
     vec![
         Case {
@@ -95,6 +114,14 @@ fn cases(root: &Path) -> Vec<Case> {
             game: "flag",
             bots: vec![sample_bot(root, "flag-solver-py", None)],
             rounds: None,
+        },
+        Case {
+            game: "madcars",
+            bots: vec![
+                madcars_bot(root, "driver-one", "Driver One", 1),
+                madcars_bot(root, "driver-two", "Driver Two", 2),
+            ],
+            rounds: Some(1),
         },
     ]
 }
@@ -214,6 +241,17 @@ fn own_command(case: &Case, seats: &[PathBuf], seed: u64, log_dir: &Path) -> Vec
             "play".into(),
             "--bot".into(),
             path(&seats[0]),
+        ],
+        "madcars" => vec![
+            "madcars".into(),
+            "--bot".into(),
+            path(&seats[0]),
+            "--bot".into(),
+            path(&seats[1]),
+            "--matches".into(),
+            rounds.unwrap(),
+            "--seed".into(),
+            seed,
         ],
         other => panic!("no command for {other}"),
     };

@@ -1,0 +1,95 @@
+//! `koth madcars`: one game of Mad Cars between two bot folders, with the end-of-match report
+//! and each match's map, car, length and losers.
+
+use std::path::PathBuf;
+
+use super::play::{self, DEFAULT_MATCHES, Options};
+use crate::bot::{roster, sandbox};
+use crate::cli::{LogDirArg, SandboxArgs, SeedArg, TimeoutArg, report};
+use crate::game::MatchSetup;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// A bot folder holding a bot.toml; give two: the first is player 1 (it starts on the left).
+    #[arg(long, value_name = "DIR", num_args = 1, required = true)]
+    bot: Vec<PathBuf>,
+    /// Matches in the game, each on a distinct (map, car) pair drawn with the seed; each player
+    /// has half as many lives, rounded up.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MATCHES,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    matches: u32,
+    /// Draw only from these maps (repeat for more): PillMap, PillHubbleMap, PillHillMap,
+    /// PillCarcassMap, IslandMap, IslandHoleMap.
+    #[arg(long, value_name = "NAME")]
+    map: Vec<String>,
+    /// Draw only from these cars (repeat for more): Buggy, Bus, SquareWheelsBuggy.
+    #[arg(long, value_name = "NAME")]
+    car: Vec<String>,
+    #[command(flatten)]
+    seed: SeedArg,
+    #[command(flatten)]
+    timeout: TimeoutArg,
+    #[command(flatten)]
+    log_dir: LogDirArg,
+    #[command(flatten)]
+    contain: SandboxArgs,
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let [first, second] = args.bot.as_slice() else {
+        anyhow::bail!("--bot: give two bot folders, not {}", args.bot.len());
+    };
+    super::physics::check_available()?;
+    let bots = [roster::load_bot(first)?, roster::load_bot(second)?];
+    roster::check_unique_names(&bots)?;
+    roster::prepare(&bots, roster::DEFAULT_BUILD_LIMIT)?;
+    let seed = args.seed.choose();
+    let options = Options {
+        matches: Some(args.matches),
+        maps: args.map.clone(),
+        cars: args.car.clone(),
+    };
+    // A mistake in --map, --car or --matches is reported before any folder is made.
+    play::draw_pairs(&options, args.matches, seed)?;
+    let log_dir = args.log_dir.create("madcars", Some(seed))?;
+    let bots = sandbox::contain(&bots, args.contain.sandbox().as_ref(), &log_dir)?;
+    let names = bots.iter().map(|b| b.name.clone()).collect();
+    let (bar, progress) = report::match_progress(args.matches, "match", names);
+    let setup = MatchSetup {
+        bots,
+        seed,
+        log_dir: log_dir.clone(),
+        limits: args.timeout.limits(),
+        rounds: Some(args.matches),
+        progress: Some(progress),
+        cpus: Vec::new(),
+    };
+    let (result, game) = crate::game::runtime()?.block_on(play::play(&setup, &options))?;
+    bar.finish_and_clear();
+    for (index, played) in game.matches.iter().enumerate() {
+        let losers = if played.losers.is_empty() {
+            "no one (the tick cap)".to_string()
+        } else {
+            played.losers.join(" and ")
+        };
+        println!(
+            "match {}: {:<15} {:<18} {:>5} ticks, lost by {losers}",
+            index + 1,
+            played.map,
+            played.car,
+            played.ticks
+        );
+    }
+    if game.tick_cap_reached {
+        println!(
+            "the game reached {} ticks: it is decided on the lives left",
+            super::rules::MAX_TICKS
+        );
+    }
+    match &game.winner {
+        Some(winner) => println!("winner: {winner}"),
+        None => println!("a draw"),
+    }
+    report::print_result(&result, &log_dir);
+    Ok(())
+}

@@ -1,0 +1,383 @@
+//! A game of Mad Cars between two bots, however it is started: `koth madcars` and the
+//! tournament runner both call [`play`]. A game is up to `matches` matches, each on its own
+//! (map, car) pair drawn with the seed; each player has ceil(matches / 2) lives and loses one
+//! whenever its car's button touches anything; the game ends when a player has none left.
+
+use anyhow::{Context, bail};
+use rand::RngExt;
+use rand::seq::SliceRandom;
+use serde::Serialize;
+
+use super::cars::{self, CarProto};
+use super::maps::{self, MapProto};
+use super::physics;
+use super::protocol::{self, Command, Reading};
+use super::rules::{MAX_TICKS, Match};
+use crate::bot::seat::At;
+use crate::bot::{FaultKind, Restart, Seat, SeatOptions};
+use crate::game::{BotResult, BoxFuture, Game, MatchResult, MatchSetup, RoundProgress};
+use crate::seed::{self, Rng};
+
+/// Matches per game, as on the organisers' server.
+pub(crate) const DEFAULT_MATCHES: u32 = 9;
+
+/// The most time a bot may spend answering over a whole game, as the organisers allowed.
+pub(crate) const TOTAL_ANSWER_TIME: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// Which (map, car) pairs a game draws from, and how many matches it has.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Options {
+    /// Matches in the game; `None`: [`DEFAULT_MATCHES`], or the setup's rounds.
+    pub(crate) matches: Option<u32>,
+    /// Only these maps (by name); empty: every map.
+    pub(crate) maps: Vec<String>,
+    /// Only these cars (by name); empty: every car.
+    pub(crate) cars: Vec<String>,
+}
+
+/// The (map, car) pairs of a game: `count` distinct ones drawn with `seed` from every pair the
+/// options allow, ordered by map then car name as the organisers order them before drawing.
+pub(crate) fn draw_pairs(
+    options: &Options,
+    count: u32,
+    seed: u64,
+) -> anyhow::Result<Vec<(&'static MapProto, &'static CarProto)>> {
+    let all_maps = maps::all();
+    let all_cars = cars::all();
+    for name in &options.maps {
+        if !all_maps.iter().any(|m| m.name == name) {
+            let known: Vec<&str> = all_maps.iter().map(|m| m.name).collect();
+            bail!("no map {name:?} (there are: {})", known.join(", "));
+        }
+    }
+    for name in &options.cars {
+        if !all_cars.iter().any(|c| c.name == name) {
+            let known: Vec<&str> = all_cars.iter().map(|c| c.name).collect();
+            bail!("no car {name:?} (there are: {})", known.join(", "));
+        }
+    }
+    let mut map_list: Vec<&'static MapProto> = all_maps
+        .iter()
+        .filter(|m| options.maps.is_empty() || options.maps.iter().any(|n| n == m.name))
+        .collect();
+    map_list.sort_by_key(|m| m.name);
+    let mut car_list: Vec<&'static CarProto> = all_cars
+        .iter()
+        .filter(|c| options.cars.is_empty() || options.cars.iter().any(|n| n == c.name))
+        .collect();
+    car_list.sort_by_key(|c| c.name);
+    let mut pairs: Vec<_> = map_list
+        .iter()
+        .flat_map(|&m| car_list.iter().map(move |&c| (m, c)))
+        .collect();
+    if count == 0 || count as usize > pairs.len() {
+        bail!(
+            "{count} matches asked for, and the maps and cars allowed make {} distinct pairs",
+            pairs.len()
+        );
+    }
+    let mut rng = seed::rng(seed, 0);
+    pairs.shuffle(&mut rng);
+    pairs.truncate(count as usize);
+    Ok(pairs)
+}
+
+/// How one match of a game went.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct MatchRecord {
+    pub(crate) map: &'static str,
+    pub(crate) car: &'static str,
+    /// Ticks the match lasted, its rest ticks included.
+    pub(crate) ticks: u32,
+    /// The bots that lost a life in it.
+    pub(crate) losers: Vec<String>,
+}
+
+/// A whole game, as `results.json` keeps it.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct GameRecord {
+    pub(crate) matches: Vec<MatchRecord>,
+    /// Lives left, by bot name.
+    pub(crate) lives: serde_json::Map<String, serde_json::Value>,
+    /// The bot with more lives left; `None` for a draw.
+    pub(crate) winner: Option<String>,
+    /// Ticks the game lasted.
+    pub(crate) ticks: u32,
+    /// Whether the game reached [`MAX_TICKS`] before a player ran out of lives (the organisers'
+    /// server gave no result then; koth decides on the lives left).
+    pub(crate) tick_cap_reached: bool,
+}
+
+/// One player: its seat, whether it still plays, its time spent answering, its lives.
+struct Player {
+    seat: Seat,
+    connected: bool,
+    answer_time: std::time::Duration,
+    lives: u32,
+}
+
+/// Plays one game between the setup's two bots with `options`, and writes `results.json`.
+pub(crate) async fn play(
+    setup: &MatchSetup,
+    options: &Options,
+) -> anyhow::Result<(MatchResult, GameRecord)> {
+    let [first, second] = setup.bots.as_slice() else {
+        bail!("madcars is played by two bots, not {}", setup.bots.len());
+    };
+    physics::check_available()?;
+    let count = options.matches.or(setup.rounds).unwrap_or(DEFAULT_MATCHES);
+    let pairs = draw_pairs(options, count, setup.seed)?;
+    let lives = count.div_ceil(2);
+    // Stream 1 drives the cars of answers the organisers' server answered with a random command.
+    let mut rng: Rng = seed::rng(setup.seed, 1);
+    let seat_options = SeatOptions::new(setup.limits, Restart::Never);
+    let seats = Seat::open_all(
+        &[first.clone(), second.clone()],
+        &setup.log_dir,
+        &seat_options,
+    )?;
+    let mut players: Vec<Player> = seats
+        .into_iter()
+        .map(|seat| Player {
+            seat,
+            connected: true,
+            answer_time: std::time::Duration::ZERO,
+            lives,
+        })
+        .collect();
+    let names: Vec<String> = players.iter().map(|p| p.seat.name().to_string()).collect();
+    let mut matches = Vec::new();
+    let mut tick: u32 = 0;
+    let mut tick_cap_reached = false;
+    'game: for (index, &(map, car)) in pairs.iter().enumerate() {
+        let lives_now = [players[0].lives, players[1].lives];
+        for (me, player) in players.iter_mut().enumerate() {
+            // A match is a round of the bot's seat: its faults name the match.
+            if player.connected && !player.seat.begin(index as u32 + 1).await {
+                player.connected = false;
+            }
+            if player.connected {
+                let message = protocol::new_match(
+                    lives_now[me],
+                    lives_now[1 - me],
+                    map.proto_json(),
+                    car.proto_json(),
+                );
+                if player.seat.send(&message).is_err() {
+                    player.connected = false;
+                }
+            }
+        }
+        let mut game_match = Match::new(map, car);
+        let started = tick;
+        let dead = loop {
+            if game_match.start_tick() {
+                ask_both(&mut players, &mut game_match, tick, &mut rng).await;
+            }
+            let ended = game_match.finish_tick();
+            tick += 1;
+            if let Some(dead) = ended {
+                break dead;
+            }
+            if tick >= MAX_TICKS {
+                tick_cap_reached = true;
+                matches.push(MatchRecord {
+                    map: map.name,
+                    car: car.name,
+                    ticks: tick - started,
+                    losers: Vec::new(),
+                });
+                break 'game;
+            }
+        };
+        let mut losers = Vec::new();
+        for (player, died) in players.iter_mut().zip(dead) {
+            if died {
+                player.lives -= 1;
+                losers.push(player.seat.name().to_string());
+            }
+        }
+        matches.push(MatchRecord {
+            map: map.name,
+            car: car.name,
+            ticks: tick - started,
+            losers,
+        });
+        if let Some(progress) = &setup.progress {
+            progress(&RoundProgress {
+                rounds_done: matches.len() as u32,
+                rounds_total: pairs.len() as u32,
+                totals: players.iter().map(|p| p.lives as f64).collect(),
+            });
+        }
+        if players.iter().any(|p| p.lives == 0) {
+            break;
+        }
+    }
+    for player in &mut players {
+        player.seat.finish("after the game: ").await;
+    }
+    let winner = match players[0].lives.cmp(&players[1].lives) {
+        std::cmp::Ordering::Greater => Some(names[0].clone()),
+        std::cmp::Ordering::Less => Some(names[1].clone()),
+        std::cmp::Ordering::Equal => None,
+    };
+    let game = GameRecord {
+        matches,
+        lives: names
+            .iter()
+            .zip(&players)
+            .map(|(name, p)| (name.clone(), p.lives.into()))
+            .collect(),
+        winner,
+        ticks: tick,
+        tick_cap_reached,
+    };
+    let result = MatchResult {
+        game: "madcars".into(),
+        seed: setup.seed,
+        bots: players
+            .iter()
+            .map(|p| {
+                BotResult::new(
+                    p.seat.name(),
+                    p.lives as f64,
+                    p.seat.faults(),
+                    p.seat.timing(),
+                )
+            })
+            .collect(),
+    };
+    let json = serde_json::json!({
+        "game": "madcars",
+        "seed": setup.seed,
+        "matches": &game.matches,
+        "lives": &game.lives,
+        "winner": &game.winner,
+        "ticks": game.ticks,
+        "tick_cap_reached": game.tick_cap_reached,
+        "result": &result,
+    });
+    let path = setup.log_dir.join("results.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&json)?)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    Ok((result, game))
+}
+
+/// What a player did with one tick.
+enum Turn {
+    /// Not asked: it no longer plays.
+    NotAsked,
+    /// Lost on the way (a time-out, a crash, its time for the game used up): its seat has the
+    /// fault.
+    Lost,
+    Answered(String),
+}
+
+/// Sends both connected players this tick and applies their answers to their cars, each as the
+/// organisers' server would; every fault is recorded by the player's seat.
+async fn ask_both(players: &mut [Player], game_match: &mut Match, tick: u32, rng: &mut Rng) {
+    let at = At::turn(tick);
+    // Both are asked before either answer is awaited, so the bots think at once.
+    let mut asked = [None, None];
+    for me in 0..2 {
+        if !players[me].connected {
+            continue;
+        }
+        let message = protocol::tick(
+            &game_match.car_state(me),
+            &game_match.car_state(1 - me),
+            game_match.deadline_position(),
+        );
+        asked[me] = Some(players[me].seat.prompt(&message, at));
+    }
+    let [one, two] = players else {
+        unreachable!("two players")
+    };
+    let [first, second] = asked;
+    let (first, second) = futures::join!(turn_of(one, first, tick), turn_of(two, second, tick));
+    for (me, turn) in [first, second].into_iter().enumerate() {
+        let player = &mut players[me];
+        match turn {
+            Turn::NotAsked => {}
+            Turn::Lost => {
+                player.connected = false;
+                player.seat.stop().await;
+                game_match.drive(me, Command::Stop);
+            }
+            Turn::Answered(line) => match protocol::read_answer(&line) {
+                Reading::Command(command, _debug) => game_match.drive(me, command),
+                Reading::Random { reason } => {
+                    player.seat.fault(FaultKind::BadOutput, Some(tick), reason);
+                    let commands = [Command::Stop, Command::Left, Command::Right];
+                    game_match.drive(me, commands[rng.random_range(0..commands.len())]);
+                }
+                Reading::Disconnect { reason } => {
+                    player.seat.fault(FaultKind::BadOutput, Some(tick), reason);
+                    player.connected = false;
+                    player.seat.stop().await;
+                    game_match.drive(me, Command::Stop);
+                }
+            },
+        }
+    }
+}
+
+/// Awaits `player`'s answer to the tick it was `asked`, counting its time against the game's
+/// total.
+async fn turn_of(
+    player: &mut Player,
+    asked: Option<Result<crate::bot::process::Asked, crate::bot::BotError>>,
+    tick: u32,
+) -> Turn {
+    let Some(asked) = asked else {
+        return Turn::NotAsked;
+    };
+    let Ok(asked) = asked else {
+        return Turn::Lost;
+    };
+    let Ok(answer) = player.seat.answer(asked, At::turn(tick)).await else {
+        return Turn::Lost;
+    };
+    player.answer_time += answer.wall;
+    if player.answer_time > TOTAL_ANSWER_TIME {
+        player.seat.fault(
+            FaultKind::TimedOut,
+            Some(tick),
+            format!(
+                "answered for over {} s in all, the most a game allows",
+                TOTAL_ANSWER_TIME.as_secs()
+            ),
+        );
+        return Turn::Lost;
+    }
+    Turn::Answered(answer.line)
+}
+
+/// Mad Cars, as the tournament runner plays it: every (map, car) pair may come up, `rounds`
+/// matches per game (9 if unset).
+pub struct MadCars;
+
+impl Game for MadCars {
+    fn name(&self) -> &'static str {
+        "madcars"
+    }
+
+    fn players(&self) -> (usize, usize) {
+        (2, 2)
+    }
+
+    fn check_machine(&self) -> anyhow::Result<()> {
+        physics::check_available()
+    }
+
+    /// On a thread of its own kept to one CPU of the match's share: koth and the two bots take
+    /// turns every tick, so on one CPU none of them has to wake another.
+    fn play<'a>(&'a self, setup: &'a MatchSetup) -> BoxFuture<'a, anyhow::Result<MatchResult>> {
+        let setup = setup.clone();
+        let cpu = setup.cpus.first().copied().into_iter().collect();
+        Box::pin(crate::game::play_placed(cpu, move || async move {
+            Ok(play(&setup, &Options::default()).await?.0)
+        }))
+    }
+}

@@ -1,0 +1,271 @@
+//! Mad Cars through the real `koth` binary with real bot processes: whole games, lives and
+//! matches, the seed, each kind of bad answer, and a tournament.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::support::tournament::{koth, leaderboard, query, repo, run_tournament, succeed};
+
+/// A bot folder `root/folder` named `name` running `tests/madcars/bots/player.py` with `args`.
+fn player(root: &Path, folder: &str, name: &str, args: &str) -> PathBuf {
+    let dir = root.join(folder);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(
+        repo().join("tests/madcars/bots/player.py"),
+        dir.join("player.py"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("bot.toml"),
+        format!("name = \"{name}\"\nrun = \"python3 player.py {args}\"\ngames = [\"madcars\"]\n"),
+    )
+    .unwrap();
+    dir
+}
+
+/// Plays `koth madcars` with `bots` and `extra` arguments into `log_dir`; returns stdout and
+/// results.json.
+fn game(bots: &[&Path], log_dir: &Path, extra: &[&str]) -> (String, Value) {
+    let mut command = koth();
+    command.arg("madcars");
+    for bot in bots {
+        command.arg("--bot").arg(bot);
+    }
+    command.args(extra).arg("--log-dir").arg(log_dir);
+    let output = succeed(&mut command);
+    let results = std::fs::read_to_string(log_dir.join("results.json")).unwrap();
+    (
+        String::from_utf8(output.stdout).unwrap(),
+        serde_json::from_str(&results).unwrap(),
+    )
+}
+
+#[test]
+fn a_game_is_matches_on_distinct_pairs_until_a_player_has_no_lives() {
+    let tmp = tempfile::tempdir().unwrap();
+    let one = player(tmp.path(), "one", "One", "random 1");
+    let two = player(tmp.path(), "two", "Two", "random 2");
+    let (stdout, results) = game(&[&one, &two], &tmp.path().join("g"), &["--seed", "4"]);
+    assert!(stdout.starts_with("seed 4\n"), "{stdout}");
+    // No banner of the physics library, nor anything else, before koth's own output.
+    let matches = results["matches"].as_array().unwrap();
+    let lives = &results["lives"];
+    let (one_lives, two_lives) = (
+        lives["One"].as_u64().unwrap(),
+        lives["Two"].as_u64().unwrap(),
+    );
+    // 9 matches, 5 lives each: the game ends when one has none.
+    assert!(one_lives == 0 || two_lives == 0, "{results}");
+    let lost = |name: &str| {
+        matches
+            .iter()
+            .filter(|m| m["losers"].as_array().unwrap().iter().any(|l| l == name))
+            .count() as u64
+    };
+    assert_eq!(lost("One"), 5 - one_lives);
+    assert_eq!(lost("Two"), 5 - two_lives);
+    let mut pairs: Vec<(String, String)> = matches
+        .iter()
+        .map(|m| (m["map"].to_string(), m["car"].to_string()))
+        .collect();
+    let count = pairs.len();
+    assert!((5..=9).contains(&count), "{count} matches");
+    pairs.sort();
+    pairs.dedup();
+    assert_eq!(pairs.len(), count, "each match on its own (map, car) pair");
+    assert!(
+        matches.iter().all(|m| m["ticks"].as_u64().unwrap() > 90),
+        "{results}"
+    );
+    let winner = match one_lives.cmp(&two_lives) {
+        std::cmp::Ordering::Greater => Value::from("One"),
+        std::cmp::Ordering::Less => Value::from("Two"),
+        std::cmp::Ordering::Equal => Value::Null,
+    };
+    assert_eq!(results["winner"], winner);
+    assert_eq!(results["result"]["bots"][0]["score"], one_lives as f64);
+
+    // The same seed plays the same game.
+    let (_, again) = game(&[&one, &two], &tmp.path().join("again"), &["--seed", "4"]);
+    assert_eq!(again["matches"], results["matches"]);
+}
+
+#[test]
+fn one_map_one_car_and_one_match_is_exactly_that_match() {
+    let tmp = tempfile::tempdir().unwrap();
+    let one = player(tmp.path(), "one", "One", "random 1");
+    let two = player(tmp.path(), "two", "Two", "random 2");
+    let args = [
+        "--matches",
+        "1",
+        "--map",
+        "IslandMap",
+        "--car",
+        "Bus",
+        "--seed",
+        "1",
+    ];
+    let (_, results) = game(&[&one, &two], &tmp.path().join("g"), &args);
+    let matches = results["matches"].as_array().unwrap();
+    assert_eq!(matches.len(), 1);
+    assert_eq!(matches[0]["map"], "IslandMap");
+    assert_eq!(matches[0]["car"], "Bus");
+    // One life each: whoever lost it lost the game.
+    let total: u64 = ["One", "Two"]
+        .iter()
+        .map(|n| results["lives"][n].as_u64().unwrap())
+        .sum();
+    assert!(total <= 1, "{results}");
+
+    // Names that are not there are one clear error, before anything is written.
+    let out = koth()
+        .arg("madcars")
+        .arg("--bot")
+        .arg(&one)
+        .arg("--bot")
+        .arg(&two)
+        .args(["--map", "Moon", "--log-dir"])
+        .arg(tmp.path().join("bad"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("no map \"Moon\"") && stderr.contains("PillMap"),
+        "{stderr}"
+    );
+    assert!(!tmp.path().join("bad").exists());
+}
+
+/// The faults of the bot `name` in results.json: (kind, reason) pairs, and the counts by kind.
+fn faults(results: &Value, name: &str) -> (Vec<(String, String)>, Value) {
+    let bot = results["result"]["bots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["name"] == name)
+        .unwrap();
+    let kept = bot["faults"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["kind"].as_str().unwrap().to_string(),
+                f["reason"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    (kept, bot["fault_counts"].clone())
+}
+
+#[test]
+fn each_bad_answer_is_a_fault_with_the_organisers_effect_on_the_car() {
+    let tmp = tempfile::tempdir().unwrap();
+    let good = player(tmp.path(), "good", "Good", "random 1");
+    let one_match = [
+        "--matches",
+        "1",
+        "--map",
+        "PillMap",
+        "--car",
+        "Buggy",
+        "--seed",
+        "2",
+        "--timeout-ms",
+        "500",
+    ];
+    // Lines that are not JSON, or name no command: the car is driven at random, the bot plays
+    // on, and every such answer is counted.
+    for mode in ["garbage", "unknown"] {
+        let bad = player(tmp.path(), mode, "Bad", &format!("{mode} 3 5"));
+        let (_, results) = game(&[&good, &bad], &tmp.path().join(mode), &one_match);
+        let (kept, counts) = faults(&results, "Bad");
+        let ticks = results["ticks"].as_u64().unwrap();
+        assert!(
+            counts["bad_output"].as_u64().unwrap() > 50,
+            "{mode}: {counts}"
+        );
+        assert!(counts["bad_output"].as_u64().unwrap() < ticks);
+        assert_eq!(kept.len(), 10, "{mode}: the first ten are kept");
+        assert!(
+            kept.iter().all(|(kind, _)| kind == "bad_output"),
+            "{kept:?}"
+        );
+        let (good_faults, _) = faults(&results, "Good");
+        assert!(good_faults.is_empty());
+    }
+    // {}, a crash, or silence: the bot is disconnected at once, its car braked, and the game
+    // goes on to its end without it.
+    for (mode, kind) in [
+        ("empty", "bad_output"),
+        ("crash", "crashed"),
+        ("silent", "timed_out"),
+    ] {
+        let bad = player(tmp.path(), mode, "Bad", &format!("{mode} 3 5"));
+        let (_, results) = game(&[&good, &bad], &tmp.path().join(mode), &one_match);
+        let (kept, counts) = faults(&results, "Bad");
+        assert_eq!(
+            kept.len(),
+            1,
+            "{mode}: one fault, then no more messages: {kept:?}"
+        );
+        assert_eq!(kept[0].0, kind, "{mode}: {kept:?}");
+        assert_eq!(counts[kind], 1);
+        assert_eq!(results["matches"].as_array().unwrap().len(), 1);
+        let transcript = std::fs::read_to_string(
+            tmp.path()
+                .join(mode)
+                .join("transcripts/".to_string() + mode + ".txt"),
+        )
+        .unwrap();
+        let ticks_sent = transcript
+            .lines()
+            .filter(|l| l.contains("\"type\": \"tick\""))
+            .count();
+        assert_eq!(ticks_sent, 5, "{mode}: no tick after the fault");
+    }
+}
+
+#[test]
+fn mad_cars_runs_in_a_tournament_with_ratings() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bots = [
+        player(tmp.path(), "a", "A", "random 1"),
+        player(tmp.path(), "b", "B", "random 2"),
+        player(tmp.path(), "c", "C", "random 3"),
+    ];
+    let list: Vec<String> = bots.iter().map(|b| format!("{b:?}")).collect();
+    let file = tmp.path().join("t.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "game = \"madcars\"\nbots = [{}]\ngames = 3\nrounds = 1\nplayers_per_game = 2\n\
+             seed = 9\nanswer_ms = 1000\n",
+            list.join(", ")
+        ),
+    )
+    .unwrap();
+    let out = tmp.path().join("t");
+    run_tournament(&file, &out, &[]);
+    assert_eq!(
+        query(&out, "SELECT COUNT(*) FROM games WHERE state = 'done'"),
+        3
+    );
+    assert_eq!(
+        query(
+            &out,
+            "SELECT COUNT(*) FROM results WHERE status = 'finished'"
+        ),
+        6
+    );
+    // One match per game, one life each: exactly one bot of each game lost its life, or both.
+    assert!(query(&out, "SELECT CAST(SUM(score) AS INTEGER) FROM results") <= 3);
+    let game0: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("games/0/results.json")).unwrap())
+            .unwrap();
+    assert_eq!(game0["matches"].as_array().unwrap().len(), 1);
+    let board = leaderboard(&out);
+    assert_eq!(board["standings"].as_array().unwrap().len(), 3, "{board}");
+}

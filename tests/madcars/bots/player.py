@@ -1,0 +1,40 @@
+#!/usr/bin/env python3
+"""A Mad Cars test bot: answers every tick with a command drawn from a seeded generator, or
+misbehaves from tick FROM on in the way MODE names:
+  random   never misbehaves;
+  garbage  answers a line that is not JSON (the organisers drive its car at random);
+  unknown  answers {"command": "jump"} (the same);
+  empty    answers {} (the organisers disconnect it);
+  crash    exits with status 3;
+  silent   stops answering (sleeps).
+Usage: player.py MODE SEED [FROM]"""
+import json
+import random
+import sys
+import time
+
+mode, seed = sys.argv[1], int(sys.argv[2])
+start = int(sys.argv[3]) if len(sys.argv) > 3 else 0
+rng = random.Random(seed)
+ticks = 0
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] != "tick":
+        continue
+    ticks += 1
+    if mode != "random" and ticks >= start:
+        if mode == "garbage":
+            print("not json", flush=True)
+            continue
+        if mode == "unknown":
+            print(json.dumps({"command": "jump"}), flush=True)
+            continue
+        if mode == "empty":
+            print("{}", flush=True)
+            continue
+        if mode == "crash":
+            sys.exit(3)
+        if mode == "silent":
+            time.sleep(60)
+    print(json.dumps({"command": rng.choice(["left", "right", "stop"]), "debug": "tick %d" % ticks}),
+          flush=True)
