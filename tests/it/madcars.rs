@@ -269,3 +269,95 @@ fn mad_cars_runs_in_a_tournament_with_ratings() {
     let board = leaderboard(&out);
     assert_eq!(board["standings"].as_array().unwrap().len(), 3, "{board}");
 }
+
+/// The lines koth sent a bot, from its transcript (`>` and `?` lines).
+fn lines_sent(transcript: &Path) -> String {
+    let text = koth::bot::Transcript::read(transcript).unwrap();
+    text.lines()
+        .filter(|l| l.starts_with("> ") || l.starts_with("? "))
+        .map(|l| l.splitn(3, ' ').nth(2).unwrap())
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// The commands a bot answers to `input`, run in its folder with `command`.
+fn commands(folder: &Path, command: &[&str], input: &str) -> Vec<String> {
+    use std::io::Write;
+    let mut child = std::process::Command::new(command[0])
+        .args(&command[1..])
+        .current_dir(folder)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_string();
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()).unwrap());
+    let output = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["command"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn the_sample_bots_in_three_languages_drive_alike_and_beat_a_random_driver() {
+    let tmp = tempfile::tempdir().unwrap();
+    let python = repo().join("bots/madcars-keepaway-py");
+    let random = player(tmp.path(), "random", "Random", "random 7");
+    // A whole game of the Python sample, then its input fed to all three versions.
+    let (_, _) = game(&[&python, &random], &tmp.path().join("g"), &["--seed", "3"]);
+    let input = lines_sent(&tmp.path().join("g/transcripts/madcars-keepaway-py.txt"));
+    let c = tmp.path().join("c");
+    std::fs::create_dir(&c).unwrap();
+    std::fs::copy(
+        repo().join("bots/madcars-keepaway-c/keepaway.c"),
+        c.join("keepaway.c"),
+    )
+    .unwrap();
+    succeed(
+        std::process::Command::new("gcc")
+            .args(["-O2", "-o", "keepaway", "keepaway.c", "-lm"])
+            .current_dir(&c),
+    );
+    let by_python = commands(&python, &["python3", "keepaway.py"], &input);
+    assert!(by_python.len() > 500, "{} ticks", by_python.len());
+    let js = repo().join("bots/madcars-keepaway-js");
+    assert_eq!(commands(&js, &["node", "keepaway.js"], &input), by_python);
+    assert_eq!(commands(&c, &["./keepaway"], &input), by_python);
+
+    // One match on every (map, car) pair, on each side: Keep Away wins most of them.
+    let (mut won, mut lost) = (0, 0);
+    for map in [
+        "PillMap",
+        "PillHubbleMap",
+        "PillHillMap",
+        "PillCarcassMap",
+        "IslandMap",
+        "IslandHoleMap",
+    ] {
+        for car in ["Buggy", "Bus", "SquareWheelsBuggy"] {
+            for bots in [
+                [python.as_path(), random.as_path()],
+                [random.as_path(), python.as_path()],
+            ] {
+                let log = tmp.path().join(format!("{map}-{car}-{}", won + lost));
+                let args = ["--matches", "1", "--map", map, "--car", car, "--seed", "1"];
+                let (_, results) = game(&bots, &log, &args);
+                match results["winner"].as_str() {
+                    Some("Keep Away (Python)") => won += 1,
+                    Some(_) => lost += 1,
+                    None => {}
+                }
+            }
+        }
+    }
+    assert!(won > 2 * lost, "won {won}, lost {lost} of 36");
+}
