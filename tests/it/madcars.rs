@@ -361,3 +361,70 @@ fn the_sample_bots_in_three_languages_drive_alike_and_beat_a_random_driver() {
     }
     assert!(won > 2 * lost, "won {won}, lost {lost} of 36");
 }
+
+/// The organisers' own server code, with their Chipmunk (7.0.1, as pymunk 5.3.2 bundles it,
+/// built without -ffast-math as Debian builds Chipmunk), driving both cars by
+/// `tests/madcars/bots/schedule.py`, sent player 1 these lines, one match per (map, car)
+/// pair: `tests/madcars/reference.jsonl.gz`, recorded by `scripts/madcars-reference-run.py`.
+fn reference_runs() -> Vec<(String, Vec<String>)> {
+    use std::io::Read;
+    let file = std::fs::File::open(repo().join("tests/madcars/reference.jsonl.gz")).unwrap();
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(file)
+        .read_to_string(&mut text)
+        .unwrap();
+    let mut runs: Vec<(String, Vec<String>)> = Vec::new();
+    for line in text.lines() {
+        match line.strip_prefix("# ") {
+            Some(pair) => runs.push((pair.to_string(), Vec::new())),
+            None => runs.last_mut().unwrap().1.push(line.to_string()),
+        }
+    }
+    runs
+}
+
+#[test]
+fn every_map_and_car_steps_as_on_the_organisers_server_to_the_last_bit() {
+    let tmp = tempfile::tempdir().unwrap();
+    let scripted = |player: u32| {
+        let dir = tmp.path().join(format!("s{player}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::copy(
+            repo().join("tests/madcars/bots/schedule.py"),
+            dir.join("schedule.py"),
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join("bot.toml"),
+            format!(
+                "name = \"Scripted {player}\"\nrun = \"python3 schedule.py {player}\"\n\
+                 games = [\"madcars\"]\n"
+            ),
+        )
+        .unwrap();
+        dir
+    };
+    let (one, two) = (scripted(1), scripted(2));
+    let runs = reference_runs();
+    assert_eq!(runs.len(), 18);
+    for (pair, expected) in runs {
+        let (map, car) = pair.split_once(',').unwrap();
+        let log = tmp.path().join(&pair);
+        let args = ["--matches", "1", "--map", map, "--car", car, "--seed", "1"];
+        game(&[&one, &two], &log, &args);
+        let sent: Vec<String> = lines_sent(&log.join("transcripts/s1.txt"))
+            .lines()
+            .map(str::to_string)
+            .collect();
+        if let Some(at) =
+            (0..expected.len().max(sent.len())).find(|&i| expected.get(i) != sent.get(i))
+        {
+            panic!(
+                "{pair}: line {at} of {} differs\n organisers: {:?}\n koth:       {:?}",
+                expected.len(),
+                expected.get(at),
+                sent.get(at)
+            );
+        }
+    }
+}
