@@ -100,3 +100,16 @@ pub(crate) fn print_result(result: &MatchResult, log_dir: &Path) {
     }
     println!("results: {}", log_dir.join("results.json").display());
 }
+
+/// koth's own CPU time so far, user and system, every thread of it but none of its bots:
+/// `getrusage` counts in microseconds, where /proc's clock ticks (10 ms) are too coarse to
+/// compare two builds of koth. For the benchmark scripts' `--report-cpu`.
+pub(crate) fn own_cpu() -> anyhow::Result<std::time::Duration> {
+    use anyhow::Context;
+    let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_SELF)
+        .context("cannot read koth's own CPU time")?;
+    let micros = |t: nix::sys::time::TimeVal| t.tv_sec() as u64 * 1_000_000 + t.tv_usec() as u64;
+    Ok(std::time::Duration::from_micros(
+        micros(usage.user_time()) + micros(usage.system_time()),
+    ))
+}

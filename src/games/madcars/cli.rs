@@ -33,6 +33,9 @@ pub struct Args {
     log_dir: LogDirArg,
     #[command(flatten)]
     contain: SandboxArgs,
+    /// Print koth's own CPU time per tick at the end (for the benchmarks).
+    #[arg(long, hide = true)]
+    report_cpu: bool,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -91,5 +94,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         None => println!("a draw"),
     }
     report::print_result(&result, &log_dir);
+    if args.report_cpu {
+        let cpu = report::own_cpu()?;
+        println!(
+            "koth cpu: {} ms over {} ticks = {:.1} µs/tick",
+            cpu.as_millis(),
+            game.ticks,
+            cpu.as_secs_f64() * 1e6 / f64::from(game.ticks.max(1))
+        );
+    }
     Ok(())
 }

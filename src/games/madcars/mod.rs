@@ -18,8 +18,42 @@ pub mod cli;
 pub(crate) mod maps;
 pub(crate) mod physics;
 pub mod play;
-pub(crate) mod protocol;
+pub mod protocol;
 pub(crate) mod pyjson;
 pub(crate) mod rules;
 
 pub use play::MadCars;
+
+/// Plays one match of `map` with two `car`s and no bots, both cars driven by
+/// `command(player, tick)` (player 0 or 1; ticks counted from 1 in the match), as fast as the
+/// physics goes, and returns how many ticks it lasted: the figure to hold against the
+/// organisers' runner (`benches/madcars.rs`).
+pub fn scripted_match(
+    map: &str,
+    car: &str,
+    command: impl Fn(usize, u32) -> protocol::Command,
+) -> anyhow::Result<u32> {
+    physics::check_available()?;
+    let map = maps::all()
+        .iter()
+        .find(|m| m.name == map)
+        .ok_or_else(|| anyhow::anyhow!("no map {map:?}"))?;
+    let car = cars::all()
+        .iter()
+        .find(|c| c.name == car)
+        .ok_or_else(|| anyhow::anyhow!("no car {car:?}"))?;
+    let mut game_match = rules::Match::new(map, car);
+    let mut asked = 0;
+    for tick in 1..=rules::MAX_TICKS {
+        if game_match.start_tick() {
+            asked += 1;
+            for player in 0..2 {
+                game_match.drive(player, command(player, asked));
+            }
+        }
+        if game_match.finish_tick().is_some() {
+            return Ok(tick);
+        }
+    }
+    Ok(rules::MAX_TICKS)
+}

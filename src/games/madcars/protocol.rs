@@ -80,7 +80,7 @@ pub(crate) fn tick(my: &CarState, enemy: &CarState, deadline_position: f64) -> S
 
 /// What a bot may tell its car.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Command {
+pub enum Command {
     Left,
     Right,
     Stop,

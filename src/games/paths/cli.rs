@@ -1,9 +1,6 @@
 //! `koth paths`: play one game among bots from a `bots.txt`, bot folders, or `./bots`.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
-
-use anyhow::Context;
 
 use super::play::{self, DEFAULT_ROUNDS};
 use crate::bot::sandbox;
@@ -69,13 +66,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     report::print_result(&result, &log_dir);
     if args.report_cpu {
         let turns = results.rounds as u64 * (results.bots.len() as u64).pow(2);
-        // getrusage counts in microseconds; /proc's clock ticks (10 ms) are too coarse to
-        // compare two builds of koth.
-        let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_SELF)
-            .context("cannot read koth's own CPU time")?;
-        let micros =
-            |t: nix::sys::time::TimeVal| t.tv_sec() as u64 * 1_000_000 + t.tv_usec() as u64;
-        let cpu = Duration::from_micros(micros(usage.user_time()) + micros(usage.system_time()));
+        let cpu = report::own_cpu()?;
         println!(
             "koth cpu: {} ms over {turns} turns = {:.1} µs/turn",
             cpu.as_millis(),
