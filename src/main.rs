@@ -29,8 +29,9 @@ enum Command {
     Tournament(tournament::cli::Args),
     /// Print a tournament's leaderboard.
     Leaderboard(tournament::cli::LeaderboardArgs),
-    /// Replay a recorded paths game (text, terminal or web viewer) or rat-race board (web
-    /// viewer), or drive a bot with what it received in a recorded game.
+    /// Replay a recorded paths game (text, terminal or web viewer), rat-race board (web viewer)
+    /// or Mad Cars game (web viewer, or a summary), or drive a bot with what it received in a
+    /// recorded game.
     Replay(replay::cli::Args),
 }
 

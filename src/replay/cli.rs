@@ -16,8 +16,9 @@ use crate::bot::{Limits, roster};
 use crate::cli::{SandboxArgs, limit_ms_parser};
 use crate::games::ratrace::recording::BoardRecording;
 
-/// Show a recorded paths game (a round or a turn as text, in a terminal viewer or a web page) or
-/// a recorded rat-race board (a web page); or drive a bot with its transcript of any game.
+/// Show a recorded paths game (a round or a turn as text, in a terminal viewer or a web page), a
+/// recorded rat-race board (a web page) or a Mad Cars game (a web page, or a summary); or drive
+/// a bot with its transcript of any game.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// A paths game's log folder or its graphical_log.txt; a rat-race run's log folder or one of
@@ -65,6 +66,18 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<()> {
     if let (Some(bot_dir), Some(name)) = (&args.drive, &args.name) {
         return run_drive(&args, bot_dir, name);
+    }
+    let madcars = args.path.join(crate::games::madcars::replay::FILE);
+    if madcars.is_file() {
+        let lines = crate::games::madcars::replay::read(&madcars)?;
+        match &args.html {
+            Some(out) => {
+                super::html::write_madcars(&lines, out)?;
+                println!("wrote {}", out.display());
+            }
+            None => print!("{}", crate::games::madcars::replay::summary(&lines)),
+        }
+        return Ok(());
     }
     if let Some(recording) = board_recording(&args.path, args.board)? {
         let Some(out) = &args.html else {

@@ -1,6 +1,6 @@
 //! `koth replay --html OUT.html`: one self-contained page (inline script and style, the game
-//! embedded as JSON, no network) that animates a paths game turn by turn, or a recorded
-//! rat-race board.
+//! embedded as JSON, no network) that animates a paths game turn by turn, a recorded rat-race
+//! board, or a Mad Cars game tick by tick.
 //!
 //! The paths page rebuilds each turn's grid from the recorded choices, as
 //! [`super::turns::Replay`] does, rather than embedding every grid: a game of 100 rounds with 9
@@ -17,6 +17,7 @@ use crate::games::ratrace::recording::BoardRecording;
 
 const PAGE: &str = include_str!("viewer.html");
 const BOARD_PAGE: &str = include_str!("board_viewer.html");
+const MADCARS_PAGE: &str = include_str!("madcars_viewer.html");
 
 /// Writes the viewer page for `game` to `path`.
 pub fn write(game: &Game, path: &Path) -> anyhow::Result<()> {
@@ -44,6 +45,11 @@ pub fn write_board(recording: &BoardRecording, path: &Path) -> anyhow::Result<()
     // A seed needs all 64 bits; JavaScript's numbers keep 53.
     data["seed"] = json!(recording.seed.to_string());
     write_page(BOARD_PAGE, "/*BOARD*/null", &data, path)
+}
+
+/// Writes the viewer page for a Mad Cars game, from its replay's `lines`, to `path`.
+pub fn write_madcars(lines: &[serde_json::Value], path: &Path) -> anyhow::Result<()> {
+    write_page(MADCARS_PAGE, "/*GAME*/null", &json!(lines), path)
 }
 
 /// `page` with `data` in place of `placeholder`, written to `path`.

@@ -428,3 +428,61 @@ fn every_map_and_car_steps_as_on_the_organisers_server_to_the_last_bit() {
         }
     }
 }
+
+#[test]
+fn a_game_s_replay_shows_each_tick_in_chromium_and_sums_up_in_the_terminal() {
+    let tmp = tempfile::tempdir().unwrap();
+    let good = player(tmp.path(), "good", "Good", "random 1");
+    let bad = player(tmp.path(), "bad", "Bad", "garbage 3 40");
+    let log = tmp.path().join("g");
+    let args = ["--matches", "3", "--seed", "5"];
+    let (_, results) = game(&[&good, &bad], &log, &args);
+    let lines = koth::games::madcars::replay::read(&log.join("replay.jsonl.gz")).unwrap();
+    assert_eq!(lines[0]["bots"], serde_json::json!(["Good", "Bad"]));
+    let matches = lines.iter().filter(|l| l["map"].is_string()).count();
+    assert_eq!(matches, results["matches"].as_array().unwrap().len());
+    let ticks: Vec<&Value> = lines.iter().filter(|l| l["t"].is_u64()).collect();
+    assert_eq!(
+        ticks.len() as u64,
+        results["ticks"].as_u64().unwrap(),
+        "every tick"
+    );
+
+    // The terminal summary: each match, and the bad bot's faults with their ticks.
+    let summary = succeed(koth().arg("replay").arg(&log)).stdout;
+    let summary = String::from_utf8(summary).unwrap();
+    assert!(
+        summary.starts_with("Mad Cars: Good against Bad\nmatch 1: "),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("Bad: answered \"not json\", which is not JSON"),
+        "{summary}"
+    );
+
+    // The web viewer at tick 60 of the game: the HUD says what the replay says.
+    let page = tmp.path().join("game.html");
+    succeed(koth().arg("replay").arg(&log).arg("--html").arg(&page));
+    let at = ticks.iter().find(|l| l["t"] == 60).unwrap();
+    let url = format!("file://{}?tick=60", page.display());
+    let profile = tmp.path().join("profile");
+    let dom = crate::replay::chromium(&profile, &["--dump-dom"], &url).stdout;
+    let dom = String::from_utf8_lossy(&dom);
+    let shown = |id: &str| {
+        let start = dom
+            .find(&format!("id=\"{id}\">"))
+            .unwrap_or_else(|| panic!("no #{id}: {dom}"));
+        let text = &dom[start + id.len() + 6..];
+        text[..text.find('<').unwrap()].to_string()
+    };
+    assert_eq!(shown("tick"), "60");
+    assert_eq!(shown("map"), results["matches"][0]["map"].as_str().unwrap());
+    assert_eq!(shown("car"), results["matches"][0]["car"].as_str().unwrap());
+    assert_eq!(shown("cmd-0"), at["a"][0]["c"].as_str().unwrap());
+    assert_eq!(shown("debug-0"), at["a"][0]["d"].as_str().unwrap());
+    assert_eq!(shown("cmd-1"), at["a"][1]["c"].as_str().unwrap());
+    assert_eq!(shown("lives-0"), "2");
+    // The bad bot's faults so far in the match, from tick 40 on.
+    assert!(dom.matches("class=\"fault\"").count() >= 20, "{dom}");
+    assert!(dom.contains("Bad: answered \"not json\""), "{dom}");
+}

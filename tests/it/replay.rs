@@ -142,7 +142,7 @@ fn koth(args: &[&str]) -> String {
 }
 
 /// Runs headless Chromium on `page` with `args`, in a throw-away profile.
-fn chromium(profile: &Path, args: &[&str], page: &str) -> Output {
+pub(crate) fn chromium(profile: &Path, args: &[&str], page: &str) -> Output {
     Command::new("chromium")
         .args([
             "--headless",

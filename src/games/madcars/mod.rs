@@ -9,6 +9,7 @@
 //! - [`protocol`] and [`pyjson`]: the messages, written as the organisers' Python wrote them,
 //!   and the reading of answers.
 //! - [`play`]: a game of matches between two bots, and the [`Game`] for tournaments.
+//! - [`replay`]: the game's replay, every tick, for the viewers.
 //! - [`cli`]: `koth madcars`.
 //!
 //! [`Game`]: crate::game::Game
@@ -20,6 +21,7 @@ pub(crate) mod physics;
 pub mod play;
 pub mod protocol;
 pub(crate) mod pyjson;
+pub mod replay;
 pub(crate) mod rules;
 
 pub use play::MadCars;

@@ -12,6 +12,7 @@ use super::cars::{self, CarProto};
 use super::maps::{self, MapProto};
 use super::physics;
 use super::protocol::{self, Command, Reading};
+use super::replay::{Answered, Recorder};
 use super::rules::{MAX_TICKS, Match};
 use crate::bot::seat::At;
 use crate::bot::{FaultKind, Restart, Seat, SeatOptions};
@@ -146,6 +147,7 @@ pub(crate) async fn play(
         })
         .collect();
     let names: Vec<String> = players.iter().map(|p| p.seat.name().to_string()).collect();
+    let mut recorder = Recorder::create(&setup.log_dir, &names, setup.seed)?;
     let mut matches = Vec::new();
     let mut tick: u32 = 0;
     let mut tick_cap_reached = false;
@@ -168,12 +170,19 @@ pub(crate) async fn play(
                 }
             }
         }
+        recorder.new_match(map, car, lives_now)?;
         let mut game_match = Match::new(map, car);
         let started = tick;
         let dead = loop {
-            if game_match.start_tick() {
-                ask_both(&mut players, &mut game_match, tick, &mut rng).await;
-            }
+            let asking = game_match.start_tick();
+            let cars = [game_match.car_state(0), game_match.car_state(1)];
+            let deadline = game_match.deadline_position();
+            let answers = if asking {
+                ask_both(&mut players, &mut game_match, tick, &mut rng).await
+            } else {
+                Default::default()
+            };
+            recorder.tick(tick, cars, deadline, &answers)?;
             let ended = game_match.finish_tick();
             tick += 1;
             if let Some(dead) = ended {
@@ -217,6 +226,7 @@ pub(crate) async fn play(
     for player in &mut players {
         player.seat.finish("after the game: ").await;
     }
+    recorder.finish()?;
     let winner = match players[0].lives.cmp(&players[1].lives) {
         std::cmp::Ordering::Greater => Some(names[0].clone()),
         std::cmp::Ordering::Less => Some(names[1].clone()),
@@ -269,14 +279,19 @@ enum Turn {
     /// Not asked: it no longer plays.
     NotAsked,
     /// Lost on the way (a time-out, a crash, its time for the game used up): its seat has the
-    /// fault.
-    Lost,
+    /// fault; this is its reason.
+    Lost(String),
     Answered(String),
 }
 
 /// Sends both connected players this tick and applies their answers to their cars, each as the
 /// organisers' server would; every fault is recorded by the player's seat.
-async fn ask_both(players: &mut [Player], game_match: &mut Match, tick: u32, rng: &mut Rng) {
+async fn ask_both(
+    players: &mut [Player],
+    game_match: &mut Match,
+    tick: u32,
+    rng: &mut Rng,
+) -> [Answered; 2] {
     let at = At::turn(tick);
     // Both are asked before either answer is awaited, so the bots think at once.
     let mut asked = [None, None];
@@ -296,31 +311,42 @@ async fn ask_both(players: &mut [Player], game_match: &mut Match, tick: u32, rng
     };
     let [first, second] = asked;
     let (first, second) = futures::join!(turn_of(one, first, tick), turn_of(two, second, tick));
+    let mut answered: [Answered; 2] = Default::default();
     for (me, turn) in [first, second].into_iter().enumerate() {
         let player = &mut players[me];
-        match turn {
-            Turn::NotAsked => {}
-            Turn::Lost => {
+        let record = &mut answered[me];
+        let command = match turn {
+            Turn::NotAsked => continue,
+            Turn::Lost(reason) => {
+                record.fault = Some(reason);
                 player.connected = false;
                 player.seat.stop().await;
-                game_match.drive(me, Command::Stop);
+                Command::Stop
             }
             Turn::Answered(line) => match protocol::read_answer(&line) {
-                Reading::Command(command, _debug) => game_match.drive(me, command),
+                Reading::Command(command, debug) => {
+                    record.debug = debug;
+                    command
+                }
                 Reading::Random { reason } => {
+                    record.fault = Some(reason.clone());
                     player.seat.fault(FaultKind::BadOutput, Some(tick), reason);
                     let commands = [Command::Stop, Command::Left, Command::Right];
-                    game_match.drive(me, commands[rng.random_range(0..commands.len())]);
+                    commands[rng.random_range(0..commands.len())]
                 }
                 Reading::Disconnect { reason } => {
+                    record.fault = Some(reason.clone());
                     player.seat.fault(FaultKind::BadOutput, Some(tick), reason);
                     player.connected = false;
                     player.seat.stop().await;
-                    game_match.drive(me, Command::Stop);
+                    Command::Stop
                 }
             },
-        }
+        };
+        record.command = Some(command.name());
+        game_match.drive(me, command);
     }
+    answered
 }
 
 /// Awaits `player`'s answer to the tick it was `asked`, counting its time against the game's
@@ -333,23 +359,24 @@ async fn turn_of(
     let Some(asked) = asked else {
         return Turn::NotAsked;
     };
-    let Ok(asked) = asked else {
-        return Turn::Lost;
+    let asked = match asked {
+        Ok(asked) => asked,
+        Err(error) => return Turn::Lost(error.to_string()),
     };
-    let Ok(answer) = player.seat.answer(asked, At::turn(tick)).await else {
-        return Turn::Lost;
+    let answer = match player.seat.answer(asked, At::turn(tick)).await {
+        Ok(answer) => answer,
+        Err(error) => return Turn::Lost(error.to_string()),
     };
     player.answer_time += answer.wall;
     if player.answer_time > TOTAL_ANSWER_TIME {
-        player.seat.fault(
-            FaultKind::TimedOut,
-            Some(tick),
-            format!(
-                "answered for over {} s in all, the most a game allows",
-                TOTAL_ANSWER_TIME.as_secs()
-            ),
+        let reason = format!(
+            "answered for over {} s in all, the most a game allows",
+            TOTAL_ANSWER_TIME.as_secs()
         );
-        return Turn::Lost;
+        player
+            .seat
+            .fault(FaultKind::TimedOut, Some(tick), reason.clone());
+        return Turn::Lost(reason);
     }
     Turn::Answered(answer.line)
 }

@@ -86,6 +86,17 @@ pub enum Command {
     Stop,
 }
 
+impl Command {
+    /// The command as bots spell it.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Command::Left => "left",
+            Command::Right => "right",
+            Command::Stop => "stop",
+        }
+    }
+}
+
 /// What an answer does, as on the organisers' server, and why when it is a fault.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Reading {

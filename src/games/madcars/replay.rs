@@ -1,0 +1,206 @@
+//! A Mad Cars game's replay, `replay.jsonl.gz` in its folder, for `koth replay --html` (a web
+//! viewer) and `koth replay` (a summary in the terminal): a line with the bots, then for each
+//! match a line with its map, car and lives, and a line per tick with both cars, the deadline,
+//! and what each bot answered — its command, its debug text, or its fault.
+//!
+//! Positions are kept to 2 decimals (a hundredth of a pixel): a replay is for eyes, and a game
+//! of 9 matches is then about 1 MB before compression.
+
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::Context;
+use flate2::write::GzEncoder;
+use serde_json::{Value, json};
+
+use super::cars::CarProto;
+use super::maps::MapProto;
+use super::protocol::CarState;
+
+/// The replay's file name in a game's folder.
+pub const FILE: &str = "replay.jsonl.gz";
+
+/// What one bot did in one tick.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Answered {
+    pub(crate) command: Option<&'static str>,
+    pub(crate) debug: Option<String>,
+    pub(crate) fault: Option<String>,
+}
+
+/// Writes a replay as the game goes.
+pub(crate) struct Recorder {
+    out: GzEncoder<std::io::BufWriter<std::fs::File>>,
+}
+
+fn round2(x: f64) -> Value {
+    json!((x * 100.0).round() / 100.0)
+}
+
+fn car(state: &CarState) -> Value {
+    let [x, y] = state.position;
+    let [rx, ry, ra] = state.rear;
+    let [fx, fy, fa] = state.front;
+    Value::Array(
+        [x, y, state.angle, rx, ry, ra, fx, fy, fa]
+            .into_iter()
+            .map(round2)
+            .collect(),
+    )
+}
+
+impl Recorder {
+    pub(crate) fn create(dir: &Path, bots: &[String], seed: u64) -> anyhow::Result<Recorder> {
+        let path = dir.join(FILE);
+        let file = std::fs::File::create(&path)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        let mut recorder = Recorder {
+            out: GzEncoder::new(std::io::BufWriter::new(file), flate2::Compression::fast()),
+        };
+        // A seed needs all 64 bits; JavaScript's numbers keep 53.
+        recorder.line(&json!({"game": "madcars", "bots": bots, "seed": seed.to_string()}))?;
+        Ok(recorder)
+    }
+
+    fn line(&mut self, value: &Value) -> anyhow::Result<()> {
+        writeln!(self.out, "{value}").context("cannot write the replay")
+    }
+
+    /// A match begins: its map's segments, the car's shape, each player's lives.
+    pub(crate) fn new_match(
+        &mut self,
+        map: &MapProto,
+        car: &CarProto,
+        lives: [u32; 2],
+    ) -> anyhow::Result<()> {
+        let segments: Vec<Value> = map
+            .segments
+            .iter()
+            .map(|(p, q)| {
+                let ((x1, y1), (x2, y2)) = (p.xy(), q.xy());
+                json!([x1, y1, x2, y2])
+            })
+            .collect();
+        let button: Vec<Value> = car
+            .button_poly()
+            .iter()
+            .map(|(x, y)| json!([x.value(), y.value()]))
+            .collect();
+        self.line(&json!({
+            "map": map.name,
+            "car": car.name,
+            "lives": lives,
+            "segments": segments,
+            "body": car.body_poly,
+            "button": button,
+            "wheels": [car.rear.radius, car.front.radius],
+            "square_wheels": car.squared_wheels,
+        }))
+    }
+
+    /// A tick: the cars and the deadline as the bots saw them, and what each answered.
+    pub(crate) fn tick(
+        &mut self,
+        tick: u32,
+        cars: [CarState; 2],
+        deadline: f64,
+        answers: &[Answered; 2],
+    ) -> anyhow::Result<()> {
+        let answers: Vec<Value> = answers
+            .iter()
+            .map(|a| json!({"c": a.command, "d": a.debug, "f": a.fault}))
+            .collect();
+        self.line(&json!({
+            "t": tick,
+            "d": round2(deadline),
+            "cars": [car(&cars[0]), car(&cars[1])],
+            "a": answers,
+        }))
+    }
+
+    /// The game is over: who lost each match is in `results.json`.
+    pub(crate) fn finish(self) -> anyhow::Result<()> {
+        self.out
+            .finish()
+            .and_then(|mut w| w.flush())
+            .context("cannot finish the replay")
+    }
+}
+
+/// Reads a replay back: its lines as JSON values.
+pub fn read(path: &Path) -> anyhow::Result<Vec<Value>> {
+    use std::io::Read;
+    let file =
+        std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(file)
+        .read_to_string(&mut text)
+        .with_context(|| format!("{}: not a gzipped Mad Cars replay", path.display()))?;
+    text.lines()
+        .enumerate()
+        .map(|(i, line)| {
+            serde_json::from_str(line)
+                .with_context(|| format!("{}:{}: not a replay line", path.display(), i + 1))
+        })
+        .collect()
+}
+
+/// Faults listed per match in the summary; the rest are counted.
+const FAULTS_LISTED: usize = 10;
+
+/// The game a replay holds, for a terminal: each match's map, car, lives and length, and its
+/// first faults with the tick of each.
+pub fn summary(lines: &[Value]) -> String {
+    use std::fmt::Write;
+    let mut text = String::new();
+    let bots: Vec<String> = lines
+        .first()
+        .and_then(|header| serde_json::from_value(header["bots"].clone()).ok())
+        .unwrap_or_default();
+    let _ = writeln!(text, "Mad Cars: {}", bots.join(" against "));
+    let mut in_match = 0;
+    let mut ticks = 0;
+    let mut faults = 0;
+    let end_match = |text: &mut String, ticks: u32, faults: usize| {
+        if faults > FAULTS_LISTED {
+            let _ = writeln!(text, "  … and {} more faults", faults - FAULTS_LISTED);
+        }
+        let _ = writeln!(text, "  {ticks} ticks");
+    };
+    for line in lines.iter().skip(1) {
+        if let Some(map) = line["map"].as_str() {
+            if in_match > 0 {
+                end_match(&mut text, ticks, faults);
+            }
+            in_match += 1;
+            ticks = 0;
+            faults = 0;
+            let lives: Vec<String> = line["lives"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|l| l.to_string())
+                .collect();
+            let _ = writeln!(
+                text,
+                "match {in_match}: {map}, {}, lives {}",
+                line["car"].as_str().unwrap_or("?"),
+                lives.join(" to ")
+            );
+            continue;
+        }
+        ticks += 1;
+        for (bot, answer) in bots.iter().zip(line["a"].as_array().into_iter().flatten()) {
+            if let Some(fault) = answer["f"].as_str() {
+                faults += 1;
+                if faults <= FAULTS_LISTED {
+                    let _ = writeln!(text, "  tick {}: {bot}: {fault}", line["t"]);
+                }
+            }
+        }
+    }
+    if in_match > 0 {
+        end_match(&mut text, ticks, faults);
+    }
+    text
+}
