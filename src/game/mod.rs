@@ -43,10 +43,11 @@ pub trait Game: Sync {
     fn average(&self) -> Average {
         Average::Arithmetic
     }
-    /// Whether this machine can play the game (a library it needs, say): asked before a
-    /// tournament's first game, so a missing part is one clear error and not a harness fault
-    /// per game.
-    fn check_machine(&self) -> anyhow::Result<()> {
+    /// Whether this machine can play the game (a library it needs, say) with `rounds` rounds
+    /// per match: asked before a tournament's first game, so a missing part or an impossible
+    /// setting is one clear error and not a harness fault per game.
+    fn check(&self, rounds: Option<u32>) -> anyhow::Result<()> {
+        let _ = rounds;
         Ok(())
     }
     fn play<'a>(&'a self, setup: &'a MatchSetup) -> BoxFuture<'a, anyhow::Result<MatchResult>>;

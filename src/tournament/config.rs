@@ -170,7 +170,8 @@ impl Config {
                 names.join(", ")
             )
         })?;
-        game.check_machine()?;
+        game.check(self.rounds)
+            .map_err(|e| anyhow::anyhow!("`game` = \"{}\": {e:#}", self.game))?;
         Ok(game)
     }
 

@@ -486,3 +486,37 @@ fn a_game_s_replay_shows_each_tick_in_chromium_and_sums_up_in_the_terminal() {
     assert!(dom.matches("class=\"fault\"").count() >= 20, "{dom}");
     assert!(dom.contains("Bad: answered \"not json\""), "{dom}");
 }
+
+#[test]
+fn a_tournament_asking_more_matches_than_pairs_is_one_clear_error_before_anything_is_written() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("t.toml");
+    let bots = [
+        player(tmp.path(), "a", "A", "random 1"),
+        player(tmp.path(), "b", "B", "random 2"),
+    ];
+    std::fs::write(
+        &file,
+        format!(
+            "game = \"madcars\"\nbots = [{:?}, {:?}]\ngames = 2\nrounds = 19\n",
+            bots[0], bots[1]
+        ),
+    )
+    .unwrap();
+    let out = koth()
+        .args(["tournament", "run"])
+        .arg(&file)
+        .arg("--dir")
+        .arg(tmp.path().join("t"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("t.toml")
+            && stderr.contains("`rounds` = 19")
+            && stderr.contains("18 distinct pairs"),
+        "{stderr}"
+    );
+    assert!(!tmp.path().join("t").exists());
+}

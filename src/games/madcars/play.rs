@@ -394,8 +394,13 @@ impl Game for MadCars {
         (2, 2)
     }
 
-    fn check_machine(&self) -> anyhow::Result<()> {
-        physics::check_available()
+    /// Chipmunk must be there, and `rounds` (matches per game) must fit the 18 pairs.
+    fn check(&self, rounds: Option<u32>) -> anyhow::Result<()> {
+        physics::check_available()?;
+        let matches = rounds.unwrap_or(DEFAULT_MATCHES);
+        draw_pairs(&Options::default(), matches, 0)
+            .map(|_| ())
+            .map_err(|e| anyhow::anyhow!("`rounds` = {matches} (matches per game): {e:#}"))
     }
 
     /// On a thread of its own kept to one CPU of the match's share: koth and the two bots take
