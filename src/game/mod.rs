@@ -29,6 +29,15 @@ pub enum Average {
     Geometric,
 }
 
+/// A game's own table on a tournament's leaderboard, beside the standings every game has (Mad
+/// Cars: each bot's results by map and car).
+#[derive(Debug, Clone, Serialize)]
+pub struct Breakdown {
+    pub title: String,
+    pub columns: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+}
+
 pub(crate) type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// A game koth can run. `play` returns `Err` only for koth's own failures (a log folder that
@@ -49,6 +58,12 @@ pub trait Game: Sync {
     fn check(&self, rounds: Option<u32>) -> anyhow::Result<()> {
         let _ = rounds;
         Ok(())
+    }
+    /// The game's own table for the leaderboard, from the folders of the games played so far
+    /// (each holding the `results.json` its play wrote); none by default.
+    fn breakdown(&self, game_dirs: &[std::path::PathBuf]) -> Option<Breakdown> {
+        let _ = game_dirs;
+        None
     }
     fn play<'a>(&'a self, setup: &'a MatchSetup) -> BoxFuture<'a, anyhow::Result<MatchResult>>;
 }

@@ -112,7 +112,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
 pub fn leaderboard(args: LeaderboardArgs) -> anyhow::Result<()> {
     let store = Store::open(&args.dir.join(store::FILE))?;
-    print!("{}", leaderboard_of(&store)?.render(args.format));
+    print!("{}", leaderboard_of(&store, &args.dir)?.render(args.format));
     Ok(())
 }
 

@@ -9,7 +9,7 @@ use skillratings::MultiTeamOutcome;
 use skillratings::weng_lin::{WengLinConfig, WengLinRating, weng_lin_multi_team};
 
 use crate::bot::{BotStatus, FaultCounts};
-use crate::game::Average;
+use crate::game::{Average, Breakdown};
 use crate::stats;
 
 use super::store::{Progress, StoredResult};
@@ -62,6 +62,9 @@ pub struct Leaderboard {
     /// changed the results, so the board says so.
     pub uncontained: bool,
     pub standings: Vec<Standing>,
+    /// The game's own table, if it has one (Mad Cars: results by map and car).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub breakdown: Option<Breakdown>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -141,6 +144,7 @@ impl Leaderboard {
             average,
             uncontained: false,
             standings,
+            breakdown: None,
         }
     }
 
@@ -272,39 +276,16 @@ impl Leaderboard {
 
     fn table(&self) -> String {
         let (head, rows) = self.cells();
-        let widths: Vec<usize> = (0..head.len())
-            .map(|c| {
-                rows.iter()
-                    .map(|r| r[c].chars().count())
-                    .chain([head[c].chars().count()])
-                    .max()
-                    .unwrap_or(0)
-            })
-            .collect();
-        let line = |cells: Vec<String>| {
-            let padded: Vec<String> = cells
-                .iter()
-                .zip(&widths)
-                .enumerate()
-                .map(|(c, (cell, &w))| {
-                    let pad = " ".repeat(w - cell.chars().count());
-                    // Names read left-aligned, numbers right-aligned.
-                    if c == 1 {
-                        format!("{cell}{pad}")
-                    } else {
-                        format!("{pad}{cell}")
-                    }
-                })
-                .collect();
-            padded.join("  ").trim_end().to_string() + "\n"
-        };
         let mut text = self.header() + "\n\n";
-        text += &line(head.iter().map(|h| h.to_string()).collect());
-        for row in rows {
-            text += &line(row);
-        }
+        let head: Vec<String> = head.iter().map(|h| h.to_string()).collect();
+        // Names read left-aligned, numbers right-aligned.
+        text += &aligned(&head, &rows, &[1]);
         if let Some(note) = self.footnote() {
             text += &format!("\n{note}\n");
+        }
+        if let Some(breakdown) = &self.breakdown {
+            text += &format!("\n{}\n\n", breakdown.title);
+            text += &aligned(&breakdown.columns, &breakdown.rows, &[0, 1, 2]);
         }
         text
     }
@@ -319,6 +300,17 @@ impl Leaderboard {
         }
         if let Some(note) = self.footnote() {
             text += &format!("\n{note}\n");
+        }
+        if let Some(breakdown) = &self.breakdown {
+            text += &format!(
+                "\n{}\n\n| {} |\n|{}\n",
+                breakdown.title,
+                breakdown.columns.join(" | "),
+                "---|".repeat(breakdown.columns.len())
+            );
+            for row in &breakdown.rows {
+                text += &format!("| {} |\n", row.join(" | "));
+            }
         }
         text
     }
@@ -414,6 +406,41 @@ fn average_of(scores: &[f64], average: Average) -> (f64, Option<f64>, Option<f64
             )
         }
     }
+}
+
+/// `head` and `rows` as columns padded to their widest cell, the `left` ones aligned left and
+/// the others right.
+fn aligned(head: &[String], rows: &[Vec<String>], left: &[usize]) -> String {
+    let widths: Vec<usize> = (0..head.len())
+        .map(|c| {
+            rows.iter()
+                .map(|r| r[c].chars().count())
+                .chain([head[c].chars().count()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let line = |cells: &[String]| {
+        let padded: Vec<String> = cells
+            .iter()
+            .zip(&widths)
+            .enumerate()
+            .map(|(c, (cell, &w))| {
+                let pad = " ".repeat(w - cell.chars().count());
+                if left.contains(&c) {
+                    format!("{cell}{pad}")
+                } else {
+                    format!("{pad}{cell}")
+                }
+            })
+            .collect();
+        padded.join("  ").trim_end().to_string() + "\n"
+    };
+    let mut text = line(head);
+    for row in rows {
+        text += &line(row);
+    }
+    text
 }
 
 #[cfg(test)]

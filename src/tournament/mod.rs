@@ -227,7 +227,7 @@ impl Tournament {
                 self.dir.display()
             );
         }
-        leaderboard_of(&self.store)
+        leaderboard_of(&self.store, &self.dir)
     }
 
     async fn play_all(&mut self) -> anyhow::Result<()> {
@@ -376,7 +376,7 @@ impl Tournament {
         GameParts {
             game: self.game,
             cpus,
-            dir: self.dir.join("games").join(game.index.to_string()),
+            dir: game_dir(&self.dir, game.index),
             bots: game.seats.iter().map(|&b| self.bots[b].clone()).collect(),
             limits: self.limits,
             rounds: self.rounds,
@@ -514,7 +514,12 @@ impl Points {
 }
 
 /// The leaderboard of a tournament's database.
-pub fn leaderboard_of(store: &Store) -> anyhow::Result<Leaderboard> {
+/// The folder of game `index` in the tournament folder `dir`.
+fn game_dir(dir: &Path, index: u32) -> PathBuf {
+    dir.join("games").join(index.to_string())
+}
+
+pub fn leaderboard_of(store: &Store, dir: &Path) -> anyhow::Result<Leaderboard> {
     let names: Vec<String> = store.bots()?.into_iter().map(|b| b.name).collect();
     let on_bench: Vec<usize> = store.benched()?.into_iter().map(|(bot, _)| bot).collect();
     let mut board = Leaderboard::new(
@@ -529,5 +534,15 @@ pub fn leaderboard_of(store: &Store) -> anyhow::Result<Leaderboard> {
             .map_or(Average::Arithmetic, |game| game.average()),
     );
     board.uncontained = store.meta(SANDBOX_META)?.as_deref() == Some("off");
+    if let Some(game) = store
+        .meta("game")?
+        .and_then(|game| crate::games::by_name(&game))
+    {
+        let mut played: Vec<u32> = store.results()?.iter().map(|r| r.game).collect();
+        played.sort_unstable();
+        played.dedup();
+        let dirs: Vec<PathBuf> = played.iter().map(|g| game_dir(dir, *g)).collect();
+        board.breakdown = game.breakdown(&dirs);
+    }
     Ok(board)
 }

@@ -406,7 +406,8 @@ fn sample_recording() -> Vec<u8> {
 /// scheduled seat and stored result names one of the bots.
 fn read_everything(store: &Store) {
     let _ = store.progress();
-    let _ = koth::tournament::leaderboard_of(store);
+    // A tournament folder that does not exist: no game folder to read a breakdown from.
+    let _ = koth::tournament::leaderboard_of(store, std::path::Path::new("/nonexistent/koth"));
     if let (Ok(bots), Ok(games), Ok(results)) = (store.bots(), store.unfinished(), store.results())
     {
         for bot in &bots {

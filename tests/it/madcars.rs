@@ -268,6 +268,18 @@ fn mad_cars_runs_in_a_tournament_with_ratings() {
     assert_eq!(game0["matches"].as_array().unwrap().len(), 1);
     let board = leaderboard(&out);
     assert_eq!(board["standings"].as_array().unwrap().len(), 3, "{board}");
+    // Results by map and car: every bot's every match, and the lives the store says were lost.
+    let rows = board["breakdown"]["rows"].as_array().unwrap();
+    let column = |c: usize| -> i64 {
+        rows.iter()
+            .map(|r| r[c].as_str().unwrap().parse::<i64>().unwrap())
+            .sum()
+    };
+    assert_eq!(column(3), 6, "3 games of one match, 2 bots each: {rows:?}");
+    let lives_left = query(&out, "SELECT CAST(SUM(score) AS INTEGER) FROM results");
+    assert_eq!(column(4), 6 - lives_left);
+    let table = String::from_utf8(succeed(koth().arg("leaderboard").arg(&out)).stdout).unwrap();
+    assert!(table.contains("By map and car"), "{table}");
 }
 
 /// The lines koth sent a bot, from its transcript (`>` and `?` lines).

@@ -16,7 +16,7 @@ use super::replay::{Answered, Recorder};
 use super::rules::{MAX_TICKS, Match};
 use crate::bot::seat::At;
 use crate::bot::{FaultKind, Restart, Seat, SeatOptions};
-use crate::game::{BotResult, BoxFuture, Game, MatchResult, MatchSetup, RoundProgress};
+use crate::game::{BotResult, BoxFuture, Breakdown, Game, MatchResult, MatchSetup, RoundProgress};
 use crate::seed::{self, Rng};
 
 /// Matches per game, as on the organisers' server.
@@ -401,6 +401,78 @@ impl Game for MadCars {
         draw_pairs(&Options::default(), matches, 0)
             .map(|_| ())
             .map_err(|e| anyhow::anyhow!("`rounds` = {matches} (matches per game): {e:#}"))
+    }
+
+    /// Each bot's matches by map and car, as the article's authors wanted to see where they
+    /// lose: matches played, lives lost, matches won (the other lost a life and it did not).
+    fn breakdown(&self, game_dirs: &[std::path::PathBuf]) -> Option<Breakdown> {
+        let mut by_pair: std::collections::BTreeMap<(String, String, String), [u32; 3]> =
+            std::collections::BTreeMap::new();
+        for dir in game_dirs {
+            let Ok(text) = std::fs::read_to_string(dir.join("results.json")) else {
+                continue;
+            };
+            let Ok(results) = serde_json::from_str::<serde_json::Value>(&text) else {
+                continue;
+            };
+            let names: Vec<&str> = results["result"]["bots"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|b| b["name"].as_str())
+                .collect();
+            for played in results["matches"].as_array().into_iter().flatten() {
+                let losers: Vec<&str> = played["losers"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|l| l.as_str())
+                    .collect();
+                let (Some(map), Some(car)) = (played["map"].as_str(), played["car"].as_str())
+                else {
+                    continue;
+                };
+                for name in &names {
+                    let lost = losers.contains(name);
+                    let won = !lost && !losers.is_empty();
+                    let entry = by_pair
+                        .entry((name.to_string(), map.to_string(), car.to_string()))
+                        .or_default();
+                    entry[0] += 1;
+                    entry[1] += u32::from(lost);
+                    entry[2] += u32::from(won);
+                }
+            }
+        }
+        let rows = by_pair
+            .into_iter()
+            .map(|((bot, map, car), [played, lost, won])| {
+                vec![
+                    bot,
+                    map,
+                    car,
+                    played.to_string(),
+                    lost.to_string(),
+                    won.to_string(),
+                    format!("{:.0}%", 100.0 * f64::from(won) / f64::from(played)),
+                ]
+            })
+            .collect();
+        Some(Breakdown {
+            title: "By map and car (a match is won when only the other car lost a life)".into(),
+            columns: [
+                "bot",
+                "map",
+                "car",
+                "matches",
+                "lives lost",
+                "won",
+                "win rate",
+            ]
+            .map(String::from)
+            .to_vec(),
+            rows,
+        })
     }
 
     /// On a thread of its own kept to one CPU of the match's share: koth and the two bots take
