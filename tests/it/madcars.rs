@@ -532,3 +532,25 @@ fn a_tournament_asking_more_matches_than_pairs_is_one_clear_error_before_anythin
     );
     assert!(!tmp.path().join("t").exists());
 }
+
+#[test]
+fn cpu_keeps_koth_and_both_bots_on_one_cpu() {
+    let tmp = tempfile::tempdir().unwrap();
+    let one = player(tmp.path(), "one", "One", "cpus 1");
+    let two = player(tmp.path(), "two", "Two", "cpus 2");
+    // The last CPU koth may use: not the first, where an unpinned process would sit anyway.
+    let cpu = *koth::cpu::allowed().last().unwrap();
+    let log = tmp.path().join("g");
+    let args = ["--matches", "1", "--seed", "1", "--cpu", &cpu.to_string()];
+    game(&[&one, &two], &log, &args);
+    let logs = crate::support::cpus::stderr_logs(&log);
+    assert_eq!(logs.len(), 2);
+    for log in logs {
+        assert_eq!(
+            crate::support::cpus::reported_cpus(&log),
+            vec![cpu],
+            "{}",
+            log.display()
+        );
+    }
+}

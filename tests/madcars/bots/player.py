@@ -6,7 +6,8 @@ misbehaves from tick FROM on in the way MODE names:
   unknown  answers {"command": "jump"} (the same);
   empty    answers {} (the organisers disconnect it);
   crash    exits with status 3;
-  silent   stops answering (sleeps).
+  silent   stops answering (sleeps);
+  cpus     never misbehaves, and first writes the CPUs it may run on to stderr.
 Usage: player.py MODE SEED [FROM]"""
 import json
 import random
@@ -16,13 +17,17 @@ import time
 mode, seed = sys.argv[1], int(sys.argv[2])
 start = int(sys.argv[3]) if len(sys.argv) > 3 else 0
 rng = random.Random(seed)
+if mode == "cpus":
+    import os
+    print("cpus " + " ".join(str(c) for c in sorted(os.sched_getaffinity(0))), file=sys.stderr,
+          flush=True)
 ticks = 0
 for line in sys.stdin:
     message = json.loads(line)
     if message["type"] != "tick":
         continue
     ticks += 1
-    if mode != "random" and ticks >= start:
+    if mode not in ("random", "cpus") and ticks >= start:
         if mode == "garbage":
             print("not json", flush=True)
             continue
