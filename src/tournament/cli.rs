@@ -88,15 +88,20 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             let p = store.progress()?;
             println!(
                 "Tournament {} ({}, seed {}): {} of {} games done, {} running (or cut short), \
-                 {} pending, {} given up after harness faults; {} harness faults in all",
+                 {} pending, {} given up after harness faults{}; {} harness faults in all",
                 store.meta("name")?.unwrap_or_default(),
                 store.meta("game")?.unwrap_or_default(),
                 store.meta("seed")?.unwrap_or_default(),
                 p.done,
                 p.total,
                 p.running,
-                p.total - p.done - p.running - p.harness_failed,
+                p.total - p.done - p.running - p.harness_failed - p.skipped,
                 p.harness_failed,
+                if p.skipped > 0 {
+                    format!(", {} skipped (the gauntlet's test had decided)", p.skipped)
+                } else {
+                    String::new()
+                },
                 p.harness_faults
             );
             let bots = store.bots()?;

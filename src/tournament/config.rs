@@ -15,6 +15,10 @@
 //! memory_mb = 2048            # a contained bot's memory cap per process
 //! file_mb = 1024              # the largest file a contained bot may write
 //! build_timeout_s = 600       # limit of each bot's build step
+//! challenger = "../bots/new"  # a gauntlet: this bot against each of the bots above
+//! [sprt]                      # with a gauntlet: stop an opponent's games once the result is clear
+//! elo0 = 0
+//! elo1 = 50
 //! ```
 //!
 //! Paths in the file are relative to the file's own folder, so a tournament file works from any
@@ -28,6 +32,8 @@ use serde::Deserialize;
 
 use crate::bot::{BotSpec, Clock, Limits, MAX_LIMIT_MS, Sandbox, roster};
 use crate::game::Game;
+
+use super::gauntlet::SprtConfig;
 
 /// A parsed tournament file. Parsing touches no other file; [`Config::load_bots`] reads the bots.
 #[derive(Debug, Clone, Deserialize)]
@@ -61,6 +67,11 @@ pub struct Config {
     /// The limit of each bot's build step, in seconds.
     #[serde(default = "default_build_timeout_s")]
     pub build_timeout_s: u64,
+    /// A gauntlet's challenger: it plays `games` games against each of the bots, which are its
+    /// opponents ([`super::gauntlet`]).
+    pub challenger: Option<PathBuf>,
+    /// With a challenger: the sequential test that stops an opponent's games early.
+    pub sprt: Option<SprtConfig>,
 }
 
 /// The most games a tournament file may ask for: the whole schedule is drawn and written to
@@ -148,6 +159,27 @@ impl Config {
         if self.jobs == Some(0) {
             bail!("`jobs` must be at least 1");
         }
+        if self.sprt.is_some() && self.challenger.is_none() {
+            bail!("`sprt` stops a gauntlet's games early: it needs a `challenger`");
+        }
+        if let Some(sprt) = &self.sprt {
+            sprt.check().map_err(|e| anyhow::anyhow!(e))?;
+        }
+        if self.challenger.is_some() {
+            let (min, max) = game.players();
+            if !(min..=max).contains(&2) || self.players_per_game.is_some_and(|k| k != 2) {
+                bail!(
+                    "a gauntlet (`challenger`) plays duels, and a {} game takes {min} to {max} \
+                     bots{}",
+                    game.name(),
+                    if (min..=max).contains(&2) {
+                        ": leave out `players_per_game` or set it to 2"
+                    } else {
+                        ""
+                    }
+                );
+            }
+        }
         if let Some(k) = self.players_per_game {
             let (min, max) = game.players();
             if k < min || k > max {
@@ -191,6 +223,9 @@ impl Config {
         } else {
             unreachable!("checked by Config::check")
         };
+        if let Some(challenger) = &self.challenger {
+            return self.gauntlet_bots(absolute(base, challenger), bots, file);
+        }
         let (min, max) = self.game()?.players();
         let per_game = self.players_per_game.unwrap_or(bots.len());
         if per_game > bots.len()
@@ -205,6 +240,43 @@ impl Config {
                 self.game
             );
         }
+        Ok(bots)
+    }
+
+    /// A gauntlet's bots: the challenger first, then its opponents, which are the bots listed
+    /// less the challenger's own folder (a `bots_dir` holding it, say).
+    fn gauntlet_bots(
+        &self,
+        challenger: PathBuf,
+        listed: Vec<BotSpec>,
+        file: &Path,
+    ) -> anyhow::Result<Vec<BotSpec>> {
+        let challenger = roster::load_bot(&challenger)?;
+        let same_folder = |bot: &BotSpec| {
+            let real = |dir: &Path| std::fs::canonicalize(dir).unwrap_or_else(|_| dir.into());
+            real(&bot.dir) == real(&challenger.dir)
+        };
+        let opponents: Vec<BotSpec> = listed.into_iter().filter(|b| !same_folder(b)).collect();
+        if opponents.is_empty() {
+            bail!(
+                "{}: the gauntlet's challenger {} has no opponents: list them in `bots`, \
+                 `bots_file` or `bots_dir`",
+                file.display(),
+                challenger
+            );
+        }
+        let total = u64::from(self.games) * opponents.len() as u64;
+        if total > u64::from(MAX_GAMES) {
+            bail!(
+                "{}: `games` = {} against each of {} opponents is {total} games; give at most \
+                 {MAX_GAMES} in all",
+                file.display(),
+                self.games,
+                opponents.len()
+            );
+        }
+        let bots: Vec<BotSpec> = std::iter::once(challenger).chain(opponents).collect();
+        roster::check_unique_names(&bots)?;
         Ok(bots)
     }
 

@@ -12,6 +12,7 @@ use crate::bot::{BotStatus, FaultCounts};
 use crate::game::{Average, Breakdown};
 use crate::stats;
 
+use super::gauntlet::GauntletReport;
 use super::store::{Progress, StoredResult};
 
 /// One bot's line on the leaderboard.
@@ -56,6 +57,8 @@ pub struct Leaderboard {
     pub name: String,
     pub games_done: u32,
     pub games_total: u32,
+    /// Games a gauntlet's test made unnecessary.
+    pub games_skipped: u32,
     pub harness_faults: u32,
     pub average: Average,
     /// The tournament ran its bots uncontained (`sandbox = false`): any bot could have
@@ -65,6 +68,9 @@ pub struct Leaderboard {
     /// The game's own table, if it has one (Mad Cars: results by map and car).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub breakdown: Option<Breakdown>,
+    /// A gauntlet's challenger against each opponent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gauntlet: Option<GauntletReport>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -140,11 +146,13 @@ impl Leaderboard {
             name,
             games_done: progress.done,
             games_total: progress.total,
+            games_skipped: progress.skipped,
             harness_faults: progress.harness_faults,
             average,
             uncontained: false,
             standings,
             breakdown: None,
+            gauntlet: None,
         }
     }
 
@@ -164,6 +172,14 @@ impl Leaderboard {
             "Tournament {}: {} of {} games played",
             self.name, self.games_done, self.games_total
         );
+        if self.games_skipped > 0 {
+            write!(
+                text,
+                "; {} skipped, the gauntlet's test having decided",
+                self.games_skipped
+            )
+            .unwrap();
+        }
         if self.harness_faults > 0 {
             write!(
                 text,
@@ -283,11 +299,23 @@ impl Leaderboard {
         if let Some(note) = self.footnote() {
             text += &format!("\n{note}\n");
         }
-        if let Some(breakdown) = &self.breakdown {
-            text += &format!("\n{}\n\n", breakdown.title);
-            text += &aligned(&breakdown.columns, &breakdown.rows, &[0, 1, 2]);
+        for (table, left) in self.extra_tables() {
+            text += &format!("\n{}\n\n", table.title);
+            text += &aligned(&table.columns, &table.rows, left);
         }
         text
+    }
+
+    /// The tables below the standings, each with the columns aligned left.
+    fn extra_tables(&self) -> Vec<(Breakdown, &'static [usize])> {
+        let mut tables = Vec::new();
+        if let Some(g) = &self.gauntlet {
+            tables.push((g.table(), &[0, 2, 6][..]));
+        }
+        if let Some(b) = &self.breakdown {
+            tables.push((b.clone(), &[0, 1, 2][..]));
+        }
+        tables
     }
 
     fn markdown(&self) -> String {
@@ -301,14 +329,14 @@ impl Leaderboard {
         if let Some(note) = self.footnote() {
             text += &format!("\n{note}\n");
         }
-        if let Some(breakdown) = &self.breakdown {
+        for (table, _) in self.extra_tables() {
             text += &format!(
                 "\n{}\n\n| {} |\n|{}\n",
-                breakdown.title,
-                breakdown.columns.join(" | "),
-                "---|".repeat(breakdown.columns.len())
+                table.title,
+                table.columns.join(" | "),
+                "---|".repeat(table.columns.len())
             );
-            for row in &breakdown.rows {
+            for row in &table.rows {
                 text += &format!("| {} |\n", row.join(" | "));
             }
         }

@@ -3,6 +3,8 @@
 //!
 //! - [`config`]: the tournament file.
 //! - [`schedule`]: which bots play which game with which seed, fixed up front by the master seed.
+//! - [`gauntlet`]: one challenger against each opponent, its score against each and the
+//!   sequential test that stops an opponent's games once the result is clear.
 //! - [`store`]: the results database (schedule, results, harness faults, the bench).
 //! - [`lock`]: one koth at a time plays a tournament folder.
 //! - [`leaderboard`]: points, intervals, ratings and statuses, in four formats.
@@ -14,6 +16,7 @@
 
 pub mod cli;
 pub mod config;
+pub(crate) mod gauntlet;
 pub(crate) mod leaderboard;
 pub(crate) mod lock;
 pub mod schedule;
@@ -34,6 +37,7 @@ use crate::bot::{BotSpec, Limits, Sandbox, roster, sandbox};
 use crate::game::{Average, Game, MatchResult, MatchSetup};
 
 use config::Config;
+use gauntlet::{Gauntlet, SprtConfig, Verdict};
 use leaderboard::Leaderboard;
 use lock::FolderLock;
 use schedule::ScheduledGame;
@@ -43,6 +47,8 @@ use store::Store;
 pub(crate) const CONFIG_COPY: &str = "tournament.toml";
 /// The meta key saying whether the tournament's bots are contained (`on`) or not (`off`).
 const SANDBOX_META: &str = "sandbox";
+/// The meta key of a gauntlet (bot 0 the challenger): its test as JSON, `null` for none.
+const GAUNTLET_META: &str = "gauntlet";
 /// Tries per game: a harness fault (koth's own failure) is retried, up to this many times in all.
 const ATTEMPTS: u32 = 3;
 /// A bot that fails at start-up (does not start, or crashes before its first answer) in this many
@@ -65,6 +71,8 @@ pub(crate) struct Tournament {
     /// Per bot, how many of its games in a row, in the order their results came in, failed at
     /// start-up; counted afresh by each run or resume.
     start_failures: Vec<u32>,
+    /// A gauntlet's pairs and results so far; `None` for any other tournament.
+    gauntlet: Option<Gauntlet>,
     /// Held while this koth plays the folder's games.
     _lock: FolderLock,
 }
@@ -117,8 +125,11 @@ impl Tournament {
                 format!("cannot copy {} into {}", file.display(), dir.display())
             })?;
             let per_game = config.players_per_game.unwrap_or(bots.len());
-            let games = schedule::schedule(bots.len(), per_game, config.games, seed);
-            let meta = [
+            let games = match config.challenger {
+                Some(_) => gauntlet::schedule(bots.len() - 1, config.games, seed),
+                None => schedule::schedule(bots.len(), per_game, config.games, seed),
+            };
+            let mut meta = vec![
                 ("name", name.clone()),
                 ("game", config.game.clone()),
                 ("seed", seed.to_string()),
@@ -127,6 +138,9 @@ impl Tournament {
                     if sandbox.is_some() { "on" } else { "off" }.into(),
                 ),
             ];
+            if config.challenger.is_some() {
+                meta.push((GAUNTLET_META, serde_json::to_string(&config.sprt)?));
+            }
             Store::create(&dir.join(store::FILE), &meta, &bots, &games)
         })();
         // A tournament that could not start (a bot's build failed) leaves no folder behind.
@@ -141,6 +155,7 @@ impl Tournament {
             seed,
             game: config.game()?,
             start_failures: vec![0; bots.len()],
+            gauntlet: gauntlet_of(&store)?,
             bots,
             limits: config.limits(),
             rounds: config.rounds,
@@ -203,6 +218,7 @@ impl Tournament {
             seed,
             game: config.game()?,
             start_failures: vec![0; bots.len()],
+            gauntlet: gauntlet_of(&store)?,
             bots,
             limits: config.limits(),
             rounds: config.rounds,
@@ -231,7 +247,6 @@ impl Tournament {
     }
 
     async fn play_all(&mut self) -> anyhow::Result<()> {
-        let progress = self.store.progress()?;
         let mut queue: VecDeque<(ScheduledGame, u32)> = self
             .store
             .unfinished()?
@@ -250,7 +265,15 @@ impl Tournament {
             seed = self.seed,
             "playing the unfinished games"
         );
-        let bar = ProgressBar::new(progress.total as u64).with_position(progress.done as u64);
+        // A gauntlet resumed after its test decided (or killed just before it skipped the
+        // games it no longer needed) skips them now.
+        let opponents: Vec<usize> = self.gauntlet.iter().flat_map(|g| g.opponents()).collect();
+        for opponent in opponents {
+            self.skip_decided(opponent, &mut queue)?;
+        }
+        let progress = self.store.progress()?;
+        let bar = ProgressBar::new((progress.total - progress.skipped) as u64)
+            .with_position(progress.done as u64);
         bar.set_style(
             ProgressStyle::with_template(
                 "{bar:30} {pos}/{len} games  {elapsed} (ETA {eta})  {msg}",
@@ -302,6 +325,10 @@ impl Tournament {
                         bar.suspend(|| eprintln!("koth: {:?} is {reason}", spec.name));
                     }
                     points.add(&game, &result);
+                    if let Some(skipped) = self.take_gauntlet_result(&game, &result, &mut queue)? {
+                        bar.suspend(|| eprintln!("koth: {skipped}"));
+                        bar.set_length((progress.total - self.store.progress()?.skipped) as u64);
+                    }
                     bar.inc(1);
                     bar.set_message(points.leader(&self.bots));
                 }
@@ -321,7 +348,13 @@ impl Tournament {
                             game.index
                         )
                     });
-                    if !gave_up {
+                    let decided = self
+                        .gauntlet
+                        .as_ref()
+                        .is_some_and(|g| g.opponent_of(game.index).is_some_and(|o| g.decided(o)));
+                    if decided {
+                        self.store.skip(&[game.index])?;
+                    } else if !gave_up {
                         queue.push_back((game, attempt + 1));
                     }
                 }
@@ -329,6 +362,61 @@ impl Tournament {
         }
         bar.finish();
         Ok(())
+    }
+
+    /// Gives a gauntlet a finished game's result; when that decides the test against the game's
+    /// opponent, skips the opponent's games not yet started and says so.
+    fn take_gauntlet_result(
+        &mut self,
+        game: &ScheduledGame,
+        result: &MatchResult,
+        queue: &mut VecDeque<(ScheduledGame, u32)>,
+    ) -> anyhow::Result<Option<String>> {
+        let Some(gauntlet) = &mut self.gauntlet else {
+            return Ok(None);
+        };
+        let scores: Vec<f64> = result.bots.iter().map(|b| b.score).collect();
+        let Some(opponent) = gauntlet.add(game.index, &game.seats, &scores) else {
+            return Ok(None);
+        };
+        let skipped = self.skip_decided(opponent, queue)?;
+        let gauntlet = self.gauntlet.as_ref().expect("a gauntlet");
+        let Some(decision) = gauntlet.decision(opponent).filter(|_| skipped > 0) else {
+            return Ok(None);
+        };
+        let (challenger, opponent) = (&self.bots[0].name, &self.bots[opponent].name);
+        let verdict = match decision.verdict {
+            Verdict::Stronger => "is stronger than",
+            _ => "is not stronger than",
+        };
+        let message = format!(
+            "the SPRT decided after {} pairs (LLR {:.2}): {challenger} {verdict} {opponent}; \
+             the {skipped} games left against {opponent} are skipped",
+            decision.pairs, decision.llr
+        );
+        tracing::info!("{message}");
+        Ok(Some(message))
+    }
+
+    /// If the gauntlet's test against `opponent` has decided, skips that opponent's games in
+    /// `queue` (not those running: they finish and count); returns how many.
+    fn skip_decided(
+        &mut self,
+        opponent: usize,
+        queue: &mut VecDeque<(ScheduledGame, u32)>,
+    ) -> anyhow::Result<usize> {
+        let Some(gauntlet) = self.gauntlet.as_ref().filter(|g| g.decided(opponent)) else {
+            return Ok(0);
+        };
+        let against: Vec<u32> = gauntlet.games_against(opponent).collect();
+        let skipped: Vec<u32> = queue
+            .iter()
+            .map(|(g, _)| g.index)
+            .filter(|g| against.contains(g))
+            .collect();
+        queue.retain(|(g, _)| !skipped.contains(&g.index));
+        self.store.skip(&skipped)?;
+        Ok(skipped.len())
     }
 
     /// Counts the start-up failures of `result`'s bots and benches every bot whose failures in
@@ -513,12 +601,31 @@ impl Points {
     }
 }
 
-/// The leaderboard of a tournament's database.
 /// The folder of game `index` in the tournament folder `dir`.
 fn game_dir(dir: &Path, index: u32) -> PathBuf {
     dir.join("games").join(index.to_string())
 }
 
+/// The tournament's gauntlet with the results recorded so far, if it is one.
+fn gauntlet_of(store: &Store) -> anyhow::Result<Option<Gauntlet>> {
+    let Some(meta) = store.meta(GAUNTLET_META)? else {
+        return Ok(None);
+    };
+    let sprt: Option<SprtConfig> = serde_json::from_str(&meta)
+        .with_context(|| format!("the results database's gauntlet test is unreadable: {meta}"))?;
+    let schedule = store.schedule()?;
+    let mut gauntlet = Gauntlet::new(&schedule, sprt);
+    let results = store.results()?;
+    // Results come by game, then seat.
+    for game in results.chunk_by(|a, b| a.game == b.game) {
+        let seats: Vec<usize> = game.iter().map(|r| r.bot).collect();
+        let scores: Vec<f64> = game.iter().map(|r| r.score).collect();
+        gauntlet.add(game[0].game, &seats, &scores);
+    }
+    Ok(Some(gauntlet))
+}
+
+/// The leaderboard of a tournament's database.
 pub fn leaderboard_of(store: &Store, dir: &Path) -> anyhow::Result<Leaderboard> {
     let names: Vec<String> = store.bots()?.into_iter().map(|b| b.name).collect();
     let on_bench: Vec<usize> = store.benched()?.into_iter().map(|(bot, _)| bot).collect();
@@ -534,6 +641,7 @@ pub fn leaderboard_of(store: &Store, dir: &Path) -> anyhow::Result<Leaderboard> 
             .map_or(Average::Arithmetic, |game| game.average()),
     );
     board.uncontained = store.meta(SANDBOX_META)?.as_deref() == Some("off");
+    board.gauntlet = gauntlet_of(store)?.map(|g| g.report(&names));
     if let Some(game) = store
         .meta("game")?
         .and_then(|game| crate::games::by_name(&game))

@@ -34,7 +34,8 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS bots (
     id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, dir TEXT NOT NULL,
     command TEXT NOT NULL, build TEXT, origin TEXT NOT NULL);
--- state: pending, running, done, or harness_failed (every attempt was a harness fault).
+-- state: pending, running, done, harness_failed (every attempt was a harness fault), or skipped
+-- (a gauntlet's test had decided against that opponent before the game was played).
 CREATE TABLE IF NOT EXISTS games (
     idx INTEGER PRIMARY KEY, seed BIGINT NOT NULL, state TEXT NOT NULL,
     attempts INTEGER NOT NULL, wall_ms REAL);
@@ -74,6 +75,8 @@ pub struct Progress {
     pub running: u32,
     pub harness_failed: u32,
     pub harness_faults: u32,
+    /// Games a gauntlet no longer needed: its test had decided.
+    pub skipped: u32,
 }
 
 /// One bot's part in a finished game, as stored.
@@ -254,11 +257,21 @@ impl Store {
     }
 
     /// Every game not yet done, by index: those never started, those a killed run left
-    /// running, and those whose every attempt was a harness fault.
+    /// running, and those whose every attempt was a harness fault (not those skipped).
     pub fn unfinished(&self) -> anyhow::Result<Vec<ScheduledGame>> {
-        let mut stmt = self
-            .conn
-            .prepare("SELECT idx, seed FROM games WHERE state <> 'done' ORDER BY idx")?;
+        self.scheduled("WHERE state NOT IN ('done', 'skipped')")
+    }
+
+    /// The whole schedule, by index.
+    pub fn schedule(&self) -> anyhow::Result<Vec<ScheduledGame>> {
+        self.scheduled("")
+    }
+
+    /// The games `filter` (an SQL `WHERE` clause, or nothing) selects, by index.
+    fn scheduled(&self, filter: &str) -> anyhow::Result<Vec<ScheduledGame>> {
+        let mut stmt = self.conn.prepare(&format!(
+            "SELECT idx, seed FROM games {filter} ORDER BY idx"
+        ))?;
         let games = stmt
             .query_map([], |r| Ok((r.get::<_, u32>(0)?, r.get::<_, i64>(1)?)))?
             .collect::<Result<Vec<_>, _>>()?;
@@ -360,6 +373,19 @@ impl Store {
         Ok(())
     }
 
+    /// Marks `games` skipped (those not done): a gauntlet's test decided without them.
+    pub(crate) fn skip(&mut self, games: &[u32]) -> anyhow::Result<()> {
+        let tx = self.conn.transaction()?;
+        for game in games {
+            tx.execute(
+                "UPDATE games SET state = 'skipped' WHERE idx = ?1 AND state <> 'done'",
+                [game],
+            )?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
     /// Puts bot `bot` on the bench, for `reason`.
     pub(crate) fn bench(&self, bot: usize, reason: &str) -> anyhow::Result<()> {
         self.conn.execute(
@@ -397,6 +423,7 @@ impl Store {
             running: count("SELECT COUNT(*) FROM games WHERE state = 'running'")?,
             harness_failed: count("SELECT COUNT(*) FROM games WHERE state = 'harness_failed'")?,
             harness_faults: count("SELECT COUNT(*) FROM harness_faults")?,
+            skipped: count("SELECT COUNT(*) FROM games WHERE state = 'skipped'")?,
         })
     }
 

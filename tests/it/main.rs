@@ -10,6 +10,7 @@ mod damaged_input;
 mod flag_game;
 mod fuzz_readers;
 mod game_doors;
+mod gauntlet;
 mod madcars;
 mod menace_match;
 mod menace_play;

@@ -138,7 +138,18 @@ fn the_c_sample_player_plays_a_whole_board() {
 #[test]
 fn a_board_counts_the_cpu_time_of_its_bot() {
     let command = test_bot("off_the_edge.py", "busy");
-    let (stdout, results) = run(&["--bot-cmd", &command, "--boards", "2", "--seed", "3"]);
+    // A generous limit: on a loaded machine the bot's start and its 0.3 s of CPU can take more
+    // than a second of wall time, and this test is about the count, not the limit.
+    let (stdout, results) = run(&[
+        "--bot-cmd",
+        &command,
+        "--boards",
+        "2",
+        "--seed",
+        "3",
+        "--timeout-ms",
+        "10000",
+    ]);
     // The bot's 0.3 s of CPU on the board's one turn is in the board's CPU time, which koth's
     // own share (a track and one turn) barely adds to.
     for board in results["boards"].as_array().unwrap() {
