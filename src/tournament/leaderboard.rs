@@ -237,7 +237,7 @@ impl Leaderboard {
                         format!("{:.1}", s.total)
                     },
                     match (s.interval, s.low, s.high) {
-                        (Some(i), _, _) => format!("{:.1} ± {:.1}", s.mean, i),
+                        (Some(i), _, _) => mean_and_interval(s.mean, i),
                         (None, Some(low), Some(high)) => {
                             format!("{:.1} ({:.1}–{:.1})", s.mean, low, high)
                         }
@@ -351,20 +351,24 @@ failed_to_start_faults,benched,on_bench,flagged,answers,near_misses,max_wall_ms,
                 .to_string();
         for s in &self.standings {
             let quoted = format!("\"{}\"", s.name.replace('"', "\"\""));
-            let optional = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
+            // Points and ratings to 4 decimals, milliseconds to the microsecond: more would be
+            // the noise of binary fractions (16.633950000000002), not information.
+            let points = |v: f64| rounded(v, 4);
+            let ms = |v: f64| rounded(v, 3);
+            let optional = |v: Option<f64>| v.map(points).unwrap_or_default();
             writeln!(
                 text,
                 "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
                 s.rank,
                 quoted,
                 s.games,
-                s.total,
-                s.mean,
+                points(s.total),
+                points(s.mean),
                 optional(s.interval),
                 optional(s.low),
                 optional(s.high),
-                s.rating,
-                s.uncertainty,
+                points(s.rating),
+                points(s.uncertainty),
                 s.finished,
                 s.bad_output,
                 s.timed_out,
@@ -379,13 +383,32 @@ failed_to_start_faults,benched,on_bench,flagged,answers,near_misses,max_wall_ms,
                 s.flagged,
                 s.answers,
                 s.near_misses,
-                s.max_wall_ms,
-                optional(s.max_cpu_ms)
+                ms(s.max_wall_ms),
+                s.max_cpu_ms.map(ms).unwrap_or_default()
             )
             .unwrap();
         }
         text
     }
+}
+
+/// `value` to at most `decimals` decimals, written as short as it reads back (`16.634`, `2`).
+fn rounded(value: f64, decimals: i32) -> String {
+    let scale = 10f64.powi(decimals);
+    let value = (value * scale).round() / scale;
+    // No `-0`.
+    if value == 0.0 { 0.0 } else { value }.to_string()
+}
+
+/// A mean with its 95% half-width, to as many decimals as show the half-width to two
+/// significant digits (1 to 4): `12.5 ± 2.0`, `0.85 ± 0.18`.
+fn mean_and_interval(mean: f64, half: f64) -> String {
+    let decimals = if half > 0.0 {
+        (1 - half.log10().floor() as i32).clamp(1, 4)
+    } else {
+        1
+    } as usize;
+    format!("{mean:.decimals$} ± {half:.decimals$}")
 }
 
 /// Weng-Lin ratings over the games in order, each bot a one-player team ranked by its score
@@ -565,6 +588,18 @@ mod tests {
             assert!(text.contains("\"c\"") || text.contains("c (!)"), "{text}");
         }
         assert_eq!(board.render(Format::Csv).lines().count(), 4);
+    }
+
+    #[test]
+    fn numbers_are_written_as_precisely_as_they_mean_something() {
+        assert_eq!(rounded(16.633950000000002, 4), "16.634");
+        assert_eq!(rounded(2.0, 4), "2");
+        assert_eq!(rounded(-0.00001, 4), "0");
+        assert_eq!(rounded(55.446422000000005, 3), "55.446");
+        assert_eq!(mean_and_interval(12.5, 1.9636), "12.5 ± 2.0");
+        assert_eq!(mean_and_interval(0.8539, 0.1755), "0.85 ± 0.18");
+        assert_eq!(mean_and_interval(0.5, 0.0), "0.5 ± 0.0");
+        assert_eq!(mean_and_interval(1234.5, 150.0), "1234.5 ± 150.0");
     }
 
     #[test]

@@ -104,7 +104,7 @@ fn box_lines(text: &str) -> usize {
 
 #[test]
 fn full_games_with_mistyped_and_illegal_moves() {
-    let mut session = Session::start(&[]);
+    let mut session = Session::start(&["--show-boxes"]);
     let intro = session.until_prompt("How many games? ").unwrap();
     assert!(
         intro.contains("1-9"),
@@ -158,6 +158,11 @@ fn full_games_with_mistyped_and_illegal_moves() {
         + all.matches("You win.").count()
         + all.matches("Draw.").count();
     assert_eq!(verdicts, 2, "{all}");
+    assert_eq!(
+        all.matches("this session; its 304 boxes hold").count(),
+        2,
+        "{all}"
+    );
     // Every accepted move was played and shown with the board.
     let played = all
         .lines()
@@ -183,6 +188,9 @@ fn end_of_input_mid_game_exits_cleanly_and_boxes_persist() {
     }
     let (all, ok) = session.end();
     assert!(ok);
+    // Without --show-boxes a game ends with its result and one line, not the 304 boxes.
+    assert_eq!(box_lines(&all), 0, "{all}");
+    assert!(all.contains("--show-boxes prints them all"), "{all}");
     let saved = std::fs::read_to_string(&boxes).expect("the boxes were saved");
     assert!(saved.starts_with("menace-matchboxes 1\nschedule 4 3 2 1\n"));
     assert_eq!(box_lines(&saved), 304);

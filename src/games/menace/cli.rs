@@ -39,6 +39,9 @@ struct PlayArgs {
     /// Beads per free square in new boxes, by MENACE's move number 1–4 (a loaded file keeps its own).
     #[arg(long, value_name = "N,N,N,N", default_value = "4,3,2,1", value_parser = parse_schedule_arg)]
     schedule: [u32; 4],
+    /// After each game, print all 304 matchboxes with their beads (the seed's program did).
+    #[arg(long)]
+    show_boxes: bool,
 }
 
 #[derive(Debug, clap::Args)]
@@ -134,7 +137,10 @@ fn play(args: &PlayArgs, input: &mut dyn BufRead, out: &mut dyn Write) -> anyhow
             Err(_) => writeln!(out, "`{}` is not a number of games.", line.trim())?,
         }
     };
+    // MENACE's wins, draws and losses this session.
+    let mut record = [0u32; 3];
     for _ in 0..games {
+        let beads_before = beads(&menace);
         writeln!(out, "new game")?;
         let mut board = Board::empty();
         let outcome = loop {
@@ -156,20 +162,43 @@ fn play(args: &PlayArgs, input: &mut dyn BufRead, out: &mut dyn Write) -> anyhow
             writeln!(out, "You play {}:\n{board}", square_name(square))?;
         };
         menace.finish_game(outcome);
-        let verdict = match outcome {
-            Outcome::Won(Mark::X) => "MENACE wins.",
-            Outcome::Won(Mark::O) => "You win.",
-            Outcome::Draw => "Draw.",
+        let (verdict, column) = match outcome {
+            Outcome::Won(Mark::X) => ("MENACE wins.", 0),
+            Outcome::Draw => ("Draw.", 1),
+            Outcome::Won(Mark::O) => ("You win.", 2),
         };
-        writeln!(out, "{verdict}\nThe matchboxes (move, board, beads):")?;
-        for matchbox in menace.boxes() {
-            writeln!(out, "{}", matchbox.line())?;
+        record[column] += 1;
+        writeln!(
+            out,
+            "{verdict} MENACE has won {}, drawn {} and lost {} this session; its 304 boxes hold \
+             {} beads ({:+} this game){}.",
+            record[0],
+            record[1],
+            record[2],
+            beads(&menace),
+            i64::from(beads(&menace)) - i64::from(beads_before),
+            if args.show_boxes {
+                ""
+            } else {
+                "; --show-boxes prints them all"
+            }
+        )?;
+        if args.show_boxes {
+            writeln!(out, "The matchboxes (move, board, beads):")?;
+            for matchbox in menace.boxes() {
+                writeln!(out, "{}", matchbox.line())?;
+            }
         }
         if let Some(path) = &args.boxes {
             menace.save(path)?;
         }
     }
     Ok(())
+}
+
+/// The beads in all of MENACE's boxes.
+fn beads(menace: &Menace) -> u32 {
+    menace.boxes().iter().map(|b| b.total()).sum()
 }
 
 /// Prompts until the player names a free square; `None` at end of input.
