@@ -23,8 +23,8 @@ impl Py {
 
     fn write(&self, out: &mut String) {
         match self {
-            Py::Int(n) => out.push_str(&n.to_string()),
-            Py::Float(x) => out.push_str(&python_float(*x)),
+            Py::Int(n) => out.push_str(itoa::Buffer::new().format(*n)),
+            Py::Float(x) => push_float(out, *x),
             Py::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
             Py::List(items) => {
                 out.push('[');
@@ -53,46 +53,95 @@ impl Py {
     }
 }
 
-/// `repr(x)` for a finite float, as Python 3 writes it: the shortest digits that read back as
-/// `x`, in plain notation with at least one decimal when the decimal exponent is from −4 to 15,
-/// else in scientific notation with a two-digit exponent at least (`1e-05`, `1.5e+16`).
-pub(crate) fn python_float(x: f64) -> String {
+/// Appends `repr(x)` for a finite float, as Python 3 writes it: the shortest digits that read
+/// back as `x`, in plain notation with at least one decimal when the decimal exponent is from −4
+/// to 15, else in scientific notation with a two-digit exponent at least (`1e-05`, `1.5e+16`).
+/// Every tick message holds a score of these, so nothing is allocated: the digits are formatted
+/// on the stack and copied into `out`.
+pub(crate) fn push_float(out: &mut String, x: f64) {
+    use std::fmt::Write;
     if x == 0.0 {
-        return if x.is_sign_negative() { "-0.0" } else { "0.0" }.to_string();
+        out.push_str(if x.is_sign_negative() { "-0.0" } else { "0.0" });
+        return;
     }
-    // Rust's `{:e}` gives the shortest round-trip digits, as Python's repr does.
-    let scientific = format!("{x:e}");
+    // Rust's `{:e}` gives the shortest round-trip digits, as Python's repr does: `-d.ddde-x`,
+    // at most 24 bytes for an f64.
+    let mut scientific = StackText::default();
+    write!(scientific, "{x:e}").expect("an f64 in scientific notation fits 32 bytes");
+    let scientific = scientific.as_str();
     let (mantissa, exponent) = scientific
         .split_once('e')
         .expect("{:e} always has an exponent");
     let exponent: i32 = exponent.parse().expect("an integer exponent");
-    let (sign, mantissa) = match mantissa.strip_prefix('-') {
-        Some(m) => ("-", m),
-        None => ("", mantissa),
+    let mantissa = match mantissa.strip_prefix('-') {
+        Some(m) => {
+            out.push('-');
+            m
+        }
+        None => mantissa,
     };
-    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    // The digits: the mantissa without its point (`d` or `d.ddd`).
+    let (first, rest) = mantissa.split_at(1);
+    let rest = rest.strip_prefix('.').unwrap_or(rest);
+    let digits = first.len() + rest.len();
+    let zeros = |out: &mut String, n: usize| out.extend(std::iter::repeat_n('0', n));
     if (-4..16).contains(&exponent) {
         let point = exponent + 1;
-        let text = if point <= 0 {
-            format!("0.{}{digits}", "0".repeat((-point) as usize))
-        } else if point as usize >= digits.len() {
-            format!("{digits}{}.0", "0".repeat(point as usize - digits.len()))
+        if point <= 0 {
+            out.push_str("0.");
+            zeros(out, (-point) as usize);
+            out.push_str(first);
+            out.push_str(rest);
+        } else if point as usize >= digits {
+            out.push_str(first);
+            out.push_str(rest);
+            zeros(out, point as usize - digits);
+            out.push_str(".0");
         } else {
-            format!(
-                "{}.{}",
-                &digits[..point as usize],
-                &digits[point as usize..]
-            )
-        };
-        format!("{sign}{text}")
+            // The point falls inside the rest of the digits.
+            let (whole, fraction) = rest.split_at(point as usize - 1);
+            out.push_str(first);
+            out.push_str(whole);
+            out.push('.');
+            out.push_str(fraction);
+        }
     } else {
-        let mantissa = if digits.len() > 1 {
-            format!("{}.{}", &digits[..1], &digits[1..])
-        } else {
-            digits
-        };
-        let exponent_sign = if exponent < 0 { '-' } else { '+' };
-        format!("{sign}{mantissa}e{exponent_sign}{:02}", exponent.abs())
+        out.push_str(first);
+        if !rest.is_empty() {
+            out.push('.');
+            out.push_str(rest);
+        }
+        out.push_str(if exponent < 0 { "e-" } else { "e+" });
+        let exponent = exponent.unsigned_abs();
+        if exponent < 10 {
+            out.push('0');
+        }
+        out.push_str(itoa::Buffer::new().format(exponent));
+    }
+}
+
+/// A few bytes of text on the stack, for [`push_float`]'s `{:e}`.
+#[derive(Default)]
+struct StackText {
+    bytes: [u8; 32],
+    len: usize,
+}
+
+impl StackText {
+    fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.bytes[..self.len]).expect("written from a str")
+    }
+}
+
+impl std::fmt::Write for StackText {
+    fn write_str(&mut self, text: &str) -> std::fmt::Result {
+        let end = self.len + text.len();
+        self.bytes
+            .get_mut(self.len..end)
+            .ok_or(std::fmt::Error)?
+            .copy_from_slice(text.as_bytes());
+        self.len = end;
+        Ok(())
     }
 }
 
@@ -126,7 +175,9 @@ mod tests {
             (0.00012345, "0.00012345"),
         ];
         for (x, expected) in cases {
-            assert_eq!(python_float(x), expected, "{x:e}");
+            let mut text = String::from("[");
+            push_float(&mut text, x);
+            assert_eq!(text, format!("[{expected}"), "{x:e}");
         }
     }
 
