@@ -54,94 +54,44 @@ impl Py {
 }
 
 /// Appends `repr(x)` for a finite float, as Python 3 writes it: the shortest digits that read
-/// back as `x`, in plain notation with at least one decimal when the decimal exponent is from −4
-/// to 15, else in scientific notation with a two-digit exponent at least (`1e-05`, `1.5e+16`).
-/// Every tick message holds a score of these, so nothing is allocated: the digits are formatted
-/// on the stack and copied into `out`.
+/// back as `x` (the nearest to `x` when two are as short, the even one when those are as near),
+/// in plain notation with at least one decimal when the decimal exponent is from −4 to 15, else
+/// in scientific notation with a two-digit exponent at least (`1e-05`, `1.5e+16`).
+///
+/// `zmij` finds the same digits as Python (as `std`'s `{:e}` does not always: it gives
+/// `1801514316094494.3` where Python gives `.2`), on the stack, and writes them almost as Python
+/// does: plain from 1e-5 on rather than 1e-4, and an exponent of one digit without a zero.
 pub(crate) fn push_float(out: &mut String, x: f64) {
-    use std::fmt::Write;
-    if x == 0.0 {
-        out.push_str(if x.is_sign_negative() { "-0.0" } else { "0.0" });
-        return;
-    }
-    // Rust's `{:e}` gives the shortest round-trip digits, as Python's repr does: `-d.ddde-x`,
-    // at most 24 bytes for an f64.
-    let mut scientific = StackText::default();
-    write!(scientific, "{x:e}").expect("an f64 in scientific notation fits 32 bytes");
-    let scientific = scientific.as_str();
-    let (mantissa, exponent) = scientific
-        .split_once('e')
-        .expect("{:e} always has an exponent");
-    let exponent: i32 = exponent.parse().expect("an integer exponent");
-    let mantissa = match mantissa.strip_prefix('-') {
-        Some(m) => {
+    let mut buffer = zmij::Buffer::new();
+    let text = buffer.format_finite(x);
+    let magnitude = match text.strip_prefix('-') {
+        Some(magnitude) => {
             out.push('-');
-            m
+            magnitude
         }
-        None => mantissa,
+        None => text,
     };
-    // The digits: the mantissa without its point (`d` or `d.ddd`).
-    let (first, rest) = mantissa.split_at(1);
-    let rest = rest.strip_prefix('.').unwrap_or(rest);
-    let digits = first.len() + rest.len();
-    let zeros = |out: &mut String, n: usize| out.extend(std::iter::repeat_n('0', n));
-    if (-4..16).contains(&exponent) {
-        let point = exponent + 1;
-        if point <= 0 {
-            out.push_str("0.");
-            zeros(out, (-point) as usize);
-            out.push_str(first);
-            out.push_str(rest);
-        } else if point as usize >= digits {
-            out.push_str(first);
-            out.push_str(rest);
-            zeros(out, point as usize - digits);
-            out.push_str(".0");
-        } else {
-            // The point falls inside the rest of the digits.
-            let (whole, fraction) = rest.split_at(point as usize - 1);
-            out.push_str(first);
-            out.push_str(whole);
-            out.push('.');
-            out.push_str(fraction);
+    if let Some((mantissa, exponent)) = magnitude.split_once('e') {
+        // `1e-7`, `1.5e+16`: Python writes at least two digits of exponent.
+        let (sign, digits) = exponent.split_at(1);
+        out.push_str(mantissa);
+        out.push('e');
+        out.push_str(sign);
+        if digits.len() < 2 {
+            out.push('0');
         }
-    } else {
+        out.push_str(digits);
+    } else if let Some(digits) = magnitude.strip_prefix("0.0000") {
+        // From 1e-5 to 1e-4, where Python already writes `d.ddde-05`.
+        let (first, rest) = digits.split_at(1);
         out.push_str(first);
         if !rest.is_empty() {
             out.push('.');
             out.push_str(rest);
         }
-        out.push_str(if exponent < 0 { "e-" } else { "e+" });
-        let exponent = exponent.unsigned_abs();
-        if exponent < 10 {
-            out.push('0');
-        }
-        out.push_str(itoa::Buffer::new().format(exponent));
-    }
-}
-
-/// A few bytes of text on the stack, for [`push_float`]'s `{:e}`.
-#[derive(Default)]
-struct StackText {
-    bytes: [u8; 32],
-    len: usize,
-}
-
-impl StackText {
-    fn as_str(&self) -> &str {
-        std::str::from_utf8(&self.bytes[..self.len]).expect("written from a str")
-    }
-}
-
-impl std::fmt::Write for StackText {
-    fn write_str(&mut self, text: &str) -> std::fmt::Result {
-        let end = self.len + text.len();
-        self.bytes
-            .get_mut(self.len..end)
-            .ok_or(std::fmt::Error)?
-            .copy_from_slice(text.as_bytes());
-        self.len = end;
-        Ok(())
+        out.push_str("e-05");
+    } else {
+        out.push_str(magnitude);
     }
 }
 
@@ -152,7 +102,7 @@ mod tests {
     #[test]
     fn floats_read_as_python_prints_them() {
         // Each pair: the value, and `repr(value)` as python3 printed it.
-        let cases: [(f64, &str); 20] = [
+        let cases: [(f64, &str); 24] = [
             (0.0, "0.0"),
             (-0.0, "-0.0"),
             (300.0, "300.0"),
@@ -173,6 +123,11 @@ mod tests {
             (10.5, "10.5"),
             (9999999999999998.0, "9999999999999998.0"),
             (0.00012345, "0.00012345"),
+            (-2.5e-05, "-2.5e-05"),
+            (9.999e-05, "9.999e-05"),
+            (1.5e-10, "1.5e-10"),
+            // Exactly …494.25: two shortest digits as near, and Python takes the even one.
+            (1801514316094494.2, "1801514316094494.2"),
         ];
         for (x, expected) in cases {
             let mut text = String::from("[");
