@@ -32,8 +32,9 @@ pub struct Args {
     #[command(flatten)]
     log_dir: LogDirArg,
     /// Keep koth and both bots on this CPU: a tick is a round trip between koth and each bot,
-    /// and on one CPU none of them wakes another (a quarter less of koth's time per tick), but
-    /// the two bots then think one after the other: for quick bots, or one game per CPU.
+    /// and on one CPU none of them wakes another (a quarter less of koth's time per tick on a
+    /// busy machine), but the two bots then think one after the other: for quick bots, or one
+    /// game per CPU.
     #[arg(long, value_name = "N", value_parser = crate::cpu::parse_cpu)]
     cpu: Option<usize>,
     #[command(flatten)]

@@ -11,7 +11,7 @@ use serde::Serialize;
 use super::cars::{self, CarProto};
 use super::maps::{self, MapProto};
 use super::physics;
-use super::protocol::{self, Command, Reading};
+use super::protocol::{self, Command, Reading, Ticks};
 use super::replay::{Answered, Recorder};
 use super::rules::{MAX_TICKS, Match};
 use crate::bot::seat::At;
@@ -151,6 +151,7 @@ pub(crate) async fn play(
     let mut matches = Vec::new();
     let mut tick: u32 = 0;
     let mut tick_cap_reached = false;
+    let mut ticks = Ticks::default();
     'game: for (index, &(map, car)) in pairs.iter().enumerate() {
         let lives_now = [players[0].lives, players[1].lives];
         for (me, player) in players.iter_mut().enumerate() {
@@ -178,7 +179,8 @@ pub(crate) async fn play(
             let cars = [game_match.car_state(0), game_match.car_state(1)];
             let deadline = game_match.deadline_position();
             let answers = if asking {
-                ask_both(&mut players, &mut game_match, tick, &mut rng).await
+                let messages = ticks.write(&cars, deadline);
+                ask_both(&mut players, &mut game_match, messages, tick, &mut rng).await
             } else {
                 Default::default()
             };
@@ -284,27 +286,23 @@ enum Turn {
     Answered(String),
 }
 
-/// Sends both connected players this tick and applies their answers to their cars, each as the
-/// organisers' server would; every fault is recorded by the player's seat.
+/// Sends both connected players their message of this tick (`messages`, player 1's first) and
+/// applies their answers to their cars, each as the organisers' server would; every fault is
+/// recorded by the player's seat.
 async fn ask_both(
     players: &mut [Player],
     game_match: &mut Match,
+    messages: [&str; 2],
     tick: u32,
     rng: &mut Rng,
 ) -> [Answered; 2] {
     let at = At::turn(tick);
     // Both are asked before either answer is awaited, so the bots think at once.
     let mut asked = [None, None];
-    for me in 0..2 {
-        if !players[me].connected {
-            continue;
+    for (me, message) in messages.into_iter().enumerate() {
+        if players[me].connected {
+            asked[me] = Some(players[me].seat.prompt(message, at));
         }
-        let message = protocol::tick(
-            &game_match.car_state(me),
-            &game_match.car_state(1 - me),
-            game_match.deadline_position(),
-        );
-        asked[me] = Some(players[me].seat.prompt(&message, at));
     }
     let [one, two] = players else {
         unreachable!("two players")

@@ -13,7 +13,7 @@
 
 use serde_json::Value;
 
-use super::pyjson::python_float;
+use super::pyjson::push_float;
 use crate::bot::quote;
 
 /// A car as the messages describe it: its body's origin (not its centre of gravity), angles as
@@ -31,23 +31,28 @@ pub(crate) struct CarState {
 }
 
 impl CarState {
+    /// Appends the car as `json.dumps` writes it: `[[x, y], angle, direction, [rear x, y,
+    /// angle], [front x, y, angle]]`.
     fn write_json(&self, out: &mut String) {
-        let [x, y] = self.position;
-        let [rx, ry, ra] = self.rear;
-        let [fx, fy, fa] = self.front;
-        out.push_str(&format!(
-            "[[{}, {}], {}, {}, [{}, {}, {}], [{}, {}, {}]]",
-            python_float(x),
-            python_float(y),
-            python_float(self.angle),
-            self.direction,
-            python_float(rx),
-            python_float(ry),
-            python_float(ra),
-            python_float(fx),
-            python_float(fy),
-            python_float(fa),
-        ));
+        let floats = |out: &mut String, values: &[f64]| {
+            for (i, &value) in values.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                push_float(out, value);
+            }
+        };
+        out.push_str("[[");
+        floats(out, &self.position);
+        out.push_str("], ");
+        push_float(out, self.angle);
+        out.push_str(", ");
+        out.push_str(itoa::Buffer::new().format(self.direction));
+        out.push_str(", [");
+        floats(out, &self.rear);
+        out.push_str("], [");
+        floats(out, &self.front);
+        out.push_str("]]");
     }
 }
 
@@ -65,17 +70,34 @@ pub(crate) fn new_match(
     )
 }
 
-/// A tick, as the player driving `my` sees it.
-pub(crate) fn tick(my: &CarState, enemy: &CarState, deadline_position: f64) -> String {
-    let mut text = String::with_capacity(320);
-    text.push_str("{\"type\": \"tick\", \"params\": {\"my_car\": ");
-    my.write_json(&mut text);
-    text.push_str(", \"enemy_car\": ");
-    enemy.write_json(&mut text);
-    text.push_str(", \"deadline_position\": ");
-    text.push_str(&python_float(deadline_position));
-    text.push_str("}}");
-    text
+/// The tick messages of both players, written into buffers kept from tick to tick. Each
+/// player's message holds both cars, so each car is written once and copied into both.
+#[derive(Default)]
+pub(crate) struct Ticks {
+    cars: [String; 2],
+    messages: [String; 2],
+}
+
+impl Ticks {
+    /// This tick's message for each player: player `p` drives `cars[p]`.
+    pub(crate) fn write(&mut self, cars: &[CarState; 2], deadline_position: f64) -> [&str; 2] {
+        for (text, car) in self.cars.iter_mut().zip(cars) {
+            text.clear();
+            car.write_json(text);
+        }
+        for (me, message) in self.messages.iter_mut().enumerate() {
+            message.clear();
+            message.push_str("{\"type\": \"tick\", \"params\": {\"my_car\": ");
+            message.push_str(&self.cars[me]);
+            message.push_str(", \"enemy_car\": ");
+            message.push_str(&self.cars[1 - me]);
+            message.push_str(", \"deadline_position\": ");
+            push_float(message, deadline_position);
+            message.push_str("}}");
+        }
+        let [one, two] = &self.messages;
+        [one, two]
+    }
 }
 
 /// What a bot may tell its car.
@@ -193,12 +215,29 @@ mod tests {
             position: [900.0, 299.99],
             ..my
         };
-        assert_eq!(
-            tick(&my, &enemy, 10.0),
-            "{\"type\": \"tick\", \"params\": {\"my_car\": [[300.0, 300.0], 0.0, 1, \
-             [271.0, 285.0, 0.0], [329.5, 285.0, 1e-05]], \"enemy_car\": [[900.0, 299.99], \
-             0.0, -1, [271.0, 285.0, 0.0], [329.5, 285.0, 1e-05]], \"deadline_position\": 10.0}}"
-        );
+        let mut ticks = Ticks::default();
+        // Twice: the buffers kept from the first tick hold nothing of it in the second.
+        for deadline in [600.5, 10.0] {
+            let [first, second] = ticks.write(&[my, enemy], deadline);
+            assert_eq!(
+                first,
+                format!(
+                    "{{\"type\": \"tick\", \"params\": {{\"my_car\": [[300.0, 300.0], 0.0, 1, \
+                     [271.0, 285.0, 0.0], [329.5, 285.0, 1e-05]], \"enemy_car\": [[900.0, \
+                     299.99], 0.0, -1, [271.0, 285.0, 0.0], [329.5, 285.0, 1e-05]], \
+                     \"deadline_position\": {deadline:?}}}}}"
+                )
+            );
+            assert_eq!(
+                second,
+                format!(
+                    "{{\"type\": \"tick\", \"params\": {{\"my_car\": [[900.0, 299.99], 0.0, -1, \
+                     [271.0, 285.0, 0.0], [329.5, 285.0, 1e-05]], \"enemy_car\": [[300.0, \
+                     300.0], 0.0, 1, [271.0, 285.0, 0.0], [329.5, 285.0, 1e-05]], \
+                     \"deadline_position\": {deadline:?}}}}}"
+                )
+            );
+        }
     }
 
     #[test]

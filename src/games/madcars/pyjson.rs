@@ -23,8 +23,8 @@ impl Py {
 
     fn write(&self, out: &mut String) {
         match self {
-            Py::Int(n) => out.push_str(&n.to_string()),
-            Py::Float(x) => out.push_str(&python_float(*x)),
+            Py::Int(n) => out.push_str(itoa::Buffer::new().format(*n)),
+            Py::Float(x) => push_float(out, *x),
             Py::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
             Py::List(items) => {
                 out.push('[');
@@ -53,46 +53,45 @@ impl Py {
     }
 }
 
-/// `repr(x)` for a finite float, as Python 3 writes it: the shortest digits that read back as
-/// `x`, in plain notation with at least one decimal when the decimal exponent is from −4 to 15,
-/// else in scientific notation with a two-digit exponent at least (`1e-05`, `1.5e+16`).
-pub(crate) fn python_float(x: f64) -> String {
-    if x == 0.0 {
-        return if x.is_sign_negative() { "-0.0" } else { "0.0" }.to_string();
-    }
-    // Rust's `{:e}` gives the shortest round-trip digits, as Python's repr does.
-    let scientific = format!("{x:e}");
-    let (mantissa, exponent) = scientific
-        .split_once('e')
-        .expect("{:e} always has an exponent");
-    let exponent: i32 = exponent.parse().expect("an integer exponent");
-    let (sign, mantissa) = match mantissa.strip_prefix('-') {
-        Some(m) => ("-", m),
-        None => ("", mantissa),
+/// Appends `repr(x)` for a finite float, as Python 3 writes it: the shortest digits that read
+/// back as `x` (the nearest to `x` when two are as short, the even one when those are as near),
+/// in plain notation with at least one decimal when the decimal exponent is from −4 to 15, else
+/// in scientific notation with a two-digit exponent at least (`1e-05`, `1.5e+16`).
+///
+/// `zmij` finds the same digits as Python (as `std`'s `{:e}` does not always: it gives
+/// `1801514316094494.3` where Python gives `.2`), on the stack, and writes them almost as Python
+/// does: plain from 1e-5 on rather than 1e-4, and an exponent of one digit without a zero.
+pub(crate) fn push_float(out: &mut String, x: f64) {
+    let mut buffer = zmij::Buffer::new();
+    let text = buffer.format_finite(x);
+    let magnitude = match text.strip_prefix('-') {
+        Some(magnitude) => {
+            out.push('-');
+            magnitude
+        }
+        None => text,
     };
-    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
-    if (-4..16).contains(&exponent) {
-        let point = exponent + 1;
-        let text = if point <= 0 {
-            format!("0.{}{digits}", "0".repeat((-point) as usize))
-        } else if point as usize >= digits.len() {
-            format!("{digits}{}.0", "0".repeat(point as usize - digits.len()))
-        } else {
-            format!(
-                "{}.{}",
-                &digits[..point as usize],
-                &digits[point as usize..]
-            )
-        };
-        format!("{sign}{text}")
+    if let Some((mantissa, exponent)) = magnitude.split_once('e') {
+        // `1e-7`, `1.5e+16`: Python writes at least two digits of exponent.
+        let (sign, digits) = exponent.split_at(1);
+        out.push_str(mantissa);
+        out.push('e');
+        out.push_str(sign);
+        if digits.len() < 2 {
+            out.push('0');
+        }
+        out.push_str(digits);
+    } else if let Some(digits) = magnitude.strip_prefix("0.0000") {
+        // From 1e-5 to 1e-4, where Python already writes `d.ddde-05`.
+        let (first, rest) = digits.split_at(1);
+        out.push_str(first);
+        if !rest.is_empty() {
+            out.push('.');
+            out.push_str(rest);
+        }
+        out.push_str("e-05");
     } else {
-        let mantissa = if digits.len() > 1 {
-            format!("{}.{}", &digits[..1], &digits[1..])
-        } else {
-            digits
-        };
-        let exponent_sign = if exponent < 0 { '-' } else { '+' };
-        format!("{sign}{mantissa}e{exponent_sign}{:02}", exponent.abs())
+        out.push_str(magnitude);
     }
 }
 
@@ -103,7 +102,7 @@ mod tests {
     #[test]
     fn floats_read_as_python_prints_them() {
         // Each pair: the value, and `repr(value)` as python3 printed it.
-        let cases: [(f64, &str); 20] = [
+        let cases: [(f64, &str); 24] = [
             (0.0, "0.0"),
             (-0.0, "-0.0"),
             (300.0, "300.0"),
@@ -124,9 +123,16 @@ mod tests {
             (10.5, "10.5"),
             (9999999999999998.0, "9999999999999998.0"),
             (0.00012345, "0.00012345"),
+            (-2.5e-05, "-2.5e-05"),
+            (9.999e-05, "9.999e-05"),
+            (1.5e-10, "1.5e-10"),
+            // Exactly …494.25: two shortest digits as near, and Python takes the even one.
+            (1801514316094494.2, "1801514316094494.2"),
         ];
         for (x, expected) in cases {
-            assert_eq!(python_float(x), expected, "{x:e}");
+            let mut text = String::from("[");
+            push_float(&mut text, x);
+            assert_eq!(text, format!("[{expected}"), "{x:e}");
         }
     }
 

@@ -11,6 +11,7 @@ use std::path::Path;
 
 use anyhow::Context;
 use flate2::write::GzEncoder;
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::cars::CarProto;
@@ -20,33 +21,47 @@ use super::protocol::CarState;
 /// The replay's file name in a game's folder.
 pub const FILE: &str = "replay.jsonl.gz";
 
-/// What one bot did in one tick.
-#[derive(Debug, Clone, Default)]
+/// What one bot did in one tick, as a tick's line keeps it: `{"c": command, "d": debug,
+/// "f": fault}`.
+#[derive(Debug, Clone, Default, Serialize)]
 pub(crate) struct Answered {
+    #[serde(rename = "c")]
     pub(crate) command: Option<&'static str>,
+    #[serde(rename = "d")]
     pub(crate) debug: Option<String>,
+    #[serde(rename = "f")]
     pub(crate) fault: Option<String>,
 }
 
-/// Writes a replay as the game goes.
+/// A tick's line. Its keys in alphabetical order, as the replay's other lines have them
+/// (serde_json's maps are sorted).
+#[derive(Serialize)]
+struct TickLine<'a> {
+    a: &'a [Answered; 2],
+    cars: [[f64; 9]; 2],
+    d: f64,
+    t: u32,
+}
+
+/// Writes a replay as the game goes. Buffered before the compressor: a line is serialised in
+/// many small writes, and the compressor prepares its output buffer at every write it gets.
 pub(crate) struct Recorder {
-    out: GzEncoder<std::io::BufWriter<std::fs::File>>,
+    out: std::io::BufWriter<GzEncoder<std::fs::File>>,
 }
 
-fn round2(x: f64) -> Value {
-    json!((x * 100.0).round() / 100.0)
+/// The replay's buffer: the compressor gets the lines 64 KiB at a time.
+const BUFFER: usize = 64 << 10;
+
+/// `x` kept to 2 decimals.
+fn round2(x: f64) -> f64 {
+    (x * 100.0).round() / 100.0
 }
 
-fn car(state: &CarState) -> Value {
+fn car(state: &CarState) -> [f64; 9] {
     let [x, y] = state.position;
     let [rx, ry, ra] = state.rear;
     let [fx, fy, fa] = state.front;
-    Value::Array(
-        [x, y, state.angle, rx, ry, ra, fx, fy, fa]
-            .into_iter()
-            .map(round2)
-            .collect(),
-    )
+    [x, y, state.angle, rx, ry, ra, fx, fy, fa].map(round2)
 }
 
 impl Recorder {
@@ -55,15 +70,19 @@ impl Recorder {
         let file = std::fs::File::create(&path)
             .with_context(|| format!("cannot write {}", path.display()))?;
         let mut recorder = Recorder {
-            out: GzEncoder::new(std::io::BufWriter::new(file), flate2::Compression::fast()),
+            out: std::io::BufWriter::with_capacity(
+                BUFFER,
+                GzEncoder::new(file, flate2::Compression::fast()),
+            ),
         };
         // A seed needs all 64 bits; JavaScript's numbers keep 53.
         recorder.line(&json!({"game": "madcars", "bots": bots, "seed": seed.to_string()}))?;
         Ok(recorder)
     }
 
-    fn line(&mut self, value: &Value) -> anyhow::Result<()> {
-        writeln!(self.out, "{value}").context("cannot write the replay")
+    fn line(&mut self, value: &impl Serialize) -> anyhow::Result<()> {
+        serde_json::to_writer(&mut self.out, value).context("cannot write the replay")?;
+        self.out.write_all(b"\n").context("cannot write the replay")
     }
 
     /// A match begins: its map's segments, the car's shape, each player's lives.
@@ -106,24 +125,22 @@ impl Recorder {
         deadline: f64,
         answers: &[Answered; 2],
     ) -> anyhow::Result<()> {
-        let answers: Vec<Value> = answers
-            .iter()
-            .map(|a| json!({"c": a.command, "d": a.debug, "f": a.fault}))
-            .collect();
-        self.line(&json!({
-            "t": tick,
-            "d": round2(deadline),
-            "cars": [car(&cars[0]), car(&cars[1])],
-            "a": answers,
-        }))
+        self.line(&TickLine {
+            a: answers,
+            cars: [car(&cars[0]), car(&cars[1])],
+            d: round2(deadline),
+            t: tick,
+        })
     }
 
     /// The game is over: who lost each match is in `results.json`.
     pub(crate) fn finish(self) -> anyhow::Result<()> {
         self.out
-            .finish()
-            .and_then(|mut w| w.flush())
-            .context("cannot finish the replay")
+            .into_inner()
+            .map_err(std::io::IntoInnerError::into_error)
+            .and_then(GzEncoder::finish)
+            .context("cannot finish the replay")?;
+        Ok(())
     }
 }
 
@@ -203,4 +220,52 @@ pub fn summary(lines: &[Value]) -> String {
         end_match(&mut text, ticks, faults);
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Read;
+
+    use super::*;
+
+    #[test]
+    fn a_tick_line_keeps_its_keys_sorted_and_positions_to_two_decimals() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut recorder = Recorder::create(dir.path(), &["A".into(), "B".into()], 7).unwrap();
+        let car = CarState {
+            position: [300.004, 299.996],
+            angle: -0.5,
+            direction: 1,
+            rear: [271.0, 285.0, 1e-5],
+            front: [329.5, 285.0, f64::NAN],
+        };
+        let answers = [
+            Answered {
+                command: Some("left"),
+                debug: Some("away \"x\"".into()),
+                fault: None,
+            },
+            Answered {
+                command: Some("stop"),
+                debug: None,
+                fault: Some("no answer".into()),
+            },
+        ];
+        recorder.tick(3, [car, car], 10.5, &answers).unwrap();
+        recorder.finish().unwrap();
+        let lines = read(&dir.path().join(FILE)).unwrap();
+        assert_eq!(lines.len(), 2);
+        let mut text = String::new();
+        flate2::read::GzDecoder::new(std::fs::File::open(dir.path().join(FILE)).unwrap())
+            .read_to_string(&mut text)
+            .unwrap();
+        let cars = "[300.0,300.0,-0.5,271.0,285.0,0.0,329.5,285.0,null]";
+        assert_eq!(
+            text.lines().nth(1).unwrap(),
+            format!(
+                "{{\"a\":[{{\"c\":\"left\",\"d\":\"away \\\"x\\\"\",\"f\":null}},{{\"c\":\"stop\",\
+                 \"d\":null,\"f\":\"no answer\"}}],\"cars\":[{cars},{cars}],\"d\":10.5,\"t\":3}}"
+            )
+        );
+    }
 }
