@@ -17,8 +17,10 @@ command -v javac >/dev/null || need+=(default-jdk-headless)
 # Mad Cars' physics is Chipmunk 7, Debian's libchipmunk7, which koth opens when the game is
 # played.
 ldconfig -p | grep 'libchipmunk\.so\.7 ' >/dev/null || need+=(libchipmunk7)
-# The web replay viewer's test renders the page in headless Chromium.
+# The web replay viewer's test renders the page in headless Chromium; the dashboard's tests
+# drive it through WebDriver (chromedriver).
 command -v chromium >/dev/null || need+=(chromium)
+command -v chromedriver >/dev/null || need+=(chromium-driver)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}"
   apt-get update -qq

@@ -5,7 +5,7 @@
 //!   lists of bots to start. It knows nothing about any game.
 //! - [`game`]: the small interface every game implements, and the result of a match.
 //! - [`games`]: one module per game, each holding that game's whole rules.
-//! - runners and viewers on top (tournaments, storage, replays).
+//! - runners and viewers on top (tournaments, storage, replays, the web dashboard).
 
 pub mod bot;
 pub mod cli;
@@ -16,6 +16,7 @@ pub mod interrupt;
 pub mod logs;
 pub mod replay;
 pub mod seed;
+pub mod serve;
 pub mod stats;
 pub mod text;
 pub mod tournament;

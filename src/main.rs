@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use koth::{games, replay, tournament};
+use koth::{games, replay, serve, tournament};
 
 /// koth: bots in any language, fighting over stdin/stdout, with every result and replay kept.
 #[derive(Debug, Parser)]
@@ -33,6 +33,8 @@ enum Command {
     /// or Mad Cars game (web viewer, or a summary), or drive a bot with what it received in a
     /// recorded game.
     Replay(replay::cli::Args),
+    /// Serve a tournament's web dashboard: live progress, leaderboard, games and replays.
+    Serve(serve::Args),
 }
 
 fn main() -> ExitCode {
@@ -50,6 +52,7 @@ fn main() -> ExitCode {
         Command::Tournament(args) => tournament::cli::run(args),
         Command::Leaderboard(args) => tournament::cli::leaderboard(args),
         Command::Replay(args) => replay::cli::run(args),
+        Command::Serve(args) => serve::run(args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

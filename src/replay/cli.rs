@@ -14,7 +14,6 @@ use super::turns::Replay;
 use crate::bot::sandbox;
 use crate::bot::{Limits, roster};
 use crate::cli::{SandboxArgs, limit_ms_parser};
-use crate::games::ratrace::recording::BoardRecording;
 
 /// Show a recorded paths game (a round or a turn as text, in a terminal viewer or a web page), a
 /// recorded rat-race board (a web page) or a Mad Cars game (a web page, or a summary); or drive
@@ -67,83 +66,30 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if let (Some(bot_dir), Some(name)) = (&args.drive, &args.name) {
         return run_drive(&args, bot_dir, name);
     }
+    if let Some(out) = &args.html {
+        super::html::write(&super::html::page_of(&args.path, args.board)?, out)?;
+        println!("wrote {}", out.display());
+        return Ok(());
+    }
     let madcars = args.path.join(crate::games::madcars::replay::FILE);
     if madcars.is_file() {
         let lines = crate::games::madcars::replay::read(&madcars)?;
-        match &args.html {
-            Some(out) => {
-                super::html::write_madcars(&lines, out)?;
-                println!("wrote {}", out.display());
-            }
-            None => print!("{}", crate::games::madcars::replay::summary(&lines)),
-        }
+        print!("{}", crate::games::madcars::replay::summary(&lines));
         return Ok(());
     }
-    if let Some(recording) = board_recording(&args.path, args.board)? {
-        let Some(out) = &args.html else {
-            bail!(
-                "{}: a rat-race board is shown in the web viewer: add --html OUT.html",
-                recording.display()
-            );
-        };
-        super::html::write_board(&BoardRecording::read(&recording)?, out)?;
-        println!("wrote {}", out.display());
-        return Ok(());
+    if let Some(recording) = super::board_recording(&args.path, args.board)? {
+        bail!(
+            "{}: a rat-race board is shown in the web viewer: add --html OUT.html",
+            recording.display()
+        );
     }
     let game = Game::open(&args.path)?;
-    if let Some(out) = &args.html {
-        super::html::write(&game, out)?;
-        println!("wrote {}", out.display());
-        return Ok(());
-    }
     let frame = game.frame(args.round.unwrap_or(0), args.turn)?;
     if args.text {
         print!("{}", game.text(&frame));
         return Ok(());
     }
     super::tui::run(&game, frame)
-}
-
-/// The rat-race board recording `path` names: the file itself, or board `board` (default: the
-/// first recorded) of a rat-race log folder. `None` for a paths game.
-fn board_recording(path: &Path, board: Option<usize>) -> anyhow::Result<Option<PathBuf>> {
-    if path.is_file() {
-        let name = path.file_name().unwrap_or_default().to_string_lossy();
-        return Ok(name.ends_with(".replay.json").then(|| path.to_path_buf()));
-    }
-    let results = path.join("results.json");
-    let is_ratrace = std::fs::read_to_string(&results)
-        .ok()
-        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
-        .is_some_and(|json| json["game"] == "ratrace");
-    if !is_ratrace {
-        return Ok(None);
-    }
-    let mut recorded: Vec<usize> = std::fs::read_dir(path)
-        .with_context(|| format!("cannot read {}", path.display()))?
-        .flatten()
-        .filter_map(|entry| BoardRecording::board_of(&entry.file_name().to_string_lossy()))
-        .collect();
-    recorded.sort();
-    let Some(&first) = recorded.first() else {
-        bail!(
-            "{} holds no recorded board: run koth ratrace with --record-board B",
-            path.display()
-        );
-    };
-    let board = board.unwrap_or(first);
-    if !recorded.contains(&board) {
-        bail!(
-            "{}: board {board} was not recorded (recorded: {})",
-            path.display(),
-            recorded
-                .iter()
-                .map(usize::to_string)
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-    }
-    Ok(Some(path.join(BoardRecording::file_name(board))))
 }
 
 /// The time limits the paths game in `log_dir` had, from its replay.jsonl, for a transcript

@@ -19,8 +19,8 @@ const PAGE: &str = include_str!("viewer.html");
 const BOARD_PAGE: &str = include_str!("board_viewer.html");
 const MADCARS_PAGE: &str = include_str!("madcars_viewer.html");
 
-/// Writes the viewer page for `game` to `path`.
-pub fn write(game: &Game, path: &Path) -> anyhow::Result<()> {
+/// The viewer page for a paths `game`.
+pub fn page(game: &Game) -> String {
     let rounds: Vec<_> = game
         .log
         .rounds
@@ -36,31 +36,46 @@ pub fn write(game: &Game, path: &Path) -> anyhow::Result<()> {
         })
         .collect();
     let data = json!({ "bots": game.log.bots, "side": game.log.side(), "rounds": rounds });
-    write_page(PAGE, "/*GAME*/null", &data, path)
+    fill(PAGE, "/*GAME*/null", &data)
 }
 
-/// Writes the viewer page for a recorded rat-race board to `path`.
-pub fn write_board(recording: &BoardRecording, path: &Path) -> anyhow::Result<()> {
+/// The viewer page for a recorded rat-race board.
+pub fn board_page(recording: &BoardRecording) -> String {
     let mut data = json!(recording);
     // A seed needs all 64 bits; JavaScript's numbers keep 53.
     data["seed"] = json!(recording.seed.to_string());
-    write_page(BOARD_PAGE, "/*BOARD*/null", &data, path)
+    fill(BOARD_PAGE, "/*BOARD*/null", &data)
 }
 
-/// Writes the viewer page for a Mad Cars game, from its replay's `lines`, to `path`.
-pub fn write_madcars(lines: &[serde_json::Value], path: &Path) -> anyhow::Result<()> {
-    write_page(MADCARS_PAGE, "/*GAME*/null", &json!(lines), path)
+/// The viewer page for a Mad Cars game, from its replay's `lines`.
+pub fn madcars_page(lines: &[serde_json::Value]) -> String {
+    fill(MADCARS_PAGE, "/*GAME*/null", &json!(lines))
 }
 
-/// `page` with `data` in place of `placeholder`, written to `path`.
-fn write_page(
-    page: &str,
-    placeholder: &str,
-    data: &serde_json::Value,
-    path: &Path,
-) -> anyhow::Result<()> {
+/// The web page of the game recorded at `path`, whichever game it is: a Mad Cars game's log
+/// folder, a rat-race run's folder (board `board`, default the first recorded) or one of its
+/// board files, a paths game's log folder or its graphical log.
+pub fn page_of(path: &Path, board: Option<usize>) -> anyhow::Result<String> {
+    let madcars = path.join(crate::games::madcars::replay::FILE);
+    if madcars.is_file() {
+        return Ok(madcars_page(&crate::games::madcars::replay::read(
+            &madcars,
+        )?));
+    }
+    if let Some(recording) = super::board_recording(path, board)? {
+        return Ok(board_page(&BoardRecording::read(&recording)?));
+    }
+    Ok(page(&Game::open(path)?))
+}
+
+/// Writes `page` to `path`.
+pub fn write(page: &str, path: &Path) -> anyhow::Result<()> {
+    std::fs::write(path, page).with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// `page` with `data` in place of `placeholder`.
+fn fill(page: &str, placeholder: &str, data: &serde_json::Value) -> String {
     // "</" would end the script element early if a bot's name contained "</script>".
     let data = data.to_string().replace("</", "<\\/");
-    let page = page.replace(placeholder, &data);
-    std::fs::write(path, page).with_context(|| format!("cannot write {}", path.display()))
+    page.replace(placeholder, &data)
 }

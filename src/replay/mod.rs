@@ -12,10 +12,12 @@ pub mod turns;
 
 use std::path::{Path, PathBuf};
 
-use anyhow::bail;
+use anyhow::{Context, bail};
 
 use graphical::GameLog;
 use turns::Replay;
+
+use crate::games::ratrace::recording::BoardRecording;
 
 /// The log folder `path` names: the folder itself, or the folder of a file in it.
 pub(crate) fn log_folder(path: &Path) -> PathBuf {
@@ -162,4 +164,49 @@ impl Game {
         }
         text
     }
+}
+
+/// The rat-race board recording `path` names: the file itself, or board `board` (default: the
+/// first recorded) of a rat-race log folder. `None` for a paths game.
+pub(crate) fn board_recording(
+    path: &Path,
+    board: Option<usize>,
+) -> anyhow::Result<Option<PathBuf>> {
+    if path.is_file() {
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        return Ok(name.ends_with(".replay.json").then(|| path.to_path_buf()));
+    }
+    let results = path.join("results.json");
+    let is_ratrace = std::fs::read_to_string(&results)
+        .ok()
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+        .is_some_and(|json| json["game"] == "ratrace");
+    if !is_ratrace {
+        return Ok(None);
+    }
+    let mut recorded: Vec<usize> = std::fs::read_dir(path)
+        .with_context(|| format!("cannot read {}", path.display()))?
+        .flatten()
+        .filter_map(|entry| BoardRecording::board_of(&entry.file_name().to_string_lossy()))
+        .collect();
+    recorded.sort();
+    let Some(&first) = recorded.first() else {
+        bail!(
+            "{} holds no recorded board: run koth ratrace with --record-board B",
+            path.display()
+        );
+    };
+    let board = board.unwrap_or(first);
+    if !recorded.contains(&board) {
+        bail!(
+            "{}: board {board} was not recorded (recorded: {})",
+            path.display(),
+            recorded
+                .iter()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    Ok(Some(path.join(BoardRecording::file_name(board))))
 }

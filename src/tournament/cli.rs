@@ -30,6 +30,8 @@ enum Command {
         /// The master seed, over the file's `seed`; every game's seed and bots derive from it.
         #[arg(long, value_name = "SEED")]
         seed: Option<u64>,
+        #[command(flatten)]
+        serve: ServeArg,
     },
     /// Finish a stopped tournament: games already recorded are kept, the rest are played.
     Resume {
@@ -39,6 +41,8 @@ enum Command {
         /// Give a benched bot its seats back in the games still to play (repeatable).
         #[arg(long, value_name = "NAME")]
         unbench: Vec<String>,
+        #[command(flatten)]
+        serve: ServeArg,
     },
     /// Show how many games a tournament has played.
     Status {
@@ -48,6 +52,15 @@ enum Command {
     },
     /// Print a tournament's leaderboard (the same as `koth leaderboard`).
     Leaderboard(LeaderboardArgs),
+}
+
+/// `--serve [ADDR]` of `run` and `resume`.
+#[derive(Debug, clap::Args)]
+struct ServeArg {
+    /// Serve the web dashboard (`koth serve`) on ADDR while the run plays, and after it until
+    /// Ctrl-C [default: 127.0.0.1:8080].
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:8080")]
+    serve: Option<std::net::SocketAddr>,
 }
 
 /// `koth leaderboard DIR`
@@ -63,7 +76,12 @@ pub struct LeaderboardArgs {
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     match args.command {
-        Command::Run { file, dir, seed } => {
+        Command::Run {
+            file,
+            dir,
+            seed,
+            serve,
+        } => {
             let tournament = Tournament::create(&file, dir, seed)?;
             println!(
                 "Tournament {} in {} (seed {})",
@@ -71,9 +89,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 tournament.dir.display(),
                 tournament.seed
             );
-            play(tournament)
+            play(tournament, serve)
         }
-        Command::Resume { dir, unbench } => {
+        Command::Resume {
+            dir,
+            unbench,
+            serve,
+        } => {
             let tournament = Tournament::resume(&dir, &unbench)?;
             println!(
                 "Resuming tournament {} in {} (seed {})",
@@ -81,7 +103,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 dir.display(),
                 tournament.seed
             );
-            play(tournament)
+            play(tournament, serve)
         }
         Command::Status { dir } => {
             let store = Store::open(&dir.join(store::FILE))?;
@@ -121,16 +143,34 @@ pub fn leaderboard(args: LeaderboardArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn play(tournament: Tournament) -> anyhow::Result<()> {
+/// Plays the tournament's unfinished games and prints its leaderboard; with `--serve`, serves
+/// the dashboard meanwhile and after, until koth is stopped.
+fn play(tournament: Tournament, serve: ServeArg) -> anyhow::Result<()> {
     log_to(&tournament.dir)?;
-    let _resume = crate::interrupt::resume_with(&[
+    let dashboard = match serve.serve {
+        Some(addr) => {
+            let addr = crate::serve::spawn(tournament.dir.clone(), addr)?;
+            println!("Dashboard: http://{addr}/");
+            Some(addr)
+        }
+        None => None,
+    };
+    let resume = crate::interrupt::resume_with(&[
         "koth".as_ref(),
         "tournament".as_ref(),
         "resume".as_ref(),
         tournament.dir.as_os_str(),
     ]);
     let board = tournament.run()?;
+    // A finished tournament has nothing to resume.
+    drop(resume);
     print!("{}", board.render(Format::Table));
+    if let Some(addr) = dashboard {
+        println!("The tournament is over; the dashboard stays at http://{addr}/ until Ctrl-C.");
+        loop {
+            std::thread::park();
+        }
+    }
     Ok(())
 }
 

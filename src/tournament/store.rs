@@ -79,6 +79,30 @@ pub struct Progress {
     pub skipped: u32,
 }
 
+/// A game as the dashboard lists it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub(crate) struct GameRow {
+    pub index: u32,
+    /// As text: a seed needs all 64 bits, JavaScript's numbers keep 53.
+    #[serde(serialize_with = "as_text")]
+    pub seed: u64,
+    pub state: String,
+    pub wall_ms: Option<f64>,
+    pub seats: Vec<SeatRow>,
+}
+
+/// A seat of a listed game: its bot, and its score and status once played.
+#[derive(Debug, Clone, serde::Serialize)]
+pub(crate) struct SeatRow {
+    pub bot: usize,
+    pub score: Option<f64>,
+    pub status: Option<String>,
+}
+
+fn as_text<S: serde::Serializer>(value: &u64, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.collect_str(value)
+}
+
 /// One bot's part in a finished game, as stored.
 #[derive(Debug, Clone)]
 pub struct StoredResult {
@@ -179,6 +203,22 @@ impl Store {
         store.conn.execute_batch(BENCH_TABLE)?;
         store.count_faults_by_kind()?;
         Ok(store)
+    }
+
+    /// Opens a tournament's database to read only, as the dashboard does while a run writes it:
+    /// nothing is changed, not even an older database brought up to date.
+    pub fn open_read_only(path: &Path) -> anyhow::Result<Store> {
+        check_exists(path)?;
+        let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .with_context(|| format!("cannot open the results database {}", path.display()))?;
+        check_database(&conn).with_context(|| {
+            format!(
+                "{} is not a koth tournament database, or is damaged",
+                path.display()
+            )
+        })?;
+        conn.busy_timeout(std::time::Duration::from_secs(10))?;
+        Ok(Store { conn })
     }
 
     /// Gives a database written before faults were counted by kind its count columns, counted
@@ -425,6 +465,37 @@ impl Store {
             harness_faults: count("SELECT COUNT(*) FROM harness_faults")?,
             skipped: count("SELECT COUNT(*) FROM games WHERE state = 'skipped'")?,
         })
+    }
+
+    /// Every game with its state and its seats, with each seat's result once played, by index.
+    pub(crate) fn games(&self) -> anyhow::Result<Vec<GameRow>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT g.idx, g.seed, g.state, g.wall_ms, s.bot, r.score, r.status
+             FROM games g JOIN seats s ON s.game = g.idx
+             LEFT JOIN results r ON r.game = s.game AND r.seat = s.seat
+             ORDER BY g.idx, s.seat",
+        )?;
+        let mut rows = stmt.query([])?;
+        let mut games: Vec<GameRow> = Vec::new();
+        while let Some(row) = rows.next()? {
+            let index: u32 = row.get(0)?;
+            if games.last().is_none_or(|g| g.index != index) {
+                games.push(GameRow {
+                    index,
+                    seed: row.get::<_, i64>(1)? as u64,
+                    state: row.get(2)?,
+                    wall_ms: row.get(3)?,
+                    seats: Vec::new(),
+                });
+            }
+            let status: Option<String> = row.get(6)?;
+            games.last_mut().expect("pushed").seats.push(SeatRow {
+                bot: row.get::<_, i64>(4)? as usize,
+                score: row.get(5)?,
+                status,
+            });
+        }
+        Ok(games)
     }
 
     /// Every stored bot result, by game then seat.

@@ -58,6 +58,7 @@ fn every_help() -> Vec<(String, String)> {
         "tournament leaderboard",
         "leaderboard",
         "replay",
+        "serve",
     ];
     commands
         .iter()
@@ -70,9 +71,9 @@ fn every_help() -> Vec<(String, String)> {
 
 #[test]
 fn every_help_names_its_values_in_one_style() {
-    const KINDS: [&str; 13] = [
+    const KINDS: [&str; 14] = [
         "DIR", "FILE", "PATH", "MS", "MIB", "N", "RATE", "SEED", "NAME", "CMD", "PLAYER", "FORMAT",
-        "N,N,N,N",
+        "N,N,N,N", "ADDR",
     ];
     for (command, help) in every_help() {
         for metavar in help.split('<').skip(1).filter_map(|s| s.split_once('>')) {

@@ -109,7 +109,7 @@ fn every_replay_command(dir: &Path) {
                 let _ = game.text(&frame);
             }
         }
-        koth::replay::html::write(&game, &dir.join("page.html")).unwrap();
+        let _ = koth::replay::html::page(&game);
     }
 }
 
@@ -271,7 +271,7 @@ proptest! {
         let path = dir.path().join("board-0.replay.json");
         std::fs::write(&path, &text).unwrap();
         if let Ok(recording) = BoardRecording::read(&path) {
-            koth::replay::html::write_board(&recording, &dir.path().join("page.html")).unwrap();
+            let _ = koth::replay::html::board_page(&recording);
         }
     }
 

@@ -7,6 +7,7 @@ mod bounded_records;
 mod cli;
 mod containment;
 mod damaged_input;
+mod dashboard;
 mod flag_game;
 mod fuzz_readers;
 mod game_doors;

@@ -1,0 +1,265 @@
+//! The web dashboard in a real browser: headless Chromium driven through WebDriver (Debian's
+//! chromium-driver), against `koth tournament run --serve` while it plays. Screenshots are kept
+//! in `target/test-screenshots/`.
+
+use std::io::{BufRead, BufReader};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+use std::time::{Duration, Instant};
+
+use fantoccini::{Client, ClientBuilder, Locator};
+use hyper_util::client::legacy::connect::HttpConnector;
+
+use crate::support::tournament::{koth, repo, succeed};
+
+/// A process killed when dropped, whatever the test did.
+struct Killed(Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// chromedriver on a free port, and a headless Chromium session through it.
+async fn browser() -> (Killed, Client) {
+    let port = free_port();
+    let driver = Command::new("chromedriver")
+        .arg(format!("--port={port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| {
+            panic!("cannot run chromedriver ({e}): run scripts/test.sh, which installs it")
+        });
+    let driver = Killed(driver);
+    let capabilities = serde_json::json!({
+        "goog:chromeOptions": {
+            "binary": "/usr/bin/chromium",
+            "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                     "--no-first-run", "--disable-background-networking",
+                     "--disable-component-update", "--disable-sync",
+                     "--window-size=1400,1400"]
+        }
+    });
+    let started = Instant::now();
+    loop {
+        let connected = ClientBuilder::new(HttpConnector::new())
+            .capabilities(capabilities.as_object().unwrap().clone())
+            .connect(&format!("http://127.0.0.1:{port}"))
+            .await;
+        match connected {
+            Ok(client) => return (driver, client),
+            Err(e) if started.elapsed() > Duration::from_secs(30) => {
+                panic!("chromedriver did not start a browser: {e}")
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(200)).await,
+        }
+    }
+}
+
+/// A Mad Cars tournament of `games` games, one at a time, in `dir`.
+fn tournament_file(dir: &Path, games: u32) -> PathBuf {
+    let bot = |name: &str| repo().join("bots").join(name);
+    let text = format!(
+        "game = \"madcars\"\nbots = [{:?}, {:?}]\ngames = {games}\nrounds = 3\njobs = 1\n\
+         sandbox = false\nseed = 5\n",
+        bot("madcars-keepaway-py"),
+        bot("madcars-random-py"),
+    );
+    let path = dir.join("t.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+async fn text_of(client: &Client, css: &str) -> String {
+    client
+        .find(Locator::Css(css))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
+}
+
+/// Waits up to a minute for `ready` to hold of the page.
+async fn until<F: std::future::Future<Output = bool>>(what: &str, mut ready: impl FnMut() -> F) {
+    let started = Instant::now();
+    while !ready().await {
+        assert!(started.elapsed() < Duration::from_secs(60), "never: {what}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+async fn screenshot(client: &Client, name: &str) {
+    let dir = repo().join("target/test-screenshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join(name), client.screenshot().await.unwrap()).unwrap();
+}
+
+#[test]
+fn the_dashboard_counts_games_live_lists_them_and_opens_their_replays() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("t");
+    let mut run = koth()
+        .args(["tournament", "run"])
+        .arg(tournament_file(tmp.path(), 12))
+        .arg("--dir")
+        .arg(&dir)
+        .args(["--serve", "127.0.0.1:0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = run.stdout.take().unwrap();
+    let run = Killed(run);
+    let mut lines = BufReader::new(stdout).lines();
+    let url = lines
+        .by_ref()
+        .map(|l| l.unwrap())
+        .find_map(|l| {
+            l.strip_prefix("Dashboard: ")
+                .map(|rest| rest.split(' ').next().unwrap().to_string())
+        })
+        .expect("the run prints the dashboard's address");
+    // The rest of the run's output is read off so that it never blocks on a full pipe.
+    std::thread::spawn(move || lines.for_each(drop));
+
+    let runtime = koth::game::runtime().unwrap();
+    runtime.block_on(async {
+        let (_driver, client) = browser().await;
+        client.goto(&url).await.unwrap();
+        until("the page shows the tournament", || async {
+            text_of(&client, "#title").await.contains("madcars")
+        })
+        .await;
+        assert_eq!(text_of(&client, "#total").await, "12");
+        let first: u32 = text_of(&client, "#done").await.parse().unwrap();
+        screenshot(&client, "dashboard-running.png").await;
+        // Games end while the page stays open: the count rises with no reload.
+        until("the count rises", || async {
+            text_of(&client, "#done").await.parse::<u32>().unwrap() > first
+        })
+        .await;
+        until("every game is done", || async {
+            text_of(&client, "#done").await == "12"
+        })
+        .await;
+        until("the leaderboard lists both bots", || async {
+            let board = text_of(&client, "#leaderboard").await;
+            board.contains("Keep Away (Python)") && board.contains("Random Driver (Python)")
+        })
+        .await;
+        assert!(text_of(&client, "#leader").await.contains("a game"));
+        assert_eq!(text_of(&client, "#eta").await, "done");
+        screenshot(&client, "dashboard-done.png").await;
+
+        // The list filters by outcome: every game finished, none timed out.
+        let outcome = client.find(Locator::Css("#outcome")).await.unwrap();
+        outcome.select_by_label("timed_out").await.unwrap();
+        until("no game timed out", || async {
+            text_of(&client, "#games-count").await == "0 games"
+        })
+        .await;
+        outcome.select_by_label("done").await.unwrap();
+        until("every game is listed", || async {
+            text_of(&client, "#games-count").await == "12 games"
+        })
+        .await;
+
+        // A game's link opens its replay.
+        client
+            .find(Locator::Css("#games a"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        until("the replay opens", || async {
+            client
+                .current_url()
+                .await
+                .unwrap()
+                .as_str()
+                .ends_with("/games/0")
+        })
+        .await;
+        let replay = client.source().await.unwrap();
+        assert!(
+            replay.contains("PillMap") || replay.contains("Map"),
+            "a Mad Cars replay"
+        );
+        screenshot(&client, "dashboard-replay.png").await;
+        client.close().await.unwrap();
+    });
+    drop(run);
+}
+
+#[test]
+fn koth_serve_reads_a_finished_tournament_and_refuses_a_folder_without_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let output = koth().arg("serve").arg(tmp.path()).output().unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("results.sqlite does not exist"), "{stderr}");
+
+    let dir = tmp.path().join("t");
+    succeed(
+        koth()
+            .args(["tournament", "run"])
+            .arg(tournament_file(tmp.path(), 2))
+            .arg("--dir")
+            .arg(&dir),
+    );
+    let before = std::fs::read(dir.join("results.sqlite")).unwrap();
+    let port = free_port();
+    let server = Killed(
+        koth()
+            .arg("serve")
+            .arg(&dir)
+            .arg("--addr")
+            .arg(format!("127.0.0.1:{port}"))
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    // The server may take a moment to listen.
+    let started = Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "koth serve never listened"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let runtime = koth::game::runtime().unwrap();
+    runtime.block_on(async {
+        let (_driver, client) = browser().await;
+        client
+            .goto(&format!("http://127.0.0.1:{port}/"))
+            .await
+            .unwrap();
+        until("both games shown", || async {
+            text_of(&client, "#games-count").await == "2 games"
+        })
+        .await;
+        client.close().await.unwrap();
+    });
+    drop(server);
+    assert_eq!(
+        std::fs::read(dir.join("results.sqlite")).unwrap(),
+        before,
+        "the dashboard writes nothing"
+    );
+}
