@@ -9,6 +9,7 @@
 //! | `/api/games?bot=NAME&outcome=KIND` | the games, filtered by a bot and by how they ended |
 //! | `/api/events` | server-sent events: `progress` whenever the tournament moves |
 //! | `/games/{index}` | the game's replay page, where its game writes one |
+//! | `/plots/ratings.svg` | each bot's rating ± σ over its games |
 //!
 //! The server opens the database read-only for every request (SQLite in WAL mode lets it read
 //! while the run writes), so it never changes the tournament and never holds its lock.
@@ -27,6 +28,9 @@ use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 use serde::{Deserialize, Serialize};
 
+mod plot;
+
+use crate::tournament::leaderboard::rating_history;
 use crate::tournament::leaderboard_of;
 use crate::tournament::store::{self, GameRow, Store};
 
@@ -95,6 +99,7 @@ async fn serve(dir: PathBuf, listener: tokio::net::TcpListener) -> anyhow::Resul
         .route("/api/games", get(games))
         .route("/api/events", get(events))
         .route("/games/{index}", get(replay))
+        .route("/plots/ratings.svg", get(ratings_plot))
         .with_state(Arc::new(dir));
     axum::serve(listener, app)
         .await
@@ -272,6 +277,15 @@ async fn events(State(dir): Dir) -> impl IntoResponse {
         },
     );
     Sse::new(stream).keep_alive(KeepAlive::default())
+}
+
+async fn ratings_plot(State(dir): Dir) -> Result<Response, Failure> {
+    let svg = with_store(&dir, |store, _| {
+        let names: Vec<String> = store.bots()?.into_iter().map(|b| b.name).collect();
+        plot::ratings(&names, &rating_history(names.len(), &store.results()?))
+    })
+    .await?;
+    Ok(([(header::CONTENT_TYPE, "image/svg+xml")], svg).into_response())
 }
 
 async fn replay(State(dir): Dir, UrlPath(index): UrlPath<u32>) -> Result<Response, Failure> {

@@ -414,8 +414,18 @@ fn mean_and_interval(mean: f64, half: f64) -> String {
 /// Weng-Lin ratings over the games in order, each bot a one-player team ranked by its score
 /// (equal scores share a rank). A game of one bot teaches nothing and is skipped.
 fn ratings(bots: usize, results: &[StoredResult]) -> Vec<WengLinRating> {
+    rating_history(bots, results)
+        .into_iter()
+        .map(|history| history.last().copied().unwrap_or_default())
+        .collect()
+}
+
+/// Each bot's rating after each of its rated games, in game order (as [`ratings`] rates them):
+/// how a bot's rating and its uncertainty moved over the tournament.
+pub(crate) fn rating_history(bots: usize, results: &[StoredResult]) -> Vec<Vec<WengLinRating>> {
     let config = WengLinConfig::new();
     let mut ratings = vec![WengLinRating::new(); bots];
+    let mut history = vec![Vec::new(); bots];
     let mut games: BTreeMap<u32, Vec<&StoredResult>> = BTreeMap::new();
     for r in results {
         games.entry(r.game).or_default().push(r);
@@ -433,9 +443,10 @@ fn ratings(bots: usize, results: &[StoredResult]) -> Vec<WengLinRating> {
         let updated = weng_lin_multi_team(&teams_and_ranks, &config);
         for (p, team) in players.iter().zip(updated) {
             ratings[p.bot] = team[0];
+            history[p.bot].push(team[0]);
         }
     }
-    ratings
+    history
 }
 
 /// A bot's mean score with its 95% interval: `(mean, half-width, low, high)`. A geometric

@@ -162,6 +162,18 @@ fn the_dashboard_counts_games_live_lists_them_and_opens_their_replays() {
         })
         .await;
         assert!(text_of(&client, "#leader").await.contains("a game"));
+        until("the ratings plot is drawn", || async {
+            let width = client
+                .execute(
+                    "const img = document.getElementById('ratings'); \
+                     return img.complete ? img.naturalWidth : 0;",
+                    vec![],
+                )
+                .await
+                .unwrap();
+            width.as_u64() == Some(900)
+        })
+        .await;
         assert_eq!(text_of(&client, "#eta").await, "done");
         screenshot(&client, "dashboard-done.png").await;
 

@@ -1,0 +1,97 @@
+//! The dashboard's plots, drawn as SVG by plotters.
+
+use anyhow::anyhow;
+use plotters::prelude::*;
+use skillratings::weng_lin::WengLinRating;
+
+/// Colours for the bots' lines, in turn.
+const COLOURS: [RGBColor; 8] = [
+    RGBColor(31, 119, 180),
+    RGBColor(214, 39, 40),
+    RGBColor(44, 160, 44),
+    RGBColor(255, 127, 14),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(23, 190, 207),
+];
+
+/// Each bot's rating over its games as a line, with its ± σ band shaded: a rating whose band
+/// still narrows is not settled yet.
+pub(crate) fn ratings(names: &[String], history: &[Vec<WengLinRating>]) -> anyhow::Result<String> {
+    let mut svg = String::new();
+    draw_ratings(&mut svg, names, history).map_err(|e| anyhow!("cannot draw the ratings: {e}"))?;
+    Ok(svg)
+}
+
+fn draw_ratings(
+    svg: &mut String,
+    names: &[String],
+    history: &[Vec<WengLinRating>],
+) -> Result<(), Box<dyn std::error::Error>> {
+    let games = history.iter().map(Vec::len).max().unwrap_or(0).max(1);
+    let (low, high) =
+        history
+            .iter()
+            .flatten()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), r| {
+                (
+                    l.min(r.rating - r.uncertainty),
+                    h.max(r.rating + r.uncertainty),
+                )
+            });
+    let (low, high) = if low.is_finite() {
+        (low.floor(), high.ceil().max(low.floor() + 1.0))
+    } else {
+        (0.0, 50.0)
+    };
+    {
+        let root = SVGBackend::with_string(svg, (900, 420)).into_drawing_area();
+        root.fill(&WHITE)?;
+        let mut chart = ChartBuilder::on(&root)
+            .caption("rating ± σ over each bot's games", ("sans-serif", 18))
+            .margin(10)
+            .x_label_area_size(30)
+            .y_label_area_size(50)
+            .build_cartesian_2d(0..games, low..high)?;
+        chart
+            .configure_mesh()
+            .x_desc("games played")
+            .y_desc("Weng-Lin rating")
+            .draw()?;
+        for (bot, ratings) in history.iter().enumerate().filter(|(_, r)| !r.is_empty()) {
+            let colour = COLOURS[bot % COLOURS.len()];
+            let upper = ratings
+                .iter()
+                .enumerate()
+                .map(|(g, r)| (g + 1, r.rating + r.uncertainty));
+            let lower = ratings
+                .iter()
+                .enumerate()
+                .rev()
+                .map(|(g, r)| (g + 1, r.rating - r.uncertainty));
+            chart.draw_series(std::iter::once(Polygon::new(
+                upper.chain(lower).collect::<Vec<_>>(),
+                colour.mix(0.15).filled(),
+            )))?;
+            let name = names.get(bot).cloned().unwrap_or_default();
+            chart
+                .draw_series(LineSeries::new(
+                    ratings.iter().enumerate().map(|(g, r)| (g + 1, r.rating)),
+                    colour.stroke_width(2),
+                ))?
+                .label(name)
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2))
+                });
+        }
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .position(SeriesLabelPosition::LowerRight)
+            .draw()?;
+        root.present()?;
+    }
+    Ok(())
+}
