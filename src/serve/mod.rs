@@ -11,8 +11,9 @@
 //! | `/games/{index}` | the game's replay page, where its game writes one |
 //! | `/plots/ratings.svg` | each bot's rating ± σ over its games |
 //!
-//! The server opens the database read-only for every request (SQLite in WAL mode lets it read
-//! while the run writes), so it never changes the tournament and never holds its lock.
+//! The server checks the database once when it starts, then opens it read-only for every request
+//! (SQLite in WAL mode lets it read while the run writes), so it never changes the tournament and
+//! never holds its lock.
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -38,7 +39,7 @@ const PAGE: &str = include_str!("dashboard.html");
 /// How often the event stream looks at the database for news.
 const POLL: Duration = Duration::from_millis(500);
 /// Games in the progress report's "last games".
-const LAST_GAMES: usize = 10;
+const LAST_GAMES: u32 = 10;
 
 /// `koth serve DIR [--addr ADDR]`
 #[derive(Debug, clap::Args)]
@@ -69,6 +70,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 /// Starts the dashboard of `dir` on a thread of its own, beside a tournament run; returns the
 /// address it listens on. It ends with the process.
 pub(crate) fn spawn(dir: PathBuf, addr: SocketAddr) -> anyhow::Result<SocketAddr> {
+    Store::open_read_only(&dir.join(store::FILE))?;
     let listener = std::net::TcpListener::bind(addr)
         .with_context(|| format!("cannot listen on {addr} for the dashboard"))?;
     listener.set_nonblocking(true)?;
@@ -130,7 +132,7 @@ async fn with_store<T: Send + 'static>(
 ) -> Result<T, Failure> {
     let dir = dir.to_path_buf();
     tokio::task::spawn_blocking(move || {
-        let store = Store::open_read_only(&dir.join(store::FILE))?;
+        let store = Store::reopen_read_only(&dir.join(store::FILE))?;
         read(&store, &dir)
     })
     .await
@@ -158,23 +160,20 @@ struct Progress {
 
 fn read_progress(store: &Store, dir: &Path) -> anyhow::Result<Progress> {
     let p = store.progress()?;
-    let games = store.games()?;
-    let walls: Vec<f64> = games.iter().filter_map(|g| g.wall_ms).collect();
     let left = p.total - p.done - p.skipped - p.harness_failed;
-    let eta_seconds = (!walls.is_empty() && left > 0).then(|| {
-        crate::stats::mean(&walls) / 1000.0 * f64::from(left) / f64::from(p.running.max(1))
-    });
+    let eta_seconds = store
+        .mean_wall_ms()?
+        .filter(|_| left > 0)
+        .map(|wall| wall / 1000.0 * f64::from(left) / f64::from(p.running.max(1)));
     let board = leaderboard_of(store, dir)?;
     let leader = board
         .standings
         .iter()
         .find(|s| s.games > 0)
         .map(|s| (s.name.clone(), s.mean));
-    let mut last: Vec<GameRow> = games.into_iter().filter(|g| g.state == "done").collect();
     // The database keeps no finishing time; the highest indices are the games finished last,
     // near enough, since games start in index order.
-    last.reverse();
-    last.truncate(LAST_GAMES);
+    let last = store.last_done(LAST_GAMES)?;
     Ok(Progress {
         name: store.meta("name")?.unwrap_or_default(),
         game: store.meta("game")?.unwrap_or_default(),
@@ -208,12 +207,19 @@ struct Filter {
     /// `harness_failed`) or a bot's status (`finished`, `timed_out`, `crashed`, `bad_output`,
     /// `failed_to_start`, `benched`) — the named bot's, or any bot's.
     outcome: Option<String>,
+    /// At most this many games, the first by index (default 500): a page of ten thousand rows
+    /// helps no one, and weighs megabytes.
+    limit: Option<usize>,
 }
 
-/// The games list: the bots' names and the games that pass the filter.
+/// Games listed at most, unless the request says otherwise.
+const LIST_LIMIT: usize = 500;
+
+/// The games list: the bots' names, how many games pass the filter, and the first of them.
 #[derive(Debug, Serialize)]
 struct Games {
     bots: Vec<String>,
+    count: usize,
     games: Vec<GameRow>,
 }
 
@@ -231,7 +237,7 @@ async fn games(
             ),
             None => None,
         };
-        let games = store
+        let mut games: Vec<GameRow> = store
             .games()?
             .into_iter()
             .filter(|g| bot.is_none_or(|b| g.seats.iter().any(|s| s.bot == b)))
@@ -246,23 +252,33 @@ async fn games(
                 }
             })
             .collect();
-        Ok(Games { bots, games })
+        let count = games.len();
+        games.truncate(filter.limit.unwrap_or(LIST_LIMIT));
+        Ok(Games { bots, count, games })
     })
     .await?;
     Ok(axum::Json(listed))
 }
 
-/// A `progress` event now, and another whenever the tournament has moved.
+/// A `progress` event now, and another whenever the tournament has moved. Each poll counts the
+/// games' states only (a few indexed counts); the whole report is read when they changed.
 async fn events(State(dir): Dir) -> impl IntoResponse {
     let stream = futures::stream::unfold(
-        (dir, None::<(u32, u32, u32)>),
+        (dir, None::<store::Progress>),
         |(dir, mut shown)| async move {
             loop {
-                let report = with_store(&dir, read_progress).await;
+                let report = with_store(&dir, move |store, dir| {
+                    let counts = store.progress()?;
+                    if shown == Some(counts) {
+                        return Ok(None);
+                    }
+                    Ok(Some((counts, read_progress(store, dir)?)))
+                })
+                .await;
                 let event = match report {
-                    Ok(p) if shown == Some((p.done, p.running, p.skipped)) => None,
-                    Ok(p) => {
-                        shown = Some((p.done, p.running, p.skipped));
+                    Ok(None) => None,
+                    Ok(Some((counts, p))) => {
+                        shown = Some(counts);
                         Some(Event::default().event("progress").json_data(&p))
                     }
                     Err(Failure(_, message)) => {

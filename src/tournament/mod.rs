@@ -629,12 +629,13 @@ fn gauntlet_of(store: &Store) -> anyhow::Result<Option<Gauntlet>> {
 pub fn leaderboard_of(store: &Store, dir: &Path) -> anyhow::Result<Leaderboard> {
     let names: Vec<String> = store.bots()?.into_iter().map(|b| b.name).collect();
     let on_bench: Vec<usize> = store.benched()?.into_iter().map(|(bot, _)| bot).collect();
+    let results = store.results()?;
     let mut board = Leaderboard::new(
         store.meta("name")?.unwrap_or_default(),
         store.progress()?,
         &names,
         &on_bench,
-        &store.results()?,
+        &results,
         store
             .meta("game")?
             .and_then(|game| crate::games::by_name(&game))
@@ -646,7 +647,7 @@ pub fn leaderboard_of(store: &Store, dir: &Path) -> anyhow::Result<Leaderboard> 
         .meta("game")?
         .and_then(|game| crate::games::by_name(&game))
     {
-        let mut played: Vec<u32> = store.results()?.iter().map(|r| r.game).collect();
+        let mut played: Vec<u32> = results.iter().map(|r| r.game).collect();
         played.sort_unstable();
         played.dedup();
         let dirs: Vec<PathBuf> = played.iter().map(|g| game_dir(dir, *g)).collect();

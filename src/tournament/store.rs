@@ -208,15 +208,23 @@ impl Store {
     /// Opens a tournament's database to read only, as the dashboard does while a run writes it:
     /// nothing is changed, not even an older database brought up to date.
     pub fn open_read_only(path: &Path) -> anyhow::Result<Store> {
-        check_exists(path)?;
-        let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
-            .with_context(|| format!("cannot open the results database {}", path.display()))?;
-        check_database(&conn).with_context(|| {
+        let store = Store::reopen_read_only(path)?;
+        check_database(&store.conn).with_context(|| {
             format!(
                 "{} is not a koth tournament database, or is damaged",
                 path.display()
             )
         })?;
+        Ok(store)
+    }
+
+    /// Opens to read only, without the checks, a database [`Store::open_read_only`] already
+    /// checked: the integrity check reads the whole file, which a dashboard answering many
+    /// requests about a large tournament cannot afford on every one.
+    pub(crate) fn reopen_read_only(path: &Path) -> anyhow::Result<Store> {
+        check_exists(path)?;
+        let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .with_context(|| format!("cannot open the results database {}", path.display()))?;
         conn.busy_timeout(std::time::Duration::from_secs(10))?;
         Ok(Store { conn })
     }
@@ -469,12 +477,37 @@ impl Store {
 
     /// Every game with its state and its seats, with each seat's result once played, by index.
     pub(crate) fn games(&self) -> anyhow::Result<Vec<GameRow>> {
-        let mut stmt = self.conn.prepare(
+        self.games_where("")
+    }
+
+    /// The `count` games done with the highest indices, highest first.
+    pub(crate) fn last_done(&self, count: u32) -> anyhow::Result<Vec<GameRow>> {
+        let mut games = self.games_where(&format!(
+            "WHERE g.idx IN (SELECT idx FROM games WHERE state = 'done' ORDER BY idx DESC \
+             LIMIT {count})"
+        ))?;
+        games.reverse();
+        Ok(games)
+    }
+
+    /// The mean wall time of the games done, in milliseconds; `None` before the first.
+    pub(crate) fn mean_wall_ms(&self) -> anyhow::Result<Option<f64>> {
+        Ok(self.conn.query_row(
+            "SELECT AVG(wall_ms) FROM games WHERE state = 'done'",
+            [],
+            |r| r.get(0),
+        )?)
+    }
+
+    /// The games `filter` (an SQL `WHERE` clause on `games g`, or nothing) selects, as
+    /// [`Store::games`] lists them.
+    fn games_where(&self, filter: &str) -> anyhow::Result<Vec<GameRow>> {
+        let mut stmt = self.conn.prepare(&format!(
             "SELECT g.idx, g.seed, g.state, g.wall_ms, s.bot, r.score, r.status
              FROM games g JOIN seats s ON s.game = g.idx
              LEFT JOIN results r ON r.game = s.game AND r.seat = s.seat
-             ORDER BY g.idx, s.seat",
-        )?;
+             {filter} ORDER BY g.idx, s.seat"
+        ))?;
         let mut rows = stmt.query([])?;
         let mut games: Vec<GameRow> = Vec::new();
         while let Some(row) = rows.next()? {
