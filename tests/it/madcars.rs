@@ -139,6 +139,47 @@ fn one_map_one_car_and_one_match_is_exactly_that_match() {
 }
 
 /// The faults of the bot `name` in results.json: (kind, reason) pairs, and the counts by kind.
+#[test]
+fn two_still_cars_meet_the_deadline_on_one_step_both_lose_and_the_match_rests_90_ticks() {
+    let tmp = tempfile::tempdir().unwrap();
+    let one = player(tmp.path(), "one", "One", "still 1");
+    let two = player(tmp.path(), "two", "Two", "still 2");
+    let log = tmp.path().join("g");
+    let args = [
+        "--matches",
+        "1",
+        "--map",
+        "PillMap",
+        "--car",
+        "Buggy",
+        "--seed",
+        "1",
+    ];
+    let (stdout, results) = game(&[&one, &two], &log, &args);
+    // Mirror images on a symmetric map: the rising deadline reaches both buttons on one step,
+    // and both lose a life, as on the organisers' server.
+    let matched = &results["matches"][0];
+    assert_eq!(
+        matched["losers"],
+        serde_json::json!(["One", "Two"]),
+        "{results}"
+    );
+    assert!(stdout.contains("lost by One and Two"), "{stdout}");
+    assert_eq!(results["lives"], serde_json::json!({"One": 0, "Two": 0}));
+    assert!(results["winner"].is_null(), "a draw: {results}");
+    // The bots hear every tick but the 90 rest ticks after the deaths, and the deadline rose
+    // over those they heard.
+    let sent = lines_sent(&log.join("transcripts/one.txt"));
+    let ticks: Vec<Value> = sent
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|m| m["type"] == "tick")
+        .collect();
+    assert_eq!(matched["ticks"].as_u64().unwrap(), ticks.len() as u64 + 90);
+    let deadline = |m: &Value| m["params"]["deadline_position"].as_f64().unwrap();
+    assert!(deadline(ticks.last().unwrap()) > deadline(&ticks[0]) + 100.0);
+}
+
 fn faults(results: &Value, name: &str) -> (Vec<(String, String)>, Value) {
     let bot = results["result"]["bots"]
         .as_array()

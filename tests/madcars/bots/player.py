@@ -2,6 +2,7 @@
 """A Mad Cars test bot: answers every tick with a command drawn from a seeded generator, or
 misbehaves from tick FROM on in the way MODE names:
   random   never misbehaves;
+  still    never misbehaves, and always answers stop;
   garbage  answers a line that is not JSON (the organisers drive its car at random);
   unknown  answers {"command": "jump"} (the same);
   empty    answers {} (the organisers disconnect it);
@@ -27,7 +28,7 @@ for line in sys.stdin:
     if message["type"] != "tick":
         continue
     ticks += 1
-    if mode not in ("random", "cpus") and ticks >= start:
+    if mode not in ("random", "cpus", "still") and ticks >= start:
         if mode == "garbage":
             print("not json", flush=True)
             continue
@@ -41,5 +42,5 @@ for line in sys.stdin:
             sys.exit(3)
         if mode == "silent":
             time.sleep(60)
-    print(json.dumps({"command": rng.choice(["left", "right", "stop"]), "debug": "tick %d" % ticks}),
-          flush=True)
+    command = "stop" if mode == "still" else rng.choice(["left", "right", "stop"])
+    print(json.dumps({"command": command, "debug": "tick %d" % ticks}), flush=True)
