@@ -10,6 +10,7 @@
 //! | `/api/events` | server-sent events: `progress` whenever the tournament moves |
 //! | `/games/{index}` | the game's replay page, where its game writes one |
 //! | `/plots/ratings.svg` | each bot's rating ± σ over its games |
+//! | `/games/{index}/points.svg` | a paths game's points per bot, round by round |
 //!
 //! The server checks the database once when it starts, then opens it read-only for every request
 //! (SQLite in WAL mode lets it read while the run writes), so it never changes the tournament and
@@ -102,6 +103,7 @@ async fn serve(dir: PathBuf, listener: tokio::net::TcpListener) -> anyhow::Resul
         .route("/api/events", get(events))
         .route("/games/{index}", get(replay))
         .route("/plots/ratings.svg", get(ratings_plot))
+        .route("/games/{index}/points.svg", get(points_plot))
         .with_state(Arc::new(dir));
     axum::serve(listener, app)
         .await
@@ -301,6 +303,25 @@ async fn ratings_plot(State(dir): Dir) -> Result<Response, Failure> {
         plot::ratings(&names, &rating_history(names.len(), &store.results()?))
     })
     .await?;
+    Ok(([(header::CONTENT_TYPE, "image/svg+xml")], svg).into_response())
+}
+
+async fn points_plot(State(dir): Dir, UrlPath(index): UrlPath<u32>) -> Result<Response, Failure> {
+    let log = dir
+        .join("games")
+        .join(index.to_string())
+        .join("graphical_log.txt");
+    let svg = tokio::task::spawn_blocking(move || {
+        crate::replay::graphical::read(&log).map(|game| plot::points_by_round(&game))
+    })
+    .await
+    .map_err(|e| Failure(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
+    .map_err(|e| {
+        Failure(
+            StatusCode::NOT_FOUND,
+            format!("game {index} has no rounds to plot (a paths game has): {e:#}"),
+        )
+    })??;
     Ok(([(header::CONTENT_TYPE, "image/svg+xml")], svg).into_response())
 }
 

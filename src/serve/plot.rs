@@ -4,6 +4,8 @@ use anyhow::anyhow;
 use plotters::prelude::*;
 use skillratings::weng_lin::WengLinRating;
 
+use crate::replay::graphical::GameLog;
+
 /// Colours for the bots' lines, in turn.
 const COLOURS: [RGBColor; 8] = [
     RGBColor(31, 119, 180),
@@ -15,6 +17,62 @@ const COLOURS: [RGBColor; 8] = [
     RGBColor(227, 119, 194),
     RGBColor(23, 190, 207),
 ];
+
+/// Each bot's points summed over the rounds of a paths game, a line per bot: where a bot took
+/// the lead, and where it fell behind.
+pub(crate) fn points_by_round(log: &GameLog) -> anyhow::Result<String> {
+    let mut svg = String::new();
+    draw_points(&mut svg, log).map_err(|e| anyhow!("cannot draw the points: {e}"))?;
+    Ok(svg)
+}
+
+fn draw_points(svg: &mut String, log: &GameLog) -> Result<(), Box<dyn std::error::Error>> {
+    let rounds = log.rounds.len().max(1);
+    let mut totals = vec![vec![0u64]; log.bots.len()];
+    for round in &log.rounds {
+        for (bot, points) in round.points.iter().enumerate() {
+            if let Some(line) = totals.get_mut(bot) {
+                line.push(line.last().copied().unwrap_or(0) + points);
+            }
+        }
+    }
+    let top = totals.iter().flatten().copied().max().unwrap_or(0).max(1);
+    {
+        let root = SVGBackend::with_string(svg, (900, 420)).into_drawing_area();
+        root.fill(&WHITE)?;
+        let mut chart = ChartBuilder::on(&root)
+            .caption("points so far, round by round", ("sans-serif", 18))
+            .margin(10)
+            .x_label_area_size(30)
+            .y_label_area_size(60)
+            .build_cartesian_2d(0..rounds, 0..top + top / 10 + 1)?;
+        chart
+            .configure_mesh()
+            .x_desc("round")
+            .y_desc("points")
+            .draw()?;
+        for (bot, line) in totals.iter().enumerate() {
+            let colour = COLOURS[bot % COLOURS.len()];
+            chart
+                .draw_series(LineSeries::new(
+                    line.iter().enumerate().map(|(r, &p)| (r, p)),
+                    colour.stroke_width(2),
+                ))?
+                .label(log.bots[bot].clone())
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2))
+                });
+        }
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .position(SeriesLabelPosition::UpperLeft)
+            .draw()?;
+        root.present()?;
+    }
+    Ok(())
+}
 
 /// Each bot's rating over its games as a line, with its ± σ band shaded: a rating whose band
 /// still narrows is not settled yet.

@@ -12,7 +12,9 @@ use std::time::{Duration, Instant};
 use fantoccini::{Client, ClientBuilder, Locator};
 use hyper_util::client::legacy::connect::HttpConnector;
 
-use crate::support::tournament::{koth, repo, succeed};
+use crate::support::tournament::{
+    koth, repo, run_tournament, sample_bots, succeed, tournament_file as paths_file,
+};
 
 /// A process killed when dropped, whatever the test did.
 struct Killed(Child);
@@ -219,6 +221,66 @@ fn the_dashboard_counts_games_live_lists_them_and_opens_their_replays() {
 }
 
 #[test]
+fn a_paths_game_s_points_are_plotted_round_by_round() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bots = sample_bots(2);
+    let folders: Vec<&Path> = bots.iter().map(|(dir, _)| dir.as_path()).collect();
+    let file = paths_file(
+        tmp.path(),
+        &folders,
+        "games = 1\nrounds = 3\nsandbox = false\n",
+    );
+    let dir = tmp.path().join("t");
+    run_tournament(&file, &dir, &[]);
+    let port = free_port();
+    let _server = Killed(
+        koth()
+            .arg("serve")
+            .arg(&dir)
+            .arg("--addr")
+            .arg(format!("127.0.0.1:{port}"))
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let started = Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "koth serve never listened"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let runtime = koth::game::runtime().unwrap();
+    runtime.block_on(async {
+        let (_driver, client) = browser().await;
+        client
+            .goto(&format!("http://127.0.0.1:{port}/"))
+            .await
+            .unwrap();
+        // The finished game links its points; the plot names every bot.
+        until("the game links its points", || async {
+            client
+                .find(Locator::Css("#games a[href='/games/0/points.svg']"))
+                .await
+                .is_ok()
+        })
+        .await;
+        client
+            .goto(&format!("http://127.0.0.1:{port}/games/0/points.svg"))
+            .await
+            .unwrap();
+        let svg = client.source().await.unwrap();
+        assert!(svg.contains("points so far, round by round"), "{svg}");
+        for (_, name) in &bots {
+            assert!(svg.contains(name.as_str()), "{name} in {svg}");
+        }
+        screenshot(&client, "dashboard-points.png").await;
+        client.close().await.unwrap();
+    });
+}
+
+#[test]
 fn koth_serve_reads_a_finished_tournament_and_refuses_a_folder_without_one() {
     let tmp = tempfile::tempdir().unwrap();
     let output = koth().arg("serve").arg(tmp.path()).output().unwrap();
@@ -266,6 +328,13 @@ fn koth_serve_reads_a_finished_tournament_and_refuses_a_folder_without_one() {
             text_of(&client, "#games-count").await == "2 games"
         })
         .await;
+        // Points by round are a paths game's: a Mad Cars game has none, and says so.
+        client
+            .goto(&format!("http://127.0.0.1:{port}/games/0/points.svg"))
+            .await
+            .unwrap();
+        let page = client.source().await.unwrap();
+        assert!(page.contains("no rounds to plot"), "{page}");
         client.close().await.unwrap();
     });
     drop(server);
