@@ -444,6 +444,7 @@ fn sample_database(dir: &Path) -> std::path::PathBuf {
         origin: "fuzz".into(),
         sandbox: None,
         benched: None,
+        protocols: Default::default(),
     };
     let meta = [
         ("name", "fuzz".to_string()),

@@ -200,6 +200,7 @@ fn contestant(args: &Args) -> anyhow::Result<Contestant> {
             origin: "--bot-cmd".into(),
             sandbox: None,
             benched: None,
+            protocols: Default::default(),
         }
     } else {
         bail!("say who plays: --player NAME, --bot DIR or --bot-cmd \"CMD\"");
