@@ -18,6 +18,9 @@ pub(crate) const MUTATION_PROBABILITY: f64 = 0.01;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Specimen {
+    /// Given at birth, in order of birth from 0 on each board, so ids ascend along the
+    /// population (and a turn's asks); kept when the specimen reaches the goal and starts again.
+    pub id: u32,
     pub genome: u128,
     pub age: u8,
     pub goals: u32,
@@ -37,6 +40,8 @@ pub(crate) struct Board<'t> {
     pub specimens: Vec<Specimen>,
     pub points: u64,
     rng: seed::Rng,
+    /// The id of the next specimen born.
+    next_id: u32,
     /// Reused every turn, so that a turn allocates nothing.
     moves: Vec<Move>,
     cumulative: Vec<u64>,
@@ -47,6 +52,7 @@ impl<'t> Board<'t> {
     pub(crate) fn new(track: &'t Track, mut rng: seed::Rng) -> Board<'t> {
         let specimens = (0..FIRST_SPECIMENS)
             .map(|_| Specimen {
+                id: 0,
                 genome: rng.random::<u128>() & GENOME_MASK,
                 age: 0,
                 goals: 0,
@@ -56,14 +62,18 @@ impl<'t> Board<'t> {
         Board::with_specimens(track, rng, specimens)
     }
 
-    /// A board with chosen specimens (for tests of single rules).
+    /// A board with chosen specimens (for tests of single rules), numbered 0, 1, … in order.
     pub(crate) fn with_specimens(
         track: &'t Track,
         rng: seed::Rng,
-        specimens: Vec<Specimen>,
+        mut specimens: Vec<Specimen>,
     ) -> Self {
+        for (id, specimen) in specimens.iter_mut().enumerate() {
+            specimen.id = id as u32;
+        }
         Board {
             track,
+            next_id: specimens.len() as u32,
             specimens,
             points: 1,
             rng,
@@ -89,6 +99,7 @@ impl<'t> Board<'t> {
             let s = self.specimens[i];
             if s.age < MAX_AGE {
                 asks.push(Ask {
+                    id: s.id,
                     genome: s.genome,
                     cell: s.cell,
                 });
@@ -132,6 +143,7 @@ impl<'t> Board<'t> {
             rng,
             moves,
             cumulative,
+            next_id: _,
         } = self;
         // Written by index, not pushed: a push per specimen stored the length back every time.
         cumulative.resize(specimens.len(), 0);
@@ -149,6 +161,7 @@ impl<'t> Board<'t> {
                 }
             };
             let s = Specimen {
+                id: s.id,
                 genome: s.genome,
                 age,
                 goals,
@@ -178,11 +191,13 @@ impl<'t> Board<'t> {
             );
             let cell = random_start(self.track, &mut self.rng);
             self.specimens.push(Specimen {
+                id: self.next_id,
                 genome,
                 age: 0,
                 goals: 0,
                 cell,
             });
+            self.next_id += 1;
         }
         debug_assert_eq!(self.specimens.len(), parents + BRED_PER_TURN);
     }
@@ -321,6 +336,7 @@ mod tests {
 
     fn at(x: i32, y: i32) -> Specimen {
         Specimen {
+            id: 0,
             genome: 0,
             age: 0,
             goals: 0,
