@@ -439,6 +439,74 @@ mod tests {
     }
 
     #[test]
+    fn a_lean_turn_sends_newborns_once_and_marks_the_dead() {
+        let ask = |id, genome, cell| Ask { id, genome, cell };
+        let mut state = LeanState::default();
+        let mut s = Vec::new();
+        write_lean_turn(1, &[ask(0, 1, 53), ask(1, 2, 106)], &mut state, &mut s);
+        let zeros = "0".repeat(24);
+        assert_eq!(
+            as_text(&s),
+            format!("TURN 1 2 2\n{zeros}1\n{zeros}2\n53 106")
+        );
+        // Specimen 0 died, 1 moved, 2 and 3 were born.
+        let turn = [ask(1, 2, 107), ask(2, 0xab, 0), ask(3, 3, 794)];
+        write_lean_turn(2, &turn, &mut state, &mut s);
+        let ab = format!("{}ab", "0".repeat(23));
+        assert_eq!(
+            as_text(&s),
+            format!("TURN 2 3 2\n{ab}\n{zeros}3\nx 107 0 794")
+        );
+        // Nobody born, everybody dead.
+        write_lean_turn(3, &[], &mut state, &mut s);
+        assert_eq!(as_text(&s), "TURN 3 0 0\nx x x");
+    }
+
+    #[test]
+    fn the_board_line_is_every_cells_colour() {
+        let mut views = vec![[0i8; 25]; CELLS];
+        views[0][12] = 10;
+        views[CELLS - 1][12] = 3;
+        let line = board_line(&views);
+        assert_eq!(line.len(), 6 + CELLS);
+        assert!(line.starts_with("BOARD a0"));
+        assert!(line.ends_with("03"));
+    }
+
+    #[test]
+    fn lean_answers_are_one_digit_per_move() {
+        let mut out = Vec::new();
+        parse_lean_moves("012345678", 9, &mut out).unwrap();
+        assert_eq!(
+            out,
+            vec![
+                (-1, -1),
+                (0, -1),
+                (1, -1),
+                (-1, 0),
+                (0, 0),
+                (1, 0),
+                (-1, 1),
+                (0, 1),
+                (1, 1)
+            ]
+        );
+        let err = |line: &str, n| parse_lean_moves(line, n, &mut Vec::new()).unwrap_err();
+        assert_eq!(
+            err("55", 3),
+            "answered 2 characters for 3 specimens: \"55\""
+        );
+        assert_eq!(
+            err("5 5", 2),
+            "answered 3 characters for 2 specimens: \"5 5\""
+        );
+        assert_eq!(err("59", 2), "move 2 is \"9\", not a digit 0 to 8");
+        assert_eq!(err("5é", 3), "move 2 is \"é\", not a digit 0 to 8");
+        let huge = err(&"5".repeat(1 << 20), 2);
+        assert!(huge.len() < 300, "{huge}");
+    }
+
+    #[test]
     fn the_fast_reading_agrees_with_the_general_one() {
         // Every token shape, valid or not, in lines of one to three tokens with single spaces,
         // and the same lines with other whitespace, which only the general reader takes.

@@ -367,6 +367,35 @@ mod tests {
     }
 
     #[test]
+    fn ids_ascend_along_the_population_and_are_kept_for_life() {
+        let t = track(&[]);
+        let mut board = Board::new(&t, seed::rng(8, 0));
+        let mut asks = Vec::new();
+        let mut player = Fixed(vec![(1, 0); 10_000]);
+        let mut last_ids: Vec<u32> = Vec::new();
+        let mut issued = 0;
+        for turn in 1..=60 {
+            assert!(board.turn(turn, &mut player, &mut asks).unwrap());
+            let ids: Vec<u32> = asks.iter().map(|a| a.id).collect();
+            assert!(ids.windows(2).all(|w| w[0] < w[1]), "turn {turn}: {ids:?}");
+            // Last turn's survivors, then the ten born after it, with the next ids.
+            let newborns = if turn == 1 {
+                FIRST_SPECIMENS
+            } else {
+                BRED_PER_TURN
+            };
+            let (old, born) = ids.split_at(ids.len() - newborns);
+            assert!(old.iter().all(|id| last_ids.contains(id)), "turn {turn}");
+            let expected: Vec<u32> = (issued..issued + newborns as u32).collect();
+            assert_eq!(born, expected, "turn {turn}");
+            issued += newborns as u32;
+            last_ids = ids;
+        }
+        // The goal is 49 steps away on an empty track: specimens reached it and kept their ids.
+        assert!(board.specimens.iter().any(|s| s.goals > 0));
+    }
+
+    #[test]
     fn a_move_into_a_wall_stays_put() {
         let t = track(&[(6, 5, WALL)]);
         let (alive, _) = one_turn(&t, vec![at(5, 5), bystander()], vec![(1, 0), (0, 0)]);
