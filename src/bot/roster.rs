@@ -459,3 +459,25 @@ pub(crate) fn prepare(bots: &[BotSpec], build_limit: Duration) -> anyhow::Result
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_manifest_names_its_protocols_for_games_it_plays() {
+        let dir = Path::new("/bots/lean");
+        let head = "name = \"Lean\"\nrun = \"./lean\"\ngames = [\"ratrace\"]\n";
+        let (spec, _) =
+            parse_manifest(&format!("{head}[protocols]\nratrace = \"lean\"\n"), dir).unwrap();
+        assert_eq!(spec.protocols["ratrace"], "lean");
+        assert!(parse_manifest(head, dir).unwrap().0.protocols.is_empty());
+        let err = parse_manifest(&format!("{head}[protocols]\npaths = \"lean\"\n"), dir)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            err,
+            "/bots/lean/bot.toml: `protocols` names \"paths\", which is not in `games`"
+        );
+    }
+}

@@ -601,7 +601,8 @@ mod tests {
             origin: "test".into(),
             sandbox: None,
             benched: None,
-            protocols: Default::default(),
+            // Kept with the bot, so a resumed tournament's bots speak what they asked for.
+            protocols: [("ratrace".to_string(), format!("p-{name}"))].into(),
         }
     }
 
