@@ -95,6 +95,21 @@ fn lean_answers_are_checked_move_by_move() {
     check_fault("lean-garbage", &lean, "bad_output", "move 1 is \"h\"");
 }
 
+#[test]
+fn an_unknown_protocol_is_one_error_naming_the_bot() {
+    let output = koth()
+        .args(["ratrace", "--bot-cmd", "true", "--protocol", "fast"])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("bot \"true\"")
+            && stderr.contains("the rat race has no protocol \"fast\" (there are: text, lean)"),
+        "{stderr}"
+    );
+}
+
 /// Compiles the sample C bot in `folder` (its source `source`) into `into`; returns the binary.
 fn compile_sample(folder: &str, source: &str, into: &Path) -> String {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
