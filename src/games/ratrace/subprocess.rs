@@ -64,10 +64,11 @@ impl SubprocessPlayer {
         })
     }
 
-    /// Queues a line that needs no answer, counting its bytes and newline.
+    /// Queues a line that needs no answer, counting its bytes and newline if it is to go out.
     fn send(&mut self, line: &str) -> Result<(), BotError> {
+        self.seat.send(line)?;
         self.bytes_sent += line.len() as u64 + 1;
-        self.seat.send(line)
+        Ok(())
     }
 
     /// Closes the bot's input and waits for it to exit; returns its seat, with its faults and
