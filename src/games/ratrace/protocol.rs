@@ -231,11 +231,7 @@ pub(crate) fn write_lean_turn(turn: u32, asks: &[Ask], state: &mut LeanState, ou
 }
 
 /// Reads a lean answer: exactly `expected` digits, one move each, `3·(dy+1) + (dx+1)`.
-pub(crate) fn parse_lean_moves(
-    line: &str,
-    expected: usize,
-    out: &mut Vec<Move>,
-) -> Result<(), String> {
+pub fn parse_lean_moves(line: &str, expected: usize, out: &mut Vec<Move>) -> Result<(), String> {
     if line.len() != expected {
         return Err(format!(
             "answered {} characters for {expected} specimens: {}",
