@@ -198,7 +198,8 @@ pub(crate) fn write_lean_turn(turn: u32, asks: &[Ask], state: &mut LeanState, ou
         write_genome(ask.genome, (&mut out[at..]).try_into().expect("25 bytes"));
     }
     out.push(b'\n');
-    // Room for every token at its longest, so each is one unchecked copy of four bytes.
+    // Room for every token at its longest, so each is one fixed-size copy of four bytes (the
+    // bytes past its length are overwritten by the next, or cut at the end).
     let line = out.len();
     out.resize(line + 4 * (state.known.len() + born.len()) + 4, 0);
     let mut end = line;
