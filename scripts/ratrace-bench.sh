@@ -7,7 +7,9 @@
 # wall time and in CPU time (user + system, koth's job thread plus the bot process), as the
 # `per board:` line koth prints at the end gives them. On a shared machine the CPU figures are the steadier ones. The last column
 # is boards per second over the whole run, which is what --jobs 2 should double. The C bot
-# runs twice: as koth runs it by default (the job and its bot on one CPU) and with --no-pin.
+# runs twice: as koth runs it by default (the job and its bot on one CPU) and with --no-pin;
+# then the C bot of the lean protocol. Against the challenge's C++ controller, and with koth's
+# own CPU and bytes per board: scripts/ratrace-versus-cpp.sh.
 # Usage: scripts/ratrace-bench.sh [BUILT_IN_BOARDS] [SUBPROCESS_BOARDS] [SEED]
 #        (defaults: 40 boards built in, 15 through the C bot, seed 1)
 set -euo pipefail
@@ -39,4 +41,5 @@ run "built-in, --jobs 1" "$boards" --player colorscore --jobs 1
 run "built-in, --jobs 2" "$boards" --player colorscore --jobs 2
 run "C subprocess, --jobs 1" "$bot_boards" --bot bots/ratrace-colorscore-c --jobs 1
 run "C subprocess, --no-pin" "$bot_boards" --bot bots/ratrace-colorscore-c --jobs 1 --no-pin
+run "C lean subprocess, --jobs 1" "$bot_boards" --bot bots/ratrace-lean-c --jobs 1
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

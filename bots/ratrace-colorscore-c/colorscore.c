@@ -2,6 +2,8 @@
  *
  * Of the three forward moves whose target is on the track, take the one whose colour scores
  * highest in the genome (the 6 bits at 6*colour), ties broken at random (seeded per board).
+ * With the argument `first`, ties go to the first tied move instead (koth's built-in
+ * `colorscore-first`), which tests use to play the same game every way.
  *
  * Input is read in large blocks into one buffer and parsed in place: a turn of a thousand
  * specimens is one read() or two, not a thousand line allocations. The answer is built in one
@@ -70,12 +72,13 @@ static int score(const char *genome, int colour) {
     return (bits >> (bit % 4)) & 63;
 }
 
-int main(void) {
+int main(int argc, char **argv) {
     static const int view_index[3] = {8, 13, 18};
     /* Each token padded to 4 bytes, so it is copied with one fixed-size store; the length
      * says how much of it counts (the next byte written overwrites the padding). */
     static const char tokens[3][4] = {"1,-1", "1,0", "1,1"};
     static const size_t token_len[3] = {4, 3, 3};
+    int first = argc > 1 && strcmp(argv[1], "first") == 0;
     init_hex();
     buf = malloc(cap);
     char *out = NULL;
@@ -107,7 +110,7 @@ int main(void) {
                     choices[count] = k;
                     count += scores[k] == best;
                 }
-                int pick = count == 1 ? choices[0] : choices[next_random() % count];
+                int pick = count == 1 || first ? choices[0] : choices[next_random() % count];
                 if (i > 0) out[len++] = ' ';
                 memcpy(out + len, tokens[pick], 4);
                 len += token_len[pick];

@@ -4,7 +4,7 @@
 //! Every error here is a person's mistake (a typo in a manifest, a missing folder), so each one
 //! names the file and line, or the bot, and says what was expected.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::Read;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -27,6 +27,8 @@ pub(crate) const MANIFEST: &str = "bot.toml";
 /// run = "python3 random_builder.py" # split on whitespace, no shell; run in the bot's folder
 /// build = "gcc -O2 -o column column.c" # optional; a shell command run before the first game
 /// games = ["paths"]                 # which games this bot plays
+/// [protocols]                       # optional: a game's other protocol, for games offering one
+/// ratrace = "lean"
 /// ```
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -35,6 +37,8 @@ struct Manifest {
     run: String,
     build: Option<String>,
     games: Vec<String>,
+    #[serde(default)]
+    protocols: BTreeMap<String, String>,
 }
 
 /// Reads the manifest of the bot in folder `dir`, with the games it plays.
@@ -60,6 +64,16 @@ pub fn parse_manifest(text: &str, dir: &Path) -> anyhow::Result<(BotSpec, Vec<St
     if let Err(problem) = check_name(&manifest.name) {
         bail!("{}: `name` {problem}", path.display());
     }
+    if let Some(game) = manifest
+        .protocols
+        .keys()
+        .find(|game| !manifest.games.contains(game))
+    {
+        bail!(
+            "{}: `protocols` names \"{game}\", which is not in `games`",
+            path.display()
+        );
+    }
     let spec = BotSpec {
         name: manifest.name.trim().to_string(),
         dir: dir.to_path_buf(),
@@ -68,6 +82,7 @@ pub fn parse_manifest(text: &str, dir: &Path) -> anyhow::Result<(BotSpec, Vec<St
         origin: path.display().to_string(),
         sandbox: None,
         benched: None,
+        protocols: manifest.protocols,
     };
     Ok((spec, manifest.games))
 }
@@ -168,13 +183,14 @@ pub fn load_bots_txt(path: &Path) -> anyhow::Result<Vec<BotSpec>> {
                 name
             );
         }
-        // A bots.txt line has no build step, so a bot whose folder also holds a bot.toml takes
-        // its build step from there: a compiled bot then works from either kind of list, in
-        // every command and tournament alike.
-        let build = if folder.join(MANIFEST).is_file() {
-            load_manifest(&folder)?.0.build
+        // A bots.txt line has no build step or protocols, so a bot whose folder also holds a
+        // bot.toml takes them from there: a compiled bot, or one speaking a game's other
+        // protocol, then works from either kind of list, in every command and tournament alike.
+        let (build, protocols) = if folder.join(MANIFEST).is_file() {
+            let spec = load_manifest(&folder)?.0;
+            (spec.build, spec.protocols)
         } else {
-            None
+            (None, BTreeMap::new())
         };
         bots.push(BotSpec {
             name: name.to_string(),
@@ -184,6 +200,7 @@ pub fn load_bots_txt(path: &Path) -> anyhow::Result<Vec<BotSpec>> {
             origin: format!("{}:{}", path.display(), name_line),
             sandbox: None,
             benched: None,
+            protocols,
         });
     }
     check_unique_names(&bots)?;
@@ -441,4 +458,26 @@ pub(crate) fn prepare(bots: &[BotSpec], build_limit: Duration) -> anyhow::Result
         bot.check_runnable()?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_manifest_names_its_protocols_for_games_it_plays() {
+        let dir = Path::new("/bots/lean");
+        let head = "name = \"Lean\"\nrun = \"./lean\"\ngames = [\"ratrace\"]\n";
+        let (spec, _) =
+            parse_manifest(&format!("{head}[protocols]\nratrace = \"lean\"\n"), dir).unwrap();
+        assert_eq!(spec.protocols["ratrace"], "lean");
+        assert!(parse_manifest(head, dir).unwrap().0.protocols.is_empty());
+        let err = parse_manifest(&format!("{head}[protocols]\npaths = \"lean\"\n"), dir)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            err,
+            "/bots/lean/bot.toml: `protocols` names \"paths\", which is not in `games`"
+        );
+    }
 }

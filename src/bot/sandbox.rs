@@ -143,6 +143,7 @@ fn probe_in(dir: &Path) -> Result<(), String> {
         origin: "koth".into(),
         sandbox: Some(sandbox.clone()),
         benched: None,
+        protocols: Default::default(),
     };
     let launch = Launch::with_groups(&spec, &sandbox, None).map_err(|e| format!("{e:#}"))?;
     hand_over(dir).map_err(|e| format!("cannot hand {} over: {e}", dir.display()))?;

@@ -2,6 +2,7 @@
 //! when it is ([`Sandbox`]). Lists of bots are read into these by [`super::roster`]; a contained
 //! bot is launched by [`super::sandbox`].
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::path::PathBuf;
 
@@ -22,6 +23,10 @@ pub struct BotSpec {
     /// Why the bot must not be started, if it is benched: every start is then refused at once
     /// as a [`super::FaultKind::Benched`] fault, so no game waits for it.
     pub benched: Option<String>,
+    /// The protocol the bot asks for in each game that offers more than one, by game name
+    /// (`bot.toml`'s `[protocols]`). The bot layer only carries it: each game reads its own
+    /// entry and says what it accepts. A game without an entry speaks its first protocol.
+    pub protocols: BTreeMap<String, String>,
 }
 
 impl fmt::Display for BotSpec {

@@ -33,7 +33,7 @@ const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS bots (
     id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, dir TEXT NOT NULL,
-    command TEXT NOT NULL, build TEXT, origin TEXT NOT NULL);
+    command TEXT NOT NULL, build TEXT, origin TEXT NOT NULL, protocols TEXT NOT NULL DEFAULT '{}');
 -- state: pending, running, done, harness_failed (every attempt was a harness fault), or skipped
 -- (a gauntlet's test had decided against that opponent before the game was played).
 CREATE TABLE IF NOT EXISTS games (
@@ -147,14 +147,15 @@ impl Store {
         }
         for (id, bot) in bots.iter().enumerate() {
             tx.execute(
-                "INSERT INTO bots (id, name, dir, command, build, origin) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                "INSERT INTO bots (id, name, dir, command, build, origin, protocols) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
                 params![
                     id as i64,
                     bot.name,
                     bot.dir.to_string_lossy(),
                     serde_json::to_string(&bot.command)?,
                     bot.build,
-                    bot.origin
+                    bot.origin,
+                    serde_json::to_string(&bot.protocols)?
                 ],
             )?;
         }
@@ -202,6 +203,7 @@ impl Store {
         let store = Store::connect(path)?;
         store.conn.execute_batch(BENCH_TABLE)?;
         store.count_faults_by_kind()?;
+        store.add_protocols()?;
         Ok(store)
     }
 
@@ -227,6 +229,22 @@ impl Store {
             .with_context(|| format!("cannot open the results database {}", path.display()))?;
         conn.busy_timeout(std::time::Duration::from_secs(10))?;
         Ok(Store { conn })
+    }
+
+    /// Gives a database written before bots had protocols its column: every bot then speaks
+    /// its games' first protocols, as it did.
+    fn add_protocols(&self) -> anyhow::Result<()> {
+        let present: bool = self.conn.query_row(
+            "SELECT COUNT(*) > 0 FROM pragma_table_info('bots') WHERE name = 'protocols'",
+            [],
+            |r| r.get(0),
+        )?;
+        if !present {
+            self.conn
+                .execute_batch("ALTER TABLE bots ADD COLUMN protocols TEXT NOT NULL DEFAULT '{}'")
+                .context("cannot add the bots' protocols to an older results database")?;
+        }
+        Ok(())
     }
 
     /// Gives a database written before faults were counted by kind its count columns, counted
@@ -274,7 +292,7 @@ impl Store {
     pub fn bots(&self) -> anyhow::Result<Vec<BotSpec>> {
         let mut stmt = self
             .conn
-            .prepare("SELECT name, dir, command, build, origin FROM bots ORDER BY id")?;
+            .prepare("SELECT name, dir, command, build, origin, protocols FROM bots ORDER BY id")?;
         let rows = stmt.query_map([], |r| {
             Ok((
                 r.get::<_, String>(0)?,
@@ -282,15 +300,18 @@ impl Store {
                 r.get::<_, String>(2)?,
                 r.get::<_, Option<String>>(3)?,
                 r.get::<_, String>(4)?,
+                r.get::<_, String>(5)?,
             ))
         })?;
         let mut bots = Vec::new();
         for row in rows {
-            let (name, dir, command, build, origin) = row?;
+            let (name, dir, command, build, origin, protocols) = row?;
             let command: Vec<String> = serde_json::from_str(&command)
                 .ok()
                 .filter(|c: &Vec<String>| !c.is_empty())
                 .with_context(|| format!("the bot \"{name}\" has no command: {command:?}"))?;
+            let protocols = serde_json::from_str(&protocols)
+                .with_context(|| format!("the bot \"{name}\" has bad protocols: {protocols:?}"))?;
             bots.push(BotSpec {
                 name,
                 dir: dir.into(),
@@ -299,6 +320,7 @@ impl Store {
                 origin,
                 sandbox: None,
                 benched: None,
+                protocols,
             });
         }
         Ok(bots)
@@ -591,9 +613,10 @@ fn check_database(conn: &Connection) -> anyhow::Result<()> {
         anyhow::ensure!(!found.is_empty(), "it has no table `{table}`");
         // Columns a newer koth adds to an older database when it opens it are not missing.
         let added_on_open = |column: &str| {
-            table == "results"
+            (table == "results"
                 && (column.strip_suffix("_faults"))
-                    .is_some_and(|kind| COUNTED_KINDS.contains(&kind))
+                    .is_some_and(|kind| COUNTED_KINDS.contains(&kind)))
+                || (table == "bots" && column == "protocols")
         };
         if let Some(missing) = wanted
             .iter()
@@ -682,6 +705,8 @@ mod tests {
             origin: "test".into(),
             sandbox: None,
             benched: None,
+            // Kept with the bot, so a resumed tournament's bots speak what they asked for.
+            protocols: [("ratrace".to_string(), format!("p-{name}"))].into(),
         }
     }
 

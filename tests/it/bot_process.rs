@@ -30,6 +30,7 @@ fn faulty(mode: &str, marker: &str) -> BotSpec {
         origin: "tests/bot_process.rs".into(),
         sandbox: None,
         benched: None,
+        protocols: Default::default(),
     }
 }
 
@@ -207,6 +208,7 @@ async fn the_cpu_clock_measures_work_not_waiting() {
         origin: "test".into(),
         sandbox: None,
         benched: None,
+        protocols: Default::default(),
     };
     let mut bot = BotProcess::spawn(&spec, &StderrLog::discard()).unwrap();
     bot.set_clock(Clock::Cpu {
@@ -240,6 +242,7 @@ async fn a_first_answer_gets_a_start_up_grace_and_says_so() {
         origin: "test".into(),
         sandbox: None,
         benched: None,
+        protocols: Default::default(),
     };
     let mut bot = BotProcess::spawn(&spec, &StderrLog::discard()).unwrap();
     let started = Instant::now();
@@ -380,6 +383,7 @@ async fn a_transcript_keeps_the_start_of_a_huge_line_and_stops_at_its_size_limit
         origin: "test".into(),
         sandbox: None,
         benched: None,
+        protocols: Default::default(),
     };
     let mut bot = BotProcess::spawn(&spec, &StderrLog::discard()).unwrap();
     bot.set_transcript(transcript.clone());
@@ -431,6 +435,7 @@ async fn long_prompts_go_through_whole_and_pipes_can_be_enlarged() {
         origin: "test".into(),
         sandbox: None,
         benched: None,
+        protocols: Default::default(),
     };
     let long = "x".repeat(300_000);
     let mut bot = BotProcess::spawn(&spec, &StderrLog::discard()).unwrap();

@@ -54,6 +54,7 @@ fn spec(dir: &Path, name: &str, command: &[&str]) -> BotSpec {
         origin: "tests/containment.rs".into(),
         sandbox: None,
         benched: None,
+        protocols: Default::default(),
     }
 }
 

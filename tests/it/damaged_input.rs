@@ -74,6 +74,7 @@ fn tournament_folder(root: &Path) -> PathBuf {
         origin: "test".into(),
         sandbox: None,
         benched: None,
+        protocols: Default::default(),
     };
     let meta = [
         ("name", "t".to_string()),

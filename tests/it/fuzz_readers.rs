@@ -20,7 +20,7 @@ use koth::games::menace::protocol::parse_move;
 use koth::games::menace::rules::{Board, Mark, square_name};
 use koth::games::paths::protocol::Answer;
 use koth::games::paths::rules::side;
-use koth::games::ratrace::protocol::parse_moves;
+use koth::games::ratrace::protocol::{parse_lean_moves, parse_moves};
 use koth::games::ratrace::recording::BoardRecording;
 use koth::games::ratrace::track::Track;
 use koth::replay::drive::Script;
@@ -230,6 +230,16 @@ proptest! {
         let mut read = Vec::new();
         parse_moves(&line, moves.len(), &mut read).unwrap();
         prop_assert_eq!(read, moves);
+    }
+
+    #[test]
+    fn lean_ratrace_answers_never_panic_and_read_back(line in "[0-9]{0,12}|\\PC{0,40}", expected in 0..14usize) {
+        let mut moves = Vec::new();
+        if parse_lean_moves(&line, expected, &mut moves).is_ok() {
+            prop_assert_eq!(moves.len(), expected);
+            let digits: String = moves.iter().map(|&(dx, dy)| char::from(b'0' + (3 * (dy + 1) + dx + 1) as u8)).collect();
+            prop_assert_eq!(digits, line);
+        }
     }
 
     #[test]
@@ -444,6 +454,7 @@ fn sample_database(dir: &Path) -> std::path::PathBuf {
         origin: "fuzz".into(),
         sandbox: None,
         benched: None,
+        protocols: Default::default(),
     };
     let meta = [
         ("name", "fuzz".to_string()),

@@ -78,6 +78,107 @@ fn garbage_ends_the_board() {
 }
 
 #[test]
+fn lean_answers_are_checked_move_by_move() {
+    let lean = ["--protocol", "lean"];
+    check_fault(
+        "lean-count",
+        &lean,
+        "bad_output",
+        "answered 14 characters for 15 specimens: \"33333333333333\"",
+    );
+    check_fault(
+        "lean-range",
+        &lean,
+        "bad_output",
+        "move 1 is \"9\", not a digit 0 to 8",
+    );
+    check_fault("lean-garbage", &lean, "bad_output", "move 1 is \"h\"");
+}
+
+#[test]
+fn an_unknown_protocol_is_one_error_naming_the_bot() {
+    let output = koth()
+        .args(["ratrace", "--bot-cmd", "true", "--protocol", "fast"])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("bot \"true\"")
+            && stderr.contains("the rat race has no protocol \"fast\" (there are: text, lean)"),
+        "{stderr}"
+    );
+}
+
+/// Compiles the sample C bot in `folder` (its source `source`) into `into`; returns the binary.
+fn compile_sample(folder: &str, source: &str, into: &Path) -> String {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("bots")
+        .join(folder);
+    let binary = into.join(folder);
+    let status = Command::new("gcc")
+        .args(["-O2", "-o"])
+        .arg(&binary)
+        .arg(dir.join(source))
+        .status()
+        .unwrap();
+    assert!(status.success(), "gcc failed on {folder}/{source}");
+    binary.to_str().unwrap().to_string()
+}
+
+/// The same boards, played by one deterministic ColorScore (ties to the first tied move)
+/// built in, as a C bot through the text protocol, and as a C bot through the lean protocol:
+/// the same points board by board, and the lean protocol sends a fraction of the bytes.
+#[test]
+fn the_same_game_built_in_and_through_either_protocol() {
+    let bins = tempfile::tempdir().unwrap();
+    let text = format!(
+        "{} first",
+        compile_sample("ratrace-colorscore-c", "colorscore.c", bins.path())
+    );
+    let lean = format!(
+        "{} first",
+        compile_sample("ratrace-lean-c", "lean.c", bins.path())
+    );
+    let boards = |args: &[&str]| {
+        let mut args = args.to_vec();
+        args.extend(["--boards", "4", "--seed", "5"]);
+        let (stdout, results) = run(&args);
+        assert_eq!(results["faults"], 0, "{stdout}");
+        results["boards"].as_array().unwrap().clone()
+    };
+    let points = |boards: &[Value]| -> Vec<u64> {
+        boards
+            .iter()
+            .map(|b| b["points"].as_u64().unwrap())
+            .collect()
+    };
+    let bytes = |boards: &[Value]| -> u64 {
+        boards
+            .iter()
+            .map(|b| b["bytes_sent"].as_u64().unwrap())
+            .sum()
+    };
+    let built_in = boards(&["--player", "colorscore-first"]);
+    let through_text = boards(&["--bot-cmd", &text]);
+    let through_lean = boards(&["--bot-cmd", &lean, "--protocol", "lean"]);
+    assert_eq!(points(&through_text), points(&built_in));
+    assert_eq!(points(&through_lean), points(&built_in));
+    // Boards that go somewhere, so the test says something.
+    assert!(
+        points(&built_in).iter().any(|&p| p > 100),
+        "{:?}",
+        points(&built_in)
+    );
+    assert!(built_in.iter().all(|b| b["bytes_sent"].is_null()));
+    let (text_bytes, lean_bytes) = (bytes(&through_text), bytes(&through_lean));
+    assert!(
+        lean_bytes * 4 <= text_bytes,
+        "lean {lean_bytes} bytes, text {text_bytes}"
+    );
+}
+
+#[test]
 fn a_crash_ends_the_board() {
     check_fault("crash", &[], "crashed", "exited");
 }

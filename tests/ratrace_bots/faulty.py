@@ -1,11 +1,16 @@
 #!/usr/bin/env python3
 """A ratrace player that misbehaves on board 0's first turn in the way named by its argument
-(count, range, garbage, crash, slow) and on later boards moves every specimen off the left
-edge, which ends the board after one turn with 1 point."""
+(count, range, garbage, crash, slow; lean-count, lean-range, lean-garbage speak the lean
+protocol) and on later boards moves every specimen off the left edge, which ends the board after
+one turn with 1 point."""
 import sys
 import time
 
 mode = sys.argv[1]
+lean = mode.startswith("lean-")
+mode = mode.removeprefix("lean-")
+# (-1,0), and what breaks the answer, in each protocol.
+left, out_of_range, garbage = ("3", "9", "h") if lean else ("-1,0", "2,0", "hello")
 board = None
 while True:
     line = sys.stdin.readline()
@@ -16,18 +21,19 @@ while True:
         board = int(words[1])
     elif words[0] == "TURN":
         n = int(words[2])
-        for _ in range(n):
+        # Lean: the newborns' genomes, then the line of cells; text: a line per specimen.
+        for _ in range(int(words[3]) + 1 if lean else n):
             sys.stdin.readline()
-        moves = ["-1,0"] * n
+        moves = [left] * n
         if board == 0:
             if mode == "count":
                 moves.pop()
             elif mode == "range":
-                moves[0] = "2,0"
+                moves[0] = out_of_range
             elif mode == "garbage":
-                moves[0] = "hello"
+                moves[0] = garbage
             elif mode == "crash":
                 sys.exit(3)
             elif mode == "slow":
                 time.sleep(10)
-        print(" ".join(moves), flush=True)
+        print(("" if lean else " ").join(moves), flush=True)

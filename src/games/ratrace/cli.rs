@@ -7,7 +7,9 @@ use std::time::Instant;
 use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::play::{BoardRecord, Contestant, Options, Summary, board_rng, board_seed, play};
+use super::play::{
+    BoardRecord, Contestant, Options, Summary, board_rng, board_seed, play, protocol_of,
+};
 use super::player;
 use super::plot;
 use super::recording::BoardRecording;
@@ -29,6 +31,10 @@ pub struct Args {
     /// A bot's command line (split on whitespace, no shell), run in the current folder.
     #[arg(long, value_name = "CMD")]
     bot_cmd: Option<String>,
+    /// The protocol the bot speaks: text or lean (docs/games/ratrace.md). For --bot, the
+    /// default is what its bot.toml asks for under [protocols]; for --bot-cmd, text.
+    #[arg(long, value_name = "NAME", conflicts_with = "player")]
+    protocol: Option<String>,
     /// How many boards to play.
     #[arg(long, value_name = "N", default_value_t = 50)]
     boards: usize,
@@ -181,7 +187,7 @@ fn contestant(args: &Args) -> anyhow::Result<Contestant> {
         }
         return Ok(Contestant::BuiltIn(name.clone()));
     }
-    let spec = if let Some(dir) = &args.bot {
+    let mut spec = if let Some(dir) = &args.bot {
         // Absolute, so the bot's name in logs and errors says exactly which folder ran.
         let dir = dir
             .canonicalize()
@@ -200,10 +206,16 @@ fn contestant(args: &Args) -> anyhow::Result<Contestant> {
             origin: "--bot-cmd".into(),
             sandbox: None,
             benched: None,
+            protocols: Default::default(),
         }
     } else {
         bail!("say who plays: --player NAME, --bot DIR or --bot-cmd \"CMD\"");
     };
+    if let Some(protocol) = &args.protocol {
+        spec.protocols.insert("ratrace".into(), protocol.clone());
+    }
+    // A protocol koth does not know is one error before anything is built or written.
+    protocol_of(&spec)?;
     roster::prepare(std::slice::from_ref(&spec), roster::DEFAULT_BUILD_LIMIT)?;
     Ok(Contestant::Bot(spec))
 }

@@ -4,7 +4,7 @@
 //! - [`track`]: a board's colours and the tables derived from them (views, landings, starts).
 //! - [`rules`]: the population, a turn, breeding and points.
 //! - [`player`]: the `Player` trait and the built-in players.
-//! - [`protocol`] and [`subprocess`]: players that are bots, over the line protocol.
+//! - [`protocol`] and [`subprocess`]: players that are bots, over the text or the lean protocol.
 //! - [`play`]: a match — a run's boards on parallel jobs, one record per board — as
 //!   `koth ratrace` and the tournament runner both play it.
 //! - [`recording`]: a board's positions turn by turn, for the web viewer.

@@ -12,6 +12,7 @@ use rand::RngExt;
 use serde::Serialize;
 
 use super::player::{self, Player, PlayerFault};
+use super::protocol::Protocol;
 use super::recording::BoardRecording;
 use super::rules::{Board, TURNS};
 use super::subprocess::{self, SubprocessPlayer};
@@ -91,6 +92,10 @@ pub(crate) fn play(
         (None, [spec]) => Contestant::Bot(spec.clone()),
         _ => bail!("ratrace is played by one player, not {}", setup.bots.len()),
     };
+    let protocol = match &contestant {
+        Contestant::Bot(spec) => protocol_of(spec)?,
+        Contestant::BuiltIn(_) => Protocol::Text,
+    };
     let boards = setup.rounds.unwrap_or(DEFAULT_BOARDS);
     std::fs::create_dir_all(&setup.log_dir)
         .with_context(|| format!("cannot create {}", setup.log_dir.display()))?;
@@ -101,6 +106,7 @@ pub(crate) fn play(
         log_dir: setup.log_dir.clone(),
         record_boards: options.record_boards.clone(),
         cpus: setup.cpus.clone(),
+        protocol,
     };
     let started = std::time::Instant::now();
     let mut points = Vec::new();
@@ -143,6 +149,20 @@ pub(crate) fn play(
     std::fs::write(&path, serde_json::to_string_pretty(&json)?)
         .with_context(|| format!("cannot write {}", path.display()))?;
     Ok((result, records))
+}
+
+/// The protocol `spec` asks for in its `bot.toml` (`[protocols] ratrace = "…"`), the text
+/// protocol if it names none.
+pub(crate) fn protocol_of(spec: &BotSpec) -> anyhow::Result<Protocol> {
+    match spec.protocols.get("ratrace") {
+        None => Ok(Protocol::Text),
+        Some(name) => Protocol::named(name).with_context(|| {
+            format!(
+                "{spec}: the rat race has no protocol {name:?} (there are: {})",
+                Protocol::NAMES.join(", ")
+            )
+        }),
+    }
 }
 
 /// A run's boards' points in a few figures.
@@ -278,6 +298,11 @@ pub(crate) struct BoardRecord {
     /// subprocess player's pipes, plus the player's own process if it has one. Steadier than
     /// `seconds` on a shared machine.
     pub cpu_seconds: f64,
+    /// The part of `cpu_seconds` that the player's own process used (0 for built-in players):
+    /// koth's own share is the difference.
+    pub player_cpu_seconds: f64,
+    /// Bytes koth wrote to the player's process on this board (none for built-in players).
+    pub bytes_sent: Option<u64>,
     /// The player's fault that ended the board early, if any.
     pub error: Option<String>,
     pub fault_kind: Option<crate::bot::FaultKind>,
@@ -302,6 +327,7 @@ pub(crate) fn play_board(
     let track = Track::generate(&mut rng);
     let mut recording = record.then(|| BoardRecording::new(player_name, board, seed, &track));
     let mut player_cpu = Duration::ZERO;
+    let bytes_before = player.bytes_sent();
     let outcome = match player.begin_board(board, seed, &track.views) {
         Ok(()) => {
             let before = player.process_cpu();
@@ -320,6 +346,10 @@ pub(crate) fn play_board(
         },
     };
     player.end_board(board, outcome.points);
+    let bytes_sent = player
+        .bytes_sent()
+        .zip(bytes_before)
+        .map(|(after, before)| after - before);
     let cpu = thread_cpu().saturating_sub(thread_cpu_before) + player_cpu;
     let (error, fault_kind) = match outcome.fault {
         Some((turn, fault)) => (
@@ -339,6 +369,8 @@ pub(crate) fn play_board(
         start_cells: track.starts.len(),
         seconds: started.elapsed().as_secs_f64(),
         cpu_seconds: cpu.as_secs_f64(),
+        player_cpu_seconds: player_cpu.as_secs_f64(),
+        bytes_sent,
         error,
         fault_kind,
         history: outcome.history,
@@ -390,6 +422,8 @@ pub(crate) struct RunConfig {
     /// CPUs for a bot player's jobs: job j and its bot process keep to the j-th, if there is one
     /// for every job (see [`pin_to_cpu`]); empty, the jobs run anywhere.
     pub cpus: Vec<usize>,
+    /// The protocol a bot player speaks.
+    pub protocol: Protocol,
 }
 
 /// A played run.
@@ -462,7 +496,7 @@ pub(crate) fn play_boards(
                     Contestant::Bot(_) => {
                         let seat = seat.expect("a seat for every job");
                         pin_to_cpu(job, config.jobs, &config.cpus);
-                        match SubprocessPlayer::new(seat) {
+                        match SubprocessPlayer::new(seat, config.protocol) {
                             Ok(mut player) => {
                                 play(&mut player);
                                 Some(player.finish())

@@ -16,6 +16,9 @@ pub(crate) type Move = (i8, i8);
 /// What a player is shown of one living specimen.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Ask {
+    /// The specimen's id: given at birth in order, so ids ascend along a turn's asks, and kept
+    /// for life (see [`super::rules::Specimen::id`]).
+    pub id: u32,
     /// The 100-bit genome; bit i is `(genome >> i) & 1`.
     pub genome: u128,
     /// The specimen's cell: its view is `views[cell]` of the views given to
@@ -42,14 +45,22 @@ pub(crate) trait Player {
     fn process_cpu(&self) -> Option<Duration> {
         None
     }
+    /// Bytes written so far to the player's process, for players that are one.
+    fn bytes_sent(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// The built-in players, by the name `--player` takes.
-pub(crate) const BUILT_IN: &[&str] = &["colorscore", "random-forward"];
+pub(crate) const BUILT_IN: &[&str] = &["colorscore", "colorscore-first", "random-forward"];
 
 pub(crate) fn built_in(name: &str) -> Option<Box<dyn Player>> {
     match name {
         "colorscore" => Some(Box::new(ColorScorePlayer::default())),
+        "colorscore-first" => Some(Box::new(ColorScorePlayer {
+            first_ties: true,
+            ..ColorScorePlayer::default()
+        })),
         "random-forward" => Some(Box::new(RandomForwardPlayer::default())),
         _ => None,
     }
@@ -64,6 +75,10 @@ const PLAYER_STREAM: u64 = 1;
 #[derive(Default)]
 pub(crate) struct ColorScorePlayer {
     rng: Option<seed::Rng>,
+    /// Ties go to the first tied move, in the order (1,−1), (1,0), (1,1), instead of a random
+    /// one: a player whose every decision a bot can make too, in any language, so the same
+    /// boards score the same built in and through each protocol (the sample C bots' `first`).
+    first_ties: bool,
     /// The forward targets of every cell, by cell: prepared once per board, so a move reads
     /// one small entry instead of three view bytes and their meaning.
     targets: Vec<[Target; 3]>,
@@ -142,7 +157,7 @@ impl Player for ColorScorePlayer {
                 | ((scores[1] == best) as u32) << 1
                 | ((scores[2] == best) as u32) << 2;
             // (1,0) always targets a track cell (x ≤ 48 + 1), so `ties` is never empty.
-            let chosen = if ties.is_power_of_two() {
+            let chosen = if ties.is_power_of_two() || self.first_ties {
                 ties.trailing_zeros()
             } else {
                 let nth = rng.random_range(0..ties.count_ones());

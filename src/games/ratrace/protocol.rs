@@ -1,15 +1,52 @@
-//! The subprocess protocol's vocabulary: how a turn is written and how an answer is read.
+//! The subprocess protocols' vocabulary: how a turn is written and how an answer is read.
+//!
+//! The text protocol, every bot's unless its `bot.toml` asks for another:
 //!
 //! ```text
 //! RATRACE b seed        board b starts                      (no answer)
 //! TURN t n              then n lines `GENOME VIEW`          one line: n tokens `dx,dy`
 //! END b points          board b ended                       (no answer)
 //! ```
+//!
+//! The lean protocol (`[protocols] ratrace = "lean"`): the board once, a genome once, and
+//! then only where each specimen is, so a turn costs both sides a few bytes per specimen:
+//!
+//! ```text
+//! RATRACE b seed        board b starts                      (no answer)
+//! BOARD colours         every cell's colour, one hex digit  (no answer)
+//! TURN t n k            then k lines `GENOME` (born since   one line: n digits 0-8
+//!                       the last turn), then one line: a
+//!                       cell or `x` (died) per specimen of
+//!                       the last turn, then one per newborn
+//! END b points          board b ended                       (no answer)
+//! ```
 
 use super::player::{Ask, Move};
 
-use super::track::View;
+use super::track::{CELLS, View};
 use crate::bot::quote;
+
+/// Which protocol a bot speaks, as its `bot.toml` names it under `[protocols]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Protocol {
+    /// Every living specimen's genome and view, every turn; moves as `dx,dy` tokens.
+    Text,
+    /// The board once, each genome once, then cells; moves as one digit each.
+    Lean,
+}
+
+impl Protocol {
+    /// The names `[protocols] ratrace = "…"` takes.
+    pub(crate) const NAMES: &[&str] = &["text", "lean"];
+
+    pub(crate) fn named(name: &str) -> Option<Protocol> {
+        match name {
+            "text" => Some(Protocol::Text),
+            "lean" => Some(Protocol::Lean),
+            _ => None,
+        }
+    }
+}
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
@@ -90,6 +127,148 @@ pub(crate) fn write_turn(turn: u32, asks: &[Ask], view_texts: &[ViewText], out: 
 pub(crate) fn as_text(message: &[u8]) -> &str {
     std::str::from_utf8(message).expect("protocol messages are ASCII")
 }
+
+/// The lean protocol's `BOARD` line: every cell's colour as one hex digit, cell `53·y + x`.
+/// A view's centre is its own cell's colour, so the views say it all.
+pub(crate) fn board_line(views: &[View]) -> String {
+    debug_assert_eq!(views.len(), CELLS);
+    let digits = views.iter().map(|view| HEX[view[12] as usize] as char);
+    "BOARD ".chars().chain(digits).collect()
+}
+
+/// A cell's number as the lean protocol writes it, with the space after it: one copy of four
+/// bytes per specimen, of which `len` count.
+#[derive(Clone, Copy)]
+struct CellText {
+    bytes: [u8; 4],
+    len: u8,
+}
+
+const CELL_TEXTS: [CellText; CELLS] = {
+    let mut texts = [CellText {
+        bytes: [b' '; 4],
+        len: 0,
+    }; CELLS];
+    let mut cell = 0;
+    while cell < CELLS {
+        let text = &mut texts[cell];
+        let mut digits = [0u8; 3];
+        let (mut n, mut value) = (0, cell);
+        loop {
+            digits[n] = b'0' + (value % 10) as u8;
+            n += 1;
+            value /= 10;
+            if value == 0 {
+                break;
+            }
+        }
+        let mut i = 0;
+        while i < n {
+            text.bytes[i] = digits[n - 1 - i];
+            i += 1;
+        }
+        text.len = n as u8 + 1;
+        cell += 1;
+    }
+    texts
+};
+
+/// What the lean protocol has told the bot on the current board: the ids of the specimens of
+/// the last `TURN`, in order, and the first id it has not yet sent a genome for.
+#[derive(Debug, Default)]
+pub(crate) struct LeanState {
+    known: Vec<u32>,
+    next_new: u32,
+}
+
+/// Writes the lean protocol's `TURN` message into `out` (cleared first), without the final
+/// newline, and moves `state` on to this turn. Ids ascend along `asks` and along the last
+/// turn's, and no id comes back once gone, so one walk over both finds who died and who was
+/// born.
+pub(crate) fn write_lean_turn(turn: u32, asks: &[Ask], state: &mut LeanState, out: &mut Vec<u8>) {
+    use std::io::Write;
+    out.clear();
+    let old = asks.partition_point(|ask| ask.id < state.next_new);
+    let born = &asks[old..];
+    let _ = write!(out, "TURN {turn} {} {}", asks.len(), born.len());
+    for ask in born {
+        out.push(b'\n');
+        let at = out.len();
+        out.resize(at + 25, 0);
+        write_genome(ask.genome, (&mut out[at..]).try_into().expect("25 bytes"));
+    }
+    out.push(b'\n');
+    // Room for every token at its longest, so each is one fixed-size copy of four bytes (the
+    // bytes past its length are overwritten by the next, or cut at the end).
+    let line = out.len();
+    out.resize(line + 4 * (state.known.len() + born.len()) + 4, 0);
+    let mut end = line;
+    let mut put = |text: CellText, out: &mut Vec<u8>| {
+        out[end..end + 4].copy_from_slice(&text.bytes);
+        end += text.len as usize;
+    };
+    const DIED: CellText = CellText {
+        bytes: [b'x', b' ', b' ', b' '],
+        len: 2,
+    };
+    let mut alive = asks[..old].iter().peekable();
+    for &id in &state.known {
+        match alive.next_if(|ask| ask.id == id) {
+            Some(ask) => put(CELL_TEXTS[ask.cell as usize], out),
+            None => put(DIED, out),
+        }
+    }
+    debug_assert!(alive.next().is_none(), "a specimen koth never announced");
+    for ask in born {
+        put(CELL_TEXTS[ask.cell as usize], out);
+    }
+    // Without the space after the last token.
+    out.truncate(if end > line { end - 1 } else { line });
+    state.known.clear();
+    state.known.extend(asks.iter().map(|ask| ask.id));
+    if let Some(last) = born.last() {
+        state.next_new = last.id + 1;
+    }
+}
+
+/// Reads a lean answer: exactly `expected` digits, one move each, `3·(dy+1) + (dx+1)`.
+pub fn parse_lean_moves(line: &str, expected: usize, out: &mut Vec<Move>) -> Result<(), String> {
+    if line.len() != expected {
+        return Err(format!(
+            "answered {} characters for {expected} specimens: {}",
+            line.len(),
+            quote(line)
+        ));
+    }
+    out.reserve(expected);
+    for (i, &byte) in line.as_bytes().iter().enumerate() {
+        match DIGIT_MOVES[byte as usize] {
+            Some(mv) => out.push(mv),
+            None => {
+                // Every byte before was an ASCII digit, so a character starts here.
+                let token = line[i..].chars().next().expect("a byte, so a character");
+                return Err(format!(
+                    "move {} is {}, not a digit 0 to 8",
+                    i + 1,
+                    quote(&token.to_string())
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The move each byte stands for in a lean answer: digit `3·(dy+1) + (dx+1)`, the order of a
+/// view's middle 3×3.
+const DIGIT_MOVES: [Option<Move>; 256] = {
+    let mut moves = [None; 256];
+    let mut digit = 0;
+    while digit < 9 {
+        moves[b'0' as usize + digit] = Some(((digit % 3) as i8 - 1, (digit / 3) as i8 - 1));
+        digit += 1;
+    }
+    moves
+};
 
 /// Reads an answer line of `expected` moves onto `out`. The error names the offending token.
 pub fn parse_moves(line: &str, expected: usize, out: &mut Vec<Move>) -> Result<(), String> {
@@ -235,7 +414,18 @@ mod tests {
     #[test]
     fn turn_message_has_one_line_per_specimen() {
         let views = [[3i8; 25], [-1i8; 25]];
-        let asks = [Ask { genome: 1, cell: 0 }, Ask { genome: 2, cell: 1 }];
+        let asks = [
+            Ask {
+                id: 0,
+                genome: 1,
+                cell: 0,
+            },
+            Ask {
+                id: 1,
+                genome: 2,
+                cell: 1,
+            },
+        ];
         let mut s = Vec::new();
         write_turn(7, &asks, &view_texts(&views), &mut s);
         let lines: Vec<&str> = as_text(&s).lines().collect();
@@ -243,6 +433,74 @@ mod tests {
         assert_eq!(lines[0], "TURN 7 2");
         assert_eq!(lines[1], format!("{}1 {}", "0".repeat(24), "3".repeat(25)));
         assert_eq!(lines[2], format!("{}2 {}", "0".repeat(24), "x".repeat(25)));
+    }
+
+    #[test]
+    fn a_lean_turn_sends_newborns_once_and_marks_the_dead() {
+        let ask = |id, genome, cell| Ask { id, genome, cell };
+        let mut state = LeanState::default();
+        let mut s = Vec::new();
+        write_lean_turn(1, &[ask(0, 1, 53), ask(1, 2, 106)], &mut state, &mut s);
+        let zeros = "0".repeat(24);
+        assert_eq!(
+            as_text(&s),
+            format!("TURN 1 2 2\n{zeros}1\n{zeros}2\n53 106")
+        );
+        // Specimen 0 died, 1 moved, 2 and 3 were born.
+        let turn = [ask(1, 2, 107), ask(2, 0xab, 0), ask(3, 3, 794)];
+        write_lean_turn(2, &turn, &mut state, &mut s);
+        let ab = format!("{}ab", "0".repeat(23));
+        assert_eq!(
+            as_text(&s),
+            format!("TURN 2 3 2\n{ab}\n{zeros}3\nx 107 0 794")
+        );
+        // Nobody born, everybody dead.
+        write_lean_turn(3, &[], &mut state, &mut s);
+        assert_eq!(as_text(&s), "TURN 3 0 0\nx x x");
+    }
+
+    #[test]
+    fn the_board_line_is_every_cells_colour() {
+        let mut views = vec![[0i8; 25]; CELLS];
+        views[0][12] = 10;
+        views[CELLS - 1][12] = 3;
+        let line = board_line(&views);
+        assert_eq!(line.len(), 6 + CELLS);
+        assert!(line.starts_with("BOARD a0"));
+        assert!(line.ends_with("03"));
+    }
+
+    #[test]
+    fn lean_answers_are_one_digit_per_move() {
+        let mut out = Vec::new();
+        parse_lean_moves("012345678", 9, &mut out).unwrap();
+        assert_eq!(
+            out,
+            vec![
+                (-1, -1),
+                (0, -1),
+                (1, -1),
+                (-1, 0),
+                (0, 0),
+                (1, 0),
+                (-1, 1),
+                (0, 1),
+                (1, 1)
+            ]
+        );
+        let err = |line: &str, n| parse_lean_moves(line, n, &mut Vec::new()).unwrap_err();
+        assert_eq!(
+            err("55", 3),
+            "answered 2 characters for 3 specimens: \"55\""
+        );
+        assert_eq!(
+            err("5 5", 2),
+            "answered 3 characters for 2 specimens: \"5 5\""
+        );
+        assert_eq!(err("59", 2), "move 2 is \"9\", not a digit 0 to 8");
+        assert_eq!(err("5é", 3), "move 2 is \"é\", not a digit 0 to 8");
+        let huge = err(&"5".repeat(1 << 20), 2);
+        assert!(huge.len() < 300, "{huge}");
     }
 
     #[test]

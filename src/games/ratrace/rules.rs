@@ -18,6 +18,9 @@ pub(crate) const MUTATION_PROBABILITY: f64 = 0.01;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Specimen {
+    /// Given at birth, in order of birth from 0 on each board, so ids ascend along the
+    /// population (and a turn's asks); kept when the specimen reaches the goal and starts again.
+    pub id: u32,
     pub genome: u128,
     pub age: u8,
     pub goals: u32,
@@ -37,6 +40,8 @@ pub(crate) struct Board<'t> {
     pub specimens: Vec<Specimen>,
     pub points: u64,
     rng: seed::Rng,
+    /// The id of the next specimen born.
+    next_id: u32,
     /// Reused every turn, so that a turn allocates nothing.
     moves: Vec<Move>,
     cumulative: Vec<u64>,
@@ -47,6 +52,7 @@ impl<'t> Board<'t> {
     pub(crate) fn new(track: &'t Track, mut rng: seed::Rng) -> Board<'t> {
         let specimens = (0..FIRST_SPECIMENS)
             .map(|_| Specimen {
+                id: 0,
                 genome: rng.random::<u128>() & GENOME_MASK,
                 age: 0,
                 goals: 0,
@@ -56,14 +62,18 @@ impl<'t> Board<'t> {
         Board::with_specimens(track, rng, specimens)
     }
 
-    /// A board with chosen specimens (for tests of single rules).
+    /// A board with chosen specimens (for tests of single rules), numbered 0, 1, … in order.
     pub(crate) fn with_specimens(
         track: &'t Track,
         rng: seed::Rng,
-        specimens: Vec<Specimen>,
+        mut specimens: Vec<Specimen>,
     ) -> Self {
+        for (id, specimen) in specimens.iter_mut().enumerate() {
+            specimen.id = id as u32;
+        }
         Board {
             track,
+            next_id: specimens.len() as u32,
             specimens,
             points: 1,
             rng,
@@ -89,6 +99,7 @@ impl<'t> Board<'t> {
             let s = self.specimens[i];
             if s.age < MAX_AGE {
                 asks.push(Ask {
+                    id: s.id,
                     genome: s.genome,
                     cell: s.cell,
                 });
@@ -132,6 +143,7 @@ impl<'t> Board<'t> {
             rng,
             moves,
             cumulative,
+            next_id: _,
         } = self;
         // Written by index, not pushed: a push per specimen stored the length back every time.
         cumulative.resize(specimens.len(), 0);
@@ -149,6 +161,7 @@ impl<'t> Board<'t> {
                 }
             };
             let s = Specimen {
+                id: s.id,
                 genome: s.genome,
                 age,
                 goals,
@@ -178,11 +191,13 @@ impl<'t> Board<'t> {
             );
             let cell = random_start(self.track, &mut self.rng);
             self.specimens.push(Specimen {
+                id: self.next_id,
                 genome,
                 age: 0,
                 goals: 0,
                 cell,
             });
+            self.next_id += 1;
         }
         debug_assert_eq!(self.specimens.len(), parents + BRED_PER_TURN);
     }
@@ -321,6 +336,7 @@ mod tests {
 
     fn at(x: i32, y: i32) -> Specimen {
         Specimen {
+            id: 0,
             genome: 0,
             age: 0,
             goals: 0,
@@ -348,6 +364,35 @@ mod tests {
     /// A bystander that stays alive where it is.
     fn bystander() -> Specimen {
         at(20, 7)
+    }
+
+    #[test]
+    fn ids_ascend_along_the_population_and_are_kept_for_life() {
+        let t = track(&[]);
+        let mut board = Board::new(&t, seed::rng(8, 0));
+        let mut asks = Vec::new();
+        let mut player = Fixed(vec![(1, 0); 10_000]);
+        let mut last_ids: Vec<u32> = Vec::new();
+        let mut issued = 0;
+        for turn in 1..=60 {
+            assert!(board.turn(turn, &mut player, &mut asks).unwrap());
+            let ids: Vec<u32> = asks.iter().map(|a| a.id).collect();
+            assert!(ids.windows(2).all(|w| w[0] < w[1]), "turn {turn}: {ids:?}");
+            // Last turn's survivors, then the ten born after it, with the next ids.
+            let newborns = if turn == 1 {
+                FIRST_SPECIMENS
+            } else {
+                BRED_PER_TURN
+            };
+            let (old, born) = ids.split_at(ids.len() - newborns);
+            assert!(old.iter().all(|id| last_ids.contains(id)), "turn {turn}");
+            let expected: Vec<u32> = (issued..issued + newborns as u32).collect();
+            assert_eq!(born, expected, "turn {turn}");
+            issued += newborns as u32;
+            last_ids = ids;
+        }
+        // The goal is 49 steps away on an empty track: specimens reached it and kept their ids.
+        assert!(board.specimens.iter().any(|s| s.goals > 0));
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! A player that is an external process speaking the subprocess protocol, through its seat.
+//! A player that is an external process speaking one of the subprocess protocols (text or
+//! lean, as its `bot.toml` asks), through its seat.
 //!
 //! The engine is synchronous and runs on plain threads (one per job). Each job's player owns a
 //! single-threaded tokio runtime and blocks on it for every prompt: the pipes and the timer then
@@ -12,12 +13,12 @@ use std::time::Duration;
 use tokio::runtime::Runtime;
 
 use super::player::{Ask, Move, Player, PlayerFault};
-use super::protocol;
+use super::protocol::{self, Protocol};
 use super::track::View;
 use crate::bot::seat::At;
 use crate::bot::{BotError, FaultKind, Limits, Restart, Seat, SeatOptions};
 
-/// The size asked for the player's pipes: a `TURN` message is 52 bytes per specimen, and
+/// The size asked for the player's pipes: a text `TURN` message is 52 bytes per specimen, and
 /// populations that explode reach thousands of specimens (3,000 make 156 kB).
 const PIPE_BYTES: usize = 1 << 20;
 
@@ -35,18 +36,39 @@ pub(crate) struct SubprocessPlayer {
     runtime: Runtime,
     /// The `TURN` message, rebuilt in place every turn.
     message: Vec<u8>,
-    /// The text of every cell's view on the current board.
-    view_texts: Vec<protocol::ViewText>,
+    /// What the protocol keeps of the current board between turns.
+    board: BoardState,
+    /// Bytes of the messages written to the bot so far, for the board records.
+    bytes_sent: u64,
+}
+
+/// A protocol's memory of the board being played.
+enum BoardState {
+    /// The text of every cell's view.
+    Text(Vec<protocol::ViewText>),
+    /// Who the bot has been told of.
+    Lean(protocol::LeanState),
 }
 
 impl SubprocessPlayer {
-    pub(crate) fn new(seat: Seat) -> anyhow::Result<Self> {
+    pub(crate) fn new(seat: Seat, protocol: Protocol) -> anyhow::Result<Self> {
         Ok(SubprocessPlayer {
             seat,
             runtime: crate::game::runtime()?,
             message: Vec::new(),
-            view_texts: Vec::new(),
+            board: match protocol {
+                Protocol::Text => BoardState::Text(Vec::new()),
+                Protocol::Lean => BoardState::Lean(protocol::LeanState::default()),
+            },
+            bytes_sent: 0,
         })
+    }
+
+    /// Queues a line that needs no answer, counting its bytes and newline if it is to go out.
+    fn send(&mut self, line: &str) -> Result<(), BotError> {
+        self.seat.send(line)?;
+        self.bytes_sent += line.len() as u64 + 1;
+        Ok(())
     }
 
     /// Closes the bot's input and waits for it to exit; returns its seat, with its faults and
@@ -67,15 +89,32 @@ impl SubprocessPlayer {
 
 impl Player for SubprocessPlayer {
     fn begin_board(&mut self, board: usize, seed: u64, views: &[View]) -> Result<(), PlayerFault> {
-        self.view_texts = protocol::view_texts(views);
         self.runtime.block_on(self.seat.begin(board as u32));
-        self.seat
-            .send(&protocol::begin_line(board, seed))
-            .map_err(|e| Self::bot_fault(&e))
+        self.send(&protocol::begin_line(board, seed))
+            .map_err(|e| Self::bot_fault(&e))?;
+        match &mut self.board {
+            BoardState::Text(view_texts) => {
+                *view_texts = protocol::view_texts(views);
+                Ok(())
+            }
+            BoardState::Lean(state) => {
+                *state = protocol::LeanState::default();
+                self.send(&protocol::board_line(views))
+                    .map_err(|e| Self::bot_fault(&e))
+            }
+        }
     }
 
     fn moves(&mut self, turn: u32, asks: &[Ask], out: &mut Vec<Move>) -> Result<(), PlayerFault> {
-        protocol::write_turn(turn, asks, &self.view_texts, &mut self.message);
+        match &mut self.board {
+            BoardState::Text(view_texts) => {
+                protocol::write_turn(turn, asks, view_texts, &mut self.message)
+            }
+            BoardState::Lean(state) => {
+                protocol::write_lean_turn(turn, asks, state, &mut self.message)
+            }
+        }
+        self.bytes_sent += self.message.len() as u64 + 1;
         let asked = self
             .seat
             .ask(protocol::as_text(&self.message), At::turn(turn));
@@ -83,7 +122,11 @@ impl Player for SubprocessPlayer {
             .runtime
             .block_on(asked)
             .map_err(|e| Self::bot_fault(&e))?;
-        protocol::parse_moves(&answer.line, asks.len(), out).map_err(|reason| {
+        let parsed = match self.board {
+            BoardState::Text(_) => protocol::parse_moves(&answer.line, asks.len(), out),
+            BoardState::Lean(_) => protocol::parse_lean_moves(&answer.line, asks.len(), out),
+        };
+        parsed.map_err(|reason| {
             self.seat
                 .fault(FaultKind::BadOutput, Some(turn), reason.clone());
             // The process is killed, so the next board starts a new one.
@@ -99,9 +142,13 @@ impl Player for SubprocessPlayer {
         self.seat.cpu_time()
     }
 
+    fn bytes_sent(&self) -> Option<u64> {
+        Some(self.bytes_sent)
+    }
+
     fn end_board(&mut self, board: usize, points: u64) {
         // Queued: it goes out with the next board's first prompt, or when the run ends. A bot
         // stopped by a fault hears nothing more.
-        let _ = self.seat.send(&protocol::end_line(board, points));
+        let _ = self.send(&protocol::end_line(board, points));
     }
 }
