@@ -45,6 +45,9 @@ pub enum Step {
         turn: Option<u32>,
         prompt: String,
         recorded: Recorded,
+        /// Milliseconds from the prompt to the answer, as the transcript's clock recorded
+        /// them; `None` without an answer.
+        took_ms: Option<u64>,
     },
 }
 
@@ -115,6 +118,8 @@ impl Script {
             |index: usize, what: &str| anyhow::anyhow!("{}:{}: {what}", path.display(), index + 1);
         // The turn of the prompts that follow, from the last `# turn` note of the round.
         let mut turn = None;
+        // When the last prompt was sent, in the transcript's milliseconds.
+        let mut asked_at = 0;
         for (index, line) in text.lines().enumerate() {
             if let Some(note) = line.strip_prefix("# ") {
                 if let Some(name) = note.strip_prefix(BOT_NOTE) {
@@ -157,15 +162,18 @@ impl Script {
                 .ok_or_else(|| bad(index, "expected `MARKER MS LINE`"))?;
             // The line itself may be empty (an empty answer): then there is no space after ms.
             let (ms, text) = rest.split_once(' ').unwrap_or((rest, ""));
-            ms.parse::<u64>()
+            let ms = ms
+                .parse::<u64>()
                 .map_err(|_| bad(index, "expected milliseconds after the marker"))?;
             let round = script
                 .rounds
                 .last_mut()
                 .ok_or_else(|| bad(index, "a line before the first `# round` note"))?;
-            let last_ask = match round.steps.last_mut() {
-                Some(Step::Ask { recorded, .. }) => Some(recorded),
-                _ => None,
+            let (last_ask, took) = match round.steps.last_mut() {
+                Some(Step::Ask {
+                    recorded, took_ms, ..
+                }) => (Some(recorded), Some(took_ms)),
+                _ => (None, None),
             };
             let cut = bot::cut_line_parts(text);
             if let (Some((_, bytes)), ">" | "?") = (cut, marker) {
@@ -179,13 +187,20 @@ impl Script {
             }
             match (marker, last_ask) {
                 (">", _) => round.steps.push(Step::Send(text.to_string())),
-                ("?", _) => round.steps.push(Step::Ask {
-                    line: index + 1,
-                    turn,
-                    prompt: text.to_string(),
-                    recorded: Recorded::Nothing,
-                }),
+                ("?", _) => {
+                    asked_at = ms;
+                    round.steps.push(Step::Ask {
+                        line: index + 1,
+                        turn,
+                        prompt: text.to_string(),
+                        recorded: Recorded::Nothing,
+                        took_ms: None,
+                    })
+                }
                 ("<", Some(recorded @ Recorded::Nothing)) => {
+                    if let Some(took) = took {
+                        *took = Some(ms.saturating_sub(asked_at));
+                    }
                     *recorded = match cut {
                         Some((start, bytes)) => Recorded::CutAnswer {
                             start: start.to_string(),
@@ -214,9 +229,8 @@ impl Script {
     }
 }
 
-/// The transcript of `name` in the log folder `log_dir`: `name` is a transcript's file name
-/// (without `.txt`) or the name of the bot it records. The error lists the names there are.
-pub(crate) fn find(log_dir: &Path, name: &str) -> anyhow::Result<(PathBuf, Script)> {
+/// The transcripts' folder of the log folder `log_dir`, and its transcripts' names, sorted.
+fn transcript_stems(log_dir: &Path) -> anyhow::Result<(PathBuf, Vec<String>)> {
     let dir = log_dir.join(TRANSCRIPTS_DIR);
     let entries = std::fs::read_dir(&dir).with_context(|| {
         format!(
@@ -229,6 +243,26 @@ pub(crate) fn find(log_dir: &Path, name: &str) -> anyhow::Result<(PathBuf, Scrip
         .filter_map(|e| Transcript::stem(&e.file_name().to_string_lossy()).map(str::to_string))
         .collect();
     stems.sort();
+    Ok((dir, stems))
+}
+
+/// Every transcript in the log folder `log_dir` that parses, with its path.
+pub(crate) fn scripts(log_dir: &Path) -> anyhow::Result<Vec<(PathBuf, Script)>> {
+    let (dir, stems) = transcript_stems(log_dir)?;
+    Ok(stems
+        .iter()
+        .filter_map(|stem| {
+            let path = dir.join(format!("{stem}.txt"));
+            let script = Script::parse(&Transcript::read(&path).ok()?, &path).ok()?;
+            Some((path, script))
+        })
+        .collect())
+}
+
+/// The transcript of `name` in the log folder `log_dir`: `name` is a transcript's file name
+/// (without `.txt`) or the name of the bot it records. The error lists the names there are.
+pub(crate) fn find(log_dir: &Path, name: &str) -> anyhow::Result<(PathBuf, Script)> {
+    let (dir, stems) = transcript_stems(log_dir)?;
     let mut available = Vec::new();
     for stem in &stems {
         let path = dir.join(format!("{stem}.txt"));
@@ -450,6 +484,7 @@ async fn drive_round(
                 turn,
                 prompt,
                 recorded,
+                ..
             } => {
                 if *recorded == Recorded::Nothing {
                     // Nothing to compare with: the recording stops here.
@@ -524,11 +559,12 @@ mod tests {
         )
         .unwrap();
         assert_eq!(script.bot.as_deref(), Some("Late one"));
-        let ask = |line, turn, prompt: &str, recorded| Step::Ask {
+        let ask = |line, turn, prompt: &str, recorded, took_ms| Step::Ask {
             line,
             turn,
             prompt: prompt.into(),
             recorded,
+            took_ms,
         };
         let late = RecordedFault {
             kind: "timed out".into(),
@@ -538,9 +574,15 @@ mod tests {
             script.rounds[0].steps,
             vec![
                 Step::Send("BEGIN 2 4 5".into()),
-                ask(5, Some(0), "DESTROY 0", Recorded::Answer("NONE".into())),
+                ask(
+                    5,
+                    Some(0),
+                    "DESTROY 0",
+                    Recorded::Answer("NONE".into()),
+                    Some(1)
+                ),
                 // A late answer is recorded, but what counted was the timeout.
-                ask(7, Some(0), "ACTIVATE 0", Recorded::Fault(late)),
+                ask(7, Some(0), "ACTIVATE 0", Recorded::Fault(late), Some(1497)),
             ]
         );
         assert_eq!(script.rounds[0].end_fault, None);
@@ -548,7 +590,7 @@ mod tests {
         assert_eq!(
             round.steps[1],
             // A new round's turns are named again: this one was not.
-            ask(12, None, "DESTROY 0", Recorded::Answer("".into()))
+            ask(12, None, "DESTROY 0", Recorded::Answer("".into()), Some(1))
         );
         assert_eq!(round.end_fault.as_ref().unwrap().kind, "timed out");
     }
@@ -570,6 +612,7 @@ mod tests {
                     start: "xyz".into(),
                     bytes: 1_048_575
                 },
+                took_ms: Some(1),
             }]
         );
         assert_eq!(script.full_in_round, Some(1));

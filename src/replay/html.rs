@@ -13,14 +13,15 @@ use anyhow::Context;
 use serde_json::json;
 
 use super::Game;
+use super::explain::{Explanation, explain};
 use crate::games::ratrace::recording::BoardRecording;
 
 const PAGE: &str = include_str!("viewer.html");
 const BOARD_PAGE: &str = include_str!("board_viewer.html");
 const MADCARS_PAGE: &str = include_str!("madcars_viewer.html");
 
-/// The viewer page for a paths `game`.
-pub fn page(game: &Game) -> String {
+/// The viewer page for a paths `game`, with what its folder tells of each turn, if known.
+pub fn page(game: &Game, explanation: Option<&Explanation>) -> String {
     let rounds: Vec<_> = game
         .log
         .rounds
@@ -35,7 +36,12 @@ pub fn page(game: &Game) -> String {
             json!({ "rows": round.rows, "points": round.points, "turns": turns })
         })
         .collect();
-    let data = json!({ "bots": game.log.bots, "side": game.log.side(), "rounds": rounds });
+    let data = json!({
+        "bots": game.log.bots,
+        "side": game.log.side(),
+        "rounds": rounds,
+        "explanation": explanation,
+    });
     fill(PAGE, "/*GAME*/null", &data)
 }
 
@@ -65,7 +71,10 @@ pub fn page_of(path: &Path, board: Option<usize>) -> anyhow::Result<String> {
     if let Some(recording) = super::board_recording(path, board)? {
         return Ok(board_page(&BoardRecording::read(&recording)?));
     }
-    Ok(page(&Game::open(path)?))
+    let game = Game::open(path)?;
+    let turns: Vec<usize> = (0..game.rounds()).map(|r| game.turns_in(r)).collect();
+    let explanation = explain(&super::log_folder(path), &game.log.bots, &turns);
+    Ok(page(&game, Some(&explanation)))
 }
 
 /// Writes `page` to `path`.

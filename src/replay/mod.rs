@@ -5,6 +5,7 @@
 
 pub mod cli;
 pub mod drive;
+pub mod explain;
 pub mod graphical;
 pub mod html;
 pub(crate) mod tui;

@@ -109,7 +109,7 @@ fn every_replay_command(dir: &Path) {
                 let _ = game.text(&frame);
             }
         }
-        let _ = koth::replay::html::page(&game);
+        let _ = koth::replay::html::page(&game, None);
     }
 }
 

@@ -222,6 +222,79 @@ fn the_web_viewer_shows_the_asked_turn_and_scores_in_chromium() {
     assert!(png.len() > 1000 && png.starts_with(b"\x89PNG\r\n\x1a\n"));
 }
 
+#[test]
+fn the_web_viewer_explains_a_turn_its_answers_their_times_and_a_fault_with_its_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let output = Command::new(KOTH)
+        .args([
+            "paths",
+            "--rounds",
+            "2",
+            "--seed",
+            "3",
+            "--timeout-ms",
+            "300",
+        ])
+        .arg("--bot")
+        .arg(repo.join("bots/paths-column"))
+        .arg("--bot")
+        .arg(repo.join("tests/bots/late"))
+        .arg("--log-dir")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let page = dir.path().join("game.html");
+    koth(&[out.to_str().unwrap(), "--html", page.to_str().unwrap()]);
+    let results: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    let fault = &results["faults"][0];
+    let (round, turn) = (
+        fault["round"].as_u64().unwrap(),
+        fault["turn"].as_u64().unwrap(),
+    );
+    let reason = fault["reason"].as_str().unwrap();
+    // The grid just after the turn of the late bot's fault.
+    let url = format!("file://{}?round={round}&turn={}", page.display(), turn + 1);
+    let profile = dir.path().join("chromium-profile");
+    let dom =
+        String::from_utf8_lossy(&chromium(&profile, &["--dump-dom"], &url).stdout).into_owned();
+    assert!(dom.contains(&format!("Answers in turn {turn}")), "{dom}");
+    // Every fault is listed with its reason; the one of this turn is marked, and stands in its
+    // bot's answer row.
+    assert!(dom.contains(reason), "{dom}");
+    assert!(
+        dom.contains(r#"<li data-round=""#) && dom.contains(r#"class="now""#),
+        "{dom}"
+    );
+    assert!(
+        dom.contains(r#"<span class="fault">timed_out</span></td>"#),
+        "{dom}"
+    );
+    // The column bot answered, its time is shown from its transcript: a number in the ms cells.
+    let column_row = dom
+        .split("<tr>")
+        .find(|row| row.contains("Column") && row.contains("<td>("))
+        .unwrap_or_else(|| panic!("a row of Column's answers in {dom}"));
+    let cells: Vec<&str> = column_row.split("<td>").skip(1).collect();
+    assert!(
+        cells
+            .iter()
+            .any(|c| c.split('<').next().unwrap().parse::<u64>().is_ok()),
+        "{column_row}"
+    );
+    assert!(
+        dom.contains("speed") && dom.contains("broken"),
+        "controls and legend: {dom}"
+    );
+}
+
 /// Each transcript's answers (`< ms line`), grouped by round, checking that every answer follows
 /// its prompt (`? ms line`).
 fn answers_by_round(transcript: &str) -> Vec<Vec<String>> {
