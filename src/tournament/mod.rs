@@ -31,6 +31,7 @@ use tokio::task::JoinSet;
 
 use crate::bot::BotStatus;
 use crate::bot::{BotSpec, Limits, Sandbox, roster, sandbox};
+use crate::cpu::Claim;
 use crate::game::{Average, Game, MatchResult, MatchSetup};
 
 use config::Config;
@@ -259,12 +260,27 @@ impl Tournament {
         );
         let mut points = Points::new(self.bots.len(), &self.store)?;
         bar.set_message(points.leader(&self.bots));
-        // With a CPU for every game running at once, the CPUs are dealt out evenly and each game
-        // keeps its share for as long as it runs (see `MatchSetup::cpus`): games then never
+        // With a CPU for every game running at once, each game claims its share of them as it
+        // starts and keeps it for as long as it runs (see `MatchSetup::cpus`): games then never
         // slow each other down, and a game and its bots take turns on their CPU instead of
-        // waking another.
-        let mut free_cpus = crate::cpu::allowed();
-        let share = free_cpus.len() / self.jobs.max(1);
+        // waking another. A game that finds no CPU free (other koth processes hold them) runs
+        // unpinned, and the log says so.
+        let allowed = crate::cpu::allowed();
+        let share = (allowed.len() / self.jobs.max(1)).min(self.game.most_cpus());
+        let placement = if share == 0 {
+            format!(
+                "unpinned: {} games at once on {} CPUs",
+                self.jobs,
+                allowed.len()
+            )
+        } else {
+            format!(
+                "each on {share} free CPU(s) of {} claimed as it starts, else unpinned",
+                crate::cpu::list(&allowed)
+            )
+        };
+        bar.suspend(|| eprintln!("koth: games run {placement}"));
+        tracing::info!("games run {placement}");
         let mut running = JoinSet::new();
         loop {
             while running.len() < self.jobs {
@@ -272,8 +288,18 @@ impl Tournament {
                     break;
                 };
                 self.store.mark_running(game.index, attempt)?;
-                let cpus = free_cpus.split_off(free_cpus.len() - share.min(free_cpus.len()));
-                running.spawn(play_one(self.setup_parts(&game, cpus), game, attempt));
+                let claim = if share == 0 {
+                    Claim::unpinned("more games at once than CPUs".into())
+                } else {
+                    crate::cpu::claim(&allowed, 1, share)
+                };
+                tracing::info!(
+                    game = game.index,
+                    attempt,
+                    "game started {}",
+                    claim.describe()
+                );
+                running.spawn(play_one(self.setup_parts(&game, claim), game, attempt));
             }
             let Some(joined) = running.join_next().await else {
                 break;
@@ -286,11 +312,12 @@ impl Tournament {
             let Played {
                 game,
                 attempt,
-                cpus,
+                claim,
                 outcome,
                 elapsed,
             } = joined.context("a game task was lost")?;
-            free_cpus.extend(cpus);
+            // The game's CPUs are free for the next game, or another koth.
+            drop(claim);
             let wall_ms = elapsed.as_secs_f64() * 1000.0;
             match outcome {
                 Ok(result) => {
@@ -372,10 +399,10 @@ impl Tournament {
         Ok(benched)
     }
 
-    fn setup_parts(&self, game: &ScheduledGame, cpus: Vec<usize>) -> GameParts {
+    fn setup_parts(&self, game: &ScheduledGame, claim: Claim) -> GameParts {
         GameParts {
             game: self.game,
-            cpus,
+            claim,
             dir: game_dir(&self.dir, game.index),
             bots: game.seats.iter().map(|&b| self.bots[b].clone()).collect(),
             limits: self.limits,
@@ -388,7 +415,8 @@ impl Tournament {
 /// What a game task needs, owned, so the task can run on its own.
 struct GameParts {
     game: &'static dyn Game,
-    cpus: Vec<usize>,
+    /// The CPUs the game keeps to, held while it runs.
+    claim: Claim,
     dir: PathBuf,
     bots: Vec<BotSpec>,
     limits: Limits,
@@ -414,7 +442,7 @@ async fn play_one(parts: GameParts, game: ScheduledGame, attempt: u32) -> Played
             limits: parts.limits,
             rounds: parts.rounds,
             progress: None,
-            cpus: parts.cpus.clone(),
+            cpus: parts.claim.cpus().to_vec(),
         };
         let result = match AssertUnwindSafe(parts.game.play(&setup))
             .catch_unwind()
@@ -437,7 +465,7 @@ async fn play_one(parts: GameParts, game: ScheduledGame, attempt: u32) -> Played
     Played {
         game,
         attempt,
-        cpus: parts.cpus,
+        claim: parts.claim,
         outcome,
         elapsed: started.elapsed(),
     }
@@ -464,8 +492,8 @@ fn prepare_folder(
 struct Played {
     game: ScheduledGame,
     attempt: u32,
-    /// The CPUs the game had to itself, free again.
-    cpus: Vec<usize>,
+    /// The CPUs the game had to itself, to be freed.
+    claim: Claim,
     outcome: Result<MatchResult, String>,
     elapsed: std::time::Duration,
 }
