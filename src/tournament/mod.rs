@@ -452,6 +452,14 @@ async fn play_one(parts: GameParts, game: ScheduledGame, attempt: u32) -> Played
             Ok(Err(err)) => return Err(format!("{err:#}")),
             Err(panic) => return Err(format!("the game panicked: {}", panic_message(&*panic))),
         };
+        // A time-out koth caused by keeping the bot from the CPU must not count against it.
+        if let Some(bot) = result.bots.iter().find(|b| b.timing.starved_timeouts > 0) {
+            return Err(format!(
+                "{:?} timed out {} time(s) while other programs kept it or koth from the CPU \
+                 (koth's fault, not the bot's)",
+                bot.name, bot.timing.starved_timeouts
+            ));
+        }
         if result.bots.len() != game.seats.len() {
             return Err(format!(
                 "the game returned {} results for {} bots",

@@ -9,7 +9,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::support::cpus::{own_cpu_locks, reported_cpus, stderr_logs};
-use crate::support::tournament::repo;
+use crate::support::tournament::{query, repo};
 
 /// The first two CPUs the test may use, as `taskset` takes them (`0,1`), or `None` on a machine
 /// with one.
@@ -284,4 +284,68 @@ fn a_run_under_taskset_keeps_to_its_cpu() {
     );
     assert!(stdout.contains(&format!("on CPU {only}")), "{stdout}");
     assert_eq!(reported_cpus(&stderr_logs(log.path())[0]), vec![two[1]]);
+}
+
+#[test]
+fn a_time_out_while_another_program_holds_the_bots_cpu_is_a_harness_fault() {
+    let Some((two, _)) = two_cpus() else {
+        return;
+    };
+    let machine = Machine::new();
+    let tmp = tempfile::tempdir().unwrap();
+    let bot = tmp.path().join("bot");
+    std::fs::create_dir_all(&bot).unwrap();
+    // About 0.3 s of CPU a turn: in time alone on its CPU, not beside a program that spins there.
+    std::fs::write(
+        bot.join("bot.toml"),
+        format!(
+            "name = \"Busy\"\nrun = \"python3 {} busy\"\ngames = [\"ratrace\"]\n",
+            script().display()
+        ),
+    )
+    .unwrap();
+    let file = tmp.path().join("t.toml");
+    // Two boards: the first answer of a process has a start-up grace, the second board's not.
+    std::fs::write(
+        &file,
+        format!(
+            "game = \"ratrace\"\nbots = [{bot:?}]\ngames = 1\nrounds = 2\njobs = 1\n\
+             answer_ms = 400\nsandbox = false\n"
+        ),
+    )
+    .unwrap();
+    let cpu = two[0].to_string();
+    let mut spinner = Command::new("taskset")
+        .args(["-c", &cpu, "sh", "-c", "while :; do :; done"])
+        .spawn()
+        .unwrap();
+    let out = tmp.path().join("t");
+    let run = machine
+        .koth(
+            &cpu,
+            &[
+                "tournament",
+                "run",
+                file.to_str().unwrap(),
+                "--dir",
+                out.to_str().unwrap(),
+                "--seed",
+                "1",
+            ],
+        )
+        .output();
+    let _ = spinner.kill();
+    let _ = spinner.wait();
+    let output = run.unwrap();
+    assert!(output.status.success(), "{output:?}");
+    // Every attempt timed out with the bot kept from its CPU half the time: never a result
+    // against the bot, always koth's fault.
+    assert_eq!(query(&out, "SELECT COUNT(*) FROM results"), 0);
+    assert_eq!(
+        query(
+            &out,
+            "SELECT COUNT(*) FROM harness_faults WHERE message LIKE '%koth''s fault%'"
+        ),
+        3
+    );
 }
