@@ -16,7 +16,7 @@
 
 use std::fs::File;
 use std::os::fd::OwnedFd;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use nix::errno::Errno;
 use nix::fcntl::{Flock, FlockArg, OFlag, open, openat};
@@ -102,7 +102,7 @@ pub(crate) fn claim(candidates: &[usize], fewest: usize, most: usize) -> Claim {
             candidates.len()
         ));
     }
-    let folder = match lock_folder() {
+    let folder = match open_lock_folder(&lock_folder()) {
         Ok(folder) => folder,
         Err(why) => return Claim::unpinned(why),
     };
@@ -155,24 +155,28 @@ pub(crate) fn list(cpus: &[usize]) -> String {
     cpus.join(", ")
 }
 
-/// The folder of the CPU locks, opened: `$XDG_RUNTIME_DIR/koth` (the login session's folder of
-/// the user's own), else `koth-<uid>` in the system's temp folder. It is made with mode 0700
-/// when missing and refused unless it is a folder (not a symbolic link someone planted in a
-/// shared `/tmp`) that belongs to this user and is closed to everyone else: whoever can write
-/// it could hold every CPU, or swap a lock file for a link to another file of the user's.
-fn lock_folder() -> Result<OwnedFd, String> {
-    let uid = geteuid();
-    let path = match std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from) {
+/// The folder of the CPU locks: `$XDG_RUNTIME_DIR/koth` (the login session's folder of the
+/// user's own), else `koth-<uid>` in the system's temp folder.
+fn lock_folder() -> PathBuf {
+    match std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from) {
         Some(dir) if dir.is_absolute() => dir.join("koth"),
-        _ => std::env::temp_dir().join(format!("koth-{uid}")),
-    };
+        _ => std::env::temp_dir().join(format!("koth-{}", geteuid())),
+    }
+}
+
+/// Opens the folder of the CPU locks at `path`, made with mode 0700 when missing. It is refused
+/// unless it is a folder (not a symbolic link someone planted in a shared `/tmp`, which is not
+/// followed) that belongs to this user and is closed to everyone else: whoever can write it
+/// could hold every CPU, or swap a lock file for a link to another file of the user's.
+fn open_lock_folder(path: &Path) -> Result<OwnedFd, String> {
+    let uid = geteuid();
     let refuse = |why: String| format!("cannot claim CPUs in {}: {why}", path.display());
-    match nix::unistd::mkdir(&path, Mode::S_IRWXU) {
+    match nix::unistd::mkdir(path, Mode::S_IRWXU) {
         Ok(()) | Err(Errno::EEXIST) => {}
         Err(e) => return Err(refuse(e.desc().into())),
     }
     let flags = OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC;
-    let folder = open(&path, flags, Mode::empty()).map_err(|e| {
+    let folder = open(path, flags, Mode::empty()).map_err(|e| {
         refuse(match e {
             Errno::ELOOP | Errno::ENOTDIR => "it is not a folder but a link or a file".into(),
             e => e.desc().into(),
@@ -231,5 +235,35 @@ pub(crate) async fn run_placed<T: Send + 'static>(
         Ok(result) => result,
         // The sender is dropped without a send only when the body panicked.
         Err(_) => anyhow::bail!("the match thread panicked"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn the_lock_folder_is_made_private_and_a_planted_one_is_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let made = tmp.path().join("koth");
+        open_lock_folder(&made).unwrap();
+        let mode = std::fs::metadata(&made).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o700);
+
+        let open = tmp.path().join("open");
+        std::fs::create_dir(&open).unwrap();
+        std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let refused = open_lock_folder(&open).unwrap_err();
+        assert!(
+            refused.contains("others may use it (mode 777)"),
+            "{refused}"
+        );
+
+        // A link to a folder of the user's own is still not followed.
+        let link = tmp.path().join("link");
+        std::os::unix::fs::symlink(&made, &link).unwrap();
+        let refused = open_lock_folder(&link).unwrap_err();
+        assert!(refused.contains("not a folder but a link"), "{refused}");
     }
 }
