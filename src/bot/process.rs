@@ -316,7 +316,8 @@ impl BotProcess {
             Clock::Wall => allowed,
             Clock::Cpu { backstop } => backstop.max(allowed),
         };
-        // Read now: a contained bot's process is named before its first answer is awaited.
+        // The process whose run-queue figures are read: none for a contained bot bwrap has not
+        // named yet, whose time-outs are then its own.
         let pid = self.cpu_pid();
         let (result, waits) = {
             let read = async {
