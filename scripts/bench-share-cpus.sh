@@ -14,11 +14,11 @@
 # against a run alone. Each way gets a runtime folder of its own, so runs of other koth
 # processes on the machine do not take its CPUs. Measure on a quiet machine: the script prints
 # the load average before and after.
-# Usage: scripts/bench-share-cpus.sh [BOARDS] [REPEATS] [SEED]   (defaults: 8 boards, 5, seed 1)
+# Usage: scripts/bench-share-cpus.sh [BOARDS] [REPEATS] [SEED]   (defaults: 8 boards, 7, seed 1)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 boards=${1:-8}
-repeats=${2:-5}
+repeats=${2:-7}
 seed=${3:-1}
 cargo build --release --quiet
 koth=$PWD/target/release/koth
