@@ -16,6 +16,16 @@ pub enum BotError {
     Benched { reason: String },
     #[error("no answer within {} ms{}", limit.as_millis(), grace_note(*grace))]
     Timeout { limit: Duration, grace: Duration },
+    /// A time-out koth caused: it and the bot waited for a CPU others held (see
+    /// [`super::starvation`]). A time-out still for the game, but a harness fault for a
+    /// tournament, which plays the game again.
+    #[error(
+        "no answer within {} ms, but it and koth waited {} ms of that for a CPU other programs \
+         held: koth's fault, not the bot's",
+        limit.as_millis(),
+        waited.as_millis()
+    )]
+    Starved { limit: Duration, waited: Duration },
     #[error("used {} ms of CPU time for one answer (limit {} ms)", used.as_millis(), limit.as_millis())]
     CpuTimeout { used: Duration, limit: Duration },
     #[error("did not exit within {} ms after its last message", limit.as_millis())]
@@ -86,9 +96,10 @@ impl BotError {
         match self {
             BotError::Spawn { .. } => FaultKind::FailedToStart,
             BotError::Benched { .. } => FaultKind::Benched,
-            BotError::Timeout { .. } | BotError::CpuTimeout { .. } | BotError::NoExit { .. } => {
-                FaultKind::TimedOut
-            }
+            BotError::Timeout { .. }
+            | BotError::Starved { .. }
+            | BotError::CpuTimeout { .. }
+            | BotError::NoExit { .. } => FaultKind::TimedOut,
             BotError::Exited { .. }
             | BotError::ClosedStdout { .. }
             | BotError::BrokenPipe { .. }

@@ -8,7 +8,8 @@
 //! - [`lines`], [`clock`], [`stderr`], [`transcript`], [`timing`], [`live`]: the parts a process
 //!   is made of — its stdout cut into lines, the clocks limits are measured on, its stderr file,
 //!   the record of its conversation, its answers' timings, and every process still alive.
-//! - [`error`] and [`fault`]: what can go wrong with a bot, and how a match keeps it.
+//! - [`error`] and [`fault`]: what can go wrong with a bot, and how a match keeps it;
+//!   [`starvation`]: when a time-out is koth's fault instead (the bot was kept from the CPU).
 //! - [`spec`]: what a bot is — how to start it, and how it is contained.
 //! - [`roster`]: which bots to start — koth's `bot.toml` manifests and the original
 //!   controller's `bots.txt` — and their build steps.
@@ -27,6 +28,7 @@ pub mod roster;
 pub mod sandbox;
 pub(crate) mod seat;
 pub(crate) mod spec;
+pub(crate) mod starvation;
 pub mod stderr;
 pub mod timing;
 pub mod transcript;

@@ -37,6 +37,7 @@ use super::lines::{LineReader, MAX_LINE, ReadEvent};
 use super::live::{kill_group, register};
 use super::sandbox::{self, Launch, Started};
 use super::spec::Sandbox;
+use super::starvation::{self, SAMPLE_AFTER, Waits};
 use super::{Answer, AnswerStats, BotError, BotSpec, Clock, StderrLog, Transcript};
 
 /// A prompt on its way to a bot, from [`BotProcess::prompt`]: what [`BotProcess::answer`] needs
@@ -315,39 +316,64 @@ impl BotProcess {
             Clock::Wall => allowed,
             Clock::Cpu { backstop } => backstop.max(allowed),
         };
-        let result = tokio::time::timeout_at((started + wait).into(), async {
-            // Measured from when the prompt was in the pipe.
-            let sent = if written {
-                started
-            } else {
-                self.write_queued().await?;
-                Instant::now()
-            };
-            // Watching the process as well as its stdout tells a crash at once even when a
-            // child of the bot still holds the pipe open. A line already on its way still
-            // counts: the reader gets a moment to take it.
-            let event = tokio::select! {
-                biased;
-                event = self.stdout.next() => event,
-                _ = self.child.wait() => {
-                    tokio::time::timeout(Duration::from_millis(50), self.stdout.next())
-                        .await
-                        .unwrap_or(ReadEvent::Closed)
+        // The process whose run-queue figures are read: none for a contained bot bwrap has not
+        // named yet, whose time-outs are then its own.
+        let pid = self.cpu_pid();
+        let (result, waits) = {
+            let read = async {
+                // Measured from when the prompt was in the pipe.
+                let sent = if written {
+                    started
+                } else {
+                    self.write_queued().await?;
+                    Instant::now()
+                };
+                // Watching the process as well as its stdout tells a crash at once even when a
+                // child of the bot still holds the pipe open. A line already on its way still
+                // counts: the reader gets a moment to take it.
+                let event = tokio::select! {
+                    biased;
+                    event = self.stdout.next() => event,
+                    _ = self.child.wait() => {
+                        tokio::time::timeout(Duration::from_millis(50), self.stdout.next())
+                            .await
+                            .unwrap_or(ReadEvent::Closed)
+                    }
+                };
+                match event {
+                    ReadEvent::Line(line) => Ok(Answer {
+                        wall: sent.elapsed(),
+                        cpu: cpu_before.and_then(|before| {
+                            Some(cpu_time(self.cpu_pid()?)?.saturating_sub(before))
+                        }),
+                        line,
+                    }),
+                    ReadEvent::TooLong => Err(BotError::LineTooLong { max: MAX_LINE }),
+                    ReadEvent::NotUtf8 => Err(BotError::NotUtf8),
+                    ReadEvent::Closed => Err(self.closed_error().await),
                 }
             };
-            match event {
-                ReadEvent::Line(line) => Ok(Answer {
-                    wall: sent.elapsed(),
-                    cpu: cpu_before
-                        .and_then(|before| Some(cpu_time(self.cpu_pid()?)?.saturating_sub(before))),
-                    line,
-                }),
-                ReadEvent::TooLong => Err(BotError::LineTooLong { max: MAX_LINE }),
-                ReadEvent::NotUtf8 => Err(BotError::NotUtf8),
-                ReadEvent::Closed => Err(self.closed_error().await),
+            tokio::pin!(read);
+            // Two steps, so an answer that is not quick has the run-queue figures taken at its
+            // start, to tell whether a time-out was the bot's fault (see `starvation`).
+            let early = SAMPLE_AFTER.min(wait);
+            match tokio::time::timeout_at((started + early).into(), &mut read).await {
+                Ok(result) => (Ok(result), None),
+                Err(_) => {
+                    let waits = pid.and_then(Waits::now);
+                    let result = tokio::time::timeout_at((started + wait).into(), read).await;
+                    (result, waits)
+                }
             }
-        })
-        .await;
+        };
+        // Whether a time-out of an answer that was allowed `allowed` was koth's fault.
+        let starved = |allowed: Duration| {
+            let waited = waits?.starved_since(pid?)?;
+            starvation::starved(waited, allowed).then_some(BotError::Starved {
+                limit: allowed,
+                waited,
+            })
+        };
         let result = match result {
             Ok(Ok(answer)) => {
                 self.record(b'<', &answer.line);
@@ -361,20 +387,25 @@ impl BotProcess {
                         used,
                         limit: allowed,
                     }),
-                    Clock::Wall if used > allowed => Err(BotError::Timeout { limit, grace }),
+                    Clock::Wall if used > allowed => {
+                        Err(starved(allowed).unwrap_or(BotError::Timeout { limit, grace }))
+                    }
                     _ => Ok(answer),
                 }
             }
             Ok(Err(e)) => Err(e),
-            Err(_) => match self.clock {
-                Clock::Wall => Err(BotError::Timeout { limit, grace }),
+            Err(_) => Err(starved(wait).unwrap_or(match self.clock {
+                Clock::Wall => BotError::Timeout { limit, grace },
                 // The CPU clock's wall-clock backstop ran out.
-                Clock::Cpu { .. } => Err(BotError::Timeout {
+                Clock::Cpu { .. } => BotError::Timeout {
                     limit: wait,
                     grace: Duration::ZERO,
-                }),
-            },
+                },
+            })),
         };
+        if let Err(BotError::Starved { .. }) = result {
+            self.stats.starved_timeouts += 1;
+        }
         result.map_err(|e| self.stop(e))
     }
 

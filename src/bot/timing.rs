@@ -28,6 +28,14 @@ pub struct AnswerStats {
     pub total_cpu_ms: Option<f64>,
     /// Answers that took over 80% of the limit on the limit's clock: a bot close to timing out.
     pub near_misses: u64,
+    /// Time-outs that were koth's fault: the bot was kept from the CPU by other programs
+    /// ([`super::starvation`]). A tournament plays such a game again.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub starved_timeouts: u64,
+}
+
+fn is_zero(count: &u64) -> bool {
+    *count == 0
 }
 
 impl AnswerStats {
@@ -39,6 +47,7 @@ impl AnswerStats {
         self.max_cpu_ms = max_option(self.max_cpu_ms, other.max_cpu_ms, f64::max);
         self.total_cpu_ms = max_option(self.total_cpu_ms, other.total_cpu_ms, |a, b| a + b);
         self.near_misses += other.near_misses;
+        self.starved_timeouts += other.starved_timeouts;
     }
 
     pub(super) fn record(&mut self, answer: &Answer, used: Duration, limit: Duration) {

@@ -65,5 +65,11 @@ pub trait Game: Sync {
         let _ = game_dirs;
         None
     }
+    /// The most CPUs a match uses ([`MatchSetup::cpus`]); a tournament claims no more for it,
+    /// since a CPU claimed and not used is one another koth cannot have. Games that are an
+    /// exchange between koth and one bot at a time keep to one.
+    fn most_cpus(&self) -> usize {
+        usize::MAX
+    }
     fn play<'a>(&'a self, setup: &'a MatchSetup) -> BoxFuture<'a, anyhow::Result<MatchResult>>;
 }

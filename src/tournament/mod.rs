@@ -34,6 +34,7 @@ use tokio::task::JoinSet;
 
 use crate::bot::BotStatus;
 use crate::bot::{BotSpec, Limits, Sandbox, roster, sandbox};
+use crate::cpu::Claim;
 use crate::game::{Average, Game, MatchResult, MatchSetup};
 
 use config::Config;
@@ -282,12 +283,27 @@ impl Tournament {
         );
         let mut points = Points::new(self.bots.len(), &self.store)?;
         bar.set_message(points.leader(&self.bots));
-        // With a CPU for every game running at once, the CPUs are dealt out evenly and each game
-        // keeps its share for as long as it runs (see `MatchSetup::cpus`): games then never
+        // With a CPU for every game running at once, each game claims its share of them as it
+        // starts and keeps it for as long as it runs (see `MatchSetup::cpus`): games then never
         // slow each other down, and a game and its bots take turns on their CPU instead of
-        // waking another.
-        let mut free_cpus = crate::cpu::allowed();
-        let share = free_cpus.len() / self.jobs.max(1);
+        // waking another. A game that finds no CPU free (other koth processes hold them) runs
+        // unpinned, and the log says so.
+        let allowed = crate::cpu::allowed();
+        let share = (allowed.len() / self.jobs.max(1)).min(self.game.most_cpus());
+        let placement = if share == 0 {
+            format!(
+                "unpinned: {} games at once on {} CPUs",
+                self.jobs,
+                allowed.len()
+            )
+        } else {
+            format!(
+                "each on {share} free CPU(s) of {} claimed as it starts, else unpinned",
+                crate::cpu::list(&allowed)
+            )
+        };
+        bar.suspend(|| eprintln!("koth: games run {placement}"));
+        tracing::info!("games run {placement}");
         let mut running = JoinSet::new();
         loop {
             while running.len() < self.jobs {
@@ -295,8 +311,18 @@ impl Tournament {
                     break;
                 };
                 self.store.mark_running(game.index, attempt)?;
-                let cpus = free_cpus.split_off(free_cpus.len() - share.min(free_cpus.len()));
-                running.spawn(play_one(self.setup_parts(&game, cpus), game, attempt));
+                let claim = if share == 0 {
+                    Claim::unpinned("more games at once than CPUs".into())
+                } else {
+                    crate::cpu::claim(&allowed, 1, share)
+                };
+                tracing::info!(
+                    game = game.index,
+                    attempt,
+                    "game started {}",
+                    claim.describe()
+                );
+                running.spawn(play_one(self.setup_parts(&game, claim), game, attempt));
             }
             let Some(joined) = running.join_next().await else {
                 break;
@@ -309,11 +335,12 @@ impl Tournament {
             let Played {
                 game,
                 attempt,
-                cpus,
+                claim,
                 outcome,
                 elapsed,
             } = joined.context("a game task was lost")?;
-            free_cpus.extend(cpus);
+            // The game's CPUs are free for the next game, or another koth.
+            drop(claim);
             let wall_ms = elapsed.as_secs_f64() * 1000.0;
             match outcome {
                 Ok(result) => {
@@ -460,10 +487,10 @@ impl Tournament {
         Ok(benched)
     }
 
-    fn setup_parts(&self, game: &ScheduledGame, cpus: Vec<usize>) -> GameParts {
+    fn setup_parts(&self, game: &ScheduledGame, claim: Claim) -> GameParts {
         GameParts {
             game: self.game,
-            cpus,
+            claim,
             dir: game_dir(&self.dir, game.index),
             bots: game.seats.iter().map(|&b| self.bots[b].clone()).collect(),
             limits: self.limits,
@@ -476,7 +503,8 @@ impl Tournament {
 /// What a game task needs, owned, so the task can run on its own.
 struct GameParts {
     game: &'static dyn Game,
-    cpus: Vec<usize>,
+    /// The CPUs the game keeps to, held while it runs.
+    claim: Claim,
     dir: PathBuf,
     bots: Vec<BotSpec>,
     limits: Limits,
@@ -502,7 +530,7 @@ async fn play_one(parts: GameParts, game: ScheduledGame, attempt: u32) -> Played
             limits: parts.limits,
             rounds: parts.rounds,
             progress: None,
-            cpus: parts.cpus.clone(),
+            cpus: parts.claim.cpus().to_vec(),
         };
         let result = match AssertUnwindSafe(parts.game.play(&setup))
             .catch_unwind()
@@ -512,6 +540,14 @@ async fn play_one(parts: GameParts, game: ScheduledGame, attempt: u32) -> Played
             Ok(Err(err)) => return Err(format!("{err:#}")),
             Err(panic) => return Err(format!("the game panicked: {}", panic_message(&*panic))),
         };
+        // A time-out koth caused by keeping the bot from the CPU must not count against it.
+        if let Some(bot) = result.bots.iter().find(|b| b.timing.starved_timeouts > 0) {
+            return Err(format!(
+                "{:?} timed out {} time(s) while other programs kept it or koth from the CPU \
+                 (koth's fault, not the bot's)",
+                bot.name, bot.timing.starved_timeouts
+            ));
+        }
         if result.bots.len() != game.seats.len() {
             return Err(format!(
                 "the game returned {} results for {} bots",
@@ -525,7 +561,7 @@ async fn play_one(parts: GameParts, game: ScheduledGame, attempt: u32) -> Played
     Played {
         game,
         attempt,
-        cpus: parts.cpus,
+        claim: parts.claim,
         outcome,
         elapsed: started.elapsed(),
     }
@@ -552,8 +588,8 @@ fn prepare_folder(
 struct Played {
     game: ScheduledGame,
     attempt: u32,
-    /// The CPUs the game had to itself, free again.
-    cpus: Vec<usize>,
+    /// The CPUs the game had to itself, to be freed.
+    claim: Claim,
     outcome: Result<MatchResult, String>,
     elapsed: std::time::Duration,
 }

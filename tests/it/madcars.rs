@@ -28,7 +28,8 @@ fn player(root: &Path, folder: &str, name: &str, args: &str) -> PathBuf {
 /// results.json.
 fn game(bots: &[&Path], log_dir: &Path, extra: &[&str]) -> (String, Value) {
     let mut command = koth();
-    command.arg("madcars");
+    let folder = log_dir.parent().unwrap();
+    crate::support::cpus::own_cpu_locks(&mut command, folder).arg("madcars");
     for bot in bots {
         command.arg("--bot").arg(bot);
     }

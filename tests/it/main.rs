@@ -20,6 +20,7 @@ mod paths_game;
 mod ratrace_cli;
 mod ratrace_game;
 mod replay;
+mod share_cpus;
 mod support;
 mod tournament_guard;
 mod tournament_run;

@@ -11,13 +11,13 @@ use arena::arena;
 
 use crate::support::cpus;
 use crate::support::paths_bots;
-use cpus::reported_cpus;
+use cpus::{own_cpu_locks, reported_cpus};
 use paths_bots::cpu_reporting_paths_bots;
 
 const KOTH: &str = env!("CARGO_BIN_EXE_koth");
 
 fn koth(dir: &Path, args: &[&str]) -> Output {
-    Command::new(KOTH)
+    own_cpu_locks(&mut Command::new(KOTH), dir)
         .arg("paths")
         .args(args)
         .current_dir(dir)

@@ -34,7 +34,7 @@ pub struct Args {
     /// Keep koth and both bots on this CPU: a tick is a round trip between koth and each bot,
     /// and on one CPU none of them wakes another (a quarter less of koth's time per tick on a
     /// busy machine), but the two bots then think one after the other: for quick bots, or one
-    /// game per CPU.
+    /// game per CPU. If another koth holds the CPU, the game runs unpinned and says so.
     #[arg(long, value_name = "N", value_parser = crate::cpu::parse_cpu)]
     cpu: Option<usize>,
     #[command(flatten)]
@@ -64,6 +64,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let bots = sandbox::contain(&bots, args.contain.sandbox().as_ref(), &log_dir)?;
     let names = bots.iter().map(|b| b.name.clone()).collect();
     let (bar, progress) = report::match_progress(args.matches, "match", names);
+    // Held until the game ends, so no other koth pins to the CPU meanwhile.
+    let claim = crate::cpu::claim_given(args.cpu);
     let setup = MatchSetup {
         bots,
         seed,
@@ -71,7 +73,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         limits: args.timeout.limits(),
         rounds: Some(args.matches),
         progress: Some(progress),
-        cpus: args.cpu.into_iter().collect(),
+        cpus: claim.cpus().to_vec(),
     };
     // The bots are started from this thread, and so keep to its CPU too.
     crate::cpu::pin_current_thread(&setup.cpus);

@@ -473,6 +473,10 @@ impl Game for MadCars {
         })
     }
 
+    fn most_cpus(&self) -> usize {
+        1
+    }
+
     /// On a thread of its own kept to one CPU of the match's share: koth and the two bots take
     /// turns every tick, so on one CPU none of them has to wake another.
     fn play<'a>(&'a self, setup: &'a MatchSetup) -> BoxFuture<'a, anyhow::Result<MatchResult>> {

@@ -179,6 +179,10 @@ impl Game for TicTacToe {
         (2, 2)
     }
 
+    fn most_cpus(&self) -> usize {
+        1
+    }
+
     /// On a thread of its own kept to one CPU of the match's share: koth and the two bots take
     /// turns, so on one CPU none of them has to wake another.
     fn play<'a>(&'a self, setup: &'a MatchSetup) -> BoxFuture<'a, anyhow::Result<MatchResult>> {

@@ -30,7 +30,8 @@ pub struct Args {
     /// Keep koth and every bot of the game on this CPU. Cheaper for koth (no CPU is woken per
     /// prompt: a quarter less time per turn), and a game that cannot disturb another running on
     /// the other CPUs; but the bots of a phase then think one after another, so give it to games
-    /// of quick bots, or to one game per CPU.
+    /// of quick bots, or to one game per CPU. If another koth holds the CPU, the game runs
+    /// unpinned and says so.
     #[arg(long, value_name = "N", value_parser = crate::cpu::parse_cpu)]
     cpu: Option<usize>,
     #[command(flatten)]
@@ -48,6 +49,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let bots = sandbox::contain(&bots, args.contain.sandbox().as_ref(), &log_dir)?;
     let names = bots.iter().map(|b| b.name.clone()).collect();
     let (bar, progress) = report::match_progress(args.rounds, "round", names);
+    // Held until the game ends, so no other koth pins to the CPU meanwhile.
+    let claim = crate::cpu::claim_given(args.cpu);
     let setup = MatchSetup {
         bots,
         seed,
@@ -55,7 +58,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         limits: args.timeout.limits(),
         rounds: Some(args.rounds),
         progress: Some(progress),
-        cpus: args.cpu.into_iter().collect(),
+        cpus: claim.cpus().to_vec(),
     };
 
     crate::cpu::pin_current_thread(&setup.cpus);

@@ -17,6 +17,7 @@ use super::track::Track;
 use crate::bot::sandbox;
 use crate::bot::{BotSpec, roster};
 use crate::cli::{LogDirArg, SandboxArgs, SeedArg, TimeoutArg, report};
+use crate::cpu::Claim;
 use crate::game::{MatchResult, MatchSetup};
 use crate::stats;
 
@@ -57,9 +58,10 @@ pub struct Args {
     /// `koth replay --html`; repeat for more boards.
     #[arg(long, value_name = "N")]
     record_board: Vec<usize>,
-    /// Leave CPU placement to the OS. By default, with a bot player and no more jobs than
-    /// CPUs, each job and its bot process share one CPU of their own: a turn is a round trip
-    /// between them, and waking another CPU for each one doubled a board's time.
+    /// Leave CPU placement to the OS. By default, with a bot player, each job and its bot
+    /// process share one CPU of their own, when there is a free one for every job (one no other
+    /// koth holds): a turn is a round trip between them, and waking another CPU for each one
+    /// doubled a board's time.
     #[arg(long)]
     no_pin: bool,
     #[command(flatten)]
@@ -105,10 +107,19 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .clone()
         .or_else(|| bots.first().map(|b| b.name.clone()))
         .unwrap_or_default();
+    // Held until the run ends: the CPUs its jobs keep to, one each (see `crate::cpu`).
+    let claim = if built_in.is_some() {
+        Claim::unpinned("a built-in player runs in koth's own threads".into())
+    } else if args.no_pin {
+        Claim::unpinned("--no-pin".into())
+    } else {
+        crate::cpu::claim(&crate::cpu::allowed(), args.jobs, args.jobs)
+    };
     println!(
-        "player {player} on {} boards, {} job(s); logs in {}",
+        "player {player} on {} boards, {} job(s) {}; logs in {}",
         args.boards,
         args.jobs,
+        claim.describe(),
         log_dir.display()
     );
     let setup = MatchSetup {
@@ -118,11 +129,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         limits: args.timeout.limits(),
         rounds: Some(args.boards as u32),
         progress: None,
-        cpus: if args.no_pin {
-            Vec::new()
-        } else {
-            crate::cpu::allowed()
-        },
+        cpus: claim.cpus().to_vec(),
     };
     let options = Options {
         jobs: args.jobs,

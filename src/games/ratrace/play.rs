@@ -38,6 +38,11 @@ impl Game for RatRace {
         (1, 1)
     }
 
+    /// One board at a time, each a round trip between koth and the bot per turn.
+    fn most_cpus(&self) -> usize {
+        1
+    }
+
     /// Board points spread over orders of magnitude; the challenge ranked by geometric mean.
     fn average(&self) -> Average {
         Average::Geometric
@@ -143,6 +148,8 @@ pub(crate) fn play(
         "summary": summary,
         "faults": records.iter().filter(|r| r.error.is_some()).count(),
         "seconds": seconds,
+        // Where the bot's jobs ran: a CPU each, or anywhere (empty).
+        "cpus": &setup.cpus,
         "boards": &records,
     });
     let path = setup.log_dir.join("results.json");

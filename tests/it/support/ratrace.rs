@@ -7,7 +7,8 @@ use serde_json::Value;
 
 /// Runs `koth ratrace` with `args` into the log folder `log`; returns stdout and results.json.
 pub fn ratrace(log: &Path, args: &[&str]) -> (String, Value) {
-    let output = Command::new(env!("CARGO_BIN_EXE_koth"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_koth"));
+    let output = super::cpus::own_cpu_locks(&mut command, log)
         .arg("ratrace")
         .args(args)
         .arg("--log-dir")

@@ -74,8 +74,10 @@ pub fn succeed(command: &mut Command) -> Output {
 
 /// Runs the tournament `file` into the folder `out` and checks that it succeeded.
 pub fn run_tournament(file: &Path, out: &Path, extra: &[&str]) -> Output {
+    let mut command = koth();
+    let folder = file.parent().unwrap();
     succeed(
-        koth()
+        super::cpus::own_cpu_locks(&mut command, folder)
             .args(["tournament", "run"])
             .arg(file)
             .arg("--dir")
