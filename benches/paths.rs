@@ -33,7 +33,7 @@ fn scoring(c: &mut Criterion) {
     let bots = 30;
     let mut grid = rules::random_filled(bots, &mut seed::rng(1, 0));
     add_complete_paths(&mut grid, bots, &mut seed::rng(1, 1));
-    let points = grid.score(bots, bots, &mut seed::rng(2, 0));
+    let points = grid.score(bots, bots, &mut seed::rng(2, 0)).points;
     // Most of the 30 paths are complete: each pays at least 1200 points per search.
     assert!(points.iter().sum::<u64>() >= (bots * bots * rules::side(bots) / 2) as u64);
     let mut stream = 0;

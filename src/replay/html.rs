@@ -33,7 +33,13 @@ pub fn page(game: &Game, explanation: Option<&Explanation>) -> String {
                 .flat_map(|replay| replay.turns.iter().filter(|t| t.round == round.index))
                 .map(|t| json!([t.destroy, t.activate]))
                 .collect();
-            json!({ "rows": round.rows, "points": round.points, "turns": turns })
+            let paid: Vec<_> = game
+                .turns
+                .iter()
+                .flat_map(|replay| replay.paid.iter().filter(|p| p.round == round.index))
+                .flat_map(|p| &p.paid)
+                .collect();
+            json!({ "rows": round.rows, "points": round.points, "turns": turns, "paid": paid })
         })
         .collect();
     let data = json!({

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use anyhow::{Context, bail};
 
-use crate::games::paths::log::{ReplayHeader, TurnRecord};
+use crate::games::paths::log::{PaidRecord, ReplayHeader, TurnRecord};
 use crate::games::paths::rules::{Grid, MAX_BOTS, side};
 
 /// A whole turn-by-turn replay.
@@ -14,6 +14,8 @@ pub struct Replay {
     pub header: ReplayHeader,
     /// Every turn of every round, in play order.
     pub turns: Vec<TurnRecord>,
+    /// Each scored round's paying vertices (none in a replay written before koth recorded them).
+    pub paid: Vec<PaidRecord>,
 }
 
 impl Replay {
@@ -54,7 +56,31 @@ impl Replay {
             );
         }
         let mut turns = Vec::new();
+        let mut paid = Vec::new();
         for (index, line) in lines {
+            if let Ok(record) = serde_json::from_str::<PaidRecord>(line) {
+                if record.round >= header.rounds {
+                    bail!(
+                        "{}: round {}, but the game has rounds 0 to {}",
+                        at(index),
+                        record.round,
+                        header.rounds.saturating_sub(1)
+                    );
+                }
+                if let Some(&(x, y, _)) = record
+                    .paid
+                    .iter()
+                    .find(|&&(x, y, _)| x >= header.side || y >= header.side)
+                {
+                    bail!(
+                        "{}: vertex {x},{y} is off the grid (side {})",
+                        at(index),
+                        header.side
+                    );
+                }
+                paid.push(record);
+                continue;
+            }
             let record: TurnRecord = serde_json::from_str(line)
                 .with_context(|| format!("{}: not a turn record", at(index)))?;
             if record.destroy.len() != bots || record.activate.len() != bots {
@@ -81,7 +107,11 @@ impl Replay {
             }
             turns.push(record);
         }
-        Ok(Replay { header, turns })
+        Ok(Replay {
+            header,
+            turns,
+            paid,
+        })
     }
 
     /// The number of turns recorded for `round`.

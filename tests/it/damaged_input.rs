@@ -202,7 +202,7 @@ type ReplayDamage = fn(&str) -> Vec<u8>;
 
 #[test]
 fn a_damaged_replay_is_refused_by_every_replay_command() {
-    let damages: [(&str, ReplayDamage, &str); 6] = [
+    let damages: [(&str, ReplayDamage, &str); 7] = [
         (
             "an off-grid vertex",
             |t| t.replacen("[1,0]", "[99,0]", 1).into_bytes(),
@@ -228,6 +228,11 @@ fn a_damaged_replay_is_refused_by_every_replay_command() {
                     .into_bytes()
             },
             "replay.jsonl:3: round 4294967295",
+        ),
+        (
+            "a paying vertex off the grid",
+            |t| format!("{t}{{\"round\":0,\"paid\":[[1,0,2],[7,1,2]]}}\n").into_bytes(),
+            "replay.jsonl:4: vertex 7,1 is off the grid",
         ),
         (
             "a binary line",

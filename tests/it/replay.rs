@@ -77,6 +77,27 @@ fn a_real_log_reads_back_to_the_results_and_the_turns_rebuild_its_grids() {
         assert_eq!(rebuilt, round.rows, "round {}", round.index);
         // Something happened: the grid at the end is not the empty grid.
         assert_ne!(rebuilt, replay.grid(round.index, 0).rows());
+        // The round's paying vertices account for every point: each owner of a vertex earned
+        // one point per paying search through it.
+        let grid = replay.grid(round.index, n * n);
+        let paid = &replay
+            .paid
+            .iter()
+            .find(|p| p.round == round.index)
+            .expect("every round records its paying vertices")
+            .paid;
+        let earned: Vec<u64> = (0..n)
+            .map(|bot| {
+                paid.iter()
+                    .filter(|&&(x, y, _)| match grid.cell((x, y)) {
+                        koth::games::paths::rules::Cell::Active(owners) => owners >> bot & 1 == 1,
+                        _ => false,
+                    })
+                    .map(|&(_, _, searches)| u64::from(searches))
+                    .sum()
+            })
+            .collect();
+        assert_eq!(earned, round.points, "round {}", round.index);
     }
 }
 

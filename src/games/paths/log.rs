@@ -158,7 +158,17 @@ pub struct TurnRecord {
     pub activate: Vec<Option<Vertex>>,
 }
 
-/// `replay.jsonl`: a [`ReplayHeader`] line, then one [`TurnRecord`] line per turn of every round.
+/// The end of a round in `replay.jsonl`: every vertex a paying search ran through, as
+/// `[x, y, searches]`, so a viewer can draw which paths paid whom.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PaidRecord {
+    pub round: u32,
+    pub paid: Vec<(usize, usize, u32)>,
+}
+
+/// `replay.jsonl`: a [`ReplayHeader`] line, then one [`TurnRecord`] line per turn of every round,
+/// each round closed by its [`PaidRecord`].
 pub struct ReplayLog {
     out: BufWriter<File>,
 }
@@ -175,6 +185,10 @@ impl ReplayLog {
     }
 
     pub fn turn(&mut self, record: &TurnRecord) -> anyhow::Result<()> {
+        self.line(record)
+    }
+
+    pub fn paid(&mut self, record: &PaidRecord) -> anyhow::Result<()> {
         self.line(record)
     }
 

@@ -10,9 +10,11 @@ use futures::StreamExt;
 use futures::future::join_all;
 use futures::stream::FuturesUnordered;
 
-use super::log::{FinalLog, GraphicalLog, ReplayHeader, ReplayLog, Results, RoundLog, TurnRecord};
+use super::log::{
+    FinalLog, GraphicalLog, PaidRecord, ReplayHeader, ReplayLog, Results, RoundLog, TurnRecord,
+};
 use super::protocol::{Answer as Reply, Message};
-use super::rules::{self, Grid, MAX_BOTS, Vertex};
+use super::rules::{self, Grid, MAX_BOTS, Scoring, Vertex};
 use crate::bot::seat::At;
 use crate::bot::{Answer, FaultKind, FaultLog, Restart, Seat, SeatOptions};
 use crate::game::{BotResult, MatchResult, MatchSetup, RoundProgress};
@@ -68,10 +70,15 @@ pub(crate) async fn play(setup: &MatchSetup) -> anyhow::Result<(MatchResult, Res
             index: round,
             orders: &orders,
         };
-        let (grid, round_points, turns) = game.play(&mut seats).await;
+        let (grid, scoring, turns) = game.play(&mut seats).await;
         for record in &turns {
             replay.turn(record)?;
         }
+        let round_points = scoring.points;
+        replay.paid(&PaidRecord {
+            round,
+            paid: scoring.paid,
+        })?;
         for (total, p) in totals.iter_mut().zip(&round_points) {
             *total += p;
         }
@@ -139,8 +146,8 @@ struct Round<'a> {
 }
 
 impl Round<'_> {
-    /// Returns the final grid, the points, and each turn's accepted choices for the replay.
-    async fn play(&self, seats: &mut [Seat]) -> (Grid, Vec<u64>, Vec<TurnRecord>) {
+    /// Returns the final grid, its scoring, and each turn's accepted choices for the replay.
+    async fn play(&self, seats: &mut [Seat]) -> (Grid, Scoring, Vec<TurnRecord>) {
         let n = seats.len();
         let (side, turns) = (rules::side(n), n * n);
         for seat in seats.iter_mut() {
@@ -175,7 +182,8 @@ impl Round<'_> {
                 activate: owned,
             });
         }
-        let points = grid.score(n, n, &mut seed::rng(self.setup.seed, 1 + self.index as u64));
+        let scoring = grid.score(n, n, &mut seed::rng(self.setup.seed, 1 + self.index as u64));
+        let points = &scoring.points;
         let endings = seats
             .iter_mut()
             .zip(reports)
@@ -192,7 +200,7 @@ impl Round<'_> {
                 }
             });
         join_all(endings).await;
-        (grid, points, records)
+        (grid, scoring, records)
     }
 
     /// Turns the phase's answers into choices; a bad answer is recorded and, like a fault the seat

@@ -25,6 +25,16 @@ pub enum Cell {
     Broken,
 }
 
+/// A round's scoring.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Scoring {
+    /// Each bot's points.
+    pub points: Vec<u64>,
+    /// Every vertex a search that reached a sink ran through, as `(x, y, searches)` by index
+    /// (`y * side + x`): the paths that paid, for a viewer to draw.
+    pub paid: Vec<(usize, usize, u32)>,
+}
+
 /// A vertex, as `(x, y)` with `(0, 0)` bottom-left.
 pub(crate) type Vertex = (usize, usize);
 
@@ -97,8 +107,8 @@ impl Grid {
 
     /// Scores the round: from every active source, `runs` randomized depth-first searches, each
     /// paying one point per owner of every vertex on its stack when it reaches a sink. Returns the
-    /// points of each of `bots` bots.
-    pub fn score(&self, bots: usize, runs: usize, rng: &mut Rng) -> Vec<u64> {
+    /// points of each of `bots` bots, and how many paying searches ran through each vertex.
+    pub fn score(&self, bots: usize, runs: usize, rng: &mut Rng) -> Scoring {
         let mut points = vec![0u64; bots];
         let mut search = Search::new(self);
         for x in 0..self.side {
@@ -119,7 +129,18 @@ impl Grid {
                 }
             }
         }
-        points
+        // Only the vertices some paying search went through, in index order: walking all S²
+        // marks would cost as much as a quarter of the searches on a large grid.
+        search.paid.sort_unstable();
+        let paid = search
+            .paid
+            .iter()
+            .map(|&v| {
+                let v = v as usize;
+                (v % self.side, v / self.side, search.marks[v].paid)
+            })
+            .collect();
+        Scoring { points, paid }
     }
 
     /// The grid as the graphical log draws it: rows top (y = S−1) first, each vertex as its
@@ -151,14 +172,26 @@ pub(crate) fn letter(index: usize) -> char {
 /// stamp instead of a cleared boolean array: clearing S² cells per run would cost more than the
 /// search itself on a mostly empty grid. Activity is copied into a byte per vertex because the
 /// search is bound by memory: a [`Cell`] takes 16 bytes, and at N = 30 the grid has 1.44 M.
+/// For the same reason a vertex's count of paying searches sits beside its stamp, in the cache
+/// line the search has just used: in an array of its own it doubled the scoring's time.
 struct Search {
     side: usize,
     active: Vec<bool>,
-    visited: Vec<u32>,
+    marks: Vec<Mark>,
     stamp: u32,
+    /// The vertices whose `paid` is not 0.
+    paid: Vec<u32>,
     /// The DFS stack: each frame is a vertex, its shuffled active children and the next to try.
     frames: Vec<Frame>,
     path: Vec<u32>,
+}
+
+/// A vertex's marks: the last run that visited it, and how many runs that reached a sink went
+/// through it.
+#[derive(Clone, Copy, Default)]
+struct Mark {
+    stamp: u32,
+    paid: u32,
 }
 
 struct Frame {
@@ -187,7 +220,8 @@ impl Search {
                 .iter()
                 .map(|c| matches!(c, Cell::Active(_)))
                 .collect(),
-            visited: vec![0; grid.cells.len()],
+            marks: vec![Mark::default(); grid.cells.len()],
+            paid: Vec::new(),
             stamp: 0,
             frames: Vec::new(),
             path: Vec::new(),
@@ -204,6 +238,13 @@ impl Search {
             if top.vertex as usize >= sink_row {
                 self.path.clear();
                 self.path.extend(self.frames.iter().map(|f| f.vertex));
+                for &vertex in &self.path {
+                    let mark = &mut self.marks[vertex as usize];
+                    if mark.paid == 0 {
+                        self.paid.push(vertex);
+                    }
+                    mark.paid += 1;
+                }
                 return Some(&self.path);
             }
             if top.next == top.count {
@@ -212,7 +253,7 @@ impl Search {
             }
             let child = top.children[top.next as usize];
             top.next += 1;
-            if self.visited[child as usize] != self.stamp {
+            if self.marks[child as usize].stamp != self.stamp {
                 self.push(child, rng);
             }
         }
@@ -222,7 +263,7 @@ impl Search {
     /// Marks `vertex` visited and pushes it with its active children in a random order (the
     /// east–west wrap included; on a tiny grid the three may coincide, hence the dedup).
     fn push(&mut self, vertex: u32, rng: &mut Rng) {
-        self.visited[vertex as usize] = self.stamp;
+        self.marks[vertex as usize].stamp = self.stamp;
         let side = self.side;
         let (x, y) = (vertex as usize % side, vertex as usize / side);
         let mut found = [0u32; 3];
@@ -316,8 +357,11 @@ mod tests {
             grid.activate(&[Some((2, y)), None]);
         }
         grid.activate(&[None, Some((2, 4))]);
-        let points = grid.score(2, 2, &mut seed::rng(1, 0));
-        assert_eq!(points, vec![8, 2]);
+        let scoring = grid.score(2, 2, &mut seed::rng(1, 0));
+        assert_eq!(scoring.points, vec![8, 2]);
+        // Both searches paid through the one path, and nowhere else.
+        let paid: Vec<(usize, usize, u32)> = (0..5).map(|y| (2, y, 2)).collect();
+        assert_eq!(scoring.paid, paid);
     }
 
     #[test]
@@ -327,7 +371,7 @@ mod tests {
         for (y, x) in [4, 0, 4, 0, 4].into_iter().enumerate() {
             grid.activate(&[Some((x, y))]);
         }
-        assert_eq!(grid.score(1, 1, &mut seed::rng(2, 0)), vec![5]);
+        assert_eq!(grid.score(1, 1, &mut seed::rng(2, 0)).points, vec![5]);
     }
 
     #[test]
@@ -340,7 +384,7 @@ mod tests {
         }
         for stream in 0..20 {
             // Each of 3 runs finds the 5-vertex path, whatever order children are tried in.
-            assert_eq!(grid.score(1, 3, &mut seed::rng(3, stream)), vec![15]);
+            assert_eq!(grid.score(1, 3, &mut seed::rng(3, stream)).points, vec![15]);
         }
     }
 
@@ -350,7 +394,7 @@ mod tests {
         for y in 0..4 {
             grid.activate(&[Some((1, y))]);
         }
-        assert_eq!(grid.score(1, 1, &mut seed::rng(4, 0)), vec![0]);
+        assert_eq!(grid.score(1, 1, &mut seed::rng(4, 0)).points, vec![0]);
     }
 
     #[test]
@@ -361,7 +405,10 @@ mod tests {
             grid.activate(&[None, None, Some((0, y))]);
         }
         // Three runs (one per bot) over a 5-vertex path whose source is co-owned by a and b.
-        assert_eq!(grid.score(3, 3, &mut seed::rng(5, 0)), vec![3, 3, 12]);
+        assert_eq!(
+            grid.score(3, 3, &mut seed::rng(5, 0)).points,
+            vec![3, 3, 12]
+        );
         assert_eq!(grid.cell((0, 0)), Cell::Active(0b011));
     }
 
@@ -369,7 +416,7 @@ mod tests {
     fn a_single_vertex_grid_is_its_own_source_and_sink() {
         let mut grid = Grid::new(side(1));
         grid.activate(&[Some((0, 0))]);
-        assert_eq!(grid.score(1, 1, &mut seed::rng(6, 0)), vec![1]);
+        assert_eq!(grid.score(1, 1, &mut seed::rng(6, 0)).points, vec![1]);
     }
 
     #[test]
