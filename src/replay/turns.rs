@@ -57,27 +57,31 @@ impl Replay {
         }
         let mut turns = Vec::new();
         let mut paid = Vec::new();
+        // Every record names a round of the game and vertices on its grid.
+        let check = |index: usize, round: u32, vertices: &[(usize, usize)]| {
+            if round >= header.rounds {
+                bail!(
+                    "{}: round {round}, but the game has rounds 0 to {}",
+                    at(index),
+                    header.rounds.saturating_sub(1)
+                );
+            }
+            if let Some((x, y)) = vertices
+                .iter()
+                .find(|&&(x, y)| x >= header.side || y >= header.side)
+            {
+                bail!(
+                    "{}: vertex {x},{y} is off the grid (side {})",
+                    at(index),
+                    header.side
+                );
+            }
+            Ok(())
+        };
         for (index, line) in lines {
             if let Ok(record) = serde_json::from_str::<PaidRecord>(line) {
-                if record.round >= header.rounds {
-                    bail!(
-                        "{}: round {}, but the game has rounds 0 to {}",
-                        at(index),
-                        record.round,
-                        header.rounds.saturating_sub(1)
-                    );
-                }
-                if let Some(&(x, y, _)) = record
-                    .paid
-                    .iter()
-                    .find(|&&(x, y, _)| x >= header.side || y >= header.side)
-                {
-                    bail!(
-                        "{}: vertex {x},{y} is off the grid (side {})",
-                        at(index),
-                        header.side
-                    );
-                }
+                let vertices: Vec<_> = record.paid.iter().map(|&(x, y, _)| (x, y)).collect();
+                check(index, record.round, &vertices)?;
                 paid.push(record);
                 continue;
             }
@@ -86,25 +90,14 @@ impl Replay {
             if record.destroy.len() != bots || record.activate.len() != bots {
                 bail!("{}: expected one choice per bot ({bots})", at(index));
             }
-            if record.round >= header.rounds {
-                bail!(
-                    "{}: round {}, but the game has rounds 0 to {}",
-                    at(index),
-                    record.round,
-                    header.rounds.saturating_sub(1)
-                );
-            }
-            let choices = record.destroy.iter().chain(&record.activate).flatten();
-            if let Some((x, y)) = choices
+            let choices: Vec<_> = record
+                .destroy
+                .iter()
+                .chain(&record.activate)
+                .flatten()
                 .copied()
-                .find(|&(x, y)| x >= header.side || y >= header.side)
-            {
-                bail!(
-                    "{}: vertex {x},{y} is off the grid (side {})",
-                    at(index),
-                    header.side
-                );
-            }
+                .collect();
+            check(index, record.round, &choices)?;
             turns.push(record);
         }
         Ok(Replay {

@@ -53,22 +53,14 @@ fn draw_points(svg: &mut String, log: &GameLog) -> Result<(), Box<dyn std::error
             .draw()?;
         for (bot, line) in totals.iter().enumerate() {
             let colour = COLOURS[bot % COLOURS.len()];
-            chart
-                .draw_series(LineSeries::new(
-                    line.iter().enumerate().map(|(r, &p)| (r, p)),
-                    colour.stroke_width(2),
-                ))?
-                .label(log.bots[bot].clone())
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2))
-                });
+            named_line(
+                &mut chart,
+                line.iter().enumerate().map(|(r, &p)| (r, p)),
+                colour,
+                &log.bots[bot],
+            )?;
         }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .position(SeriesLabelPosition::UpperLeft)
-            .draw()?;
+        legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
         root.present()?;
     }
     Ok(())
@@ -132,24 +124,51 @@ fn draw_ratings(
                 upper.chain(lower).collect::<Vec<_>>(),
                 colour.mix(0.15).filled(),
             )))?;
-            let name = names.get(bot).cloned().unwrap_or_default();
-            chart
-                .draw_series(LineSeries::new(
-                    ratings.iter().enumerate().map(|(g, r)| (g + 1, r.rating)),
-                    colour.stroke_width(2),
-                ))?
-                .label(name)
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2))
-                });
+            named_line(
+                &mut chart,
+                ratings.iter().enumerate().map(|(g, r)| (g + 1, r.rating)),
+                colour,
+                names.get(bot).map_or("", String::as_str),
+            )?;
         }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .position(SeriesLabelPosition::LowerRight)
-            .draw()?;
+        legend(&mut chart, SeriesLabelPosition::LowerRight)?;
         root.present()?;
     }
+    Ok(())
+}
+
+type Chart<'a, X, Y> = ChartContext<'a, SVGBackend<'a>, Cartesian2d<X, Y>>;
+
+/// A bot's line, named in the legend by a stroke of its colour.
+fn named_line<X: Ranged, Y: Ranged>(
+    chart: &mut Chart<'_, X, Y>,
+    points: impl Iterator<Item = (X::ValueType, Y::ValueType)>,
+    colour: RGBColor,
+    name: &str,
+) -> Result<(), Box<dyn std::error::Error>>
+where
+    X::ValueType: Clone + 'static,
+    Y::ValueType: Clone + 'static,
+{
+    chart
+        .draw_series(LineSeries::new(points, colour.stroke_width(2)))
+        .map_err(|e| e.to_string())?
+        .label(name)
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2)));
+    Ok(())
+}
+
+/// The legend of the bots' lines, at `position`.
+fn legend<X: Ranged, Y: Ranged>(
+    chart: &mut Chart<'_, X, Y>,
+    position: SeriesLabelPosition,
+) -> Result<(), Box<dyn std::error::Error>> {
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .position(position)
+        .draw()
+        .map_err(|e| e.to_string())?;
     Ok(())
 }

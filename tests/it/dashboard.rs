@@ -85,6 +85,30 @@ fn tournament_file(dir: &Path, games: u32) -> PathBuf {
     path
 }
 
+/// `koth serve DIR` on a free port, once it listens: the server and its port.
+fn serve(dir: &Path) -> (Killed, u16) {
+    let port = free_port();
+    let server = Killed(
+        koth()
+            .arg("serve")
+            .arg(dir)
+            .arg("--addr")
+            .arg(format!("127.0.0.1:{port}"))
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let started = Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "koth serve never listened"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    (server, port)
+}
+
 async fn text_of(client: &Client, css: &str) -> String {
     client
         .find(Locator::Css(css))
@@ -232,25 +256,7 @@ fn a_paths_game_s_points_are_plotted_round_by_round() {
     );
     let dir = tmp.path().join("t");
     run_tournament(&file, &dir, &[]);
-    let port = free_port();
-    let _server = Killed(
-        koth()
-            .arg("serve")
-            .arg(&dir)
-            .arg("--addr")
-            .arg(format!("127.0.0.1:{port}"))
-            .stdout(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    let started = Instant::now();
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "koth serve never listened"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    let (_server, port) = serve(&dir);
     let runtime = koth::game::runtime().unwrap();
     runtime.block_on(async {
         let (_driver, client) = browser().await;
@@ -297,26 +303,7 @@ fn koth_serve_reads_a_finished_tournament_and_refuses_a_folder_without_one() {
             .arg(&dir),
     );
     let before = std::fs::read(dir.join("results.sqlite")).unwrap();
-    let port = free_port();
-    let server = Killed(
-        koth()
-            .arg("serve")
-            .arg(&dir)
-            .arg("--addr")
-            .arg(format!("127.0.0.1:{port}"))
-            .stdout(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    // The server may take a moment to listen.
-    let started = Instant::now();
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "koth serve never listened"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    let (server, port) = serve(&dir);
     let runtime = koth::game::runtime().unwrap();
     runtime.block_on(async {
         let (_driver, client) = browser().await;
