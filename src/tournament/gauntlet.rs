@@ -135,6 +135,26 @@ pub(crate) struct Gauntlet {
     opponent_of: HashMap<u32, usize>,
     /// The challenger's score in each finished game: 1 a win, ½ a draw, 0 a loss.
     scores: HashMap<u32, f64>,
+    /// Per opponent, the test so far, carried forward as its pairs finish in order.
+    tests: HashMap<usize, Test>,
+}
+
+/// The test against one opponent: the pairs read so far, counted by their mean score, and where
+/// they leave it.
+#[derive(Debug, Clone, Default)]
+struct Test {
+    counts: [u64; 5],
+    decision: Decision,
+}
+
+impl Default for Decision {
+    fn default() -> Decision {
+        Decision {
+            verdict: Verdict::Undecided,
+            llr: 0.0,
+            pairs: 0,
+        }
+    }
 }
 
 impl Gauntlet {
@@ -161,6 +181,7 @@ impl Gauntlet {
             pairs,
             opponent_of,
             scores: HashMap::new(),
+            tests: HashMap::new(),
         }
     }
 
@@ -178,7 +199,42 @@ impl Gauntlet {
             std::cmp::Ordering::Less => 0.0,
         };
         self.scores.insert(game, score);
-        self.opponent_of(game)
+        let opponent = self.opponent_of(game)?;
+        self.advance(opponent);
+        Some(opponent)
+    }
+
+    /// Reads the pairs against `opponent` that finished since its test last stopped, up to the
+    /// first one not finished, stopping at a decision. Each pair is read once, so a long
+    /// gauntlet costs one ratio per pair.
+    fn advance(&mut self, opponent: usize) {
+        let Some(sprt) = self.sprt else {
+            return;
+        };
+        const VALUES: [f64; 5] = [0.0, 0.25, 0.5, 0.75, 1.0];
+        let (lower, upper) = sprt.bounds();
+        let test = self.tests.entry(opponent).or_default();
+        let pairs = self.pairs.get(&opponent).map_or(&[][..], Vec::as_slice);
+        while test.decision.verdict == Verdict::Undecided {
+            let Some(pair) = pairs.get(test.decision.pairs as usize) else {
+                break;
+            };
+            let scores: Option<Vec<f64>> =
+                pair.iter().map(|g| self.scores.get(g).copied()).collect();
+            // The first pair not finished (or a lone last game) ends what the test may see.
+            let Some(scores) = scores.filter(|s| s.len() == 2) else {
+                break;
+            };
+            test.counts[((scores[0] + scores[1]) * 2.0).round() as usize] += 1;
+            let decision = &mut test.decision;
+            decision.pairs += 1;
+            decision.llr = stats::sprt_llr(&VALUES, &test.counts, sprt.elo0, sprt.elo1);
+            if decision.llr >= upper {
+                decision.verdict = Verdict::Stronger;
+            } else if decision.llr <= lower {
+                decision.verdict = Verdict::NotStronger;
+            }
+        }
     }
 
     /// The opponents, by bot id.
@@ -203,35 +259,13 @@ impl Gauntlet {
 
     /// The test against `opponent`, or `None` when the tournament runs none.
     pub(crate) fn decision(&self, opponent: usize) -> Option<Decision> {
-        let sprt = self.sprt?;
-        let (lower, upper) = sprt.bounds();
-        const VALUES: [f64; 5] = [0.0, 0.25, 0.5, 0.75, 1.0];
-        let mut counts = [0u64; 5];
-        let mut decision = Decision {
-            verdict: Verdict::Undecided,
-            llr: 0.0,
-            pairs: 0,
-        };
-        for pair in self.pairs.get(&opponent).into_iter().flatten() {
-            let scores: Option<Vec<f64>> =
-                pair.iter().map(|g| self.scores.get(g).copied()).collect();
-            // The first pair not finished (or a lone last game) ends what the test may see.
-            let Some(scores) = scores.filter(|s| s.len() == 2) else {
-                break;
-            };
-            counts[((scores[0] + scores[1]) * 2.0).round() as usize] += 1;
-            decision.pairs += 1;
-            decision.llr = stats::sprt_llr(&VALUES, &counts, sprt.elo0, sprt.elo1);
-            if decision.llr >= upper {
-                decision.verdict = Verdict::Stronger;
-                break;
-            }
-            if decision.llr <= lower {
-                decision.verdict = Verdict::NotStronger;
-                break;
-            }
-        }
-        Some(decision)
+        self.sprt?;
+        Some(
+            self.tests
+                .get(&opponent)
+                .map(|t| t.decision)
+                .unwrap_or_default(),
+        )
     }
 
     /// Whether the games against `opponent` may stop: its test is decided.

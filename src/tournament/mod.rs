@@ -42,7 +42,7 @@ use gauntlet::{Gauntlet, SprtConfig, Verdict};
 use leaderboard::Leaderboard;
 use lock::FolderLock;
 use schedule::ScheduledGame;
-use store::Store;
+use store::{Store, StoredResult};
 
 /// The copy of the tournament file kept in the tournament folder.
 pub(crate) const CONFIG_COPY: &str = "tournament.toml";
@@ -156,7 +156,7 @@ impl Tournament {
             seed,
             game: config.game()?,
             start_failures: vec![0; bots.len()],
-            gauntlet: gauntlet_of(&store)?,
+            gauntlet: gauntlet_of(&store, &store.results()?)?,
             bots,
             limits: config.limits(),
             rounds: config.rounds,
@@ -219,7 +219,7 @@ impl Tournament {
             seed,
             game: config.game()?,
             start_failures: vec![0; bots.len()],
-            gauntlet: gauntlet_of(&store)?,
+            gauntlet: gauntlet_of(&store, &store.results()?)?,
             bots,
             limits: config.limits(),
             rounds: config.rounds,
@@ -406,9 +406,9 @@ impl Tournament {
         let Some(opponent) = gauntlet.add(game.index, &game.seats, &scores) else {
             return Ok(None);
         };
+        let decision = gauntlet.decision(opponent);
         let skipped = self.skip_decided(opponent, queue)?;
-        let gauntlet = self.gauntlet.as_ref().expect("a gauntlet");
-        let Some(decision) = gauntlet.decision(opponent).filter(|_| skipped > 0) else {
+        let Some(decision) = decision.filter(|_| skipped > 0) else {
             return Ok(None);
         };
         let (challenger, opponent) = (&self.bots[0].name, &self.bots[opponent].name);
@@ -642,8 +642,8 @@ fn game_dir(dir: &Path, index: u32) -> PathBuf {
     dir.join("games").join(index.to_string())
 }
 
-/// The tournament's gauntlet with the results recorded so far, if it is one.
-fn gauntlet_of(store: &Store) -> anyhow::Result<Option<Gauntlet>> {
+/// The tournament's gauntlet with `results` (the store's, by game then seat), if it is one.
+fn gauntlet_of(store: &Store, results: &[StoredResult]) -> anyhow::Result<Option<Gauntlet>> {
     let Some(meta) = store.meta(GAUNTLET_META)? else {
         return Ok(None);
     };
@@ -651,8 +651,6 @@ fn gauntlet_of(store: &Store) -> anyhow::Result<Option<Gauntlet>> {
         .with_context(|| format!("the results database's gauntlet test is unreadable: {meta}"))?;
     let schedule = store.schedule()?;
     let mut gauntlet = Gauntlet::new(&schedule, sprt);
-    let results = store.results()?;
-    // Results come by game, then seat.
     for game in results.chunk_by(|a, b| a.game == b.game) {
         let seats: Vec<usize> = game.iter().map(|r| r.bot).collect();
         let scores: Vec<f64> = game.iter().map(|r| r.score).collect();
@@ -678,7 +676,7 @@ pub fn leaderboard_of(store: &Store, dir: &Path) -> anyhow::Result<Leaderboard> 
             .map_or(Average::Arithmetic, |game| game.average()),
     );
     board.uncontained = store.meta(SANDBOX_META)?.as_deref() == Some("off");
-    board.gauntlet = gauntlet_of(store)?.map(|g| g.report(&names));
+    board.gauntlet = gauntlet_of(store, &results)?.map(|g| g.report(&names));
     if let Some(game) = store
         .meta("game")?
         .and_then(|game| crate::games::by_name(&game))
