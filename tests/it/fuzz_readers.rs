@@ -461,8 +461,7 @@ fn sample_database(dir: &Path) -> std::path::PathBuf {
         ("seed", "1".into()),
     ];
     let schedule = koth::tournament::schedule::schedule(3, 2, 4, 1);
-    let mut store =
-        Store::create(&path, &meta, &[bot("a"), bot("b"), bot("c")], &schedule).unwrap();
+    let store = Store::create(&path, &meta, &[bot("a"), bot("b"), bot("c")], &schedule).unwrap();
     let result = MatchResult {
         game: "paths".into(),
         seed: schedule[0].seed,
