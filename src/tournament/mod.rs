@@ -23,6 +23,7 @@ pub mod schedule;
 pub mod store;
 pub mod worker;
 
+use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -445,6 +446,9 @@ impl Tournament {
             false => None,
         };
         let mut running = JoinSet::new();
+        // The time each running game's claim took, logged with its result's as the database's
+        // cost of the game (`scripts/bench-workers.sh` reads it).
+        let mut claim_ms: HashMap<u32, f64> = HashMap::new();
         loop {
             while running.len() < self.jobs {
                 if self.store.is_shared() {
@@ -453,11 +457,13 @@ impl Tournament {
                         self.bots[bot].benched.get_or_insert(reason);
                     }
                 }
+                let asked = Instant::now();
                 let Some(Claimed { game, attempt }) =
                     self.store.claim(&self.claimant, &self.refused, ATTEMPTS)?
                 else {
                     break;
                 };
+                claim_ms.insert(game.index, asked.elapsed().as_secs_f64() * 1000.0);
                 let claim = if share == 0 {
                     Claim::unpinned("more games at once than CPUs".into())
                 } else {
@@ -509,10 +515,13 @@ impl Tournament {
             match outcome {
                 Ok(result) => {
                     let folder = game_dir(&self.dir, game.index);
-                    if !self
+                    let recording = Instant::now();
+                    let accepted = self
                         .store
-                        .record_result(&game, attempt, &result, wall_ms, &folder)?
-                    {
+                        .record_result(&game, attempt, &result, wall_ms, &folder)?;
+                    let db_ms = claim_ms.remove(&game.index).unwrap_or_default()
+                        + recording.elapsed().as_secs_f64() * 1000.0;
+                    if !accepted {
                         let message = format!(
                             "game {} attempt {attempt} ended after its claim ran out and another \
                              worker took it: this result is not counted",
@@ -522,7 +531,7 @@ impl Tournament {
                         bar.suspend(|| eprintln!("koth: {message}"));
                         continue;
                     }
-                    tracing::info!(game = game.index, attempt, wall_ms, "game finished");
+                    tracing::info!(game = game.index, attempt, wall_ms, db_ms, "game finished");
                     for bot in self.count_start_failures(&game, &result)? {
                         let spec = &self.bots[bot];
                         let reason = spec.benched.as_deref().unwrap_or_default();
@@ -537,6 +546,7 @@ impl Tournament {
                     bar.set_message(points.leader(&self.bots));
                 }
                 Err(message) => {
+                    claim_ms.remove(&game.index);
                     let gave_up = attempt >= ATTEMPTS;
                     self.store
                         .record_harness_fault(game.index, attempt, &message, gave_up)?;

@@ -23,8 +23,9 @@ use crate::bot::BotSpec;
 /// How long a claim lasts unless renewed, unless `--lease-s` says otherwise: a dead worker's
 /// games are back in the queue this long after its last renewal.
 pub(crate) const DEFAULT_LEASE_S: u64 = 30;
-/// How often a worker with nothing to claim looks at the queue again.
-pub(crate) const POLL: Duration = Duration::from_secs(1);
+/// How often a worker with nothing to claim looks at the queue again (one small query): often
+/// enough that the last worker waiting on another's game leaves soon after it ends.
+pub(crate) const POLL: Duration = Duration::from_millis(250);
 
 /// `koth worker --db URL [--jobs N] [--root DIR] [--dir DIR] [--wait] [--lease-s S]`
 #[derive(Debug, clap::Args)]

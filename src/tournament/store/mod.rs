@@ -315,7 +315,9 @@ impl Store {
                      lease_until = {now} + ?2
                  WHERE idx = (SELECT idx FROM games WHERE state = 'pending' {refused_seats}
                      ORDER BY idx LIMIT 1)
-                 RETURNING idx, seed, attempts, 'pending', NULL"
+                 RETURNING idx, seed, attempts, 'pending', NULL,
+                     (SELECT group_concat(bot, ',') FROM
+                         (SELECT bot FROM seats WHERE game = games.idx ORDER BY seat))"
             ),
             Dialect::Postgres => format!(
                 "WITH next AS (
@@ -326,63 +328,57 @@ impl Store {
                  UPDATE games SET state = 'running', attempts = attempts + 1, worker = ?1,
                      lease_until = {now} + ?2
                  FROM next WHERE games.idx = next.idx
-                 RETURNING games.idx, games.seed, games.attempts, next.was, next.held_by"
+                 RETURNING games.idx, games.seed, games.attempts, next.was, next.held_by,
+                     (SELECT string_agg(bot::TEXT, ',' ORDER BY seat) FROM seats
+                      WHERE game = games.idx)"
             ),
         };
+        // One statement, atomic on its own: the common case costs one round trip.
         loop {
-            let claimed = self.db.transaction(|db| {
-                let Some(row) = db.row(
-                    &sql,
-                    params![claimant.worker.as_str(), claimant.lease_s as i64],
-                )?
-                else {
-                    return Ok(None);
-                };
-                let (index, seed, attempt) = (row[0].int()?, row[1].int()?, row[2].int()? as u32);
-                if row[3].text()? == "running" {
-                    let held_by = row[4].opt_text()?.unwrap_or_default();
-                    db.execute(
-                        "INSERT INTO harness_faults (game, attempt, message) VALUES (?1, ?2, ?3)",
-                        params![
-                            index,
-                            attempt - 1,
-                            format!(
-                                "its worker {held_by} stopped renewing its claim (killed, or cut \
-                                 off from the database); the game went back to the queue"
-                            )
-                        ],
-                    )?;
-                }
-                if attempt > attempts {
-                    db.execute(
-                        "UPDATE games SET state = 'harness_failed', worker = NULL WHERE idx = ?1",
-                        params![index],
-                    )?;
-                    return Ok(Some(None));
-                }
-                let seats = db.query(
-                    "SELECT bot FROM seats WHERE game = ?1 ORDER BY seat",
+            let Some(row) = self.db.row(
+                &sql,
+                params![claimant.worker.as_str(), claimant.lease_s as i64],
+            )?
+            else {
+                return Ok(None);
+            };
+            let (index, seed, attempt) = (row[0].int()?, row[1].int()?, row[2].int()? as u32);
+            if row[3].text()? == "running" {
+                let held_by = row[4].opt_text()?.unwrap_or_default();
+                self.db.execute(
+                    "INSERT INTO harness_faults (game, attempt, message) VALUES (?1, ?2, ?3)",
+                    params![
+                        index,
+                        attempt - 1,
+                        format!(
+                            "its worker {held_by} stopped renewing its claim (killed, or cut off \
+                             from the database); the game went back to the queue"
+                        )
+                    ],
+                )?;
+            }
+            if attempt > attempts {
+                // Given up; look further.
+                self.db.execute(
+                    "UPDATE games SET state = 'harness_failed', worker = NULL WHERE idx = ?1",
                     params![index],
                 )?;
-                let seats = seats
-                    .iter()
-                    .map(|r| Ok(r[0].int()? as usize))
-                    .collect::<anyhow::Result<_>>()?;
-                Ok(Some(Some(Claimed {
-                    game: ScheduledGame {
-                        index: index as u32,
-                        seed: seed as u64,
-                        seats,
-                    },
-                    attempt,
-                })))
-            })?;
-            match claimed {
-                // A game given up: look further.
-                Some(None) => continue,
-                Some(Some(claimed)) => return Ok(Some(claimed)),
-                None => return Ok(None),
+                continue;
             }
+            let seats = row[5].opt_text()?.unwrap_or_default();
+            let seats = seats
+                .split(',')
+                .map(|bot| bot.parse::<usize>())
+                .collect::<Result<_, _>>()
+                .with_context(|| format!("game {index} has seats {seats:?}"))?;
+            return Ok(Some(Claimed {
+                game: ScheduledGame {
+                    index: index as u32,
+                    seed: seed as u64,
+                    seats,
+                },
+                attempt,
+            }));
         }
     }
 
@@ -446,40 +442,59 @@ impl Store {
             if accepted == 0 {
                 return Ok(false);
             }
+            // One statement for the seats and one for the files: round trips are most of a
+            // shared database's cost.
+            let mut values = Vec::new();
             for (seat, (bot, outcome)) in game.seats.iter().zip(&result.bots).enumerate() {
                 let t = &outcome.timing;
-                db.execute(
+                let counts = &outcome.fault_counts;
+                values.extend([
+                    Value::from(game.index),
+                    seat.into(),
+                    (*bot).into(),
+                    outcome.score.into(),
+                    status_name(outcome.status).into(),
+                    serde_json::to_string(&outcome.faults)?.into(),
+                    (t.answers as i64).into(),
+                    t.max_wall_ms.into(),
+                    t.total_wall_ms.into(),
+                    t.max_cpu_ms.into(),
+                    t.total_cpu_ms.into(),
+                    (t.near_misses as i64).into(),
+                    (counts.timed_out as i64).into(),
+                    (counts.crashed as i64).into(),
+                    (counts.bad_output as i64).into(),
+                    (counts.failed_to_start as i64).into(),
+                    (counts.benched as i64).into(),
+                ]);
+            }
+            db.execute(
+                &format!(
                     "INSERT INTO results (game, seat, bot, score, status, faults, answers,
                         max_wall_ms, total_wall_ms, max_cpu_ms, total_cpu_ms, near_misses,
                         timed_out_faults, crashed_faults, bad_output_faults,
                         failed_to_start_faults, benched_faults)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,
-                        ?16, ?17)",
-                    params![
-                        game.index,
-                        seat,
-                        *bot,
-                        outcome.score,
-                        status_name(outcome.status),
-                        serde_json::to_string(&outcome.faults)?,
-                        t.answers as i64,
-                        t.max_wall_ms,
-                        t.total_wall_ms,
-                        t.max_cpu_ms,
-                        t.total_cpu_ms,
-                        t.near_misses as i64,
-                        outcome.fault_counts.timed_out as i64,
-                        outcome.fault_counts.crashed as i64,
-                        outcome.fault_counts.bad_output as i64,
-                        outcome.fault_counts.failed_to_start as i64,
-                        outcome.fault_counts.benched as i64
-                    ],
-                )?;
-            }
-            for (path, size, zstd) in &files {
+                     VALUES {}",
+                    rows_of(game.seats.len(), 17)
+                ),
+                &values,
+            )?;
+            if !files.is_empty() {
+                let mut values = Vec::new();
+                for (path, size, zstd) in &files {
+                    values.extend([
+                        Value::from(game.index),
+                        path.as_str().into(),
+                        (*size as i64).into(),
+                        zstd.clone().into(),
+                    ]);
+                }
                 db.execute(
-                    "INSERT INTO files (game, path, size, zstd) VALUES (?1, ?2, ?3, ?4)",
-                    params![game.index, path.as_str(), *size as i64, zstd.clone()],
+                    &format!(
+                        "INSERT INTO files (game, path, size, zstd) VALUES {}",
+                        rows_of(files.len(), 4)
+                    ),
+                    &values,
                 )?;
             }
             Ok(true)
@@ -725,6 +740,17 @@ fn now(dialect: Dialect) -> &'static str {
         Dialect::Sqlite => "CAST(strftime('%s', 'now') AS INTEGER)",
         Dialect::Postgres => "CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) AS BIGINT)",
     }
+}
+
+/// `rows` rows of `columns` parameters each, for a multi-row `VALUES`: `(?1, ?2), (?3, ?4)`.
+fn rows_of(rows: usize, columns: usize) -> String {
+    let row = |r: usize| {
+        let params: Vec<String> = (1..=columns)
+            .map(|c| format!("?{}", r * columns + c))
+            .collect();
+        format!("({})", params.join(", "))
+    };
+    (0..rows).map(row).collect::<Vec<_>>().join(", ")
 }
 
 /// An SQL condition on `games` that leaves out the games with a bot in `bots` (nothing if none).

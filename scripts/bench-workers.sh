@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Games per second of one tournament played by 1, 2 and 3 `koth worker` processes through a
+# PostgreSQL server started for the run, against SQLite in one process; the database's own cost
+# per game (claim + result, from the workers' logs); and, with bots that sleep 50 ms per answer
+# (so the cores are not the limit), throughput for 1 to 4 workers. Figures go in README.md.
+#   bash scripts/bench-workers.sh [GAMES] [SLEEPY_GAMES]    (default 60 and 32; seed 1)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+games=${1:-60}
+sleepy_games=${2:-32}
+cargo build --release --quiet
+koth=$PWD/target/release/koth
+work=$(mktemp -d /tmp/koth-bench-workers-XXXXXX)
+bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
+as_postgres() { if [ "$(id -u)" = 0 ]; then su postgres -s /bin/sh -c "$*"; else sh -c "$*"; fi; }
+[ "$(id -u)" = 0 ] && chown postgres "$work"
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+as_postgres "$bin/initdb -D $work/data --auth=trust -U koth --no-sync >/dev/null"
+as_postgres "$bin/pg_ctl -D $work/data -l $work/pg.log -w -o '-p $port -k $work -c listen_addresses=127.0.0.1' start >/dev/null"
+trap 'as_postgres "$bin/pg_ctl -D $work/data -m immediate stop" >/dev/null 2>&1; rm -rf "$work"' EXIT
+
+# Four paths bots that answer at once (or after a sleep): what is measured is koth.
+gcc -O2 -o "$work/instant-bot" scripts/instant-bot.c
+tournament() { # NAME GAMES DELAY_MS
+  local root="$work/$1"
+  mkdir -p "$root"
+  local list=""
+  for i in 1 2 3 4; do
+    mkdir -p "$root/bot$i"
+    cp "$work/instant-bot" "$root/bot$i/instant"
+    printf 'name = "Bot %d"\nrun = "./instant %d"\ngames = ["paths"]\n' "$i" "$3" > "$root/bot$i/bot.toml"
+    list+="\"bot$i\", "
+  done
+  cat > "$root/t.toml" <<TOML
+game = "paths"
+bots = [${list%, }]
+players_per_game = 2
+games = $2
+rounds = 3
+answer_ms = 1000
+clock = "wall"
+jobs = 1
+seed = 1
+sandbox = false
+TOML
+  echo "$root"
+}
+seconds() { python3 -c "import time; print(time.monotonic())"; }
+
+# WORKERS ROOT: submits ROOT's tournament to a fresh database and plays it with WORKERS workers
+# of one game at a time; prints the seconds it took.
+with_workers() {
+  local db="w$RANDOM$RANDOM" root=$2
+  psql -q -h 127.0.0.1 -p "$port" -U koth -d postgres -c "CREATE DATABASE $db" >/dev/null
+  local url="postgres://koth@127.0.0.1:$port/$db"
+  "$koth" tournament submit "$root/t.toml" --db "$url" >/dev/null
+  local start; start=$(seconds)
+  local pids=()
+  for i in $(seq "$1"); do
+    "$koth" worker --db "$url" --root "$root" --dir "$root/$db-$i" --jobs 1 >/dev/null 2>&1 &
+    pids+=($!)
+  done
+  wait "${pids[@]}"
+  local end; end=$(seconds)
+  grep -ho 'db_ms=[0-9.]*' "$root"/"$db"-*/tournament.log | cut -d= -f2 >> "$work/db_ms.txt"
+  python3 -c "print(f'{$end - $start:.2f}')"
+}
+
+echo "$(nproc) cores; $games games of 3 rounds between 2 of 4 instant C bots; seed 1"
+root=$(tournament instant "$games" 0)
+start=$(seconds)
+"$koth" tournament run "$root/t.toml" --dir "$root/sqlite" >/dev/null 2>&1
+end=$(seconds)
+python3 -c "print(f'SQLite, one process, 1 game at a time: {$games / ($end - $start):.1f} games/s')"
+: > "$work/db_ms.txt"
+for workers in 1 2 3; do
+  s=$(with_workers "$workers" "$root")
+  python3 -c "print(f'PostgreSQL, {$workers} worker(s) of 1 game at a time: {$games / $s:.1f} games/s')"
+done
+python3 - "$work/db_ms.txt" <<'PY'
+import statistics, sys
+ms = [float(x) for x in open(sys.argv[1]) if x.strip()]
+print(f"database cost per game (claim + result, {len(ms)} games): median {statistics.median(ms):.2f} ms, "
+      f"p95 {sorted(ms)[int(0.95 * (len(ms) - 1))]:.2f} ms")
+PY
+
+echo "$sleepy_games games whose bots sleep 50 ms per answer:"
+root=$(tournament sleepy "$sleepy_games" 50)
+one=""
+for workers in 1 2 3 4; do
+  s=$(with_workers "$workers" "$root")
+  rate=$(python3 -c "print($sleepy_games / $s)")
+  [ -z "$one" ] && one=$rate
+  python3 -c "print(f'  {$workers} worker(s): {$rate:.2f} games/s = {$rate / $one:.2f} x one worker (ideal {$workers})')"
+done
