@@ -89,7 +89,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         print!("{}", game.text(&frame));
         return Ok(());
     }
-    super::tui::run(&game, frame)
+    let explanation = game.explanation(&super::log_folder(&args.path));
+    super::tui::run(&game, &explanation, frame)
 }
 
 /// The time limits the paths game in `log_dir` had, from its replay.jsonl, for a transcript
