@@ -19,6 +19,7 @@ use crate::cli::{SandboxArgs, limit_ms_parser};
 /// recorded rat-race board (a web page) or a Mad Cars game (a web page, or a summary); or drive
 /// a bot with its transcript of any game.
 #[derive(Debug, clap::Args)]
+#[command(after_help = super::tui::keys_help())]
 pub struct Args {
     /// A paths game's log folder or its graphical_log.txt; a rat-race run's log folder or one of
     /// its board-B.replay.json; with --drive, the log folder of a game of any kind.

@@ -19,17 +19,47 @@ use super::{Frame, Game};
 use crate::games::paths::log::TurnRecord;
 use crate::games::paths::rules::letter;
 
-/// The viewer's keys and what each does: its keys line, and `koth replay --help`.
-pub const KEYS: [(&str, &str); 8] = [
-    ("←↓↑→ hjkl", "cursor"),
-    ("n/p", "next/previous turn"),
-    ("N/P PgDn/PgUp", "round"),
-    ("space", "play/pause"),
-    ("+/-", "speed"),
-    ("z/Z", "zoom"),
-    ("tab", "whose stderr"),
-    ("q", "quit"),
+/// The viewer's keys: what each does, briefly for the keys line at the screen's foot and in
+/// full for `koth replay --help`.
+pub const KEYS: [(&str, &str, &str); 8] = [
+    (
+        "←↓↑→ hjkl",
+        "cursor",
+        "move the cursor: its vertex's owners and history, and at a round's end its paying searches",
+    ),
+    ("n/p", "next/previous turn", "the next / previous turn"),
+    (
+        "N/P PgDn/PgUp",
+        "round",
+        "the next / previous round (at its start, or at its end if shown at its end)",
+    ),
+    (
+        "space",
+        "play/pause",
+        "play or pause, a turn at a time, round after round",
+    ),
+    (
+        "+/-",
+        "speed",
+        "play faster / slower (¼× to 8×, 1× is a turn each 0.3 s)",
+    ),
+    ("z/Z", "zoom", "wider / narrower vertices"),
+    (
+        "tab",
+        "whose stderr",
+        "show the next bot's last stderr lines (shift+tab: the previous)",
+    ),
+    ("q", "quit", "quit (also Esc)"),
 ];
+
+/// The keys as `koth replay --help` lists them.
+pub(crate) fn keys_help() -> String {
+    let mut help = String::from("Keys of the terminal viewer of a paths game:\n");
+    for (keys, _, does) in KEYS {
+        help += &format!("  {keys:<15} {does}\n");
+    }
+    help
+}
 
 /// Playing speeds and their labels: multiples of one turn per [`TURN_MS`], as the web viewer
 /// offers them.
@@ -131,7 +161,7 @@ impl<'a> Viewer<'a> {
         screen.render_widget(Paragraph::new(self.legend()), legend_area);
         let keys: Vec<String> = KEYS
             .iter()
-            .map(|(keys, does)| format!("{keys} {does}"))
+            .map(|(keys, does, _)| format!("{keys} {does}"))
             .collect();
         screen.render_widget(
             Paragraph::new(keys.join("  ")).style(Style::new().fg(Color::DarkGray)),
@@ -207,7 +237,7 @@ impl<'a> Viewer<'a> {
                     text.chars()
                         .enumerate()
                         .skip(self.scroll.0)
-                        .map(|(x, c)| self.cell(c, (x, y), paid.get(&(x, y)).is_some()))
+                        .map(|(x, c)| self.cell(c, (x, y), paid.contains_key(&(x, y))))
                         .collect::<Vec<_>>(),
                 )
             })
@@ -584,17 +614,16 @@ pub(crate) fn run(game: &Game, explanation: &Explanation, frame: Frame) -> anyho
             } else {
                 IDLE
             };
-            if event::poll(wait)? {
-                if let Event::Key(key) = event::read()?
-                    && key.kind == KeyEventKind::Press
-                {
-                    let was_playing = viewer.playing;
-                    if !viewer.key(key.code) {
-                        return Ok(());
-                    }
-                    if viewer.playing && !was_playing {
-                        next_turn = Instant::now() + viewer.turn_interval();
-                    }
+            if event::poll(wait)?
+                && let Event::Key(key) = event::read()?
+                && key.kind == KeyEventKind::Press
+            {
+                let was_playing = viewer.playing;
+                if !viewer.key(key.code) {
+                    return Ok(());
+                }
+                if viewer.playing && !was_playing {
+                    next_turn = Instant::now() + viewer.turn_interval();
                 }
             }
             if viewer.playing && Instant::now() >= next_turn {
