@@ -202,14 +202,16 @@ def renderer_main_thread(events):
     return max(counts, key=counts.get)
 
 
-def frames(events):
+def frames(events, after):
     """Per frame, the main thread's busy milliseconds, as wall time and as the thread's CPU time:
     its tasks (RunTask, the tasks of DevTools' Performance panel) from one BeginMainThreadFrame
     to the next. On a busy machine the wall time also holds the time the thread waited for a
-    CPU; its CPU time does not. And the longest single task, both ways."""
+    CPU; its CPU time does not. Only frames from `after` (the load event's time) count: the
+    load is timed on its own. And the longest single task, both ways."""
     main = renderer_main_thread(events)
     on_main = [e for e in events if (e.get("pid"), e.get("tid")) == main]
-    starts = sorted(e["ts"] for e in on_main if e.get("name") == "BeginMainThreadFrame")
+    starts = sorted(e["ts"] for e in on_main
+                    if e.get("name") == "BeginMainThreadFrame" and e["ts"] >= after)
     tasks = sorted((e["ts"], e.get("dur", 0), e.get("tdur", 0)) for e in on_main
                    if e.get("ph") == "X" and e.get("name") == "RunTask")
     wall = [0.0] * (len(starts) - 1)
@@ -227,16 +229,17 @@ def frames(events):
     return wall, cpu, intervals, longest
 
 
-def load_ms(events):
-    """From navigation start to the load event, in the page's own timeline."""
+def load(events):
+    """From navigation start to the load event: its time in ms and the load event's timestamp
+    (None for both if the trace lacks either)."""
     marks = {}
     for e in events:
         if e.get("name") in ("navigationStart", "loadEventEnd", "MarkLoad") and e["name"] not in marks:
             marks[e["name"]] = e["ts"]
     end = marks.get("loadEventEnd", marks.get("MarkLoad"))
     if "navigationStart" in marks and end:
-        return (end - marks["navigationStart"]) / 1000
-    return None
+        return (end - marks["navigationStart"]) / 1000, end
+    return None, None
 
 
 def percentile(values, p):
@@ -249,10 +252,10 @@ def main():
         raise SystemExit(__doc__)
     page, seconds, trace_path = sys.argv[1], float(sys.argv[2]), sys.argv[3]
     events, speed, state = trace(page, seconds, trace_path)
-    wall, cpu, intervals, longest = frames(events)
+    loaded, loaded_at = load(events)
+    wall, cpu, intervals, longest = frames(events, loaded_at or 0)
     if not wall:
         raise SystemExit("fewer than two frames in the trace")
-    loaded = load_ms(events)
     print(f"played {seconds:g} s at speed {speed}x, to {state}; {len(wall)} frames")
     if loaded is not None:
         print(f"load: {loaded:.1f} ms (navigation start to the load event)")
