@@ -21,7 +21,7 @@ use crate::games::paths::rules::letter;
 
 /// The viewer's keys: what each does, briefly for the keys line at the screen's foot and in
 /// full for `koth replay --help`.
-pub const KEYS: [(&str, &str, &str); 8] = [
+const KEYS: [(&str, &str, &str); 8] = [
     (
         "←↓↑→ hjkl",
         "cursor",
@@ -283,6 +283,7 @@ impl<'a> Viewer<'a> {
         let [scores, answers, faults_area, vertex, stderr] = Layout::vertical([
             Constraint::Length(bots + 2),
             Constraint::Length(bots + 3),
+            // A fault's reason takes about two lines; five faults at most before the rest.
             Constraint::Length(faults.len().clamp(1, 5) as u16 * 2 + 2),
             Constraint::Length(6),
             Constraint::Min(3),
@@ -349,19 +350,20 @@ impl<'a> Viewer<'a> {
                             .find(|f| f.bot == name)
                             .map(|f| f.kind.to_string())
                             .unwrap_or_default();
-                        let ms = |ms: Option<u64>, fault: &str| {
-                            ms.map_or(fault.to_string(), |ms| ms.to_string())
+                        // A time, or in red the fault that stands in its place.
+                        let ms = |ms: Option<u64>, fault: &str| match ms {
+                            Some(ms) => Span::raw(ms.to_string()),
+                            None => {
+                                Span::styled(fault.to_string(), Style::new().fg(Color::LightRed))
+                            }
                         };
                         Row::new(vec![
                             Span::styled(format!(" {} ", letter(b)), owner_style(b)),
                             Span::raw(name.clone()),
                             Span::raw(vertex(record.destroy.get(b).copied().flatten())),
-                            Span::styled(ms(destroy_ms, &fault), Style::new().fg(Color::LightRed)),
+                            ms(destroy_ms, &fault),
                             Span::raw(vertex(record.activate.get(b).copied().flatten())),
-                            Span::styled(
-                                ms(activate_ms, if destroy_ms.is_some() { &fault } else { "" }),
-                                Style::new().fg(Color::LightRed),
-                            ),
+                            ms(activate_ms, if destroy_ms.is_some() { &fault } else { "" }),
                         ])
                     })
                     .collect()
