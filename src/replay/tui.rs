@@ -642,6 +642,7 @@ pub(crate) fn run(game: &Game, explanation: &Explanation, frame: Frame) -> anyho
 mod tests {
     use super::*;
     use crate::replay::graphical;
+    use crate::replay::turns::Replay;
     use ratatui::Terminal;
     use ratatui::backend::TestBackend;
 
@@ -715,5 +716,31 @@ mod tests {
             "{screen:#?}"
         );
         assert!(!viewer.key(KeyCode::Char('q')));
+    }
+
+    #[test]
+    fn playing_steps_each_turn_then_the_next_round_and_stops_at_the_games_end() {
+        let replay = "{\"game\":\"paths\",\"bots\":[\"Random Builder\",\"Checkpoint\"],\
+            \"side\":5,\"rounds\":2,\"seed\":1}\n\
+            {\"round\":0,\"turn\":0,\"destroy\":[null,null],\"activate\":[[0,4],[1,4]]}\n\
+            {\"round\":1,\"turn\":0,\"destroy\":[null,null],\"activate\":[[0,4],null]}\n";
+        let game = Game {
+            log: graphical::parse(LOG).unwrap(),
+            turns: Some(Replay::parse(replay, "replay.jsonl".as_ref()).unwrap()),
+        };
+        let explanation = Explanation::default();
+        let mut viewer = Viewer::new(&game, &explanation, game.frame(0, Some(0)).unwrap());
+        assert!(viewer.key(KeyCode::Char(' ')));
+        assert!(viewer.key(KeyCode::Char('-')));
+        assert_eq!(viewer.turn_interval(), Duration::from_millis(600));
+        let mut seen = Vec::new();
+        while viewer.playing {
+            viewer.tick();
+            seen.push((viewer.frame.round, viewer.frame.turn));
+        }
+        assert_eq!(
+            seen,
+            [(0, Some(1)), (1, Some(0)), (1, Some(1)), (1, Some(1))]
+        );
     }
 }

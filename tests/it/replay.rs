@@ -421,6 +421,16 @@ fn the_terminal_viewer_explains_a_turn_its_answers_a_fault_the_stderr_and_a_vert
     assert!(text.contains("vertex (2, 0)"), "{text}");
     assert!(text.contains("owners: Column"), "{text}");
     assert!(text.contains("turn 0: activated by Column"), "{text}");
+    // Speed, play/pause, and whose stderr: tab goes on from the late bot to Column.
+    assert!(viewer.key(KeyCode::Char('+')));
+    assert_shows(
+        &mut viewer,
+        &format!("turn {turn}/{} · 2× ", game.turns_in(0)),
+    );
+    assert!(viewer.key(KeyCode::Char(' ')));
+    assert_shows(&mut viewer, "· ▶ 2× ");
+    assert!(viewer.key(KeyCode::Tab));
+    assert_shows(&mut viewer, "stderr: Column");
     assert!(!viewer.key(KeyCode::Char('q')));
 }
 
