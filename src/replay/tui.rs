@@ -719,6 +719,34 @@ mod tests {
     }
 
     #[test]
+    fn the_grid_scrolls_to_keep_the_cursor_in_view() {
+        let game = Game {
+            log: graphical::parse(LOG).unwrap(),
+            turns: None,
+        };
+        let explanation = Explanation::default();
+        let mut viewer = Viewer::new(&game, &explanation, game.frame(0, None).unwrap());
+        // 20 columns: the grid's frame gets 10, room for 4 vertices two cells wide, of 5.
+        let first_row = |viewer: &mut Viewer| {
+            let mut terminal = Terminal::new(TestBackend::new(20, 12)).unwrap();
+            terminal.draw(|screen| viewer.draw(screen)).unwrap();
+            let buffer = terminal.backend().buffer();
+            (0..10).map(|x| buffer[(x, 1)].symbol()).collect::<String>()
+        };
+        assert_eq!(first_row(&mut viewer), "│a b . . │");
+        for _ in 0..4 {
+            assert!(viewer.key(KeyCode::Char('l')));
+        }
+        assert_eq!(first_row(&mut viewer), "│b . . × │");
+        assert!(viewer.key(KeyCode::Left));
+        assert_eq!(first_row(&mut viewer), "│b . . × │");
+        for _ in 0..3 {
+            assert!(viewer.key(KeyCode::Left));
+        }
+        assert_eq!(first_row(&mut viewer), "│a b . . │");
+    }
+
+    #[test]
     fn playing_steps_each_turn_then_the_next_round_and_stops_at_the_games_end() {
         let replay = "{\"game\":\"paths\",\"bots\":[\"Random Builder\",\"Checkpoint\"],\
             \"side\":5,\"rounds\":2,\"seed\":1}\n\
