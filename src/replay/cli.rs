@@ -19,6 +19,7 @@ use crate::cli::{SandboxArgs, limit_ms_parser};
 /// recorded rat-race board (a web page) or a Mad Cars game (a web page, or a summary); or drive
 /// a bot with its transcript of any game.
 #[derive(Debug, clap::Args)]
+#[command(after_help = super::tui::keys_help())]
 pub struct Args {
     /// A paths game's log folder or its graphical_log.txt; a rat-race run's log folder or one of
     /// its board-B.replay.json; with --drive, the log folder of a game of any kind.
@@ -106,7 +107,8 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
         print!("{}", game.text(&frame));
         return Ok(());
     }
-    super::tui::run(&game, frame)
+    let explanation = game.explanation(&super::log_folder(&args.path));
+    super::tui::run(&game, &explanation, frame)
 }
 
 /// A copy, in a temporary folder, of the folder of game `game` of tournament `name` in the

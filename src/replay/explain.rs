@@ -97,3 +97,50 @@ fn tail(path: &Path) -> String {
     };
     read().unwrap_or_default()
 }
+
+/// A fault as the viewers show it, read from `results.json`'s record leniently: a field a
+/// damaged file lacks reads empty (or `None`), never a panic.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FaultNote<'a> {
+    pub bot: &'a str,
+    pub kind: &'a str,
+    pub round: Option<u64>,
+    pub turn: Option<u64>,
+    pub reason: &'a str,
+}
+
+impl<'a> FaultNote<'a> {
+    fn of(fault: &'a serde_json::Value) -> FaultNote<'a> {
+        FaultNote {
+            bot: fault["bot"].as_str().unwrap_or(""),
+            kind: fault["kind"].as_str().unwrap_or(""),
+            round: fault["round"].as_u64(),
+            turn: fault["turn"].as_u64(),
+            reason: fault["reason"].as_str().unwrap_or(""),
+        }
+    }
+}
+
+impl Explanation {
+    /// Every fault kept, in `results.json`'s order.
+    pub fn fault_notes(&self) -> impl Iterator<Item = FaultNote<'_>> {
+        self.faults.iter().map(FaultNote::of)
+    }
+
+    /// The faults kept for turn `turn` (from 0) of round `round`.
+    pub fn faults_at(&self, round: u32, turn: usize) -> impl Iterator<Item = FaultNote<'_>> {
+        self.fault_notes()
+            .filter(move |f| f.round == Some(round.into()) && f.turn == Some(turn as u64))
+    }
+
+    /// The milliseconds `bot`'s `DESTROY` and `ACTIVATE` answers took in turn `turn` of round
+    /// `round` (`None` where unknown).
+    pub fn times_at(&self, round: u32, turn: usize, bot: usize) -> [Option<u64>; 2] {
+        self.times
+            .get(round as usize)
+            .and_then(|r| r.get(turn))
+            .and_then(|t| t.get(bot))
+            .copied()
+            .unwrap_or([None, None])
+    }
+}

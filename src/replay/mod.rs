@@ -8,13 +8,14 @@ pub mod drive;
 pub mod explain;
 pub mod graphical;
 pub mod html;
-pub(crate) mod tui;
+pub mod tui;
 pub mod turns;
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 
+use explain::Explanation;
 use graphical::GameLog;
 use turns::Replay;
 
@@ -83,6 +84,13 @@ impl Game {
     /// The number of turns of `round` that can be shown one by one (0 without `replay.jsonl`).
     pub fn turns_in(&self, round: u32) -> usize {
         self.turns.as_ref().map_or(0, |t| t.turns_in(round))
+    }
+
+    /// What the game's log folder `folder` tells beyond its grids (answer times, faults, stderr
+    /// tails), as both viewers explain a turn with it.
+    pub fn explanation(&self, folder: &Path) -> Explanation {
+        let turns: Vec<usize> = (0..self.rounds()).map(|r| self.turns_in(r)).collect();
+        explain::explain(folder, &self.log.bots, &turns)
     }
 
     /// Round `round` after `turn` turns, or at its end with `None`.

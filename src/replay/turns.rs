@@ -8,6 +8,15 @@ use anyhow::{Context, bail};
 use crate::games::paths::log::{PaidRecord, ReplayHeader, TurnRecord};
 use crate::games::paths::rules::{Grid, MAX_BOTS, side};
 
+/// An accepted choice of one vertex in a turn: the bot that broke or activated it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VertexEvent {
+    pub turn: u32,
+    pub bot: usize,
+    /// Activated (the bot became an owner) rather than broken.
+    pub activated: bool,
+}
+
 /// A whole turn-by-turn replay.
 #[derive(Debug, Clone)]
 pub struct Replay {
@@ -112,6 +121,36 @@ impl Replay {
         self.turns.iter().filter(|t| t.round == round).count()
     }
 
+    /// What happened to `vertex` in the first `turns` turns of `round`, in play order (a turn's
+    /// breaking before its activations, as the rules play them).
+    pub fn history(&self, round: u32, turns: usize, vertex: (usize, usize)) -> Vec<VertexEvent> {
+        let mut events = Vec::new();
+        for record in self.turns.iter().filter(|t| t.round == round).take(turns) {
+            for (activated, choices) in [(false, &record.destroy), (true, &record.activate)] {
+                events.extend(
+                    choices
+                        .iter()
+                        .enumerate()
+                        .filter(|&(_, choice)| *choice == Some(vertex))
+                        .map(|(bot, _)| VertexEvent {
+                            turn: record.turn,
+                            bot,
+                            activated,
+                        }),
+                );
+            }
+        }
+        events
+    }
+
+    /// The vertices round `round`'s paying searches ran through, as `(x, y, searches)`.
+    pub fn paid_in(&self, round: u32) -> impl Iterator<Item = &(usize, usize, u32)> {
+        self.paid
+            .iter()
+            .filter(move |p| p.round == round)
+            .flat_map(|p| &p.paid)
+    }
+
     /// The grid of `round` after its first `turns` turns (0: the empty grid).
     pub fn grid(&self, round: u32, turns: usize) -> Grid {
         let mut grid = Grid::new(self.header.side);
@@ -120,5 +159,42 @@ impl Replay {
             grid.activate(&record.activate);
         }
         grid
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const REPLAY: &str = r#"{"game":"paths","bots":["A","B"],"side":5,"rounds":1,"seed":1}
+{"round":0,"turn":0,"destroy":[null,null],"activate":[[0,0],[0,0]]}
+{"round":0,"turn":1,"destroy":[[1,1],null],"activate":[null,[1,0]]}
+{"round":0,"paid":[[0,0,2],[1,0,1]]}
+"#;
+
+    #[test]
+    fn a_vertex_history_lists_its_breaking_and_activations_up_to_the_turn_shown() {
+        let replay = Replay::parse(REPLAY, Path::new("replay.jsonl")).unwrap();
+        let activated = |turn, bot| VertexEvent {
+            turn,
+            bot,
+            activated: true,
+        };
+        assert_eq!(
+            replay.history(0, 2, (0, 0)),
+            [activated(0, 0), activated(0, 1)]
+        );
+        let broken = VertexEvent {
+            turn: 1,
+            bot: 0,
+            activated: false,
+        };
+        assert_eq!(replay.history(0, 2, (1, 1)), [broken]);
+        assert_eq!(replay.history(0, 1, (1, 1)), []);
+        assert_eq!(
+            replay.paid_in(0).collect::<Vec<_>>(),
+            [&(0, 0, 2), &(1, 0, 1)]
+        );
+        assert_eq!(replay.paid_in(1).count(), 0);
     }
 }

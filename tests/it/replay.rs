@@ -4,8 +4,13 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use koth::bot::Transcript;
+use koth::replay::Game;
 use koth::replay::graphical;
+use koth::replay::tui::Viewer;
 use koth::replay::turns::Replay;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::KeyCode;
 use serde_json::Value;
 
 use crate::support::arena;
@@ -243,10 +248,10 @@ fn the_web_viewer_shows_the_asked_turn_and_scores_in_chromium() {
     assert!(png.len() > 1000 && png.starts_with(b"\x89PNG\r\n\x1a\n"));
 }
 
-#[test]
-fn the_web_viewer_explains_a_turn_its_answers_their_times_and_a_fault_with_its_reason() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("out");
+/// Plays a 2-round game (seed 3) of the column sample bot against a bot that answers its third
+/// prompt of each round too late, into `dir/out`, and returns that log folder.
+fn game_with_a_late_bot(dir: &Path) -> PathBuf {
+    let out = dir.join("out");
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
     let output = Command::new(KOTH)
         .args([
@@ -271,6 +276,13 @@ fn the_web_viewer_explains_a_turn_its_answers_their_times_and_a_fault_with_its_r
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
+    out
+}
+
+#[test]
+fn the_web_viewer_explains_a_turn_its_answers_their_times_and_a_fault_with_its_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = game_with_a_late_bot(dir.path());
     let page = dir.path().join("game.html");
     koth(&[out.to_str().unwrap(), "--html", page.to_str().unwrap()]);
     let results: Value =
@@ -313,6 +325,161 @@ fn the_web_viewer_explains_a_turn_its_answers_their_times_and_a_fault_with_its_r
     assert!(
         dom.contains("speed") && dom.contains("broken"),
         "controls and legend: {dom}"
+    );
+}
+
+/// The terminal viewer's screen in tests: wide enough for its side panel's whole width.
+const WIDTH: u16 = 130;
+const HEIGHT: u16 = 34;
+
+/// The terminal viewer's screen, `width` × `height`, as text lines.
+fn tui_screen(viewer: &mut Viewer, width: u16, height: u16) -> Vec<String> {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal.draw(|screen| viewer.draw(screen)).unwrap();
+    let buffer = terminal.backend().buffer();
+    (0..height)
+        .map(|y| (0..width).map(|x| buffer[(x, y)].symbol()).collect())
+        .collect()
+}
+
+#[test]
+fn the_terminal_viewer_explains_a_turn_its_answers_a_fault_the_stderr_and_a_vertex() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = game_with_a_late_bot(dir.path());
+    let game = Game::open(&out).unwrap();
+    let explanation = game.explanation(&out);
+    let results: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    let fault = &results["faults"][0];
+    let turn = fault["turn"].as_u64().unwrap() as usize;
+    let reason = fault["reason"].as_str().unwrap();
+    // Round 0 just after the late bot's fault.
+    let mut viewer = Viewer::new(&game, &explanation, game.frame(0, Some(turn + 1)).unwrap());
+    let screen = tui_screen(&mut viewer, WIDTH, HEIGHT);
+    let text = screen.join("\n");
+    let shows = |what: &str| screen.iter().any(|line| line.contains(what));
+
+    assert!(shows(&format!("answers in turn {turn}")), "{text}");
+    // Column answered: what it activated and a time from its transcript, in its row.
+    let column_row = screen
+        .iter()
+        .find(|line| line.contains(" Column ") && line.contains("(2,"))
+        .unwrap_or_else(|| panic!("a row of Column's answers in\n{text}"));
+    assert!(
+        column_row
+            .split_whitespace()
+            .any(|cell| cell.parse::<u64>().is_ok()),
+        "{column_row}"
+    );
+    // The late bot's fault stands in its answers' row, and in the faults with its reason.
+    assert!(
+        screen
+            .iter()
+            .any(|line| line.contains("Faulty late") && line.contains("timed_out")),
+        "{text}"
+    );
+    assert!(
+        shows(&format!("faults in turn {turn} (2 in the game)")),
+        "{text}"
+    );
+    // The reason may wrap: the side panel's lines, read as one text.
+    let panel: Vec<String> = screen
+        .iter()
+        .map(|line| {
+            let chars: Vec<char> = line.chars().collect();
+            chars[chars.len() - 59..chars.len() - 1]
+                .iter()
+                .collect::<String>()
+                .trim()
+                .to_string()
+        })
+        .collect();
+    assert!(panel.join(" ").contains(reason), "{reason} in\n{text}");
+    // The faulty bot's stderr is shown first, and the legend and keys are there.
+    assert!(shows("stderr: Faulty late"), "{text}");
+    assert!(shows("committing late now"), "{text}");
+    assert!(shows("broken") && shows("on a paying search"), "{text}");
+    assert!(
+        shows("space play/pause") && shows("n/p next/previous turn"),
+        "{text}"
+    );
+
+    // Steps: n and p move a turn; the cursor moves with arrows and hjkl to Column's vertex
+    // (2, 0), which it activated in turn 0.
+    assert!(viewer.key(KeyCode::Char('n')));
+    assert_shows(&mut viewer, &format!("turn {}/", turn + 2));
+    assert!(viewer.key(KeyCode::Char('p')));
+    assert!(viewer.key(KeyCode::Char('p')));
+    assert_shows(&mut viewer, &format!("turn {turn}/"));
+    assert!(viewer.key(KeyCode::Right));
+    assert!(viewer.key(KeyCode::Char('l')));
+    for _ in 0..4 {
+        assert!(viewer.key(KeyCode::Char('j')));
+    }
+    let screen = tui_screen(&mut viewer, WIDTH, HEIGHT);
+    let text = screen.join("\n");
+    assert!(text.contains("vertex (2, 0)"), "{text}");
+    assert!(text.contains("owners: Column"), "{text}");
+    assert!(text.contains("turn 0: activated by Column"), "{text}");
+    // Speed, play/pause, and whose stderr: tab goes on from the late bot to Column.
+    assert!(viewer.key(KeyCode::Char('+')));
+    assert_shows(
+        &mut viewer,
+        &format!("turn {turn}/{} · 2× ", game.turns_in(0)),
+    );
+    assert!(viewer.key(KeyCode::Char(' ')));
+    assert_shows(&mut viewer, "· ▶ 2× ");
+    assert!(viewer.key(KeyCode::Tab));
+    assert_shows(&mut viewer, "stderr: Column");
+    assert!(!viewer.key(KeyCode::Char('q')));
+}
+
+#[test]
+fn the_terminal_viewer_marks_the_vertices_paying_searches_ran_through_at_a_rounds_end() {
+    let (_dir, out) = played_game();
+    let game = Game::open(&out).unwrap();
+    let explanation = game.explanation(&out);
+    let replay = Replay::read(&out.join("replay.jsonl")).unwrap();
+    let paid: Vec<(usize, usize, u32)> = replay.paid_in(1).copied().collect();
+    assert!(!paid.is_empty(), "the sample bots' paths paid in round 1");
+    // Round 1 from its start, stepped with n to its end.
+    let mut viewer = Viewer::new(&game, &explanation, game.frame(1, Some(0)).unwrap());
+    let side = game.log.side();
+    let marks = |viewer: &mut Viewer| -> usize {
+        tui_screen(viewer, WIDTH, HEIGHT)[1..=side]
+            .iter()
+            .map(|line| {
+                line.chars()
+                    .take(1 + 2 * side)
+                    .filter(|&c| c == '*')
+                    .count()
+            })
+            .sum()
+    };
+    assert_eq!(marks(&mut viewer), 0, "no marks before the round's end");
+    for _ in 0..replay.turns_in(1) {
+        assert!(viewer.key(KeyCode::Char('n')));
+    }
+    assert_eq!(marks(&mut viewer), paid.len());
+    // The cursor on a paying vertex says how many searches ran through it.
+    let (x, y, n) = paid[0];
+    for _ in 0..x {
+        viewer.key(KeyCode::Right);
+    }
+    for _ in y..side - 1 {
+        viewer.key(KeyCode::Down);
+    }
+    let plural = if n == 1 { "" } else { "es" };
+    assert_shows(&mut viewer, &format!("on {n} paying search{plural}"));
+}
+
+/// Asserts that the viewer's screen shows `what`.
+fn assert_shows(viewer: &mut Viewer, what: &str) {
+    let screen = tui_screen(viewer, WIDTH, HEIGHT);
+    assert!(
+        screen.iter().any(|line| line.contains(what)),
+        "{what} in\n{}",
+        screen.join("\n")
     );
 }
 
