@@ -24,3 +24,4 @@ mod share_cpus;
 mod support;
 mod tournament_guard;
 mod tournament_run;
+mod viewers;
