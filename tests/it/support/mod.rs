@@ -7,3 +7,4 @@ pub mod paths_files;
 pub mod ratrace;
 pub mod survivors;
 pub mod tournament;
+pub mod viewer_files;
