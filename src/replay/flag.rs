@@ -64,11 +64,9 @@ pub(crate) fn explain(folder: &Path) -> anyhow::Result<serde_json::Value> {
         })?;
         // One process plays the levels in order: the level's answer is the one after its
         // `LEVEL` line, the index + 1-th.
-        let answer = transcript.as_ref().and_then(|t| {
-            t.answers
-                .iter()
-                .find(|a| a.openers as usize == index + 1)
-        });
+        let answer = transcript
+            .as_ref()
+            .and_then(|t| t.answers.iter().find(|a| a.openers as usize == index + 1));
         levels.push(json!({
             "name": record.level,
             "solved": record.solved,

@@ -6,9 +6,9 @@
 pub mod cli;
 pub mod drive;
 pub mod explain;
+pub(crate) mod flag;
 pub mod graphical;
 pub mod html;
-pub(crate) mod flag;
 pub(crate) mod ratrace;
 pub(crate) mod tictactoe;
 pub(crate) mod tui;

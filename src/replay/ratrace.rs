@@ -69,9 +69,10 @@ pub(crate) fn explain(folder: &Path, board: usize) -> anyhow::Result<Option<serd
     // A transcript that filled up before the board's end recorded only its start, if anything.
     let full = transcripts.iter().any(|t| t.full_in_round.is_some());
     let unrecorded = full && answers.len() < record.turns as usize;
-    let fault = record.error.as_ref().map(|reason| {
-        json!({ "kind": record.fault_kind, "turn": record.turns, "reason": reason })
-    });
+    let fault = record
+        .error
+        .as_ref()
+        .map(|reason| json!({ "kind": record.fault_kind, "turn": record.turns, "reason": reason }));
     Ok(Some(json!({
         "player": results.player,
         "bot": !transcripts.is_empty(),

@@ -50,7 +50,12 @@ pub(crate) fn explain(folder: &Path) -> anyhow::Result<serde_json::Value> {
     let results: Results = serde_json::from_str(&text)
         .with_context(|| format!("{}: not a noughts & crosses result", path.display()))?;
     check(&results).with_context(|| format!("{}", path.display()))?;
-    let names: Vec<&str> = results.result.bots.iter().map(|b| b.name.as_str()).collect();
+    let names: Vec<&str> = results
+        .result
+        .bots
+        .iter()
+        .map(|b| b.name.as_str())
+        .collect();
     let transcripts = transcribed(folder, "START");
     let games: Vec<_> = results
         .games
@@ -68,7 +73,8 @@ pub(crate) fn explain(folder: &Path) -> anyhow::Result<serde_json::Value> {
                         .filter(|t| &t.bot == mover)
                         .flat_map(|t| &t.answers)
                         .find(|a| {
-                            a.turn == Some(turn) && (a.round + a.openers).checked_sub(1) == Some(game.game)
+                            a.turn == Some(turn)
+                                && (a.round + a.openers).checked_sub(1) == Some(game.game)
                         })
                 })
                 .collect();
@@ -101,7 +107,12 @@ fn check(results: &Results) -> anyhow::Result<()> {
         "a result of {:?}, not of tictactoe",
         results.result.game
     );
-    let names: Vec<&str> = results.result.bots.iter().map(|b| b.name.as_str()).collect();
+    let names: Vec<&str> = results
+        .result
+        .bots
+        .iter()
+        .map(|b| b.name.as_str())
+        .collect();
     ensure!(names.len() == 2, "expected 2 bots, found {}", names.len());
     for game in &results.games {
         let at = || format!("game {}", game.game);

@@ -330,7 +330,11 @@ fn a_viewer_refuses_a_game_its_rules_do_not_allow_naming_the_file_and_the_game()
     assert_refused(
         &output,
         1,
-        &["ttt/results.json", "game 1", "move 2 on square 4 is not a legal move"],
+        &[
+            "ttt/results.json",
+            "game 1",
+            "move 2 on square 4 is not a legal move",
+        ],
     );
     // A walk that does not score what the file says.
     write(
@@ -341,12 +345,20 @@ fn a_viewer_refuses_a_game_its_rules_do_not_allow_naming_the_file_and_the_game()
     assert_refused(
         &output,
         1,
-        &["flag/results.json", "level 1 (1-ring)", "fitness 13, not solved true with fitness 99"],
+        &[
+            "flag/results.json",
+            "level 1 (1-ring)",
+            "fitness 13, not solved true with fitness 99",
+        ],
     );
     // A map that is not a level.
     write("flag", FLAG_RESULTS.replace(r#""1.1""#, r#""1x1""#));
     let output = koth(root.path(), &["replay", "flag", "--html", "page.html"]);
-    assert_refused(&output, 1, &["flag/results.json", "level 1 (1-ring)", "its map", "'x'"]);
+    assert_refused(
+        &output,
+        1,
+        &["flag/results.json", "level 1 (1-ring)", "its map", "'x'"],
+    );
     assert!(!root.path().join("page.html").exists());
 }
 

@@ -120,7 +120,10 @@ pub(crate) async fn text_of(client: &Client, css: &str) -> String {
 }
 
 /// Waits up to a minute for `ready` to hold of the page.
-pub(crate) async fn until<F: std::future::Future<Output = bool>>(what: &str, mut ready: impl FnMut() -> F) {
+pub(crate) async fn until<F: std::future::Future<Output = bool>>(
+    what: &str,
+    mut ready: impl FnMut() -> F,
+) {
     let started = Instant::now();
     while !ready().await {
         assert!(started.elapsed() < Duration::from_secs(60), "never: {what}");
@@ -146,7 +149,10 @@ fn get(port: u16, path: &str) -> (String, String) {
     let mut response = String::new();
     stream.read_to_string(&mut response).unwrap();
     let (head, body) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
-    (head.lines().next().unwrap_or("").to_string(), body.to_string())
+    (
+        head.lines().next().unwrap_or("").to_string(),
+        body.to_string(),
+    )
 }
 
 #[test]

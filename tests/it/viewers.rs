@@ -24,13 +24,7 @@ async fn click(client: &Client, css: &str) {
 
 /// `koth replay FOLDER --html PAGE`; returns the page's `file://` address.
 fn replay_page(folder: &Path, page: &Path) -> String {
-    succeed(
-        koth()
-            .arg("replay")
-            .arg(folder)
-            .arg("--html")
-            .arg(page),
-    );
+    succeed(koth().arg("replay").arg(folder).arg("--html").arg(page));
     let html = std::fs::read_to_string(page).unwrap();
     assert!(
         !html.contains("http://") && !html.contains("https://"),
@@ -87,7 +81,11 @@ fn the_noughts_and_crosses_viewer_steps_through_each_answer_to_the_fault() {
                 && second.contains("bad_output: answered \"4\" as O: square 4 is taken"),
             "{second}"
         );
-        assert_eq!(text_of(&client, "#moves").await, "2", "two moves, the second refused");
+        assert_eq!(
+            text_of(&client, "#moves").await,
+            "2",
+            "two moves, the second refused"
+        );
         assert!(text_of(&client, "#result").await.contains("lost by fault"));
         let faults = text_of(&client, "#faults").await;
         assert!(
@@ -271,10 +269,7 @@ fn the_flag_viewer_walks_a_level_step_by_step_and_shows_the_fault_of_the_next() 
             "{faults}"
         );
         assert!(
-            client
-                .find(Locator::Css("#faults li.now"))
-                .await
-                .is_ok(),
+            client.find(Locator::Css("#faults li.now")).await.is_ok(),
             "the level's fault is marked"
         );
         screenshot(&client, "viewer-flag-fault.png").await;
