@@ -7,6 +7,7 @@
 //! naming the file and the game. Transcripts only add times and answers: a damaged one is left
 //! out.
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use anyhow::{Context, bail, ensure};
@@ -57,6 +58,22 @@ pub(crate) fn explain(folder: &Path) -> anyhow::Result<serde_json::Value> {
         .map(|b| b.name.as_str())
         .collect();
     let transcripts = transcribed(folder, "START");
+    // Each answer by its bot, game and turn. A bot against itself has two transcripts of one
+    // name; only the one that was asked has a game's prompt, so the two never collide.
+    let mut by_move: HashMap<(&str, u32, u32), &Answered> = HashMap::new();
+    for transcript in &transcripts {
+        for answer in &transcript.answers {
+            // The round a process started in is the game of its first `START` (numbers from
+            // a file: any, so checked).
+            let game = answer
+                .openers
+                .checked_sub(1)
+                .and_then(|later| answer.round.checked_add(later));
+            if let (Some(game), Some(turn)) = (game, answer.turn) {
+                by_move.insert((&transcript.bot, game, turn), answer);
+            }
+        }
+    }
     let games: Vec<_> = results
         .games
         .iter()
@@ -66,16 +83,7 @@ pub(crate) fn explain(folder: &Path) -> anyhow::Result<serde_json::Value> {
             let answers: Vec<Option<&Answered>> = (1..=turns)
                 .map(|turn| {
                     let mover = if turn % 2 == 1 { &game.x } else { &game.o };
-                    // A bot against itself has two transcripts of one name; only the one that
-                    // was asked has this game's prompt.
-                    transcripts
-                        .iter()
-                        .filter(|t| &t.bot == mover)
-                        .flat_map(|t| &t.answers)
-                        .find(|a| {
-                            a.turn == Some(turn)
-                                && (a.round + a.openers).checked_sub(1) == Some(game.game)
-                        })
+                    by_move.get(&(mover.as_str(), game.game, turn)).copied()
                 })
                 .collect();
             json!({ "record": game, "answers": answers })
