@@ -11,6 +11,7 @@ use crate::dashboard::{browser, screenshot, serve, text_of, until};
 use crate::flag_game::{play_with, script_bot};
 use crate::support::ratrace::ratrace;
 use crate::support::tournament::{koth, repo, run_tournament, succeed};
+use crate::support::viewer_files::TICTACTOE_RESULTS;
 
 async fn click(client: &Client, css: &str) {
     client
@@ -123,6 +124,41 @@ fn the_noughts_and_crosses_viewer_steps_through_each_answer_to_the_fault() {
         .await;
         client.close().await.unwrap();
     });
+}
+
+/// The data a viewer page embeds after `const NAME = `.
+fn embedded(page: &str, name: &str) -> serde_json::Value {
+    let start = page.find(&format!("const {name} = ")).unwrap() + name.len() + 9;
+    let line = page[start..].lines().next().unwrap();
+    serde_json::from_str(&line.trim_end_matches(';').replace("<\\/", "</")).unwrap()
+}
+
+#[test]
+fn each_noughts_and_crosses_answer_is_placed_in_its_game_across_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("results.json"), TICTACTOE_RESULTS).unwrap();
+    // Always Centre's process was started again for game 2 (a `# round` note), where it plays
+    // X; Win or Block is left without a transcript, as koth's own players are.
+    std::fs::create_dir(dir.path().join("transcripts")).unwrap();
+    std::fs::write(
+        dir.path().join("transcripts/centre.txt"),
+        "# bot Always Centre\n# round 1\n> 0 START O\n# turn 2\n? 10 MOVE ....X....\n< 15 4\n\
+         > 15 END LOSS\n# round 2\n> 20 START X\n# turn 1\n? 20 MOVE .........\n< 27 4\n\
+         # turn 3\n? 30 MOVE O...X....\n< 31 8\n",
+    )
+    .unwrap();
+    let page = koth::replay::html::page_of(dir.path(), None).unwrap();
+    let games = &embedded(&page, "MATCH")["games"];
+    // By game and move, both from 1.
+    let answer = |game: usize, turn: usize| games[game - 1]["answers"][turn - 1].clone();
+    assert_eq!(answer(1, 1), serde_json::Value::Null, "no transcript");
+    assert_eq!(answer(1, 2)["answer"], "4");
+    assert_eq!(answer(1, 2)["ms"], 5);
+    assert_eq!(answer(2, 1)["answer"], "4");
+    assert_eq!(answer(2, 1)["ms"], 7);
+    assert_eq!(answer(2, 3)["answer"], "8");
+    assert_eq!(answer(2, 3)["ms"], 1);
+    assert_eq!(answer(2, 2), serde_json::Value::Null);
 }
 
 #[test]
