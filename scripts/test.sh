@@ -21,6 +21,8 @@ ldconfig -p | grep 'libchipmunk\.so\.7 ' >/dev/null || need+=(libchipmunk7)
 # drive it through WebDriver (chromedriver).
 command -v chromium >/dev/null || need+=(chromium)
 command -v chromedriver >/dev/null || need+=(chromium-driver)
+# PostgreSQL for the workers' tests, which start a server of their own (tests/it/support/postgres.rs).
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}"
   apt-get update -qq

@@ -33,6 +33,8 @@ enum Command {
     /// or Mad Cars game (web viewer, or a summary), or drive a bot with what it received in a
     /// recorded game.
     Replay(replay::cli::Args),
+    /// Play the games of the tournaments in a PostgreSQL database, as one of many workers.
+    Worker(tournament::worker::Args),
     /// Serve a tournament's web dashboard: live progress, leaderboard, games and replays.
     Serve(serve::Args),
 }
@@ -52,6 +54,7 @@ fn main() -> ExitCode {
         Command::Tournament(args) => tournament::cli::run(args),
         Command::Leaderboard(args) => tournament::cli::leaderboard(args),
         Command::Replay(args) => replay::cli::run(args),
+        Command::Worker(args) => tournament::worker::run(args),
         Command::Serve(args) => serve::run(args),
     };
     match outcome {

@@ -11,6 +11,7 @@
 //! - [`error`] and [`fault`]: what can go wrong with a bot, and how a match keeps it;
 //!   [`starvation`]: when a time-out is koth's fault instead (the bot was kept from the CPU).
 //! - [`spec`]: what a bot is — how to start it, and how it is contained.
+//! - [`digest`]: a bot's content hash, which tells a worker its copy is the one submitted.
 //! - [`roster`]: which bots to start — koth's `bot.toml` manifests and the original
 //!   controller's `bots.txt` — and their build steps.
 //! - [`sandbox`] and [`cgroup`]: containment — a bot that sees only the system, its interpreter
@@ -19,6 +20,7 @@
 
 pub mod cgroup;
 pub(crate) mod clock;
+pub(crate) mod digest;
 pub(crate) mod error;
 pub(crate) mod fault;
 pub(crate) mod lines;

@@ -23,9 +23,16 @@ use crate::cli::{SandboxArgs, limit_ms_parser};
 pub struct Args {
     /// A paths game's log folder or its graphical_log.txt; a rat-race run's log folder or one of
     /// its board-B.replay.json; a noughts & crosses or a flag game's log folder; with --drive,
-    /// the log folder of a game of any kind.
+    /// the log folder of a game of any kind. With --db, the tournament's name.
     #[arg(value_name = "PATH")]
     pub path: PathBuf,
+    /// With --db, the game's index in the tournament.
+    #[arg(value_name = "GAME", requires = "db")]
+    pub game: Option<u32>,
+    /// Show a game of a tournament in this PostgreSQL database (postgres://user@host:port/db),
+    /// from the files its worker stored: `koth replay --db URL NAME GAME`.
+    #[arg(long, value_name = "URL", requires = "game")]
+    pub db: Option<String>,
     /// The round to show first (from 0; default 0); with --drive, the only round compared.
     #[arg(long, value_name = "N")]
     pub round: Option<u32>,
@@ -64,7 +71,16 @@ pub struct Args {
     pub contain: SandboxArgs,
 }
 
-pub fn run(args: Args) -> anyhow::Result<()> {
+pub fn run(mut args: Args) -> anyhow::Result<()> {
+    // A game stored in a shared database is shown from a copy of its folder.
+    let _copy = match (&args.db, args.game) {
+        (Some(url), Some(game)) => {
+            let copy = stored_game(url, &args.path.to_string_lossy(), game)?;
+            args.path = copy.path().to_path_buf();
+            Some(copy)
+        }
+        _ => None,
+    };
     if let (Some(bot_dir), Some(name)) = (&args.drive, &args.name) {
         return run_drive(&args, bot_dir, name);
     }
@@ -98,6 +114,23 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         return Ok(());
     }
     super::tui::run(&game, frame)
+}
+
+/// A copy, in a temporary folder, of the folder of game `game` of tournament `name` in the
+/// PostgreSQL database at `url`.
+fn stored_game(url: &str, name: &str, game: u32) -> anyhow::Result<tempfile::TempDir> {
+    let store = crate::tournament::store::Store::open_postgres(url, name)?;
+    let copy = tempfile::tempdir()?;
+    if store.extract(game, copy.path(), None)? == 0 {
+        let progress = store.progress()?;
+        bail!(
+            "{} has no files of game {game}: it has {} games, {} done",
+            store.location(),
+            progress.total,
+            progress.done
+        );
+    }
+    Ok(copy)
 }
 
 /// The time limits the paths game in `log_dir` had, from its replay.jsonl, for a transcript

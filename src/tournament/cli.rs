@@ -1,5 +1,6 @@
-//! `koth tournament run|resume|status|leaderboard` and `koth leaderboard` (the same command as
-//! `koth tournament leaderboard`).
+//! `koth tournament run|resume|submit|status|leaderboard` and `koth leaderboard` (the same
+//! command as `koth tournament leaderboard`). With `--db URL` a tournament lives in a PostgreSQL
+//! database shared by workers (`koth worker`) and is named by its name instead of its folder.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -30,8 +31,25 @@ enum Command {
         /// The master seed, over the file's `seed`; every game's seed and bots derive from it.
         #[arg(long, value_name = "SEED")]
         seed: Option<u64>,
+        /// Record the tournament in this PostgreSQL database (postgres://user@host:port/db) and
+        /// play it as one of its workers: other machines' `koth worker` share its games.
+        #[arg(long, value_name = "URL", conflicts_with = "serve")]
+        db: Option<String>,
         #[command(flatten)]
         serve: ServeArg,
+    },
+    /// Record a tournament and all its games in a PostgreSQL database for workers to play
+    /// (`koth worker`); plays nothing, and prints the tournament's name last.
+    Submit {
+        /// The tournament file.
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+        /// The PostgreSQL database (postgres://user@host:port/database).
+        #[arg(long, value_name = "URL")]
+        db: String,
+        /// The master seed, over the file's `seed`; every game's seed and bots derive from it.
+        #[arg(long, value_name = "SEED")]
+        seed: Option<u64>,
     },
     /// Finish a stopped tournament: games already recorded are kept, the rest are played.
     Resume {
@@ -45,11 +63,7 @@ enum Command {
         serve: ServeArg,
     },
     /// Show how many games a tournament has played.
-    Status {
-        /// The tournament folder.
-        #[arg(value_name = "DIR")]
-        dir: PathBuf,
-    },
+    Status(Target),
     /// Print a tournament's leaderboard (the same as `koth leaderboard`).
     Leaderboard(LeaderboardArgs),
 }
@@ -63,12 +77,38 @@ struct ServeArg {
     serve: Option<std::net::SocketAddr>,
 }
 
-/// `koth leaderboard DIR`
+/// A tournament to read: its folder, or its name in a PostgreSQL database.
+#[derive(Debug, clap::Args)]
+pub struct Target {
+    /// The tournament folder; with --db, the tournament's name.
+    #[arg(value_name = "DIR|NAME")]
+    target: PathBuf,
+    /// The PostgreSQL database holding the tournament (postgres://user@host:port/database).
+    #[arg(long, value_name = "URL")]
+    db: Option<String>,
+}
+
+impl Target {
+    /// The tournament's store, and its folder if it has one.
+    fn open(&self) -> anyhow::Result<(Store, Option<&Path>)> {
+        Ok(match &self.db {
+            Some(url) => (
+                Store::open_postgres(url, &self.target.to_string_lossy())?,
+                None,
+            ),
+            None => (
+                Store::open(&self.target.join(store::FILE))?,
+                Some(self.target.as_path()),
+            ),
+        })
+    }
+}
+
+/// `koth leaderboard [--db URL] DIR|NAME`
 #[derive(Debug, clap::Args)]
 pub struct LeaderboardArgs {
-    /// The tournament folder.
-    #[arg(value_name = "DIR")]
-    dir: PathBuf,
+    #[command(flatten)]
+    target: Target,
     /// How to print it.
     #[arg(long, value_name = "FORMAT", value_enum, default_value = "table")]
     format: Format,
@@ -80,6 +120,29 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             file,
             dir,
             seed,
+            db: Some(url),
+            serve: _,
+        } => {
+            let store = Tournament::submit(&file, &url, seed)?;
+            let name = store.meta("name")?.unwrap_or_default();
+            let work = dir.unwrap_or_else(|| {
+                crate::logs::default_folder(|secs| format!("tournament-{name}-{secs}"))
+            });
+            let root = file.parent().unwrap_or(Path::new("."));
+            let tournament = Tournament::join(store, root, &work, None)?;
+            println!(
+                "Tournament {name} in {} (seed {}), its games played in {}",
+                store::shown(&url),
+                tournament.seed,
+                work.display()
+            );
+            play(tournament, ServeArg { serve: None })
+        }
+        Command::Run {
+            file,
+            dir,
+            seed,
+            db: None,
             serve,
         } => {
             let tournament = Tournament::create(&file, dir, seed)?;
@@ -105,8 +168,25 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             );
             play(tournament, serve)
         }
-        Command::Status { dir } => {
-            let store = Store::open(&dir.join(store::FILE))?;
+        Command::Submit { file, db, seed } => {
+            let store = Tournament::submit(&file, &db, seed)?;
+            let progress = store.progress()?;
+            println!(
+                "Submitted {} games to {} (seed {}); `koth worker --db URL --root {}` plays them",
+                progress.total,
+                store.location(),
+                store.meta("seed")?.unwrap_or_default(),
+                file.parent()
+                    .filter(|p| !p.as_os_str().is_empty())
+                    .unwrap_or(Path::new("."))
+                    .display()
+            );
+            // The last line is the name alone, for scripts.
+            println!("{}", store.meta("name")?.unwrap_or_default());
+            Ok(())
+        }
+        Command::Status(target) => {
+            let (store, _) = target.open()?;
             let p = store.progress()?;
             println!(
                 "Tournament {} ({}, seed {}): {} of {} games done, {} running (or cut short), \
@@ -138,8 +218,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 }
 
 pub fn leaderboard(args: LeaderboardArgs) -> anyhow::Result<()> {
-    let store = Store::open(&args.dir.join(store::FILE))?;
-    print!("{}", leaderboard_of(&store, &args.dir)?.render(args.format));
+    let (store, dir) = args.target.open()?;
+    print!(
+        "{}",
+        leaderboard_of(&store, dir.unwrap_or(Path::new(".")))?.render(args.format)
+    );
     Ok(())
 }
 
@@ -176,7 +259,7 @@ fn play(tournament: Tournament, serve: ServeArg) -> anyhow::Result<()> {
 
 /// Sends tracing events to `tournament.log` in the tournament folder (appended, so a resumed
 /// tournament keeps one log).
-fn log_to(dir: &Path) -> anyhow::Result<()> {
+pub(crate) fn log_to(dir: &Path) -> anyhow::Result<()> {
     let path = dir.join("tournament.log");
     let file = std::fs::OpenOptions::new()
         .create(true)

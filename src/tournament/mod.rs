@@ -21,8 +21,8 @@ pub(crate) mod leaderboard;
 pub(crate) mod lock;
 pub mod schedule;
 pub mod store;
+pub mod worker;
 
-use std::collections::VecDeque;
 use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -42,12 +42,15 @@ use gauntlet::{Gauntlet, SprtConfig, Verdict};
 use leaderboard::Leaderboard;
 use lock::FolderLock;
 use schedule::ScheduledGame;
-use store::{Store, StoredResult};
+use store::{Claimant, Claimed, Store, StoredResult};
+use worker::{POLL, Renewals, prepare_copy, relative_to};
 
 /// The copy of the tournament file kept in the tournament folder.
 pub(crate) const CONFIG_COPY: &str = "tournament.toml";
 /// The meta key saying whether the tournament's bots are contained (`on`) or not (`off`).
 const SANDBOX_META: &str = "sandbox";
+/// The meta key of the tournament file's text, which workers on other machines play by.
+const FILE_META: &str = "tournament_file";
 /// The meta key of a gauntlet (bot 0 the challenger): its test as JSON, `null` for none.
 const GAUNTLET_META: &str = "gauntlet";
 /// Tries per game: a harness fault (koth's own failure) is retried, up to this many times in all.
@@ -56,8 +59,10 @@ const ATTEMPTS: u32 = 3;
 /// games in a row is benched: it is not started in the games after.
 pub(crate) const BENCH_AFTER: u32 = 3;
 
-/// A tournament ready to play its unfinished games.
+/// A tournament ready to play its unfinished games: on one machine from its folder, or as one of
+/// the workers sharing it through PostgreSQL.
 pub(crate) struct Tournament {
+    /// Where its games are played: `games/<index>/` in it.
     pub dir: PathBuf,
     pub name: String,
     pub seed: u64,
@@ -69,13 +74,70 @@ pub(crate) struct Tournament {
     /// How bots are contained; `None` when the file says `sandbox = false`.
     sandbox: Option<Sandbox>,
     store: Store,
+    /// Bots this koth does not play (a worker whose copy is not the one submitted, or whose
+    /// build failed): their games are left to other workers.
+    refused: Vec<usize>,
+    /// Who this koth is in the games it claims.
+    pub(crate) claimant: Claimant,
     /// Per bot, how many of its games in a row, in the order their results came in, failed at
     /// start-up; counted afresh by each run or resume.
     start_failures: Vec<u32>,
     /// A gauntlet's pairs and results so far; `None` for any other tournament.
     gauntlet: Option<Gauntlet>,
-    /// Held while this koth plays the folder's games.
-    _lock: FolderLock,
+    /// Held while this koth plays the folder's games (SQLite only).
+    _lock: Option<FolderLock>,
+}
+
+/// A tournament as a tournament file and a master seed make it, before it is stored.
+struct Plan {
+    config: Config,
+    bots: Vec<BotSpec>,
+    name: String,
+    games: Vec<ScheduledGame>,
+    meta: Vec<(&'static str, String)>,
+}
+
+impl Plan {
+    /// Reads and checks the tournament file `file` and decides every game.
+    fn new(file: &Path, seed: Option<u64>) -> anyhow::Result<Plan> {
+        let config = Config::load(file)?;
+        let base = file.parent().unwrap_or(Path::new("."));
+        let bots = config.load_bots(base, file)?;
+        if config.sandbox().is_some() {
+            sandbox::check_available()?;
+        }
+        let name = config.name(file);
+        let seed = crate::seed::choose(seed.or(config.seed));
+        let per_game = config.players_per_game.unwrap_or(bots.len());
+        let games = match config.challenger {
+            Some(_) => gauntlet::schedule(bots.len() - 1, config.games, seed),
+            None => schedule::schedule(bots.len(), per_game, config.games, seed),
+        };
+        let mut meta = vec![
+            ("name", name.clone()),
+            ("game", config.game.clone()),
+            ("seed", seed.to_string()),
+            (
+                SANDBOX_META,
+                if config.sandbox().is_some() {
+                    "on"
+                } else {
+                    "off"
+                }
+                .into(),
+            ),
+        ];
+        if config.challenger.is_some() {
+            meta.push((GAUNTLET_META, serde_json::to_string(&config.sprt)?));
+        }
+        Ok(Plan {
+            config,
+            bots,
+            name,
+            games,
+            meta,
+        })
+    }
 }
 
 impl Tournament {
@@ -86,17 +148,9 @@ impl Tournament {
         dir: Option<PathBuf>,
         seed: Option<u64>,
     ) -> anyhow::Result<Self> {
-        let config = Config::load(file)?;
-        let base = file.parent().unwrap_or(Path::new("."));
-        let bots = config.load_bots(base, file)?;
-        let sandbox = config.sandbox();
-        if sandbox.is_some() {
-            sandbox::check_available()?;
-        }
-        let name = config.name(file);
-        let seed = crate::seed::choose(seed.or(config.seed));
+        let plan = Plan::new(file, seed)?;
         let dir = dir.unwrap_or_else(|| {
-            crate::logs::default_folder(|secs| format!("tournament-{name}-{secs}"))
+            crate::logs::default_folder(|secs| format!("tournament-{}-{secs}", plan.name))
         });
         // The outermost folder this creates (`logs/` too, the first time), removed again if the
         // tournament cannot start.
@@ -118,31 +172,14 @@ impl Tournament {
             );
         }
         let store = (|| {
-            roster::prepare(&bots, config.build_limit())?;
+            roster::prepare(&plan.bots, plan.config.build_limit())?;
             std::fs::create_dir_all(dir.join("games")).with_context(|| {
                 format!("cannot create the tournament folder {}", dir.display())
             })?;
             std::fs::copy(file, dir.join(CONFIG_COPY)).with_context(|| {
                 format!("cannot copy {} into {}", file.display(), dir.display())
             })?;
-            let per_game = config.players_per_game.unwrap_or(bots.len());
-            let games = match config.challenger {
-                Some(_) => gauntlet::schedule(bots.len() - 1, config.games, seed),
-                None => schedule::schedule(bots.len(), per_game, config.games, seed),
-            };
-            let mut meta = vec![
-                ("name", name.clone()),
-                ("game", config.game.clone()),
-                ("seed", seed.to_string()),
-                (
-                    SANDBOX_META,
-                    if sandbox.is_some() { "on" } else { "off" }.into(),
-                ),
-            ];
-            if config.challenger.is_some() {
-                meta.push((GAUNTLET_META, serde_json::to_string(&config.sprt)?));
-            }
-            Store::create(&dir.join(store::FILE), &meta, &bots, &games)
+            Store::create(&dir.join(store::FILE), &plan.meta, &plan.bots, &plan.games)
         })();
         // A tournament that could not start (a bot's build failed) leaves no folder behind.
         let store = store.inspect_err(|_| {
@@ -150,21 +187,16 @@ impl Tournament {
                 let _ = std::fs::remove_dir_all(created);
             }
         })?;
-        Ok(Tournament {
-            dir,
-            name,
-            seed,
-            game: config.game()?,
-            start_failures: vec![0; bots.len()],
-            gauntlet: gauntlet_of(&store, &store.results()?)?,
-            bots,
-            limits: config.limits(),
-            rounds: config.rounds,
-            jobs: config.jobs(),
-            sandbox,
+        let jobs = plan.config.jobs();
+        Tournament::assemble(
+            &plan.config,
             store,
-            _lock: lock,
-        })
+            plan.bots,
+            vec![],
+            dir,
+            jobs,
+            Some(lock),
+        )
     }
 
     /// Reopens a tournament folder to play the games it has not finished, first giving the bots
@@ -176,7 +208,7 @@ impl Tournament {
         let lock = FolderLock::take(dir)?;
         let store = Store::open(&path)?;
         let config = Config::load(&dir.join(CONFIG_COPY))?;
-        let mut bots = store.bots()?;
+        let bots = store.bots()?;
         let unbenched = unbench
             .iter()
             .map(|name| {
@@ -193,28 +225,118 @@ impl Tournament {
         for id in unbenched {
             store.unbench(id)?;
         }
+        let benched: Vec<usize> = store.benched()?.into_iter().map(|(b, _)| b).collect();
+        // A benched bot is not started, so a build of it that fails now stops nothing.
+        let playing: Vec<BotSpec> = (0..bots.len())
+            .filter(|b| !benched.contains(b))
+            .map(|b| bots[b].clone())
+            .collect();
+        if config.sandbox().is_some() {
+            sandbox::check_available()?;
+        }
+        roster::prepare(&playing, config.build_limit())?;
+        // This koth alone plays the folder now: what a stopped run left running, and what it
+        // gave up on, is played again.
+        store.requeue_unfinished()?;
+        Tournament::assemble(
+            &config,
+            store,
+            bots,
+            vec![],
+            dir.to_path_buf(),
+            config.jobs(),
+            Some(lock),
+        )
+    }
+
+    /// Records the tournament of tournament file `file` in the PostgreSQL database at `url`,
+    /// with every game decided and each bot's content hash, for workers to play; plays nothing.
+    /// Bot folders are stored relative to the file's folder, where a worker's `--root` is.
+    pub(crate) fn submit(file: &Path, url: &str, seed: Option<u64>) -> anyhow::Result<Store> {
+        let plan = Plan::new(file, seed)?;
+        let base = std::path::absolute(file.parent().unwrap_or(Path::new(".")))?;
+        let hashes = plan
+            .bots
+            .iter()
+            .map(crate::bot::digest::digest)
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        let bots: Vec<BotSpec> = plan
+            .bots
+            .iter()
+            .map(|bot| BotSpec {
+                dir: relative_to(&bot.dir, &base),
+                ..bot.clone()
+            })
+            .collect();
+        let mut meta = plan.meta;
+        meta.push((FILE_META, crate::text::read(file)?));
+        Store::submit(url, &plan.name, &meta, &bots, &hashes, &plan.games)
+    }
+
+    /// Takes part, as a worker, in a tournament others may be playing too: its bots are found
+    /// under `root` (the folder its tournament file was in when submitted), checked against the
+    /// hashes submitted, and copied and built in `work/bots/` (a bot whose copy differs, or whose
+    /// build fails, is refused, its games left to others); its games are played in `work/`.
+    pub(crate) fn join(
+        store: Store,
+        root: &Path,
+        work: &Path,
+        jobs: Option<usize>,
+    ) -> anyhow::Result<Self> {
+        let text = store
+            .meta(FILE_META)?
+            .with_context(|| format!("{} has no tournament file", store.location()))?;
+        let config = Config::parse(&text, Path::new(&format!("{}'s file", store.location())))?;
+        if config.sandbox().is_some() {
+            sandbox::check_available()?;
+        }
+        let hashes = store.bot_hashes()?;
+        let mut refused = Vec::new();
+        let mut bots = store.bots()?;
+        for (id, bot) in bots.iter_mut().enumerate() {
+            let copy = work.join("bots").join(id.to_string());
+            match prepare_copy(bot, root, &copy, hashes[id].as_deref(), &config) {
+                Ok(dir) => bot.dir = dir,
+                Err(err) => {
+                    let message = format!("koth: refusing the games of {:?}: {err:#}", bot.name);
+                    eprintln!("{message}");
+                    tracing::warn!("{message}");
+                    refused.push(id);
+                }
+            }
+        }
+        let jobs = jobs.unwrap_or_else(|| config.jobs());
+        Tournament::assemble(
+            &config,
+            store,
+            bots,
+            refused,
+            work.to_path_buf(),
+            jobs,
+            None,
+        )
+    }
+
+    fn assemble(
+        config: &Config,
+        store: Store,
+        mut bots: Vec<BotSpec>,
+        refused: Vec<usize>,
+        dir: PathBuf,
+        jobs: usize,
+        lock: Option<FolderLock>,
+    ) -> anyhow::Result<Self> {
         for (id, reason) in store.benched()? {
             if let Some(bot) = bots.get_mut(id) {
                 bot.benched = Some(reason);
             }
         }
-        // A benched bot is not started, so a build of it that fails now stops nothing.
-        let playing: Vec<BotSpec> = bots
-            .iter()
-            .filter(|b| b.benched.is_none())
-            .cloned()
-            .collect();
-        let sandbox = config.sandbox();
-        if sandbox.is_some() {
-            sandbox::check_available()?;
-        }
-        roster::prepare(&playing, config.build_limit())?;
         let seed = store
             .meta("seed")?
             .and_then(|s| s.parse().ok())
             .context("the results database has no master seed")?;
         Ok(Tournament {
-            dir: dir.to_path_buf(),
+            dir,
             name: store.meta("name")?.unwrap_or_default(),
             seed,
             game: config.game()?,
@@ -223,17 +345,21 @@ impl Tournament {
             bots,
             limits: config.limits(),
             rounds: config.rounds,
-            jobs: config.jobs(),
-            sandbox,
+            jobs,
+            sandbox: config.sandbox(),
             store,
+            refused,
+            claimant: Claimant::new(worker::DEFAULT_LEASE_S),
             _lock: lock,
         })
     }
 
-    /// Plays every unfinished game, `jobs` at a time, and returns the leaderboard.
+    /// Plays every unfinished game, `jobs` at a time, and returns the leaderboard. With a shared
+    /// database it also waits for games other workers are playing, which come back to the queue
+    /// if their worker dies.
     pub(crate) fn run(mut self) -> anyhow::Result<Leaderboard> {
         let runtime = crate::game::runtime()?;
-        runtime.block_on(self.play_all())?;
+        runtime.block_on(self.play_all(true))?;
         let progress = self.store.progress()?;
         if progress.harness_failed > 0 {
             eprintln!(
@@ -247,13 +373,18 @@ impl Tournament {
         leaderboard_of(&self.store, &self.dir)
     }
 
-    async fn play_all(&mut self) -> anyhow::Result<()> {
-        let mut queue: VecDeque<(ScheduledGame, u32)> = self
-            .store
-            .unfinished()?
-            .into_iter()
-            .map(|g| (g, 1))
-            .collect();
+    /// Plays the games this koth can claim until there are none; returns how many games are
+    /// still being played by other workers (0 on one machine).
+    pub(crate) fn play_claimable(&mut self) -> anyhow::Result<u32> {
+        let runtime = crate::game::runtime()?;
+        runtime.block_on(self.play_all(false))?;
+        self.store.unplayed(&self.refused)
+    }
+
+    /// Claims and plays games, `jobs` at a time, until none is left to claim; with
+    /// `wait_for_others`, until every game this koth could play is done, including those other
+    /// workers hold (which come back to the queue if their worker dies).
+    async fn play_all(&mut self, wait_for_others: bool) -> anyhow::Result<()> {
         if self.sandbox.is_none() {
             tracing::warn!(
                 "the bots run uncontained (sandbox = false): any of them can read the others' \
@@ -261,16 +392,16 @@ impl Tournament {
             );
         }
         tracing::info!(
-            games = queue.len(),
             jobs = self.jobs,
             seed = self.seed,
+            worker = self.claimant.worker,
             "playing the unfinished games"
         );
         // A gauntlet resumed after its test decided (or killed just before it skipped the
         // games it no longer needed) skips them now.
         let opponents: Vec<usize> = self.gauntlet.iter().flat_map(|g| g.opponents()).collect();
         for opponent in opponents {
-            self.skip_decided(opponent, &mut queue)?;
+            self.skip_decided(opponent)?;
         }
         let progress = self.store.progress()?;
         let bar = ProgressBar::new((progress.total - progress.skipped) as u64)
@@ -304,13 +435,29 @@ impl Tournament {
         };
         bar.suspend(|| eprintln!("koth: games run {placement}"));
         tracing::info!("games run {placement}");
+        // A shared database's claims are leases, renewed on a connection of their own for as
+        // long as this koth plays.
+        let _renewals = match self.store.is_shared() {
+            true => Some(Renewals::start(
+                self.store.reconnect()?,
+                self.claimant.clone(),
+            )),
+            false => None,
+        };
         let mut running = JoinSet::new();
         loop {
             while running.len() < self.jobs {
-                let Some((game, attempt)) = queue.pop_front() else {
+                if self.store.is_shared() {
+                    // Another worker may have benched a bot.
+                    for (bot, reason) in self.store.benched()? {
+                        self.bots[bot].benched.get_or_insert(reason);
+                    }
+                }
+                let Some(Claimed { game, attempt }) =
+                    self.store.claim(&self.claimant, &self.refused, ATTEMPTS)?
+                else {
                     break;
                 };
-                self.store.mark_running(game.index, attempt)?;
                 let claim = if share == 0 {
                     Claim::unpinned("more games at once than CPUs".into())
                 } else {
@@ -324,8 +471,25 @@ impl Tournament {
                 );
                 running.spawn(play_one(self.setup_parts(&game, claim), game, attempt));
             }
-            let Some(joined) = running.join_next().await else {
-                break;
+            let joined = if running.is_empty() {
+                if !wait_for_others || self.store.unplayed(&self.refused)? == 0 {
+                    break;
+                }
+                // Games other workers hold: done soon, or back in the queue if they die.
+                tokio::time::sleep(POLL).await;
+                continue;
+            } else if self.store.is_shared() && running.len() < self.jobs {
+                // A free slot: look at the queue again now and then, for games released by a
+                // worker that died.
+                tokio::select! {
+                    joined = running.join_next() => joined,
+                    () = tokio::time::sleep(POLL) => continue,
+                }
+            } else {
+                running.join_next().await
+            };
+            let Some(joined) = joined else {
+                continue;
             };
             if crate::interrupt::requested() {
                 // The game may have ended only because koth is killing the bots: it stays
@@ -344,7 +508,20 @@ impl Tournament {
             let wall_ms = elapsed.as_secs_f64() * 1000.0;
             match outcome {
                 Ok(result) => {
-                    self.store.record_result(&game, &result, wall_ms)?;
+                    let folder = game_dir(&self.dir, game.index);
+                    if !self
+                        .store
+                        .record_result(&game, attempt, &result, wall_ms, &folder)?
+                    {
+                        let message = format!(
+                            "game {} attempt {attempt} ended after its claim ran out and another \
+                             worker took it: this result is not counted",
+                            game.index
+                        );
+                        tracing::warn!("{message}");
+                        bar.suspend(|| eprintln!("koth: {message}"));
+                        continue;
+                    }
                     tracing::info!(game = game.index, attempt, wall_ms, "game finished");
                     for bot in self.count_start_failures(&game, &result)? {
                         let spec = &self.bots[bot];
@@ -352,7 +529,7 @@ impl Tournament {
                         bar.suspend(|| eprintln!("koth: {:?} is {reason}", spec.name));
                     }
                     points.add(&game, &result);
-                    if let Some(skipped) = self.take_gauntlet_result(&game, &result, &mut queue)? {
+                    if let Some(skipped) = self.take_gauntlet_result(&game, &result)? {
                         bar.suspend(|| eprintln!("koth: {skipped}"));
                         bar.set_length((progress.total - self.store.progress()?.skipped) as u64);
                     }
@@ -381,8 +558,6 @@ impl Tournament {
                         .is_some_and(|g| g.opponent_of(game.index).is_some_and(|o| g.decided(o)));
                     if decided {
                         self.store.skip(&[game.index])?;
-                    } else if !gave_up {
-                        queue.push_back((game, attempt + 1));
                     }
                 }
             }
@@ -391,23 +566,34 @@ impl Tournament {
         Ok(())
     }
 
-    /// Gives a gauntlet a finished game's result; when that decides the test against the game's
-    /// opponent, skips the opponent's games not yet started and says so.
+    /// Gives a gauntlet a finished game's result (and, in a shared database, those other
+    /// workers recorded against the same opponent); when that decides the test against the
+    /// game's opponent, skips the opponent's games not yet started and says so.
     fn take_gauntlet_result(
         &mut self,
         game: &ScheduledGame,
         result: &MatchResult,
-        queue: &mut VecDeque<(ScheduledGame, u32)>,
     ) -> anyhow::Result<Option<String>> {
         let Some(gauntlet) = &mut self.gauntlet else {
             return Ok(None);
         };
-        let scores: Vec<f64> = result.bots.iter().map(|b| b.score).collect();
-        let Some(opponent) = gauntlet.add(game.index, &game.seats, &scores) else {
+        let Some(opponent) = gauntlet.opponent_of(game.index) else {
             return Ok(None);
         };
+        if self.store.is_shared() {
+            let against: Vec<u32> = gauntlet.games_against(opponent).collect();
+            let results = self.store.results_of(&against)?;
+            for game in results.chunk_by(|a, b| a.game == b.game) {
+                let seats: Vec<usize> = game.iter().map(|r| r.bot).collect();
+                let scores: Vec<f64> = game.iter().map(|r| r.score).collect();
+                gauntlet.add(game[0].game, &seats, &scores);
+            }
+        } else {
+            let scores: Vec<f64> = result.bots.iter().map(|b| b.score).collect();
+            gauntlet.add(game.index, &game.seats, &scores);
+        }
         let decision = gauntlet.decision(opponent);
-        let skipped = self.skip_decided(opponent, queue)?;
+        let skipped = self.skip_decided(opponent)?;
         let Some(decision) = decision.filter(|_| skipped > 0) else {
             return Ok(None);
         };
@@ -425,25 +611,14 @@ impl Tournament {
         Ok(Some(message))
     }
 
-    /// If the gauntlet's test against `opponent` has decided, skips that opponent's games in
-    /// `queue` (not those running: they finish and count); returns how many.
-    fn skip_decided(
-        &mut self,
-        opponent: usize,
-        queue: &mut VecDeque<(ScheduledGame, u32)>,
-    ) -> anyhow::Result<usize> {
+    /// If the gauntlet's test against `opponent` has decided, skips that opponent's games not
+    /// yet claimed (those running finish and count); returns how many.
+    fn skip_decided(&mut self, opponent: usize) -> anyhow::Result<usize> {
         let Some(gauntlet) = self.gauntlet.as_ref().filter(|g| g.decided(opponent)) else {
             return Ok(0);
         };
         let against: Vec<u32> = gauntlet.games_against(opponent).collect();
-        let skipped: Vec<u32> = queue
-            .iter()
-            .map(|(g, _)| g.index)
-            .filter(|g| against.contains(g))
-            .collect();
-        queue.retain(|(g, _)| !skipped.contains(&g.index));
-        self.store.skip(&skipped)?;
-        Ok(skipped.len())
+        self.store.skip(&against)
     }
 
     /// Counts the start-up failures of `result`'s bots and benches every bot whose failures in
@@ -684,6 +859,17 @@ pub fn leaderboard_of(store: &Store, dir: &Path) -> anyhow::Result<Leaderboard> 
         let mut played: Vec<u32> = results.iter().map(|r| r.game).collect();
         played.sort_unstable();
         played.dedup();
+        // A shared database keeps each game's files: its results are read from a copy.
+        let copied = match store.is_shared() {
+            true => Some(tempfile::tempdir()?),
+            false => None,
+        };
+        let dir = copied.as_ref().map_or(dir, |copy| copy.path());
+        if copied.is_some() {
+            for &game in &played {
+                store.extract(game, &game_dir(dir, game), Some("results.json"))?;
+            }
+        }
         let dirs: Vec<PathBuf> = played.iter().map(|g| game_dir(dir, *g)).collect();
         board.breakdown = game.breakdown(&dirs);
     }

@@ -1,17 +1,20 @@
 #!/usr/bin/env python3
 """A deterministic paths bot for koth's tests: it never breaks anything and activates one column.
 
-usage: climber.py up|down [COLUMN]
+usage: climber.py up|down [COLUMN [MS]]
 
 `up` activates (COLUMN, 0), (COLUMN, 1), ... one per turn; `down` activates from the sink row
 downwards. Two climbers on the same column build a path together, so a game's scores depend
 only on the rules — the fixed reference against which fault tests check that a misbehaving
-bot did not change anybody else's score.
+bot did not change anybody else's score. With MS it sleeps MS milliseconds before each
+answer, for tests that need games to last.
 """
 import sys
+import time
 
 direction = sys.argv[1]
 column = int(sys.argv[2]) if len(sys.argv) > 2 else 0
+pause = int(sys.argv[3]) / 1000 if len(sys.argv) > 3 else 0
 side = 0
 placed = 0
 
@@ -23,6 +26,7 @@ for line in sys.stdin:
         side = int(words[3])
         placed = 0
     elif words[0] == "DESTROY":
+        time.sleep(pause)
         print("NONE", flush=True)
     elif words[0] == "ACTIVATE":
         y = placed if direction == "up" else side - 1 - placed

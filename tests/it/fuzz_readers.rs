@@ -437,8 +437,7 @@ fn read_everything(store: &Store) {
     let _ = store.progress();
     // A tournament folder that does not exist: no game folder to read a breakdown from.
     let _ = koth::tournament::leaderboard_of(store, std::path::Path::new("/nonexistent/koth"));
-    if let (Ok(bots), Ok(games), Ok(results)) = (store.bots(), store.unfinished(), store.results())
-    {
+    if let (Ok(bots), Ok(games), Ok(results)) = (store.bots(), store.schedule(), store.results()) {
         for bot in &bots {
             let _ = bot.program();
         }
@@ -481,8 +480,7 @@ fn sample_database(dir: &Path) -> std::path::PathBuf {
         ("seed", "1".into()),
     ];
     let schedule = koth::tournament::schedule::schedule(3, 2, 4, 1);
-    let mut store =
-        Store::create(&path, &meta, &[bot("a"), bot("b"), bot("c")], &schedule).unwrap();
+    let store = Store::create(&path, &meta, &[bot("a"), bot("b"), bot("c")], &schedule).unwrap();
     let result = MatchResult {
         game: "paths".into(),
         seed: schedule[0].seed,
@@ -498,8 +496,15 @@ fn sample_database(dir: &Path) -> std::path::PathBuf {
             })
             .collect(),
     };
-    store.record_result(&schedule[0], &result, 5.0).unwrap();
-    store.record_harness_fault(1, 1, "boom", false).unwrap();
+    let me = store::Claimant::new(30);
+    let first = store.claim(&me, &[], 3).unwrap().unwrap();
+    assert_eq!(first.game, schedule[0]);
+    let recorded = store.record_result(&first.game, first.attempt, &result, 5.0, dir);
+    assert!(recorded.unwrap());
+    let second = store.claim(&me, &[], 3).unwrap().unwrap();
+    store
+        .record_harness_fault(second.game.index, second.attempt, "boom", false)
+        .unwrap();
     drop(store);
     path
 }

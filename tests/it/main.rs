@@ -25,3 +25,4 @@ mod support;
 mod tournament_guard;
 mod tournament_run;
 mod viewers;
+mod workers;

@@ -4,6 +4,7 @@ pub mod arena;
 pub mod cpus;
 pub mod paths_bots;
 pub mod paths_files;
+pub mod postgres;
 pub mod ratrace;
 pub mod survivors;
 pub mod tournament;

@@ -1,0 +1,266 @@
+//! `koth worker`: one of many processes, on any number of machines, that play the tournaments
+//! of a shared PostgreSQL database.
+//!
+//! A worker goes through the database's tournaments oldest first and plays every game it can
+//! claim (see [`Store::claim`]); each claim is a lease that [`Renewals`] keeps renewing, so a
+//! worker killed with `kill -9`, or whose machine vanishes, gives its games back to the queue
+//! once its leases run out, and another worker plays them. It stops when no game it could play
+//! is left — none queued and none held by another worker — or, with `--wait`, waits for new
+//! tournaments.
+
+use std::collections::HashMap;
+use std::path::{Component, Path, PathBuf};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use anyhow::Context;
+
+use super::Tournament;
+use super::config::Config;
+use super::store::{self, Claimant, Store};
+use crate::bot::BotSpec;
+
+/// How long a claim lasts unless renewed, unless `--lease-s` says otherwise: a dead worker's
+/// games are back in the queue this long after its last renewal.
+pub(crate) const DEFAULT_LEASE_S: u64 = 30;
+/// How often a worker with nothing to claim looks at the queue again.
+pub(crate) const POLL: Duration = Duration::from_secs(1);
+
+/// `koth worker --db URL [--jobs N] [--root DIR] [--dir DIR] [--wait] [--lease-s S]`
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The PostgreSQL database the tournaments were submitted to
+    /// (postgres://user@host:port/database).
+    #[arg(long, value_name = "URL")]
+    db: String,
+    /// Games at once [default: each tournament's `jobs`].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    jobs: Option<u32>,
+    /// Where this machine's copy of the bots is: the folder that held the tournament file when
+    /// it was submitted (bot folders are stored relative to it).
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    root: PathBuf,
+    /// Where this worker builds its bots and plays its games
+    /// [default: logs/worker-<unix seconds>].
+    #[arg(long, value_name = "DIR")]
+    dir: Option<PathBuf>,
+    /// Keep waiting for new tournaments when none is left to play.
+    #[arg(long)]
+    wait: bool,
+    /// How long a claimed game stays this worker's without a renewal (renewed every third of
+    /// it); a dead worker's games go back to the queue after this long.
+    #[arg(long, value_name = "S", default_value_t = DEFAULT_LEASE_S,
+          value_parser = clap::value_parser!(u64).range(3..=3600))]
+    lease_s: u64,
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let work = args
+        .dir
+        .unwrap_or_else(|| crate::logs::default_folder(|secs| format!("worker-{secs}")));
+    std::fs::create_dir_all(&work)
+        .with_context(|| format!("cannot create the worker's folder {}", work.display()))?;
+    anyhow::ensure!(
+        args.root.is_dir(),
+        "--root {}: no such folder",
+        args.root.display()
+    );
+    super::cli::log_to(&work)?;
+    let claimant = Claimant::new(args.lease_s);
+    println!(
+        "Worker {} playing the tournaments of {} in {}",
+        claimant.worker,
+        store::shown(&args.db),
+        work.display()
+    );
+    // Each tournament is joined once — its bots checked and built — and kept.
+    let mut joined: HashMap<String, Tournament> = HashMap::new();
+    loop {
+        let mut elsewhere = 0;
+        for name in store::tournaments(&args.db)? {
+            let tournament = match joined.entry(name.clone()) {
+                std::collections::hash_map::Entry::Occupied(entry) => entry.into_mut(),
+                std::collections::hash_map::Entry::Vacant(entry) => {
+                    let store = Store::open_postgres(&args.db, &name)?;
+                    if store.unplayed(&[])? == 0 {
+                        continue;
+                    }
+                    let folder = work.join(folder_name(&name));
+                    let mut tournament = Tournament::join(
+                        store,
+                        &args.root,
+                        &folder,
+                        args.jobs.map(|j| j as usize),
+                    )?;
+                    tournament.claimant = claimant.clone();
+                    println!("Joined tournament {name} (seed {})", tournament.seed);
+                    entry.insert(tournament)
+                }
+            };
+            elsewhere += tournament.play_claimable()?;
+        }
+        if elsewhere == 0 && !args.wait {
+            println!("No game left to play.");
+            return Ok(());
+        }
+        std::thread::sleep(POLL);
+    }
+}
+
+/// A folder name for tournament `name` (names are plain folder names when a file gives them;
+/// anything else is replaced).
+fn folder_name(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// The bot `bot` (its folder stored relative to the tournament file's) as this worker plays
+/// it: its folder under `root`, checked against the content hash submitted, copied to `copy`
+/// and built there, so the folder under `root` stays as submitted. Returns the copy.
+pub(crate) fn prepare_copy(
+    bot: &BotSpec,
+    root: &Path,
+    copy: &Path,
+    hash: Option<&str>,
+    config: &Config,
+) -> anyhow::Result<PathBuf> {
+    let source = root.join(&bot.dir);
+    anyhow::ensure!(
+        source.is_dir(),
+        "no folder {} (a worker finds bot folders under --root {}, laid out as they were beside \
+         the tournament file)",
+        source.display(),
+        root.display()
+    );
+    let here = crate::bot::digest::digest(&BotSpec {
+        dir: source.clone(),
+        ..bot.clone()
+    })?;
+    if let Some(submitted) = hash {
+        anyhow::ensure!(
+            here == submitted,
+            "its folder {} is not the one submitted (content hash {} here, {} submitted)",
+            source.display(),
+            &here[..12],
+            &submitted[..submitted.len().min(12)]
+        );
+    }
+    if copy.exists() {
+        std::fs::remove_dir_all(copy)
+            .with_context(|| format!("cannot clear {}", copy.display()))?;
+    }
+    copy_folder(&source, copy)
+        .with_context(|| format!("cannot copy {} to {}", source.display(), copy.display()))?;
+    let built = BotSpec {
+        dir: copy.to_path_buf(),
+        ..bot.clone()
+    };
+    crate::bot::roster::prepare(std::slice::from_ref(&built), config.build_limit())?;
+    Ok(built.dir)
+}
+
+/// Copies the folder `from` to `to`, files with their permissions and links as links.
+fn copy_folder(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let (source, target) = (entry.path(), to.join(entry.file_name()));
+        let kind = entry.file_type()?;
+        if kind.is_dir() {
+            copy_folder(&source, &target)?;
+        } else if kind.is_symlink() {
+            std::os::unix::fs::symlink(std::fs::read_link(&source)?, &target)?;
+        } else {
+            std::fs::copy(&source, &target)?;
+        }
+    }
+    Ok(())
+}
+
+/// `path` relative to `base` (both absolute), through `..` where it lies outside.
+pub(crate) fn relative_to(path: &Path, base: &Path) -> PathBuf {
+    let (path, base) = (lexical(path), lexical(base));
+    let common = path.iter().zip(&base).take_while(|(a, b)| a == b).count();
+    let mut relative: PathBuf = base[common..].iter().map(|_| "..").collect();
+    relative.extend(&path[common..]);
+    if relative.as_os_str().is_empty() {
+        relative.push(".");
+    }
+    relative
+}
+
+/// The components of `path` with `.` and `name/..` taken out, as written (links are not
+/// followed: a bot folder is named as the tournament file names it).
+fn lexical(path: &Path) -> Vec<Component<'_>> {
+    let mut parts: Vec<Component<'_>> = Vec::new();
+    for part in path.components() {
+        match part {
+            Component::CurDir => {}
+            Component::ParentDir if matches!(parts.last(), Some(Component::Normal(_))) => {
+                parts.pop();
+            }
+            other => parts.push(other),
+        }
+    }
+    parts
+}
+
+/// Renews a koth's leases on the games it plays, on a connection and a thread of their own, for
+/// as long as it lives: a game's long turn never lets its lease run out.
+pub(crate) struct Renewals {
+    stop: Option<mpsc::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Renewals {
+    pub(crate) fn start(store: Store, claimant: Claimant) -> Renewals {
+        let (stop, stopped) = mpsc::channel::<()>();
+        let every = Duration::from_secs((claimant.lease_s / 3).max(1));
+        let thread = std::thread::spawn(move || {
+            while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(every) {
+                if let Err(err) = store.renew(&claimant) {
+                    // Renewed again at the next beat; a lease that runs out meanwhile goes to
+                    // another worker, and this one's late result is then not counted.
+                    tracing::warn!("cannot renew the claims of {}: {err:#}", claimant.worker);
+                }
+            }
+        });
+        Renewals {
+            stop: Some(stop),
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Drop for Renewals {
+    fn drop(&mut self) {
+        drop(self.stop.take());
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bot_folder_is_stored_relative_to_the_tournament_files_folder() {
+        let rel = |p: &str, b: &str| relative_to(Path::new(p), Path::new(b));
+        assert_eq!(
+            rel("/r/config/../bots/x", "/r/config"),
+            Path::new("../bots/x")
+        );
+        assert_eq!(rel("/r/bots/x", "/r"), Path::new("bots/x"));
+        assert_eq!(rel("/r", "/r"), Path::new("."));
+        assert_eq!(rel("/a/b", "/c/d"), Path::new("../../a/b"));
+    }
+}
