@@ -1,5 +1,6 @@
 //! `koth replay PATH [--round R] [--turn T] [--text] [--html OUT.html]` (a paths game),
-//! `koth replay RUNDIR|board-B.replay.json [--board B] --html OUT.html` (a rat-race board), and
+//! `koth replay RUNDIR|board-B.replay.json [--board B] --html OUT.html` (a rat-race board),
+//! `koth replay LOGDIR --html OUT.html` (a noughts & crosses match, a flag game), and
 //! `koth replay LOGDIR --drive BOTDIR --as NAME [--round R] [--all-differences]
 //! [--timeout-ms MS] [--stderr-log FILE] [--sandbox]`.
 
@@ -16,14 +17,14 @@ use crate::bot::{Limits, roster};
 use crate::cli::{SandboxArgs, limit_ms_parser};
 
 /// Show a recorded paths game (a round or a turn as text, in a terminal viewer or a web page), a
-/// recorded rat-race board (a web page) or a Mad Cars game (a web page, or a summary); or drive
-/// a bot with its transcript of any game.
+/// recorded rat-race board, a noughts & crosses match or a flag game (a web page) or a Mad Cars
+/// game (a web page, or a summary); or drive a bot with its transcript of any game.
 #[derive(Debug, clap::Args)]
 #[command(after_help = super::tui::keys_help())]
 pub struct Args {
     /// A paths game's log folder or its graphical_log.txt; a rat-race run's log folder or one of
-    /// its board-B.replay.json; with --drive, the log folder of a game of any kind.
-    /// With --db, the tournament's name.
+    /// its board-B.replay.json; a noughts & crosses or a flag game's log folder; with --drive,
+    /// the log folder of a game of any kind. With --db, the tournament's name.
     #[arg(value_name = "PATH")]
     pub path: PathBuf,
     /// With --db, the game's index in the tournament.
@@ -99,6 +100,12 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
         bail!(
             "{}: a rat-race board is shown in the web viewer: add --html OUT.html",
             recording.display()
+        );
+    }
+    if super::tictactoe::is_match(&args.path) || super::flag::is_game(&args.path) {
+        bail!(
+            "{}: a noughts & crosses or flag game is shown in the web viewer: add --html OUT.html",
+            args.path.display()
         );
     }
     let game = Game::open(&args.path)?;

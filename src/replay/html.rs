@@ -1,6 +1,7 @@
 //! `koth replay --html OUT.html`: one self-contained page (inline script and style, the game
 //! embedded as JSON, no network) that animates a paths game turn by turn, a recorded rat-race
-//! board, or a Mad Cars game tick by tick.
+//! board, a noughts & crosses match move by move, a flag game step by step, or a Mad Cars game
+//! tick by tick.
 //!
 //! The paths page rebuilds each turn's grid from the recorded choices, as
 //! [`super::turns::Replay`] does, rather than embedding every grid: a game of 100 rounds with 9
@@ -14,11 +15,14 @@ use serde_json::json;
 
 use super::Game;
 use super::explain::{Explanation, explain};
+use super::ratrace;
 use crate::games::ratrace::recording::BoardRecording;
 
 const PAGE: &str = include_str!("viewer.html");
 const BOARD_PAGE: &str = include_str!("board_viewer.html");
 const MADCARS_PAGE: &str = include_str!("madcars_viewer.html");
+const TICTACTOE_PAGE: &str = include_str!("tictactoe_viewer.html");
+const FLAG_PAGE: &str = include_str!("flag_viewer.html");
 
 /// The viewer page for a paths `game`, with what its folder tells of each turn, if known.
 pub fn page(game: &Game, explanation: Option<&Explanation>) -> String {
@@ -51,12 +55,24 @@ pub fn page(game: &Game, explanation: Option<&Explanation>) -> String {
     fill(PAGE, "/*GAME*/null", &data)
 }
 
-/// The viewer page for a recorded rat-race board.
-pub fn board_page(recording: &BoardRecording) -> String {
+/// The viewer page for a recorded rat-race board, with what its run's folder tells of the
+/// bot's answers, fault and stderr, if known ([`super::ratrace::explain`]).
+pub fn board_page(recording: &BoardRecording, explanation: Option<&serde_json::Value>) -> String {
     let mut data = json!(recording);
     // A seed needs all 64 bits; JavaScript's numbers keep 53.
     data["seed"] = json!(recording.seed.to_string());
+    data["explanation"] = json!(explanation);
     fill(BOARD_PAGE, "/*BOARD*/null", &data)
+}
+
+/// The viewer page for a noughts & crosses match ([`super::tictactoe::explain`]'s data).
+pub fn tictactoe_page(data: &serde_json::Value) -> String {
+    fill(TICTACTOE_PAGE, "/*MATCH*/null", data)
+}
+
+/// The viewer page for a flag game ([`super::flag::explain`]'s data).
+pub fn flag_page(data: &serde_json::Value) -> String {
+    fill(FLAG_PAGE, "/*GAME*/null", data)
 }
 
 /// The viewer page for a Mad Cars game, from its replay's `lines`.
@@ -66,7 +82,8 @@ pub fn madcars_page(lines: &[serde_json::Value]) -> String {
 
 /// The web page of the game recorded at `path`, whichever game it is: a Mad Cars game's log
 /// folder, a rat-race run's folder (board `board`, default the first recorded) or one of its
-/// board files, a paths game's log folder or its graphical log.
+/// board files, a noughts & crosses or a flag game's log folder, a paths game's log folder or
+/// its graphical log.
 pub fn page_of(path: &Path, board: Option<usize>) -> anyhow::Result<String> {
     let madcars = path.join(crate::games::madcars::replay::FILE);
     if madcars.is_file() {
@@ -75,7 +92,16 @@ pub fn page_of(path: &Path, board: Option<usize>) -> anyhow::Result<String> {
         )?));
     }
     if let Some(recording) = super::board_recording(path, board)? {
-        return Ok(board_page(&BoardRecording::read(&recording)?));
+        let recording_path = recording;
+        let recording = BoardRecording::read(&recording_path)?;
+        let explanation = ratrace::explain(&super::log_folder(&recording_path), recording.board)?;
+        return Ok(board_page(&recording, explanation.as_ref()));
+    }
+    if super::tictactoe::is_match(path) {
+        return Ok(tictactoe_page(&super::tictactoe::explain(path)?));
+    }
+    if super::flag::is_game(path) {
+        return Ok(flag_page(&super::flag::explain(path)?));
     }
     let game = Game::open(path)?;
     let turns: Vec<usize> = (0..game.rounds()).map(|r| game.turns_in(r)).collect();

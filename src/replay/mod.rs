@@ -6,8 +6,11 @@
 pub mod cli;
 pub mod drive;
 pub mod explain;
+pub(crate) mod flag;
 pub mod graphical;
 pub mod html;
+pub(crate) mod ratrace;
+pub(crate) mod tictactoe;
 pub mod tui;
 pub mod turns;
 
@@ -175,6 +178,18 @@ impl Game {
     }
 }
 
+/// The game whose result the folder's `results.json` holds (`"game"`, or `"result"`'s for the
+/// games that keep only their match result there), to choose a viewer; `None` if it cannot be
+/// read.
+pub(crate) fn results_game(folder: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(folder.join("results.json")).ok()?;
+    let json: serde_json::Value = serde_json::from_str(&text).ok()?;
+    json["game"]
+        .as_str()
+        .or(json["result"]["game"].as_str())
+        .map(str::to_string)
+}
+
 /// The rat-race board recording `path` names: the file itself, or board `board` (default: the
 /// first recorded) of a rat-race log folder. `None` for a paths game.
 pub(crate) fn board_recording(
@@ -185,12 +200,7 @@ pub(crate) fn board_recording(
         let name = path.file_name().unwrap_or_default().to_string_lossy();
         return Ok(name.ends_with(".replay.json").then(|| path.to_path_buf()));
     }
-    let results = path.join("results.json");
-    let is_ratrace = std::fs::read_to_string(&results)
-        .ok()
-        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
-        .is_some_and(|json| json["game"] == "ratrace");
-    if !is_ratrace {
+    if results_game(path).as_deref() != Some("ratrace") {
         return Ok(None);
     }
     let mut recorded: Vec<usize> = std::fs::read_dir(path)

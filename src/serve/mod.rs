@@ -229,14 +229,14 @@ async fn games(
     State(dir): Dir,
     Query(filter): Query<Filter>,
 ) -> Result<impl IntoResponse, Failure> {
+    // An unknown bot is the request's mistake (400), not the server's: the inner result.
     let listed = with_store(&dir, move |store, _| {
         let bots: Vec<String> = store.bots()?.into_iter().map(|b| b.name).collect();
         let bot = match &filter.bot {
-            Some(name) => Some(
-                bots.iter()
-                    .position(|b| b == name)
-                    .with_context(|| format!("no bot is called {name:?}"))?,
-            ),
+            Some(name) => match bots.iter().position(|b| b == name) {
+                Some(index) => Some(index),
+                None => return Ok(Err(format!("no bot is called {name:?}"))),
+            },
             None => None,
         };
         let mut games: Vec<GameRow> = store
@@ -256,9 +256,10 @@ async fn games(
             .collect();
         let count = games.len();
         games.truncate(filter.limit.unwrap_or(LIST_LIMIT));
-        Ok(Games { bots, count, games })
+        Ok(Ok(Games { bots, count, games }))
     })
-    .await?;
+    .await?
+    .map_err(|message| Failure(StatusCode::BAD_REQUEST, message))?;
     Ok(axum::Json(listed))
 }
 

@@ -14,6 +14,7 @@ use koth::tournament::store::{self, Store};
 
 use crate::support::paths_files;
 use crate::support::survivors;
+use crate::support::viewer_files::{FLAG_RESULTS, TICTACTOE_RESULTS};
 use paths_files::two_bot_game;
 
 const KOTH: &str = env!("CARGO_BIN_EXE_koth");
@@ -309,6 +310,54 @@ fn a_board_recording_with_cells_off_the_board_is_refused() {
         &output,
         1,
         &["board-0.replay.json", "turn 3", "on-board cell"],
+    );
+    assert!(!root.path().join("page.html").exists());
+}
+
+#[test]
+fn a_viewer_refuses_a_game_its_rules_do_not_allow_naming_the_file_and_the_game() {
+    let root = tempfile::tempdir().unwrap();
+    let write = |folder: &str, results: String| {
+        std::fs::create_dir_all(root.path().join(folder)).unwrap();
+        std::fs::write(root.path().join(folder).join("results.json"), results).unwrap();
+    };
+    // A second move on the centre, taken by the first.
+    write(
+        "ttt",
+        TICTACTOE_RESULTS.replace(r#""moves": [4],"#, r#""moves": [4, 4],"#),
+    );
+    let output = koth(root.path(), &["replay", "ttt", "--html", "page.html"]);
+    assert_refused(
+        &output,
+        1,
+        &[
+            "ttt/results.json",
+            "game 1",
+            "move 2 on square 4 is not a legal move",
+        ],
+    );
+    // A walk that does not score what the file says.
+    write(
+        "flag",
+        FLAG_RESULTS.replace(r#""fitness": 13"#, r#""fitness": 99"#),
+    );
+    let output = koth(root.path(), &["replay", "flag", "--html", "page.html"]);
+    assert_refused(
+        &output,
+        1,
+        &[
+            "flag/results.json",
+            "level 1 (1-ring)",
+            "fitness 13, not solved true with fitness 99",
+        ],
+    );
+    // A map that is not a level.
+    write("flag", FLAG_RESULTS.replace(r#""1.1""#, r#""1x1""#));
+    let output = koth(root.path(), &["replay", "flag", "--html", "page.html"]);
+    assert_refused(
+        &output,
+        1,
+        &["flag/results.json", "level 1 (1-ring)", "its map", "'x'"],
     );
     assert!(!root.path().join("page.html").exists());
 }

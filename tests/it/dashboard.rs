@@ -17,7 +17,7 @@ use crate::support::tournament::{
 };
 
 /// A process killed when dropped, whatever the test did.
-struct Killed(Child);
+pub(crate) struct Killed(pub(crate) Child);
 
 impl Drop for Killed {
     fn drop(&mut self) {
@@ -35,7 +35,7 @@ fn free_port() -> u16 {
 }
 
 /// chromedriver on a free port, and a headless Chromium session through it.
-async fn browser() -> (Killed, Client) {
+pub(crate) async fn browser() -> (Killed, Client) {
     let port = free_port();
     let driver = Command::new("chromedriver")
         .arg(format!("--port={port}"))
@@ -86,7 +86,7 @@ fn tournament_file(dir: &Path, games: u32) -> PathBuf {
 }
 
 /// `koth serve DIR` on a free port, once it listens: the server and its port.
-fn serve(dir: &Path) -> (Killed, u16) {
+pub(crate) fn serve(dir: &Path) -> (Killed, u16) {
     let port = free_port();
     let server = Killed(
         koth()
@@ -109,7 +109,7 @@ fn serve(dir: &Path) -> (Killed, u16) {
     (server, port)
 }
 
-async fn text_of(client: &Client, css: &str) -> String {
+pub(crate) async fn text_of(client: &Client, css: &str) -> String {
     client
         .find(Locator::Css(css))
         .await
@@ -120,7 +120,10 @@ async fn text_of(client: &Client, css: &str) -> String {
 }
 
 /// Waits up to a minute for `ready` to hold of the page.
-async fn until<F: std::future::Future<Output = bool>>(what: &str, mut ready: impl FnMut() -> F) {
+pub(crate) async fn until<F: std::future::Future<Output = bool>>(
+    what: &str,
+    mut ready: impl FnMut() -> F,
+) {
     let started = Instant::now();
     while !ready().await {
         assert!(started.elapsed() < Duration::from_secs(60), "never: {what}");
@@ -128,10 +131,28 @@ async fn until<F: std::future::Future<Output = bool>>(what: &str, mut ready: imp
     }
 }
 
-async fn screenshot(client: &Client, name: &str) {
+pub(crate) async fn screenshot(client: &Client, name: &str) {
     let dir = repo().join("target/test-screenshots");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join(name), client.screenshot().await.unwrap()).unwrap();
+}
+
+/// `GET path` from the server on `port`: its status line and its body.
+fn get(port: u16, path: &str) -> (String, String) {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    let (head, body) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
+    (
+        head.lines().next().unwrap_or("").to_string(),
+        body.to_string(),
+    )
 }
 
 #[test]
@@ -304,6 +325,10 @@ fn koth_serve_reads_a_finished_tournament_and_refuses_a_folder_without_one() {
     );
     let before = std::fs::read(dir.join("results.sqlite")).unwrap();
     let (server, port) = serve(&dir);
+    // A filter naming no bot of the tournament is the request's mistake, and says which.
+    let (status, body) = get(port, "/api/games?bot=Nobody");
+    assert!(status.contains(" 400 "), "{status}: {body}");
+    assert!(body.contains(r#"no bot is called "Nobody""#), "{body}");
     let runtime = koth::game::runtime().unwrap();
     runtime.block_on(async {
         let (_driver, client) = browser().await;

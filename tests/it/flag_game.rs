@@ -120,7 +120,7 @@ fn the_sample_bot_solves_every_solvable_level() {
 }
 
 /// A bot folder running `script` with bash.
-fn script_bot(root: &Path, name: &str, script: &str) -> PathBuf {
+pub(crate) fn script_bot(root: &Path, name: &str, script: &str) -> PathBuf {
     let dir = root.join(name);
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("bot.sh"), script).unwrap();
@@ -133,7 +133,7 @@ fn script_bot(root: &Path, name: &str, script: &str) -> PathBuf {
 }
 
 /// Plays the two easy levels with `bot`; returns koth's output and results.json.
-fn play_with(bot: &Path, logs: &Path) -> (String, serde_json::Value) {
+pub(crate) fn play_with(bot: &Path, logs: &Path) -> (String, serde_json::Value) {
     let out = koth(&[
         "flag",
         "play",

@@ -30,6 +30,7 @@ use koth::tournament::config::Config;
 use koth::tournament::store::{self, Store};
 
 use crate::support::paths_files;
+use crate::support::viewer_files::{FLAG_RESULTS, TICTACTOE_RESULTS};
 use paths_files::{LoggedRound, two_bot_game, write_game};
 
 /// `sample` damaged by one to three edits: cut at a byte, text or a number (huge, negative)
@@ -281,8 +282,18 @@ proptest! {
         let path = dir.path().join("board-0.replay.json");
         std::fs::write(&path, &text).unwrap();
         if let Ok(recording) = BoardRecording::read(&path) {
-            let _ = koth::replay::html::board_page(&recording);
+            let _ = koth::replay::html::board_page(&recording, None);
         }
+    }
+
+    #[test]
+    fn the_noughts_and_crosses_viewer_reads_any_results(text in damaged(TICTACTOE_RESULTS.as_bytes().to_vec())) {
+        viewer_of_results(&text);
+    }
+
+    #[test]
+    fn the_flag_viewer_reads_any_results(text in damaged(FLAG_RESULTS.as_bytes().to_vec())) {
+        viewer_of_results(&text);
     }
 
     #[test]
@@ -398,6 +409,14 @@ fn tampering() -> impl Strategy<Value = String> {
 }
 
 /// A rat-race board recording with a few frames, as bytes.
+/// The viewer page of a game folder holding only `results` as its `results.json`: a page or an
+/// error, never a panic.
+fn viewer_of_results(results: &[u8]) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("results.json"), results).unwrap();
+    let _ = koth::replay::html::page_of(dir.path(), None);
+}
+
 fn sample_recording() -> Vec<u8> {
     let track = Track::generate(&mut koth::seed::rng(1, 0));
     let mut recording = BoardRecording::new("fuzz", 0, 1, &track);

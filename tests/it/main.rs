@@ -24,4 +24,5 @@ mod share_cpus;
 mod support;
 mod tournament_guard;
 mod tournament_run;
+mod viewers;
 mod workers;

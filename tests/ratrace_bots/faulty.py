@@ -2,15 +2,19 @@
 """A ratrace player that misbehaves on board 0's first turn in the way named by its argument
 (count, range, garbage, crash, slow; lean-count, lean-range, lean-garbage speak the lean
 protocol) and on later boards moves every specimen off the left edge, which ends the board after
-one turn with 1 point."""
+one turn with 1 point.
+
+usage: faulty.py MODE [TURN]: with TURN, board 0 is played up to turn TURN, where the player
+misbehaves, by moving every specimen right (so that the board lives), saying so on stderr."""
 import sys
 import time
 
 mode = sys.argv[1]
+fault_turn = int(sys.argv[2]) if len(sys.argv) > 2 else 1
 lean = mode.startswith("lean-")
 mode = mode.removeprefix("lean-")
 # (-1,0), and what breaks the answer, in each protocol.
-left, out_of_range, garbage = ("3", "9", "h") if lean else ("-1,0", "2,0", "hello")
+left, right, out_of_range, garbage = ("3", "5", "9", "h") if lean else ("-1,0", "1,0", "2,0", "hello")
 board = None
 while True:
     line = sys.stdin.readline()
@@ -25,7 +29,10 @@ while True:
         for _ in range(int(words[3]) + 1 if lean else n):
             sys.stdin.readline()
         moves = [left] * n
-        if board == 0:
+        if board == 0 and int(words[1]) < fault_turn:
+            moves = [right] * n
+            print(f"faulty player: turn {words[1]}, {n} specimens right", file=sys.stderr, flush=True)
+        elif board == 0:
             if mode == "count":
                 moves.pop()
             elif mode == "range":

@@ -28,6 +28,10 @@ pub(crate) struct LevelResult {
     /// The bot's answer as it was walked (empty after a fault); its first [`KEPT_MOVES`] bytes
     /// and its length if longer.
     pub moves: String,
+    /// The level as played, for the web viewer: its flag's value and its map's rows (in the
+    /// level file's characters), so a game stays viewable whatever level file it was given.
+    pub flag_value: i64,
+    pub map: Vec<String>,
 }
 
 /// The most of an answer a [`LevelResult`] keeps: far longer than any walk a level needs, while
@@ -77,6 +81,8 @@ fn scored(level: &Level, moves: &[Move], answer: &str) -> LevelResult {
         solved: outcome.solved,
         fitness: outcome.fitness,
         moves: cut_line(answer, KEPT_MOVES).into_owned(),
+        flag_value: level.flag_value,
+        map: level.map_rows(),
     }
 }
 

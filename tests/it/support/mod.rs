@@ -8,3 +8,4 @@ pub mod postgres;
 pub mod ratrace;
 pub mod survivors;
 pub mod tournament;
+pub mod viewer_files;

@@ -1,0 +1,141 @@
+//! A flag game as its web viewer explains it: each level's map, the bot's walk over it step by
+//! step (walked here by the game's own rules, so the page only draws), its answer and how long
+//! it took (its transcript), the faults with their reasons and the bot's last stderr lines.
+//!
+//! `results.json` is read as possibly damaged: each level's map must parse as a level file's
+//! does, its moves must be `U`, `D`, `L`, `R`, and walking them must give the solved state and
+//! fitness the file records; anything else is an error naming the file and the level. A result
+//! written before results kept the map names one of the shipped levels, which koth knows.
+
+use std::path::Path;
+
+use anyhow::{Context, anyhow, ensure};
+use serde::Deserialize;
+use serde_json::json;
+
+use super::explain::transcribed;
+use crate::bot::{Fault, cut_line_parts};
+use crate::game::MatchResult;
+use crate::games::flag::rules::{Level, Walker, fitness, parse_moves};
+
+/// What the game's `results.json` holds.
+#[derive(Debug, Deserialize)]
+struct Results {
+    result: MatchResult,
+    levels: Vec<LevelRecord>,
+}
+
+/// One level's result, as `results.json` keeps it (`flag::play::LevelResult`).
+#[derive(Debug, Deserialize)]
+struct LevelRecord {
+    level: String,
+    solved: bool,
+    fitness: i64,
+    moves: String,
+    flag_value: Option<i64>,
+    map: Option<Vec<String>>,
+}
+
+/// Whether the folder holds a flag game: its `results.json` says so.
+pub(crate) fn is_game(folder: &Path) -> bool {
+    super::results_game(folder).as_deref() == Some("flag")
+}
+
+/// The viewer's data for the flag game in `folder`: the bot, every level with its map and the
+/// walk step by step, the bot's answer and its time, the faults and the bot's stderr tail.
+pub(crate) fn explain(folder: &Path) -> anyhow::Result<serde_json::Value> {
+    let path = folder.join("results.json");
+    let text = crate::text::read(&path)?;
+    let results: Results = serde_json::from_str(&text)
+        .with_context(|| format!("{}: not a flag result", path.display()))?;
+    ensure!(
+        results.result.game == "flag" && results.result.bots.len() == 1,
+        "{}: expected the result of a flag game of one bot",
+        path.display()
+    );
+    let bot = &results.result.bots[0];
+    let transcript = transcribed(folder, "LEVEL")
+        .into_iter()
+        .find(|t| t.bot == bot.name);
+    let mut levels = Vec::new();
+    for (index, record) in results.levels.iter().enumerate() {
+        let walked = walked(record).with_context(|| {
+            format!("{}: level {} ({})", path.display(), index + 1, record.level)
+        })?;
+        // One process plays the levels in order: the level's answer is the one after its
+        // `LEVEL` line, the index + 1-th.
+        let answer = transcript
+            .as_ref()
+            .and_then(|t| t.answers.iter().find(|a| a.openers as usize == index + 1));
+        levels.push(json!({
+            "name": record.level,
+            "solved": record.solved,
+            "fitness": record.fitness,
+            "moves": record.moves,
+            "answer": answer,
+            "level": walked.0,
+            "walk": walked.1,
+        }));
+    }
+    let faults: Vec<&Fault> = bot.faults.iter().collect();
+    Ok(json!({
+        "bot": bot.name,
+        "levels": levels,
+        "faults": faults,
+        "stderr": transcript.map(|t| t.stderr).unwrap_or_default(),
+    }))
+}
+
+/// The level of `record` (its map rows, width, start, flag and flag value) and each move of its
+/// walk as `[letter, tile after it, steps left on that tile (-1: never falls), moved]`, up to
+/// where the walk gets stuck; checked against what the record says the walk scored.
+fn walked(record: &LevelRecord) -> anyhow::Result<(serde_json::Value, Vec<serde_json::Value>)> {
+    let level = match (&record.map, record.flag_value) {
+        (Some(map), Some(flag_value)) => {
+            let text = format!("flag-value {flag_value}\n{}", map.join("\n"));
+            Level::parse(&record.level, &text).context("its map")?
+        }
+        _ => crate::games::flag::play::SHIPPED
+            .levels
+            .iter()
+            .find(|l| l.name == record.level)
+            .cloned()
+            .ok_or_else(|| anyhow!("no map recorded, and not a shipped level"))?,
+    };
+    // An answer over the kept length was kept as its start: walked as far as it goes, and not
+    // held to the recorded score.
+    let (moves, whole) = match cut_line_parts(&record.moves) {
+        Some((start, _)) => (start, false),
+        None => (record.moves.as_str(), true),
+    };
+    let moves = parse_moves(moves).map_err(|why| anyhow!("its moves: {why}"))?;
+    let mut walker = Walker::new(&level);
+    let mut walk = Vec::new();
+    for m in moves {
+        if walker.is_solved() || walker.is_blocked() {
+            break;
+        }
+        let moved = walker.step(m);
+        let left = walker.steps_left(walker.pos).map_or(-1, i64::from);
+        walk.push(json!([m.letter().to_string(), walker.pos, left, moved]));
+    }
+    if whole {
+        let scored = fitness(walker.steps, walker.flag_points, walker.distance_left());
+        ensure!(
+            (walker.is_solved(), scored) == (record.solved, record.fitness),
+            "its moves walk to solved {} with fitness {scored}, not solved {} with fitness {} as \
+             recorded",
+            walker.is_solved(),
+            record.solved,
+            record.fitness
+        );
+    }
+    let shown = json!({
+        "rows": level.map_rows(),
+        "width": level.width,
+        "start": level.start,
+        "flag": level.flag,
+        "flag_value": level.flag_value,
+    });
+    Ok((shown, walk))
+}

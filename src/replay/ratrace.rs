@@ -1,0 +1,85 @@
+//! What a rat-race run's folder tells of a recorded board beyond its frames, for the board
+//! viewer: when a bot played it over a pipe, the bot's answer to each turn with how long it took
+//! (its transcript; a run has one per job, and the board's is the one that sent `RATRACE b`),
+//! the fault that ended the board with its reason, and the bot's last stderr lines.
+//!
+//! `results.json` is read as possibly damaged (an error names the file); the transcripts only
+//! add answers, and a damaged one is left out. A rat-race transcript stops at its size limit
+//! long before a long board of the text protocol ends: the page then says from where nothing
+//! was recorded.
+
+use std::path::Path;
+
+use anyhow::{Context, ensure};
+use serde::Deserialize;
+use serde_json::json;
+
+use super::explain::transcribed;
+use crate::bot::FaultKind;
+
+/// What the run's `results.json` holds that the viewer uses.
+#[derive(Debug, Deserialize)]
+struct Results {
+    player: String,
+    boards: Vec<BoardResult>,
+}
+
+/// One board's record (`ratrace::play::BoardRecord`).
+#[derive(Debug, Deserialize)]
+struct BoardResult {
+    board: usize,
+    turns: u32,
+    error: Option<String>,
+    fault_kind: Option<FaultKind>,
+}
+
+/// The explanation of board `board` of the run in `folder`, or `None` for a recording with no
+/// run's `results.json` beside it (a file copied elsewhere).
+pub(crate) fn explain(folder: &Path, board: usize) -> anyhow::Result<Option<serde_json::Value>> {
+    let path = folder.join("results.json");
+    if !path.is_file() {
+        return Ok(None);
+    }
+    let text = crate::text::read(&path)?;
+    let results: Results = serde_json::from_str(&text)
+        .with_context(|| format!("{}: not a rat-race run's results", path.display()))?;
+    let record = results.boards.iter().find(|b| b.board == board);
+    let Some(record) = record else {
+        // The recording names a board the run's results do not hold: a recording of another
+        // run, copied beside this one.
+        return Ok(None);
+    };
+    ensure!(
+        record.error.is_some() == record.fault_kind.is_some(),
+        "{}: board {board} has an error without a fault kind, or one without the other",
+        path.display()
+    );
+    let opener = |line: &str| line.split(' ').nth(1) == Some(&board.to_string());
+    let transcripts = transcribed(folder, "RATRACE ");
+    let played = transcripts.iter().find(|t| {
+        t.answers
+            .iter()
+            .any(|a| a.opener.as_deref().is_some_and(opener))
+    });
+    let answers: Vec<_> = played
+        .iter()
+        .flat_map(|t| &t.answers)
+        .filter(|a| a.opener.as_deref().is_some_and(opener))
+        .collect();
+    // A transcript that filled up before the board's end recorded only its start, if anything.
+    let full = transcripts.iter().any(|t| t.full_in_round.is_some());
+    let unrecorded = full && answers.len() < record.turns as usize;
+    let fault = record
+        .error
+        .as_ref()
+        .map(|reason| json!({ "kind": record.fault_kind, "turn": record.turns, "reason": reason }));
+    Ok(Some(json!({
+        "player": results.player,
+        "bot": !transcripts.is_empty(),
+        "answers": answers,
+        "unrecorded_from": unrecorded
+            .then(|| answers.last().and_then(|a| a.turn).map_or(1, |turn| turn + 1)),
+        "fault": fault,
+        "stderr": played.map(|t| t.stderr.clone()).unwrap_or_default(),
+    })))
+}

@@ -1,0 +1,154 @@
+//! A noughts & crosses match as its web viewer explains it: every game's moves and who played
+//! them (`results.json` keeps them all), each bot's answer to each `MOVE` with how long it took
+//! (its transcript), the faults with their reasons and each bot's last stderr lines.
+//!
+//! `results.json` is read as possibly damaged: a game's players must be the match's, its squares
+//! 0–8, each free when played, and its winner `X`, `O` or `draw`; any other content is an error
+//! naming the file and the game. Transcripts only add times and answers: a damaged one is left
+//! out.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use anyhow::{Context, bail, ensure};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use super::explain::{Answered, transcribed};
+use crate::bot::Fault;
+use crate::game::MatchResult;
+use crate::games::menace::rules::Board;
+
+/// What the game's `results.json` holds.
+#[derive(Debug, Deserialize)]
+struct Results {
+    result: MatchResult,
+    games: Vec<GameRecord>,
+}
+
+/// One game, as `results.json` keeps it (`menace::play::GameSummary`).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+struct GameRecord {
+    game: u32,
+    x: String,
+    o: String,
+    winner: String,
+    moves: Vec<usize>,
+    #[serde(default)]
+    fault: Option<String>,
+}
+
+/// Whether the folder holds a noughts & crosses match: its `results.json` says so.
+pub(crate) fn is_match(folder: &Path) -> bool {
+    super::results_game(folder).as_deref() == Some("tictactoe")
+}
+
+/// The viewer's data for the match in `folder`: the bots, every game with each turn's answer
+/// (`null` where no transcript tells), the faults and each bot's stderr tail.
+pub(crate) fn explain(folder: &Path) -> anyhow::Result<serde_json::Value> {
+    let path = folder.join("results.json");
+    let text = crate::text::read(&path)?;
+    let results: Results = serde_json::from_str(&text)
+        .with_context(|| format!("{}: not a noughts & crosses result", path.display()))?;
+    check(&results).with_context(|| format!("{}", path.display()))?;
+    let names: Vec<&str> = results
+        .result
+        .bots
+        .iter()
+        .map(|b| b.name.as_str())
+        .collect();
+    let transcripts = transcribed(folder, "START");
+    // Each answer by its bot, game and turn. A bot against itself has two transcripts of one
+    // name; only the one that was asked has a game's prompt, so the two never collide.
+    let mut by_move: HashMap<(&str, u32, u32), &Answered> = HashMap::new();
+    for transcript in &transcripts {
+        for answer in &transcript.answers {
+            // The round a process started in is the game of its first `START` (numbers from
+            // a file: any, so checked).
+            let game = answer
+                .openers
+                .checked_sub(1)
+                .and_then(|later| answer.round.checked_add(later));
+            if let (Some(game), Some(turn)) = (game, answer.turn) {
+                by_move.insert((&transcript.bot, game, turn), answer);
+            }
+        }
+    }
+    let games: Vec<_> = results
+        .games
+        .iter()
+        .map(|game| {
+            // The turn after the last move is the one a faulting answer was asked in.
+            let turns = game.moves.len() as u32 + u32::from(game.fault.is_some());
+            let answers: Vec<Option<&Answered>> = (1..=turns)
+                .map(|turn| {
+                    let mover = if turn % 2 == 1 { &game.x } else { &game.o };
+                    by_move.get(&(mover.as_str(), game.game, turn)).copied()
+                })
+                .collect();
+            json!({ "record": game, "answers": answers })
+        })
+        .collect();
+    let faults: Vec<&Fault> = results.result.bots.iter().flat_map(|b| &b.faults).collect();
+    let stderr: Vec<String> = names
+        .iter()
+        .enumerate()
+        .map(|(side, name)| {
+            // The side's seat: the first transcript of its name, or the second for the second
+            // side of a bot playing itself.
+            let earlier = names[..side].iter().filter(|n| *n == name).count();
+            transcripts
+                .iter()
+                .filter(|t| t.bot == *name)
+                .nth(earlier)
+                .map(|t| t.stderr.clone())
+                .unwrap_or_default()
+        })
+        .collect();
+    Ok(json!({ "bots": names, "games": games, "faults": faults, "stderr": stderr }))
+}
+
+/// What the viewer relies on: two bots, and games between them that the rules allow.
+fn check(results: &Results) -> anyhow::Result<()> {
+    ensure!(
+        results.result.game == "tictactoe",
+        "a result of {:?}, not of tictactoe",
+        results.result.game
+    );
+    let names: Vec<&str> = results
+        .result
+        .bots
+        .iter()
+        .map(|b| b.name.as_str())
+        .collect();
+    ensure!(names.len() == 2, "expected 2 bots, found {}", names.len());
+    for game in &results.games {
+        let at = || format!("game {}", game.game);
+        for player in [&game.x, &game.o] {
+            ensure!(
+                names.contains(&player.as_str()),
+                "{}: {player:?} is not one of the match's bots",
+                at()
+            );
+        }
+        ensure!(
+            ["X", "O", "draw"].contains(&game.winner.as_str()),
+            "{}: the winner is {:?}, not X, O or draw",
+            at(),
+            game.winner
+        );
+        let mut board = Board::empty();
+        for (index, &square) in game.moves.iter().enumerate() {
+            if square >= 9 || !board.is_free(square) || board.outcome().is_some() {
+                bail!(
+                    "{}: move {} on square {square} is not a legal move on {}",
+                    at(),
+                    index + 1,
+                    board.cells()
+                );
+            }
+            board = board.with(square, board.to_move());
+        }
+    }
+    Ok(())
+}
