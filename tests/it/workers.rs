@@ -14,7 +14,7 @@ use crate::support::tournament::{koth, query, succeed, tournament_file};
 /// last) and a tournament file of `games` games among them, two at a time.
 fn climbers(root: &Path, games: u32, ms: u32, seed: u64) -> PathBuf {
     let bots = [
-        script_bot(root, "up", "Up", "climber.py", &format!("up 0 {ms}")),
+        script_bot(root, "up", "Up", "climber.py", &format!("up 0 pause={ms}")),
         script_bot(root, "down", "Down", "climber.py", "down 0"),
         script_bot(root, "side", "Side", "climber.py", "up 1"),
     ];
