@@ -85,16 +85,21 @@ fn finished(mut child: Child, limit: Duration) -> (String, String) {
     (stdout, stderr)
 }
 
-/// Every game's scores, seat by seat, as `(game, seat, bot, score)`.
-fn scores_in_postgres(url: &str, name: &str) -> Vec<(i64, i64, i64, f64)> {
-    let mut client = postgres::client(url);
-    let schema: String = client
+/// The schema of tournament `name`.
+fn schema_of(client: &mut ::postgres::Client, name: &str) -> String {
+    client
         .query_one(
             "SELECT schema_name FROM koth_tournaments WHERE name = $1",
             &[&name],
         )
         .unwrap()
-        .get(0);
+        .get(0)
+}
+
+/// Every game's scores, seat by seat, as `(game, seat, bot, score)`.
+fn scores_in_postgres(url: &str, name: &str) -> Vec<(i64, i64, i64, f64)> {
+    let mut client = postgres::client(url);
+    let schema = schema_of(&mut client, name);
     client
         .query(
             &format!("SELECT game, seat, bot, score FROM {schema}.results ORDER BY game, seat"),
@@ -119,13 +124,7 @@ fn scores_in_sqlite(dir: &Path) -> Vec<(i64, i64, i64, f64)> {
 
 fn count(url: &str, name: &str, sql: &str) -> i64 {
     let mut client = postgres::client(url);
-    let schema: String = client
-        .query_one(
-            "SELECT schema_name FROM koth_tournaments WHERE name = $1",
-            &[&name],
-        )
-        .unwrap()
-        .get(0);
+    let schema = schema_of(&mut client, name);
     client
         .batch_execute(&format!("SET search_path TO {schema}"))
         .unwrap();
