@@ -1,5 +1,6 @@
-//! `koth serve DIR`: a web dashboard of a tournament folder on 127.0.0.1, live while a run
-//! plays it, read-only. Every asset is in the binary (no CDN, works offline).
+//! `koth serve DIR` and `koth serve --db URL NAME`: a web dashboard of a tournament — a folder,
+//! or a tournament workers share through PostgreSQL — on 127.0.0.1, live while it is played,
+//! read-only. Every asset is in the binary (no CDN, works offline).
 //!
 //! | address | what |
 //! |---|---|
@@ -12,13 +13,16 @@
 //! | `/plots/ratings.svg` | each bot's rating ± σ over its games |
 //! | `/games/{index}/points.svg` | a paths game's points per bot, round by round |
 //!
-//! The server checks the database once when it starts, then opens it read-only for every request
-//! (SQLite in WAL mode lets it read while the run writes), so it never changes the tournament and
-//! never holds its lock.
+//! The server checks the database once when it starts, then reads it without ever changing it:
+//! a folder's SQLite file is opened read-only for every request (in WAL mode it can be read
+//! while the run writes), and never locked; a PostgreSQL tournament is read on one connection
+//! whose transactions are read-only, opened again after a failure. A shared tournament's game
+//! files live in its database: the server copies a game's into a temporary folder the first
+//! time a page needs them and keeps them, since a finished game's files never change.
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use anyhow::Context;
@@ -32,8 +36,9 @@ use serde::{Deserialize, Serialize};
 
 mod plot;
 
+use crate::tournament::cli::Target;
 use crate::tournament::leaderboard::rating_history;
-use crate::tournament::leaderboard_of;
+use crate::tournament::leaderboard_from;
 use crate::tournament::store::{self, GameRow, Store};
 
 const PAGE: &str = include_str!("dashboard.html");
@@ -42,44 +47,60 @@ const POLL: Duration = Duration::from_millis(500);
 /// Games in the progress report's "last games".
 const LAST_GAMES: u32 = 10;
 
-/// `koth serve DIR [--addr ADDR]`
+/// `koth serve [--db URL] DIR|NAME [--addr ADDR]`
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The tournament folder.
-    #[arg(value_name = "DIR")]
-    pub dir: PathBuf,
+    #[command(flatten)]
+    pub target: Target,
     /// Where to listen: 127.0.0.1 and a port (0: any free port).
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
     pub addr: SocketAddr,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    // A folder that holds no tournament is one error now, not a page of errors later.
-    Store::open_read_only(&args.dir.join(store::FILE))?;
+    let watched = match &args.target.db {
+        Some(url) => Watched::Shared {
+            url: url.clone(),
+            name: args.target.target.to_string_lossy().into_owned(),
+        },
+        None => Watched::Folder(args.target.target.clone()),
+    };
+    // A tournament that cannot be read is one error now, not a page of errors later.
+    let reader = Reader::open(watched)?;
     let runtime = crate::game::runtime()?;
     runtime.block_on(async {
         let listener = bind(args.addr).await?;
         println!(
             "koth serve: http://{}/ shows {}",
             listener.local_addr()?,
-            args.dir.display()
+            reader.describe()
         );
-        serve(args.dir, listener).await
+        serve(reader, listener).await
     })
 }
 
-/// Starts the dashboard of `dir` on a thread of its own, beside a tournament run; returns the
-/// address it listens on. It ends with the process.
-pub(crate) fn spawn(dir: PathBuf, addr: SocketAddr) -> anyhow::Result<SocketAddr> {
-    Store::open_read_only(&dir.join(store::FILE))?;
+/// The tournament a dashboard shows.
+#[derive(Debug, Clone)]
+pub(crate) enum Watched {
+    /// A tournament folder: its SQLite database and its games' folders.
+    Folder(PathBuf),
+    /// Tournament `name` of the PostgreSQL database at `url`, its games' files in it.
+    Shared { url: String, name: String },
+}
+
+/// Starts the dashboard of `watched` on a thread of its own, beside a tournament run; returns
+/// the address it listens on. It ends with the process.
+pub(crate) fn spawn(watched: Watched, addr: SocketAddr) -> anyhow::Result<SocketAddr> {
+    let reader = Reader::open(watched)?;
     let listener = std::net::TcpListener::bind(addr)
         .with_context(|| format!("cannot listen on {addr} for the dashboard"))?;
     listener.set_nonblocking(true)?;
     let local = listener.local_addr()?;
     std::thread::spawn(move || {
         let served = crate::game::runtime().and_then(|runtime| {
-            runtime
-                .block_on(async { serve(dir, tokio::net::TcpListener::from_std(listener)?).await })
+            runtime.block_on(async {
+                serve(reader, tokio::net::TcpListener::from_std(listener)?).await
+            })
         });
         if let Err(err) = served {
             eprintln!("koth: the dashboard stopped: {err:#}");
@@ -94,7 +115,7 @@ async fn bind(addr: SocketAddr) -> anyhow::Result<tokio::net::TcpListener> {
         .with_context(|| format!("cannot listen on {addr}"))
 }
 
-async fn serve(dir: PathBuf, listener: tokio::net::TcpListener) -> anyhow::Result<()> {
+async fn serve(reader: Reader, listener: tokio::net::TcpListener) -> anyhow::Result<()> {
     let app = Router::new()
         .route("/", get(|| async { Html(PAGE) }))
         .route("/api/progress", get(progress))
@@ -104,13 +125,86 @@ async fn serve(dir: PathBuf, listener: tokio::net::TcpListener) -> anyhow::Resul
         .route("/games/{index}", get(replay))
         .route("/plots/ratings.svg", get(ratings_plot))
         .route("/games/{index}/points.svg", get(points_plot))
-        .with_state(Arc::new(dir));
+        .with_state(Arc::new(reader));
     axum::serve(listener, app)
         .await
         .context("the dashboard's server failed")
 }
 
-type Dir = State<Arc<PathBuf>>;
+/// How the server reads the tournament it shows.
+enum Reader {
+    /// A tournament folder, its database opened read-only for each request.
+    Folder(PathBuf),
+    /// A tournament in PostgreSQL.
+    Shared {
+        url: String,
+        name: String,
+        /// The read-only connection; `None` after a failed read, which may have lost it.
+        connection: Mutex<Option<Store>>,
+        /// The copies of games' files, `games/<index>/` as in a tournament folder.
+        copies: tempfile::TempDir,
+    },
+}
+
+impl Reader {
+    /// Checks that `watched` can be read, as the server will read it.
+    fn open(watched: Watched) -> anyhow::Result<Reader> {
+        Ok(match watched {
+            Watched::Folder(dir) => {
+                Store::open_read_only(&dir.join(store::FILE))?;
+                Reader::Folder(dir)
+            }
+            Watched::Shared { url, name } => {
+                let store = Store::open_postgres_read_only(&url, &name)?;
+                Reader::Shared {
+                    url,
+                    name,
+                    connection: Mutex::new(Some(store)),
+                    copies: tempfile::tempdir()
+                        .context("cannot make a folder for copies of the games' files")?,
+                }
+            }
+        })
+    }
+
+    /// The tournament, for the start-up line.
+    fn describe(&self) -> String {
+        match self {
+            Reader::Folder(dir) => dir.display().to_string(),
+            Reader::Shared { url, name, .. } => {
+                format!("tournament {name} in {}", store::shown(url))
+            }
+        }
+    }
+
+    /// Runs `read` (blocking) on the tournament's store and the folder its games' folders are
+    /// in.
+    fn read<T>(&self, read: impl FnOnce(&Store, &Path) -> anyhow::Result<T>) -> anyhow::Result<T> {
+        match self {
+            Reader::Folder(dir) => read(&Store::reopen_read_only(&dir.join(store::FILE))?, dir),
+            Reader::Shared {
+                url,
+                name,
+                connection,
+                copies,
+            } => {
+                // One request at a time on the connection, and on the copies.
+                let mut connection = connection.lock().unwrap_or_else(PoisonError::into_inner);
+                let store = match connection.take() {
+                    Some(store) => store,
+                    None => Store::open_postgres_read_only(url, name)?,
+                };
+                let read = read(&store, copies.path());
+                if read.is_ok() {
+                    *connection = Some(store);
+                }
+                read
+            }
+        }
+    }
+}
+
+type Watching = State<Arc<Reader>>;
 
 /// A failed request: the error's message, as plain text, with a status.
 struct Failure(StatusCode, String);
@@ -127,19 +221,16 @@ impl From<anyhow::Error> for Failure {
     }
 }
 
-/// Runs `read` on the tournament's database, opened read-only, off the server's thread.
+/// Runs `read` on the tournament ([`Reader::read`]), off the server's thread.
 async fn with_store<T: Send + 'static>(
-    dir: &Path,
+    reader: &Arc<Reader>,
     read: impl FnOnce(&Store, &Path) -> anyhow::Result<T> + Send + 'static,
 ) -> Result<T, Failure> {
-    let dir = dir.to_path_buf();
-    tokio::task::spawn_blocking(move || {
-        let store = Store::reopen_read_only(&dir.join(store::FILE))?;
-        read(&store, &dir)
-    })
-    .await
-    .map_err(|e| Failure(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
-    .map_err(Failure::from)
+    let reader = Arc::clone(reader);
+    tokio::task::spawn_blocking(move || reader.read(read))
+        .await
+        .map_err(|e| Failure(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
+        .map_err(Failure::from)
 }
 
 /// Where a tournament stands, for the page's header and its live updates.
@@ -167,7 +258,7 @@ fn read_progress(store: &Store, dir: &Path) -> anyhow::Result<Progress> {
         .mean_wall_ms()?
         .filter(|_| left > 0)
         .map(|wall| wall / 1000.0 * f64::from(left) / f64::from(p.running.max(1)));
-    let board = leaderboard_of(store, dir)?;
+    let board = leaderboard_from(store, dir)?;
     let leader = board
         .standings
         .iter()
@@ -190,13 +281,13 @@ fn read_progress(store: &Store, dir: &Path) -> anyhow::Result<Progress> {
     })
 }
 
-async fn progress(State(dir): Dir) -> Result<impl IntoResponse, Failure> {
-    let progress = with_store(&dir, read_progress).await?;
+async fn progress(State(reader): Watching) -> Result<impl IntoResponse, Failure> {
+    let progress = with_store(&reader, read_progress).await?;
     Ok(axum::Json(progress))
 }
 
-async fn leaderboard(State(dir): Dir) -> Result<impl IntoResponse, Failure> {
-    let board = with_store(&dir, leaderboard_of).await?;
+async fn leaderboard(State(reader): Watching) -> Result<impl IntoResponse, Failure> {
+    let board = with_store(&reader, leaderboard_from).await?;
     Ok(axum::Json(board))
 }
 
@@ -226,11 +317,11 @@ struct Games {
 }
 
 async fn games(
-    State(dir): Dir,
+    State(reader): Watching,
     Query(filter): Query<Filter>,
 ) -> Result<impl IntoResponse, Failure> {
     // An unknown bot is the request's mistake (400), not the server's: the inner result.
-    let listed = with_store(&dir, move |store, _| {
+    let listed = with_store(&reader, move |store, _| {
         let bots: Vec<String> = store.bots()?.into_iter().map(|b| b.name).collect();
         let bot = match &filter.bot {
             Some(name) => match bots.iter().position(|b| b == name) {
@@ -265,12 +356,12 @@ async fn games(
 
 /// A `progress` event now, and another whenever the tournament has moved. Each poll counts the
 /// games' states only (a few indexed counts); the whole report is read when they changed.
-async fn events(State(dir): Dir) -> impl IntoResponse {
+async fn events(State(reader): Watching) -> impl IntoResponse {
     let stream = futures::stream::unfold(
-        (dir, None::<store::Progress>),
-        |(dir, mut shown)| async move {
+        (reader, None::<store::Progress>),
+        |(reader, mut shown)| async move {
             loop {
-                let report = with_store(&dir, move |store, dir| {
+                let report = with_store(&reader, move |store, dir| {
                     let counts = store.progress()?;
                     if shown == Some(counts) {
                         return Ok(None);
@@ -289,7 +380,7 @@ async fn events(State(dir): Dir) -> impl IntoResponse {
                     }
                 };
                 if let Some(event) = event {
-                    return Some((event, (dir, shown)));
+                    return Some((event, (reader, shown)));
                 }
                 tokio::time::sleep(POLL).await;
             }
@@ -298,8 +389,8 @@ async fn events(State(dir): Dir) -> impl IntoResponse {
     Sse::new(stream).keep_alive(KeepAlive::default())
 }
 
-async fn ratings_plot(State(dir): Dir) -> Result<Response, Failure> {
-    let svg = with_store(&dir, |store, _| {
+async fn ratings_plot(State(reader): Watching) -> Result<Response, Failure> {
+    let svg = with_store(&reader, |store, _| {
         let names: Vec<String> = store.bots()?.into_iter().map(|b| b.name).collect();
         plot::ratings(&names, &rating_history(names.len(), &store.results()?))
     })
@@ -307,11 +398,19 @@ async fn ratings_plot(State(dir): Dir) -> Result<Response, Failure> {
     Ok(([(header::CONTENT_TYPE, "image/svg+xml")], svg).into_response())
 }
 
-async fn points_plot(State(dir): Dir, UrlPath(index): UrlPath<u32>) -> Result<Response, Failure> {
-    let log = dir
-        .join("games")
-        .join(index.to_string())
-        .join("graphical_log.txt");
+/// The folder holding game `index`'s files (empty, or missing, until the game is done).
+async fn game_folder(reader: &Arc<Reader>, index: u32) -> Result<PathBuf, Failure> {
+    with_store(reader, move |store, dir| {
+        store.game_folder(dir, index, None)
+    })
+    .await
+}
+
+async fn points_plot(
+    State(reader): Watching,
+    UrlPath(index): UrlPath<u32>,
+) -> Result<Response, Failure> {
+    let log = game_folder(&reader, index).await?.join("graphical_log.txt");
     let svg = tokio::task::spawn_blocking(move || {
         crate::replay::graphical::read(&log).map(|game| plot::points_by_round(&game))
     })
@@ -326,8 +425,11 @@ async fn points_plot(State(dir): Dir, UrlPath(index): UrlPath<u32>) -> Result<Re
     Ok(([(header::CONTENT_TYPE, "image/svg+xml")], svg).into_response())
 }
 
-async fn replay(State(dir): Dir, UrlPath(index): UrlPath<u32>) -> Result<Response, Failure> {
-    let folder = dir.join("games").join(index.to_string());
+async fn replay(
+    State(reader): Watching,
+    UrlPath(index): UrlPath<u32>,
+) -> Result<Response, Failure> {
+    let folder = game_folder(&reader, index).await?;
     let page = tokio::task::spawn_blocking(move || crate::replay::html::page_of(&folder, None))
         .await
         .map_err(|e| Failure(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?

@@ -2,6 +2,7 @@
 //! command as `koth tournament leaderboard`). With `--db URL` a tournament lives in a PostgreSQL
 //! database shared by workers (`koth worker`) and is named by its name instead of its folder.
 
+use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -11,6 +12,7 @@ use clap::Subcommand;
 use super::leaderboard::Format;
 use super::store::{self, Store};
 use super::{Tournament, leaderboard_of};
+use crate::serve::Watched;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -33,7 +35,7 @@ enum Command {
         seed: Option<u64>,
         /// Record the tournament in this PostgreSQL database (postgres://user@host:port/db) and
         /// play it as one of its workers: other machines' `koth worker` share its games.
-        #[arg(long, value_name = "URL", conflicts_with = "serve")]
+        #[arg(long, value_name = "URL")]
         db: Option<String>,
         #[command(flatten)]
         serve: ServeArg,
@@ -82,10 +84,10 @@ struct ServeArg {
 pub struct Target {
     /// The tournament folder; with --db, the tournament's name.
     #[arg(value_name = "DIR|NAME")]
-    target: PathBuf,
+    pub(crate) target: PathBuf,
     /// The PostgreSQL database holding the tournament (postgres://user@host:port/database).
     #[arg(long, value_name = "URL")]
-    db: Option<String>,
+    pub(crate) db: Option<String>,
 }
 
 impl Target {
@@ -121,7 +123,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             dir,
             seed,
             db: Some(url),
-            serve: _,
+            serve,
         } => {
             let store = Tournament::submit(&file, &url, seed)?;
             let name = store.meta("name")?.unwrap_or_default();
@@ -136,7 +138,19 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 tournament.seed,
                 work.display()
             );
-            play(tournament, ServeArg { serve: None })
+            // Workers finish a shared tournament; this run was one of them.
+            let resume: Vec<OsString> = vec![
+                "koth".into(),
+                "worker".into(),
+                "--db".into(),
+                store::shown(&url).into(),
+                "--root".into(),
+                root.as_os_str().to_owned(),
+                "--dir".into(),
+                work.into_os_string(),
+            ];
+            let watched = Watched::Shared { url, name };
+            play(tournament, serve, watched, &resume)
         }
         Command::Run {
             file,
@@ -152,7 +166,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 tournament.dir.display(),
                 tournament.seed
             );
-            play(tournament, serve)
+            play_folder(tournament, serve)
         }
         Command::Resume {
             dir,
@@ -166,7 +180,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 dir.display(),
                 tournament.seed
             );
-            play(tournament, serve)
+            play_folder(tournament, serve)
         }
         Command::Submit { file, db, seed } => {
             let store = Tournament::submit(&file, &db, seed)?;
@@ -226,24 +240,38 @@ pub fn leaderboard(args: LeaderboardArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// [`play`] for a tournament of a folder, which `koth tournament resume DIR` finishes.
+fn play_folder(tournament: Tournament, serve: ServeArg) -> anyhow::Result<()> {
+    let watched = Watched::Folder(tournament.dir.clone());
+    let resume = [
+        "koth".into(),
+        "tournament".into(),
+        "resume".into(),
+        tournament.dir.clone().into_os_string(),
+    ];
+    play(tournament, serve, watched, &resume)
+}
+
 /// Plays the tournament's unfinished games and prints its leaderboard; with `--serve`, serves
-/// the dashboard meanwhile and after, until koth is stopped.
-fn play(tournament: Tournament, serve: ServeArg) -> anyhow::Result<()> {
+/// the dashboard of `watched` (the tournament) meanwhile and after, until koth is stopped.
+/// Stopped early, koth prints `resume`: the command that plays the games left.
+fn play(
+    tournament: Tournament,
+    serve: ServeArg,
+    watched: Watched,
+    resume: &[OsString],
+) -> anyhow::Result<()> {
     log_to(&tournament.dir)?;
     let dashboard = match serve.serve {
         Some(addr) => {
-            let addr = crate::serve::spawn(tournament.dir.clone(), addr)?;
+            let addr = crate::serve::spawn(watched, addr)?;
             println!("Dashboard: http://{addr}/");
             Some(addr)
         }
         None => None,
     };
-    let resume = crate::interrupt::resume_with(&[
-        "koth".as_ref(),
-        "tournament".as_ref(),
-        "resume".as_ref(),
-        tournament.dir.as_os_str(),
-    ]);
+    let words: Vec<&OsStr> = resume.iter().map(OsString::as_os_str).collect();
+    let resume = crate::interrupt::resume_with(&words);
     let board = tournament.run()?;
     // A finished tournament has nothing to resume.
     drop(resume);

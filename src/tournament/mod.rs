@@ -514,7 +514,7 @@ impl Tournament {
             let wall_ms = elapsed.as_secs_f64() * 1000.0;
             match outcome {
                 Ok(result) => {
-                    let folder = game_dir(&self.dir, game.index);
+                    let folder = store::game_dir(&self.dir, game.index);
                     let recording = Instant::now();
                     let accepted = self
                         .store
@@ -676,7 +676,7 @@ impl Tournament {
         GameParts {
             game: self.game,
             claim,
-            dir: game_dir(&self.dir, game.index),
+            dir: store::game_dir(&self.dir, game.index),
             bots: game.seats.iter().map(|&b| self.bots[b].clone()).collect(),
             limits: self.limits,
             rounds: self.rounds,
@@ -822,11 +822,6 @@ impl Points {
     }
 }
 
-/// The folder of game `index` in the tournament folder `dir`.
-fn game_dir(dir: &Path, index: u32) -> PathBuf {
-    dir.join("games").join(index.to_string())
-}
-
 /// The tournament's gauntlet with `results` (the store's, by game then seat), if it is one.
 fn gauntlet_of(store: &Store, results: &[StoredResult]) -> anyhow::Result<Option<Gauntlet>> {
     let Some(meta) = store.meta(GAUNTLET_META)? else {
@@ -844,8 +839,17 @@ fn gauntlet_of(store: &Store, results: &[StoredResult]) -> anyhow::Result<Option
     Ok(Some(gauntlet))
 }
 
-/// The leaderboard of a tournament's database.
+/// The leaderboard of a tournament's database, with its game folders in the tournament folder
+/// `dir` (a shared database's game files are read from a temporary copy).
 pub fn leaderboard_of(store: &Store, dir: &Path) -> anyhow::Result<Leaderboard> {
+    let copies = store.is_shared().then(tempfile::tempdir).transpose()?;
+    leaderboard_from(store, copies.as_ref().map_or(dir, |copies| copies.path()))
+}
+
+/// The leaderboard of a tournament's database, with its game folders under `dir`: the
+/// tournament folder, or for a shared database where copies of its games' files are made and
+/// kept ([`Store::game_folder`]), as a dashboard keeps them between requests.
+pub(crate) fn leaderboard_from(store: &Store, dir: &Path) -> anyhow::Result<Leaderboard> {
     let names: Vec<String> = store.bots()?.into_iter().map(|b| b.name).collect();
     let on_bench: Vec<usize> = store.benched()?.into_iter().map(|(bot, _)| bot).collect();
     let results = store.results()?;
@@ -869,18 +873,10 @@ pub fn leaderboard_of(store: &Store, dir: &Path) -> anyhow::Result<Leaderboard> 
         let mut played: Vec<u32> = results.iter().map(|r| r.game).collect();
         played.sort_unstable();
         played.dedup();
-        // A shared database keeps each game's files: its results are read from a copy.
-        let copied = match store.is_shared() {
-            true => Some(tempfile::tempdir()?),
-            false => None,
-        };
-        let dir = copied.as_ref().map_or(dir, |copy| copy.path());
-        if copied.is_some() {
-            for &game in &played {
-                store.extract(game, &game_dir(dir, game), Some("results.json"))?;
-            }
-        }
-        let dirs: Vec<PathBuf> = played.iter().map(|g| game_dir(dir, *g)).collect();
+        let dirs = played
+            .iter()
+            .map(|&game| store.game_folder(dir, game, Some("results.json")))
+            .collect::<anyhow::Result<Vec<PathBuf>>>()?;
         board.breakdown = game.breakdown(&dirs);
     }
     Ok(board)

@@ -87,11 +87,16 @@ fn tournament_file(dir: &Path, games: u32) -> PathBuf {
 
 /// `koth serve DIR` on a free port, once it listens: the server and its port.
 pub(crate) fn serve(dir: &Path) -> (Killed, u16) {
+    serve_with(&[dir.as_os_str()])
+}
+
+/// `koth serve` with `args` (the tournament) on a free port, once it listens.
+pub(crate) fn serve_with(args: &[&std::ffi::OsStr]) -> (Killed, u16) {
     let port = free_port();
     let server = Killed(
         koth()
             .arg("serve")
-            .arg(dir)
+            .args(args)
             .arg("--addr")
             .arg(format!("127.0.0.1:{port}"))
             .stdout(Stdio::null())
@@ -138,7 +143,7 @@ pub(crate) async fn screenshot(client: &Client, name: &str) {
 }
 
 /// `GET path` from the server on `port`: its status line and its body.
-fn get(port: u16, path: &str) -> (String, String) {
+pub(crate) fn get(port: u16, path: &str) -> (String, String) {
     use std::io::{Read, Write};
     let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
     write!(

@@ -2,10 +2,12 @@
 //! every game once whatever dies, the same scores as SQLite in one process, bots checked by
 //! their content hash, several tournaments at once, and older schemas brought up to date.
 
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::dashboard::{Killed, browser, get, screenshot, serve_with, text_of, until};
 use crate::support::paths_bots::script_bot;
 use crate::support::postgres;
 use crate::support::tournament::{koth, query, succeed, tournament_file};
@@ -323,15 +325,43 @@ fn two_tournaments_at_once_are_both_played_by_the_same_workers() {
         scores_in_postgres(&url, &first),
         scores_in_postgres(&url, &second)
     );
-    // `run --db` submits and plays in one process.
-    let run = succeed(
-        koth()
-            .args(["tournament", "run", "--db", &url])
-            .arg(&file)
-            .arg("--dir")
-            .arg(root.path().join("run")),
+    // `run --db` submits and plays in one process, its dashboard beside it.
+    let mut run = koth()
+        .args(["tournament", "run", "--db", &url, "--serve", "127.0.0.1:0"])
+        .arg(&file)
+        .arg("--dir")
+        .arg(root.path().join("run"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = BufReader::new(run.stdout.take().unwrap());
+    let run = Killed(run);
+    let mut printed = Vec::new();
+    for line in stdout.lines() {
+        let line = line.unwrap();
+        let over = line.contains("the dashboard stays at");
+        printed.push(line);
+        if over {
+            break;
+        }
+    }
+    let printed = printed.join("\n");
+    assert!(printed.contains("Tournament t-3"), "{printed}");
+    let port: u16 = printed
+        .split("Dashboard: http://127.0.0.1:")
+        .nth(1)
+        .and_then(|rest| rest.split('/').next())
+        .and_then(|port| port.parse().ok())
+        .unwrap_or_else(|| panic!("no dashboard address in {printed}"));
+    let (_, body) = get(port, "/api/progress");
+    let progress: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(progress["name"], "t-3");
+    assert_eq!(
+        (progress["done"].as_u64(), progress["total"].as_u64()),
+        (Some(4), Some(4))
     );
-    assert!(String::from_utf8_lossy(&run.stdout).contains("Tournament t-3"));
+    drop(run);
     assert_eq!(
         scores_in_postgres(&url, "t-3"),
         scores_in_postgres(&url, &first)
@@ -376,6 +406,25 @@ fn a_tournament_of_an_older_schema_is_brought_up_to_date_and_a_newer_one_refused
                  (0, 1, 1, 2.0, 'finished', '[]', 3, 1, 2, NULL, NULL, 0);",
         )
         .unwrap();
+    // The dashboard reads and never writes: an older schema is refused, left as it is.
+    let served = koth()
+        .args(["serve", "--db", &url, "old"])
+        .output()
+        .unwrap();
+    assert!(!served.status.success());
+    let stderr = String::from_utf8_lossy(&served.stderr);
+    assert!(
+        stderr.contains("schema version 1") && stderr.contains("brings it up to date"),
+        "{stderr}"
+    );
+    let versions: i64 = client
+        .query_one(
+            "SELECT COUNT(*) FROM meta WHERE key = 'schema_version'",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(versions, 0);
     let status = succeed(koth().args(["tournament", "status", "--db", &url, "old"]));
     assert!(String::from_utf8_lossy(&status.stdout).contains("1 of 2 games done"));
     let version: String = client
@@ -429,5 +478,88 @@ fn a_tournament_of_an_older_schema_is_brought_up_to_date_and_a_newer_one_refused
         .unwrap();
     assert!(
         String::from_utf8_lossy(&missing.stderr).contains("no tournament \"nope\"; it has old")
+    );
+}
+
+#[test]
+fn the_dashboard_of_a_shared_tournament_follows_its_workers_live_and_opens_their_games() {
+    let root = tempfile::tempdir().unwrap();
+    let games = 6;
+    let file = climbers(root.path(), games, 100, 11);
+    let url = postgres::database("dashboard");
+    let name = submit(&file, &url);
+    let (_server, port) = serve_with(&["--db".as_ref(), url.as_ref(), name.as_ref()]);
+    let (status, body) = get(port, "/api/progress");
+    assert!(status.contains(" 200 "), "{status}: {body}");
+    let progress: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        (progress["done"].as_u64(), progress["total"].as_u64()),
+        (Some(0), Some(6))
+    );
+    // Nothing is played yet: a game has no replay to show.
+    let (status, body) = get(port, "/games/0");
+    assert!(status.contains(" 404 "), "{status}: {body}");
+
+    let runtime = koth::game::runtime().unwrap();
+    let worker = runtime.block_on(async {
+        let (_driver, client) = browser().await;
+        client
+            .goto(&format!("http://127.0.0.1:{port}/"))
+            .await
+            .unwrap();
+        until("the page shows the tournament", || async {
+            text_of(&client, "#title").await.contains("paths")
+        })
+        .await;
+        assert_eq!(text_of(&client, "#total").await, games.to_string());
+        assert_eq!(text_of(&client, "#done").await, "0");
+        // A worker on "another machine" plays while the page stays open.
+        let worker = worker(&url, root.path(), &root.path().join("w"));
+        until("the count rises", || async {
+            text_of(&client, "#done").await.parse::<u32>().unwrap() > 0
+        })
+        .await;
+        screenshot(&client, "dashboard-postgres-running.png").await;
+        until("every game is done", || async {
+            text_of(&client, "#done").await == games.to_string()
+        })
+        .await;
+        until("the leaderboard lists the bots", || async {
+            let board = text_of(&client, "#leaderboard").await;
+            ["Up", "Down", "Side"].iter().all(|b| board.contains(b))
+        })
+        .await;
+        // A game's replay is rebuilt from the files its worker stored in the database.
+        client
+            .goto(&format!("http://127.0.0.1:{port}/games/0"))
+            .await
+            .unwrap();
+        let replay = client.source().await.unwrap();
+        assert!(
+            replay.contains("graphical") || replay.contains("\"rounds\""),
+            "a paths replay: {}",
+            &replay[..replay.len().min(500)]
+        );
+        screenshot(&client, "dashboard-postgres-replay.png").await;
+        client.close().await.unwrap();
+        worker
+    });
+    finished(worker, Duration::from_secs(120));
+
+    // The dashboard's leaderboard is the CLI's.
+    let (_, body) = get(port, "/api/leaderboard");
+    let served: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let printed = succeed(koth().args(["leaderboard", "--db", &url, &name, "--format", "json"]));
+    let printed: serde_json::Value = serde_json::from_slice(&printed.stdout).unwrap();
+    assert_eq!(served["standings"], printed["standings"]);
+    let (status, svg) = get(port, "/games/0/points.svg");
+    assert!(
+        status.contains(" 200 ") && svg.contains("points so far"),
+        "{status}: {svg}"
+    );
+    let (status, body) = get(port, "/games/99");
+    assert!(
+        status.contains(" 404 ") && body.contains("game 99"),
+        "{status}: {body}"
     );
 }

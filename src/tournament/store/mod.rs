@@ -686,12 +686,18 @@ impl Store {
     }
 
     /// The files game `game` left in its folder, as stored in a shared database: each path
-    /// (relative to the game's folder) with its bytes.
-    pub fn files(&self, game: u32) -> anyhow::Result<Vec<(String, Vec<u8>)>> {
-        let rows = self.db.query(
-            "SELECT path, size, zstd FROM files WHERE game = ?1 ORDER BY path",
-            params![game],
-        )?;
+    /// (relative to the game's folder) with its bytes; only the file `only` if given.
+    pub fn files(&self, game: u32, only: Option<&str>) -> anyhow::Result<Vec<(String, Vec<u8>)>> {
+        let rows = match only {
+            None => self.db.query(
+                "SELECT path, size, zstd FROM files WHERE game = ?1 ORDER BY path",
+                params![game],
+            )?,
+            Some(path) => self.db.query(
+                "SELECT path, size, zstd FROM files WHERE game = ?1 AND path = ?2",
+                params![game, path],
+            )?,
+        };
         rows.iter()
             .map(|r| {
                 let path = r[0].text()?;
@@ -704,16 +710,13 @@ impl Store {
     }
 
     /// Writes the files of game `game` stored in a shared database into the folder `dir`,
-    /// only those named `only` if given; returns how many it wrote.
+    /// only the file `only` if given; returns how many it wrote.
     pub fn extract(&self, game: u32, dir: &Path, only: Option<&str>) -> anyhow::Result<usize> {
-        let mut written = 0;
-        for (path, bytes) in self.files(game)? {
-            if only.is_some_and(|name| name != path) {
-                continue;
-            }
+        let files = self.files(game, only)?;
+        for (path, bytes) in &files {
             // Paths were written by koth from a game folder; one that would leave `dir` is a
             // damaged (or forged) database.
-            let relative = Path::new(&path);
+            let relative = Path::new(path);
             anyhow::ensure!(
                 relative
                     .components()
@@ -727,10 +730,40 @@ impl Store {
             }
             std::fs::write(&target, bytes)
                 .with_context(|| format!("cannot write {}", target.display()))?;
-            written += 1;
         }
-        Ok(written)
+        Ok(files.len())
     }
+
+    /// The folder of game `game` under `dir` holding its files (all, or the file `only`): in a
+    /// tournament folder, the game's own; for a shared database, a copy under `dir` made the
+    /// first time it is asked for and kept, since a game's files are stored once, with its
+    /// accepted result, and never change. A game not finished yet has an empty folder.
+    pub fn game_folder(
+        &self,
+        dir: &Path,
+        game: u32,
+        only: Option<&str>,
+    ) -> anyhow::Result<PathBuf> {
+        let folder = game_dir(dir, game);
+        if !self.is_shared() {
+            return Ok(folder);
+        }
+        // A whole copy is marked beside the folder, so the folder holds the game's files only.
+        let copied = match only {
+            Some(name) => folder.join(name),
+            None => dir.join("games").join(format!("{game}.copied")),
+        };
+        if !copied.exists() && self.extract(game, &folder, only)? > 0 && only.is_none() {
+            std::fs::write(&copied, "")
+                .with_context(|| format!("cannot write {}", copied.display()))?;
+        }
+        Ok(folder)
+    }
+}
+
+/// The folder of game `index` in the tournament folder `dir`.
+pub(crate) fn game_dir(dir: &Path, index: u32) -> PathBuf {
+    dir.join("games").join(index.to_string())
 }
 
 /// The database's clock, in whole seconds since 1970: leases are compared on one clock,

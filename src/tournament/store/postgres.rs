@@ -130,30 +130,32 @@ impl Store {
     /// Opens tournament `name` of the PostgreSQL database at `url`, bringing its tables up to
     /// this koth's schema.
     pub fn open_postgres(url: &str, name: &str) -> anyhow::Result<Store> {
-        let db = connect(url)?;
-        let db: &dyn Connection = &db;
-        let known = tournaments_in(db)?;
-        let Some(schema_name) = known
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, s)| s.clone())
-        else {
-            let names: Vec<&str> = known.iter().map(|(n, _)| n.as_str()).collect();
-            anyhow::bail!(
-                "{} has no tournament {name:?}; it has {}",
-                shown(url),
-                if names.is_empty() {
-                    "none".to_string()
-                } else {
-                    names.join(", ")
-                }
-            );
-        };
-        Store::open_address(Address {
-            url: url.to_string(),
-            name: name.to_string(),
-            schema_name,
-        })
+        Store::open_address(find(url, name)?)
+    }
+
+    /// Opens tournament `name` of the PostgreSQL database at `url` to read only, as the
+    /// dashboard does while workers write it: the connection refuses any change, so a
+    /// tournament of an older schema is refused rather than brought up to date.
+    pub fn open_postgres_read_only(url: &str, name: &str) -> anyhow::Result<Store> {
+        let address = find(url, name)?;
+        let db = connect_to(&address.url, &address.schema_name)?;
+        db.batch("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")?;
+        let version = schema::version(&db)?;
+        anyhow::ensure!(
+            version == schema::LATEST,
+            "{} has schema version {version}, and this koth reads version {}: {}",
+            address.describe(),
+            schema::LATEST,
+            if version < schema::LATEST {
+                format!(
+                    "`koth tournament status --db {} {name}` brings it up to date",
+                    shown(url)
+                )
+            } else {
+                "use a newer koth".to_string()
+            }
+        );
+        Ok(Store::new(Box::new(db), super::Source::Postgres(address)))
     }
 
     fn open_address(address: Address) -> anyhow::Result<Store> {
@@ -172,6 +174,34 @@ impl Store {
             super::Source::Sqlite(path) => Store::open(path),
         }
     }
+}
+
+/// Where tournament `name` of the PostgreSQL database at `url` is; an error listing the
+/// database's tournaments if it has none of that name.
+fn find(url: &str, name: &str) -> anyhow::Result<Address> {
+    let db = connect(url)?;
+    let known = tournaments_in(&db)?;
+    let Some(schema_name) = known
+        .iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, s)| s.clone())
+    else {
+        let names: Vec<&str> = known.iter().map(|(n, _)| n.as_str()).collect();
+        anyhow::bail!(
+            "{} has no tournament {name:?}; it has {}",
+            shown(url),
+            if names.is_empty() {
+                "none".to_string()
+            } else {
+                names.join(", ")
+            }
+        );
+    };
+    Ok(Address {
+        url: url.to_string(),
+        name: name.to_string(),
+        schema_name,
+    })
 }
 
 /// The names of the tournaments in the PostgreSQL database at `url`, oldest first.
