@@ -11,13 +11,7 @@ sleepy_games=${2:-32}
 cargo build --release --quiet
 koth=$PWD/target/release/koth
 work=$(mktemp -d /tmp/koth-bench-workers-XXXXXX)
-bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
-as_postgres() { if [ "$(id -u)" = 0 ]; then su postgres -s /bin/sh -c "$*"; else sh -c "$*"; fi; }
-[ "$(id -u)" = 0 ] && chown postgres "$work"
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-as_postgres "$bin/initdb -D $work/data --auth=trust -U koth --no-sync >/dev/null"
-as_postgres "$bin/pg_ctl -D $work/data -l $work/pg.log -w -o '-p $port -k $work -c listen_addresses=127.0.0.1' start >/dev/null"
-trap 'as_postgres "$bin/pg_ctl -D $work/data -m immediate stop" >/dev/null 2>&1; rm -rf "$work"' EXIT
+source scripts/postgres-server.sh
 
 # Four paths bots that answer at once (or after a sleep): what is measured is koth.
 gcc -O2 -o "$work/instant-bot" scripts/instant-bot.c
@@ -51,8 +45,7 @@ seconds() { python3 -c "import time; print(time.monotonic())"; }
 # of one game at a time; prints the seconds it took.
 with_workers() {
   local db="w$RANDOM$RANDOM" root=$2
-  psql -q -h 127.0.0.1 -p "$port" -U koth -d postgres -c "CREATE DATABASE $db" >/dev/null
-  local url="postgres://koth@127.0.0.1:$port/$db"
+  local url; url=$(pg_database "$db")
   "$koth" tournament submit "$root/t.toml" --db "$url" >/dev/null
   local start; start=$(seconds)
   local pids=()

@@ -60,9 +60,14 @@ pub trait Game: Sync {
         Ok(())
     }
     /// The game's own table for the leaderboard, from the folders of the games played so far
-    /// (each holding the `results.json` its play wrote); none by default.
+    /// (each holding the [`Game::breakdown_file`] its play wrote); none by default.
     fn breakdown(&self, game_dirs: &[std::path::PathBuf]) -> Option<Breakdown> {
         let _ = game_dirs;
+        None
+    }
+    /// The file of each game's folder that [`Game::breakdown`] reads, for a game that has a
+    /// table of its own: only then are a shared tournament's files copied out for it.
+    fn breakdown_file(&self) -> Option<&'static str> {
         None
     }
     /// The most CPUs a match uses ([`MatchSetup::cpus`]); a tournament claims no more for it,

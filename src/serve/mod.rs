@@ -13,6 +13,9 @@
 //! | `/plots/ratings.svg` | each bot's rating ± σ over its games |
 //! | `/games/{index}/points.svg` | a paths game's points per bot, round by round |
 //!
+//! What a request reads is kept until the games' states change (a finished game's result never
+//! changes), so many open pages of a large tournament cost one read per change, not one each.
+//!
 //! The server checks the database once when it starts, then reads it without ever changing it:
 //! a folder's SQLite file is opened read-only for every request (in WAL mode it can be read
 //! while the run writes), and never locked; a PostgreSQL tournament is read on one connection
@@ -20,6 +23,8 @@
 //! files live in its database: the server copies a game's into a temporary folder the first
 //! time a page needs them and keeps them, since a finished game's files never change.
 
+use std::any::Any;
+use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -132,7 +137,13 @@ async fn serve(reader: Reader, listener: tokio::net::TcpListener) -> anyhow::Res
 }
 
 /// How the server reads the tournament it shows.
-enum Reader {
+struct Reader {
+    source: Source,
+    memo: Mutex<Memo>,
+}
+
+/// Where the tournament is read from.
+enum Source {
     /// A tournament folder, its database opened read-only for each request.
     Folder(PathBuf),
     /// A tournament in PostgreSQL.
@@ -146,17 +157,25 @@ enum Reader {
     },
 }
 
+/// What the server read of the tournament as it stood at `counts` (its games' states): until
+/// they change no result changes, so every request till then is answered from here.
+#[derive(Default)]
+struct Memo {
+    counts: Option<store::Progress>,
+    values: HashMap<&'static str, Arc<dyn Any + Send + Sync>>,
+}
+
 impl Reader {
     /// Checks that `watched` can be read, as the server will read it.
     fn open(watched: Watched) -> anyhow::Result<Reader> {
-        Ok(match watched {
+        let source = match watched {
             Watched::Folder(dir) => {
                 Store::open_read_only(&dir.join(store::FILE))?;
-                Reader::Folder(dir)
+                Source::Folder(dir)
             }
             Watched::Shared { url, name } => {
                 let store = Store::open_postgres_read_only(&url, &name)?;
-                Reader::Shared {
+                Source::Shared {
                     url,
                     name,
                     connection: Mutex::new(Some(store)),
@@ -164,14 +183,18 @@ impl Reader {
                         .context("cannot make a folder for copies of the games' files")?,
                 }
             }
+        };
+        Ok(Reader {
+            source,
+            memo: Mutex::default(),
         })
     }
 
     /// The tournament, for the start-up line.
     fn describe(&self) -> String {
-        match self {
-            Reader::Folder(dir) => dir.display().to_string(),
-            Reader::Shared { url, name, .. } => {
+        match &self.source {
+            Source::Folder(dir) => dir.display().to_string(),
+            Source::Shared { url, name, .. } => {
                 format!("tournament {name} in {}", store::shown(url))
             }
         }
@@ -180,9 +203,9 @@ impl Reader {
     /// Runs `read` (blocking) on the tournament's store and the folder its games' folders are
     /// in.
     fn read<T>(&self, read: impl FnOnce(&Store, &Path) -> anyhow::Result<T>) -> anyhow::Result<T> {
-        match self {
-            Reader::Folder(dir) => read(&Store::reopen_read_only(&dir.join(store::FILE))?, dir),
-            Reader::Shared {
+        match &self.source {
+            Source::Folder(dir) => read(&Store::reopen_read_only(&dir.join(store::FILE))?, dir),
+            Source::Shared {
                 url,
                 name,
                 connection,
@@ -201,6 +224,43 @@ impl Reader {
                 read
             }
         }
+    }
+
+    /// [`Reader::read`], its value named `what` kept in the [`Memo`] and reused until the
+    /// tournament moves: a large tournament's leaderboard costs tens of milliseconds to read,
+    /// and every open page asks for it.
+    fn memoized<T: Send + Sync + 'static>(
+        &self,
+        what: &'static str,
+        read: impl FnOnce(&Store, &Path) -> anyhow::Result<T>,
+    ) -> anyhow::Result<Arc<T>> {
+        let memo = || self.memo.lock().unwrap_or_else(PoisonError::into_inner);
+        self.read(|store, dir| {
+            let counts = store.progress()?;
+            {
+                let mut memo = memo();
+                if memo.counts != Some(counts) {
+                    *memo = Memo {
+                        counts: Some(counts),
+                        values: HashMap::new(),
+                    };
+                } else if let Some(Ok(kept)) = memo
+                    .values
+                    .get(what)
+                    .map(|kept| Arc::clone(kept).downcast::<T>())
+                {
+                    return Ok(kept);
+                }
+            }
+            // Read with the memo free, so other requests are answered meanwhile. The value may
+            // be newer than `counts`, never older: the next request reads the news.
+            let value = Arc::new(read(store, dir)?);
+            let mut memo = memo();
+            if memo.counts == Some(counts) {
+                memo.values.insert(what, value.clone());
+            }
+            Ok(value)
+        })
     }
 }
 
@@ -228,6 +288,19 @@ async fn with_store<T: Send + 'static>(
 ) -> Result<T, Failure> {
     let reader = Arc::clone(reader);
     tokio::task::spawn_blocking(move || reader.read(read))
+        .await
+        .map_err(|e| Failure(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
+        .map_err(Failure::from)
+}
+
+/// [`Reader::memoized`], off the server's thread.
+async fn memoized<T: Send + Sync + 'static>(
+    reader: &Arc<Reader>,
+    what: &'static str,
+    read: impl FnOnce(&Store, &Path) -> anyhow::Result<T> + Send + 'static,
+) -> Result<Arc<T>, Failure> {
+    let reader = Arc::clone(reader);
+    tokio::task::spawn_blocking(move || reader.memoized(what, read))
         .await
         .map_err(|e| Failure(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
         .map_err(Failure::from)
@@ -281,14 +354,14 @@ fn read_progress(store: &Store, dir: &Path) -> anyhow::Result<Progress> {
     })
 }
 
-async fn progress(State(reader): Watching) -> Result<impl IntoResponse, Failure> {
-    let progress = with_store(&reader, read_progress).await?;
-    Ok(axum::Json(progress))
+async fn progress(State(reader): Watching) -> Result<Response, Failure> {
+    let progress = memoized(&reader, "progress", read_progress).await?;
+    Ok(axum::Json(&*progress).into_response())
 }
 
-async fn leaderboard(State(reader): Watching) -> Result<impl IntoResponse, Failure> {
-    let board = with_store(&reader, leaderboard_from).await?;
-    Ok(axum::Json(board))
+async fn leaderboard(State(reader): Watching) -> Result<Response, Failure> {
+    let board = memoized(&reader, "leaderboard", leaderboard_from).await?;
+    Ok(axum::Json(&*board).into_response())
 }
 
 /// The games list's filters.
@@ -310,48 +383,52 @@ const LIST_LIMIT: usize = 500;
 
 /// The games list: the bots' names, how many games pass the filter, and the first of them.
 #[derive(Debug, Serialize)]
-struct Games {
-    bots: Vec<String>,
+struct Games<'a> {
+    bots: &'a [String],
     count: usize,
-    games: Vec<GameRow>,
+    games: Vec<&'a GameRow>,
 }
 
-async fn games(
-    State(reader): Watching,
-    Query(filter): Query<Filter>,
-) -> Result<impl IntoResponse, Failure> {
-    // An unknown bot is the request's mistake (400), not the server's: the inner result.
-    let listed = with_store(&reader, move |store, _| {
+async fn games(State(reader): Watching, Query(filter): Query<Filter>) -> Result<Response, Failure> {
+    let all = memoized(&reader, "games", |store, _| {
         let bots: Vec<String> = store.bots()?.into_iter().map(|b| b.name).collect();
-        let bot = match &filter.bot {
-            Some(name) => match bots.iter().position(|b| b == name) {
-                Some(index) => Some(index),
-                None => return Ok(Err(format!("no bot is called {name:?}"))),
-            },
-            None => None,
-        };
-        let mut games: Vec<GameRow> = store
-            .games()?
-            .into_iter()
-            .filter(|g| bot.is_none_or(|b| g.seats.iter().any(|s| s.bot == b)))
-            .filter(|g| match &filter.outcome {
-                None => true,
-                Some(outcome) => {
-                    g.state == *outcome
-                        || g.seats.iter().any(|s| {
-                            bot.is_none_or(|b| s.bot == b)
-                                && s.status.as_deref() == Some(outcome.as_str())
-                        })
-                }
-            })
-            .collect();
-        let count = games.len();
-        games.truncate(filter.limit.unwrap_or(LIST_LIMIT));
-        Ok(Ok(Games { bots, count, games }))
+        Ok((bots, store.games()?))
     })
-    .await?
-    .map_err(|message| Failure(StatusCode::BAD_REQUEST, message))?;
-    Ok(axum::Json(listed))
+    .await?;
+    let (bots, games) = &*all;
+    // An unknown bot is the request's mistake (400), not the server's.
+    let bot = match &filter.bot {
+        Some(name) => match bots.iter().position(|b| b == name) {
+            Some(index) => Some(index),
+            None => {
+                return Err(Failure(
+                    StatusCode::BAD_REQUEST,
+                    format!("no bot is called {name:?}"),
+                ));
+            }
+        },
+        None => None,
+    };
+    let passing = games
+        .iter()
+        .filter(|g| bot.is_none_or(|b| g.seats.iter().any(|s| s.bot == b)))
+        .filter(|g| match &filter.outcome {
+            None => true,
+            Some(outcome) => {
+                g.state == *outcome
+                    || g.seats.iter().any(|s| {
+                        bot.is_none_or(|b| s.bot == b)
+                            && s.status.as_deref() == Some(outcome.as_str())
+                    })
+            }
+        });
+    let count = passing.clone().count();
+    let listed = Games {
+        bots,
+        count,
+        games: passing.take(filter.limit.unwrap_or(LIST_LIMIT)).collect(),
+    };
+    Ok(axum::Json(listed).into_response())
 }
 
 /// A `progress` event now, and another whenever the tournament has moved. Each poll counts the
@@ -361,19 +438,18 @@ async fn events(State(reader): Watching) -> impl IntoResponse {
         (reader, None::<store::Progress>),
         |(reader, mut shown)| async move {
             loop {
-                let report = with_store(&reader, move |store, dir| {
-                    let counts = store.progress()?;
-                    if shown == Some(counts) {
-                        return Ok(None);
-                    }
-                    Ok(Some((counts, read_progress(store, dir)?)))
-                })
-                .await;
+                let report = match with_store(&reader, |store, _| store.progress()).await {
+                    Ok(counts) if shown == Some(counts) => Ok(None),
+                    Ok(counts) => memoized(&reader, "progress", read_progress)
+                        .await
+                        .map(|progress| Some((counts, progress))),
+                    Err(failure) => Err(failure),
+                };
                 let event = match report {
                     Ok(None) => None,
                     Ok(Some((counts, p))) => {
                         shown = Some(counts);
-                        Some(Event::default().event("progress").json_data(&p))
+                        Some(Event::default().event("progress").json_data(&*p))
                     }
                     Err(Failure(_, message)) => {
                         Some(Ok(Event::default().event("error").data(message)))
@@ -390,12 +466,16 @@ async fn events(State(reader): Watching) -> impl IntoResponse {
 }
 
 async fn ratings_plot(State(reader): Watching) -> Result<Response, Failure> {
-    let svg = with_store(&reader, |store, _| {
+    let svg = memoized(&reader, "ratings", |store, _| {
         let names: Vec<String> = store.bots()?.into_iter().map(|b| b.name).collect();
         plot::ratings(&names, &rating_history(names.len(), &store.results()?))
     })
     .await?;
-    Ok(([(header::CONTENT_TYPE, "image/svg+xml")], svg).into_response())
+    Ok((
+        [(header::CONTENT_TYPE, "image/svg+xml")],
+        String::clone(&svg),
+    )
+        .into_response())
 }
 
 /// The folder holding game `index`'s files (empty, or missing, until the game is done).

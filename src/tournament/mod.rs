@@ -853,29 +853,26 @@ pub(crate) fn leaderboard_from(store: &Store, dir: &Path) -> anyhow::Result<Lead
     let names: Vec<String> = store.bots()?.into_iter().map(|b| b.name).collect();
     let on_bench: Vec<usize> = store.benched()?.into_iter().map(|(bot, _)| bot).collect();
     let results = store.results()?;
+    let game = store
+        .meta("game")?
+        .and_then(|game| crate::games::by_name(&game));
     let mut board = Leaderboard::new(
         store.meta("name")?.unwrap_or_default(),
         store.progress()?,
         &names,
         &on_bench,
         &results,
-        store
-            .meta("game")?
-            .and_then(|game| crate::games::by_name(&game))
-            .map_or(Average::Arithmetic, |game| game.average()),
+        game.map_or(Average::Arithmetic, |game| game.average()),
     );
     board.uncontained = store.meta(SANDBOX_META)?.as_deref() == Some("off");
     board.gauntlet = gauntlet_of(store, &results)?.map(|g| g.report(&names));
-    if let Some(game) = store
-        .meta("game")?
-        .and_then(|game| crate::games::by_name(&game))
-    {
+    if let Some((game, file)) = game.and_then(|game| Some((game, game.breakdown_file()?))) {
         let mut played: Vec<u32> = results.iter().map(|r| r.game).collect();
         played.sort_unstable();
         played.dedup();
         let dirs = played
             .iter()
-            .map(|&game| store.game_folder(dir, game, Some("results.json")))
+            .map(|&game| store.game_folder(dir, game, Some(file)))
             .collect::<anyhow::Result<Vec<PathBuf>>>()?;
         board.breakdown = game.breakdown(&dirs);
     }

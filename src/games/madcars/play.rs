@@ -21,6 +21,8 @@ use crate::seed::{self, Rng};
 
 /// Matches per game, as on the organisers' server.
 pub(crate) const DEFAULT_MATCHES: u32 = 9;
+/// The file of a game's folder that holds its whole record.
+const RESULTS: &str = "results.json";
 
 /// The most time a bot may spend answering over a whole game, as the organisers allowed.
 pub(crate) const TOTAL_ANSWER_TIME: std::time::Duration = std::time::Duration::from_secs(120);
@@ -270,7 +272,7 @@ pub(crate) async fn play(
         "tick_cap_reached": game.tick_cap_reached,
         "result": &result,
     });
-    let path = setup.log_dir.join("results.json");
+    let path = setup.log_dir.join(RESULTS);
     std::fs::write(&path, serde_json::to_string_pretty(&json)?)
         .with_context(|| format!("cannot write {}", path.display()))?;
     Ok((result, game))
@@ -401,13 +403,17 @@ impl Game for MadCars {
             .map_err(|e| anyhow::anyhow!("`rounds` = {matches} (matches per game): {e:#}"))
     }
 
+    fn breakdown_file(&self) -> Option<&'static str> {
+        Some(RESULTS)
+    }
+
     /// Each bot's matches by map and car, as the article's authors wanted to see where they
     /// lose: matches played, lives lost, matches won (the other lost a life and it did not).
     fn breakdown(&self, game_dirs: &[std::path::PathBuf]) -> Option<Breakdown> {
         let mut by_pair: std::collections::BTreeMap<(String, String, String), [u32; 3]> =
             std::collections::BTreeMap::new();
         for dir in game_dirs {
-            let Ok(text) = std::fs::read_to_string(dir.join("results.json")) else {
+            let Ok(text) = std::fs::read_to_string(dir.join(RESULTS)) else {
                 continue;
             };
             let Ok(results) = serde_json::from_str::<serde_json::Value>(&text) else {
