@@ -326,9 +326,20 @@ async fn points_plot(State(dir): Dir, UrlPath(index): UrlPath<u32>) -> Result<Re
     Ok(([(header::CONTENT_TYPE, "image/svg+xml")], svg).into_response())
 }
 
-async fn replay(State(dir): Dir, UrlPath(index): UrlPath<u32>) -> Result<Response, Failure> {
-    let folder = dir.join("games").join(index.to_string());
-    let page = tokio::task::spawn_blocking(move || crate::replay::html::page_of(&folder, None))
+/// `/games/{index}?board=B`: which of a rat-race game's recorded boards to show (default its
+/// first); another game has no boards to choose.
+#[derive(Debug, Deserialize)]
+struct ReplayQuery {
+    board: Option<usize>,
+}
+
+async fn replay(
+    State(dir): Dir,
+    UrlPath(index): UrlPath<u32>,
+    Query(query): Query<ReplayQuery>,
+) -> Result<Response, Failure> {
+    let (folder, board) = (dir.join("games").join(index.to_string()), query.board);
+    let page = tokio::task::spawn_blocking(move || crate::replay::html::page_of(&folder, board))
         .await
         .map_err(|e| Failure(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
         .map_err(|e| {

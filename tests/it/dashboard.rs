@@ -138,7 +138,7 @@ pub(crate) async fn screenshot(client: &Client, name: &str) {
 }
 
 /// `GET path` from the server on `port`: its status line and its body.
-fn get(port: u16, path: &str) -> (String, String) {
+pub(crate) fn get(port: u16, path: &str) -> (String, String) {
     use std::io::{Read, Write};
     let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
     write!(
