@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 
 pub use result::{BotResult, MatchResult};
 pub use runtime::{play_placed, runtime};
-pub use setup::{MatchSetup, ProgressFn, RoundProgress};
+pub use setup::{MatchSetup, ProgressFn, RecordBoards, RoundProgress};
 
 /// How a bot's scores over many matches are averaged on a leaderboard.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -75,6 +75,12 @@ pub trait Game: Sync {
     /// exchange between koth and one bot at a time keep to one.
     fn most_cpus(&self) -> usize {
         usize::MAX
+    }
+    /// Whether the game records its boards one by one and keeps those
+    /// [`MatchSetup::record_boards`] names (the rat race); false for a game that writes its
+    /// whole replay, which a tournament file's `record_boards` then does not apply to.
+    fn records_boards(&self) -> bool {
+        false
     }
     fn play<'a>(&'a self, setup: &'a MatchSetup) -> BoxFuture<'a, anyhow::Result<MatchResult>>;
 }

@@ -23,6 +23,59 @@ pub struct MatchSetup {
     /// CPUs no other match uses meanwhile, when the caller has some to give (empty: run
     /// anywhere). Games keep themselves and their bots there (see [`crate::cpu`]).
     pub cpus: Vec<usize>,
+    /// Which boards a game that records its boards one by one keeps (the rat race); a game
+    /// that writes its whole replay ([`crate::game::Game::records_boards`] false) ignores it.
+    pub record_boards: RecordBoards,
+}
+
+/// Which of a match's boards are kept as replays, by a game that records boards one by one
+/// (the rat race: a board's recording is 0.3 to 1 MB, and a match plays 50).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RecordBoards {
+    /// Board 0, and the first board that ended with a fault of the bot: what a bot's author
+    /// needs to see how it plays and why it failed, at the cost of one or two boards.
+    #[default]
+    FirstAndFaulted,
+    /// No board.
+    None,
+    /// Every board.
+    All,
+}
+
+impl RecordBoards {
+    /// The names, as a tournament file and the command line spell them.
+    pub const NAMES: [&'static str; 3] = ["first-and-faulted", "none", "all"];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            RecordBoards::FirstAndFaulted => Self::NAMES[0],
+            RecordBoards::None => Self::NAMES[1],
+            RecordBoards::All => Self::NAMES[2],
+        }
+    }
+}
+
+impl std::str::FromStr for RecordBoards {
+    type Err = String;
+
+    fn from_str(name: &str) -> Result<Self, String> {
+        match name {
+            "first-and-faulted" => Ok(RecordBoards::FirstAndFaulted),
+            "none" => Ok(RecordBoards::None),
+            "all" => Ok(RecordBoards::All),
+            _ => Err(format!(
+                "{name:?} is not a choice of boards to record (give {})",
+                Self::NAMES.join(", ")
+            )),
+        }
+    }
+}
+
+impl std::fmt::Display for RecordBoards {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 /// A callback told after each round of a match.

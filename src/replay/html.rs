@@ -10,7 +10,7 @@
 
 use std::path::Path;
 
-use anyhow::Context;
+use anyhow::{Context, bail};
 use serde_json::json;
 
 use super::Game;
@@ -56,12 +56,18 @@ pub fn page(game: &Game, explanation: Option<&Explanation>) -> String {
 }
 
 /// The viewer page for a recorded rat-race board, with what its run's folder tells of the
-/// bot's answers, fault and stderr, if known ([`super::ratrace::explain`]).
-pub fn board_page(recording: &BoardRecording, explanation: Option<&serde_json::Value>) -> String {
+/// bot's answers, fault and stderr, if known ([`super::ratrace::explain`]), and the run's
+/// recorded boards ([`super::ratrace::recorded`]), which a served page links to.
+pub fn board_page(
+    recording: &BoardRecording,
+    explanation: Option<&serde_json::Value>,
+    recorded: &[serde_json::Value],
+) -> String {
     let mut data = json!(recording);
     // A seed needs all 64 bits; JavaScript's numbers keep 53.
     data["seed"] = json!(recording.seed.to_string());
     data["explanation"] = json!(explanation);
+    data["recorded"] = json!(recorded);
     fill(BOARD_PAGE, "/*BOARD*/null", &data)
 }
 
@@ -83,19 +89,27 @@ pub fn madcars_page(lines: &[serde_json::Value]) -> String {
 /// The web page of the game recorded at `path`, whichever game it is: a Mad Cars game's log
 /// folder, a rat-race run's folder (board `board`, default the first recorded) or one of its
 /// board files, a noughts & crosses or a flag game's log folder, a paths game's log folder or
-/// its graphical log.
+/// its graphical log. Only a rat-race run's folder has boards to choose from.
 pub fn page_of(path: &Path, board: Option<usize>) -> anyhow::Result<String> {
     let madcars = path.join(crate::games::madcars::replay::FILE);
+    if let Some(recording) = super::board_recording(path, board)? {
+        let recording_path = recording;
+        let recording = BoardRecording::read(&recording_path)?;
+        let folder = super::log_folder(&recording_path);
+        let explanation = ratrace::explain(&folder, recording.board)?;
+        let recorded = ratrace::recorded(&folder)?;
+        return Ok(board_page(&recording, explanation.as_ref(), &recorded));
+    }
+    if let Some(board) = board {
+        bail!(
+            "{}: board {board} asked for, but only a rat-race run has boards to choose from",
+            path.display()
+        );
+    }
     if madcars.is_file() {
         return Ok(madcars_page(&crate::games::madcars::replay::read(
             &madcars,
         )?));
-    }
-    if let Some(recording) = super::board_recording(path, board)? {
-        let recording_path = recording;
-        let recording = BoardRecording::read(&recording_path)?;
-        let explanation = ratrace::explain(&super::log_folder(&recording_path), recording.board)?;
-        return Ok(board_page(&recording, explanation.as_ref()));
     }
     if super::tictactoe::is_match(path) {
         return Ok(tictactoe_page(&super::tictactoe::explain(path)?));

@@ -190,6 +190,18 @@ pub(crate) fn results_game(folder: &Path) -> Option<String> {
         .map(str::to_string)
 }
 
+/// The boards recorded in the rat-race log folder `folder` (its `board-B.replay.json`), in
+/// order.
+pub(crate) fn recorded_boards(folder: &Path) -> anyhow::Result<Vec<usize>> {
+    let mut recorded: Vec<usize> = std::fs::read_dir(folder)
+        .with_context(|| format!("cannot read {}", folder.display()))?
+        .flatten()
+        .filter_map(|entry| BoardRecording::board_of(&entry.file_name().to_string_lossy()))
+        .collect();
+    recorded.sort();
+    Ok(recorded)
+}
+
 /// The rat-race board recording `path` names: the file itself, or board `board` (default: the
 /// first recorded) of a rat-race log folder. `None` for a paths game.
 pub(crate) fn board_recording(
@@ -203,15 +215,11 @@ pub(crate) fn board_recording(
     if results_game(path).as_deref() != Some("ratrace") {
         return Ok(None);
     }
-    let mut recorded: Vec<usize> = std::fs::read_dir(path)
-        .with_context(|| format!("cannot read {}", path.display()))?
-        .flatten()
-        .filter_map(|entry| BoardRecording::board_of(&entry.file_name().to_string_lossy()))
-        .collect();
-    recorded.sort();
+    let recorded = recorded_boards(path)?;
     let Some(&first) = recorded.first() else {
         bail!(
-            "{} holds no recorded board: run koth ratrace with --record-board B",
+            "{} holds no recorded board: it was played with record_boards = \"none\" (or \
+             --record-boards none); run koth ratrace with --record-board B to record board B",
             path.display()
         );
     };

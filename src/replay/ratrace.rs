@@ -28,21 +28,48 @@ struct Results {
 #[derive(Debug, Deserialize)]
 struct BoardResult {
     board: usize,
+    points: u64,
     turns: u32,
     error: Option<String>,
     fault_kind: Option<FaultKind>,
+}
+
+/// The run's `results.json` in `folder`, or `None` if there is none (a recording copied
+/// elsewhere).
+fn results(folder: &Path) -> anyhow::Result<Option<Results>> {
+    let path = folder.join("results.json");
+    if !path.is_file() {
+        return Ok(None);
+    }
+    let text = crate::text::read(&path)?;
+    let results = serde_json::from_str(&text)
+        .with_context(|| format!("{}: not a rat-race run's results", path.display()))?;
+    Ok(Some(results))
+}
+
+/// The boards recorded in the run's `folder`, in order, each with its points, turns and the kind
+/// of fault that ended it, when the run's `results.json` says.
+pub(crate) fn recorded(folder: &Path) -> anyhow::Result<Vec<serde_json::Value>> {
+    let results = results(folder)?;
+    let boards = results.as_ref().map_or(&[][..], |r| &r.boards[..]);
+    Ok(super::recorded_boards(folder)?
+        .into_iter()
+        .map(|board| match boards.iter().find(|b| b.board == board) {
+            Some(b) => json!({
+                "board": board, "points": b.points, "turns": b.turns, "fault": b.fault_kind,
+            }),
+            None => json!({ "board": board }),
+        })
+        .collect())
 }
 
 /// The explanation of board `board` of the run in `folder`, or `None` for a recording with no
 /// run's `results.json` beside it (a file copied elsewhere).
 pub(crate) fn explain(folder: &Path, board: usize) -> anyhow::Result<Option<serde_json::Value>> {
     let path = folder.join("results.json");
-    if !path.is_file() {
+    let Some(results) = results(folder)? else {
         return Ok(None);
-    }
-    let text = crate::text::read(&path)?;
-    let results: Results = serde_json::from_str(&text)
-        .with_context(|| format!("{}: not a rat-race run's results", path.display()))?;
+    };
     let record = results.boards.iter().find(|b| b.board == board);
     let Some(record) = record else {
         // The recording names a board the run's results do not hold: a recording of another

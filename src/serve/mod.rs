@@ -9,7 +9,7 @@
 //! | `/api/leaderboard` | the leaderboard, the same JSON as `koth leaderboard --format json` |
 //! | `/api/games?bot=NAME&outcome=KIND` | the games, filtered by a bot and by how they ended |
 //! | `/api/events` | server-sent events: `progress` whenever the tournament moves |
-//! | `/games/{index}` | the game's replay page, where its game writes one |
+//! | `/games/{index}?board=B` | the game's replay page, where its game writes one (`board`: a rat-race game's recorded board) |
 //! | `/plots/ratings.svg` | each bot's rating ± σ over its games |
 //! | `/games/{index}/points.svg` | a paths game's points per bot, round by round |
 //!
@@ -505,12 +505,20 @@ async fn points_plot(
     Ok(([(header::CONTENT_TYPE, "image/svg+xml")], svg).into_response())
 }
 
+/// `/games/{index}?board=B`: which of a rat-race game's recorded boards to show (default its
+/// first); another game has no boards to choose.
+#[derive(Debug, Deserialize)]
+struct ReplayQuery {
+    board: Option<usize>,
+}
+
 async fn replay(
     State(reader): Watching,
     UrlPath(index): UrlPath<u32>,
+    Query(query): Query<ReplayQuery>,
 ) -> Result<Response, Failure> {
-    let folder = game_folder(&reader, index).await?;
-    let page = tokio::task::spawn_blocking(move || crate::replay::html::page_of(&folder, None))
+    let (folder, board) = (game_folder(&reader, index).await?, query.board);
+    let page = tokio::task::spawn_blocking(move || crate::replay::html::page_of(&folder, board))
         .await
         .map_err(|e| Failure(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
         .map_err(|e| {

@@ -15,6 +15,9 @@
 //! memory_mb = 2048            # a contained bot's memory cap per process
 //! file_mb = 1024              # the largest file a contained bot may write
 //! build_timeout_s = 600       # limit of each bot's build step
+//! record_boards = "all"       # the rat race's boards kept as replays: "first-and-faulted"
+//!                             # (board 0 and the first board the bot faulted on; the default),
+//!                             # "none" or "all"
 //! challenger = "../bots/new"  # a gauntlet: this bot against each of the bots above
 //! [sprt]                      # with a gauntlet: stop an opponent's games once the result is clear
 //! elo0 = 0
@@ -31,7 +34,7 @@ use anyhow::{Context, bail};
 use serde::Deserialize;
 
 use crate::bot::{BotSpec, Clock, Limits, MAX_LIMIT_MS, Sandbox, roster};
-use crate::game::Game;
+use crate::game::{Game, RecordBoards};
 
 use super::gauntlet::SprtConfig;
 
@@ -72,6 +75,9 @@ pub struct Config {
     pub challenger: Option<PathBuf>,
     /// With a challenger: the sequential test that stops an opponent's games early.
     pub sprt: Option<SprtConfig>,
+    /// Which boards a game that records boards one by one (the rat race) keeps as replays;
+    /// absent = [`RecordBoards::FirstAndFaulted`].
+    pub record_boards: Option<RecordBoards>,
 }
 
 /// The most games a tournament file may ask for: the whole schedule is drawn and written to
@@ -155,6 +161,13 @@ impl Config {
             if value.is_some_and(|mb| mb == 0 || mb > 1 << 30) {
                 bail!("`{key}` must be between 1 and {} (MiB)", 1u64 << 30);
             }
+        }
+        if let Some(record) = self.record_boards.filter(|_| !game.records_boards()) {
+            bail!(
+                "`record_boards` = \"{record}\": a {} game writes its whole replay; only the rat \
+                 race records its boards one by one: leave the key out",
+                game.name()
+            );
         }
         if self.jobs == Some(0) {
             bail!("`jobs` must be at least 1");
@@ -407,5 +420,42 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(two.contains("exactly one"), "{two}");
+    }
+
+    #[test]
+    fn record_boards_is_a_known_choice_for_a_game_that_records_boards() {
+        let file = |game: &str, record: &str| {
+            format!(
+                "game = \"{game}\"\nbots_dir = \"b\"\ngames = 1\nrecord_boards = \"{record}\"\n"
+            )
+        };
+        assert_eq!(
+            parse("game = \"ratrace\"\nbots_dir = \"b\"\ngames = 1\n")
+                .unwrap()
+                .record_boards,
+            None
+        );
+        for (name, record) in [
+            ("first-and-faulted", RecordBoards::FirstAndFaulted),
+            ("none", RecordBoards::None),
+            ("all", RecordBoards::All),
+        ] {
+            let config = parse(&file("ratrace", name)).unwrap();
+            assert_eq!(config.record_boards, Some(record));
+        }
+        let unknown = parse(&file("ratrace", "every")).unwrap_err().to_string();
+        assert!(
+            unknown.contains("t.toml")
+                && unknown.contains("line 4")
+                && unknown.contains("record_boards")
+                && unknown.contains("every")
+                && unknown.contains("first-and-faulted"),
+            "{unknown}"
+        );
+        let paths = parse(&file("paths", "all")).unwrap_err().to_string();
+        assert!(
+            paths.contains("t.toml") && paths.contains("record_boards") && paths.contains("paths"),
+            "{paths}"
+        );
     }
 }

@@ -36,7 +36,7 @@ use tokio::task::JoinSet;
 use crate::bot::BotStatus;
 use crate::bot::{BotSpec, Limits, Sandbox, roster, sandbox};
 use crate::cpu::Claim;
-use crate::game::{Average, Game, MatchResult, MatchSetup};
+use crate::game::{Average, Game, MatchResult, MatchSetup, RecordBoards};
 
 use config::Config;
 use gauntlet::{Gauntlet, SprtConfig, Verdict};
@@ -71,6 +71,8 @@ pub(crate) struct Tournament {
     bots: Vec<BotSpec>,
     limits: Limits,
     rounds: Option<u32>,
+    /// Which boards a game that records boards one by one keeps (the file's `record_boards`).
+    record_boards: RecordBoards,
     jobs: usize,
     /// How bots are contained; `None` when the file says `sandbox = false`.
     sandbox: Option<Sandbox>,
@@ -346,6 +348,7 @@ impl Tournament {
             bots,
             limits: config.limits(),
             rounds: config.rounds,
+            record_boards: config.record_boards.unwrap_or_default(),
             jobs,
             sandbox: config.sandbox(),
             store,
@@ -680,6 +683,7 @@ impl Tournament {
             bots: game.seats.iter().map(|&b| self.bots[b].clone()).collect(),
             limits: self.limits,
             rounds: self.rounds,
+            record_boards: self.record_boards,
             sandbox: self.sandbox.clone(),
         }
     }
@@ -694,6 +698,7 @@ struct GameParts {
     bots: Vec<BotSpec>,
     limits: Limits,
     rounds: Option<u32>,
+    record_boards: RecordBoards,
     sandbox: Option<Sandbox>,
 }
 
@@ -716,6 +721,7 @@ async fn play_one(parts: GameParts, game: ScheduledGame, attempt: u32) -> Played
             rounds: parts.rounds,
             progress: None,
             cpus: parts.claim.cpus().to_vec(),
+            record_boards: parts.record_boards,
         };
         let result = match AssertUnwindSafe(parts.game.play(&setup))
             .catch_unwind()

@@ -282,7 +282,7 @@ proptest! {
         let path = dir.path().join("board-0.replay.json");
         std::fs::write(&path, &text).unwrap();
         if let Ok(recording) = BoardRecording::read(&path) {
-            let _ = koth::replay::html::board_page(&recording, None);
+            let _ = koth::replay::html::board_page(&recording, None, &[]);
         }
     }
 

@@ -19,6 +19,7 @@ mod paths_faults;
 mod paths_game;
 mod ratrace_cli;
 mod ratrace_game;
+mod recorded_boards;
 mod replay;
 mod share_cpus;
 mod support;

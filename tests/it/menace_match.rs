@@ -200,6 +200,7 @@ fn tictactoe_game_scores_wins_and_half_draws_and_records_faults() {
         rounds: Some(4),
         progress: None,
         cpus: Vec::new(),
+        record_boards: Default::default(),
     };
     let game = koth::games::by_name("tictactoe").expect("registered");
     let runtime = koth::game::runtime().unwrap();
@@ -248,6 +249,7 @@ fn a_tictactoe_match_keeps_to_one_cpu_of_its_share() {
         rounds: Some(2),
         progress: None,
         cpus: cpus.clone(),
+        record_boards: Default::default(),
     };
     let game = koth::games::by_name("tictactoe").expect("registered");
     let runtime = koth::game::runtime().unwrap();

@@ -33,6 +33,7 @@ fn a_match_scores_the_geometric_mean_and_records_faults() {
         rounds: Some(2),
         progress: None,
         cpus: Vec::new(),
+        record_boards: Default::default(),
     };
     let game = games::by_name("ratrace").expect("ratrace is registered");
     let runtime = koth::game::runtime().unwrap();
@@ -49,8 +50,11 @@ fn a_match_scores_the_geometric_mean_and_records_faults() {
         "{:?}",
         bot.faults[0]
     );
-    // The same results file as `koth ratrace` writes.
+    // The same results file as `koth ratrace` writes, and board 0, the first to fault, turn by
+    // turn; board 1 ended well, and is not kept.
     assert!(logs.path().join("results.json").is_file());
+    assert!(logs.path().join("board-0.replay.json").is_file());
+    assert!(!logs.path().join("board-1.replay.json").exists());
     // Both boards' answers (the bad one was still an answer) are timed.
     assert_eq!(bot.timing.answers, 2, "{:?}", bot.timing);
 }

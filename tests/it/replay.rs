@@ -776,8 +776,11 @@ fn colorscore(log: &Path, extra: &[&str]) -> Value {
 fn a_recorded_rat_race_board_plays_the_same_and_shows_in_chromium() {
     let dir = tempfile::tempdir().unwrap();
     let recorded = dir.path().join("recorded");
-    let with = colorscore(&recorded, &["--record-board", "1"]);
-    let without = colorscore(&dir.path().join("plain"), &[]);
+    let with = colorscore(
+        &recorded,
+        &["--record-boards", "none", "--record-board", "1"],
+    );
+    let without = colorscore(&dir.path().join("plain"), &["--record-boards", "none"]);
     // Recording only watches: the same boards, the same points, turns and history.
     for board in 0..2 {
         for key in ["seed", "points", "turns", "history"] {

@@ -13,7 +13,7 @@ use crate::support::ratrace::ratrace;
 use crate::support::tournament::{koth, repo, run_tournament, succeed};
 use crate::support::viewer_files::TICTACTOE_RESULTS;
 
-async fn click(client: &Client, css: &str) {
+pub(crate) async fn click(client: &Client, css: &str) {
     client
         .find(Locator::Css(css))
         .await
@@ -127,7 +127,7 @@ fn the_noughts_and_crosses_viewer_steps_through_each_answer_to_the_fault() {
 }
 
 /// The data a viewer page embeds after `const NAME = `.
-fn embedded(page: &str, name: &str) -> serde_json::Value {
+pub(crate) fn embedded(page: &str, name: &str) -> serde_json::Value {
     let start = page.find(&format!("const {name} = ")).unwrap() + name.len() + 9;
     let line = page[start..].lines().next().unwrap();
     serde_json::from_str(&line.trim_end_matches(';').replace("<\\/", "</")).unwrap()

@@ -361,6 +361,7 @@ fn play(args: &PlayArgs) -> anyhow::Result<()> {
         rounds: None,
         progress: None,
         cpus: Vec::new(),
+        record_boards: Default::default(),
     };
     let game = Flag { levels };
     let runtime = crate::game::runtime()?;

@@ -74,6 +74,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         rounds: Some(args.matches),
         progress: Some(progress),
         cpus: claim.cpus().to_vec(),
+        record_boards: Default::default(),
     };
     // The bots are started from this thread, and so keep to its CPU too.
     crate::cpu::pin_current_thread(&setup.cpus);

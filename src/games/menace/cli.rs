@@ -270,6 +270,7 @@ fn run_match(args: &MatchArgs) -> anyhow::Result<()> {
         rounds: Some(args.games),
         progress: None,
         cpus: Vec::new(),
+        record_boards: Default::default(),
     };
     let mut print_game = |game: &GameSummary, record: &GameRecord| {
         let moves: Vec<String> = game.moves.iter().map(|&s| square_name(s)).collect();
@@ -360,6 +361,7 @@ fn train(args: &TrainArgs) -> anyhow::Result<()> {
         rounds: Some(args.games),
         progress: None,
         cpus: Vec::new(),
+        record_boards: Default::default(),
     };
     let mut blocks: Vec<Block> = Vec::new();
     let mut faults = 0;

@@ -59,6 +59,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         rounds: Some(args.rounds),
         progress: Some(progress),
         cpus: claim.cpus().to_vec(),
+        record_boards: Default::default(),
     };
 
     crate::cpu::pin_current_thread(&setup.cpus);

@@ -7,9 +7,7 @@ use std::time::Instant;
 use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::play::{
-    BoardRecord, Contestant, Options, Summary, board_rng, board_seed, play, protocol_of,
-};
+use super::play::{Contestant, Match, Options, Summary, board_rng, board_seed, play, protocol_of};
 use super::player;
 use super::plot;
 use super::recording::BoardRecording;
@@ -18,7 +16,7 @@ use crate::bot::sandbox;
 use crate::bot::{BotSpec, roster};
 use crate::cli::{LogDirArg, SandboxArgs, SeedArg, TimeoutArg, report};
 use crate::cpu::Claim;
-use crate::game::{MatchResult, MatchSetup};
+use crate::game::{MatchSetup, RecordBoards};
 use crate::stats;
 
 #[derive(Debug, clap::Args)]
@@ -54,8 +52,12 @@ pub struct Args {
     /// Write an SVG of population and points over turns per board (board-<N>.svg).
     #[arg(long)]
     plot: bool,
-    /// Record this board's positions turn by turn in board-<N>.replay.json, for
-    /// `koth replay --html`; repeat for more boards.
+    /// Which boards to record turn by turn in board-<N>.replay.json, for `koth replay`:
+    /// first-and-faulted (board 0, and the first board that ended with a fault of the bot),
+    /// none or all.
+    #[arg(long, value_name = "WHICH", default_value_t = RecordBoards::FirstAndFaulted)]
+    record_boards: RecordBoards,
+    /// Record this board too; repeat for more boards.
     #[arg(long, value_name = "N")]
     record_board: Vec<usize>,
     /// Leave CPU placement to the OS. By default, with a bot player, each job and its bot
@@ -130,14 +132,19 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         rounds: Some(args.boards as u32),
         progress: None,
         cpus: claim.cpus().to_vec(),
+        record_boards: args.record_boards,
     };
     let options = Options {
         jobs: args.jobs,
-        record_boards: args.record_board.clone(),
+        also_record: args.record_board.clone(),
         built_in,
     };
     let started = Instant::now();
-    let (result, records) = play_all(&setup, &options)?;
+    let Match {
+        result,
+        records,
+        recorded,
+    } = play_all(&setup, &options)?;
     let elapsed = started.elapsed().as_secs_f64();
     let points: Vec<u64> = records.iter().map(|r| r.points).collect();
     let summary = Summary::of(&points);
@@ -172,13 +179,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             plot::board(&path, record)?;
         }
     }
-    for (record, recording) in records
-        .iter()
-        .filter_map(|r| Some((r, r.recording.as_ref()?)))
-    {
-        let path = log_dir.join(BoardRecording::file_name(record.board));
-        recording.write(&path)?;
-        println!("board {} recorded in {}", record.board, path.display());
+    for board in recorded {
+        let path = log_dir.join(BoardRecording::file_name(board));
+        println!("board {board} recorded in {}", path.display());
     }
     report::print_result(&result, &log_dir);
     Ok(())
@@ -228,10 +231,7 @@ fn contestant(args: &Args) -> anyhow::Result<Contestant> {
 }
 
 /// Plays every board, printing each as it finishes under a progress bar.
-fn play_all(
-    setup: &MatchSetup,
-    options: &Options,
-) -> anyhow::Result<(MatchResult, Vec<BoardRecord>)> {
+fn play_all(setup: &MatchSetup, options: &Options) -> anyhow::Result<Match> {
     let progress = ProgressBar::new(u64::from(setup.rounds.unwrap_or_default()));
     progress.set_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} boards, {elapsed} (eta {eta})")

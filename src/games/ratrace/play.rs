@@ -1,8 +1,16 @@
 //! The Genetic Rat Race as one match, however it is started: `koth ratrace` and the tournament
 //! runner both call [`play`]. One player plays `rounds` boards (50 if unset), on parallel jobs,
-//! one record per board, and its score is the geometric mean of their points.
+//! one record per board, and its score is the geometric mean of their points. The match writes
+//! the boards its setup keeps ([`RecordBoards`]) turn by turn, `board-B.replay.json` each.
+//!
+//! Keeping the first board that ends with a fault means recording every board that may still be
+//! it, and dropping the recording of each that ends well: a recording only reads the board, and
+//! costs 2 to 3% of a built-in player's run, less with a bot (the figures are in
+//! docs/games/ratrace.md, "Recorded boards"). Playing a faulted board again from its seed
+//! instead would not do: the board follows the bot's answers, which a bot need not give again,
+//! and the transcript that holds them stops at its size limit long before a long board ends.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -18,7 +26,9 @@ use super::rules::{Board, TURNS};
 use super::subprocess::{self, SubprocessPlayer};
 use super::track::Track;
 use crate::bot::{AnswerStats, BotSpec, FaultLog, Limits, Seat};
-use crate::game::{Average, BotResult, BoxFuture, Game, MatchResult, MatchSetup, RoundProgress};
+use crate::game::{
+    Average, BotResult, BoxFuture, Game, MatchResult, MatchSetup, RecordBoards, RoundProgress,
+};
 use crate::{seed, stats};
 
 /// The population and points are sampled every this many turns, for plots.
@@ -48,13 +58,17 @@ impl Game for RatRace {
         Average::Geometric
     }
 
+    fn records_boards(&self) -> bool {
+        true
+    }
+
     fn play<'a>(&'a self, setup: &'a MatchSetup) -> BoxFuture<'a, anyhow::Result<MatchResult>> {
         Box::pin(async move {
             let setup = setup.clone();
             // The engine blocks for the whole match, so it gets a thread of its own; its one
             // job keeps to the first CPU the match was given, with its bot.
             crate::cpu::run_placed(Vec::new(), move || {
-                Ok(play(&setup, &Options::default(), &mut |_| {})?.0)
+                Ok(play(&setup, &Options::default(), &mut |_| {})?.result)
             })
             .await
         })
@@ -66,8 +80,8 @@ impl Game for RatRace {
 pub(crate) struct Options {
     /// Boards played at once, each job on a thread of its own with its own bot process.
     pub jobs: usize,
-    /// Boards recorded turn by turn ([`BoardRecord::recording`]).
-    pub record_boards: Vec<usize>,
+    /// Boards recorded, besides those the setup's [`MatchSetup::record_boards`] keeps.
+    pub also_record: Vec<usize>,
     /// A built-in player plays instead of the setup's bot.
     pub built_in: Option<String>,
 }
@@ -76,22 +90,31 @@ impl Default for Options {
     fn default() -> Self {
         Options {
             jobs: 1,
-            record_boards: Vec::new(),
+            also_record: Vec::new(),
             built_in: None,
         }
     }
 }
 
+/// A played match: its result, every board's record in board order, and the boards it wrote
+/// turn by turn (`board-B.replay.json`), in order.
+pub(crate) struct Match {
+    pub result: MatchResult,
+    pub records: Vec<BoardRecord>,
+    pub recorded: Vec<usize>,
+}
+
 /// Plays a run of `setup.rounds` boards (default [`DEFAULT_BOARDS`]) for the setup's one bot
 /// (or `options.built_in`), calling `on_record` as each board ends, and writes `results.json`
-/// (every board, the summary and the match result) and, for a bot, `stderr/` and
-/// `transcripts/` into the setup's log folder. A bot player's jobs keep to the setup's CPUs,
-/// one each, when there is one for every job.
+/// (every board, the summary and the match result), the recorded boards
+/// (`board-B.replay.json`: those `setup.record_boards` keeps and `options.also_record`) and,
+/// for a bot, `stderr/` and `transcripts/` into the setup's log folder. A bot player's jobs
+/// keep to the setup's CPUs, one each, when there is one for every job.
 pub(crate) fn play(
     setup: &MatchSetup,
     options: &Options,
     on_record: &mut dyn FnMut(&BoardRecord),
-) -> anyhow::Result<(MatchResult, Vec<BoardRecord>)> {
+) -> anyhow::Result<Match> {
     let contestant = match (&options.built_in, setup.bots.as_slice()) {
         (Some(name), []) => Contestant::BuiltIn(name.clone()),
         (None, [spec]) => Contestant::Bot(spec.clone()),
@@ -109,13 +132,13 @@ pub(crate) fn play(
         jobs: options.jobs,
         limits: setup.limits,
         log_dir: setup.log_dir.clone(),
-        record_boards: options.record_boards.clone(),
+        record: Recorded::new(setup.record_boards, options.also_record.clone()),
         cpus: setup.cpus.clone(),
         protocol,
     };
     let started = std::time::Instant::now();
     let mut points = Vec::new();
-    let played = play_boards(&contestant, setup.seed, &config, &mut |record| {
+    let mut played = play_boards(&contestant, setup.seed, &config, &mut |record| {
         on_record(record);
         points.push(record.points);
         if let Some(progress) = &setup.progress {
@@ -127,7 +150,7 @@ pub(crate) fn play(
         }
     })?;
     let seconds = started.elapsed().as_secs_f64();
-    let records = played.records;
+    let records = std::mem::take(&mut played.records);
     let points: Vec<u64> = records.iter().map(|r| r.points).collect();
     let summary = Summary::of(&points);
     let result = MatchResult {
@@ -150,12 +173,18 @@ pub(crate) fn play(
         "seconds": seconds,
         // Where the bot's jobs ran: a CPU each, or anywhere (empty).
         "cpus": &setup.cpus,
+        // The boards written turn by turn, board-B.replay.json each.
+        "recorded": &played.recorded,
         "boards": &records,
     });
     let path = setup.log_dir.join("results.json");
     std::fs::write(&path, serde_json::to_string_pretty(&json)?)
         .with_context(|| format!("cannot write {}", path.display()))?;
-    Ok((result, records))
+    Ok(Match {
+        result,
+        records,
+        recorded: played.recorded,
+    })
 }
 
 /// The protocol `spec` asks for in its `bot.toml` (`[protocols] ratrace = "…"`), the text
@@ -314,7 +343,8 @@ pub(crate) struct BoardRecord {
     pub error: Option<String>,
     pub fault_kind: Option<crate::bot::FaultKind>,
     pub history: Vec<Sample>,
-    /// The board turn by turn, when it was asked for (written to its own file, not results).
+    /// The board turn by turn, when it may be kept ([`Recorded::records`]); the match writes it
+    /// to a file of its own, not to the results, or drops it.
     #[serde(skip)]
     pub recording: Option<BoardRecording>,
 }
@@ -345,12 +375,19 @@ pub(crate) fn play_board(
             }
             outcome
         }
-        Err(fault) => Outcome {
-            points: 1,
-            turns: 0,
-            history: Vec::new(),
-            fault: Some((0, fault)),
-        },
+        Err(fault) => {
+            // The board as placed, so that a recording of a bot that never began it shows one.
+            if let Some(recording) = recording.as_mut() {
+                let board = Board::new(&track, rng);
+                recording.frame(0, &board.specimens, board.points);
+            }
+            Outcome {
+                points: 1,
+                turns: 0,
+                history: Vec::new(),
+                fault: Some((0, fault)),
+            }
+        }
     };
     player.end_board(board, outcome.points);
     let bytes_sent = player
@@ -422,10 +459,10 @@ pub(crate) struct RunConfig {
     pub jobs: usize,
     /// A bot player's limits: per turn, and for its exit at the end.
     pub limits: Limits,
-    /// Where a bot player's stderr and transcripts go (a seat per job).
+    /// Where a bot player's stderr and transcripts go (a seat per job), and the recorded boards.
     pub log_dir: PathBuf,
-    /// Boards recorded turn by turn (`BoardRecord::recording`).
-    pub record_boards: Vec<usize>,
+    /// Which boards are recorded turn by turn, and which of those are kept.
+    pub record: Recorded,
     /// CPUs for a bot player's jobs: job j and its bot process keep to the j-th, if there is one
     /// for every job (see [`pin_to_cpu`]); empty, the jobs run anywhere.
     pub cpus: Vec<usize>,
@@ -441,6 +478,87 @@ pub(crate) struct Played {
     pub timing: AnswerStats,
     /// A bot player's faults, over all its jobs.
     pub faults: FaultLog,
+    /// The boards written turn by turn, in order.
+    pub recorded: Vec<usize>,
+}
+
+/// Which boards of a run are recorded turn by turn, and which of those recordings are kept: the
+/// boards [`RecordBoards`] names, and those asked for by number.
+///
+/// For [`RecordBoards::FirstAndFaulted`] the first board to end with a fault is the lowest one:
+/// jobs playing boards at once end them out of order, and the lowest is the same whatever the
+/// jobs. So every board below the lowest fault so far is recorded, and a faulted board's
+/// recording is held until the run ends, when no lower board can fault any more. With one job,
+/// as in a tournament, no board after the first fault is recorded at all.
+pub(crate) struct Recorded {
+    keep: RecordBoards,
+    asked: Vec<usize>,
+    /// The lowest board that ended with a fault so far (`usize::MAX`: none), as the jobs tell.
+    first_fault: AtomicUsize,
+}
+
+impl Recorded {
+    pub(crate) fn new(keep: RecordBoards, asked: Vec<usize>) -> Recorded {
+        Recorded {
+            keep,
+            asked,
+            first_fault: AtomicUsize::new(usize::MAX),
+        }
+    }
+
+    /// Whether board `board`'s recording is kept however the board ends.
+    fn always(&self, board: usize) -> bool {
+        self.asked.contains(&board)
+            || match self.keep {
+                RecordBoards::All => true,
+                RecordBoards::None => false,
+                RecordBoards::FirstAndFaulted => board == 0,
+            }
+    }
+
+    /// Whether board `board` is recorded as it is played: it is kept however it ends, or it may
+    /// be the first to end with a fault.
+    pub(crate) fn records(&self, board: usize) -> bool {
+        self.always(board)
+            || (self.keep == RecordBoards::FirstAndFaulted
+                && board < self.first_fault.load(Ordering::Relaxed))
+    }
+
+    /// Notes how board `board` ended, as soon as it has (before [`Self::keep`] is told).
+    pub(crate) fn ended(&self, board: usize, faulted: bool) {
+        if faulted {
+            self.first_fault.fetch_min(board, Ordering::Relaxed);
+        }
+    }
+
+    /// Takes the recording of board `board`, which has ended: returns it if it is to be written
+    /// now; holds it in `held` if it is the first board to end with a fault so far (it is known
+    /// to be the first only at the run's end); drops it otherwise.
+    fn keep<T>(&self, board: usize, recording: T, held: &mut Option<(usize, T)>) -> Option<T> {
+        if self.always(board) {
+            Some(recording)
+        } else {
+            if self.keep == RecordBoards::FirstAndFaulted
+                && board == self.first_fault.load(Ordering::Relaxed)
+            {
+                // Whatever was held is of a higher board, no longer the first fault.
+                *held = Some((board, recording));
+            }
+            None
+        }
+    }
+
+    /// The held recording, to be written at the run's end if it is still the first fault's.
+    fn finish<T>(&self, held: Option<(usize, T)>) -> Option<T> {
+        held.filter(|(board, _)| *board == self.first_fault.load(Ordering::Relaxed))
+            .map(|(_, recording)| recording)
+    }
+}
+
+/// Writes `recording` to its file in `dir`; returns its board.
+fn write_recording(dir: &Path, recording: &BoardRecording) -> anyhow::Result<usize> {
+    recording.write(&dir.join(BoardRecording::file_name(recording.board)))?;
+    Ok(recording.board)
 }
 
 /// Plays every board of the run on `config.jobs` threads, calling `on_record` for each as it
@@ -456,6 +574,11 @@ pub(crate) fn play_boards(
     let mut records = Vec::with_capacity(config.boards);
     let mut timing = AnswerStats::default();
     let mut faults = FaultLog::default();
+    let mut recorded = Vec::new();
+    // The first faulted board's recording, until the run ends.
+    let mut held = None;
+    // A recording that could not be written: the run stops.
+    let mut failure = None;
     // A bot player has a seat per job: its own process, stderr file and transcript.
     let mut seats = match contestant {
         Contestant::Bot(spec) => Seat::open_all(
@@ -481,16 +604,12 @@ pub(crate) fn play_boards(
                     if board >= config.boards {
                         break;
                     }
-                    if sender
-                        .send(play_board(
-                            run_seed,
-                            board,
-                            &name,
-                            player,
-                            config.record_boards.contains(&board),
-                        ))
-                        .is_err()
-                    {
+                    let record =
+                        play_board(run_seed, board, &name, player, config.record.records(board));
+                    // Told here, before the next board starts: with one job, no board after
+                    // the first fault is recorded.
+                    config.record.ended(board, record.error.is_some());
+                    if sender.send(record).is_err() {
                         break;
                     }
                 };
@@ -520,9 +639,25 @@ pub(crate) fn play_boards(
             }));
         }
         drop(sender);
-        for record in receiver {
+        for mut record in receiver {
             on_record(&record);
+            let written = match record.recording.take() {
+                Some(recording) => config
+                    .record
+                    .keep(record.board, recording, &mut held)
+                    .map(|recording| write_recording(&config.log_dir, &recording)),
+                None => None,
+            };
             records.push(record);
+            match written {
+                Some(Ok(board)) => recorded.push(board),
+                // Ending the loop drops the receiver: each job stops after its board.
+                Some(Err(e)) => {
+                    failure = Some(e);
+                    break;
+                }
+                None => {}
+            }
         }
         for job in jobs {
             if let Ok(Some(seat)) = job.join() {
@@ -531,6 +666,13 @@ pub(crate) fn play_boards(
             }
         }
     });
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    if let Some(recording) = config.record.finish(held) {
+        recorded.push(write_recording(&config.log_dir, &recording)?);
+    }
+    recorded.sort();
     if records.len() < config.boards {
         bail!(
             "only {} of {} boards were played (see the messages above)",
@@ -543,5 +685,83 @@ pub(crate) fn play_boards(
         records,
         timing,
         faults,
+        recorded,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Ends the boards `order` names in that order (board order with one job; any order with
+    /// several), those in `faulted` with a fault, each started just before it ends: the boards
+    /// recorded as they were played, and those kept (written at once or at the run's end), both
+    /// in board order.
+    fn run(
+        keep: RecordBoards,
+        asked: &[usize],
+        order: &[usize],
+        faulted: &[usize],
+    ) -> (Vec<usize>, Vec<usize>) {
+        let recorded = Recorded::new(keep, asked.to_vec());
+        let (mut played, mut kept, mut held) = (Vec::new(), Vec::new(), None);
+        for &board in order {
+            let record = recorded.records(board).then_some(board);
+            recorded.ended(board, faulted.contains(&board));
+            if let Some(record) = record {
+                played.push(board);
+                kept.extend(recorded.keep(board, record, &mut held));
+            }
+        }
+        kept.extend(recorded.finish(held));
+        played.sort();
+        kept.sort();
+        (played, kept)
+    }
+
+    #[test]
+    fn board_0_and_the_first_faulted_board_are_kept_and_nothing_after_the_fault_is_recorded() {
+        let in_order: Vec<usize> = (0..6).collect();
+        let first = RecordBoards::FirstAndFaulted;
+        // No fault: every board is recorded in case it faults, board 0 alone is kept.
+        assert_eq!(run(first, &[], &in_order, &[]), (in_order.clone(), vec![0]));
+        // Board 2 faults, and board 4: the boards after 2 are not even recorded.
+        assert_eq!(
+            run(first, &[], &in_order, &[2, 4]),
+            (vec![0, 1, 2], vec![0, 2])
+        );
+        // Board 0 is the first fault: it is kept once, and no other board is recorded.
+        assert_eq!(run(first, &[], &in_order, &[0, 3]), (vec![0], vec![0]));
+        // A board asked for by number is recorded and kept whatever happens.
+        assert_eq!(
+            run(first, &[5], &in_order, &[1]),
+            (vec![0, 1, 5], vec![0, 1, 5])
+        );
+    }
+
+    #[test]
+    fn with_boards_ending_out_of_order_the_lowest_faulted_board_is_kept() {
+        let first = RecordBoards::FirstAndFaulted;
+        // Board 4 faults first, then board 2 (played meanwhile by another job).
+        let (played, kept) = run(first, &[], &[1, 4, 0, 2, 3, 5], &[2, 4]);
+        assert_eq!(kept, vec![0, 2]);
+        // Board 5 started after 4 faulted: not worth recording.
+        assert!(!played.contains(&5), "{played:?}");
+        // The lower fault ends last: the held higher one gives way.
+        assert_eq!(run(first, &[], &[3, 1, 0, 2], &[1, 3]).1, vec![0, 1]);
+    }
+
+    #[test]
+    fn none_keeps_only_the_boards_asked_for_and_all_keeps_every_board() {
+        let order: Vec<usize> = (0..4).collect();
+        assert_eq!(run(RecordBoards::None, &[], &order, &[1]), (vec![], vec![]));
+        assert_eq!(
+            run(RecordBoards::None, &[2], &order, &[1]),
+            (vec![2], vec![2])
+        );
+        assert_eq!(
+            run(RecordBoards::All, &[], &order, &[1]),
+            (order.clone(), order.clone())
+        );
+    }
 }
