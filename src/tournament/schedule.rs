@@ -21,9 +21,14 @@ pub struct ScheduledGame {
 /// shuffle, so play counts never differ by more than one; seats are then shuffled so no bot
 /// always sits first. (Drawing each game's bots at random would be simpler, but over a short
 /// tournament some bots would play noticeably more often than others.)
+///
+/// A game of one player (the rat race, flag) is played by each bot in turn, every bot once in
+/// each `bots` games, and those games share one seed: every bot meets the same boards, so the
+/// leaderboard compares the bots and not the luck of their draws.
 pub fn schedule(bots: usize, per_game: usize, games: u32, master_seed: u64) -> Vec<ScheduledGame> {
     let mut rng = seed::rng(master_seed, 0);
     let mut played = vec![0u32; bots];
+    let mut seed = 0;
     (0..games)
         .map(|index| {
             let mut order: Vec<usize> = (0..bots).collect();
@@ -35,11 +40,10 @@ pub fn schedule(bots: usize, per_game: usize, games: u32, master_seed: u64) -> V
             for &b in &seats {
                 played[b] += 1;
             }
-            ScheduledGame {
-                index,
-                seed: rng.random::<u64>(),
-                seats,
+            if per_game > 1 || index as usize % bots == 0 {
+                seed = rng.random::<u64>();
             }
+            ScheduledGame { index, seed, seats }
         })
         .collect()
 }
@@ -47,6 +51,19 @@ pub fn schedule(bots: usize, per_game: usize, games: u32, master_seed: u64) -> V
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_bot_of_a_one_player_game_plays_the_same_seeds() {
+        let schedule = schedule(3, 1, 9, 5);
+        for round in schedule.chunks(3) {
+            let mut bots: Vec<usize> = round.iter().map(|g| g.seats[0]).collect();
+            bots.sort();
+            assert_eq!(bots, [0, 1, 2], "every bot once in {round:?}");
+            assert!(round.iter().all(|g| g.seed == round[0].seed), "{round:?}");
+        }
+        let seeds: std::collections::HashSet<u64> = schedule.iter().map(|g| g.seed).collect();
+        assert_eq!(seeds.len(), 3, "a seed of its own for each round");
+    }
 
     #[test]
     fn k_of_n_gives_every_bot_a_fair_share() {
