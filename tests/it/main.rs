@@ -22,6 +22,7 @@ mod ratrace_game;
 mod replay;
 mod share_cpus;
 mod support;
+mod terminal_viewers;
 mod tournament_guard;
 mod tournament_run;
 mod viewers;

@@ -1,5 +1,5 @@
-//! A board recorded turn by turn for the web viewer (`koth ratrace --record-board B` writes
-//! `board-B.replay.json`; `koth replay` turns it into a page).
+//! A board recorded turn by turn for the viewers (`koth ratrace --record-board B` writes
+//! `board-B.replay.json`; `koth replay` shows it in the terminal or turns it into a page).
 //!
 //! A population can reach thousands of specimens over 10,000 turns, so the recording keeps
 //! where they are, not who they are: each frame lists the occupied cells with how many
