@@ -382,7 +382,9 @@ pub(crate) fn plain(line: &Line) -> String {
         .collect()
 }
 
-/// A viewer's screen as `--text` prints it: the title, the board's lines, then each panel.
+/// A viewer's screen as `--text` prints it: the title, the board's lines, then each panel. A
+/// control character (a bot's stderr or answer may hold any) is written escaped, `\u{1b}`, so
+/// that printing the text cannot drive the terminal; the screen leaves them out.
 pub(crate) fn text(title: &str, board: &[Line], panels: &[Panel]) -> String {
     let mut text = format!("{title}\n");
     for line in board {
@@ -391,7 +393,13 @@ pub(crate) fn text(title: &str, board: &[Line], panels: &[Panel]) -> String {
     for panel in panels {
         text += &panel.text();
     }
-    text
+    text.chars()
+        .map(|c| match c {
+            '\n' => c.to_string(),
+            c if c.is_control() => c.escape_unicode().to_string(),
+            c => c.to_string(),
+        })
+        .collect()
 }
 
 /// A fault as the viewers list it: where it happened (`game 1 move 2: `, or nothing), its bot in
@@ -507,6 +515,15 @@ mod tests {
         let panel = Panel::new("t", vec![Line::raw("one two"), Line::raw("three")]);
         assert_eq!(panel.height(9), 4);
         assert_eq!(panel.height(6), 6);
+    }
+
+    #[test]
+    fn text_escapes_control_characters_and_keeps_its_lines() {
+        let panel = Panel::new("stderr: bot", vec![Line::raw("\u{1b}[2Jgone\tx")]);
+        assert_eq!(
+            text("title", &[Line::raw("a b  ")], &[panel]),
+            "title\n  a b\nstderr: bot:\n  \\u{1b}[2Jgone\\u{9}x\n"
+        );
     }
 
     #[test]
