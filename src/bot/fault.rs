@@ -68,6 +68,17 @@ impl FaultKind {
         FaultKind::Benched,
     ];
 
+    /// The kind as `results.json` writes it: `bad_output`, `timed_out`…
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            FaultKind::FailedToStart => "failed_to_start",
+            FaultKind::TimedOut => "timed_out",
+            FaultKind::Crashed => "crashed",
+            FaultKind::BadOutput => "bad_output",
+            FaultKind::Benched => "benched",
+        }
+    }
+
     pub(crate) fn status(self) -> BotStatus {
         match self {
             FaultKind::FailedToStart => BotStatus::FailedToStart,
@@ -306,6 +317,13 @@ mod tests {
         assert_eq!(cut_line_parts(&cut), Some(("xé", 21)));
         // A line that only looks cut (its "length" is no longer than what it holds) is whole.
         assert_eq!(cut_line_parts("abcdef… [koth: 3 bytes, cut]"), None);
+    }
+
+    #[test]
+    fn a_kind_names_itself_as_results_json_does() {
+        for kind in FaultKind::ALL {
+            assert_eq!(serde_json::json!(kind), kind.as_str());
+        }
     }
 
     fn fault(bot: &str, kind: FaultKind, turn: u32) -> Fault {

@@ -1,26 +1,27 @@
-//! `koth replay PATH [--round R] [--turn T] [--text] [--html OUT.html]` (a paths game),
-//! `koth replay RUNDIR|board-B.replay.json [--board B] --html OUT.html` (a rat-race board),
-//! `koth replay LOGDIR --html OUT.html` (a noughts & crosses match, a flag game), and
+//! `koth replay PATH [--round R] [--turn T] [--text] [--html OUT.html]` (a paths game, a noughts
+//! & crosses match, a flag game), `koth replay RUNDIR|board-B.replay.json [--board B] [--turn T]
+//! [--text] [--html OUT.html]` (a rat-race board), and
 //! `koth replay LOGDIR --drive BOTDIR --as NAME [--round R] [--all-differences]
 //! [--timeout-ms MS] [--stderr-log FILE] [--sandbox]`.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use anyhow::{Context, bail};
+use anyhow::{Context, bail, ensure};
 
 use super::Game;
 use super::drive::{self, DriveOptions};
+use super::tui::{self, View};
 use super::turns::Replay;
 use crate::bot::sandbox;
 use crate::bot::{Limits, roster};
 use crate::cli::{SandboxArgs, limit_ms_parser};
 
-/// Show a recorded paths game (a round or a turn as text, in a terminal viewer or a web page), a
-/// recorded rat-race board, a noughts & crosses match or a flag game (a web page) or a Mad Cars
-/// game (a web page, or a summary); or drive a bot with its transcript of any game.
+/// Show a recorded paths game, rat-race board, noughts & crosses match or flag game (in a
+/// terminal viewer, as text or as a web page) or a Mad Cars game (a summary, or a web page); or
+/// drive a bot with its transcript of any game.
 #[derive(Debug, clap::Args)]
-#[command(after_help = super::tui::keys_help())]
+#[command(after_help = keys_help())]
 pub struct Args {
     /// A paths game's log folder or its graphical_log.txt; a rat-race run's log folder or one of
     /// its board-B.replay.json; a noughts & crosses or a flag game's log folder; with --drive,
@@ -34,13 +35,17 @@ pub struct Args {
     /// from the files its worker stored: `koth replay --db URL NAME GAME`.
     #[arg(long, value_name = "URL", requires = "game")]
     pub db: Option<String>,
-    /// The round to show first (from 0; default 0); with --drive, the only round compared.
+    /// What to show first: a paths game's round (from 0), a noughts & crosses match's game or a
+    /// flag game's level (from 1, as results.json and its faults number them); default: the
+    /// first. With --drive, the only round compared.
     #[arg(long, value_name = "N")]
     pub round: Option<u32>,
-    /// Show the grid after this many turns of the round (needs replay.jsonl); default: its end.
+    /// Show it after this many turns (paths, which needs replay.jsonl) or moves (noughts &
+    /// crosses, flag), or a rat-race board at the last recorded turn up to this one; default:
+    /// the end.
     #[arg(long, value_name = "N")]
     pub turn: Option<usize>,
-    /// Print the round (or turn) as plain text instead of opening the viewer.
+    /// Print what the viewer would show first as plain text instead of opening it.
     #[arg(long)]
     pub text: bool,
     /// Write a self-contained web page that animates the game, instead of opening the viewer.
@@ -97,15 +102,23 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
         return Ok(());
     }
     if let Some(recording) = super::board_recording(&args.path, args.board)? {
-        bail!(
-            "{}: a rat-race board is shown in the web viewer: add --html OUT.html",
+        ensure!(
+            args.round.is_none(),
+            "{}: --round does not apply to a rat-race board (--board B chooses the board)",
             recording.display()
         );
+        // A turn past u32 is past any board's end: the viewer says which turns there are.
+        let turn = args.turn.map(|t| u32::try_from(t).unwrap_or(u32::MAX));
+        return show(tui::ratrace::Viewer::open(&recording, turn)?, args.text);
     }
-    if super::tictactoe::is_match(&args.path) || super::flag::is_game(&args.path) {
-        bail!(
-            "{}: a noughts & crosses or flag game is shown in the web viewer: add --html OUT.html",
-            args.path.display()
+    if super::tictactoe::is_match(&args.path) {
+        let viewer = tui::tictactoe::Viewer::open(&args.path, args.round, args.turn)?;
+        return show(viewer, args.text);
+    }
+    if super::flag::is_game(&args.path) {
+        return show(
+            tui::flag::Viewer::open(&args.path, args.round, args.turn)?,
+            args.text,
         );
     }
     let game = Game::open(&args.path)?;
@@ -115,7 +128,27 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
         return Ok(());
     }
     let explanation = game.explanation(&super::log_folder(&args.path));
-    super::tui::run(&game, &explanation, frame)
+    tui::run(&mut tui::paths::Viewer::new(&game, &explanation, frame))
+}
+
+/// Prints what `viewer` shows, or runs it in the terminal.
+fn show(mut viewer: impl View, text: bool) -> anyhow::Result<()> {
+    if text {
+        print!("{}", viewer.text());
+        Ok(())
+    } else {
+        tui::run(&mut viewer)
+    }
+}
+
+/// The keys of every terminal viewer, as `koth replay --help` lists them.
+fn keys_help() -> String {
+    tui::keys_help(&[
+        &tui::paths::KEYS,
+        &tui::ratrace::KEYS,
+        &tui::tictactoe::KEYS,
+        &tui::flag::KEYS,
+    ])
 }
 
 /// A copy, in a temporary folder, of the folder of game `game` of tournament `name` in the

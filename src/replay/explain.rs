@@ -1,4 +1,4 @@
-//! What a paths game's log folder says beyond its grids, for the web viewer to explain a game:
+//! What a paths game's log folder says beyond its grids, for the viewers to explain a game:
 //! how long each bot took over each answer (from its transcript), every fault kept with its
 //! reason (`results.json`), and each bot's last stderr lines. Everything here is optional: a
 //! folder without a transcript, or with a damaged one, explains less and still shows.

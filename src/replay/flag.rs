@@ -1,5 +1,5 @@
-//! A flag game as its web viewer explains it: each level's map, the bot's walk over it step by
-//! step (walked here by the game's own rules, so the page only draws), its answer and how long
+//! A flag game as its viewers explain it: each level's map, the bot's walk over it step by
+//! step (walked here by the game's own rules, so the viewers only draw), its answer and how long
 //! it took (its transcript), the faults with their reasons and the bot's last stderr lines.
 //!
 //! `results.json` is read as possibly damaged: each level's map must parse as a level file's
@@ -10,13 +10,76 @@
 use std::path::Path;
 
 use anyhow::{Context, anyhow, ensure};
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize, Serializer};
 
-use super::explain::transcribed;
+use super::explain::{Answered, transcribed};
 use crate::bot::{Fault, cut_line_parts};
 use crate::game::MatchResult;
 use crate::games::flag::rules::{Level, Walker, fitness, parse_moves};
+
+/// A flag game as both viewers explain it (the page embeds it as JSON).
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct FlagExplained {
+    pub bot: String,
+    pub levels: Vec<LevelExplained>,
+    /// Every fault `results.json` kept; `round` is the level, from 1.
+    pub faults: Vec<Fault>,
+    /// The bot's last stderr lines.
+    pub stderr: String,
+}
+
+/// One level: its result, the bot's answer, the map and the walk over it.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct LevelExplained {
+    pub name: String,
+    pub solved: bool,
+    pub fitness: i64,
+    /// The answer as `results.json` keeps it (empty after a fault).
+    pub moves: String,
+    /// The answer and its time, from the transcript.
+    pub answer: Option<Answered>,
+    pub level: LevelMap,
+    /// Each move walked, up to where the walk was solved or stuck.
+    pub walk: Vec<Walked>,
+}
+
+/// A level's map as the viewers draw it: its rows in the level file's characters, and where its
+/// start and flag are (tile indices, row by row).
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct LevelMap {
+    pub rows: Vec<String>,
+    pub width: usize,
+    pub start: usize,
+    pub flag: usize,
+    pub flag_value: i64,
+}
+
+/// One move of a walk: its letter, the tile the walker stands on after it, the steps that tile
+/// has left (`None`: it never falls) and whether the walker moved. The page reads it as
+/// `[letter, tile, left (-1: never falls), moved]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Walked {
+    pub letter: char,
+    pub to: usize,
+    pub left: Option<u8>,
+    pub moved: bool,
+}
+
+impl Serialize for Walked {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let left = self.left.map_or(-1, i64::from);
+        (self.letter, self.to, left, self.moved).serialize(serializer)
+    }
+}
+
+impl FlagExplained {
+    /// The fault of level `index` (from 0), if one: a level is a round, counted from 1.
+    pub(crate) fn fault_of(&self, index: usize) -> Option<&Fault> {
+        self.faults
+            .iter()
+            .find(|f| f.round.is_some_and(|r| r as usize == index + 1))
+    }
+}
 
 /// What the game's `results.json` holds.
 #[derive(Debug, Deserialize)]
@@ -43,7 +106,7 @@ pub(crate) fn is_game(folder: &Path) -> bool {
 
 /// The viewer's data for the flag game in `folder`: the bot, every level with its map and the
 /// walk step by step, the bot's answer and its time, the faults and the bot's stderr tail.
-pub(crate) fn explain(folder: &Path) -> anyhow::Result<serde_json::Value> {
+pub(crate) fn explain(folder: &Path) -> anyhow::Result<FlagExplained> {
     let path = folder.join("results.json");
     let text = crate::text::read(&path)?;
     let results: Results = serde_json::from_str(&text)
@@ -59,37 +122,36 @@ pub(crate) fn explain(folder: &Path) -> anyhow::Result<serde_json::Value> {
         .find(|t| t.bot == bot.name);
     let mut levels = Vec::new();
     for (index, record) in results.levels.iter().enumerate() {
-        let walked = walked(record).with_context(|| {
+        let (level, walk) = walked(record).with_context(|| {
             format!("{}: level {} ({})", path.display(), index + 1, record.level)
         })?;
         // One process plays the levels in order: the level's answer is the one after its
         // `LEVEL` line, the index + 1-th.
         let answer = transcript
             .as_ref()
-            .and_then(|t| t.answers.iter().find(|a| a.openers as usize == index + 1));
-        levels.push(json!({
-            "name": record.level,
-            "solved": record.solved,
-            "fitness": record.fitness,
-            "moves": record.moves,
-            "answer": answer,
-            "level": walked.0,
-            "walk": walked.1,
-        }));
+            .and_then(|t| t.answers.iter().find(|a| a.openers as usize == index + 1))
+            .cloned();
+        levels.push(LevelExplained {
+            name: record.level.clone(),
+            solved: record.solved,
+            fitness: record.fitness,
+            moves: record.moves.clone(),
+            answer,
+            level,
+            walk,
+        });
     }
-    let faults: Vec<&Fault> = bot.faults.iter().collect();
-    Ok(json!({
-        "bot": bot.name,
-        "levels": levels,
-        "faults": faults,
-        "stderr": transcript.map(|t| t.stderr).unwrap_or_default(),
-    }))
+    Ok(FlagExplained {
+        bot: bot.name.clone(),
+        levels,
+        faults: bot.faults.clone(),
+        stderr: transcript.map(|t| t.stderr).unwrap_or_default(),
+    })
 }
 
-/// The level of `record` (its map rows, width, start, flag and flag value) and each move of its
-/// walk as `[letter, tile after it, steps left on that tile (-1: never falls), moved]`, up to
-/// where the walk gets stuck; checked against what the record says the walk scored.
-fn walked(record: &LevelRecord) -> anyhow::Result<(serde_json::Value, Vec<serde_json::Value>)> {
+/// The level of `record` and each move of its walk, up to where the walk gets stuck; checked
+/// against what the record says the walk scored.
+fn walked(record: &LevelRecord) -> anyhow::Result<(LevelMap, Vec<Walked>)> {
     let level = match (&record.map, record.flag_value) {
         (Some(map), Some(flag_value)) => {
             let text = format!("flag-value {flag_value}\n{}", map.join("\n"));
@@ -116,8 +178,12 @@ fn walked(record: &LevelRecord) -> anyhow::Result<(serde_json::Value, Vec<serde_
             break;
         }
         let moved = walker.step(m);
-        let left = walker.steps_left(walker.pos).map_or(-1, i64::from);
-        walk.push(json!([m.letter().to_string(), walker.pos, left, moved]));
+        walk.push(Walked {
+            letter: m.letter(),
+            to: walker.pos,
+            left: walker.steps_left(walker.pos),
+            moved,
+        });
     }
     if whole {
         let scored = fitness(walker.steps, walker.flag_points, walker.distance_left());
@@ -130,12 +196,12 @@ fn walked(record: &LevelRecord) -> anyhow::Result<(serde_json::Value, Vec<serde_
             record.fitness
         );
     }
-    let shown = json!({
-        "rows": level.map_rows(),
-        "width": level.width,
-        "start": level.start,
-        "flag": level.flag,
-        "flag_value": level.flag_value,
-    });
+    let shown = LevelMap {
+        rows: level.map_rows(),
+        width: level.width,
+        start: level.start,
+        flag: level.flag,
+        flag_value: level.flag_value,
+    };
     Ok((shown, walk))
 }

@@ -15,7 +15,9 @@ use serde_json::json;
 
 use super::Game;
 use super::explain::{Explanation, explain};
-use super::ratrace;
+use super::flag::FlagExplained;
+use super::ratrace::{self, BoardExplained};
+use super::tictactoe::MatchExplained;
 use crate::games::ratrace::recording::BoardRecording;
 
 const PAGE: &str = include_str!("viewer.html");
@@ -60,7 +62,7 @@ pub fn page(game: &Game, explanation: Option<&Explanation>) -> String {
 /// recorded boards ([`super::ratrace::recorded`]), which a served page links to.
 pub fn board_page(
     recording: &BoardRecording,
-    explanation: Option<&serde_json::Value>,
+    explanation: Option<&BoardExplained>,
     recorded: &[serde_json::Value],
 ) -> String {
     let mut data = json!(recording);
@@ -72,13 +74,13 @@ pub fn board_page(
 }
 
 /// The viewer page for a noughts & crosses match ([`super::tictactoe::explain`]'s data).
-pub fn tictactoe_page(data: &serde_json::Value) -> String {
-    fill(TICTACTOE_PAGE, "/*MATCH*/null", data)
+pub(crate) fn tictactoe_page(data: &MatchExplained) -> String {
+    fill(TICTACTOE_PAGE, "/*MATCH*/null", &json!(data))
 }
 
 /// The viewer page for a flag game ([`super::flag::explain`]'s data).
-pub fn flag_page(data: &serde_json::Value) -> String {
-    fill(FLAG_PAGE, "/*GAME*/null", data)
+pub(crate) fn flag_page(data: &FlagExplained) -> String {
+    fill(FLAG_PAGE, "/*GAME*/null", &json!(data))
 }
 
 /// The viewer page for a Mad Cars game, from its replay's `lines`.

@@ -1,7 +1,8 @@
 //! Replays: parsing a paths game's `graphical_log.txt` (koth's or the original controller's),
 //! rebuilding every turn from koth's `replay.jsonl`, and showing any round or turn as text, in a
-//! terminal viewer or in a web page; a web page of a recorded rat-race board; and driving a new
-//! build of a bot with the lines it received in a recorded game (`drive`).
+//! terminal viewer or in a web page; a recorded rat-race board, a noughts & crosses match and a
+//! flag game, explained alike in a terminal viewer (`tui`) and a web page (`html`); and driving
+//! a new build of a bot with the lines it received in a recorded game (`drive`).
 
 pub mod cli;
 pub mod drive;
@@ -9,7 +10,7 @@ pub mod explain;
 pub(crate) mod flag;
 pub mod graphical;
 pub mod html;
-pub(crate) mod ratrace;
+pub mod ratrace;
 pub(crate) mod tictactoe;
 pub mod tui;
 pub mod turns;

@@ -1,5 +1,5 @@
 //! What a rat-race run's folder tells of a recorded board beyond its frames, for the board
-//! viewer: when a bot played it over a pipe, the bot's answer to each turn with how long it took
+//! viewers: when a bot played it over a pipe, the bot's answer to each turn with how long it took
 //! (its transcript; a run has one per job, and the board's is the one that sent `RATRACE b`),
 //! the fault that ended the board with its reason, and the bot's last stderr lines.
 //!
@@ -11,11 +11,44 @@
 use std::path::Path;
 
 use anyhow::{Context, ensure};
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 
-use super::explain::transcribed;
+use super::explain::{Answered, transcribed};
 use crate::bot::FaultKind;
+
+/// What a run's folder tells of one recorded board, as both viewers show it (the page embeds it
+/// as JSON).
+#[derive(Debug, Clone, Serialize)]
+pub struct BoardExplained {
+    /// The player: a built-in player's name, or the bot's command.
+    pub player: String,
+    /// Whether a bot played over a pipe (the run has transcripts); a built-in player answers no
+    /// prompts.
+    pub bot: bool,
+    /// The board's answers in the order asked, each with the turn it answered.
+    pub answers: Vec<Answered>,
+    /// The first turn the transcript did not record, when it reached its size limit first.
+    pub unrecorded_from: Option<u32>,
+    /// The fault that ended the board.
+    pub fault: Option<BoardFault>,
+    /// The bot's last stderr lines.
+    pub stderr: String,
+}
+
+/// The fault that ended a board: its kind, the board's last turn and the reason.
+#[derive(Debug, Clone, Serialize)]
+pub struct BoardFault {
+    pub kind: FaultKind,
+    pub turn: u32,
+    pub reason: String,
+}
+
+impl BoardExplained {
+    /// The answer to turn `turn`, if the transcript recorded one.
+    pub(crate) fn answer_at(&self, turn: u32) -> Option<&Answered> {
+        self.answers.iter().find(|a| a.turn == Some(turn))
+    }
+}
 
 /// What the run's `results.json` holds that the viewer uses.
 #[derive(Debug, Deserialize)]
@@ -55,17 +88,17 @@ pub(crate) fn recorded(folder: &Path) -> anyhow::Result<Vec<serde_json::Value>> 
     Ok(super::recorded_boards(folder)?
         .into_iter()
         .map(|board| match boards.iter().find(|b| b.board == board) {
-            Some(b) => json!({
+            Some(b) => serde_json::json!({
                 "board": board, "points": b.points, "turns": b.turns, "fault": b.fault_kind,
             }),
-            None => json!({ "board": board }),
+            None => serde_json::json!({ "board": board }),
         })
         .collect())
 }
 
 /// The explanation of board `board` of the run in `folder`, or `None` for a recording with no
 /// run's `results.json` beside it (a file copied elsewhere).
-pub(crate) fn explain(folder: &Path, board: usize) -> anyhow::Result<Option<serde_json::Value>> {
+pub(crate) fn explain(folder: &Path, board: usize) -> anyhow::Result<Option<BoardExplained>> {
     let path = folder.join("results.json");
     let Some(results) = results(folder)? else {
         return Ok(None);
@@ -88,25 +121,34 @@ pub(crate) fn explain(folder: &Path, board: usize) -> anyhow::Result<Option<serd
             .iter()
             .any(|a| a.opener.as_deref().is_some_and(opener))
     });
-    let answers: Vec<_> = played
+    let answers: Vec<Answered> = played
         .iter()
         .flat_map(|t| &t.answers)
         .filter(|a| a.opener.as_deref().is_some_and(opener))
+        .cloned()
         .collect();
     // A transcript that filled up before the board's end recorded only its start, if anything.
     let full = transcripts.iter().any(|t| t.full_in_round.is_some());
     let unrecorded = full && answers.len() < record.turns as usize;
-    let fault = record
-        .error
-        .as_ref()
-        .map(|reason| json!({ "kind": record.fault_kind, "turn": record.turns, "reason": reason }));
-    Ok(Some(json!({
-        "player": results.player,
-        "bot": !transcripts.is_empty(),
-        "answers": answers,
-        "unrecorded_from": unrecorded
-            .then(|| answers.last().and_then(|a| a.turn).map_or(1, |turn| turn + 1)),
-        "fault": fault,
-        "stderr": played.map(|t| t.stderr.clone()).unwrap_or_default(),
-    })))
+    let fault = match (&record.error, record.fault_kind) {
+        (Some(reason), Some(kind)) => Some(BoardFault {
+            kind,
+            turn: record.turns,
+            reason: reason.clone(),
+        }),
+        _ => None,
+    };
+    Ok(Some(BoardExplained {
+        player: results.player,
+        bot: !transcripts.is_empty(),
+        unrecorded_from: unrecorded.then(|| {
+            answers
+                .last()
+                .and_then(|a| a.turn)
+                .map_or(1, |turn| turn + 1)
+        }),
+        answers,
+        fault,
+        stderr: played.map(|t| t.stderr.clone()).unwrap_or_default(),
+    }))
 }

@@ -1,4 +1,4 @@
-//! A noughts & crosses match as its web viewer explains it: every game's moves and who played
+//! A noughts & crosses match as its viewers explain it: every game's moves and who played
 //! them (`results.json` keeps them all), each bot's answer to each `MOVE` with how long it took
 //! (its transcript), the faults with their reasons and each bot's last stderr lines.
 //!
@@ -12,7 +12,6 @@ use std::path::Path;
 
 use anyhow::{Context, bail, ensure};
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 
 use super::explain::{Answered, transcribed};
 use crate::bot::Fault;
@@ -28,14 +27,58 @@ struct Results {
 
 /// One game, as `results.json` keeps it (`menace::play::GameSummary`).
 #[derive(Debug, Clone, Deserialize, Serialize)]
-struct GameRecord {
-    game: u32,
-    x: String,
-    o: String,
-    winner: String,
-    moves: Vec<usize>,
+pub(crate) struct GameRecord {
+    /// The game's number, from 1.
+    pub game: u32,
+    pub x: String,
+    pub o: String,
+    /// `X`, `O` or `draw`.
+    pub winner: String,
+    /// The squares (0–8) taken, in order, X first.
+    pub moves: Vec<usize>,
+    /// Why the game was lost by a fault, if it was.
     #[serde(default)]
-    fault: Option<String>,
+    pub fault: Option<String>,
+}
+
+impl GameRecord {
+    /// The steps a viewer shows after the empty board: each move, and the answer that lost the
+    /// game by a fault, if one did.
+    pub(crate) fn steps(&self) -> usize {
+        self.moves.len() + usize::from(self.fault.is_some())
+    }
+
+    /// The bot that moves in turn `turn` (from 1: X's turns are odd).
+    pub(crate) fn mover(&self, turn: usize) -> &str {
+        if turn % 2 == 1 { &self.x } else { &self.o }
+    }
+}
+
+/// A noughts & crosses match as both viewers explain it (the page embeds it as JSON).
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct MatchExplained {
+    pub bots: Vec<String>,
+    pub games: Vec<GameExplained>,
+    /// Every fault `results.json` kept; `round` is the game, `turn` the move.
+    pub faults: Vec<Fault>,
+    /// Each bot's last stderr lines, in `bots`' order.
+    pub stderr: Vec<String>,
+}
+
+/// One game: its record and each turn's answer (`None` where no transcript tells).
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct GameExplained {
+    pub record: GameRecord,
+    pub answers: Vec<Option<Answered>>,
+}
+
+impl MatchExplained {
+    /// The fault kept for move `turn` of game `game` (both as `results.json` numbers them).
+    pub(crate) fn fault_at(&self, game: u32, turn: usize) -> Option<&Fault> {
+        self.faults
+            .iter()
+            .find(|f| f.round == Some(game) && f.turn == Some(turn as u32))
+    }
 }
 
 /// Whether the folder holds a noughts & crosses match: its `results.json` says so.
@@ -45,7 +88,7 @@ pub(crate) fn is_match(folder: &Path) -> bool {
 
 /// The viewer's data for the match in `folder`: the bots, every game with each turn's answer
 /// (`null` where no transcript tells), the faults and each bot's stderr tail.
-pub(crate) fn explain(folder: &Path) -> anyhow::Result<serde_json::Value> {
+pub(crate) fn explain(folder: &Path) -> anyhow::Result<MatchExplained> {
     let path = folder.join("results.json");
     let text = crate::text::read(&path)?;
     let results: Results = serde_json::from_str(&text)
@@ -74,22 +117,30 @@ pub(crate) fn explain(folder: &Path) -> anyhow::Result<serde_json::Value> {
             }
         }
     }
-    let games: Vec<_> = results
+    let games: Vec<GameExplained> = results
         .games
         .iter()
         .map(|game| {
             // The turn after the last move is the one a faulting answer was asked in.
-            let turns = game.moves.len() as u32 + u32::from(game.fault.is_some());
-            let answers: Vec<Option<&Answered>> = (1..=turns)
+            let answers = (1..=game.steps())
                 .map(|turn| {
-                    let mover = if turn % 2 == 1 { &game.x } else { &game.o };
-                    by_move.get(&(mover.as_str(), game.game, turn)).copied()
+                    by_move
+                        .get(&(game.mover(turn), game.game, turn as u32))
+                        .map(|a| (*a).clone())
                 })
                 .collect();
-            json!({ "record": game, "answers": answers })
+            GameExplained {
+                record: game.clone(),
+                answers,
+            }
         })
         .collect();
-    let faults: Vec<&Fault> = results.result.bots.iter().flat_map(|b| &b.faults).collect();
+    let faults: Vec<Fault> = results
+        .result
+        .bots
+        .iter()
+        .flat_map(|b| b.faults.iter().cloned())
+        .collect();
     let stderr: Vec<String> = names
         .iter()
         .enumerate()
@@ -105,7 +156,12 @@ pub(crate) fn explain(folder: &Path) -> anyhow::Result<serde_json::Value> {
                 .unwrap_or_default()
         })
         .collect();
-    Ok(json!({ "bots": names, "games": games, "faults": faults, "stderr": stderr }))
+    Ok(MatchExplained {
+        bots: names.iter().map(|n| n.to_string()).collect(),
+        games,
+        faults,
+        stderr,
+    })
 }
 
 /// What the viewer relies on: two bots, and games between them that the rules allow.

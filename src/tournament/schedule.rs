@@ -40,7 +40,7 @@ pub fn schedule(bots: usize, per_game: usize, games: u32, master_seed: u64) -> V
             for &b in &seats {
                 played[b] += 1;
             }
-            if per_game > 1 || index as usize % bots == 0 {
+            if per_game > 1 || (index as usize).is_multiple_of(bots) {
                 seed = rng.random::<u64>();
             }
             ScheduledGame { index, seed, seats }

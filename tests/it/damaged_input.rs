@@ -302,15 +302,20 @@ fn a_board_recording_with_cells_off_the_board_is_refused() {
     recording
         .write(&root.path().join("board-0.replay.json"))
         .unwrap();
-    let output = koth(
-        root.path(),
+    // The web page, the text and the terminal viewer (refused before any screen is drawn).
+    let commands: [&[&str]; 3] = [
         &["replay", "board-0.replay.json", "--html", "page.html"],
-    );
-    assert_refused(
-        &output,
-        1,
-        &["board-0.replay.json", "turn 3", "on-board cell"],
-    );
+        &["replay", "board-0.replay.json", "--text"],
+        &["replay", "board-0.replay.json"],
+    ];
+    for command in commands {
+        let output = koth(root.path(), command);
+        assert_refused(
+            &output,
+            1,
+            &["board-0.replay.json", "turn 3", "on-board cell"],
+        );
+    }
     assert!(!root.path().join("page.html").exists());
 }
 
@@ -326,31 +331,44 @@ fn a_viewer_refuses_a_game_its_rules_do_not_allow_naming_the_file_and_the_game()
         "ttt",
         TICTACTOE_RESULTS.replace(r#""moves": [4],"#, r#""moves": [4, 4],"#),
     );
-    let output = koth(root.path(), &["replay", "ttt", "--html", "page.html"]);
-    assert_refused(
-        &output,
-        1,
-        &[
-            "ttt/results.json",
-            "game 1",
-            "move 2 on square 4 is not a legal move",
-        ],
-    );
+    // The web page, the text and the terminal viewer (refused before any screen is drawn).
+    let commands: [&[&str]; 3] = [
+        &["replay", "ttt", "--html", "page.html"],
+        &["replay", "ttt", "--text"],
+        &["replay", "ttt"],
+    ];
+    for command in commands {
+        let output = koth(root.path(), command);
+        assert_refused(
+            &output,
+            1,
+            &[
+                "ttt/results.json",
+                "game 1",
+                "move 2 on square 4 is not a legal move",
+            ],
+        );
+    }
     // A walk that does not score what the file says.
     write(
         "flag",
         FLAG_RESULTS.replace(r#""fitness": 13"#, r#""fitness": 99"#),
     );
-    let output = koth(root.path(), &["replay", "flag", "--html", "page.html"]);
-    assert_refused(
-        &output,
-        1,
-        &[
-            "flag/results.json",
-            "level 1 (1-ring)",
-            "fitness 13, not solved true with fitness 99",
-        ],
-    );
+    for command in [
+        &["replay", "flag", "--html", "page.html"][..],
+        &["replay", "flag"],
+    ] {
+        let output = koth(root.path(), command);
+        assert_refused(
+            &output,
+            1,
+            &[
+                "flag/results.json",
+                "level 1 (1-ring)",
+                "fitness 13, not solved true with fitness 99",
+            ],
+        );
+    }
     // A map that is not a level.
     write("flag", FLAG_RESULTS.replace(r#""1.1""#, r#""1x1""#));
     let output = koth(root.path(), &["replay", "flag", "--html", "page.html"]);

@@ -10,6 +10,9 @@ use std::sync::OnceLock;
 
 use proptest::prelude::*;
 use proptest::test_runner::Config as Cases;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::KeyCode;
 
 use koth::bot::BotStatus;
 use koth::bot::{AnswerStats, BotSpec, roster};
@@ -25,6 +28,7 @@ use koth::games::ratrace::recording::BoardRecording;
 use koth::games::ratrace::track::Track;
 use koth::replay::drive::Script;
 use koth::replay::graphical;
+use koth::replay::tui::{self, View};
 use koth::replay::turns::Replay;
 use koth::tournament::config::Config;
 use koth::tournament::store::{self, Store};
@@ -284,6 +288,9 @@ proptest! {
         if let Ok(recording) = BoardRecording::read(&path) {
             let _ = koth::replay::html::board_page(&recording, None, &[]);
         }
+        if let Ok(mut viewer) = tui::ratrace::Viewer::open(&path, None) {
+            look_around(&mut viewer);
+        }
     }
 
     #[test]
@@ -415,6 +422,34 @@ fn viewer_of_results(results: &[u8]) {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("results.json"), results).unwrap();
     let _ = koth::replay::html::page_of(dir.path(), None);
+    // The terminal viewers read the same data: each opens or refuses, then draws.
+    if let Ok(mut viewer) = tui::tictactoe::Viewer::open(dir.path(), None, None) {
+        look_around(&mut viewer);
+    }
+    if let Ok(mut viewer) = tui::flag::Viewer::open(dir.path(), None, None) {
+        look_around(&mut viewer);
+    }
+}
+
+/// Draws `viewer`, and again after each key that moves it, and prints it as text.
+fn look_around(viewer: &mut impl View) {
+    let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
+    let _ = viewer.text();
+    for key in [
+        KeyCode::Home,
+        KeyCode::Char('n'),
+        KeyCode::Right,
+        KeyCode::Down,
+        KeyCode::End,
+        KeyCode::Char('N'),
+        KeyCode::Char('p'),
+        KeyCode::Tab,
+    ] {
+        terminal.draw(|screen| viewer.draw(screen)).unwrap();
+        viewer.key(key);
+        viewer.tick();
+    }
+    let _ = viewer.text();
 }
 
 fn sample_recording() -> Vec<u8> {

@@ -55,7 +55,7 @@ pub struct Args {
     /// Which boards to record turn by turn in board-<N>.replay.json, for `koth replay`:
     /// first-and-faulted (board 0, and the first board that ended with a fault of the bot),
     /// none or all.
-    #[arg(long, value_name = "WHICH", default_value_t = RecordBoards::FirstAndFaulted)]
+    #[arg(long, value_name = "NAME", default_value_t = RecordBoards::FirstAndFaulted)]
     record_boards: RecordBoards,
     /// Record this board too; repeat for more boards.
     #[arg(long, value_name = "N")]

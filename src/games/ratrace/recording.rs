@@ -1,6 +1,6 @@
-//! A board recorded turn by turn for the web viewer (a match writes `board-B.replay.json` for
-//! each board it keeps, [`crate::game::RecordBoards`]; `koth replay` and the dashboard turn it
-//! into a page).
+//! A board recorded turn by turn for the viewers (a match writes `board-B.replay.json` for each
+//! board it keeps, [`crate::game::RecordBoards`]; `koth replay` shows it in the terminal or
+//! turns it into a page, and the dashboard serves the page).
 //!
 //! A population can reach thousands of specimens over 10,000 turns, so the recording keeps
 //! where they are, not who they are: each frame lists the occupied cells with how many

@@ -5,81 +5,47 @@
 //! through (at its end), and the owners and history of the vertex under a cursor.
 
 use std::collections::HashMap;
-use std::time::{Duration, Instant};
 
 use ratatui::Frame as Screen;
-use ratatui::crossterm::event::{self, Event, KeyCode, KeyEventKind};
+use ratatui::crossterm::event::KeyCode;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Row, Table, Wrap};
 
-use super::explain::Explanation;
-use super::{Frame, Game};
+use super::{CURSOR_KEYS, Keys, Playback, STDERR_KEY, View};
 use crate::games::paths::log::TurnRecord;
 use crate::games::paths::rules::letter;
+use crate::replay::explain::Explanation;
+use crate::replay::{Frame, Game};
 
-/// The viewer's keys: what each does, briefly for the keys line at the screen's foot and in
-/// full for `koth replay --help`.
-const KEYS: [(&str, &str, &str); 8] = [
-    (
-        "←↓↑→ hjkl",
-        "cursor",
-        "move the cursor: its vertex's owners and history, and at a round's end its paying searches",
-    ),
-    ("n/p", "next/previous turn", "the next / previous turn"),
-    (
-        "N/P PgDn/PgUp",
-        "round",
-        "the next / previous round (at its start, or at its end if shown at its end)",
-    ),
-    (
-        "space",
-        "play/pause",
-        "play or pause, a turn at a time, round after round",
-    ),
-    (
-        "+/-",
-        "speed",
-        "play faster / slower (¼× to 8×, 1× is a turn each 0.3 s)",
-    ),
-    ("z/Z", "zoom", "wider / narrower vertices"),
-    (
-        "tab",
-        "whose stderr",
-        "show the next bot's last stderr lines (shift+tab: the previous)",
-    ),
-    ("q", "quit", "quit (also Esc)"),
-];
+/// The viewer's own keys.
+pub const KEYS: Keys = Keys {
+    game: "A paths game",
+    normal_speed: "a turn each 0.3 s, round after round",
+    keys: &[
+        (
+            CURSOR_KEYS,
+            "cursor",
+            "move the cursor: its vertex's owners and history, and at a round's end its paying searches",
+        ),
+        ("n/p", "next/previous turn", "the next / previous turn"),
+        (
+            "N/P PgDn/PgUp",
+            "round",
+            "the next / previous round (at its start, or at its end if shown at its end)",
+        ),
+        ("z/Z", "zoom", "wider / narrower vertices"),
+        STDERR_KEY,
+    ],
+};
 
-/// The keys as `koth replay --help` lists them.
-pub(crate) fn keys_help() -> String {
-    let mut help = String::from("Keys of the terminal viewer of a paths game:\n");
-    for (keys, _, does) in KEYS {
-        help += &format!("  {keys:<15} {does}\n");
-    }
-    help
-}
-
-/// Playing speeds and their labels: multiples of one turn per [`TURN_MS`], as the web viewer
-/// offers them.
-const SPEEDS: [(f64, &str); 6] = [
-    (0.25, "¼×"),
-    (0.5, "½×"),
-    (1.0, "1×"),
-    (2.0, "2×"),
-    (4.0, "4×"),
-    (8.0, "8×"),
-];
-const NORMAL_SPEED: usize = 2;
-const TURN_MS: f64 = 300.0;
+/// How long a turn shows at 1×.
+const TURN_MS: u32 = 300;
 
 /// Terminal cells per vertex, horizontally: the most, and at the start.
 const MAX_ZOOM: usize = 6;
 const START_ZOOM: usize = 2;
-
-/// The width of the side panel, at most: it takes no more than half the screen.
-const SIDE_WIDTH: u16 = 60;
 
 const COLOURS: [Color; 8] = [
     Color::Red,
@@ -107,9 +73,7 @@ pub struct Viewer<'a> {
     game: &'a Game,
     explanation: &'a Explanation,
     frame: Frame,
-    playing: bool,
-    /// An index into [`SPEEDS`].
-    speed: usize,
+    playback: Playback,
     /// Terminal cells per vertex, horizontally.
     zoom: usize,
     /// The first vertex column and grid row (top first) on screen; it follows the cursor.
@@ -133,40 +97,11 @@ impl<'a> Viewer<'a> {
             explanation,
             cursor: (0, frame.rows.len().saturating_sub(1)),
             frame,
-            playing: false,
-            speed: NORMAL_SPEED,
+            playback: Playback::new(TURN_MS),
             zoom: START_ZOOM,
             scroll: (0, 0),
             bot: faulty.unwrap_or(0),
         }
-    }
-
-    /// Draws the grid, the side panel (points, answers, faults, the cursor's vertex, stderr),
-    /// the legend and the keys.
-    pub fn draw(&mut self, screen: &mut Screen) {
-        let [main, legend_area, keys_area] = Layout::vertical([
-            Constraint::Min(5),
-            Constraint::Length(1),
-            Constraint::Length(1),
-        ])
-        .areas(screen.area());
-        let [grid_area, side_area] = Layout::horizontal([
-            Constraint::Min(10),
-            Constraint::Length(SIDE_WIDTH.min(main.width / 2)),
-        ])
-        .areas(main);
-        self.follow_cursor(grid_area);
-        screen.render_widget(self.grid(), grid_area);
-        self.draw_side(screen, side_area);
-        screen.render_widget(Paragraph::new(self.legend()), legend_area);
-        let keys: Vec<String> = KEYS
-            .iter()
-            .map(|(keys, does, _)| format!("{keys} {does}"))
-            .collect();
-        screen.render_widget(
-            Paragraph::new(keys.join("  ")).style(Style::new().fg(Color::DarkGray)),
-            keys_area,
-        );
     }
 
     /// Scrolls just enough to keep the cursor's vertex inside the grid's frame `area`.
@@ -247,11 +182,10 @@ impl<'a> Viewer<'a> {
             None => "end".to_string(),
         };
         let title = format!(
-            " Round {}/{} {turn} · {}{} ",
+            " Round {}/{} {turn} · {} ",
             self.frame.round,
             self.game.rounds(),
-            if self.playing { "▶ " } else { "" },
-            SPEEDS[self.speed].1
+            self.playback.label()
         );
         Paragraph::new(lines).block(Block::bordered().title(title))
     }
@@ -261,7 +195,7 @@ impl<'a> Viewer<'a> {
         let owner = (0..self.game.log.bots.len()).find(|&b| letter(b) == c);
         let (mark, mut style) = match (c, owner) {
             (_, Some(b)) => (c, owner_style(b)),
-            (' ', None) => (BROKEN, Style::new().fg(Color::DarkGray)),
+            (' ', None) => (BROKEN, super::DIM),
             _ => (c, Style::new()),
         };
         let mut text = mark.to_string();
@@ -400,26 +334,12 @@ impl<'a> Viewer<'a> {
         let Some(turn) = self.played() else {
             return Vec::new();
         };
-        let lines: Vec<Line> = self
-            .explanation
-            .faults_at(self.frame.round, turn)
-            .map(|fault| {
-                Line::from(vec![
-                    Span::styled(
-                        fault.bot.to_string(),
-                        Style::new().add_modifier(Modifier::BOLD),
-                    ),
-                    Span::raw(" "),
-                    Span::styled(fault.kind.to_string(), Style::new().fg(Color::LightRed)),
-                    Span::raw(format!(": {}", fault.reason)),
-                ])
-            })
-            .collect();
-        if lines.is_empty() {
-            vec![Line::raw("none")]
-        } else {
-            lines
-        }
+        super::or_none(
+            self.explanation
+                .faults_at(self.frame.round, turn)
+                .map(|fault| super::fault_line("", fault.bot, fault.kind, fault.reason, false))
+                .collect(),
+        )
     }
 
     /// The cursor's vertex: its owners, the paying searches through it at the round's end, and
@@ -484,37 +404,27 @@ impl<'a> Viewer<'a> {
             .stderr
             .get(self.bot)
             .map_or("", String::as_str);
-        let lines: Vec<&str> = text.lines().collect();
-        let shown: Vec<Line> = if lines.is_empty() {
-            vec![Line::raw("(nothing)")]
-        } else {
-            lines[lines.len().saturating_sub(height.into())..]
-                .iter()
-                .map(|line| Line::raw(line.to_string()))
-                .collect()
-        };
-        Paragraph::new(shown).block(Block::bordered().title(format!(" stderr: {name} (tab) ")))
+        super::stderr_panel(name, text, height, true)
     }
 
     /// What the grid's colours and marks mean.
     fn legend(&self) -> Line<'static> {
         let mut spans: Vec<Span> = Vec::new();
         for (b, name) in self.game.log.bots.iter().enumerate() {
-            spans.push(Span::styled(format!(" {} ", letter(b)), owner_style(b)));
-            spans.push(Span::raw(format!(" {name}  ")));
+            spans.extend(super::legend_entry(
+                format!(" {} ", letter(b)),
+                owner_style(b),
+                name,
+            ));
         }
-        spans.push(Span::styled(
-            BROKEN.to_string(),
-            Style::new().fg(Color::DarkGray),
-        ));
-        spans.push(Span::raw(" broken  . not active  "));
-        spans.push(Span::styled(
+        spans.extend(super::legend_entry(BROKEN, super::DIM, "broken"));
+        spans.extend(super::legend_entry(".", Style::new(), "not active"));
+        spans.extend(super::legend_entry(
             format!("a{PAID}"),
             Style::new().add_modifier(Modifier::BOLD | Modifier::UNDERLINED),
+            "on a paying search (round's end)",
         ));
-        spans.push(Span::raw(
-            " on a paying search (round's end)  a vertex shows its first owner",
-        ));
+        spans.push(Span::raw("a vertex shows its first owner"));
         Line::from(spans)
     }
 
@@ -553,8 +463,8 @@ impl<'a> Viewer<'a> {
         }
     }
 
-    /// Playing advances one turn, then to the next round's start; it stops at the game's end.
-    fn tick(&mut self) {
+    /// One turn on, or the next round's start; it stops playing at the game's end.
+    fn advance(&mut self) {
         let available = self.game.turns_in(self.frame.round);
         match self.frame.turn {
             Some(t) if t < available => self.step_turn(true),
@@ -562,34 +472,43 @@ impl<'a> Viewer<'a> {
                 let turn = (available > 0).then_some(0);
                 self.show(self.frame.round + 1, turn);
             }
-            _ => self.playing = false,
+            _ => self.playback.stop(),
         }
     }
+}
 
-    /// How long a turn shows while playing.
-    fn turn_interval(&self) -> Duration {
-        Duration::from_secs_f64(TURN_MS / SPEEDS[self.speed].0 / 1000.0)
+impl View for Viewer<'_> {
+    /// Draws the grid, the side panel (points, answers, faults, the cursor's vertex, stderr),
+    /// the legend and the keys.
+    fn draw(&mut self, screen: &mut Screen) {
+        let (main, legend_area) = super::screen_areas(screen, 1, &KEYS);
+        let [grid_area, side_area] = super::board_and_side(main);
+        self.follow_cursor(grid_area);
+        screen.render_widget(self.grid(), grid_area);
+        self.draw_side(screen, side_area);
+        screen.render_widget(Paragraph::new(self.legend()), legend_area);
     }
 
-    /// Applies one key; returns false to quit.
-    pub fn key(&mut self, code: KeyCode) -> bool {
-        let last = self.side().saturating_sub(1);
+    fn key(&mut self, code: KeyCode) -> bool {
+        let side = self.side();
         let bots = self.game.log.bots.len().max(1);
+        if let Some((right, down)) = super::cursor_step(code) {
+            // Rows go up the grid: (0, 0) is its bottom-left vertex.
+            self.cursor = (
+                super::moved(self.cursor.0, right, side),
+                super::moved(self.cursor.1, -down, side),
+            );
+            return true;
+        }
+        if self.playback.key(code) {
+            return true;
+        }
         match code {
             KeyCode::Char('q') | KeyCode::Esc => return false,
-            KeyCode::Left | KeyCode::Char('h') => self.cursor.0 = self.cursor.0.saturating_sub(1),
-            KeyCode::Right | KeyCode::Char('l') => self.cursor.0 = (self.cursor.0 + 1).min(last),
-            KeyCode::Up | KeyCode::Char('k') => self.cursor.1 = (self.cursor.1 + 1).min(last),
-            KeyCode::Down | KeyCode::Char('j') => self.cursor.1 = self.cursor.1.saturating_sub(1),
             KeyCode::Char('n') => self.step_turn(true),
             KeyCode::Char('p') => self.step_turn(false),
             KeyCode::Char('N') | KeyCode::PageDown => self.step_round(true),
             KeyCode::Char('P') | KeyCode::PageUp => self.step_round(false),
-            KeyCode::Char(' ') => self.playing = !self.playing,
-            KeyCode::Char('+') | KeyCode::Char('=') => {
-                self.speed = (self.speed + 1).min(SPEEDS.len() - 1)
-            }
-            KeyCode::Char('-') => self.speed = self.speed.saturating_sub(1),
             KeyCode::Char('z') => self.zoom = (self.zoom + 1).min(MAX_ZOOM),
             KeyCode::Char('Z') => self.zoom = (self.zoom - 1).max(1),
             KeyCode::Tab => self.bot = (self.bot + 1) % bots,
@@ -598,44 +517,20 @@ impl<'a> Viewer<'a> {
         }
         true
     }
-}
 
-/// How long the viewer waits for a key when nothing plays.
-const IDLE: Duration = Duration::from_secs(1);
+    /// Playing advances one turn, then to the next round's start; it stops at the game's end.
+    fn tick(&mut self) {
+        self.advance();
+    }
 
-/// Runs the viewer in the terminal until `q`.
-pub(crate) fn run(game: &Game, explanation: &Explanation, frame: Frame) -> anyhow::Result<()> {
-    let mut viewer = Viewer::new(game, explanation, frame);
-    let mut terminal = ratatui::init();
-    let outcome = (|| -> anyhow::Result<()> {
-        let mut next_turn = Instant::now();
-        loop {
-            terminal.draw(|screen| viewer.draw(screen))?;
-            let wait = if viewer.playing {
-                next_turn.saturating_duration_since(Instant::now())
-            } else {
-                IDLE
-            };
-            if event::poll(wait)?
-                && let Event::Key(key) = event::read()?
-                && key.kind == KeyEventKind::Press
-            {
-                let was_playing = viewer.playing;
-                if !viewer.key(key.code) {
-                    return Ok(());
-                }
-                if viewer.playing && !was_playing {
-                    next_turn = Instant::now() + viewer.turn_interval();
-                }
-            }
-            if viewer.playing && Instant::now() >= next_turn {
-                viewer.tick();
-                next_turn = Instant::now() + viewer.turn_interval();
-            }
-        }
-    })();
-    ratatui::restore();
-    outcome
+    fn playback(&self) -> &Playback {
+        &self.playback
+    }
+
+    /// The round or turn shown, as `koth replay --text` prints it.
+    fn text(&self) -> String {
+        self.game.text(&self.frame)
+    }
 }
 
 #[cfg(test)]
@@ -760,9 +655,12 @@ mod tests {
         let mut viewer = Viewer::new(&game, &explanation, game.frame(0, Some(0)).unwrap());
         assert!(viewer.key(KeyCode::Char(' ')));
         assert!(viewer.key(KeyCode::Char('-')));
-        assert_eq!(viewer.turn_interval(), Duration::from_millis(600));
+        assert_eq!(
+            viewer.playback().interval(),
+            std::time::Duration::from_millis(600)
+        );
         let mut seen = Vec::new();
-        while viewer.playing {
+        while viewer.playback().playing() {
             viewer.tick();
             seen.push((viewer.frame.round, viewer.frame.turn));
         }
