@@ -466,14 +466,7 @@ impl Viewer {
 
 impl View for Viewer {
     fn draw(&mut self, screen: &mut Screen) {
-        let legend = self.legend();
-        let rows = super::legend_height(&legend, screen.area().width, 3);
-        let (main, legend_area) = super::screen_areas(screen, rows, &KEYS);
-        screen.render_widget(super::legend(legend), legend_area);
-        let [title, main] =
-            Layout::vertical([Constraint::Length(1), Constraint::Min(3)]).areas(main);
-        screen.render_widget(Paragraph::new(self.title()).style(BOLD), title);
-        let [left, side] = super::board_and_side(main);
+        let [left, side] = super::board_screen(screen, self.legend(), 3, &KEYS, self.title());
         let map = self.map(true);
         let tile = self.tile_panel();
         let [map_area, tile_area] = Layout::vertical([

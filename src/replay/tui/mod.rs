@@ -257,6 +257,25 @@ pub(crate) fn screen_areas(screen: &mut Screen, legend: u16, keys: &Keys) -> (Re
 /// The width of a side panel, at most: it takes no more than half the screen.
 pub(crate) const SIDE_WIDTH: u16 = 60;
 
+/// A board viewer's screen: its legend (at most `legend_rows` rows) and its keys line at the
+/// foot, its title on top, and below the title the board's column and the side column, which
+/// are returned.
+pub(crate) fn board_screen(
+    screen: &mut Screen,
+    legend: Vec<Span<'static>>,
+    legend_rows: u16,
+    keys: &Keys,
+    title: String,
+) -> [Rect; 2] {
+    let rows = legend_height(&legend, screen.area().width, legend_rows);
+    let (main, legend_area) = screen_areas(screen, rows, keys);
+    screen.render_widget(self::legend(legend), legend_area);
+    let [title_area, main] =
+        Layout::vertical([Constraint::Length(1), Constraint::Min(3)]).areas(main);
+    screen.render_widget(Paragraph::new(title).style(BOLD), title_area);
+    board_and_side(main)
+}
+
 /// `area` cut into the board's part (left) and the side panel's (right).
 pub(crate) fn board_and_side(area: Rect) -> [Rect; 2] {
     Layout::horizontal([
@@ -466,12 +485,12 @@ pub(crate) fn legend_entry(mark: impl ToString, style: Style, means: &str) -> [S
 }
 
 /// A legend over the rows it takes at the screen's width, wrapped.
-pub(crate) fn legend(spans: Vec<Span<'static>>) -> Paragraph<'static> {
+fn legend(spans: Vec<Span<'static>>) -> Paragraph<'static> {
     Paragraph::new(Line::from(spans)).wrap(Wrap { trim: true })
 }
 
 /// The rows a legend of `spans` takes `width` columns wide, at most `most`.
-pub(crate) fn legend_height(spans: &[Span], width: u16, most: u16) -> u16 {
+fn legend_height(spans: &[Span], width: u16, most: u16) -> u16 {
     let width = usize::from(width.max(1));
     let total: usize = spans.iter().map(Span::width).sum();
     u16::try_from(total.div_ceil(width).max(1))

@@ -16,7 +16,7 @@ use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Axis, Block, Chart, Dataset, GraphType, Paragraph};
 
-use super::{BOLD, CURSOR_KEYS, DIM, FAULT, Keys, Panel, Place, Playback, View};
+use super::{CURSOR_KEYS, DIM, FAULT, Keys, Panel, Place, Playback, View};
 use crate::games::ratrace::recording::{BoardRecording, Frame, LATER_EVERY};
 use crate::replay::ratrace::{BoardExplained, explain};
 
@@ -507,14 +507,7 @@ fn mark_style(mark: char) -> Style {
 
 impl View for Viewer {
     fn draw(&mut self, screen: &mut Screen) {
-        let legend = self.legend();
-        let rows = super::legend_height(&legend, screen.area().width, 4);
-        let (main, legend_area) = super::screen_areas(screen, rows, &KEYS);
-        screen.render_widget(super::legend(legend), legend_area);
-        let [title, main] =
-            Layout::vertical([Constraint::Length(1), Constraint::Min(3)]).areas(main);
-        screen.render_widget(Paragraph::new(self.title()).style(BOLD), title);
-        let [left, side] = super::board_and_side(main);
+        let [left, side] = super::board_screen(screen, self.legend(), 4, &KEYS, self.title());
         let cell = self.cell();
         let [board, cell_area, chart] = Layout::vertical([
             Constraint::Length(self.height() as u16 + 2),

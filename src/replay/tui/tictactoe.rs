@@ -444,14 +444,7 @@ fn steps(explained: &MatchExplained) -> Vec<usize> {
 
 impl View for Viewer {
     fn draw(&mut self, screen: &mut Screen) {
-        let legend = self.legend();
-        let rows = super::legend_height(&legend, screen.area().width, 3);
-        let (main, legend_area) = super::screen_areas(screen, rows, &KEYS);
-        screen.render_widget(super::legend(legend), legend_area);
-        let [title, main] =
-            Layout::vertical([Constraint::Length(1), Constraint::Min(3)]).areas(main);
-        screen.render_widget(Paragraph::new(self.title()).style(BOLD), title);
-        let [left, side] = super::board_and_side(main);
+        let [left, side] = super::board_screen(screen, self.legend(), 3, &KEYS, self.title());
         let board = self.board(true);
         let square = self.square();
         let result = self.result().map(|line| Panel::new("result", vec![line]));
