@@ -320,6 +320,45 @@ fn a_board_recording_with_cells_off_the_board_is_refused() {
 }
 
 #[test]
+fn a_board_recording_with_no_frame_or_frames_out_of_order_is_refused() {
+    let root = tempfile::tempdir().unwrap();
+    let track = koth::games::ratrace::track::Track::generate(&mut koth::seed::rng(1, 0));
+    let empty = koth::games::ratrace::recording::BoardRecording::new("p", 0, 1, &track);
+    let mut backwards = empty.clone();
+    for turn in [5, 2] {
+        backwards
+            .frames
+            .push(koth::games::ratrace::recording::Frame {
+                turn,
+                population: 1,
+                points: 0,
+                cells: vec![0, 1],
+            });
+    }
+    for (recording, why) in [
+        (empty, "no frame recorded"),
+        (backwards, "the frame of turn 2 comes after that of turn 5"),
+    ] {
+        recording
+            .write(&root.path().join("board-0.replay.json"))
+            .unwrap();
+        let commands: [&[&str]; 3] = [
+            &["replay", "board-0.replay.json", "--html", "page.html"],
+            &["replay", "board-0.replay.json", "--text"],
+            &["replay", "board-0.replay.json"],
+        ];
+        for command in commands {
+            assert_refused(
+                &koth(root.path(), command),
+                1,
+                &["board-0.replay.json", why],
+            );
+        }
+        assert!(!root.path().join("page.html").exists());
+    }
+}
+
+#[test]
 fn a_viewer_refuses_a_game_its_rules_do_not_allow_naming_the_file_and_the_game() {
     let root = tempfile::tempdir().unwrap();
     let write = |folder: &str, results: String| {

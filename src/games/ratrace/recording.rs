@@ -141,9 +141,18 @@ impl BoardRecording {
         Ok(recording)
     }
 
-    /// Checks what the viewer relies on: the track's size, 16 colour kinds, hex colour rows, and
-    /// cells (with counts in pairs) that lie on the board.
+    /// Checks what the viewers rely on: the track's size, 16 colour kinds, hex colour rows, at
+    /// least one frame, frames in the order of their turns, and cells (with counts in pairs)
+    /// that lie on the board.
     fn check(&self) -> anyhow::Result<()> {
+        anyhow::ensure!(!self.frames.is_empty(), "no frame recorded");
+        if let Some(pair) = self.frames.windows(2).find(|w| w[0].turn >= w[1].turn) {
+            anyhow::bail!(
+                "the frame of turn {} comes after that of turn {}",
+                pair[1].turn,
+                pair[0].turn
+            );
+        }
         anyhow::ensure!(
             (self.width, self.height, self.goal_x) == (WIDTH, HEIGHT, GOAL_X),
             "expected a {WIDTH} × {HEIGHT} board with its goal from x = {GOAL_X}, found {} × {} \
