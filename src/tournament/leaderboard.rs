@@ -1,7 +1,7 @@
 //! The leaderboard: points per game with a 95% interval, a Weng-Lin rating, how each bot's games
 //! ended, and its timing; rendered as a terminal table, Markdown, CSV or JSON.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write;
 
 use serde::Serialize;
@@ -412,7 +412,9 @@ fn mean_and_interval(mean: f64, half: f64) -> String {
 }
 
 /// Weng-Lin ratings over the games in order, each bot a one-player team ranked by its score
-/// (equal scores share a rank). A game of one bot teaches nothing and is skipped.
+/// (equal scores share a rank). A game of one bot is rated with the other one-bot games on its
+/// seed, as one contest: a one-player tournament deals every bot the same seeds, so those are
+/// its real contests. A contest of one bot teaches nothing and is skipped.
 fn ratings(bots: usize, results: &[StoredResult]) -> Vec<WengLinRating> {
     rating_history(bots, results)
         .into_iter()
@@ -430,7 +432,17 @@ pub(crate) fn rating_history(bots: usize, results: &[StoredResult]) -> Vec<Vec<W
     for r in results {
         games.entry(r.game).or_default().push(r);
     }
-    for players in games.values().filter(|p| p.len() > 1) {
+    // Each contest by its first game, so contests are rated in the order they began.
+    let mut contests: BTreeMap<u32, Vec<&StoredResult>> = BTreeMap::new();
+    let mut first_on_seed: HashMap<u64, u32> = HashMap::new();
+    for (game, players) in games {
+        let contest = match players[..] {
+            [alone] => *first_on_seed.entry(alone.seed).or_insert(game),
+            _ => game,
+        };
+        contests.entry(contest).or_default().extend(players);
+    }
+    for players in contests.values().filter(|p| p.len() > 1) {
         let teams: Vec<[WengLinRating; 1]> = players.iter().map(|p| [ratings[p.bot]]).collect();
         let teams_and_ranks: Vec<(&[WengLinRating], MultiTeamOutcome)> = players
             .iter()
@@ -521,7 +533,36 @@ mod tests {
             max_cpu_ms: None,
             near_misses: 0,
             faults: FaultCounts::default(),
+            seed: u64::from(game) + 1000,
         }
+    }
+
+    #[test]
+    fn one_player_games_on_one_seed_are_rated_as_one_contest() {
+        let alone = |game: u32, bot: usize, score: f64, seed: u64| StoredResult {
+            seed,
+            ..result(game, bot, score, BotStatus::Finished)
+        };
+        // Bot 0 beats bot 1 on both seeds they share.
+        let shared = [
+            alone(0, 0, 50.0, 7),
+            alone(1, 1, 5.0, 7),
+            alone(2, 1, 3.0, 8),
+            alone(3, 0, 9.0, 8),
+        ];
+        let rated = ratings(2, &shared);
+        assert!(rated[0].rating > rated[1].rating, "{rated:?}");
+        let history: Vec<usize> = rating_history(2, &shared).iter().map(Vec::len).collect();
+        assert_eq!(history, [2, 2]);
+        // Each on a seed of its own: nothing to compare, nothing rated.
+        let apart: Vec<StoredResult> = shared
+            .iter()
+            .map(|r| StoredResult {
+                seed: u64::from(r.game),
+                ..r.clone()
+            })
+            .collect();
+        assert_eq!(rating_history(2, &apart), [Vec::new(), Vec::new()]);
     }
 
     #[test]

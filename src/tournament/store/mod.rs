@@ -110,6 +110,8 @@ pub struct StoredResult {
     pub max_cpu_ms: Option<f64>,
     pub near_misses: u64,
     pub faults: FaultCounts,
+    /// The game's seed.
+    pub seed: u64,
 }
 
 /// A game taken from the queue: what to play, and the attempt its result must name.
@@ -677,8 +679,9 @@ impl Store {
             &format!(
                 "SELECT game, bot, score, status, answers, max_wall_ms, total_wall_ms, max_cpu_ms,
                     near_misses, timed_out_faults, crashed_faults, bad_output_faults,
-                    failed_to_start_faults, benched_faults
-                 FROM results {filter} ORDER BY game, seat"
+                    failed_to_start_faults, benched_faults, games.seed
+                 FROM results JOIN games ON games.idx = results.game
+                 {filter} ORDER BY game, seat"
             ),
             &[],
         )?;
@@ -820,6 +823,8 @@ fn stored_result(r: &Row) -> anyhow::Result<StoredResult> {
             failed_to_start: count(12)?,
             benched: count(13)?,
         },
+        // Stored as its bits: SQL integers are signed.
+        seed: r[14].int()? as u64,
     })
 }
 
