@@ -25,6 +25,14 @@ const BOARD_PAGE: &str = include_str!("board_viewer.html");
 const MADCARS_PAGE: &str = include_str!("madcars_viewer.html");
 const TICTACTOE_PAGE: &str = include_str!("tictactoe_viewer.html");
 const FLAG_PAGE: &str = include_str!("flag_viewer.html");
+/// What the paths, board, noughts & crosses and flag pages share, written once: the style
+/// (`/*SHARED-STYLE*/` in a page), the script's helpers (`/*SHARED-SCRIPT*/`), and the speed
+/// menu (`<!--SPEEDS-->`).
+const SHARED: [(&str, &str); 3] = [
+    ("/*SHARED-STYLE*/", include_str!("viewer_shared.css")),
+    ("/*SHARED-SCRIPT*/", include_str!("viewer_shared.js")),
+    ("<!--SPEEDS-->", include_str!("viewer_speeds.html")),
+];
 
 /// The viewer page for a paths `game`, with what its folder tells of each turn, if known.
 pub fn page(game: &Game, explanation: Option<&Explanation>) -> String {
@@ -132,6 +140,11 @@ pub fn write(page: &str, path: &Path) -> anyhow::Result<()> {
 
 /// `page` with `data` in place of `placeholder`.
 fn fill(page: &str, placeholder: &str, data: &serde_json::Value) -> String {
+    let page = SHARED
+        .iter()
+        .fold(page.to_string(), |page, (mark, shared)| {
+            page.replace(mark, shared)
+        });
     // "</" would end the script element early if a bot's name contained "</script>".
     let data = data.to_string().replace("</", "<\\/");
     page.replace(placeholder, &data)

@@ -81,6 +81,13 @@ impl MatchExplained {
     }
 }
 
+impl Results {
+    /// The names of the match's bots, in its order.
+    fn names(&self) -> Vec<&str> {
+        self.result.bots.iter().map(|b| b.name.as_str()).collect()
+    }
+}
+
 /// Whether the folder holds a noughts & crosses match: its `results.json` says so.
 pub(crate) fn is_match(folder: &Path) -> bool {
     super::results_game(folder).as_deref() == Some("tictactoe")
@@ -94,12 +101,7 @@ pub(crate) fn explain(folder: &Path) -> anyhow::Result<MatchExplained> {
     let results: Results = serde_json::from_str(&text)
         .with_context(|| format!("{}: not a noughts & crosses result", path.display()))?;
     check(&results).with_context(|| format!("{}", path.display()))?;
-    let names: Vec<&str> = results
-        .result
-        .bots
-        .iter()
-        .map(|b| b.name.as_str())
-        .collect();
+    let names = results.names();
     let transcripts = transcribed(folder, "START");
     // Each answer by its bot, game and turn. A bot against itself has two transcripts of one
     // name; only the one that was asked has a game's prompt, so the two never collide.
@@ -171,12 +173,7 @@ fn check(results: &Results) -> anyhow::Result<()> {
         "a result of {:?}, not of tictactoe",
         results.result.game
     );
-    let names: Vec<&str> = results
-        .result
-        .bots
-        .iter()
-        .map(|b| b.name.as_str())
-        .collect();
+    let names = results.names();
     ensure!(names.len() == 2, "expected 2 bots, found {}", names.len());
     for game in &results.games {
         let at = || format!("game {}", game.game);

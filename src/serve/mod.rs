@@ -287,10 +287,19 @@ async fn with_store<T: Send + 'static>(
     read: impl FnOnce(&Store, &Path) -> anyhow::Result<T> + Send + 'static,
 ) -> Result<T, Failure> {
     let reader = Arc::clone(reader);
-    tokio::task::spawn_blocking(move || reader.read(read))
-        .await
-        .map_err(|e| Failure(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
+    blocking(move || reader.read(read))
+        .await?
         .map_err(Failure::from)
+}
+
+/// Runs `work` off the server's thread, as reading files and databases blocks; the outer
+/// error is a task that panicked or was cancelled, the inner one the work's own.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> anyhow::Result<T> + Send + 'static,
+) -> Result<anyhow::Result<T>, Failure> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| Failure(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))
 }
 
 /// [`Reader::memoized`], off the server's thread.
@@ -300,9 +309,8 @@ async fn memoized<T: Send + Sync + 'static>(
     read: impl FnOnce(&Store, &Path) -> anyhow::Result<T> + Send + 'static,
 ) -> Result<Arc<T>, Failure> {
     let reader = Arc::clone(reader);
-    tokio::task::spawn_blocking(move || reader.memoized(what, read))
-        .await
-        .map_err(|e| Failure(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
+    blocking(move || reader.memoized(what, read))
+        .await?
         .map_err(Failure::from)
 }
 
@@ -491,11 +499,10 @@ async fn points_plot(
     UrlPath(index): UrlPath<u32>,
 ) -> Result<Response, Failure> {
     let log = game_folder(&reader, index).await?.join("graphical_log.txt");
-    let svg = tokio::task::spawn_blocking(move || {
+    let svg = blocking(move || {
         crate::replay::graphical::read(&log).map(|game| plot::points_by_round(&game))
     })
-    .await
-    .map_err(|e| Failure(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
+    .await?
     .map_err(|e| {
         Failure(
             StatusCode::NOT_FOUND,
@@ -518,9 +525,8 @@ async fn replay(
     Query(query): Query<ReplayQuery>,
 ) -> Result<Response, Failure> {
     let (folder, board) = (game_folder(&reader, index).await?, query.board);
-    let page = tokio::task::spawn_blocking(move || crate::replay::html::page_of(&folder, board))
-        .await
-        .map_err(|e| Failure(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
+    let page = blocking(move || crate::replay::html::page_of(&folder, board))
+        .await?
         .map_err(|e| {
             Failure(
                 StatusCode::NOT_FOUND,

@@ -11,7 +11,7 @@ use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::KeyCode;
 
 use crate::flag_game::{play_with, script_bot};
-use crate::support::ratrace::ratrace;
+use crate::support::ratrace::faulty_rat_race;
 use crate::support::tournament::{koth, repo, succeed};
 use crate::viewers::embedded;
 
@@ -70,31 +70,6 @@ fn replay(args: &[&str]) -> Result<String, String> {
     } else {
         Err(String::from_utf8_lossy(&output.stderr).into_owned())
     }
-}
-
-/// A rat-race run of one board, recorded, whose bot moves every specimen right for five turns
-/// (saying so on stderr) and answers garbage in turn 6.
-fn faulty_rat_race(dir: &Path) -> PathBuf {
-    let log = dir.join("run");
-    let player = format!(
-        "python3 {} garbage 6",
-        repo().join("tests/ratrace_bots/faulty.py").display()
-    );
-    let (_, results) = ratrace(
-        &log,
-        &[
-            "--bot-cmd",
-            &player,
-            "--boards",
-            "1",
-            "--seed",
-            "9",
-            "--record-board",
-            "0",
-        ],
-    );
-    assert_eq!(results["boards"][0]["turns"], 6, "{results}");
-    log
 }
 
 #[test]

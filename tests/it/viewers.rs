@@ -9,7 +9,7 @@ use fantoccini::{Client, Locator};
 
 use crate::dashboard::{browser, screenshot, serve, text_of, until};
 use crate::flag_game::{play_with, script_bot};
-use crate::support::ratrace::ratrace;
+use crate::support::ratrace::faulty_rat_race;
 use crate::support::tournament::{koth, repo, run_tournament, succeed};
 use crate::support::viewer_files::TICTACTOE_RESULTS;
 
@@ -164,26 +164,7 @@ fn each_noughts_and_crosses_answer_is_placed_in_its_game_across_a_restart() {
 #[test]
 fn the_rat_race_board_viewer_shows_each_turn_s_answer_and_the_fault_that_ended_it() {
     let tmp = tempfile::tempdir().unwrap();
-    let log = tmp.path().join("run");
-    // Board 0 moves every specimen right for five turns, then answers garbage in turn 6.
-    let player = format!(
-        "python3 {} garbage 6",
-        repo().join("tests/ratrace_bots/faulty.py").display()
-    );
-    let (_, results) = ratrace(
-        &log,
-        &[
-            "--bot-cmd",
-            &player,
-            "--boards",
-            "1",
-            "--seed",
-            "9",
-            "--record-board",
-            "0",
-        ],
-    );
-    assert_eq!(results["boards"][0]["turns"], 6, "{results}");
+    let log = faulty_rat_race(tmp.path());
     let url = replay_page(&log, &tmp.path().join("board.html"));
     let runtime = koth::game::runtime().unwrap();
     runtime.block_on(async {

@@ -1,6 +1,6 @@
 //! Running `koth ratrace` for a test: the real binary, real result files.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
@@ -23,4 +23,31 @@ pub fn ratrace(log: &Path, args: &[&str]) -> (String, Value) {
     );
     let results = std::fs::read_to_string(log.join("results.json")).unwrap();
     (stdout, serde_json::from_str(&results).unwrap())
+}
+
+/// A rat-race run of one board, recorded, whose bot moves every specimen right for five turns
+/// (saying so on stderr) and answers garbage in turn 6.
+pub fn faulty_rat_race(dir: &Path) -> PathBuf {
+    let log = dir.join("run");
+    let player = format!(
+        "python3 {} garbage 6",
+        super::tournament::repo()
+            .join("tests/ratrace_bots/faulty.py")
+            .display()
+    );
+    let (_, results) = ratrace(
+        &log,
+        &[
+            "--bot-cmd",
+            &player,
+            "--boards",
+            "1",
+            "--seed",
+            "9",
+            "--record-board",
+            "0",
+        ],
+    );
+    assert_eq!(results["boards"][0]["turns"], 6, "{results}");
+    log
 }
