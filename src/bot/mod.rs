@@ -13,12 +13,15 @@
 //! - [`spec`]: what a bot is — how to start it, and how it is contained.
 //! - [`digest`]: a bot's content hash, which tells a worker its copy is the one submitted.
 //! - [`roster`]: which bots to start — koth's `bot.toml` manifests and the original
-//!   controller's `bots.txt` — and their build steps.
+//!   controller's `bots.txt`; [`build`]: their build steps, contained in a build copy when the
+//!   bots are.
 //! - [`sandbox`] and [`cgroup`]: containment — a bot that sees only the system, its interpreter
 //!   and its own folder, with no network, no other processes, no privileges and capped
 //!   resources.
 
+pub mod build;
 pub mod cgroup;
+pub(crate) mod child;
 pub(crate) mod clock;
 pub(crate) mod digest;
 pub(crate) mod error;
@@ -29,11 +32,13 @@ pub(crate) mod process;
 pub mod roster;
 pub mod sandbox;
 pub(crate) mod seat;
+pub mod seccomp;
 pub(crate) mod spec;
 pub(crate) mod starvation;
 pub mod stderr;
 pub mod timing;
 pub mod transcript;
+pub(crate) mod uid;
 
 pub use clock::{Clock, Limits, MAX_LIMIT_MS, cpu_time};
 pub use error::BotError;

@@ -118,7 +118,7 @@ impl BotProcess {
             Some(sandbox) => Some(
                 Launch::new(spec, sandbox)
                     .and_then(|launch| {
-                        sandbox::hand_over(&spec.dir).with_context(|| {
+                        launch.hand_over(&spec.dir, false).with_context(|| {
                             format!("cannot hand {} to the bot", spec.dir.display())
                         })?;
                         Ok(launch)
@@ -132,6 +132,7 @@ impl BotProcess {
             None => {
                 let mut command = Command::new(spec.program());
                 command.args(&spec.command[1..]);
+                super::child::keep_only(command.as_std_mut(), Vec::new());
                 command
             }
         };

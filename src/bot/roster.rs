@@ -5,12 +5,7 @@
 //! names the file and line, or the bot, and says what was expected.
 
 use std::collections::{BTreeMap, HashMap};
-use std::io::Read;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use serde::Deserialize;
@@ -296,82 +291,6 @@ impl BotSpec {
         }
         Ok(())
     }
-
-    /// Runs the build step, if any, in the bot's folder, in a process group of its own that is
-    /// killed when the step ends or overruns `limit`: a build that never ends (or leaves a job
-    /// running) must not hold up the games.
-    pub(crate) fn build(&self, limit: Duration) -> anyhow::Result<()> {
-        let Some(build) = &self.build else {
-            return Ok(());
-        };
-        let mut child = Command::new("sh")
-            .arg("-c")
-            .arg(build)
-            .current_dir(&self.dir)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .spawn()
-            .with_context(|| format!("{self}: cannot run its build command `{build}`"))?;
-        // With process_group(0) the group id is the child's pid; registered, Ctrl-C kills it.
-        let pgid = child.id() as i32;
-        super::live::register(pgid);
-        // Each pipe is drained on a thread of its own, so a chatty build cannot stall on a full
-        // pipe; the outputs come back on a channel, so a job that escaped the group and keeps a
-        // pipe open cannot hold koth.
-        let (outputs, collected) = mpsc::channel();
-        let pipes: [Option<Box<dyn Read + Send>>; 2] = [
-            child
-                .stderr
-                .take()
-                .map(|p| Box::new(p) as Box<dyn Read + Send>),
-            child
-                .stdout
-                .take()
-                .map(|p| Box::new(p) as Box<dyn Read + Send>),
-        ];
-        for pipe in pipes.into_iter().flatten() {
-            let outputs = outputs.clone();
-            std::thread::spawn(move || {
-                let _ = outputs.send(read_tail(pipe));
-            });
-        }
-        let deadline = Instant::now() + limit;
-        let status = loop {
-            match child.try_wait() {
-                Ok(Some(status)) => break Some(status),
-                Ok(None) if Instant::now() < deadline => {
-                    std::thread::sleep(Duration::from_millis(20))
-                }
-                _ => break None,
-            }
-        };
-        super::live::kill_group(pgid);
-        let Some(status) = status else {
-            let _ = child.wait();
-            bail!(
-                "{self}: its build command `{build}` did not finish within {} s \
-                 (`build_timeout_s`); it was stopped",
-                limit.as_secs()
-            );
-        };
-        if !status.success() {
-            let mut text = String::new();
-            for _ in 0..2 {
-                if let Ok(output) = collected.recv_timeout(Duration::from_secs(1)) {
-                    text.push_str(&String::from_utf8_lossy(&output));
-                }
-            }
-            let tail: Vec<&str> = text.lines().rev().take(10).collect();
-            let tail: Vec<&str> = tail.into_iter().rev().collect();
-            bail!(
-                "{self}: its build command `{build}` failed ({status}):\n{}",
-                tail.join("\n")
-            );
-        }
-        Ok(())
-    }
 }
 
 /// Where `program` is: the file itself when the path has a `/`, else the first match on `PATH`,
@@ -427,37 +346,6 @@ pub(crate) fn working_copies(bots: &[BotSpec], game_dir: &Path) -> std::io::Resu
             Ok(BotSpec { dir, ..bot.clone() })
         })
         .collect()
-}
-
-/// How long a build step may take unless a tournament file says otherwise (`build_timeout_s`).
-pub(crate) const DEFAULT_BUILD_LIMIT: Duration = Duration::from_secs(600);
-
-/// The most of each of a build's outputs kept for its error message.
-const BUILD_OUTPUT_KEPT: usize = 64 << 10;
-
-/// Everything `pipe` gives until its end, keeping only the last [`BUILD_OUTPUT_KEPT`] bytes.
-fn read_tail(mut pipe: impl Read) -> Vec<u8> {
-    let mut kept = Vec::new();
-    let mut chunk = [0u8; 8192];
-    while let Ok(n @ 1..) = pipe.read(&mut chunk) {
-        kept.extend_from_slice(&chunk[..n]);
-        if kept.len() > 2 * BUILD_OUTPUT_KEPT {
-            kept.drain(..kept.len() - BUILD_OUTPUT_KEPT);
-        }
-    }
-    let excess = kept.len().saturating_sub(BUILD_OUTPUT_KEPT);
-    kept.drain(..excess);
-    kept
-}
-
-/// Builds every bot, each within `build_limit`, and checks it can start: the step every runner
-/// takes before its first game.
-pub(crate) fn prepare(bots: &[BotSpec], build_limit: Duration) -> anyhow::Result<()> {
-    for bot in bots {
-        bot.build(build_limit)?;
-        bot.check_runnable()?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -28,6 +28,7 @@
 use std::ffi::{CString, OsString};
 use std::io::Write;
 use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::{Arc, OnceLock};
@@ -39,10 +40,12 @@ use anyhow::{Context, bail};
 
 use super::cgroup::BotGroups;
 use super::roster;
+use super::seccomp;
 use super::spec::{BotSpec, Sandbox};
+use super::uid::BotUid;
 
-/// The unprivileged user a contained bot runs as, inside its namespace and, when koth is root,
-/// outside it too: Debian's `nobody`.
+/// The user a contained bot is inside its namespace: Debian's `nobody`. Outside it, the bot is
+/// a user of its own when koth is root ([`BotUid`]), else koth's own user.
 pub(crate) const SANDBOX_UID: u32 = 65534;
 
 /// The folders of the system bound read-only into every contained bot's world. Links among
@@ -76,7 +79,7 @@ pub fn contain(
                 .with_context(|| format!("{bot}: no folder {}", bot.dir.display()))?;
             Ok(BotSpec {
                 sandbox: Some(Sandbox {
-                    read_only: vec![original],
+                    lent_from: Some(original),
                     ..sandbox.clone()
                 }),
                 ..copy
@@ -145,8 +148,11 @@ fn probe_in(dir: &Path) -> Result<(), String> {
         benched: None,
         protocols: Default::default(),
     };
-    let launch = Launch::with_groups(&spec, &sandbox, None).map_err(|e| format!("{e:#}"))?;
-    hand_over(dir).map_err(|e| format!("cannot hand {} over: {e}", dir.display()))?;
+    let launch = Launch::with_groups(&spec, &sandbox, None, Writable::WorkingFolder)
+        .map_err(|e| format!("{e:#}"))?;
+    launch
+        .hand_over(dir, false)
+        .map_err(|e| format!("cannot hand {} over: {e}", dir.display()))?;
     let output = launch
         .std_command()
         .stdin(Stdio::null())
@@ -183,10 +189,23 @@ pub(crate) struct Launch {
     /// The bot's control groups, where the machine has them: they cap memory and processes
     /// in place of the rlimits, and tell afterwards which cap was hit.
     groups: Option<BotGroups>,
-    drop_root: bool,
+    /// The user of its own the bot runs as when koth is root ([`BotUid`]), held until the bot
+    /// has ended; `None` when koth is not root and the bot is koth's own user outside its
+    /// namespace.
+    uid: Option<BotUid>,
     /// Mounts made in the child, as root in a mount namespace of its own, before it becomes
-    /// `nobody`: they let `nobody` reach a bound folder behind a folder it may not enter.
+    /// the bot's user: they let that user reach a bound folder behind a folder it may not
+    /// enter.
     reach: Vec<ReachStep>,
+}
+
+/// What a contained program may write besides its `/tmp`.
+#[derive(Clone, Copy)]
+enum Writable {
+    /// A bot: its working folder, capped in memory, with its working copy's files in it.
+    WorkingFolder,
+    /// A build: its build copy, whole, on disk.
+    BuildFolder,
 }
 
 /// One step of making a folder reachable for `nobody` (see [`Launch::reach`]).
@@ -205,13 +224,22 @@ impl Launch {
     /// where the machine allows.
     pub(crate) fn new(spec: &BotSpec, sandbox: &Sandbox) -> anyhow::Result<Launch> {
         let groups = BotGroups::create(sandbox.memory_mb, sandbox.processes);
-        Launch::with_groups(spec, sandbox, groups)
+        Launch::with_groups(spec, sandbox, groups, Writable::WorkingFolder)
+    }
+
+    /// The launch of a build step, `spec`'s command run in its build copy `spec.dir`, contained
+    /// like a bot by `sandbox` but for its folder: the build's whole folder is writable, since
+    /// what it makes there is what the bot then runs.
+    pub(crate) fn build(spec: &BotSpec, sandbox: &Sandbox) -> anyhow::Result<Launch> {
+        let groups = BotGroups::create(sandbox.memory_mb, sandbox.processes);
+        Launch::with_groups(spec, sandbox, groups, Writable::BuildFolder)
     }
 
     fn with_groups(
         spec: &BotSpec,
         sandbox: &Sandbox,
         groups: Option<BotGroups>,
+        writable: Writable,
     ) -> anyhow::Result<Launch> {
         // Checked here because bwrap, once started, could only report the failed exec as an
         // exit: a program that cannot run is a failure to start, contained or not.
@@ -226,6 +254,11 @@ impl Launch {
                 .context("cannot create a pipe for bwrap")
         };
         let (info, info_writer) = pipe()?;
+        let uid = if nix::unistd::geteuid().is_root() {
+            Some(BotUid::lease().map_err(anyhow::Error::msg)?)
+        } else {
+            None
+        };
         let mut launch = Launch {
             args: Vec::new(),
             inherited: Vec::new(),
@@ -233,7 +266,7 @@ impl Launch {
             release: None,
             limits: Vec::new(),
             groups,
-            drop_root: nix::unistd::geteuid().is_root(),
+            uid,
             reach: Vec::new(),
         };
         let dir = std::path::absolute(&spec.dir)
@@ -243,6 +276,9 @@ impl Launch {
             (Resource::RLIMIT_FSIZE, sandbox.file_mb << 20),
             (Resource::RLIMIT_NOFILE, sandbox.open_files),
         ];
+        if let Some(seconds) = sandbox.cpu_seconds {
+            launch.limits.push((Resource::RLIMIT_CPU, seconds));
+        }
         let groups = launch.groups.as_ref();
         if !groups.is_some_and(BotGroups::caps_memory) {
             launch
@@ -262,6 +298,15 @@ impl Launch {
         launch.arg("--info-fd");
         launch.arg(info_writer.as_raw_fd().to_string());
         launch.inherited.push(info_writer);
+        // The system-call filter, read by bwrap from a pipe that holds the whole program.
+        let filter = seccomp::program().map_err(anyhow::Error::msg)?;
+        let (filter_reader, filter_writer) = pipe()?;
+        std::fs::File::from(filter_writer)
+            .write_all(filter)
+            .context("cannot hand bwrap its system-call filter")?;
+        launch.arg("--seccomp");
+        launch.arg(filter_reader.as_raw_fd().to_string());
+        launch.inherited.push(filter_reader);
         // Joining control groups takes a cgroup v1 process most of a millisecond (the kernel
         // waits for an RCU grace period): not done in the child, where koth's spawn would wait
         // for it bot after bot, but by a thread of koth's while bwrap builds the sandbox, which
@@ -283,24 +328,27 @@ impl Launch {
                     launch.arg(target);
                     launch.arg(path);
                 }
-                Err(_) if path.is_dir() => launch.bind("--ro-bind", path)?,
+                Err(_) if path.is_dir() => launch.bind("--ro-bind", path, path)?,
                 Err(_) => {}
             }
         }
+        // The bot's own memory-backed folders, each sized so that together they hold no more
+        // than its memory cap: where no control group counts what a bot keeps in them, a cap
+        // per file alone would let it hold gigabytes there.
+        let [tmp_bytes, folder_bytes, shm_bytes] = sandbox.tmpfs_bytes();
         launch.args(["--proc", "/proc", "--dev", "/dev"]);
-        launch.args([
-            "--size",
-            &(sandbox.file_mb << 20).to_string(),
-            "--tmpfs",
-            "/tmp",
-        ]);
+        launch.args(["--size", &shm_bytes.to_string(), "--tmpfs", "/dev/shm"]);
+        launch.args(["--remount-ro", "/dev"]);
+        launch.args(["--size", &tmp_bytes.to_string(), "--tmpfs", "/tmp"]);
         for install in interpreter_folders(spec, &dir) {
-            launch.bind("--ro-bind", &install)?;
+            launch.bind("--ro-bind", &install, &install)?;
         }
-        for folder in &sandbox.read_only {
-            launch.bind("--ro-bind", folder)?;
+        match writable {
+            Writable::WorkingFolder => {
+                launch.working_folder(&dir, folder_bytes, sandbox.lent_from.as_deref())?
+            }
+            Writable::BuildFolder => launch.bind("--bind", &dir, &dir)?,
         }
-        launch.bind("--bind", &dir)?;
         // The root itself (the folders made on the way to the binds) is read-only: nothing of
         // the bot's can be written outside its folder and /tmp, each of them capped.
         launch.args(["--remount-ro", "/"]);
@@ -324,6 +372,55 @@ impl Launch {
         Ok(launch)
     }
 
+    /// The bot's folder `dir` as it sees it: a memory-backed folder of `bytes` (so what it
+    /// writes there is capped in bytes and files, and gone when it ends), holding its working
+    /// copy's files bound read-write (they keep what it writes across its restarts, each capped
+    /// by the file size limit) and, where the working copy links into the folder it was copied
+    /// from (`lent_from`: folders and large files), those entries bound read-only under their
+    /// names, or made anew as links where they are links. Only the entries are lent, never the
+    /// folder, and no link is followed out of it: a link of the bot's is only ever read inside
+    /// its own world, where it leads nowhere else.
+    fn working_folder(
+        &mut self,
+        dir: &Path,
+        bytes: u64,
+        lent_from: Option<&Path>,
+    ) -> anyhow::Result<()> {
+        self.args(["--size", &bytes.to_string(), "--tmpfs"]);
+        self.arg(dir);
+        if let (Some(from), true) = (lent_from, self.uid.is_some()) {
+            self.reach(from)?;
+        }
+        let entries =
+            std::fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))?;
+        for entry in entries {
+            let entry = entry?;
+            let (path, kind) = (entry.path(), entry.file_type()?);
+            if kind.is_file() {
+                self.bind("--bind", &path, &path)?;
+                continue;
+            }
+            let Some(from) = lent_from else { continue };
+            let Ok(source) = std::fs::read_link(&path) else {
+                continue;
+            };
+            if source.parent() != Some(from) {
+                continue;
+            }
+            let kind = std::fs::symlink_metadata(&source)
+                .with_context(|| format!("cannot read {}", source.display()))?
+                .file_type();
+            if kind.is_symlink() {
+                self.arg("--symlink");
+                self.arg(std::fs::read_link(&source)?);
+                self.arg(&path);
+            } else if kind.is_dir() || kind.is_file() {
+                self.bind("--ro-bind", &source, &path)?;
+            }
+        }
+        Ok(())
+    }
+
     fn arg(&mut self, arg: impl Into<OsString>) {
         self.args.push(arg.into());
     }
@@ -333,14 +430,18 @@ impl Launch {
             .extend(args.into_iter().map(|a| a.as_ref().to_owned()));
     }
 
-    /// Binds `folder` at its own path, read-only or not (`option`).
-    fn bind(&mut self, option: &str, folder: &Path) -> anyhow::Result<()> {
-        if self.drop_root {
-            self.reach(folder)?;
+    /// Binds `source` at `target` inside, read-only or not (`option`).
+    fn bind(&mut self, option: &str, source: &Path, target: &Path) -> anyhow::Result<()> {
+        if self.uid.is_some() {
+            // A file is reached through its folder: only a folder can be a cover's step.
+            match source.parent() {
+                Some(folder) if !source.is_dir() => self.reach(folder)?,
+                _ => self.reach(source)?,
+            }
         }
         self.arg(option);
-        self.arg(folder);
-        self.arg(folder);
+        self.arg(source);
+        self.arg(target);
         Ok(())
     }
 
@@ -364,6 +465,16 @@ impl Launch {
             CString::new(p.as_os_str().as_encoded_bytes())
                 .with_context(|| format!("{} has a NUL byte", p.display()))
         };
+        let reached = |bound: &CString| {
+            folder.starts_with(Path::new(std::ffi::OsStr::from_bytes(bound.as_bytes())))
+        };
+        if self
+            .reach
+            .iter()
+            .any(|step| matches!(step, ReachStep::Bind(bound) if reached(bound)))
+        {
+            return Ok(());
+        }
         let cover = path(closed)?;
         if !self
             .reach
@@ -388,7 +499,21 @@ impl Launch {
     /// into them and lets it start; whatever it starts inherits them. `bwrap` itself, which
     /// only waits for the bot, stays out. A bot that cannot be put in its groups is killed
     /// before it runs any code of its own.
-    pub(crate) fn started(mut self, leader: i32) -> Started {
+    pub(crate) fn started(self, leader: i32) -> Started {
+        let (started, finish) = self.start_parts(leader);
+        tokio::task::spawn_blocking(finish);
+        started
+    }
+
+    /// [`started`](Self::started) for a caller outside koth's async runtime (a build), which
+    /// waits for the handover on its own thread.
+    pub(crate) fn started_here(self, leader: i32) -> Started {
+        let (started, finish) = self.start_parts(leader);
+        finish();
+        started
+    }
+
+    fn start_parts(mut self, leader: i32) -> (Started, impl FnOnce() + Send + 'static) {
         let info = std::fs::File::from(self.info);
         let release = self.release.take().map(std::fs::File::from);
         let groups = self.groups.take().map(Arc::new);
@@ -398,8 +523,9 @@ impl Launch {
         let started = Started {
             bot: bot.clone(),
             groups: groups.clone(),
+            _uid: self.uid.take(),
         };
-        tokio::task::spawn_blocking(move || {
+        let finish = move || {
             let pid = bot_pid(info);
             if let Some(pid) = pid {
                 let _ = bot.set(pid);
@@ -416,8 +542,8 @@ impl Launch {
                 let _ = nix::sys::signal::kill(Pid::from_raw(pid), Signal::SIGKILL);
             }
             let _ = nix::sys::signal::killpg(Pid::from_raw(leader), Signal::SIGKILL);
-        });
-        started
+        };
+        (started, finish)
     }
 
     /// The `bwrap` command, with the limits, the descriptors and the change of user done in the
@@ -429,7 +555,7 @@ impl Launch {
         command
     }
 
-    fn std_command(&self) -> std::process::Command {
+    pub(crate) fn std_command(&self) -> std::process::Command {
         let mut command = std::process::Command::new("bwrap");
         command.args(&self.args);
         self.prepare_child(&mut command);
@@ -440,7 +566,7 @@ impl Launch {
         use std::os::unix::process::CommandExt;
         let inherited: Vec<i32> = self.inherited.iter().map(AsRawFd::as_raw_fd).collect();
         let limits = self.limits.clone();
-        let drop_root = self.drop_root;
+        let uid = self.uid.as_ref().map(BotUid::uid);
         // The closure owns copies of the C strings, and room for the mounts it detaches: it
         // runs in the child, after fork, where nothing may allocate.
         let reach: Vec<ReachStep> = self.reach.clone();
@@ -453,11 +579,7 @@ impl Launch {
             command.pre_exec(move || {
                 use nix::libc;
                 let fail = || Err(std::io::Error::last_os_error());
-                for &fd in &inherited {
-                    if libc::fcntl(fd, libc::F_SETFD, 0) != 0 {
-                        return fail();
-                    }
-                }
+                super::child::keep_only_now(&inherited)?;
                 for &(resource, value) in &limits {
                     nix::sys::resource::setrlimit(resource, value, value)?;
                 }
@@ -522,8 +644,7 @@ impl Launch {
                         }
                     }
                 }
-                if drop_root {
-                    let id = SANDBOX_UID;
+                if let Some(id) = uid {
                     if libc::setgroups(0, std::ptr::null()) != 0
                         || libc::setgid(id) != 0
                         || libc::setuid(id) != 0
@@ -554,6 +675,8 @@ const MOVE_MOUNT_F_EMPTY_PATH: u32 = 0x4;
 pub(crate) struct Started {
     bot: Arc<OnceLock<i32>>,
     pub groups: Option<Arc<BotGroups>>,
+    /// The bot's user, leased until the bot has ended.
+    _uid: Option<BotUid>,
 }
 
 impl Started {
@@ -582,16 +705,23 @@ fn bot_pid(mut info: std::fs::File) -> Option<i32> {
     value.get("child-pid")?.as_i64()?.try_into().ok()
 }
 
-/// Gives a contained bot run by root its working folder: the unprivileged user the bot runs
-/// as must own the folder and the files in it (koth creates some, such as an emptied
-/// `data.txt`). Links are left alone. Nothing to do when koth is not root: the bot is then
-/// koth's own user.
-pub(crate) fn hand_over(dir: &Path) -> std::io::Result<()> {
-    if !nix::unistd::geteuid().is_root() {
-        return Ok(());
+impl Launch {
+    /// Gives the contained program run by root its folder `dir`: the user it runs as must own
+    /// the folder and the files in it (koth creates some, such as an emptied `data.txt`), and,
+    /// for a build (`whole`), everything below them, which the build may rewrite. Links are
+    /// left alone, never followed. Nothing to do when koth is not root: the program is then
+    /// koth's own user.
+    pub(crate) fn hand_over(&self, dir: &Path, whole: bool) -> std::io::Result<()> {
+        let Some(uid) = &self.uid else {
+            return Ok(());
+        };
+        give(dir, uid.uid(), whole)
     }
-    let owner = Some(nix::unistd::Uid::from_raw(SANDBOX_UID));
-    let group = Some(nix::unistd::Gid::from_raw(SANDBOX_UID));
+}
+
+fn give(dir: &Path, id: u32, whole: bool) -> std::io::Result<()> {
+    let owner = Some(nix::unistd::Uid::from_raw(id));
+    let group = Some(nix::unistd::Gid::from_raw(id));
     let chown = |path: &Path| {
         nix::unistd::fchownat(
             nix::fcntl::AT_FDCWD,
@@ -605,27 +735,37 @@ pub(crate) fn hand_over(dir: &Path) -> std::io::Result<()> {
     chown(dir)?;
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;
-        if !entry.file_type()?.is_symlink() {
+        let kind = entry.file_type()?;
+        if kind.is_dir() && whole {
+            give(&entry.path(), id, whole)?;
+        } else if !kind.is_symlink() {
             chown(&entry.path())?;
         }
     }
     Ok(())
 }
 
-/// The folders outside the system's that a contained bot's program needs: the install its
-/// interpreter lives in (`~/.pyenv` for a pyenv shim, found on `PATH` as a shell would find
-/// it), and the same for a script's `#!` interpreter. Only that install is bound, never the
-/// home folder around it.
+/// The folders outside the system's that a contained bot's program needs: the installs on
+/// koth's `PATH` (a pyenv or nvm install in a home folder: only that install, never the home
+/// folder) that hold the program it names, or the interpreter a script's `#!` line names.
+/// What may be exposed comes from koth's configuration alone: a name, from the bot's command or
+/// its script, is only ever looked up on `PATH`, so a bot's files can choose among `PATH`'s
+/// installs but never name a folder of their own, and a link is never followed out of the
+/// bot's folders to read a `#!` line.
 fn interpreter_folders(spec: &BotSpec, dir: &Path) -> Vec<PathBuf> {
-    let mut programs = vec![roster::find_program(&spec.program())];
-    if let Some(Some(path)) = programs.first() {
-        programs.extend(shebang(path).map(|p| roster::find_program(&p)));
+    let mut names: Vec<String> = Vec::new();
+    if !spec.command[0].contains('/') {
+        names.push(spec.command[0].clone());
+    }
+    if let Some(script) = inside(&spec.program(), dir, spec.sandbox.as_ref()) {
+        names.extend(shebang_names(&script));
     }
     let mut folders: Vec<PathBuf> = Vec::new();
-    for path in programs.into_iter().flatten() {
+    for name in names {
+        let Some(path) = on_path(&name) else { continue };
         let real = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
         for path in [path, real] {
-            if path.starts_with(dir) || is_system(&path) {
+            if is_system(&path) {
                 continue;
             }
             if let Some(install) = install_folder(&path)
@@ -638,6 +778,59 @@ fn interpreter_folders(spec: &BotSpec, dir: &Path) -> Vec<PathBuf> {
     folders
 }
 
+/// `program` if it is a file of the bot's own: in its working folder `dir`, or lent to it from
+/// the folder its working copy was made from, reached without leaving either.
+fn inside(program: &Path, dir: &Path, sandbox: Option<&Sandbox>) -> Option<PathBuf> {
+    let real = std::fs::canonicalize(program).ok()?;
+    let dir = std::fs::canonicalize(dir).ok()?;
+    let lent = sandbox
+        .and_then(|s| s.lent_from.as_deref())
+        .and_then(|f| std::fs::canonicalize(f).ok());
+    let own = real.starts_with(&dir) || lent.is_some_and(|f| real.starts_with(f));
+    (own && std::fs::symlink_metadata(&real).is_ok_and(|m| m.is_file())).then_some(real)
+}
+
+/// The program `name` (a bare file name) on koth's `PATH`, as a shell finds it.
+fn on_path(name: &str) -> Option<PathBuf> {
+    let bare = Path::new(name).components().count() == 1
+        && !matches!(name, "" | "." | "..")
+        && !name.contains('/');
+    if bare {
+        roster::find_program(Path::new(name))
+    } else {
+        None
+    }
+}
+
+/// The programs a script's `#!` line names, as bare names: `#!/usr/bin/env -S python3 -u`
+/// names `env` and `python3`. Options and the folders of paths are dropped: only a name looked
+/// up on koth's `PATH` may choose what the bot sees.
+fn shebang_names(path: &Path) -> Vec<String> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut head = [0u8; 256];
+    // Not blocking: a bot's "script" may be a pipe no one writes.
+    let Ok(mut file) = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::libc::O_NOFOLLOW | nix::libc::O_NONBLOCK)
+        .open(path)
+    else {
+        return Vec::new();
+    };
+    let Ok(n) = file.read(&mut head) else {
+        return Vec::new();
+    };
+    let Some(line) = head[..n].strip_prefix(b"#!") else {
+        return Vec::new();
+    };
+    let line = line.split(|&b| b == b'\n').next().unwrap_or_default();
+    String::from_utf8_lossy(line)
+        .split(|c: char| c.is_whitespace() || c == '\'' || c == '"')
+        .filter(|word| !word.is_empty() && !word.starts_with('-'))
+        .filter_map(|word| Path::new(word).file_name()?.to_str().map(str::to_string))
+        .collect()
+}
+
 fn is_system(path: &Path) -> bool {
     SYSTEM_FOLDERS.iter().any(|f| path.starts_with(f))
 }
@@ -645,23 +838,6 @@ fn is_system(path: &Path) -> bool {
 fn is_executable(path: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-}
-
-/// The interpreter named on a script's `#!` line (`#!/usr/bin/env python3` names `python3`).
-fn shebang(path: &Path) -> Option<PathBuf> {
-    use std::io::Read;
-    let mut head = [0u8; 256];
-    let n = std::fs::File::open(path).ok()?.read(&mut head).ok()?;
-    let line = head[..n].strip_prefix(b"#!")?;
-    let line = line.split(|&b| b == b'\n').next()?;
-    let line = std::str::from_utf8(line).ok()?;
-    let mut words = line.split_whitespace();
-    let interpreter = words.next()?;
-    if interpreter.ends_with("/env") {
-        words.find(|w| !w.starts_with('-')).map(PathBuf::from)
-    } else {
-        Some(PathBuf::from(interpreter))
-    }
 }
 
 /// The install a program outside the system's folders belongs to: under a home folder, the

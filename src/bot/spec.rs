@@ -42,16 +42,33 @@ pub struct Sandbox {
     /// The memory a bot may use, in MiB: all its processes together where it has a control
     /// group ([`super::cgroup`]), else each process (`RLIMIT_DATA`).
     pub memory_mb: u64,
-    /// The largest file a bot may write, in MiB (`RLIMIT_FSIZE`); also the size of its `/tmp`.
+    /// The largest file a bot may write, in MiB (`RLIMIT_FSIZE`); also the most its `/tmp`,
+    /// its working folder and `/dev/shm` may each hold ([`Sandbox::tmpfs_bytes`]).
     pub file_mb: u64,
     /// Open files per process (`RLIMIT_NOFILE`).
     pub open_files: u64,
     /// Processes and threads of the bot: in its control group, else `RLIMIT_NPROC` (counted
     /// per user, in the bot's own user namespace on Linux 5.14 and later).
     pub processes: u64,
-    /// Folders the bot may read besides the system's and its own: the bot's original folder,
-    /// which its working copy links large files and subfolders into.
-    pub read_only: Vec<PathBuf>,
+    /// The folder the bot's working copy was made from (its build copy), whose large files
+    /// and subfolders the copy links to: each such entry is lent to the bot read-only under its
+    /// name in the working folder, never the folder itself.
+    pub lent_from: Option<PathBuf>,
+    /// CPU seconds each process may use (`RLIMIT_CPU`): set for builds, whose every process
+    /// must end; a bot's time is its answers' limits.
+    pub cpu_seconds: Option<u64>,
+}
+
+impl Sandbox {
+    /// The sizes of the contained program's memory-backed folders, in bytes: `/tmp`, its
+    /// working folder and `/dev/shm`. Each is at most the file size cap, and together they are
+    /// at most the memory cap (half, a quarter and a quarter of it), so that where no control
+    /// group counts what a program keeps in them, it still cannot keep more than its memory.
+    pub(crate) fn tmpfs_bytes(&self) -> [u64; 3] {
+        let file = self.file_mb << 20;
+        let memory = self.memory_mb << 20;
+        [memory / 2, memory / 4, memory / 4].map(|share| share.min(file).max(1 << 20))
+    }
 }
 
 impl Default for Sandbox {
@@ -61,7 +78,8 @@ impl Default for Sandbox {
             file_mb: 1024,
             open_files: 1024,
             processes: 512,
-            read_only: Vec::new(),
+            lent_from: None,
+            cpu_seconds: None,
         }
     }
 }

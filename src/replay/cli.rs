@@ -14,7 +14,7 @@ use super::drive::{self, DriveOptions};
 use super::tui::{self, View};
 use super::turns::Replay;
 use crate::bot::sandbox;
-use crate::bot::{Limits, roster};
+use crate::bot::{Limits, build, roster};
 use crate::cli::{SandboxArgs, limit_ms_parser};
 
 /// Show a recorded paths game, rat-race board, noughts & crosses match or flag game (in a
@@ -187,8 +187,14 @@ fn run_drive(args: &Args, bot_dir: &Path, name: &str) -> anyhow::Result<()> {
         .canonicalize()
         .with_context(|| format!("no bot folder {}", bot_dir.display()))?;
     let spec = roster::load_bot(&bot_dir)?;
-    roster::prepare(std::slice::from_ref(&spec), roster::DEFAULT_BUILD_LIMIT)?;
-    let spec = match args.contain.sandbox() {
+    let sandbox = args.contain.sandbox();
+    let spec = build::prepare(
+        std::slice::from_ref(&spec),
+        build::DEFAULT_BUILD_LIMIT,
+        sandbox.as_ref(),
+    )?
+    .remove(0);
+    let spec = match sandbox {
         Some(sandbox) => sandbox::contain(
             std::slice::from_ref(&spec),
             Some(&sandbox),

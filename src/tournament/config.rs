@@ -97,7 +97,7 @@ fn default_answer_ms() -> u64 {
 }
 
 fn default_build_timeout_s() -> u64 {
-    roster::DEFAULT_BUILD_LIMIT.as_secs()
+    crate::bot::build::DEFAULT_BUILD_LIMIT.as_secs()
 }
 
 impl Config {

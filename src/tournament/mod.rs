@@ -34,7 +34,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use tokio::task::JoinSet;
 
 use crate::bot::BotStatus;
-use crate::bot::{BotSpec, Limits, Sandbox, roster, sandbox};
+use crate::bot::{BotSpec, Limits, Sandbox, build, roster, sandbox};
 use crate::cpu::Claim;
 use crate::game::{Average, Game, MatchResult, MatchSetup, RecordBoards};
 
@@ -174,32 +174,26 @@ impl Tournament {
                 dir.display()
             );
         }
+        let sandbox = plan.config.sandbox();
         let store = (|| {
-            roster::prepare(&plan.bots, plan.config.build_limit())?;
+            let built = build::prepare(&plan.bots, plan.config.build_limit(), sandbox.as_ref())?;
             std::fs::create_dir_all(dir.join("games")).with_context(|| {
                 format!("cannot create the tournament folder {}", dir.display())
             })?;
             std::fs::copy(file, dir.join(CONFIG_COPY)).with_context(|| {
                 format!("cannot copy {} into {}", file.display(), dir.display())
             })?;
-            Store::create(&dir.join(store::FILE), &plan.meta, &plan.bots, &plan.games)
+            let store = Store::create(&dir.join(store::FILE), &plan.meta, &plan.bots, &plan.games)?;
+            Ok::<_, anyhow::Error>((store, built))
         })();
         // A tournament that could not start (a bot's build failed) leaves no folder behind.
-        let store = store.inspect_err(|_| {
+        let (store, built) = store.inspect_err(|_| {
             if let Some(created) = &created {
                 let _ = std::fs::remove_dir_all(created);
             }
         })?;
         let jobs = plan.config.jobs();
-        Tournament::assemble(
-            &plan.config,
-            store,
-            plan.bots,
-            vec![],
-            dir,
-            jobs,
-            Some(lock),
-        )
+        Tournament::assemble(&plan.config, store, built, vec![], dir, jobs, Some(lock))
     }
 
     /// Reopens a tournament folder to play the games it has not finished, first giving the bots
@@ -211,7 +205,7 @@ impl Tournament {
         let lock = FolderLock::take(dir)?;
         let store = Store::open(&path)?;
         let config = Config::load(&dir.join(CONFIG_COPY))?;
-        let bots = store.bots()?;
+        let mut bots = store.bots()?;
         let unbenched = unbench
             .iter()
             .map(|name| {
@@ -234,10 +228,17 @@ impl Tournament {
             .filter(|b| !benched.contains(b))
             .map(|b| bots[b].clone())
             .collect();
-        if config.sandbox().is_some() {
+        let sandbox = config.sandbox();
+        if sandbox.is_some() {
             sandbox::check_available()?;
         }
-        roster::prepare(&playing, config.build_limit())?;
+        let built = build::prepare(&playing, config.build_limit(), sandbox.as_ref())?;
+        // The games are played by the bots as built: a contained bot from its build copy.
+        for bot in built {
+            if let Some(entry) = bots.iter_mut().find(|b| b.name == bot.name) {
+                *entry = bot;
+            }
+        }
         // This koth alone plays the folder now: what a stopped run left running, and what it
         // gave up on, is played again.
         store.requeue_unfinished()?;

@@ -157,32 +157,18 @@ pub(crate) fn prepare_copy(
         std::fs::remove_dir_all(copy)
             .with_context(|| format!("cannot clear {}", copy.display()))?;
     }
-    copy_folder(&source, copy)
+    crate::bot::build::copy_folder(&source, copy)
         .with_context(|| format!("cannot copy {} to {}", source.display(), copy.display()))?;
     let built = BotSpec {
         dir: copy.to_path_buf(),
         ..bot.clone()
     };
-    crate::bot::roster::prepare(std::slice::from_ref(&built), config.build_limit())?;
-    Ok(built.dir)
-}
-
-/// Copies the folder `from` to `to`, files with their permissions and links as links.
-fn copy_folder(from: &Path, to: &Path) -> std::io::Result<()> {
-    std::fs::create_dir_all(to)?;
-    for entry in std::fs::read_dir(from)? {
-        let entry = entry?;
-        let (source, target) = (entry.path(), to.join(entry.file_name()));
-        let kind = entry.file_type()?;
-        if kind.is_dir() {
-            copy_folder(&source, &target)?;
-        } else if kind.is_symlink() {
-            std::os::unix::fs::symlink(std::fs::read_link(&source)?, &target)?;
-        } else {
-            std::fs::copy(&source, &target)?;
-        }
-    }
-    Ok(())
+    let built = crate::bot::build::prepare(
+        std::slice::from_ref(&built),
+        config.build_limit(),
+        config.sandbox().as_ref(),
+    )?;
+    Ok(built[0].dir.clone())
 }
 
 /// `path` relative to `base` (both absolute), through `..` where it lies outside.

@@ -13,7 +13,7 @@ use super::exact::{self, Verdict};
 use super::ga::{self, Generation, Params};
 use super::play::{Flag, SHIPPED, load_levels};
 use super::rules::{Level, Move, Walker, moves_to_string, walk};
-use crate::bot::{roster, sandbox};
+use crate::bot::{build, roster, sandbox};
 use crate::cli::{LogDirArg, SandboxArgs, SeedArg, TimeoutArg, report};
 use crate::game::MatchSetup;
 
@@ -349,7 +349,12 @@ fn play(args: &PlayArgs) -> anyhow::Result<()> {
         load_levels(&args.levels)?
     };
     let spec = roster::load_bot(&args.bot)?;
-    roster::prepare(std::slice::from_ref(&spec), roster::DEFAULT_BUILD_LIMIT)?;
+    let spec = build::prepare(
+        std::slice::from_ref(&spec),
+        build::DEFAULT_BUILD_LIMIT,
+        args.contain.sandbox().as_ref(),
+    )?
+    .remove(0);
     let log_dir = args.log_dir.create("flag-play", None)?;
     let bots = sandbox::contain(&[spec], args.contain.sandbox().as_ref(), &log_dir)?;
     let setup = MatchSetup {

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use super::play::{self, DEFAULT_MATCHES, Options};
-use crate::bot::{roster, sandbox};
+use crate::bot::{build, roster, sandbox};
 use crate::cli::{LogDirArg, SandboxArgs, SeedArg, TimeoutArg, report};
 use crate::game::MatchSetup;
 
@@ -51,7 +51,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     super::physics::check_available()?;
     let bots = [roster::load_bot(first)?, roster::load_bot(second)?];
     roster::check_unique_names(&bots)?;
-    roster::prepare(&bots, roster::DEFAULT_BUILD_LIMIT)?;
+    let bots = build::prepare(
+        &bots,
+        build::DEFAULT_BUILD_LIMIT,
+        args.contain.sandbox().as_ref(),
+    )?;
     let seed = args.seed.choose();
     let options = Options {
         matches: Some(args.matches),

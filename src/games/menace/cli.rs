@@ -9,7 +9,7 @@ use anyhow::{Context, bail};
 use super::matchbox::{Menace, parse_schedule};
 use super::play::{DEFAULT_GAMES, GameRecord, GameSummary, Side, Tally, play_match};
 use super::rules::{Board, Mark, Outcome, parse_square_for_people, square_name};
-use crate::bot::{roster, sandbox};
+use crate::bot::{build, sandbox};
 use crate::cli::{LogDirArg, SandboxArgs, SeedArg, TimeoutArg, report};
 use crate::game::MatchSetup;
 
@@ -239,13 +239,18 @@ fn read_line(input: &mut dyn BufRead, out: &mut dyn Write) -> anyhow::Result<Opt
     Ok(Some(line))
 }
 
-fn side_from_arg(arg: &str, mark: Mark) -> anyhow::Result<Side> {
+fn side_from_arg(arg: &str, mark: Mark, contain: &SandboxArgs) -> anyhow::Result<Side> {
     if arg == "menace" && mark == Mark::O {
         bail!("MENACE plays X only (its matchboxes hold X's positions): use --x menace");
     }
-    let side = Side::from_arg(arg)?;
-    if let Side::Bot(spec) = &side {
-        roster::prepare(std::slice::from_ref(spec), roster::DEFAULT_BUILD_LIMIT)?;
+    let mut side = Side::from_arg(arg)?;
+    if let Side::Bot(spec) = &mut side {
+        *spec = build::prepare(
+            std::slice::from_ref(spec),
+            build::DEFAULT_BUILD_LIMIT,
+            contain.sandbox().as_ref(),
+        )?
+        .remove(0);
     }
     Ok(side)
 }
@@ -255,8 +260,8 @@ fn run_match(args: &MatchArgs) -> anyhow::Result<()> {
         bail!("--alternate: MENACE plays X only (its matchboxes hold X's positions)");
     }
     let mut sides = vec![
-        side_from_arg(&args.x, Mark::X)?,
-        side_from_arg(&args.o, Mark::O)?,
+        side_from_arg(&args.x, Mark::X, &args.contain)?,
+        side_from_arg(&args.o, Mark::O, &args.contain)?,
     ];
     let seed = args.seed.choose();
     let log_dir = args.log_dir.create("menace-match", Some(seed))?;
@@ -348,7 +353,7 @@ fn train(args: &TrainArgs) -> anyhow::Result<()> {
     let menace = Menace::load_or_new(args.boxes.as_deref(), args.schedule)?;
     let mut sides = vec![
         Side::Menace(menace),
-        side_from_arg(&args.opponent, Mark::O)?,
+        side_from_arg(&args.opponent, Mark::O, &args.contain)?,
     ];
     let log_dir = args.log_dir.create("menace-train", Some(seed))?;
     contain_sides(&mut sides, &args.contain, &log_dir)?;

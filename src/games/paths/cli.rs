@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use super::play::{self, DEFAULT_ROUNDS};
 use crate::bot::sandbox;
-use crate::bot::{BotSpec, roster};
+use crate::bot::{BotSpec, build, roster};
 use crate::cli::{LogDirArg, SandboxArgs, SeedArg, TimeoutArg, report};
 use crate::game::MatchSetup;
 
@@ -43,7 +43,11 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let bots = load_bots(&args)?;
-    roster::prepare(&bots, roster::DEFAULT_BUILD_LIMIT)?;
+    let bots = build::prepare(
+        &bots,
+        build::DEFAULT_BUILD_LIMIT,
+        args.contain.sandbox().as_ref(),
+    )?;
     let seed = args.seed.choose();
     let log_dir = args.log_dir.create("paths", Some(seed))?;
     let bots = sandbox::contain(&bots, args.contain.sandbox().as_ref(), &log_dir)?;

@@ -13,7 +13,7 @@ use super::plot;
 use super::recording::BoardRecording;
 use super::track::Track;
 use crate::bot::sandbox;
-use crate::bot::{BotSpec, roster};
+use crate::bot::{BotSpec, build, roster};
 use crate::cli::{LogDirArg, SandboxArgs, SeedArg, TimeoutArg, report};
 use crate::cpu::Claim;
 use crate::game::{MatchSetup, RecordBoards};
@@ -226,7 +226,12 @@ fn contestant(args: &Args) -> anyhow::Result<Contestant> {
     }
     // A protocol koth does not know is one error before anything is built or written.
     protocol_of(&spec)?;
-    roster::prepare(std::slice::from_ref(&spec), roster::DEFAULT_BUILD_LIMIT)?;
+    let spec = build::prepare(
+        std::slice::from_ref(&spec),
+        build::DEFAULT_BUILD_LIMIT,
+        args.contain.sandbox().as_ref(),
+    )?
+    .remove(0);
     Ok(Contestant::Bot(spec))
 }
 

@@ -1,0 +1,323 @@
+//! Build steps: what runs before a bot's first game (`build` in its `bot.toml`), the step every
+//! runner takes through [`prepare`].
+//!
+//! - A **contained** bot's build is contained as the bot will be (its own namespaces, network
+//!   included, the bot's caps, CPU time and wall time, a user of its own), in a **build copy**
+//!   of the bot's folder, never in the folder itself: it can write that copy and its `/tmp`,
+//!   read the system, and nothing else. Everything it starts ends with it (it is process 1 of
+//!   its own PID namespace). A build that needs what it cannot have there (a package download)
+//!   fails, with its log, as on any contest server. Build copies are kept by the bot's content
+//!   hash ([`super::digest`]) in koth's build folder, so the same bot is built once, and two
+//!   runs of one bot at once wait for one build instead of racing in one folder.
+//! - An **uncontained** bot (an author trying their own bot) is built in its own folder, as
+//!   the author expects; builds of one folder are serialised by a lock, so two runs never
+//!   build it at once.
+
+use std::fs::File;
+use std::io::Read;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use nix::fcntl::{Flock, FlockArg, OFlag};
+use nix::sys::stat::Mode;
+
+use super::sandbox::{self, Launch};
+use super::spec::{BotSpec, Sandbox};
+
+/// How long a build step may take unless a tournament file says otherwise (`build_timeout_s`).
+pub(crate) const DEFAULT_BUILD_LIMIT: Duration = Duration::from_secs(600);
+
+/// The most of a build's output kept for its log.
+const BUILD_OUTPUT_KEPT: usize = 64 << 10;
+
+/// The name of a build's log in its build copy's folder, beside the bot's folder.
+pub const BUILD_LOG: &str = "build.log";
+
+/// Builds every bot, each within `build_limit`, contained by `sandbox` if given, and checks it
+/// can start: the step every runner takes before its first game. Returns the bots as they are
+/// played: a contained bot with a build step from its build copy, others as they were.
+pub fn prepare(
+    bots: &[BotSpec],
+    build_limit: Duration,
+    sandbox: Option<&Sandbox>,
+) -> anyhow::Result<Vec<BotSpec>> {
+    let mut built = Vec::with_capacity(bots.len());
+    for bot in bots {
+        let ready = match (sandbox, &bot.build) {
+            (_, None) => bot.clone(),
+            (None, Some(_)) => {
+                build_in_place(bot, build_limit)?;
+                bot.clone()
+            }
+            (Some(sandbox), Some(_)) => {
+                sandbox::check_available()?;
+                build_contained(bot, build_limit, sandbox)?
+            }
+        };
+        ready.check_runnable()?;
+        built.push(ready);
+    }
+    Ok(built)
+}
+
+/// Builds `bot` in its own folder, holding the folder's build lock.
+fn build_in_place(bot: &BotSpec, limit: Duration) -> anyhow::Result<()> {
+    let folder = std::fs::canonicalize(&bot.dir)
+        .with_context(|| format!("{bot}: no folder {}", bot.dir.display()))?;
+    let _lock = lock(&format!(
+        "in-place-{}",
+        short_hash(folder.as_os_str().as_encoded_bytes())
+    ))?;
+    let build = bot.build.as_deref().unwrap_or_default();
+    let mut command = Command::new("sh");
+    command.arg("-c").arg(build).current_dir(&bot.dir);
+    super::child::keep_only(&mut command, Vec::new());
+    let output = run(bot, command, None, limit)?;
+    output.check(bot, build)
+}
+
+/// Builds `bot` contained, in its build copy (made and built once per content hash), and
+/// returns it as played from there.
+fn build_contained(bot: &BotSpec, limit: Duration, sandbox: &Sandbox) -> anyhow::Result<BotSpec> {
+    let hash = super::digest::digest(bot)?;
+    let key = &hash[..32];
+    let folder_name = std::path::absolute(&bot.dir)?
+        .file_name()
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("bot"));
+    let store = build_folder()?;
+    let _lock = lock(&format!("build-{key}"))?;
+    let done = store.join(key);
+    if !done.join(&folder_name).is_dir() {
+        // Built aside and renamed into place whole: a build cut short (koth killed) leaves
+        // only a folder the next build clears.
+        let aside = store.join(format!(".{key}-building"));
+        if aside.exists() {
+            std::fs::remove_dir_all(&aside)
+                .with_context(|| format!("cannot clear {}", aside.display()))?;
+        }
+        let copy = aside.join(&folder_name);
+        copy_folder(&bot.dir, &copy).with_context(|| {
+            format!(
+                "{bot}: cannot copy {} to {}",
+                bot.dir.display(),
+                copy.display()
+            )
+        })?;
+        let step = BotSpec {
+            dir: copy.clone(),
+            command: vec![
+                "sh".into(),
+                "-c".into(),
+                bot.build.clone().unwrap_or_default(),
+            ],
+            sandbox: None,
+            ..bot.clone()
+        };
+        let limits = Sandbox {
+            cpu_seconds: Some(limit.as_secs().max(1)),
+            lent_from: None,
+            ..sandbox.clone()
+        };
+        let launch = Launch::build(&step, &limits)
+            .with_context(|| format!("{bot}: cannot contain its build"))?;
+        launch
+            .hand_over(&copy, true)
+            .with_context(|| format!("cannot hand {} to the build", copy.display()))?;
+        let command = launch.std_command();
+        let output = run(bot, command, Some(launch), limit)?;
+        std::fs::write(aside.join(BUILD_LOG), &output.log)
+            .with_context(|| format!("cannot write {}", aside.join(BUILD_LOG).display()))?;
+        output.check(bot, bot.build.as_deref().unwrap_or_default())?;
+        if done.exists() {
+            std::fs::remove_dir_all(&done)
+                .with_context(|| format!("cannot clear {}", done.display()))?;
+        }
+        std::fs::rename(&aside, &done)
+            .with_context(|| format!("cannot move {} to {}", aside.display(), done.display()))?;
+    }
+    Ok(BotSpec {
+        dir: done.join(folder_name),
+        ..bot.clone()
+    })
+}
+
+/// The folder of build copies: `koth/builds` in the user's cache folder (`$XDG_CACHE_HOME`,
+/// else `~/.cache`), else `koth-builds-<uid>` in the system's temp folder; private to koth's
+/// user (a contained bot's user reaches its own build's entries through its sandbox alone).
+fn build_folder() -> anyhow::Result<PathBuf> {
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .map(PathBuf::from)
+                .filter(|p| p.is_absolute())
+                .map(|home| home.join(".cache"))
+        });
+    let folder = match cache {
+        Some(cache) => cache.join("koth").join("builds"),
+        None => std::env::temp_dir().join(format!("koth-builds-{}", nix::unistd::geteuid())),
+    };
+    std::fs::create_dir_all(&folder)
+        .with_context(|| format!("cannot create the build folder {}", folder.display()))?;
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o700))
+        .with_context(|| format!("cannot make {} private", folder.display()))?;
+    Ok(folder)
+}
+
+/// Waits for, then holds, the lock `name` in koth's private lock folder (shared by every koth
+/// of this user on the machine).
+fn lock(name: &str) -> anyhow::Result<Flock<File>> {
+    let folder =
+        crate::cpu::open_lock_folder(&crate::cpu::lock_folder()).map_err(anyhow::Error::msg)?;
+    let flags = OFlag::O_RDWR | OFlag::O_CREAT | OFlag::O_CLOEXEC | OFlag::O_NOFOLLOW;
+    let file = nix::fcntl::openat(
+        &folder,
+        format!("{name}.lock").as_str(),
+        flags,
+        Mode::S_IRUSR | Mode::S_IWUSR,
+    )
+    .with_context(|| format!("cannot open the build lock {name}"))?;
+    Flock::lock(File::from(file), FlockArg::LockExclusive)
+        .map_err(|(_, e)| anyhow::anyhow!("cannot take the build lock {name}: {e}"))
+}
+
+fn short_hash(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(bytes)[..12]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// What a build step did: how it ended (`None`: stopped at its time limit) and its output, the
+/// last [`BUILD_OUTPUT_KEPT`] bytes of each stream.
+struct Output {
+    status: Option<std::process::ExitStatus>,
+    limit: Duration,
+    log: Vec<u8>,
+}
+
+impl Output {
+    /// The build's failure, as one error with the tail of its log.
+    fn check(&self, bot: &BotSpec, build: &str) -> anyhow::Result<()> {
+        let text = String::from_utf8_lossy(&self.log);
+        let tail: Vec<&str> = text.lines().rev().take(10).collect();
+        let tail: Vec<&str> = tail.into_iter().rev().collect();
+        match self.status {
+            None => bail!(
+                "{bot}: its build command `{build}` did not finish within {} s \
+                 (`build_timeout_s`); it was stopped:\n{}",
+                self.limit.as_secs(),
+                tail.join("\n")
+            ),
+            Some(status) if !status.success() => bail!(
+                "{bot}: its build command `{build}` failed ({status}):\n{}",
+                tail.join("\n")
+            ),
+            Some(_) => Ok(()),
+        }
+    }
+}
+
+/// Runs a build `command` in a process group of its own that is killed when the step ends or
+/// overruns `limit` (a build that never ends, or leaves a job running, must not hold up the
+/// games), and gathers its output. A contained build's `launch` is finished once it runs.
+fn run(
+    bot: &BotSpec,
+    mut command: Command,
+    launch: Option<Launch>,
+    limit: Duration,
+) -> anyhow::Result<Output> {
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .with_context(|| format!("{bot}: cannot run its build command"))?;
+    // With process_group(0) the group id is the child's pid; registered, Ctrl-C kills it.
+    let pgid = child.id() as i32;
+    super::live::register(pgid);
+    let started = launch.map(|launch| launch.started_here(pgid));
+    // Each pipe is drained on a thread of its own, so a chatty build cannot stall on a full
+    // pipe; the outputs come back on a channel, so a job that escaped the group and keeps a
+    // pipe open cannot hold koth.
+    let (outputs, collected) = mpsc::channel();
+    let pipes: [Option<Box<dyn Read + Send>>; 2] = [
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    ];
+    for pipe in pipes.into_iter().flatten() {
+        let outputs = outputs.clone();
+        std::thread::spawn(move || {
+            let _ = outputs.send(read_tail(pipe));
+        });
+    }
+    let deadline = Instant::now() + limit;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(20)),
+            _ => break None,
+        }
+    };
+    super::live::kill_group(pgid);
+    if status.is_none() {
+        let _ = child.wait();
+    }
+    let mut log = Vec::new();
+    for _ in 0..2 {
+        if let Ok(output) = collected.recv_timeout(Duration::from_secs(1)) {
+            log.extend_from_slice(&output);
+        }
+    }
+    drop(started);
+    Ok(Output { status, limit, log })
+}
+
+/// Everything `pipe` gives until its end, keeping only the last [`BUILD_OUTPUT_KEPT`] bytes.
+fn read_tail(mut pipe: impl Read) -> Vec<u8> {
+    let mut kept = Vec::new();
+    let mut chunk = [0u8; 8192];
+    while let Ok(n @ 1..) = pipe.read(&mut chunk) {
+        kept.extend_from_slice(&chunk[..n]);
+        if kept.len() > 2 * BUILD_OUTPUT_KEPT {
+            kept.drain(..kept.len() - BUILD_OUTPUT_KEPT);
+        }
+    }
+    let excess = kept.len().saturating_sub(BUILD_OUTPUT_KEPT);
+    kept.drain(..excess);
+    kept
+}
+
+/// Copies the folder `from` to `to`: folders, files with their permissions, and links as links
+/// (never followed); anything else (a device, a pipe) is left out.
+pub(crate) fn copy_folder(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let (source, target) = (entry.path(), to.join(entry.file_name()));
+        let kind = entry.file_type()?;
+        if kind.is_dir() {
+            copy_folder(&source, &target)?;
+        } else if kind.is_symlink() {
+            std::os::unix::fs::symlink(std::fs::read_link(&source)?, &target)?;
+        } else if kind.is_file() {
+            std::fs::copy(&source, &target)?;
+        }
+    }
+    Ok(())
+}
