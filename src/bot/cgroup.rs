@@ -1,11 +1,14 @@
 //! A control group per contained bot, where the machine lets koth make one: it caps the bot's
-//! memory and processes as a whole (all its processes together, unlike rlimits), and it says
-//! afterwards whether a cap was hit, so a fault can name it ("memory limit 2048 MiB").
+//! memory and processes as a whole (all its processes together, unlike rlimits), it says
+//! afterwards whether a cap was hit, so a fault can name it ("memory limit 2048 MiB"), it counts
+//! the CPU time of all the bot's processes (the CPU clock and the starvation rule charge a bot's
+//! children to it), and it can freeze the bot while it is not asked anything.
 //!
-//! koth makes its groups under its own group of each controller (cgroup v1's `memory` and
-//! `pids` hierarchies, or cgroup v2's unified one where koth's group delegates the
-//! controller), in a folder `koth/`. Where it may not — no cgroup file system, no rights —
-//! containment keeps to rlimits alone.
+//! koth makes its groups under its own group of each controller (cgroup v1's `memory`, `pids`
+//! and `cpuacct` hierarchies, or cgroup v2's unified one where koth's group delegates the
+//! controller; the freezer only from v2, which also serves a v1 machine that mounts it beside),
+//! in a folder `koth/`. Where it may not — no cgroup file system, no rights — containment keeps
+//! to rlimits alone.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -23,10 +26,24 @@ struct Hierarchy {
     events: (&'static str, &'static str),
 }
 
+/// A controller koth reads or switches but does not cap with: the CPU time a bot's processes
+/// used, the freezer.
+#[derive(Debug)]
+struct Watch {
+    /// `<koth's own group>/koth`.
+    root: PathBuf,
+    /// `cpuacct.usage` (v1, ns), `cpu.stat` (v2, `usage_usec`), `cgroup.freeze` (v2).
+    file: &'static str,
+}
+
 #[derive(Debug, Default)]
 struct Hierarchies {
     memory: Option<Hierarchy>,
     pids: Option<Hierarchy>,
+    cpu: Option<Watch>,
+    /// Only cgroup v2's freezer: v1's takes half a millisecond to freeze, and a process frozen
+    /// by it cannot die of `SIGKILL`, which must end a bot at any moment.
+    freezer: Option<Watch>,
 }
 
 /// Found once per koth process.
@@ -47,22 +64,35 @@ fn hierarchies() -> &'static Hierarchies {
             ("pids", "pids.max", ("pids.events", "max")),
             ("", "pids.max", ("pids.events", "max")),
         ];
+        // The place for koth's groups of `controller` where a child group has `file`.
+        let usable_root = |controller: &str, file: &str| {
+            let root = own_group(&own, &mounts, controller)?.join("koth");
+            std::fs::create_dir_all(&root).ok()?;
+            // v2 shows a controller's files in a child only where the parent delegates it.
+            let probe = root.join(format!("probe-{}", std::process::id()));
+            std::fs::create_dir(&probe).ok()?;
+            let usable = probe.join(file).is_file();
+            let _ = std::fs::remove_dir(&probe);
+            remove_stale(&root);
+            usable.then_some(root)
+        };
         let find = |choices: &[(&str, &'static str, (&'static str, &'static str))]| {
             choices.iter().find_map(|&(controller, max, events)| {
-                let root = own_group(&own, &mounts, controller)?.join("koth");
-                std::fs::create_dir_all(&root).ok()?;
-                // v2 shows a controller's files in a child only where the parent delegates it.
-                let probe = root.join(format!("probe-{}", std::process::id()));
-                std::fs::create_dir(&probe).ok()?;
-                let usable = probe.join(max).is_file();
-                let _ = std::fs::remove_dir(&probe);
-                remove_stale(&root);
-                usable.then_some(Hierarchy { root, max, events })
+                let root = usable_root(controller, max)?;
+                Some(Hierarchy { root, max, events })
+            })
+        };
+        let watch = |choices: &[(&str, &'static str)]| {
+            choices.iter().find_map(|&(controller, file)| {
+                let root = usable_root(controller, file)?;
+                Some(Watch { root, file })
             })
         };
         Hierarchies {
             memory: find(&memory),
             pids: find(&pids),
+            cpu: watch(&[("cpuacct", "cpuacct.usage"), ("", "cpu.stat")]),
+            freezer: watch(&[("", "cgroup.freeze")]),
         }
     })
 }
@@ -118,8 +148,16 @@ fn own_group(own: &str, mounts: &str, controller: &str) -> Option<PathBuf> {
 /// The groups of one contained bot process, removed when dropped.
 pub struct BotGroups {
     groups: Vec<(PathBuf, &'static Hierarchy)>,
+    /// The groups of the controllers koth only watches (CPU time, freezer) that are not also
+    /// one of `groups`.
+    watched: Vec<PathBuf>,
     /// `cgroup.procs` of each group, open for writing the bot's processes into.
     procs: Vec<std::fs::File>,
+    /// The CPU time all the bot's processes used, open for reading, and whether it is v2's
+    /// `cpu.stat` (µs) rather than v1's `cpuacct.usage` (ns).
+    cpu: Option<(std::fs::File, bool)>,
+    /// `cgroup.freeze`, open for writing.
+    freezer: Option<std::fs::File>,
     memory_mb: u64,
     processes: u64,
 }
@@ -137,7 +175,10 @@ impl BotGroups {
         );
         let mut groups = BotGroups {
             groups: Vec::new(),
+            watched: Vec::new(),
             procs: Vec::new(),
+            cpu: None,
+            freezer: None,
             memory_mb,
             processes,
         };
@@ -172,7 +213,71 @@ impl BotGroups {
                 _ => drop(groups.groups.pop().map(|(dir, _)| std::fs::remove_dir(dir))),
             }
         }
-        (!groups.groups.is_empty()).then_some(groups)
+        if groups.groups.is_empty() {
+            return None;
+        }
+        for (watch, write) in [(&found.cpu, false), (&found.freezer, true)] {
+            let Some(watch) = watch else { continue };
+            let Some(dir) = groups.dir_in(&watch.root, &name) else {
+                continue;
+            };
+            let file = std::fs::OpenOptions::new()
+                .read(!write)
+                .write(write)
+                .open(dir.join(watch.file));
+            match (file, write) {
+                (Ok(file), false) => groups.cpu = Some((file, watch.file == "cpu.stat")),
+                (Ok(file), true) => groups.freezer = Some(file),
+                (Err(_), _) => {}
+            }
+        }
+        Some(groups)
+    }
+
+    /// The bot's group `name` under `root`: one of its groups already (v2's one hierarchy), or
+    /// made now, with the bot to join it.
+    fn dir_in(&mut self, root: &Path, name: &str) -> Option<PathBuf> {
+        let dir = root.join(name);
+        let known = self.groups.iter().map(|(d, _)| d).chain(&self.watched);
+        if known.into_iter().any(|d| *d == dir) {
+            return Some(dir);
+        }
+        std::fs::create_dir(&dir).ok()?;
+        let procs = std::fs::OpenOptions::new()
+            .write(true)
+            .open(dir.join("cgroup.procs"));
+        self.watched.push(dir.clone());
+        self.procs.push(procs.ok()?);
+        Some(dir)
+    }
+
+    /// The CPU time all the bot's processes have used (its children too, and theirs), where
+    /// the machine keeps it per group.
+    pub(crate) fn cpu_usage(&self) -> Option<std::time::Duration> {
+        use std::os::unix::fs::FileExt;
+        let (file, stat) = self.cpu.as_ref()?;
+        let mut text = [0u8; 512];
+        let n = file.read_at(&mut text, 0).ok()?;
+        let text = std::str::from_utf8(&text[..n]).ok()?;
+        if *stat {
+            let usec = text.lines().find_map(|l| l.strip_prefix("usage_usec "))?;
+            Some(std::time::Duration::from_micros(usec.trim().parse().ok()?))
+        } else {
+            Some(std::time::Duration::from_nanos(text.trim().parse().ok()?))
+        }
+    }
+
+    /// Whether the bot's processes can be frozen.
+    pub fn can_freeze(&self) -> bool {
+        self.freezer.is_some()
+    }
+
+    /// Freezes (`true`) or thaws the bot's processes, where the machine can; a bot that cannot
+    /// be frozen keeps running.
+    pub(crate) fn freeze(&self, frozen: bool) {
+        if let Some(file) = &self.freezer {
+            let _ = (&*file).write_all(if frozen { b"1" } else { b"0" });
+        }
     }
 
     /// Whether the groups cap memory (else an rlimit must).
@@ -240,7 +345,9 @@ fn event_count(file: &Path, key: &str) -> u64 {
 impl Drop for BotGroups {
     fn drop(&mut self) {
         self.procs.clear();
-        let dirs: Vec<PathBuf> = self.groups.drain(..).map(|(dir, _)| dir).collect();
+        self.freezer = None;
+        let mut dirs: Vec<PathBuf> = self.groups.drain(..).map(|(dir, _)| dir).collect();
+        dirs.append(&mut self.watched);
         remover().send(dirs).ok();
     }
 }

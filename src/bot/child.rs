@@ -1,8 +1,11 @@
 //! What every process koth starts for a bot (the bot, its `bwrap`, its build step) does between
-//! `fork` and `exec`: it closes every descriptor it was not given. koth opens its own files
-//! close-on-exec, but a descriptor koth itself inherited (a file the shell that started koth had
-//! open, a test harness's pipe) is not, and would reach the bot: a bot read a host-only file
-//! through descriptor 7 and appended to another through 8.
+//! `fork` and `exec`: it closes every descriptor it was not given, and takes the default action
+//! of `SIGXFSZ` back. koth opens its own files close-on-exec, but a descriptor koth itself
+//! inherited (a file the shell that started koth had open, a test harness's pipe) is not, and
+//! would reach the bot: a bot read a host-only file through descriptor 7 and appended to
+//! another through 8. A signal ignored by whoever started koth stays ignored across `exec`; a
+//! bot past its file size cap must be ended by `SIGXFSZ` as the cap means, unless it ignores the
+//! signal itself.
 
 use std::os::unix::process::CommandExt;
 
@@ -46,6 +49,7 @@ pub(crate) unsafe fn keep_only_now(keep: &[i32]) -> std::io::Result<()> {
                 return Err(std::io::Error::last_os_error());
             }
         }
+        libc::signal(libc::SIGXFSZ, libc::SIG_DFL);
     }
     Ok(())
 }

@@ -70,6 +70,24 @@ pub fn cpu_time(pid: i32) -> Option<Duration> {
     nix::time::clock_gettime(clock).ok().map(Duration::from)
 }
 
+/// CPU time (user + system) used so far by process `pid` and every process below it (its
+/// children and theirs, found through `/proc/<pid>/task/<tid>/children`): what a bot without a
+/// control group of its own used in all. A child that left the tree (a double-forked daemon) is
+/// not counted, but an uncontained bot's daemon is outside every rule anyway.
+pub(crate) fn tree_cpu_time(pid: i32) -> Option<Duration> {
+    let mut total = cpu_time(pid)?;
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return Some(total);
+    };
+    for task in tasks.flatten() {
+        let children = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+        for child in children.split_whitespace().filter_map(|c| c.parse().ok()) {
+            total += tree_cpu_time(child).unwrap_or_default();
+        }
+    }
+    Some(total)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -32,13 +32,21 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, ChildStdin, Command};
 
 use super::cgroup::BotGroups;
-use super::clock::{STARTUP_GRACE, cpu_time};
+use super::clock::{STARTUP_GRACE, tree_cpu_time};
 use super::lines::{LineReader, MAX_LINE, ReadEvent};
 use super::live::{kill_group, register};
 use super::sandbox::{self, Launch, Started};
 use super::spec::Sandbox;
 use super::starvation::{self, SAMPLE_AFTER, Waits};
 use super::{Answer, AnswerStats, BotError, BotSpec, Clock, StderrLog, Transcript};
+
+/// The CPU time a contained bot may use between an answer and its next prompt before it is
+/// frozen (its control group's freezer) between every answer and the next prompt from then on:
+/// a bot that is not asked anything must not take CPU from the bot that is, as a bot whose
+/// children go on thinking during the other bots' turns would. Freezing and thawing costs
+/// about 60 µs a prompt (cgroup v2), so a bot that rests between prompts, as bots do, is never
+/// frozen and pays nothing; the first gap past this amount costs a restless bot the rest.
+const RESTLESS: Duration = Duration::from_millis(10);
 
 /// A prompt on its way to a bot, from [`BotProcess::prompt`]: what [`BotProcess::answer`] needs
 /// to time the answer.
@@ -77,6 +85,14 @@ pub struct BotProcess {
     stats: AnswerStats,
     /// Whether the next answer is the first, which gets [`STARTUP_GRACE`] on top of its limit.
     first_answer: bool,
+    /// The CPU time of the bot's control group at its last answer, to see whether it works
+    /// while it is not asked anything.
+    cpu_at_answer: Option<Duration>,
+    /// Whether the bot was seen to work between its prompts ([`RESTLESS`]): it is then frozen
+    /// from each answer to its next prompt.
+    restless: bool,
+    /// Whether the bot is frozen now.
+    frozen: bool,
     transcript: Option<Transcript>,
 }
 
@@ -188,6 +204,9 @@ impl BotProcess {
             clock: Clock::Wall,
             stats: AnswerStats::default(),
             first_answer: true,
+            cpu_at_answer: None,
+            restless: false,
+            frozen: false,
             transcript: None,
         })
     }
@@ -230,9 +249,38 @@ impl BotProcess {
         self.pgid
     }
 
-    /// CPU time the bot has used so far (its own process, inside its sandbox if contained).
+    /// CPU time the bot has used so far: every process of it, its children and theirs (its
+    /// control group's count where it has one, else its process tree's). A bot that thinks in a
+    /// child it forked is charged for it; `None` for a contained bot until bwrap has named its
+    /// process.
     pub fn cpu_time(&self) -> Option<Duration> {
-        cpu_time(self.cpu_pid()?)
+        self.cpu_meter()()
+    }
+
+    /// [`cpu_time`](Self::cpu_time) as a function that holds no borrow of the process, for use
+    /// while an answer is awaited.
+    fn cpu_meter(&self) -> impl Fn() -> Option<Duration> + use<> {
+        let groups = self.started.as_ref().and_then(|s| s.groups.clone());
+        let pid = self.cpu_pid();
+        move || {
+            groups
+                .as_deref()
+                .and_then(BotGroups::cpu_usage)
+                .or_else(|| tree_cpu_time(pid?))
+        }
+    }
+
+    fn groups(&self) -> Option<&BotGroups> {
+        self.started.as_ref()?.groups.as_deref()
+    }
+
+    /// Thaws a bot frozen between its prompts (see [`RESTLESS`]).
+    fn thaw(&mut self) {
+        if std::mem::take(&mut self.frozen)
+            && let Some(groups) = self.groups()
+        {
+            groups.freeze(false);
+        }
     }
 
     /// Chooses the clock that `ask`'s limit is measured on. With [`Clock::Cpu`] every answer's CPU
@@ -275,6 +323,14 @@ impl BotProcess {
     /// for the answer.
     pub(crate) fn prompt(&mut self, prompt: &str, limit: Duration) -> Result<Asked, BotError> {
         self.check_running()?;
+        self.thaw();
+        if !self.restless
+            && let Some(groups) = self.groups()
+            && groups.can_freeze()
+            && let (Some(then), Some(now)) = (self.cpu_at_answer, groups.cpu_usage())
+        {
+            self.restless = now.saturating_sub(then) > RESTLESS;
+        }
         let grace = if std::mem::take(&mut self.first_answer) {
             STARTUP_GRACE
         } else {
@@ -284,12 +340,9 @@ impl BotProcess {
         self.record(b'?', prompt);
         let cpu_before = match self.clock {
             Clock::Wall => None,
-            Clock::Cpu { .. } => match self.cpu_pid() {
-                Some(pid) => cpu_time(pid),
-                // A contained bot whose process bwrap has not named yet has run no code of its
-                // own.
-                None => Some(Duration::ZERO),
-            },
+            // A contained bot whose process bwrap has not named yet has run no code of its
+            // own.
+            Clock::Cpu { .. } => self.cpu_time().or(Some(Duration::ZERO)),
         };
         let started = Instant::now();
         let written = self.write_now(prompt).map_err(|e| self.stop(e))?;
@@ -320,6 +373,7 @@ impl BotProcess {
         // The process whose run-queue figures are read: none for a contained bot bwrap has not
         // named yet, whose time-outs are then its own.
         let pid = self.cpu_pid();
+        let meter = self.cpu_meter();
         let (result, waits) = {
             let read = async {
                 // Measured from when the prompt was in the pipe.
@@ -344,9 +398,8 @@ impl BotProcess {
                 match event {
                     ReadEvent::Line(line) => Ok(Answer {
                         wall: sent.elapsed(),
-                        cpu: cpu_before.and_then(|before| {
-                            Some(cpu_time(self.cpu_pid()?)?.saturating_sub(before))
-                        }),
+                        cpu: cpu_before
+                            .and_then(|before| Some(self.cpu_time()?.saturating_sub(before))),
                         line,
                     }),
                     ReadEvent::TooLong => Err(BotError::LineTooLong { max: MAX_LINE }),
@@ -361,15 +414,16 @@ impl BotProcess {
             match tokio::time::timeout_at((started + early).into(), &mut read).await {
                 Ok(result) => (Ok(result), None),
                 Err(_) => {
-                    let waits = pid.and_then(Waits::now);
+                    let waits = pid.and_then(|pid| Waits::now(pid, meter()?));
                     let result = tokio::time::timeout_at((started + wait).into(), read).await;
                     (result, waits)
                 }
             }
         };
+        let cpu_now = waits.and_then(|_| meter());
         // Whether a time-out of an answer that was allowed `allowed` was koth's fault.
         let starved = |allowed: Duration| {
-            let waited = waits?.starved_since(pid?)?;
+            let waited = waits?.starved_since(pid?, cpu_now?)?;
             starvation::starved(waited, allowed).then_some(BotError::Starved {
                 limit: allowed,
                 waited,
@@ -378,6 +432,7 @@ impl BotProcess {
         let result = match result {
             Ok(Ok(answer)) => {
                 self.record(b'<', &answer.line);
+                self.rest();
                 let used = match (self.clock, answer.cpu) {
                     (Clock::Cpu { .. }, Some(cpu)) => cpu,
                     _ => answer.wall,
@@ -408,6 +463,18 @@ impl BotProcess {
             self.stats.starved_timeouts += 1;
         }
         result.map_err(|e| self.stop(e))
+    }
+
+    /// After an answer: notes the bot's CPU time, and freezes a restless bot until its next
+    /// prompt.
+    fn rest(&mut self) {
+        let Some(groups) = self.groups() else { return };
+        let now = groups.cpu_usage();
+        if self.restless {
+            groups.freeze(true);
+            self.frozen = true;
+        }
+        self.cpu_at_answer = now;
     }
 
     /// Writes the queued lines and `line` with as few system calls as the pipe allows (one, as
@@ -463,6 +530,7 @@ impl BotProcess {
     /// Returns the fault if the bot did not exit in time.
     pub async fn finish(mut self, limit: Duration) -> Option<BotError> {
         let mut fault = None;
+        self.thaw();
         if self.stopped.is_none() {
             let _ = tokio::time::timeout(limit, self.write_queued()).await;
             self.stdin.take();

@@ -305,6 +305,9 @@ pub(crate) fn find_program(program: &Path) -> Option<PathBuf> {
         .find(|path| path.is_file())
 }
 
+/// The folder of a game's folder that holds its bots' working copies.
+pub const WORKING_COPIES: &str = "bots";
+
 /// Bot files up to this size are copied into each game's working folder; larger ones (models,
 /// tables) are linked, since bots only read them.
 const COPY_LIMIT: u64 = 1 << 20;
@@ -312,8 +315,10 @@ const COPY_LIMIT: u64 = 1 << 20;
 /// Each game's bots run in a working copy of their folder, `<game folder>/bots/<seat>/<folder>/`, so games
 /// played at once never share a bot's private `data.txt` (a game empties it at its start and the
 /// bot keeps notes in it across rounds). Files are copied except large ones and subfolders, which
-/// are linked: bots only read those, and copying a `node_modules` per game would cost more than
-/// the game. A bot that writes inside a subfolder would still share it between parallel games.
+/// are linked, as are the folder's own links: bots only read those, and copying a
+/// `node_modules` per game would cost more than the game. An uncontained bot that writes inside
+/// a subfolder would still share it between parallel games; a contained one is lent them
+/// read-only ([`super::sandbox`]).
 pub(crate) fn working_copies(bots: &[BotSpec], game_dir: &Path) -> std::io::Result<Vec<BotSpec>> {
     bots.iter()
         .enumerate()
@@ -322,7 +327,7 @@ pub(crate) fn working_copies(bots: &[BotSpec], game_dir: &Path) -> std::io::Resu
             // The copy keeps its folder's name, which names the bot's stderr file and
             // transcript (see `seat`): the same files whether a bot runs in place or copied.
             let folder = source_dir.file_name().unwrap_or("bot".as_ref());
-            let seat_dir = game_dir.join("bots").join(seat.to_string());
+            let seat_dir = game_dir.join(WORKING_COPIES).join(seat.to_string());
             // Afresh each time: a log folder given again holds the last run's copy.
             if seat_dir.exists() {
                 std::fs::remove_dir_all(&seat_dir)?;
@@ -336,10 +341,12 @@ pub(crate) fn working_copies(bots: &[BotSpec], game_dir: &Path) -> std::io::Resu
                     continue;
                 }
                 let source = entry.path();
-                let meta = entry.metadata()?;
+                // The entry itself, never what a link of the bot's leads to: koth, maybe root,
+                // must not copy a file a link names (`/etc/shadow`) into a bot's folder.
+                let meta = std::fs::symlink_metadata(&source)?;
                 if meta.is_file() && meta.len() <= COPY_LIMIT {
                     std::fs::copy(&source, dir.join(&name))?;
-                } else {
+                } else if meta.is_file() || meta.is_dir() || meta.is_symlink() {
                     std::os::unix::fs::symlink(&source, dir.join(&name))?;
                 }
             }

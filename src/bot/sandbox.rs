@@ -3,18 +3,25 @@
 //! A contained bot runs under Debian's `bubblewrap` (`bwrap`), which builds it a world of its
 //! own from Linux namespaces, plus resource limits set in the child before `bwrap` starts:
 //! - **Files.** An empty root with the system's folders (`/usr`, `/etc`, `/opt`, and the `/bin`,
-//!   `/lib` links) bound read-only, the folder of the bot's interpreter when that lives elsewhere
-//!   (a pyenv or nvm install in a home folder: only that install, never the home folder), the
-//!   bot's working folder read-write, a private `/tmp`, and a fresh `/proc` and `/dev`. Nothing
-//!   else exists for it: not the other bots' folders, not the tournament's database or logs.
+//!   `/lib` links) bound read-only; the installs on koth's `PATH` that hold a program the bot's
+//!   command or its script's `#!` line names (a pyenv in a home folder: only that install, never
+//!   the home folder), chosen by name so that nothing of the bot's can name a folder; its working
+//!   folder, a `tmpfs` capped in size holding its working copy's files read-write and, lent
+//!   read-only under their names, the larger files and subfolders of the folder the copy was
+//!   made from (never that folder itself); a private `/tmp`; a fresh `/proc`, and a read-only
+//!   `/dev` with a capped `/dev/shm`. Nothing else exists for it: not the other bots' folders,
+//!   not its original folder, not the tournament's database or logs. koth never follows a link
+//!   of the bot's out of its folders.
 //! - **Network.** A network namespace of its own with nothing in it, loopback included.
 //! - **Processes.** A PID namespace of its own, in which the bot is process 1: it sees and can
 //!   signal only what it started, and when it ends the kernel kills everything left in the
 //!   namespace, a double-forked `setsid` daemon included. `--die-with-parent` and a parent-death
 //!   signal on `bwrap` itself end the bot if koth is killed with `kill -9`.
-//! - **Privileges.** No capabilities; when koth runs as root, `bwrap` is started as the
-//!   unprivileged user `nobody` (65534), so the bot is nobody outside its namespace too and the
-//!   machine's root-only files (`/etc/shadow`) stay closed to it even where they are visible.
+//! - **Privileges.** No capabilities; when koth runs as root, `bwrap` is started as a user of
+//!   the bot's own ([`BotUid`]), so the bot is an unprivileged user no other bot is, outside its
+//!   namespace too, and the machine's root-only files (`/etc/shadow`) stay closed to it even
+//!   where they are visible. A system-call filter ([`super::seccomp`]) denies what no bot needs,
+//!   and no descriptor koth inherited reaches it ([`super::child`]).
 //! - **Limits.** Memory and processes are capped by control groups of the bot's own where the
 //!   machine lets koth make them ([`super::cgroup`]: all the bot's processes together, and the
 //!   fault can name the cap hit); elsewhere by rlimits, per process: `RLIMIT_DATA` (it counts
@@ -753,10 +760,16 @@ fn give(dir: &Path, id: u32, whole: bool) -> std::io::Result<()> {
 /// installs but never name a folder of their own, and a link is never followed out of the
 /// bot's folders to read a `#!` line.
 fn interpreter_folders(spec: &BotSpec, dir: &Path) -> Vec<PathBuf> {
-    let mut names: Vec<String> = Vec::new();
-    if !spec.command[0].contains('/') {
-        names.push(spec.command[0].clone());
-    }
+    // Every word of the command (a build's is a shell's command line), cut where a shell
+    // would cut it; only bare names count.
+    let shell_punctuation = |c: char| c.is_whitespace() || ";&|()<>\"'$`=".contains(c);
+    let mut names: Vec<String> = spec
+        .command
+        .iter()
+        .flat_map(|word| word.split(shell_punctuation))
+        .filter(|word| !word.is_empty() && !word.starts_with('-') && !word.contains('/'))
+        .map(str::to_string)
+        .collect();
     if let Some(script) = inside(&spec.program(), dir, spec.sandbox.as_ref()) {
         names.extend(shebang_names(&script));
     }

@@ -42,8 +42,8 @@ pub struct Sandbox {
     /// The memory a bot may use, in MiB: all its processes together where it has a control
     /// group ([`super::cgroup`]), else each process (`RLIMIT_DATA`).
     pub memory_mb: u64,
-    /// The largest file a bot may write, in MiB (`RLIMIT_FSIZE`); also the most its `/tmp`,
-    /// its working folder and `/dev/shm` may each hold ([`Sandbox::tmpfs_bytes`]).
+    /// The largest file a bot may write, in MiB (`RLIMIT_FSIZE`); also the most its `/tmp` may
+    /// hold ([`Sandbox::tmpfs_bytes`]).
     pub file_mb: u64,
     /// Open files per process (`RLIMIT_NOFILE`).
     pub open_files: u64,
@@ -60,14 +60,15 @@ pub struct Sandbox {
 }
 
 impl Sandbox {
-    /// The sizes of the contained program's memory-backed folders, in bytes: `/tmp`, its
-    /// working folder and `/dev/shm`. Each is at most the file size cap, and together they are
-    /// at most the memory cap (half, a quarter and a quarter of it), so that where no control
-    /// group counts what a program keeps in them, it still cannot keep more than its memory.
+    /// The sizes of the contained program's memory-backed folders, in bytes: `/tmp` (at most
+    /// the file size cap), its working folder and `/dev/shm`. Together they are at most the
+    /// memory cap (half, a quarter and a quarter of it), so that where no control group counts
+    /// what a program keeps in them, it still cannot keep more than its memory; each file in
+    /// them is capped by the file size limit.
     pub(crate) fn tmpfs_bytes(&self) -> [u64; 3] {
         let file = self.file_mb << 20;
         let memory = self.memory_mb << 20;
-        [memory / 2, memory / 4, memory / 4].map(|share| share.min(file).max(1 << 20))
+        [(memory / 2).min(file), memory / 4, memory / 4].map(|share| share.max(1 << 20))
     }
 }
 

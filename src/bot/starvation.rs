@@ -7,21 +7,21 @@
 //! - how long koth's own thread was ready to run but waited for a CPU: its answer arrived but
 //!   koth could not read it, and the bot cannot make koth wait (bots run as `SCHED_BATCH`, which
 //!   a waking koth pre-empts at once);
-//! - how long the bot's main thread was ready to run but waited for a CPU, less the CPU time the
-//!   bot's other threads used meanwhile: a bot's threads that keep one another from the CPU are
-//!   the bot's own doing, and subtracting all of their time errs towards the bot's fault.
+//! - how long the bot's main thread was ready to run but waited for a CPU;
+//!
+//! each less the CPU time the bot's other threads and processes (its whole control group, or
+//! its process tree) used meanwhile: a bot whose threads or children keep it, or koth, from the
+//! CPU is the bot's own doing, and subtracting all of their time errs towards the bot's fault.
 //!
 //! When that sum is more than [`STARVED_SHARE`] of the time allowed, the time-out is koth's
 //! (`BotError::Starved`): a tournament plays the game again. A bot that is simply slow waits
 //! for no CPU, so its time-out stays its own, however loaded the machine; a bot that forks
-//! children to do its work is judged on its main thread only, which then waits for nothing, so
-//! its time-outs are its own too. The figures come from the kernel's run-queue accounting
+//! children to spin beside it, pinned to koth's CPU, has their CPU time taken off both waits,
+//! so its time-outs are its own too. The figures come from the kernel's run-queue accounting
 //! (`/proc/<task>/schedstat`: time on a CPU and time waiting for one, in nanoseconds); where the
 //! kernel gives none, every time-out is the bot's, as before.
 
 use std::time::Duration;
-
-use super::cpu_time;
 
 /// How long after the prompt koth first reads the run-queue figures. Most answers come sooner
 /// and cost nothing to check; a time-out's first moments are left out of the sum, which only
@@ -41,38 +41,41 @@ pub(crate) struct Waits {
     /// Nanoseconds the bot's main thread has run and waited for a CPU.
     bot_ran: u64,
     bot_waited: u64,
-    /// CPU time of the whole bot process, every thread.
+    /// CPU time of the whole bot: every thread and process of it (its control group).
     bot_cpu: Duration,
 }
 
 impl Waits {
-    /// The figures now, for the calling thread (the one awaiting the answer) and the bot process
-    /// `pid`; `None` where the kernel does not keep them or the bot is gone.
-    pub(crate) fn now(pid: i32) -> Option<Waits> {
+    /// The figures now, for the calling thread (the one awaiting the answer) and the bot whose
+    /// main process is `pid` and whose processes have used `bot_cpu` in all; `None` where the
+    /// kernel does not keep them or the bot is gone.
+    pub(crate) fn now(pid: i32, bot_cpu: Duration) -> Option<Waits> {
         let (_, koth_waited) = schedstat("/proc/thread-self/schedstat")?;
         let (bot_ran, bot_waited) = schedstat(&format!("/proc/{pid}/schedstat"))?;
         Some(Waits {
             koth_waited,
             bot_ran,
             bot_waited,
-            bot_cpu: cpu_time(pid)?,
+            bot_cpu,
         })
     }
 
     /// How long koth and the bot `pid` waited for a CPU that others held since `self` was taken
     /// (see the module's rule); `None` if the figures cannot be read now.
-    pub(crate) fn starved_since(&self, pid: i32) -> Option<Duration> {
-        Some(self.starved_until(&Waits::now(pid)?))
+    pub(crate) fn starved_since(&self, pid: i32, bot_cpu: Duration) -> Option<Duration> {
+        Some(self.starved_until(&Waits::now(pid, bot_cpu)?))
     }
 
     fn starved_until(&self, now: &Waits) -> Duration {
         let ns = |later: u64, earlier: u64| Duration::from_nanos(later.saturating_sub(earlier));
-        let other_threads = now
+        let bot_others = now
             .bot_cpu
             .saturating_sub(self.bot_cpu)
             .saturating_sub(ns(now.bot_ran, self.bot_ran));
-        let bot = ns(now.bot_waited, self.bot_waited).saturating_sub(other_threads);
-        ns(now.koth_waited, self.koth_waited) + bot
+        // Each wait less what the bot's own other threads and processes ran meanwhile: the
+        // most of it they can explain, whichever CPU each was on.
+        ns(now.koth_waited, self.koth_waited).saturating_sub(bot_others)
+            + ns(now.bot_waited, self.bot_waited).saturating_sub(bot_others)
     }
 }
 
@@ -121,6 +124,16 @@ mod tests {
     }
 
     #[test]
+    fn a_bot_whose_own_children_keep_it_and_koth_from_the_cpu_is_not() {
+        // A bot pinned to koth's CPU with 8 spinning children, over 300 ms: koth's thread and
+        // the bot's main thread waited nearly all of it, and the bot's processes used the CPU
+        // they waited for. Judged on the main thread alone, it was "starved".
+        let waited = waits(0, 0, 0, 0).starved_until(&waits(280, 30, 270, 300));
+        assert_eq!(waited, Duration::from_millis(10));
+        assert!(!starved(waited, Duration::from_millis(300)));
+    }
+
+    #[test]
     fn koths_own_wait_counts_and_a_little_background_does_not() {
         let late_read = waits(10, 0, 0, 0).starved_until(&waits(400, 900, 0, 900));
         assert!(starved(late_read, Duration::from_secs(1)), "{late_read:?}");
@@ -133,6 +146,6 @@ mod tests {
 
     #[test]
     fn this_kernel_keeps_the_figures() {
-        assert!(Waits::now(std::process::id() as i32).is_some());
+        assert!(Waits::now(std::process::id() as i32, Duration::ZERO).is_some());
     }
 }

@@ -15,6 +15,7 @@
 //! memory_mb = 2048            # a contained bot's memory cap per process
 //! file_mb = 1024              # the largest file a contained bot may write
 //! build_timeout_s = 600       # limit of each bot's build step
+//! keep_working_copies = false # keep each game's working copies of its bots (removed by default)
 //! record_boards = "all"       # the rat race's boards kept as replays: "first-and-faulted"
 //!                             # (board 0 and the first board the bot faulted on; the default),
 //!                             # "none" or "all"
@@ -70,6 +71,10 @@ pub struct Config {
     /// The limit of each bot's build step, in seconds.
     #[serde(default = "default_build_timeout_s")]
     pub build_timeout_s: u64,
+    /// Whether a game's working copies of its bots (`games/<index>/bots/`) stay once the game
+    /// is recorded; absent = false, they are removed.
+    #[serde(default)]
+    pub keep_working_copies: bool,
     /// A gauntlet's challenger: it plays `games` games against each of the bots, which are its
     /// opponents ([`super::gauntlet`]).
     pub challenger: Option<PathBuf>,

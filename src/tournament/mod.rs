@@ -76,6 +76,9 @@ pub(crate) struct Tournament {
     jobs: usize,
     /// How bots are contained; `None` when the file says `sandbox = false`.
     sandbox: Option<Sandbox>,
+    /// Whether a game's working copies of its bots stay in its folder once it is recorded (the
+    /// file's `keep_working_copies`).
+    keep_working_copies: bool,
     store: Store,
     /// Bots this koth does not play (a worker whose copy is not the one submitted, or whose
     /// build failed): their games are left to other workers.
@@ -350,6 +353,7 @@ impl Tournament {
             limits: config.limits(),
             rounds: config.rounds,
             record_boards: config.record_boards.unwrap_or_default(),
+            keep_working_copies: config.keep_working_copies,
             jobs,
             sandbox: config.sandbox(),
             store,
@@ -686,6 +690,7 @@ impl Tournament {
             rounds: self.rounds,
             record_boards: self.record_boards,
             sandbox: self.sandbox.clone(),
+            keep_working_copies: self.keep_working_copies,
         }
     }
 }
@@ -701,6 +706,7 @@ struct GameParts {
     rounds: Option<u32>,
     record_boards: RecordBoards,
     sandbox: Option<Sandbox>,
+    keep_working_copies: bool,
 }
 
 /// Plays one game from a clean folder. `Err` is a harness fault: the game's own error, a panic
@@ -724,10 +730,16 @@ async fn play_one(parts: GameParts, game: ScheduledGame, attempt: u32) -> Played
             cpus: parts.claim.cpus().to_vec(),
             record_boards: parts.record_boards,
         };
-        let result = match AssertUnwindSafe(parts.game.play(&setup))
+        let played = AssertUnwindSafe(parts.game.play(&setup))
             .catch_unwind()
-            .await
-        {
+            .await;
+        // The working copies are of no use once the game is over (its record is its results,
+        // transcripts and stderr), and a bot's copy must not stay on disk game after game.
+        if !parts.keep_working_copies {
+            let copies = parts.dir.join(crate::bot::roster::WORKING_COPIES);
+            let _ = tokio::task::spawn_blocking(move || std::fs::remove_dir_all(copies)).await;
+        }
+        let result = match played {
             Ok(Ok(result)) => result,
             Ok(Err(err)) => return Err(format!("{err:#}")),
             Err(panic) => return Err(format!("the game panicked: {}", panic_message(&*panic))),

@@ -64,6 +64,53 @@ def attempt(kind, arg):
                 for _ in range(int(arg)):
                     f.write(chunk)
             return "ESCAPED wrote %s MiB" % arg
+        if kind == "fd":  # a descriptor koth's parent had open, inherited through koth
+            data = os.read(int(arg), 64)
+            return "ESCAPED read %r through descriptor %s" % (data[:20], arg)
+        if kind == "syscall":  # a call into the kernel's shared state (seccomp denies it)
+            return syscall(arg)
+        if kind == "shm":  # MiB written to /dev/shm
+            chunk = b"x" * (1 << 20)
+            with open("/dev/shm/koth-hog", "wb") as f:
+                for _ in range(int(arg)):
+                    f.write(chunk)
+                    f.flush()
+            return "ESCAPED wrote %s MiB to /dev/shm" % arg
+        if kind == "files":  # empty files in the working folder
+            for i in range(int(arg)):
+                open("f%d" % i, "w").close()
+            return "ESCAPED made %s files" % arg
+        if kind == "bigfiles":  # files of 8 MiB in the working folder, each under the file cap
+            chunk = b"x" * (1 << 20)
+            for i in range(int(arg)):
+                with open("big%d.bin" % i, "wb") as f:
+                    for _ in range(8):
+                        f.write(chunk)
+                        f.flush()
+            return "ESCAPED wrote %s files of 8 MiB" % arg
+        if kind == "spin":  # pins itself to one CPU, starts N spinning children, never answers
+            cpu = sorted(os.sched_getaffinity(0))[0]
+            os.sched_setaffinity(0, {cpu})
+            for _ in range(int(arg)):
+                if os.fork() == 0:
+                    while True:
+                        pass
+            while True:
+                pass
+        if kind == "childwork":  # thinks for ms of CPU in a forked child, then answers
+            pid = os.fork()
+            if pid == 0:
+                end = time.process_time() + int(arg) / 1000
+                while time.process_time() < end:
+                    pass
+                os._exit(0)
+            os.waitpid(pid, 0)
+            return held("thought in a child")
+        if kind == "background":  # answers at once, leaving a child that spins for ever
+            if os.fork() == 0:
+                while True:
+                    pass
+            return held("left a spinning child")
         if kind == "whoami":
             return held("uid %d" % os.getuid()) if os.getuid() != 0 else "ESCAPED uid 0"
         if kind == "environ":  # a secret from koth's environment
@@ -72,6 +119,37 @@ def attempt(kind, arg):
         return "HELD unknown attempt " + kind
     except BaseException as error:  # MemoryError included
         return held(type(error).__name__ + ": " + str(error))
+
+
+# x86-64 numbers of the calls the seccomp filter denies, with harmless arguments.
+SYSCALLS = {
+    "keyctl": (250, 0, -3, 0),  # KEYCTL_GET_KEYRING_ID of the session keyring
+    "add_key": (248, 0, 0, 0),
+    "io_uring_setup": (425, 1, 0),
+    "bpf": (321, 0, 0, 0),
+    "perf_event_open": (298, 0, 0, -1, -1, 0),
+    "userfaultfd": (323, 0),
+    "unshare": (272, 0),
+    "ptrace": (101, 0, 0, 0, 0),
+    "keyctl_x32": (0x40000000 | 250, 0, -3, 0),
+}
+
+
+def syscall(name):
+    import ctypes
+    import errno
+    import platform
+
+    if platform.machine() != "x86_64":
+        return held("not x86-64")
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    number, *args = SYSCALLS[name]
+    result = libc.syscall(ctypes.c_long(number), *[ctypes.c_long(a) for a in args])
+    code = ctypes.get_errno()
+    if result == -1 and code == errno.ENOSYS:
+        return held(name + " denied")
+    return "ESCAPED %s reached the kernel (result %d, errno %d)" % (name, result, code)
 
 
 if sys.argv[1:2] == ["paths"]:

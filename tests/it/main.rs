@@ -6,6 +6,7 @@ mod bot_process;
 mod bounded_records;
 mod cli;
 mod containment;
+mod containment_edges;
 mod damaged_input;
 mod dashboard;
 mod flag_game;
