@@ -7,6 +7,7 @@
 //! - [`games`]: one module per game, each holding that game's whole rules.
 //! - runners and viewers on top (tournaments, storage, replays, the web dashboard).
 
+pub mod archive;
 pub mod bot;
 pub mod cli;
 pub mod cpu;

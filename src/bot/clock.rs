@@ -71,11 +71,12 @@ pub fn cpu_time(pid: i32) -> Option<Duration> {
 }
 
 /// CPU time (user + system) used so far by process `pid` and every process below it (its
-/// children and theirs, found through `/proc/<pid>/task/<tid>/children`): what a bot without a
-/// control group of its own used in all. A child that left the tree (a double-forked daemon) is
-/// not counted, but an uncontained bot's daemon is outside every rule anyway.
+/// children and theirs, found through `/proc/<pid>/task/<tid>/children`, and those it already
+/// waited for, in whole clock ticks): what a bot without a control group of its own used in all.
+/// A child that left the tree (a double-forked daemon) is not counted, but an uncontained bot's
+/// daemon is outside every rule anyway.
 pub(crate) fn tree_cpu_time(pid: i32) -> Option<Duration> {
-    let mut total = cpu_time(pid)?;
+    let mut total = cpu_time(pid)? + reaped_children_time(pid).unwrap_or_default();
     let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
         return Some(total);
     };
@@ -86,6 +87,20 @@ pub(crate) fn tree_cpu_time(pid: i32) -> Option<Duration> {
         }
     }
     Some(total)
+}
+
+/// The CPU time of the children process `pid` has waited for (`cutime` + `cstime` of
+/// `/proc/<pid>/stat`, in clock ticks).
+fn reaped_children_time(pid: i32) -> Option<Duration> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The fields after the command's name, which may itself hold spaces and parentheses.
+    let fields: Vec<&str> = stat.rsplit_once(") ")?.1.split_whitespace().collect();
+    let ticks: u64 = fields.get(13)?.parse::<u64>().ok()? + fields.get(14)?.parse::<u64>().ok()?;
+    let per_second = nix::unistd::sysconf(nix::unistd::SysconfVar::CLK_TCK)
+        .ok()
+        .flatten()
+        .filter(|&t| t > 0)? as u64;
+    Some(Duration::from_nanos(ticks * 1_000_000_000 / per_second))
 }
 
 #[cfg(test)]

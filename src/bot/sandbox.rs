@@ -96,12 +96,14 @@ pub fn contain(
 }
 
 /// The rlimit of its sandbox that ended a contained bot's process, if one did: the file size
-/// cap, when the process was killed by `SIGXFSZ` or left a file of the cap's size in its
-/// working folder `dir` (a program that ignores the signal gets `EFBIG` and exits on its own).
+/// cap, when a process of the bot was killed by `SIGXFSZ` (the bot itself, process 1 of its
+/// namespace, is not: it gets `EFBIG`), left a file of the cap's size in its working folder
+/// `dir`, or said "File too large" last (`EFBIG`'s text) before it exited.
 pub(crate) fn limit_hit(
     sandbox: &Sandbox,
     dir: &Path,
     status: &std::process::ExitStatus,
+    stderr_tail: &str,
 ) -> Option<String> {
     use std::os::unix::process::ExitStatusExt;
     // bwrap reports a command killed by signal S as exit code 128 + S.
@@ -116,7 +118,8 @@ pub(crate) fn limit_hit(
                 .any(|e| e.metadata().is_ok_and(|m| m.is_file() && m.len() >= cap))
         })
     };
-    (signal == Some(nix::libc::SIGXFSZ) || full_file())
+    let said = || !status.success() && stderr_tail.contains("File too large");
+    (signal == Some(nix::libc::SIGXFSZ) || full_file() || said())
         .then(|| format!("file size limit {} MiB", sandbox.file_mb))
 }
 
