@@ -225,12 +225,17 @@ impl BotProcess {
     }
 
     /// The caps of its containment that ended a contained bot, named as a person reads them.
-    fn caps_hit(&self, status: &ExitStatus, stderr_tail: &str) -> Option<String> {
+    fn caps_hit(&self, status: &ExitStatus) -> Option<String> {
         let sandbox = self.sandbox.as_ref()?;
         let groups = self.started.as_ref().and_then(|s| s.groups.as_deref());
         let hit: Vec<String> = (groups.and_then(BotGroups::caps_hit))
             .into_iter()
-            .chain(sandbox::limit_hit(sandbox, &self.dir, status, stderr_tail))
+            .chain(sandbox::limit_hit(
+                sandbox,
+                &self.dir,
+                status,
+                self.stderr.said_file_too_large(),
+            ))
             .collect();
         (!hit.is_empty()).then(|| hit.join(", "))
     }
@@ -602,7 +607,7 @@ impl BotProcess {
         let stderr_tail = self.stderr.tail();
         match status {
             Some(status) => BotError::Exited {
-                status: match self.caps_hit(&status, &stderr_tail) {
+                status: match self.caps_hit(&status) {
                     Some(limit) => format!("{status}: {limit}"),
                     None => status.to_string(),
                 },

@@ -103,7 +103,7 @@ pub(crate) fn limit_hit(
     sandbox: &Sandbox,
     dir: &Path,
     status: &std::process::ExitStatus,
-    stderr_tail: &str,
+    said_file_too_large: bool,
 ) -> Option<String> {
     use std::os::unix::process::ExitStatusExt;
     // bwrap reports a command killed by signal S as exit code 128 + S.
@@ -118,7 +118,7 @@ pub(crate) fn limit_hit(
                 .any(|e| e.metadata().is_ok_and(|m| m.is_file() && m.len() >= cap))
         })
     };
-    let said = || !status.success() && stderr_tail.contains("File too large");
+    let said = || !status.success() && said_file_too_large;
     (signal == Some(nix::libc::SIGXFSZ) || full_file() || said())
         .then(|| format!("file size limit {} MiB", sandbox.file_mb))
 }

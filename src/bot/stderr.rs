@@ -23,7 +23,13 @@ struct StderrState {
     cap: u64,
     truncated: bool,
     tail: VecDeque<String>,
+    /// Whether the current process wrote `EFBIG`'s words, "File too large", to stderr: the
+    /// file size cap's trace in a bot that is spared `SIGXFSZ` (see `sandbox::limit_hit`).
+    file_too_large: bool,
 }
+
+/// `EFBIG`'s text, which a program that hit the file size cap prints with its error.
+pub(crate) const FILE_TOO_LARGE: &str = "File too large";
 
 const TAIL_LINES: usize = 3;
 
@@ -38,6 +44,7 @@ impl StderrLog {
                 cap,
                 truncated: false,
                 tail: VecDeque::new(),
+                file_too_large: false,
             })),
         })
     }
@@ -51,6 +58,7 @@ impl StderrLog {
                 cap: 0,
                 truncated: false,
                 tail: VecDeque::new(),
+                file_too_large: false,
             })),
         }
     }
@@ -64,7 +72,14 @@ impl StderrLog {
     /// Forgets the last lines kept: a fault message quotes the last words of the process that
     /// faulted, not an earlier process's.
     pub(super) fn begin_process(&self) {
-        self.lock().tail.clear();
+        let mut state = self.lock();
+        state.tail.clear();
+        state.file_too_large = false;
+    }
+
+    /// Whether the current process said "File too large" on stderr.
+    pub(crate) fn said_file_too_large(&self) -> bool {
+        self.lock().file_too_large
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, StderrState> {
@@ -75,6 +90,7 @@ impl StderrLog {
         let mut state = self.lock();
         for line in String::from_utf8_lossy(bytes).lines() {
             if !line.trim().is_empty() {
+                state.file_too_large |= line.contains(FILE_TOO_LARGE);
                 if state.tail.len() == TAIL_LINES {
                     state.tail.pop_front();
                 }

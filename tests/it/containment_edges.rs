@@ -362,8 +362,13 @@ async fn a_bot_that_works_while_not_asked_is_frozen_between_its_prompts() {
     let before = process.cpu_time().unwrap();
     tokio::time::sleep(gap).await;
     let second = used_in_gap(before, process.cpu_time().unwrap());
-    assert!(first > gap / 3, "the child did not spin: {first:?}");
-    assert!(second < gap / 10, "it worked while frozen: {second:?}");
+    // However loaded the test machine, the child had some of the CPU in the first gap, and
+    // (nearly) none of it in the second.
+    assert!(first > gap / 10, "the child did not spin: {first:?}");
+    assert!(
+        second < first / 4,
+        "it worked while frozen: {second:?} against {first:?} before"
+    );
     // And it still answers.
     assert_held(&mut process, "whoami").await;
     process.finish(LIMIT).await;
