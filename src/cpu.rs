@@ -170,7 +170,7 @@ pub(crate) fn lock_folder() -> PathBuf {
 /// could hold every CPU, or swap a lock file for a link to another file of the user's.
 pub(crate) fn open_lock_folder(path: &Path) -> Result<OwnedFd, String> {
     let uid = geteuid();
-    let refuse = |why: String| format!("cannot claim CPUs in {}: {why}", path.display());
+    let refuse = |why: String| format!("cannot use koth's lock folder {}: {why}", path.display());
     match nix::unistd::mkdir(path, Mode::S_IRWXU) {
         Ok(()) | Err(Errno::EEXIST) => {}
         Err(e) => return Err(refuse(e.desc().into())),

@@ -28,14 +28,9 @@ fn a_small_tournament_plays_every_game_once_and_ranks_every_bot() {
     assert_every_game_once(&out, 6);
     assert!(out.join("tournament.toml").is_file() && out.join("tournament.log").is_file());
     for game in 0..6 {
-        // Seat 0's working copy, named after the bot's folder.
-        let seat = out.join(format!("games/{game}/bots/0"));
-        let copies: Vec<_> = std::fs::read_dir(&seat)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .collect();
-        assert_eq!(copies.len(), 1, "{copies:?}");
-        assert!(copies[0].join("bot.toml").is_file());
+        // The game's record stays; its working copies of the bots are gone once it is recorded.
+        assert!(out.join(format!("games/{game}/results.json")).is_file());
+        assert!(!out.join(format!("games/{game}/bots")).exists());
     }
     let board = leaderboard(&out);
     let standings = board["standings"].as_array().unwrap();

@@ -75,7 +75,9 @@ pub fn succeed(command: &mut Command) -> Output {
 /// Runs the tournament `file` into the folder `out` and checks that it succeeded.
 pub fn run_tournament(file: &Path, out: &Path, extra: &[&str]) -> Output {
     let mut command = koth();
-    let folder = file.parent().unwrap();
+    // The test's own folder, never the tournament file's (a shipped file's folder is the
+    // repository's `config/`).
+    let folder = out.parent().unwrap();
     succeed(
         super::cpus::own_cpu_locks(&mut command, folder)
             .args(["tournament", "run"])
