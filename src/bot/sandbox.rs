@@ -654,13 +654,12 @@ impl Launch {
                         }
                     }
                 }
-                if let Some(id) = uid {
-                    if libc::setgroups(0, std::ptr::null()) != 0
+                if let Some(id) = uid
+                    && (libc::setgroups(0, std::ptr::null()) != 0
                         || libc::setgid(id) != 0
-                        || libc::setuid(id) != 0
-                    {
-                        return fail();
-                    }
+                        || libc::setuid(id) != 0)
+                {
+                    return fail();
                 }
                 // bwrap, and with --die-with-parent the bot, die with koth even on kill -9.
                 // Set last: a change of user clears it.

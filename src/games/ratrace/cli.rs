@@ -100,7 +100,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let log_dir = args.log_dir.create("ratrace", Some(run_seed))?;
     let (bots, built_in) = match contestant {
         Contestant::Bot(spec) => (
-            sandbox::contain(&[spec], args.contain.sandbox().as_ref(), &log_dir)?,
+            sandbox::contain(&[*spec], args.contain.sandbox().as_ref(), &log_dir)?,
             None,
         ),
         Contestant::BuiltIn(name) => (Vec::new(), Some(name)),
@@ -232,7 +232,7 @@ fn contestant(args: &Args) -> anyhow::Result<Contestant> {
         args.contain.sandbox().as_ref(),
     )?
     .remove(0);
-    Ok(Contestant::Bot(spec))
+    Ok(Contestant::Bot(Box::new(spec)))
 }
 
 /// Plays every board, printing each as it finishes under a progress bar.

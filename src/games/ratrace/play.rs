@@ -214,7 +214,7 @@ pub(crate) fn play(
 ) -> anyhow::Result<Match> {
     let contestant = match (&options.built_in, setup.bots.as_slice()) {
         (Some(name), []) => Contestant::BuiltIn(name.clone()),
-        (None, [spec]) => Contestant::Bot(spec.clone()),
+        (None, [spec]) => Contestant::Bot(Box::new(spec.clone())),
         _ => bail!("ratrace is played by one player, not {}", setup.bots.len()),
     };
     let protocol = match &contestant {
@@ -537,7 +537,7 @@ fn thread_cpu() -> Duration {
 /// Who plays: a built-in player or a bot process.
 pub(crate) enum Contestant {
     BuiltIn(String),
-    Bot(BotSpec),
+    Bot(Box<BotSpec>),
 }
 
 impl Contestant {
@@ -679,7 +679,7 @@ pub(crate) fn play_boards(
     // A bot player has a seat per job: its own process, stderr file and transcript.
     let mut seats = match contestant {
         Contestant::Bot(spec) => Seat::open_all(
-            &vec![spec.clone(); config.jobs],
+            &vec![(**spec).clone(); config.jobs],
             &config.log_dir,
             &subprocess::seat_options(config.limits),
         )?
