@@ -10,6 +10,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::support::arena;
+use crate::support::hostile::{LIMIT, assert_held, contained, repo, spec, try_escape, wait_for};
 use crate::support::survivors;
 use crate::support::tournament;
 use survivors::survivors;
@@ -17,14 +18,7 @@ use tournament::{leaderboard, run_tournament};
 
 use koth::bot::Sandbox;
 use koth::bot::cgroup::BotGroups;
-use koth::bot::sandbox;
-use koth::bot::{BotError, BotProcess, BotSpec, StderrLog};
-
-const LIMIT: Duration = Duration::from_secs(5);
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use koth::bot::{BotError, BotProcess, StderrLog};
 
 /// A bot folder `dir/name` holding the hostile bot, started with `marker` on its command line.
 fn hostile_folder(dir: &Path, name: &str, marker: &str) -> PathBuf {
@@ -43,39 +37,6 @@ fn hostile_folder(dir: &Path, name: &str, marker: &str) -> PathBuf {
     )
     .unwrap();
     bot
-}
-
-fn spec(dir: &Path, name: &str, command: &[&str]) -> BotSpec {
-    BotSpec {
-        name: name.into(),
-        dir: dir.to_path_buf(),
-        command: command.iter().map(|w| w.to_string()).collect(),
-        build: None,
-        origin: "tests/containment.rs".into(),
-        sandbox: None,
-        benched: None,
-        protocols: Default::default(),
-    }
-}
-
-/// `bot` contained with `limits`, in a working copy under `game_dir`.
-fn contained(bot: &BotSpec, limits: &Sandbox, game_dir: &Path) -> BotSpec {
-    sandbox::contain(std::slice::from_ref(bot), Some(limits), game_dir)
-        .unwrap()
-        .remove(0)
-}
-
-/// Asks the hostile bot to try `attempt` and returns its answer line.
-async fn try_escape(bot: &mut BotProcess, attempt: &str) -> String {
-    bot.ask(&format!("TRY {attempt}"), LIMIT)
-        .await
-        .unwrap()
-        .line
-}
-
-async fn assert_held(bot: &mut BotProcess, attempt: &str) {
-    let answer = try_escape(bot, attempt).await;
-    assert!(answer.starts_with("HELD"), "TRY {attempt}: {answer}");
 }
 
 #[tokio::test]
@@ -198,18 +159,6 @@ fn which(program: &str) -> PathBuf {
         .map(|dir| dir.join(program))
         .find(|p| p.is_file())
         .unwrap()
-}
-
-/// Waits up to 5 s for `done`.
-fn wait_for(done: impl Fn() -> bool, what: &str) {
-    let start = Instant::now();
-    while !done() {
-        assert!(
-            start.elapsed() < Duration::from_secs(5),
-            "waited for {what}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 #[tokio::test]

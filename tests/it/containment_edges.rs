@@ -8,19 +8,14 @@
 use std::net::TcpListener;
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::time::Duration;
 
+use crate::support::hostile::{LIMIT, assert_held, contained, repo, spec, try_escape, wait_for};
 use crate::support::survivors::survivors;
 
 use koth::bot::cgroup::BotGroups;
-use koth::bot::{BotError, BotProcess, BotSpec, Clock, Sandbox, StderrLog, build, sandbox};
-
-const LIMIT: Duration = Duration::from_secs(5);
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use koth::bot::{BotError, BotProcess, BotSpec, Clock, Sandbox, StderrLog, build};
 
 fn root() -> bool {
     nix::unistd::geteuid().is_root()
@@ -35,42 +30,7 @@ fn hostile(dir: &Path, name: &str, run: &[&str]) -> BotSpec {
         folder.join("escape.py"),
     )
     .unwrap();
-    BotSpec {
-        name: name.into(),
-        dir: folder,
-        command: run.iter().map(|w| w.to_string()).collect(),
-        build: None,
-        origin: "tests/containment_edges.rs".into(),
-        sandbox: None,
-        benched: None,
-        protocols: Default::default(),
-    }
-}
-
-fn contained(bot: &BotSpec, limits: &Sandbox, game_dir: &Path) -> BotSpec {
-    sandbox::contain(std::slice::from_ref(bot), Some(limits), game_dir)
-        .unwrap()
-        .remove(0)
-}
-
-async fn answer(bot: &mut BotProcess, attempt: &str) -> String {
-    bot.ask(&format!("TRY {attempt}"), LIMIT)
-        .await
-        .unwrap()
-        .line
-}
-
-async fn assert_held(bot: &mut BotProcess, attempt: &str) {
-    let line = answer(bot, attempt).await;
-    assert!(line.starts_with("HELD"), "TRY {attempt}: {line}");
-}
-
-fn wait_for(done: impl Fn() -> bool, what: &str) {
-    let start = Instant::now();
-    while !done() {
-        assert!(start.elapsed() < LIMIT, "waited for {what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    spec(&folder, name, run)
 }
 
 #[test]
@@ -185,7 +145,11 @@ async fn a_script_header_or_a_link_exposes_nothing_and_the_original_folder_stays
     .await;
     // Its original folder (here, where it was built) is not in its world, only its copy.
     assert_held(&mut process, &format!("list {}", bot.dir.display())).await;
-    assert!(answer(&mut process, "list .").await.contains("escape.py"));
+    assert!(
+        try_escape(&mut process, "list .")
+            .await
+            .contains("escape.py")
+    );
     process.kill().await;
 
     // A program that is a link out of the bot's folder runs nothing from there.
@@ -309,7 +273,7 @@ async fn memory_backed_folders_are_capped_and_nothing_is_left_in_the_working_cop
     assert_held(&mut process, "shm 200").await;
     assert_held(&mut process, "write /dev/koth-hostile").await;
     assert_held(&mut process, "bigfiles 40").await;
-    let files = answer(&mut process, "files 20000").await;
+    let files = try_escape(&mut process, "files 20000").await;
     process.finish(LIMIT).await;
     // Whatever it made in its folder is gone with it: the copy on disk is as koth made it.
     let mut left: Vec<String> = std::fs::read_dir(&spec.dir)

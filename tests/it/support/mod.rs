@@ -2,6 +2,7 @@
 
 pub mod arena;
 pub mod cpus;
+pub mod hostile;
 pub mod paths_bots;
 pub mod paths_files;
 pub mod postgres;
