@@ -22,13 +22,7 @@ use koth::bot::{BotError, BotProcess, StderrLog};
 
 /// A bot folder `dir/name` holding the hostile bot, started with `marker` on its command line.
 fn hostile_folder(dir: &Path, name: &str, marker: &str) -> PathBuf {
-    let bot = dir.join(name);
-    std::fs::create_dir_all(&bot).unwrap();
-    std::fs::copy(
-        repo().join("tests/hostile/escape.py"),
-        bot.join("escape.py"),
-    )
-    .unwrap();
+    let bot = crate::support::hostile::folder(dir, name);
     std::fs::write(
         bot.join("bot.toml"),
         format!(

@@ -11,7 +11,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::time::Duration;
 
-use crate::support::hostile::{LIMIT, assert_held, contained, repo, spec, try_escape, wait_for};
+use crate::support::hostile::{LIMIT, assert_held, contained, spec, try_escape, wait_for};
 use crate::support::survivors::survivors;
 
 use koth::bot::cgroup::BotGroups;
@@ -23,14 +23,7 @@ fn root() -> bool {
 
 /// The hostile bot (`tests/hostile/escape.py`) in folder `dir/name`, run by `run`.
 fn hostile(dir: &Path, name: &str, run: &[&str]) -> BotSpec {
-    let folder = dir.join(name);
-    std::fs::create_dir_all(&folder).unwrap();
-    std::fs::copy(
-        repo().join("tests/hostile/escape.py"),
-        folder.join("escape.py"),
-    )
-    .unwrap();
-    spec(&folder, name, run)
+    spec(&crate::support::hostile::folder(dir, name), name, run)
 }
 
 #[test]

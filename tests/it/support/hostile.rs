@@ -13,6 +13,18 @@ pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// A new folder `dir/name` holding the hostile bot's script, `escape.py`.
+pub fn folder(dir: &Path, name: &str) -> PathBuf {
+    let folder = dir.join(name);
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::copy(
+        repo().join("tests/hostile/escape.py"),
+        folder.join("escape.py"),
+    )
+    .unwrap();
+    folder
+}
+
 /// A bot named `name` in folder `dir`, run by `command`.
 pub fn spec(dir: &Path, name: &str, command: &[&str]) -> BotSpec {
     BotSpec {
