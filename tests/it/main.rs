@@ -23,6 +23,7 @@ mod recorded_boards;
 mod replay;
 mod share_cpus;
 mod support;
+mod terminal_escapes;
 mod terminal_viewers;
 mod tournament_guard;
 mod tournament_run;
