@@ -8,6 +8,7 @@ mod cli;
 mod containment;
 mod damaged_input;
 mod dashboard;
+mod dashboard_guard;
 mod flag_game;
 mod fuzz_readers;
 mod game_doors;
