@@ -60,8 +60,9 @@ fn main() -> ExitCode {
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            // One clear message, with its causes, and no panic or backtrace for a person's mistake.
-            eprintln!("koth: error: {err:#}");
+            // One clear message, with its causes, and no panic or backtrace for a person's mistake;
+            // a name or a folder in it may hold anything, so it is shown escaped.
+            eprintln!("koth: error: {}", koth::text::shown(&format!("{err:#}")));
             ExitCode::FAILURE
         }
     }

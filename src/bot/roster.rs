@@ -11,6 +11,7 @@ use anyhow::{Context, bail};
 use serde::Deserialize;
 
 use super::spec::BotSpec;
+use crate::text::check_name;
 
 /// The name of koth's manifest file inside a bot's folder.
 pub(crate) const MANIFEST: &str = "bot.toml";
@@ -56,8 +57,11 @@ pub fn parse_manifest(text: &str, dir: &Path) -> anyhow::Result<(BotSpec, Vec<St
             path.display()
         );
     }
-    if let Err(problem) = check_name(&manifest.name) {
-        bail!("{}: `name` {problem}", path.display());
+    if let Err(problem) = check_name(manifest.name.trim()) {
+        bail!(
+            "{}: `name` {problem}",
+            crate::text::shown(&path.display().to_string())
+        );
     }
     if let Some(game) = manifest
         .protocols
@@ -156,7 +160,11 @@ pub fn load_bots_txt(path: &Path) -> anyhow::Result<Vec<BotSpec>> {
             );
         }
         if let Err(problem) = check_name(name) {
-            bail!("{}:{}: the bot's name {problem}", path.display(), name_line);
+            bail!(
+                "{}:{}: the bot's name {problem}",
+                crate::text::shown(&path.display().to_string()),
+                name_line
+            );
         }
         let folder = bots_root.join(dir);
         check_folder_path(&folder)?;
@@ -211,18 +219,6 @@ pub fn load_bot(path: &Path) -> anyhow::Result<BotSpec> {
         "{} is not a bot folder: a bot folder holds a {MANIFEST} (see docs/writing-a-bot.md)",
         path.display()
     )
-}
-
-/// Why `name` cannot name a bot, if it cannot: names are written one per line in logs and
-/// transcripts, and shown in tables.
-fn check_name(name: &str) -> Result<(), &'static str> {
-    if name.trim().is_empty() {
-        return Err("is empty");
-    }
-    if name.chars().any(char::is_control) {
-        return Err("holds a control character (a newline, a tab, …)");
-    }
-    Ok(())
 }
 
 /// Fails for a bot folder whose path is not UTF-8: koth records folders as text (in the

@@ -9,6 +9,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::bot::FAULTS_KEPT_PER_KIND;
 use crate::game::{MatchResult, ProgressFn, RoundProgress};
+use crate::text;
 
 /// Faults printed with their reasons; results.json keeps more.
 const FAULTS_SHOWN: usize = 10;
@@ -34,18 +35,24 @@ pub(crate) fn match_progress(
             .max_by(|a, b| a.1.total_cmp(b.1))
             && let Some(name) = names.get(leader)
         {
-            shown.set_message(format!("leader: {name} ({total:.1})"));
+            shown.set_message(format!("leader: {} ({total:.1})", text::shown(name)));
         }
     });
     (bar, progress)
 }
 
 /// Prints each bot's score and faults by kind, best first, the first faults with their reasons,
-/// and where `results.json` is.
+/// and where `results.json` is. Names and reasons (a reason quotes a bot's answer or stderr)
+/// are shown escaped ([`text::shown`]).
 pub(crate) fn print_result(result: &MatchResult, log_dir: &Path) {
     let mut rows: Vec<_> = result.bots.iter().collect();
     rows.sort_by(|a, b| b.score.total_cmp(&a.score));
-    let width = rows.iter().map(|b| b.name.len()).max().unwrap_or(4).max(4);
+    let width = rows
+        .iter()
+        .map(|b| text::shown(&b.name).chars().count())
+        .max()
+        .unwrap_or(4)
+        .max(4);
     println!(
         "{:>4}  {:<width$}  {:>10}  {:<15}  {:>6}  faults by kind",
         "rank", "name", "score", "status", "faults"
@@ -55,7 +62,7 @@ pub(crate) fn print_result(result: &MatchResult, log_dir: &Path) {
         println!(
             "{:>4}  {:<width$}  {:>10}  {:<15}  {:>6}  {}",
             rank + 1,
-            bot.name,
+            text::shown(&bot.name),
             // Whole points print as integers, geometric means with two decimals.
             if bot.score.fract() == 0.0 {
                 format!("{}", bot.score)
@@ -93,9 +100,9 @@ pub(crate) fn print_result(result: &MatchResult, log_dir: &Path) {
         };
         println!(
             "  {} ({at}): {}: {}",
-            fault.bot,
+            text::shown(&fault.bot),
             fault.kind.status().as_str(),
-            fault.reason
+            text::shown(&fault.reason)
         );
     }
     println!("results: {}", log_dir.join("results.json").display());

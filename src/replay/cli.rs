@@ -16,6 +16,7 @@ use super::turns::Replay;
 use crate::bot::sandbox;
 use crate::bot::{Limits, build, roster};
 use crate::cli::{SandboxArgs, limit_ms_parser};
+use crate::text;
 
 /// Show a recorded paths game, rat-race board, noughts & crosses match or flag game (in a
 /// terminal viewer, as text or as a web page) or a Mad Cars game (a summary, or a web page); or
@@ -98,7 +99,10 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
     let madcars = args.path.join(crate::games::madcars::replay::FILE);
     if madcars.is_file() {
         let lines = crate::games::madcars::replay::read(&madcars)?;
-        print!("{}", crate::games::madcars::replay::summary(&lines));
+        print!(
+            "{}",
+            text::shown_lines(&crate::games::madcars::replay::summary(&lines))
+        );
         return Ok(());
     }
     if let Some(recording) = super::board_recording(&args.path, args.board)? {
@@ -211,7 +215,8 @@ fn run_drive(args: &Args, bot_dir: &Path, name: &str) -> anyhow::Result<()> {
         (None, None) => game_limits(&log_dir)?,
     };
     println!(
-        "driving {spec} with the transcript {} ({} ms per answer)",
+        "driving {} with the transcript {} ({} ms per answer)",
+        text::shown(&spec.to_string()),
         path.display(),
         limits.answer.as_millis()
     );
@@ -223,7 +228,8 @@ fn run_drive(args: &Args, bot_dir: &Path, name: &str) -> anyhow::Result<()> {
     };
     let runtime = crate::game::runtime()?;
     let driven = runtime.block_on(drive::drive(&spec, &script, &options, &mut |difference| {
-        print!("{difference}")
+        // The recorded and new answers are the bot's bytes.
+        print!("{}", text::shown_lines(&difference.to_string()))
     }))?;
     if driven.cut_answers > 0 {
         println!(

@@ -145,7 +145,46 @@ fn fill(page: &str, placeholder: &str, data: &serde_json::Value) -> String {
         .fold(page.to_string(), |page, (mark, shared)| {
             page.replace(mark, shared)
         });
-    // "</" would end the script element early if a bot's name contained "</script>".
-    let data = data.to_string().replace("</", "<\\/");
-    page.replace(placeholder, &data)
+    page.replace(placeholder, &script_json(data))
+}
+
+/// `data` as JSON to put inside a page's `<script>`: `<`, `>` and `&` written `\u003c`,
+/// `\u003e`, `\u0026`, so that nothing a bot wrote (`</script>`, `<!--<script>` in a name or
+/// in stderr) can end the script element or change how the browser reads it, and U+2028 and
+/// U+2029 escaped as older JavaScript ends a line at them. The same JSON to a parser.
+fn script_json(data: &serde_json::Value) -> String {
+    let json = data.to_string();
+    let mut embedded = String::with_capacity(json.len());
+    for c in json.chars() {
+        match c {
+            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
+                embedded += &format!("\\u{:04x}", u32::from(c));
+            }
+            c => embedded.push(c),
+        }
+    }
+    embedded
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn embedded_json_cannot_end_its_script_and_parses_the_same() {
+        let data = json!({
+            "bots": ["<!--<script>", "</script><script>alert(1)</script>", "a & b > c"],
+            "stderr": "line\u{2028}separator\u{2029}",
+        });
+        let embedded = script_json(&data);
+        for raw in ['<', '>', '&', '\u{2028}', '\u{2029}'] {
+            assert!(!embedded.contains(raw), "{raw:?} in {embedded}");
+        }
+        assert!(
+            embedded.contains("\\u003c!--\\u003cscript\\u003e"),
+            "{embedded}"
+        );
+        let parsed: serde_json::Value = serde_json::from_str(&embedded).unwrap();
+        assert_eq!(parsed, data);
+    }
 }

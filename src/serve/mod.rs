@@ -14,7 +14,14 @@
 //! | `/games/{index}/points.svg` | a paths game's points per bot, round by round |
 //!
 //! What a request reads is kept until the games' states change (a finished game's result never
-//! changes), so many open pages of a large tournament cost one read per change, not one each.
+//! changes), so many open pages of a large tournament cost one read per change, not one each;
+//! and one task polls the database for every live page's events, however many are open.
+//!
+//! The server answers only requests that name it in their `Host` (127.0.0.1, localhost, `[::1]`
+//! or the address it listens on, and the names given with `--allow-host`), so a page of another
+//! site whose name was rebound to 127.0.0.1 (DNS rebinding) reads nothing: it gets 421. It
+//! serves at most `--max-connections` connections at once (503 beyond them), and drops a
+//! connection that has not sent a request's headers within [`HEADER_TIMEOUT`].
 //!
 //! The server checks the database once when it starts, then reads it without ever changing it:
 //! a folder's SQLite file is opened read-only for every request (in WAL mode it can be read
@@ -32,12 +39,17 @@ use std::time::Duration;
 
 use anyhow::Context;
 use axum::Router;
-use axum::extract::{Path as UrlPath, Query, State};
+use axum::extract::{Path as UrlPath, Query, Request, State};
 use axum::http::{StatusCode, header};
+use axum::middleware::{self, Next};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
 use serde::{Deserialize, Serialize};
+use tokio::io::AsyncWriteExt;
+use tokio::sync::{Semaphore, watch};
 
 mod plot;
 
@@ -51,8 +63,14 @@ const PAGE: &str = include_str!("dashboard.html");
 const POLL: Duration = Duration::from_millis(500);
 /// Games in the progress report's "last games".
 const LAST_GAMES: u32 = 10;
+/// How long a connection may take to send a request's headers (and an idle connection may wait
+/// for its next request) before it is dropped: a client that sends half a request holds
+/// nothing for long.
+pub const HEADER_TIMEOUT: Duration = Duration::from_secs(5);
+/// Connections served at once unless `--max-connections` says otherwise.
+pub const MAX_CONNECTIONS: u32 = 256;
 
-/// `koth serve [--db URL] DIR|NAME [--addr ADDR]`
+/// `koth serve [--db URL] DIR|NAME [--addr ADDR] [--allow-host HOST]… [--max-connections N]`
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(flatten)]
@@ -60,6 +78,32 @@ pub struct Args {
     /// Where to listen: 127.0.0.1 and a port (0: any free port).
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
     pub addr: SocketAddr,
+    #[command(flatten)]
+    pub guard: Guard,
+}
+
+/// What the server accepts of its clients.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Guard {
+    /// Also answer requests for this host name (any port), as a reverse proxy in front of the
+    /// dashboard sends them; repeat for several. Without it, only 127.0.0.1, localhost, [::1]
+    /// and the listening address are answered, any other `Host` gets 421 (DNS rebinding).
+    #[arg(long = "allow-host", value_name = "HOST")]
+    pub allow_hosts: Vec<String>,
+    /// Connections served at once; one more is answered 503 and closed. Each open dashboard
+    /// page holds one or two.
+    #[arg(long, value_name = "N", default_value_t = MAX_CONNECTIONS,
+          value_parser = clap::value_parser!(u32).range(1..=65_536))]
+    pub max_connections: u32,
+}
+
+impl Default for Guard {
+    fn default() -> Guard {
+        Guard {
+            allow_hosts: Vec::new(),
+            max_connections: MAX_CONNECTIONS,
+        }
+    }
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -80,7 +124,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             listener.local_addr()?,
             reader.describe()
         );
-        serve(reader, listener).await
+        serve(reader, listener, args.guard).await
     })
 }
 
@@ -104,7 +148,8 @@ pub(crate) fn spawn(watched: Watched, addr: SocketAddr) -> anyhow::Result<Socket
     std::thread::spawn(move || {
         let served = crate::game::runtime().and_then(|runtime| {
             runtime.block_on(async {
-                serve(reader, tokio::net::TcpListener::from_std(listener)?).await
+                let listener = tokio::net::TcpListener::from_std(listener)?;
+                serve(reader, listener, Guard::default()).await
             })
         });
         if let Err(err) = served {
@@ -120,20 +165,122 @@ async fn bind(addr: SocketAddr) -> anyhow::Result<tokio::net::TcpListener> {
         .with_context(|| format!("cannot listen on {addr}"))
 }
 
-async fn serve(reader: Reader, listener: tokio::net::TcpListener) -> anyhow::Result<()> {
+async fn serve(
+    reader: Reader,
+    listener: tokio::net::TcpListener,
+    guard: Guard,
+) -> anyhow::Result<()> {
+    let local = listener.local_addr()?;
+    let reader = Arc::new(reader);
+    let (news, _) = watch::channel(None);
+    let poller = tokio::spawn(poll_news(Arc::clone(&reader), news.clone()));
+    let hosts = Arc::new(Hosts::new(local, &guard.allow_hosts));
     let app = Router::new()
         .route("/", get(|| async { Html(PAGE) }))
         .route("/api/progress", get(progress))
         .route("/api/leaderboard", get(leaderboard))
         .route("/api/games", get(games))
-        .route("/api/events", get(events))
+        .route("/api/events", get(move || events(news.subscribe())))
         .route("/games/{index}", get(replay))
         .route("/plots/ratings.svg", get(ratings_plot))
         .route("/games/{index}/points.svg", get(points_plot))
-        .with_state(Arc::new(reader));
-    axum::serve(listener, app)
+        .with_state(reader)
+        .layer(middleware::from_fn_with_state(hosts, check_host));
+    let connections = Arc::new(Semaphore::new(guard.max_connections as usize));
+    loop {
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
+            Err(err) => {
+                // Out of descriptors, or a connection reset before it was accepted: try again
+                // in a moment rather than spin or stop serving.
+                tracing::warn!("the dashboard cannot accept a connection: {err}");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            }
+        };
+        let Ok(permit) = Arc::clone(&connections).try_acquire_owned() else {
+            tokio::spawn(refuse(stream));
+            continue;
+        };
+        let service = TowerToHyperService::new(app.clone());
+        tokio::spawn(async move {
+            let connection = hyper::server::conn::http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(HEADER_TIMEOUT)
+                .serve_connection(TokioIo::new(stream), service);
+            // A client that went away, or was too slow, is no error of the server's.
+            let _ = connection.await;
+            drop(permit);
+        });
+        if poller.is_finished() {
+            break;
+        }
+    }
+    poller
         .await
-        .context("the dashboard's server failed")
+        .context("the dashboard's event poller failed")?;
+    anyhow::bail!("the dashboard's event poller stopped")
+}
+
+/// Answers a connection past the cap 503 and closes it.
+async fn refuse(mut stream: tokio::net::TcpStream) {
+    const BUSY: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain\r\n\
+                          content-length: 26\r\nconnection: close\r\n\r\ntoo many open connections\n";
+    let refused = async {
+        stream.write_all(BUSY).await?;
+        stream.shutdown().await
+    };
+    let _ = tokio::time::timeout(HEADER_TIMEOUT, refused).await;
+}
+
+/// The host names the server answers for.
+struct Hosts {
+    names: Vec<String>,
+}
+
+impl Hosts {
+    fn new(local: SocketAddr, allowed: &[String]) -> Hosts {
+        let listening = match local.ip() {
+            std::net::IpAddr::V4(ip) => ip.to_string(),
+            std::net::IpAddr::V6(ip) => format!("[{ip}]"),
+        };
+        let mut names: Vec<String> = ["127.0.0.1", "localhost", "[::1]"]
+            .into_iter()
+            .map(str::to_string)
+            .chain([listening])
+            .chain(allowed.iter().map(|host| host.to_ascii_lowercase()))
+            .collect();
+        names.dedup();
+        Hosts { names }
+    }
+
+    /// Whether a request whose `Host` is `host` (a name, and maybe a port) is for this server.
+    fn allow(&self, host: &str) -> bool {
+        let host = host.to_ascii_lowercase();
+        // `[::1]:8080`, `name:8080`, or a name alone.
+        let name = match host.rfind(':') {
+            Some(colon) if !host[colon..].contains(']') => &host[..colon],
+            _ => &host[..],
+        };
+        self.names.iter().any(|allowed| allowed == name)
+    }
+}
+
+/// Refuses a request that does not name this server in its `Host`: 421, as a browser sends a
+/// page's requests to the address it was given, under another site's name.
+async fn check_host(State(hosts): State<Arc<Hosts>>, request: Request, next: Next) -> Response {
+    let host = request
+        .headers()
+        .get(header::HOST)
+        .and_then(|host| host.to_str().ok());
+    match host {
+        Some(host) if hosts.allow(host) => next.run(request).await,
+        _ => (
+            StatusCode::MISDIRECTED_REQUEST,
+            "this dashboard answers only the host names it serves (see --allow-host)\n",
+        )
+            .into_response(),
+    }
 }
 
 /// How the server reads the tournament it shows.
@@ -439,37 +586,61 @@ async fn games(State(reader): Watching, Query(filter): Query<Filter>) -> Result<
     Ok(axum::Json(listed).into_response())
 }
 
-/// A `progress` event now, and another whenever the tournament has moved. Each poll counts the
-/// games' states only (a few indexed counts); the whole report is read when they changed.
-async fn events(State(reader): Watching) -> impl IntoResponse {
-    let stream = futures::stream::unfold(
-        (reader, None::<store::Progress>),
-        |(reader, mut shown)| async move {
-            loop {
-                let report = match with_store(&reader, |store, _| store.progress()).await {
-                    Ok(counts) if shown == Some(counts) => Ok(None),
-                    Ok(counts) => memoized(&reader, "progress", read_progress)
-                        .await
-                        .map(|progress| Some((counts, progress))),
-                    Err(failure) => Err(failure),
-                };
-                let event = match report {
-                    Ok(None) => None,
-                    Ok(Some((counts, p))) => {
+/// What the live pages are told: where the tournament stands, or why it could not be read.
+#[derive(Clone)]
+enum News {
+    Progress(Arc<Progress>),
+    Failed(String),
+}
+
+/// The one poll of the database for every live page: while any page listens, counts the
+/// games' states every [`POLL`] (a few indexed counts), reads the whole report when they
+/// changed, and tells every page at once. With no page listening it reads nothing.
+async fn poll_news(reader: Arc<Reader>, news: watch::Sender<Option<News>>) {
+    let mut shown = None::<store::Progress>;
+    loop {
+        if news.is_closed() {
+            // The next page to listen is told where things stand.
+            shown = None;
+        } else {
+            let told = match with_store(&reader, |store, _| store.progress()).await {
+                Ok(counts) if shown == Some(counts) => None,
+                Ok(counts) => match memoized(&reader, "progress", read_progress).await {
+                    Ok(progress) => {
                         shown = Some(counts);
-                        Some(Event::default().event("progress").json_data(&*p))
+                        Some(News::Progress(progress))
                     }
-                    Err(Failure(_, message)) => {
-                        Some(Ok(Event::default().event("error").data(message)))
-                    }
-                };
-                if let Some(event) = event {
-                    return Some((event, (reader, shown)));
-                }
-                tokio::time::sleep(POLL).await;
+                    Err(Failure(_, message)) => Some(News::Failed(message)),
+                },
+                Err(Failure(_, message)) => Some(News::Failed(message)),
+            };
+            if let Some(told) = told {
+                news.send_replace(Some(told));
             }
-        },
-    );
+        }
+        tokio::time::sleep(POLL).await;
+    }
+}
+
+/// A `progress` event now (once the poll has read one), and another whenever the tournament has
+/// moved, from the one poll every page shares ([`poll_news`]).
+async fn events(news: watch::Receiver<Option<News>>) -> impl IntoResponse {
+    let stream = futures::stream::unfold((news, true), |(mut news, first)| async move {
+        if !first {
+            news.changed().await.ok()?;
+        }
+        loop {
+            let told = news.borrow_and_update().clone();
+            if let Some(told) = told {
+                let event = match told {
+                    News::Progress(p) => Event::default().event("progress").json_data(&*p),
+                    News::Failed(message) => Ok(Event::default().event("error").data(message)),
+                };
+                return Some((event, (news, false)));
+            }
+            news.changed().await.ok()?;
+        }
+    });
     Sse::new(stream).keep_alive(KeepAlive::default())
 }
 

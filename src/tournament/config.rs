@@ -154,7 +154,8 @@ impl Config {
             );
         }
         if let Some(name) = &self.name {
-            check_folder_name(name).map_err(|e| anyhow::anyhow!("`name` = {name:?}: {e}"))?;
+            check_folder_name(name)
+                .map_err(|e| anyhow::anyhow!("`name` = {:?}: {e}", crate::text::shown(name)))?;
         }
         if self.backstop_ms.is_some() && self.clock == ClockName::Wall {
             bail!("`backstop_ms` applies only to clock = \"cpu\"");
@@ -339,18 +340,29 @@ impl Config {
     }
 
     /// The tournament's name: the `name` key, or the file's name without `tournament-`. It is
-    /// part of the default folder's name under `logs/`, so it is a plain folder name (checked
-    /// by [`Config::parse`]; a file's stem cannot hold a `/`).
-    pub fn name(&self, file: &Path) -> String {
-        self.name.clone().unwrap_or_else(|| {
-            let stem = file
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_else(|| "tournament".into());
-            stem.strip_prefix("tournament-")
-                .unwrap_or(&stem)
-                .to_string()
-        })
+    /// part of the default folder's name under `logs/`, so it is a plain folder name (the key
+    /// is checked by [`Config::parse`]; a file's stem cannot hold a `/`), and a name as
+    /// [`crate::text::check_name`] says.
+    pub fn name(&self, file: &Path) -> anyhow::Result<String> {
+        if let Some(name) = &self.name {
+            return Ok(name.clone());
+        }
+        let stem = file
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "tournament".into());
+        let name = stem
+            .strip_prefix("tournament-")
+            .unwrap_or(&stem)
+            .to_string();
+        check_folder_name(&name).map_err(|e| {
+            anyhow::anyhow!(
+                "{}: the tournament's name {:?}, from the file's name, {e}; give a `name`",
+                crate::text::shown(&file.display().to_string()),
+                crate::text::shown(&name)
+            )
+        })?;
+        Ok(name)
     }
 }
 
@@ -359,14 +371,14 @@ const MAX_BUILD_TIMEOUT_S: u64 = 86_400;
 
 /// Why `name` cannot be a folder of its own under `logs/`, if it cannot: a name with a `/` or
 /// one that is `.` or `..` would put the tournament elsewhere.
-fn check_folder_name(name: &str) -> Result<(), &'static str> {
+fn check_folder_name(name: &str) -> Result<(), String> {
     if name.is_empty() || name == "." || name == ".." {
-        return Err("a name must be a plain folder name, not empty, `.` or `..`");
+        return Err("a name must be a plain folder name, not empty, `.` or `..`".into());
     }
-    if name.contains('/') || name.chars().any(char::is_control) {
-        return Err("a name must be a plain folder name: no `/` or control characters");
+    if name.contains('/') {
+        return Err("a name must be a plain folder name: no `/`".into());
     }
-    Ok(())
+    crate::text::check_name(name).map_err(|problem| format!("the name {problem}"))
 }
 
 fn absolute(base: &Path, path: &Path) -> PathBuf {
@@ -388,9 +400,37 @@ mod tests {
         assert_eq!(config.limits().answer, Duration::from_secs(1));
         assert_eq!(config.limits().clock, Clock::Wall);
         assert_eq!(
-            config.name(Path::new("config/tournament-paths.toml")),
+            config
+                .name(Path::new("config/tournament-paths.toml"))
+                .unwrap(),
             "paths"
         );
+    }
+
+    #[test]
+    fn a_name_with_a_format_character_or_too_long_is_refused() {
+        let base = "game = \"paths\"\nbots_dir = \"bots\"\ngames = 3\n";
+        // TOML's escapes: a zero-width space, a bidi override, ESC.
+        for name in [
+            r"Spring\u200B",
+            r"Spring\u202E",
+            r"Spring\u001B[2J",
+            &"n".repeat(65),
+        ] {
+            let error = parse(&format!("{base}name = \"{name}\"\n")).unwrap_err();
+            assert!(format!("{error:#}").contains("`name` = "), "{error:#}");
+            assert!(
+                !format!("{error:#}")
+                    .chars()
+                    .any(crate::text::is_unprintable),
+                "{error:#}"
+            );
+        }
+        let config = parse(base).unwrap();
+        let error = config
+            .name(Path::new(&format!("{}.toml", "x".repeat(65))))
+            .unwrap_err();
+        assert!(error.to_string().contains("give a `name`"), "{error}");
     }
 
     #[test]

@@ -156,11 +156,13 @@ impl Leaderboard {
         }
     }
 
+    /// The leaderboard as text in `format`. Names come from the database, so a table, Markdown
+    /// or CSV shows them escaped ([`crate::text::shown`]); JSON escapes them its own way.
     pub(crate) fn render(&self, format: Format) -> String {
         match format {
-            Format::Table => self.table(),
-            Format::Markdown => self.markdown(),
-            Format::Csv => self.csv(),
+            Format::Table => crate::text::shown_lines(&self.table()),
+            Format::Markdown => crate::text::shown_lines(&self.markdown()),
+            Format::Csv => crate::text::shown_lines(&self.csv()),
             Format::Json => {
                 serde_json::to_string_pretty(self).expect("plain data serializes") + "\n"
             }

@@ -37,6 +37,7 @@ use crate::bot::BotStatus;
 use crate::bot::{BotSpec, Limits, Sandbox, build, roster, sandbox};
 use crate::cpu::Claim;
 use crate::game::{Average, Game, MatchResult, MatchSetup, RecordBoards};
+use crate::text;
 
 use config::Config;
 use gauntlet::{Gauntlet, SprtConfig, Verdict};
@@ -112,7 +113,7 @@ impl Plan {
         if config.sandbox().is_some() {
             sandbox::check_available()?;
         }
-        let name = config.name(file);
+        let name = config.name(file)?;
         let seed = crate::seed::choose(seed.or(config.seed));
         let per_game = config.players_per_game.unwrap_or(bots.len());
         let games = match config.challenger {
@@ -305,7 +306,11 @@ impl Tournament {
             match prepare_copy(bot, root, &copy, hashes[id].as_deref(), &config) {
                 Ok(dir) => bot.dir = dir,
                 Err(err) => {
-                    let message = format!("koth: refusing the games of {:?}: {err:#}", bot.name);
+                    let message = text::shown(&format!(
+                        "koth: refusing the games of {:?}: {err:#}",
+                        bot.name
+                    ))
+                    .into_owned();
                     eprintln!("{message}");
                     tracing::warn!("{message}");
                     refused.push(id);
@@ -543,11 +548,12 @@ impl Tournament {
                     for bot in self.count_start_failures(&game, &result)? {
                         let spec = &self.bots[bot];
                         let reason = spec.benched.as_deref().unwrap_or_default();
-                        bar.suspend(|| eprintln!("koth: {:?} is {reason}", spec.name));
+                        let message = format!("{:?} is {reason}", spec.name);
+                        bar.suspend(|| eprintln!("koth: {}", text::shown(&message)));
                     }
                     points.add(&game, &result);
                     if let Some(skipped) = self.take_gauntlet_result(&game, &result)? {
-                        bar.suspend(|| eprintln!("koth: {skipped}"));
+                        bar.suspend(|| eprintln!("koth: {}", text::shown(&skipped)));
                         bar.set_length((progress.total - self.store.progress()?.skipped) as u64);
                     }
                     bar.inc(1);
@@ -555,6 +561,8 @@ impl Tournament {
                 }
                 Err(message) => {
                     claim_ms.remove(&game.index);
+                    // Stored as it is; shown escaped, as it may quote a bot.
+                    let shown = text::shown(&message);
                     let gave_up = attempt >= ATTEMPTS;
                     self.store
                         .record_harness_fault(game.index, attempt, &message, gave_up)?;
@@ -562,11 +570,11 @@ impl Tournament {
                         game = game.index,
                         attempt,
                         gave_up,
-                        "harness fault: {message}"
+                        "harness fault: {shown}"
                     );
                     bar.suspend(|| {
                         eprintln!(
-                            "koth: game {} attempt {attempt}: harness fault: {message}",
+                            "koth: game {} attempt {attempt}: harness fault: {shown}",
                             game.index
                         )
                     });
@@ -625,7 +633,7 @@ impl Tournament {
              the {skipped} games left against {opponent} are skipped",
             decision.pairs, decision.llr
         );
-        tracing::info!("{message}");
+        tracing::info!("{}", text::shown(&message));
         Ok(Some(message))
     }
 
@@ -836,7 +844,10 @@ impl Points {
             .enumerate()
             .filter(|(_, t)| t.1 > 0)
             .max_by(|a, b| mean(*a.1).total_cmp(&mean(*b.1)))
-            .map(|(bot, &t)| format!("leader: {} ({:.1} a game)", bots[bot].name, mean(t)))
+            .map(|(bot, &t)| {
+                let name = text::shown(&bots[bot].name);
+                format!("leader: {name} ({:.1} a game)", mean(t))
+            })
             .unwrap_or_default()
     }
 }

@@ -288,9 +288,10 @@ fn run_match(args: &MatchArgs) -> anyhow::Result<()> {
             let who = if f.mark == Mark::X { &game.x } else { &game.o };
             let at = f.turn.map(|t| format!(" at move {t}")).unwrap_or_default();
             print!(
-                "  [{} {who} lost by fault{at}: {}]",
+                "  [{} {} lost by fault{at}: {}]",
                 f.mark.as_char(),
-                f.reason
+                crate::text::shown(who),
+                crate::text::shown(&f.reason)
             );
         }
         println!();

@@ -402,8 +402,9 @@ pub(crate) fn plain(line: &Line) -> String {
 }
 
 /// A viewer's screen as `--text` prints it: the title, the board's lines, then each panel. A
-/// control character (a bot's stderr or answer may hold any) is written escaped, `\u{1b}`, so
-/// that printing the text cannot drive the terminal; the screen leaves them out.
+/// control or format character (a bot's stderr or answer may hold any) is written escaped,
+/// `\u{1b}` ([`crate::text::shown`]), so that printing the text cannot drive the terminal; the
+/// screen leaves them out.
 pub(crate) fn text(title: &str, board: &[Line], panels: &[Panel]) -> String {
     let mut text = format!("{title}\n");
     for line in board {
@@ -412,13 +413,7 @@ pub(crate) fn text(title: &str, board: &[Line], panels: &[Panel]) -> String {
     for panel in panels {
         text += &panel.text();
     }
-    text.chars()
-        .map(|c| match c {
-            '\n' => c.to_string(),
-            c if c.is_control() => c.escape_unicode().to_string(),
-            c => c.to_string(),
-        })
-        .collect()
+    crate::text::shown_lines(&text)
 }
 
 /// A fault as the viewers list it: where it happened (`game 1 move 2: `, or nothing), its bot in
