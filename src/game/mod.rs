@@ -10,6 +10,7 @@ mod runtime;
 mod setup;
 
 use std::future::Future;
+use std::path::Path;
 use std::pin::Pin;
 
 use serde::{Deserialize, Serialize};
@@ -38,12 +39,79 @@ pub struct Breakdown {
     pub rows: Vec<Vec<String>>,
 }
 
+/// Where `koth replay` opens a recorded game: a round (a paths round, a noughts & crosses game,
+/// a flag level), a turn, a rat-race board; and whether to print it as text.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ReplayAt {
+    pub round: Option<u32>,
+    pub turn: Option<usize>,
+    pub board: Option<usize>,
+    pub text: bool,
+}
+
+/// The replay hook: how a game's recorded folder is shown. Every [`Game`] is one (it is a
+/// supertrait), so `koth replay`, `--html` and the dashboard reach a game's viewers through the
+/// registry by the game that the folder's `results.json` names. A game without viewers writes
+/// `impl Replay for MyGame {}` and its folders get a message naming it; the viewers of the five
+/// games are implemented in `crate::replay::viewers`, above the games whose files they read.
+pub trait Replay {
+    /// Whether `path` is a recording of this game's that names no game itself: one of its
+    /// files given alone (a paths `graphical_log.txt`, a rat-race `board-B.replay.json`) or a
+    /// folder without a `results.json` (written by the original controller, say).
+    fn recognises(&self, path: &Path) -> bool {
+        let _ = path;
+        false
+    }
+    /// Shows the game recorded at `path` (its folder or one of its files) in the terminal, or
+    /// prints it as text; `None` if the game has no terminal viewer.
+    fn show(&self, path: &Path, at: ReplayAt) -> Option<anyhow::Result<()>> {
+        let _ = (path, at);
+        None
+    }
+    /// The self-contained web page of the game recorded at `path`, opened at `board` for a game
+    /// that records boards; `None` if the game has no web viewer.
+    fn page(&self, path: &Path, board: Option<usize>) -> Option<anyhow::Result<String>> {
+        let _ = (path, board);
+        None
+    }
+}
+
+/// A game's own command, `koth <name> …`: its arguments as clap declares them, and what runs
+/// them. `main.rs` adds the command of every game of the registry.
+pub struct GameCommand {
+    pub command: clap::Command,
+    pub run: RunCommand,
+}
+
+/// What runs a game's command with the arguments clap parsed.
+pub type RunCommand = Box<dyn Fn(&clap::ArgMatches) -> anyhow::Result<()>>;
+
+impl GameCommand {
+    /// `koth <name>`, described by `about`, taking the arguments `A` and run by `run`.
+    pub fn new<A: clap::Args + clap::FromArgMatches + 'static>(
+        name: &'static str,
+        about: &'static str,
+        run: fn(A) -> anyhow::Result<()>,
+    ) -> GameCommand {
+        GameCommand {
+            // After the arguments, whose flattened structs' own descriptions would replace it.
+            command: A::augment_args(clap::Command::new(name))
+                .about(about)
+                .long_about(None),
+            // clap has checked the arguments against the very declaration they are read by.
+            run: Box::new(move |matches| {
+                run(A::from_arg_matches(matches).unwrap_or_else(|e| e.exit()))
+            }),
+        }
+    }
+}
+
 pub(crate) type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// A game koth can run. `play` returns `Err` only for koth's own failures (a log folder that
 /// cannot be written, say): those are harness faults, retried by tournaments and never counted
 /// against a bot. Everything a bot does wrong is a [`Fault`] inside the result.
-pub trait Game: Sync {
+pub trait Game: Sync + Replay {
     /// The name used on the command line and in tournament files.
     fn name(&self) -> &'static str;
     /// How many bots a match takes: `(min, max)`.
@@ -81,6 +149,11 @@ pub trait Game: Sync {
     /// whole replay, which a tournament file's `record_boards` then does not apply to.
     fn records_boards(&self) -> bool {
         false
+    }
+    /// The game's own command (`koth <name>`: a match from the command line, and whatever else
+    /// the game offers); none by default, the game then being played in tournaments only.
+    fn command(&self) -> Option<GameCommand> {
+        None
     }
     fn play<'a>(&'a self, setup: &'a MatchSetup) -> BoxFuture<'a, anyhow::Result<MatchResult>>;
 }

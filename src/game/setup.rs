@@ -28,6 +28,24 @@ pub struct MatchSetup {
     pub record_boards: RecordBoards,
 }
 
+impl MatchSetup {
+    /// A match of `bots` on `seed`, writing to `log_dir`, under `limits`: the game's own number
+    /// of rounds, no progress callback, no CPUs of its own, the default boards recorded. A caller
+    /// sets the fields it means otherwise.
+    pub fn new(bots: Vec<BotSpec>, seed: u64, log_dir: PathBuf, limits: Limits) -> MatchSetup {
+        MatchSetup {
+            bots,
+            seed,
+            log_dir,
+            limits,
+            rounds: None,
+            progress: None,
+            cpus: Vec::new(),
+            record_boards: RecordBoards::default(),
+        }
+    }
+}
+
 /// Which of a match's boards are kept as replays, by a game that records boards one by one
 /// (the rat race: a board's recording is 0.3 to 1 MB, and a match plays 50).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize)]

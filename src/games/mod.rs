@@ -10,7 +10,7 @@ pub mod ratrace;
 use crate::game::Game;
 
 /// Every game the tournament runner can schedule, by name.
-pub(crate) fn all() -> Vec<&'static dyn Game> {
+pub fn all() -> Vec<&'static dyn Game> {
     vec![
         &paths::Paths,
         &ratrace::RatRace,
@@ -18,6 +18,11 @@ pub(crate) fn all() -> Vec<&'static dyn Game> {
         &*flag::play::SHIPPED,
         &madcars::MadCars,
     ]
+}
+
+/// The names of every game, in the registry's order.
+pub fn names() -> Vec<&'static str> {
+    all().into_iter().map(|g| g.name()).collect()
 }
 
 /// The game called `name`, if koth has it.

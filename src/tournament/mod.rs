@@ -60,6 +60,15 @@ const ATTEMPTS: u32 = 3;
 /// games in a row is benched: it is not started in the games after.
 pub(crate) const BENCH_AFTER: u32 = 3;
 
+/// Where a tournament lives, as a dashboard watches it.
+#[derive(Debug, Clone)]
+pub enum Watched {
+    /// A tournament folder: its SQLite database and its games' folders.
+    Folder(PathBuf),
+    /// Tournament `name` of the PostgreSQL database at `url`, its games' files in it.
+    Shared { url: String, name: String },
+}
+
 /// A tournament ready to play its unfinished games: on one machine from its folder, or as one of
 /// the workers sharing it through PostgreSQL.
 pub(crate) struct Tournament {

@@ -14,7 +14,9 @@ use anyhow::Context;
 
 use crate::bot::seat::At;
 use crate::bot::{FaultKind, Restart, Seat, SeatOptions, cut_line, quote};
-use crate::game::{BotResult, BoxFuture, Game, MatchResult, MatchSetup, RoundProgress};
+use crate::game::{
+    BotResult, BoxFuture, Game, GameCommand, MatchResult, MatchSetup, RoundProgress,
+};
 
 use super::protocol::{self, prompt};
 use super::rules::{Level, Move, walk};
@@ -179,6 +181,14 @@ impl Game for Flag {
 
     fn players(&self) -> (usize, usize) {
         (1, 1)
+    }
+
+    fn command(&self) -> Option<GameCommand> {
+        Some(GameCommand::new(
+            "flag",
+            "Reach the Flag: a genetic algorithm, an exact solver, and a game for solver bots",
+            super::cli::run,
+        ))
     }
 
     /// On a thread of its own kept to the match's CPUs with its bot, as every game is played.

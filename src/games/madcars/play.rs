@@ -16,7 +16,9 @@ use super::replay::{Answered, Recorder};
 use super::rules::{MAX_TICKS, Match};
 use crate::bot::seat::At;
 use crate::bot::{FaultKind, Restart, Seat, SeatOptions};
-use crate::game::{BotResult, BoxFuture, Breakdown, Game, MatchResult, MatchSetup, RoundProgress};
+use crate::game::{
+    BotResult, BoxFuture, Breakdown, Game, GameCommand, MatchResult, MatchSetup, RoundProgress,
+};
 use crate::seed::{self, Rng};
 
 /// Matches per game, as on the organisers' server.
@@ -481,6 +483,14 @@ impl Game for MadCars {
 
     fn most_cpus(&self) -> usize {
         1
+    }
+
+    fn command(&self) -> Option<GameCommand> {
+        Some(GameCommand::new(
+            "madcars",
+            "Mad Cars, the Mini AI Cup 2018 physics duel: a game of matches between two bots",
+            super::cli::run,
+        ))
     }
 
     /// On a thread of its own kept to one CPU of the match's share: koth and the two bots take

@@ -14,7 +14,7 @@ use super::recording::BoardRecording;
 use super::track::Track;
 use crate::bot::sandbox;
 use crate::bot::{BotSpec, roster};
-use crate::cli::{LogDirArg, SandboxArgs, SeedArg, TimeoutArg, report};
+use crate::cli::{AnyGameArg, LogDirArg, SandboxArgs, SeedArg, TimeoutArg, report};
 use crate::cpu::Claim;
 use crate::game::{MatchSetup, RecordBoards};
 use crate::stats;
@@ -68,6 +68,8 @@ pub struct Args {
     no_pin: bool,
     #[command(flatten)]
     contain: SandboxArgs,
+    #[command(flatten)]
+    any_game: AnyGameArg,
 }
 
 /// The most boards of a run: a record of every board is kept for results.json.
@@ -125,14 +127,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         log_dir.display()
     );
     let setup = MatchSetup {
-        bots,
-        seed: run_seed,
-        log_dir: log_dir.clone(),
-        limits: args.timeout.limits(),
         rounds: Some(args.boards as u32),
-        progress: None,
         cpus: claim.cpus().to_vec(),
         record_boards: args.record_boards,
+        ..MatchSetup::new(bots, run_seed, log_dir.clone(), args.timeout.limits())
     };
     let options = Options {
         jobs: args.jobs,
@@ -202,7 +200,7 @@ fn contestant(args: &Args) -> anyhow::Result<Contestant> {
         let dir = dir
             .canonicalize()
             .with_context(|| format!("no bot folder {}", dir.display()))?;
-        roster::load_bot(&dir)?
+        args.any_game.load_bot("ratrace", &dir)?
     } else if let Some(command) = &args.bot_cmd {
         let words: Vec<String> = command.split_whitespace().map(str::to_string).collect();
         if words.is_empty() {

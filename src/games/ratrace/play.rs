@@ -28,8 +28,8 @@ use super::subprocess::{self, SubprocessPlayer};
 use super::track::Track;
 use crate::bot::{AnswerStats, BotSpec, FaultLog, Limits, Seat};
 use crate::game::{
-    Average, BotResult, BoxFuture, Breakdown, Game, MatchResult, MatchSetup, RecordBoards,
-    RoundProgress,
+    Average, BotResult, BoxFuture, Breakdown, Game, GameCommand, MatchResult, MatchSetup,
+    RecordBoards, RoundProgress,
 };
 use crate::{seed, stats};
 
@@ -157,6 +157,14 @@ impl Game for RatRace {
             .to_vec(),
             rows,
         })
+    }
+
+    fn command(&self) -> Option<GameCommand> {
+        Some(GameCommand::new(
+            "ratrace",
+            "Run the Genetic Rat Race for one player",
+            super::cli::run,
+        ))
     }
 
     fn play<'a>(&'a self, setup: &'a MatchSetup) -> BoxFuture<'a, anyhow::Result<MatchResult>> {
