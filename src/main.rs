@@ -24,10 +24,7 @@ enum Command {
 
 fn main() -> ExitCode {
     // Every game's own command first, as the registry lists them, then the others.
-    let game_commands: Vec<GameCommand> = games::all()
-        .into_iter()
-        .filter_map(|game| game.command())
-        .collect();
+    let game_commands: Vec<GameCommand> = games::commands();
     let koth = clap::Command::new("koth")
         .version(env!("CARGO_PKG_VERSION"))
         .about("koth: bots in any language, fighting over stdin/stdout, with every result and replay kept.")

@@ -5,6 +5,7 @@
 //! commands, the tournament runner — only ever see these types, so adding a game touches its own
 //! folder and one line of the registry in [`crate::games`].
 
+pub(crate) mod duel;
 mod result;
 mod runtime;
 mod setup;
@@ -15,7 +16,8 @@ use std::pin::Pin;
 
 use serde::{Deserialize, Serialize};
 
-pub use result::{BotResult, MatchResult};
+pub(crate) use result::write_results;
+pub use result::{BotResult, MatchResult, RESULTS_FILE};
 pub use runtime::{play_placed, runtime};
 pub use setup::{MatchSetup, ProgressFn, RecordBoards, RoundProgress};
 
@@ -77,7 +79,7 @@ pub trait Replay {
 }
 
 /// A game's own command, `koth <name> …`: its arguments as clap declares them, and what runs
-/// them. `main.rs` adds the command of every game of the registry.
+/// them. `main.rs` adds the command of every game of the registry ([`crate::games::commands`]).
 pub struct GameCommand {
     pub command: clap::Command,
     pub run: RunCommand,
@@ -127,6 +129,15 @@ pub trait Game: Sync + Replay {
         let _ = rounds;
         Ok(())
     }
+    /// Whether `options`, a tournament file's `[options]` table, are options of this game that
+    /// fit `rounds`: asked before a tournament's first game. A game without options takes none.
+    fn check_options(&self, rounds: Option<u32>, options: &toml::Table) -> anyhow::Result<()> {
+        let _ = rounds;
+        match options.keys().next() {
+            Some(key) => anyhow::bail!("{} has no options, and `{key}` is given", self.name()),
+            None => Ok(()),
+        }
+    }
     /// The game's own table for the leaderboard, from the folders of the games played so far
     /// (each holding the [`Game::breakdown_file`] its play wrote); none by default.
     fn breakdown(&self, game_dirs: &[std::path::PathBuf]) -> Option<Breakdown> {
@@ -149,11 +160,6 @@ pub trait Game: Sync + Replay {
     /// whole replay, which a tournament file's `record_boards` then does not apply to.
     fn records_boards(&self) -> bool {
         false
-    }
-    /// The game's own command (`koth <name>`: a match from the command line, and whatever else
-    /// the game offers); none by default, the game then being played in tournaments only.
-    fn command(&self) -> Option<GameCommand> {
-        None
     }
     fn play<'a>(&'a self, setup: &'a MatchSetup) -> BoxFuture<'a, anyhow::Result<MatchResult>>;
 }

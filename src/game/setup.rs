@@ -26,6 +26,9 @@ pub struct MatchSetup {
     /// Which boards a game that records its boards one by one keeps (the rat race); a game
     /// that writes its whole replay ([`crate::game::Game::records_boards`] false) ignores it.
     pub record_boards: RecordBoards,
+    /// The game's own options, from a tournament file's `[options]` table (Nim's `heap`);
+    /// empty: the game's defaults. [`crate::game::Game::check_options`] has checked them.
+    pub options: toml::Table,
 }
 
 impl MatchSetup {
@@ -42,6 +45,7 @@ impl MatchSetup {
             progress: None,
             cpus: Vec::new(),
             record_boards: RecordBoards::default(),
+            options: toml::Table::new(),
         }
     }
 }

@@ -184,7 +184,7 @@ impl Game {
 /// games that keep only their match result there), to choose a viewer; `None` if it cannot be
 /// read.
 pub(crate) fn results_game(folder: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(folder.join("results.json")).ok()?;
+    let text = std::fs::read_to_string(folder.join(crate::game::RESULTS_FILE)).ok()?;
     let json: serde_json::Value = serde_json::from_str(&text).ok()?;
     json["game"]
         .as_str()
@@ -211,7 +211,7 @@ pub(crate) fn game_of(path: &Path) -> anyhow::Result<&'static dyn crate::game::G
         Some(name) => crate::games::by_name(&name).with_context(|| {
             format!(
                 "{}: a game of {name:?}, which this koth does not have (it has {})",
-                folder.join("results.json").display(),
+                folder.join(crate::game::RESULTS_FILE).display(),
                 crate::games::names().join(", ")
             )
         }),

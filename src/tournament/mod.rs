@@ -82,6 +82,8 @@ pub(crate) struct Tournament {
     rounds: Option<u32>,
     /// Which boards a game that records boards one by one keeps (the file's `record_boards`).
     record_boards: RecordBoards,
+    /// The game's own options (the file's `[options]`).
+    options: toml::Table,
     jobs: usize,
     /// How bots are contained; `None` when the file says `sandbox = false`.
     sandbox: Option<Sandbox>,
@@ -358,6 +360,7 @@ impl Tournament {
             limits: config.limits(),
             rounds: config.rounds,
             record_boards: config.record_boards.unwrap_or_default(),
+            options: config.options.clone(),
             jobs,
             sandbox: config.sandbox(),
             store,
@@ -693,6 +696,7 @@ impl Tournament {
             limits: self.limits,
             rounds: self.rounds,
             record_boards: self.record_boards,
+            options: self.options.clone(),
             sandbox: self.sandbox.clone(),
         }
     }
@@ -708,6 +712,7 @@ struct GameParts {
     limits: Limits,
     rounds: Option<u32>,
     record_boards: RecordBoards,
+    options: toml::Table,
     sandbox: Option<Sandbox>,
 }
 
@@ -723,14 +728,11 @@ async fn play_one(parts: GameParts, game: ScheduledGame, attempt: u32) -> Played
             .await
             .map_err(|e| format!("preparing the game's folder panicked: {e}"))??;
         let setup = MatchSetup {
-            bots,
-            seed: game.seed,
-            log_dir: parts.dir.clone(),
-            limits: parts.limits,
             rounds: parts.rounds,
-            progress: None,
             cpus: parts.claim.cpus().to_vec(),
             record_boards: parts.record_boards,
+            options: parts.options,
+            ..MatchSetup::new(bots, game.seed, parts.dir.clone(), parts.limits)
         };
         let result = match AssertUnwindSafe(parts.game.play(&setup))
             .catch_unwind()

@@ -15,7 +15,7 @@ use super::play::{Flag, SHIPPED, load_levels};
 use super::rules::{Level, Move, Walker, moves_to_string, walk};
 use crate::bot::{roster, sandbox};
 use crate::cli::{AnyGameArg, LogDirArg, SandboxArgs, SeedArg, TimeoutArg, report};
-use crate::game::MatchSetup;
+use crate::game::{GameCommand, MatchSetup};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -97,6 +97,14 @@ struct SolveArgs {
     step_ms: u64,
     #[command(flatten)]
     log_dir: LogDirArg,
+}
+/// `koth flag`, for the registry.
+pub(crate) fn command() -> GameCommand {
+    GameCommand::new(
+        "flag",
+        "Reach the Flag: a genetic algorithm, an exact solver, and a game for solver bots",
+        run,
+    )
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {

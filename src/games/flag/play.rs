@@ -10,13 +10,9 @@
 use std::path::Path;
 use std::sync::LazyLock;
 
-use anyhow::Context;
-
 use crate::bot::seat::At;
 use crate::bot::{FaultKind, Restart, Seat, SeatOptions, cut_line, quote};
-use crate::game::{
-    BotResult, BoxFuture, Game, GameCommand, MatchResult, MatchSetup, RoundProgress,
-};
+use crate::game::{BotResult, BoxFuture, Game, MatchResult, MatchSetup, RoundProgress};
 
 use super::protocol::{self, prompt};
 use super::rules::{Level, Move, walk};
@@ -154,9 +150,7 @@ impl Flag {
             )],
         };
         let json = serde_json::json!({ "result": &result, "levels": &results });
-        let path = setup.log_dir.join("results.json");
-        std::fs::write(&path, serde_json::to_string_pretty(&json)?)
-            .with_context(|| format!("cannot write {}", path.display()))?;
+        crate::game::write_results(&setup.log_dir, &json)?;
         Ok((result, results))
     }
 }
@@ -181,14 +175,6 @@ impl Game for Flag {
 
     fn players(&self) -> (usize, usize) {
         (1, 1)
-    }
-
-    fn command(&self) -> Option<GameCommand> {
-        Some(GameCommand::new(
-            "flag",
-            "Reach the Flag: a genetic algorithm, an exact solver, and a game for solver bots",
-            super::cli::run,
-        ))
     }
 
     /// On a thread of its own kept to the match's CPUs with its bot, as every game is played.

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use super::play::{self, DEFAULT_MATCHES, Options};
 use crate::cli::{self, AnyGameArg, LogDirArg, SandboxArgs, SeedArg, TimeoutArg, report};
-use crate::game::MatchSetup;
+use crate::game::{GameCommand, MatchSetup};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -43,6 +43,14 @@ pub struct Args {
     /// Print koth's own CPU time per tick at the end (for the benchmarks).
     #[arg(long, hide = true)]
     report_cpu: bool,
+}
+/// `koth madcars`, for the registry.
+pub(crate) fn command() -> GameCommand {
+    GameCommand::new(
+        "madcars",
+        "Mad Cars, the Mini AI Cup 2018 physics duel: a game of matches between two bots",
+        run,
+    )
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {

@@ -11,7 +11,7 @@ use super::play::{DEFAULT_GAMES, GameRecord, GameSummary, Side, Tally, play_matc
 use super::rules::{Board, Mark, Outcome, parse_square_for_people, square_name};
 use crate::bot::{roster, sandbox};
 use crate::cli::{AnyGameArg, LogDirArg, SandboxArgs, SeedArg, TimeoutArg, report};
-use crate::game::MatchSetup;
+use crate::game::{GameCommand, MatchSetup};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -104,6 +104,16 @@ struct TrainArgs {
 
 fn parse_schedule_arg(text: &str) -> Result<[u32; 4], String> {
     parse_schedule(text).map_err(|e| format!("{e:#}"))
+}
+/// `koth menace` (also `koth tictactoe`), for the registry.
+pub(crate) fn command() -> GameCommand {
+    let mut command = GameCommand::new(
+        "menace",
+        "MENACE, the matchbox learner, and noughts & crosses (the game `tictactoe`; also `koth tictactoe`)",
+        run,
+    );
+    command.command = command.command.visible_alias("tictactoe");
+    command
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {

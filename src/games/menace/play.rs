@@ -15,7 +15,7 @@ use super::rules::{Board, Mark, Outcome};
 use crate::bot::seat::At;
 use crate::bot::{BotSpec, FaultKind, FaultLog, Restart, Seat, SeatOptions};
 use crate::cli::AnyGameArg;
-use crate::game::{BotResult, BoxFuture, Game, GameCommand, MatchResult, MatchSetup};
+use crate::game::{BotResult, BoxFuture, Game, MatchResult, MatchSetup};
 use crate::seed::Rng;
 
 /// One side of a game.
@@ -186,16 +186,6 @@ impl Game for TicTacToe {
 
     fn most_cpus(&self) -> usize {
         1
-    }
-
-    fn command(&self) -> Option<GameCommand> {
-        let mut command = GameCommand::new(
-            "menace",
-            "MENACE, the matchbox learner, and noughts & crosses (the game `tictactoe`; also `koth tictactoe`)",
-            super::cli::run,
-        );
-        command.command = command.command.visible_alias("tictactoe");
-        Some(command)
     }
 
     /// On a thread of its own kept to one CPU of the match's share: koth and the two bots take
@@ -376,9 +366,7 @@ pub(crate) async fn play_match(
         bots,
     };
     let json = serde_json::json!({ "result": &result, "games": &summaries });
-    let path = setup.log_dir.join("results.json");
-    std::fs::write(&path, serde_json::to_string_pretty(&json)?)
-        .with_context(|| format!("cannot write {}", path.display()))?;
+    crate::game::write_results(&setup.log_dir, &json)?;
     Ok(Played {
         result,
         tallies,

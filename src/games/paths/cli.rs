@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use super::play::{self, DEFAULT_ROUNDS};
 use crate::bot::{BotSpec, roster};
 use crate::cli::{self, AnyGameArg, LogDirArg, SandboxArgs, SeedArg, TimeoutArg, report};
-use crate::game::MatchSetup;
+use crate::game::{GameCommand, MatchSetup};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -40,6 +40,10 @@ pub struct Args {
     /// Print koth's own CPU time per turn at the end (for the benchmark script).
     #[arg(long, hide = true)]
     report_cpu: bool,
+}
+/// `koth paths`, for the registry.
+pub(crate) fn command() -> GameCommand {
+    GameCommand::new("paths", "Play the Grid-Routing Battle among bots", run)
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {

@@ -12,7 +12,7 @@ pub(crate) mod play;
 pub mod protocol;
 pub mod rules;
 
-use crate::game::{BoxFuture, Game, GameCommand, MatchResult, MatchSetup};
+use crate::game::{BoxFuture, Game, MatchResult, MatchSetup};
 
 /// The paths game, as the tournament runner sees it.
 pub(crate) struct Paths;
@@ -24,14 +24,6 @@ impl Game for Paths {
 
     fn players(&self) -> (usize, usize) {
         (1, rules::MAX_BOTS)
-    }
-
-    fn command(&self) -> Option<GameCommand> {
-        Some(GameCommand::new(
-            "paths",
-            "Play the Grid-Routing Battle among bots",
-            cli::run,
-        ))
     }
 
     /// Played like `koth paths` plays it: on a single-threaded runtime of its own, on a thread

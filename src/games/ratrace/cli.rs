@@ -16,6 +16,7 @@ use crate::bot::sandbox;
 use crate::bot::{BotSpec, roster};
 use crate::cli::{AnyGameArg, LogDirArg, SandboxArgs, SeedArg, TimeoutArg, report};
 use crate::cpu::Claim;
+use crate::game::GameCommand;
 use crate::game::{MatchSetup, RecordBoards};
 use crate::stats;
 
@@ -76,6 +77,10 @@ pub struct Args {
 const MAX_BOARDS: usize = 1_000_000;
 /// The most jobs of a run: each is a thread (and, for a bot, a process) of its own.
 const MAX_JOBS: usize = 1024;
+/// `koth ratrace`, for the registry.
+pub(crate) fn command() -> GameCommand {
+    GameCommand::new("ratrace", "Run the Genetic Rat Race for one player", run)
+}
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let run_seed = args.seed.choose();
