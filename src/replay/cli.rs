@@ -95,14 +95,14 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
         println!("wrote {}", out.display());
         return Ok(());
     }
-    let game = super::game_of(&args.path)?;
+    let (game, path) = super::game_of(&args.path)?;
     let at = ReplayAt {
         round: args.round,
         turn: args.turn,
         board: args.board,
         text: args.text,
     };
-    match game.show(&args.path, at) {
+    match game.show(&path, at) {
         Some(shown) => shown,
         None => bail!(
             "{}: a game of {}, which has no terminal viewer",

@@ -101,14 +101,14 @@ pub fn madcars_page(lines: &[serde_json::Value]) -> String {
 /// `results.json` names ([`super::game_of`]). Only a game that records boards (the rat race)
 /// has boards to choose from.
 pub fn page_of(path: &Path, board: Option<usize>) -> anyhow::Result<String> {
-    let game = super::game_of(path)?;
+    let (game, path) = super::game_of(path)?;
     if let Some(board) = board.filter(|_| !game.records_boards()) {
         bail!(
             "{}: board {board} asked for, but only a rat-race run has boards to choose from",
             path.display()
         );
     }
-    match game.page(path, board) {
+    match game.page(&path, board) {
         Some(page) => page,
         None => bail!(
             "{}: a game of {}, which has no web viewer",

@@ -192,11 +192,12 @@ pub(crate) fn results_game(folder: &Path) -> Option<String> {
         .map(str::to_string)
 }
 
-/// The game recorded at `path` (a game's log folder, or a file of it), found through the registry:
-/// the game its folder's `results.json` names, else the game that recognises the path as its own
-/// ([`crate::game::Replay::recognises`]). A folder of a game this koth does not have, or of no
-/// game, is one clear error naming it.
-pub(crate) fn game_of(path: &Path) -> anyhow::Result<&'static dyn crate::game::Game> {
+/// The game recorded at `path` (a game's log folder, or a file of it), found through the registry,
+/// and what its viewer opens: a file the game recognises as its own given alone
+/// ([`crate::game::Replay::recognises`]) is opened as it is; otherwise it is the game its
+/// folder's `results.json` names (or one that recognises the folder), opened at its folder. A
+/// folder of a game this koth does not have, or of no game, is one clear error naming it.
+pub(crate) fn game_of(path: &Path) -> anyhow::Result<(&'static dyn crate::game::Game, PathBuf)> {
     let folder = log_folder(path);
     if !path.exists() {
         bail!("cannot read {}: no such file or folder", path.display());
@@ -205,9 +206,9 @@ pub(crate) fn game_of(path: &Path) -> anyhow::Result<&'static dyn crate::game::G
     if path.is_file()
         && let Some(game) = recognised()
     {
-        return Ok(game);
+        return Ok((game, path.to_path_buf()));
     }
-    match results_game(&folder) {
+    let game = match results_game(&folder) {
         Some(name) => crate::games::by_name(&name).with_context(|| {
             format!(
                 "{}: a game of {name:?}, which this koth does not have (it has {})",
@@ -221,7 +222,8 @@ pub(crate) fn game_of(path: &Path) -> anyhow::Result<&'static dyn crate::game::G
                 path.display()
             )
         }),
-    }
+    }?;
+    Ok((game, folder))
 }
 
 /// The boards recorded in the rat-race log folder `folder` (its `board-B.replay.json`), in

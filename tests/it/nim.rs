@@ -104,31 +104,34 @@ fn a_game_option_the_game_does_not_have_is_refused_by_name() {
     let root = tempfile::tempdir().unwrap();
     let a = nim_bot(root.path(), "a", "one");
     let b = nim_bot(root.path(), "b", "one");
-    let file = tournament_file(root.path(), "nim", &[&a, &b], "[options]\nheap = 0\n");
-    let output = koth()
-        .args(["tournament", "run"])
-        .arg(&file)
-        .arg("--dir")
-        .arg(root.path().join("t"))
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(1));
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("[options]: `heap` = 0"), "{stderr}");
-    let file = tournament_file(root.path(), "tictactoe", &[&a, &b], "[options]\nheap = 5\n");
-    let output = koth()
-        .args(["tournament", "run"])
-        .arg(&file)
-        .arg("--dir")
-        .arg(root.path().join("t2"))
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(1));
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        stderr.contains("tictactoe has no options, and `heap` is given"),
-        "{stderr}"
-    );
+    for (game, options, message) in [
+        ("nim", "heap = 0", "[options]: `heap` = 0"),
+        ("nim", "heap = 5\nmaps = []", "nim has no option `maps`"),
+        (
+            "tictactoe",
+            "heap = 5",
+            "tictactoe has no options, and `heap` is given",
+        ),
+    ] {
+        let file = tournament_file(
+            root.path(),
+            game,
+            &[&a, &b],
+            &format!("[options]\n{options}\n"),
+        );
+        let out = root.path().join("t");
+        let output = koth()
+            .args(["tournament", "run"])
+            .arg(&file)
+            .arg("--dir")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(message), "{stderr}");
+        assert!(!out.exists(), "no tournament folder for a refused file");
+    }
 }
 
 #[test]
