@@ -2,36 +2,19 @@
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{FromArgMatches, Subcommand};
+use koth::game::GameCommand;
 use koth::{games, replay, serve, tournament};
 
-/// koth: bots in any language, fighting over stdin/stdout, with every result and replay kept.
-#[derive(Debug, Parser)]
-#[command(name = "koth", version, about)]
-struct Cli {
-    #[command(subcommand)]
-    command: Command,
-}
-
+// The commands beside the games' own, which come from the registry (`games::all()`).
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Play the Grid-Routing Battle among bots.
-    Paths(games::paths::cli::Args),
-    /// Run the Genetic Rat Race for one player.
-    Ratrace(games::ratrace::cli::Args),
-    /// MENACE, the matchbox learner, and noughts & crosses.
-    Menace(games::menace::cli::Args),
-    /// Reach the Flag: a genetic algorithm, an exact solver, and a game for solver bots.
-    Flag(games::flag::cli::Args),
-    /// Mad Cars, the Mini AI Cup 2018 physics duel: a game of matches between two bots.
-    Madcars(games::madcars::cli::Args),
     /// Run a tournament from a tournament file, resume a stopped one, or show its progress.
     Tournament(tournament::cli::Args),
     /// Print a tournament's leaderboard.
     Leaderboard(tournament::cli::LeaderboardArgs),
-    /// Replay a recorded paths game (text, terminal or web viewer), rat-race board (web viewer)
-    /// or Mad Cars game (web viewer, or a summary), or drive a bot with what it received in a
-    /// recorded game.
+    /// Replay a recorded game in its game's viewer (terminal, text or web page), or drive a bot
+    /// with what it received in a recorded game.
     Replay(replay::cli::Args),
     /// Play the games of the tournaments in a PostgreSQL database, as one of many workers.
     Worker(tournament::worker::Args),
@@ -40,22 +23,28 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // Every game's own command first, as the registry lists them, then the others.
+    let game_commands: Vec<GameCommand> = games::commands();
+    let koth = clap::Command::new("koth")
+        .version(env!("CARGO_PKG_VERSION"))
+        .about("koth: bots in any language, fighting over stdin/stdout, with every result and replay kept.")
+        .subcommand_required(true)
+        .arg_required_else_help(true)
+        .subcommands(game_commands.iter().map(|game| game.command.clone()));
+    let matches = Command::augment_subcommands(koth).get_matches();
     // Bots run in process groups of their own, out of reach of the terminal's Ctrl-C: stopping
     // koth must stop them.
     koth::interrupt::install();
     koth::interrupt::end_quietly_on_broken_pipe();
-    let outcome = match cli.command {
-        Command::Paths(args) => games::paths::cli::run(args),
-        Command::Ratrace(args) => games::ratrace::cli::run(args),
-        Command::Menace(args) => games::menace::cli::run(args),
-        Command::Flag(args) => games::flag::cli::run(args),
-        Command::Madcars(args) => games::madcars::cli::run(args),
-        Command::Tournament(args) => tournament::cli::run(args),
-        Command::Leaderboard(args) => tournament::cli::leaderboard(args),
-        Command::Replay(args) => replay::cli::run(args),
-        Command::Worker(args) => tournament::worker::run(args),
-        Command::Serve(args) => serve::run(args),
+    let game = matches.subcommand().and_then(|(name, args)| {
+        let game = game_commands
+            .iter()
+            .find(|g| g.command.get_name() == name)?;
+        Some((game, args))
+    });
+    let outcome = match game {
+        Some((game, args)) => (game.run)(args),
+        None => run(Command::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -65,5 +54,15 @@ fn main() -> ExitCode {
             eprintln!("koth: error: {}", koth::text::shown(&format!("{err:#}")));
             ExitCode::FAILURE
         }
+    }
+}
+
+fn run(command: Command) -> anyhow::Result<()> {
+    match command {
+        Command::Tournament(args) => tournament::cli::run(args, serve::spawn),
+        Command::Leaderboard(args) => tournament::cli::leaderboard(args),
+        Command::Replay(args) => replay::cli::run(args),
+        Command::Worker(args) => tournament::worker::run(args),
+        Command::Serve(args) => serve::run(args),
     }
 }

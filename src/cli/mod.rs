@@ -7,10 +7,12 @@
 
 pub(crate) mod report;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::bot::Sandbox;
+use anyhow::bail;
+
+use crate::bot::{BotSpec, Sandbox, build, roster, sandbox};
 use crate::bot::{Limits, MAX_LIMIT_MS};
 
 /// `--seed`, for every randomised command.
@@ -94,6 +96,66 @@ impl SandboxArgs {
             ..Sandbox::default()
         })
     }
+}
+
+/// `--any-game`, for every game's command that takes bot folders.
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct AnyGameArg {
+    /// Play a bot folder even if its bot.toml's `games` does not list this game (a bot written
+    /// for another game, tried here on purpose). Without it such a bot is refused by name
+    /// before the first game.
+    #[arg(long)]
+    pub any_game: bool,
+}
+
+impl AnyGameArg {
+    /// The bot of folder `dir`, refused if its manifest does not list `game` (unless
+    /// `--any-game`).
+    pub(crate) fn load_bot(&self, game: &str, dir: &Path) -> anyhow::Result<BotSpec> {
+        let spec = roster::load_bot(dir)?;
+        let (_, games) = roster::load_manifest(dir)?;
+        if !self.any_game && !games.iter().any(|g| g == game) {
+            bail!(
+                "bot {:?} ({}) does not play {game}: its `games` lists {}; add \"{game}\" to it, \
+                 or give --any-game to play it anyway",
+                spec.name,
+                spec.origin,
+                if games.is_empty() {
+                    "none".to_string()
+                } else {
+                    games.join(", ")
+                }
+            );
+        }
+        Ok(spec)
+    }
+
+    /// The bots of folders `dirs`, each checked to play `game`, their names unique.
+    pub(crate) fn load_bots(&self, game: &str, dirs: &[PathBuf]) -> anyhow::Result<Vec<BotSpec>> {
+        let bots = dirs
+            .iter()
+            .map(|dir| self.load_bot(game, dir))
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        roster::check_unique_names(&bots)?;
+        Ok(bots)
+    }
+}
+
+/// The prologue of a game's command, written once, after every mistake in its arguments has
+/// been reported: `bots`' build steps run, the log folder (`--log-dir`, or one named after
+/// `command` and `seed`) created, and the bots contained in it if `--sandbox` asks.
+pub(crate) fn match_folder(
+    command: &str,
+    seed: u64,
+    log_dir: &LogDirArg,
+    contain: &SandboxArgs,
+    bots: &[BotSpec],
+) -> anyhow::Result<(PathBuf, Vec<BotSpec>)> {
+    let sandbox = contain.sandbox();
+    let bots = build::prepare(bots, build::DEFAULT_BUILD_LIMIT, sandbox.as_ref())?;
+    let log_dir = log_dir.create(command, Some(seed))?;
+    let bots = sandbox::contain(&bots, sandbox.as_ref(), &log_dir)?;
+    Ok((log_dir, bots))
 }
 
 /// The parser of every time limit in milliseconds: 1 to [`MAX_LIMIT_MS`] (a zero limit would

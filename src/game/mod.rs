@@ -5,16 +5,19 @@
 //! commands, the tournament runner — only ever see these types, so adding a game touches its own
 //! folder and one line of the registry in [`crate::games`].
 
+pub(crate) mod duel;
 mod result;
 mod runtime;
 mod setup;
 
 use std::future::Future;
+use std::path::Path;
 use std::pin::Pin;
 
 use serde::{Deserialize, Serialize};
 
-pub use result::{BotResult, MatchResult};
+pub(crate) use result::write_results;
+pub use result::{BotResult, MatchResult, RESULTS_FILE};
 pub use runtime::{play_placed, runtime};
 pub use setup::{MatchSetup, ProgressFn, RecordBoards, RoundProgress};
 
@@ -38,12 +41,79 @@ pub struct Breakdown {
     pub rows: Vec<Vec<String>>,
 }
 
+/// Where `koth replay` opens a recorded game: a round (a paths round, a noughts & crosses game,
+/// a flag level), a turn, a rat-race board; and whether to print it as text.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ReplayAt {
+    pub round: Option<u32>,
+    pub turn: Option<usize>,
+    pub board: Option<usize>,
+    pub text: bool,
+}
+
+/// The replay hook: how a game's recorded folder is shown. Every [`Game`] is one (it is a
+/// supertrait), so `koth replay`, `--html` and the dashboard reach a game's viewers through the
+/// registry by the game that the folder's `results.json` names. A game without viewers writes
+/// `impl Replay for MyGame {}` and its folders get a message naming it; the viewers of the five
+/// games are implemented in `crate::replay::viewers`, above the games whose files they read.
+pub trait Replay {
+    /// Whether `path` is a recording of this game's that names no game itself: one of its
+    /// files given alone (a paths `graphical_log.txt`, a rat-race `board-B.replay.json`) or a
+    /// folder without a `results.json` (written by the original controller, say).
+    fn recognises(&self, path: &Path) -> bool {
+        let _ = path;
+        false
+    }
+    /// Shows the game recorded at `path` (its folder or one of its files) in the terminal, or
+    /// prints it as text; `None` if the game has no terminal viewer.
+    fn show(&self, path: &Path, at: ReplayAt) -> Option<anyhow::Result<()>> {
+        let _ = (path, at);
+        None
+    }
+    /// The self-contained web page of the game recorded at `path`, opened at `board` for a game
+    /// that records boards; `None` if the game has no web viewer.
+    fn page(&self, path: &Path, board: Option<usize>) -> Option<anyhow::Result<String>> {
+        let _ = (path, board);
+        None
+    }
+}
+
+/// A game's own command, `koth <name> …`: its arguments as clap declares them, and what runs
+/// them. `main.rs` adds the command of every game of the registry ([`crate::games::commands`]).
+pub struct GameCommand {
+    pub command: clap::Command,
+    pub run: RunCommand,
+}
+
+/// What runs a game's command with the arguments clap parsed.
+pub type RunCommand = Box<dyn Fn(&clap::ArgMatches) -> anyhow::Result<()>>;
+
+impl GameCommand {
+    /// `koth <name>`, described by `about`, taking the arguments `A` and run by `run`.
+    pub fn new<A: clap::Args + clap::FromArgMatches + 'static>(
+        name: &'static str,
+        about: &'static str,
+        run: fn(A) -> anyhow::Result<()>,
+    ) -> GameCommand {
+        GameCommand {
+            // After the arguments, whose flattened structs' own descriptions would replace it.
+            command: A::augment_args(clap::Command::new(name))
+                .about(about)
+                .long_about(None),
+            // clap has checked the arguments against the very declaration they are read by.
+            run: Box::new(move |matches| {
+                run(A::from_arg_matches(matches).unwrap_or_else(|e| e.exit()))
+            }),
+        }
+    }
+}
+
 pub(crate) type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// A game koth can run. `play` returns `Err` only for koth's own failures (a log folder that
 /// cannot be written, say): those are harness faults, retried by tournaments and never counted
 /// against a bot. Everything a bot does wrong is a [`Fault`] inside the result.
-pub trait Game: Sync {
+pub trait Game: Sync + Replay {
     /// The name used on the command line and in tournament files.
     fn name(&self) -> &'static str;
     /// How many bots a match takes: `(min, max)`.
@@ -58,6 +128,15 @@ pub trait Game: Sync {
     fn check(&self, rounds: Option<u32>) -> anyhow::Result<()> {
         let _ = rounds;
         Ok(())
+    }
+    /// Whether `options`, a tournament file's `[options]` table, are options of this game that
+    /// fit `rounds`: asked before a tournament's first game. A game without options takes none.
+    fn check_options(&self, rounds: Option<u32>, options: &toml::Table) -> anyhow::Result<()> {
+        let _ = rounds;
+        match options.keys().next() {
+            Some(key) => anyhow::bail!("{} has no options, and `{key}` is given", self.name()),
+            None => Ok(()),
+        }
     }
     /// The game's own table for the leaderboard, from the folders of the games played so far
     /// (each holding the [`Game::breakdown_file`] its play wrote); none by default.

@@ -1,5 +1,8 @@
 //! What a match leaves behind: each bot's score, faults, status and timing.
 
+use std::path::Path;
+
+use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
 use crate::bot::{AnswerStats, BotStatus, Fault, FaultCounts, FaultLog};
@@ -43,4 +46,17 @@ pub struct MatchResult {
     pub seed: u64,
     /// In bot-list order.
     pub bots: Vec<BotResult>,
+}
+
+/// The file of a match's log folder that holds its result. What the generic tools read of it:
+/// the game's name (`"game"` at the top, or the [`MatchResult`]'s under `"result"`), by which
+/// `koth replay` and the dashboard choose the viewer; the rest is the game's own.
+pub const RESULTS_FILE: &str = "results.json";
+
+/// Writes `results` (a [`MatchResult`] under `"result"` with the game's own records beside it)
+/// as the [`RESULTS_FILE`] of `log_dir`, pretty-printed.
+pub(crate) fn write_results(log_dir: &Path, results: &impl Serialize) -> anyhow::Result<()> {
+    let path = log_dir.join(RESULTS_FILE);
+    std::fs::write(&path, serde_json::to_string_pretty(results)?)
+        .with_context(|| format!("cannot write {}", path.display()))
 }

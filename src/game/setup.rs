@@ -26,6 +26,28 @@ pub struct MatchSetup {
     /// Which boards a game that records its boards one by one keeps (the rat race); a game
     /// that writes its whole replay ([`crate::game::Game::records_boards`] false) ignores it.
     pub record_boards: RecordBoards,
+    /// The game's own options, from a tournament file's `[options]` table (Nim's `heap`);
+    /// empty: the game's defaults. [`crate::game::Game::check_options`] has checked them.
+    pub options: toml::Table,
+}
+
+impl MatchSetup {
+    /// A match of `bots` on `seed`, writing to `log_dir`, under `limits`: the game's own number
+    /// of rounds, no progress callback, no CPUs of its own, the default boards recorded. A caller
+    /// sets the fields it means otherwise.
+    pub fn new(bots: Vec<BotSpec>, seed: u64, log_dir: PathBuf, limits: Limits) -> MatchSetup {
+        MatchSetup {
+            bots,
+            seed,
+            log_dir,
+            limits,
+            rounds: None,
+            progress: None,
+            cpus: Vec::new(),
+            record_boards: RecordBoards::default(),
+            options: toml::Table::new(),
+        }
+    }
 }
 
 /// Which of a match's boards are kept as replays, by a game that records boards one by one

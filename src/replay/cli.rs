@@ -7,15 +7,15 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use anyhow::{Context, bail, ensure};
+use anyhow::{Context, bail};
 
-use super::Game;
 use super::drive::{self, DriveOptions};
-use super::tui::{self, View};
+use super::tui;
 use super::turns::Replay;
 use crate::bot::sandbox;
 use crate::bot::{Limits, build, roster};
 use crate::cli::{SandboxArgs, limit_ms_parser};
+use crate::game::ReplayAt;
 use crate::text;
 
 /// Show a recorded paths game, rat-race board, noughts & crosses match or flag game (in a
@@ -96,52 +96,20 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
         println!("wrote {}", out.display());
         return Ok(());
     }
-    let madcars = args.path.join(crate::games::madcars::replay::FILE);
-    if madcars.is_file() {
-        let lines = crate::games::madcars::replay::read(&madcars)?;
-        print!(
-            "{}",
-            text::shown_lines(&crate::games::madcars::replay::summary(&lines))
-        );
-        return Ok(());
-    }
-    if let Some(recording) = super::board_recording(&args.path, args.board)? {
-        ensure!(
-            args.round.is_none(),
-            "{}: --round does not apply to a rat-race board (--board B chooses the board)",
-            recording.display()
-        );
-        // A turn past u32 is past any board's end: the viewer says which turns there are.
-        let turn = args.turn.map(|t| u32::try_from(t).unwrap_or(u32::MAX));
-        return show(tui::ratrace::Viewer::open(&recording, turn)?, args.text);
-    }
-    if super::tictactoe::is_match(&args.path) {
-        let viewer = tui::tictactoe::Viewer::open(&args.path, args.round, args.turn)?;
-        return show(viewer, args.text);
-    }
-    if super::flag::is_game(&args.path) {
-        return show(
-            tui::flag::Viewer::open(&args.path, args.round, args.turn)?,
-            args.text,
-        );
-    }
-    let game = Game::open(&args.path)?;
-    let frame = game.frame(args.round.unwrap_or(0), args.turn)?;
-    if args.text {
-        print!("{}", game.text(&frame));
-        return Ok(());
-    }
-    let explanation = game.explanation(&super::log_folder(&args.path));
-    tui::run(&mut tui::paths::Viewer::new(&game, &explanation, frame))
-}
-
-/// Prints what `viewer` shows, or runs it in the terminal.
-fn show(mut viewer: impl View, text: bool) -> anyhow::Result<()> {
-    if text {
-        print!("{}", viewer.text());
-        Ok(())
-    } else {
-        tui::run(&mut viewer)
+    let (game, path) = super::game_of(&args.path)?;
+    let at = ReplayAt {
+        round: args.round,
+        turn: args.turn,
+        board: args.board,
+        text: args.text,
+    };
+    match game.show(&path, at) {
+        Some(shown) => shown,
+        None => bail!(
+            "{}: a game of {}, which has no terminal viewer",
+            args.path.display(),
+            game.name()
+        ),
     }
 }
 

@@ -99,11 +99,6 @@ struct LevelRecord {
     map: Option<Vec<String>>,
 }
 
-/// Whether the folder holds a flag game: its `results.json` says so.
-pub(crate) fn is_game(folder: &Path) -> bool {
-    super::results_game(folder).as_deref() == Some("flag")
-}
-
 /// The viewer's data for the flag game in `folder`: the bot, every level with its map and the
 /// walk step by step, the bot's answer and its time, the faults and the bot's stderr tail.
 pub(crate) fn explain(folder: &Path) -> anyhow::Result<FlagExplained> {

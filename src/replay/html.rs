@@ -16,7 +16,7 @@ use serde_json::json;
 use super::Game;
 use super::explain::{Explanation, explain};
 use super::flag::FlagExplained;
-use super::ratrace::{self, BoardExplained};
+use super::ratrace::BoardExplained;
 use super::tictactoe::MatchExplained;
 use crate::games::ratrace::recording::BoardRecording;
 
@@ -96,37 +96,30 @@ pub fn madcars_page(lines: &[serde_json::Value]) -> String {
     fill(MADCARS_PAGE, "/*GAME*/null", &json!(lines))
 }
 
-/// The web page of the game recorded at `path`, whichever game it is: a Mad Cars game's log
-/// folder, a rat-race run's folder (board `board`, default the first recorded) or one of its
-/// board files, a noughts & crosses or a flag game's log folder, a paths game's log folder or
-/// its graphical log. Only a rat-race run's folder has boards to choose from.
+/// The web page of the game recorded at `path` (its log folder, or a file of it), whichever
+/// game it is: the game's own viewer, found through the registry by the game its folder's
+/// `results.json` names ([`super::game_of`]). Only a game that records boards (the rat race)
+/// has boards to choose from.
 pub fn page_of(path: &Path, board: Option<usize>) -> anyhow::Result<String> {
-    let madcars = path.join(crate::games::madcars::replay::FILE);
-    if let Some(recording) = super::board_recording(path, board)? {
-        let recording_path = recording;
-        let recording = BoardRecording::read(&recording_path)?;
-        let folder = super::log_folder(&recording_path);
-        let explanation = ratrace::explain(&folder, recording.board)?;
-        let recorded = ratrace::recorded(&folder)?;
-        return Ok(board_page(&recording, explanation.as_ref(), &recorded));
-    }
-    if let Some(board) = board {
+    let (game, path) = super::game_of(path)?;
+    if let Some(board) = board.filter(|_| !game.records_boards()) {
         bail!(
             "{}: board {board} asked for, but only a rat-race run has boards to choose from",
             path.display()
         );
     }
-    if madcars.is_file() {
-        return Ok(madcars_page(&crate::games::madcars::replay::read(
-            &madcars,
-        )?));
+    match game.page(&path, board) {
+        Some(page) => page,
+        None => bail!(
+            "{}: a game of {}, which has no web viewer",
+            path.display(),
+            game.name()
+        ),
     }
-    if super::tictactoe::is_match(path) {
-        return Ok(tictactoe_page(&super::tictactoe::explain(path)?));
-    }
-    if super::flag::is_game(path) {
-        return Ok(flag_page(&super::flag::explain(path)?));
-    }
+}
+
+/// The web page of the paths game recorded at `path`: its log folder or its graphical log.
+pub(crate) fn page_of_paths(path: &Path) -> anyhow::Result<String> {
     let game = Game::open(path)?;
     let turns: Vec<usize> = (0..game.rounds()).map(|r| game.turns_in(r)).collect();
     let explanation = explain(&super::log_folder(path), &game.log.bots, &turns);

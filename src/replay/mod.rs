@@ -14,6 +14,7 @@ pub mod ratrace;
 pub(crate) mod tictactoe;
 pub mod tui;
 pub mod turns;
+pub(crate) mod viewers;
 
 use std::path::{Path, PathBuf};
 
@@ -183,12 +184,46 @@ impl Game {
 /// games that keep only their match result there), to choose a viewer; `None` if it cannot be
 /// read.
 pub(crate) fn results_game(folder: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(folder.join("results.json")).ok()?;
+    let text = std::fs::read_to_string(folder.join(crate::game::RESULTS_FILE)).ok()?;
     let json: serde_json::Value = serde_json::from_str(&text).ok()?;
     json["game"]
         .as_str()
         .or(json["result"]["game"].as_str())
         .map(str::to_string)
+}
+
+/// The game recorded at `path` (a game's log folder, or a file of it), found through the registry,
+/// and what its viewer opens: a file the game recognises as its own given alone
+/// ([`crate::game::Replay::recognises`]) is opened as it is; otherwise it is the game its
+/// folder's `results.json` names (or one that recognises the folder), opened at its folder. A
+/// folder of a game this koth does not have, or of no game, is one clear error naming it.
+pub(crate) fn game_of(path: &Path) -> anyhow::Result<(&'static dyn crate::game::Game, PathBuf)> {
+    let folder = log_folder(path);
+    if !path.exists() {
+        bail!("cannot read {}: no such file or folder", path.display());
+    }
+    let recognised = || crate::games::all().into_iter().find(|g| g.recognises(path));
+    if path.is_file()
+        && let Some(game) = recognised()
+    {
+        return Ok((game, path.to_path_buf()));
+    }
+    let game = match results_game(&folder) {
+        Some(name) => crate::games::by_name(&name).with_context(|| {
+            format!(
+                "{}: a game of {name:?}, which this koth does not have (it has {})",
+                folder.join(crate::game::RESULTS_FILE).display(),
+                crate::games::names().join(", ")
+            )
+        }),
+        None => recognised().with_context(|| {
+            format!(
+                "{}: not a recorded game: no results.json naming its game",
+                path.display()
+            )
+        }),
+    }?;
+    Ok((game, folder))
 }
 
 /// The boards recorded in the rat-race log folder `folder` (its `board-B.replay.json`), in
@@ -204,17 +239,17 @@ pub(crate) fn recorded_boards(folder: &Path) -> anyhow::Result<Vec<usize>> {
 }
 
 /// The rat-race board recording `path` names: the file itself, or board `board` (default: the
-/// first recorded) of a rat-race log folder. `None` for a paths game.
-pub(crate) fn board_recording(
-    path: &Path,
-    board: Option<usize>,
-) -> anyhow::Result<Option<PathBuf>> {
+/// first recorded) of a rat-race log folder.
+pub(crate) fn board_recording(path: &Path, board: Option<usize>) -> anyhow::Result<PathBuf> {
     if path.is_file() {
         let name = path.file_name().unwrap_or_default().to_string_lossy();
-        return Ok(name.ends_with(".replay.json").then(|| path.to_path_buf()));
-    }
-    if results_game(path).as_deref() != Some("ratrace") {
-        return Ok(None);
+        if BoardRecording::board_of(&name).is_none() {
+            bail!(
+                "{}: not a rat-race board recording (board-B.replay.json)",
+                path.display()
+            );
+        }
+        return Ok(path.to_path_buf());
     }
     let recorded = recorded_boards(path)?;
     let Some(&first) = recorded.first() else {
@@ -236,5 +271,5 @@ pub(crate) fn board_recording(
                 .join(", ")
         );
     }
-    Ok(Some(path.join(BoardRecording::file_name(board))))
+    Ok(path.join(BoardRecording::file_name(board)))
 }

@@ -88,11 +88,6 @@ impl Results {
     }
 }
 
-/// Whether the folder holds a noughts & crosses match: its `results.json` says so.
-pub(crate) fn is_match(folder: &Path) -> bool {
-    super::results_game(folder).as_deref() == Some("tictactoe")
-}
-
 /// The viewer's data for the match in `folder`: the bots, every game with each turn's answer
 /// (`null` where no transcript tells), the faults and each bot's stderr tail.
 pub(crate) fn explain(folder: &Path) -> anyhow::Result<MatchExplained> {

@@ -55,8 +55,8 @@ mod plot;
 
 use crate::tournament::cli::Target;
 use crate::tournament::leaderboard::rating_history;
-use crate::tournament::leaderboard_from;
 use crate::tournament::store::{self, GameRow, Store};
+use crate::tournament::{Watched, leaderboard_from};
 
 const PAGE: &str = include_str!("dashboard.html");
 /// How often the event stream looks at the database for news.
@@ -128,18 +128,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     })
 }
 
-/// The tournament a dashboard shows.
-#[derive(Debug, Clone)]
-pub(crate) enum Watched {
-    /// A tournament folder: its SQLite database and its games' folders.
-    Folder(PathBuf),
-    /// Tournament `name` of the PostgreSQL database at `url`, its games' files in it.
-    Shared { url: String, name: String },
-}
-
 /// Starts the dashboard of `watched` on a thread of its own, beside a tournament run; returns
 /// the address it listens on. It ends with the process.
-pub(crate) fn spawn(watched: Watched, addr: SocketAddr) -> anyhow::Result<SocketAddr> {
+pub fn spawn(watched: Watched, addr: SocketAddr) -> anyhow::Result<SocketAddr> {
     let reader = Reader::open(watched)?;
     let listener = std::net::TcpListener::bind(addr)
         .with_context(|| format!("cannot listen on {addr} for the dashboard"))?;

@@ -11,8 +11,7 @@ use clap::Subcommand;
 
 use super::leaderboard::Format;
 use super::store::{self, Store};
-use super::{Tournament, leaderboard_of};
-use crate::serve::Watched;
+use super::{Tournament, Watched, leaderboard_of};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -116,7 +115,11 @@ pub struct LeaderboardArgs {
     format: Format,
 }
 
-pub fn run(args: Args) -> anyhow::Result<()> {
+/// What serves a tournament's dashboard beside its run (`--serve`): `koth serve`'s `spawn`,
+/// handed in by `main.rs` because the dashboard sits above the tournament and reads it.
+pub type Dashboard = fn(Watched, std::net::SocketAddr) -> anyhow::Result<std::net::SocketAddr>;
+
+pub fn run(args: Args, dashboard: Dashboard) -> anyhow::Result<()> {
     match args.command {
         Command::Run {
             file,
@@ -150,7 +153,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 work.into_os_string(),
             ];
             let watched = Watched::Shared { url, name };
-            play(tournament, serve, watched, &resume)
+            play(tournament, serve, watched, &resume, dashboard)
         }
         Command::Run {
             file,
@@ -166,7 +169,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 tournament.dir.display(),
                 tournament.seed
             );
-            play_folder(tournament, serve)
+            play_folder(tournament, serve, dashboard)
         }
         Command::Resume {
             dir,
@@ -180,7 +183,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 dir.display(),
                 tournament.seed
             );
-            play_folder(tournament, serve)
+            play_folder(tournament, serve, dashboard)
         }
         Command::Submit { file, db, seed } => {
             let store = Tournament::submit(&file, &db, seed)?;
@@ -241,7 +244,11 @@ pub fn leaderboard(args: LeaderboardArgs) -> anyhow::Result<()> {
 }
 
 /// [`play`] for a tournament of a folder, which `koth tournament resume DIR` finishes.
-fn play_folder(tournament: Tournament, serve: ServeArg) -> anyhow::Result<()> {
+fn play_folder(
+    tournament: Tournament,
+    serve: ServeArg,
+    dashboard: Dashboard,
+) -> anyhow::Result<()> {
     let watched = Watched::Folder(tournament.dir.clone());
     let resume = [
         "koth".into(),
@@ -249,7 +256,7 @@ fn play_folder(tournament: Tournament, serve: ServeArg) -> anyhow::Result<()> {
         "resume".into(),
         tournament.dir.clone().into_os_string(),
     ];
-    play(tournament, serve, watched, &resume)
+    play(tournament, serve, watched, &resume, dashboard)
 }
 
 /// Plays the tournament's unfinished games and prints its leaderboard; with `--serve`, serves
@@ -260,11 +267,12 @@ fn play(
     serve: ServeArg,
     watched: Watched,
     resume: &[OsString],
+    dashboard: Dashboard,
 ) -> anyhow::Result<()> {
     log_to(&tournament.dir)?;
     let dashboard = match serve.serve {
         Some(addr) => {
-            let addr = crate::serve::spawn(watched, addr)?;
+            let addr = dashboard(watched, addr)?;
             println!("Dashboard: http://{addr}/");
             Some(addr)
         }

@@ -83,6 +83,10 @@ pub struct Config {
     /// Which boards a game that records boards one by one (the rat race) keeps as replays;
     /// absent = [`RecordBoards::FirstAndFaulted`].
     pub record_boards: Option<RecordBoards>,
+    /// The game's own options (`[options]`, Nim's `heap`), given to every match; checked by the
+    /// game ([`Game::check_options`]).
+    #[serde(default)]
+    pub options: toml::Table,
 }
 
 /// The most games a tournament file may ask for: the whole schedule is drawn and written to
@@ -223,6 +227,8 @@ impl Config {
         })?;
         game.check(self.rounds)
             .map_err(|e| anyhow::anyhow!("`game` = \"{}\": {e:#}", self.game))?;
+        game.check_options(self.rounds, &self.options)
+            .map_err(|e| anyhow::anyhow!("[options]: {e:#}"))?;
         Ok(game)
     }
 

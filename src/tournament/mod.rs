@@ -61,6 +61,15 @@ const ATTEMPTS: u32 = 3;
 /// games in a row is benched: it is not started in the games after.
 pub(crate) const BENCH_AFTER: u32 = 3;
 
+/// Where a tournament lives, as a dashboard watches it.
+#[derive(Debug, Clone)]
+pub enum Watched {
+    /// A tournament folder: its SQLite database and its games' folders.
+    Folder(PathBuf),
+    /// Tournament `name` of the PostgreSQL database at `url`, its games' files in it.
+    Shared { url: String, name: String },
+}
+
 /// A tournament ready to play its unfinished games: on one machine from its folder, or as one of
 /// the workers sharing it through PostgreSQL.
 pub(crate) struct Tournament {
@@ -74,6 +83,8 @@ pub(crate) struct Tournament {
     rounds: Option<u32>,
     /// Which boards a game that records boards one by one keeps (the file's `record_boards`).
     record_boards: RecordBoards,
+    /// The game's own options (the file's `[options]`).
+    options: toml::Table,
     jobs: usize,
     /// How bots are contained; `None` when the file says `sandbox = false`.
     sandbox: Option<Sandbox>,
@@ -359,6 +370,7 @@ impl Tournament {
             rounds: config.rounds,
             record_boards: config.record_boards.unwrap_or_default(),
             keep_working_copies: config.keep_working_copies,
+            options: config.options.clone(),
             jobs,
             sandbox: config.sandbox(),
             store,
@@ -697,6 +709,7 @@ impl Tournament {
             limits: self.limits,
             rounds: self.rounds,
             record_boards: self.record_boards,
+            options: self.options.clone(),
             sandbox: self.sandbox.clone(),
             keep_working_copies: self.keep_working_copies,
         }
@@ -713,6 +726,7 @@ struct GameParts {
     limits: Limits,
     rounds: Option<u32>,
     record_boards: RecordBoards,
+    options: toml::Table,
     sandbox: Option<Sandbox>,
     keep_working_copies: bool,
 }
@@ -729,14 +743,11 @@ async fn play_one(parts: GameParts, game: ScheduledGame, attempt: u32) -> Played
             .await
             .map_err(|e| format!("preparing the game's folder panicked: {e}"))??;
         let setup = MatchSetup {
-            bots,
-            seed: game.seed,
-            log_dir: parts.dir.clone(),
-            limits: parts.limits,
             rounds: parts.rounds,
-            progress: None,
             cpus: parts.claim.cpus().to_vec(),
             record_boards: parts.record_boards,
+            options: parts.options,
+            ..MatchSetup::new(bots, game.seed, parts.dir.clone(), parts.limits)
         };
         let played = AssertUnwindSafe(parts.game.play(&setup))
             .catch_unwind()

@@ -17,6 +17,7 @@ mod gauntlet;
 mod madcars;
 mod menace_match;
 mod menace_play;
+mod nim;
 mod paths_faults;
 mod paths_game;
 mod ratrace_cli;

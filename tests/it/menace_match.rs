@@ -193,14 +193,13 @@ fn tictactoe_game_scores_wins_and_half_draws_and_records_faults() {
     ];
     let log_dir = tempfile::tempdir().unwrap();
     let setup = MatchSetup {
-        bots,
-        seed: 9,
-        log_dir: log_dir.path().to_path_buf(),
-        limits: Limits::uniform(std::time::Duration::from_secs(10)),
         rounds: Some(4),
-        progress: None,
-        cpus: Vec::new(),
-        record_boards: Default::default(),
+        ..MatchSetup::new(
+            bots,
+            9,
+            log_dir.path().to_path_buf(),
+            Limits::uniform(std::time::Duration::from_secs(10)),
+        )
     };
     let game = koth::games::by_name("tictactoe").expect("registered");
     let runtime = koth::game::runtime().unwrap();
@@ -242,14 +241,14 @@ fn a_tictactoe_match_keeps_to_one_cpu_of_its_share() {
     }
     let cpus = koth::cpu::allowed();
     let setup = MatchSetup {
-        bots,
-        seed: 9,
-        log_dir: log_dir.path().to_path_buf(),
-        limits: Limits::uniform(std::time::Duration::from_secs(10)),
         rounds: Some(2),
-        progress: None,
         cpus: cpus.clone(),
-        record_boards: Default::default(),
+        ..MatchSetup::new(
+            bots,
+            9,
+            log_dir.path().to_path_buf(),
+            Limits::uniform(std::time::Duration::from_secs(10)),
+        )
     };
     let game = koth::games::by_name("tictactoe").expect("registered");
     let runtime = koth::game::runtime().unwrap();

@@ -26,14 +26,8 @@ fn a_match_scores_the_geometric_mean_and_records_faults() {
         protocols: Default::default(),
     };
     let setup = MatchSetup {
-        bots: vec![bot],
-        seed: 3,
-        log_dir: logs.path().to_path_buf(),
-        limits: Limits::default(),
         rounds: Some(2),
-        progress: None,
-        cpus: Vec::new(),
-        record_boards: Default::default(),
+        ..MatchSetup::new(vec![bot], 3, logs.path().to_path_buf(), Limits::default())
     };
     let game = games::by_name("ratrace").expect("ratrace is registered");
     let runtime = koth::game::runtime().unwrap();

@@ -13,9 +13,9 @@ use super::exact::{self, Verdict};
 use super::ga::{self, Generation, Params};
 use super::play::{Flag, SHIPPED, load_levels};
 use super::rules::{Level, Move, Walker, moves_to_string, walk};
-use crate::bot::{build, roster, sandbox};
-use crate::cli::{LogDirArg, SandboxArgs, SeedArg, TimeoutArg, report};
-use crate::game::MatchSetup;
+use crate::bot::{build, sandbox};
+use crate::cli::{AnyGameArg, LogDirArg, SandboxArgs, SeedArg, TimeoutArg, report};
+use crate::game::{GameCommand, MatchSetup};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -54,6 +54,8 @@ struct PlayArgs {
     log_dir: LogDirArg,
     #[command(flatten)]
     contain: SandboxArgs,
+    #[command(flatten)]
+    any_game: AnyGameArg,
 }
 
 #[derive(Debug, clap::Args)]
@@ -95,6 +97,14 @@ struct SolveArgs {
     step_ms: u64,
     #[command(flatten)]
     log_dir: LogDirArg,
+}
+/// `koth flag`, for the registry.
+pub(crate) fn command() -> GameCommand {
+    GameCommand::new(
+        "flag",
+        "Reach the Flag: a genetic algorithm, an exact solver, and a game for solver bots",
+        run,
+    )
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -348,7 +358,7 @@ fn play(args: &PlayArgs) -> anyhow::Result<()> {
     } else {
         load_levels(&args.levels)?
     };
-    let spec = roster::load_bot(&args.bot)?;
+    let spec = args.any_game.load_bot("flag", &args.bot)?;
     let spec = build::prepare(
         std::slice::from_ref(&spec),
         build::DEFAULT_BUILD_LIMIT,
@@ -357,17 +367,8 @@ fn play(args: &PlayArgs) -> anyhow::Result<()> {
     .remove(0);
     let log_dir = args.log_dir.create("flag-play", None)?;
     let bots = sandbox::contain(&[spec], args.contain.sandbox().as_ref(), &log_dir)?;
-    let setup = MatchSetup {
-        bots,
-        // Nothing in flag is random: the seed is only recorded.
-        seed: 0,
-        log_dir: log_dir.clone(),
-        limits: args.timeout.limits(),
-        rounds: None,
-        progress: None,
-        cpus: Vec::new(),
-        record_boards: Default::default(),
-    };
+    // Nothing in flag is random: the seed is only recorded.
+    let setup = MatchSetup::new(bots, 0, log_dir.clone(), args.timeout.limits());
     let game = Flag { levels };
     let runtime = crate::game::runtime()?;
     let (result, per_level) = runtime.block_on(game.play_levels(&setup))?;

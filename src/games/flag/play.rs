@@ -10,8 +10,6 @@
 use std::path::Path;
 use std::sync::LazyLock;
 
-use anyhow::Context;
-
 use crate::bot::seat::At;
 use crate::bot::{FaultKind, Restart, Seat, SeatOptions, cut_line, quote};
 use crate::game::{BotResult, BoxFuture, Game, MatchResult, MatchSetup, RoundProgress};
@@ -152,9 +150,7 @@ impl Flag {
             )],
         };
         let json = serde_json::json!({ "result": &result, "levels": &results });
-        let path = setup.log_dir.join("results.json");
-        std::fs::write(&path, serde_json::to_string_pretty(&json)?)
-            .with_context(|| format!("cannot write {}", path.display()))?;
+        crate::game::write_results(&setup.log_dir, &json)?;
         Ok((result, results))
     }
 }

@@ -4,9 +4,8 @@
 use std::path::PathBuf;
 
 use super::play::{self, DEFAULT_MATCHES, Options};
-use crate::bot::{build, roster, sandbox};
-use crate::cli::{LogDirArg, SandboxArgs, SeedArg, TimeoutArg, report};
-use crate::game::MatchSetup;
+use crate::cli::{self, AnyGameArg, LogDirArg, SandboxArgs, SeedArg, TimeoutArg, report};
+use crate::game::{GameCommand, MatchSetup};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -39,23 +38,27 @@ pub struct Args {
     cpu: Option<usize>,
     #[command(flatten)]
     contain: SandboxArgs,
+    #[command(flatten)]
+    any_game: AnyGameArg,
     /// Print koth's own CPU time per tick at the end (for the benchmarks).
     #[arg(long, hide = true)]
     report_cpu: bool,
 }
+/// `koth madcars`, for the registry.
+pub(crate) fn command() -> GameCommand {
+    GameCommand::new(
+        "madcars",
+        "Mad Cars, the Mini AI Cup 2018 physics duel: a game of matches between two bots",
+        run,
+    )
+}
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let [first, second] = args.bot.as_slice() else {
+    if args.bot.len() != 2 {
         anyhow::bail!("--bot: give two bot folders, not {}", args.bot.len());
-    };
+    }
     super::physics::check_available()?;
-    let bots = [roster::load_bot(first)?, roster::load_bot(second)?];
-    roster::check_unique_names(&bots)?;
-    let bots = build::prepare(
-        &bots,
-        build::DEFAULT_BUILD_LIMIT,
-        args.contain.sandbox().as_ref(),
-    )?;
+    let bots = args.any_game.load_bots("madcars", &args.bot)?;
     let seed = args.seed.choose();
     let options = Options {
         matches: Some(args.matches),
@@ -64,21 +67,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     // A mistake in --map, --car or --matches is reported before any folder is made.
     play::draw_pairs(&options, args.matches, seed)?;
-    let log_dir = args.log_dir.create("madcars", Some(seed))?;
-    let bots = sandbox::contain(&bots, args.contain.sandbox().as_ref(), &log_dir)?;
+    let (log_dir, bots) = cli::match_folder("madcars", seed, &args.log_dir, &args.contain, &bots)?;
     let names = bots.iter().map(|b| b.name.clone()).collect();
     let (bar, progress) = report::match_progress(args.matches, "match", names);
     // Held until the game ends, so no other koth pins to the CPU meanwhile.
     let claim = crate::cpu::claim_given(args.cpu);
     let setup = MatchSetup {
-        bots,
-        seed,
-        log_dir: log_dir.clone(),
-        limits: args.timeout.limits(),
         rounds: Some(args.matches),
         progress: Some(progress),
         cpus: claim.cpus().to_vec(),
-        record_boards: Default::default(),
+        ..MatchSetup::new(bots, seed, log_dir.clone(), args.timeout.limits())
     };
     // The bots are started from this thread, and so keep to its CPU too.
     crate::cpu::pin_current_thread(&setup.cpus);

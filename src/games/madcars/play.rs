@@ -3,7 +3,7 @@
 //! (map, car) pair drawn with the seed; each player has ceil(matches / 2) lives and loses one
 //! whenever its car's button touches anything; the game ends when a player has none left.
 
-use anyhow::{Context, bail};
+use anyhow::bail;
 use rand::RngExt;
 use rand::seq::SliceRandom;
 use serde::Serialize;
@@ -16,14 +16,13 @@ use super::replay::{Answered, Recorder};
 use super::rules::{MAX_TICKS, Match};
 use crate::bot::seat::At;
 use crate::bot::{FaultKind, Restart, Seat, SeatOptions};
-use crate::game::{BotResult, BoxFuture, Breakdown, Game, MatchResult, MatchSetup, RoundProgress};
+use crate::game::{
+    BotResult, BoxFuture, Breakdown, Game, MatchResult, MatchSetup, RESULTS_FILE, RoundProgress,
+};
 use crate::seed::{self, Rng};
 
 /// Matches per game, as on the organisers' server.
 pub(crate) const DEFAULT_MATCHES: u32 = 9;
-/// The file of a game's folder that holds its whole record.
-const RESULTS: &str = "results.json";
-
 /// The most time a bot may spend answering over a whole game, as the organisers allowed.
 pub(crate) const TOTAL_ANSWER_TIME: std::time::Duration = std::time::Duration::from_secs(120);
 
@@ -36,6 +35,37 @@ pub(crate) struct Options {
     pub(crate) maps: Vec<String>,
     /// Only these cars (by name); empty: every car.
     pub(crate) cars: Vec<String>,
+}
+
+impl Options {
+    /// The options of a tournament file's `[options]`: `maps` and `cars`, lists of names to
+    /// draw from (as `--map` and `--car` give them).
+    pub(crate) fn from_table(options: &toml::Table) -> anyhow::Result<Options> {
+        let names = |key: &str| -> anyhow::Result<Vec<String>> {
+            match options.get(key) {
+                None => Ok(Vec::new()),
+                Some(toml::Value::Array(names)) => names
+                    .iter()
+                    .map(|name| match name {
+                        toml::Value::String(name) => Ok(name.clone()),
+                        other => bail!("`{key}`: {other} is not a name"),
+                    })
+                    .collect(),
+                Some(other) => bail!("`{key}` = {other}: give a list of names"),
+            }
+        };
+        if let Some(key) = options
+            .keys()
+            .find(|key| !["maps", "cars"].contains(&key.as_str()))
+        {
+            bail!("madcars has no option `{key}` (its options: maps, cars)");
+        }
+        Ok(Options {
+            matches: None,
+            maps: names("maps")?,
+            cars: names("cars")?,
+        })
+    }
 }
 
 /// The (map, car) pairs of a game: `count` distinct ones drawn with `seed` from every pair the
@@ -272,9 +302,7 @@ pub(crate) async fn play(
         "tick_cap_reached": game.tick_cap_reached,
         "result": &result,
     });
-    let path = setup.log_dir.join(RESULTS);
-    std::fs::write(&path, serde_json::to_string_pretty(&json)?)
-        .with_context(|| format!("cannot write {}", path.display()))?;
+    crate::game::write_results(&setup.log_dir, &json)?;
     Ok((result, game))
 }
 
@@ -403,8 +431,14 @@ impl Game for MadCars {
             .map_err(|e| anyhow::anyhow!("`rounds` = {matches} (matches per game): {e:#}"))
     }
 
+    /// `maps` and `cars` (`[options]` of a tournament file), which must leave `rounds` pairs.
+    fn check_options(&self, rounds: Option<u32>, options: &toml::Table) -> anyhow::Result<()> {
+        let matches = rounds.unwrap_or(DEFAULT_MATCHES);
+        draw_pairs(&Options::from_table(options)?, matches, 0).map(|_| ())
+    }
+
     fn breakdown_file(&self) -> Option<&'static str> {
-        Some(RESULTS)
+        Some(RESULTS_FILE)
     }
 
     /// Each bot's matches by map and car, as the article's authors wanted to see where they
@@ -413,7 +447,7 @@ impl Game for MadCars {
         let mut by_pair: std::collections::BTreeMap<(String, String, String), [u32; 3]> =
             std::collections::BTreeMap::new();
         for dir in game_dirs {
-            let Ok(text) = std::fs::read_to_string(dir.join(RESULTS)) else {
+            let Ok(text) = std::fs::read_to_string(dir.join(RESULTS_FILE)) else {
                 continue;
             };
             let Ok(results) = serde_json::from_str::<serde_json::Value>(&text) else {
@@ -489,7 +523,7 @@ impl Game for MadCars {
         let setup = setup.clone();
         let cpu = setup.cpus.first().copied().into_iter().collect();
         Box::pin(crate::game::play_placed(cpu, move || async move {
-            Ok(play(&setup, &Options::default()).await?.0)
+            Ok(play(&setup, &Options::from_table(&setup.options)?).await?.0)
         }))
     }
 }

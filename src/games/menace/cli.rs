@@ -10,8 +10,8 @@ use super::matchbox::{Menace, parse_schedule};
 use super::play::{DEFAULT_GAMES, GameRecord, GameSummary, Side, Tally, play_match};
 use super::rules::{Board, Mark, Outcome, parse_square_for_people, square_name};
 use crate::bot::{build, sandbox};
-use crate::cli::{LogDirArg, SandboxArgs, SeedArg, TimeoutArg, report};
-use crate::game::MatchSetup;
+use crate::cli::{AnyGameArg, LogDirArg, SandboxArgs, SeedArg, TimeoutArg, report};
+use crate::game::{GameCommand, MatchSetup};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -66,6 +66,8 @@ struct MatchArgs {
     log_dir: LogDirArg,
     #[command(flatten)]
     contain: SandboxArgs,
+    #[command(flatten)]
+    any_game: AnyGameArg,
 }
 
 #[derive(Debug, clap::Args)]
@@ -96,10 +98,22 @@ struct TrainArgs {
     log_dir: LogDirArg,
     #[command(flatten)]
     contain: SandboxArgs,
+    #[command(flatten)]
+    any_game: AnyGameArg,
 }
 
 fn parse_schedule_arg(text: &str) -> Result<[u32; 4], String> {
     parse_schedule(text).map_err(|e| format!("{e:#}"))
+}
+/// `koth menace` (also `koth tictactoe`), for the registry.
+pub(crate) fn command() -> GameCommand {
+    let mut command = GameCommand::new(
+        "menace",
+        "MENACE, the matchbox learner, and noughts & crosses (the game `tictactoe`; also `koth tictactoe`)",
+        run,
+    );
+    command.command = command.command.visible_alias("tictactoe");
+    command
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -239,11 +253,16 @@ fn read_line(input: &mut dyn BufRead, out: &mut dyn Write) -> anyhow::Result<Opt
     Ok(Some(line))
 }
 
-fn side_from_arg(arg: &str, mark: Mark, contain: &SandboxArgs) -> anyhow::Result<Side> {
+fn side_from_arg(
+    arg: &str,
+    mark: Mark,
+    any_game: &AnyGameArg,
+    contain: &SandboxArgs,
+) -> anyhow::Result<Side> {
     if arg == "menace" && mark == Mark::O {
         bail!("MENACE plays X only (its matchboxes hold X's positions): use --x menace");
     }
-    let mut side = Side::from_arg(arg)?;
+    let mut side = Side::from_arg(arg, any_game)?;
     if let Side::Bot(spec) = &mut side {
         *spec = build::prepare(
             std::slice::from_ref(spec),
@@ -260,22 +279,16 @@ fn run_match(args: &MatchArgs) -> anyhow::Result<()> {
         bail!("--alternate: MENACE plays X only (its matchboxes hold X's positions)");
     }
     let mut sides = vec![
-        side_from_arg(&args.x, Mark::X, &args.contain)?,
-        side_from_arg(&args.o, Mark::O, &args.contain)?,
+        side_from_arg(&args.x, Mark::X, &args.any_game, &args.contain)?,
+        side_from_arg(&args.o, Mark::O, &args.any_game, &args.contain)?,
     ];
     let seed = args.seed.choose();
     let log_dir = args.log_dir.create("menace-match", Some(seed))?;
     contain_sides(&mut sides, &args.contain, &log_dir)?;
     let names: Vec<String> = sides.iter().map(Side::name).collect();
     let setup = MatchSetup {
-        bots: Vec::new(),
-        seed,
-        log_dir: log_dir.clone(),
-        limits: args.timeout.limits(),
         rounds: Some(args.games),
-        progress: None,
-        cpus: Vec::new(),
-        record_boards: Default::default(),
+        ..MatchSetup::new(Vec::new(), seed, log_dir.clone(), args.timeout.limits())
     };
     let mut print_game = |game: &GameSummary, record: &GameRecord| {
         let moves: Vec<String> = game.moves.iter().map(|&s| square_name(s)).collect();
@@ -354,20 +367,14 @@ fn train(args: &TrainArgs) -> anyhow::Result<()> {
     let menace = Menace::load_or_new(args.boxes.as_deref(), args.schedule)?;
     let mut sides = vec![
         Side::Menace(menace),
-        side_from_arg(&args.opponent, Mark::O, &args.contain)?,
+        side_from_arg(&args.opponent, Mark::O, &args.any_game, &args.contain)?,
     ];
     let log_dir = args.log_dir.create("menace-train", Some(seed))?;
     contain_sides(&mut sides, &args.contain, &log_dir)?;
     let opponent = sides[1].name();
     let setup = MatchSetup {
-        bots: Vec::new(),
-        seed,
-        log_dir,
-        limits: args.timeout.limits(),
         rounds: Some(args.games),
-        progress: None,
-        cpus: Vec::new(),
-        record_boards: Default::default(),
+        ..MatchSetup::new(Vec::new(), seed, log_dir, args.timeout.limits())
     };
     let mut blocks: Vec<Block> = Vec::new();
     let mut faults = 0;

@@ -14,6 +14,7 @@ use super::protocol;
 use super::rules::{Board, Mark, Outcome};
 use crate::bot::seat::At;
 use crate::bot::{BotSpec, FaultKind, FaultLog, Restart, Seat, SeatOptions};
+use crate::cli::AnyGameArg;
 use crate::game::{BotResult, BoxFuture, Game, MatchResult, MatchSetup};
 use crate::seed::Rng;
 
@@ -167,12 +168,16 @@ impl Tally {
 /// 10), swapping X and O after every game.
 pub(crate) struct TicTacToe;
 
+/// The game's name in tournament files and `results.json` (its command is `koth menace`,
+/// named after the matchbox learner it also offers).
+pub(crate) const NAME: &str = "tictactoe";
+
 /// Games per match when the setup does not say.
 pub(crate) const DEFAULT_GAMES: u32 = 10;
 
 impl Game for TicTacToe {
     fn name(&self) -> &'static str {
-        "tictactoe"
+        NAME
     }
 
     fn players(&self) -> (usize, usize) {
@@ -206,17 +211,16 @@ pub(crate) enum Side {
 }
 
 impl Side {
-    /// Reads `menace`, `random`, `perfect` or a bot folder.
-    pub(crate) fn from_arg(arg: &str) -> anyhow::Result<Side> {
+    /// Reads `menace`, `random`, `perfect` or a bot folder (one that plays tictactoe, unless
+    /// `--any-game`).
+    pub(crate) fn from_arg(arg: &str, any_game: &AnyGameArg) -> anyhow::Result<Side> {
         Ok(match arg {
             "menace" => Side::Menace(Menace::new(MICHIE_SCHEDULE)),
             "random" => Side::Random,
             "perfect" => Side::Perfect,
-            path => Side::Bot(
-                crate::bot::roster::load_bot(&PathBuf::from(path)).with_context(|| {
-                    format!("player `{path}`: expected menace, random, perfect or a bot folder")
-                })?,
-            ),
+            path => Side::Bot(any_game.load_bot(NAME, &PathBuf::from(path)).with_context(
+                || format!("player `{path}`: expected menace, random, perfect or a bot folder"),
+            )?),
         })
     }
 
@@ -267,7 +271,7 @@ pub(crate) async fn play_match(
     on_game: &mut dyn FnMut(&GameSummary, &GameRecord),
 ) -> anyhow::Result<Played> {
     if sides.len() != 2 {
-        anyhow::bail!("tictactoe takes exactly 2 players, got {}", sides.len());
+        anyhow::bail!("{NAME} takes exactly 2 players, got {}", sides.len());
     }
     let names: Vec<String> = sides.iter().map(Side::name).collect();
     let bots: Vec<BotSpec> = sides
@@ -357,14 +361,12 @@ pub(crate) async fn play_match(
         bots.push(result);
     }
     let result = MatchResult {
-        game: "tictactoe".into(),
+        game: NAME.into(),
         seed: setup.seed,
         bots,
     };
     let json = serde_json::json!({ "result": &result, "games": &summaries });
-    let path = setup.log_dir.join("results.json");
-    std::fs::write(&path, serde_json::to_string_pretty(&json)?)
-        .with_context(|| format!("cannot write {}", path.display()))?;
+    crate::game::write_results(&setup.log_dir, &json)?;
     Ok(Played {
         result,
         tallies,

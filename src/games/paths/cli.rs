@@ -3,10 +3,9 @@
 use std::path::{Path, PathBuf};
 
 use super::play::{self, DEFAULT_ROUNDS};
-use crate::bot::sandbox;
-use crate::bot::{BotSpec, build, roster};
-use crate::cli::{LogDirArg, SandboxArgs, SeedArg, TimeoutArg, report};
-use crate::game::MatchSetup;
+use crate::bot::{BotSpec, roster};
+use crate::cli::{self, AnyGameArg, LogDirArg, SandboxArgs, SeedArg, TimeoutArg, report};
+use crate::game::{GameCommand, MatchSetup};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -36,34 +35,30 @@ pub struct Args {
     cpu: Option<usize>,
     #[command(flatten)]
     contain: SandboxArgs,
+    #[command(flatten)]
+    any_game: AnyGameArg,
     /// Print koth's own CPU time per turn at the end (for the benchmark script).
     #[arg(long, hide = true)]
     report_cpu: bool,
 }
+/// `koth paths`, for the registry.
+pub(crate) fn command() -> GameCommand {
+    GameCommand::new("paths", "Play the Grid-Routing Battle among bots", run)
+}
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let bots = load_bots(&args)?;
-    let bots = build::prepare(
-        &bots,
-        build::DEFAULT_BUILD_LIMIT,
-        args.contain.sandbox().as_ref(),
-    )?;
     let seed = args.seed.choose();
-    let log_dir = args.log_dir.create("paths", Some(seed))?;
-    let bots = sandbox::contain(&bots, args.contain.sandbox().as_ref(), &log_dir)?;
+    let (log_dir, bots) = cli::match_folder("paths", seed, &args.log_dir, &args.contain, &bots)?;
     let names = bots.iter().map(|b| b.name.clone()).collect();
     let (bar, progress) = report::match_progress(args.rounds, "round", names);
     // Held until the game ends, so no other koth pins to the CPU meanwhile.
     let claim = crate::cpu::claim_given(args.cpu);
     let setup = MatchSetup {
-        bots,
-        seed,
-        log_dir: log_dir.clone(),
-        limits: args.timeout.limits(),
         rounds: Some(args.rounds),
         progress: Some(progress),
         cpus: claim.cpus().to_vec(),
-        record_boards: Default::default(),
+        ..MatchSetup::new(bots, seed, log_dir.clone(), args.timeout.limits())
     };
 
     crate::cpu::pin_current_thread(&setup.cpus);
@@ -89,13 +84,7 @@ fn load_bots(args: &Args) -> anyhow::Result<Vec<BotSpec>> {
     let bots = if let Some(file) = &args.bots_file {
         roster::load_bots_txt(file)?
     } else if !args.bot.is_empty() {
-        let bots = args
-            .bot
-            .iter()
-            .map(|dir| roster::load_bot(dir))
-            .collect::<anyhow::Result<Vec<_>>>()?;
-        roster::check_unique_names(&bots)?;
-        bots
+        args.any_game.load_bots("paths", &args.bot)?
     } else {
         roster::discover(Path::new("bots"), "paths")?
     };

@@ -125,7 +125,7 @@ pub(crate) async fn play(setup: &MatchSetup) -> anyhow::Result<(MatchResult, Res
         faults: faults.kept().to_vec(),
         fault_counts: names.iter().map(|name| faults.counts(name)).collect(),
     };
-    results.write(&setup.log_dir.join("results.json"))?;
+    results.write(&setup.log_dir.join(crate::game::RESULTS_FILE))?;
     let match_result = MatchResult {
         game: "paths".into(),
         seed: setup.seed,

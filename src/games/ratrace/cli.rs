@@ -13,9 +13,10 @@ use super::plot;
 use super::recording::BoardRecording;
 use super::track::Track;
 use crate::bot::sandbox;
-use crate::bot::{BotSpec, build, roster};
-use crate::cli::{LogDirArg, SandboxArgs, SeedArg, TimeoutArg, report};
+use crate::bot::{BotSpec, build};
+use crate::cli::{AnyGameArg, LogDirArg, SandboxArgs, SeedArg, TimeoutArg, report};
 use crate::cpu::Claim;
+use crate::game::GameCommand;
 use crate::game::{MatchSetup, RecordBoards};
 use crate::stats;
 
@@ -68,12 +69,18 @@ pub struct Args {
     no_pin: bool,
     #[command(flatten)]
     contain: SandboxArgs,
+    #[command(flatten)]
+    any_game: AnyGameArg,
 }
 
 /// The most boards of a run: a record of every board is kept for results.json.
 const MAX_BOARDS: usize = 1_000_000;
 /// The most jobs of a run: each is a thread (and, for a bot, a process) of its own.
 const MAX_JOBS: usize = 1024;
+/// `koth ratrace`, for the registry.
+pub(crate) fn command() -> GameCommand {
+    GameCommand::new("ratrace", "Run the Genetic Rat Race for one player", run)
+}
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let run_seed = args.seed.choose();
@@ -125,14 +132,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         log_dir.display()
     );
     let setup = MatchSetup {
-        bots,
-        seed: run_seed,
-        log_dir: log_dir.clone(),
-        limits: args.timeout.limits(),
         rounds: Some(args.boards as u32),
-        progress: None,
         cpus: claim.cpus().to_vec(),
         record_boards: args.record_boards,
+        ..MatchSetup::new(bots, run_seed, log_dir.clone(), args.timeout.limits())
     };
     let options = Options {
         jobs: args.jobs,
@@ -202,7 +205,7 @@ fn contestant(args: &Args) -> anyhow::Result<Contestant> {
         let dir = dir
             .canonicalize()
             .with_context(|| format!("no bot folder {}", dir.display()))?;
-        roster::load_bot(&dir)?
+        args.any_game.load_bot("ratrace", &dir)?
     } else if let Some(command) = &args.bot_cmd {
         let words: Vec<String> = command.split_whitespace().map(str::to_string).collect();
         if words.is_empty() {

@@ -28,8 +28,8 @@ use super::subprocess::{self, SubprocessPlayer};
 use super::track::Track;
 use crate::bot::{AnswerStats, BotSpec, FaultLog, Limits, Seat};
 use crate::game::{
-    Average, BotResult, BoxFuture, Breakdown, Game, MatchResult, MatchSetup, RecordBoards,
-    RoundProgress,
+    Average, BotResult, BoxFuture, Breakdown, Game, MatchResult, MatchSetup, RESULTS_FILE,
+    RecordBoards, RoundProgress,
 };
 use crate::{seed, stats};
 
@@ -40,9 +40,6 @@ pub(crate) struct RatRace;
 
 /// Boards per match when the setup does not say.
 pub(crate) const DEFAULT_BOARDS: u32 = 50;
-/// The file of a match's folder that holds its result and every board's record.
-const RESULTS: &str = "results.json";
-
 /// A board as the per-board table reads it from a match's `results.json`.
 #[derive(Debug, Deserialize)]
 struct PlayedBoard {
@@ -61,7 +58,7 @@ fn boards_by_bot(game_dirs: &[PathBuf]) -> BTreeMap<String, Vec<PlayedBoard>> {
     }
     let mut by_bot: BTreeMap<String, Vec<PlayedBoard>> = BTreeMap::new();
     for dir in game_dirs {
-        let run = std::fs::read_to_string(dir.join(RESULTS))
+        let run = std::fs::read_to_string(dir.join(RESULTS_FILE))
             .ok()
             .and_then(|text| serde_json::from_str::<Run>(&text).ok());
         if let Some(run) = run {
@@ -95,7 +92,7 @@ impl Game for RatRace {
     }
 
     fn breakdown_file(&self) -> Option<&'static str> {
-        Some(RESULTS)
+        Some(RESULTS_FILE)
     }
 
     /// Each bot's boards: a tournament deals every bot the same seeds, so the same boards, and
@@ -274,9 +271,7 @@ pub(crate) fn play(
         "recorded": &played.recorded,
         "boards": &records,
     });
-    let path = setup.log_dir.join(RESULTS);
-    std::fs::write(&path, serde_json::to_string_pretty(&json)?)
-        .with_context(|| format!("cannot write {}", path.display()))?;
+    crate::game::write_results(&setup.log_dir, &json)?;
     Ok(Match {
         result,
         records,
@@ -876,7 +871,7 @@ mod tests {
                 })
                 .collect();
             let results = serde_json::json!({ "player": player, "boards": boards });
-            std::fs::write(folder.join(RESULTS), results.to_string()).unwrap();
+            std::fs::write(folder.join(RESULTS_FILE), results.to_string()).unwrap();
             folder
         };
         let dirs = [
@@ -887,7 +882,7 @@ mod tests {
             dir.path().join("damaged"),
         ];
         std::fs::create_dir_all(&dirs[3]).unwrap();
-        std::fs::write(dirs[3].join(RESULTS), "{").unwrap();
+        std::fs::write(dirs[3].join(RESULTS_FILE), "{").unwrap();
         let table = RatRace.breakdown(&dirs).unwrap();
         assert_eq!(
             table.rows,
