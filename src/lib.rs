@@ -12,6 +12,7 @@ pub mod cli;
 pub mod cpu;
 pub mod game;
 pub mod games;
+pub mod hill;
 pub mod interrupt;
 pub mod logs;
 pub mod replay;

@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use koth::{games, replay, serve, tournament};
+use koth::{games, hill, replay, serve, tournament};
 
 /// koth: bots in any language, fighting over stdin/stdout, with every result and replay kept.
 #[derive(Debug, Parser)]
@@ -27,7 +27,9 @@ enum Command {
     Madcars(games::madcars::cli::Args),
     /// Run a tournament from a tournament file, resume a stopped one, or show its progress.
     Tournament(tournament::cli::Args),
-    /// Print a tournament's leaderboard.
+    /// A king of the hill that never ends: create a hill, add bots at any time, play it.
+    Hill(hill::cli::Args),
+    /// Print a tournament's or a hill's leaderboard.
     Leaderboard(tournament::cli::LeaderboardArgs),
     /// Replay a recorded paths game (text, terminal or web viewer), rat-race board (web viewer)
     /// or Mad Cars game (web viewer, or a summary), or drive a bot with what it received in a
@@ -52,6 +54,7 @@ fn main() -> ExitCode {
         Command::Flag(args) => games::flag::cli::run(args),
         Command::Madcars(args) => games::madcars::cli::run(args),
         Command::Tournament(args) => tournament::cli::run(args),
+        Command::Hill(args) => hill::cli::run(args),
         Command::Leaderboard(args) => tournament::cli::leaderboard(args),
         Command::Replay(args) => replay::cli::run(args),
         Command::Worker(args) => tournament::worker::run(args),

@@ -168,7 +168,7 @@ pub(crate) fn prepare_copy(
 }
 
 /// Copies the folder `from` to `to`, files with their permissions and links as links.
-fn copy_folder(from: &Path, to: &Path) -> std::io::Result<()> {
+pub(crate) fn copy_folder(from: &Path, to: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(to)?;
     for entry in std::fs::read_dir(from)? {
         let entry = entry?;
