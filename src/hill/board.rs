@@ -124,7 +124,7 @@ pub(crate) fn of(store: &Store) -> anyhow::Result<HillBoard> {
     Ok(HillBoard {
         name: store.meta("name")?.unwrap_or_default(),
         game: store.meta("game")?.unwrap_or_default(),
-        games_done: store.progress()?.done,
+        games_done: store::games_rated(db, &versions)?,
         king,
         standings,
         kings,

@@ -183,8 +183,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
 /// `koth leaderboard DIR` of a hill folder, in `format`.
 pub(crate) fn leaderboard(dir: &std::path::Path, format: Format) -> anyhow::Result<()> {
-    let store =
-        crate::tournament::store::Store::open_read_only(&dir.join(crate::tournament::store::FILE))?;
+    let store = crate::tournament::store::Store::reopen_read_only(
+        &dir.join(crate::tournament::store::FILE),
+    )?;
     print!("{}", board::of(&store)?.render(format));
     Ok(())
 }

@@ -29,7 +29,7 @@ pub(crate) const ELO_MEAN: f64 = 1500.0;
 
 /// One player's fitted strength.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct Strength {
+pub struct Strength {
     /// On the Elo scale: 1500 average, 400 points for 10:1 odds.
     pub rating: f64,
     /// Half the width of the 95% interval, in Elo points.
@@ -38,7 +38,7 @@ pub(crate) struct Strength {
 
 /// Games to fit, by player index `0..players`.
 #[derive(Debug, Default, Clone)]
-pub(crate) struct Games {
+pub struct Games {
     /// `(i, j)` with `i < j` → (i's wins, draws, j's wins).
     pairs: HashMap<(usize, usize), [f64; 3]>,
     /// Games of more than two: each a list of places, best first, each place its players.
@@ -47,7 +47,7 @@ pub(crate) struct Games {
 
 impl Games {
     /// Adds a game: each seat's player and score (higher is better).
-    pub(crate) fn add(&mut self, seats: &[(usize, f64)]) {
+    pub fn add(&mut self, seats: &[(usize, f64)]) {
         match seats {
             [] | [_] => {}
             [(a, sa), (b, sb)] => {
@@ -90,7 +90,7 @@ impl Games {
 }
 
 /// Fits every player's strength; players without games get the prior's (average, wide).
-pub(crate) fn fit(players: usize, games: &Games) -> Vec<Strength> {
+pub fn fit(players: usize, games: &Games) -> Vec<Strength> {
     let mut theta = vec![0.0; players];
     let mut log_nu = 0.0_f64;
     let has_draws = games.pairs.values().any(|c| c[1] > 0.0);

@@ -4,8 +4,9 @@
 //!
 //! The next game is chosen to shrink the uncertainty that matters:
 //! 1. **Placement first**: a version with placement games left plays before anyone else.
-//! 2. Otherwise the **focal** version is the one most in need: wide uncertainty, few games, or
-//!    long unplayed (the last grows without bound, so no active version is ever starved).
+//! 2. Otherwise the **focal** version is the one most in need: whose order against a neighbour
+//!    in rating is most uncertain (the ranking is what is shown), with few games, or long
+//!    unplayed (the last grows without bound, so no active version is ever starved).
 //!    Games already queued for a version lower its need, so one version does not fill the queue.
 //! 3. Its **opponents** are those nearest it in rating (the best match quality, TrueSkill's
 //!    draw probability given both ratings and their uncertainties), and now and then
@@ -18,7 +19,7 @@ use crate::seed::Rng;
 
 /// An active version as matchmaking sees it.
 #[derive(Debug, Clone)]
-pub(crate) struct Candidate {
+pub struct Candidate {
     pub id: usize,
     /// Its label in the reason given (`name v2`).
     pub label: String,
@@ -35,7 +36,7 @@ pub(crate) struct Candidate {
 
 /// How matchmaking weighs its aims (the hill file's keys).
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Tuning {
+pub struct Tuning {
     /// Games a new version plays before others are chosen for their own sake.
     pub placement_games: u32,
     /// The share of games against an opponent drawn at random instead of a near one.
@@ -44,19 +45,17 @@ pub(crate) struct Tuning {
 
 /// The game chosen: its seats (version ids; the first is the focal version) and why.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Choice {
+pub struct Choice {
     pub seats: Vec<usize>,
     pub reason: String,
 }
 
-/// The starting uncertainty of a Weng-Lin rating.
-const SIGMA0: f64 = 25.0 / 3.0;
 /// Weng-Lin's β, the performance spread of one game.
 const BETA: f64 = 25.0 / 6.0;
 
 /// Chooses the next game among `active` for `players` seats, as game number `next` of the hill.
 /// `None` if there are fewer active versions than seats.
-pub(crate) fn choose(
+pub fn choose(
     active: &[Candidate],
     players: usize,
     next: u32,
@@ -67,7 +66,22 @@ pub(crate) fn choose(
         return None;
     }
     let n = active.len() as f64;
-    let need = |c: &Candidate| -> (f64, String) {
+    // How unsure the order of two versions is: the chance their ratings' intervals overlap
+    // where it matters, 1 for equal means, falling with the gap in units of both uncertainties.
+    let ambiguity = |a: &Candidate, b: &Candidate| {
+        (-(a.mu - b.mu).powi(2) / (2.0 * (a.sigma.powi(2) + b.sigma.powi(2)))).exp()
+    };
+    // Each version's neighbours in rating: the order that matters is theirs.
+    let mut by_rating: Vec<usize> = (0..active.len()).collect();
+    by_rating.sort_by(|&a, &b| active[a].mu.total_cmp(&active[b].mu));
+    let mut unsure_place = vec![0.0_f64; active.len()];
+    for pair in by_rating.windows(2) {
+        let a = ambiguity(&active[pair[0]], &active[pair[1]]);
+        unsure_place[pair[0]] = unsure_place[pair[0]].max(a);
+        unsure_place[pair[1]] = unsure_place[pair[1]].max(a);
+    }
+    let need = |k: usize| -> (f64, String) {
+        let c = &active[k];
         let queued = f64::from(c.queued);
         if c.games + c.queued < tuning.placement_games {
             return (
@@ -80,31 +94,33 @@ pub(crate) fn choose(
                 ),
             );
         }
-        let uncertainty = c.sigma / SIGMA0;
-        let few = 1.0 / (1.0 + f64::from(c.games) / 10.0);
-        // A version plays about every n / players games: idle is measured in those.
+        let few = 0.5 / (1.0 + f64::from(c.games) / 10.0);
+        // A version plays about every n / players games: idle is measured in those, and grows
+        // without bound, so every active version is chosen in its turn.
         let idle = c
             .last_chosen
             .map_or(n, |last| f64::from(next - last.min(next)))
-            / (n / players as f64);
+            / (n / players as f64)
+            / 4.0;
         let terms = [
-            (uncertainty, "its rating is uncertain"),
+            (
+                unsure_place[k],
+                "its place among its neighbours is uncertain",
+            ),
             (few, "it has few games"),
-            (idle / 2.0, "it has not played for long"),
+            (idle, "it has not played for long"),
         ];
         let (_, why) = terms
             .iter()
             .max_by(|a, b| a.0.total_cmp(&b.0))
             .expect("three terms");
         (
-            uncertainty + few + idle / 2.0 - queued,
+            unsure_place[k] + few + idle - queued,
             format!("{} ({} games, σ {:.2}): {why}", c.label, c.games, c.sigma),
         )
     };
-    let (focal, (_, focal_reason)) = active
-        .iter()
-        .enumerate()
-        .map(|(k, c)| (k, need(c)))
+    let (focal, (_, focal_reason)) = (0..active.len())
+        .map(|k| (k, need(k)))
         .max_by(|a, b| a.1.0.total_cmp(&b.1.0).then(b.0.cmp(&a.0)))
         .expect("at least one candidate");
     let me = &active[focal];
@@ -115,12 +131,15 @@ pub(crate) fn choose(
         others.truncate(players - 1);
         others
     } else {
-        // Best match quality first; ties (equal ratings) in a seeded random order.
+        // The most uncertain order first, then the best match quality (TrueSkill's draw
+        // probability); ties (equal ratings) in a seeded random order.
         others.shuffle(rng);
         let quality = |k: usize| {
             let o = &active[k];
             let spread = 2.0 * BETA * BETA + me.sigma.powi(2) + o.sigma.powi(2);
-            (2.0 * BETA * BETA / spread).sqrt() * (-(me.mu - o.mu).powi(2) / (2.0 * spread)).exp()
+            ambiguity(me, o)
+                + (2.0 * BETA * BETA / spread).sqrt()
+                    * (-(me.mu - o.mu).powi(2) / (2.0 * spread)).exp()
                 - 0.01 * f64::from(o.queued)
         };
         others.sort_by(|&a, &b| quality(b).total_cmp(&quality(a)));
@@ -151,6 +170,9 @@ pub(crate) fn choose(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The starting uncertainty of a Weng-Lin rating.
+    const SIGMA0: f64 = 25.0 / 3.0;
 
     fn settled(n: usize) -> Vec<Candidate> {
         (0..n)

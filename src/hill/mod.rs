@@ -22,8 +22,8 @@
 pub mod board;
 pub mod cli;
 pub(crate) mod config;
-pub(crate) mod fit;
-pub(crate) mod matchmaking;
+pub mod fit;
+pub mod matchmaking;
 pub(crate) mod run;
 pub(crate) mod store;
 pub(crate) mod versions;
@@ -149,8 +149,10 @@ pub(crate) fn is_hill(store: &Store) -> anyhow::Result<bool> {
 }
 
 /// Whether folder `dir` holds a hill.
+/// (Without the integrity check, which reads the whole file: a hill's leaderboard must not cost
+/// its number of games; a damaged file fails on its first read instead.)
 pub fn is_hill_folder(dir: &Path) -> bool {
-    Store::open_read_only(&dir.join(tstore::FILE))
+    Store::reopen_read_only(&dir.join(tstore::FILE))
         .and_then(|s| is_hill(&s))
         .unwrap_or(false)
 }

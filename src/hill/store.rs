@@ -579,3 +579,17 @@ pub(crate) fn reason(db: &dyn Connection, game: u32) -> anyhow::Result<Option<St
     .map(|r| r[0].text())
     .transpose()
 }
+
+/// How many games are rated: each adds one to the games of each of its seats' versions, and
+/// every game of a hill has as many seats as its first (read in the time of the versions, not
+/// of the games).
+pub(crate) fn games_rated(db: &dyn Connection, versions: &[Version]) -> anyhow::Result<u32> {
+    let seats = db
+        .value(
+            "SELECT COUNT(*) FROM seats WHERE game = (SELECT MIN(idx) FROM games)",
+            &[],
+        )?
+        .int()?;
+    let games: u32 = versions.iter().map(|v| v.games).sum();
+    Ok(games / (seats.max(1) as u32))
+}
