@@ -271,7 +271,7 @@ fn parts(
 struct Refit {
     recorded: Arc<AtomicU32>,
     stop: Arc<AtomicBool>,
-    thread: Option<std::thread::JoinHandle<()>>,
+    thread: Option<std::thread::JoinHandle<Vec<f64>>>,
 }
 
 impl Refit {
@@ -280,10 +280,12 @@ impl Refit {
         let stop = Arc::new(AtomicBool::new(false));
         let (r, s) = (recorded.clone(), stop.clone());
         let thread = std::thread::spawn(move || {
+            // Each refit starts from the last one's strengths.
+            let mut last = Vec::new();
             while !s.load(Ordering::Relaxed) {
                 if r.swap(0, Ordering::Relaxed) > 0 {
                     let started = Instant::now();
-                    match refit(&store) {
+                    match refit(&store, &mut last) {
                         Ok(()) => tracing::info!(
                             ms = started.elapsed().as_secs_f64() * 1000.0,
                             "refitted"
@@ -293,6 +295,7 @@ impl Refit {
                 }
                 std::thread::sleep(REFIT_EVERY);
             }
+            last
         });
         Refit {
             recorded,
@@ -304,16 +307,19 @@ impl Refit {
     /// Stops the thread and fits once more, so the stored fit includes every game recorded.
     fn stop_and_fit_once(mut self, store: &Store) -> anyhow::Result<()> {
         self.stop.store(true, Ordering::Relaxed);
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
-        refit(store)
+        let mut last = self
+            .thread
+            .take()
+            .and_then(|thread| thread.join().ok())
+            .unwrap_or_default();
+        refit(store, &mut last)
     }
 }
 
 /// Fits every game with an active version in it and stores the fit and, if it changed, the
-/// king: the active version rated highest among those that have played.
-pub(crate) fn refit(store: &Store) -> anyhow::Result<()> {
+/// king: the active version rated highest among those that have played. Starts from `last`,
+/// each version's log-strength at the last fit, and leaves this fit's there.
+pub(crate) fn refit(store: &Store, last: &mut Vec<f64>) -> anyhow::Result<()> {
     let db = store.connection();
     let versions = store::versions(db)?;
     let active: Vec<&Version> = versions.iter().filter(|v| v.state == "active").collect();
@@ -337,7 +343,9 @@ pub(crate) fn refit(store: &Store) -> anyhow::Result<()> {
         }
         games.add(&seats);
     }
-    let strengths = fit::fit(versions.len(), &games);
+    last.resize(versions.len(), 0.0);
+    let strengths = fit::fit_from(&games, last);
+    *last = strengths.iter().map(|s| s.theta).collect();
     let fitted: Vec<store::Fitted> = active
         .iter()
         .map(|v| store::Fitted {

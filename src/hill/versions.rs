@@ -99,10 +99,21 @@ pub(crate) fn add(hill: &Hill, source: &Path) -> anyhow::Result<Added> {
 /// Copies `source` to `stored` and builds it there: into a partial folder first, renamed when
 /// built, so `versions/<digest>/` is always a whole, built copy.
 fn store_copy(hill: &Hill, spec: &BotSpec, source: &Path, stored: &Path) -> anyhow::Result<()> {
-    let partial: PathBuf = stored.with_extension(format!("partial-{}", std::process::id()));
-    if partial.exists() {
-        std::fs::remove_dir_all(&partial)?;
+    // Partial copies an add killed before it left behind, this one's among them.
+    let prefix = format!(
+        "{}.partial-",
+        stored.file_name().unwrap_or_default().display()
+    );
+    for entry in std::fs::read_dir(stored.parent().unwrap_or(Path::new(".")))
+        .into_iter()
+        .flatten()
+    {
+        let entry = entry?;
+        if entry.file_name().to_string_lossy().starts_with(&prefix) {
+            std::fs::remove_dir_all(entry.path())?;
+        }
     }
+    let partial: PathBuf = stored.with_extension(format!("partial-{}", std::process::id()));
     crate::tournament::worker::copy_folder(source, &partial)
         .with_context(|| format!("cannot copy {} to {}", source.display(), partial.display()))?;
     let copy = BotSpec {
