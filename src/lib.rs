@@ -13,6 +13,7 @@ pub mod cli;
 pub mod cpu;
 pub mod game;
 pub mod games;
+pub mod hill;
 pub mod interrupt;
 pub mod logs;
 pub mod replay;

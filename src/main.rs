@@ -4,14 +4,16 @@ use std::process::ExitCode;
 
 use clap::{FromArgMatches, Subcommand};
 use koth::game::GameCommand;
-use koth::{games, replay, serve, tournament};
+use koth::{games, hill, replay, serve, tournament};
 
 // The commands beside the games' own, which come from the registry (`games::all()`).
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Run a tournament from a tournament file, resume a stopped one, or show its progress.
     Tournament(tournament::cli::Args),
-    /// Print a tournament's leaderboard.
+    /// A king of the hill that never ends: create a hill, add bots at any time, play it.
+    Hill(hill::cli::Args),
+    /// Print a tournament's or a hill's leaderboard.
     Leaderboard(tournament::cli::LeaderboardArgs),
     /// Replay a recorded game in its game's viewer (terminal, text or web page), or drive a bot
     /// with what it received in a recorded game.
@@ -60,6 +62,7 @@ fn main() -> ExitCode {
 fn run(command: Command) -> anyhow::Result<()> {
     match command {
         Command::Tournament(args) => tournament::cli::run(args, serve::spawn),
+        Command::Hill(args) => hill::cli::run(args),
         Command::Leaderboard(args) => tournament::cli::leaderboard(args),
         Command::Replay(args) => replay::cli::run(args),
         Command::Worker(args) => tournament::worker::run(args),

@@ -235,6 +235,9 @@ pub fn run(args: Args, dashboard: Dashboard) -> anyhow::Result<()> {
 }
 
 pub fn leaderboard(args: LeaderboardArgs) -> anyhow::Result<()> {
+    if args.target.db.is_none() && crate::hill::is_hill_folder(&args.target.target) {
+        return crate::hill::cli::leaderboard(&args.target.target, args.format);
+    }
     let (store, dir) = args.target.open()?;
     print!(
         "{}",

@@ -427,7 +427,6 @@ fn ratings(bots: usize, results: &[StoredResult]) -> Vec<WengLinRating> {
 /// Each bot's rating after each of its rated games, in game order (as [`ratings`] rates them):
 /// how a bot's rating and its uncertainty moved over the tournament.
 pub(crate) fn rating_history(bots: usize, results: &[StoredResult]) -> Vec<Vec<WengLinRating>> {
-    let config = WengLinConfig::new();
     let mut ratings = vec![WengLinRating::new(); bots];
     let mut history = vec![Vec::new(); bots];
     let mut games: BTreeMap<u32, Vec<&StoredResult>> = BTreeMap::new();
@@ -445,22 +444,32 @@ pub(crate) fn rating_history(bots: usize, results: &[StoredResult]) -> Vec<Vec<W
         contests.entry(contest).or_default().extend(players);
     }
     for players in contests.values().filter(|p| p.len() > 1) {
-        let teams: Vec<[WengLinRating; 1]> = players.iter().map(|p| [ratings[p.bot]]).collect();
-        let teams_and_ranks: Vec<(&[WengLinRating], MultiTeamOutcome)> = players
-            .iter()
-            .zip(&teams)
-            .map(|(p, team)| {
-                let better = players.iter().filter(|o| o.score > p.score).count();
-                (&team[..], MultiTeamOutcome::new(better + 1))
-            })
-            .collect();
-        let updated = weng_lin_multi_team(&teams_and_ranks, &config);
-        for (p, team) in players.iter().zip(updated) {
-            ratings[p.bot] = team[0];
-            history[p.bot].push(team[0]);
+        let before: Vec<WengLinRating> = players.iter().map(|p| ratings[p.bot]).collect();
+        let scores: Vec<f64> = players.iter().map(|p| p.score).collect();
+        for (p, rating) in players.iter().zip(rate_contest(&before, &scores)) {
+            ratings[p.bot] = rating;
+            history[p.bot].push(rating);
         }
     }
     history
+}
+
+/// The Weng-Lin ratings after one contest of players rated `ratings` scoring `scores`, each a
+/// one-player team ranked by its score (equal scores share a rank).
+pub(crate) fn rate_contest(ratings: &[WengLinRating], scores: &[f64]) -> Vec<WengLinRating> {
+    let teams: Vec<[WengLinRating; 1]> = ratings.iter().map(|r| [*r]).collect();
+    let teams_and_ranks: Vec<(&[WengLinRating], MultiTeamOutcome)> = scores
+        .iter()
+        .zip(&teams)
+        .map(|(score, team)| {
+            let better = scores.iter().filter(|o| *o > score).count();
+            (&team[..], MultiTeamOutcome::new(better + 1))
+        })
+        .collect();
+    weng_lin_multi_team(&teams_and_ranks, &WengLinConfig::new())
+        .into_iter()
+        .map(|team| team[0])
+        .collect()
 }
 
 /// A bot's mean score with its 95% interval: `(mean, half-width, low, high)`. A geometric
@@ -486,7 +495,7 @@ fn average_of(scores: &[f64], average: Average) -> (f64, Option<f64>, Option<f64
 
 /// `head` and `rows` as columns padded to their widest cell, the `left` ones aligned left and
 /// the others right.
-fn aligned(head: &[String], rows: &[Vec<String>], left: &[usize]) -> String {
+pub(crate) fn aligned(head: &[String], rows: &[Vec<String>], left: &[usize]) -> String {
     let widths: Vec<usize> = (0..head.len())
         .map(|c| {
             rows.iter()

@@ -56,7 +56,7 @@ const FILE_META: &str = "tournament_file";
 /// The meta key of a gauntlet (bot 0 the challenger): its test as JSON, `null` for none.
 const GAUNTLET_META: &str = "gauntlet";
 /// Tries per game: a harness fault (koth's own failure) is retried, up to this many times in all.
-const ATTEMPTS: u32 = 3;
+pub(crate) const ATTEMPTS: u32 = 3;
 /// A bot that fails at start-up (does not start, or crashes before its first answer) in this many
 /// games in a row is benched: it is not started in the games after.
 pub(crate) const BENCH_AFTER: u32 = 3;
@@ -717,23 +717,23 @@ impl Tournament {
 }
 
 /// What a game task needs, owned, so the task can run on its own.
-struct GameParts {
-    game: &'static dyn Game,
+pub(crate) struct GameParts {
+    pub game: &'static dyn Game,
     /// The CPUs the game keeps to, held while it runs.
-    claim: Claim,
-    dir: PathBuf,
-    bots: Vec<BotSpec>,
-    limits: Limits,
-    rounds: Option<u32>,
-    record_boards: RecordBoards,
-    options: toml::Table,
-    sandbox: Option<Sandbox>,
-    keep_working_copies: bool,
+    pub claim: Claim,
+    pub dir: PathBuf,
+    pub bots: Vec<BotSpec>,
+    pub limits: Limits,
+    pub rounds: Option<u32>,
+    pub record_boards: RecordBoards,
+    pub options: toml::Table,
+    pub sandbox: Option<Sandbox>,
+    pub keep_working_copies: bool,
 }
 
 /// Plays one game from a clean folder. `Err` is a harness fault: the game's own error, a panic
 /// in the game, a folder that cannot be prepared or a result that does not fit the game.
-async fn play_one(parts: GameParts, game: ScheduledGame, attempt: u32) -> Played {
+pub(crate) async fn play_one(parts: GameParts, game: ScheduledGame, attempt: u32) -> Played {
     let started = Instant::now();
     let outcome = async {
         // Clearing and copying folders blocks: on the blocking pool, games starting together
@@ -808,13 +808,13 @@ fn prepare_folder(
 }
 
 /// A game task's report.
-struct Played {
-    game: ScheduledGame,
-    attempt: u32,
+pub(crate) struct Played {
+    pub game: ScheduledGame,
+    pub attempt: u32,
     /// The CPUs the game had to itself, to be freed.
-    claim: Claim,
-    outcome: Result<MatchResult, String>,
-    elapsed: std::time::Duration,
+    pub claim: Claim,
+    pub outcome: Result<MatchResult, String>,
+    pub elapsed: std::time::Duration,
 }
 
 fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {

@@ -14,6 +14,7 @@ mod flag_game;
 mod fuzz_readers;
 mod game_doors;
 mod gauntlet;
+mod hill;
 mod madcars;
 mod menace_match;
 mod menace_play;

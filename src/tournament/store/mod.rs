@@ -150,6 +150,11 @@ impl Store {
         Store { db, source }
     }
 
+    /// The connection, for the tables a hill adds beside a tournament's (`crate::hill`).
+    pub(crate) fn connection(&self) -> &dyn Connection {
+        &*self.db
+    }
+
     /// Where the database is, for messages: its file, or the tournament and its database.
     pub fn location(&self) -> String {
         match &self.source {

@@ -1,0 +1,292 @@
+//! The hill's figures (`scripts/bench-hill.sh` runs this; the figures go in `docs/hill.md`):
+//!
+//! 1. **Whole ranking**: games until the fitted ranking of 16 players of known strength reaches
+//!    Kendall τ ≥ 0.9 against the true order, for the hill's matchmaking, a round robin (the
+//!    tournament's schedule with two players a game) and random pairs; median over 10 seeds.
+//! 2. **Placement**: a newcomer joining a settled hill of 16: its place after 40 of its games
+//!    against its true place (median over 10 seeds).
+//! 3. **Cost**: choosing a game among 1,000 active versions; the refit of 1,000 versions and
+//!    1,000,000 games.
+//!
+//! Games are drawn from Davidson's model (the fit's own) with strengths evenly spread, so they
+//! cost nothing and the true order is known; the matchmaking and the fit are koth's own code.
+//! `scripts/bench-hill.sh` measures what needs processes and a database (the leaderboard of a
+//! hill of a million games, games per second against a tournament).
+
+use std::time::Instant;
+
+use koth::hill::fit::{Games, fit, fit_from};
+use koth::hill::matchmaking::{Candidate, Tuning, choose};
+use rand::{Rng, RngExt};
+use skillratings::MultiTeamOutcome;
+use skillratings::weng_lin::{WengLinConfig, WengLinRating, weng_lin_multi_team};
+
+const PLAYERS: usize = 16;
+/// Log-strength between neighbours in the placement figure: the better of two neighbours wins
+/// 43% of games and loses 26%.
+const STEP: f64 = 0.5;
+const TUNING: Tuning = Tuning {
+    placement_games: 10,
+    far_share: 0.1,
+};
+
+/// The outcome of `i` against `j` (score of i, score of j) under Davidson's model with ν = 1.
+fn play(strength: &[f64], i: usize, j: usize, rng: &mut impl Rng) -> (f64, f64) {
+    let (pi, pj, pd) = (
+        strength[i].exp(),
+        strength[j].exp(),
+        ((strength[i] + strength[j]) / 2.0).exp(),
+    );
+    let u: f64 = rng.random::<f64>() * (pi + pj + pd);
+    if u < pi {
+        (1.0, 0.0)
+    } else if u < pi + pd {
+        (0.5, 0.5)
+    } else {
+        (0.0, 1.0)
+    }
+}
+
+fn kendall_tau(strength: &[f64], fitted: &[f64]) -> f64 {
+    let n = strength.len();
+    let (mut agree, mut pairs) = (0.0, 0.0);
+    for i in 0..n {
+        for j in i + 1..n {
+            let truth = (strength[i] - strength[j]).signum();
+            let seen = (fitted[i] - fitted[j]).signum();
+            agree += truth * seen;
+            pairs += 1.0;
+        }
+    }
+    agree / pairs
+}
+
+/// The hill's matchmaking over a pool, with the online ratings it reads.
+struct Hill {
+    candidates: Vec<Candidate>,
+    next: u32,
+    seed: u64,
+}
+
+impl Hill {
+    fn new(players: usize, seed: u64) -> Hill {
+        Hill {
+            candidates: (0..players).map(candidate).collect(),
+            next: 0,
+            seed,
+        }
+    }
+
+    fn pair(&mut self) -> (usize, usize) {
+        let mut rng = koth::seed::rng(self.seed, (1 << 32) + u64::from(self.next));
+        let choice = choose(&self.candidates, 2, self.next, TUNING, &mut rng).unwrap();
+        (choice.seats[0], choice.seats[1])
+    }
+
+    fn record(&mut self, i: usize, j: usize, (si, sj): (f64, f64)) {
+        let rate = |c: &Candidate| WengLinRating {
+            rating: c.mu,
+            uncertainty: c.sigma,
+        };
+        let (a, b) = ([rate(&self.candidates[i])], [rate(&self.candidates[j])]);
+        let rank = |mine: f64, other: f64| MultiTeamOutcome::new(if mine >= other { 1 } else { 2 });
+        let updated = weng_lin_multi_team(
+            &[(&a[..], rank(si, sj)), (&b[..], rank(sj, si))],
+            &WengLinConfig::new(),
+        );
+        for (k, r) in [(i, updated[0][0]), (j, updated[1][0])] {
+            let c = &mut self.candidates[k];
+            c.mu = r.rating;
+            c.sigma = r.uncertainty;
+            c.games += 1;
+            c.last_chosen = Some(self.next);
+        }
+        self.next += 1;
+    }
+}
+
+fn candidate(k: usize) -> Candidate {
+    let fresh = WengLinRating::new();
+    Candidate {
+        id: k,
+        label: format!("p{k}"),
+        mu: fresh.rating,
+        sigma: fresh.uncertainty,
+        games: 0,
+        last_chosen: None,
+        queued: 0,
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Method {
+    Hill,
+    RoundRobin,
+    Random,
+}
+
+/// Games until τ ≥ 0.9 (fitted every 8 games), at most `cap`.
+fn games_to_rank(method: Method, step: f64, seed: u64, cap: u32) -> u32 {
+    let strength: Vec<f64> = (0..PLAYERS).map(|k| k as f64 * step).collect();
+    let mut rng = koth::seed::rng(seed, 7);
+    let mut games = Games::default();
+    let mut hill = Hill::new(PLAYERS, seed);
+    let schedule = koth::tournament::schedule::schedule(PLAYERS, 2, cap, seed);
+    for g in 0..cap {
+        let (i, j) = match method {
+            Method::Hill => hill.pair(),
+            Method::RoundRobin => (schedule[g as usize].seats[0], schedule[g as usize].seats[1]),
+            Method::Random => {
+                let i = rng.random_range(0..PLAYERS);
+                (i, (i + rng.random_range(1..PLAYERS)) % PLAYERS)
+            }
+        };
+        let outcome = play(&strength, i, j, &mut rng);
+        hill.record(i, j, outcome);
+        games.add(&[(i, outcome.0), (j, outcome.1)]);
+        if (g + 1) % 8 == 0 {
+            let fitted: Vec<f64> = fit(PLAYERS, &games).iter().map(|s| s.rating).collect();
+            if kendall_tau(&strength, &fitted) >= 0.9 {
+                return g + 1;
+            }
+        }
+    }
+    cap
+}
+
+/// A newcomer of a random true strength joins a hill of 16 settled over 600 games; returns
+/// |its fitted place − its true place| after 40 of its games.
+fn placement_error(seed: u64) -> usize {
+    let mut rng = koth::seed::rng(seed, 9);
+    let mut strength: Vec<f64> = (0..PLAYERS).map(|k| k as f64 * STEP).collect();
+    let mut hill = Hill::new(PLAYERS, seed);
+    let mut games = Games::default();
+    for _ in 0..600 {
+        let (i, j) = hill.pair();
+        let outcome = play(&strength, i, j, &mut rng);
+        hill.record(i, j, outcome);
+        games.add(&[(i, outcome.0), (j, outcome.1)]);
+    }
+    // Between two of them, never equal to one.
+    let newcomer = PLAYERS;
+    strength.push((rng.random_range(0..PLAYERS - 1) as f64 + 0.5) * STEP);
+    hill.candidates.push(candidate(newcomer));
+    while hill.candidates[newcomer].games < 40 {
+        let (i, j) = hill.pair();
+        let outcome = play(&strength, i, j, &mut rng);
+        hill.record(i, j, outcome);
+        games.add(&[(i, outcome.0), (j, outcome.1)]);
+    }
+    let fitted: Vec<f64> = fit(PLAYERS + 1, &games).iter().map(|s| s.rating).collect();
+    let place = |values: &[f64]| values.iter().filter(|&&v| v > values[newcomer]).count();
+    place(&fitted).abs_diff(place(&strength))
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; anything else (cargo test's listing) runs nothing.
+    if !std::env::args().any(|a| a == "--bench") {
+        return;
+    }
+    let seeds = 1..=10u64;
+    let cap = 20_000;
+    // Neighbours close (0.25: 37% wins, 29% losses) and far apart (0.5: 43% and 26%).
+    for step in [0.25, 0.5] {
+        println!(
+            "Whole ranking of {PLAYERS}, neighbours {step} apart in log-strength (games until \
+             Kendall tau >= 0.9, median of 10 seeds):"
+        );
+        for (name, method) in [
+            ("hill matchmaking", Method::Hill),
+            ("round robin", Method::RoundRobin),
+            ("random pairs", Method::Random),
+        ] {
+            let games: Vec<f64> = seeds
+                .clone()
+                .map(|s| f64::from(games_to_rank(method, step, s, cap)))
+                .collect();
+            println!(
+                "  {name:17} {:6.0} games  (per seed: {games:?})",
+                median(games.clone())
+            );
+        }
+    }
+    let errors: Vec<usize> = seeds.clone().map(placement_error).collect();
+    println!(
+        "Placement after 40 games of a newcomer in a settled hill of {PLAYERS}: median error {} \
+         places, within one place in {} of 10 seeds (errors {errors:?})",
+        median(errors.iter().map(|&e| e as f64).collect()),
+        errors.iter().filter(|&&e| e <= 1).count()
+    );
+
+    // Choosing a game among 1,000 active versions.
+    let mut rng = koth::seed::rng(1, 3);
+    let candidates: Vec<Candidate> = (0..1000)
+        .map(|k| Candidate {
+            mu: rng.random_range(10.0..40.0),
+            sigma: rng.random_range(0.8..8.3),
+            games: rng.random_range(10..5000),
+            last_chosen: Some(rng.random_range(0..1_000_000)),
+            queued: rng.random_range(0..2),
+            ..candidate(k)
+        })
+        .collect();
+    let mut times = Vec::new();
+    for next in 0..1001u32 {
+        let mut rng = koth::seed::rng(1, u64::from(next));
+        let started = Instant::now();
+        let choice = choose(&candidates, 2, 1_000_000 + next, TUNING, &mut rng);
+        times.push(started.elapsed().as_secs_f64() * 1000.0);
+        assert!(choice.is_some());
+    }
+    println!(
+        "Choosing a game among 1,000 active versions: median {:.3} ms",
+        median(times)
+    );
+
+    // The refit of 1,000 versions and 1,000,000 games, most between near ratings.
+    let versions = 1000;
+    let strength: Vec<f64> = (0..versions).map(|k| k as f64 * 0.005).collect();
+    let mut rng = koth::seed::rng(2, 3);
+    let started = Instant::now();
+    let mut games = Games::default();
+    for _ in 0..1_000_000 {
+        let i = rng.random_range(0..versions);
+        let j = if rng.random_bool(0.9) {
+            (i + rng.random_range(1..20)) % versions
+        } else {
+            (i + rng.random_range(1..versions)) % versions
+        };
+        let outcome = play(&strength, i, j, &mut rng);
+        games.add(&[(i, outcome.0), (j, outcome.1)]);
+    }
+    let gathered = started.elapsed().as_secs_f64();
+    let started = Instant::now();
+    let fitted = fit(versions, &games);
+    let fitted_s = started.elapsed().as_secs_f64();
+    let ratings: Vec<f64> = fitted.iter().map(|s| s.rating).collect();
+    println!(
+        "Refit of 1,000 versions and 1,000,000 games: {:.2} s to gather the games, {fitted_s:.2} s \
+         to fit (tau {:.3} against the truth)",
+        gathered,
+        kendall_tau(&strength, &ratings)
+    );
+    // As `hill run` refits: 100 games more, from the last fit's strengths.
+    for _ in 0..100 {
+        let i = rng.random_range(0..versions);
+        let j = (i + rng.random_range(1..20)) % versions;
+        let outcome = play(&strength, i, j, &mut rng);
+        games.add(&[(i, outcome.0), (j, outcome.1)]);
+    }
+    let last: Vec<f64> = fitted.iter().map(|s| s.theta).collect();
+    let started = Instant::now();
+    fit_from(&games, &last);
+    println!(
+        "The same after 100 more games, from the last fit: {:.2} s",
+        started.elapsed().as_secs_f64()
+    );
+}

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# The hill's figures (docs/hill.md):
+#   1. `cargo bench --bench hill`: ranking speed of the hill's matchmaking against a round robin
+#      and random pairs, a newcomer's placement, the cost of choosing a game among 1,000
+#      versions and of the refit of 1,000 versions and 1,000,000 games (simulated games);
+#   2. the leaderboard of a hill of 1,000 versions and 1,000,000 games (`koth leaderboard`,
+#      median of 21 runs, the process's start included);
+#   3. games per second of a hill of 4 instant bots against a tournament of the same bots
+#      and game (paths, 2 players a game, 10 rounds, 200 games).
+#   bash scripts/bench-hill.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release --quiet
+koth=$PWD/target/release/koth
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+cargo bench --quiet --bench hill
+
+# 2. A hill database of 1,000 versions and 1,000,000 games, written directly.
+printf 'game = "tictactoe"\nseed = 1\nsandbox = false\n' > "$work/hill-big.toml"
+"$koth" hill create "$work/hill-big.toml" --dir "$work/big" > /dev/null
+python3 - "$work/big/results.sqlite" <<'PY'
+import random, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("PRAGMA journal_mode = OFF")
+db.execute("PRAGMA synchronous = OFF")
+V, G = 1000, 1_000_000
+rng = random.Random(1)
+db.executemany("INSERT INTO bots (id, name, dir, command, build, origin, protocols, hash) VALUES (?, ?, 'versions/x', '[\"true\"]', NULL, 'bench', '{}', 'x')",
+               ((v, f"bot{v} v1") for v in range(V)))
+db.executemany("INSERT INTO hill_versions (id, name, version, digest, state, added_at, mu, sigma, games, faulted, counted_from) VALUES (?, ?, 1, 'x', 'active', 0, ?, 1.0, 2000, 0, 0)",
+               ((v, f"bot{v}", 25 + v / 100) for v in range(V)))
+db.executemany("INSERT INTO hill_fit (version, rating, half_width, games, fitted_games) VALUES (?, ?, 20.0, 2000, ?)",
+               ((v, 1000 + v, G) for v in range(V)))
+db.execute("INSERT INTO hill_kings VALUES (999, 100, 0)")
+def games():
+    for g in range(G):
+        yield (g, rng.getrandbits(62))
+db.executemany("INSERT INTO games (idx, seed, state, attempts, wall_ms) VALUES (?, ?, 'done', 1, 5.0)", games())
+def seats():
+    for g in range(G):
+        a = rng.randrange(V); b = (a + rng.randrange(1, 20)) % V
+        yield (g, 0, a); yield (g, 1, b)
+db.executemany("INSERT INTO seats (game, seat, bot) VALUES (?, ?, ?)", seats())
+db.execute("""INSERT INTO results (game, seat, bot, score, status, faults, answers, max_wall_ms, total_wall_ms, near_misses)
+              SELECT game, seat, bot, seat, 'finished', '[]', 5, 1.0, 5.0, 0 FROM seats""")
+db.execute("INSERT INTO hill_games (game, reason, rated, chosen_at) SELECT idx, 'bench', 1, 0 FROM games")
+db.commit()
+PY
+python3 - "$koth" "$work/big" <<'PY'
+import statistics, subprocess, sys, time
+times = []
+for _ in range(21):
+    start = time.perf_counter()
+    subprocess.run([sys.argv[1], "leaderboard", sys.argv[2], "--format", "json"], check=True, stdout=subprocess.DEVNULL)
+    times.append((time.perf_counter() - start) * 1000)
+print(f"Leaderboard of a hill of 1,000 versions and 1,000,000 games: median {statistics.median(times):.1f} ms (21 runs, process start included)")
+PY
+
+# 3. Games per second: a hill against a tournament of the same instant bots.
+gcc -O2 -o "$work/instant" scripts/instant-bot.c
+list=""
+for i in 1 2 3 4; do
+  mkdir -p "$work/instant$i"
+  cp "$work/instant" "$work/instant$i/"
+  printf 'name = "Instant %d"\nrun = "./instant"\ngames = ["paths"]\n' "$i" > "$work/instant$i/bot.toml"
+  list+="\"$work/instant$i\", "
+done
+common='game = "paths"
+rounds = 10
+answer_ms = 1000
+players_per_game = 2
+seed = 1
+jobs = 2'
+printf '%s\nbots = [%s]\ngames = 200\n' "$common" "${list%, }" > "$work/tournament.toml"
+printf '%s\n' "$common" > "$work/hill-fast.toml"
+"$koth" hill create "$work/hill-fast.toml" --dir "$work/hill" > /dev/null
+"$koth" hill add "$work"/instant? --hill "$work/hill" > /dev/null
+start=$(date +%s.%N)
+"$koth" tournament run "$work/tournament.toml" --dir "$work/t" > /dev/null 2>&1
+tournament=$(echo "$(date +%s.%N) - $start" | bc)
+start=$(date +%s.%N)
+"$koth" hill run "$work/hill" --games 200 > /dev/null 2>&1
+hill=$(echo "$(date +%s.%N) - $start" | bc)
+echo "200 games of 4 instant bots (paths, 2 a game, 10 rounds, 2 at once, contained):"
+echo "  tournament: $(echo "scale=1; 200 / $tournament" | bc) games/s"
+echo "  hill:       $(echo "scale=1; 200 / $hill" | bc) games/s ($(echo "scale=2; $tournament / $hill" | bc)x the tournament's)"

@@ -1,0 +1,189 @@
+//! The hill file: a tournament file's settings of a game (`game`, `players_per_game`, `rounds`,
+//! `answer_ms`, `exit_ms`, `clock`, `backstop_ms`, `sandbox`, `memory_mb`, `file_mb`,
+//! `build_timeout_s`, `record_boards`, `seed`, `jobs`), checked by the tournament's own
+//! [`Config`], and the hill's own keys:
+//!
+//! ```toml
+//! name = "ttt"               # the hill's name; absent = the file's name without `hill-`
+//! placement_games = 10       # games a new version plays first
+//! far_share = 0.1            # share of games against an opponent drawn at random
+//! suspend_share = 0.2        # a version faulting in more than this share of its last…
+//! suspend_window = 10        # …this many games (or more) stops being scheduled
+//! ```
+//!
+//! A hill has no bot list and no game count: bots join with `koth hill add`, and games are
+//! played until the hill is stopped.
+
+use std::path::Path;
+
+use anyhow::bail;
+use serde::Deserialize;
+
+use crate::tournament::config::Config;
+
+use super::matchmaking::Tuning;
+
+/// The hill's own keys.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct HillKeys {
+    placement_games: Option<u32>,
+    far_share: Option<f64>,
+    suspend_share: Option<f64>,
+    suspend_window: Option<u32>,
+}
+
+/// A parsed hill file.
+#[derive(Debug, Clone)]
+pub(crate) struct HillConfig {
+    /// The game's settings, as a tournament file holds them.
+    pub game: Config,
+    pub tuning: Tuning,
+    pub suspension: Suspension,
+}
+
+/// When a version stops being scheduled for its faults.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Suspension {
+    /// Faulting in more than this share of its recent games…
+    pub share: f64,
+    /// …counted over its last this many games (and no fewer).
+    pub window: u32,
+}
+
+const HILL_KEYS: [&str; 4] = [
+    "placement_games",
+    "far_share",
+    "suspend_share",
+    "suspend_window",
+];
+/// Keys of a tournament file a hill has no use for.
+const NOT_FOR_A_HILL: [(&str, &str); 6] = [
+    ("bots", "bots join a hill with `koth hill add`"),
+    ("bots_file", "bots join a hill with `koth hill add`"),
+    ("bots_dir", "bots join a hill with `koth hill add`"),
+    (
+        "games",
+        "a hill plays until it is stopped (`koth hill run --games N` stops early)",
+    ),
+    ("challenger", "a hill has no gauntlet"),
+    ("sprt", "a hill has no gauntlet"),
+];
+
+impl HillConfig {
+    pub(crate) fn load(path: &Path) -> anyhow::Result<HillConfig> {
+        HillConfig::parse(&crate::text::read(path)?, path)
+    }
+
+    /// Reads a hill file's text; every error names the file and the key.
+    pub(crate) fn parse(text: &str, path: &Path) -> anyhow::Result<HillConfig> {
+        let named = |e: anyhow::Error| anyhow::anyhow!("{}: {e}", path.display());
+        let mut table: toml::Table = toml::from_str(text)
+            .map_err(|e| anyhow::anyhow!("{}: {}", path.display(), e.to_string().trim_end()))?;
+        for (key, why) in NOT_FOR_A_HILL {
+            if table.contains_key(key) {
+                return Err(named(anyhow::anyhow!("`{key}` is not a hill key: {why}")));
+            }
+        }
+        let mut hill = toml::Table::new();
+        for key in HILL_KEYS {
+            if let Some(value) = table.remove(key) {
+                hill.insert(key.into(), value);
+            }
+        }
+        let keys: HillKeys = hill
+            .try_into()
+            .map_err(|e: toml::de::Error| named(anyhow::anyhow!("{}", e.message())))?;
+        // The game's settings are a tournament's, checked by the same code: a bot list and a
+        // count are all a hill does not have.
+        table.insert("bots".into(), toml::Value::Array(vec![]));
+        table.insert("games".into(), toml::Value::Integer(1));
+        let game = Config::parse(&toml::to_string(&table)?, path)?;
+        let config = HillConfig {
+            tuning: Tuning {
+                placement_games: keys.placement_games.unwrap_or(10),
+                far_share: keys.far_share.unwrap_or(0.1),
+            },
+            suspension: Suspension {
+                share: keys.suspend_share.unwrap_or(0.2),
+                window: keys.suspend_window.unwrap_or(10),
+            },
+            game,
+        };
+        config.check().map_err(named)?;
+        Ok(config)
+    }
+
+    fn check(&self) -> anyhow::Result<()> {
+        if !(0.0..=1.0).contains(&self.tuning.far_share) {
+            bail!("`far_share` = {}: give 0 to 1", self.tuning.far_share);
+        }
+        if !(0.0..1.0).contains(&self.suspension.share) {
+            bail!(
+                "`suspend_share` = {}: give 0 to less than 1",
+                self.suspension.share
+            );
+        }
+        if self.suspension.window == 0 {
+            bail!("`suspend_window` must be at least 1");
+        }
+        if self.tuning.placement_games > 1000 {
+            bail!(
+                "`placement_games` = {}: give at most 1000",
+                self.tuning.placement_games
+            );
+        }
+        let (_, max) = self.game.game()?.players();
+        if max < 2 || self.players() < 2 {
+            bail!(
+                "a hill ranks bots by the games they play against each other: a {} game is \
+                 played alone",
+                self.game.game
+            );
+        }
+        Ok(())
+    }
+
+    /// Seats in each game: the file's `players_per_game`, else the fewest the game takes.
+    pub(crate) fn players(&self) -> usize {
+        let (min, _) = self.game.game().map_or((2, 2), |g| g.players());
+        self.game.players_per_game.unwrap_or(min.max(2))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_hill_file_keeps_the_game_keys_and_refuses_a_bot_list_naming_the_key() {
+        let path = Path::new("hill.toml");
+        let config = HillConfig::parse(
+            "game = \"tictactoe\"\nrounds = 4\nanswer_ms = 300\nplacement_games = 6\n",
+            path,
+        )
+        .unwrap();
+        assert_eq!(config.game.rounds, Some(4));
+        assert_eq!(config.tuning.placement_games, 6);
+        assert_eq!(config.players(), 2);
+        let err = HillConfig::parse("game = \"tictactoe\"\nbots_dir = \"x\"\n", path)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("hill.toml: `bots_dir` is not a hill key"),
+            "{err}"
+        );
+        let err = HillConfig::parse("game = \"tictactoe\"\nfar_share = 2.0\n", path)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("`far_share` = 2"), "{err}");
+        let err = HillConfig::parse("game = \"tictactoe\"\nplacement = 2\n", path)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("placement"), "{err}");
+        let err = HillConfig::parse("game = \"flag\"\n", path)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("played alone"), "{err}");
+    }
+}

@@ -1,0 +1,595 @@
+//! What a hill keeps beside a tournament's tables, in the same database (SQLite file or
+//! PostgreSQL schema): each bot's versions, why each game was chosen and whether it is rated,
+//! the rating history, the last fit and the kings. A hill's versions are the tournament's
+//! `bots` (so a game's seats, results, claims and files are a tournament's, played by the same
+//! runner); these tables are new ones, and no tournament table is altered.
+
+use anyhow::Context;
+use skillratings::weng_lin::WengLinRating;
+
+use crate::bot::{BotSpec, FaultCounts};
+use crate::tournament::schedule::ScheduledGame;
+use crate::tournament::store::sql::{Connection, Dialect, Value};
+
+use super::fit::Strength;
+
+/// The hill's tables. `state` of a version: `active` (scheduled unless `suspended`), `replaced`
+/// (a newer version of its bot is active) or `retired`. `counted_from`: the first game its
+/// faults count from for suspension (a resumed version starts afresh).
+const TABLES: &str = "
+CREATE TABLE IF NOT EXISTS hill_versions (
+    id INTEGER PRIMARY KEY, name TEXT NOT NULL, version INTEGER NOT NULL, digest TEXT NOT NULL,
+    state TEXT NOT NULL, suspended TEXT, added_at BIGINT NOT NULL,
+    mu REAL NOT NULL, sigma REAL NOT NULL, games INTEGER NOT NULL, faulted INTEGER NOT NULL,
+    last_game INTEGER, counted_from INTEGER NOT NULL, UNIQUE (name, version));
+CREATE TABLE IF NOT EXISTS hill_games (
+    game INTEGER PRIMARY KEY, reason TEXT NOT NULL, rated INTEGER NOT NULL,
+    chosen_at BIGINT NOT NULL);
+CREATE TABLE IF NOT EXISTS hill_ratings (
+    game INTEGER NOT NULL, version INTEGER NOT NULL, mu REAL NOT NULL, sigma REAL NOT NULL,
+    PRIMARY KEY (game, version));
+CREATE TABLE IF NOT EXISTS hill_fit (
+    version INTEGER PRIMARY KEY, rating REAL NOT NULL, half_width REAL NOT NULL,
+    games INTEGER NOT NULL, fitted_games INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS hill_kings (
+    version INTEGER NOT NULL, since_game INTEGER NOT NULL, since BIGINT NOT NULL);
+";
+
+/// Creates the hill's tables if they are not there.
+pub(crate) fn create_tables(db: &dyn Connection) -> anyhow::Result<()> {
+    let sql = match db.dialect() {
+        Dialect::Sqlite => TABLES.to_string(),
+        Dialect::Postgres => TABLES
+            .replace("INTEGER", "BIGINT")
+            .replace("REAL", "DOUBLE PRECISION"),
+    };
+    db.batch(&sql)
+}
+
+/// A version as stored.
+#[derive(Debug, Clone, serde::Serialize)]
+pub(crate) struct Version {
+    pub id: usize,
+    pub name: String,
+    pub version: u32,
+    pub digest: String,
+    pub state: String,
+    pub suspended: Option<String>,
+    pub added_at: i64,
+    pub mu: f64,
+    pub sigma: f64,
+    pub games: u32,
+    pub faulted: u32,
+    pub last_game: Option<u32>,
+}
+
+impl Version {
+    /// Whether matchmaking may choose it.
+    pub(crate) fn scheduled(&self) -> bool {
+        self.state == "active" && self.suspended.is_none()
+    }
+
+    /// `name v2`.
+    pub(crate) fn label(&self) -> String {
+        format!("{} v{}", self.name, self.version)
+    }
+}
+
+/// Every version, by id.
+pub(crate) fn versions(db: &dyn Connection) -> anyhow::Result<Vec<Version>> {
+    let rows = db.query(
+        "SELECT id, name, version, digest, state, suspended, added_at, mu, sigma, games, faulted,
+             last_game FROM hill_versions ORDER BY id",
+        &[],
+    )?;
+    rows.iter()
+        .map(|r| {
+            Ok(Version {
+                id: r[0].int()? as usize,
+                name: r[1].text()?,
+                version: r[2].int()? as u32,
+                digest: r[3].text()?,
+                state: r[4].text()?,
+                suspended: r[5].opt_text()?,
+                added_at: r[6].int()?,
+                mu: r[7].real()?,
+                sigma: r[8].real()?,
+                games: r[9].int()? as u32,
+                faulted: r[10].int()? as u32,
+                last_game: match &r[11] {
+                    Value::Null => None,
+                    v => Some(v.int()? as u32),
+                },
+            })
+        })
+        .collect()
+}
+
+/// The database's clock in seconds since 1970.
+fn now(dialect: Dialect) -> &'static str {
+    match dialect {
+        Dialect::Sqlite => "CAST(strftime('%s', 'now') AS INTEGER)",
+        Dialect::Postgres => "CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) AS BIGINT)",
+    }
+}
+
+/// Records a validated version of `spec` (its `dir` as the hill keeps it, relative to the hill)
+/// in one transaction: its bot row, its version (the next of its name), its rating (its bot's
+/// current mean with the starting uncertainty), and the previous version of its name replaced.
+/// Returns its id and version number.
+pub(crate) fn add_version(
+    db: &dyn Connection,
+    spec: &BotSpec,
+    digest: &str,
+) -> anyhow::Result<(usize, u32)> {
+    db.transaction(|db| {
+        let id = db
+            .value("SELECT COALESCE(MAX(id) + 1, 0) FROM bots", &[])?
+            .int()?;
+        let last = db.row(
+            "SELECT version, mu FROM hill_versions WHERE name = ?1 ORDER BY version DESC LIMIT 1",
+            &[spec.name.as_str().into()],
+        )?;
+        let fresh = WengLinRating::new();
+        let (version, mu) = match last {
+            Some(r) => (r[0].int()? + 1, r[1].real()?),
+            None => (1, fresh.rating),
+        };
+        db.execute(
+            "UPDATE hill_versions SET state = 'replaced' WHERE name = ?1 AND state = 'active'",
+            &[spec.name.as_str().into()],
+        )?;
+        db.execute(
+            "INSERT INTO bots (id, name, dir, command, build, origin, protocols, hash)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            &[
+                id.into(),
+                format!("{} v{version}", spec.name).into(),
+                spec.dir.to_string_lossy().into_owned().into(),
+                serde_json::to_string(&spec.command)?.into(),
+                spec.build.clone().into(),
+                spec.origin.as_str().into(),
+                serde_json::to_string(&spec.protocols)?.into(),
+                digest.into(),
+            ],
+        )?;
+        let first_game = db
+            .value("SELECT COALESCE(MAX(idx) + 1, 0) FROM games", &[])?
+            .int()?;
+        db.execute(
+            &format!(
+                "INSERT INTO hill_versions (id, name, version, digest, state, added_at, mu,
+                     sigma, games, faulted, counted_from)
+                 VALUES (?1, ?2, ?3, ?4, 'active', {}, ?5, ?6, 0, 0, ?7)",
+                now(db.dialect())
+            ),
+            &[
+                id.into(),
+                spec.name.as_str().into(),
+                version.into(),
+                digest.into(),
+                mu.into(),
+                fresh.uncertainty.into(),
+                first_game.into(),
+            ],
+        )?;
+        Ok((id as usize, version as u32))
+    })
+}
+
+/// Sets the state of the active version of `name` to `state`, or clears its suspension
+/// (`resume`); fails naming the hill's bots if `name` has no active version.
+pub(crate) fn change_active(db: &dyn Connection, name: &str, change: Change) -> anyhow::Result<()> {
+    let changed = match change {
+        Change::Retire => db.execute(
+            "UPDATE hill_versions SET state = 'retired' WHERE name = ?1 AND state = 'active'",
+            &[name.into()],
+        )?,
+        Change::Resume => db.execute(
+            "UPDATE hill_versions SET suspended = NULL,
+                 counted_from = (SELECT COALESCE(MAX(idx) + 1, 0) FROM games)
+             WHERE name = ?1 AND state = 'active'",
+            &[name.into()],
+        )?,
+    };
+    if changed == 0 {
+        let names: Vec<String> = db
+            .query(
+                "SELECT DISTINCT name FROM hill_versions WHERE state = 'active' ORDER BY name",
+                &[],
+            )?
+            .iter()
+            .map(|r| r[0].text().map(|n| format!("{n:?}")))
+            .collect::<anyhow::Result<_>>()?;
+        anyhow::bail!(
+            "the hill has no active bot {name:?}; its active bots are {}",
+            if names.is_empty() {
+                "none".into()
+            } else {
+                names.join(", ")
+            }
+        );
+    }
+    Ok(())
+}
+
+/// What [`change_active`] does.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Change {
+    Retire,
+    Resume,
+}
+
+/// The games chosen and not finished (pending or running), each with its seats.
+pub(crate) fn queued(db: &dyn Connection) -> anyhow::Result<Vec<Vec<usize>>> {
+    let rows = db.query(
+        "SELECT s.game, s.bot FROM seats s JOIN games g ON g.idx = s.game
+         WHERE g.state IN ('pending', 'running') ORDER BY s.game, s.seat",
+        &[],
+    )?;
+    let mut games: Vec<(i64, Vec<usize>)> = Vec::new();
+    for r in &rows {
+        let game = r[0].int()?;
+        match games.last_mut() {
+            Some((g, seats)) if *g == game => seats.push(r[1].int()? as usize),
+            _ => games.push((game, vec![r[1].int()? as usize])),
+        }
+    }
+    Ok(games.into_iter().map(|(_, seats)| seats).collect())
+}
+
+/// The number the next game chosen gets.
+pub(crate) fn next_game(db: &dyn Connection) -> anyhow::Result<u32> {
+    Ok(db
+        .value("SELECT COALESCE(MAX(idx) + 1, 0) FROM games", &[])?
+        .int()? as u32)
+}
+
+/// Queues a chosen game: its seats, its seed and why it was chosen, in one transaction.
+pub(crate) fn queue_game(
+    db: &dyn Connection,
+    game: &ScheduledGame,
+    reason: &str,
+) -> anyhow::Result<()> {
+    db.transaction(|db| {
+        db.execute(
+            "INSERT INTO games (idx, seed, state, attempts) VALUES (?1, ?2, 'pending', 0)",
+            // Seeds are stored as their bits: SQL integers are signed 64-bit.
+            &[game.index.into(), (game.seed as i64).into()],
+        )?;
+        for (seat, bot) in game.seats.iter().enumerate() {
+            db.execute(
+                "INSERT INTO seats (game, seat, bot) VALUES (?1, ?2, ?3)",
+                &[game.index.into(), seat.into(), (*bot).into()],
+            )?;
+        }
+        db.execute(
+            &format!(
+                "INSERT INTO hill_games (game, reason, rated, chosen_at)
+                 VALUES (?1, ?2, 0, {})",
+                now(db.dialect())
+            ),
+            &[game.index.into(), reason.into()],
+        )?;
+        Ok(())
+    })
+}
+
+/// Takes out of the queue the games not yet started with a version in `unscheduled` (retired,
+/// replaced or suspended since the game was chosen); returns how many.
+pub(crate) fn drop_unscheduled(db: &dyn Connection, unscheduled: &[usize]) -> anyhow::Result<u64> {
+    if unscheduled.is_empty() {
+        return Ok(0);
+    }
+    let ids: Vec<String> = unscheduled.iter().map(usize::to_string).collect();
+    db.execute(
+        &format!(
+            "UPDATE games SET state = 'skipped' WHERE state = 'pending' AND EXISTS
+                 (SELECT 1 FROM seats s WHERE s.game = games.idx AND s.bot IN ({}))",
+            ids.join(", ")
+        ),
+        &[],
+    )
+}
+
+/// A seat's result as rating reads it.
+struct SeatResult {
+    bot: usize,
+    score: f64,
+    faulted: bool,
+}
+
+/// Whether a seat's counted faults make its game a faulted one (a harness fault never reaches
+/// a result, so never counts).
+fn faulted(faults: &FaultCounts) -> bool {
+    faults.timed_out + faults.crashed + faults.bad_output + faults.failed_to_start > 0
+}
+
+/// Rates every recorded game not yet rated, in game order, each in one transaction with its
+/// mark: the online ratings, each version's games and faulted games, the rating history, and
+/// the suspension of a version faulting too often. So a game is rated once, whenever koth was
+/// stopped. Returns the versions it suspended, with why.
+pub(crate) fn rate_recorded(
+    db: &dyn Connection,
+    suspension: super::config::Suspension,
+) -> anyhow::Result<Vec<(usize, String)>> {
+    let games: Vec<u32> = db
+        .query(
+            "SELECT h.game FROM hill_games h JOIN games g ON g.idx = h.game
+             WHERE h.rated = 0 AND g.state = 'done' ORDER BY h.game",
+            &[],
+        )?
+        .iter()
+        .map(|r| Ok(r[0].int()? as u32))
+        .collect::<anyhow::Result<_>>()?;
+    let mut suspended = Vec::new();
+    for game in games {
+        suspended.extend(db.transaction(|db| rate_one(db, game, suspension))?);
+    }
+    Ok(suspended)
+}
+
+fn rate_one(
+    db: &dyn Connection,
+    game: u32,
+    suspension: super::config::Suspension,
+) -> anyhow::Result<Vec<(usize, String)>> {
+    let marked = db.execute(
+        "UPDATE hill_games SET rated = 1 WHERE game = ?1 AND rated = 0",
+        &[game.into()],
+    )?;
+    if marked == 0 {
+        return Ok(Vec::new());
+    }
+    let seats: Vec<SeatResult> = db
+        .query(
+            "SELECT bot, score, timed_out_faults, crashed_faults, bad_output_faults,
+                 failed_to_start_faults FROM results WHERE game = ?1 ORDER BY seat",
+            &[game.into()],
+        )?
+        .iter()
+        .map(|r| {
+            let count = |i: usize| -> anyhow::Result<u64> { Ok(r[i].int()? as u64) };
+            Ok(SeatResult {
+                bot: r[0].int()? as usize,
+                score: r[1].real()?,
+                faulted: faulted(&FaultCounts {
+                    timed_out: count(2)?,
+                    crashed: count(3)?,
+                    bad_output: count(4)?,
+                    failed_to_start: count(5)?,
+                    benched: 0,
+                }),
+            })
+        })
+        .collect::<anyhow::Result<_>>()?;
+    let mut ratings = Vec::new();
+    for seat in &seats {
+        let row = db
+            .row(
+                "SELECT mu, sigma FROM hill_versions WHERE id = ?1",
+                &[seat.bot.into()],
+            )?
+            .with_context(|| format!("game {game} seats version {}, which is unknown", seat.bot))?;
+        ratings.push(WengLinRating {
+            rating: row[0].real()?,
+            uncertainty: row[1].real()?,
+        });
+    }
+    let scores: Vec<f64> = seats.iter().map(|s| s.score).collect();
+    let updated = crate::tournament::leaderboard::rate_contest(&ratings, &scores);
+    let mut suspended = Vec::new();
+    for (seat, rating) in seats.iter().zip(updated) {
+        db.execute(
+            "UPDATE hill_versions SET mu = ?2, sigma = ?3, games = games + 1,
+                 faulted = faulted + ?4, last_game = ?5 WHERE id = ?1",
+            &[
+                seat.bot.into(),
+                rating.rating.into(),
+                rating.uncertainty.into(),
+                i64::from(seat.faulted).into(),
+                game.into(),
+            ],
+        )?;
+        db.execute(
+            "INSERT INTO hill_ratings (game, version, mu, sigma) VALUES (?1, ?2, ?3, ?4)",
+            &[
+                game.into(),
+                seat.bot.into(),
+                rating.rating.into(),
+                rating.uncertainty.into(),
+            ],
+        )?;
+        if let Some(reason) = suspension_of(db, seat.bot, suspension)? {
+            db.execute(
+                "UPDATE hill_versions SET suspended = ?2 WHERE id = ?1 AND suspended IS NULL",
+                &[seat.bot.into(), reason.as_str().into()],
+            )?;
+            suspended.push((seat.bot, reason));
+        }
+    }
+    Ok(suspended)
+}
+
+/// Why version `id` must be suspended, if it must: faults in more than the share allowed of its
+/// last games (at least the window's worth, counted since it was last resumed).
+fn suspension_of(
+    db: &dyn Connection,
+    id: usize,
+    suspension: super::config::Suspension,
+) -> anyhow::Result<Option<String>> {
+    let rows = db.query(
+        &format!(
+            "SELECT r.game, r.timed_out_faults, r.crashed_faults, r.bad_output_faults,
+                 r.failed_to_start_faults, r.faults
+             FROM results r JOIN hill_versions v ON v.id = r.bot
+             WHERE r.bot = ?1 AND r.game >= v.counted_from AND v.suspended IS NULL
+             ORDER BY r.game DESC LIMIT {}",
+            suspension.window
+        ),
+        &[id.into()],
+    )?;
+    if rows.len() < suspension.window as usize {
+        return Ok(None);
+    }
+    let mut faulted_games = Vec::new();
+    let mut kinds: Vec<String> = Vec::new();
+    for r in &rows {
+        let counts: Vec<i64> = (1..=4).map(|i| r[i].int()).collect::<anyhow::Result<_>>()?;
+        if counts.iter().any(|&c| c > 0) {
+            faulted_games.push(r[0].int()?);
+            for (kind, count) in ["timed out", "crashed", "bad output", "failed to start"]
+                .iter()
+                .zip(&counts)
+            {
+                if *count > 0 && !kinds.iter().any(|k| k == kind) {
+                    kinds.push(kind.to_string());
+                }
+            }
+        }
+    }
+    let share = faulted_games.len() as f64 / rows.len() as f64;
+    if share <= suspension.share {
+        return Ok(None);
+    }
+    // The first fault of the latest faulted game, as its reason (bounded: faults are quoted).
+    let example = rows
+        .iter()
+        .find_map(|r| {
+            let faults: serde_json::Value = serde_json::from_str(&r[5].text().ok()?).ok()?;
+            faults.get(0)?.get("reason")?.as_str().map(str::to_string)
+        })
+        .unwrap_or_default();
+    faulted_games.reverse();
+    let games: Vec<String> = faulted_games.iter().map(i64::to_string).collect();
+    Ok(Some(format!(
+        "suspended: faults ({}) in {} of its last {} games (games {}), over the {:.0}% allowed; \
+         the latest: {example}",
+        kinds.join(", "),
+        faulted_games.len(),
+        rows.len(),
+        games.join(", "),
+        suspension.share * 100.0
+    )))
+}
+
+/// Every recorded result for the fit: (game, version, score), by game.
+pub(crate) fn scores(db: &dyn Connection) -> anyhow::Result<Vec<(u32, usize, f64)>> {
+    db.query(
+        "SELECT r.game, r.bot, r.score FROM results r ORDER BY r.game, r.seat",
+        &[],
+    )?
+    .iter()
+    .map(|r| Ok((r[0].int()? as u32, r[1].int()? as usize, r[2].real()?)))
+    .collect()
+}
+
+/// A fitted version's line.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Fitted {
+    pub version: usize,
+    pub strength: Strength,
+    pub games: u32,
+}
+
+/// Replaces the stored fit with `fitted` (made from `games` recorded games) and, if its leader
+/// is not the king, crowns it; in one transaction. Returns the new king, if it changed.
+pub(crate) fn write_fit(
+    db: &dyn Connection,
+    fitted: &[Fitted],
+    games: u32,
+    leader: Option<usize>,
+) -> anyhow::Result<Option<usize>> {
+    db.transaction(|db| {
+        db.execute("DELETE FROM hill_fit", &[])?;
+        for f in fitted {
+            db.execute(
+                "INSERT INTO hill_fit (version, rating, half_width, games, fitted_games)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+                &[
+                    f.version.into(),
+                    f.strength.rating.into(),
+                    f.strength.interval.into(),
+                    f.games.into(),
+                    games.into(),
+                ],
+            )?;
+        }
+        let Some(leader) = leader else {
+            return Ok(None);
+        };
+        let king = db
+            .row(
+                "SELECT version FROM hill_kings ORDER BY since_game DESC, since DESC LIMIT 1",
+                &[],
+            )?
+            .map(|r| r[0].int().map(|k| k as usize))
+            .transpose()?;
+        let rating = |id: usize| {
+            fitted
+                .iter()
+                .find(|f| f.version == id)
+                .map(|f| f.strength.rating)
+        };
+        // A king is dethroned only by a higher rating, not by a tie.
+        let reigning = king.and_then(rating);
+        if king == Some(leader) || reigning.is_some_and(|r| r >= rating(leader).unwrap_or(r)) {
+            return Ok(None);
+        }
+        db.execute(
+            &format!(
+                "INSERT INTO hill_kings (version, since_game, since) VALUES (?1, ?2, {})",
+                now(db.dialect())
+            ),
+            &[leader.into(), games.into()],
+        )?;
+        Ok(Some(leader))
+    })
+}
+
+/// The stored fit: version → (rating, half-width of its interval).
+pub(crate) fn fit(db: &dyn Connection) -> anyhow::Result<Vec<(usize, f64, f64)>> {
+    db.query(
+        "SELECT version, rating, half_width FROM hill_fit ORDER BY version",
+        &[],
+    )?
+    .iter()
+    .map(|r| Ok((r[0].int()? as usize, r[1].real()?, r[2].real()?)))
+    .collect()
+}
+
+/// The kings, first to last: (version, the number of games recorded when it was crowned, unix
+/// seconds).
+pub(crate) fn kings(db: &dyn Connection) -> anyhow::Result<Vec<(usize, u32, i64)>> {
+    db.query(
+        "SELECT version, since_game, since FROM hill_kings ORDER BY since_game, since",
+        &[],
+    )?
+    .iter()
+    .map(|r| Ok((r[0].int()? as usize, r[1].int()? as u32, r[2].int()?)))
+    .collect()
+}
+
+/// Why game `game` was chosen.
+pub(crate) fn reason(db: &dyn Connection, game: u32) -> anyhow::Result<Option<String>> {
+    db.row(
+        "SELECT reason FROM hill_games WHERE game = ?1",
+        &[game.into()],
+    )?
+    .map(|r| r[0].text())
+    .transpose()
+}
+
+/// How many games are rated: each adds one to the games of each of its seats' versions, and
+/// every game of a hill has as many seats as its first (read in the time of the versions, not
+/// of the games).
+pub(crate) fn games_rated(db: &dyn Connection, versions: &[Version]) -> anyhow::Result<u32> {
+    let seats = db
+        .value(
+            "SELECT COUNT(*) FROM seats WHERE game = (SELECT MIN(idx) FROM games)",
+            &[],
+        )?
+        .int()?;
+    let games: u32 = versions.iter().map(|v| v.games).sum();
+    Ok(games / (seats.max(1) as u32))
+}

@@ -1,0 +1,216 @@
+//! A bot joins the hill: its folder is copied into the hill's own store under its content
+//! digest (`versions/<digest>/`, never used in place, so the author may go on editing it), built
+//! there, and must pass a **validation game** — one game against copies of itself, with no
+//! fault — before it is recorded, in one transaction, as its bot's next version. Until then the
+//! hill's database knows nothing of it: a `hill add` killed at any step leaves the version
+//! absent (and at most a partial folder, cleared by the next add of the same bot).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+
+use crate::bot::{BotSpec, build, roster};
+use crate::cpu::Claim;
+use crate::tournament::schedule::ScheduledGame;
+use crate::tournament::{GameParts, Played, play_one};
+
+use super::Hill;
+use super::store;
+
+/// The folder of the hill's versions.
+pub(crate) const VERSIONS: &str = "versions";
+
+/// What became of a bot folder given to `hill add`.
+#[derive(Debug, Clone)]
+pub struct Added {
+    pub bot: String,
+    /// Its version number, if it was accepted.
+    pub version: Option<u32>,
+    /// Why it was refused, if it was.
+    pub refused: Option<String>,
+}
+
+impl Added {
+    fn refused(bot: &str, why: String) -> Added {
+        Added {
+            bot: bot.into(),
+            version: None,
+            refused: Some(why),
+        }
+    }
+}
+
+/// Adds the bot of folder `source` to `hill`. `Err` is a person's mistake (no such folder, no
+/// `bot.toml`); a bot that cannot join (it does not play the hill's game, its build or its
+/// validation game fails) is `Ok` with the reason.
+pub(crate) fn add(hill: &Hill, source: &Path) -> anyhow::Result<Added> {
+    let (spec, games) = roster::load_manifest(source)?;
+    let game = &hill.config.game.game;
+    if !games.iter().any(|g| g == game) {
+        return Ok(Added::refused(
+            &spec.name,
+            format!(
+                "{}: its bot.toml lists games {games:?}, not the hill's \"{game}\"",
+                source.join(roster::MANIFEST).display()
+            ),
+        ));
+    }
+    let digest = crate::bot::digest::digest(&spec)?;
+    let versions = store::versions(hill.store.connection())?;
+    if let Some(current) = versions
+        .iter()
+        .find(|v| v.name == spec.name && v.state == "active" && v.digest == digest)
+    {
+        return Ok(Added::refused(
+            &spec.name,
+            format!(
+                "this folder is already its current version, v{}",
+                current.version
+            ),
+        ));
+    }
+    let folder = Path::new(VERSIONS).join(&digest);
+    let stored = hill.dir.join(&folder);
+    // A folder of a digest no version has may be an add killed before it was recorded.
+    let kept = versions.iter().any(|v| v.digest == digest) && stored.is_dir();
+    if !kept && let Err(why) = store_copy(hill, &spec, source, &stored) {
+        return Ok(Added::refused(&spec.name, format!("{why:#}")));
+    }
+    let built = BotSpec {
+        dir: std::path::absolute(&stored)?,
+        ..spec.clone()
+    };
+    if let Some(why) = validate(hill, &built, &digest)? {
+        return Ok(Added::refused(&spec.name, why));
+    }
+    let kept = BotSpec {
+        dir: folder,
+        ..spec.clone()
+    };
+    let (id, version) = store::add_version(hill.store.connection(), &kept, &digest)?;
+    tracing::info!(bot = spec.name, version, id, digest, "version added");
+    Ok(Added {
+        bot: spec.name,
+        version: Some(version),
+        refused: None,
+    })
+}
+
+/// Copies `source` to `stored` and builds it there: into a partial folder first, renamed when
+/// built, so `versions/<digest>/` is always a whole, built copy.
+fn store_copy(hill: &Hill, spec: &BotSpec, source: &Path, stored: &Path) -> anyhow::Result<()> {
+    // Partial copies an add killed before it left behind, this one's among them.
+    let prefix = format!(
+        "{}.partial-",
+        stored.file_name().unwrap_or_default().display()
+    );
+    for entry in std::fs::read_dir(stored.parent().unwrap_or(Path::new(".")))
+        .into_iter()
+        .flatten()
+    {
+        let entry = entry?;
+        if entry.file_name().to_string_lossy().starts_with(&prefix) {
+            std::fs::remove_dir_all(entry.path())?;
+        }
+    }
+    let partial: PathBuf = stored.with_extension(format!("partial-{}", std::process::id()));
+    build::copy_folder(source, &partial)
+        .with_context(|| format!("cannot copy {} to {}", source.display(), partial.display()))?;
+    let copy = BotSpec {
+        dir: partial.clone(),
+        ..spec.clone()
+    };
+    let config = &hill.config.game;
+    let built = build::prepare(
+        std::slice::from_ref(&copy),
+        config.build_limit(),
+        config.sandbox().as_ref(),
+    );
+    let built = match built {
+        Ok(mut built) => built.remove(0),
+        Err(err) => {
+            let _ = std::fs::remove_dir_all(&partial);
+            return Err(err.context("its build failed"));
+        }
+    };
+    // A contained build ran in a build copy of its own: the version stored is what it built.
+    if built.dir != partial {
+        std::fs::remove_dir_all(&partial)?;
+        build::copy_folder(&built.dir, &partial).with_context(|| {
+            format!(
+                "cannot copy {} to {}",
+                built.dir.display(),
+                partial.display()
+            )
+        })?;
+    }
+    if stored.exists() {
+        // Left by an add killed after its rename and before it was recorded.
+        std::fs::remove_dir_all(stored)?;
+    }
+    std::fs::rename(&partial, stored).with_context(|| {
+        format!(
+            "cannot rename {} to {}",
+            partial.display(),
+            stored.display()
+        )
+    })
+}
+
+/// Plays the validation game of `bot`: one game of the hill's against copies of itself.
+/// Returns why it failed, if it did.
+fn validate(hill: &Hill, bot: &BotSpec, digest: &str) -> anyhow::Result<Option<String>> {
+    let players = hill.config.players();
+    let seats: Vec<BotSpec> = (0..players)
+        .map(|seat| BotSpec {
+            name: match seat {
+                0 => bot.name.clone(),
+                n => format!("{} (copy {n})", bot.name),
+            },
+            ..bot.clone()
+        })
+        .collect();
+    let config = &hill.config.game;
+    let parts = GameParts {
+        game: config.game()?,
+        claim: Claim::unpinned("a validation game".into()),
+        dir: hill.dir.join("validation").join(digest),
+        bots: seats,
+        limits: config.limits(),
+        rounds: config.rounds,
+        record_boards: config.record_boards.unwrap_or_default(),
+        options: config.options.clone(),
+        sandbox: config.sandbox(),
+        keep_working_copies: config.keep_working_copies,
+    };
+    let game = ScheduledGame {
+        index: 0,
+        seed: u64::from_str_radix(&digest[..16], 16).unwrap_or_default() ^ hill.seed,
+        seats: (0..players).collect(),
+    };
+    let Played { outcome, .. } = crate::game::runtime()?.block_on(play_one(parts, game, 1));
+    let result = match outcome {
+        Ok(result) => result,
+        Err(harness) => {
+            return Ok(Some(format!(
+                "its validation game could not be played (koth's own fault, not the bot's; try \
+                 again): {harness}"
+            )));
+        }
+    };
+    let faulted = result.bots.iter().find(|b| {
+        let f = &b.fault_counts;
+        f.timed_out + f.crashed + f.bad_output + f.failed_to_start > 0
+    });
+    Ok(faulted.map(|b| {
+        let first = b
+            .faults
+            .first()
+            .map(|f| format!("{:?}: {}", f.kind, f.reason))
+            .unwrap_or_else(|| format!("{:?}", b.status));
+        format!(
+            "its validation game (against copies of itself, in {}) had faults: {first}",
+            hill.dir.join("validation").join(digest).display()
+        )
+    }))
+}

@@ -1,0 +1,415 @@
+//! The hill through the real `koth` binary: real bot processes (the graded noughts & crosses
+//! players of `scripts/graded-ttt`), a real SQLite file, kills and restarts.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::support::cpus::own_cpu_locks;
+use crate::support::tournament::{koth, leaderboard, query, repo, succeed};
+
+/// A graded bot `name` in `root/<folder>`: the perfect move with probability `p`.
+fn graded(root: &Path, folder: &str, name: &str, p: f64) -> PathBuf {
+    let dir = root.join(folder);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(
+        repo().join("scripts/graded-ttt/graded.py"),
+        dir.join("graded.py"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("bot.toml"),
+        format!("name = {name:?}\nrun = \"python3 -u graded.py {p}\"\ngames = [\"tictactoe\"]\n"),
+    )
+    .unwrap();
+    dir
+}
+
+/// Creates a hill of noughts & crosses in `root/hill`, with `extra` keys.
+fn hill(root: &Path, extra: &str) -> PathBuf {
+    let file = root.join("hill-t.toml");
+    std::fs::write(
+        &file,
+        format!("game = \"tictactoe\"\nrounds = 4\nanswer_ms = 2000\nseed = 3\njobs = 2\n{extra}"),
+    )
+    .unwrap();
+    let dir = root.join("hill");
+    succeed(
+        koth()
+            .args(["hill", "create"])
+            .arg(&file)
+            .arg("--dir")
+            .arg(&dir),
+    );
+    dir
+}
+
+fn hill_command(dir: &Path) -> Command {
+    let mut command = koth();
+    own_cpu_locks(&mut command, dir.parent().unwrap());
+    command
+}
+
+fn add(dir: &Path, bots: &[&Path]) -> Output {
+    hill_command(dir)
+        .args(["hill", "add"])
+        .args(bots)
+        .arg("--hill")
+        .arg(dir)
+        .output()
+        .unwrap()
+}
+
+fn add_ok(dir: &Path, bots: &[&Path]) -> String {
+    let output = add(dir, bots);
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    stdout
+}
+
+fn start_run(dir: &Path, extra: &[&str]) -> Child {
+    hill_command(dir)
+        .args(["hill", "run"])
+        .arg(dir)
+        .args(extra)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Waits (at most 60 s) until `sql` counts at least `count`.
+fn wait_for(dir: &Path, sql: &str, count: i64) {
+    let start = Instant::now();
+    loop {
+        if dir.join("results.sqlite").exists() && query(dir, sql) >= count {
+            return;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "waited a minute for {sql} to reach {count}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Games recorded with a seat of version `label` (`name vN`).
+fn games_of(label: &str) -> String {
+    format!("SELECT COUNT(*) FROM results r JOIN bots b ON b.id = r.bot WHERE b.name = '{label}'")
+}
+
+/// Every recorded game counted once, everywhere the hill counts it.
+fn assert_counted_once(dir: &Path) {
+    let results = query(dir, "SELECT COUNT(*) FROM results");
+    let done = query(dir, "SELECT COUNT(*) FROM games WHERE state = 'done'");
+    assert_eq!(
+        results,
+        query(
+            dir,
+            "SELECT COUNT(*) FROM seats s JOIN games g ON g.idx = s.game WHERE g.state = 'done'"
+        ),
+        "one result per seat of every game done"
+    );
+    assert_eq!(
+        query(dir, "SELECT COUNT(*) FROM hill_games WHERE rated = 1"),
+        done
+    );
+    assert_eq!(query(dir, "SELECT COUNT(*) FROM hill_ratings"), results);
+    assert_eq!(
+        query(dir, "SELECT COALESCE(SUM(games), 0) FROM hill_versions"),
+        results
+    );
+}
+
+fn stop(mut child: Child) {
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
+    child.wait().unwrap();
+}
+
+#[test]
+fn bots_added_while_the_hill_plays_get_games_and_a_new_version_replaces_the_old() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = hill(tmp.path(), "placement_games = 3\n");
+    let strong = graded(tmp.path(), "strong", "Strong", 1.0);
+    let weak = graded(tmp.path(), "weak", "Weak", 0.0);
+    let out = add_ok(&dir, &[&strong, &weak]);
+    assert!(
+        out.contains("Strong v1: accepted") && out.contains("Weak v1: accepted"),
+        "{out}"
+    );
+    // Copied into the hill, never used in place: the author's folder may change or go.
+    assert_eq!(std::fs::read_dir(dir.join("versions")).unwrap().count(), 2);
+    let run = start_run(&dir, &[]);
+    wait_for(&dir, "SELECT COUNT(*) FROM games WHERE state = 'done'", 3);
+    // A second run of the same hill is refused while the first plays.
+    let second = hill_command(&dir)
+        .args(["hill", "run"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(!second.status.success());
+    assert!(String::from_utf8_lossy(&second.stderr).contains("in use by another koth"));
+
+    let middle = graded(tmp.path(), "middle", "Middle", 0.6);
+    add_ok(&dir, &[&middle]);
+    wait_for(&dir, &games_of("Middle v1"), 3);
+    let reasons = query(
+        &dir,
+        "SELECT COUNT(*) FROM hill_games WHERE reason LIKE 'placement game 1 of 3 for Middle v1%'",
+    );
+    assert_eq!(
+        reasons, 1,
+        "its first game was chosen as a placement game, and says so"
+    );
+
+    // The same name again, with other contents: its next version.
+    std::fs::write(
+        weak.join("bot.toml"),
+        "name = \"Weak\"\nrun = \"python3 -u graded.py 0.3\"\ngames = [\"tictactoe\"]\n",
+    )
+    .unwrap();
+    let out = add_ok(&dir, &[&weak]);
+    assert!(out.contains("Weak v2: accepted"), "{out}");
+    let v1_then = query(&dir, &games_of("Weak v1"));
+    wait_for(&dir, &games_of("Weak v2"), 3);
+    // Games of v1 chosen before v2 arrived may finish (at most `jobs` were running); no more.
+    assert!(query(&dir, &games_of("Weak v1")) <= v1_then + 2);
+    // The same folder again is not a new version.
+    let same = add(&dir, &[&weak]);
+    assert!(!same.status.success());
+    assert!(String::from_utf8_lossy(&same.stdout).contains("already its current version, v2"));
+    stop(run);
+    assert_counted_once(&dir);
+
+    let board = leaderboard(&dir);
+    let standings = board["standings"].as_array().unwrap();
+    let names: Vec<(&str, u64)> = standings
+        .iter()
+        .map(|s| (s["name"].as_str().unwrap(), s["version"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(names.len(), 3, "{board}");
+    assert!(
+        names.contains(&("Weak", 2)) && !names.contains(&("Weak", 1)),
+        "{names:?}"
+    );
+    for s in standings {
+        assert!(s["games"].as_u64().unwrap() >= 3, "{s}");
+    }
+    // The old version's games stay in the history.
+    let status = succeed(koth().args(["hill", "status"]).arg(&dir));
+    let status = String::from_utf8_lossy(&status.stdout);
+    assert!(status.contains("Weak v1: replaced after"), "{status}");
+}
+
+#[test]
+fn a_hill_killed_at_any_moment_loses_and_repeats_no_game_nor_half_adds_a_bot() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = hill(tmp.path(), "sandbox = false\nplacement_games = 2\n");
+    let bots: Vec<PathBuf> = (0..3)
+        .map(|k| {
+            graded(
+                tmp.path(),
+                &format!("b{k}"),
+                &format!("B{k}"),
+                k as f64 / 2.0,
+            )
+        })
+        .collect();
+    let refs: Vec<&Path> = bots.iter().map(PathBuf::as_path).collect();
+    // Killed while adding (copying, building or validating): absent, or whole.
+    let mut adding = hill_command(&dir)
+        .args(["hill", "add"])
+        .args(&refs)
+        .arg("--hill")
+        .arg(&dir)
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(400));
+    adding.kill().unwrap();
+    adding.wait().unwrap();
+    let versions = query(&dir, "SELECT COUNT(*) FROM hill_versions");
+    assert_eq!(query(&dir, "SELECT COUNT(*) FROM bots"), versions);
+    for entry in std::fs::read_dir(dir.join("versions"))
+        .into_iter()
+        .flatten()
+    {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        if !name.contains(".partial") {
+            assert!(
+                query(
+                    &dir,
+                    &format!("SELECT COUNT(*) FROM hill_versions WHERE digest = '{name}'")
+                ) <= 1
+            );
+        }
+    }
+    // Added again: those already in are their current version, the rest join.
+    let _ = add(&dir, &refs);
+    assert_eq!(query(&dir, "SELECT COUNT(*) FROM hill_versions"), 3);
+
+    for round in 0..2 {
+        let mut run = start_run(&dir, &[]);
+        let before = query(&dir, "SELECT COUNT(*) FROM games WHERE state = 'done'");
+        wait_for(
+            &dir,
+            "SELECT COUNT(*) FROM games WHERE state = 'done'",
+            before + 2 + round,
+        );
+        run.kill().unwrap(); // SIGKILL: no chance to clean up
+        run.wait().unwrap();
+        // The queue is in the database: chosen games were written before they were played.
+        assert!(
+            query(
+                &dir,
+                "SELECT COUNT(*) FROM games WHERE state IN ('pending', 'running')"
+            ) > 0
+        );
+    }
+    let done = query(&dir, "SELECT COUNT(*) FROM games WHERE state = 'done'");
+    let output = hill_command(&dir)
+        .args(["hill", "run"])
+        .arg(&dir)
+        .args(["--games", "3"])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(
+        query(&dir, "SELECT COUNT(*) FROM games WHERE state = 'done'"),
+        done + 3
+    );
+    assert_counted_once(&dir);
+    // Each game's seed is the hill's seed and its number's, whenever it was chosen.
+    let seeds: Vec<i64> = (0..2)
+        .map(|g| query(&dir, &format!("SELECT seed FROM games WHERE idx = {g}")))
+        .collect();
+    assert_ne!(seeds[0], seeds[1]);
+}
+
+#[test]
+fn a_bot_that_faults_too_often_is_suspended_until_resumed_or_replaced() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = hill(
+        tmp.path(),
+        "sandbox = false\nplacement_games = 2\nsuspend_window = 4\nsuspend_share = 0.2\n",
+    );
+    let good = graded(tmp.path(), "good", "Good", 1.0);
+    let other = graded(tmp.path(), "other", "Other", 0.5);
+    // Plays its validation game well, then crashes at its first move in every later game.
+    let flaky = tmp.path().join("flaky");
+    std::fs::create_dir_all(&flaky).unwrap();
+    let counter = tmp.path().join("flaky-games");
+    std::fs::write(
+        flaky.join("flaky.sh"),
+        format!(
+            "#!/bin/sh\necho x >> {counter:?}\n\
+             if [ $(wc -l < {counter:?}) -gt 2 ]; then exit 3; fi\n\
+             exec python3 -u {:?} 1.0\n",
+            good.join("graded.py")
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        flaky.join("bot.toml"),
+        "name = \"Flaky\"\nrun = \"sh flaky.sh\"\ngames = [\"tictactoe\"]\n",
+    )
+    .unwrap();
+    add_ok(&dir, &[&good, &other, &flaky]);
+    let suspended = "SELECT COUNT(*) FROM hill_versions WHERE suspended IS NOT NULL";
+    let run = start_run(&dir, &[]);
+    wait_for(&dir, suspended, 1);
+    let status = succeed(koth().args(["hill", "status"]).arg(&dir));
+    let status = String::from_utf8_lossy(&status.stdout);
+    assert!(
+        status.contains("Flaky v1 is suspended: faults (crashed") && status.contains("resume-bot"),
+        "{status}"
+    );
+    // Suspended: no more games of it.
+    std::thread::sleep(Duration::from_millis(300));
+    let then = query(&dir, &games_of("Flaky v1"));
+    wait_for(
+        &dir,
+        "SELECT COUNT(*) FROM games WHERE state = 'done'",
+        query(&dir, "SELECT COUNT(*) FROM games WHERE state = 'done'") + 4,
+    );
+    assert!(query(&dir, &games_of("Flaky v1")) <= then + 1);
+
+    // Resumed: scheduled again, its faults counted afresh.
+    succeed(
+        koth()
+            .args(["hill", "resume-bot", "Flaky", "--hill"])
+            .arg(&dir),
+    );
+    assert_eq!(query(&dir, suspended), 0);
+    let resumed = query(&dir, &games_of("Flaky v1"));
+    wait_for(&dir, &games_of("Flaky v1"), resumed + 2);
+
+    // A fixed version brings it back too.
+    wait_for(&dir, suspended, 1);
+    std::fs::write(
+        flaky.join("flaky.sh"),
+        format!("exec python3 -u {:?} 1.0\n", good.join("graded.py")),
+    )
+    .unwrap();
+    add_ok(&dir, &[&flaky]);
+    wait_for(&dir, &games_of("Flaky v2"), 2);
+    stop(run);
+    assert_eq!(
+        query(
+            &dir,
+            "SELECT COUNT(*) FROM hill_versions WHERE state = 'active' AND suspended IS NOT NULL"
+        ),
+        0
+    );
+    assert_counted_once(&dir);
+    let unknown = koth()
+        .args(["hill", "retire", "Nobody", "--hill"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(!unknown.status.success());
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("no active bot \"Nobody\""));
+}
+
+#[test]
+fn a_graded_pool_is_ranked_in_its_true_order() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = hill(tmp.path(), "sandbox = false\nplacement_games = 4\n");
+    let strengths = [0.0, 0.5, 1.0];
+    let bots: Vec<PathBuf> = strengths
+        .iter()
+        .map(|p| graded(tmp.path(), &format!("p{p}"), &format!("p={p}"), *p))
+        .collect();
+    let refs: Vec<&Path> = bots.iter().map(PathBuf::as_path).collect();
+    add_ok(&dir, &refs);
+    succeed(
+        hill_command(&dir)
+            .args(["hill", "run"])
+            .arg(&dir)
+            .args(["--games", "24"]),
+    );
+    let board = leaderboard(&dir);
+    let order: Vec<&str> = board["standings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(order, ["p=1", "p=0.5", "p=0"], "{board}");
+    assert_eq!(board["king"], "p=1 v1", "{board}");
+    for s in board["standings"].as_array().unwrap() {
+        assert!(s["low"].as_f64().unwrap() < s["rating"].as_f64().unwrap());
+    }
+}
