@@ -18,7 +18,7 @@ use tournament::{leaderboard, run_tournament};
 use koth::bot::Sandbox;
 use koth::bot::cgroup::BotGroups;
 use koth::bot::sandbox;
-use koth::bot::{BotError, BotProcess, BotSpec, StderrLog};
+use koth::bot::{BotError, BotProcess, BotSpec, Ending, StderrLog};
 
 const LIMIT: Duration = Duration::from_secs(5);
 
@@ -166,7 +166,7 @@ async fn every_escape_a_hostile_bot_tries_is_held() {
         || survivors(&format!("{marker}-daemon")).len() == 1,
         "the daemon to start",
     );
-    process.finish(LIMIT).await;
+    process.finish(LIMIT, Ending::Exit).await;
     wait_for(
         || survivors(&marker).is_empty(),
         "every process of the bot to end",
@@ -544,7 +544,7 @@ async fn the_cpu_clock_measures_a_contained_bot_not_its_sandbox() {
             "{cpu:?}"
         );
     }
-    process.finish(LIMIT).await;
+    process.finish(LIMIT, Ending::Exit).await;
 }
 
 /// What the hostile bots of a game reported of their attempts (`TRY … -> HELD …`), from its
