@@ -94,6 +94,10 @@ impl Game for RatRace {
         true
     }
 
+    fn check_bot(&self, bot: &BotSpec) -> anyhow::Result<()> {
+        protocol_of(bot).map(drop)
+    }
+
     fn breakdown_file(&self) -> Option<&'static str> {
         Some(RESULTS)
     }
@@ -291,7 +295,8 @@ pub(crate) fn protocol_of(spec: &BotSpec) -> anyhow::Result<Protocol> {
         None => Ok(Protocol::Text),
         Some(name) => Protocol::named(name).with_context(|| {
             format!(
-                "{spec}: the rat race has no protocol {name:?} (there are: {})",
+                "{spec}: `[protocols] ratrace` = {name:?}: the rat race has no such protocol \
+                 (there are: {})",
                 Protocol::NAMES.join(", ")
             )
         }),
