@@ -36,7 +36,7 @@ use tokio::task::JoinSet;
 use crate::bot::BotStatus;
 use crate::bot::{BotSpec, Limits, Sandbox, roster, sandbox};
 use crate::cpu::Claim;
-use crate::game::{Average, Game, MatchResult, MatchSetup, RecordBoards};
+use crate::game::{Average, BotResult, Game, MatchResult, MatchSetup, RecordBoards};
 
 use config::Config;
 use gauntlet::{Gauntlet, SprtConfig, Verdict};
@@ -82,9 +82,6 @@ pub(crate) struct Tournament {
     refused: Vec<usize>,
     /// Who this koth is in the games it claims.
     pub(crate) claimant: Claimant,
-    /// Per bot, how many of its games in a row, in the order their results came in, failed at
-    /// start-up; counted afresh by each run or resume.
-    start_failures: Vec<u32>,
     /// A gauntlet's pairs and results so far; `None` for any other tournament.
     gauntlet: Option<Gauntlet>,
     /// Held while this koth plays the folder's games (SQLite only).
@@ -343,7 +340,6 @@ impl Tournament {
             name: store.meta("name")?.unwrap_or_default(),
             seed,
             game: config.game()?,
-            start_failures: vec![0; bots.len()],
             gauntlet: gauntlet_of(&store, &store.results()?)?,
             bots,
             limits: config.limits(),
@@ -519,12 +515,19 @@ impl Tournament {
                 Ok(result) => {
                     let folder = store::game_dir(&self.dir, game.index);
                     let recording = Instant::now();
-                    let accepted = self
-                        .store
-                        .record_result(&game, attempt, &result, wall_ms, &folder)?;
+                    let start_failed: Vec<Option<bool>> =
+                        result.bots.iter().map(failed_at_start).collect();
+                    let streaks = self.store.record_result(
+                        &game,
+                        attempt,
+                        &result,
+                        wall_ms,
+                        &folder,
+                        &start_failed,
+                    )?;
                     let db_ms = claim_ms.remove(&game.index).unwrap_or_default()
                         + recording.elapsed().as_secs_f64() * 1000.0;
-                    if !accepted {
+                    let Some(streaks) = streaks else {
                         let message = format!(
                             "game {} attempt {attempt} ended after its claim ran out and another \
                              worker took it: this result is not counted",
@@ -533,9 +536,9 @@ impl Tournament {
                         tracing::warn!("{message}");
                         bar.suspend(|| eprintln!("koth: {message}"));
                         continue;
-                    }
+                    };
                     tracing::info!(game = game.index, attempt, wall_ms, db_ms, "game finished");
-                    for bot in self.count_start_failures(&game, &result)? {
+                    for bot in self.bench_failing(&streaks)? {
                         let spec = &self.bots[bot];
                         let reason = spec.benched.as_deref().unwrap_or_default();
                         bar.suspend(|| eprintln!("koth: {:?} is {reason}", spec.name));
@@ -634,25 +637,12 @@ impl Tournament {
         self.store.skip(&against)
     }
 
-    /// Counts the start-up failures of `result`'s bots and benches every bot whose failures in
-    /// a row reach [`BENCH_AFTER`]; returns the bots it benched.
-    fn count_start_failures(
-        &mut self,
-        game: &ScheduledGame,
-        result: &MatchResult,
-    ) -> anyhow::Result<Vec<usize>> {
+    /// Benches every bot whose start-up failures in a row (`streaks`, by bot, as the database
+    /// keeps them) reach [`BENCH_AFTER`]; returns the bots it benched.
+    fn bench_failing(&mut self, streaks: &[(usize, u32)]) -> anyhow::Result<Vec<usize>> {
         let mut benched = Vec::new();
-        for (&bot, outcome) in game.seats.iter().zip(&result.bots) {
-            let failed_at_start = match outcome.status {
-                BotStatus::FailedToStart => true,
-                BotStatus::Crashed => outcome.timing.answers == 0,
-                // A benched seat says nothing new about the bot.
-                BotStatus::Benched => continue,
-                _ => false,
-            };
-            let failures = &mut self.start_failures[bot];
-            *failures = if failed_at_start { *failures + 1 } else { 0 };
-            if *failures >= BENCH_AFTER && self.bots[bot].benched.is_none() {
+        for &(bot, failures) in streaks {
+            if failures >= BENCH_AFTER && self.bots[bot].benched.is_none() {
                 let unbench = crate::interrupt::shell_command(&[
                     "koth".as_ref(),
                     "tournament".as_ref(),
@@ -686,6 +676,18 @@ impl Tournament {
             record_boards: self.record_boards,
             sandbox: self.sandbox.clone(),
         }
+    }
+}
+
+/// Whether a bot failed at start-up in a game (did not start, or crashed before its first
+/// answer), for its streak towards the bench; `None` for a benched seat, which says nothing new
+/// about the bot.
+fn failed_at_start(outcome: &BotResult) -> Option<bool> {
+    match outcome.status {
+        BotStatus::FailedToStart => Some(true),
+        BotStatus::Crashed => Some(outcome.timing.answers == 0),
+        BotStatus::Benched => None,
+        _ => Some(false),
     }
 }
 

@@ -169,7 +169,7 @@ fn the_dashboard_counts_games_live_lists_them_and_opens_their_replays() {
         .arg(tournament_file(tmp.path(), 12))
         .arg("--dir")
         .arg(&dir)
-        .args(["--serve", "127.0.0.1:0"])
+        .args(["--serve", "127.0.0.1:0", "--serve-after"])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -268,6 +268,56 @@ fn the_dashboard_counts_games_live_lists_them_and_opens_their_replays() {
         client.close().await.unwrap();
     });
     drop(run);
+}
+
+#[test]
+fn serve_lasts_as_long_as_the_run_unless_serve_after_is_given() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bots = sample_bots(2);
+    let folders: Vec<&Path> = bots.iter().map(|(dir, _)| dir.as_path()).collect();
+    let file = paths_file(
+        tmp.path(),
+        &folders,
+        "games = 2\nrounds = 1\nsandbox = false\n",
+    );
+    // Unattended: the dashboard serves while the run plays, and koth exits when it is done.
+    let mut run = Killed(
+        koth()
+            .args(["tournament", "run"])
+            .arg(&file)
+            .arg("--dir")
+            .arg(tmp.path().join("t"))
+            .args(["--serve", "127.0.0.1:0"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = run.0.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "koth still serves after its run"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert!(status.success());
+    let mut stdout = String::new();
+    std::io::Read::read_to_string(&mut run.0.stdout.take().unwrap(), &mut stdout).unwrap();
+    assert!(stdout.contains("Dashboard: http://127.0.0.1:"), "{stdout}");
+    assert!(!stdout.contains("stays at"), "{stdout}");
+    // --serve-after asks for the dashboard after the run, so it needs --serve.
+    let alone = koth()
+        .args(["tournament", "run"])
+        .arg(&file)
+        .arg("--serve-after")
+        .output()
+        .unwrap();
+    assert!(!alone.status.success());
+    assert!(String::from_utf8_lossy(&alone.stderr).contains("--serve"));
 }
 
 #[test]

@@ -534,8 +534,8 @@ fn sample_database(dir: &Path) -> std::path::PathBuf {
     let me = store::Claimant::new(30);
     let first = store.claim(&me, &[], 3).unwrap().unwrap();
     assert_eq!(first.game, schedule[0]);
-    let recorded = store.record_result(&first.game, first.attempt, &result, 5.0, dir);
-    assert!(recorded.unwrap());
+    let recorded = store.record_result(&first.game, first.attempt, &result, 5.0, dir, &[]);
+    assert!(recorded.unwrap().is_some());
     let second = store.claim(&me, &[], 3).unwrap().unwrap();
     store
         .record_harness_fault(second.game.index, second.attempt, "boom", false)

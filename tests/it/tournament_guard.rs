@@ -447,3 +447,32 @@ fn a_bot_failing_at_start_up_three_games_in_a_row_is_benched_until_unbenched() {
         assert_eq!(standing["on_bench"], benched, "{standing}");
     }
 }
+
+#[test]
+fn a_start_failure_streak_is_carried_on_by_a_resume() {
+    let tmp = tempfile::tempdir().unwrap();
+    let marker = marker("streak");
+    let mut bots = stalling_bots(tmp.path(), 1, &marker, 2);
+    bots.push(repo().join("tests/tournament_bots/crasher"));
+    let bots: Vec<&Path> = bots.iter().map(PathBuf::as_path).collect();
+    let file = tournament_file(
+        tmp.path(),
+        &bots,
+        &format!("games = 5\njobs = 1\nseed = 4\n{STALL_LIMITS}"),
+    );
+    let out = tmp.path().join("t");
+    let tournament = start(&file, &out);
+    wait_for("game 2 to stall", || stalled(&out, 2));
+    // Two failures at start-up in a row, then koth is stopped.
+    assert_eq!(statuses(&out, "Crasher"), ["crashed", "crashed"]);
+    tournament.stop(Signal::SIGTERM);
+    assert_no_survivors(&marker);
+    stop_stalling(&bots[..1]);
+    succeed(koth().args(["tournament", "resume"]).arg(&out));
+    assert_every_game_once(&out, 5);
+    // The third failure in a row, the first after the resume, benches it.
+    assert_eq!(
+        statuses(&out, "Crasher"),
+        ["crashed", "crashed", "crashed", "benched", "benched"]
+    );
+}

@@ -328,6 +328,7 @@ fn two_tournaments_at_once_are_both_played_by_the_same_workers() {
     // `run --db` submits and plays in one process, its dashboard beside it.
     let mut run = koth()
         .args(["tournament", "run", "--db", &url, "--serve", "127.0.0.1:0"])
+        .arg("--serve-after")
         .arg(&file)
         .arg("--dir")
         .arg(root.path().join("run"))
@@ -431,7 +432,7 @@ fn a_tournament_of_an_older_schema_is_brought_up_to_date_and_a_newer_one_refused
         .query_one("SELECT value FROM meta WHERE key = 'schema_version'", &[])
         .unwrap()
         .get(0);
-    assert_eq!(version, "5");
+    assert_eq!(version, "6");
     let counted: (i64, i64) = client
         .query_one(
             "SELECT crashed_faults, bad_output_faults FROM results WHERE seat = 0",
@@ -444,6 +445,7 @@ fn a_tournament_of_an_older_schema_is_brought_up_to_date_and_a_newer_one_refused
         ("games", "lease_until"),
         ("bots", "hash"),
         ("files", "zstd"),
+        ("bots", "start_failures"),
     ] {
         let found: i64 = client
             .query_one(

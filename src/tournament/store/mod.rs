@@ -410,10 +410,13 @@ impl Store {
         )
     }
 
-    /// Records a finished game — its bots' results, its state, and, in a shared database, the
-    /// files of its folder `dir` (compressed) — in one transaction. Returns `false`, recording
-    /// nothing, if `attempt` is no longer the game's: its claim was lost and another worker has
-    /// it, so this result must not count.
+    /// Records a finished game — its bots' results, its state, each bot's start-failure streak
+    /// (`start_failed`, per seat: whether it failed at start-up, `None` for a seat that says
+    /// nothing of it), and, in a shared database, the files of its folder `dir` (compressed) —
+    /// in one transaction. Returns each counted bot's streak after the game (failures at
+    /// start-up in a row, kept with the bench so that a resume carries it on), or `None`,
+    /// recording nothing, if `attempt` is no longer the game's: its claim was lost and another
+    /// worker has it, so this result must not count.
     pub fn record_result(
         &self,
         game: &ScheduledGame,
@@ -421,7 +424,8 @@ impl Store {
         result: &MatchResult,
         wall_ms: f64,
         dir: &Path,
-    ) -> anyhow::Result<bool> {
+        start_failed: &[Option<bool>],
+    ) -> anyhow::Result<Option<Vec<(usize, u32)>>> {
         anyhow::ensure!(
             result.bots.len() == game.seats.len(),
             "game {} returned {} results for {} bots",
@@ -442,7 +446,7 @@ impl Store {
                 params![game.index, attempt, wall_ms],
             )?;
             if accepted == 0 {
-                return Ok(false);
+                return Ok(None);
             }
             // One statement for the seats and one for the files: round trips are most of a
             // shared database's cost.
@@ -499,7 +503,41 @@ impl Store {
                     &values,
                 )?;
             }
-            Ok(true)
+            let counted: Vec<Value> = game
+                .seats
+                .iter()
+                .zip(start_failed)
+                .filter_map(|(&bot, failed)| Some([bot.into(), i64::from((*failed)?).into()]))
+                .flatten()
+                .collect();
+            if counted.is_empty() {
+                return Ok(Some(Vec::new()));
+            }
+            // One statement for every seat, its text fixed by the number of seats.
+            let pairs = (0..counted.len() / 2)
+                .map(|i| {
+                    format!(
+                        "(CAST(?{} AS BIGINT), CAST(?{} AS BIGINT))",
+                        2 * i + 1,
+                        2 * i + 2
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join(", ");
+            let streaks = db.query(
+                &format!(
+                    "UPDATE bots SET start_failures = CASE WHEN s.column2 = 1
+                         THEN bots.start_failures + 1 ELSE 0 END
+                     FROM (VALUES {pairs}) AS s WHERE bots.id = s.column1
+                     RETURNING bots.id, bots.start_failures"
+                ),
+                &counted,
+            )?;
+            streaks
+                .iter()
+                .map(|r| Ok((r[0].int()? as usize, r[1].int()? as u32)))
+                .collect::<anyhow::Result<_>>()
+                .map(Some)
         })
     }
 
@@ -555,10 +593,16 @@ impl Store {
         Ok(())
     }
 
-    /// Takes bot `bot` off the bench (a bot not on it stays as it is).
+    /// Takes bot `bot` off the bench (a bot not on it stays as it is), its start-failure streak
+    /// counted afresh.
     pub(crate) fn unbench(&self, bot: usize) -> anyhow::Result<()> {
-        self.db
-            .execute("DELETE FROM bench WHERE bot = ?1", params![bot])?;
+        self.db.transaction(|db| {
+            db.execute("DELETE FROM bench WHERE bot = ?1", params![bot])?;
+            db.execute(
+                "UPDATE bots SET start_failures = 0 WHERE id = ?1",
+                params![bot],
+            )
+        })?;
         Ok(())
     }
 
@@ -932,24 +976,41 @@ mod tests {
         let second = claim(&[]).unwrap();
         assert_eq!(second.game.index, 1);
         let folder = dir.path();
-        assert!(
-            store
-                .record_result(&first.game, 1, &result_of(&first.game), 5.0, folder)
-                .unwrap()
-        );
+        // The first seat failed at start-up, the second did not, a third says nothing.
+        let failed = [Some(true), Some(false), None];
+        let failed = &failed[..first.game.seats.len()];
+        let streaks = store
+            .record_result(&first.game, 1, &result_of(&first.game), 5.0, folder, failed)
+            .unwrap()
+            .expect("the result of the game's attempt counts");
+        let (one, two) = (first.game.seats[0], first.game.seats[1]);
+        let mut streaks = streaks;
+        streaks.sort_unstable();
+        let mut expected = vec![(one, 1), (two, 0)];
+        expected.sort_unstable();
+        assert_eq!(streaks, expected);
         // The same result again, or one for an attempt that is not the game's, does not count.
         assert!(
-            !store
-                .record_result(&first.game, 1, &result_of(&first.game), 5.0, folder)
+            store
+                .record_result(&first.game, 1, &result_of(&first.game), 5.0, folder, failed)
                 .unwrap()
+                .is_none()
         );
         store.record_harness_fault(1, 1, "boom", false).unwrap();
         let retried = claim(&[]).unwrap();
         assert_eq!((retried.game.index, retried.attempt), (1, 2));
         assert!(
-            !store
-                .record_result(&retried.game, 1, &result_of(&retried.game), 5.0, folder)
+            store
+                .record_result(
+                    &retried.game,
+                    1,
+                    &result_of(&retried.game),
+                    5.0,
+                    folder,
+                    &[]
+                )
                 .unwrap()
+                .is_none()
         );
         store.record_harness_fault(1, 2, "boom", true).unwrap();
         // Games with a refused bot are left in the queue.
@@ -982,6 +1043,25 @@ mod tests {
         assert_eq!(store.benched().unwrap(), [(2, "broken".to_string())]);
         store.unbench(2).unwrap();
         assert_eq!(store.benched().unwrap(), []);
+        // The streak was kept in the database, and is counted on after the reopening.
+        let streak = |bot: usize| {
+            store
+                .db
+                .value(
+                    "SELECT start_failures FROM bots WHERE id = ?1",
+                    params![bot],
+                )
+                .unwrap()
+                .int()
+                .unwrap()
+        };
+        assert_eq!((streak(one), streak(two)), (1, 0));
+        store.unbench(one).unwrap();
+        assert_eq!(
+            streak(one),
+            0,
+            "a bot given its seats back starts a new streak"
+        );
     }
 
     fn claim_index(store: &Store, me: &Claimant) -> Option<(u32, u32)> {
