@@ -476,3 +476,58 @@ fn a_start_failure_streak_is_carried_on_by_a_resume() {
         ["crashed", "crashed", "crashed", "benched", "benched"]
     );
 }
+
+#[test]
+fn a_second_signal_ends_koth_at_once_when_the_first_stop_hangs() {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::OpenOptionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let log = tmp.path().join("log");
+    let transcripts = log.join("transcripts");
+    std::fs::create_dir_all(&transcripts).unwrap();
+    // The bot's transcript is a pipe nobody reads, as a disk that stopped taking writes: once
+    // it is full, writing it blocks, and so does the first signal's flush of the transcripts.
+    let fifo = transcripts.join("ratrace-colorscore-py.txt");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+    let reader = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::libc::O_NONBLOCK)
+        .open(&fifo)
+        .unwrap();
+    let child = koth()
+        .args(["ratrace", "--boards", "50", "--seed", "1", "--bot"])
+        .arg(repo().join("bots/ratrace-colorscore-py"))
+        .arg("--log-dir")
+        .arg(&log)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut koth = Running(Some(child));
+    let queued = || {
+        let mut bytes: nix::libc::c_int = 0;
+        // SAFETY: FIONREAD writes the pipe's unread byte count into `bytes`.
+        unsafe { nix::libc::ioctl(reader.as_raw_fd(), nix::libc::FIONREAD, &mut bytes) };
+        bytes
+    };
+    // A pipe takes 64 KiB, in pages: the transcript's 8 KiB writes block a little before.
+    wait_for("the transcript's pipe to fill", || queued() >= 48 << 10);
+    let pid = Pid::from_raw(koth.id() as i32);
+    kill(pid, Signal::SIGINT).unwrap();
+    std::thread::sleep(Duration::from_secs(1));
+    let child = koth.0.as_mut().unwrap();
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the first stop hangs on the transcript"
+    );
+    kill(pid, Signal::SIGINT).unwrap();
+    let output = exit_within(koth.0.take().unwrap(), Duration::from_secs(5));
+    assert_eq!(output.status.code(), Some(128 + Signal::SIGINT as i32));
+    let message = stderr(&output);
+    // The first stop never got as far as saying so.
+    assert!(
+        message.contains("SIGINT again: exiting at once") && !message.contains("interrupted"),
+        "{message}"
+    );
+    drop(reader);
+}
