@@ -44,7 +44,7 @@ use leaderboard::Leaderboard;
 use lock::FolderLock;
 use schedule::ScheduledGame;
 use store::{Claimant, Claimed, Store, StoredResult};
-use worker::{POLL, Renewals, prepare_copy, relative_to};
+use worker::{POLL, prepare_copy, relative_to};
 
 /// The copy of the tournament file kept in the tournament folder.
 pub(crate) const CONFIG_COPY: &str = "tournament.toml";
@@ -435,15 +435,13 @@ impl Tournament {
         };
         bar.suspend(|| eprintln!("koth: games run {placement}"));
         tracing::info!("games run {placement}");
-        // A shared database's claims are leases, renewed on a connection of their own for as
-        // long as this koth plays.
-        let _renewals = match self.store.is_shared() {
-            true => Some(Renewals::start(
-                self.store.reconnect()?,
-                self.claimant.clone(),
-            )),
-            false => None,
-        };
+        // A shared database's claims are leases, renewed every third of theirs while games
+        // run, between the loop's other statements on the one connection: the games run on
+        // threads of their own, so nothing here waits long.
+        let every = std::time::Duration::from_secs((self.claimant.lease_s / 3).max(1));
+        let mut renewal = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+        renewal.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let shared = self.store.is_shared();
         let mut running = JoinSet::new();
         // The time each running game's claim took, logged with its result's as the database's
         // cost of the game (`scripts/bench-workers.sh` reads it).
@@ -483,15 +481,26 @@ impl Tournament {
                 // Games other workers hold: done soon, or back in the queue if they die.
                 tokio::time::sleep(POLL).await;
                 continue;
-            } else if self.store.is_shared() && running.len() < self.jobs {
-                // A free slot: look at the queue again now and then, for games released by a
-                // worker that died.
+            } else {
+                // With a free slot, the queue is looked at again now and then, for games
+                // released by a worker that died.
+                let poll = shared && running.len() < self.jobs;
                 tokio::select! {
                     joined = running.join_next() => joined,
-                    () = tokio::time::sleep(POLL) => continue,
+                    () = tokio::time::sleep(POLL), if poll => continue,
+                    _ = renewal.tick(), if shared => {
+                        if let Err(err) = self.store.renew(&self.claimant) {
+                            // Renewed again at the next beat; a lease that runs out meanwhile
+                            // goes to another worker, and this one's late result is then not
+                            // counted.
+                            tracing::warn!(
+                                "cannot renew the claims of {}: {err:#}",
+                                self.claimant.worker
+                            );
+                        }
+                        continue;
+                    }
                 }
-            } else {
-                running.join_next().await
             };
             let Some(joined) = joined else {
                 continue;

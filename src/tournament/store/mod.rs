@@ -31,7 +31,7 @@ use super::schedule::ScheduledGame;
 use sql::{Connection, Dialect, Row, Value};
 
 pub const FILE: &str = sqlite::FILE;
-pub use postgres::{is_url, shown, tournaments};
+pub use postgres::{Database, is_url, shown};
 pub(crate) use sqlite::check_exists;
 
 /// Parameters of a statement, each turned into a [`Value`].
