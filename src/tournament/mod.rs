@@ -82,6 +82,9 @@ pub(crate) struct Tournament {
     refused: Vec<usize>,
     /// Who this koth is in the games it claims.
     pub(crate) claimant: Claimant,
+    /// Per bot, how many of its games in a row, in the order their results came in, failed at
+    /// start-up: read from the database, and written there with each result that changes one.
+    start_failures: Vec<u32>,
     /// A gauntlet's pairs and results so far; `None` for any other tournament.
     gauntlet: Option<Gauntlet>,
     /// Held while this koth plays the folder's games (SQLite only).
@@ -340,6 +343,7 @@ impl Tournament {
             name: store.meta("name")?.unwrap_or_default(),
             seed,
             game: config.game()?,
+            start_failures: store.start_failures()?,
             gauntlet: gauntlet_of(&store, &store.results()?)?,
             bots,
             limits: config.limits(),
@@ -524,19 +528,13 @@ impl Tournament {
                 Ok(result) => {
                     let folder = store::game_dir(&self.dir, game.index);
                     let recording = Instant::now();
-                    let start_failed: Vec<Option<bool>> =
-                        result.bots.iter().map(failed_at_start).collect();
-                    let streaks = self.store.record_result(
-                        &game,
-                        attempt,
-                        &result,
-                        wall_ms,
-                        &folder,
-                        &start_failed,
-                    )?;
+                    let streaks = self.streaks_after(&game, &result);
+                    let accepted = self
+                        .store
+                        .record_result(&game, attempt, &result, wall_ms, &folder, &streaks)?;
                     let db_ms = claim_ms.remove(&game.index).unwrap_or_default()
                         + recording.elapsed().as_secs_f64() * 1000.0;
-                    let Some(streaks) = streaks else {
+                    if !accepted {
                         let message = format!(
                             "game {} attempt {attempt} ended after its claim ran out and another \
                              worker took it: this result is not counted",
@@ -545,8 +543,11 @@ impl Tournament {
                         tracing::warn!("{message}");
                         bar.suspend(|| eprintln!("koth: {message}"));
                         continue;
-                    };
+                    }
                     tracing::info!(game = game.index, attempt, wall_ms, db_ms, "game finished");
+                    for &(bot, failures) in &streaks {
+                        self.start_failures[bot] = failures;
+                    }
                     for bot in self.bench_failing(&streaks)? {
                         let spec = &self.bots[bot];
                         let reason = spec.benched.as_deref().unwrap_or_default();
@@ -646,8 +647,26 @@ impl Tournament {
         self.store.skip(&against)
     }
 
-    /// Benches every bot whose start-up failures in a row (`streaks`, by bot, as the database
-    /// keeps them) reach [`BENCH_AFTER`]; returns the bots it benched.
+    /// The start-up failure streaks `result` changes: each of its bots' failures in a row after
+    /// it, where that differs from before.
+    fn streaks_after(&self, game: &ScheduledGame, result: &MatchResult) -> Vec<(usize, u32)> {
+        game.seats
+            .iter()
+            .zip(&result.bots)
+            .filter_map(|(&bot, outcome)| {
+                let before = self.start_failures[bot];
+                let after = if failed_at_start(outcome)? {
+                    before + 1
+                } else {
+                    0
+                };
+                (after != before).then_some((bot, after))
+            })
+            .collect()
+    }
+
+    /// Benches every bot whose start-up failures in a row (`streaks`: the bots whose streak
+    /// this game changed) reach [`BENCH_AFTER`]; returns the bots it benched.
     fn bench_failing(&mut self, streaks: &[(usize, u32)]) -> anyhow::Result<Vec<usize>> {
         let mut benched = Vec::new();
         for &(bot, failures) in streaks {

@@ -321,6 +321,82 @@ fn serve_lasts_as_long_as_the_run_unless_serve_after_is_given() {
 }
 
 #[test]
+fn a_noughts_and_crosses_tournament_reads_at_1280_by_800_with_times_in_ms_and_winners() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bot = |name: &str| repo().join("bots").join(name);
+    let file = tmp.path().join("ttt.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "game = \"tictactoe\"\nbots = [{:?}, {:?}]\ngames = 150\njobs = 2\nsandbox = false\n\
+             seed = 3\n",
+            bot("ttt-python"),
+            bot("ttt-js")
+        ),
+    )
+    .unwrap();
+    let dir = tmp.path().join("t");
+    run_tournament(&file, &dir, &[]);
+    let (_server, port) = serve(&dir);
+    let runtime = koth::game::runtime().unwrap();
+    runtime.block_on(async {
+        let (_driver, client) = browser().await;
+        client.set_window_size(1280, 800).await.unwrap();
+        client
+            .goto(&format!("http://127.0.0.1:{port}/"))
+            .await
+            .unwrap();
+        until("the leaderboard and the games are shown", || async {
+            text_of(&client, "#leaderboard").await.contains("games")
+                && text_of(&client, "#games-count")
+                    .await
+                    .starts_with("150 games")
+        })
+        .await;
+        // Nothing is wider than the window: no sideways scrolling.
+        let widths = client
+            .execute(
+                "return [document.documentElement.scrollWidth, window.innerWidth, \
+                 document.getElementById('leaderboard').getBoundingClientRect().right];",
+                vec![],
+            )
+            .await
+            .unwrap();
+        let widths: Vec<f64> = serde_json::from_value(widths).unwrap();
+        assert!(
+            widths[0] <= widths[1] && widths[2] <= widths[1],
+            "page, window and leaderboard widths: {widths:?}"
+        );
+        // Each game's time: milliseconds below a second, never "0 s"; and who won.
+        let rows = client
+            .execute(
+                "return [...document.querySelectorAll('#games tr')].slice(1)\
+                 .map((r) => [...r.cells].map((c) => c.textContent));",
+                vec![],
+            )
+            .await
+            .unwrap();
+        let rows: Vec<Vec<String>> = serde_json::from_value(rows).unwrap();
+        assert!(!rows.is_empty());
+        let names = ["Win or Block (Python)", "Fork Hunter (JS)"];
+        for row in &rows {
+            let (winner, time) = (&row[3], &row[4]);
+            assert!(
+                time.ends_with(" ms") || (time.ends_with(" s") && time != "0 s"),
+                "{row:?}"
+            );
+            assert!(
+                winner == "draw" || names.iter().any(|n| winner == n),
+                "{row:?}"
+            );
+        }
+        assert!(rows.iter().any(|row| row[4].ends_with(" ms")), "{rows:?}");
+        screenshot(&client, "dashboard-tictactoe-1280x800.png").await;
+        client.close().await.unwrap();
+    });
+}
+
+#[test]
 fn a_paths_game_s_points_are_plotted_round_by_round() {
     let tmp = tempfile::tempdir().unwrap();
     let bots = sample_bots(2);

@@ -410,13 +410,12 @@ impl Store {
         )
     }
 
-    /// Records a finished game — its bots' results, its state, each bot's start-failure streak
-    /// (`start_failed`, per seat: whether it failed at start-up, `None` for a seat that says
-    /// nothing of it), and, in a shared database, the files of its folder `dir` (compressed) —
-    /// in one transaction. Returns each counted bot's streak after the game (failures at
-    /// start-up in a row, kept with the bench so that a resume carries it on), or `None`,
-    /// recording nothing, if `attempt` is no longer the game's: its claim was lost and another
-    /// worker has it, so this result must not count.
+    /// Records a finished game — its bots' results, its state, the start-failure streaks it
+    /// changed (`streaks`: a bot and its failures at start-up in a row, kept with the bench so
+    /// that a resume carries them on), and, in a shared database, the files of its folder `dir`
+    /// (compressed) — in one transaction. Returns `false`, recording nothing, if `attempt` is no
+    /// longer the game's: its claim was lost and another worker has it, so this result must not
+    /// count.
     pub fn record_result(
         &self,
         game: &ScheduledGame,
@@ -424,8 +423,8 @@ impl Store {
         result: &MatchResult,
         wall_ms: f64,
         dir: &Path,
-        start_failed: &[Option<bool>],
-    ) -> anyhow::Result<Option<Vec<(usize, u32)>>> {
+        streaks: &[(usize, u32)],
+    ) -> anyhow::Result<bool> {
         anyhow::ensure!(
             result.bots.len() == game.seats.len(),
             "game {} returned {} results for {} bots",
@@ -446,7 +445,7 @@ impl Store {
                 params![game.index, attempt, wall_ms],
             )?;
             if accepted == 0 {
-                return Ok(None);
+                return Ok(false);
             }
             // One statement for the seats and one for the files: round trips are most of a
             // shared database's cost.
@@ -503,41 +502,17 @@ impl Store {
                     &values,
                 )?;
             }
-            let counted: Vec<Value> = game
-                .seats
-                .iter()
-                .zip(start_failed)
-                .filter_map(|(&bot, failed)| Some([bot.into(), i64::from((*failed)?).into()]))
-                .flatten()
-                .collect();
-            if counted.is_empty() {
-                return Ok(Some(Vec::new()));
+            // Only the streaks that changed (none, while every bot starts), each its own row
+            // lock, taken in the order of the bots so that two results never deadlock.
+            let mut streaks = streaks.to_vec();
+            streaks.sort_unstable();
+            for (bot, failures) in streaks {
+                db.execute(
+                    "UPDATE bots SET start_failures = ?2 WHERE id = ?1",
+                    params![bot, failures],
+                )?;
             }
-            // One statement for every seat, its text fixed by the number of seats.
-            let pairs = (0..counted.len() / 2)
-                .map(|i| {
-                    format!(
-                        "(CAST(?{} AS BIGINT), CAST(?{} AS BIGINT))",
-                        2 * i + 1,
-                        2 * i + 2
-                    )
-                })
-                .collect::<Vec<_>>()
-                .join(", ");
-            let streaks = db.query(
-                &format!(
-                    "UPDATE bots SET start_failures = CASE WHEN s.column2 = 1
-                         THEN bots.start_failures + 1 ELSE 0 END
-                     FROM (VALUES {pairs}) AS s WHERE bots.id = s.column1
-                     RETURNING bots.id, bots.start_failures"
-                ),
-                &counted,
-            )?;
-            streaks
-                .iter()
-                .map(|r| Ok((r[0].int()? as usize, r[1].int()? as u32)))
-                .collect::<anyhow::Result<_>>()
-                .map(Some)
+            Ok(true)
         })
     }
 
@@ -604,6 +579,14 @@ impl Store {
             )
         })?;
         Ok(())
+    }
+
+    /// Each bot's start-up failures in a row, by id, as last recorded.
+    pub(crate) fn start_failures(&self) -> anyhow::Result<Vec<u32>> {
+        let rows = self
+            .db
+            .query("SELECT start_failures FROM bots ORDER BY id", &[])?;
+        rows.iter().map(|r| Ok(r[0].int()? as u32)).collect()
     }
 
     /// The bots on the bench, by id, with why.
@@ -976,31 +959,39 @@ mod tests {
         let second = claim(&[]).unwrap();
         assert_eq!(second.game.index, 1);
         let folder = dir.path();
-        // The first seat failed at start-up, the second did not, a third says nothing.
-        let failed = [Some(true), Some(false), None];
-        let failed = &failed[..first.game.seats.len()];
-        let streaks = store
-            .record_result(&first.game, 1, &result_of(&first.game), 5.0, folder, failed)
-            .unwrap()
-            .expect("the result of the game's attempt counts");
+        // The first seat's bot failed at start-up: its streak is now 1.
         let (one, two) = (first.game.seats[0], first.game.seats[1]);
-        let mut streaks = streaks;
-        streaks.sort_unstable();
-        let mut expected = vec![(one, 1), (two, 0)];
-        expected.sort_unstable();
-        assert_eq!(streaks, expected);
-        // The same result again, or one for an attempt that is not the game's, does not count.
+        let streaks = [(one, 1)];
         assert!(
             store
-                .record_result(&first.game, 1, &result_of(&first.game), 5.0, folder, failed)
+                .record_result(
+                    &first.game,
+                    1,
+                    &result_of(&first.game),
+                    5.0,
+                    folder,
+                    &streaks
+                )
                 .unwrap()
-                .is_none()
+        );
+        // The same result again, or one for an attempt that is not the game's, does not count.
+        assert!(
+            !store
+                .record_result(
+                    &first.game,
+                    1,
+                    &result_of(&first.game),
+                    5.0,
+                    folder,
+                    &[(one, 2)]
+                )
+                .unwrap()
         );
         store.record_harness_fault(1, 1, "boom", false).unwrap();
         let retried = claim(&[]).unwrap();
         assert_eq!((retried.game.index, retried.attempt), (1, 2));
         assert!(
-            store
+            !store
                 .record_result(
                     &retried.game,
                     1,
@@ -1010,7 +1001,6 @@ mod tests {
                     &[]
                 )
                 .unwrap()
-                .is_none()
         );
         store.record_harness_fault(1, 2, "boom", true).unwrap();
         // Games with a refused bot are left in the queue.
