@@ -95,6 +95,27 @@ done
 echo "$many_games games of instant bots, many workers of 1 game at a time at once, server defaults" \
   "(max_connections $(psql -qtA -h 127.0.0.1 -p "$port" -U koth -d postgres -c 'SHOW max_connections'))":
 root=$(tournament many "$many_games" 0)
+# The server's CPU time so far, in ms: the postmaster's, its reaped backends' and its live
+# processes' (each connection is a backend process that ends with it).
+server_cpu() {
+  python3 - "$(head -1 "$work/data/postmaster.pid")" <<'PY'
+import os, sys
+tick = os.sysconf("SC_CLK_TCK")
+def fields(pid):
+    return open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+master = sys.argv[1]
+f = fields(master)
+total = sum(int(x) for x in f[11:15])  # utime stime cutime cstime
+for pid in os.listdir("/proc"):
+    try:
+        c = fields(pid)
+    except (OSError, ValueError):
+        continue
+    if pid.isdigit() and c[1] == master:
+        total += int(c[11]) + int(c[12])
+print(total * 1000 / tick)
+PY
+}
 for workers in 3 50; do
   db="m$workers"
   url=$(pg_database "$db")
@@ -108,6 +129,7 @@ for workers in 3 50; do
     done
   ) > "$work/connections-$db.txt" &
   sampler=$!
+  cpu_before=$(server_cpu)
   start=$(seconds)
   pids=()
   for i in $(seq "$workers"); do
@@ -119,6 +141,8 @@ for workers in 3 50; do
   for pid in "${pids[@]}"; do wait "$pid" || failed=$((failed + 1)); done
   end=$(seconds)
   kill "$sampler"; wait "$sampler" 2>/dev/null || true
+  sleep 1 # the workers' backends exit and are reaped
+  cpu_ms=$(python3 -c "print(($(server_cpu) - $cpu_before) / $many_games)")
   errors=$(cat "$root"/"$db"-*.err | grep -ci 'connect\|too many clients' || true)
   done_games=$(psql -qtA -h 127.0.0.1 -p "$port" -U koth -d "$db" \
     -c "SELECT COUNT(*) FROM koth_t1.games WHERE state = 'done'")
@@ -130,7 +154,7 @@ ms = [float(x) for x in open(sys.argv[1]) if x.strip()]
 peak = max([int(x) for x in open(sys.argv[2]) if x.strip().isdigit()] or [0])
 print(f"  {$workers} workers: {$done_games} of $many_games games done in {$end - $start:.1f} s, "
       f"{$failed} worker(s) failed, {$errors} connection error line(s), at most {peak} connections; "
-      f"database cost per game median {statistics.median(ms):.2f} ms, "
+      f"the server's CPU per game {$cpu_ms:.2f} ms; a game's wait on the database median {statistics.median(ms):.2f} ms, "
       f"p95 {sorted(ms)[int(0.95 * (len(ms) - 1))]:.2f} ms ({len(ms)} games)")
 PY
 done
