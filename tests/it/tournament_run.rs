@@ -189,7 +189,8 @@ fn a_protocol_a_game_does_not_offer_is_one_error_before_the_first_game() {
         "typo.toml",
         "\"Typo\"",
         "bot.toml",
-        "`[protocols] ratrace` = \"laen\"",
+        "`[protocols] ratrace` of bot",
+        "\"laen\"",
         "lean",
     ] {
         assert!(stderr.contains(part), "{part}: {stderr}");

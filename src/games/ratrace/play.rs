@@ -95,7 +95,9 @@ impl Game for RatRace {
     }
 
     fn check_bot(&self, bot: &BotSpec) -> anyhow::Result<()> {
-        protocol_of(bot).map(drop)
+        protocol_of(bot)
+            .map(drop)
+            .map_err(|e| anyhow::anyhow!("`[protocols] ratrace` of {e:#}"))
     }
 
     fn breakdown_file(&self) -> Option<&'static str> {
@@ -295,8 +297,7 @@ pub(crate) fn protocol_of(spec: &BotSpec) -> anyhow::Result<Protocol> {
         None => Ok(Protocol::Text),
         Some(name) => Protocol::named(name).with_context(|| {
             format!(
-                "{spec}: `[protocols] ratrace` = {name:?}: the rat race has no such protocol \
-                 (there are: {})",
+                "{spec}: the rat race has no protocol {name:?} (there are: {})",
                 Protocol::NAMES.join(", ")
             )
         }),
