@@ -7,7 +7,7 @@ use std::time::Duration;
 use criterion::{Criterion, criterion_group, criterion_main};
 use koth::bot::Sandbox;
 use koth::bot::sandbox;
-use koth::bot::{BotProcess, BotSpec, StderrLog};
+use koth::bot::{BotProcess, BotSpec, Ending, StderrLog};
 
 const LIMIT: Duration = Duration::from_secs(5);
 
@@ -42,7 +42,7 @@ fn containment(c: &mut Criterion) {
                 runtime.block_on(async {
                     let mut bot = BotProcess::spawn(spec, &stderr).unwrap();
                     bot.ask("ready", LIMIT).await.unwrap();
-                    bot.finish(LIMIT).await;
+                    bot.finish(LIMIT, Ending::Exit).await;
                 })
             })
         });
@@ -50,7 +50,7 @@ fn containment(c: &mut Criterion) {
         c.bench_function(&format!("answer {label}"), |b| {
             b.iter(|| runtime.block_on(bot.ask("NONE", LIMIT)).unwrap())
         });
-        runtime.block_on(bot.finish(LIMIT));
+        runtime.block_on(bot.finish(LIMIT, Ending::Exit));
     }
 }
 

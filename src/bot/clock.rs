@@ -13,6 +13,19 @@ pub const MAX_LIMIT_MS: u64 = 3_600_000;
 /// and arenas (CodinGame, Halite) give the first turn more time for the same reason.
 pub(crate) const STARTUP_GRACE: Duration = Duration::from_secs(2);
 
+/// What a bot must do once its game is over and its input closes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Ending {
+    /// Exit within the exit limit: the game's protocol asks for it, and a late exit is a
+    /// fault (`did not exit within …`).
+    #[default]
+    Exit,
+    /// Nothing: the game's original protocol never asked its bots to exit (its server dropped
+    /// them), and a bot written for it may loop on end of input. It still has the exit limit,
+    /// then its processes are ended, and nothing is recorded against it.
+    Dropped,
+}
+
 /// Time limits for one bot's answers.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Limits {

@@ -40,7 +40,7 @@ pub mod timing;
 pub mod transcript;
 pub(crate) mod uid;
 
-pub use clock::{Clock, Limits, MAX_LIMIT_MS, cpu_time};
+pub use clock::{Clock, Ending, Limits, MAX_LIMIT_MS, cpu_time};
 pub use error::BotError;
 pub use fault::{
     BotStatus, FAULTS_KEPT_PER_KIND, Fault, FaultCounts, FaultKind, FaultLog, cut_line,

@@ -32,7 +32,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, ChildStdin, Command};
 
 use super::cgroup::BotGroups;
-use super::clock::{STARTUP_GRACE, tree_cpu_time};
+use super::clock::{Ending, STARTUP_GRACE, tree_cpu_time};
 use super::lines::{LineReader, MAX_LINE, ReadEvent};
 use super::live::{kill_group, register};
 use super::sandbox::{self, Launch, Started};
@@ -532,8 +532,8 @@ impl BotProcess {
 
     /// Ends the conversation: sends queued lines, closes the bot's stdin and waits up to `limit`
     /// for it to exit. Whatever happens, every process of the bot is gone afterwards.
-    /// Returns the fault if the bot did not exit in time.
-    pub async fn finish(mut self, limit: Duration) -> Option<BotError> {
+    /// Returns the fault if the bot did not exit in time and `ending` asked it to.
+    pub async fn finish(mut self, limit: Duration, ending: Ending) -> Option<BotError> {
         let mut fault = None;
         self.thaw();
         if self.stopped.is_none() {
@@ -545,7 +545,7 @@ impl BotProcess {
                     () = self.stdout.discard_to_end() => drop(self.child.wait().await),
                 }
             };
-            if tokio::time::timeout(limit, exit).await.is_err() {
+            if tokio::time::timeout(limit, exit).await.is_err() && ending == Ending::Exit {
                 let late = BotError::NoExit { limit };
                 self.record_fault(&late);
                 fault = Some(late);

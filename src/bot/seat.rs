@@ -26,8 +26,8 @@ use anyhow::Context;
 
 use super::process::Asked;
 use super::{
-    Answer, AnswerStats, BotError, BotProcess, BotSpec, Clock, Fault, FaultKind, FaultLog, Limits,
-    StderrLog, Transcript, stderr::STDERR_CAP,
+    Answer, AnswerStats, BotError, BotProcess, BotSpec, Clock, Ending, Fault, FaultKind, FaultLog,
+    Limits, StderrLog, Transcript, stderr::STDERR_CAP,
 };
 
 /// The folder of a match's stderr files, in its log folder.
@@ -42,6 +42,9 @@ pub(crate) const ROUND_NOTE: &str = "round ";
 pub(crate) const PRIVATE_FILE_NOTE: &str = "private file ";
 /// The note stating the match's limits ([`limits_note`]).
 pub(crate) const LIMITS_NOTE: &str = "limits ";
+/// The note of a game whose bots need not exit at its end ([`Ending::Dropped`]), so that
+/// `koth replay --drive` holds a new build to the same.
+pub(crate) const DROPPED_NOTE: &str = "no exit expected";
 
 /// `limits answer_ms=A exit_ms=E clock=wall` (or `clock=cpu backstop_ms=B`): the limits a
 /// transcript's bot had, for `koth replay --drive` to hold a new build to the same.
@@ -112,6 +115,8 @@ pub struct SeatOptions {
     /// A file in the bot's folder that is emptied when the match starts and kept across its
     /// rounds (paths' `data.txt`).
     pub private_file: Option<&'static str>,
+    /// Whether the bot must exit at the end of the match ([`Seat::finish`]).
+    pub ending: Ending,
 }
 
 impl SeatOptions {
@@ -121,6 +126,7 @@ impl SeatOptions {
             restart,
             pipe_bytes: None,
             private_file: None,
+            ending: Ending::Exit,
         }
     }
 }
@@ -199,6 +205,9 @@ impl Seat {
         // `koth replay --drive` finds a transcript by this name as well as by its file's.
         transcript.note(&format!("{BOT_NOTE}{}", spec.name));
         transcript.note(&limits_note(&options.limits));
+        if options.ending == Ending::Dropped {
+            transcript.note(DROPPED_NOTE);
+        }
         if let Some(file) = options.private_file {
             let path = spec.dir.join(file);
             std::fs::File::create(&path)
@@ -325,7 +334,8 @@ impl Seat {
 
     /// Ends the process after the last line of its round (with [`Restart::EveryRound`]) or of
     /// the match: its input is closed and it has the exit limit to end; a late exit is recorded,
-    /// its reason after `context`. A stopped process (or none) just goes.
+    /// its reason after `context`, unless the game's [`Ending`] is [`Ending::Dropped`]. A stopped
+    /// process (or none) just goes.
     pub(crate) async fn finish(&mut self, context: &str) {
         let Some(process) = self.process.take() else {
             return;
@@ -333,7 +343,10 @@ impl Seat {
         self.ended_timing.merge(process.stats());
         if process.is_stopped() {
             process.kill().await;
-        } else if let Some(late) = process.finish(self.options.limits.exit).await {
+        } else if let Some(late) = process
+            .finish(self.options.limits.exit, self.options.ending)
+            .await
+        {
             self.record(
                 &late,
                 At {

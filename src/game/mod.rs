@@ -138,6 +138,15 @@ pub trait Game: Sync + Replay {
             None => Ok(()),
         }
     }
+
+    /// Whether `bot` asks for something of this game it cannot have (a protocol it does not
+    /// offer, in its `[protocols]`): asked of every bot before a tournament's first game, so a
+    /// typo is one error naming the bot and its key, not a harness fault per game.
+    fn check_bot(&self, bot: &crate::bot::BotSpec) -> anyhow::Result<()> {
+        let _ = bot;
+        Ok(())
+    }
+
     /// The game's own table for the leaderboard, from the folders of the games played so far
     /// (each holding the [`Game::breakdown_file`] its play wrote); none by default.
     fn breakdown(&self, game_dirs: &[std::path::PathBuf]) -> Option<Breakdown> {

@@ -137,7 +137,7 @@ async fn play(hill: &Hill, jobs: usize, games: Option<u32>, refit: &Refit) -> an
                 let wall_ms = elapsed.as_secs_f64() * 1000.0;
                 if hill
                     .store
-                    .record_result(&game, attempt, &result, wall_ms, &folder)?
+                    .record_result(&game, attempt, &result, wall_ms, &folder, &[])?
                 {
                     recorded += 1;
                     let names: Vec<String> = result

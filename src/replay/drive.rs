@@ -19,11 +19,11 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 
 use crate::bot::seat::{
-    self, BOT_NOTE, LIMITS_NOTE, PRIVATE_FILE_NOTE, ROUND_NOTE, TRANSCRIPTS_DIR,
+    self, BOT_NOTE, DROPPED_NOTE, LIMITS_NOTE, PRIVATE_FILE_NOTE, ROUND_NOTE, TRANSCRIPTS_DIR,
 };
 use crate::bot::stderr::STDERR_CAP;
 use crate::bot::transcript::{TRANSCRIPT_FULL_NOTE, TRANSCRIPT_LINE_BYTES, TURN_NOTE};
-use crate::bot::{self, BotError, BotProcess, BotSpec, Limits, StderrLog, Transcript};
+use crate::bot::{self, BotError, BotProcess, BotSpec, Ending, Limits, StderrLog, Transcript};
 
 /// One round of a transcript, as the bot lived it.
 #[derive(Debug, Clone, PartialEq)]
@@ -98,6 +98,8 @@ pub struct Script {
     pub limits: Option<Limits>,
     /// A file in the bot's folder that the game emptied at the start of the match.
     pub private_file: Option<String>,
+    /// Whether the game asked the bot to exit at its end (its `# no exit expected` note).
+    pub ending: Ending,
     pub rounds: Vec<RoundScript>,
     /// The round in which the transcript reached its size limit and stopped: that round and
     /// the later ones were not recorded whole.
@@ -111,6 +113,7 @@ impl Script {
             bot: None,
             limits: None,
             private_file: None,
+            ending: Ending::Exit,
             rounds: Vec::new(),
             full_in_round: None,
         };
@@ -152,6 +155,8 @@ impl Script {
                         .parse()
                         .map_err(|_| bad(index, "expected `# turn T`"))?;
                     turn = Some(number);
+                } else if note == DROPPED_NOTE {
+                    script.ending = Ending::Dropped;
                 } else if note.starts_with(TRANSCRIPT_FULL_NOTE) {
                     script.full_in_round = script.rounds.last().map(|r| r.round);
                 }
@@ -414,6 +419,7 @@ pub(crate) async fn drive(
             spec,
             round,
             options.limits,
+            script.ending,
             stop_at_first,
             &stderr,
             &mut differences,
@@ -446,6 +452,7 @@ async fn drive_round(
     spec: &BotSpec,
     round: &RoundScript,
     limits: Limits,
+    ending: Ending,
     stop_at_first: bool,
     stderr: &StderrLog,
     differences: &mut Vec<Difference>,
@@ -527,7 +534,7 @@ async fn drive_round(
             }
         }
     }
-    let exit = process.finish(limits.exit).await;
+    let exit = process.finish(limits.exit, ending).await;
     let then = round.end_fault.as_ref().map(|f| f.kind.as_str());
     let now = exit.as_ref().map(BotError::status_name);
     if then != now {

@@ -69,13 +69,17 @@ enum Command {
     Leaderboard(LeaderboardArgs),
 }
 
-/// `--serve [ADDR]` of `run` and `resume`.
+/// `--serve [ADDR]` and `--serve-after` of `run` and `resume`.
 #[derive(Debug, clap::Args)]
 struct ServeArg {
-    /// Serve the web dashboard (`koth serve`) on ADDR while the run plays, and after it until
-    /// Ctrl-C [default: 127.0.0.1:8080].
+    /// Serve the web dashboard (`koth serve`) on ADDR while the run plays
+    /// [default: 127.0.0.1:8080].
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:8080")]
     serve: Option<std::net::SocketAddr>,
+    /// With --serve: keep serving the dashboard after the run, until Ctrl-C (without it, koth
+    /// exits when the run ends, as an unattended script needs).
+    #[arg(long, requires = "serve")]
+    serve_after: bool,
 }
 
 /// A tournament to read: its folder, or its name in a PostgreSQL database.
@@ -263,7 +267,8 @@ fn play_folder(
 }
 
 /// Plays the tournament's unfinished games and prints its leaderboard; with `--serve`, serves
-/// the dashboard of `watched` (the tournament) meanwhile and after, until koth is stopped.
+/// the dashboard of `watched` (the tournament) meanwhile, and with `--serve-after` after it
+/// too, until koth is stopped.
 /// Stopped early, koth prints `resume`: the command that plays the games left.
 fn play(
     tournament: Tournament,
@@ -287,7 +292,7 @@ fn play(
     // A finished tournament has nothing to resume.
     drop(resume);
     print!("{}", board.render(Format::Table));
-    if let Some(addr) = dashboard {
+    if let Some(addr) = dashboard.filter(|_| serve.serve_after) {
         println!("The tournament is over; the dashboard stays at http://{addr}/ until Ctrl-C.");
         loop {
             std::thread::park();

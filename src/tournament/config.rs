@@ -179,8 +179,8 @@ impl Config {
                 game.name()
             );
         }
-        if self.jobs == Some(0) {
-            bail!("`jobs` must be at least 1");
+        if let Some(jobs) = self.jobs.filter(|jobs| !(1..=MAX_JOBS).contains(jobs)) {
+            bail!("`jobs` = {jobs}: give 1 to {MAX_JOBS} games at once");
         }
         if self.sprt.is_some() && self.challenger.is_none() {
             bail!("`sprt` stops a gauntlet's games early: it needs a `challenger`");
@@ -248,6 +248,7 @@ impl Config {
         } else {
             unreachable!("checked by Config::check")
         };
+        self.check_bots(&bots, file)?;
         if let Some(challenger) = &self.challenger {
             return self.gauntlet_bots(absolute(base, challenger), bots, file);
         }
@@ -268,6 +269,16 @@ impl Config {
         Ok(bots)
     }
 
+    /// Whether the game can give each of `bots` what it asks of it (its `[protocols]`).
+    fn check_bots(&self, bots: &[BotSpec], file: &Path) -> anyhow::Result<()> {
+        let game = self.game()?;
+        for bot in bots {
+            game.check_bot(bot)
+                .map_err(|e| anyhow::anyhow!("{}: {e:#}", file.display()))?;
+        }
+        Ok(())
+    }
+
     /// A gauntlet's bots: the challenger first, then its opponents, which are the bots listed
     /// less the challenger's own folder (a `bots_dir` holding it, say).
     fn gauntlet_bots(
@@ -277,6 +288,7 @@ impl Config {
         file: &Path,
     ) -> anyhow::Result<Vec<BotSpec>> {
         let challenger = roster::load_bot(&challenger)?;
+        self.check_bots(std::slice::from_ref(&challenger), file)?;
         let same_folder = |bot: &BotSpec| {
             let real = |dir: &Path| std::fs::canonicalize(dir).unwrap_or_else(|_| dir.into());
             real(&bot.dir) == real(&challenger.dir)
@@ -371,6 +383,10 @@ impl Config {
         Ok(name)
     }
 }
+
+/// The most games at once a tournament file may ask for (as `koth worker --jobs`): each runs
+/// its bots as processes, so a mistyped count must not start thousands.
+const MAX_JOBS: usize = 1024;
 
 /// The longest build step a tournament file may allow: a day.
 const MAX_BUILD_TIMEOUT_S: u64 = 86_400;

@@ -36,7 +36,7 @@ use tokio::task::JoinSet;
 use crate::bot::BotStatus;
 use crate::bot::{BotSpec, Limits, Sandbox, build, roster, sandbox};
 use crate::cpu::Claim;
-use crate::game::{Average, Game, MatchResult, MatchSetup, RecordBoards};
+use crate::game::{Average, BotResult, Game, MatchResult, MatchSetup, RecordBoards};
 use crate::text;
 
 use config::Config;
@@ -45,7 +45,7 @@ use leaderboard::Leaderboard;
 use lock::FolderLock;
 use schedule::ScheduledGame;
 use store::{Claimant, Claimed, Store, StoredResult};
-use worker::{POLL, Renewals, prepare_copy, relative_to};
+use worker::{POLL, prepare_copy, relative_to};
 
 /// The copy of the tournament file kept in the tournament folder.
 pub(crate) const CONFIG_COPY: &str = "tournament.toml";
@@ -98,7 +98,7 @@ pub(crate) struct Tournament {
     /// Who this koth is in the games it claims.
     pub(crate) claimant: Claimant,
     /// Per bot, how many of its games in a row, in the order their results came in, failed at
-    /// start-up; counted afresh by each run or resume.
+    /// start-up: read from the database, and written there with each result that changes one.
     start_failures: Vec<u32>,
     /// A gauntlet's pairs and results so far; `None` for any other tournament.
     gauntlet: Option<Gauntlet>,
@@ -363,7 +363,7 @@ impl Tournament {
             name: store.meta("name")?.unwrap_or_default(),
             seed,
             game: config.game()?,
-            start_failures: vec![0; bots.len()],
+            start_failures: store.start_failures()?,
             gauntlet: gauntlet_of(&store, &store.results()?)?,
             bots,
             limits: config.limits(),
@@ -461,15 +461,13 @@ impl Tournament {
         };
         bar.suspend(|| eprintln!("koth: games run {placement}"));
         tracing::info!("games run {placement}");
-        // A shared database's claims are leases, renewed on a connection of their own for as
-        // long as this koth plays.
-        let _renewals = match self.store.is_shared() {
-            true => Some(Renewals::start(
-                self.store.reconnect()?,
-                self.claimant.clone(),
-            )),
-            false => None,
-        };
+        // A shared database's claims are leases, renewed every third of theirs while games
+        // run, between the loop's other statements on the one connection: the games run on
+        // threads of their own, so nothing here waits long.
+        let every = std::time::Duration::from_secs((self.claimant.lease_s / 3).max(1));
+        let mut renewal = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+        renewal.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let shared = self.store.is_shared();
         let mut running = JoinSet::new();
         // The time each running game's claim took, logged with its result's as the database's
         // cost of the game (`scripts/bench-workers.sh` reads it).
@@ -509,15 +507,26 @@ impl Tournament {
                 // Games other workers hold: done soon, or back in the queue if they die.
                 tokio::time::sleep(POLL).await;
                 continue;
-            } else if self.store.is_shared() && running.len() < self.jobs {
-                // A free slot: look at the queue again now and then, for games released by a
-                // worker that died.
+            } else {
+                // With a free slot, the queue is looked at again now and then, for games
+                // released by a worker that died.
+                let poll = shared && running.len() < self.jobs;
                 tokio::select! {
                     joined = running.join_next() => joined,
-                    () = tokio::time::sleep(POLL) => continue,
+                    () = tokio::time::sleep(POLL), if poll => continue,
+                    _ = renewal.tick(), if shared => {
+                        if let Err(err) = self.store.renew(&self.claimant) {
+                            // Renewed again at the next beat; a lease that runs out meanwhile
+                            // goes to another worker, and this one's late result is then not
+                            // counted.
+                            tracing::warn!(
+                                "cannot renew the claims of {}: {err:#}",
+                                self.claimant.worker
+                            );
+                        }
+                        continue;
+                    }
                 }
-            } else {
-                running.join_next().await
             };
             let Some(joined) = joined else {
                 continue;
@@ -541,9 +550,10 @@ impl Tournament {
                 Ok(result) => {
                     let folder = store::game_dir(&self.dir, game.index);
                     let recording = Instant::now();
+                    let streaks = self.streaks_after(&game, &result);
                     let accepted = self
                         .store
-                        .record_result(&game, attempt, &result, wall_ms, &folder)?;
+                        .record_result(&game, attempt, &result, wall_ms, &folder, &streaks)?;
                     let db_ms = claim_ms.remove(&game.index).unwrap_or_default()
                         + recording.elapsed().as_secs_f64() * 1000.0;
                     if !accepted {
@@ -557,7 +567,10 @@ impl Tournament {
                         continue;
                     }
                     tracing::info!(game = game.index, attempt, wall_ms, db_ms, "game finished");
-                    for bot in self.count_start_failures(&game, &result)? {
+                    for &(bot, failures) in &streaks {
+                        self.start_failures[bot] = failures;
+                    }
+                    for bot in self.bench_failing(&streaks)? {
                         let spec = &self.bots[bot];
                         let reason = spec.benched.as_deref().unwrap_or_default();
                         let message = format!("{:?} is {reason}", spec.name);
@@ -659,25 +672,30 @@ impl Tournament {
         self.store.skip(&against)
     }
 
-    /// Counts the start-up failures of `result`'s bots and benches every bot whose failures in
-    /// a row reach [`BENCH_AFTER`]; returns the bots it benched.
-    fn count_start_failures(
-        &mut self,
-        game: &ScheduledGame,
-        result: &MatchResult,
-    ) -> anyhow::Result<Vec<usize>> {
+    /// The start-up failure streaks `result` changes: each of its bots' failures in a row after
+    /// it, where that differs from before.
+    fn streaks_after(&self, game: &ScheduledGame, result: &MatchResult) -> Vec<(usize, u32)> {
+        game.seats
+            .iter()
+            .zip(&result.bots)
+            .filter_map(|(&bot, outcome)| {
+                let before = self.start_failures[bot];
+                let after = if failed_at_start(outcome)? {
+                    before + 1
+                } else {
+                    0
+                };
+                (after != before).then_some((bot, after))
+            })
+            .collect()
+    }
+
+    /// Benches every bot whose start-up failures in a row (`streaks`: the bots whose streak
+    /// this game changed) reach [`BENCH_AFTER`]; returns the bots it benched.
+    fn bench_failing(&mut self, streaks: &[(usize, u32)]) -> anyhow::Result<Vec<usize>> {
         let mut benched = Vec::new();
-        for (&bot, outcome) in game.seats.iter().zip(&result.bots) {
-            let failed_at_start = match outcome.status {
-                BotStatus::FailedToStart => true,
-                BotStatus::Crashed => outcome.timing.answers == 0,
-                // A benched seat says nothing new about the bot.
-                BotStatus::Benched => continue,
-                _ => false,
-            };
-            let failures = &mut self.start_failures[bot];
-            *failures = if failed_at_start { *failures + 1 } else { 0 };
-            if *failures >= BENCH_AFTER && self.bots[bot].benched.is_none() {
+        for &(bot, failures) in streaks {
+            if failures >= BENCH_AFTER && self.bots[bot].benched.is_none() {
                 let unbench = crate::interrupt::shell_command(&[
                     "koth".as_ref(),
                     "tournament".as_ref(),
@@ -713,6 +731,18 @@ impl Tournament {
             sandbox: self.sandbox.clone(),
             keep_working_copies: self.keep_working_copies,
         }
+    }
+}
+
+/// Whether a bot failed at start-up in a game (did not start, or crashed before its first
+/// answer), for its streak towards the bench; `None` for a benched seat, which says nothing new
+/// about the bot.
+fn failed_at_start(outcome: &BotResult) -> Option<bool> {
+    match outcome.status {
+        BotStatus::FailedToStart => Some(true),
+        BotStatus::Crashed => Some(outcome.timing.answers == 0),
+        BotStatus::Benched => None,
+        _ => Some(false),
     }
 }
 

@@ -2,22 +2,22 @@
 //! of a shared PostgreSQL database.
 //!
 //! A worker goes through the database's tournaments oldest first and plays every game it can
-//! claim (see [`Store::claim`]); each claim is a lease that [`Renewals`] keeps renewing, so a
-//! worker killed with `kill -9`, or whose machine vanishes, gives its games back to the queue
-//! once its leases run out, and another worker plays them. It stops when no game it could play
+//! claim (see [`Store::claim`]); each claim is a lease that it keeps renewing while it plays
+//! (`Tournament::play_all`), so a worker killed with `kill -9`, or whose machine vanishes, gives
+//! its games back to the queue once its leases run out, and another worker plays them. A worker
+//! does all of this on one connection to the database ([`Database`]). It stops when no game it could play
 //! is left — none queued and none held by another worker — or, with `--wait`, waits for new
 //! tournaments.
 
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
-use std::sync::mpsc;
 use std::time::Duration;
 
 use anyhow::Context;
 
 use super::Tournament;
 use super::config::Config;
-use super::store::{self, Claimant, Store};
+use super::store::{self, Claimant, Database};
 use crate::bot::BotSpec;
 
 /// How long a claim lasts unless renewed, unless `--lease-s` says otherwise: a dead worker's
@@ -74,15 +74,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         store::shown(&args.db),
         work.display()
     );
+    let database = Database::connect(&args.db)?;
     // Each tournament is joined once — its bots checked and built — and kept.
     let mut joined: HashMap<String, Tournament> = HashMap::new();
     loop {
         let mut elsewhere = 0;
-        for name in store::tournaments(&args.db)? {
+        for name in database.tournaments()? {
             let tournament = match joined.entry(name.clone()) {
                 std::collections::hash_map::Entry::Occupied(entry) => entry.into_mut(),
                 std::collections::hash_map::Entry::Vacant(entry) => {
-                    let store = Store::open_postgres(&args.db, &name)?;
+                    let store = database.open(&name)?;
                     if store.unplayed(&[])? == 0 {
                         continue;
                     }
@@ -197,42 +198,6 @@ fn lexical(path: &Path) -> Vec<Component<'_>> {
         }
     }
     parts
-}
-
-/// Renews a koth's leases on the games it plays, on a connection and a thread of their own, for
-/// as long as it lives: a game's long turn never lets its lease run out.
-pub(crate) struct Renewals {
-    stop: Option<mpsc::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-impl Renewals {
-    pub(crate) fn start(store: Store, claimant: Claimant) -> Renewals {
-        let (stop, stopped) = mpsc::channel::<()>();
-        let every = Duration::from_secs((claimant.lease_s / 3).max(1));
-        let thread = std::thread::spawn(move || {
-            while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(every) {
-                if let Err(err) = store.renew(&claimant) {
-                    // Renewed again at the next beat; a lease that runs out meanwhile goes to
-                    // another worker, and this one's late result is then not counted.
-                    tracing::warn!("cannot renew the claims of {}: {err:#}", claimant.worker);
-                }
-            }
-        });
-        Renewals {
-            stop: Some(stop),
-            thread: Some(thread),
-        }
-    }
-}
-
-impl Drop for Renewals {
-    fn drop(&mut self) {
-        drop(self.stop.take());
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
-    }
 }
 
 #[cfg(test)]

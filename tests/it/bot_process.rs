@@ -9,7 +9,7 @@ use crate::support::survivors;
 use survivors::survivors;
 
 use koth::bot::transcript::{TRANSCRIPT_BYTES, TRANSCRIPT_COMPRESS_ABOVE, TRANSCRIPT_LINE_BYTES};
-use koth::bot::{BotError, BotProcess, BotSpec, Clock, FaultKind, StderrLog, Transcript};
+use koth::bot::{BotError, BotProcess, BotSpec, Clock, Ending, FaultKind, StderrLog, Transcript};
 
 fn bots_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bots")
@@ -89,7 +89,7 @@ async fn check_fault(mode: &str, kind: FaultKind, reason_part: &str) {
     assert_eq!(again.kind(), kind);
     // The fault already killed the whole group, children included.
     assert_no_survivors(&marker).await;
-    bot.finish(LIMIT).await;
+    bot.finish(LIMIT, Ending::Exit).await;
     assert_no_survivors(&marker).await;
 }
 
@@ -136,7 +136,7 @@ async fn lines_nobody_asked_for_are_never_taken_for_answers_and_do_not_block_the
     }
     bot.send("SCORE 0 0").unwrap();
     // The bot prints 400 kB on its way out, more than a pipe holds.
-    let fault = bot.finish(Duration::from_secs(5)).await;
+    let fault = bot.finish(Duration::from_secs(5), Ending::Exit).await;
     assert!(fault.is_none(), "{fault:?}");
     assert_no_survivors(&marker).await;
 }
@@ -148,10 +148,27 @@ async fn a_bot_that_never_exits_is_killed_with_its_children() {
     wait_for_child(&marker).await;
     assert_eq!(bot.ask("DESTROY 0", LIMIT).await.unwrap().line, "NONE");
     bot.send("SCORE 0 0").unwrap();
-    let fault = bot.finish(Duration::from_millis(300)).await;
+    let fault = bot.finish(Duration::from_millis(300), Ending::Exit).await;
     let fault = fault.expect("a bot that ignores the end must be reported");
     assert_eq!(fault.kind(), FaultKind::TimedOut);
     assert!(fault.to_string().contains("did not exit"), "{fault}");
+    assert_no_survivors(&marker).await;
+}
+
+#[tokio::test]
+async fn a_bot_never_asked_to_exit_is_ended_after_the_exit_limit_without_a_fault() {
+    let marker = format!("koth-test-dropped-{}", std::process::id());
+    let mut bot = BotProcess::spawn(&faulty("never_exit", &marker), &StderrLog::discard()).unwrap();
+    wait_for_child(&marker).await;
+    assert_eq!(bot.ask("DESTROY 0", LIMIT).await.unwrap().line, "NONE");
+    bot.send("SCORE 0 0").unwrap();
+    let started = Instant::now();
+    let fault = bot
+        .finish(Duration::from_millis(300), Ending::Dropped)
+        .await;
+    assert!(fault.is_none(), "{fault:?}");
+    // It had the exit limit, as a bot asked to exit has.
+    assert!(started.elapsed() >= Duration::from_millis(300));
     assert_no_survivors(&marker).await;
 }
 
@@ -168,7 +185,7 @@ async fn stderr_floods_are_capped_on_disk_and_do_not_block_the_bot() {
         assert_eq!(answer.line, "NONE");
     }
     bot.send("SCORE 0").unwrap();
-    assert!(bot.finish(LIMIT).await.is_none());
+    assert!(bot.finish(LIMIT, Ending::Exit).await.is_none());
     let written = std::fs::read_to_string(dir.path().join("bot.log")).unwrap();
     assert!(
         written.len() < 64 * 1024 + 200,
@@ -278,7 +295,7 @@ async fn bots_run_as_batch_tasks_so_they_do_not_preempt_koth() {
         0,
         "koth itself is unchanged"
     );
-    bot.finish(LIMIT).await;
+    bot.finish(LIMIT, Ending::Exit).await;
     assert_no_survivors(&marker).await;
 }
 
@@ -308,7 +325,7 @@ async fn a_transcript_marks_prompts_answers_and_the_fault_and_is_complete_when_d
     bot.ask("DESTROY 0", LIMIT).await.unwrap();
     bot.ask("BROKEN 0 N N\nACTIVATE 0", LIMIT).await.unwrap();
     bot.ask("DESTROY 1", LIMIT).await.unwrap_err();
-    bot.finish(LIMIT).await;
+    bot.finish(LIMIT, Ending::Exit).await;
     // The game's handle is the last: dropping it writes out what is still buffered.
     drop(transcript);
     let text = Transcript::read(&path).unwrap();
@@ -390,7 +407,7 @@ async fn a_transcript_keeps_the_start_of_a_huge_line_and_stops_at_its_size_limit
     // The game gets the whole line; only its record is cut.
     let answer = bot.ask("DESTROY 0", LIMIT).await.unwrap();
     assert_eq!(answer.line.len(), 1_048_575);
-    bot.finish(LIMIT).await;
+    bot.finish(LIMIT, Ending::Exit).await;
     let long_note = "y".repeat(5000);
     for _ in 0..TRANSCRIPT_BYTES / TRANSCRIPT_LINE_BYTES as u64 + 10 {
         transcript.note(&long_note);

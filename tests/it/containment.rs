@@ -18,7 +18,7 @@ use tournament::{leaderboard, run_tournament};
 
 use koth::bot::Sandbox;
 use koth::bot::cgroup::BotGroups;
-use koth::bot::{BotError, BotProcess, StderrLog};
+use koth::bot::{BotError, BotProcess, Ending, StderrLog};
 
 /// A bot folder `dir/name` holding the hostile bot, started with `marker` on its command line.
 fn hostile_folder(dir: &Path, name: &str, marker: &str) -> PathBuf {
@@ -122,7 +122,7 @@ async fn every_escape_a_hostile_bot_tries_is_held() {
         || survivors(&format!("{marker}-daemon")).len() == 1,
         "the daemon to start",
     );
-    process.finish(LIMIT).await;
+    process.finish(LIMIT, Ending::Exit).await;
     wait_for(
         || survivors(&marker).is_empty(),
         "every process of the bot to end",
@@ -488,7 +488,7 @@ async fn the_cpu_clock_measures_a_contained_bot_not_its_sandbox() {
             "{cpu:?}"
         );
     }
-    process.finish(LIMIT).await;
+    process.finish(LIMIT, Ending::Exit).await;
 }
 
 /// What the hostile bots of a game reported of their attempts (`TRY … -> HELD …`), from its

@@ -15,7 +15,7 @@ use crate::support::hostile::{LIMIT, assert_held, contained, spec, try_escape, w
 use crate::support::survivors::survivors;
 
 use koth::bot::cgroup::BotGroups;
-use koth::bot::{BotError, BotProcess, BotSpec, Clock, Sandbox, StderrLog, build};
+use koth::bot::{BotError, BotProcess, BotSpec, Clock, Ending, Sandbox, StderrLog, build};
 
 fn root() -> bool {
     nix::unistd::geteuid().is_root()
@@ -267,7 +267,7 @@ async fn memory_backed_folders_are_capped_and_nothing_is_left_in_the_working_cop
     assert_held(&mut process, "write /dev/koth-hostile").await;
     assert_held(&mut process, "bigfiles 40").await;
     let files = try_escape(&mut process, "files 20000").await;
-    process.finish(LIMIT).await;
+    process.finish(LIMIT, Ending::Exit).await;
     // Whatever it made in its folder is gone with it: the copy on disk is as koth made it.
     let mut left: Vec<String> = std::fs::read_dir(&spec.dir)
         .unwrap()
@@ -328,5 +328,5 @@ async fn a_bot_that_works_while_not_asked_is_frozen_between_its_prompts() {
     );
     // And it still answers.
     assert_held(&mut process, "whoami").await;
-    process.finish(LIMIT).await;
+    process.finish(LIMIT, Ending::Exit).await;
 }

@@ -169,7 +169,7 @@ fn the_dashboard_counts_games_live_lists_them_and_opens_their_replays() {
         .arg(tournament_file(tmp.path(), 12))
         .arg("--dir")
         .arg(&dir)
-        .args(["--serve", "127.0.0.1:0"])
+        .args(["--serve", "127.0.0.1:0", "--serve-after"])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -268,6 +268,132 @@ fn the_dashboard_counts_games_live_lists_them_and_opens_their_replays() {
         client.close().await.unwrap();
     });
     drop(run);
+}
+
+#[test]
+fn serve_lasts_as_long_as_the_run_unless_serve_after_is_given() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bots = sample_bots(2);
+    let folders: Vec<&Path> = bots.iter().map(|(dir, _)| dir.as_path()).collect();
+    let file = paths_file(
+        tmp.path(),
+        &folders,
+        "games = 2\nrounds = 1\nsandbox = false\n",
+    );
+    // Unattended: the dashboard serves while the run plays, and koth exits when it is done.
+    let mut run = Killed(
+        koth()
+            .args(["tournament", "run"])
+            .arg(&file)
+            .arg("--dir")
+            .arg(tmp.path().join("t"))
+            .args(["--serve", "127.0.0.1:0"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = run.0.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "koth still serves after its run"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert!(status.success());
+    let mut stdout = String::new();
+    std::io::Read::read_to_string(&mut run.0.stdout.take().unwrap(), &mut stdout).unwrap();
+    assert!(stdout.contains("Dashboard: http://127.0.0.1:"), "{stdout}");
+    assert!(!stdout.contains("stays at"), "{stdout}");
+    // --serve-after asks for the dashboard after the run, so it needs --serve.
+    let alone = koth()
+        .args(["tournament", "run"])
+        .arg(&file)
+        .arg("--serve-after")
+        .output()
+        .unwrap();
+    assert!(!alone.status.success());
+    assert!(String::from_utf8_lossy(&alone.stderr).contains("--serve"));
+}
+
+#[test]
+fn a_noughts_and_crosses_tournament_reads_at_1280_by_800_with_times_in_ms_and_winners() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bot = |name: &str| repo().join("bots").join(name);
+    let file = tmp.path().join("ttt.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "game = \"tictactoe\"\nbots = [{:?}, {:?}]\ngames = 150\njobs = 2\nsandbox = false\n\
+             seed = 3\n",
+            bot("ttt-python"),
+            bot("ttt-js")
+        ),
+    )
+    .unwrap();
+    let dir = tmp.path().join("t");
+    run_tournament(&file, &dir, &[]);
+    let (_server, port) = serve(&dir);
+    let runtime = koth::game::runtime().unwrap();
+    runtime.block_on(async {
+        let (_driver, client) = browser().await;
+        client.set_window_size(1280, 800).await.unwrap();
+        client
+            .goto(&format!("http://127.0.0.1:{port}/"))
+            .await
+            .unwrap();
+        until("the leaderboard and the games are shown", || async {
+            text_of(&client, "#leaderboard").await.contains("games")
+                && text_of(&client, "#games-count")
+                    .await
+                    .starts_with("150 games")
+        })
+        .await;
+        // Nothing is wider than the window: no sideways scrolling.
+        let widths = client
+            .execute(
+                "return [document.documentElement.scrollWidth, window.innerWidth, \
+                 document.getElementById('leaderboard').getBoundingClientRect().right];",
+                vec![],
+            )
+            .await
+            .unwrap();
+        let widths: Vec<f64> = serde_json::from_value(widths).unwrap();
+        assert!(
+            widths[0] <= widths[1] && widths[2] <= widths[1],
+            "page, window and leaderboard widths: {widths:?}"
+        );
+        // Each game's time: milliseconds below a second, never "0 s"; and who won.
+        let rows = client
+            .execute(
+                "return [...document.querySelectorAll('#games tr')].slice(1)\
+                 .map((r) => [...r.cells].map((c) => c.textContent));",
+                vec![],
+            )
+            .await
+            .unwrap();
+        let rows: Vec<Vec<String>> = serde_json::from_value(rows).unwrap();
+        assert!(!rows.is_empty());
+        let names = ["Win or Block (Python)", "Fork Hunter (JS)"];
+        for row in &rows {
+            let (winner, time) = (&row[3], &row[4]);
+            assert!(
+                time.ends_with(" ms") || (time.ends_with(" s") && time != "0 s"),
+                "{row:?}"
+            );
+            assert!(
+                winner == "draw" || names.iter().any(|n| winner == n),
+                "{row:?}"
+            );
+        }
+        assert!(rows.iter().any(|row| row[4].ends_with(" ms")), "{rows:?}");
+        screenshot(&client, "dashboard-tictactoe-1280x800.png").await;
+        client.close().await.unwrap();
+    });
 }
 
 #[test]

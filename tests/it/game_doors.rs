@@ -426,8 +426,12 @@ fn a_tournament_s_exit_limit_reaches_every_game() {
             &short,
             "answer_ms = 3000\nexit_ms = 300\nsandbox = false\n",
         );
-        assert!(
+        // Mad Cars' organisers never asked a bot to exit: koth ends it after exit_ms, with no
+        // fault (docs/games/madcars.md); every other game's protocol asks for the exit.
+        let asks_exit = case.game != "madcars";
+        assert_eq!(
             wrapped_faults(&short, "timed_out") >= 1,
+            asks_exit,
             "{}: 1.2 s to exit is over exit_ms = 300",
             case.game
         );

@@ -271,6 +271,67 @@ fn each_bad_answer_is_a_fault_with_the_organisers_effect_on_the_car() {
 }
 
 #[test]
+fn a_bot_looping_on_end_of_input_is_ended_after_the_game_without_a_fault() {
+    let tmp = tempfile::tempdir().unwrap();
+    let marker = format!("koth-madcars-spin-{}", std::process::id());
+    let good = player(tmp.path(), "good", "Good", "random 1");
+    // Reads end of input and spins on its last line, as 2018's C++ bots do: the organisers'
+    // server never asked a bot to exit.
+    let spinner = player(
+        tmp.path(),
+        "spinner",
+        "Spinner",
+        &format!("spin 2 0 {marker}"),
+    );
+    let log = tmp.path().join("g");
+    let one_match = [
+        "--matches",
+        "1",
+        "--map",
+        "PillMap",
+        "--car",
+        "Buggy",
+        "--seed",
+        "2",
+        "--timeout-ms",
+        "300",
+    ];
+    let (stdout, results) = game(&[&good, &spinner], &log, &one_match);
+    for name in ["Good", "Spinner"] {
+        let (kept, counts) = faults(&results, name);
+        assert!(kept.is_empty(), "{name}: {kept:?}");
+        assert_eq!(counts["timed_out"], 0, "{name}: {counts}");
+    }
+    assert!(!stdout.contains("did not exit"), "{stdout}");
+    let transcript = std::fs::read_to_string(log.join("transcripts/spinner.txt")).unwrap();
+    assert!(transcript.contains("# no exit expected\n"), "{transcript}");
+    assert!(
+        !transcript.lines().any(|l| l.starts_with("! ")),
+        "{transcript}"
+    );
+    assert!(
+        crate::support::survivors::survivors(&marker).is_empty(),
+        "the spinning bot was ended with the game"
+    );
+    // Driven again, the spinning bot is held to the same: no difference at the end.
+    let out = koth()
+        .arg("replay")
+        .arg(&log)
+        .args(["--drive"])
+        .arg(&spinner)
+        .args(["--as", "Spinner"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("identical"), "{text}");
+}
+
+#[test]
 fn mad_cars_runs_in_a_tournament_with_ratings() {
     let tmp = tempfile::tempdir().unwrap();
     let bots = [

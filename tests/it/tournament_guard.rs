@@ -447,3 +447,87 @@ fn a_bot_failing_at_start_up_three_games_in_a_row_is_benched_until_unbenched() {
         assert_eq!(standing["on_bench"], benched, "{standing}");
     }
 }
+
+#[test]
+fn a_start_failure_streak_is_carried_on_by_a_resume() {
+    let tmp = tempfile::tempdir().unwrap();
+    let marker = marker("streak");
+    let mut bots = stalling_bots(tmp.path(), 1, &marker, 2);
+    bots.push(repo().join("tests/tournament_bots/crasher"));
+    let bots: Vec<&Path> = bots.iter().map(PathBuf::as_path).collect();
+    let file = tournament_file(
+        tmp.path(),
+        &bots,
+        &format!("games = 5\njobs = 1\nseed = 4\n{STALL_LIMITS}"),
+    );
+    let out = tmp.path().join("t");
+    let tournament = start(&file, &out);
+    wait_for("game 2 to stall", || stalled(&out, 2));
+    // Two failures at start-up in a row, then koth is stopped.
+    assert_eq!(statuses(&out, "Crasher"), ["crashed", "crashed"]);
+    tournament.stop(Signal::SIGTERM);
+    assert_no_survivors(&marker);
+    stop_stalling(&bots[..1]);
+    succeed(koth().args(["tournament", "resume"]).arg(&out));
+    assert_every_game_once(&out, 5);
+    // The third failure in a row, the first after the resume, benches it.
+    assert_eq!(
+        statuses(&out, "Crasher"),
+        ["crashed", "crashed", "crashed", "benched", "benched"]
+    );
+}
+
+#[test]
+fn a_second_signal_ends_koth_at_once_when_the_first_stop_hangs() {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::OpenOptionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let log = tmp.path().join("log");
+    let transcripts = log.join("transcripts");
+    std::fs::create_dir_all(&transcripts).unwrap();
+    // The bot's transcript is a pipe nobody reads, as a disk that stopped taking writes: once
+    // it is full, writing it blocks, and so does the first signal's flush of the transcripts.
+    let fifo = transcripts.join("ratrace-colorscore-py.txt");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+    let reader = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::libc::O_NONBLOCK)
+        .open(&fifo)
+        .unwrap();
+    let child = koth()
+        .args(["ratrace", "--boards", "50", "--seed", "1", "--bot"])
+        .arg(repo().join("bots/ratrace-colorscore-py"))
+        .arg("--log-dir")
+        .arg(&log)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut koth = Running(Some(child));
+    let queued = || {
+        let mut bytes: nix::libc::c_int = 0;
+        // SAFETY: FIONREAD writes the pipe's unread byte count into `bytes`.
+        unsafe { nix::libc::ioctl(reader.as_raw_fd(), nix::libc::FIONREAD, &mut bytes) };
+        bytes
+    };
+    // A pipe takes 64 KiB, in pages: the transcript's 8 KiB writes block a little before.
+    wait_for("the transcript's pipe to fill", || queued() >= 48 << 10);
+    let pid = Pid::from_raw(koth.id() as i32);
+    kill(pid, Signal::SIGINT).unwrap();
+    std::thread::sleep(Duration::from_secs(1));
+    let child = koth.0.as_mut().unwrap();
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the first stop hangs on the transcript"
+    );
+    kill(pid, Signal::SIGINT).unwrap();
+    let output = exit_within(koth.0.take().unwrap(), Duration::from_secs(5));
+    assert_eq!(output.status.code(), Some(128 + Signal::SIGINT as i32));
+    let message = stderr(&output);
+    // The first stop never got as far as saying so.
+    assert!(
+        message.contains("SIGINT again: exiting at once") && !message.contains("interrupted"),
+        "{message}"
+    );
+    drop(reader);
+}

@@ -152,6 +152,73 @@ fn a_bad_tournament_file_is_one_clear_error_naming_file_and_line() {
 }
 
 #[test]
+fn a_protocol_a_game_does_not_offer_is_one_error_before_the_first_game() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bot = tmp.path().join("typo");
+    std::fs::create_dir_all(&bot).unwrap();
+    std::fs::write(
+        bot.join("bot.toml"),
+        "name = \"Typo\"\nrun = \"python3 x.py\"\ngames = [\"ratrace\"]\n\
+         [protocols]\nratrace = \"laen\"\n",
+    )
+    .unwrap();
+    let file = tmp.path().join("typo.toml");
+    std::fs::write(
+        &file,
+        format!("game = \"ratrace\"\nbots = [{bot:?}]\ngames = 3\nsandbox = false\n"),
+    )
+    .unwrap();
+    let out = tmp.path().join("t");
+    let output = koth()
+        .args(["tournament", "run"])
+        .arg(&file)
+        .arg("--dir")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    // One line naming the tournament file, the bot (with its bot.toml) and the key.
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    for part in [
+        "typo.toml",
+        "\"Typo\"",
+        "bot.toml",
+        "`[protocols] ratrace` of bot",
+        "\"laen\"",
+        "lean",
+    ] {
+        assert!(stderr.contains(part), "{part}: {stderr}");
+    }
+    assert!(!out.exists(), "no game was played, nothing was written");
+}
+
+#[test]
+fn jobs_is_bounded_with_a_clear_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    for jobs in [0, 1025] {
+        let file = tmp.path().join("jobs.toml");
+        std::fs::write(
+            &file,
+            format!("game = \"paths\"\nbots_dir = \".\"\ngames = 2\njobs = {jobs}\n"),
+        )
+        .unwrap();
+        let output = koth()
+            .args(["tournament", "run"])
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains("jobs.toml")
+                && stderr.contains(&format!("`jobs` = {jobs}: give 1 to 1024")),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
 fn each_rat_race_match_keeps_to_a_cpu_of_its_own() {
     let cpus = koth::cpu::allowed();
     let tmp = tempfile::tempdir().unwrap();

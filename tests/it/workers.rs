@@ -328,6 +328,7 @@ fn two_tournaments_at_once_are_both_played_by_the_same_workers() {
     // `run --db` submits and plays in one process, its dashboard beside it.
     let mut run = koth()
         .args(["tournament", "run", "--db", &url, "--serve", "127.0.0.1:0"])
+        .arg("--serve-after")
         .arg(&file)
         .arg("--dir")
         .arg(root.path().join("run"))
@@ -431,7 +432,7 @@ fn a_tournament_of_an_older_schema_is_brought_up_to_date_and_a_newer_one_refused
         .query_one("SELECT value FROM meta WHERE key = 'schema_version'", &[])
         .unwrap()
         .get(0);
-    assert_eq!(version, "5");
+    assert_eq!(version, "6");
     let counted: (i64, i64) = client
         .query_one(
             "SELECT crashed_faults, bad_output_faults FROM results WHERE seat = 0",
@@ -444,6 +445,7 @@ fn a_tournament_of_an_older_schema_is_brought_up_to_date_and_a_newer_one_refused
         ("games", "lease_until"),
         ("bots", "hash"),
         ("files", "zstd"),
+        ("bots", "start_failures"),
     ] {
         let found: i64 = client
             .query_one(
@@ -562,4 +564,62 @@ fn the_dashboard_of_a_shared_tournament_follows_its_workers_live_and_opens_their
         status.contains(" 404 ") && body.contains("game 99"),
         "{status}: {body}"
     );
+}
+
+#[test]
+fn a_worker_does_everything_on_one_connection_and_renews_its_leases_there() {
+    let root = tempfile::tempdir().unwrap();
+    let url = postgres::database("one_connection");
+    // Two tournaments of the same bots, each game long enough for renewals of a 3 s lease.
+    let first = submit(&climbers(root.path(), 1, 700, 1), &url);
+    let second = submit(&climbers(root.path(), 1, 700, 2), &url);
+    assert_eq!((first.as_str(), second.as_str()), ("t", "t-2"));
+    let database = url.rsplit('/').next().unwrap().to_string();
+    let mut client = postgres::client(&url);
+    let mut worker = Killed(worker(&url, root.path(), &root.path().join("w")));
+    let (mut most, mut leases) = (0, Vec::new());
+    let started = Instant::now();
+    while worker.0.try_wait().unwrap().is_none() {
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "the worker did not finish"
+        );
+        let open: i64 = client
+            .query_one(
+                "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = $1 \
+                 AND pid <> pg_backend_pid()",
+                &[&database],
+            )
+            .unwrap()
+            .get(0);
+        most = most.max(open);
+        let lease: Option<i64> = client
+            .query_one(
+                "SELECT MAX(lease_until) FROM (SELECT lease_until FROM koth_t1.games \
+                 UNION ALL SELECT lease_until FROM koth_t2.games) AS running",
+                &[],
+            )
+            .ok()
+            .and_then(|row| row.get(0));
+        if let Some(lease) = lease.filter(|l| leases.last() != Some(l)) {
+            leases.push(lease);
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(worker.0.wait().unwrap().success());
+    assert_eq!(most, 1, "one connection for the worker, whatever it does");
+    assert!(
+        leases.len() >= 3,
+        "the long game's lease was renewed while it ran: {leases:?}"
+    );
+    for name in [&first, &second] {
+        assert_eq!(
+            count(
+                &url,
+                name,
+                "SELECT COUNT(*) FROM games WHERE state = 'done'"
+            ),
+            count(&url, name, "SELECT COUNT(*) FROM games")
+        );
+    }
 }

@@ -15,7 +15,7 @@ use super::protocol::{self, Command, Reading, Ticks};
 use super::replay::{Answered, Recorder};
 use super::rules::{MAX_TICKS, Match};
 use crate::bot::seat::At;
-use crate::bot::{FaultKind, Restart, Seat, SeatOptions};
+use crate::bot::{Ending, FaultKind, Restart, Seat, SeatOptions};
 use crate::game::{
     BotResult, BoxFuture, Breakdown, Game, MatchResult, MatchSetup, RESULTS_FILE, RoundProgress,
 };
@@ -163,7 +163,13 @@ pub(crate) async fn play(
     let lives = count.div_ceil(2);
     // Stream 1 drives the cars of answers the organisers' server answered with a random command.
     let mut rng: Rng = seed::rng(setup.seed, 1);
-    let seat_options = SeatOptions::new(setup.limits, Restart::Never);
+    // The organisers' server sent nothing after a game and never asked a bot to exit: it
+    // dropped the connection and destroyed the bot's container, so their bots may loop on end
+    // of input.
+    let seat_options = SeatOptions {
+        ending: Ending::Dropped,
+        ..SeatOptions::new(setup.limits, Restart::Never)
+    };
     let seats = Seat::open_all(
         &[first.clone(), second.clone()],
         &setup.log_dir,

@@ -91,6 +91,12 @@ impl Game for RatRace {
         true
     }
 
+    fn check_bot(&self, bot: &BotSpec) -> anyhow::Result<()> {
+        protocol_of(bot)
+            .map(drop)
+            .map_err(|e| anyhow::anyhow!("`[protocols] ratrace` of {e:#}"))
+    }
+
     fn breakdown_file(&self) -> Option<&'static str> {
         Some(RESULTS_FILE)
     }

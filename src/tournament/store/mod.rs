@@ -31,7 +31,7 @@ use super::schedule::ScheduledGame;
 use sql::{Connection, Dialect, Row, Value};
 
 pub const FILE: &str = sqlite::FILE;
-pub use postgres::{is_url, shown, tournaments};
+pub use postgres::{Database, is_url, shown};
 pub(crate) use sqlite::check_exists;
 
 /// Parameters of a statement, each turned into a [`Value`].
@@ -415,10 +415,12 @@ impl Store {
         )
     }
 
-    /// Records a finished game — its bots' results, its state, and, in a shared database, the
-    /// files of its folder `dir` (compressed) — in one transaction. Returns `false`, recording
-    /// nothing, if `attempt` is no longer the game's: its claim was lost and another worker has
-    /// it, so this result must not count.
+    /// Records a finished game — its bots' results, its state, the start-failure streaks it
+    /// changed (`streaks`: a bot and its failures at start-up in a row, kept with the bench so
+    /// that a resume carries them on), and, in a shared database, the files of its folder `dir`
+    /// (compressed) — in one transaction. Returns `false`, recording nothing, if `attempt` is no
+    /// longer the game's: its claim was lost and another worker has it, so this result must not
+    /// count.
     pub fn record_result(
         &self,
         game: &ScheduledGame,
@@ -426,6 +428,7 @@ impl Store {
         result: &MatchResult,
         wall_ms: f64,
         dir: &Path,
+        streaks: &[(usize, u32)],
     ) -> anyhow::Result<bool> {
         anyhow::ensure!(
             result.bots.len() == game.seats.len(),
@@ -504,6 +507,16 @@ impl Store {
                     &values,
                 )?;
             }
+            // Only the streaks that changed (none, while every bot starts), each its own row
+            // lock, taken in the order of the bots so that two results never deadlock.
+            let mut streaks = streaks.to_vec();
+            streaks.sort_unstable();
+            for (bot, failures) in streaks {
+                db.execute(
+                    "UPDATE bots SET start_failures = ?2 WHERE id = ?1",
+                    params![bot, failures],
+                )?;
+            }
             Ok(true)
         })
     }
@@ -560,11 +573,25 @@ impl Store {
         Ok(())
     }
 
-    /// Takes bot `bot` off the bench (a bot not on it stays as it is).
+    /// Takes bot `bot` off the bench (a bot not on it stays as it is), its start-failure streak
+    /// counted afresh.
     pub(crate) fn unbench(&self, bot: usize) -> anyhow::Result<()> {
-        self.db
-            .execute("DELETE FROM bench WHERE bot = ?1", params![bot])?;
+        self.db.transaction(|db| {
+            db.execute("DELETE FROM bench WHERE bot = ?1", params![bot])?;
+            db.execute(
+                "UPDATE bots SET start_failures = 0 WHERE id = ?1",
+                params![bot],
+            )
+        })?;
         Ok(())
+    }
+
+    /// Each bot's start-up failures in a row, by id, as last recorded.
+    pub(crate) fn start_failures(&self) -> anyhow::Result<Vec<u32>> {
+        let rows = self
+            .db
+            .query("SELECT start_failures FROM bots ORDER BY id", &[])?;
+        rows.iter().map(|r| Ok(r[0].int()? as u32)).collect()
     }
 
     /// The bots on the bench, by id, with why.
@@ -937,15 +964,32 @@ mod tests {
         let second = claim(&[]).unwrap();
         assert_eq!(second.game.index, 1);
         let folder = dir.path();
+        // The first seat's bot failed at start-up: its streak is now 1.
+        let (one, two) = (first.game.seats[0], first.game.seats[1]);
+        let streaks = [(one, 1)];
         assert!(
             store
-                .record_result(&first.game, 1, &result_of(&first.game), 5.0, folder)
+                .record_result(
+                    &first.game,
+                    1,
+                    &result_of(&first.game),
+                    5.0,
+                    folder,
+                    &streaks
+                )
                 .unwrap()
         );
         // The same result again, or one for an attempt that is not the game's, does not count.
         assert!(
             !store
-                .record_result(&first.game, 1, &result_of(&first.game), 5.0, folder)
+                .record_result(
+                    &first.game,
+                    1,
+                    &result_of(&first.game),
+                    5.0,
+                    folder,
+                    &[(one, 2)]
+                )
                 .unwrap()
         );
         store.record_harness_fault(1, 1, "boom", false).unwrap();
@@ -953,7 +997,14 @@ mod tests {
         assert_eq!((retried.game.index, retried.attempt), (1, 2));
         assert!(
             !store
-                .record_result(&retried.game, 1, &result_of(&retried.game), 5.0, folder)
+                .record_result(
+                    &retried.game,
+                    1,
+                    &result_of(&retried.game),
+                    5.0,
+                    folder,
+                    &[]
+                )
                 .unwrap()
         );
         store.record_harness_fault(1, 2, "boom", true).unwrap();
@@ -987,6 +1038,25 @@ mod tests {
         assert_eq!(store.benched().unwrap(), [(2, "broken".to_string())]);
         store.unbench(2).unwrap();
         assert_eq!(store.benched().unwrap(), []);
+        // The streak was kept in the database, and is counted on after the reopening.
+        let streak = |bot: usize| {
+            store
+                .db
+                .value(
+                    "SELECT start_failures FROM bots WHERE id = ?1",
+                    params![bot],
+                )
+                .unwrap()
+                .int()
+                .unwrap()
+        };
+        assert_eq!((streak(one), streak(two)), (1, 0));
+        store.unbench(one).unwrap();
+        assert_eq!(
+            streak(one),
+            0,
+            "a bot given its seats back starts a new streak"
+        );
     }
 
     fn claim_index(store: &Store, me: &Claimant) -> Option<(u32, u32)> {

@@ -47,11 +47,36 @@ fn connect(url: &str) -> anyhow::Result<Postgres> {
     Postgres::connect(config, &shown(url))
 }
 
-/// A connection to tournament `schema_name` of the database at `url`.
-fn connect_to(url: &str, schema_name: &str) -> anyhow::Result<Postgres> {
-    let db = connect(url)?;
-    db.batch(&format!("SET search_path TO {schema_name}"))?;
-    Ok(db)
+/// One connection to the PostgreSQL database at `url`, for everything a process does there:
+/// listing its tournaments and opening any number of them, each [`Store`] a handle on the same
+/// connection ([`Postgres::in_schema`]). A worker holds one, so a server's connections are
+/// its workers (`docs/workers.md`).
+pub struct Database {
+    db: Postgres,
+    url: String,
+}
+
+impl Database {
+    pub fn connect(url: &str) -> anyhow::Result<Database> {
+        Ok(Database {
+            db: connect(url)?,
+            url: url.to_string(),
+        })
+    }
+
+    /// The names of the database's tournaments, oldest first.
+    pub fn tournaments(&self) -> anyhow::Result<Vec<String>> {
+        Ok(tournaments_in(&self.db)?
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect())
+    }
+
+    /// Opens tournament `name` on this connection, bringing its tables up to this koth's
+    /// schema.
+    pub fn open(&self, name: &str) -> anyhow::Result<Store> {
+        Store::open_address(&self.db, find(&self.db, &self.url, name)?)
+    }
 }
 
 /// Where tournament `name` lives in the database at `url`, for messages and new connections.
@@ -80,8 +105,8 @@ impl Store {
         hashes: &[String],
         schedule: &[ScheduledGame],
     ) -> anyhow::Result<Store> {
-        let db = connect(url)?;
-        let db: &dyn Connection = &db;
+        let connection = connect(url)?;
+        let db: &dyn Connection = &connection;
         let address = db.transaction(|db| {
             // Two submissions at once would race on creating the registry and on names.
             db.query("SELECT pg_advisory_xact_lock(4242)::TEXT", &[])?;
@@ -124,21 +149,22 @@ impl Store {
                 schema_name,
             })
         })?;
-        Store::open_address(address)
+        Store::open_address(&connection, address)
     }
 
     /// Opens tournament `name` of the PostgreSQL database at `url`, bringing its tables up to
     /// this koth's schema.
     pub fn open_postgres(url: &str, name: &str) -> anyhow::Result<Store> {
-        Store::open_address(find(url, name)?)
+        Database::connect(url)?.open(name)
     }
 
     /// Opens tournament `name` of the PostgreSQL database at `url` to read only, as the
     /// dashboard does while workers write it: the connection refuses any change, so a
     /// tournament of an older schema is refused rather than brought up to date.
     pub fn open_postgres_read_only(url: &str, name: &str) -> anyhow::Result<Store> {
-        let address = find(url, name)?;
-        let db = connect_to(&address.url, &address.schema_name)?;
+        let connection = connect(url)?;
+        let address = find(&connection, url, name)?;
+        let db = connection.in_schema(&address.schema_name);
         db.batch("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")?;
         let version = schema::version(&db)?;
         anyhow::ensure!(
@@ -158,29 +184,18 @@ impl Store {
         Ok(Store::new(Box::new(db), super::Source::Postgres(address)))
     }
 
-    fn open_address(address: Address) -> anyhow::Result<Store> {
-        let db = connect_to(&address.url, &address.schema_name)?;
+    /// The tournament at `address`, on a handle of `connection`.
+    fn open_address(connection: &Postgres, address: Address) -> anyhow::Result<Store> {
+        let db = connection.in_schema(&address.schema_name);
         schema::migrate(&db).with_context(|| format!("cannot update {}", address.describe()))?;
         Ok(Store::new(Box::new(db), super::Source::Postgres(address)))
     }
-
-    /// A second connection to the same tournament (a worker's lease renewals run on their own).
-    pub(crate) fn reconnect(&self) -> anyhow::Result<Store> {
-        match &self.source {
-            super::Source::Postgres(address) => Ok(Store::new(
-                Box::new(connect_to(&address.url, &address.schema_name)?),
-                self.source.clone(),
-            )),
-            super::Source::Sqlite(path) => Store::open(path),
-        }
-    }
 }
 
-/// Where tournament `name` of the PostgreSQL database at `url` is; an error listing the
-/// database's tournaments if it has none of that name.
-fn find(url: &str, name: &str) -> anyhow::Result<Address> {
-    let db = connect(url)?;
-    let known = tournaments_in(&db)?;
+/// Where tournament `name` of the PostgreSQL database at `url` (connected as `db`) is; an error
+/// listing the database's tournaments if it has none of that name.
+fn find(db: &Postgres, url: &str, name: &str) -> anyhow::Result<Address> {
+    let known = tournaments_in(db)?;
     let Some(schema_name) = known
         .iter()
         .find(|(n, _)| n == name)
@@ -202,12 +217,6 @@ fn find(url: &str, name: &str) -> anyhow::Result<Address> {
         name: name.to_string(),
         schema_name,
     })
-}
-
-/// The names of the tournaments in the PostgreSQL database at `url`, oldest first.
-pub fn tournaments(url: &str) -> anyhow::Result<Vec<String>> {
-    let db = connect(url)?;
-    Ok(tournaments_in(&db)?.into_iter().map(|(n, _)| n).collect())
 }
 
 /// Each tournament's name and schema, oldest first (none before the first submission).

@@ -13,7 +13,7 @@ use anyhow::Context;
 use super::sql::{Connection, Dialect, Value};
 
 /// The schema this koth writes and reads.
-pub(crate) const LATEST: i64 = 5;
+pub(crate) const LATEST: i64 = 6;
 
 /// The meta key of the schema's version.
 const VERSION_KEY: &str = "schema_version";
@@ -172,6 +172,9 @@ fn apply(db: &dyn Connection, step: i64) -> anyhow::Result<()> {
             }
             db.batch(&typed(FILES, dialect))
         }
+        // Version 6: each bot's start-up failures in a row, kept with the bench so that a
+        // resume, or another worker, carries the streak on.
+        6 => add_column(db, "bots", "start_failures", "INTEGER NOT NULL DEFAULT 0").map(drop),
         _ => anyhow::bail!("no schema version {step}"),
     }
 }

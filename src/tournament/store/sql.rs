@@ -220,15 +220,25 @@ impl Connection for Sqlite {
 /// The client runs on a thread of its own and each call is sent to it: the `postgres` client
 /// drives a runtime of its own, which must not run inside the match runtime of the thread that
 /// calls the store (it would panic), and a blocking call from there is what SQLite's is anyway.
+///
+/// Handles made by [`Postgres::in_schema`] share the one connection, each on its own schema (a
+/// tournament's), which the client switches its `search_path` to when a call of another comes:
+/// a worker uses one connection for every tournament it plays. The handles of one connection
+/// must be used from one thread at a time, as their transactions are not kept apart.
 pub(crate) struct Postgres {
     jobs: mpsc::Sender<Job>,
+    /// The schema this handle's statements run in; `None`: whichever the connection is in.
+    schema: Option<String>,
 }
 
 type Job = Box<dyn FnOnce(&mut PostgresClient) + Send>;
 
 struct PostgresClient {
     client: postgres::Client,
-    prepared: HashMap<String, postgres::Statement>,
+    /// Statements prepared, by schema and text (a statement's tables are its schema's).
+    prepared: HashMap<(String, String), postgres::Statement>,
+    /// The schema the connection's `search_path` was last set to.
+    search_path: Option<String>,
 }
 
 impl Postgres {
@@ -244,6 +254,7 @@ impl Postgres {
                     let mut client = PostgresClient {
                         client,
                         prepared: HashMap::new(),
+                        search_path: None,
                     };
                     // Until the connection is dropped.
                     for job in queue {
@@ -257,18 +268,28 @@ impl Postgres {
         connected
             .recv()?
             .map_err(|e| anyhow::anyhow!("cannot connect to {shown}: {e}"))?;
-        Ok(Postgres { jobs })
+        Ok(Postgres { jobs, schema: None })
     }
 
-    /// Runs `job` on the client's thread and waits for its answer.
+    /// A handle on the same connection whose statements run in `schema`.
+    pub(crate) fn in_schema(&self, schema: &str) -> Postgres {
+        Postgres {
+            jobs: self.jobs.clone(),
+            schema: Some(schema.to_string()),
+        }
+    }
+
+    /// Runs `job` on the client's thread, in this handle's schema, and waits for its answer.
     fn call<T: Send + 'static>(
         &self,
         job: impl FnOnce(&mut PostgresClient) -> Result<T, postgres::Error> + Send + 'static,
     ) -> anyhow::Result<T> {
         let (answer, answered) = mpsc::channel();
+        let schema = self.schema.clone();
         self.jobs
             .send(Box::new(move |client| {
-                let _ = answer.send(job(client).map_err(|e| describe(&e)));
+                let done = client.enter(schema).and_then(|()| job(client));
+                let _ = answer.send(done.map_err(|e| describe(&e)));
             }))
             .map_err(|_| anyhow::anyhow!("the database connection's thread has stopped"))?;
         answered
@@ -279,13 +300,27 @@ impl Postgres {
 }
 
 impl PostgresClient {
-    /// `sql`'s statement, prepared the first time it is run on this connection.
+    /// Sets the connection's `search_path` to `schema`, unless it is there (or is `None`).
+    fn enter(&mut self, schema: Option<String>) -> Result<(), postgres::Error> {
+        if let Some(schema) = schema.filter(|s| self.search_path.as_ref() != Some(s)) {
+            self.client
+                .batch_execute(&format!("SET search_path TO {schema}"))?;
+            self.search_path = Some(schema);
+        }
+        Ok(())
+    }
+
+    /// `sql`'s statement, prepared the first time it is run on this connection in its schema.
     fn prepared(&mut self, sql: &str) -> Result<postgres::Statement, postgres::Error> {
-        if let Some(statement) = self.prepared.get(sql) {
+        let key = (
+            self.search_path.clone().unwrap_or_default(),
+            sql.to_string(),
+        );
+        if let Some(statement) = self.prepared.get(&key) {
             return Ok(statement.clone());
         }
         let statement = self.client.prepare(&dollar_parameters(sql))?;
-        self.prepared.insert(sql.to_string(), statement.clone());
+        self.prepared.insert(key, statement.clone());
         Ok(statement)
     }
 }

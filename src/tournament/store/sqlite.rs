@@ -46,6 +46,17 @@ impl Store {
         ))
     }
 
+    /// A second connection to the same SQLite database, for a thread of its own (the hill's
+    /// refit). A PostgreSQL store has one connection per process (`store::Database`).
+    pub(crate) fn reconnect(&self) -> anyhow::Result<Store> {
+        match &self.source {
+            super::Source::Sqlite(path) => Store::open(path),
+            super::Source::Postgres(_) => {
+                anyhow::bail!("a second connection is only made to a SQLite database")
+            }
+        }
+    }
+
     /// Opens the database of an existing tournament folder's file, after checking that it is
     /// one, and brings an older one up to this koth's schema: a damaged file, or another
     /// program's database, is one error naming the file, never a panic later on a missing table

@@ -8,7 +8,10 @@ misbehaves from tick FROM on in the way MODE names:
   empty    answers {} (the organisers disconnect it);
   crash    exits with status 3;
   silent   stops answering (sleeps);
-  cpus     never misbehaves, and first writes the CPUs it may run on to stderr.
+  cpus     never misbehaves, and first writes the CPUs it may run on to stderr;
+  spin     never misbehaves, and at end of input loops on its last line for ever, as a C++ bot
+           of 2018 did (`while (true) { getline(cin, line); ... }`): the organisers' server
+           never asked a bot to exit.
 Usage: player.py MODE SEED [FROM]"""
 import json
 import random
@@ -28,7 +31,7 @@ for line in sys.stdin:
     if message["type"] != "tick":
         continue
     ticks += 1
-    if mode not in ("random", "cpus", "still") and ticks >= start:
+    if mode not in ("random", "cpus", "still", "spin") and ticks >= start:
         if mode == "garbage":
             print("not json", flush=True)
             continue
@@ -44,3 +47,6 @@ for line in sys.stdin:
             time.sleep(60)
     command = "stop" if mode == "still" else rng.choice(["left", "right", "stop"])
     print(json.dumps({"command": command, "debug": "tick %d" % ticks}), flush=True)
+if mode == "spin":
+    while True:
+        json.loads(line)
