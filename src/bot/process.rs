@@ -48,6 +48,13 @@ use super::{Answer, AnswerStats, BotError, BotSpec, Clock, StderrLog, Transcript
 /// frozen and pays nothing; the first gap past this amount costs a restless bot the rest.
 const RESTLESS: Duration = Duration::from_millis(10);
 
+/// The shortest gap between an answer and the next prompt in which a bot's work is looked at.
+/// Reading a control group's CPU time costs microseconds (v2's `cpu.stat` flushes the kernel's
+/// counters), too much for every answer of a game that asks thousands a second; in a shorter
+/// gap a bot cannot do [`RESTLESS`]'s worth of work on the CPUs a machine has, and what it did
+/// there is still counted at the next gap that is looked at.
+const LOOKED_AT_GAP: Duration = Duration::from_millis(2);
+
 /// A prompt on its way to a bot, from [`BotProcess::prompt`]: what [`BotProcess::answer`] needs
 /// to time the answer.
 #[must_use = "a prompt's answer is read with BotProcess::answer"]
@@ -85,9 +92,12 @@ pub struct BotProcess {
     stats: AnswerStats,
     /// Whether the next answer is the first, which gets [`STARTUP_GRACE`] on top of its limit.
     first_answer: bool,
-    /// The CPU time of the bot's control group at its last answer, to see whether it works
-    /// while it is not asked anything.
-    cpu_at_answer: Option<Duration>,
+    /// The CPU time of the bot's control group when it was last looked at (a prompt after a
+    /// long enough gap), and how much of what it used since it may have used answering: the
+    /// time it was given for its answers since, times the CPUs it may use.
+    cpu_mark: Option<(Duration, Duration)>,
+    /// When the bot last answered.
+    answered_at: Option<Instant>,
     /// Whether the bot was seen to work between its prompts ([`RESTLESS`]): it is then frozen
     /// from each answer to its next prompt.
     restless: bool,
@@ -204,7 +214,8 @@ impl BotProcess {
             clock: Clock::Wall,
             stats: AnswerStats::default(),
             first_answer: true,
-            cpu_at_answer: None,
+            cpu_mark: None,
+            answered_at: None,
             restless: false,
             frozen: false,
             transcript: None,
@@ -330,11 +341,17 @@ impl BotProcess {
         self.check_running()?;
         self.thaw();
         if !self.restless
+            && self
+                .answered_at
+                .is_some_and(|at| at.elapsed() >= LOOKED_AT_GAP)
             && let Some(groups) = self.groups()
             && groups.can_freeze()
-            && let (Some(then), Some(now)) = (self.cpu_at_answer, groups.cpu_usage())
+            && let Some(now) = groups.cpu_usage()
         {
-            self.restless = now.saturating_sub(then) > RESTLESS;
+            if let Some((then, answering)) = self.cpu_mark {
+                self.restless = now.saturating_sub(then).saturating_sub(answering) > RESTLESS;
+            }
+            self.cpu_mark = Some((now, Duration::ZERO));
         }
         let grace = if std::mem::take(&mut self.first_answer) {
             STARTUP_GRACE
@@ -437,7 +454,7 @@ impl BotProcess {
         let result = match result {
             Ok(Ok(answer)) => {
                 self.record(b'<', &answer.line);
-                self.rest();
+                self.rest(answer.wall);
                 let used = match (self.clock, answer.cpu) {
                     (Clock::Cpu { .. }, Some(cpu)) => cpu,
                     _ => answer.wall,
@@ -470,16 +487,27 @@ impl BotProcess {
         result.map_err(|e| self.stop(e))
     }
 
-    /// After an answer: notes the bot's CPU time, and freezes a restless bot until its next
-    /// prompt.
-    fn rest(&mut self) {
-        let Some(groups) = self.groups() else { return };
-        let now = groups.cpu_usage();
-        if self.restless {
+    /// After an answer that took `wall`: counts it as time the bot may have used answering,
+    /// and freezes a restless bot until its next prompt.
+    fn rest(&mut self, wall: Duration) {
+        self.answered_at = Some(Instant::now());
+        match &mut self.cpu_mark {
+            Some((_, answering)) => *answering += wall * cpus(),
+            // The first mark, at the process's first answer.
+            None => {
+                self.cpu_mark = self
+                    .groups()
+                    .filter(|g| g.can_freeze())
+                    .and_then(BotGroups::cpu_usage)
+                    .map(|now| (now, Duration::ZERO))
+            }
+        }
+        if self.restless
+            && let Some(groups) = self.groups()
+        {
             groups.freeze(true);
             self.frozen = true;
         }
-        self.cpu_at_answer = now;
     }
 
     /// Writes the queued lines and `line` with as few system calls as the pipe allows (one, as
@@ -623,6 +651,14 @@ impl Drop for BotProcess {
         // A bot dropped without finish() (a game that bailed out, a panic) must not outlive it.
         kill_group(self.pgid);
     }
+}
+
+/// How many CPUs a bot's processes may run on at once: koth's own allowance.
+fn cpus() -> u32 {
+    static CPUS: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *CPUS.get_or_init(|| {
+        std::thread::available_parallelism().map_or(1, |n| u32::try_from(n.get()).unwrap_or(1))
+    })
 }
 
 /// Puts the bot under the SCHED_BATCH policy (threads it starts later inherit it). A batch task
