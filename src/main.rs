@@ -62,8 +62,11 @@ fn main() -> ExitCode {
 fn run(command: Command) -> anyhow::Result<()> {
     match command {
         Command::Tournament(args) => tournament::cli::run(args, serve::spawn),
-        Command::Hill(args) => hill::cli::run(args),
-        Command::Leaderboard(args) => tournament::cli::leaderboard(args),
+        Command::Hill(args) => hill::cli::run(args, serve::spawn),
+        Command::Leaderboard(args) => match args.folder().filter(|dir| hill::is_hill_folder(dir)) {
+            Some(dir) => hill::cli::leaderboard(dir, args.format()),
+            None => tournament::cli::leaderboard(args),
+        },
         Command::Replay(args) => replay::cli::run(args),
         Command::Worker(args) => tournament::worker::run(args),
         Command::Serve(args) => serve::run(args),

@@ -86,7 +86,9 @@ enum Command {
     },
 }
 
-pub fn run(args: Args) -> anyhow::Result<()> {
+/// `dashboard` serves the hill's games beside its run (`--serve`), handed in by `main.rs`
+/// as for a tournament, since the dashboard sits above both.
+pub fn run(args: Args, dashboard: crate::tournament::cli::Dashboard) -> anyhow::Result<()> {
     match args.command {
         Command::Create { db: Some(_), .. } => anyhow::bail!(
             "--db: a hill in PostgreSQL is not supported yet; create it in a folder with --dir"
@@ -144,8 +146,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 hill.seed
             );
             if let Some(addr) = serve {
-                let addr =
-                    crate::serve::spawn(crate::tournament::Watched::Folder(dir.clone()), addr)?;
+                let addr = dashboard(crate::tournament::Watched::Folder(dir.clone()), addr)?;
                 println!("Dashboard: http://{addr}/");
             }
             let words: [&OsStr; 4] = [
@@ -183,7 +184,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 }
 
 /// `koth leaderboard DIR` of a hill folder, in `format`.
-pub(crate) fn leaderboard(dir: &std::path::Path, format: Format) -> anyhow::Result<()> {
+pub fn leaderboard(dir: &std::path::Path, format: Format) -> anyhow::Result<()> {
     let store = crate::tournament::store::Store::reopen_read_only(
         &dir.join(crate::tournament::store::FILE),
     )?;

@@ -238,10 +238,23 @@ pub fn run(args: Args, dashboard: Dashboard) -> anyhow::Result<()> {
     }
 }
 
-pub fn leaderboard(args: LeaderboardArgs) -> anyhow::Result<()> {
-    if args.target.db.is_none() && crate::hill::is_hill_folder(&args.target.target) {
-        return crate::hill::cli::leaderboard(&args.target.target, args.format);
+impl LeaderboardArgs {
+    /// The folder named, when the leaderboard is of a folder (not of a shared database): a
+    /// hill's folder is shown by the hill's own leaderboard (`main.rs` chooses, since the hill
+    /// sits above the tournament).
+    pub fn folder(&self) -> Option<&Path> {
+        self.target
+            .db
+            .is_none()
+            .then_some(self.target.target.as_path())
     }
+
+    pub fn format(&self) -> Format {
+        self.format
+    }
+}
+
+pub fn leaderboard(args: LeaderboardArgs) -> anyhow::Result<()> {
     let (store, dir) = args.target.open()?;
     print!(
         "{}",

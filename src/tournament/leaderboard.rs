@@ -74,7 +74,7 @@ pub struct Leaderboard {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub(crate) enum Format {
+pub enum Format {
     Table,
     Markdown,
     Csv,
