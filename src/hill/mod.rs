@@ -11,14 +11,19 @@
 //! - [`run`]: the loop that keeps the queue filled, plays it with the tournament's runner,
 //!   rates each game once, and refits off the games' path.
 //! - [`board`]: the hill's leaderboard and status.
-//! - [`cli`]: `koth hill create|add|run|status|retire|resume-bot`, the thin door onto it.
+//! - [`authors`]: the strangers who may send bots, their tokens, and whose each bot name is.
+//! - [`submissions`]: an author's upload, from its archive to an active version (checked at
+//!   the door, then built and validated in turn by the builder beside `hill run`).
+//! - [`cli`]: `koth hill create|add|run|status|retire|resume-bot|author|submit`, the thin door
+//!   onto it.
 //!
 //! The core knows nothing of HTTP or the command line. A hill folder holds `hill.toml` (the
 //! file it was created from), `results.sqlite` (a tournament's tables, its bots being the
 //! versions, and the hill's), `versions/<digest>/` (each version's folder, never the author's
 //! in place), `validation/<digest>/` (each validation game), `games/<index>/`, `tournament.log` and
-//! `koth.lock`.
+//! `koth.lock`, and `submissions/` (uploads waiting to be built, by id).
 
+pub(crate) mod authors;
 pub mod board;
 pub mod cli;
 pub(crate) mod config;
@@ -26,6 +31,8 @@ pub mod fit;
 pub mod matchmaking;
 pub(crate) mod run;
 pub(crate) mod store;
+pub(crate) mod submissions;
+pub(crate) mod submit;
 pub(crate) mod versions;
 
 use std::path::{Path, PathBuf};
@@ -88,6 +95,7 @@ impl Hill {
         // has its database or does not.
         let store = Store::create(&db, &meta, &[], &[])?;
         store::create_tables(store.connection())?;
+        submissions::create_tables(store.connection())?;
         Ok(Hill {
             dir,
             name,
@@ -116,6 +124,7 @@ impl Hill {
             );
         }
         store::create_tables(store.connection())?;
+        submissions::create_tables(store.connection())?;
         let config = HillConfig::load(&dir.join(FILE_COPY))?;
         let seed = store
             .meta("seed")?

@@ -52,6 +52,9 @@ use tokio::io::AsyncWriteExt;
 use tokio::sync::{Semaphore, watch};
 
 mod plot;
+mod submissions;
+
+pub use crate::cli::{Guard, MAX_CONNECTIONS};
 
 use crate::tournament::cli::Target;
 use crate::tournament::leaderboard::rating_history;
@@ -67,9 +70,6 @@ const LAST_GAMES: u32 = 10;
 /// for its next request) before it is dropped: a client that sends half a request holds
 /// nothing for long.
 pub const HEADER_TIMEOUT: Duration = Duration::from_secs(5);
-/// Connections served at once unless `--max-connections` says otherwise.
-pub const MAX_CONNECTIONS: u32 = 256;
-
 /// `koth serve [--db URL] DIR|NAME [--addr ADDR] [--allow-host HOST]… [--max-connections N]`
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -80,30 +80,6 @@ pub struct Args {
     pub addr: SocketAddr,
     #[command(flatten)]
     pub guard: Guard,
-}
-
-/// What the server accepts of its clients.
-#[derive(Debug, Clone, clap::Args)]
-pub struct Guard {
-    /// Also answer requests for this host name (any port), as a reverse proxy in front of the
-    /// dashboard sends them; repeat for several. Without it, only 127.0.0.1, localhost, [::1]
-    /// and the listening address are answered, any other `Host` gets 421 (DNS rebinding).
-    #[arg(long = "allow-host", value_name = "HOST")]
-    pub allow_hosts: Vec<String>,
-    /// Connections served at once; one more is answered 503 and closed. Each open dashboard
-    /// page holds one or two.
-    #[arg(long, value_name = "N", default_value_t = MAX_CONNECTIONS,
-          value_parser = clap::value_parser!(u32).range(1..=65_536))]
-    pub max_connections: u32,
-}
-
-impl Default for Guard {
-    fn default() -> Guard {
-        Guard {
-            allow_hosts: Vec::new(),
-            max_connections: MAX_CONNECTIONS,
-        }
-    }
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -124,13 +100,30 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             listener.local_addr()?,
             reader.describe()
         );
-        serve(reader, listener, args.guard).await
+        serve(reader, listener, args.guard, Router::new()).await
     })
 }
 
 /// Starts the dashboard of `watched` on a thread of its own, beside a tournament run; returns
 /// the address it listens on. It ends with the process.
 pub fn spawn(watched: Watched, addr: SocketAddr) -> anyhow::Result<SocketAddr> {
+    spawn_with(watched, addr, Guard::default(), Router::new())
+}
+
+/// Starts the server of the hill in folder `dir` beside `hill run`: the dashboard of its games
+/// and the door for its authors' submissions ([`submissions`]).
+pub fn spawn_hill(dir: PathBuf, addr: SocketAddr, guard: Guard) -> anyhow::Result<SocketAddr> {
+    let door = submissions::router(&dir)?;
+    spawn_with(Watched::Folder(dir), addr, guard, door)
+}
+
+/// Starts the dashboard of `watched`, with the routes of `more`, on a thread of its own.
+fn spawn_with(
+    watched: Watched,
+    addr: SocketAddr,
+    guard: Guard,
+    more: Router,
+) -> anyhow::Result<SocketAddr> {
     let reader = Reader::open(watched)?;
     let listener = std::net::TcpListener::bind(addr)
         .with_context(|| format!("cannot listen on {addr} for the dashboard"))?;
@@ -140,7 +133,7 @@ pub fn spawn(watched: Watched, addr: SocketAddr) -> anyhow::Result<SocketAddr> {
         let served = crate::game::runtime().and_then(|runtime| {
             runtime.block_on(async {
                 let listener = tokio::net::TcpListener::from_std(listener)?;
-                serve(reader, listener, Guard::default()).await
+                serve(reader, listener, guard, more).await
             })
         });
         if let Err(err) = served {
@@ -160,6 +153,7 @@ async fn serve(
     reader: Reader,
     listener: tokio::net::TcpListener,
     guard: Guard,
+    more: Router,
 ) -> anyhow::Result<()> {
     let local = listener.local_addr()?;
     let reader = Arc::new(reader);
@@ -176,6 +170,7 @@ async fn serve(
         .route("/plots/ratings.svg", get(ratings_plot))
         .route("/games/{index}/points.svg", get(points_plot))
         .with_state(reader)
+        .merge(more)
         .layer(middleware::from_fn_with_state(hosts, check_host));
     let connections = Arc::new(Semaphore::new(guard.max_connections as usize));
     loop {
