@@ -157,6 +157,16 @@ pub(crate) fn is_hill(store: &Store) -> anyhow::Result<bool> {
     Ok(store.meta(HILL_META)?.is_some())
 }
 
+/// Whether `dir` is a hill whose bots' stderr only their authors may read (its hill file does
+/// not set `submissions.public_logs`).
+pub fn logs_are_private(dir: &Path) -> anyhow::Result<bool> {
+    if !is_hill_folder(dir) {
+        return Ok(false);
+    }
+    let config = HillConfig::load(&dir.join(FILE_COPY))?;
+    Ok(!config.submissions.public_logs)
+}
+
 /// Whether folder `dir` holds a hill.
 /// (Without the integrity check, which reads the whole file: a hill's leaderboard must not cost
 /// its number of games; a damaged file fails on its first read instead.)

@@ -273,6 +273,9 @@ async fn check_host(State(hosts): State<Arc<Hosts>>, request: Request, next: Nex
 struct Reader {
     source: Source,
     memo: Mutex<Memo>,
+    /// A hill whose bots' stderr is their authors' alone (`submissions.public_logs` unset): its
+    /// replay pages are made without it.
+    stderr_private: bool,
 }
 
 /// Where the tournament is read from.
@@ -301,9 +304,11 @@ struct Memo {
 impl Reader {
     /// Checks that `watched` can be read, as the server will read it.
     fn open(watched: Watched) -> anyhow::Result<Reader> {
+        let mut stderr_private = false;
         let source = match watched {
             Watched::Folder(dir) => {
                 Store::open_read_only(&dir.join(store::FILE))?;
+                stderr_private = crate::hill::logs_are_private(&dir)?;
                 Source::Folder(dir)
             }
             Watched::Shared { url, name } => {
@@ -320,6 +325,7 @@ impl Reader {
         Ok(Reader {
             source,
             memo: Mutex::default(),
+            stderr_private,
         })
     }
 
@@ -669,6 +675,26 @@ async fn points_plot(
     Ok(([(header::CONTENT_TYPE, "image/svg+xml")], svg).into_response())
 }
 
+/// A copy of game folder `folder` without its bots' stderr, for a page everyone may read.
+fn without_stderr(folder: &Path) -> anyhow::Result<tempfile::TempDir> {
+    let copy = tempfile::tempdir().context("cannot make a folder for a game's public copy")?;
+    for entry in
+        std::fs::read_dir(folder).with_context(|| format!("cannot read {}", folder.display()))?
+    {
+        let entry = entry?;
+        if entry.file_name() == crate::bot::seat::STDERR_DIR {
+            continue;
+        }
+        let to = copy.path().join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            crate::bot::build::copy_folder(&entry.path(), &to)?;
+        } else {
+            std::fs::copy(entry.path(), &to)?;
+        }
+    }
+    Ok(copy)
+}
+
 /// `/games/{index}?board=B`: which of a rat-race game's recorded boards to show (default its
 /// first); another game has no boards to choose.
 #[derive(Debug, Deserialize)]
@@ -682,13 +708,20 @@ async fn replay(
     Query(query): Query<ReplayQuery>,
 ) -> Result<Response, Failure> {
     let (folder, board) = (game_folder(&reader, index).await?, query.board);
-    let page = blocking(move || crate::replay::html::page_of(&folder, board))
-        .await?
-        .map_err(|e| {
-            Failure(
-                StatusCode::NOT_FOUND,
-                format!("game {index} has no replay to show: {e:#}"),
-            )
-        })?;
+    let private = reader.stderr_private;
+    let page = blocking(move || {
+        if !private {
+            return crate::replay::html::page_of(&folder, board);
+        }
+        let public = without_stderr(&folder)?;
+        crate::replay::html::page_of(public.path(), board)
+    })
+    .await?
+    .map_err(|e| {
+        Failure(
+            StatusCode::NOT_FOUND,
+            format!("game {index} has no replay to show: {e:#}"),
+        )
+    })?;
     Ok(([(header::CONTENT_TYPE, "text/html; charset=utf-8")], page).into_response())
 }

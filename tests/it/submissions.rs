@@ -181,7 +181,19 @@ fn an_author_submits_a_bot_that_builds_validates_and_plays_and_only_it_reads_its
     let dir = hill(tmp.path(), "");
     let ada = author(&dir, "ada");
     let bob = author(&dir, "bob");
+    // The owner's bot says something on stderr that only its author may read.
     let house = bot(tmp.path(), "house", "House", 0.5, "");
+    std::fs::write(
+        house.join("secret.py"),
+        "import sys\nprint('SECRET-MARK', file=sys.stderr, flush=True)\n\
+         exec(open('graded.py').read())\n",
+    )
+    .unwrap();
+    std::fs::write(
+        house.join("bot.toml"),
+        "name = \"House\"\nrun = \"python3 -u secret.py 0.5\"\ngames = [\"tictactoe\"]\n",
+    )
+    .unwrap();
     succeed(
         koth()
             .args(["hill", "add"])
@@ -230,6 +242,23 @@ fn an_author_submits_a_bot_that_builds_validates_and_plays_and_only_it_reads_its
         );
         std::thread::sleep(Duration::from_millis(100));
     }
+
+    // Replays are public, a bot's stderr is not.
+    let game = query(&dir, "SELECT MIN(game) FROM results");
+    let stderr_dir = dir.join(format!("games/{game}/stderr"));
+    let kept: String = std::fs::read_dir(&stderr_dir)
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .collect();
+    assert!(kept.contains("SECRET-MARK"), "{kept}");
+    let page = client().get(format!("{url}/games/{game}")).send().unwrap();
+    assert_eq!(page.status(), StatusCode::OK);
+    let page = page.text().unwrap();
+    assert!(page.contains("House"));
+    assert!(
+        !page.contains("SECRET-MARK"),
+        "a replay page shows a bot's stderr"
+    );
 
     // A new version, sent twice: the same upload again is the same submission. Its logs are
     // its author's alone.
