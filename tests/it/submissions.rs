@@ -178,7 +178,7 @@ fn submit(bot: &Path, url: &str, token: &str) -> std::process::Output {
 #[test]
 fn an_author_submits_a_bot_that_builds_validates_and_plays_and_only_it_reads_its_logs() {
     let tmp = tempfile::tempdir().unwrap();
-    let dir = hill(tmp.path(), "");
+    let dir = hill(tmp.path(), "kept_versions = 1\n");
     let ada = author(&dir, "ada");
     let bob = author(&dir, "bob");
     // The owner's bot says something on stderr that only its author may read.
@@ -290,6 +290,18 @@ fn an_author_submits_a_bot_that_builds_validates_and_plays_and_only_it_reads_its
             "SELECT COUNT(*) FROM hill_versions WHERE name = 'Ada''s' AND state = 'replaced'"
         ),
         1
+    );
+    // Beyond `kept_versions`, an old version's files go; its games stay.
+    let versions: Vec<String> = std::fs::read_dir(dir.join("versions"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(versions.len(), 2, "House and Ada's v2 only: {versions:?}");
+    assert!(
+        query(
+            &dir,
+            "SELECT COUNT(*) FROM results r JOIN bots b ON b.id = r.bot WHERE b.name = 'Ada''s v1'"
+        ) > 0
     );
     assert!(status_of(url, id, None).get("private").is_none());
     assert!(status_of(url, id, Some(&bob)).get("private").is_none());
