@@ -11,6 +11,8 @@
 //! - [`run`]: the loop that keeps the queue filled, plays it with the tournament's runner,
 //!   rates each game once, and refits off the games' path.
 //! - [`board`]: the hill's leaderboard and status.
+//! - [`records`]: what the hill's web pages read beyond the leaderboard (the last games with
+//!   why each was chosen, each bot's record, the stamp their live updates compare).
 //! - [`cli`]: `koth hill create|add|run|status|retire|resume-bot`, the thin door onto it.
 //!
 //! The core knows nothing of HTTP or the command line. A hill folder holds `hill.toml` (the
@@ -24,6 +26,7 @@ pub mod cli;
 pub(crate) mod config;
 pub mod fit;
 pub mod matchmaking;
+pub(crate) mod records;
 pub(crate) mod run;
 pub(crate) mod store;
 pub(crate) mod versions;
