@@ -60,9 +60,8 @@ pub(crate) struct HillGame {
 pub(crate) fn recent_games(store: &Store, count: u32) -> anyhow::Result<Vec<HillGame>> {
     let db = store.connection();
     let versions = store::versions(db)?;
-    let mut games = store.last_done(count)?;
-    games.reverse();
-    games
+    store
+        .last_done(count)?
         .into_iter()
         .map(|game| {
             let seats = game
@@ -146,10 +145,26 @@ pub(crate) struct BotRecord {
     /// By name.
     pub opponents: Vec<Opponent>,
     pub faults: Faults,
-    /// Its reigns as king: version, games recorded when crowned, unix seconds, and when the
-    /// next king was crowned (none while it reigns).
-    pub reigns: Vec<(u32, u32, i64, Option<(u32, i64)>)>,
+    pub reigns: Vec<BotReign>,
 }
+
+/// A reign of a version of the bot as king.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct BotReign {
+    pub version: u32,
+    /// Games recorded when it was crowned, and when (unix seconds).
+    pub since_game: u32,
+    pub since: i64,
+    /// The same when the next king was crowned; none while it reigns.
+    pub until_game: Option<u32>,
+    pub until: Option<i64>,
+}
+
+/// A point of a rating over time: (game number, μ, σ).
+pub(crate) type Rated = (u32, f64, f64);
+
+/// A version's rating over time: its label (`v2`) and its points.
+pub(crate) type RatingLine = (String, Vec<Rated>);
 
 /// The record of the bot called `name`; `None` if the hill has no such bot.
 pub(crate) fn bot(store: &Store, name: &str) -> anyhow::Result<Option<BotRecord>> {
@@ -262,9 +277,14 @@ pub(crate) fn bot(store: &Store, name: &str) -> anyhow::Result<Option<BotRecord>
         .iter()
         .enumerate()
         .filter_map(|(k, &(id, since_game, since))| {
-            let version = versions.iter().find(|v| v.id == id)?.version;
-            let until = kings.get(k + 1).map(|&(_, game, time)| (game, time));
-            Some((version, since_game, since, until))
+            let next = kings.get(k + 1);
+            Some(BotReign {
+                version: versions.iter().find(|v| v.id == id)?.version,
+                since_game,
+                since,
+                until_game: next.map(|k| k.1),
+                until: next.map(|k| k.2),
+            })
         })
         .collect();
     Ok(Some(BotRecord {
@@ -278,10 +298,7 @@ pub(crate) fn bot(store: &Store, name: &str) -> anyhow::Result<Option<BotRecord>
 
 /// The online rating of each version of the bot called `name` after each of its games: per
 /// version (`v1`, `v2`…), (game number, μ, σ) in game order; `None` if there is no such bot.
-pub(crate) fn rating_history(
-    store: &Store,
-    name: &str,
-) -> anyhow::Result<Option<Vec<(String, Vec<(u32, f64, f64)>)>>> {
+pub(crate) fn rating_history(store: &Store, name: &str) -> anyhow::Result<Option<Vec<RatingLine>>> {
     let db = store.connection();
     let versions: Vec<Version> = store::versions(db)?
         .into_iter()
@@ -290,7 +307,7 @@ pub(crate) fn rating_history(
     if versions.is_empty() {
         return Ok(None);
     }
-    let mut lines: Vec<(String, Vec<(u32, f64, f64)>)> = versions
+    let mut lines: Vec<RatingLine> = versions
         .iter()
         .map(|v| (format!("v{}", v.version), Vec::new()))
         .collect();

@@ -187,7 +187,7 @@ fn dashboard(reader: Arc<Reader>) -> Site {
         news.clone(),
         "progress",
         read_progress,
-        |progress| serde_json::to_string(progress),
+        serde_json::to_string,
     ));
     let routes = Router::new()
         .route("/", get(|| async { Html(PAGE) }))

@@ -66,10 +66,13 @@ fn draw_points(svg: &mut String, log: &GameLog) -> Result<(), Box<dyn std::error
     Ok(())
 }
 
+/// A point of a rating line: (x, rating, σ).
+type Point = (u32, f64, f64);
+
 /// Each bot's rating over its games as a line, with its ± σ band shaded: a rating whose band
 /// still narrows is not settled yet.
 pub(crate) fn ratings(names: &[String], history: &[Vec<WengLinRating>]) -> anyhow::Result<String> {
-    let lines: Vec<(&str, Vec<(u32, f64, f64)>)> = history
+    let lines: Vec<(&str, Vec<Point>)> = history
         .iter()
         .enumerate()
         .map(|(bot, ratings)| {
@@ -81,7 +84,7 @@ pub(crate) fn ratings(names: &[String], history: &[Vec<WengLinRating>]) -> anyho
             (names.get(bot).map_or("", String::as_str), points)
         })
         .collect();
-    let lines: Vec<(&str, &[(u32, f64, f64)])> = lines
+    let lines: Vec<(&str, &[Point])> = lines
         .iter()
         .map(|(name, points)| (*name, &points[..]))
         .collect();
@@ -91,8 +94,8 @@ pub(crate) fn ratings(names: &[String], history: &[Vec<WengLinRating>]) -> anyho
 /// A hill bot's rating after each of its games, a line per version (`v1`, `v2`…) over the
 /// hill's game numbers, so a new version is seen taking over from the last: each line is
 /// (name, [(game, μ, σ)]).
-pub(crate) fn hill_ratings(lines: &[(String, Vec<(u32, f64, f64)>)]) -> anyhow::Result<String> {
-    let lines: Vec<(&str, &[(u32, f64, f64)])> = lines
+pub(crate) fn hill_ratings(lines: &[(String, Vec<Point>)]) -> anyhow::Result<String> {
+    let lines: Vec<(&str, &[Point])> = lines
         .iter()
         .map(|(name, points)| (name.as_str(), &points[..]))
         .collect();
@@ -100,11 +103,7 @@ pub(crate) fn hill_ratings(lines: &[(String, Vec<(u32, f64, f64)>)]) -> anyhow::
 }
 
 /// Lines of (x, rating, σ), each with its ± σ band shaded, captioned `caption`.
-fn banded(
-    lines: &[(&str, &[(u32, f64, f64)])],
-    caption: &str,
-    x_desc: &str,
-) -> anyhow::Result<String> {
+fn banded(lines: &[(&str, &[Point])], caption: &str, x_desc: &str) -> anyhow::Result<String> {
     let mut svg = String::new();
     draw_bands(&mut svg, lines, caption, x_desc)
         .map_err(|e| anyhow!("cannot draw the ratings: {e}"))?;
@@ -113,7 +112,7 @@ fn banded(
 
 fn draw_bands(
     svg: &mut String,
-    lines: &[(&str, &[(u32, f64, f64)])],
+    lines: &[(&str, &[Point])],
     caption: &str,
     x_desc: &str,
 ) -> Result<(), Box<dyn std::error::Error>> {
