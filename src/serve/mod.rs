@@ -1,6 +1,7 @@
 //! `koth serve DIR` and `koth serve --db URL NAME`: a web dashboard of a tournament — a folder,
 //! or a tournament workers share through PostgreSQL — on 127.0.0.1, live while it is played,
-//! read-only. Every asset is in the binary (no CDN, works offline).
+//! read-only. Every asset is in the binary (no CDN, works offline). On a hill's database it
+//! serves the hill's pages instead ([`hill`]), the same way.
 //!
 //! | address | what |
 //! |---|---|

@@ -3,6 +3,7 @@
 //! `koth serve` of the hill folder after. Screenshots go to `target/test-screenshots/`.
 
 use crate::dashboard::{browser, get, screenshot, serve, serving, text_of, until, until_drawn};
+use crate::dashboard_guard::exchange;
 use crate::hill::{add_ok, graded, hill, hill_command};
 use crate::support::tournament::succeed;
 use crate::viewers::click;
@@ -154,8 +155,14 @@ fn the_hill_s_pages_show_its_king_and_board_live_each_bot_and_names_as_text() {
     });
     drop(run);
 
-    // `koth serve` of the hill folder serves the same pages, and says what it lacks.
+    // `koth serve` of the hill folder serves the same pages, as guarded as the dashboard, and
+    // says what it lacks.
     let (_server, port) = serve(&dir);
+    let foreign = exchange(
+        port,
+        "GET /api/hill HTTP/1.1\r\nHost: hill.example\r\nConnection: close\r\n\r\n",
+    );
+    assert!(foreign.starts_with("HTTP/1.1 421 "), "{foreign}");
     let (status, body) = get(port, "/api/hill");
     assert!(status.contains(" 200 "), "{status}: {body}");
     let hill: serde_json::Value = serde_json::from_str(&body).unwrap();
