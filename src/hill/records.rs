@@ -344,3 +344,195 @@ fn id_list(versions: &[Version]) -> String {
 fn counted(condition: &str) -> String {
     format!("CAST(COALESCE(SUM(CASE WHEN {condition} THEN 1 ELSE 0 END), 0) AS BIGINT)")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A hill of A v1 (replaced), A v2 and B v1, and three games of A (seat 0) against B: A v1
+    /// wins game 0; A v2 draws game 1, timing out once, and loses game 2, crashing twice. B was
+    /// crowned at game 1, A v2 at game 3.
+    fn hill(dir: &std::path::Path) -> Store {
+        let meta = [("name", "h".to_string()), ("game", "tictactoe".to_string())];
+        let store = Store::create(&dir.join("results.sqlite"), &meta, &[], &[]).unwrap();
+        let db = store.connection();
+        store::create_tables(db).unwrap();
+        for (id, name, version, state) in [
+            (0usize, "A", 1u32, "replaced"),
+            (1, "A", 2, "active"),
+            (2, "B", 1, "active"),
+        ] {
+            let label = format!("{name} v{version}");
+            db.execute(
+                "INSERT INTO bots (id, name, dir, command, origin) VALUES (?1, ?2, 'x', '[]', 't')",
+                &[id.into(), label.into()],
+            )
+            .unwrap();
+            db.execute(
+                "INSERT INTO hill_versions (id, name, version, digest, state, added_at, mu, sigma,
+                     games, faulted, counted_from)
+                 VALUES (?1, ?2, ?3, 'd', ?4, 0, 25.0, 8.0, 0, 0, 0)",
+                &[id.into(), name.into(), version.into(), state.into()],
+            )
+            .unwrap();
+        }
+        let games = [
+            (0usize, 1.0, 0.0, 0i64, 0i64),
+            (1, 0.5, 0.5, 1, 0),
+            (1, 0.0, 1.0, 0, 2),
+        ];
+        for (game, &(a, score_a, score_b, timed_out, crashed)) in games.iter().enumerate() {
+            db.execute(
+                "INSERT INTO games (idx, seed, state, attempts) VALUES (?1, 0, 'done', 1)",
+                &[game.into()],
+            )
+            .unwrap();
+            db.execute(
+                "INSERT INTO hill_games (game, reason, rated, chosen_at) VALUES (?1, ?2, 1, 0)",
+                &[game.into(), format!("reason {game}").into()],
+            )
+            .unwrap();
+            let faults = match timed_out + crashed {
+                0 => "[]".to_string(),
+                _ => r#"[{"kind": "timed_out", "reason": "no answer in 100 ms"}]"#.to_string(),
+            };
+            for (seat, bot, score, timed_out, crashed, faults) in [
+                (0u32, a, score_a, timed_out, crashed, faults),
+                (1, 2, score_b, 0, 0, "[]".to_string()),
+            ] {
+                db.execute(
+                    "INSERT INTO seats (game, seat, bot) VALUES (?1, ?2, ?3)",
+                    &[game.into(), seat.into(), bot.into()],
+                )
+                .unwrap();
+                db.execute(
+                    "INSERT INTO results (game, seat, bot, score, status, faults, answers,
+                         max_wall_ms, total_wall_ms, near_misses, timed_out_faults,
+                         crashed_faults)
+                     VALUES (?1, ?2, ?3, ?4, 'finished', ?5, 1, 1.0, 1.0, 0, ?6, ?7)",
+                    &[
+                        game.into(),
+                        seat.into(),
+                        bot.into(),
+                        score.into(),
+                        faults.into(),
+                        timed_out.into(),
+                        crashed.into(),
+                    ],
+                )
+                .unwrap();
+                db.execute(
+                    "INSERT INTO hill_ratings (game, version, mu, sigma) VALUES (?1, ?2, ?3, 5.0)",
+                    &[game.into(), bot.into(), (20.0 + score).into()],
+                )
+                .unwrap();
+            }
+        }
+        for (version, since_game, since) in [(2usize, 1u32, 100i64), (1, 3, 200)] {
+            db.execute(
+                "INSERT INTO hill_kings (version, since_game, since) VALUES (?1, ?2, ?3)",
+                &[version.into(), since_game.into(), since.into()],
+            )
+            .unwrap();
+        }
+        store
+    }
+
+    #[test]
+    fn a_bot_s_record_counts_its_versions_results_faults_and_reigns() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = hill(tmp.path());
+        let a = bot(&store, "A").unwrap().unwrap();
+        let versions: Vec<(u32, &str)> = a
+            .versions
+            .iter()
+            .map(|v| (v.version.version, v.version.state.as_str()))
+            .collect();
+        assert_eq!(versions, [(1, "replaced"), (2, "active")]);
+        assert_eq!(a.opponents.len(), 1);
+        let b = &a.opponents[0];
+        assert_eq!(
+            (b.name.as_str(), b.games, b.wins, b.draws, b.losses),
+            ("B", 3, 1, 1, 1)
+        );
+        assert_eq!((a.faults.timed_out, a.faults.crashed), (1, 1));
+        let latest: Vec<(u32, u32, String)> = a
+            .faults
+            .latest
+            .iter()
+            .map(|g| (g.game, g.version, g.kinds.join(",")))
+            .collect();
+        assert_eq!(
+            latest,
+            [(2, 2, "crashed".into()), (1, 2, "timed out".into())]
+        );
+        assert_eq!(
+            a.faults.latest[1].reason.as_deref(),
+            Some("no answer in 100 ms")
+        );
+        let reigns: Vec<(u32, u32, Option<u32>)> = a
+            .reigns
+            .iter()
+            .map(|r| (r.version, r.since_game, r.until_game))
+            .collect();
+        assert_eq!(reigns, [(2, 3, None)]);
+        let b = bot(&store, "B").unwrap().unwrap();
+        assert_eq!(
+            (b.reigns[0].until_game, b.reigns[0].until),
+            (Some(3), Some(200))
+        );
+        assert_eq!(b.opponents[0].losses, 1);
+        assert!(bot(&store, "Nobody").unwrap().is_none());
+    }
+
+    #[test]
+    fn a_bot_s_ratings_are_kept_per_version_and_the_last_games_newest_first() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = hill(tmp.path());
+        let lines = rating_history(&store, "A").unwrap().unwrap();
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0], ("v1".to_string(), vec![(0, 21.0, 5.0)]));
+        assert_eq!(
+            lines[1],
+            ("v2".to_string(), vec![(1, 20.5, 5.0), (2, 20.0, 5.0)])
+        );
+        let last = recent_games(&store, 2).unwrap();
+        let shown: Vec<(u32, Option<&str>, &str, u32)> = last
+            .iter()
+            .map(|g| {
+                (
+                    g.index,
+                    g.reason.as_deref(),
+                    g.seats[0].name.as_str(),
+                    g.seats[0].version,
+                )
+            })
+            .collect();
+        assert_eq!(
+            shown,
+            [(2, Some("reason 2"), "A", 2), (1, Some("reason 1"), "A", 2)]
+        );
+    }
+
+    #[test]
+    fn the_stamp_moves_when_a_king_is_crowned_or_a_game_is_rated() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = hill(tmp.path());
+        let db = store.connection();
+        let before = stamp(db).unwrap();
+        assert_eq!(stamp(db).unwrap(), before);
+        db.execute(
+            "INSERT INTO hill_kings (version, since_game, since) VALUES (2, 4, 300)",
+            &[],
+        )
+        .unwrap();
+        let crowned = stamp(db).unwrap();
+        assert_ne!(crowned, before);
+        db.execute(
+            "UPDATE hill_versions SET games = games + 1 WHERE id = 2",
+            &[],
+        )
+        .unwrap();
+        assert_ne!(stamp(db).unwrap(), crowned);
+    }
+}
