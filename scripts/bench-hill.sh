@@ -5,7 +5,10 @@
 #      versions and of the refit of 1,000 versions and 1,000,000 games (simulated games);
 #   2. the leaderboard of a hill of 1,000 versions and 1,000,000 games (`koth leaderboard`,
 #      median of 21 runs, the process's start included);
-#   3. games per second of a hill of 4 instant bots against a tournament of the same bots
+#   3. the hill's web pages on the same hill (`koth serve`): the time to answer `/api/hill` (the
+#      leaderboard and the last games; the first read after a change, and from the memo),
+#      a bot's record `/api/hill/bots/NAME`, its rating plot and the page itself;
+#   4. games per second of a hill of 4 instant bots against a tournament of the same bots
 #      and game (paths, 2 players a game, 10 rounds, 200 games).
 #   bash scripts/bench-hill.sh
 set -euo pipefail
@@ -46,6 +49,7 @@ db.executemany("INSERT INTO seats (game, seat, bot) VALUES (?, ?, ?)", seats())
 db.execute("""INSERT INTO results (game, seat, bot, score, status, faults, answers, max_wall_ms, total_wall_ms, near_misses)
               SELECT game, seat, bot, seat, 'finished', '[]', 5, 1.0, 5.0, 0 FROM seats""")
 db.execute("INSERT INTO hill_games (game, reason, rated, chosen_at) SELECT idx, 'bench', 1, 0 FROM games")
+db.execute("INSERT INTO hill_ratings (game, version, mu, sigma) SELECT game, bot, 25.0 + (game % 100) / 50.0, 1.0 FROM results")
 db.commit()
 PY
 python3 - "$koth" "$work/big" <<'PY'
@@ -58,7 +62,50 @@ for _ in range(21):
 print(f"Leaderboard of a hill of 1,000 versions and 1,000,000 games: median {statistics.median(times):.1f} ms (21 runs, process start included)")
 PY
 
-# 3. Games per second: a hill against a tournament of the same instant bots.
+# 3. The hill's pages on that hill: each address asked in turn, the median of its times.
+python3 - "$koth" "$work/big" <<'PY'
+import socket, statistics, subprocess, sys, time, urllib.request
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+def timed(url):
+    start = time.perf_counter()
+    with urllib.request.urlopen(url) as answer:
+        answer.read()
+    return (time.perf_counter() - start) * 1000
+def serving():
+    port = free_port()
+    server = subprocess.Popen([sys.argv[1], "serve", sys.argv[2], "--addr", f"127.0.0.1:{port}"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(300):
+        try:
+            socket.create_connection(("127.0.0.1", port)).close()
+            return server, f"http://127.0.0.1:{port}"
+        except OSError:
+            time.sleep(0.1)
+    sys.exit("koth serve never listened")
+# The first read of /api/hill after the server starts is a whole read (as after each change).
+first = []
+for _ in range(5):
+    server, base = serving()
+    first.append(timed(base + "/api/hill"))
+    server.terminate(); server.wait()
+server, base = serving()
+rows = {
+    "/api/hill, first read (5 starts)": first,
+    "/api/hill, from the memo": [timed(base + "/api/hill") for _ in range(50)],
+    "/api/hill/bots/NAME (50 bots)": [timed(f"{base}/api/hill/bots/bot{7 * k}") for k in range(50)],
+    "/bots/NAME/ratings.svg (20 bots)": [timed(f"{base}/bots/bot{11 * k}/ratings.svg") for k in range(20)],
+    "/ (the page)": [timed(base + "/") for _ in range(50)],
+}
+server.terminate(); server.wait()
+print("The hill's pages, 1,000 versions and 1,000,000 games (median ms):")
+for what, times in rows.items():
+    print(f"  {what}: {statistics.median(times):.1f} ms")
+PY
+
+# 4. Games per second: a hill against a tournament of the same instant bots.
 gcc -O2 -o "$work/instant" scripts/instant-bot.c
 list=""
 for i in 1 2 3 4; do

@@ -20,7 +20,8 @@ enum Command {
     Replay(replay::cli::Args),
     /// Play the games of the tournaments in a PostgreSQL database, as one of many workers.
     Worker(tournament::worker::Args),
-    /// Serve a tournament's web dashboard: live progress, leaderboard, games and replays.
+    /// Serve a tournament's web dashboard (live progress, leaderboard, games and replays), or a
+    /// hill's pages (its king, leaderboard, games, bots and kings).
     Serve(serve::Args),
 }
 

@@ -55,7 +55,7 @@ enum Command {
         /// Stop once N more games are recorded.
         #[arg(long, value_name = "N")]
         games: Option<u32>,
-        /// Serve the web dashboard of the hill's games on ADDR while it plays
+        /// Serve the hill's web pages (as `koth serve DIR` does) on ADDR while it plays
         /// [default: 127.0.0.1:8080].
         #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:8080")]
         serve: Option<std::net::SocketAddr>,

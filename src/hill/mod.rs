@@ -11,6 +11,8 @@
 //! - [`run`]: the loop that keeps the queue filled, plays it with the tournament's runner,
 //!   rates each game once, and refits off the games' path.
 //! - [`board`]: the hill's leaderboard and status.
+//! - [`records`]: what the hill's web pages read beyond the leaderboard (the last games with
+//!   why each was chosen, each bot's record, the stamp their live updates compare).
 //! - [`authors`]: the strangers who may send bots, their tokens, and whose each bot name is.
 //! - [`submissions`]: an author's upload, from its archive to an active version (checked at
 //!   the door, then built and validated in turn by the builder beside `hill run`).
@@ -29,6 +31,7 @@ pub mod cli;
 pub(crate) mod config;
 pub mod fit;
 pub mod matchmaking;
+pub(crate) mod records;
 pub(crate) mod run;
 pub(crate) mod store;
 pub(crate) mod submissions;

@@ -2,7 +2,8 @@
 //! PostgreSQL schema): each bot's versions, why each game was chosen and whether it is rated,
 //! the rating history, the last fit and the kings. A hill's versions are the tournament's
 //! `bots` (so a game's seats, results, claims and files are a tournament's, played by the same
-//! runner); these tables are new ones, and no tournament table is altered.
+//! runner); these tables are new ones, and no tournament table is altered (an index on
+//! `results` by bot is added).
 
 use anyhow::Context;
 use skillratings::weng_lin::WengLinRating;
@@ -33,6 +34,9 @@ CREATE TABLE IF NOT EXISTS hill_fit (
     games INTEGER NOT NULL, fitted_games INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS hill_kings (
     version INTEGER NOT NULL, since_game INTEGER NOT NULL, since BIGINT NOT NULL);
+-- A bot's games and ratings, read by its page and by suspension, without reading every game's.
+CREATE INDEX IF NOT EXISTS hill_results_by_bot ON results (bot, game);
+CREATE INDEX IF NOT EXISTS hill_ratings_by_version ON hill_ratings (version, game);
 ";
 
 /// Creates the hill's tables if they are not there.

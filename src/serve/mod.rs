@@ -1,6 +1,7 @@
 //! `koth serve DIR` and `koth serve --db URL NAME`: a web dashboard of a tournament — a folder,
 //! or a tournament workers share through PostgreSQL — on 127.0.0.1, live while it is played,
-//! read-only. Every asset is in the binary (no CDN, works offline).
+//! read-only. Every asset is in the binary (no CDN, works offline). On a hill's database it
+//! serves the hill's pages instead ([`hill`]), the same way.
 //!
 //! | address | what |
 //! |---|---|
@@ -51,6 +52,7 @@ use serde::{Deserialize, Serialize};
 use tokio::io::AsyncWriteExt;
 use tokio::sync::{Semaphore, watch};
 
+pub(crate) mod hill;
 mod plot;
 mod submissions;
 
@@ -149,29 +151,71 @@ async fn bind(addr: SocketAddr) -> anyhow::Result<tokio::net::TcpListener> {
         .with_context(|| format!("cannot listen on {addr}"))
 }
 
+/// Serves what `reader` reads: a hill's pages ([`hill::site`]) or a tournament's dashboard.
 async fn serve(
     reader: Reader,
     listener: tokio::net::TcpListener,
     guard: Guard,
     more: Router,
 ) -> anyhow::Result<()> {
-    let local = listener.local_addr()?;
     let reader = Arc::new(reader);
+    let site = match reader.hill {
+        true => hill::site(reader),
+        false => dashboard(reader),
+    };
+    let site = Site {
+        routes: site.routes.merge(more),
+        ..site
+    };
+    serve_site(site, listener, guard).await
+}
+
+/// What a server serves: its routes, and the one task that polls the database for the news of
+/// its live pages (the server stops if that task fails). Routes merged into `routes` are served
+/// the same way (the same host check, connection cap and timeouts).
+pub(crate) struct Site {
+    pub routes: Router,
+    pub poller: tokio::task::JoinHandle<()>,
+}
+
+/// A tournament's dashboard; its poll of the database starts on the current runtime.
+fn dashboard(reader: Arc<Reader>) -> Site {
     let (news, _) = watch::channel(None);
-    let poller = tokio::spawn(poll_news(Arc::clone(&reader), news.clone()));
-    let hosts = Arc::new(Hosts::new(local, &guard.allow_hosts));
-    let app = Router::new()
+    let poller = tokio::spawn(poll_news(
+        Arc::clone(&reader),
+        news.clone(),
+        "progress",
+        read_progress,
+        serde_json::to_string,
+    ));
+    let routes = Router::new()
         .route("/", get(|| async { Html(PAGE) }))
         .route("/api/progress", get(progress))
         .route("/api/leaderboard", get(leaderboard))
         .route("/api/games", get(games))
-        .route("/api/events", get(move || events(news.subscribe())))
+        .route(
+            "/api/events",
+            get(move || events(news.subscribe(), "progress")),
+        )
         .route("/games/{index}", get(replay))
         .route("/plots/ratings.svg", get(ratings_plot))
         .route("/games/{index}/points.svg", get(points_plot))
-        .with_state(reader)
-        .merge(more)
-        .layer(middleware::from_fn_with_state(hosts, check_host));
+        .with_state(reader);
+    Site { routes, poller }
+}
+
+/// Serves `site` on `listener`: only requests naming this server in their `Host` (else 421), at
+/// most `guard.max_connections` connections at once (503 beyond), each sending its headers
+/// within [`HEADER_TIMEOUT`]; until the site's poller fails.
+async fn serve_site(
+    site: Site,
+    listener: tokio::net::TcpListener,
+    guard: Guard,
+) -> anyhow::Result<()> {
+    let local = listener.local_addr()?;
+    let hosts = Arc::new(Hosts::new(local, &guard.allow_hosts));
+    let Site { routes, poller } = site;
+    let app = routes.layer(middleware::from_fn_with_state(hosts, check_host));
     let connections = Arc::new(Semaphore::new(guard.max_connections as usize));
     loop {
         let stream = match listener.accept().await {
@@ -269,13 +313,15 @@ async fn check_host(State(hosts): State<Arc<Hosts>>, request: Request, next: Nex
     }
 }
 
-/// How the server reads the tournament it shows.
-struct Reader {
+/// How the server reads the tournament or the hill it shows.
+pub(crate) struct Reader {
     source: Source,
     memo: Mutex<Memo>,
     /// A hill whose bots' stderr is their authors' alone (`submissions.public_logs` unset): its
     /// replay pages are made without it.
     stderr_private: bool,
+    /// Whether it is a hill's database (a tournament's, with the hill's tables beside).
+    hill: bool,
 }
 
 /// Where the tournament is read from.
@@ -293,12 +339,28 @@ enum Source {
     },
 }
 
-/// What the server read of the tournament as it stood at `counts` (its games' states): until
-/// they change no result changes, so every request till then is answered from here.
+/// What the server read of the tournament as it stood at `stamp`: until it changes no result
+/// changes, so every request till then is answered from here.
 #[derive(Default)]
 struct Memo {
-    counts: Option<store::Progress>,
+    stamp: Option<Stamp>,
     values: HashMap<&'static str, Arc<dyn Any + Send + Sync>>,
+}
+
+/// What changes whenever what the server shows may have: a tournament's games' states, or what
+/// a hill's run writes ([`crate::hill::records::Stamp`]).
+#[derive(Debug, Clone, PartialEq)]
+enum Stamp {
+    Games(store::Progress),
+    Hill(crate::hill::records::Stamp),
+}
+
+/// The [`Stamp`] of the tournament in `store` (a hill's if `hill`).
+fn stamp(store: &Store, hill: bool) -> anyhow::Result<Stamp> {
+    Ok(match hill {
+        true => Stamp::Hill(crate::hill::records::stamp(store.connection())?),
+        false => Stamp::Games(store.progress()?),
+    })
 }
 
 impl Reader {
@@ -322,11 +384,14 @@ impl Reader {
                 }
             }
         };
-        Ok(Reader {
+        let mut reader = Reader {
             source,
             memo: Mutex::default(),
             stderr_private,
-        })
+            hill: false,
+        };
+        reader.hill = reader.read(|store, _| crate::hill::is_hill(store))?;
+        Ok(reader)
     }
 
     /// The tournament, for the start-up line.
@@ -375,12 +440,12 @@ impl Reader {
     ) -> anyhow::Result<Arc<T>> {
         let memo = || self.memo.lock().unwrap_or_else(PoisonError::into_inner);
         self.read(|store, dir| {
-            let counts = store.progress()?;
+            let stamp = stamp(store, self.hill)?;
             {
                 let mut memo = memo();
-                if memo.counts != Some(counts) {
+                if memo.stamp.as_ref() != Some(&stamp) {
                     *memo = Memo {
-                        counts: Some(counts),
+                        stamp: Some(stamp.clone()),
                         values: HashMap::new(),
                     };
                 } else if let Some(Ok(kept)) = memo
@@ -392,10 +457,10 @@ impl Reader {
                 }
             }
             // Read with the memo free, so other requests are answered meanwhile. The value may
-            // be newer than `counts`, never older: the next request reads the news.
+            // be newer than `stamp`, never older: the next request reads the news.
             let value = Arc::new(read(store, dir)?);
             let mut memo = memo();
-            if memo.counts == Some(counts) {
+            if memo.stamp.as_ref() == Some(&stamp) {
                 memo.values.insert(what, value.clone());
             }
             Ok(value)
@@ -578,30 +643,42 @@ async fn games(State(reader): Watching, Query(filter): Query<Filter>) -> Result<
     Ok(axum::Json(listed).into_response())
 }
 
-/// What the live pages are told: where the tournament stands, or why it could not be read.
+/// What the live pages are told: the news as JSON (serialised once for every page), or why
+/// the database could not be read.
 #[derive(Clone)]
 enum News {
-    Progress(Arc<Progress>),
+    Fresh(Arc<String>),
     Failed(String),
 }
 
-/// The one poll of the database for every live page: while any page listens, counts the
-/// games' states every [`POLL`] (a few indexed counts), reads the whole report when they
-/// changed, and tells every page at once. With no page listening it reads nothing.
-async fn poll_news(reader: Arc<Reader>, news: watch::Sender<Option<News>>) {
-    let mut shown = None::<store::Progress>;
+/// The one poll of the database for every live page: while any page listens, reads the
+/// [`Stamp`] every [`POLL`] (a few indexed counts), reads `what` with `read` when it changed,
+/// and tells every page at once what `tell` makes of it. With no page listening it reads
+/// nothing.
+async fn poll_news<T: Send + Sync + 'static>(
+    reader: Arc<Reader>,
+    news: watch::Sender<Option<News>>,
+    what: &'static str,
+    read: fn(&Store, &Path) -> anyhow::Result<T>,
+    tell: fn(&T) -> serde_json::Result<String>,
+) {
+    let mut shown = None::<Stamp>;
+    let hill = reader.hill;
     loop {
         if news.is_closed() {
             // The next page to listen is told where things stand.
             shown = None;
         } else {
-            let told = match with_store(&reader, |store, _| store.progress()).await {
-                Ok(counts) if shown == Some(counts) => None,
-                Ok(counts) => match memoized(&reader, "progress", read_progress).await {
-                    Ok(progress) => {
-                        shown = Some(counts);
-                        Some(News::Progress(progress))
-                    }
+            let told = match with_store(&reader, move |store, _| stamp(store, hill)).await {
+                Ok(now) if shown.as_ref() == Some(&now) => None,
+                Ok(now) => match memoized(&reader, what, read).await {
+                    Ok(value) => match tell(&value) {
+                        Ok(json) => {
+                            shown = Some(now);
+                            Some(News::Fresh(Arc::new(json)))
+                        }
+                        Err(err) => Some(News::Failed(err.to_string())),
+                    },
                     Err(Failure(_, message)) => Some(News::Failed(message)),
                 },
                 Err(Failure(_, message)) => Some(News::Failed(message)),
@@ -614,10 +691,10 @@ async fn poll_news(reader: Arc<Reader>, news: watch::Sender<Option<News>>) {
     }
 }
 
-/// A `progress` event now (once the poll has read one), and another whenever the tournament has
+/// A `name` event now (once the poll has read one), and another whenever the tournament has
 /// moved, from the one poll every page shares ([`poll_news`]).
-async fn events(news: watch::Receiver<Option<News>>) -> impl IntoResponse {
-    let stream = futures::stream::unfold((news, true), |(mut news, first)| async move {
+async fn events(news: watch::Receiver<Option<News>>, name: &'static str) -> impl IntoResponse {
+    let stream = futures::stream::unfold((news, true), move |(mut news, first)| async move {
         if !first {
             news.changed().await.ok()?;
         }
@@ -625,10 +702,10 @@ async fn events(news: watch::Receiver<Option<News>>) -> impl IntoResponse {
             let told = news.borrow_and_update().clone();
             if let Some(told) = told {
                 let event = match told {
-                    News::Progress(p) => Event::default().event("progress").json_data(&*p),
-                    News::Failed(message) => Ok(Event::default().event("error").data(message)),
+                    News::Fresh(json) => Event::default().event(name).data(json.as_str()),
+                    News::Failed(message) => Event::default().event("error").data(message),
                 };
-                return Some((event, (news, false)));
+                return Some((Ok::<_, std::convert::Infallible>(event), (news, false)));
             }
             news.changed().await.ok()?;
         }

@@ -66,30 +66,62 @@ fn draw_points(svg: &mut String, log: &GameLog) -> Result<(), Box<dyn std::error
     Ok(())
 }
 
+/// A point of a rating line: (x, rating, σ).
+type Point = (u32, f64, f64);
+
 /// Each bot's rating over its games as a line, with its ± σ band shaded: a rating whose band
 /// still narrows is not settled yet.
 pub(crate) fn ratings(names: &[String], history: &[Vec<WengLinRating>]) -> anyhow::Result<String> {
+    let lines: Vec<(&str, Vec<Point>)> = history
+        .iter()
+        .enumerate()
+        .map(|(bot, ratings)| {
+            let points = ratings
+                .iter()
+                .enumerate()
+                .map(|(g, r)| (g as u32 + 1, r.rating, r.uncertainty))
+                .collect();
+            (names.get(bot).map_or("", String::as_str), points)
+        })
+        .collect();
+    let lines: Vec<(&str, &[Point])> = lines
+        .iter()
+        .map(|(name, points)| (*name, &points[..]))
+        .collect();
+    banded(&lines, "rating ± σ over each bot's games", "games played")
+}
+
+/// A hill bot's rating after each of its games, a line per version (`v1`, `v2`…) over the
+/// hill's game numbers, so a new version is seen taking over from the last: each line is
+/// (name, [(game, μ, σ)]).
+pub(crate) fn hill_ratings(lines: &[(String, Vec<Point>)]) -> anyhow::Result<String> {
+    let lines: Vec<(&str, &[Point])> = lines
+        .iter()
+        .map(|(name, points)| (name.as_str(), &points[..]))
+        .collect();
+    banded(&lines, "rating ± σ after each game", "the hill's game")
+}
+
+/// Lines of (x, rating, σ), each with its ± σ band shaded, captioned `caption`.
+fn banded(lines: &[(&str, &[Point])], caption: &str, x_desc: &str) -> anyhow::Result<String> {
     let mut svg = String::new();
-    draw_ratings(&mut svg, names, history).map_err(|e| anyhow!("cannot draw the ratings: {e}"))?;
+    draw_bands(&mut svg, lines, caption, x_desc)
+        .map_err(|e| anyhow!("cannot draw the ratings: {e}"))?;
     Ok(svg)
 }
 
-fn draw_ratings(
+fn draw_bands(
     svg: &mut String,
-    names: &[String],
-    history: &[Vec<WengLinRating>],
+    lines: &[(&str, &[Point])],
+    caption: &str,
+    x_desc: &str,
 ) -> Result<(), Box<dyn std::error::Error>> {
-    let games = history.iter().map(Vec::len).max().unwrap_or(0).max(1);
-    let (low, high) =
-        history
-            .iter()
-            .flatten()
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), r| {
-                (
-                    l.min(r.rating - r.uncertainty),
-                    h.max(r.rating + r.uncertainty),
-                )
-            });
+    let points = || lines.iter().flat_map(|(_, points)| points.iter());
+    let first = points().map(|p| p.0).min().unwrap_or(1).saturating_sub(1);
+    let last = points().map(|p| p.0).max().unwrap_or(0).max(first + 1);
+    let (low, high) = points().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), p| {
+        (l.min(p.1 - p.2), h.max(p.1 + p.2))
+    });
     let (low, high) = if low.is_finite() {
         (low.floor(), high.ceil().max(low.floor() + 1.0))
     } else {
@@ -99,36 +131,29 @@ fn draw_ratings(
         let root = SVGBackend::with_string(svg, (900, 420)).into_drawing_area();
         root.fill(&WHITE)?;
         let mut chart = ChartBuilder::on(&root)
-            .caption("rating ± σ over each bot's games", ("sans-serif", 18))
+            .caption(caption, ("sans-serif", 18))
             .margin(10)
             .x_label_area_size(30)
             .y_label_area_size(50)
-            .build_cartesian_2d(0..games, low..high)?;
+            .build_cartesian_2d(first..last, low..high)?;
         chart
             .configure_mesh()
-            .x_desc("games played")
+            .x_desc(x_desc)
             .y_desc("Weng-Lin rating")
             .draw()?;
-        for (bot, ratings) in history.iter().enumerate().filter(|(_, r)| !r.is_empty()) {
-            let colour = COLOURS[bot % COLOURS.len()];
-            let upper = ratings
-                .iter()
-                .enumerate()
-                .map(|(g, r)| (g + 1, r.rating + r.uncertainty));
-            let lower = ratings
-                .iter()
-                .enumerate()
-                .rev()
-                .map(|(g, r)| (g + 1, r.rating - r.uncertainty));
+        for (k, (name, points)) in lines.iter().enumerate().filter(|(_, l)| !l.1.is_empty()) {
+            let colour = COLOURS[k % COLOURS.len()];
+            let upper = points.iter().map(|&(x, r, s)| (x, r + s));
+            let lower = points.iter().rev().map(|&(x, r, s)| (x, r - s));
             chart.draw_series(std::iter::once(Polygon::new(
                 upper.chain(lower).collect::<Vec<_>>(),
                 colour.mix(0.15).filled(),
             )))?;
             named_line(
                 &mut chart,
-                ratings.iter().enumerate().map(|(g, r)| (g + 1, r.rating)),
+                points.iter().map(|&(x, r, _)| (x, r)),
                 colour,
-                names.get(bot).map_or("", String::as_str),
+                name,
             )?;
         }
         legend(&mut chart, SeriesLabelPosition::LowerRight)?;

@@ -124,6 +124,30 @@ pub(crate) async fn text_of(client: &Client, css: &str) -> String {
         .unwrap()
 }
 
+/// Starts `command` (a run with `--serve`) and reads the address it serves at from its
+/// `Dashboard: ` line; the rest of its output is read off, so that it never blocks on a full
+/// pipe.
+pub(crate) fn serving(command: &mut Command) -> (Killed, String) {
+    let mut run = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = run.stdout.take().unwrap();
+    let run = Killed(run);
+    let mut lines = BufReader::new(stdout).lines();
+    let url = lines
+        .by_ref()
+        .map(|l| l.unwrap())
+        .find_map(|l| {
+            l.strip_prefix("Dashboard: ")
+                .map(|rest| rest.split(' ').next().unwrap().to_string())
+        })
+        .expect("the run prints the dashboard's address");
+    std::thread::spawn(move || lines.for_each(drop));
+    (run, url)
+}
+
 /// Waits up to a minute for `ready` to hold of the page.
 pub(crate) async fn until<F: std::future::Future<Output = bool>>(
     what: &str,
@@ -134,6 +158,22 @@ pub(crate) async fn until<F: std::future::Future<Output = bool>>(
         assert!(started.elapsed() < Duration::from_secs(60), "never: {what}");
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
+}
+
+/// Waits until the page's image `id` is loaded and `width` pixels wide (a plot the server drew).
+pub(crate) async fn until_drawn(client: &Client, id: &str, width: u64) {
+    until(&format!("the plot {id} is drawn"), || async {
+        let drawn = client
+            .execute(
+                "const img = document.getElementById(arguments[0]); \
+                 return img.complete ? img.naturalWidth : 0;",
+                vec![id.into()],
+            )
+            .await
+            .unwrap();
+        drawn.as_u64() == Some(width)
+    })
+    .await;
 }
 
 pub(crate) async fn screenshot(client: &Client, name: &str) {
@@ -164,29 +204,14 @@ pub(crate) fn get(port: u16, path: &str) -> (String, String) {
 fn the_dashboard_counts_games_live_lists_them_and_opens_their_replays() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("t");
-    let mut run = koth()
-        .args(["tournament", "run"])
-        .arg(tournament_file(tmp.path(), 12))
-        .arg("--dir")
-        .arg(&dir)
-        .args(["--serve", "127.0.0.1:0", "--serve-after"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let stdout = run.stdout.take().unwrap();
-    let run = Killed(run);
-    let mut lines = BufReader::new(stdout).lines();
-    let url = lines
-        .by_ref()
-        .map(|l| l.unwrap())
-        .find_map(|l| {
-            l.strip_prefix("Dashboard: ")
-                .map(|rest| rest.split(' ').next().unwrap().to_string())
-        })
-        .expect("the run prints the dashboard's address");
-    // The rest of the run's output is read off so that it never blocks on a full pipe.
-    std::thread::spawn(move || lines.for_each(drop));
+    let (run, url) = serving(
+        koth()
+            .args(["tournament", "run"])
+            .arg(tournament_file(tmp.path(), 12))
+            .arg("--dir")
+            .arg(&dir)
+            .args(["--serve", "127.0.0.1:0", "--serve-after"]),
+    );
 
     let runtime = koth::game::runtime().unwrap();
     runtime.block_on(async {
@@ -214,18 +239,7 @@ fn the_dashboard_counts_games_live_lists_them_and_opens_their_replays() {
         })
         .await;
         assert!(text_of(&client, "#leader").await.contains("a game"));
-        until("the ratings plot is drawn", || async {
-            let width = client
-                .execute(
-                    "const img = document.getElementById('ratings'); \
-                     return img.complete ? img.naturalWidth : 0;",
-                    vec![],
-                )
-                .await
-                .unwrap();
-            width.as_u64() == Some(900)
-        })
-        .await;
+        until_drawn(&client, "ratings", 900).await;
         assert_eq!(text_of(&client, "#eta").await, "done");
         screenshot(&client, "dashboard-done.png").await;
 

@@ -32,7 +32,7 @@ fn tournament(tmp: &Path) -> PathBuf {
 
 /// Sends `request` to the server on `port` and returns what it answers before closing (or
 /// within 20 s).
-fn exchange(port: u16, request: &str) -> String {
+pub(crate) fn exchange(port: u16, request: &str) -> String {
     let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
     stream
         .set_read_timeout(Some(Duration::from_secs(20)))

@@ -9,7 +9,7 @@ use crate::support::cpus::own_cpu_locks;
 use crate::support::tournament::{koth, leaderboard, query, repo, succeed};
 
 /// A graded bot `name` in `root/<folder>`: the perfect move with probability `p`.
-fn graded(root: &Path, folder: &str, name: &str, p: f64) -> PathBuf {
+pub(crate) fn graded(root: &Path, folder: &str, name: &str, p: f64) -> PathBuf {
     let dir = root.join(folder);
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::copy(
@@ -26,7 +26,7 @@ fn graded(root: &Path, folder: &str, name: &str, p: f64) -> PathBuf {
 }
 
 /// Creates a hill of noughts & crosses in `root/hill`, with `extra` keys.
-fn hill(root: &Path, extra: &str) -> PathBuf {
+pub(crate) fn hill(root: &Path, extra: &str) -> PathBuf {
     let file = root.join("hill-t.toml");
     std::fs::write(
         &file,
@@ -44,7 +44,7 @@ fn hill(root: &Path, extra: &str) -> PathBuf {
     dir
 }
 
-fn hill_command(dir: &Path) -> Command {
+pub(crate) fn hill_command(dir: &Path) -> Command {
     let mut command = koth();
     own_cpu_locks(&mut command, dir.parent().unwrap());
     command
@@ -60,7 +60,7 @@ fn add(dir: &Path, bots: &[&Path]) -> Output {
         .unwrap()
 }
 
-fn add_ok(dir: &Path, bots: &[&Path]) -> String {
+pub(crate) fn add_ok(dir: &Path, bots: &[&Path]) -> String {
     let output = add(dir, bots);
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
     assert!(

@@ -831,6 +831,42 @@ fn an_author_submits_through_the_page_and_watches_it_build() {
         })
         .await;
         screenshot(&client, "submit.png").await;
+        // The bot's page shows its logs to its author, given the token, and to no one else.
+        client
+            .goto(&format!("{}/bots/Paged%20%3Cb%3Ebot%3C%2Fb%3E", served.url))
+            .await
+            .unwrap();
+        until("the bot page offers its author's logs", || async {
+            client
+                .find(Locator::Id("author-part"))
+                .await
+                .unwrap()
+                .is_displayed()
+                .await
+                .unwrap_or(false)
+        })
+        .await;
+        client
+            .find(Locator::Id("token"))
+            .await
+            .unwrap()
+            .send_keys(&ada)
+            .await
+            .unwrap();
+        client
+            .find(Locator::Css("#author-form button"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        until("the bot page shows the build log", || async {
+            text_of(&client, "#private")
+                .await
+                .contains("page build says hi")
+        })
+        .await;
+        screenshot(&client, "hill-bot-private.png").await;
     });
     drop(served);
 }

@@ -1,0 +1,40 @@
+// What the hill's pages share. Every name and text a bot or its author wrote goes through
+// text() before it is written into the page.
+"use strict";
+const $ = (id) => document.getElementById(id);
+const text = (s) => String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+const num = (x, d) => (x === null || x === undefined) ? "–" : Number(x).toFixed(d);
+const botLink = (name) => `<a href="/bots/${encodeURIComponent(name)}">${text(name)}</a>`;
+const gameLink = (index) => `<a href="/games/${Number(index)}">${Number(index)}</a>`;
+const when = (unix) => new Date(unix * 1000).toISOString().replace("T", " ").slice(0, 16) + " UTC";
+const interval = (low, high) => low === null ? "–" : `${num(low, 0)}–${num(high, 0)}`;
+
+// A table of `head` and `rows` (cells already HTML, their texts escaped); the columns in
+// `left` aligned left, those in `why` wrapped.
+function table(el, head, rows, left, why = []) {
+  const cls = (i) => why.includes(i) ? "why" : left.includes(i) ? "name" : "";
+  el.innerHTML = "<tr>" + head.map((h, i) => `<th class="${cls(i)}">${text(h)}</th>`).join("") + "</tr>" +
+    rows.map((r) => "<tr>" + r.map((c, i) => `<td class="${cls(i)}">${c}</td>`).join("") + "</tr>").join("");
+}
+
+async function json(url) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${url}: ${await response.text()}`);
+  return response.json();
+}
+
+function duration(ms) {
+  if (ms === null || ms === undefined) return "";
+  return ms < 999.5 ? Math.round(ms) + " ms" : (ms / 1000).toFixed(1) + " s";
+}
+
+// Where this server takes submissions (`hill run --serve`), the header links to its page.
+fetch("/submit", { method: "HEAD" }).then((r) => {
+  const nav = document.getElementById("actions");
+  if (r.ok && nav && !nav.querySelector("a[href='/submit']")) {
+    const link = document.createElement("a");
+    link.href = "/submit";
+    link.textContent = "submit a bot";
+    nav.append(" ", link);
+  }
+}).catch(() => {});

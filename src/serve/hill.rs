@@ -1,0 +1,145 @@
+//! A hill's pages: what `koth serve DIR` and `koth hill run DIR --serve` show of a hill, read
+//! through the hill's own read functions ([`crate::hill::board`], [`crate::hill::records`]),
+//! served as the dashboard is (the same host check, connection cap, timeouts and memo, the
+//! same one poll for every live page), read-only.
+//!
+//! | address | what |
+//! |---|---|
+//! | `/` | the hill: its king and since when, the leaderboard, the last games with why each was chosen, the kings' history; live |
+//! | `/bots/{name}` | a bot's page: its versions, its rating over time, its results against each opponent, its faults |
+//! | `/api/hill` | the leaderboard (`koth leaderboard --format json`'s) and the last games |
+//! | `/api/hill/bots/{name}` | a bot's record, as its page shows it; 404 for a name the hill has not |
+//! | `/api/events` | server-sent events: `hill` (the games rated, the king) whenever the hill moves |
+//! | `/bots/{name}/ratings.svg` | the bot's online rating ± σ after each game, a line per version |
+//! | `/games/{index}` | the game's replay page, as the dashboard's |
+//!
+//! [`site`] gives the routes with their poller; more routes (a hill's uploads) are merged into
+//! its `routes` before it is served, and the page has a place for their link (`#actions`).
+//!
+//! Every name and text from a bot is sent as JSON and written into the page as text (the
+//! pages' `text()`), never as HTML.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::{Path as UrlPath, State};
+use axum::http::{StatusCode, header};
+use axum::response::{Html, IntoResponse, Response};
+use axum::routing::get;
+use serde::Serialize;
+use tokio::sync::watch;
+
+use super::{Failure, Reader, Site, Watching, events, memoized, plot, poll_news, with_store};
+use crate::hill::board::{self, HillBoard};
+use crate::hill::records::{self, HillGame};
+use crate::tournament::store::Store;
+
+const PAGE: &str = include_str!("hill.html");
+const BOT_PAGE: &str = include_str!("hill_bot.html");
+/// What both pages share: the look, the escaping, the tables.
+const SHARED: &str = include_str!("hill.js");
+const STYLE: &str = include_str!("hill.css");
+/// Games listed as the last games.
+const LAST_GAMES: u32 = 20;
+
+/// A hill's pages and their APIs over `reader`, a hill's database; the poll of its live pages
+/// starts on the current runtime.
+pub(crate) fn site(reader: Arc<Reader>) -> Site {
+    let (news, _) = watch::channel(None);
+    let poller = tokio::spawn(poll_news(
+        Arc::clone(&reader),
+        news.clone(),
+        "hill",
+        read_hill,
+        |view| serde_json::to_string(&HillNews::of(view)),
+    ));
+    let routes = Router::new()
+        .route("/", get(|| async { Html(PAGE) }))
+        .route("/bots/{name}", get(|| async { Html(BOT_PAGE) }))
+        .route(
+            "/hill.js",
+            get(|| async { asset("text/javascript", SHARED) }),
+        )
+        .route("/hill.css", get(|| async { asset("text/css", STYLE) }))
+        .route("/api/hill", get(hill))
+        .route("/api/hill/bots/{name}", get(bot))
+        .route("/api/events", get(move || events(news.subscribe(), "hill")))
+        .route("/bots/{name}/ratings.svg", get(ratings_plot))
+        .route("/games/{index}", get(super::replay))
+        .with_state(reader);
+    Site { routes, poller }
+}
+
+fn asset(kind: &'static str, body: &'static str) -> Response {
+    ([(header::CONTENT_TYPE, kind)], body).into_response()
+}
+
+/// The hill as its page shows it.
+#[derive(Debug, Serialize)]
+struct HillView {
+    #[serde(flatten)]
+    board: HillBoard,
+    /// The games done last, newest first.
+    last: Vec<HillGame>,
+}
+
+fn read_hill(store: &Store, _: &Path) -> anyhow::Result<HillView> {
+    Ok(HillView {
+        board: board::of(store)?,
+        last: records::recent_games(store, LAST_GAMES)?,
+    })
+}
+
+/// What a live page is told when the hill moves: enough to see that it did; the page reads
+/// the rest from `/api/hill`.
+#[derive(Debug, Serialize)]
+struct HillNews<'a> {
+    games_done: u32,
+    king: Option<&'a str>,
+}
+
+impl HillNews<'_> {
+    fn of(view: &HillView) -> HillNews<'_> {
+        HillNews {
+            games_done: view.board.games_done,
+            king: view.board.king.as_deref(),
+        }
+    }
+}
+
+async fn hill(State(reader): Watching) -> Result<Response, Failure> {
+    let view = memoized(&reader, "hill", read_hill).await?;
+    Ok(axum::Json(&*view).into_response())
+}
+
+/// A name the hill has no bot of: the request's mistake.
+fn no_bot(name: &str) -> Failure {
+    Failure(
+        StatusCode::NOT_FOUND,
+        format!("the hill has no bot called {:?}", crate::text::shown(name)),
+    )
+}
+
+async fn bot(State(reader): Watching, UrlPath(name): UrlPath<String>) -> Result<Response, Failure> {
+    let asked = name.clone();
+    match with_store(&reader, move |store, _| records::bot(store, &asked)).await? {
+        Some(record) => Ok(axum::Json(record).into_response()),
+        None => Err(no_bot(&name)),
+    }
+}
+
+async fn ratings_plot(
+    State(reader): Watching,
+    UrlPath(name): UrlPath<String>,
+) -> Result<Response, Failure> {
+    let asked = name.clone();
+    let svg = with_store(&reader, move |store, _| {
+        records::rating_history(store, &asked)?
+            .map(|lines| plot::hill_ratings(&lines))
+            .transpose()
+    })
+    .await?
+    .ok_or_else(|| no_bot(&name))?;
+    Ok(([(header::CONTENT_TYPE, "image/svg+xml")], svg).into_response())
+}
