@@ -6,7 +6,6 @@ use crate::dashboard::{browser, get, screenshot, serve, serving, text_of, until,
 use crate::dashboard_guard::exchange;
 use crate::hill::{add_ok, graded, hill, hill_command};
 use crate::support::tournament::succeed;
-use crate::viewers::click;
 
 /// A bot name that is HTML, and a script's end: it must show as these characters.
 const MARKUP: &str = "<img src=x onerror=\"window.pwned=1\"> & </script>";
@@ -104,8 +103,22 @@ fn the_hill_s_pages_show_its_king_and_board_live_each_bot_and_names_as_text() {
         let stayed = client.execute("return window.stayed;", vec![]).await;
         assert_eq!(stayed.unwrap(), true, "the page was not reloaded");
 
-        // A game's link opens its replay.
-        click(&client, "#last a[href^='/games/']").await;
+        // A game's link opens its replay. (Followed by its address: the table is redrawn as
+        // games end, so an element found one moment may be gone the next.)
+        let link = client
+            .execute(
+                "return document.querySelector(\"#last a[href^='/games/']\").getAttribute('href');",
+                vec![],
+            )
+            .await
+            .unwrap();
+        client
+            .goto(&format!(
+                "{url}{}",
+                link.as_str().unwrap().trim_start_matches('/')
+            ))
+            .await
+            .unwrap();
         until("the replay opens", || async {
             let url = client.current_url().await.unwrap();
             url.path().starts_with("/games/")
