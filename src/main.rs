@@ -63,12 +63,20 @@ fn run(command: Command) -> anyhow::Result<()> {
     match command {
         Command::Tournament(args) => tournament::cli::run(args, serve::spawn),
         Command::Hill(args) => hill::cli::run(args, serve::spawn),
-        Command::Leaderboard(args) => match args.folder().filter(|dir| hill::is_hill_folder(dir)) {
-            Some(dir) => hill::cli::leaderboard(dir, args.format()),
-            None => tournament::cli::leaderboard(args),
-        },
+        Command::Leaderboard(args) => {
+            if let Some(dir) = args.folder().filter(|dir| hill::is_hill_folder(dir)) {
+                hill::cli::leaderboard(dir, args.format())
+            } else if let Some((url, name)) = args
+                .database()
+                .filter(|(url, name)| hill::is_shared_hill(url, name))
+            {
+                hill::cli::leaderboard_shared(url, &name, args.format())
+            } else {
+                tournament::cli::leaderboard(args)
+            }
+        }
         Command::Replay(args) => replay::cli::run(args),
-        Command::Worker(args) => tournament::worker::run(args),
+        Command::Worker(args) => tournament::worker::run(args, hill::worker::join),
         Command::Serve(args) => serve::run(args),
     }
 }

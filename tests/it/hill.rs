@@ -9,7 +9,7 @@ use crate::support::cpus::own_cpu_locks;
 use crate::support::tournament::{koth, leaderboard, query, repo, succeed};
 
 /// A graded bot `name` in `root/<folder>`: the perfect move with probability `p`.
-fn graded(root: &Path, folder: &str, name: &str, p: f64) -> PathBuf {
+pub(crate) fn graded(root: &Path, folder: &str, name: &str, p: f64) -> PathBuf {
     let dir = root.join(folder);
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::copy(

@@ -15,6 +15,7 @@ mod fuzz_readers;
 mod game_doors;
 mod gauntlet;
 mod hill;
+mod hill_postgres;
 mod madcars;
 mod menace_match;
 mod menace_play;

@@ -66,7 +66,7 @@ fn worker(url: &str, root: &Path, dir: &Path) -> Child {
 }
 
 /// Waits for `child` to exit 0 within `limit`; returns its stdout and stderr.
-fn finished(mut child: Child, limit: Duration) -> (String, String) {
+pub(crate) fn finished(mut child: Child, limit: Duration) -> (String, String) {
     let started = Instant::now();
     while child.try_wait().unwrap().is_none() {
         if started.elapsed() > limit {
@@ -88,7 +88,7 @@ fn finished(mut child: Child, limit: Duration) -> (String, String) {
 }
 
 /// The schema of tournament `name`.
-fn schema_of(client: &mut ::postgres::Client, name: &str) -> String {
+pub(crate) fn schema_of(client: &mut ::postgres::Client, name: &str) -> String {
     client
         .query_one(
             "SELECT schema_name FROM koth_tournaments WHERE name = $1",
