@@ -18,7 +18,8 @@ enum Command {
     /// Replay a recorded game in its game's viewer (terminal, text or web page), or drive a bot
     /// with what it received in a recorded game.
     Replay(replay::cli::Args),
-    /// Play the games of the tournaments in a PostgreSQL database, as one of many workers.
+    /// Play the games of the tournaments and hills in a PostgreSQL database, as one of many
+    /// workers.
     Worker(tournament::worker::Args),
     /// Serve a tournament's web dashboard: live progress, leaderboard, games and replays.
     Serve(serve::Args),

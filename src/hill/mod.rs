@@ -8,8 +8,10 @@
 //! - [`matchmaking`]: which versions play the next game, and why (pure).
 //! - [`fit`]: the order-independent ranking, Bradley–Terry with draws / Plackett–Luce (pure).
 //! - [`store`]: the hill's tables beside a tournament's in the same database.
-//! - [`run`]: the loop that keeps the queue filled, plays it with the tournament's runner,
-//!   rates each game once, and refits off the games' path.
+//! - [`run`]: the loop that plays the hill's games with the tournament's runner; as `hill run`
+//!   it also keeps the queue filled, rates each game once, and refits off the games' path.
+//! - [`files`]: a shared hill's version folders, through its database by digest.
+//! - [`worker`]: how `koth worker` joins a shared hill, to play only.
 //! - [`board`]: the hill's leaderboard and status.
 //! - [`cli`]: `koth hill create|add|run|status|retire|resume-bot`, the thin door onto it.
 //!
@@ -18,6 +20,10 @@
 //! versions, and the hill's), `versions/<digest>/` (each version's folder, never the author's
 //! in place), `validation/<digest>/` (each validation game), `games/<index>/`, `tournament.log` and
 //! `koth.lock`.
+//!
+//! A shared hill lives in PostgreSQL, as a shared tournament does (listed with them, in a
+//! schema of its own, its file in `meta`); each machine that adds to it or plays it has a
+//! folder of its own for it, laid out as a hill folder but for the database and the file.
 
 pub mod board;
 pub mod cli;

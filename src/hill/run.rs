@@ -53,6 +53,9 @@ pub(crate) fn run(
         store.requeue_unfinished()?;
         Some(lock)
     };
+    // Games recorded before a stop, or by workers while no run was rating, are rated now,
+    // once (and not counted among the `games` more this run plays for).
+    store::rate_recorded(store.connection(), hill.config.suspension)?;
     let jobs = jobs.unwrap_or_else(|| hill.config.game.jobs()).max(1);
     let refit = Refit::start(store.reconnect()?);
     let runtime = crate::game::runtime()?;

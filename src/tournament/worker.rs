@@ -8,6 +8,9 @@
 //! does all of this on one connection to the database ([`Database`]). It stops when no game it could play
 //! is left — none queued and none held by another worker — or, with `--wait`, waits for new
 //! tournaments.
+//!
+//! A database may hold hills too (`crate::hill`): a worker plays their games as well, joined
+//! through the [`JoinOther`] that `main.rs` hands it.
 
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
@@ -38,7 +41,8 @@ pub struct Args {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     jobs: Option<u32>,
     /// Where this machine's copy of the bots is: the folder that held the tournament file when
-    /// it was submitted (bot folders are stored relative to it).
+    /// it was submitted (bot folders are stored relative to it). A hill's versions come from
+    /// the database instead.
     #[arg(long, value_name = "DIR", default_value = ".")]
     root: PathBuf,
     /// Where this worker builds its bots and plays its games

@@ -120,6 +120,31 @@ fn signal(child: &Child, signal: nix::sys::signal::Signal) {
     nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), signal).unwrap();
 }
 
+/// Kills `child` (a worker or a hill run of hill `name`) with kill -9 once it plays a game of
+/// the slow bot's (which lasts seconds); returns that game's index.
+fn kill_while_playing(url: &str, name: &str, mut child: Child) -> i64 {
+    let held = format!(
+        "SELECT COALESCE(MIN(idx), -1) FROM games WHERE state = 'running' AND worker LIKE '%:{}:%' \
+         AND EXISTS (SELECT 1 FROM seats s JOIN bots b ON b.id = s.bot \
+                     WHERE s.game = games.idx AND b.name = 'Slow v1')",
+        child.id()
+    );
+    let start = Instant::now();
+    loop {
+        let game = count(url, name, &held);
+        if game >= 0 {
+            signal(&child, nix::sys::signal::Signal::SIGKILL);
+            child.wait().unwrap();
+            return game;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "it played no game within a minute"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 /// The games (by index) whose folder in a machine's folder `dir` holds a result.
 fn played_in(dir: &Path) -> Vec<i64> {
     std::fs::read_dir(dir.join("games"))
@@ -173,18 +198,12 @@ fn a_postgres_hill_is_played_by_its_run_and_two_workers_each_game_once_a_killed_
     assert_eq!(count(&url, name, "SELECT COUNT(*) FROM hill_files"), 3);
 
     // A second hill run of the hill is refused while the first plays.
-    let games = 14;
-    let run = hill_run(root, &url, name, &root.join("runner"), games);
+    let run = hill_run(root, &url, name, &root.join("runner"), 100);
     let (w1, w2) = (root.join("w1"), root.join("w2"));
     let first = worker(root, &url, &w1);
     let second = worker(root, &url, &w2);
-    wait_for(
-        &url,
-        name,
-        "SELECT COUNT(*) FROM games",
-        1,
-        Duration::from_secs(60),
-    );
+    let rated = "SELECT COUNT(*) FROM hill_games WHERE rated = 1";
+    wait_for(&url, name, rated, 1, Duration::from_secs(60));
     let again = command(root)
         .args(["hill", "run", "--db", &url, name, "--dir"])
         .arg(root.join("other"))
@@ -197,22 +216,18 @@ fn a_postgres_hill_is_played_by_its_run_and_two_workers_each_game_once_a_killed_
         String::from_utf8_lossy(&again.stderr)
     );
 
-    // The first worker is killed with kill -9 while it plays a game: its lease runs out and
-    // another plays the game again.
-    let pid = first.id();
-    let held =
-        format!("SELECT COUNT(*) FROM games WHERE state = 'running' AND worker LIKE '%:{pid}:%'");
-    wait_for(&url, name, &held, 1, Duration::from_secs(60));
-    let killed: i64 = count(
-        &url,
-        name,
-        &format!("SELECT MIN(idx) FROM games WHERE state = 'running' AND worker LIKE '%:{pid}:%'"),
+    // The first worker is killed with kill -9 while it plays a game, then the hill run while
+    // it plays one: each game is played again once its lease runs out, and the run started
+    // again takes the killed one's lock, gone with its connection.
+    let killed_worker = kill_while_playing(&url, name, first);
+    wait_for(&url, name, rated, 4, Duration::from_secs(60));
+    let killed_run = kill_while_playing(&url, name, run);
+    let rated_before = count(&url, name, rated);
+    finished(
+        hill_run(root, &url, name, &root.join("runner"), 6),
+        Duration::from_secs(180),
     );
-    signal(&first, nix::sys::signal::Signal::SIGKILL);
-    let mut first = first;
-    first.wait().unwrap();
-
-    finished(run, Duration::from_secs(180));
+    assert!(count(&url, name, rated) >= rated_before + 6);
     // What the run queued and did not wait for is played by the second worker.
     let unfinished = "SELECT COUNT(*) FROM games WHERE state IN ('pending', 'running')";
     let start = Instant::now();
@@ -238,7 +253,7 @@ fn a_postgres_hill_is_played_by_its_run_and_two_workers_each_game_once_a_killed_
         "SELECT COUNT(*) FROM games WHERE state = 'done'",
     );
     let results = count(&url, name, "SELECT COUNT(*) FROM results");
-    assert!(done >= i64::from(games), "{done} games done");
+    assert!(done >= rated_before + 6, "{done} games done");
     assert_eq!(
         results,
         count(
@@ -248,15 +263,7 @@ fn a_postgres_hill_is_played_by_its_run_and_two_workers_each_game_once_a_killed_
         ),
         "one result per seat of every game done"
     );
-    assert_eq!(
-        count(
-            &url,
-            name,
-            "SELECT COUNT(*) FROM hill_games WHERE rated = 1"
-        ),
-        done,
-        "every game rated"
-    );
+    assert_eq!(count(&url, name, rated), done, "every game rated");
     assert_eq!(
         count(&url, name, "SELECT COUNT(*) FROM hill_ratings"),
         results,
@@ -270,26 +277,31 @@ fn a_postgres_hill_is_played_by_its_run_and_two_workers_each_game_once_a_killed_
         ),
         results
     );
-    // The killed worker's game: played again, counted once, its lost attempt a harness fault.
-    assert_eq!(
-        count(
-            &url,
-            name,
-            &format!("SELECT COUNT(*) FROM games WHERE idx = {killed} AND state = 'done'")
-        ),
-        1
-    );
-    assert_eq!(
-        count(
-            &url,
-            name,
-            &format!(
-                "SELECT COUNT(*) FROM harness_faults WHERE game = {killed} \
-                 AND message LIKE '%stopped renewing its claim%'"
-            )
-        ),
-        1
-    );
+    // The killed worker's game and the killed run's (the same one, if the run was playing the
+    // worker's again): played again, counted once, each lost attempt a harness fault.
+    let kills = [killed_worker, killed_run];
+    for killed in kills {
+        let lost = kills.iter().filter(|&&k| k == killed).count() as i64;
+        assert_eq!(
+            count(
+                &url,
+                name,
+                &format!("SELECT COUNT(*) FROM games WHERE idx = {killed} AND state = 'done'")
+            ),
+            1
+        );
+        assert_eq!(
+            count(
+                &url,
+                name,
+                &format!(
+                    "SELECT COUNT(*) FROM harness_faults WHERE game = {killed} \
+                     AND message LIKE '%stopped renewing its claim%'"
+                )
+            ),
+            lost
+        );
+    }
 
     // Each worker played games with files it got from the database alone.
     let (by_first, by_second) = (played_in(&w1.join(name)), played_in(&w2.join(name)));
