@@ -130,3 +130,101 @@ pub(crate) fn fetch(
     );
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tournament::store::sql::Sqlite;
+
+    fn bot(dir: &Path) -> BotSpec {
+        BotSpec {
+            name: "B v1".into(),
+            dir: dir.to_path_buf(),
+            command: vec!["./run.sh".into()],
+            build: None,
+            origin: "test".into(),
+            sandbox: None,
+            benched: None,
+            protocols: Default::default(),
+        }
+    }
+
+    /// A database holding the `hill_files` table (SQLite takes its PostgreSQL types).
+    fn database() -> Sqlite {
+        let db = Sqlite(rusqlite::Connection::open_in_memory().unwrap());
+        db.batch(store::FILES_TABLE).unwrap();
+        db
+    }
+
+    fn store(db: &Sqlite, digest: &str, packed: &Packed) {
+        db.execute(
+            "INSERT INTO hill_files VALUES (?1, ?2, ?3, ?4)",
+            &[
+                digest.into(),
+                packed.built.as_str().into(),
+                packed.tgz.len().into(),
+                packed.tgz.clone().into(),
+            ],
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn a_version_travels_whole_with_its_exec_bits_and_a_damaged_or_linked_one_is_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let source = tmp.path().join("source");
+        std::fs::create_dir_all(source.join("lib/deep")).unwrap();
+        std::fs::write(source.join("run.sh"), "#!/bin/sh\necho 4\n").unwrap();
+        std::fs::set_permissions(source.join("run.sh"), PermissionsExt::from_mode(0o755)).unwrap();
+        std::fs::write(source.join("lib/deep/table.txt"), vec![7u8; 100_000]).unwrap();
+        std::fs::create_dir_all(source.join("empty")).unwrap();
+        let packed = pack(&bot(&source)).unwrap();
+        assert_eq!(
+            packed.built,
+            crate::bot::digest::digest(&bot(&source)).unwrap()
+        );
+        let db = database();
+        store(&db, "d1", &packed);
+
+        let into = tmp.path().join("cache/versions/d1");
+        fetch(&db, &bot(&source), "d1", &into).unwrap();
+        assert_eq!(
+            crate::bot::digest::digest(&bot(&into)).unwrap(),
+            packed.built
+        );
+        assert!(into.join("empty").is_dir());
+        let mode = std::fs::metadata(into.join("run.sh"))
+            .unwrap()
+            .permissions();
+        assert_ne!(mode.mode() & 0o111, 0, "its exec bit kept");
+        assert!(
+            std::fs::read_dir(into.parent().unwrap())
+                .unwrap()
+                .all(|e| !e.unwrap().file_name().to_string_lossy().contains("partial")),
+            "nothing left beside it"
+        );
+
+        // Files that are not the ones packed (a digest that does not match) are refused, and
+        // nothing is left in their place.
+        let other = Packed {
+            built: "0".repeat(64),
+            ..packed.clone()
+        };
+        store(&db, "d2", &other);
+        let refused = tmp.path().join("cache/versions/d2");
+        let err = fetch(&db, &bot(&source), "d2", &refused).unwrap_err();
+        assert!(
+            format!("{err:#}").contains("not the 000000000000 stored"),
+            "{err:#}"
+        );
+        assert!(!refused.exists());
+        // A digest the database does not hold.
+        let err = fetch(&db, &bot(&source), "d3", &tmp.path().join("d3")).unwrap_err();
+        assert!(format!("{err:#}").contains("holds no files"), "{err:#}");
+
+        // A folder with a link cannot travel: refused, naming it.
+        std::os::unix::fs::symlink("/etc/passwd", source.join("lib/link")).unwrap();
+        let err = pack(&bot(&source)).unwrap_err();
+        assert!(format!("{err:#}").contains("lib/link"), "{err:#}");
+    }
+}

@@ -38,7 +38,7 @@ CREATE TABLE IF NOT EXISTS hill_kings (
 /// A shared hill's versions as built, for workers on other machines: each version's folder
 /// once per digest (its `hill_versions.digest`, taken before the build), as a `.tar.gz`, with
 /// `built`, the content digest of the folder as built, which a worker checks after unpacking.
-const FILES_TABLE: &str = "
+pub(crate) const FILES_TABLE: &str = "
 CREATE TABLE IF NOT EXISTS hill_files (
     digest TEXT PRIMARY KEY, built TEXT NOT NULL, size BIGINT NOT NULL, tgz BYTEA NOT NULL);
 ";
