@@ -10,7 +10,7 @@ use crate::hill::graded;
 use crate::support::cpus::own_cpu_locks;
 use crate::support::postgres;
 use crate::support::tournament::{koth, succeed};
-use crate::workers::{finished, schema_of};
+use crate::workers::{count, finished};
 
 /// A noughts & crosses bot `name` in `root/<folder>` that thinks `ms` before each move (the
 /// first free square), so its games last long enough to kill a worker in one.
@@ -92,16 +92,6 @@ fn hill_run(root: &Path, url: &str, name: &str, dir: &Path, games: u32) -> Child
         .stderr(Stdio::piped())
         .spawn()
         .unwrap()
-}
-
-/// The one number `sql` returns, in hill `name`'s schema.
-fn count(url: &str, name: &str, sql: &str) -> i64 {
-    let mut client = postgres::client(url);
-    let schema = schema_of(&mut client, name);
-    client
-        .batch_execute(&format!("SET search_path TO {schema}"))
-        .unwrap();
-    client.query_one(sql, &[]).unwrap().get(0)
 }
 
 /// Waits (at most `limit`) until `sql` counts at least `at_least`.

@@ -88,7 +88,7 @@ pub(crate) fn finished(mut child: Child, limit: Duration) -> (String, String) {
 }
 
 /// The schema of tournament `name`.
-pub(crate) fn schema_of(client: &mut ::postgres::Client, name: &str) -> String {
+fn schema_of(client: &mut ::postgres::Client, name: &str) -> String {
     client
         .query_one(
             "SELECT schema_name FROM koth_tournaments WHERE name = $1",
@@ -124,7 +124,8 @@ fn scores_in_sqlite(dir: &Path) -> Vec<(i64, i64, i64, f64)> {
         .collect()
 }
 
-fn count(url: &str, name: &str, sql: &str) -> i64 {
+/// The one number `sql` returns, in the schema of `name` (a tournament or a hill).
+pub(crate) fn count(url: &str, name: &str, sql: &str) -> i64 {
     let mut client = postgres::client(url);
     let schema = schema_of(&mut client, name);
     client
