@@ -18,7 +18,8 @@ enum Command {
     /// Replay a recorded game in its game's viewer (terminal, text or web page), or drive a bot
     /// with what it received in a recorded game.
     Replay(replay::cli::Args),
-    /// Play the games of the tournaments in a PostgreSQL database, as one of many workers.
+    /// Play the games of the tournaments and hills in a PostgreSQL database, as one of many
+    /// workers.
     Worker(tournament::worker::Args),
     /// Serve a tournament's web dashboard (live progress, leaderboard, games and replays), or a
     /// hill's pages (its king, leaderboard, games, bots and kings).
@@ -64,12 +65,20 @@ fn run(command: Command) -> anyhow::Result<()> {
     match command {
         Command::Tournament(args) => tournament::cli::run(args, serve::spawn),
         Command::Hill(args) => hill::cli::run(args, serve::spawn_hill),
-        Command::Leaderboard(args) => match args.folder().filter(|dir| hill::is_hill_folder(dir)) {
-            Some(dir) => hill::cli::leaderboard(dir, args.format()),
-            None => tournament::cli::leaderboard(args),
-        },
+        Command::Leaderboard(args) => {
+            if let Some(dir) = args.folder().filter(|dir| hill::is_hill_folder(dir)) {
+                hill::cli::leaderboard(dir, args.format())
+            } else if let Some((url, name)) = args
+                .database()
+                .filter(|(url, name)| hill::is_shared_hill(url, name))
+            {
+                hill::cli::leaderboard_shared(url, &name, args.format())
+            } else {
+                tournament::cli::leaderboard(args)
+            }
+        }
         Command::Replay(args) => replay::cli::run(args),
-        Command::Worker(args) => tournament::worker::run(args),
+        Command::Worker(args) => tournament::worker::run(args, hill::worker::join),
         Command::Serve(args) => serve::run(args),
     }
 }

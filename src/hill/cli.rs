@@ -1,7 +1,7 @@
 //! `koth hill create|add|run|status|retire|resume-bot`, and `koth leaderboard` on a hill
 //! folder: a thin door onto the hill's core.
 
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
 use std::path::PathBuf;
 
 use clap::Subcommand;
@@ -19,8 +19,8 @@ pub struct Args {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Create a hill from a hill file (see config/hill-tictactoe.toml); bots join it with
-    /// `koth hill add`.
+    /// Create a hill from a hill file (see config/hill-tictactoe.toml), in a folder or in
+    /// PostgreSQL; bots join it with `koth hill add`.
     Create {
         /// The hill file.
         #[arg(value_name = "FILE")]
@@ -28,7 +28,9 @@ enum Command {
         /// The hill folder [default: logs/hill-<name>-<unix seconds>].
         #[arg(long, value_name = "DIR")]
         dir: Option<PathBuf>,
-        /// A PostgreSQL database for the hill (not yet supported: a hill lives in a folder).
+        /// A PostgreSQL database for the hill (postgres://user@host:port/database), so that
+        /// `koth worker` on other machines plays its games too; the hill is named as the
+        /// file's name (`NAME-2`… if the database has one of that name).
         #[arg(long, value_name = "URL", conflicts_with = "dir")]
         db: Option<String>,
     },
@@ -39,22 +41,34 @@ enum Command {
         /// The bot folders (each with its bot.toml).
         #[arg(value_name = "BOT_DIR", required = true)]
         bots: Vec<PathBuf>,
-        /// The hill folder.
-        #[arg(long, value_name = "DIR")]
-        hill: PathBuf,
+        #[command(flatten)]
+        hill: HillOption,
+        /// With --db: this machine's folder for the hill, where bots are built and validated
+        /// [default: logs/hill-<name>].
+        #[arg(long, value_name = "DIR", requires = "db")]
+        dir: Option<PathBuf>,
     },
     /// Play the hill until stopped (Ctrl-C; `koth hill run DIR` again goes on), or until N more
-    /// games are recorded.
+    /// games are recorded. With --db, `koth worker --db URL` on other machines plays its games
+    /// too.
     Run {
-        /// The hill folder.
-        #[arg(value_name = "DIR")]
-        dir: PathBuf,
+        #[command(flatten)]
+        hill: HillTarget,
+        /// With --db: this machine's folder for the hill, its versions' files and its games
+        /// [default: logs/hill-<name>].
+        #[arg(long, value_name = "DIR", requires = "db")]
+        dir: Option<PathBuf>,
         /// Games at once [default: the hill file's `jobs`, else the number of cores].
         #[arg(long, value_name = "N")]
         jobs: Option<usize>,
         /// Stop once N more games are recorded.
         #[arg(long, value_name = "N")]
         games: Option<u32>,
+        /// With --db: how long a game this run claims stays its own without a renewal; a killed
+        /// run's games go back to the queue after this long.
+        #[arg(long, value_name = "S", default_value_t = crate::tournament::worker::DEFAULT_LEASE_S,
+              value_parser = clap::value_parser!(u64).range(3..=3600), requires = "db")]
+        lease_s: u64,
         /// Serve the hill's web pages (as `koth serve DIR` does) on ADDR while it plays
         /// [default: 127.0.0.1:8080].
         #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:8080")]
@@ -64,18 +78,16 @@ enum Command {
     },
     /// Show the hill: its leaderboard, its queue, suspended bots with why, and its kings.
     Status {
-        /// The hill folder.
-        #[arg(value_name = "DIR")]
-        dir: PathBuf,
+        #[command(flatten)]
+        hill: HillTarget,
     },
     /// Stop scheduling a bot; its games and ratings stay in the history.
     Retire {
         /// The bot's name.
         #[arg(value_name = "NAME")]
         name: String,
-        /// The hill folder.
-        #[arg(long, value_name = "DIR")]
-        hill: PathBuf,
+        #[command(flatten)]
+        hill: HillOption,
     },
     /// The authors who may send bots over HTTP (`hill run --serve`), each with a token.
     Author {
@@ -104,9 +116,8 @@ enum Command {
         /// The bot's name.
         #[arg(value_name = "NAME")]
         name: String,
-        /// The hill folder.
-        #[arg(long, value_name = "DIR")]
-        hill: PathBuf,
+        #[command(flatten)]
+        hill: HillOption,
     },
 }
 
@@ -117,39 +128,108 @@ enum AuthorCommand {
         /// The author's name.
         #[arg(value_name = "NAME")]
         name: String,
-        /// The hill folder.
-        #[arg(long, value_name = "DIR")]
-        hill: PathBuf,
+        #[command(flatten)]
+        hill: HillOption,
     },
     /// List the authors, whether revoked, and their bots.
     List {
-        /// The hill folder.
-        #[arg(long, value_name = "DIR")]
-        hill: PathBuf,
+        #[command(flatten)]
+        hill: HillOption,
     },
     /// Revoke an author's token at once; its bots stay on the hill.
     Revoke {
         /// The author's name.
         #[arg(value_name = "NAME")]
         name: String,
-        /// The hill folder.
-        #[arg(long, value_name = "DIR")]
-        hill: PathBuf,
+        #[command(flatten)]
+        hill: HillOption,
     },
 }
 
-/// Starts the hill's server in folder `dir` on an address, with its guard; returns the address
-/// it listens on.
-pub type Server =
-    fn(PathBuf, std::net::SocketAddr, crate::cli::Guard) -> anyhow::Result<std::net::SocketAddr>;
+/// A hill named by an option: `--hill DIR`, or `--db URL NAME` for one in PostgreSQL.
+#[derive(Debug, clap::Args)]
+#[group(required = true, multiple = false)]
+struct HillOption {
+    /// The hill folder.
+    #[arg(long, value_name = "DIR")]
+    hill: Option<PathBuf>,
+    /// A hill in PostgreSQL: the database (postgres://user@host:port/database) and the
+    /// hill's name.
+    #[arg(long, num_args = 2, value_names = ["URL", "NAME"])]
+    db: Option<Vec<String>>,
+}
 
-/// `server` serves the hill beside its run (`--serve`): its games and the door for its
+impl HillOption {
+    /// Opens the hill; `dir` is this machine's folder for a shared one.
+    fn open(&self, dir: Option<PathBuf>) -> anyhow::Result<Hill> {
+        match (&self.hill, self.db.as_deref()) {
+            (Some(folder), _) => Hill::open(folder),
+            (None, Some([url, name])) => Hill::open_shared(url, name, dir),
+            _ => anyhow::bail!("give the hill: --hill DIR, or --db URL NAME"),
+        }
+    }
+}
+
+/// A hill named by its place: `DIR`, or `--db URL NAME` for one in PostgreSQL.
+#[derive(Debug, clap::Args)]
+struct HillTarget {
+    /// The hill folder; with --db, the hill's name.
+    #[arg(value_name = "DIR|NAME")]
+    target: PathBuf,
+    /// The PostgreSQL database holding the hill (postgres://user@host:port/database).
+    #[arg(long, value_name = "URL")]
+    db: Option<String>,
+}
+
+impl HillTarget {
+    /// Opens the hill; `dir` is this machine's folder for a shared one.
+    fn open(&self, dir: Option<PathBuf>) -> anyhow::Result<Hill> {
+        match &self.db {
+            Some(url) => Hill::open_shared(url, &self.target.to_string_lossy(), dir),
+            None => Hill::open(&self.target),
+        }
+    }
+
+    /// The words of the command that goes on playing the hill.
+    fn run_words(&self, hill: &Hill) -> Vec<OsString> {
+        let mut words: Vec<OsString> = vec!["koth".into(), "hill".into(), "run".into()];
+        match hill.store.shared_name() {
+            Some((url, name)) => {
+                words.extend(["--db".into(), url.into(), name.into(), "--dir".into()]);
+                words.push(hill.dir.clone().into_os_string());
+            }
+            None => words.push(self.target.clone().into_os_string()),
+        }
+        words
+    }
+}
+
+/// Starts the hill's server on an address, with its guard: what it reads (the hill's
+/// database) and this machine's folder for the hill; returns the address it listens on.
+pub type Server = fn(
+    crate::tournament::Watched,
+    PathBuf,
+    std::net::SocketAddr,
+    crate::cli::Guard,
+) -> anyhow::Result<std::net::SocketAddr>;
+
+/// `server` serves the hill beside its run (`--serve`): its pages and the door for its
 /// authors' submissions; handed in by `main.rs`, since the server sits above the hill.
 pub fn run(args: Args, server: Server) -> anyhow::Result<()> {
     match args.command {
-        Command::Create { db: Some(_), .. } => anyhow::bail!(
-            "--db: a hill in PostgreSQL is not supported yet; create it in a folder with --dir"
-        ),
+        Command::Create {
+            file,
+            db: Some(url),
+            ..
+        } => {
+            let hill = Hill::create_shared(&file, &url)?;
+            let url = crate::tournament::store::shown(&url);
+            println!(
+                "Hill {} ({}) in {url} (seed {}); `koth hill add BOT_DIR --db {url} {}` adds bots",
+                hill.name, hill.config.game.game, hill.seed, hill.name
+            );
+            Ok(())
+        }
         Command::Create {
             file,
             dir,
@@ -166,8 +246,9 @@ pub fn run(args: Args, server: Server) -> anyhow::Result<()> {
             );
             Ok(())
         }
-        Command::Add { bots, hill } => {
-            let hill = Hill::open(&hill)?;
+        Command::Add { bots, hill, dir } => {
+            let hill = hill.open(dir)?;
+            hill.make_folder()?;
             crate::tournament::cli::log_to(&hill.dir)?;
             let mut refused = 0;
             for dir in &bots {
@@ -188,46 +269,52 @@ pub fn run(args: Args, server: Server) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Run {
+            hill: target,
             dir,
             jobs,
             games,
+            lease_s,
             serve,
             guard,
         } => {
-            let hill = Hill::open(&dir)?;
+            let hill = target.open(dir)?;
+            hill.make_folder()?;
             crate::tournament::cli::log_to(&hill.dir)?;
             println!(
                 "Hill {} ({}) in {} (seed {})",
                 hill.name,
                 hill.config.game.game,
-                hill.dir.display(),
+                hill.store.location(),
                 hill.seed
             );
             if let Some(addr) = serve {
-                let addr = server(dir.clone(), addr, guard)?;
+                let watched = match (&target.db, hill.store.shared_name()) {
+                    (Some(url), Some((_, name))) => crate::tournament::Watched::Shared {
+                        url: url.clone(),
+                        name: name.to_string(),
+                    },
+                    _ => crate::tournament::Watched::Folder(target.target.clone()),
+                };
+                let addr = server(watched, hill.dir.clone(), addr, guard)?;
                 println!("Dashboard: http://{addr}/  submissions: http://{addr}/submit");
             }
-            let words: [&OsStr; 4] = [
-                "koth".as_ref(),
-                "hill".as_ref(),
-                "run".as_ref(),
-                dir.as_os_str(),
-            ];
+            let words = target.run_words(&hill);
+            let words: Vec<&OsStr> = words.iter().map(OsString::as_os_str).collect();
             let resume = crate::interrupt::resume_with(&words);
             let store = hill.store.reconnect()?;
-            run::run(hill, jobs, games)?;
+            run::run(hill, jobs, games, lease_s)?;
             drop(resume);
             print!("{}", board::of(&store)?.render(Format::Table));
             Ok(())
         }
-        Command::Status { dir } => {
-            let hill = Hill::open(&dir)?;
+        Command::Status { hill } => {
+            let hill = hill.open(None)?;
             let queued = store::queued(hill.store.connection())?.len();
             print!("{}", board::of(&hill.store)?.status(queued));
             Ok(())
         }
         Command::Retire { name, hill } => {
-            let hill = Hill::open(&hill)?;
+            let hill = hill.open(None)?;
             store::change_active(hill.store.connection(), &name, Change::Retire)?;
             println!("{name:?} is retired: no longer scheduled, its games kept");
             Ok(())
@@ -240,7 +327,7 @@ pub fn run(args: Args, server: Server) -> anyhow::Result<()> {
             wait,
         } => super::submit::submit(&bot, &to, &token, wait),
         Command::ResumeBot { name, hill } => {
-            let hill = Hill::open(&hill)?;
+            let hill = hill.open(None)?;
             store::change_active(hill.store.connection(), &name, Change::Resume)?;
             println!("{name:?} is scheduled again");
             Ok(())
@@ -251,7 +338,7 @@ pub fn run(args: Args, server: Server) -> anyhow::Result<()> {
 fn author(command: AuthorCommand) -> anyhow::Result<()> {
     match command {
         AuthorCommand::Add { name, hill } => {
-            let hill = Hill::open(&hill)?;
+            let hill = hill.open(None)?;
             let token = authors::add(hill.store.connection(), &name)?;
             println!(
                 "Author {name:?} added. Their token, shown this once (only its hash is kept):"
@@ -259,7 +346,7 @@ fn author(command: AuthorCommand) -> anyhow::Result<()> {
             println!("{token}");
         }
         AuthorCommand::List { hill } => {
-            let hill = Hill::open(&hill)?;
+            let hill = hill.open(None)?;
             let authors = authors::list(hill.store.connection())?;
             if authors.is_empty() {
                 println!("No authors yet: `koth hill author add NAME --hill DIR` adds one.");
@@ -278,7 +365,7 @@ fn author(command: AuthorCommand) -> anyhow::Result<()> {
             }
         }
         AuthorCommand::Revoke { name, hill } => {
-            let hill = Hill::open(&hill)?;
+            let hill = hill.open(None)?;
             authors::revoke(hill.store.connection(), &name)?;
             println!("{name:?} is revoked: their token is refused from now on");
         }
@@ -291,6 +378,13 @@ pub fn leaderboard(dir: &std::path::Path, format: Format) -> anyhow::Result<()> 
     let store = crate::tournament::store::Store::reopen_read_only(
         &dir.join(crate::tournament::store::FILE),
     )?;
+    print!("{}", board::of(&store)?.render(format));
+    Ok(())
+}
+
+/// `koth leaderboard --db URL NAME` of a hill in PostgreSQL, in `format`.
+pub fn leaderboard_shared(url: &str, name: &str, format: Format) -> anyhow::Result<()> {
+    let store = crate::tournament::store::Store::open_postgres_read_only(url, name)?;
     print!("{}", board::of(&store)?.render(format));
     Ok(())
 }

@@ -8,8 +8,10 @@
 //! - [`matchmaking`]: which versions play the next game, and why (pure).
 //! - [`fit`]: the order-independent ranking, Bradley–Terry with draws / Plackett–Luce (pure).
 //! - [`store`]: the hill's tables beside a tournament's in the same database.
-//! - [`run`]: the loop that keeps the queue filled, plays it with the tournament's runner,
-//!   rates each game once, and refits off the games' path.
+//! - [`run`]: the loop that plays the hill's games with the tournament's runner; as `hill run`
+//!   it also keeps the queue filled, rates each game once, and refits off the games' path.
+//! - [`files`]: a shared hill's version folders, through its database by digest.
+//! - [`worker`]: how `koth worker` joins a shared hill, to play only.
 //! - [`board`]: the hill's leaderboard and status.
 //! - [`records`]: what the hill's web pages read beyond the leaderboard (the last games with
 //!   why each was chosen, each bot's record, the stamp their live updates compare).
@@ -24,11 +26,16 @@
 //! versions, and the hill's), `versions/<digest>/` (each version's folder, never the author's
 //! in place), `validation/<digest>/` (each validation game), `games/<index>/`, `tournament.log` and
 //! `koth.lock`, and `submissions/` (uploads waiting to be built, by id).
+//!
+//! A shared hill lives in PostgreSQL, as a shared tournament does (listed with them, in a
+//! schema of its own, its file in `meta`); each machine that adds to it or plays it has a
+//! folder of its own for it, laid out as a hill folder but for the database and the file.
 
 pub(crate) mod authors;
 pub mod board;
 pub mod cli;
 pub(crate) mod config;
+pub(crate) mod files;
 pub mod fit;
 pub mod matchmaking;
 pub(crate) mod records;
@@ -37,11 +44,13 @@ pub(crate) mod store;
 pub(crate) mod submissions;
 pub(crate) mod submit;
 pub(crate) mod versions;
+pub mod worker;
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 
+use crate::bot::BotSpec;
 use crate::tournament::store::{self as tstore, Store};
 use config::HillConfig;
 
@@ -49,6 +58,8 @@ use config::HillConfig;
 pub(crate) const FILE_COPY: &str = "hill.toml";
 /// The meta key that marks a database as a hill's.
 const HILL_META: &str = "hill";
+/// The meta key of a shared hill's file, which every machine playing it reads.
+const HILL_FILE_META: &str = "hill_file";
 
 /// A hill opened from its folder.
 pub(crate) struct Hill {
@@ -59,9 +70,15 @@ pub(crate) struct Hill {
     pub store: Store,
 }
 
-impl Hill {
-    /// Creates a hill from hill file `file` in folder `dir` (default `logs/hill-<name>-<secs>`).
-    pub(crate) fn create(file: &Path, dir: Option<PathBuf>) -> anyhow::Result<Hill> {
+/// A hill as its file and a master seed make it, before it is stored.
+struct Plan {
+    config: HillConfig,
+    name: String,
+    seed: u64,
+}
+
+impl Plan {
+    fn new(file: &Path) -> anyhow::Result<Plan> {
         let config = HillConfig::load(file)?;
         if config.game.sandbox().is_some() {
             crate::bot::sandbox::check_available()?;
@@ -69,6 +86,34 @@ impl Hill {
         let name = config.game.name(file)?;
         let name = name.strip_prefix("hill-").unwrap_or(&name).to_string();
         let seed = crate::seed::choose(config.game.seed);
+        Ok(Plan { config, name, seed })
+    }
+
+    /// The meta keys of its database.
+    fn meta(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("name", self.name.clone()),
+            ("game", self.config.game.game.clone()),
+            ("seed", self.seed.to_string()),
+            (
+                "sandbox",
+                if self.config.game.sandbox().is_some() {
+                    "on"
+                } else {
+                    "off"
+                }
+                .into(),
+            ),
+            (HILL_META, "1".into()),
+        ]
+    }
+}
+
+impl Hill {
+    /// Creates a hill from hill file `file` in folder `dir` (default `logs/hill-<name>-<secs>`).
+    pub(crate) fn create(file: &Path, dir: Option<PathBuf>) -> anyhow::Result<Hill> {
+        let plan = Plan::new(file)?;
+        let (name, seed) = (plan.name.clone(), plan.seed);
         let dir = dir
             .unwrap_or_else(|| crate::logs::default_folder(|secs| format!("hill-{name}-{secs}")));
         std::fs::create_dir_all(&dir)
@@ -79,33 +124,87 @@ impl Hill {
         }
         std::fs::copy(file, dir.join(FILE_COPY))
             .with_context(|| format!("cannot copy {} into {}", file.display(), dir.display()))?;
-        let meta = [
-            ("name", name.clone()),
-            ("game", config.game.game.clone()),
-            ("seed", seed.to_string()),
-            (
-                "sandbox",
-                if config.game.sandbox().is_some() {
-                    "on"
-                } else {
-                    "off"
-                }
-                .into(),
-            ),
-            (HILL_META, "1".into()),
-        ];
         // Written whole under another name and renamed (`Store::create`): a hill folder either
         // has its database or does not.
-        let store = Store::create(&db, &meta, &[], &[])?;
+        let store = Store::create(&db, &plan.meta(), &[], &[])?;
         store::create_tables(store.connection())?;
         submissions::create_tables(store.connection())?;
         Ok(Hill {
             dir,
             name,
             seed,
+            config: plan.config,
+            store,
+        })
+    }
+
+    /// Creates a hill from hill file `file` in the PostgreSQL database at `url`, for `hill run`
+    /// and workers on any machine: listed with the database's tournaments, in a schema of its
+    /// own, and named as one is (the file's name, or `name-2`… if the database has that name
+    /// already). Its file is kept in the database (`hill_file`), as a tournament's is.
+    pub(crate) fn create_shared(file: &Path, url: &str) -> anyhow::Result<Hill> {
+        let plan = Plan::new(file)?;
+        let mut meta = plan.meta();
+        meta.push((HILL_FILE_META, crate::text::read(file)?));
+        let store = Store::submit(url, &plan.name, &meta, &[], &[], &[])?;
+        // Its own tables are made by every opening too: a create cut short here is made whole.
+        store::create_tables(store.connection())?;
+        submissions::create_tables(store.connection())?;
+        let name = store.meta("name")?.unwrap_or_default();
+        Ok(Hill {
+            dir: local_folder(&name, None),
+            name,
+            seed: plan.seed,
+            config: plan.config,
+            store,
+        })
+    }
+
+    /// Opens hill `name` of the PostgreSQL database at `url`, with `dir` as this machine's
+    /// folder for it (default `logs/hill-<name>`).
+    pub(crate) fn open_shared(url: &str, name: &str, dir: Option<PathBuf>) -> anyhow::Result<Hill> {
+        let store = Store::open_postgres(url, name)?;
+        if !is_hill(&store)? {
+            bail!(
+                "{} is a tournament, not a hill: `koth tournament status --db {} {name}` shows it",
+                store.location(),
+                tstore::shown(url)
+            );
+        }
+        Hill::in_store(store, local_folder(name, dir))
+    }
+
+    /// The shared hill of `store`, with `dir` as this machine's folder for its versions and
+    /// games (made by [`Hill::make_folder`] when something is to be written there).
+    pub(crate) fn in_store(store: Store, dir: PathBuf) -> anyhow::Result<Hill> {
+        store::create_tables(store.connection())?;
+        submissions::create_tables(store.connection())?;
+        let text = store
+            .meta(HILL_FILE_META)?
+            .with_context(|| format!("{} has no hill file", store.location()))?;
+        let config = HillConfig::parse(&text, Path::new(&format!("{}'s file", store.location())))?;
+        let seed = store
+            .meta("seed")?
+            .and_then(|s| s.parse().ok())
+            .context("the hill's database has no seed")?;
+        Ok(Hill {
+            dir,
+            name: store.meta("name")?.unwrap_or_default(),
+            seed,
             config,
             store,
         })
+    }
+
+    /// The folder of version `bot` (as the hill's `bots` table holds it, its folder relative to
+    /// the hill's) of digest `digest`: in a shared hill, fetched from the database into this
+    /// machine's folder the first time it is needed.
+    pub(crate) fn version_folder(&self, bot: &BotSpec, digest: &str) -> anyhow::Result<PathBuf> {
+        let folder = self.dir.join(&bot.dir);
+        if self.store.is_shared() && !folder.is_dir() {
+            files::fetch(self.store.connection(), bot, digest, &folder)?;
+        }
+        Ok(folder)
     }
 
     /// Opens the hill in folder `dir`, to change it or to read it.
@@ -142,11 +241,42 @@ impl Hill {
         })
     }
 
+    /// The same hill on a connection of its own, for a thread beside the one using this.
+    pub(crate) fn reopen(&self) -> anyhow::Result<Hill> {
+        Ok(Hill {
+            dir: self.dir.clone(),
+            name: self.name.clone(),
+            seed: self.seed,
+            config: self.config.clone(),
+            store: self.store.reconnect()?,
+        })
+    }
+
+    /// Makes this machine's folder for the hill, if it is not there.
+    pub(crate) fn make_folder(&self) -> anyhow::Result<()> {
+        std::fs::create_dir_all(&self.dir)
+            .with_context(|| format!("cannot create the hill's folder {}", self.dir.display()))
+    }
+
+    /// How commands name this hill: `--hill DIR`, or `--db URL NAME` for a shared one.
+    pub(crate) fn add_target(&self) -> String {
+        match self.store.shared_name() {
+            Some((url, name)) => format!("--db {url} {name}"),
+            None => format!("--hill {}", self.dir.display()),
+        }
+    }
+
     /// The seed of game number `index`: from the hill's seed and the number alone, so any
     /// game can be played again.
     pub(crate) fn game_seed(&self, index: u32) -> u64 {
         game_seed(self.seed, index)
     }
+}
+
+/// This machine's folder for shared hill `name`: `dir` if given, else `logs/hill-<name>`, the
+/// same for every command, so `hill add` and `hill run` on one machine share its versions.
+fn local_folder(name: &str, dir: Option<PathBuf>) -> PathBuf {
+    dir.unwrap_or_else(|| Path::new("logs").join(format!("hill-{name}")))
 }
 
 /// The seed of game `index` of a hill of seed `seed`.
@@ -160,14 +290,25 @@ pub(crate) fn is_hill(store: &Store) -> anyhow::Result<bool> {
     Ok(store.meta(HILL_META)?.is_some())
 }
 
-/// Whether `dir` is a hill whose bots' stderr only their authors may read (its hill file does
-/// not set `submissions.public_logs`).
-pub fn logs_are_private(dir: &Path) -> anyhow::Result<bool> {
-    if !is_hill_folder(dir) {
+/// Whether `store` is a hill whose bots' stderr only their authors may read (its hill file,
+/// kept in the database for a shared hill or in `folder`, does not set
+/// `submissions.public_logs`).
+pub fn logs_are_private(store: &Store, folder: &Path) -> anyhow::Result<bool> {
+    if !is_hill(store)? {
         return Ok(false);
     }
-    let config = HillConfig::load(&dir.join(FILE_COPY))?;
+    let config = match store.meta(HILL_FILE_META)? {
+        Some(text) => HillConfig::parse(&text, Path::new(&format!("{}'s file", store.location())))?,
+        None => HillConfig::load(&folder.join(FILE_COPY))?,
+    };
     Ok(!config.submissions.public_logs)
+}
+
+/// Whether `name` of the PostgreSQL database at `url` is a hill (read only).
+pub fn is_shared_hill(url: &str, name: &str) -> bool {
+    Store::open_postgres_read_only(url, name)
+        .and_then(|s| is_hill(&s))
+        .unwrap_or(false)
 }
 
 /// Whether folder `dir` holds a hill.

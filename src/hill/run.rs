@@ -15,11 +15,12 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use tokio::task::JoinSet;
 
+use crate::bot::BotSpec;
 use crate::cpu::Claim;
 use crate::tournament::lock::FolderLock;
 use crate::tournament::schedule::ScheduledGame;
 use crate::tournament::store::{Claimant, Claimed, Store};
-use crate::tournament::{ATTEMPTS, GameParts, Played, play_one};
+use crate::tournament::{self, ATTEMPTS, Ended, GameParts, play_one};
 
 use super::fit::{self, Games};
 use super::matchmaking::{self, Candidate};
@@ -32,35 +33,75 @@ const POLL: Duration = Duration::from_millis(250);
 const REFIT_EVERY: Duration = Duration::from_millis(500);
 
 /// Plays `hill` until koth is stopped, or until `games` more games are recorded; `jobs` games
-/// at once (default the file's `jobs`). Holds the folder's lock: two runs of one hill are
-/// refused.
-pub(crate) fn run(hill: Hill, jobs: Option<usize>, games: Option<u32>) -> anyhow::Result<()> {
-    let lock = FolderLock::take(&hill.dir)?;
-    // Authors' submissions are built and validated beside the games, one at a time.
-    let builder = super::submissions::Builder::start(&hill.dir)?;
+/// at once (default the file's `jobs`). A hill in a folder is held by its folder's lock, a
+/// shared one by a lock of its database's: two runs of one hill are refused.
+pub(crate) fn run(
+    hill: Hill,
+    jobs: Option<usize>,
+    games: Option<u32>,
+    lease_s: u64,
+) -> anyhow::Result<()> {
     let store = &hill.store;
-    // This koth alone plays the folder: what a stopped run left running is played again.
-    store.requeue_unfinished()?;
-    // Games recorded before a stop but not rated are rated now, once.
+    let lock = if store.is_shared() {
+        // Workers may be playing its games: what is `running` stays theirs until their lease
+        // runs out, and a killed run's own games come back to the queue the same way.
+        store::lock_run(store.connection(), &store.location())?;
+        None
+    } else {
+        let lock = FolderLock::take(&hill.dir)?;
+        // This koth alone plays the folder: what a stopped run left running is played again.
+        store.requeue_unfinished()?;
+        Some(lock)
+    };
+    // Authors' submissions are built and validated beside the games, one at a time.
+    let builder = super::submissions::Builder::start(hill.reopen()?)?;
+    // Games recorded before a stop, or by workers while no run was rating, are rated now,
+    // once (and not counted among the `games` more this run plays for).
     store::rate_recorded(store.connection(), hill.config.suspension)?;
     let jobs = jobs.unwrap_or_else(|| hill.config.game.jobs()).max(1);
     let refit = Refit::start(store.reconnect()?);
     let runtime = crate::game::runtime()?;
-    let outcome = runtime.block_on(play(&hill, jobs, games, &refit));
+    let claimant = Claimant::new(lease_s);
+    let role = Role::Runner {
+        games,
+        refit: &refit,
+    };
+    let outcome = runtime.block_on(play(&hill, jobs, &claimant, role, &mut Vec::new()));
     refit.stop_and_fit_once(store)?;
     drop(builder);
     drop(lock);
     outcome
 }
 
-async fn play(hill: &Hill, jobs: usize, games: Option<u32>, refit: &Refit) -> anyhow::Result<()> {
+/// What a process playing a hill's games does beside playing them.
+pub(crate) enum Role<'a> {
+    /// The hill's one `hill run`: keeps the queue filled with chosen games and rates every game
+    /// recorded (by whoever played it) once, until `games` more are rated.
+    Runner {
+        games: Option<u32>,
+        refit: &'a Refit,
+    },
+    /// A `koth worker` of a shared hill: plays the games it can claim until there are none.
+    Worker,
+}
+
+/// Plays `hill`'s games, `jobs` at once, as `claimant` in `role`; `refused` are the versions
+/// whose files this koth could not get, whose games it leaves to others.
+pub(crate) async fn play(
+    hill: &Hill,
+    jobs: usize,
+    claimant: &Claimant,
+    role: Role<'_>,
+    refused: &mut Vec<usize>,
+) -> anyhow::Result<()> {
     let db = hill.store.connection();
+    let shared = hill.store.is_shared();
     let config: &HillConfig = &hill.config;
     let game = config.game.game()?;
-    let claimant = Claimant::new(crate::tournament::worker::DEFAULT_LEASE_S);
     let allowed = crate::cpu::allowed();
     let share = (allowed.len() / jobs).min(game.most_cpus());
     let mut running = JoinSet::new();
+    let mut renewal = tournament::renewal(claimant);
     let mut recorded = 0u32;
     let mut said_waiting = false;
     loop {
@@ -70,22 +111,56 @@ async fn play(hill: &Hill, jobs: usize, games: Option<u32>, refit: &Refit) -> an
             .filter(|v| !v.scheduled())
             .map(|v| v.id)
             .collect();
-        let dropped = store::drop_unscheduled(db, &unscheduled)?;
-        if dropped > 0 {
-            tracing::info!(
-                dropped,
-                "queued games of versions no longer scheduled dropped"
-            );
+        let mut wanted = u32::MAX;
+        let mut queued = 0;
+        if let Role::Runner { games, refit } = &role {
+            // Rated here, whoever recorded them: games this run played, a worker's, and those
+            // recorded before a stop.
+            let (rated, suspended) = store::rate_recorded(db, config.suspension)?;
+            recorded += rated;
+            refit.recorded.fetch_add(rated, Ordering::Relaxed);
+            for (version, reason) in suspended {
+                let label = versions
+                    .iter()
+                    .find(|v| v.id == version)
+                    .map_or_else(|| version.to_string(), Version::label);
+                eprintln!("koth: {label} is {reason}");
+                tracing::warn!(version = label, "{reason}");
+            }
+            if rated > 0 {
+                // Ratings and suspensions changed: choose with the new ones.
+                continue;
+            }
+            let dropped = store::drop_unscheduled(db, &unscheduled)?;
+            if dropped > 0 {
+                tracing::info!(
+                    dropped,
+                    "queued games of versions no longer scheduled dropped"
+                );
+            }
+            wanted = games.map_or(u32::MAX, |n| n.saturating_sub(recorded));
+            if wanted > running.len() as u32 {
+                queued = fill_queue(hill, &versions, jobs)?;
+            }
         }
-        let wanted = games.map_or(u32::MAX, |n| n.saturating_sub(recorded));
-        if wanted > running.len() as u32 {
-            fill_queue(hill, &versions, jobs)?;
-        }
+        let passed: Vec<usize> = unscheduled.iter().chain(refused.iter()).copied().collect();
         while running.len() < jobs && (running.len() as u32) < wanted {
-            let Some(Claimed { game, attempt }) =
-                hill.store.claim(&claimant, &unscheduled, ATTEMPTS)?
+            let Some(Claimed { game, attempt }) = hill.store.claim(claimant, &passed, ATTEMPTS)?
             else {
                 break;
+            };
+            let seats = match seats(hill, &game) {
+                Ok(seats) => seats,
+                Err((version, err)) => {
+                    // Another machine may have them: this koth leaves the version's games.
+                    let message = format!("{err:#}");
+                    hill.store
+                        .record_harness_fault(game.index, attempt, &message, false)?;
+                    eprintln!("koth: leaving the games of version {version} to others: {message}");
+                    tracing::warn!(version, "{message}");
+                    refused.push(version);
+                    break;
+                }
             };
             let claim = if share == 0 {
                 Claim::unpinned("more games at once than CPUs".into())
@@ -94,20 +169,20 @@ async fn play(hill: &Hill, jobs: usize, games: Option<u32>, refit: &Refit) -> an
             };
             let reason = store::reason(db, game.index)?.unwrap_or_default();
             tracing::info!(game = game.index, attempt, "game started: {reason}");
-            let parts = parts(hill, &versions, &game, claim)?;
+            let parts = parts(hill, &game, seats, claim)?;
             running.spawn(play_one(parts, game, attempt));
         }
         if running.is_empty() {
-            if wanted == 0 {
+            if matches!(role, Role::Worker) || wanted == 0 {
                 break;
             }
-            if !said_waiting {
+            if queued == 0 && !said_waiting {
                 let active = versions.iter().filter(|v| v.scheduled()).count();
                 eprintln!(
                     "koth: the hill waits for bots: {active} scheduled, each game needs {} \
-                     (`koth hill add BOT_DIR --hill {}`)",
+                     (`koth hill add BOT_DIR {}`)",
                     config.players(),
-                    hill.dir.display()
+                    hill.add_target()
                 );
                 said_waiting = true;
             }
@@ -115,34 +190,30 @@ async fn play(hill: &Hill, jobs: usize, games: Option<u32>, refit: &Refit) -> an
             continue;
         }
         said_waiting = false;
-        // A new version may arrive while games run: look again now and then.
+        // A new version may arrive while games run, and in a shared hill workers record games:
+        // look again now and then.
+        let poll = shared || running.len() < jobs;
         let joined = tokio::select! {
             joined = running.join_next() => joined,
-            () = tokio::time::sleep(POLL), if running.len() < jobs => continue,
+            () = tokio::time::sleep(POLL), if poll => continue,
+            _ = renewal.tick(), if shared => {
+                tournament::renew(&hill.store, claimant);
+                continue;
+            }
         };
         let Some(joined) = joined else { continue };
-        if crate::interrupt::requested() {
-            // The game may have ended only because koth is killing the bots: it stays
-            // `running`, to be played again.
-            crate::interrupt::wait_for_exit();
-        }
-        let Played {
-            game,
-            attempt,
-            claim,
-            outcome,
-            elapsed,
-        } = joined.context("a game task was lost")?;
-        drop(claim);
-        match outcome {
-            Ok(result) => {
+        match tournament::take_back(&hill.store, joined)? {
+            Ended::Played {
+                game,
+                attempt,
+                result,
+                wall_ms,
+            } => {
                 let folder = crate::tournament::store::game_dir(&hill.dir, game.index);
-                let wall_ms = elapsed.as_secs_f64() * 1000.0;
                 if hill
                     .store
                     .record_result(&game, attempt, &result, wall_ms, &folder, &[])?
                 {
-                    recorded += 1;
                     let names: Vec<String> = result
                         .bots
                         .iter()
@@ -150,40 +221,30 @@ async fn play(hill: &Hill, jobs: usize, games: Option<u32>, refit: &Refit) -> an
                         .collect();
                     println!("game {}: {}", game.index, names.join(", "));
                     tracing::info!(game = game.index, attempt, wall_ms, "game finished");
+                } else {
+                    let message = tournament::not_counted(game.index, attempt);
+                    tracing::warn!("{message}");
+                    eprintln!("koth: {message}");
                 }
-                for (version, reason) in store::rate_recorded(db, config.suspension)? {
-                    let label = versions
-                        .iter()
-                        .find(|v| v.id == version)
-                        .map_or_else(|| version.to_string(), Version::label);
-                    eprintln!("koth: {label} is {reason}");
-                    tracing::warn!(version = label, "{reason}");
-                }
-                refit.recorded.fetch_add(1, Ordering::Relaxed);
             }
-            Err(message) => {
-                let gave_up = attempt >= ATTEMPTS;
-                hill.store
-                    .record_harness_fault(game.index, attempt, &message, gave_up)?;
-                tracing::warn!(
-                    game = game.index,
-                    attempt,
-                    gave_up,
-                    "harness fault: {message}"
-                );
-                eprintln!(
-                    "koth: game {} attempt {attempt}: harness fault: {message}",
-                    game.index
-                );
-            }
+            Ended::Fault {
+                game,
+                attempt,
+                shown,
+            } => eprintln!(
+                "koth: game {} attempt {attempt}: harness fault: {shown}",
+                game.index
+            ),
         }
     }
     Ok(())
 }
 
 /// Chooses games until as many are queued as can run at once (`jobs`), each written with its
-/// seed and reason before it is played.
-fn fill_queue(hill: &Hill, versions: &[Version], jobs: usize) -> anyhow::Result<()> {
+/// seed and reason before it is played; returns how many games are queued (running included).
+/// In a shared hill, workers take games from the queue too: it holds `jobs` games besides
+/// those running.
+fn fill_queue(hill: &Hill, versions: &[Version], jobs: usize) -> anyhow::Result<usize> {
     let db = hill.store.connection();
     let queue = store::queued(db)?;
     let mut queued: HashMap<usize, u32> = HashMap::new();
@@ -205,7 +266,13 @@ fn fill_queue(hill: &Hill, versions: &[Version], jobs: usize) -> anyhow::Result<
             queued: queued.get(&v.id).copied().unwrap_or(0),
         })
         .collect();
-    for _ in queue.len()..jobs {
+    let running = if hill.store.is_shared() {
+        hill.store.progress()?.running as usize
+    } else {
+        0
+    };
+    let mut length = queue.len();
+    while length < jobs + running {
         let next = store::next_game(db)?;
         let mut rng = crate::seed::rng(hill.seed, (1 << 32) + u64::from(next));
         let Some(choice) = matchmaking::choose(
@@ -224,6 +291,7 @@ fn fill_queue(hill: &Hill, versions: &[Version], jobs: usize) -> anyhow::Result<
         };
         store::queue_game(db, &game, &choice.reason)?;
         tracing::info!(game = next, "game chosen: {}", choice.reason);
+        length += 1;
         for c in candidates
             .iter_mut()
             .filter(|c| choice.seats.contains(&c.id))
@@ -232,30 +300,36 @@ fn fill_queue(hill: &Hill, versions: &[Version], jobs: usize) -> anyhow::Result<
             c.last_chosen = Some(next);
         }
     }
-    Ok(())
+    Ok(length)
 }
 
-/// What the tournament's runner needs to play `game`.
-fn parts(
-    hill: &Hill,
-    versions: &[Version],
-    game: &ScheduledGame,
-    claim: Claim,
-) -> anyhow::Result<GameParts> {
-    let bots = hill.store.bots()?;
-    let config = &hill.config.game;
-    let seats = game
-        .seats
+/// The versions seated in `game`, each playing from its folder (fetched in a shared hill); the
+/// version whose folder this koth cannot get, with why, if one cannot.
+fn seats(hill: &Hill, game: &ScheduledGame) -> Result<Vec<BotSpec>, (usize, anyhow::Error)> {
+    let bots = hill.store.bots().map_err(|e| (game.seats[0], e))?;
+    let digests = hill.store.bot_hashes().map_err(|e| (game.seats[0], e))?;
+    game.seats
         .iter()
         .map(|&id| {
-            let bot = bots.get(id).with_context(|| format!("no version {id}"))?;
-            debug_assert!(versions.iter().any(|v| v.id == id));
-            Ok(crate::bot::BotSpec {
-                dir: hill.dir.join(&bot.dir),
-                ..bot.clone()
-            })
+            let bot = bots
+                .get(id)
+                .with_context(|| format!("no version {id}"))
+                .map_err(|e| (id, e))?;
+            let digest = digests.get(id).cloned().flatten().unwrap_or_default();
+            let dir = hill.version_folder(bot, &digest).map_err(|e| (id, e))?;
+            Ok(BotSpec { dir, ..bot.clone() })
         })
-        .collect::<anyhow::Result<Vec<_>>>()?;
+        .collect()
+}
+
+/// What the tournament's runner needs to play `game` with `seats`.
+fn parts(
+    hill: &Hill,
+    game: &ScheduledGame,
+    seats: Vec<BotSpec>,
+    claim: Claim,
+) -> anyhow::Result<GameParts> {
+    let config = &hill.config.game;
     Ok(GameParts {
         game: config.game()?,
         claim,
@@ -273,7 +347,7 @@ fn parts(
 /// The refit, on a thread of its own with its own connection: whenever games were recorded
 /// since the last fit, every game of an active version is fitted again and the fit and the
 /// king stored.
-struct Refit {
+pub(crate) struct Refit {
     recorded: Arc<AtomicU32>,
     stop: Arc<AtomicBool>,
     thread: Option<std::thread::JoinHandle<Vec<f64>>>,

@@ -39,15 +39,67 @@ CREATE INDEX IF NOT EXISTS hill_results_by_bot ON results (bot, game);
 CREATE INDEX IF NOT EXISTS hill_ratings_by_version ON hill_ratings (version, game);
 ";
 
-/// Creates the hill's tables if they are not there.
+/// A shared hill's versions as built, for workers on other machines: each version's folder
+/// once per digest (its `hill_versions.digest`, taken before the build), as a `.tar.gz`, with
+/// `built`, the content digest of the folder as built, which a worker checks after unpacking.
+pub(crate) const FILES_TABLE: &str = "
+CREATE TABLE IF NOT EXISTS hill_files (
+    digest TEXT PRIMARY KEY, built TEXT NOT NULL, size BIGINT NOT NULL, tgz BYTEA NOT NULL);
+";
+
+/// Creates the hill's tables if they are not there (in PostgreSQL, its version files' too).
 pub(crate) fn create_tables(db: &dyn Connection) -> anyhow::Result<()> {
     let sql = match db.dialect() {
         Dialect::Sqlite => TABLES.to_string(),
-        Dialect::Postgres => TABLES
-            .replace("INTEGER", "BIGINT")
-            .replace("REAL", "DOUBLE PRECISION"),
+        Dialect::Postgres => {
+            TABLES
+                .replace("INTEGER", "BIGINT")
+                .replace("REAL", "DOUBLE PRECISION")
+                + FILES_TABLE
+        }
     };
     db.batch(&sql)
+}
+
+/// A version's folder as built, packed for a shared hill's database.
+#[derive(Debug, Clone)]
+pub(crate) struct Packed {
+    /// The content digest of the folder as built.
+    pub built: String,
+    pub tgz: Vec<u8>,
+}
+
+/// The packed folder of the version of digest `digest`, if the database holds it.
+pub(crate) fn packed(db: &dyn Connection, digest: &str) -> anyhow::Result<Option<Packed>> {
+    db.row(
+        "SELECT built, tgz FROM hill_files WHERE digest = ?1",
+        &[digest.into()],
+    )?
+    .map(|r| {
+        Ok(Packed {
+            built: r[0].text()?,
+            tgz: r[1].bytes()?.to_vec(),
+        })
+    })
+    .transpose()
+}
+
+/// Takes the lock of the one `hill run` of a shared hill, held by this connection until it
+/// closes (a killed run's with it); fails if another run holds it. (A hill in a folder has its
+/// folder lock instead.)
+pub(crate) fn lock_run(db: &dyn Connection, what: &str) -> anyhow::Result<()> {
+    let taken = db
+        .value(
+            "SELECT pg_try_advisory_lock(4243, hashtext(current_schema()::TEXT))",
+            &[],
+        )?
+        .int()?;
+    anyhow::ensure!(
+        taken == 1,
+        "{what} is being played by another `koth hill run`: one run chooses a hill's games \
+         (`koth worker --db URL` plays them on more machines)"
+    );
+    Ok(())
 }
 
 /// A version as stored.
@@ -121,12 +173,31 @@ pub(crate) fn now(dialect: Dialect) -> &'static str {
 /// in one transaction: its bot row, its version (the next of its name), its rating (its bot's
 /// current mean with the starting uncertainty), and the previous version of its name replaced.
 /// Returns its id and version number.
+/// In a shared hill, `files` is its folder as built, stored once per digest in the same
+/// transaction.
 pub(crate) fn add_version(
     db: &dyn Connection,
     spec: &BotSpec,
     digest: &str,
+    files: Option<&Packed>,
 ) -> anyhow::Result<(usize, u32)> {
     db.transaction(|db| {
+        if db.dialect() == Dialect::Postgres {
+            // Two adds at once would take the same id (SQLite's transaction locks the file).
+            db.query("SELECT pg_advisory_xact_lock(4244)::TEXT", &[])?;
+        }
+        if let Some(files) = files {
+            db.execute(
+                "INSERT INTO hill_files (digest, built, size, tgz) VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT (digest) DO NOTHING",
+                &[
+                    digest.into(),
+                    files.built.as_str().into(),
+                    files.tgz.len().into(),
+                    files.tgz.clone().into(),
+                ],
+            )?;
+        }
         let id = db
             .value("SELECT COALESCE(MAX(id) + 1, 0) FROM bots", &[])?
             .int()?;
@@ -312,11 +383,12 @@ fn faulted(faults: &FaultCounts) -> bool {
 /// Rates every recorded game not yet rated, in game order, each in one transaction with its
 /// mark: the online ratings, each version's games and faulted games, the rating history, and
 /// the suspension of a version faulting too often. So a game is rated once, whenever koth was
-/// stopped. Returns the versions it suspended, with why.
+/// stopped, or whoever recorded it (a worker, in a shared hill): only `hill run` rates. Returns
+/// how many games it rated, and the versions it suspended, with why.
 pub(crate) fn rate_recorded(
     db: &dyn Connection,
     suspension: super::config::Suspension,
-) -> anyhow::Result<Vec<(usize, String)>> {
+) -> anyhow::Result<(u32, Vec<(usize, String)>)> {
     let games: Vec<u32> = db
         .query(
             "SELECT h.game FROM hill_games h JOIN games g ON g.idx = h.game
@@ -327,23 +399,28 @@ pub(crate) fn rate_recorded(
         .map(|r| Ok(r[0].int()? as u32))
         .collect::<anyhow::Result<_>>()?;
     let mut suspended = Vec::new();
+    let mut rated = 0;
     for game in games {
-        suspended.extend(db.transaction(|db| rate_one(db, game, suspension))?);
+        if let Some(now) = db.transaction(|db| rate_one(db, game, suspension))? {
+            rated += 1;
+            suspended.extend(now);
+        }
     }
-    Ok(suspended)
+    Ok((rated, suspended))
 }
 
+/// Rates game `game` unless it is rated already (`None`).
 fn rate_one(
     db: &dyn Connection,
     game: u32,
     suspension: super::config::Suspension,
-) -> anyhow::Result<Vec<(usize, String)>> {
+) -> anyhow::Result<Option<Vec<(usize, String)>>> {
     let marked = db.execute(
         "UPDATE hill_games SET rated = 1 WHERE game = ?1 AND rated = 0",
         &[game.into()],
     )?;
     if marked == 0 {
-        return Ok(Vec::new());
+        return Ok(None);
     }
     let seats: Vec<SeatResult> = db
         .query(
@@ -412,7 +489,7 @@ fn rate_one(
             suspended.push((seat.bot, reason));
         }
     }
-    Ok(suspended)
+    Ok(Some(suspended))
 }
 
 /// Why version `id` must be suspended, if it must: faults in more than the share allowed of its

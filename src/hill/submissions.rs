@@ -556,9 +556,8 @@ pub(crate) struct Builder {
 }
 
 impl Builder {
-    /// Starts the builder of the hill in folder `dir` (its own connection to the database).
-    pub(crate) fn start(dir: &Path) -> anyhow::Result<Builder> {
-        let hill = Hill::open(dir)?;
+    /// Starts the builder of `hill` (a connection of its own to the hill's database).
+    pub(crate) fn start(hill: Hill) -> anyhow::Result<Builder> {
         recover(&hill)?;
         let stop = Arc::new(AtomicBool::new(false));
         let stopped = Arc::clone(&stop);

@@ -14,8 +14,8 @@ use crate::cpu::Claim;
 use crate::tournament::schedule::ScheduledGame;
 use crate::tournament::{GameParts, Played, play_one};
 
-use super::Hill;
 use super::store;
+use super::{Hill, files};
 
 /// The folder of the hill's versions.
 pub(crate) const VERSIONS: &str = "versions";
@@ -125,11 +125,17 @@ pub(crate) fn add_followed(
             ..Added::refused(&spec.name, why)
         });
     }
+    // A shared hill's workers get the version from the database, not from this folder.
+    let packed = match hill.store.is_shared().then(|| files::pack(&built)) {
+        Some(Err(why)) => return Ok(Added::refused(&spec.name, format!("{why:#}"))),
+        packed => packed.transpose()?,
+    };
     let kept = BotSpec {
         dir: folder,
         ..spec.clone()
     };
-    let (id, version) = store::add_version(hill.store.connection(), &kept, &digest)?;
+    let (id, version) =
+        store::add_version(hill.store.connection(), &kept, &digest, packed.as_ref())?;
     tracing::info!(bot = spec.name, version, id, digest, "version added");
     Ok(Added {
         bot: spec.name,
@@ -149,20 +155,7 @@ fn store_copy(
     source: &Path,
     stored: &Path,
 ) -> anyhow::Result<Option<Vec<u8>>> {
-    // Partial copies an add killed before it left behind, this one's among them.
-    let prefix = format!(
-        "{}.partial-",
-        stored.file_name().unwrap_or_default().display()
-    );
-    for entry in std::fs::read_dir(stored.parent().unwrap_or(Path::new(".")))
-        .into_iter()
-        .flatten()
-    {
-        let entry = entry?;
-        if entry.file_name().to_string_lossy().starts_with(&prefix) {
-            std::fs::remove_dir_all(entry.path())?;
-        }
-    }
+    clear_partials(stored)?;
     let partial: PathBuf = stored.with_extension(format!("partial-{}", std::process::id()));
     build::copy_folder(source, &partial)
         .with_context(|| format!("cannot copy {} to {}", source.display(), partial.display()))?;
@@ -207,6 +200,29 @@ fn store_copy(
         )
     })?;
     Ok(log)
+}
+
+/// Removes what a copy into `stored` killed before its rename left beside it (`<digest>.partial-*`),
+/// this process's own among them.
+pub(crate) fn clear_partials(stored: &Path) -> anyhow::Result<()> {
+    let prefix = format!(
+        "{}.partial-",
+        stored.file_name().unwrap_or_default().display()
+    );
+    for entry in std::fs::read_dir(stored.parent().unwrap_or(Path::new(".")))
+        .into_iter()
+        .flatten()
+    {
+        let entry = entry?;
+        if entry.file_name().to_string_lossy().starts_with(&prefix) {
+            if entry.file_type()?.is_dir() {
+                std::fs::remove_dir_all(entry.path())?;
+            } else {
+                std::fs::remove_file(entry.path())?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Plays the validation game of `bot`: one game of the hill's against copies of itself.

@@ -112,11 +112,20 @@ pub fn spawn(watched: Watched, addr: SocketAddr) -> anyhow::Result<SocketAddr> {
     spawn_with(watched, addr, Guard::default(), Router::new())
 }
 
-/// Starts the server of the hill in folder `dir` beside `hill run`: the dashboard of its games
-/// and the door for its authors' submissions ([`submissions`]).
-pub fn spawn_hill(dir: PathBuf, addr: SocketAddr, guard: Guard) -> anyhow::Result<SocketAddr> {
-    let door = submissions::router(&dir)?;
-    spawn_with(Watched::Folder(dir), addr, guard, door)
+/// Starts the server of a hill beside `hill run`: its pages and the door for its authors'
+/// submissions ([`submissions`]), received into `dir`, this machine's folder for the hill.
+pub fn spawn_hill(
+    watched: Watched,
+    dir: PathBuf,
+    addr: SocketAddr,
+    guard: Guard,
+) -> anyhow::Result<SocketAddr> {
+    let hill = match &watched {
+        Watched::Folder(folder) => crate::hill::Hill::open(folder)?,
+        Watched::Shared { url, name } => crate::hill::Hill::open_shared(url, name, Some(dir))?,
+    };
+    let door = submissions::router(hill);
+    spawn_with(watched, addr, guard, door)
 }
 
 /// Starts the dashboard of `watched`, with the routes of `more`, on a thread of its own.
@@ -366,11 +375,9 @@ fn stamp(store: &Store, hill: bool) -> anyhow::Result<Stamp> {
 impl Reader {
     /// Checks that `watched` can be read, as the server will read it.
     fn open(watched: Watched) -> anyhow::Result<Reader> {
-        let mut stderr_private = false;
         let source = match watched {
             Watched::Folder(dir) => {
                 Store::open_read_only(&dir.join(store::FILE))?;
-                stderr_private = crate::hill::logs_are_private(&dir)?;
                 Source::Folder(dir)
             }
             Watched::Shared { url, name } => {
@@ -387,10 +394,11 @@ impl Reader {
         let mut reader = Reader {
             source,
             memo: Mutex::default(),
-            stderr_private,
+            stderr_private: false,
             hill: false,
         };
         reader.hill = reader.read(|store, _| crate::hill::is_hill(store))?;
+        reader.stderr_private = reader.read(crate::hill::logs_are_private)?;
         Ok(reader)
     }
 

@@ -45,21 +45,22 @@ const MIN_RATE: u64 = 4 << 10;
 /// The hill the door opens onto: one connection, taken in turn (uploads are few; each holds it
 /// for an unpack at most, which the caps bound).
 struct Door {
+    /// This machine's folder for the hill, where uploads are received.
     dir: PathBuf,
     hill: Mutex<Hill>,
 }
 
-/// The submission routes of the hill in folder `dir`, to merge into its server.
-pub fn router(dir: &Path) -> anyhow::Result<Router> {
+/// The submission routes of `hill` (a connection of the door's own), to merge into its server.
+pub(crate) fn router(hill: Hill) -> Router {
     let door = Arc::new(Door {
-        dir: dir.to_path_buf(),
-        hill: Mutex::new(Hill::open(dir)?),
+        dir: hill.dir.clone(),
+        hill: Mutex::new(hill),
     });
-    Ok(Router::new()
+    Router::new()
         .route("/api/submissions", get(mine).post(submit))
         .route("/api/submissions/{id}", get(one))
         .route("/submit", get(|| async { Html(PAGE) }))
-        .with_state(door))
+        .with_state(door)
 }
 
 /// Runs `work` on the hill, off the server's threads.

@@ -249,6 +249,12 @@ impl LeaderboardArgs {
             .then_some(self.target.target.as_path())
     }
 
+    /// The database and the name, when the leaderboard is of a shared database's entry.
+    pub fn database(&self) -> Option<(&str, String)> {
+        let name = self.target.target.to_string_lossy().into_owned();
+        self.target.db.as_deref().map(|url| (url, name))
+    }
+
     pub fn format(&self) -> Format {
         self.format
     }

@@ -464,9 +464,7 @@ impl Tournament {
         // A shared database's claims are leases, renewed every third of theirs while games
         // run, between the loop's other statements on the one connection: the games run on
         // threads of their own, so nothing here waits long.
-        let every = std::time::Duration::from_secs((self.claimant.lease_s / 3).max(1));
-        let mut renewal = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
-        renewal.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut renewal = renewal(&self.claimant);
         let shared = self.store.is_shared();
         let mut running = JoinSet::new();
         // The time each running game's claim took, logged with its result's as the database's
@@ -515,15 +513,7 @@ impl Tournament {
                     joined = running.join_next() => joined,
                     () = tokio::time::sleep(POLL), if poll => continue,
                     _ = renewal.tick(), if shared => {
-                        if let Err(err) = self.store.renew(&self.claimant) {
-                            // Renewed again at the next beat; a lease that runs out meanwhile
-                            // goes to another worker, and this one's late result is then not
-                            // counted.
-                            tracing::warn!(
-                                "cannot renew the claims of {}: {err:#}",
-                                self.claimant.worker
-                            );
-                        }
+                        renew(&self.store, &self.claimant);
                         continue;
                     }
                 }
@@ -531,23 +521,13 @@ impl Tournament {
             let Some(joined) = joined else {
                 continue;
             };
-            if crate::interrupt::requested() {
-                // The game may have ended only because koth is killing the bots: it stays
-                // `running`, to be played again by a resume.
-                crate::interrupt::wait_for_exit();
-            }
-            let Played {
-                game,
-                attempt,
-                claim,
-                outcome,
-                elapsed,
-            } = joined.context("a game task was lost")?;
-            // The game's CPUs are free for the next game, or another koth.
-            drop(claim);
-            let wall_ms = elapsed.as_secs_f64() * 1000.0;
-            match outcome {
-                Ok(result) => {
+            match take_back(&self.store, joined)? {
+                Ended::Played {
+                    game,
+                    attempt,
+                    result,
+                    wall_ms,
+                } => {
                     let folder = store::game_dir(&self.dir, game.index);
                     let recording = Instant::now();
                     let streaks = self.streaks_after(&game, &result);
@@ -557,11 +537,7 @@ impl Tournament {
                     let db_ms = claim_ms.remove(&game.index).unwrap_or_default()
                         + recording.elapsed().as_secs_f64() * 1000.0;
                     if !accepted {
-                        let message = format!(
-                            "game {} attempt {attempt} ended after its claim ran out and another \
-                             worker took it: this result is not counted",
-                            game.index
-                        );
+                        let message = not_counted(game.index, attempt);
                         tracing::warn!("{message}");
                         bar.suspend(|| eprintln!("koth: {message}"));
                         continue;
@@ -584,19 +560,12 @@ impl Tournament {
                     bar.inc(1);
                     bar.set_message(points.leader(&self.bots));
                 }
-                Err(message) => {
+                Ended::Fault {
+                    game,
+                    attempt,
+                    shown,
+                } => {
                     claim_ms.remove(&game.index);
-                    // Stored as it is; shown escaped, as it may quote a bot.
-                    let shown = text::shown(&message);
-                    let gave_up = attempt >= ATTEMPTS;
-                    self.store
-                        .record_harness_fault(game.index, attempt, &message, gave_up)?;
-                    tracing::warn!(
-                        game = game.index,
-                        attempt,
-                        gave_up,
-                        "harness fault: {shown}"
-                    );
                     bar.suspend(|| {
                         eprintln!(
                             "koth: game {} attempt {attempt}: harness fault: {shown}",
@@ -818,6 +787,96 @@ pub(crate) async fn play_one(parts: GameParts, game: ScheduledGame, attempt: u32
         outcome,
         elapsed: started.elapsed(),
     }
+}
+
+/// How a game task ended, as the loop that claimed the game takes it back ([`take_back`]).
+pub(crate) enum Ended {
+    /// Played: its result, to be recorded for its attempt.
+    Played {
+        game: ScheduledGame,
+        attempt: u32,
+        result: MatchResult,
+        wall_ms: f64,
+    },
+    /// A harness fault (koth's failure, not a bot's), already recorded: the game is back in the
+    /// queue, or given up after [`ATTEMPTS`]. `shown` is its message, escaped for a terminal.
+    Fault {
+        game: ScheduledGame,
+        attempt: u32,
+        shown: String,
+    },
+}
+
+/// Takes back a game task that ended, for every loop that plays claimed games (a tournament's,
+/// a hill's, a worker's): waits out a stop koth was asked for (the game may have ended only
+/// because koth is killing the bots: it stays `running`, to be played again), frees the game's
+/// CPUs for the next game or another koth, and records a harness fault as one.
+pub(crate) fn take_back(
+    store: &Store,
+    joined: Result<Played, tokio::task::JoinError>,
+) -> anyhow::Result<Ended> {
+    if crate::interrupt::requested() {
+        crate::interrupt::wait_for_exit();
+    }
+    let Played {
+        game,
+        attempt,
+        claim,
+        outcome,
+        elapsed,
+    } = joined.context("a game task was lost")?;
+    drop(claim);
+    match outcome {
+        Ok(result) => Ok(Ended::Played {
+            game,
+            attempt,
+            result,
+            wall_ms: elapsed.as_secs_f64() * 1000.0,
+        }),
+        Err(message) => {
+            // Stored as it is; shown escaped, as it may quote a bot.
+            let shown = text::shown(&message).into_owned();
+            let gave_up = attempt >= ATTEMPTS;
+            store.record_harness_fault(game.index, attempt, &message, gave_up)?;
+            tracing::warn!(
+                game = game.index,
+                attempt,
+                gave_up,
+                "harness fault: {shown}"
+            );
+            Ok(Ended::Fault {
+                game,
+                attempt,
+                shown,
+            })
+        }
+    }
+}
+
+/// The beat at which `claimant` renews its leases: every third of one, the first a beat from
+/// now.
+pub(crate) fn renewal(claimant: &Claimant) -> tokio::time::Interval {
+    let every = std::time::Duration::from_secs((claimant.lease_s / 3).max(1));
+    let mut renewal = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+    renewal.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    renewal
+}
+
+/// Renews the leases of the games `claimant` plays in a shared database.
+pub(crate) fn renew(store: &Store, claimant: &Claimant) {
+    if let Err(err) = store.renew(claimant) {
+        // Renewed again at the next beat; a lease that runs out meanwhile goes to another
+        // worker, and this one's late result is then not counted.
+        tracing::warn!("cannot renew the claims of {}: {err:#}", claimant.worker);
+    }
+}
+
+/// Why the result of `attempt` of game `game` was not recorded: its claim ran out first.
+pub(crate) fn not_counted(game: u32, attempt: u32) -> String {
+    format!(
+        "game {game} attempt {attempt} ended after its claim ran out and another worker took \
+         it: this result is not counted"
+    )
 }
 
 /// The game's bots, ready to play from the clean folder `dir`: a game cut short (by a kill, or

@@ -8,6 +8,9 @@
 //! does all of this on one connection to the database ([`Database`]). It stops when no game it could play
 //! is left — none queued and none held by another worker — or, with `--wait`, waits for new
 //! tournaments.
+//!
+//! A database may hold hills too (`crate::hill`): a worker plays their games as well, joined
+//! through the [`JoinOther`] that `main.rs` hands it.
 
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
@@ -17,7 +20,7 @@ use anyhow::Context;
 
 use super::Tournament;
 use super::config::Config;
-use super::store::{self, Claimant, Database};
+use super::store::{self, Claimant, Database, Store};
 use crate::bot::BotSpec;
 
 /// How long a claim lasts unless renewed, unless `--lease-s` says otherwise: a dead worker's
@@ -38,7 +41,8 @@ pub struct Args {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     jobs: Option<u32>,
     /// Where this machine's copy of the bots is: the folder that held the tournament file when
-    /// it was submitted (bot folders are stored relative to it).
+    /// it was submitted (bot folders are stored relative to it). A hill's versions come from
+    /// the database instead.
     #[arg(long, value_name = "DIR", default_value = ".")]
     root: PathBuf,
     /// Where this worker builds its bots and plays its games
@@ -55,7 +59,34 @@ pub struct Args {
     lease_s: u64,
 }
 
-pub fn run(args: Args) -> anyhow::Result<()> {
+/// What a worker plays in a database: a tournament, or another kind of entry of its registry
+/// (a hill).
+pub trait Playing {
+    /// Plays the games this worker can claim until there are none; returns how many are still
+    /// to play or being played by others.
+    fn play_claimable(&mut self) -> anyhow::Result<u32>;
+    /// The master seed, for the worker's message when it joins.
+    fn seed(&self) -> u64;
+}
+
+impl Playing for Tournament {
+    fn play_claimable(&mut self) -> anyhow::Result<u32> {
+        Tournament::play_claimable(self)
+    }
+
+    fn seed(&self) -> u64 {
+        self.seed
+    }
+}
+
+/// How a worker joins an entry of the database that is not a tournament (a hill): given the
+/// entry's store, this worker's folder for it, who it is and `--jobs`, the entry joined, or the
+/// store back if it is a tournament. Handed in by `main.rs`, since the hill sits above the
+/// tournament.
+pub type JoinOther =
+    fn(Store, &Path, &Claimant, Option<usize>) -> anyhow::Result<Result<Box<dyn Playing>, Store>>;
+
+pub fn run(args: Args, join_other: JoinOther) -> anyhow::Result<()> {
     let work = args
         .dir
         .unwrap_or_else(|| crate::logs::default_folder(|secs| format!("worker-{secs}")));
@@ -76,7 +107,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     );
     let database = Database::connect(&args.db)?;
     // Each tournament is joined once — its bots checked and built — and kept.
-    let mut joined: HashMap<String, Tournament> = HashMap::new();
+    let mut joined: HashMap<String, Box<dyn Playing>> = HashMap::new();
     loop {
         let mut elsewhere = 0;
         for name in database.tournaments()? {
@@ -88,15 +119,21 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                         continue;
                     }
                     let folder = work.join(folder_name(&name));
-                    let mut tournament = Tournament::join(
-                        store,
-                        &args.root,
-                        &folder,
-                        args.jobs.map(|j| j as usize),
-                    )?;
-                    tournament.claimant = claimant.clone();
-                    println!("Joined tournament {name} (seed {})", tournament.seed);
-                    entry.insert(tournament)
+                    let jobs = args.jobs.map(|j| j as usize);
+                    let playing = match join_other(store, &folder, &claimant, jobs)? {
+                        Ok(other) => {
+                            println!("Joined hill {name} (seed {})", other.seed());
+                            other
+                        }
+                        Err(store) => {
+                            let mut tournament =
+                                Tournament::join(store, &args.root, &folder, jobs)?;
+                            tournament.claimant = claimant.clone();
+                            println!("Joined tournament {name} (seed {})", tournament.seed);
+                            Box::new(tournament)
+                        }
+                    };
+                    entry.insert(playing)
                 }
             };
             elsewhere += tournament.play_claimable()?;

@@ -16,6 +16,7 @@ mod game_doors;
 mod gauntlet;
 mod hill;
 mod hill_pages;
+mod hill_postgres;
 mod madcars;
 mod menace_match;
 mod menace_play;

@@ -66,7 +66,7 @@ fn worker(url: &str, root: &Path, dir: &Path) -> Child {
 }
 
 /// Waits for `child` to exit 0 within `limit`; returns its stdout and stderr.
-fn finished(mut child: Child, limit: Duration) -> (String, String) {
+pub(crate) fn finished(mut child: Child, limit: Duration) -> (String, String) {
     let started = Instant::now();
     while child.try_wait().unwrap().is_none() {
         if started.elapsed() > limit {
@@ -124,7 +124,8 @@ fn scores_in_sqlite(dir: &Path) -> Vec<(i64, i64, i64, f64)> {
         .collect()
 }
 
-fn count(url: &str, name: &str, sql: &str) -> i64 {
+/// The one number `sql` returns, in the schema of `name` (a tournament or a hill).
+pub(crate) fn count(url: &str, name: &str, sql: &str) -> i64 {
     let mut client = postgres::client(url);
     let schema = schema_of(&mut client, name);
     client

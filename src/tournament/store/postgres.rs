@@ -184,6 +184,15 @@ impl Store {
         Ok(Store::new(Box::new(db), super::Source::Postgres(address)))
     }
 
+    /// The address of a store in a PostgreSQL database and the name it has there, for the
+    /// commands that name it (`--db URL NAME`), the password left out; `None` for a SQLite one.
+    pub(crate) fn shared_name(&self) -> Option<(String, &str)> {
+        match &self.source {
+            super::Source::Postgres(address) => Some((shown(&address.url), &address.name)),
+            super::Source::Sqlite(_) => None,
+        }
+    }
+
     /// The tournament at `address`, on a handle of `connection`.
     fn open_address(connection: &Postgres, address: Address) -> anyhow::Result<Store> {
         let db = connection.in_schema(&address.schema_name);

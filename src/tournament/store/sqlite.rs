@@ -46,14 +46,13 @@ impl Store {
         ))
     }
 
-    /// A second connection to the same SQLite database, for a thread of its own (the hill's
-    /// refit). A PostgreSQL store has one connection per process (`store::Database`).
+    /// A second connection to the same database, for a thread of its own (the hill's refit,
+    /// off the games' path): the one `hill run` of a hill has two, while a worker has one
+    /// connection for all it plays (`store::Database`).
     pub(crate) fn reconnect(&self) -> anyhow::Result<Store> {
         match &self.source {
             super::Source::Sqlite(path) => Store::open(path),
-            super::Source::Postgres(_) => {
-                anyhow::bail!("a second connection is only made to a SQLite database")
-            }
+            super::Source::Postgres(address) => Store::open_postgres(&address.url, &address.name),
         }
     }
 
