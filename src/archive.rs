@@ -144,7 +144,14 @@ impl Folder {
             )));
         }
         let text = std::str::from_utf8(name).map_err(|_| refuse("its name is not UTF-8"))?;
-        let text = text.strip_suffix('/').unwrap_or(text);
+        let mut text = text.strip_suffix('/').unwrap_or(text);
+        // `tar czf bot.tgz -C bot .` names every entry `./…`, and the folder itself `.`.
+        while let Some(rest) = text.strip_prefix("./") {
+            text = rest;
+        }
+        if text == "." {
+            return Ok(self.root.clone());
+        }
         if text.len() > self.caps.path_bytes {
             return Err(refuse(&format!(
                 "its path is longer than {} bytes",
@@ -327,6 +334,9 @@ fn unpack_tar(file: File, folder: &mut Folder) -> Result<(), Refused> {
             entry: shown.clone(),
             why: why.into(),
         };
+        if path == folder.root && !kind.is_dir() {
+            return Err(refuse("it names the folder itself, and is not a folder"));
+        }
         if kind.is_dir() {
             folder.folder(&path)?;
         } else if kind.is_file() || kind == tar::EntryType::Continuous {
@@ -388,6 +398,9 @@ fn unpack_zip(file: File, folder: &mut Folder) -> Result<(), Refused> {
             Some(0o010000) => return Err(refuse("it is a pipe")),
             Some(0o140000) => return Err(refuse("it is a socket")),
             _ => {}
+        }
+        if path == folder.root && !entry.is_dir() {
+            return Err(refuse("it names the folder itself, and is not a folder"));
         }
         if entry.is_dir() {
             folder.folder(&path)?;
@@ -484,6 +497,23 @@ mod tests {
             .permissions()
             .mode();
         assert_eq!(mode & 0o7777, 0o755);
+    }
+
+    #[test]
+    fn a_folder_packed_from_inside_it_with_dot_slash_names_is_let_in() {
+        let (dir, outcome) = unpack_tar_gz(|b| {
+            b.append(&header(b"./", tar::EntryType::Directory, 0), &b""[..])
+                .unwrap();
+            let h = header(b"./bot.toml", tar::EntryType::Regular, 5);
+            b.append(&h, &b"name\n"[..]).unwrap();
+        });
+        assert_eq!(outcome.unwrap().files, 1);
+        assert!(dir.path().join("out/bot.toml").is_file());
+        let (_dir, outcome) = unpack_tar_gz(|b| {
+            let h = header(b"./", tar::EntryType::Regular, 5);
+            b.append(&h, &b"name\n"[..]).unwrap();
+        });
+        assert!(matches!(outcome, Err(Refused::Entry { .. })), "{outcome:?}");
     }
 
     #[test]

@@ -63,7 +63,7 @@ fn main() -> ExitCode {
 fn run(command: Command) -> anyhow::Result<()> {
     match command {
         Command::Tournament(args) => tournament::cli::run(args, serve::spawn),
-        Command::Hill(args) => hill::cli::run(args, serve::spawn),
+        Command::Hill(args) => hill::cli::run(args, serve::spawn_hill),
         Command::Leaderboard(args) => match args.folder().filter(|dir| hill::is_hill_folder(dir)) {
             Some(dir) => hill::cli::leaderboard(dir, args.format()),
             None => tournament::cli::leaderboard(args),

@@ -21,7 +21,7 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use nix::fcntl::{Flock, FlockArg, OFlag};
 use nix::sys::stat::Mode;
 
@@ -205,25 +205,45 @@ struct Output {
 }
 
 impl Output {
-    /// The build's failure, as one error with the tail of its log.
+    /// The build's failure, as one error with the tail of its log (a [`BuildFailed`], whose
+    /// whole kept log a caller may show).
     fn check(&self, bot: &BotSpec, build: &str) -> anyhow::Result<()> {
         let text = String::from_utf8_lossy(&self.log);
         let tail: Vec<&str> = text.lines().rev().take(10).collect();
         let tail: Vec<&str> = tail.into_iter().rev().collect();
-        match self.status {
-            None => bail!(
+        let message = match self.status {
+            None => format!(
                 "{bot}: its build command `{build}` did not finish within {} s \
                  (`build_timeout_s`); it was stopped:\n{}",
                 self.limit.as_secs(),
                 tail.join("\n")
             ),
-            Some(status) if !status.success() => bail!(
+            Some(status) if !status.success() => format!(
                 "{bot}: its build command `{build}` failed ({status}):\n{}",
                 tail.join("\n")
             ),
-            Some(_) => Ok(()),
+            Some(_) => return Ok(()),
+        };
+        Err(BuildFailed {
+            message,
+            log: self.log.clone(),
         }
+        .into())
     }
+}
+
+/// A build step that failed or overran its limit, with its kept output.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct BuildFailed {
+    message: String,
+    /// The last [`BUILD_OUTPUT_KEPT`] bytes of each of its streams.
+    pub log: Vec<u8>,
+}
+
+/// The log of the contained build that made `built` (as [`prepare`] returned it), if it had one.
+pub fn log_of(built: &BotSpec) -> Option<Vec<u8>> {
+    std::fs::read(built.dir.parent()?.join(BUILD_LOG)).ok()
 }
 
 /// Runs a build `command` in a process group of its own that is killed when the step ends or

@@ -163,3 +163,30 @@ pub(crate) fn match_folder(
 pub(crate) fn limit_ms_parser() -> clap::builder::RangedU64ValueParser<u64> {
     clap::value_parser!(u64).range(1..=MAX_LIMIT_MS)
 }
+
+/// Connections served at once unless `--max-connections` says otherwise.
+pub const MAX_CONNECTIONS: u32 = 256;
+
+/// What the server accepts of its clients.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Guard {
+    /// Also answer requests for this host name (any port), as a reverse proxy in front of the
+    /// dashboard sends them; repeat for several. Without it, only 127.0.0.1, localhost, [::1]
+    /// and the listening address are answered, any other `Host` gets 421 (DNS rebinding).
+    #[arg(long = "allow-host", value_name = "HOST")]
+    pub allow_hosts: Vec<String>,
+    /// Connections served at once; one more is answered 503 and closed. Each open dashboard
+    /// page holds one or two.
+    #[arg(long, value_name = "N", default_value_t = MAX_CONNECTIONS,
+          value_parser = clap::value_parser!(u32).range(1..=65_536))]
+    pub max_connections: u32,
+}
+
+impl Default for Guard {
+    fn default() -> Guard {
+        Guard {
+            allow_hosts: Vec::new(),
+            max_connections: MAX_CONNECTIONS,
+        }
+    }
+}

@@ -9,7 +9,7 @@ use clap::Subcommand;
 use crate::tournament::leaderboard::Format;
 
 use super::store::{self, Change};
-use super::{Hill, board, run, versions};
+use super::{Hill, authors, board, run, versions};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -59,6 +59,8 @@ enum Command {
         /// [default: 127.0.0.1:8080].
         #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:8080")]
         serve: Option<std::net::SocketAddr>,
+        #[command(flatten)]
+        guard: crate::cli::Guard,
     },
     /// Show the hill: its leaderboard, its queue, suspended bots with why, and its kings.
     Status {
@@ -75,6 +77,28 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         hill: PathBuf,
     },
+    /// The authors who may send bots over HTTP (`hill run --serve`), each with a token.
+    Author {
+        #[command(subcommand)]
+        command: AuthorCommand,
+    },
+    /// Send a bot folder to a hill's server as its author: packed, uploaded, built and
+    /// validated there.
+    Submit {
+        /// The bot folder (with its bot.toml).
+        #[arg(value_name = "BOT_DIR")]
+        bot: PathBuf,
+        /// The hill's address (http://host:port, as `hill run --serve` or its proxy serves it).
+        #[arg(long, value_name = "URL")]
+        to: String,
+        /// Your author token (`koth hill author add` printed it).
+        #[arg(long, value_name = "TOKEN", env = "KOTH_TOKEN", hide_env_values = true)]
+        token: String,
+        /// Follow the submission until it is active or refused, printing its build log and
+        /// the reason; exit non-zero if refused.
+        #[arg(long)]
+        wait: bool,
+    },
     /// Schedule a suspended bot again; its faults count afresh from now.
     ResumeBot {
         /// The bot's name.
@@ -86,9 +110,42 @@ enum Command {
     },
 }
 
-/// `dashboard` serves the hill's games beside its run (`--serve`), handed in by `main.rs`
-/// as for a tournament, since the dashboard sits above both.
-pub fn run(args: Args, dashboard: crate::tournament::cli::Dashboard) -> anyhow::Result<()> {
+#[derive(Debug, Subcommand)]
+enum AuthorCommand {
+    /// Add an author and print its token, once (only its hash is kept).
+    Add {
+        /// The author's name.
+        #[arg(value_name = "NAME")]
+        name: String,
+        /// The hill folder.
+        #[arg(long, value_name = "DIR")]
+        hill: PathBuf,
+    },
+    /// List the authors, whether revoked, and their bots.
+    List {
+        /// The hill folder.
+        #[arg(long, value_name = "DIR")]
+        hill: PathBuf,
+    },
+    /// Revoke an author's token at once; its bots stay on the hill.
+    Revoke {
+        /// The author's name.
+        #[arg(value_name = "NAME")]
+        name: String,
+        /// The hill folder.
+        #[arg(long, value_name = "DIR")]
+        hill: PathBuf,
+    },
+}
+
+/// Starts the hill's server in folder `dir` on an address, with its guard; returns the address
+/// it listens on.
+pub type Server =
+    fn(PathBuf, std::net::SocketAddr, crate::cli::Guard) -> anyhow::Result<std::net::SocketAddr>;
+
+/// `server` serves the hill beside its run (`--serve`): its games and the door for its
+/// authors' submissions; handed in by `main.rs`, since the server sits above the hill.
+pub fn run(args: Args, server: Server) -> anyhow::Result<()> {
     match args.command {
         Command::Create { db: Some(_), .. } => anyhow::bail!(
             "--db: a hill in PostgreSQL is not supported yet; create it in a folder with --dir"
@@ -135,6 +192,7 @@ pub fn run(args: Args, dashboard: crate::tournament::cli::Dashboard) -> anyhow::
             jobs,
             games,
             serve,
+            guard,
         } => {
             let hill = Hill::open(&dir)?;
             crate::tournament::cli::log_to(&hill.dir)?;
@@ -146,8 +204,8 @@ pub fn run(args: Args, dashboard: crate::tournament::cli::Dashboard) -> anyhow::
                 hill.seed
             );
             if let Some(addr) = serve {
-                let addr = dashboard(crate::tournament::Watched::Folder(dir.clone()), addr)?;
-                println!("Dashboard: http://{addr}/");
+                let addr = server(dir.clone(), addr, guard)?;
+                println!("Dashboard: http://{addr}/  submissions: http://{addr}/submit");
             }
             let words: [&OsStr; 4] = [
                 "koth".as_ref(),
@@ -174,6 +232,13 @@ pub fn run(args: Args, dashboard: crate::tournament::cli::Dashboard) -> anyhow::
             println!("{name:?} is retired: no longer scheduled, its games kept");
             Ok(())
         }
+        Command::Author { command } => author(command),
+        Command::Submit {
+            bot,
+            to,
+            token,
+            wait,
+        } => super::submit::submit(&bot, &to, &token, wait),
         Command::ResumeBot { name, hill } => {
             let hill = Hill::open(&hill)?;
             store::change_active(hill.store.connection(), &name, Change::Resume)?;
@@ -181,6 +246,44 @@ pub fn run(args: Args, dashboard: crate::tournament::cli::Dashboard) -> anyhow::
             Ok(())
         }
     }
+}
+
+fn author(command: AuthorCommand) -> anyhow::Result<()> {
+    match command {
+        AuthorCommand::Add { name, hill } => {
+            let hill = Hill::open(&hill)?;
+            let token = authors::add(hill.store.connection(), &name)?;
+            println!(
+                "Author {name:?} added. Their token, shown this once (only its hash is kept):"
+            );
+            println!("{token}");
+        }
+        AuthorCommand::List { hill } => {
+            let hill = Hill::open(&hill)?;
+            let authors = authors::list(hill.store.connection())?;
+            if authors.is_empty() {
+                println!("No authors yet: `koth hill author add NAME --hill DIR` adds one.");
+            }
+            for author in authors {
+                println!(
+                    "{}{}  bots: {}",
+                    crate::text::shown(&author.name),
+                    if author.revoked { " (revoked)" } else { "" },
+                    if author.bots.is_empty() {
+                        "none".to_string()
+                    } else {
+                        crate::text::shown(&author.bots.join(", ")).into_owned()
+                    }
+                );
+            }
+        }
+        AuthorCommand::Revoke { name, hill } => {
+            let hill = Hill::open(&hill)?;
+            authors::revoke(hill.store.connection(), &name)?;
+            println!("{name:?} is revoked: their token is refused from now on");
+        }
+    }
+    Ok(())
 }
 
 /// `koth leaderboard DIR` of a hill folder, in `format`.

@@ -9,6 +9,20 @@
 //! far_share = 0.1            # share of games against an opponent drawn at random
 //! suspend_share = 0.2        # a version faulting in more than this share of its last…
 //! suspend_window = 10        # …this many games (or more) stops being scheduled
+//!
+//! [submissions]              # uploads from authors (`koth hill author add`), all optional
+//! upload_mb = 10             # an upload's size: the body is cut off there
+//! unpacked_mb = 100          # bytes an upload may unpack to
+//! entries = 10000            # files and folders in an upload
+//! path_bytes = 255           # bytes of an entry's path…
+//! path_depth = 16            # …and its folders
+//! upload_timeout_s = 60      # the whole body must arrive within this
+//! active_bots = 3            # bots an author may have on the hill at once
+//! per_hour = 10              # submissions an author may send in an hour
+//! stored_mb = 200            # bytes of an author's kept versions
+//! kept_versions = 3          # versions of a bot whose files are kept (results always are)
+//! build_queue = 20           # submissions waiting to be built, the whole hill's
+//! public_logs = false        # stderr and transcripts for everyone, not just their author
 //! ```
 //!
 //! A hill has no bot list and no game count: bots join with `koth hill add`, and games are
@@ -31,6 +45,81 @@ struct HillKeys {
     far_share: Option<f64>,
     suspend_share: Option<f64>,
     suspend_window: Option<u32>,
+    submissions: Option<Submissions>,
+}
+
+/// What the hill takes from authors over HTTP, and how much (`[submissions]`). The defaults
+/// are what a public hill can start with.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub(crate) struct Submissions {
+    pub upload_mb: u64,
+    pub unpacked_mb: u64,
+    pub entries: u64,
+    pub path_bytes: usize,
+    pub path_depth: usize,
+    pub upload_timeout_s: u64,
+    pub active_bots: u32,
+    pub per_hour: u32,
+    pub stored_mb: u64,
+    pub kept_versions: u32,
+    pub build_queue: u32,
+    pub public_logs: bool,
+}
+
+impl Default for Submissions {
+    fn default() -> Submissions {
+        let caps = crate::archive::Caps::default();
+        Submissions {
+            upload_mb: 10,
+            unpacked_mb: caps.unpacked_bytes >> 20,
+            entries: caps.entries,
+            path_bytes: caps.path_bytes,
+            path_depth: caps.depth,
+            upload_timeout_s: 60,
+            active_bots: 3,
+            per_hour: 10,
+            stored_mb: 200,
+            kept_versions: 3,
+            build_queue: 20,
+            public_logs: false,
+        }
+    }
+}
+
+impl Submissions {
+    /// What an upload may unpack to.
+    pub(crate) fn caps(&self) -> crate::archive::Caps {
+        crate::archive::Caps {
+            unpacked_bytes: self.unpacked_mb << 20,
+            entries: self.entries,
+            path_bytes: self.path_bytes,
+            depth: self.path_depth,
+        }
+    }
+
+    fn check(&self) -> anyhow::Result<()> {
+        let positive = [
+            ("upload_mb", self.upload_mb),
+            ("unpacked_mb", self.unpacked_mb),
+            ("entries", self.entries),
+            ("path_bytes", self.path_bytes as u64),
+            ("path_depth", self.path_depth as u64),
+            ("upload_timeout_s", self.upload_timeout_s),
+            ("active_bots", u64::from(self.active_bots)),
+            ("per_hour", u64::from(self.per_hour)),
+            ("stored_mb", self.stored_mb),
+            ("kept_versions", u64::from(self.kept_versions)),
+            ("build_queue", u64::from(self.build_queue)),
+        ];
+        if let Some((key, _)) = positive.iter().find(|(_, value)| *value == 0) {
+            bail!("`submissions.{key}` must be at least 1");
+        }
+        if self.upload_mb > 4096 || self.unpacked_mb > 65_536 {
+            bail!("`submissions.upload_mb` is at most 4096 and `unpacked_mb` at most 65536");
+        }
+        Ok(())
+    }
 }
 
 /// A parsed hill file.
@@ -40,6 +129,7 @@ pub(crate) struct HillConfig {
     pub game: Config,
     pub tuning: Tuning,
     pub suspension: Suspension,
+    pub submissions: Submissions,
 }
 
 /// When a version stops being scheduled for its faults.
@@ -51,11 +141,12 @@ pub(crate) struct Suspension {
     pub window: u32,
 }
 
-const HILL_KEYS: [&str; 4] = [
+const HILL_KEYS: [&str; 5] = [
     "placement_games",
     "far_share",
     "suspend_share",
     "suspend_window",
+    "submissions",
 ];
 /// Keys of a tournament file a hill has no use for.
 const NOT_FOR_A_HILL: [(&str, &str); 6] = [
@@ -108,6 +199,7 @@ impl HillConfig {
                 share: keys.suspend_share.unwrap_or(0.2),
                 window: keys.suspend_window.unwrap_or(10),
             },
+            submissions: keys.submissions.unwrap_or_default(),
             game,
         };
         config.check().map_err(named)?;
@@ -127,6 +219,7 @@ impl HillConfig {
         if self.suspension.window == 0 {
             bail!("`suspend_window` must be at least 1");
         }
+        self.submissions.check()?;
         if self.tuning.placement_games > 1000 {
             bail!(
                 "`placement_games` = {}: give at most 1000",
@@ -185,5 +278,27 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("played alone"), "{err}");
+        let config = HillConfig::parse(
+            "game = \"tictactoe\"\n[submissions]\nupload_mb = 2\nper_hour = 5\n",
+            path,
+        )
+        .unwrap();
+        assert_eq!(config.submissions.upload_mb, 2);
+        assert_eq!(config.submissions.active_bots, 3);
+        assert_eq!(config.submissions.caps().unpacked_bytes, 100 << 20);
+        let err = HillConfig::parse("game = \"tictactoe\"\n[submissions]\nper_day = 5\n", path)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("per_day"), "{err}");
+        let err = HillConfig::parse(
+            "game = \"tictactoe\"\n[submissions]\nbuild_queue = 0\n",
+            path,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("`submissions.build_queue` must be at least 1"),
+            "{err}"
+        );
     }
 }

@@ -13,14 +13,19 @@
 //! - [`board`]: the hill's leaderboard and status.
 //! - [`records`]: what the hill's web pages read beyond the leaderboard (the last games with
 //!   why each was chosen, each bot's record, the stamp their live updates compare).
-//! - [`cli`]: `koth hill create|add|run|status|retire|resume-bot`, the thin door onto it.
+//! - [`authors`]: the strangers who may send bots, their tokens, and whose each bot name is.
+//! - [`submissions`]: an author's upload, from its archive to an active version (checked at
+//!   the door, then built and validated in turn by the builder beside `hill run`).
+//! - [`cli`]: `koth hill create|add|run|status|retire|resume-bot|author|submit`, the thin door
+//!   onto it.
 //!
 //! The core knows nothing of HTTP or the command line. A hill folder holds `hill.toml` (the
 //! file it was created from), `results.sqlite` (a tournament's tables, its bots being the
 //! versions, and the hill's), `versions/<digest>/` (each version's folder, never the author's
 //! in place), `validation/<digest>/` (each validation game), `games/<index>/`, `tournament.log` and
-//! `koth.lock`.
+//! `koth.lock`, and `submissions/` (uploads waiting to be built, by id).
 
+pub(crate) mod authors;
 pub mod board;
 pub mod cli;
 pub(crate) mod config;
@@ -29,6 +34,8 @@ pub mod matchmaking;
 pub(crate) mod records;
 pub(crate) mod run;
 pub(crate) mod store;
+pub(crate) mod submissions;
+pub(crate) mod submit;
 pub(crate) mod versions;
 
 use std::path::{Path, PathBuf};
@@ -91,6 +98,7 @@ impl Hill {
         // has its database or does not.
         let store = Store::create(&db, &meta, &[], &[])?;
         store::create_tables(store.connection())?;
+        submissions::create_tables(store.connection())?;
         Ok(Hill {
             dir,
             name,
@@ -119,6 +127,7 @@ impl Hill {
             );
         }
         store::create_tables(store.connection())?;
+        submissions::create_tables(store.connection())?;
         let config = HillConfig::load(&dir.join(FILE_COPY))?;
         let seed = store
             .meta("seed")?
@@ -149,6 +158,16 @@ pub(crate) fn game_seed(seed: u64, index: u32) -> u64 {
 /// Whether a tournament database is a hill's.
 pub(crate) fn is_hill(store: &Store) -> anyhow::Result<bool> {
     Ok(store.meta(HILL_META)?.is_some())
+}
+
+/// Whether `dir` is a hill whose bots' stderr only their authors may read (its hill file does
+/// not set `submissions.public_logs`).
+pub fn logs_are_private(dir: &Path) -> anyhow::Result<bool> {
+    if !is_hill_folder(dir) {
+        return Ok(false);
+    }
+    let config = HillConfig::load(&dir.join(FILE_COPY))?;
+    Ok(!config.submissions.public_logs)
 }
 
 /// Whether folder `dir` holds a hill.

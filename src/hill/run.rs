@@ -36,6 +36,8 @@ const REFIT_EVERY: Duration = Duration::from_millis(500);
 /// refused.
 pub(crate) fn run(hill: Hill, jobs: Option<usize>, games: Option<u32>) -> anyhow::Result<()> {
     let lock = FolderLock::take(&hill.dir)?;
+    // Authors' submissions are built and validated beside the games, one at a time.
+    let builder = super::submissions::Builder::start(&hill.dir)?;
     let store = &hill.store;
     // This koth alone plays the folder: what a stopped run left running is played again.
     store.requeue_unfinished()?;
@@ -46,6 +48,7 @@ pub(crate) fn run(hill: Hill, jobs: Option<usize>, games: Option<u32>) -> anyhow
     let runtime = crate::game::runtime()?;
     let outcome = runtime.block_on(play(&hill, jobs, games, &refit));
     refit.stop_and_fit_once(store)?;
+    drop(builder);
     drop(lock);
     outcome
 }

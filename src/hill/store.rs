@@ -110,7 +110,7 @@ pub(crate) fn versions(db: &dyn Connection) -> anyhow::Result<Vec<Version>> {
 }
 
 /// The database's clock in seconds since 1970.
-fn now(dialect: Dialect) -> &'static str {
+pub(crate) fn now(dialect: Dialect) -> &'static str {
     match dialect {
         Dialect::Sqlite => "CAST(strftime('%s', 'now') AS INTEGER)",
         Dialect::Postgres => "CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) AS BIGINT)",

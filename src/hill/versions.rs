@@ -21,29 +21,51 @@ use super::store;
 pub(crate) const VERSIONS: &str = "versions";
 
 /// What became of a bot folder given to `hill add`.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Added {
     pub bot: String,
     /// Its version number, if it was accepted.
     pub version: Option<u32>,
     /// Why it was refused, if it was.
     pub refused: Option<String>,
+    /// Its build step's output (the kept tail), if it has a build step that ran contained.
+    pub build_log: Option<Vec<u8>>,
+    /// The folder of its validation game, if it was played.
+    pub validation: Option<PathBuf>,
+    /// The faults of its validation game (`seat: kind: reason`), if it had any.
+    pub faults: Vec<String>,
 }
 
 impl Added {
     fn refused(bot: &str, why: String) -> Added {
         Added {
             bot: bot.into(),
-            version: None,
             refused: Some(why),
+            ..Added::default()
         }
     }
+}
+
+/// The steps of an add, for a caller following one (a submission's status).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Step {
+    Building,
+    Validating,
 }
 
 /// Adds the bot of folder `source` to `hill`. `Err` is a person's mistake (no such folder, no
 /// `bot.toml`); a bot that cannot join (it does not play the hill's game, its build or its
 /// validation game fails) is `Ok` with the reason.
 pub(crate) fn add(hill: &Hill, source: &Path) -> anyhow::Result<Added> {
+    add_followed(hill, source, &mut |_| Ok(()))
+}
+
+/// [`add`], telling `step` as each step begins.
+pub(crate) fn add_followed(
+    hill: &Hill,
+    source: &Path,
+    step: &mut dyn FnMut(Step) -> anyhow::Result<()>,
+) -> anyhow::Result<Added> {
     let (spec, games) = roster::load_manifest(source)?;
     let game = &hill.config.game.game;
     if !games.iter().any(|g| g == game) {
@@ -73,15 +95,35 @@ pub(crate) fn add(hill: &Hill, source: &Path) -> anyhow::Result<Added> {
     let stored = hill.dir.join(&folder);
     // A folder of a digest no version has may be an add killed before it was recorded.
     let kept = versions.iter().any(|v| v.digest == digest) && stored.is_dir();
-    if !kept && let Err(why) = store_copy(hill, &spec, source, &stored) {
-        return Ok(Added::refused(&spec.name, format!("{why:#}")));
+    let mut build_log = None;
+    if !kept {
+        step(Step::Building)?;
+        match store_copy(hill, &spec, source, &stored) {
+            Ok(log) => build_log = log,
+            Err(why) => {
+                return Ok(Added {
+                    build_log: why
+                        .downcast_ref::<build::BuildFailed>()
+                        .map(|failed| failed.log.clone()),
+                    ..Added::refused(&spec.name, format!("{why:#}"))
+                });
+            }
+        }
     }
     let built = BotSpec {
         dir: std::path::absolute(&stored)?,
         ..spec.clone()
     };
-    if let Some(why) = validate(hill, &built, &digest)? {
-        return Ok(Added::refused(&spec.name, why));
+    step(Step::Validating)?;
+    let validation = Some(hill.dir.join("validation").join(&digest));
+    let (refused, faults) = validate(hill, &built, &digest)?;
+    if let Some(why) = refused {
+        return Ok(Added {
+            build_log,
+            validation,
+            faults,
+            ..Added::refused(&spec.name, why)
+        });
     }
     let kept = BotSpec {
         dir: folder,
@@ -92,13 +134,21 @@ pub(crate) fn add(hill: &Hill, source: &Path) -> anyhow::Result<Added> {
     Ok(Added {
         bot: spec.name,
         version: Some(version),
-        refused: None,
+        build_log,
+        validation,
+        ..Added::default()
     })
 }
 
 /// Copies `source` to `stored` and builds it there: into a partial folder first, renamed when
-/// built, so `versions/<digest>/` is always a whole, built copy.
-fn store_copy(hill: &Hill, spec: &BotSpec, source: &Path, stored: &Path) -> anyhow::Result<()> {
+/// built, so `versions/<digest>/` is always a whole, built copy. Returns its build's log, if
+/// it had a contained build.
+fn store_copy(
+    hill: &Hill,
+    spec: &BotSpec,
+    source: &Path,
+    stored: &Path,
+) -> anyhow::Result<Option<Vec<u8>>> {
     // Partial copies an add killed before it left behind, this one's among them.
     let prefix = format!(
         "{}.partial-",
@@ -133,6 +183,7 @@ fn store_copy(hill: &Hill, spec: &BotSpec, source: &Path, stored: &Path) -> anyh
             return Err(err.context("its build failed"));
         }
     };
+    let log = build::log_of(&built).filter(|_| built.dir != partial);
     // A contained build ran in a build copy of its own: the version stored is what it built.
     if built.dir != partial {
         std::fs::remove_dir_all(&partial)?;
@@ -154,12 +205,17 @@ fn store_copy(hill: &Hill, spec: &BotSpec, source: &Path, stored: &Path) -> anyh
             partial.display(),
             stored.display()
         )
-    })
+    })?;
+    Ok(log)
 }
 
 /// Plays the validation game of `bot`: one game of the hill's against copies of itself.
-/// Returns why it failed, if it did.
-fn validate(hill: &Hill, bot: &BotSpec, digest: &str) -> anyhow::Result<Option<String>> {
+/// Returns why it failed, if it did, and its faults.
+fn validate(
+    hill: &Hill,
+    bot: &BotSpec,
+    digest: &str,
+) -> anyhow::Result<(Option<String>, Vec<String>)> {
     let players = hill.config.players();
     let seats: Vec<BotSpec> = (0..players)
         .map(|seat| BotSpec {
@@ -192,25 +248,36 @@ fn validate(hill: &Hill, bot: &BotSpec, digest: &str) -> anyhow::Result<Option<S
     let result = match outcome {
         Ok(result) => result,
         Err(harness) => {
-            return Ok(Some(format!(
+            let why = format!(
                 "its validation game could not be played (koth's own fault, not the bot's; try \
                  again): {harness}"
-            )));
+            );
+            return Ok((Some(why), Vec::new()));
         }
     };
+    let faults = result
+        .bots
+        .iter()
+        .flat_map(|b| {
+            b.faults
+                .iter()
+                .map(move |f| format!("{}: {:?}: {}", b.name, f.kind, f.reason))
+        })
+        .collect();
     let faulted = result.bots.iter().find(|b| {
         let f = &b.fault_counts;
         f.timed_out + f.crashed + f.bad_output + f.failed_to_start > 0
     });
-    Ok(faulted.map(|b| {
+    let refused = faulted.map(|b| {
         let first = b
             .faults
             .first()
             .map(|f| format!("{:?}: {}", f.kind, f.reason))
             .unwrap_or_else(|| format!("{:?}", b.status));
         format!(
-            "its validation game (against copies of itself, in {}) had faults: {first}",
-            hill.dir.join("validation").join(digest).display()
+            "its validation game (against copies of itself, in the hill's validation/{digest}) \
+             had faults: {first}"
         )
-    }))
+    });
+    Ok((refused, faults))
 }

@@ -54,6 +54,9 @@ use tokio::sync::{Semaphore, watch};
 
 pub(crate) mod hill;
 mod plot;
+mod submissions;
+
+pub use crate::cli::{Guard, MAX_CONNECTIONS};
 
 use crate::tournament::cli::Target;
 use crate::tournament::leaderboard::rating_history;
@@ -69,9 +72,6 @@ const LAST_GAMES: u32 = 10;
 /// for its next request) before it is dropped: a client that sends half a request holds
 /// nothing for long.
 pub const HEADER_TIMEOUT: Duration = Duration::from_secs(5);
-/// Connections served at once unless `--max-connections` says otherwise.
-pub const MAX_CONNECTIONS: u32 = 256;
-
 /// `koth serve [--db URL] DIR|NAME [--addr ADDR] [--allow-host HOST]… [--max-connections N]`
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -82,30 +82,6 @@ pub struct Args {
     pub addr: SocketAddr,
     #[command(flatten)]
     pub guard: Guard,
-}
-
-/// What the server accepts of its clients.
-#[derive(Debug, Clone, clap::Args)]
-pub struct Guard {
-    /// Also answer requests for this host name (any port), as a reverse proxy in front of the
-    /// dashboard sends them; repeat for several. Without it, only 127.0.0.1, localhost, [::1]
-    /// and the listening address are answered, any other `Host` gets 421 (DNS rebinding).
-    #[arg(long = "allow-host", value_name = "HOST")]
-    pub allow_hosts: Vec<String>,
-    /// Connections served at once; one more is answered 503 and closed. Each open dashboard
-    /// page holds one or two.
-    #[arg(long, value_name = "N", default_value_t = MAX_CONNECTIONS,
-          value_parser = clap::value_parser!(u32).range(1..=65_536))]
-    pub max_connections: u32,
-}
-
-impl Default for Guard {
-    fn default() -> Guard {
-        Guard {
-            allow_hosts: Vec::new(),
-            max_connections: MAX_CONNECTIONS,
-        }
-    }
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -126,13 +102,30 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             listener.local_addr()?,
             reader.describe()
         );
-        serve(reader, listener, args.guard).await
+        serve(reader, listener, args.guard, Router::new()).await
     })
 }
 
 /// Starts the dashboard of `watched` on a thread of its own, beside a tournament run; returns
 /// the address it listens on. It ends with the process.
 pub fn spawn(watched: Watched, addr: SocketAddr) -> anyhow::Result<SocketAddr> {
+    spawn_with(watched, addr, Guard::default(), Router::new())
+}
+
+/// Starts the server of the hill in folder `dir` beside `hill run`: the dashboard of its games
+/// and the door for its authors' submissions ([`submissions`]).
+pub fn spawn_hill(dir: PathBuf, addr: SocketAddr, guard: Guard) -> anyhow::Result<SocketAddr> {
+    let door = submissions::router(&dir)?;
+    spawn_with(Watched::Folder(dir), addr, guard, door)
+}
+
+/// Starts the dashboard of `watched`, with the routes of `more`, on a thread of its own.
+fn spawn_with(
+    watched: Watched,
+    addr: SocketAddr,
+    guard: Guard,
+    more: Router,
+) -> anyhow::Result<SocketAddr> {
     let reader = Reader::open(watched)?;
     let listener = std::net::TcpListener::bind(addr)
         .with_context(|| format!("cannot listen on {addr} for the dashboard"))?;
@@ -142,7 +135,7 @@ pub fn spawn(watched: Watched, addr: SocketAddr) -> anyhow::Result<SocketAddr> {
         let served = crate::game::runtime().and_then(|runtime| {
             runtime.block_on(async {
                 let listener = tokio::net::TcpListener::from_std(listener)?;
-                serve(reader, listener, Guard::default()).await
+                serve(reader, listener, guard, more).await
             })
         });
         if let Err(err) = served {
@@ -158,17 +151,20 @@ async fn bind(addr: SocketAddr) -> anyhow::Result<tokio::net::TcpListener> {
         .with_context(|| format!("cannot listen on {addr}"))
 }
 
-/// Serves what `reader` reads: a hill's pages ([`hill::site`]) or a tournament's dashboard.
+/// Serves what `reader` reads, a hill's pages ([`hill::site`]) or a tournament's dashboard,
+/// with the routes of `more` beside them.
 async fn serve(
     reader: Reader,
     listener: tokio::net::TcpListener,
     guard: Guard,
+    more: Router,
 ) -> anyhow::Result<()> {
     let reader = Arc::new(reader);
-    let site = match reader.hill {
+    let mut site = match reader.hill {
         true => hill::site(reader),
         false => dashboard(reader),
     };
+    site.routes = site.routes.merge(more);
     serve_site(site, listener, guard).await
 }
 
@@ -321,6 +317,9 @@ pub(crate) struct Reader {
     memo: Mutex<Memo>,
     /// Whether it is a hill's database (a tournament's, with the hill's tables beside).
     hill: bool,
+    /// A hill whose bots' stderr is their authors' alone (`submissions.public_logs` unset): its
+    /// replay pages are made without it.
+    stderr_private: bool,
 }
 
 /// Where the tournament is read from.
@@ -365,9 +364,11 @@ fn stamp(store: &Store, hill: bool) -> anyhow::Result<Stamp> {
 impl Reader {
     /// Checks that `watched` can be read, as the server will read it.
     fn open(watched: Watched) -> anyhow::Result<Reader> {
+        let mut stderr_private = false;
         let source = match watched {
             Watched::Folder(dir) => {
                 Store::open_read_only(&dir.join(store::FILE))?;
+                stderr_private = crate::hill::logs_are_private(&dir)?;
                 Source::Folder(dir)
             }
             Watched::Shared { url, name } => {
@@ -385,6 +386,7 @@ impl Reader {
             source,
             memo: Mutex::default(),
             hill: false,
+            stderr_private,
         };
         reader.hill = reader.read(|store, _| crate::hill::is_hill(store))?;
         Ok(reader)
@@ -748,6 +750,26 @@ async fn points_plot(
     Ok(([(header::CONTENT_TYPE, "image/svg+xml")], svg).into_response())
 }
 
+/// A copy of game folder `folder` without its bots' stderr, for a page everyone may read.
+fn without_stderr(folder: &Path) -> anyhow::Result<tempfile::TempDir> {
+    let copy = tempfile::tempdir().context("cannot make a folder for a game's public copy")?;
+    for entry in
+        std::fs::read_dir(folder).with_context(|| format!("cannot read {}", folder.display()))?
+    {
+        let entry = entry?;
+        if entry.file_name() == crate::bot::seat::STDERR_DIR {
+            continue;
+        }
+        let to = copy.path().join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            crate::bot::build::copy_folder(&entry.path(), &to)?;
+        } else {
+            std::fs::copy(entry.path(), &to)?;
+        }
+    }
+    Ok(copy)
+}
+
 /// `/games/{index}?board=B`: which of a rat-race game's recorded boards to show (default its
 /// first); another game has no boards to choose.
 #[derive(Debug, Deserialize)]
@@ -761,13 +783,20 @@ async fn replay(
     Query(query): Query<ReplayQuery>,
 ) -> Result<Response, Failure> {
     let (folder, board) = (game_folder(&reader, index).await?, query.board);
-    let page = blocking(move || crate::replay::html::page_of(&folder, board))
-        .await?
-        .map_err(|e| {
-            Failure(
-                StatusCode::NOT_FOUND,
-                format!("game {index} has no replay to show: {e:#}"),
-            )
-        })?;
+    let private = reader.stderr_private;
+    let page = blocking(move || {
+        if !private {
+            return crate::replay::html::page_of(&folder, board);
+        }
+        let public = without_stderr(&folder)?;
+        crate::replay::html::page_of(public.path(), board)
+    })
+    .await?
+    .map_err(|e| {
+        Failure(
+            StatusCode::NOT_FOUND,
+            format!("game {index} has no replay to show: {e:#}"),
+        )
+    })?;
     Ok(([(header::CONTENT_TYPE, "text/html; charset=utf-8")], page).into_response())
 }

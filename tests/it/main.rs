@@ -27,6 +27,7 @@ mod ratrace_game;
 mod recorded_boards;
 mod replay;
 mod share_cpus;
+mod submissions;
 mod support;
 mod terminal_escapes;
 mod terminal_viewers;

@@ -1,0 +1,836 @@
+//! Strangers' bots through the hill's door: a real `koth hill run --serve` on 127.0.0.1, real
+//! HTTP clients (reqwest, raw sockets, `koth hill submit`, Chromium), real contained builds
+//! and validation games, hostile archives, kills and restarts.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use flate2::Compression;
+use flate2::write::GzEncoder;
+use reqwest::StatusCode;
+use reqwest::blocking::Client;
+use serde_json::Value;
+
+use crate::dashboard::{Killed, browser, screenshot, text_of, until};
+use crate::support::cpus::own_cpu_locks;
+use crate::support::tournament::{koth, query, repo, succeed};
+
+/// A noughts & crosses bot `name` in `root/<folder>` (the graded player: the perfect move with
+/// probability `p`), with `extra` lines in its bot.toml.
+fn bot(root: &Path, folder: &str, name: &str, p: f64, extra: &str) -> PathBuf {
+    let dir = root.join(folder);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(
+        repo().join("scripts/graded-ttt/graded.py"),
+        dir.join("graded.py"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("bot.toml"),
+        format!(
+            "name = {name:?}\nrun = \"python3 -u graded.py {p}\"\ngames = [\"tictactoe\"]\n{extra}"
+        ),
+    )
+    .unwrap();
+    dir
+}
+
+/// A contained noughts & crosses hill in `root/hill` with `[submissions]` keys `limits`.
+fn hill(root: &Path, limits: &str) -> PathBuf {
+    let file = root.join("hill-s.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "game = \"tictactoe\"\nrounds = 2\nanswer_ms = 2000\nseed = 5\njobs = 1\n\
+             placement_games = 2\n[submissions]\n{limits}"
+        ),
+    )
+    .unwrap();
+    let dir = root.join("hill");
+    succeed(
+        koth()
+            .args(["hill", "create"])
+            .arg(&file)
+            .arg("--dir")
+            .arg(&dir),
+    );
+    dir
+}
+
+fn author(dir: &Path, name: &str) -> String {
+    let output = succeed(
+        koth()
+            .args(["hill", "author", "add", name, "--hill"])
+            .arg(dir),
+    );
+    let token = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .last()
+        .unwrap()
+        .to_string();
+    assert!(token.starts_with("koth_"), "{token}");
+    token
+}
+
+/// `koth hill run DIR --serve 127.0.0.1:0` and the address it serves on.
+struct Served {
+    run: Killed,
+    url: String,
+}
+
+fn serve(dir: &Path) -> Served {
+    let mut command = koth();
+    own_cpu_locks(&mut command, dir.parent().unwrap());
+    let mut run = command
+        .args(["hill", "run"])
+        .arg(dir)
+        .args(["--serve", "127.0.0.1:0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(run.stdout.take().unwrap()).lines();
+    let url = lines
+        .by_ref()
+        .map_while(Result::ok)
+        .find_map(|line| {
+            line.strip_prefix("Dashboard: ").map(|rest| {
+                rest.split(' ')
+                    .next()
+                    .unwrap()
+                    .trim_end_matches('/')
+                    .to_string()
+            })
+        })
+        .expect("hill run prints its address");
+    std::thread::spawn(move || lines.for_each(drop));
+    Served {
+        run: Killed(run),
+        url,
+    }
+}
+
+fn client() -> Client {
+    // reqwest is built without a TLS provider of its own: koth installs rustls's ring.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    Client::builder()
+        .timeout(Duration::from_secs(120))
+        .build()
+        .unwrap()
+}
+
+/// The folder `dir` as a `.tar.gz`.
+fn packed(dir: &Path) -> Vec<u8> {
+    let mut tar = tar::Builder::new(GzEncoder::new(Vec::new(), Compression::fast()));
+    tar.append_dir_all(".", dir).unwrap();
+    tar.into_inner().unwrap().finish().unwrap()
+}
+
+fn post(url: &str, token: Option<&str>, body: Vec<u8>) -> (StatusCode, Value) {
+    let mut request = client()
+        .post(format!("{url}/api/submissions"))
+        .header("Content-Type", "application/gzip")
+        .body(body);
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    let response = request.send().unwrap();
+    let status = response.status();
+    (status, response.json().unwrap_or(Value::Null))
+}
+
+fn status_of(url: &str, id: &str, token: Option<&str>) -> Value {
+    let mut request = client().get(format!("{url}/api/submissions/{id}"));
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    request.send().unwrap().json().unwrap()
+}
+
+/// Waits (at most two minutes) until submission `id` is active or refused.
+fn settled(url: &str, id: &str, token: &str) -> Value {
+    let started = Instant::now();
+    loop {
+        let status = status_of(url, id, Some(token));
+        if matches!(status["status"].as_str(), Some("active" | "refused")) {
+            return status;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "submission {id} never settled: {status}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn submit(bot: &Path, url: &str, token: &str) -> std::process::Output {
+    koth()
+        .args(["hill", "submit"])
+        .arg(bot)
+        .args(["--to", url, "--wait"])
+        .env("KOTH_TOKEN", token)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn an_author_submits_a_bot_that_builds_validates_and_plays_and_only_it_reads_its_logs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = hill(tmp.path(), "kept_versions = 1\n");
+    let ada = author(&dir, "ada");
+    let bob = author(&dir, "bob");
+    // The owner's bot says something on stderr that only its author may read.
+    let house = bot(tmp.path(), "house", "House", 0.5, "");
+    std::fs::write(
+        house.join("secret.py"),
+        "import sys\nprint('SECRET-MARK', file=sys.stderr, flush=True)\n\
+         exec(open('graded.py').read())\n",
+    )
+    .unwrap();
+    std::fs::write(
+        house.join("bot.toml"),
+        "name = \"House\"\nrun = \"python3 -u secret.py 0.5\"\ngames = [\"tictactoe\"]\n",
+    )
+    .unwrap();
+    succeed(
+        koth()
+            .args(["hill", "add"])
+            .arg(&house)
+            .arg("--hill")
+            .arg(&dir),
+    );
+    let served = serve(&dir);
+    let url = &served.url;
+
+    // `koth hill submit --wait`: packed, uploaded, built (its build step's output is its
+    // author's), validated, active.
+    let mine = bot(
+        tmp.path(),
+        "mine",
+        "Ada's",
+        0.9,
+        "build = \"echo compiled for ada\"\n",
+    );
+    let output = submit(&mine, url, &ada);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.contains("Ada's v1: submission "), "{stdout}");
+    assert!(
+        stdout.contains("compiled for ada"),
+        "the build log: {stdout}"
+    );
+    assert!(
+        stdout.contains("Ada's v1 is active on the hill"),
+        "{stdout}"
+    );
+    // It plays: the hill gives its placement games to it.
+    let started = Instant::now();
+    while query(
+        &dir,
+        "SELECT COALESCE(MAX(games), 0) FROM hill_versions WHERE name = 'Ada''s'",
+    ) < 1
+    {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "Ada's never played"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+
+    // Replays are public, a bot's stderr is not.
+    let game = query(&dir, "SELECT MIN(game) FROM results");
+    let stderr_dir = dir.join(format!("games/{game}/stderr"));
+    let kept: String = std::fs::read_dir(&stderr_dir)
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .collect();
+    assert!(kept.contains("SECRET-MARK"), "{kept}");
+    let page = client().get(format!("{url}/games/{game}")).send().unwrap();
+    assert_eq!(page.status(), StatusCode::OK);
+    let page = page.text().unwrap();
+    assert!(page.contains("House"));
+    assert!(
+        !page.contains("SECRET-MARK"),
+        "a replay page shows a bot's stderr"
+    );
+
+    // A new version, sent twice: the same upload again is the same submission. Its logs are
+    // its author's alone.
+    let mine = bot(
+        tmp.path(),
+        "mine",
+        "Ada's",
+        0.95,
+        "build = \"echo compiled for ada\"\n",
+    );
+    let (code, first) = post(url, Some(&ada), packed(&mine));
+    assert_eq!(code, StatusCode::ACCEPTED, "{first}");
+    assert_eq!(first["version"], 2, "{first}");
+    let (_, again) = post(url, Some(&ada), packed(&mine));
+    assert_eq!(first["id"], again["id"]);
+    let id = first["id"].as_str().unwrap();
+    let to_ada = settled(url, id, &ada);
+    assert_eq!(to_ada["status"], "active", "{to_ada}");
+    assert!(
+        to_ada["private"]["build_log"]
+            .as_str()
+            .unwrap()
+            .contains("compiled for ada"),
+        "{to_ada}"
+    );
+    assert_eq!(
+        query(
+            &dir,
+            "SELECT COUNT(*) FROM hill_versions WHERE name = 'Ada''s' AND state = 'replaced'"
+        ),
+        1
+    );
+    // Beyond `kept_versions`, an old version's files go; its games stay.
+    let versions: Vec<String> = std::fs::read_dir(dir.join("versions"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(versions.len(), 2, "House and Ada's v2 only: {versions:?}");
+    assert!(
+        query(
+            &dir,
+            "SELECT COUNT(*) FROM results r JOIN bots b ON b.id = r.bot WHERE b.name = 'Ada''s v1'"
+        ) > 0
+    );
+    assert!(status_of(url, id, None).get("private").is_none());
+    assert!(status_of(url, id, Some(&bob)).get("private").is_none());
+
+    // Another author's name, the owner's name, a missing, a wrong and a revoked token.
+    let (code, body) = post(url, Some(&bob), packed(&mine));
+    assert_eq!(code, StatusCode::FORBIDDEN, "{body}");
+    assert!(body["error"].as_str().unwrap().contains("another author's"));
+    let (code, body) = post(url, Some(&bob), packed(&house));
+    assert_eq!(code, StatusCode::FORBIDDEN, "{body}");
+    assert!(body["error"].as_str().unwrap().contains("owner's"));
+    let (code, _) = post(url, None, packed(&mine));
+    assert_eq!(code, StatusCode::UNAUTHORIZED);
+    let (code, _) = post(url, Some("koth_0123"), packed(&mine));
+    assert_eq!(code, StatusCode::UNAUTHORIZED);
+    succeed(
+        koth()
+            .args(["hill", "author", "revoke", "ada", "--hill"])
+            .arg(&dir),
+    );
+    let (code, body) = post(url, Some(&ada), packed(&mine));
+    assert_eq!(code, StatusCode::UNAUTHORIZED, "{body}");
+    let output = submit(&mine, url, &ada);
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("401"));
+
+    // A build that reaches the network or writes outside its folder fails, and the hill is
+    // unharmed.
+    let outside = tmp.path().join("written-by-a-build");
+    let port = url.rsplit(':').next().unwrap();
+    let sneaky = bot(
+        tmp.path(),
+        "sneaky",
+        "Sneaky",
+        0.5,
+        &format!(
+            "build = \"python3 -c 'import socket; socket.create_connection((\\\"127.0.0.1\\\", {port}))' || \
+             echo reached > {}\"\n",
+            outside.display()
+        ),
+    );
+    let output = submit(&sneaky, url, &bob);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "{stderr}");
+    assert!(stderr.contains("Sneaky was refused"), "{stderr}");
+    assert!(stderr.contains("build"), "{stderr}");
+    assert!(!outside.exists(), "a build wrote outside its folder");
+    assert_eq!(
+        query(
+            &dir,
+            "SELECT COUNT(*) FROM hill_versions WHERE name = 'Sneaky'"
+        ),
+        0
+    );
+    drop(served);
+}
+
+/// A `.tar.gz` of raw entries `(name, kind, link, bytes)`, as a hostile tool writes them.
+fn hostile(entries: &[(&[u8], tar::EntryType, &str, &[u8])]) -> Vec<u8> {
+    let mut tar = tar::Builder::new(GzEncoder::new(Vec::new(), Compression::fast()));
+    for (name, kind, link, bytes) in entries {
+        tar.append(&raw_header(name, *kind, link, bytes.len() as u64), *bytes)
+            .unwrap();
+    }
+    tar.into_inner().unwrap().finish().unwrap()
+}
+
+fn raw_header(name: &[u8], kind: tar::EntryType, link: &str, size: u64) -> tar::Header {
+    let mut header = tar::Header::new_gnu();
+    header.as_gnu_mut().unwrap().name[..name.len()].copy_from_slice(name);
+    if !link.is_empty() {
+        header.as_gnu_mut().unwrap().linkname[..link.len()].copy_from_slice(link.as_bytes());
+    }
+    header.set_entry_type(kind);
+    header.set_size(size);
+    header.set_mode(0o644);
+    header.set_cksum();
+    header
+}
+
+/// Every file under `dir`, relative.
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(at) = stack.pop() {
+        for entry in std::fs::read_dir(&at).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if entry.file_type().unwrap().is_dir() {
+                stack.push(path);
+            } else {
+                found.push(path.strip_prefix(dir).unwrap().to_path_buf());
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+#[test]
+fn hostile_archives_are_refused_naming_the_entry_and_nothing_is_written_outside() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = hill(tmp.path(), "per_hour = 100\n");
+    let ada = author(&dir, "ada");
+    let target = tmp.path().join("target");
+    std::fs::create_dir(&target).unwrap();
+    let target_path = target.display().to_string();
+    let served = serve(&dir);
+    let url = &served.url;
+    let before = files_under(tmp.path());
+    let manifest: &[u8] = b"name = \"x\"\nrun = \"python3 x.py\"\ngames = [\"tictactoe\"]\n";
+    let long = "a/".repeat(5000);
+    let regular = tar::EntryType::Regular;
+    let cases: Vec<(&str, Vec<u8>, StatusCode, &str)> = vec![
+        (
+            "a link to a file outside",
+            hostile(&[
+                (b"bot.toml", regular, "", manifest),
+                (b"passwd", tar::EntryType::Symlink, "/etc/passwd", b""),
+            ]),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "\"passwd\": it is a symbolic link",
+        ),
+        (
+            "a link to a folder, then a file through it",
+            hostile(&[
+                (b"out", tar::EntryType::Symlink, &target_path, b""),
+                (b"out/evil", regular, "", b"x"),
+            ]),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "\"out\": it is a symbolic link",
+        ),
+        (
+            "a hard link",
+            hostile(&[
+                (b"bot.toml", regular, "", manifest),
+                (b"hard", tar::EntryType::Link, "/etc/passwd", b""),
+            ]),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "hard link",
+        ),
+        (
+            "a path that climbs out",
+            hostile(&[(b"../../escaped", regular, "", b"x")]),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "`..`",
+        ),
+        (
+            "an absolute path",
+            hostile(&[(b"/tmp/koth-absolute-escape", regular, "", b"x")]),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "absolute",
+        ),
+        (
+            "a device",
+            hostile(&[(b"null", tar::EntryType::Char, "", b"")]),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "device",
+        ),
+        (
+            "a name that is not UTF-8",
+            hostile(&[(b"bad\xff\xfe", regular, "", b"x")]),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "UTF-8",
+        ),
+        (
+            "a path 10,000 characters long",
+            {
+                let mut tar = tar::Builder::new(GzEncoder::new(Vec::new(), Compression::fast()));
+                let mut header = tar::Header::new_gnu();
+                header.set_size(1);
+                header.set_mode(0o644);
+                tar.append_data(&mut header, format!("{long}x"), &b"x"[..])
+                    .unwrap();
+                tar.into_inner().unwrap().finish().unwrap()
+            },
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "longer than 255 bytes",
+        ),
+        (
+            "1 GiB of zeros compressed to a few MB",
+            {
+                let mut gz = GzEncoder::new(Vec::new(), Compression::best());
+                let mut header = raw_header(b"zeros", regular, "", 1 << 30);
+                header.set_cksum();
+                gz.write_all(header.as_bytes()).unwrap();
+                let zeros = vec![0u8; 1 << 20];
+                for _ in 0..1024 {
+                    gz.write_all(&zeros).unwrap();
+                }
+                gz.finish().unwrap()
+            },
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "unpacks to",
+        ),
+        (
+            "200,000 empty files",
+            {
+                let mut tar = tar::Builder::new(GzEncoder::new(Vec::new(), Compression::fast()));
+                for i in 0..200_000 {
+                    let name = format!("f{i}");
+                    tar.append(&raw_header(name.as_bytes(), regular, "", 0), &b""[..])
+                        .unwrap();
+                }
+                tar.into_inner().unwrap().finish().unwrap()
+            },
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "more than 10000 entries",
+        ),
+        (
+            "not an archive",
+            b"#!/bin/sh\nrm -rf /\n".to_vec(),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "neither a .tar.gz nor a .zip",
+        ),
+        (
+            "no bot.toml",
+            hostile(&[(b"x.py", regular, "", b"print(1)")]),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "bot.toml",
+        ),
+        (
+            "a bot.toml with a bad key",
+            hostile(&[(b"bot.toml", regular, "", b"name = \"x\"\nrun = 5\n")]),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "bot.toml",
+        ),
+    ];
+    for (what, body, code, why) in cases {
+        let (got, answer) = post(url, Some(&ada), body);
+        assert_eq!(got, code, "{what}: {answer}");
+        let error = answer["error"].as_str().unwrap_or_default();
+        assert!(error.contains(why), "{what}: {error}");
+        assert!(
+            !error.contains(&dir.display().to_string()),
+            "{what} shows a path: {error}"
+        );
+        // Nothing left of it: the hill's submissions folder holds nothing, nothing landed
+        // anywhere else.
+        let left = files_under(&dir.join("submissions"));
+        assert!(left.is_empty(), "{what} left {left:?}");
+        assert!(
+            std::fs::read_dir(&target).unwrap().next().is_none(),
+            "{what}"
+        );
+        assert!(!Path::new("/tmp/koth-absolute-escape").exists());
+    }
+    let after: Vec<PathBuf> = files_under(tmp.path())
+        .into_iter()
+        .filter(|p| !p.starts_with("hill"))
+        .collect();
+    assert_eq!(
+        after,
+        before
+            .into_iter()
+            .filter(|p| !p.starts_with("hill"))
+            .collect::<Vec<_>>()
+    );
+    // Each refusal is recorded, with its reason, for its author.
+    let mine: Vec<Value> = client()
+        .get(format!("{url}/api/submissions"))
+        .bearer_auth(&ada)
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    assert_eq!(mine.len(), 13);
+    assert!(
+        mine.iter()
+            .all(|s| s["status"] == "refused" && s["reason"].is_string())
+    );
+    drop(served);
+}
+
+#[test]
+fn rates_caps_and_a_slow_client_are_held_at_the_door() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = hill(tmp.path(), "per_hour = 3\nupload_mb = 1\nactive_bots = 1\n");
+    let ada = author(&dir, "ada");
+    let served = serve(&dir);
+    let url = &served.url;
+    let one = bot(tmp.path(), "one", "One", 0.5, "");
+    let two = bot(tmp.path(), "two", "Two", 0.5, "");
+    let (code, body) = post(url, Some(&ada), packed(&one));
+    assert_eq!(code, StatusCode::ACCEPTED, "{body}");
+    // A second bot is over the author's cap of active bots.
+    let (code, body) = post(url, Some(&ada), packed(&two));
+    assert_eq!(code, StatusCode::FORBIDDEN, "{body}");
+    assert!(
+        body["error"].as_str().unwrap().contains("active_bots"),
+        "{body}"
+    );
+    // Over the upload's cap: cut off, not stored.
+    let big: Vec<u8> = (0..(2u32 << 20))
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    let (code, body) = post(url, Some(&ada), big);
+    assert_eq!(code, StatusCode::PAYLOAD_TOO_LARGE, "{body}");
+    // Three submissions in the hour: the fourth waits, and is told how long.
+    let response = client()
+        .post(format!("{url}/api/submissions"))
+        .bearer_auth(&ada)
+        .body(packed(&one))
+        .send()
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::TOO_MANY_REQUESTS);
+    let retry: u64 = response.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1..=3600).contains(&retry), "{retry}");
+
+    // A client sending its body a byte a second is dropped within seconds.
+    let addr = url.trim_start_matches("http://");
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    write!(
+        stream,
+        "POST /api/submissions HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {ada}\r\n\
+         Content-Length: 100000\r\n\r\n"
+    )
+    .unwrap();
+    let started = Instant::now();
+    let dropped = std::thread::spawn({
+        let mut stream = stream.try_clone().unwrap();
+        move || {
+            let mut answer = String::new();
+            let _ = stream.read_to_string(&mut answer);
+            answer
+        }
+    });
+    while !dropped.is_finished() && started.elapsed() < Duration::from_secs(30) {
+        if stream.write_all(b"x").is_err() {
+            break;
+        }
+        std::thread::sleep(Duration::from_secs(1));
+    }
+    let answer = dropped.join().unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "a slow client held on"
+    );
+    // It was over its rate already, or too slow: either way refused and dropped.
+    assert!(
+        answer.starts_with("HTTP/1.1 408") || answer.starts_with("HTTP/1.1 429"),
+        "{answer}"
+    );
+    drop(served);
+}
+
+#[test]
+fn twenty_uploads_at_once_while_games_run_are_each_built_and_scheduled() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = hill(tmp.path(), "per_hour = 50\nactive_bots = 20\n");
+    let ada = author(&dir, "ada");
+    let served = serve(&dir);
+    let url = served.url.clone();
+    let uploads: Vec<Vec<u8>> = (0..20)
+        .map(|i| {
+            packed(&bot(
+                tmp.path(),
+                &format!("b{i}"),
+                &format!("Bot {i}"),
+                f64::from(i) / 20.0,
+                "",
+            ))
+        })
+        .collect();
+    let answers: Vec<(StatusCode, Value)> = std::thread::scope(|scope| {
+        let sent: Vec<_> = uploads
+            .into_iter()
+            .map(|body| {
+                let (url, ada) = (url.clone(), ada.clone());
+                scope.spawn(move || post(&url, Some(&ada), body))
+            })
+            .collect();
+        sent.into_iter().map(|s| s.join().unwrap()).collect()
+    });
+    for (code, body) in &answers {
+        assert_eq!(*code, StatusCode::ACCEPTED, "{body}");
+    }
+    for (_, body) in &answers {
+        let done = settled(&url, body["id"].as_str().unwrap(), &ada);
+        assert_eq!(done["status"], "active", "{done}");
+    }
+    let started = Instant::now();
+    while query(&dir, "SELECT COUNT(*) FROM hill_versions WHERE games > 0") < 20 {
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "not every bot played"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    drop(served);
+}
+
+fn kill9(child: &Child) {
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .unwrap();
+}
+
+#[test]
+fn kill_9_during_an_upload_and_during_a_build_then_a_restart_loses_and_leaves_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = hill(tmp.path(), "");
+    let ada = author(&dir, "ada");
+    let mut served = serve(&dir);
+    // Half an upload, then the hill is killed.
+    let addr = served.url.trim_start_matches("http://").to_string();
+    let mut stream = std::net::TcpStream::connect(&addr).unwrap();
+    let slow = packed(&bot(tmp.path(), "half", "Half", 0.5, ""));
+    write!(
+        stream,
+        "POST /api/submissions HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {ada}\r\n\
+         Content-Length: {}\r\n\r\n",
+        slow.len()
+    )
+    .unwrap();
+    stream.write_all(&slow[..slow.len() / 2]).unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    // A whole upload whose build takes a while: answered 202, then killed while it builds.
+    let building = bot(tmp.path(), "slow", "Slow", 0.5, "build = \"sleep 3\"\n");
+    let (code, body) = post(&served.url, Some(&ada), packed(&building));
+    assert_eq!(code, StatusCode::ACCEPTED, "{body}");
+    let id = body["id"].as_str().unwrap().to_string();
+    let started = Instant::now();
+    while status_of(&served.url, &id, None)["status"] != "building" {
+        assert!(started.elapsed() < Duration::from_secs(30), "never built");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    kill9(&served.run.0);
+    let _ = served.run.0.wait();
+    drop(stream);
+
+    served = serve(&dir);
+    let done = settled(&served.url, &id, &ada);
+    assert_eq!(done["status"], "active", "{done}");
+    assert_eq!(query(&dir, "SELECT COUNT(*) FROM hill_submissions"), 1);
+    assert_eq!(
+        query(
+            &dir,
+            "SELECT COUNT(*) FROM hill_versions WHERE name = 'Slow'"
+        ),
+        1
+    );
+    let left = files_under(&dir.join("submissions"));
+    assert!(left.is_empty(), "{left:?}");
+    drop(served);
+}
+
+#[test]
+fn an_author_submits_through_the_page_and_watches_it_build() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = hill(tmp.path(), "");
+    let ada = author(&dir, "ada");
+    let archive = tmp.path().join("paged.tar.gz");
+    std::fs::write(
+        &archive,
+        packed(&bot(
+            tmp.path(),
+            "paged",
+            "Paged <b>bot</b>",
+            0.7,
+            "build = \"echo page build says hi\"\n",
+        )),
+    )
+    .unwrap();
+    let served = serve(&dir);
+    let runtime = koth::game::runtime().unwrap();
+    runtime.block_on(async {
+        use fantoccini::Locator;
+        let (_driver, client) = browser().await;
+        client
+            .goto(&format!("{}/submit", served.url))
+            .await
+            .unwrap();
+        client
+            .find(Locator::Id("token"))
+            .await
+            .unwrap()
+            .send_keys(&ada)
+            .await
+            .unwrap();
+        client
+            .find(Locator::Id("archive"))
+            .await
+            .unwrap()
+            .send_keys(&archive.display().to_string())
+            .await
+            .unwrap();
+        client
+            .find(Locator::Id("send"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        until("the page shows the bot active", || async {
+            text_of(&client, "#submission").await.contains("active")
+        })
+        .await;
+        let shown = text_of(&client, "#submission").await;
+        assert!(
+            shown.contains("Paged <b>bot</b> v1"),
+            "the name shown as text: {shown}"
+        );
+        assert!(
+            shown.contains("page build says hi"),
+            "the build log: {shown}"
+        );
+        assert_eq!(
+            client
+                .find_all(Locator::Css("#submission b"))
+                .await
+                .unwrap()
+                .len(),
+            0,
+            "a name's markup is never markup"
+        );
+        until("the page lists the author's submissions", || async {
+            text_of(&client, "#mine").await.contains("active")
+        })
+        .await;
+        screenshot(&client, "submit.png").await;
+    });
+    drop(served);
+}
