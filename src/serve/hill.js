@@ -28,13 +28,3 @@ function duration(ms) {
   return ms < 999.5 ? Math.round(ms) + " ms" : (ms / 1000).toFixed(1) + " s";
 }
 
-// Where this server takes submissions (`hill run --serve`), the header links to its page.
-fetch("/submit", { method: "HEAD" }).then((r) => {
-  const nav = document.getElementById("actions");
-  if (r.ok && nav && !nav.querySelector("a[href='/submit']")) {
-    const link = document.createElement("a");
-    link.href = "/submit";
-    link.textContent = "submit a bot";
-    nav.append(" ", link);
-  }
-}).catch(() => {});

@@ -13,8 +13,9 @@
 //! | `/bots/{name}/ratings.svg` | the bot's online rating ± σ after each game, a line per version |
 //! | `/games/{index}` | the game's replay page, as the dashboard's |
 //!
-//! [`site`] gives the routes with their poller; more routes (a hill's uploads) are merged into
-//! its `routes` before it is served, and the page has a place for their link (`#actions`).
+//! [`site`] gives the routes with their poller; more routes (a hill's submission door) are
+//! merged into its `routes` before it is served, and the page links `/submit` in its
+//! `#actions` when the server has it.
 //!
 //! Every name and text from a bot is sent as JSON and written into the page as text (the
 //! pages' `text()`), never as HTML.

@@ -160,7 +160,8 @@ async fn bind(addr: SocketAddr) -> anyhow::Result<tokio::net::TcpListener> {
         .with_context(|| format!("cannot listen on {addr}"))
 }
 
-/// Serves what `reader` reads: a hill's pages ([`hill::site`]) or a tournament's dashboard.
+/// Serves what `reader` reads, a hill's pages ([`hill::site`]) or a tournament's dashboard,
+/// with the routes of `more` beside them.
 async fn serve(
     reader: Reader,
     listener: tokio::net::TcpListener,
@@ -168,14 +169,11 @@ async fn serve(
     more: Router,
 ) -> anyhow::Result<()> {
     let reader = Arc::new(reader);
-    let site = match reader.hill {
+    let mut site = match reader.hill {
         true => hill::site(reader),
         false => dashboard(reader),
     };
-    let site = Site {
-        routes: site.routes.merge(more),
-        ..site
-    };
+    site.routes = site.routes.merge(more);
     serve_site(site, listener, guard).await
 }
 

@@ -53,6 +53,11 @@ fn the_hill_s_pages_show_its_king_and_board_live_each_bot_and_names_as_text() {
             ["Strong", "Weak", MARKUP].iter().all(|n| board.contains(n)) && board.contains("v2")
         })
         .await;
+        // The server of `hill run --serve` takes bots from their authors, and the page says where.
+        until("the page links the submission page", || async {
+            text_of(&client, "#actions").await == "submit a bot"
+        })
+        .await;
         assert!(
             text_of(&client, "#king-since")
                 .await
