@@ -94,7 +94,7 @@ pub(crate) fn fetch(
     let parent = into.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(parent)
         .with_context(|| format!("cannot create {}", parent.display()))?;
-    super::versions::clear_partials(into)?;
+    clear_partials(into)?;
     let partial = into.with_extension(format!("partial-{}", std::process::id()));
     let archive_file = partial.with_extension(format!("partial-{}.tar.gz", std::process::id()));
     std::fs::File::create(&archive_file)
@@ -128,6 +128,29 @@ pub(crate) fn fetch(
         digest,
         "version files fetched from the database"
     );
+    Ok(())
+}
+
+/// Removes what a copy into `stored` killed before its rename left beside it (`<digest>.partial-*`),
+/// this process's own among them.
+pub(crate) fn clear_partials(stored: &Path) -> anyhow::Result<()> {
+    let prefix = format!(
+        "{}.partial-",
+        stored.file_name().unwrap_or_default().display()
+    );
+    for entry in std::fs::read_dir(stored.parent().unwrap_or(Path::new(".")))
+        .into_iter()
+        .flatten()
+    {
+        let entry = entry?;
+        if entry.file_name().to_string_lossy().starts_with(&prefix) {
+            if entry.file_type()?.is_dir() {
+                std::fs::remove_dir_all(entry.path())?;
+            } else {
+                std::fs::remove_file(entry.path())?;
+            }
+        }
+    }
     Ok(())
 }
 

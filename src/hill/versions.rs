@@ -155,7 +155,7 @@ fn store_copy(
     source: &Path,
     stored: &Path,
 ) -> anyhow::Result<Option<Vec<u8>>> {
-    clear_partials(stored)?;
+    files::clear_partials(stored)?;
     let partial: PathBuf = stored.with_extension(format!("partial-{}", std::process::id()));
     build::copy_folder(source, &partial)
         .with_context(|| format!("cannot copy {} to {}", source.display(), partial.display()))?;
@@ -200,29 +200,6 @@ fn store_copy(
         )
     })?;
     Ok(log)
-}
-
-/// Removes what a copy into `stored` killed before its rename left beside it (`<digest>.partial-*`),
-/// this process's own among them.
-pub(crate) fn clear_partials(stored: &Path) -> anyhow::Result<()> {
-    let prefix = format!(
-        "{}.partial-",
-        stored.file_name().unwrap_or_default().display()
-    );
-    for entry in std::fs::read_dir(stored.parent().unwrap_or(Path::new(".")))
-        .into_iter()
-        .flatten()
-    {
-        let entry = entry?;
-        if entry.file_name().to_string_lossy().starts_with(&prefix) {
-            if entry.file_type()?.is_dir() {
-                std::fs::remove_dir_all(entry.path())?;
-            } else {
-                std::fs::remove_file(entry.path())?;
-            }
-        }
-    }
-    Ok(())
 }
 
 /// Plays the validation game of `bot`: one game of the hill's against copies of itself.
