@@ -287,22 +287,28 @@ pub fn run(args: Args, server: Server) -> anyhow::Result<()> {
                 hill.store.location(),
                 hill.seed
             );
-            if let Some(addr) = serve {
-                let watched = match (&target.db, hill.store.shared_name()) {
-                    (Some(url), Some((_, name))) => crate::tournament::Watched::Shared {
-                        url: url.clone(),
-                        name: name.to_string(),
-                    },
-                    _ => crate::tournament::Watched::Folder(target.target.clone()),
-                };
-                let addr = server(watched, hill.dir.clone(), addr, guard)?;
-                println!("Dashboard: http://{addr}/  submissions: http://{addr}/submit");
-            }
+            let watched = match (&target.db, hill.store.shared_name()) {
+                (Some(url), Some((_, name))) => crate::tournament::Watched::Shared {
+                    url: url.clone(),
+                    name: name.to_string(),
+                },
+                _ => crate::tournament::Watched::Folder(target.target.clone()),
+            };
+            let local = hill.dir.clone();
+            // Served once the run holds the hill and has cleared what a stopped run left of
+            // its uploads, so no upload of this run's is taken for a leftover.
+            let serve_when_ready = move || -> anyhow::Result<()> {
+                if let Some(addr) = serve {
+                    let addr = server(watched, local, addr, guard)?;
+                    println!("Dashboard: http://{addr}/  submissions: http://{addr}/submit");
+                }
+                Ok(())
+            };
             let words = target.run_words(&hill);
             let words: Vec<&OsStr> = words.iter().map(OsString::as_os_str).collect();
             let resume = crate::interrupt::resume_with(&words);
             let store = hill.store.reconnect()?;
-            run::run(hill, jobs, games, lease_s)?;
+            run::run(hill, jobs, games, lease_s, serve_when_ready)?;
             drop(resume);
             print!("{}", board::of(&store)?.render(Format::Table));
             Ok(())

@@ -35,11 +35,14 @@ const REFIT_EVERY: Duration = Duration::from_millis(500);
 /// Plays `hill` until koth is stopped, or until `games` more games are recorded; `jobs` games
 /// at once (default the file's `jobs`). A hill in a folder is held by its folder's lock, a
 /// shared one by a lock of its database's: two runs of one hill are refused.
+/// `ready` is called once the run holds the hill and its builder has recovered (the moment
+/// its server may start taking uploads).
 pub(crate) fn run(
     hill: Hill,
     jobs: Option<usize>,
     games: Option<u32>,
     lease_s: u64,
+    ready: impl FnOnce() -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
     let store = &hill.store;
     let lock = if store.is_shared() {
@@ -55,6 +58,7 @@ pub(crate) fn run(
     };
     // Authors' submissions are built and validated beside the games, one at a time.
     let builder = super::submissions::Builder::start(hill.reopen()?)?;
+    ready()?;
     // Games recorded before a stop, or by workers while no run was rating, are rated now,
     // once (and not counted among the `games` more this run plays for).
     store::rate_recorded(store.connection(), hill.config.suspension)?;
