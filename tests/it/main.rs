@@ -32,4 +32,5 @@ mod terminal_viewers;
 mod tournament_guard;
 mod tournament_run;
 mod viewers;
+mod wasm;
 mod workers;
