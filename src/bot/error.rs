@@ -76,6 +76,14 @@ fn tail_suffix(tail: &str) -> String {
 }
 
 impl BotError {
+    /// `spec` could not be started, for `reason`.
+    pub(crate) fn spawn(spec: &super::BotSpec, reason: String) -> BotError {
+        BotError::Spawn {
+            command: spec.command.join(" "),
+            reason,
+        }
+    }
+
     /// `status: reason`, as a transcript's `!` line states a fault (e.g. `timeout: no answer
     /// within 1000 ms`).
     pub(crate) fn with_status(&self) -> String {

@@ -154,10 +154,7 @@ impl BotProcess {
                 reason: reason.clone(),
             });
         }
-        let spawn_error = |reason: String| BotError::Spawn {
-            command: spec.command.join(" "),
-            reason,
-        };
+        let spawn_error = |reason| BotError::spawn(spec, reason);
         let launch = match &spec.sandbox {
             Some(sandbox) => Some(
                 Launch::new(spec, sandbox)

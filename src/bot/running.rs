@@ -38,6 +38,11 @@ impl Running {
         stderr: &StderrLog,
         start: Start<'_>,
     ) -> Result<Running, BotError> {
+        if let Some(reason) = &spec.benched {
+            return Err(BotError::Benched {
+                reason: reason.clone(),
+            });
+        }
         match (spec.wasm_module(), start.scratch) {
             (Some(module), Some(scratch)) => WasmBot::start(
                 spec,
@@ -48,10 +53,10 @@ impl Running {
                 wasm::seed(&spec.name, start.round),
             )
             .map(Running::Wasm),
-            (Some(_), None) => Err(BotError::Spawn {
-                command: spec.command.join(" "),
-                reason: "a WASI bot needs a scratch folder".into(),
-            }),
+            (Some(_), None) => Err(BotError::spawn(
+                spec,
+                "a WASI bot needs a scratch folder".into(),
+            )),
             (None, _) => match start.pipe_bytes {
                 Some(bytes) => BotProcess::spawn_with_pipes(spec, stderr, bytes),
                 None => BotProcess::spawn(spec, stderr),

@@ -61,7 +61,8 @@ pub struct WasmBot {
 
 impl WasmBot {
     /// Starts the WASI bot `spec` with its scratch folder `scratch`, under `limits`' fuel
-    /// budgets, its randomness seeded by `seed`.
+    /// budgets, its randomness seeded by `seed` (a benched bot is refused before, by
+    /// [`super::running::Running::start`]).
     pub fn start(
         spec: &BotSpec,
         module: &Path,
@@ -70,15 +71,7 @@ impl WasmBot {
         limits: &Limits,
         seed: u64,
     ) -> Result<WasmBot, BotError> {
-        if let Some(reason) = &spec.benched {
-            return Err(BotError::Benched {
-                reason: reason.clone(),
-            });
-        }
-        let spawn_error = |reason: String| BotError::Spawn {
-            command: spec.command.join(" "),
-            reason,
-        };
+        let spawn_error = |reason| BotError::spawn(spec, reason);
         let ready = load(module).map_err(|e| spawn_error(format!("{e:#}")))?;
         let memory_mb = spec
             .sandbox
