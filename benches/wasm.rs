@@ -80,7 +80,7 @@ fn start_and_answer(c: &mut Criterion) {
         })
     });
 
-    let mut bot = BotProcess::spawn(&process, &stderr).unwrap();
+    let mut bot = runtime.block_on(async { BotProcess::spawn(&process, &stderr).unwrap() });
     c.bench_function("answer process", |b| {
         b.iter(|| runtime.block_on(bot.ask("NONE", LIMIT)).unwrap())
     });
