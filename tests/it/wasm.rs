@@ -332,3 +332,61 @@ fn wasm_only_refuses_a_process_bot_by_name() {
         "{said}"
     );
 }
+
+#[test]
+fn a_wasm_only_hill_plays_wasi_bots_and_refuses_a_process() {
+    let root = tempfile::tempdir().unwrap();
+    let bots = [
+        ttt_bot(root.path(), "blocker", None),
+        ttt_bot(root.path(), "clock", Some("clock")),
+    ];
+    let file = root.path().join("hill.toml");
+    std::fs::write(
+        &file,
+        "game = \"tictactoe\"\nrounds = 2\nanswer_fuel = 10000000\nwasm_only = true\n\
+         placement_games = 1\nsandbox = false\n",
+    )
+    .unwrap();
+    let hill = root.path().join("hill");
+    succeed(
+        koth()
+            .args(["hill", "create"])
+            .arg(&file)
+            .arg("--dir")
+            .arg(&hill),
+    );
+    let added = koth()
+        .args(["hill", "add"])
+        .args(&bots)
+        .arg(repo().join("bots/ttt-python"))
+        .arg("--hill")
+        .arg(&hill)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&added.stdout);
+    assert!(said.contains("blocker v1: accepted"), "{said}");
+    assert!(said.contains("clock v1: accepted"), "{said}");
+    assert!(
+        said.contains("Win or Block (Python): refused: `wasm_only`"),
+        "{said}"
+    );
+    succeed(
+        koth()
+            .args(["hill", "run"])
+            .arg(&hill)
+            .args(["--games", "2"]),
+    );
+    let status = succeed(koth().args(["hill", "status"]).arg(&hill));
+    let status = String::from_utf8_lossy(&status.stdout);
+    let played = |bot: &str| {
+        // The leaderboard's row: rank, bot, version, rating, interval, games.
+        let row = status
+            .lines()
+            .map(|l| l.split_whitespace().collect::<Vec<_>>())
+            .find(|words| words.get(1) == Some(&bot))
+            .unwrap();
+        row.get(5).map(|games| games.to_string())
+    };
+    assert_eq!(played("blocker").as_deref(), Some("2"), "{status}");
+    assert_eq!(played("clock").as_deref(), Some("2"), "{status}");
+}
