@@ -30,6 +30,8 @@ ls /usr/lib/llvm-*/lib/clang/*/lib/wasi/libclang_rt.builtins-wasm32.a >/dev/null
   || need+=(libclang-rt-dev-wasm32)
 # PostgreSQL for the workers' tests, which start a server of their own (tests/it/support/postgres.rs).
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
+# The sample Zig bot (bots/wasi/ttt-zig) is built with PyPI's Zig compiler.
+python3 -c 'import ziglang' 2>/dev/null || python3 -m pip install --quiet ziglang
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}"
   apt-get update -qq

@@ -1,9 +1,10 @@
-//! WASI bots (issue 31): real modules built here from C with clang, played by koth in its own
-//! process. A WASI bot plays a match and `koth replay --drive` plays its transcript to it again;
-//! a hostile one (reads outside its folder, opens sockets, allocates without end, loops
-//! forever, traps, writes without end to stderr) ends as a bounded fault with its reason while
-//! the match goes on; and a seeded tournament of WASI bots under fuel budgets gives the same
-//! results and transcripts on an idle machine and under full CPU load.
+//! WASI bots (issue 31): real modules built here from C with clang (and Zig by a bot's build
+//! step), played by koth in its own process. A WASI bot plays a match and `koth replay --drive`
+//! plays its transcript to it again; a hostile one (reads outside its folder, opens sockets,
+//! allocates without end, loops forever, traps, writes without end to stderr) ends as a bounded
+//! fault with its reason while the match goes on; a seeded tournament of WASI bots under fuel
+//! budgets gives the same results and transcripts on an idle machine and under full CPU load;
+//! a `wasm_only` tournament or hill refuses a process.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
@@ -389,4 +390,19 @@ fn a_wasm_only_hill_plays_wasi_bots_and_refuses_a_process() {
     };
     assert_eq!(played("blocker").as_deref(), Some("2"), "{status}");
     assert_eq!(played("clock").as_deref(), Some("2"), "{status}");
+}
+
+#[test]
+fn the_sample_zig_bot_is_built_by_its_build_step_and_plays() {
+    let root = tempfile::tempdir().unwrap();
+    let bot = root.path().join("ttt-zig");
+    std::fs::create_dir_all(&bot).unwrap();
+    for file in ["bot.toml", "win_or_block.zig"] {
+        std::fs::copy(repo().join("bots/wasi/ttt-zig").join(file), bot.join(file)).unwrap();
+    }
+    let out = root.path().join("match");
+    let results = play_match(&bot, 2, &out, &["--answer-fuel", "1000000"]);
+    let zig = bot_result(&results, "Win or Block (Zig)");
+    assert_eq!(zig["status"], "finished", "{zig}");
+    assert!(bot.join("win_or_block.wasm").is_file());
 }
