@@ -392,17 +392,52 @@ fn a_wasm_only_hill_plays_wasi_bots_and_refuses_a_process() {
     assert_eq!(played("clock").as_deref(), Some("2"), "{status}");
 }
 
-#[test]
-fn the_sample_zig_bot_is_built_by_its_build_step_and_plays() {
-    let root = tempfile::tempdir().unwrap();
-    let bot = root.path().join("ttt-zig");
+/// A copy of the sample bot folder `bots/wasi/<name>` in `root`, its sources only.
+fn sample_copy(root: &Path, name: &str, files: &[&str]) -> PathBuf {
+    let bot = root.join(name);
     std::fs::create_dir_all(&bot).unwrap();
-    for file in ["bot.toml", "win_or_block.zig"] {
-        std::fs::copy(repo().join("bots/wasi/ttt-zig").join(file), bot.join(file)).unwrap();
+    for file in files {
+        let from = repo().join("bots/wasi").join(name).join(file);
+        std::fs::copy(from, bot.join(file)).unwrap();
     }
-    let out = root.path().join("match");
-    let results = play_match(&bot, 2, &out, &["--answer-fuel", "1000000"]);
+    bot
+}
+
+#[test]
+fn the_sample_zig_bots_are_built_by_their_build_steps_and_play() {
+    let root = tempfile::tempdir().unwrap();
+    let ttt = sample_copy(root.path(), "ttt-zig", &["bot.toml", "win_or_block.zig"]);
+    let results = play_match(
+        &ttt,
+        2,
+        &root.path().join("ttt"),
+        &["--answer-fuel", "1000000"],
+    );
     let zig = bot_result(&results, "Win or Block (Zig)");
     assert_eq!(zig["status"], "finished", "{zig}");
-    assert!(bot.join("win_or_block.wasm").is_file());
+    assert!(ttt.join("win_or_block.wasm").is_file());
+    let paths = sample_copy(root.path(), "paths-zig", &["bot.toml", "straight_up.zig"]);
+    let out = root.path().join("paths");
+    succeed(
+        koth()
+            .env("XDG_CACHE_HOME", root.path().join("cache"))
+            .args(["paths", "--bot"])
+            .arg(&paths)
+            .args([
+                "--rounds",
+                "2",
+                "--seed",
+                "1",
+                "--answer-fuel",
+                "20000000",
+                "--log-dir",
+            ])
+            .arg(&out),
+    );
+    let results: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    assert_eq!(results["bots"][0], "Straight Up (Zig)", "{results}");
+    assert_eq!(results["faults"], serde_json::json!([]), "{results}");
+    let transcript = std::fs::read_to_string(out.join("transcripts/paths-zig.txt")).unwrap();
+    assert!(transcript.contains("< 0 VERTEX "), "{transcript}");
 }
