@@ -21,8 +21,17 @@ ldconfig -p | grep 'libchipmunk\.so\.7 ' >/dev/null || need+=(libchipmunk7)
 # drive it through WebDriver (chromedriver).
 command -v chromium >/dev/null || need+=(chromium)
 command -v chromedriver >/dev/null || need+=(chromium-driver)
+# WASI bots (tests/it/wasm.rs, bots/wasi/, benches/wasm.rs) are C compiled to WebAssembly by
+# Debian's clang with its wasm32 linker, C library and runtime.
+command -v clang >/dev/null || need+=(clang)
+command -v wasm-ld >/dev/null || command -v wasm-ld-14 >/dev/null || need+=(lld)
+[ -e /usr/lib/wasm32-wasi/libc.a ] || need+=(wasi-libc)
+ls /usr/lib/llvm-*/lib/clang/*/lib/wasi/libclang_rt.builtins-wasm32.a >/dev/null 2>&1 \
+  || need+=(libclang-rt-dev-wasm32)
 # PostgreSQL for the workers' tests, which start a server of their own (tests/it/support/postgres.rs).
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
+# The sample Zig bot (bots/wasi/ttt-zig) is built with PyPI's Zig compiler.
+python3 -c 'import ziglang' 2>/dev/null || python3 -m pip install --quiet ziglang
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing: ${need[*]}"
   apt-get update -qq

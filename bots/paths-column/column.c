@@ -15,6 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The round counter. Built to WebAssembly (../wasi/paths-column), the bot may write only its
+ * scratch folder, /tmp, where koth keeps its private file. */
+#ifdef __wasi__
+#define DATA_FILE "/tmp/data.txt"
+#else
+#define DATA_FILE "data.txt"
+#endif
+
 enum { INACTIVE = 0, ACTIVE = 1, BROKEN = 2 };
 
 static int side;
@@ -71,9 +79,9 @@ static int read_report(char *rest, int state, int *ox, int *oy) {
 int main(void) {
     static char line[1 << 16];
     int round = 0;
-    FILE *data = fopen("data.txt", "r");
+    FILE *data = fopen(DATA_FILE, "r");
     if (data) { if (fscanf(data, "%d", &round) != 1) round = 0; fclose(data); }
-    data = fopen("data.txt", "w");
+    data = fopen(DATA_FILE, "w");
     if (data) { fprintf(data, "%d\n", round + 1); fclose(data); }
 
     while (fgets(line, sizeof line, stdin)) {

@@ -35,6 +35,13 @@ pub struct Limits {
     pub exit: Duration,
     /// Which clock `answer` is measured on.
     pub clock: Clock,
+    /// The fuel (WebAssembly instructions, about one a nanosecond) a WASI bot may burn for an
+    /// answer ([`super::wasm`]); `answer` stays its wall-clock backstop. Processes have none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer_fuel: Option<u64>,
+    /// The fuel a WASI bot may burn from the end of its input to its exit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_fuel: Option<u64>,
 }
 
 /// The clock a time limit is measured on.
@@ -57,6 +64,8 @@ impl Default for Limits {
             answer: Duration::from_secs(1),
             exit: Duration::from_secs(1),
             clock: Clock::Wall,
+            answer_fuel: None,
+            exit_fuel: None,
         }
     }
 }
@@ -68,6 +77,8 @@ impl Limits {
             answer: limit,
             exit: limit,
             clock: Clock::Wall,
+            answer_fuel: None,
+            exit_fuel: None,
         }
     }
 }

@@ -30,6 +30,10 @@ pub enum BotError {
     CpuTimeout { used: Duration, limit: Duration },
     #[error("did not exit within {} ms after its last message", limit.as_millis())]
     NoExit { limit: Duration },
+    /// A WASI bot that burnt its fuel budget ([`super::Limits::answer_fuel`], or
+    /// [`super::Limits::exit_fuel`] once its input ended).
+    #[error("ran out of fuel: burnt its budget of {budget} fuel {}", if *exiting { "after its last message without exiting" } else { "for one answer" })]
+    OutOfFuel { budget: u64, exiting: bool },
     #[error(
         "exited ({status}) while an answer was expected{}",
         tail_suffix(stderr_tail)
@@ -72,6 +76,14 @@ fn tail_suffix(tail: &str) -> String {
 }
 
 impl BotError {
+    /// `spec` could not be started, for `reason`.
+    pub(crate) fn spawn(spec: &super::BotSpec, reason: String) -> BotError {
+        BotError::Spawn {
+            command: spec.command.join(" "),
+            reason,
+        }
+    }
+
     /// `status: reason`, as a transcript's `!` line states a fault (e.g. `timeout: no answer
     /// within 1000 ms`).
     pub(crate) fn with_status(&self) -> String {
@@ -99,7 +111,8 @@ impl BotError {
             BotError::Timeout { .. }
             | BotError::Starved { .. }
             | BotError::CpuTimeout { .. }
-            | BotError::NoExit { .. } => FaultKind::TimedOut,
+            | BotError::NoExit { .. }
+            | BotError::OutOfFuel { .. } => FaultKind::TimedOut,
             BotError::Exited { .. }
             | BotError::ClosedStdout { .. }
             | BotError::BrokenPipe { .. }

@@ -11,6 +11,8 @@
 //! - [`error`] and [`fault`]: what can go wrong with a bot, and how a match keeps it;
 //!   [`starvation`]: when a time-out is koth's fault instead (the bot was kept from the CPU).
 //! - [`spec`]: what a bot is — how to start it, and how it is contained.
+//! - [`running`]: a running bot of either kind, a process or a WASI module run in koth by
+//!   [`wasm`] (wasmtime, its work counted in fuel).
 //! - [`digest`]: a bot's content hash, which tells a worker its copy is the one submitted.
 //! - [`roster`]: which bots to start — koth's `bot.toml` manifests and the original
 //!   controller's `bots.txt`; [`build`]: their build steps, contained in a build copy when the
@@ -30,6 +32,7 @@ pub(crate) mod lines;
 pub(crate) mod live;
 pub(crate) mod process;
 pub mod roster;
+pub(crate) mod running;
 pub mod sandbox;
 pub(crate) mod seat;
 pub mod seccomp;
@@ -39,6 +42,7 @@ pub mod stderr;
 pub mod timing;
 pub mod transcript;
 pub(crate) mod uid;
+pub mod wasm;
 
 pub use clock::{Clock, Ending, Limits, MAX_LIMIT_MS, cpu_time};
 pub use error::BotError;
@@ -49,7 +53,7 @@ pub use fault::{
 pub(crate) use live::kill_all;
 pub use process::BotProcess;
 pub use seat::{Restart, Seat, SeatOptions};
-pub use spec::{BotSpec, Sandbox};
+pub use spec::{BotSpec, Sandbox, WASI_COMMAND};
 pub use stderr::StderrLog;
 pub use timing::{Answer, AnswerStats};
 pub use transcript::{Transcript, flush_transcripts};

@@ -68,6 +68,24 @@ pub(crate) struct Asked {
     cpu_before: Option<Duration>,
 }
 
+impl Asked {
+    /// A prompt handed over whole now, with `limit` (and `grace` on top) for its answer.
+    pub(super) fn at_once(limit: Duration, grace: Duration) -> Asked {
+        Asked {
+            started: Instant::now(),
+            written: true,
+            limit,
+            grace,
+            cpu_before: None,
+        }
+    }
+
+    /// When the limit started, the limit and its grace.
+    pub(super) fn timing(&self) -> (Instant, Duration, Duration) {
+        (self.started, self.limit, self.grace)
+    }
+}
+
 /// A running bot.
 pub struct BotProcess {
     child: Child,
@@ -136,10 +154,7 @@ impl BotProcess {
                 reason: reason.clone(),
             });
         }
-        let spawn_error = |reason: String| BotError::Spawn {
-            command: spec.command.join(" "),
-            reason,
-        };
+        let spawn_error = |reason| BotError::spawn(spec, reason);
         let launch = match &spec.sandbox {
             Some(sandbox) => Some(
                 Launch::new(spec, sandbox)

@@ -21,6 +21,8 @@ pub(crate) const MANIFEST: &str = "bot.toml";
 /// ```toml
 /// name = "Random Builder"          # shown in logs and leaderboards; unique per game
 /// run = "python3 random_builder.py" # split on whitespace, no shell; run in the bot's folder
+/// # or, for a bot compiled to WebAssembly (WASI preview 1), run in koth's process instead:
+/// # wasm = "bot.wasm"               # the module, in the bot's folder (see `super::wasm`)
 /// build = "gcc -O2 -o column column.c" # optional; a shell command run before the first game
 /// games = ["paths"]                 # which games this bot plays
 /// [protocols]                       # optional: a game's other protocol, for games offering one
@@ -30,7 +32,8 @@ pub(crate) const MANIFEST: &str = "bot.toml";
 #[serde(deny_unknown_fields)]
 struct Manifest {
     name: String,
-    run: String,
+    run: Option<String>,
+    wasm: Option<String>,
     build: Option<String>,
     games: Vec<String>,
     #[serde(default)]
@@ -50,7 +53,25 @@ pub fn parse_manifest(text: &str, dir: &Path) -> anyhow::Result<(BotSpec, Vec<St
     let path = dir.join(MANIFEST);
     let manifest: Manifest = toml::from_str(text)
         .map_err(|e| anyhow::anyhow!("{}: {}", path.display(), e.to_string().trim_end()))?;
-    let command = split_command(&manifest.run);
+    let command = match (&manifest.run, &manifest.wasm) {
+        (Some(run), None) => split_command(run),
+        (None, Some(module)) if Path::new(module).extension() == Some("wasm".as_ref()) => {
+            vec![super::spec::WASI_COMMAND.to_string(), module.clone()]
+        }
+        (None, Some(module)) => bail!(
+            "{}: `wasm` = {module:?} is not a .wasm file: give the bot's WebAssembly module, \
+             in its folder",
+            path.display()
+        ),
+        (Some(_), Some(_)) => bail!(
+            "{}: give `run` (a command) or `wasm` (a WebAssembly module), not both",
+            path.display()
+        ),
+        (None, None) => bail!(
+            "{}: give `run`, the command that starts the bot, or `wasm`, its WebAssembly module",
+            path.display()
+        ),
+    };
     if command.is_empty() {
         bail!(
             "{}: `run` is empty; give the command that starts the bot",
@@ -272,6 +293,15 @@ impl BotSpec {
     pub fn check_runnable(&self) -> anyhow::Result<()> {
         if !self.dir.is_dir() {
             bail!("{self}: its folder {} does not exist", self.dir.display());
+        }
+        if let Some(module) = self.wasm_module() {
+            if !module.is_file() {
+                bail!(
+                    "{self}: its WebAssembly module {} was not found (does it need a build step?)",
+                    module.display()
+                );
+            }
+            return Ok(());
         }
         let program = self.program();
         if find_program(&program).is_none() {

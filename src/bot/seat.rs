@@ -25,9 +25,10 @@ use std::time::Duration;
 use anyhow::Context;
 
 use super::process::Asked;
+use super::running::{Running, Start};
 use super::{
-    Answer, AnswerStats, BotError, BotProcess, BotSpec, Clock, Ending, Fault, FaultKind, FaultLog,
-    Limits, StderrLog, Transcript, stderr::STDERR_CAP,
+    Answer, AnswerStats, BotError, BotSpec, Clock, Ending, Fault, FaultKind, FaultLog, Limits,
+    StderrLog, Transcript, stderr::STDERR_CAP,
 };
 
 /// The folder of a match's stderr files, in its log folder.
@@ -46,19 +47,29 @@ pub(crate) const LIMITS_NOTE: &str = "limits ";
 /// `koth replay --drive` holds a new build to the same.
 pub(crate) const DROPPED_NOTE: &str = "no exit expected";
 
-/// `limits answer_ms=A exit_ms=E clock=wall` (or `clock=cpu backstop_ms=B`): the limits a
-/// transcript's bot had, for `koth replay --drive` to hold a new build to the same.
+/// `limits answer_ms=A exit_ms=E clock=wall` (or `clock=cpu backstop_ms=B`), then
+/// `answer_fuel=F exit_fuel=X` where a WASI bot's budgets are set: the limits a transcript's
+/// bot had, for `koth replay --drive` to hold a new build to the same.
 pub(crate) fn limits_note(limits: &Limits) -> String {
     let ms = |d: Duration| d.as_millis();
     let clock = match limits.clock {
         Clock::Wall => "clock=wall".to_string(),
         Clock::Cpu { backstop } => format!("clock=cpu backstop_ms={}", ms(backstop)),
     };
-    format!(
+    let mut note = format!(
         "{LIMITS_NOTE}answer_ms={} exit_ms={} {clock}",
         ms(limits.answer),
         ms(limits.exit)
-    )
+    );
+    for (key, fuel) in [
+        ("answer_fuel", limits.answer_fuel),
+        ("exit_fuel", limits.exit_fuel),
+    ] {
+        if let Some(fuel) = fuel {
+            note.push_str(&format!(" {key}={fuel}"));
+        }
+    }
+    note
 }
 
 /// The limits a [`limits_note`] states (the text after [`LIMITS_NOTE`]); `None` if damaged.
@@ -80,6 +91,8 @@ pub(crate) fn parse_limits_note(text: &str) -> Option<Limits> {
             "exit_ms" => limits.exit = ms()?,
             "backstop_ms" => backstop = Some(ms()?),
             "clock" => cpu = value == "cpu",
+            "answer_fuel" => limits.answer_fuel = Some(value.parse().ok().filter(|&f| f > 0)?),
+            "exit_fuel" => limits.exit_fuel = Some(value.parse().ok().filter(|&f| f > 0)?),
             _ => return None,
         }
     }
@@ -110,7 +123,7 @@ pub struct SeatOptions {
     pub limits: Limits,
     pub restart: Restart,
     /// The bot's pipes enlarged to this many bytes, for games whose messages are far longer
-    /// than a pipe's 64 KiB (see [`BotProcess::spawn_with_pipes`]).
+    /// than a pipe's 64 KiB (see [`super::BotProcess::spawn_with_pipes`]).
     pub pipe_bytes: Option<usize>,
     /// A file in the bot's folder that is emptied when the match starts and kept across its
     /// rounds (paths' `data.txt`).
@@ -154,7 +167,9 @@ pub struct Seat {
     options: SeatOptions,
     stderr: StderrLog,
     transcript: Transcript,
-    process: Option<BotProcess>,
+    process: Option<Running>,
+    /// A WASI bot's scratch folder (its `/tmp`), kept for the match and removed with the seat.
+    scratch: Option<tempfile::TempDir>,
     /// Whether a process was ever started (or tried).
     started: bool,
     /// Why the last start failed, while no process runs since.
@@ -208,10 +223,8 @@ impl Seat {
         if options.ending == Ending::Dropped {
             transcript.note(DROPPED_NOTE);
         }
+        let scratch = prepare_files(&spec, options.private_file)?;
         if let Some(file) = options.private_file {
-            let path = spec.dir.join(file);
-            std::fs::File::create(&path)
-                .with_context(|| format!("{spec}: cannot empty {}", path.display()))?;
             transcript.note(&format!("{PRIVATE_FILE_NOTE}{file}"));
         }
         Ok(Seat {
@@ -220,6 +233,7 @@ impl Seat {
             stderr,
             transcript,
             process: None,
+            scratch,
             started: false,
             start_error: None,
             round: 0,
@@ -256,10 +270,16 @@ impl Seat {
         self.started = true;
         self.noted_turn = None;
         self.transcript.note(&format!("{ROUND_NOTE}{}", self.round));
-        let spawned = match self.options.pipe_bytes {
-            Some(bytes) => BotProcess::spawn_with_pipes(&self.spec, &self.stderr, bytes),
-            None => BotProcess::spawn(&self.spec, &self.stderr),
-        };
+        let spawned = Running::start(
+            &self.spec,
+            &self.stderr,
+            Start {
+                pipe_bytes: self.options.pipe_bytes,
+                limits: &self.options.limits,
+                scratch: self.scratch.as_ref().map(|s| s.path()),
+                round: self.round,
+            },
+        );
         match spawned {
             Ok(mut process) => {
                 process.set_clock(self.options.limits.clock);
@@ -378,7 +398,7 @@ impl Seat {
 
     /// The running process, or the error that says why there is none: a bot stopped by a fault
     /// answers every later request with that fault, which is not recorded again.
-    fn running(&mut self) -> Result<&mut BotProcess, BotError> {
+    fn running(&mut self) -> Result<&mut Running, BotError> {
         match (&mut self.process, &self.start_error) {
             (Some(process), _) => Ok(process),
             (None, Some(error)) => Err(BotError::Stopped(Box::new(error.clone()))),
@@ -394,6 +414,31 @@ impl Seat {
         }
         error.clone()
     }
+}
+
+/// The files a bot has for a match: a WASI bot's scratch folder (its `/tmp`), and the game's
+/// private file emptied, in the scratch folder of a WASI bot (the only folder it may write),
+/// else in the bot's folder.
+pub(crate) fn prepare_files(
+    spec: &BotSpec,
+    private_file: Option<&str>,
+) -> anyhow::Result<Option<tempfile::TempDir>> {
+    let scratch = match spec.wasm_module() {
+        Some(_) => Some(
+            tempfile::Builder::new()
+                .prefix("koth-wasi-")
+                .tempdir()
+                .with_context(|| format!("{spec}: cannot create its scratch folder"))?,
+        ),
+        None => None,
+    };
+    if let Some(file) = private_file {
+        let folder = scratch.as_ref().map_or(spec.dir.as_path(), |s| s.path());
+        let path = folder.join(file);
+        std::fs::File::create(&path)
+            .with_context(|| format!("{spec}: cannot empty {}", path.display()))?;
+    }
+    Ok(scratch)
 }
 
 /// A file name per bot, from its folder (with a number appended when two bots share a folder).
@@ -431,6 +476,8 @@ mod tests {
                 clock: Clock::Cpu {
                     backstop: Duration::from_millis(5000),
                 },
+                answer_fuel: Some(20_000_000),
+                exit_fuel: Some(5_000_000),
             },
         ] {
             let note = limits_note(&limits);

@@ -29,6 +29,22 @@ pub struct BotSpec {
     pub protocols: BTreeMap<String, String>,
 }
 
+/// The first word of a WASI bot's command: `bot.toml`'s `wasm = "bot.wasm"` is the command
+/// `koth-wasi bot.wasm`, which [`super::wasm`] runs in koth's own process. Kept in the command,
+/// so that every store, worker and digest that carries a command carries it unchanged.
+pub const WASI_COMMAND: &str = "koth-wasi";
+
+impl BotSpec {
+    /// The WebAssembly module a WASI bot runs (its command's second word, in its folder), or
+    /// `None` for a process.
+    pub fn wasm_module(&self) -> Option<PathBuf> {
+        match self.command.as_slice() {
+            [program, module, ..] if program == WASI_COMMAND => Some(self.dir.join(module)),
+            _ => None,
+        }
+    }
+}
+
 impl fmt::Display for BotSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "bot \"{}\" ({})", self.name, self.origin)

@@ -217,11 +217,16 @@ impl Transcript {
     /// was a fifth of koth's instructions per turn in a paths game), and a full transcript
     /// costs one look: a rat-race turn is a line per specimen, thousands of them.
     pub(super) fn record(&self, marker: u8, text: &str) {
+        self.record_at(marker, text, self.start.elapsed().as_millis() as u64);
+    }
+
+    /// [`Transcript::record`] at `ms` of a clock of the caller's: a WASI bot's lines are timed
+    /// on its fuel clock ([`super::wasm`]), so that its transcript is the same on any machine.
+    pub(super) fn record_at(&self, marker: u8, text: &str, ms: u64) {
         let mut file = self.lock();
         if file.full {
             return;
         }
-        let ms = self.start.elapsed().as_millis() as u64;
         let mut digits = itoa::Buffer::new();
         let ms = digits.format(ms).as_bytes();
         let mut write = |marker: u8, line: &str| {

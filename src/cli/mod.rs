@@ -3,7 +3,8 @@
 //! A game's own `cli.rs` flattens the arguments it takes and adds its own.
 //!
 //! Every command's metavars name the kind of value, in one style (upper case, one word): `DIR`,
-//! `FILE`, `PATH` (either), `MS`, `MIB`, `N`, `RATE`, `SEED`, `NAME`, `CMD`, `PLAYER`, `FORMAT`.
+//! `FILE`, `PATH` (either), `MS`, `MIB`, `N`, `RATE`, `SEED`, `NAME`, `CMD`, `PLAYER`, `FORMAT`,
+//! `FUEL`.
 
 pub(crate) mod report;
 
@@ -42,11 +43,24 @@ pub(crate) struct TimeoutArg {
     /// clock).
     #[arg(long, value_name = "MS", default_value_t = 1000, value_parser = limit_ms_parser())]
     pub timeout_ms: u64,
+    /// A WASI bot's budget for each answer, in fuel (about one per WebAssembly instruction):
+    /// the same on every machine; --timeout-ms stays its wall-clock backstop.
+    #[arg(long, value_name = "FUEL", value_parser = clap::value_parser!(u64).range(1..))]
+    pub answer_fuel: Option<u64>,
+    /// A WASI bot's budget from the end of its input to its exit, in fuel (default: the
+    /// answer's).
+    #[arg(long, value_name = "FUEL", value_parser = clap::value_parser!(u64).range(1..),
+          requires = "answer_fuel")]
+    pub exit_fuel: Option<u64>,
 }
 
 impl TimeoutArg {
     pub(crate) fn limits(&self) -> Limits {
-        Limits::uniform(Duration::from_millis(self.timeout_ms))
+        Limits {
+            answer_fuel: self.answer_fuel,
+            exit_fuel: self.exit_fuel.or(self.answer_fuel),
+            ..Limits::uniform(Duration::from_millis(self.timeout_ms))
+        }
     }
 }
 

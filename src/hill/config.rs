@@ -1,7 +1,7 @@
 //! The hill file: a tournament file's settings of a game (`game`, `players_per_game`, `rounds`,
 //! `answer_ms`, `exit_ms`, `clock`, `backstop_ms`, `sandbox`, `memory_mb`, `file_mb`,
-//! `build_timeout_s`, `record_boards`, `seed`, `jobs`), checked by the tournament's own
-//! [`Config`], and the hill's own keys:
+//! `build_timeout_s`, `record_boards`, `seed`, `jobs`, `answer_fuel`, `exit_fuel`, `wasm_only`),
+//! checked by the tournament's own [`Config`], and the hill's own keys:
 //!
 //! ```toml
 //! name = "ttt"               # the hill's name; absent = the file's name without `hill-`

@@ -77,6 +77,9 @@ pub(crate) fn add_followed(
             ),
         ));
     }
+    if let Err(refused) = hill.config.game.check_wasm_only(&spec) {
+        return Ok(Added::refused(&spec.name, format!("{refused:#}")));
+    }
     let digest = crate::bot::digest::digest(&spec)?;
     let versions = store::versions(hill.store.connection())?;
     if let Some(current) = versions

@@ -18,12 +18,13 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 
+use crate::bot::running::{Running, Start};
 use crate::bot::seat::{
     self, BOT_NOTE, DROPPED_NOTE, LIMITS_NOTE, PRIVATE_FILE_NOTE, ROUND_NOTE, TRANSCRIPTS_DIR,
 };
 use crate::bot::stderr::STDERR_CAP;
 use crate::bot::transcript::{TRANSCRIPT_FULL_NOTE, TRANSCRIPT_LINE_BYTES, TURN_NOTE};
-use crate::bot::{self, BotError, BotProcess, BotSpec, Ending, Limits, StderrLog, Transcript};
+use crate::bot::{self, BotError, BotSpec, Ending, Limits, StderrLog, Transcript};
 
 /// One round of a transcript, as the bot lived it.
 #[derive(Debug, Clone, PartialEq)]
@@ -396,11 +397,7 @@ pub(crate) async fn drive(
              was not recorded whole and cannot be driven (rounds before {full} can)"
         );
     }
-    if let Some(file) = &script.private_file {
-        let path = spec.dir.join(file);
-        std::fs::File::create(&path)
-            .with_context(|| format!("{spec}: cannot empty {}", path.display()))?;
-    }
+    let scratch = bot::seat::prepare_files(spec, script.private_file.as_deref())?;
     let stderr = match &options.stderr_log {
         Some(path) => StderrLog::create(path, STDERR_CAP)
             .with_context(|| format!("cannot create {}", path.display()))?,
@@ -415,10 +412,16 @@ pub(crate) async fn drive(
         let reported = options.round.is_none_or(|r| r == round.round);
         let stop_at_first = reported && !options.all_differences;
         let mut differences = Vec::new();
+        let start = Start {
+            pipe_bytes: None,
+            limits: &options.limits,
+            scratch: scratch.as_ref().map(|s| s.path()),
+            round: round.round,
+        };
         let (prompts, cut_answers) = drive_round(
             spec,
+            start,
             round,
-            options.limits,
             script.ending,
             stop_at_first,
             &stderr,
@@ -446,12 +449,13 @@ pub(crate) async fn drive(
     Ok(driven)
 }
 
-/// Plays one round's script to a new process; returns the number of prompts answered or not,
-/// and how many of them were compared with an answer recorded cut.
+/// Plays one round's script to a new process (or WASI module, started as `start` says); returns
+/// the number of prompts answered or not, and how many of them were compared with an answer
+/// recorded cut.
 async fn drive_round(
     spec: &BotSpec,
+    start: Start<'_>,
     round: &RoundScript,
-    limits: Limits,
     ending: Ending,
     stop_at_first: bool,
     stderr: &StderrLog,
@@ -463,7 +467,8 @@ async fn drive_round(
         recorded,
         now,
     };
-    let mut process = match BotProcess::spawn(spec, stderr) {
+    let limits = *start.limits;
+    let mut process = match Running::start(spec, stderr, start) {
         Ok(process) => process,
         Err(e) => {
             // A round without a single line is one where the recorded bot did not start either.

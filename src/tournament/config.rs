@@ -8,6 +8,10 @@
 //! answer_ms = 1000            # per-answer time limit
 //! clock = "cpu"               # "wall" or "cpu"
 //! backstop_ms = 5000          # wall-clock backstop of the CPU clock
+//! answer_fuel = 50000000      # a WASI bot's budget per answer, in fuel (≈ instructions);
+//!                             # answer_ms stays its wall-clock backstop
+//! exit_fuel = 10000000        # a WASI bot's budget from its input's end to its exit
+//! wasm_only = true            # every bot must be WASI: results the same on any machine
 //! jobs = 2                    # games at once; absent = number of cores
 //! seed = 1                    # master seed; absent = a fresh one (printed)
 //! players_per_game = 4        # absent = every bot in every game
@@ -59,6 +63,14 @@ pub struct Config {
     pub clock: ClockName,
     /// Wall-clock backstop of the CPU clock; absent = 5 × `answer_ms`.
     pub backstop_ms: Option<u64>,
+    /// A WASI bot's fuel budget per answer ([`Limits::answer_fuel`]); absent = none.
+    pub answer_fuel: Option<u64>,
+    /// A WASI bot's fuel budget to exit ([`Limits::exit_fuel`]); absent = `answer_fuel`.
+    pub exit_fuel: Option<u64>,
+    /// Whether every bot must be a WASI bot, so that with fuel budgets the results are the
+    /// same on any machine; absent = false.
+    #[serde(default)]
+    pub wasm_only: bool,
     pub jobs: Option<usize>,
     pub seed: Option<u64>,
     pub players_per_game: Option<usize>,
@@ -150,6 +162,17 @@ impl Config {
             if let Some(ms) = value.filter(|ms| !(1..=MAX_LIMIT_MS).contains(ms)) {
                 bail!("`{key}` = {ms}: give 1 to {MAX_LIMIT_MS} milliseconds");
             }
+        }
+        for (key, value) in [
+            ("answer_fuel", self.answer_fuel),
+            ("exit_fuel", self.exit_fuel),
+        ] {
+            if value == Some(0) {
+                bail!("`{key}` = 0: give a budget of at least 1 fuel");
+            }
+        }
+        if self.exit_fuel.is_some() && self.answer_fuel.is_none() {
+            bail!("`exit_fuel` needs `answer_fuel`: give a WASI bot's budget per answer too");
         }
         if !(1..=MAX_BUILD_TIMEOUT_S).contains(&self.build_timeout_s) {
             bail!(
@@ -275,6 +298,19 @@ impl Config {
         for bot in bots {
             game.check_bot(bot)
                 .map_err(|e| anyhow::anyhow!("{}: {e:#}", file.display()))?;
+            self.check_wasm_only(bot)
+                .map_err(|e| anyhow::anyhow!("{}: {e:#}", file.display()))?;
+        }
+        Ok(())
+    }
+
+    /// With `wasm_only = true`, whether `bot` is a WASI bot.
+    pub(crate) fn check_wasm_only(&self, bot: &BotSpec) -> anyhow::Result<()> {
+        if self.wasm_only && bot.wasm_module().is_none() {
+            bail!(
+                "`wasm_only` = true, but {bot} is a process: only bots whose bot.toml names a \
+                 `wasm` module may play"
+            );
         }
         Ok(())
     }
@@ -331,6 +367,8 @@ impl Config {
             answer,
             exit: Duration::from_millis(self.exit_ms.unwrap_or(self.answer_ms)),
             clock,
+            answer_fuel: self.answer_fuel,
+            exit_fuel: self.exit_fuel.or(self.answer_fuel),
         }
     }
 

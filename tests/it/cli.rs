@@ -71,9 +71,9 @@ fn every_help() -> Vec<(String, String)> {
 
 #[test]
 fn every_help_names_its_values_in_one_style() {
-    const KINDS: [&str; 17] = [
+    const KINDS: [&str; 18] = [
         "DIR", "FILE", "PATH", "MS", "MIB", "N", "RATE", "SEED", "NAME", "CMD", "PLAYER", "FORMAT",
-        "N,N,N,N", "ADDR", "URL", "DIR|NAME", "HOST",
+        "N,N,N,N", "ADDR", "URL", "DIR|NAME", "HOST", "FUEL",
     ];
     for (command, help) in every_help() {
         for metavar in help.split('<').skip(1).filter_map(|s| s.split_once('>')) {

@@ -35,4 +35,5 @@ mod terminal_viewers;
 mod tournament_guard;
 mod tournament_run;
 mod viewers;
+mod wasm;
 mod workers;
