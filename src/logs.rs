@@ -25,3 +25,27 @@ pub(crate) fn create_folder(
         .with_context(|| format!("cannot create the log folder {}", dir.display()))?;
     Ok(dir)
 }
+
+/// `koth/<name>` in the user's cache folder, else `koth-<name>-<uid>` in the system's temp
+/// folder, created and private to koth's user.
+pub(crate) fn cache_folder(name: &str) -> anyhow::Result<PathBuf> {
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .map(PathBuf::from)
+                .filter(|p| p.is_absolute())
+                .map(|home| home.join(".cache"))
+        });
+    let folder = match cache {
+        Some(cache) => cache.join("koth").join(name),
+        None => std::env::temp_dir().join(format!("koth-{name}-{}", nix::unistd::geteuid())),
+    };
+    std::fs::create_dir_all(&folder)
+        .with_context(|| format!("cannot create the cache folder {}", folder.display()))?;
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o700))
+        .with_context(|| format!("cannot make {} private", folder.display()))?;
+    Ok(folder)
+}

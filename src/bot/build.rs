@@ -154,31 +154,7 @@ fn build_contained(bot: &BotSpec, limit: Duration, sandbox: &Sandbox) -> anyhow:
 /// else `~/.cache`), else `koth-builds-<uid>` in the system's temp folder; private to koth's
 /// user (a contained bot's user reaches its own build's entries through its sandbox alone).
 fn build_folder() -> anyhow::Result<PathBuf> {
-    cache_folder("builds")
-}
-
-/// `koth/<name>` in the user's cache folder, else `koth-<name>-<uid>` in the system's temp
-/// folder, created and private to koth's user.
-pub(crate) fn cache_folder(name: &str) -> anyhow::Result<PathBuf> {
-    let cache = std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .or_else(|| {
-            std::env::var_os("HOME")
-                .map(PathBuf::from)
-                .filter(|p| p.is_absolute())
-                .map(|home| home.join(".cache"))
-        });
-    let folder = match cache {
-        Some(cache) => cache.join("koth").join(name),
-        None => std::env::temp_dir().join(format!("koth-{name}-{}", nix::unistd::geteuid())),
-    };
-    std::fs::create_dir_all(&folder)
-        .with_context(|| format!("cannot create the cache folder {}", folder.display()))?;
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o700))
-        .with_context(|| format!("cannot make {} private", folder.display()))?;
-    Ok(folder)
+    crate::logs::cache_folder("builds")
 }
 
 /// Waits for, then holds, the lock `name` in koth's private lock folder (shared by every koth

@@ -107,7 +107,7 @@ fn compile(path: &Path) -> anyhow::Result<Module> {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect();
-    let cached = crate::bot::build::cache_folder("wasm")
+    let cached = crate::logs::cache_folder("wasm")
         .ok()
         .map(|folder| folder.join(format!("{key}.cwasm")));
     if let Some(cached) = &cached

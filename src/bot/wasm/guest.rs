@@ -332,9 +332,10 @@ pub(super) struct Setup<'a> {
     pub seed: u64,
 }
 
-/// A store for `setup`'s bot, with its WASI context, caps, fuel and hooks, sharing `shared` and
-/// printing to `printed`.
+/// A store in `engine` for `setup`'s bot, with its WASI context, caps, fuel and hooks, sharing
+/// `shared` and printing to `printed`.
 pub(super) fn store(
+    engine: &wasmtime::Engine,
     setup: Setup<'_>,
     shared: &Arc<Shared>,
     printed: mpsc::Sender<Printed>,
@@ -356,7 +357,7 @@ pub(super) fn store(
         .map_err(|e| anyhow::anyhow!("{e}"))?
         .build_p1();
     let mut store = Store::new(
-        super::engine::engine(),
+        engine,
         Guest {
             wasi,
             memory_bytes: setup.memory_bytes,

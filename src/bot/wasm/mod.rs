@@ -85,6 +85,7 @@ impl WasmBot {
             .unwrap_or_default();
         stderr.begin_process();
         let store = guest::store(
+            engine::engine(),
             Setup {
                 module_name: &module_name,
                 dir: &spec.dir,
