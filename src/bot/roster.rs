@@ -55,6 +55,18 @@ pub fn parse_manifest(text: &str, dir: &Path) -> anyhow::Result<(BotSpec, Vec<St
         .map_err(|e| anyhow::anyhow!("{}: {}", path.display(), e.to_string().trim_end()))?;
     let command = match (&manifest.run, &manifest.wasm) {
         (Some(run), None) => split_command(run),
+        (None, Some(module))
+            if Path::new(module).extension() == Some("wasm".as_ref())
+                && !Path::new(module)
+                    .components()
+                    .all(|part| matches!(part, std::path::Component::Normal(_))) =>
+        {
+            bail!(
+                "{}: `wasm` = {module:?} must name a file inside the bot's folder (a relative \
+                 path with no `..`)",
+                path.display()
+            )
+        }
         (None, Some(module)) if Path::new(module).extension() == Some("wasm".as_ref()) => {
             vec![super::spec::WASI_COMMAND.to_string(), module.clone()]
         }
@@ -301,6 +313,21 @@ impl BotSpec {
                     module.display()
                 );
             }
+            // koth reads the module itself, uncontained: a link (left by the folder or its build
+            // step) must not lend it a file from outside the bot's folder.
+            let inside = match (
+                std::fs::canonicalize(&module),
+                std::fs::canonicalize(&self.dir),
+            ) {
+                (Ok(module), Ok(dir)) => module.starts_with(dir),
+                _ => false,
+            };
+            if !inside {
+                bail!(
+                    "{self}: its WebAssembly module {} leads out of its folder through a link",
+                    module.display()
+                );
+            }
             return Ok(());
         }
         let program = self.program();
@@ -384,6 +411,30 @@ pub(crate) fn working_copies(bots: &[BotSpec], game_dir: &Path) -> std::io::Resu
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_wasm_module_must_stay_inside_the_bot_s_folder() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        for module in ["../other/bot.wasm", "/etc/bot.wasm", "a/../../b.wasm"] {
+            let text = format!("name = \"w\"\nwasm = {module:?}\ngames = [\"tictactoe\"]\n");
+            let err = parse_manifest(&text, dir).unwrap_err().to_string();
+            assert!(err.contains("inside the bot's folder"), "{module}: {err}");
+        }
+        // A link named like a module, to a file outside: refused before any game.
+        let outside = tmp.path().join("outside.wasm");
+        std::fs::write(&outside, b"\0asm").unwrap();
+        let folder = tmp.path().join("bot");
+        std::fs::create_dir(&folder).unwrap();
+        std::os::unix::fs::symlink(&outside, folder.join("bot.wasm")).unwrap();
+        let text = "name = \"w\"\nwasm = \"bot.wasm\"\ngames = [\"tictactoe\"]\n";
+        let (spec, _) = parse_manifest(text, &folder).unwrap();
+        let err = spec.check_runnable().unwrap_err().to_string();
+        assert!(err.contains("out of its folder"), "{err}");
+        std::fs::remove_file(folder.join("bot.wasm")).unwrap();
+        std::fs::write(folder.join("bot.wasm"), b"\0asm").unwrap();
+        spec.check_runnable().unwrap();
+    }
 
     #[test]
     fn a_manifest_names_its_protocols_for_games_it_plays() {
