@@ -27,7 +27,8 @@ pub(crate) struct Start<'a> {
     pub limits: &'a Limits,
     /// A WASI bot's scratch folder, its `/tmp`.
     pub scratch: Option<&'a Path>,
-    /// The round it starts in, which seeds a WASI bot's randomness.
+    /// The match's seed and the round it starts in, which seed a WASI bot's randomness.
+    pub seed: u64,
     pub round: u32,
 }
 
@@ -50,7 +51,7 @@ impl Running {
                 scratch,
                 stderr,
                 start.limits,
-                wasm::seed(&spec.name, start.round),
+                wasm::seed(start.seed, &spec.name, start.round),
             )
             .map(Running::Wasm),
             (Some(_), None) => Err(BotError::spawn(

@@ -37,6 +37,9 @@ pub(crate) const STDERR_DIR: &str = "stderr";
 pub(crate) const TRANSCRIPTS_DIR: &str = "transcripts";
 /// The note a transcript starts with, followed by the bot's name.
 pub(crate) const BOT_NOTE: &str = "bot ";
+/// The note stating the match's seed ([`SeatOptions::seed`]), which a WASI bot's randomness
+/// derives from, so that `koth replay --drive` gives a new build the same.
+pub(crate) const SEED_NOTE: &str = "seed ";
 /// The note written where a new process starts, followed by the round it starts in.
 pub(crate) const ROUND_NOTE: &str = "round ";
 /// The note naming the bot's private file ([`SeatOptions::private_file`]).
@@ -130,16 +133,19 @@ pub struct SeatOptions {
     pub private_file: Option<&'static str>,
     /// Whether the bot must exit at the end of the match ([`Seat::finish`]).
     pub ending: Ending,
+    /// The match's seed, which seeds a WASI bot's randomness (with its name and round).
+    pub seed: u64,
 }
 
 impl SeatOptions {
-    pub(crate) fn new(limits: Limits, restart: Restart) -> SeatOptions {
+    pub(crate) fn new(limits: Limits, restart: Restart, seed: u64) -> SeatOptions {
         SeatOptions {
             limits,
             restart,
             pipe_bytes: None,
             private_file: None,
             ending: Ending::Exit,
+            seed,
         }
     }
 }
@@ -220,6 +226,7 @@ impl Seat {
         // `koth replay --drive` finds a transcript by this name as well as by its file's.
         transcript.note(&format!("{BOT_NOTE}{}", spec.name));
         transcript.note(&limits_note(&options.limits));
+        transcript.note(&format!("{SEED_NOTE}{}", options.seed));
         if options.ending == Ending::Dropped {
             transcript.note(DROPPED_NOTE);
         }
@@ -278,6 +285,7 @@ impl Seat {
                 limits: &self.options.limits,
                 scratch: self.scratch.as_ref().map(|s| s.path()),
                 round: self.round,
+                seed: self.options.seed,
             },
         );
         match spawned {

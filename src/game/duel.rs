@@ -61,7 +61,7 @@ pub(crate) async fn play_duel<G: OneGame>(
         rules.game,
         setup.bots.len()
     );
-    let options = SeatOptions::new(setup.limits, rules.restart);
+    let options = SeatOptions::new(setup.limits, rules.restart, setup.seed);
     let mut seats = Seat::open_all(&setup.bots, &setup.log_dir, &options)?;
     let games = setup.rounds.unwrap_or(rules.default_games);
     let mut totals = [0.0; 2];

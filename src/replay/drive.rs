@@ -20,7 +20,8 @@ use anyhow::{Context, bail};
 
 use crate::bot::running::{Running, Start};
 use crate::bot::seat::{
-    self, BOT_NOTE, DROPPED_NOTE, LIMITS_NOTE, PRIVATE_FILE_NOTE, ROUND_NOTE, TRANSCRIPTS_DIR,
+    self, BOT_NOTE, DROPPED_NOTE, LIMITS_NOTE, PRIVATE_FILE_NOTE, ROUND_NOTE, SEED_NOTE,
+    TRANSCRIPTS_DIR,
 };
 use crate::bot::stderr::STDERR_CAP;
 use crate::bot::transcript::{TRANSCRIPT_FULL_NOTE, TRANSCRIPT_LINE_BYTES, TURN_NOTE};
@@ -99,6 +100,8 @@ pub struct Script {
     pub limits: Option<Limits>,
     /// A file in the bot's folder that the game emptied at the start of the match.
     pub private_file: Option<String>,
+    /// The match's seed (its `# seed` note; 0 in a transcript written before there was one).
+    pub seed: u64,
     /// Whether the game asked the bot to exit at its end (its `# no exit expected` note).
     pub ending: Ending,
     pub rounds: Vec<RoundScript>,
@@ -114,6 +117,7 @@ impl Script {
             bot: None,
             limits: None,
             private_file: None,
+            seed: 0,
             ending: Ending::Exit,
             rounds: Vec::new(),
             full_in_round: None,
@@ -133,6 +137,10 @@ impl Script {
                         seat::parse_limits_note(limits)
                             .ok_or_else(|| bad(index, "damaged limits note"))?,
                     );
+                } else if let Some(seed) = note.strip_prefix(SEED_NOTE) {
+                    script.seed = seed
+                        .parse()
+                        .map_err(|_| bad(index, "expected `# seed N`"))?;
                 } else if let Some(file) = note.strip_prefix(PRIVATE_FILE_NOTE) {
                     // Only a plain file name in the bot's folder: a damaged or hostile
                     // transcript must not name a file elsewhere to be emptied.
@@ -416,6 +424,7 @@ pub(crate) async fn drive(
             pipe_bytes: None,
             limits: &options.limits,
             scratch: scratch.as_ref().map(|s| s.path()),
+            seed: script.seed,
             round: round.round,
         };
         let (prompts, cut_answers) = drive_round(

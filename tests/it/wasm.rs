@@ -1,10 +1,10 @@
 //! WASI bots (issue 31): real modules built here from C with clang (and Zig by a bot's build
 //! step), played by koth in its own process. A WASI bot plays a match and `koth replay --drive`
 //! plays its transcript to it again; a hostile one (reads outside its folder, opens sockets,
-//! allocates without end, loops forever, traps, writes without end to stderr) ends as a bounded
-//! fault with its reason while the match goes on; a seeded tournament of WASI bots under fuel
-//! budgets gives the same results and transcripts on an idle machine and under full CPU load;
-//! a `wasm_only` tournament or hill refuses a process.
+//! allocates without end, fills its scratch folder, loops forever, traps, writes without end to
+//! stderr) ends as a bounded fault with its reason while the match goes on; a seeded tournament
+//! of WASI bots under fuel budgets gives the same results and transcripts on an idle machine and
+//! under full CPU load; a `wasm_only` tournament or hill refuses a process.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
@@ -127,10 +127,11 @@ fn a_hostile_wasi_bot_ends_in_a_bounded_fault_with_its_reason_and_the_match_goes
     let root = tempfile::tempdir().unwrap();
     // Each mode: the fault's kind and a word of its reason, or none (the bot was refused what
     // it tried, and played).
-    let modes: [(&str, Option<(&str, &str)>); 6] = [
+    let modes: [(&str, Option<(&str, &str)>); 7] = [
         ("outside", None),
         ("socket", None),
-        ("allocate", Some(("crashed", "memory cap of 1024 MiB"))),
+        ("allocate", Some(("crashed", "cap of 1024 MiB"))),
+        ("scratch", Some(("crashed", "scratch files reached its cap of 1024 MiB"))),
         ("loop", Some(("timed_out", "fuel"))),
         ("trap", Some(("crashed", "unreachable"))),
         ("stderr", Some(("timed_out", "fuel"))),

@@ -8,6 +8,7 @@
  *   loop     loops forever
  *   trap     executes `unreachable`
  *   stderr   writes to stderr without end
+ *   scratch  makes a 2 GiB file in its scratch folder (sparse: its length counts), and plays
  *   clock    plays, and reports on stderr what its clocks and randomness gave it
  * Built with: clang --target=wasm32-wasi -O2 -o hostile.wasm hostile.c
  */
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <wasi/api.h>
 
 static int can_read(const char *path) {
@@ -65,6 +67,12 @@ int main(void) {
             static char block[1 << 16];
             memset(block, 'e', sizeof block);
             for (;;) fwrite(block, 1, sizeof block, stderr);
+        } else if (!strcmp(mode, "scratch")) {
+            FILE *fill = fopen("/tmp/fill", "w");
+            if (fill) {
+                ftruncate(fileno(fill), (off_t)2 << 30);
+                fclose(fill);
+            }
         } else if (!strcmp(mode, "clock")) {
             struct timespec t;
             clock_gettime(CLOCK_MONOTONIC, &t);

@@ -13,12 +13,13 @@ use wasmtime::{Config, Engine, InstancePre, Linker, Module, OptLevel};
 
 use super::guest::Guest;
 
-/// How often the engine's epoch moves on: a bot that is killed while it computes (a wall-clock
-/// backstop ran out, its game ended) stops within this long.
+/// How often the engine's epoch moves on: a bot that computes hands koth's thread back this
+/// often, so that its time limit, and the game's other bots, are not held up longer.
 pub(super) const EPOCH_TICK: Duration = Duration::from_millis(10);
 
 /// koth's engine: fuel metered (a bot's work is counted in instructions, the same on every
-/// machine) and epoch-interrupted (a killed bot stops at the next tick), Cranelift-compiled.
+/// machine) and epoch-interrupted (a bot that computes yields at the next tick),
+/// Cranelift-compiled.
 pub(super) fn engine() -> &'static Engine {
     static ENGINE: OnceLock<Engine> = OnceLock::new();
     ENGINE.get_or_init(|| {
@@ -43,12 +44,13 @@ pub(super) fn engine() -> &'static Engine {
     })
 }
 
-/// The linker every WASI bot is instantiated with: WASI preview 1 and nothing else.
+/// The linker every WASI bot is instantiated with: WASI preview 1 and nothing else, async (a
+/// bot waiting for its input hands koth's thread back).
 fn linker() -> &'static Linker<Guest> {
     static LINKER: OnceLock<Linker<Guest>> = OnceLock::new();
     LINKER.get_or_init(|| {
         let mut linker = Linker::new(engine());
-        wasmtime_wasi::p1::add_to_linker_sync(&mut linker, |guest: &mut Guest| &mut guest.wasi)
+        wasmtime_wasi::p1::add_to_linker_async(&mut linker, |guest: &mut Guest| &mut guest.wasi)
             .expect("WASI preview 1 links once");
         linker
     })

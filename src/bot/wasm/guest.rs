@@ -1,7 +1,9 @@
 //! A WASI bot's side of koth: its store (WASI preview 1, its folder and scratch folder, koth's
-//! clocks and randomness, its memory cap), the streams its stdin, stdout and stderr are, and its
-//! fuel, set at the moments the bot's budgets start. It runs on a thread of its own
-//! ([`run`]), blocked in its stdin read while it waits for its next line.
+//! clocks and randomness, its memory and scratch caps), the streams its stdin, stdout and stderr
+//! are, and its fuel, set at the moments the bot's budgets start. Its `_start` is one wasmtime
+//! async call ([`run`]), polled by koth on the game's own thread: it runs until it waits for its
+//! next line (its stdin read is pending), has printed an answer, or has run for an epoch tick,
+//! and then hands the thread back. So a prompt and its answer cross no thread at all.
 //!
 //! Fuel is set by a call hook ([`wasmtime::Store::call_hook`]) as the bot returns from WASI:
 //! - to the answer budget when the bot takes the first bytes of a prompt (the lines sent before
@@ -14,23 +16,24 @@
 //! fuel burnt so far, one fuel a nanosecond, so its sense of time is the same on every machine.
 
 use std::collections::VecDeque;
-use std::path::Path;
+use std::future::poll_fn;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
-use std::time::Duration;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Poll, Waker};
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::SeedableRng;
-use tokio::sync::{mpsc, oneshot};
-use wasmtime::{CallHook, InstancePre, ResourceLimiter, Store, StoreContextMut};
+use wasmtime::{CallHook, InstancePre, ResourceLimiter, Store, StoreContextMut, UpdateDeadline};
 use wasmtime_wasi::cli::{IsTerminal, StdinStream, StdoutStream};
 use wasmtime_wasi::p1::WasiP1Ctx;
 use wasmtime_wasi::p2::{InputStream, OutputStream, Pollable, StreamError, StreamResult};
 use wasmtime_wasi::{FsPerms, HostMonotonicClock, HostWallClock, WasiCtxBuilder};
 
-use crate::bot::StderrLog;
 use crate::bot::lines::MAX_LINE;
+use crate::bot::{BotError, StderrLog};
 
 /// The fuel of a bot without a budget: more than it can burn in years.
 pub(super) const UNLIMITED: u64 = u64::MAX / 4;
@@ -38,13 +41,26 @@ pub(super) const UNLIMITED: u64 = u64::MAX / 4;
 /// The most bytes one write of the bot's takes at once.
 const WRITE_PERMIT: usize = 64 << 10;
 
+/// How many lines the bot may print ahead of koth's reading them before its writes wait.
+const PRINTED_AHEAD: usize = 64;
+
+/// The most input koth queues for a bot that does not read it: far more than any game sends
+/// between two answers (a rat race turn of thousands of specimens is a few hundred kB).
+pub(super) const QUEUED_INPUT: usize = 64 << 20;
+
+/// The most files and folders a bot's scratch folder may hold.
+const SCRATCH_ENTRIES: usize = 4096;
+
+/// How often a bot's scratch files are measured at most while it makes calls to WASI.
+const SCRATCH_EVERY: Duration = Duration::from_millis(1);
+
 /// Where a WASI bot's wall clock starts: 2000-01-01, plus its fuel burnt.
 const WALL_CLOCK_START: Duration = Duration::from_secs(946_684_800);
 
 /// What the bot's stdout gave: a line (or why it is no line), with the fuel it burnt for it if
 /// it answered a prompt, and the bot's fuel clock then, in nanoseconds.
 pub(super) struct Printed {
-    pub line: Result<String, crate::bot::BotError>,
+    pub line: Result<String, BotError>,
     pub fuel: Option<u64>,
     pub clock_ns: u64,
 }
@@ -58,8 +74,6 @@ pub(super) enum Ended {
     OutOfFuel { budget: u64, exiting: bool },
     /// A trap: a fault of its code, or a cap of koth's (its memory), named by wasmtime.
     Trapped(String),
-    /// koth stopped it.
-    Killed,
 }
 
 /// The budgets a bot's fuel is set to.
@@ -69,24 +83,22 @@ pub(super) struct Budgets {
     pub exit: u64,
 }
 
-/// What koth and the bot's thread share: its input, and what the streams saw that the call
-/// hook acts on.
+/// What koth and the bot's streams and hooks share: its input, its printed lines, and its fuel
+/// book, which its stdout reads to tell an answer from a line printed unasked.
 #[derive(Default)]
 pub(super) struct Shared {
     state: Mutex<State>,
-    input_ready: Condvar,
 }
 
 #[derive(Default)]
 struct State {
     /// Batches of input lines not yet all read, each with whether it ends in a prompt.
     input: VecDeque<(Vec<u8>, bool)>,
-    /// How much of the first batch the bot has read.
+    /// How much of the first batch the bot has read, and the bytes of all batches unread.
     offset: usize,
+    queued: usize,
     /// koth closed the bot's input (its game is over).
     closed: bool,
-    /// koth stopped the bot.
-    killed: bool,
     /// The bot began reading a batch that ends in a prompt.
     prompt_taken: bool,
     /// The bot read the end of its input.
@@ -94,10 +106,48 @@ struct State {
     /// The stdout line not yet ended, and whether it already ran over [`MAX_LINE`].
     partial: Vec<u8>,
     overlong: bool,
-    /// Lines ended since the hook last looked.
-    lines: Vec<Result<String, crate::bot::BotError>>,
+    /// Lines printed and not yet taken by koth.
+    printed: VecDeque<Printed>,
+    /// The bot printed its answer in this call to WASI: its fuel is set for resting on the way
+    /// back, and it hands the thread back to koth, which waits for that answer.
+    answered: bool,
+    yield_once: bool,
     /// Bytes written since the hook last looked, each a fuel.
     written: u64,
+    /// Reads of its stdin and writes to its stdout and stderr so far: a call to WASI that made
+    /// none may have written a scratch file.
+    stream_calls: u64,
+    fuel: FuelBook,
+    /// Who waits for the bot: koth's task, woken when the bot can go on.
+    waker: Option<Waker>,
+}
+
+/// The bot's fuel: the budget it was last set to, and the fuel it burnt before that.
+#[derive(Debug, Default)]
+struct FuelBook {
+    phase: Phase,
+    set: u64,
+    burnt_before: u64,
+    /// Its fuel as it last called into WASI (WASI costs no fuel but for its writes).
+    left_at_call: u64,
+}
+
+impl FuelBook {
+    /// The fuel burnt since the bot started, with `left` in its tank.
+    fn burnt(&self, left: u64) -> u64 {
+        self.burnt_before + self.set.saturating_sub(left)
+    }
+
+    /// Sets the budget of `phase`, with `left` in the tank now; returns the fuel to set.
+    fn refuel(&mut self, left: u64, phase: Phase, budgets: Budgets) -> u64 {
+        self.burnt_before = self.burnt(left);
+        self.phase = phase;
+        self.set = match phase {
+            Phase::Resting | Phase::Answering => budgets.answer,
+            Phase::Exiting => budgets.exit,
+        };
+        self.set
+    }
 }
 
 impl Shared {
@@ -105,54 +155,98 @@ impl Shared {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Gives the bot `bytes` to read; `prompt` says they end in a prompt.
-    pub(super) fn feed(&self, bytes: Vec<u8>, prompt: bool) {
-        self.lock().input.push_back((bytes, prompt));
-        self.input_ready.notify_all();
+    /// Gives the bot `bytes` to read; `prompt` says they end in a prompt. Returns the bytes
+    /// now queued, which the bot has not read.
+    pub(super) fn feed(&self, bytes: Vec<u8>, prompt: bool) -> usize {
+        let mut state = self.lock();
+        state.queued += bytes.len();
+        state.input.push_back((bytes, prompt));
+        state.wake();
+        state.queued
     }
 
     /// Closes the bot's input: it reads its end once it has read the rest.
     pub(super) fn close(&self) {
-        self.lock().closed = true;
-        self.input_ready.notify_all();
+        let mut state = self.lock();
+        state.closed = true;
+        state.wake();
     }
 
-    /// Stops the bot: at its next read, or the engine's next epoch if it computes.
-    pub(super) fn kill(&self) {
-        self.lock().killed = true;
-        self.input_ready.notify_all();
+    /// The oldest line the bot printed that koth has not taken.
+    pub(super) fn take_printed(&self) -> Option<Printed> {
+        let mut state = self.lock();
+        let printed = state.printed.pop_front();
+        if printed.is_some() {
+            state.wake();
+        }
+        printed
     }
 
-    fn killed(&self) -> bool {
-        self.lock().killed
+    /// Forgets the input not yet read (a stopped bot's).
+    pub(super) fn clear_input(&self) {
+        let mut state = self.lock();
+        state.input.clear();
+        state.offset = 0;
+        state.queued = 0;
     }
 }
 
-/// A bot's stdin: the batches koth feeds it. Reading blocks the bot's thread until there is
-/// input, its end, or koth stops the bot.
+impl State {
+    fn wake(&mut self) {
+        if let Some(waker) = self.waker.take() {
+            waker.wake();
+        }
+    }
+
+    /// Waits, through `waker`, for koth to change what the bot waits on.
+    fn wait(&mut self, waker: &Waker) {
+        match &mut self.waker {
+            Some(old) => old.clone_from(waker),
+            None => self.waker = Some(waker.clone()),
+        }
+    }
+
+    /// A line the bot's stdout ended: an answer if the bot was answering a prompt (with the
+    /// fuel it burnt for it), else a line printed unasked.
+    fn print(&mut self, line: Result<String, BotError>) {
+        let left = self.fuel.left_at_call;
+        let answering = self.fuel.phase == Phase::Answering && !self.answered;
+        self.printed.push_back(Printed {
+            line,
+            fuel: answering.then(|| self.fuel.set.saturating_sub(left)),
+            clock_ns: self.fuel.burnt(left),
+        });
+        if answering {
+            self.answered = true;
+            self.yield_once = true;
+        }
+    }
+}
+
+/// A bot's stdin: the batches koth feeds it. Reading is pending until there is input or its
+/// end, which hands the thread back to koth.
 #[derive(Clone)]
 struct Stdin(Arc<Shared>);
 
 #[wasmtime_wasi::async_trait]
 impl Pollable for Stdin {
     async fn ready(&mut self) {
-        let mut state = self.0.lock();
-        while state.input.is_empty() && !state.closed && !state.killed {
-            state = self
-                .0
-                .input_ready
-                .wait(state)
-                .unwrap_or_else(|e| e.into_inner());
-        }
+        poll_fn(|cx| {
+            let mut state = self.0.lock();
+            if state.input.is_empty() && !state.closed {
+                state.wait(cx.waker());
+                Poll::Pending
+            } else {
+                Poll::Ready(())
+            }
+        })
+        .await
     }
 }
 
 impl InputStream for Stdin {
     fn read(&mut self, size: usize) -> StreamResult<Bytes> {
         let mut state = self.0.lock();
-        if state.killed {
-            return Err(StreamError::trap("stopped by koth"));
-        }
         let offset = state.offset;
         let Some((batch, prompt)) = state.input.front() else {
             if state.closed {
@@ -170,7 +264,9 @@ impl InputStream for Stdin {
         } else {
             state.offset = end;
         }
+        state.queued -= bytes.len();
         state.prompt_taken |= prompt;
+        state.stream_calls += 1;
         Ok(bytes)
     }
 }
@@ -201,7 +297,27 @@ enum Output {
 
 #[wasmtime_wasi::async_trait]
 impl Pollable for Output {
-    async fn ready(&mut self) {}
+    /// Stdout is pending once right after an answer, so that koth has it at once (the bot
+    /// goes on when koth next gives it the thread), and while koth has not taken
+    /// [`PRINTED_AHEAD`] lines.
+    async fn ready(&mut self) {
+        let Output::Stdout(shared) = self else {
+            return;
+        };
+        poll_fn(|cx| {
+            let mut state = shared.lock();
+            if std::mem::take(&mut state.yield_once) {
+                cx.waker().wake_by_ref();
+                Poll::Pending
+            } else if state.printed.len() >= PRINTED_AHEAD {
+                state.wait(cx.waker());
+                Poll::Pending
+            } else {
+                Poll::Ready(())
+            }
+        })
+        .await
+    }
 }
 
 impl OutputStream for Output {
@@ -210,6 +326,7 @@ impl OutputStream for Output {
             Output::Stdout(shared) => {
                 let mut state = shared.lock();
                 state.written += bytes.len() as u64;
+                state.stream_calls += 1;
                 let mut rest = &bytes[..];
                 while let Some(end) = memchr::memchr(b'\n', rest) {
                     let mut line = std::mem::take(&mut state.partial);
@@ -220,25 +337,26 @@ impl OutputStream for Output {
                     }
                     let line = line.strip_suffix(b"\r").unwrap_or(&line);
                     let line = if line.len() > MAX_LINE {
-                        Err(crate::bot::BotError::LineTooLong { max: MAX_LINE })
+                        Err(BotError::LineTooLong { max: MAX_LINE })
                     } else {
-                        String::from_utf8(line.to_vec()).map_err(|_| crate::bot::BotError::NotUtf8)
+                        String::from_utf8(line.to_vec()).map_err(|_| BotError::NotUtf8)
                     };
-                    state.lines.push(line);
+                    state.print(line);
                 }
                 if !state.overlong {
                     state.partial.extend_from_slice(rest);
                     if state.partial.len() > MAX_LINE {
                         state.partial = Vec::new();
                         state.overlong = true;
-                        state
-                            .lines
-                            .push(Err(crate::bot::BotError::LineTooLong { max: MAX_LINE }));
+                        state.print(Err(BotError::LineTooLong { max: MAX_LINE }));
                     }
                 }
             }
             Output::Stderr(shared, log) => {
-                shared.lock().written += bytes.len() as u64;
+                let mut state = shared.lock();
+                state.written += bytes.len() as u64;
+                state.stream_calls += 1;
+                drop(state);
                 log.write(&bytes);
             }
         }
@@ -296,9 +414,10 @@ impl HostWallClock for FuelClock {
 }
 
 /// Which budget the bot's fuel was last set to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 enum Phase {
     /// Starting, or between an answer and the next prompt: the answer budget.
+    #[default]
     Resting,
     /// From taking a prompt to its answer's newline: the answer budget.
     Answering,
@@ -309,15 +428,20 @@ enum Phase {
 /// A WASI bot's store data.
 pub(crate) struct Guest {
     pub(super) wasi: WasiP1Ctx,
-    /// The most memory the bot may have, in bytes.
+    /// The most memory and scratch files the bot may have together, in bytes, and its
+    /// memory now.
+    cap_bytes: usize,
     memory_bytes: usize,
+    /// Its scratch folder, and the bytes its files held when last measured, then.
+    scratch: PathBuf,
+    scratch_bytes: usize,
+    measured: Instant,
+    /// Whether it has made a call to WASI that may have written a scratch file since, and its
+    /// stream calls as it made its last call.
+    may_have_written: bool,
+    stream_calls_seen: u64,
     shared: Arc<Shared>,
-    printed: mpsc::Sender<Printed>,
     budgets: Budgets,
-    phase: Phase,
-    /// The fuel last set, and all the fuel burnt before it was.
-    fuel_set: u64,
-    burnt_before: u64,
     clock: Arc<AtomicU64>,
 }
 
@@ -327,18 +451,17 @@ pub(super) struct Setup<'a> {
     pub dir: &'a Path,
     pub scratch: &'a Path,
     pub stderr: StderrLog,
-    pub memory_bytes: usize,
+    pub cap_bytes: usize,
     pub budgets: Budgets,
     pub seed: u64,
 }
 
 /// A store in `engine` for `setup`'s bot, with its WASI context, caps, fuel and hooks, sharing
-/// `shared` and printing to `printed`.
+/// `shared` with koth.
 pub(super) fn store(
     engine: &wasmtime::Engine,
     setup: Setup<'_>,
     shared: &Arc<Shared>,
-    printed: mpsc::Sender<Printed>,
 ) -> anyhow::Result<Store<Guest>> {
     let clock = Arc::new(AtomicU64::new(0));
     let wasi = WasiCtxBuilder::new()
@@ -356,17 +479,20 @@ pub(super) fn store(
         .and_then(|builder| builder.preopened_dir(setup.scratch, "/tmp", FsPerms::ReadWrite))
         .map_err(|e| anyhow::anyhow!("{e}"))?
         .build_p1();
+    shared.lock().fuel.set = setup.budgets.answer;
     let mut store = Store::new(
         engine,
         Guest {
             wasi,
-            memory_bytes: setup.memory_bytes,
+            cap_bytes: setup.cap_bytes,
+            memory_bytes: 0,
+            scratch: setup.scratch.to_path_buf(),
+            scratch_bytes: 0,
+            measured: Instant::now(),
+            may_have_written: false,
+            stream_calls_seen: 0,
             shared: shared.clone(),
-            printed,
             budgets: setup.budgets,
-            phase: Phase::Resting,
-            fuel_set: setup.budgets.answer,
-            burnt_before: 0,
             clock,
         },
     );
@@ -374,20 +500,76 @@ pub(super) fn store(
     store
         .set_fuel(setup.budgets.answer)
         .map_err(|e| anyhow::anyhow!("{e}"))?;
+    // Every epoch tick, a bot that computes hands the thread back (so koth's timers and the
+    // game's other bots go on), and its scratch files are measured against its cap.
     store.set_epoch_deadline(1);
-    store.epoch_deadline_callback(|ctx| {
-        if ctx.data().shared.killed() {
-            Err(wasmtime::format_err!("stopped by koth"))
-        } else {
-            Ok(wasmtime::UpdateDeadline::Continue(1))
+    store.epoch_deadline_callback(|mut ctx| {
+        let guest = ctx.data_mut();
+        if guest.may_have_written {
+            guest.check_scratch()?;
         }
+        Ok(UpdateDeadline::Yield(1))
     });
     store.call_hook(on_call);
     Ok(store)
 }
 
-/// The bot's memory cap: growing past it is a trap that names it (a `malloc` failing would
-/// only be an abort without a reason). Tables are capped at a million entries.
+impl Guest {
+    /// The bot's scratch files and memory against its cap: a trap naming the cap when over.
+    fn check_scratch(&mut self) -> wasmtime::Result<()> {
+        self.may_have_written = false;
+        self.measured = Instant::now();
+        self.scratch_bytes = scratch_use(&self.scratch)
+            .map_err(|e| wasmtime::format_err!("{e}"))?
+            .try_into()
+            .unwrap_or(usize::MAX);
+        self.within_cap(self.memory_bytes)
+    }
+
+    fn within_cap(&self, memory_bytes: usize) -> wasmtime::Result<()> {
+        if memory_bytes.saturating_add(self.scratch_bytes) > self.cap_bytes {
+            return Err(wasmtime::format_err!(
+                "its memory and scratch files reached its cap of {} MiB",
+                self.cap_bytes >> 20
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The bytes of the files under `dir` by their length (a sparse file counts whole), without
+/// following links; more than [`SCRATCH_ENTRIES`] files and folders is an error.
+fn scratch_use(dir: &Path) -> Result<u64, String> {
+    let mut bytes = 0u64;
+    let mut entries = 0usize;
+    let mut folders = vec![dir.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        let Ok(listing) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        for entry in listing.flatten() {
+            entries += 1;
+            if entries > SCRATCH_ENTRIES {
+                return Err(format!(
+                    "made more than {SCRATCH_ENTRIES} files in its scratch folder"
+                ));
+            }
+            let Ok(meta) = entry.metadata() else {
+                continue;
+            };
+            if meta.is_dir() {
+                folders.push(entry.path());
+            } else {
+                bytes = bytes.saturating_add(meta.len());
+            }
+        }
+    }
+    Ok(bytes)
+}
+
+/// The bot's cap: growing its memory past what its scratch files leave is a trap that names
+/// the cap (a `malloc` failing would only be an abort without a reason). Tables are capped at
+/// a million entries.
 impl ResourceLimiter for Guest {
     fn memory_growing(
         &mut self,
@@ -395,13 +577,12 @@ impl ResourceLimiter for Guest {
         desired: usize,
         maximum: Option<usize>,
     ) -> wasmtime::Result<bool> {
-        if desired > self.memory_bytes {
-            return Err(wasmtime::format_err!(
-                "reached its memory cap of {} MiB",
-                self.memory_bytes >> 20
-            ));
+        self.within_cap(desired)?;
+        let grows = maximum.is_none_or(|maximum| desired <= maximum);
+        if grows {
+            self.memory_bytes = desired;
         }
-        Ok(maximum.is_none_or(|maximum| desired <= maximum))
+        Ok(grows)
     }
 
     fn table_growing(
@@ -414,52 +595,54 @@ impl ResourceLimiter for Guest {
     }
 }
 
-/// The call hook: keeps the bot's clock, and on the way back from WASI charges its writes,
-/// hands its lines to koth and sets its fuel where a budget starts (see the module's
-/// documentation).
+/// The call hook: keeps the bot's clock and the fuel its lines are counted from, and on the
+/// way back from WASI charges its writes and sets its fuel where a budget starts (see the
+/// module's documentation).
 fn on_call(mut ctx: StoreContextMut<'_, Guest>, hook: CallHook) -> wasmtime::Result<()> {
     match hook {
         CallHook::CallingHost => {
             let left = ctx.get_fuel()?;
-            let guest = ctx.data();
-            guest.clock.store(guest.burnt(left), Ordering::Relaxed);
+            let guest = ctx.data_mut();
+            let mut state = guest.shared.lock();
+            guest.stream_calls_seen = state.stream_calls;
+            state.fuel.left_at_call = left;
+            guest.clock.store(state.fuel.burnt(left), Ordering::Relaxed);
             Ok(())
         }
         CallHook::ReturningFromHost => {
-            let (lines, written, prompt_taken, input_ended) = {
-                let mut state = ctx.data().shared.lock();
-                (
-                    std::mem::take(&mut state.lines),
-                    std::mem::take(&mut state.written),
-                    std::mem::take(&mut state.prompt_taken),
-                    std::mem::take(&mut state.input_ended),
-                )
-            };
-            if written > 0 {
-                let left = ctx.get_fuel()?;
-                ctx.set_fuel(left.saturating_sub(written))?;
-            }
-            for line in lines {
-                let left = ctx.get_fuel()?;
-                let guest = ctx.data_mut();
-                let answering = guest.phase == Phase::Answering;
-                let printed = Printed {
-                    line,
-                    fuel: answering.then(|| guest.fuel_set - left),
-                    clock_ns: guest.burnt(left),
-                };
-                if guest.printed.blocking_send(printed).is_err() {
-                    return Err(wasmtime::format_err!("stopped by koth"));
+            let mut left = ctx.get_fuel()?;
+            let guest = ctx.data_mut();
+            let budgets = guest.budgets;
+            let before = left;
+            let mut prompted = false;
+            {
+                let mut state = guest.shared.lock();
+                guest.may_have_written |= state.stream_calls == guest.stream_calls_seen;
+                left = left.saturating_sub(std::mem::take(&mut state.written));
+                if std::mem::take(&mut state.answered) {
+                    left = state.fuel.refuel(left, Phase::Resting, budgets);
                 }
-                if answering {
-                    refuel(&mut ctx, Phase::Resting)?;
+                if std::mem::take(&mut state.prompt_taken) {
+                    left = state.fuel.refuel(left, Phase::Answering, budgets);
+                    prompted = true;
+                }
+                if std::mem::take(&mut state.input_ended) && state.fuel.phase != Phase::Exiting {
+                    left = state.fuel.refuel(left, Phase::Exiting, budgets);
                 }
             }
-            if prompt_taken {
-                refuel(&mut ctx, Phase::Answering)?;
+            if left != before {
+                ctx.set_fuel(left)?;
             }
-            if input_ended && ctx.data().phase != Phase::Exiting {
-                refuel(&mut ctx, Phase::Exiting)?;
+            if prompted {
+                // Its tick starts with its prompt: the epochs that passed while it waited
+                // are not its own.
+                ctx.set_epoch_deadline(1);
+            }
+            // Its scratch files are measured as it starts an answer, and at most every
+            // millisecond of calls (and at its epoch ticks), once it may have written one.
+            let guest = ctx.data_mut();
+            if guest.may_have_written && (prompted || guest.measured.elapsed() >= SCRATCH_EVERY) {
+                guest.check_scratch()?;
             }
             Ok(())
         }
@@ -467,54 +650,30 @@ fn on_call(mut ctx: StoreContextMut<'_, Guest>, hook: CallHook) -> wasmtime::Res
     }
 }
 
-impl Guest {
-    /// The fuel burnt since the bot started, with `left` in its tank.
-    fn burnt(&self, left: u64) -> u64 {
-        self.burnt_before + self.fuel_set.saturating_sub(left)
-    }
-}
-
-/// Sets the bot's fuel to the budget of `phase`.
-fn refuel(ctx: &mut StoreContextMut<'_, Guest>, phase: Phase) -> wasmtime::Result<()> {
-    let left = ctx.get_fuel()?;
-    let guest = ctx.data_mut();
-    guest.burnt_before = guest.burnt(left);
-    guest.phase = phase;
-    guest.fuel_set = match phase {
-        Phase::Resting | Phase::Answering => guest.budgets.answer,
-        Phase::Exiting => guest.budgets.exit,
-    };
-    let fuel = guest.fuel_set;
-    ctx.set_fuel(fuel)
-}
-
-/// Runs the bot's `_start` in `store` to its end, on the calling thread (the bot's own), and
-/// says how it ended.
-pub(super) fn run(
-    ready: &InstancePre<Guest>,
-    mut store: Store<Guest>,
-    ended: oneshot::Sender<Ended>,
-) {
-    let result = ready.instantiate(&mut store).and_then(|instance| {
+/// Runs the bot's `_start` in `store` to its end, as koth polls it, and says how it ended.
+/// Dropped before, it stops the bot where it was.
+pub(super) async fn run(ready: Arc<InstancePre<Guest>>, mut store: Store<Guest>) -> Ended {
+    let result = async {
+        let instance = ready.instantiate_async(&mut store).await?;
         instance
             .get_typed_func::<(), ()>(&mut store, "_start")?
-            .call(&mut store, ())
-    });
-    let how = match result {
+            .call_async(&mut store, ())
+            .await
+    }
+    .await;
+    match result {
         Ok(()) => Ended::Exited(0),
         Err(error) => {
-            let guest = store.data();
             if let Some(exit) = error.downcast_ref::<wasmtime_wasi::I32Exit>() {
                 Ended::Exited(exit.0)
-            } else if guest.shared.killed() {
-                Ended::Killed
             } else if error.downcast_ref::<wasmtime::Trap>() == Some(&wasmtime::Trap::OutOfFuel) {
-                let exiting = guest.phase == Phase::Exiting;
+                let exiting = store.data().shared.lock().fuel.phase == Phase::Exiting;
+                let budgets = store.data().budgets;
                 Ended::OutOfFuel {
                     budget: if exiting {
-                        guest.budgets.exit
+                        budgets.exit
                     } else {
-                        guest.budgets.answer
+                        budgets.answer
                     },
                     exiting,
                 }
@@ -522,8 +681,5 @@ pub(super) fn run(
                 Ended::Trapped(crate::bot::cut_line(&format!("{error:#}"), 300).into_owned())
             }
         }
-    };
-    // Its stdout closes here, after the last line it printed.
-    drop(store);
-    let _ = ended.send(how);
+    }
 }

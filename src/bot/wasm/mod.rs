@@ -4,48 +4,67 @@
 //!
 //! A [`WasmBot`] is to a WASI bot what a [`super::BotProcess`] is to a process, with the same
 //! calls, so the seat, the transcript, the faults and `koth replay --drive` treat both alike.
-//! The bot runs on a thread of its own, blocked in its stdin read while it waits for its next
-//! line, and is contained by construction:
+//! The bot is one wasmtime async call that koth polls on the game's own thread while it waits
+//! for the bot's answer: the bot runs until its stdin read waits for the next line (or it has
+//! printed its answer, or used an epoch tick), so a prompt and its answer cross no thread. It
+//! is contained by construction:
 //! - no network, no environment, no files but its own folder read-only at `.` and a private
 //!   scratch folder read-write at `/tmp` (the seat's, kept for the match: a game's private
 //!   file, paths' `data.txt`, is there);
 //! - its clocks read its fuel burnt (one fuel a nanosecond, from 2000-01-01 on the wall
-//!   clock), its randomness is seeded by koth, so a game is the same on every machine;
-//! - its memory capped (a trap naming the cap), its stderr kept and capped as a process's.
+//!   clock), its randomness is seeded by the game's seed, so a game is the same on every
+//!   machine;
+//! - its memory and scratch files capped together (a trap naming the cap), its stderr kept and
+//!   capped as a process's, the input queued for it capped.
 //!
 //! Its work is counted in fuel (see [`guest`]): with [`super::Limits::answer_fuel`] an answer
-//! that burns more is a `timed_out` fault naming the budget, the same on every machine; the
-//! answer's wall-clock limit stays as a backstop. Its transcript's times are its fuel clock's,
-//! in milliseconds, so its transcript is the same on every machine too.
+//! that burns more is a `timed_out` fault naming the budget, the same on every machine. The
+//! answer's time limit stays as a backstop, on the bot's own time: the wall clock less the
+//! time the game's other WASI bots ran on its thread meanwhile, so bots that think at once
+//! are each timed as if alone. Its transcript's times are its fuel clock's, in milliseconds, so
+//! its transcript is the same on every machine too.
 
 mod engine;
 mod guest;
 
+use std::cell::Cell;
+use std::future::{Future, poll_fn};
 use std::path::Path;
+use std::pin::Pin;
 use std::sync::Arc;
-use std::time::Duration;
-
-use tokio::sync::{mpsc, oneshot};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
 
 pub(crate) use engine::load;
-use guest::{Budgets, Ended, Printed, Setup, Shared, UNLIMITED};
+use guest::{Budgets, Ended, Printed, QUEUED_INPUT, Setup, Shared, UNLIMITED};
 
 use super::clock::{Ending, STARTUP_GRACE};
 use super::process::Asked;
 use super::{Answer, AnswerStats, BotError, BotSpec, Clock, Limits, StderrLog, Transcript};
 
-/// A WASI bot's memory cap when no containment names one: 1 GiB, far more than a bot of koth's
-/// games needs (a 32-bit module can address 4 GiB).
+/// A WASI bot's cap on its memory and scratch files together when no containment names one:
+/// 1 GiB, far more than a bot of koth's games needs (a 32-bit module can address 4 GiB).
 const DEFAULT_MEMORY_MB: u64 = 1024;
 
-/// How many lines the bot may print ahead of koth's reading them before its writes wait.
-const PRINTED_AHEAD: usize = 64;
+thread_local! {
+    /// How long WASI bots have run on this thread, all of them: what a bot's own time leaves
+    /// out of the wall clock is the others' share of it.
+    static RAN_HERE: Cell<Duration> = const { Cell::new(Duration::ZERO) };
+}
+
+/// A bot's run: its `_start`, as wasmtime's async call.
+type Run = Pin<Box<dyn Future<Output = Ended> + Send>>;
 
 /// A running WASI bot.
 pub struct WasmBot {
     shared: Arc<Shared>,
-    printed: mpsc::Receiver<Printed>,
-    ended: Option<oneshot::Receiver<Ended>>,
+    /// Its run until it ends (or koth stops it: dropping the run stops the bot where it is).
+    run: Option<Run>,
+    ended: Option<Ended>,
+    /// How long it has run, all its polls.
+    ran: Duration,
+    /// How long the thread's other WASI bots had run when it was last prompted.
+    others_at_prompt: Duration,
     /// Lines sent that wait for the next prompt, as a process's do.
     outbox: Vec<u8>,
     stopped: Option<BotError>,
@@ -59,10 +78,17 @@ pub struct WasmBot {
     answer_fuel: Option<u64>,
 }
 
+/// A time limit on a bot's own time, from `started`.
+struct OwnTimer {
+    started: Instant,
+    others_at: Duration,
+    limit: Duration,
+}
+
 impl WasmBot {
     /// Starts the WASI bot `spec` with its scratch folder `scratch`, under `limits`' fuel
     /// budgets, its randomness seeded by `seed` (a benched bot is refused before, by
-    /// [`super::running::Running::start`]).
+    /// [`super::running::Running::start`]). It runs as its answers are awaited.
     pub fn start(
         spec: &BotSpec,
         module: &Path,
@@ -78,7 +104,6 @@ impl WasmBot {
             .as_ref()
             .map_or(DEFAULT_MEMORY_MB, |s| s.memory_mb);
         let shared = Arc::new(Shared::default());
-        let (printing, printed) = mpsc::channel(PRINTED_AHEAD);
         let module_name = module
             .file_name()
             .map(|name| name.to_string_lossy().into_owned())
@@ -91,7 +116,7 @@ impl WasmBot {
                 dir: &spec.dir,
                 scratch,
                 stderr: stderr.clone(),
-                memory_bytes: usize::try_from(memory_mb << 20).unwrap_or(usize::MAX),
+                cap_bytes: usize::try_from(memory_mb << 20).unwrap_or(usize::MAX),
                 budgets: Budgets {
                     answer: limits.answer_fuel.unwrap_or(UNLIMITED),
                     exit: limits.exit_fuel.unwrap_or(UNLIMITED),
@@ -99,18 +124,14 @@ impl WasmBot {
                 seed,
             },
             &shared,
-            printing,
         )
         .map_err(|e| spawn_error(format!("{e:#}")))?;
-        let (ending, ended) = oneshot::channel();
-        std::thread::Builder::new()
-            .name(format!("wasm {}", spec.name))
-            .spawn(move || guest::run(&ready, store, ending))
-            .map_err(|e| spawn_error(e.to_string()))?;
         Ok(WasmBot {
             shared,
-            printed,
-            ended: Some(ended),
+            run: Some(Box::pin(guest::run(ready, store))),
+            ended: None,
+            ran: Duration::ZERO,
+            others_at_prompt: Duration::ZERO,
             outbox: Vec::new(),
             stopped: None,
             stderr: stderr.clone(),
@@ -159,6 +180,9 @@ impl WasmBot {
         self.record(b'>', line);
         self.outbox.extend_from_slice(line.as_bytes());
         self.outbox.push(b'\n');
+        if self.outbox.len() > QUEUED_INPUT {
+            return Err(self.stop(unread()));
+        }
         Ok(())
     }
 
@@ -174,7 +198,10 @@ impl WasmBot {
         let mut batch = std::mem::take(&mut self.outbox);
         batch.extend_from_slice(prompt.as_bytes());
         batch.push(b'\n');
-        self.shared.feed(batch, true);
+        if self.shared.feed(batch, true) > QUEUED_INPUT {
+            return Err(self.stop(unread()));
+        }
+        self.others_at_prompt = self.others();
         Ok(Asked::at_once(limit, grace))
     }
 
@@ -185,38 +212,35 @@ impl WasmBot {
         self.answer(asked).await
     }
 
-    /// Waits for the answer to the prompt `asked` came from: within its fuel budget, and
-    /// within the wall-clock limit as a backstop.
+    /// Runs the bot for the answer to the prompt `asked` came from: within its fuel budget, and
+    /// within the time limit, on its own time, as a backstop.
     pub(crate) async fn answer(&mut self, asked: Asked) -> Result<Answer, BotError> {
         let (started, limit, grace) = asked.timing();
         let allowed = limit + grace;
-        let wait = match self.clock {
-            Clock::Wall => allowed,
-            Clock::Cpu { backstop } => backstop.max(allowed),
+        let timer = OwnTimer {
+            started,
+            others_at: self.others_at_prompt,
+            limit: match self.clock {
+                Clock::Wall => allowed,
+                Clock::Cpu { backstop } => backstop.max(allowed),
+            },
         };
-        // Lines the bot printed unasked (before it took the prompt) are dropped, as a
-        // process's are; being told apart by when the bot printed them, not by when koth read
-        // them, they are the same lines on every machine.
-        let answer = async {
-            loop {
-                match self.printed.recv().await {
-                    Some(Printed {
-                        line: Ok(_),
-                        fuel: None,
-                        clock_ns,
-                    }) => self.clock_ms = clock_ns / 1_000_000,
-                    other => return other,
-                }
-            }
-        };
-        let result = match tokio::time::timeout_at((started + wait).into(), answer).await {
-            Ok(Some(printed)) => {
-                self.clock_ms = printed.clock_ns / 1_000_000;
-                match printed.line {
-                    Ok(line) => {
+        let result = loop {
+            match self.printed_within(&timer).await {
+                // Lines the bot printed unasked (before it took the prompt) are dropped, as a
+                // process's are; being told apart by when the bot printed them, not by when
+                // koth read them, they are the same lines on every machine.
+                Some(Some(Printed {
+                    line: Ok(_),
+                    fuel: None,
+                    clock_ns,
+                })) => self.clock_ms = clock_ns / 1_000_000,
+                Some(Some(printed)) => {
+                    self.clock_ms = printed.clock_ns / 1_000_000;
+                    break printed.line.map(|line| {
                         self.record(b'<', &line);
                         let answer = Answer {
-                            wall: started.elapsed(),
+                            wall: self.own_time(&timer),
                             // Its work, in fuel: one fuel a nanosecond, as its clocks count.
                             cpu: printed.fuel.map(Duration::from_nanos),
                             line,
@@ -229,52 +253,110 @@ impl WasmBot {
                             }
                             _ => self.stats.record(&answer, answer.wall, allowed),
                         }
-                        Ok(answer)
-                    }
-                    Err(error) => Err(error),
+                        answer
+                    });
+                }
+                Some(None) => break Err(self.ended_error()),
+                None => {
+                    let wall = self.clock == Clock::Wall;
+                    break Err(BotError::Timeout {
+                        limit: if wall { limit } else { timer.limit },
+                        grace: if wall { grace } else { Duration::ZERO },
+                    });
                 }
             }
-            Ok(None) => Err(self.ended_error().await),
-            Err(_) => Err(BotError::Timeout {
-                limit: if self.clock == Clock::Wall {
-                    limit
-                } else {
-                    wait
-                },
-                grace: if self.clock == Clock::Wall {
-                    grace
-                } else {
-                    Duration::ZERO
-                },
-            }),
         };
         result.map_err(|e| self.stop(e))
     }
 
-    /// Why the bot's stdout closed: how its run ended.
-    async fn ended_error(&mut self) -> BotError {
-        let how = match self.ended.take() {
-            Some(ended) => ended.await.unwrap_or(Ended::Killed),
-            None => Ended::Killed,
+    /// How long the thread's other WASI bots have run.
+    fn others(&self) -> Duration {
+        RAN_HERE.with(Cell::get).saturating_sub(self.ran)
+    }
+
+    /// The bot's own time since `timer` started: the wall clock less the time the others ran.
+    fn own_time(&self, timer: &OwnTimer) -> Duration {
+        let others = self.others().saturating_sub(timer.others_at);
+        timer.started.elapsed().saturating_sub(others)
+    }
+
+    /// The next line the bot prints (`None` inside if it ended first), running it within
+    /// `timer`'s limit on its own time; `None` if the limit ran out first.
+    async fn printed_within(&mut self, timer: &OwnTimer) -> Option<Option<Printed>> {
+        loop {
+            let left = timer.limit.checked_sub(self.own_time(timer))?;
+            if left.is_zero() {
+                return None;
+            }
+            // Out of wall-clock time, it may still have some of its own: the others ran.
+            if let Ok(printed) = tokio::time::timeout(left, self.next_printed()).await {
+                return Some(printed);
+            }
+        }
+    }
+
+    /// The next line the bot prints, running it as long as it needs; `None` once it has
+    /// ended without one.
+    fn next_printed(&mut self) -> impl Future<Output = Option<Printed>> + '_ {
+        poll_fn(|cx| {
+            loop {
+                if let Some(printed) = self.shared.take_printed() {
+                    return Poll::Ready(Some(printed));
+                }
+                if self.run.is_none() {
+                    return Poll::Ready(None);
+                }
+                if self.poll_run(cx).is_pending() {
+                    return match self.shared.take_printed() {
+                        Some(printed) => Poll::Ready(Some(printed)),
+                        None => Poll::Pending,
+                    };
+                }
+            }
+        })
+    }
+
+    /// Lets the bot run until it waits (for its input, for koth to take its lines, or for
+    /// its tick to end) or ends, and counts the time it ran.
+    fn poll_run(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        let Some(run) = &mut self.run else {
+            return Poll::Ready(());
         };
+        let started = Instant::now();
+        let polled = run.as_mut().poll(cx);
+        let ran = started.elapsed();
+        self.ran += ran;
+        RAN_HERE.with(|here| here.set(here.get() + ran));
+        match polled {
+            Poll::Ready(ended) => {
+                self.ended = Some(ended);
+                self.run = None;
+                Poll::Ready(())
+            }
+            Poll::Pending => Poll::Pending,
+        }
+    }
+
+    /// Why the bot's stdout closed: how its run ended.
+    fn ended_error(&self) -> BotError {
         let stderr_tail = self.stderr.tail();
-        match how {
-            Ended::Exited(code) => BotError::Exited {
+        match self.ended.clone() {
+            Some(Ended::Exited(code)) => BotError::Exited {
                 status: format!("exit status: {code}"),
                 stderr_tail,
             },
-            Ended::OutOfFuel { budget, exiting } => BotError::OutOfFuel { budget, exiting },
-            Ended::Trapped(trap) => BotError::Exited {
+            Some(Ended::OutOfFuel { budget, exiting }) => BotError::OutOfFuel { budget, exiting },
+            Some(Ended::Trapped(trap)) => BotError::Exited {
                 status: format!("trapped: {trap}"),
                 stderr_tail,
             },
-            Ended::Killed => BotError::ClosedStdout { stderr_tail },
+            None => BotError::ClosedStdout { stderr_tail },
         }
     }
 
     /// Ends the conversation: gives the bot the queued lines and the end of its input, and
-    /// waits up to `limit` (and its exit budget) for it to end. Returns the fault if it did not
-    /// and `ending` asked it to.
+    /// runs it up to `limit` of its own time (and its exit budget) to its end. Returns the
+    /// fault if it did not end and `ending` asked it to.
     pub async fn finish(mut self, limit: Duration, ending: Ending) -> Option<BotError> {
         let mut fault = None;
         if self.stopped.is_none() {
@@ -283,20 +365,24 @@ impl WasmBot {
                 self.shared.feed(batch, false);
             }
             self.shared.close();
-            let exit = async {
-                while self.printed.recv().await.is_some() {}
-                match self.ended.take() {
-                    Some(ended) => ended.await.unwrap_or(Ended::Killed),
-                    None => Ended::Killed,
-                }
+            let timer = OwnTimer {
+                started: Instant::now(),
+                others_at: self.others(),
+                limit,
             };
-            let late = match tokio::time::timeout(limit, exit).await {
-                // Its answer budget if it never read the end of its input.
-                Ok(Ended::OutOfFuel { budget, exiting }) => {
-                    Some(BotError::OutOfFuel { budget, exiting })
+            // Lines it prints now are lines after the game: nobody reads them.
+            let late = loop {
+                match self.printed_within(&timer).await {
+                    Some(Some(_)) => {}
+                    // Its answer budget if it never read the end of its input.
+                    Some(None) => match self.ended {
+                        Some(Ended::OutOfFuel { budget, exiting }) => {
+                            break Some(BotError::OutOfFuel { budget, exiting });
+                        }
+                        _ => break None,
+                    },
+                    None => break Some(BotError::NoExit { limit }),
                 }
-                Ok(_) => None,
-                Err(_) => Some(BotError::NoExit { limit }),
             };
             if let Some(late) = late.filter(|_| ending == Ending::Exit) {
                 self.record(b'!', &late.with_status());
@@ -307,13 +393,9 @@ impl WasmBot {
         fault
     }
 
-    /// Stops the bot now and waits (a moment at most) for its thread to end.
+    /// Stops the bot now, where it is.
     pub(crate) async fn kill(mut self) {
-        self.shared.kill();
-        self.printed.close();
-        if let Some(ended) = self.ended.take() {
-            let _ = tokio::time::timeout(Duration::from_secs(1), ended).await;
-        }
+        self.run = None;
     }
 
     /// Records the first fault and stops the bot.
@@ -321,24 +403,25 @@ impl WasmBot {
         if self.stopped.is_none() {
             self.record(b'!', &fault.with_status());
             self.stopped = Some(fault.clone());
-            self.shared.kill();
+            self.run = None;
             self.outbox.clear();
+            self.shared.clear_input();
         }
         fault
     }
 }
 
-impl Drop for WasmBot {
-    fn drop(&mut self) {
-        // A bot dropped without finish() (a game that bailed out, a panic) must not outlive it.
-        self.shared.kill();
+/// The fault of a bot that leaves more than [`QUEUED_INPUT`] of its input unread.
+fn unread() -> BotError {
+    BotError::BrokenPipe {
+        reason: format!("more than {} MiB waiting", QUEUED_INPUT >> 20),
     }
 }
 
-/// The seed of a WASI bot's randomness in a round: the same for the same bot and round in
-/// every run, so a seeded game plays the same.
-pub(crate) fn seed(name: &str, round: u32) -> u64 {
+/// The seed of a WASI bot's randomness in a round of the game seeded by `game_seed`: the same
+/// for the same game, bot and round in every run, so a seeded game plays the same.
+pub(crate) fn seed(game_seed: u64, name: &str, round: u32) -> u64 {
     use sha2::Digest;
-    let digest = sha2::Sha256::digest(format!("{name}\n{round}").as_bytes());
+    let digest = sha2::Sha256::digest(format!("{game_seed}\n{name}\n{round}").as_bytes());
     u64::from_le_bytes(digest[..8].try_into().expect("a SHA-256 has 8 bytes"))
 }

@@ -94,7 +94,7 @@ impl Flag {
         let [spec] = setup.bots.as_slice() else {
             anyhow::bail!("flag is played by one solver bot, not {}", setup.bots.len());
         };
-        let options = SeatOptions::new(setup.limits, Restart::Never);
+        let options = SeatOptions::new(setup.limits, Restart::Never, setup.seed);
         let mut seat =
             Seat::open_all(std::slice::from_ref(spec), &setup.log_dir, &options)?.remove(0);
         let mut results = Vec::new();

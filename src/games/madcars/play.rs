@@ -168,7 +168,7 @@ pub(crate) async fn play(
     // of input.
     let seat_options = SeatOptions {
         ending: Ending::Dropped,
-        ..SeatOptions::new(setup.limits, Restart::Never)
+        ..SeatOptions::new(setup.limits, Restart::Never, setup.seed)
     };
     let seats = Seat::open_all(
         &[first.clone(), second.clone()],

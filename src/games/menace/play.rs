@@ -281,7 +281,7 @@ pub(crate) async fn play_match(
             _ => None,
         })
         .collect();
-    let options = SeatOptions::new(setup.limits, Restart::AfterFault);
+    let options = SeatOptions::new(setup.limits, Restart::AfterFault, setup.seed);
     let mut seats = Seat::open_all(&bots, &setup.log_dir, &options)?.into_iter();
     let mut players: Vec<Player> = sides
         .into_iter()

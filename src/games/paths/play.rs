@@ -31,7 +31,7 @@ const ORDER_STREAM: u64 = 0;
 pub(crate) fn seat_options(setup: &MatchSetup) -> SeatOptions {
     SeatOptions {
         private_file: Some("data.txt"),
-        ..SeatOptions::new(setup.limits, Restart::EveryRound)
+        ..SeatOptions::new(setup.limits, Restart::EveryRound, setup.seed)
     }
 }
 

@@ -682,7 +682,7 @@ pub(crate) fn play_boards(
         Contestant::Bot(spec) => Seat::open_all(
             &vec![(**spec).clone(); config.jobs],
             &config.log_dir,
-            &subprocess::seat_options(config.limits),
+            &subprocess::seat_options(config.limits, run_seed),
         )?
         .into_iter()
         .map(Some)

@@ -24,10 +24,10 @@ const PIPE_BYTES: usize = 1 << 20;
 
 /// How the rat race seats its bot: one process for board after board, a fresh one after a
 /// fault, and pipes large enough for a turn's message.
-pub(crate) fn seat_options(limits: Limits) -> SeatOptions {
+pub(crate) fn seat_options(limits: Limits, seed: u64) -> SeatOptions {
     SeatOptions {
         pipe_bytes: Some(PIPE_BYTES),
-        ..SeatOptions::new(limits, Restart::AfterFault)
+        ..SeatOptions::new(limits, Restart::AfterFault, seed)
     }
 }
 
