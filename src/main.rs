@@ -54,8 +54,12 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             // One clear message, with its causes, and no panic or backtrace for a person's mistake;
-            // a name or a folder in it may hold anything, so it is shown escaped.
-            eprintln!("koth: error: {}", koth::text::shown(&format!("{err:#}")));
+            // a name or a folder in it may hold anything, so it is shown escaped, but for its
+            // newlines: a build's log quoted in it reads as the lines it was.
+            eprintln!(
+                "koth: error: {}",
+                koth::text::shown_lines(&format!("{err:#}"))
+            );
             ExitCode::FAILURE
         }
     }

@@ -131,7 +131,10 @@ fn a_hostile_wasi_bot_ends_in_a_bounded_fault_with_its_reason_and_the_match_goes
         ("outside", None),
         ("socket", None),
         ("allocate", Some(("crashed", "cap of 1024 MiB"))),
-        ("scratch", Some(("crashed", "scratch files reached its cap of 1024 MiB"))),
+        (
+            "scratch",
+            Some(("crashed", "scratch files reached its cap of 1024 MiB")),
+        ),
         ("loop", Some(("timed_out", "fuel"))),
         ("trap", Some(("crashed", "unreachable"))),
         ("stderr", Some(("timed_out", "fuel"))),
