@@ -2,8 +2,9 @@
 //! clocks and randomness, its memory and scratch caps), the streams its stdin, stdout and stderr
 //! are, and its fuel, set at the moments the bot's budgets start. Its `_start` is one wasmtime
 //! async call ([`run`]), polled by koth on the game's own thread: it runs until it waits for its
-//! next line (its stdin read is pending), has printed an answer, or has run for an epoch tick,
-//! and then hands the thread back. So a prompt and its answer cross no thread at all.
+//! next line (its stdin read is pending), has printed an answer, or has burnt [`YIELD_FUEL`]
+//! (about a millisecond) or reached an epoch tick, and then hands the thread back. So a prompt
+//! and its answer cross no thread at all.
 //!
 //! Fuel is set by a call hook ([`wasmtime::Store::call_hook`]) as the bot returns from WASI:
 //! - to the answer budget when the bot takes the first bytes of a prompt (the lines sent before
@@ -50,6 +51,9 @@ pub(super) const QUEUED_INPUT: usize = 64 << 20;
 
 /// The most files and folders a bot's scratch folder may hold.
 const SCRATCH_ENTRIES: usize = 4096;
+
+/// How much fuel a bot burns before it hands koth's thread back: about a millisecond's work.
+const YIELD_FUEL: u64 = 1_000_000;
 
 /// How often a bot's scratch files are measured at most while it makes calls to WASI.
 const SCRATCH_EVERY: Duration = Duration::from_millis(1);
@@ -500,8 +504,12 @@ pub(super) fn store(
     store
         .set_fuel(setup.budgets.answer)
         .map_err(|e| anyhow::anyhow!("{e}"))?;
-    // Every epoch tick, a bot that computes hands the thread back (so koth's timers and the
-    // game's other bots go on), and its scratch files are measured against its cap.
+    // A bot that computes hands the thread back every YIELD_FUEL (so koth's timers, the
+    // answers of the game's other bots and their turns go on), and at every epoch tick, where
+    // its scratch files are measured against its cap too.
+    store
+        .fuel_async_yield_interval(Some(YIELD_FUEL))
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
     store.set_epoch_deadline(1);
     store.epoch_deadline_callback(|mut ctx| {
         let guest = ctx.data_mut();
