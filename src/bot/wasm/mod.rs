@@ -18,6 +18,7 @@
 //! answer's wall-clock limit stays as a backstop. Its transcript's times are its fuel clock's,
 //! in milliseconds, so its transcript is the same on every machine too.
 
+mod direct;
 mod engine;
 mod guest;
 
@@ -27,6 +28,7 @@ use std::time::Duration;
 
 use tokio::sync::{mpsc, oneshot};
 
+pub(crate) use direct::{CallLoop, DirectInstance, DirectModule, DirectSetup};
 pub(crate) use engine::load;
 use guest::{Budgets, Ended, Printed, Setup, Shared, UNLIMITED};
 
