@@ -49,12 +49,14 @@ __attribute__((export_name("ratrace_board"))) void ratrace_board(int32_t board, 
 __attribute__((export_name("ratrace_move"))) int32_t ratrace_move(int64_t genome_low,
                                                                  int64_t genome_high,
                                                                  int32_t cell) {
-    uint64_t words[2] = {(uint64_t)genome_low,
-                         (uint64_t)genome_low >> 32 | (uint64_t)genome_high << 32};
+    uint64_t low = (uint64_t)genome_low;
+    uint64_t middle = low >> 32 | (uint64_t)genome_high << 32;
     const struct target *t = targets[cell];
     int best = -1, pick = 0;
     for (int k = 0; k < 3; k++) {
-        int score = t[k].on_track ? (int)(words[t[k].middle] >> t[k].shift & 63) : -1;
+        /* A choice of two words, not an array: an array would live in memory. */
+        uint64_t word = t[k].middle ? middle : low;
+        int score = t[k].on_track ? (int)(word >> t[k].shift & 63) : -1;
         if (score > best) {
             best = score;
             pick = k;

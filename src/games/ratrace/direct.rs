@@ -41,6 +41,10 @@ pub(crate) const BOARD_EXPORT: &str = "ratrace_board";
 /// The arguments of `ratrace_move`.
 const MOVE_PARAMS: [ValType; 3] = [ValType::I64, ValType::I64, ValType::I32];
 
+/// The bytes of a call's record in the loop over `ratrace_move` (see [`CallLoop`]): the
+/// genome's two words, the cell, and the move answered.
+const RECORD: usize = 32;
+
 /// A started instance and the exports koth calls.
 struct Started {
     instance: DirectInstance,
@@ -193,8 +197,10 @@ impl Player for DirectPlayer {
             Ok(records) => records,
             Err(error) => return Err(self.bot_fail(Some(turn), &error)),
         };
-        let record = moves.record_bytes();
-        for (record, ask) in records.chunks_exact_mut(record).zip(asks) {
+        debug_assert_eq!(moves.record_bytes(), RECORD);
+        // Records of a size known here, so that their bytes are written without bounds checks.
+        let (records, _) = records.as_chunks_mut::<RECORD>();
+        for (record, ask) in records.iter_mut().zip(asks) {
             record[0..8].copy_from_slice(&(ask.genome as u64).to_le_bytes());
             record[8..16].copy_from_slice(&((ask.genome >> 64) as u64).to_le_bytes());
             record[16..20].copy_from_slice(&u32::from(ask.cell).to_le_bytes());
@@ -204,7 +210,8 @@ impl Player for DirectPlayer {
             Err(error) => return Err(self.bot_fail(Some(turn), &error)),
         };
         out.reserve(asks.len());
-        for (n, record) in records.chunks_exact(record).enumerate() {
+        let (records, _) = records.as_chunks::<RECORD>();
+        for (n, record) in records.iter().enumerate() {
             let code = i32::from_le_bytes(record[24..28].try_into().expect("four bytes"));
             match MOVE_CODES.get(code as u32 as usize) {
                 Some(&mv) => out.push(mv),
