@@ -1,7 +1,8 @@
 //! The rat race's direct call (issue 31, point 5): a WASI module whose move function koth calls
 //! per specimen, with no text. The sample `bots/wasi/ratrace-colorscore`, built by its build
 //! step, scores what the built-in `colorscore-first` scores, board by board; a hostile module
-//! (a move that never returns, traps, answers no move, allocates without end) ends each board
+//! (a move that never returns, traps, answers no move, allocates or writes to stderr without
+//! end) ends each board
 //! with a bounded fault and its reason while the run goes on; a module without the move
 //! function is refused before any board.
 
@@ -116,7 +117,7 @@ type Case<'a> = (&'a str, &'a str, &'a [&'a str], &'a str, &'a [&'a str]);
 fn a_hostile_direct_player_ends_each_board_with_a_bounded_fault_and_the_run_goes_on() {
     let root = tempfile::tempdir().unwrap();
     let fuel = ["--answer-fuel", "20000000", "--timeout-ms", "5000"];
-    let cases: [Case; 5] = [
+    let cases: [Case; 6] = [
         (
             "loop",
             "LOOP",
@@ -146,6 +147,14 @@ fn a_hostile_direct_player_ends_each_board_with_a_bounded_fault_and_the_run_goes
             "crashed",
             &["memory cap of 1024 MiB"],
         ),
+        // Each byte written costs a fuel.
+        (
+            "stderr",
+            "STDERR",
+            &fuel,
+            "timed_out",
+            &["budget of 20000000 fuel"],
+        ),
     ];
     let runs: Vec<Vec<Value>> = std::thread::scope(|scope| {
         let runs: Vec<_> = cases
@@ -163,6 +172,12 @@ fn a_hostile_direct_player_ends_each_board_with_a_bounded_fault_and_the_run_goes
         runs.into_iter().map(|run| run.join().unwrap()).collect()
     });
     for ((name, _, _, kind, words), boards) in cases.iter().zip(runs) {
+        let stderr = root.path().join(format!("run-{name}/stderr/{name}.log"));
+        let stderr_bytes = std::fs::metadata(&stderr).unwrap().len();
+        assert!(
+            stderr_bytes <= (1 << 20) + 100,
+            "{name}: {stderr_bytes} bytes"
+        );
         // Both boards were played, each ended in turn 1 by the fault, with its reason.
         assert_eq!(boards.len(), 2, "{name}");
         for board in &boards {

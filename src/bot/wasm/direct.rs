@@ -7,7 +7,8 @@
 //! bot is, with less to reach:
 //! - WASI preview 1 is linked, so a module built with wasi-libc runs, but it has no files, no
 //!   network, no arguments or environment, and nothing to read on stdin; what it prints on
-//!   stdout is dropped, its stderr goes to the bot's capped log;
+//!   stdout is dropped, its stderr goes to the bot's capped log, and each byte it writes costs
+//!   a fuel;
 //! - its clocks stand still at 2000-01-01 (its work is counted in fuel, not time), its
 //!   randomness is seeded by koth;
 //! - its memory is capped (growing past the cap is a trap naming it);
@@ -20,15 +21,16 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::{Mutex, OnceLock};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use bytes::Bytes;
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::SeedableRng;
 use wasmtime::{
-    FuncType, InstancePre, Linker, Memory, Module, ResourceLimiter, Store, Trap, TypedFunc,
-    ValType, WasmParams, WasmResults,
+    CallHook, FuncType, InstancePre, Linker, Memory, Module, ResourceLimiter, Store,
+    StoreContextMut, Trap, TypedFunc, ValType, WasmParams, WasmResults,
 };
 use wasmtime_wasi::cli::{IsTerminal, StdoutStream};
 use wasmtime_wasi::p1::WasiP1Ctx;
@@ -47,10 +49,12 @@ pub(crate) struct DirectModule {
     name: String,
 }
 
-/// What a direct module's store holds: its WASI context and its memory cap.
+/// What a direct module's store holds: its WASI context, its memory cap, and the bytes it
+/// wrote on stdout and stderr since the call hook last charged them.
 pub(crate) struct Direct {
     wasi: WasiP1Ctx,
     cap: MemoryCap,
+    written: Arc<AtomicU64>,
 }
 
 /// The linker of every direct module: WASI preview 1 and nothing else.
@@ -135,8 +139,16 @@ impl DirectInstance {
             command: module.name.clone(),
             reason,
         };
+        let written = Arc::new(AtomicU64::new(0));
         let wasi = WasiCtxBuilder::new()
-            .stderr(LogStream(setup.stderr.clone()))
+            .stdout(Output {
+                log: None,
+                written: written.clone(),
+            })
+            .stderr(Output {
+                log: Some(setup.stderr.clone()),
+                written: written.clone(),
+            })
             .wall_clock(StillClock)
             .monotonic_clock(StillClock)
             .secure_random(ChaCha8Rng::seed_from_u64(setup.seed))
@@ -150,9 +162,11 @@ impl DirectInstance {
                 cap: MemoryCap {
                     bytes: setup.memory_bytes,
                 },
+                written,
             },
         );
         store.limiter(|direct| &mut direct.cap);
+        store.call_hook(charge_writes);
         store.epoch_deadline_trap();
         set_budget(&mut store, fuel, wall);
         setup.stderr.begin_process();
@@ -514,18 +528,38 @@ impl ResourceLimiter for MemoryCap {
     }
 }
 
-/// The module's stderr: its capped log.
+/// The call hook: on the way back from WASI, each byte the module wrote costs a fuel, so that
+/// it cannot spend koth's time for free.
+fn charge_writes(mut ctx: StoreContextMut<'_, Direct>, hook: CallHook) -> wasmtime::Result<()> {
+    if let CallHook::ReturningFromHost = hook {
+        let written = ctx.data().written.swap(0, Ordering::Relaxed);
+        if written > 0 {
+            let left = ctx.get_fuel()?;
+            ctx.set_fuel(left.saturating_sub(written))?;
+        }
+    }
+    Ok(())
+}
+
+/// The module's stdout (dropped) or stderr (its capped log), counting the bytes written.
 #[derive(Clone)]
-struct LogStream(StderrLog);
+struct Output {
+    log: Option<StderrLog>,
+    written: Arc<AtomicU64>,
+}
 
 #[wasmtime_wasi::async_trait]
-impl Pollable for LogStream {
+impl Pollable for Output {
     async fn ready(&mut self) {}
 }
 
-impl OutputStream for LogStream {
+impl OutputStream for Output {
     fn write(&mut self, bytes: Bytes) -> StreamResult<()> {
-        self.0.write(&bytes);
+        self.written
+            .fetch_add(bytes.len() as u64, Ordering::Relaxed);
+        if let Some(log) = &self.log {
+            log.write(&bytes);
+        }
         Ok(())
     }
 
@@ -538,13 +572,13 @@ impl OutputStream for LogStream {
     }
 }
 
-impl IsTerminal for LogStream {
+impl IsTerminal for Output {
     fn is_terminal(&self) -> bool {
         false
     }
 }
 
-impl StdoutStream for LogStream {
+impl StdoutStream for Output {
     fn p2_stream(&self) -> Box<dyn OutputStream> {
         Box::new(self.clone())
     }
