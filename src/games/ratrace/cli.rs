@@ -33,9 +33,9 @@ pub struct Args {
     /// A bot's command line (split on whitespace, no shell), run in the current folder.
     #[arg(long, value_name = "CMD")]
     bot_cmd: Option<String>,
-    /// The protocol the bot speaks: text, lean, or direct for a WASI bot
-    /// (docs/games/ratrace.md). For --bot, the
-    /// default is what its bot.toml asks for under [protocols]; for --bot-cmd, text.
+    /// The protocol the bot speaks: text, lean, or direct for a WASI bot (docs/games/ratrace.md).
+    /// For --bot, the default is what its bot.toml asks for under [protocols]; for --bot-cmd,
+    /// text.
     #[arg(long, value_name = "NAME", conflicts_with = "player")]
     protocol: Option<String>,
     /// How many boards to play.
