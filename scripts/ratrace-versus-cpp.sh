@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The rat race side by side on this machine: the challenge's own C++ controller with
-# ColorScorePlayer compiled in, koth's built-in ColorScore, and koth through the pipe with each
-# sample bot in each protocol (text and lean), in one run.
+# ColorScorePlayer compiled in, koth's built-in ColorScore, koth through the pipe with each
+# sample bot in each protocol (text and lean), and koth calling the WASI sample
+# (bots/wasi/ratrace-colorscore, ColorScore with first ties) directly, in one run.
 #
 # The C++ controller is not part of koth: it is published at
 # https://github.com/m-ender/ppcg-genetic-algorithms, folder c++/ (main.cpp, gamelogic.cpp,
@@ -14,7 +15,9 @@
 # `player_cpu_seconds`) and the bytes koth wrote to the bot (`bytes_sent`). "× C++ wall" and
 # "× C++ CPU" are the C++ controller's median per board over this run's, in wall and in CPU time
 # (on a loaded machine the CPU figures are the steadier); "own÷b-i" is koth's own CPU through
-# the pipe over the built-in game's whole CPU. Boards differ in cost by 10× (a population that
+# the pipe over the built-in game's whole CPU (the built-in row above it: `colorscore` for the
+# pipe, `colorscore-first` for the direct call, which plays the same boards; a WASI module runs
+# in koth's own thread, so its "own" CPU is the whole game's). Boards differ in cost by 10× (a population that
 # explodes), so compare medians, and check the load average printed first. Bots get 10 s a turn:
 # on a busy machine a board of thousands of specimens can take more than the default second,
 # and a benchmark measures speed, not faults.
@@ -66,11 +69,11 @@ print(f"{statistics.median(walls):.3f} {statistics.median(cpus):.3f}")
 PY
 )
 
-row() { printf '%-28s %6s %7s %7s %8s %7s %8s %10s %9s\n' "$@"; }
+row() { printf '%-32s %6s %7s %7s %8s %7s %8s %10s %9s\n' "$@"; }
 ratio() { echo "$1 / $2" | bc -l | xargs printf '%.2f'; }
 row "" boards wall CPU "koth own" own÷b-i bytes "× C++ wall" "× C++ CPU"
 row "C++ controller, ColorScore" "$boards" "$cpp_wall" "$cpp_cpu" "" "" "" 1.00 1.00
-builtin_cpu=
+reference_cpu=
 runs=0
 run() { # run LABEL BOARDS [koth ratrace args]
   local label=$1 count=$2
@@ -91,12 +94,12 @@ print(f'{median(lambda b: b["seconds"]):.3f} {median(lambda b: b["cpu_seconds"])
 PY
 )
   read -r wall cpu own bytes <<<"$figures"
-  if [ -z "$builtin_cpu" ]; then
-    builtin_cpu=$cpu
+  if [ -z "$reference_cpu" ]; then
+    reference_cpu=$cpu
     row "$label" "$count" "$wall" "$cpu" "" "" "$bytes" "$(ratio "$cpp_wall" "$wall")" \
       "$(ratio "$cpp_cpu" "$cpu")"
   else
-    row "$label" "$count" "$wall" "$cpu" "$own" "$(ratio "$own" "$builtin_cpu")" "$bytes" \
+    row "$label" "$count" "$wall" "$cpu" "$own" "$(ratio "$own" "$reference_cpu")" "$bytes" \
       "$(ratio "$cpp_wall" "$wall")" "$(ratio "$cpp_cpu" "$cpu")"
   fi
 }
@@ -105,4 +108,21 @@ run "C bot, text protocol" "$boards" --bot bots/ratrace-colorscore-c --timeout-m
 run "C bot, lean protocol" "$boards" --bot bots/ratrace-lean-c --timeout-ms 10000
 run "Python bot, text protocol" "$py_boards" --bot bots/ratrace-colorscore-py --timeout-ms 10000
 run "Python bot, lean protocol" "$py_boards" --bot bots/ratrace-lean-py --timeout-ms 10000
+reference_cpu= # the next built-in row is the direct call's reference
+run "koth built in, colorscore-first" "$boards" --player colorscore-first
+run "WASI C, direct call" "$boards" --bot bots/wasi/ratrace-colorscore --timeout-ms 10000
+# What the direct call costs per specimen over the built-in player: the two played the same
+# boards move for move, so each board's CPU difference over its specimens' moves (counted from
+# the population sampled every 100 turns) is the cost of a call and what the module does in it.
+python3 - "$work/run-$((runs - 1))/results.json" "$work/run-$runs/results.json" <<'PY'
+import json, statistics, sys
+built_in, direct = (json.load(open(path))["boards"] for path in sys.argv[1:])
+def moves(board):
+    return sum(100 * s["population"] for s in board["history"] if s["turn"] % 100 == 0 and s["turn"])
+per_move = [(d["cpu_seconds"] - b["cpu_seconds"]) / moves(d) * 1e9
+            for b, d in zip(built_in, direct) if moves(d)]
+print(f"direct call: {statistics.median(per_move):.1f} ns per specimen's move over the built-in "
+      f"player's (median of {len(per_move)} boards; median board "
+      f"{statistics.median(moves(d) for d in direct) / 1e6:.1f} million moves)")
+PY
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

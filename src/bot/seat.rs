@@ -385,6 +385,18 @@ impl Seat {
         }
     }
 
+    /// Enters round `round` without starting a process, for a game that runs a WASI bot's
+    /// module itself (the rat race's direct call): its faults are recorded in that round, and
+    /// its stderr goes to [`Seat::stderr`].
+    pub(crate) fn enter_round(&mut self, round: u32) {
+        self.round = round;
+    }
+
+    /// The bot's capped stderr log.
+    pub(crate) fn stderr(&self) -> &StderrLog {
+        &self.stderr
+    }
+
     /// The faults of the bot so far, kept and counted.
     pub(crate) fn faults(&self) -> &FaultLog {
         &self.faults

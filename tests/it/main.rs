@@ -24,6 +24,7 @@ mod nim;
 mod paths_faults;
 mod paths_game;
 mod ratrace_cli;
+mod ratrace_direct;
 mod ratrace_game;
 mod recorded_boards;
 mod replay;

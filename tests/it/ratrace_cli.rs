@@ -105,7 +105,8 @@ fn an_unknown_protocol_is_one_error_naming_the_bot() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         stderr.contains("bot \"true\"")
-            && stderr.contains("the rat race has no protocol \"fast\" (there are: text, lean)"),
+            && stderr
+                .contains("the rat race has no protocol \"fast\" (there are: text, lean, direct)"),
         "{stderr}"
     );
 }

@@ -96,7 +96,7 @@ pub(crate) fn load(path: &Path) -> anyhow::Result<Arc<InstancePre<Guest>>> {
 /// The module at `path`, from the disk cache or compiled into it. The cache's key is the
 /// module's bytes and the engine's own compatibility hash (its version and settings), so a
 /// cached module is only ever loaded by an engine that could have compiled it.
-fn compile(path: &Path) -> anyhow::Result<Module> {
+pub(super) fn compile(path: &Path) -> anyhow::Result<Module> {
     let engine = engine();
     let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
     let mut digest = Sha256::new();

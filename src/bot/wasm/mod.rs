@@ -24,6 +24,7 @@
 //! are each timed as if alone. Its transcript's times are its fuel clock's, in milliseconds, so
 //! its transcript is the same on every machine too.
 
+mod direct;
 mod engine;
 mod guest;
 
@@ -35,6 +36,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
+pub(crate) use direct::{CallLoop, DirectInstance, DirectModule, DirectSetup};
 pub(crate) use engine::load;
 use guest::{Budgets, Ended, Printed, QUEUED_INPUT, Setup, Shared, UNLIMITED};
 

@@ -7,9 +7,11 @@ use std::time::Instant;
 use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 
+use super::direct;
 use super::play::{Contestant, Match, Options, Summary, board_rng, board_seed, play, protocol_of};
 use super::player;
 use super::plot;
+use super::protocol::Protocol;
 use super::recording::BoardRecording;
 use super::track::Track;
 use crate::bot::sandbox;
@@ -31,8 +33,9 @@ pub struct Args {
     /// A bot's command line (split on whitespace, no shell), run in the current folder.
     #[arg(long, value_name = "CMD")]
     bot_cmd: Option<String>,
-    /// The protocol the bot speaks: text or lean (docs/games/ratrace.md). For --bot, the
-    /// default is what its bot.toml asks for under [protocols]; for --bot-cmd, text.
+    /// The protocol the bot speaks: text, lean, or direct for a WASI bot (docs/games/ratrace.md).
+    /// For --bot, the default is what its bot.toml asks for under [protocols]; for --bot-cmd,
+    /// text.
     #[arg(long, value_name = "NAME", conflicts_with = "player")]
     protocol: Option<String>,
     /// How many boards to play.
@@ -235,6 +238,10 @@ fn contestant(args: &Args) -> anyhow::Result<Contestant> {
         args.contain.sandbox().as_ref(),
     )?
     .remove(0);
+    // A module the direct call cannot call is one error before any board.
+    if protocol_of(&spec)? == Protocol::Direct {
+        direct::check(&spec)?;
+    }
     Ok(Contestant::Bot(Box::new(spec)))
 }
 

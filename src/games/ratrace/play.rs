@@ -20,6 +20,7 @@ use anyhow::{Context, bail};
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 
+use super::direct::DirectPlayer;
 use super::player::{self, Player, PlayerFault};
 use super::protocol::Protocol;
 use super::recording::BoardRecording;
@@ -290,12 +291,21 @@ pub(crate) fn play(
 pub(crate) fn protocol_of(spec: &BotSpec) -> anyhow::Result<Protocol> {
     match spec.protocols.get("ratrace") {
         None => Ok(Protocol::Text),
-        Some(name) => Protocol::named(name).with_context(|| {
-            format!(
-                "{spec}: the rat race has no protocol {name:?} (there are: {})",
-                Protocol::NAMES.join(", ")
-            )
-        }),
+        Some(name) => {
+            let protocol = Protocol::named(name).with_context(|| {
+                format!(
+                    "{spec}: the rat race has no protocol {name:?} (there are: {})",
+                    Protocol::NAMES.join(", ")
+                )
+            })?;
+            if protocol == Protocol::Direct && spec.wasm_module().is_none() {
+                bail!(
+                    "{spec}: \"direct\" is for a WASI bot, whose bot.toml names its module \
+                     (`wasm = \"bot.wasm\"`), and this one runs a process"
+                );
+            }
+            Ok(protocol)
+        }
     }
 }
 
@@ -716,6 +726,13 @@ pub(crate) fn play_boards(
                         let mut player = player::built_in(name).expect("checked before");
                         play(player.as_mut());
                         None
+                    }
+                    Contestant::Bot(spec) if config.protocol == Protocol::Direct => {
+                        let seat = seat.expect("a seat for every job");
+                        pin_to_cpu(job, config.jobs, &config.cpus);
+                        let mut player = DirectPlayer::new(seat, (**spec).clone(), config.limits);
+                        play(&mut player);
+                        Some(player.finish())
                     }
                     Contestant::Bot(_) => {
                         let seat = seat.expect("a seat for every job");

@@ -33,16 +33,19 @@ pub(crate) enum Protocol {
     Text,
     /// The board once, each genome once, then cells; moves as one digit each.
     Lean,
+    /// No text: koth calls a WASI module's move function per specimen (see [`super::direct`]).
+    Direct,
 }
 
 impl Protocol {
     /// The names `[protocols] ratrace = "…"` takes.
-    pub(crate) const NAMES: &[&str] = &["text", "lean"];
+    pub(crate) const NAMES: &[&str] = &["text", "lean", "direct"];
 
     pub(crate) fn named(name: &str) -> Option<Protocol> {
         match name {
             "text" => Some(Protocol::Text),
             "lean" => Some(Protocol::Lean),
+            "direct" => Some(Protocol::Direct),
             _ => None,
         }
     }
@@ -258,13 +261,24 @@ pub fn parse_lean_moves(line: &str, expected: usize, out: &mut Vec<Move>) -> Res
     Ok(())
 }
 
-/// The move each byte stands for in a lean answer: digit `3·(dy+1) + (dx+1)`, the order of a
-/// view's middle 3×3.
+/// The move of each code `3·(dy+1) + (dx+1)`, 0 to 8, the order of a view's middle 3×3: a
+/// lean answer's digits, and what a direct call's move function returns.
+pub(crate) const MOVE_CODES: [Move; 9] = {
+    let mut moves = [(0, 0); 9];
+    let mut code = 0;
+    while code < 9 {
+        moves[code] = ((code % 3) as i8 - 1, (code / 3) as i8 - 1);
+        code += 1;
+    }
+    moves
+};
+
+/// The move each byte stands for in a lean answer: digit `3·(dy+1) + (dx+1)`.
 const DIGIT_MOVES: [Option<Move>; 256] = {
     let mut moves = [None; 256];
     let mut digit = 0;
     while digit < 9 {
-        moves[b'0' as usize + digit] = Some(((digit % 3) as i8 - 1, (digit / 3) as i8 - 1));
+        moves[b'0' as usize + digit] = Some(MOVE_CODES[digit]);
         digit += 1;
     }
     moves

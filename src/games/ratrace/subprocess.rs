@@ -59,6 +59,7 @@ impl SubprocessPlayer {
             board: match protocol {
                 Protocol::Text => BoardState::Text(Vec::new()),
                 Protocol::Lean => BoardState::Lean(protocol::LeanState::default()),
+                Protocol::Direct => anyhow::bail!("the direct call is no subprocess protocol"),
             },
             bytes_sent: 0,
         })
