@@ -4,6 +4,7 @@
 
 use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
@@ -34,25 +35,47 @@ fn free_port() -> u16 {
         .port()
 }
 
+/// chromedriver and the Chromium it started, in a process group of their own, all killed when
+/// dropped (killing chromedriver alone left its browser running), and the folder of the
+/// browser's profile and both programs' temporary files, removed then (they were left in
+/// `/tmp`).
+pub(crate) struct Browser {
+    driver: Child,
+    profile: tempfile::TempDir,
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        let group = nix::unistd::Pid::from_raw(self.driver.id() as i32);
+        let _ = nix::sys::signal::killpg(group, nix::sys::signal::Signal::SIGKILL);
+        let _ = self.driver.wait();
+    }
+}
+
 /// chromedriver on a free port, and a headless Chromium session through it.
-pub(crate) async fn browser() -> (Killed, Client) {
+pub(crate) async fn browser() -> (Browser, Client) {
     let port = free_port();
+    let profile = tempfile::tempdir().unwrap();
     let driver = Command::new("chromedriver")
         .arg(format!("--port={port}"))
         .stdout(Stdio::null())
         .stderr(Stdio::null())
+        .process_group(0)
+        // Its own temporary files and its browser's, removed with the profile.
+        .env("TMPDIR", profile.path())
         .spawn()
         .unwrap_or_else(|e| {
             panic!("cannot run chromedriver ({e}): run scripts/test.sh, which installs it")
         });
-    let driver = Killed(driver);
+    let browser = Browser { driver, profile };
     let capabilities = serde_json::json!({
         "goog:chromeOptions": {
             "binary": "/usr/bin/chromium",
             "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                      "--no-first-run", "--disable-background-networking",
-                     "--disable-component-update", "--disable-sync",
-                     "--window-size=1400,1400"]
+                     "--disable-component-update", "--disable-sync", "--disable-breakpad",
+                     "--window-size=1400,1400",
+                     format!("--user-data-dir={}", browser.profile.path().display())]
         }
     });
     let started = Instant::now();
@@ -62,7 +85,7 @@ pub(crate) async fn browser() -> (Killed, Client) {
             .connect(&format!("http://127.0.0.1:{port}"))
             .await;
         match connected {
-            Ok(client) => return (driver, client),
+            Ok(client) => return (browser, client),
             Err(e) if started.elapsed() > Duration::from_secs(30) => {
                 panic!("chromedriver did not start a browser: {e}")
             }
