@@ -524,7 +524,7 @@ impl ResourceLimiter for MemoryCap {
         desired: usize,
         maximum: Option<usize>,
     ) -> wasmtime::Result<bool> {
-        Ok(desired <= 1 << 20 && maximum.is_none_or(|maximum| desired <= maximum))
+        Ok(super::table_may_grow(desired, maximum))
     }
 }
 

@@ -576,8 +576,7 @@ fn scratch_use(dir: &Path) -> Result<u64, String> {
 }
 
 /// The bot's cap: growing its memory past what its scratch files leave is a trap that names
-/// the cap (a `malloc` failing would only be an abort without a reason). Tables are capped at
-/// a million entries.
+/// the cap (a `malloc` failing would only be an abort without a reason).
 impl ResourceLimiter for Guest {
     fn memory_growing(
         &mut self,
@@ -599,7 +598,7 @@ impl ResourceLimiter for Guest {
         desired: usize,
         maximum: Option<usize>,
     ) -> wasmtime::Result<bool> {
-        Ok(desired <= 1 << 20 && maximum.is_none_or(|maximum| desired <= maximum))
+        Ok(super::table_may_grow(desired, maximum))
     }
 }
 

@@ -54,6 +54,12 @@ thread_local! {
     static RAN_HERE: Cell<Duration> = const { Cell::new(Duration::ZERO) };
 }
 
+/// Whether a bot's table may grow to `desired` entries (its own `maximum`, if any, and a
+/// million at most: a table of a WASI bot's holds function references, not its data).
+fn table_may_grow(desired: usize, maximum: Option<usize>) -> bool {
+    desired <= 1 << 20 && maximum.is_none_or(|maximum| desired <= maximum)
+}
+
 /// A bot's run: its `_start`, as wasmtime's async call.
 type Run = Pin<Box<dyn Future<Output = Ended> + Send>>;
 
