@@ -1,9 +1,8 @@
 //! The rat race's direct call (issue 31, point 5): a WASI module whose move function koth calls
 //! per specimen, with no text. The sample `bots/wasi/ratrace-colorscore`, built by its build
 //! step, scores what the built-in `colorscore-first` scores, board by board; a hostile module
-//! (a move that never returns, traps, answers no move, allocates or writes to stderr without
-//! end) ends each board
-//! with a bounded fault and its reason while the run goes on; a module without the move
+//! (a move that never returns, traps, answers no move, sleeps, allocates or writes to stderr
+//! without end) ends each board with a bounded fault and its reason while the run goes on; a module without the move
 //! function is refused before any board.
 
 use std::path::{Path, PathBuf};
@@ -117,7 +116,7 @@ type Case<'a> = (&'a str, &'a str, &'a [&'a str], &'a str, &'a [&'a str]);
 fn a_hostile_direct_player_ends_each_board_with_a_bounded_fault_and_the_run_goes_on() {
     let root = tempfile::tempdir().unwrap();
     let fuel = ["--answer-fuel", "20000000", "--timeout-ms", "5000"];
-    let cases: [Case; 6] = [
+    let cases: [Case; 7] = [
         (
             "loop",
             "LOOP",
@@ -147,6 +146,8 @@ fn a_hostile_direct_player_ends_each_board_with_a_bounded_fault_and_the_run_goes
             "crashed",
             &["memory cap of 1024 MiB"],
         ),
+        // A sleep would hold the job's thread beyond the time limit's reach.
+        ("sleep", "SLEEP", &fuel, "crashed", &["poll_oneoff"]),
         // Each byte written costs a fuel.
         (
             "stderr",

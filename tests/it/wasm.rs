@@ -1,8 +1,8 @@
 //! WASI bots (issue 31): real modules built here from C with clang (and Zig by a bot's build
 //! step), played by koth in its own process. A WASI bot plays a match and `koth replay --drive`
 //! plays its transcript to it again; a hostile one (reads outside its folder, opens sockets,
-//! allocates without end, fills its scratch folder, loops forever, traps, writes without end to
-//! stderr) ends as a bounded fault with its reason while the match goes on; a seeded tournament
+//! allocates without end, fills its scratch folder with bytes or folders, sleeps, loops forever,
+//! traps, writes without end to stderr) ends as a bounded fault with its reason while the match goes on; a seeded tournament
 //! of WASI bots under fuel budgets gives the same results and transcripts on an idle machine and
 //! under full CPU load; a `wasm_only` tournament or hill refuses a process.
 
@@ -127,7 +127,7 @@ fn a_hostile_wasi_bot_ends_in_a_bounded_fault_with_its_reason_and_the_match_goes
     let root = tempfile::tempdir().unwrap();
     // Each mode: the fault's kind and a word of its reason, or none (the bot was refused what
     // it tried, and played).
-    let modes: [(&str, Option<(&str, &str)>); 7] = [
+    let modes: [(&str, Option<(&str, &str)>); 9] = [
         ("outside", None),
         ("socket", None),
         ("allocate", Some(("crashed", "cap of 1024 MiB"))),
@@ -135,6 +135,9 @@ fn a_hostile_wasi_bot_ends_in_a_bounded_fault_with_its_reason_and_the_match_goes
             "scratch",
             Some(("crashed", "scratch files reached its cap of 1024 MiB")),
         ),
+        ("folders", Some(("crashed", "more than 4096 files"))),
+        // Its sleep costs no fuel: its time limit, on its own time, ends it.
+        ("sleep", Some(("timed_out", "no answer within 5000 ms"))),
         ("loop", Some(("timed_out", "fuel"))),
         ("trap", Some(("crashed", "unreachable"))),
         ("stderr", Some(("timed_out", "fuel"))),

@@ -9,6 +9,8 @@
  *   trap     executes `unreachable`
  *   stderr   writes to stderr without end
  *   scratch  makes a 2 GiB file in its scratch folder (sparse: its length counts), and plays
+ *   folders  makes folders in its scratch folder without end
+ *   sleep    sleeps for a day
  *   clock    plays, and reports on stderr what its clocks and randomness gave it
  * Built with: clang --target=wasm32-wasi -O2 -o hostile.wasm hostile.c
  */
@@ -17,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <wasi/api.h>
 
 static int can_read(const char *path) {
@@ -73,6 +76,14 @@ int main(void) {
                 ftruncate(fileno(fill), (off_t)2 << 30);
                 fclose(fill);
             }
+        } else if (!strcmp(mode, "folders")) {
+            char path[32];
+            for (int i = 0;; i++) {
+                snprintf(path, sizeof path, "/tmp/%d", i);
+                mkdir(path, 0700);
+            }
+        } else if (!strcmp(mode, "sleep")) {
+            sleep(86400);
         } else if (!strcmp(mode, "clock")) {
             struct timespec t;
             clock_gettime(CLOCK_MONOTONIC, &t);

@@ -1,11 +1,13 @@
 /* A hostile rat-race player for koth's direct call (tests/it/ratrace_direct.rs), built as a
  * WASI reactor with its misdeed chosen when compiled: -DLOOP (ratrace_move never returns),
  * -DTRAP (it traps), -DINVALID (it answers 9, no move), -DALLOCATE (it allocates without end),
- * -DSTDERR (it writes to stderr without end), -DMISSING (no ratrace_move at all). */
+ * -DSTDERR (it writes to stderr without end), -DSLEEP (it sleeps for a day), -DMISSING (no
+ * ratrace_move at all). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int8_t views[53 * 15 * 25];
 
@@ -30,6 +32,8 @@ __attribute__((export_name("ratrace_move"))) int32_t ratrace_move(int64_t genome
     memset(line, 'e', sizeof line - 1);
     line[sizeof line - 1] = '\n';
     for (;;) fwrite(line, 1, sizeof line, stderr);
+#elif defined(SLEEP)
+    sleep(86400);
 #elif defined(ALLOCATE)
     for (;;) {
         volatile char *block = malloc(1 << 20);

@@ -64,6 +64,26 @@ fn linker() -> &'static Linker<Direct> {
         let mut linker = Linker::new(engine());
         wasmtime_wasi::p1::add_to_linker_sync(&mut linker, |direct: &mut Direct| &mut direct.wasi)
             .expect("WASI preview 1 links once");
+        // A direct call may not wait: its clocks stand still, and a sleep inside WASI would
+        // hold the game's thread where the time limit, checked in the module's own code, cannot
+        // stop it. `poll_oneoff` (every sleep and wait of WASI preview 1) is a trap naming it.
+        linker.allow_shadowing(true);
+        linker
+            .func_wrap(
+                "wasi_snapshot_preview1",
+                "poll_oneoff",
+                |_: wasmtime::Caller<'_, Direct>,
+                 _: i32,
+                 _: i32,
+                 _: i32,
+                 _: i32|
+                 -> wasmtime::Result<i32> {
+                    Err(wasmtime::format_err!(
+                        "waited (poll_oneoff), which a direct call may not"
+                    ))
+                },
+            )
+            .expect("poll_oneoff is shadowed once");
         linker
     })
 }

@@ -436,10 +436,12 @@ pub(crate) struct Guest {
     /// memory now.
     cap_bytes: usize,
     memory_bytes: usize,
-    /// Its scratch folder, and the bytes its files held when last measured, then.
+    /// Its scratch folder, the bytes its files held when last measured, when that measure
+    /// ended and how long it took.
     scratch: PathBuf,
     scratch_bytes: usize,
     measured: Instant,
+    measuring: Duration,
     /// Whether it has made a call to WASI that may have written a scratch file since, and its
     /// stream calls as it made its last call.
     may_have_written: bool,
@@ -468,12 +470,15 @@ pub(super) fn store(
     shared: &Arc<Shared>,
 ) -> anyhow::Result<Store<Guest>> {
     let clock = Arc::new(AtomicU64::new(0));
+    // WASI may not block the game's thread (`allow_blocking_current_thread` stays off): else
+    // a bot's `sleep` would be a `std::thread::sleep` there, holding the game and its timers.
+    // So its sleep is a timer that hands the thread back, and its file work runs on tokio's
+    // blocking threads.
     let wasi = WasiCtxBuilder::new()
         .stdin(Stdin(shared.clone()))
         .stdout(Output::Stdout(shared.clone()))
         .stderr(Output::Stderr(shared.clone(), setup.stderr))
         .arg(setup.module_name)
-        .allow_blocking_current_thread(true)
         .wall_clock(FuelClock(clock.clone()))
         .monotonic_clock(FuelClock(clock.clone()))
         .secure_random(ChaCha8Rng::seed_from_u64(setup.seed))
@@ -493,6 +498,7 @@ pub(super) fn store(
             scratch: setup.scratch.to_path_buf(),
             scratch_bytes: 0,
             measured: Instant::now(),
+            measuring: Duration::ZERO,
             may_have_written: false,
             stream_calls_seen: 0,
             shared: shared.clone(),
@@ -513,7 +519,7 @@ pub(super) fn store(
     store.set_epoch_deadline(1);
     store.epoch_deadline_callback(|mut ctx| {
         let guest = ctx.data_mut();
-        if guest.may_have_written {
+        if guest.scratch_due() {
             guest.check_scratch()?;
         }
         Ok(UpdateDeadline::Yield(1))
@@ -523,11 +529,22 @@ pub(super) fn store(
 }
 
 impl Guest {
+    /// Whether its scratch files are to be measured now, between answers: once it may have
+    /// written one, [`SCRATCH_EVERY`] after the last measure, and ten times as long as that
+    /// measure took (a bot of thousands of files must not make koth spend its time measuring
+    /// them after each of its calls).
+    fn scratch_due(&self) -> bool {
+        self.may_have_written && self.measured.elapsed() >= SCRATCH_EVERY.max(self.measuring * 10)
+    }
+
     /// The bot's scratch files and memory against its cap: a trap naming the cap when over.
     fn check_scratch(&mut self) -> wasmtime::Result<()> {
         self.may_have_written = false;
+        let started = Instant::now();
+        let used = scratch_use(&self.scratch);
         self.measured = Instant::now();
-        self.scratch_bytes = scratch_use(&self.scratch)
+        self.measuring = self.measured - started;
+        self.scratch_bytes = used
             .map_err(|e| wasmtime::format_err!("{e}"))?
             .try_into()
             .unwrap_or(usize::MAX);
@@ -645,10 +662,10 @@ fn on_call(mut ctx: StoreContextMut<'_, Guest>, hook: CallHook) -> wasmtime::Res
                 // are not its own.
                 ctx.set_epoch_deadline(1);
             }
-            // Its scratch files are measured as it starts an answer, and at most every
-            // millisecond of calls (and at its epoch ticks), once it may have written one.
+            // Its scratch files are measured as it starts an answer, and otherwise as often as
+            // `scratch_due` allows (and at its epoch ticks), once it may have written one.
             let guest = ctx.data_mut();
-            if guest.may_have_written && (prompted || guest.measured.elapsed() >= SCRATCH_EVERY) {
+            if (prompted && guest.may_have_written) || guest.scratch_due() {
                 guest.check_scratch()?;
             }
             Ok(())
