@@ -17,6 +17,10 @@ use super::guest::Guest;
 /// often, so that its time limit, and the game's other bots, are not held up longer.
 pub(super) const EPOCH_TICK: Duration = Duration::from_millis(10);
 
+/// The largest module koth compiles: a whole language runtime compiled to WASI (CPython's is
+/// about 25 MiB) fits; compiling takes koth's own time and memory, many times the module's size.
+const MAX_MODULE_BYTES: u64 = 64 << 20;
+
 /// koth's engine: fuel metered (a bot's work is counted in instructions, the same on every
 /// machine) and epoch-interrupted (a bot that computes yields at the next tick),
 /// Cranelift-compiled.
@@ -98,6 +102,17 @@ pub(crate) fn load(path: &Path) -> anyhow::Result<Arc<InstancePre<Guest>>> {
 /// cached module is only ever loaded by an engine that could have compiled it.
 pub(super) fn compile(path: &Path) -> anyhow::Result<Module> {
     let engine = engine();
+    let size = std::fs::metadata(path)
+        .with_context(|| format!("cannot read {}", path.display()))?
+        .len();
+    anyhow::ensure!(
+        size <= MAX_MODULE_BYTES,
+        "{} is {} MiB, more than the {} MiB a WASI module may be (koth compiles it in its own \
+         process)",
+        path.display(),
+        size >> 20,
+        MAX_MODULE_BYTES >> 20
+    );
     let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
     let mut digest = Sha256::new();
     digest.update(&bytes);
@@ -132,4 +147,17 @@ pub(super) fn compile(path: &Path) -> anyhow::Result<Module> {
         }
     }
     Ok(module)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_module_larger_than_the_cap_is_refused_before_it_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bot.wasm");
+        let file = std::fs::File::create(&path).unwrap();
+        file.set_len(super::MAX_MODULE_BYTES + 1).unwrap();
+        let error = super::compile(&path).unwrap_err().to_string();
+        assert!(error.contains("more than the 64 MiB"), "{error}");
+    }
 }
