@@ -26,8 +26,6 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use bytes::Bytes;
-use rand_chacha::ChaCha8Rng;
-use rand_chacha::rand_core::SeedableRng;
 use wasmtime::{
     CallHook, FuncType, InstancePre, Linker, Memory, Module, ResourceLimiter, Store,
     StoreContextMut, Trap, TypedFunc, ValType, WasmParams, WasmResults,
@@ -130,16 +128,12 @@ pub(crate) struct DirectInstance {
 }
 
 impl DirectSetup {
-    /// The setup of `spec`'s instances: its memory cap is its containment's, or
-    /// [`super::DEFAULT_MEMORY_MB`].
+    /// The setup of `spec`'s instances, with its memory cap (its containment's, or koth's
+    /// default for WASI bots).
     pub(crate) fn of(spec: &BotSpec, stderr: StderrLog, seed: u64) -> DirectSetup {
-        let memory_mb = spec
-            .sandbox
-            .as_ref()
-            .map_or(super::DEFAULT_MEMORY_MB, |s| s.memory_mb);
         DirectSetup {
             stderr,
-            memory_bytes: usize::try_from(memory_mb << 20).unwrap_or(usize::MAX),
+            memory_bytes: super::memory_cap(spec),
             seed,
         }
     }
@@ -160,21 +154,18 @@ impl DirectInstance {
             reason,
         };
         let written = Arc::new(AtomicU64::new(0));
-        let wasi = WasiCtxBuilder::new()
-            .stdout(Output {
-                log: None,
-                written: written.clone(),
-            })
-            .stderr(Output {
-                log: Some(setup.stderr.clone()),
-                written: written.clone(),
-            })
-            .wall_clock(StillClock)
-            .monotonic_clock(StillClock)
-            .secure_random(ChaCha8Rng::seed_from_u64(setup.seed))
-            .insecure_random(ChaCha8Rng::seed_from_u64(setup.seed.rotate_left(32)))
-            .insecure_random_seed(u128::from(setup.seed))
-            .build_p1();
+        let mut wasi = WasiCtxBuilder::new();
+        wasi.stdout(Output {
+            log: None,
+            written: written.clone(),
+        })
+        .stderr(Output {
+            log: Some(setup.stderr.clone()),
+            written: written.clone(),
+        })
+        .wall_clock(StillClock)
+        .monotonic_clock(StillClock);
+        let wasi = super::seed_randomness(&mut wasi, setup.seed).build_p1();
         let mut store = Store::new(
             engine(),
             Direct {
@@ -588,7 +579,7 @@ impl OutputStream for Output {
     }
 
     fn check_write(&mut self) -> StreamResult<usize> {
-        Ok(64 << 10)
+        Ok(super::guest::WRITE_PERMIT)
     }
 }
 

@@ -25,8 +25,6 @@ use std::task::{Poll, Waker};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use rand_chacha::ChaCha8Rng;
-use rand_chacha::rand_core::SeedableRng;
 use wasmtime::{CallHook, InstancePre, ResourceLimiter, Store, StoreContextMut, UpdateDeadline};
 use wasmtime_wasi::cli::{IsTerminal, StdinStream, StdoutStream};
 use wasmtime_wasi::p1::WasiP1Ctx;
@@ -40,7 +38,7 @@ use crate::bot::{BotError, StderrLog};
 pub(super) const UNLIMITED: u64 = u64::MAX / 4;
 
 /// The most bytes one write of the bot's takes at once.
-const WRITE_PERMIT: usize = 64 << 10;
+pub(super) const WRITE_PERMIT: usize = 64 << 10;
 
 /// How many lines the bot may print ahead of koth's reading them before its writes wait.
 const PRINTED_AHEAD: usize = 64;
@@ -474,16 +472,14 @@ pub(super) fn store(
     // a bot's `sleep` would be a `std::thread::sleep` there, holding the game and its timers.
     // So its sleep is a timer that hands the thread back, and its file work runs on tokio's
     // blocking threads.
-    let wasi = WasiCtxBuilder::new()
-        .stdin(Stdin(shared.clone()))
+    let mut wasi = WasiCtxBuilder::new();
+    wasi.stdin(Stdin(shared.clone()))
         .stdout(Output::Stdout(shared.clone()))
         .stderr(Output::Stderr(shared.clone(), setup.stderr))
         .arg(setup.module_name)
         .wall_clock(FuelClock(clock.clone()))
-        .monotonic_clock(FuelClock(clock.clone()))
-        .secure_random(ChaCha8Rng::seed_from_u64(setup.seed))
-        .insecure_random(ChaCha8Rng::seed_from_u64(setup.seed.rotate_left(32)))
-        .insecure_random_seed(u128::from(setup.seed))
+        .monotonic_clock(FuelClock(clock.clone()));
+    let wasi = super::seed_randomness(&mut wasi, setup.seed)
         .preopened_dir(setup.dir, ".", FsPerms::ReadOnly)
         .and_then(|builder| builder.preopened_dir(setup.scratch, "/tmp", FsPerms::ReadWrite))
         .map_err(|e| anyhow::anyhow!("{e}"))?

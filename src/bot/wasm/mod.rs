@@ -39,6 +39,8 @@ use std::time::{Duration, Instant};
 pub(crate) use direct::{CallLoop, DirectInstance, DirectModule, DirectSetup};
 pub(crate) use engine::load;
 use guest::{Budgets, Ended, Printed, QUEUED_INPUT, Setup, Shared, UNLIMITED};
+use rand_chacha::ChaCha8Rng;
+use rand_chacha::rand_core::SeedableRng;
 
 use super::clock::{Ending, STARTUP_GRACE};
 use super::process::Asked;
@@ -52,6 +54,28 @@ thread_local! {
     /// How long WASI bots have run on this thread, all of them: what a bot's own time leaves
     /// out of the wall clock is the others' share of it.
     static RAN_HERE: Cell<Duration> = const { Cell::new(Duration::ZERO) };
+}
+
+/// The cap on `spec`'s memory (and a line bot's scratch files with it), in bytes: its
+/// containment's `memory_mb`, or [`DEFAULT_MEMORY_MB`].
+fn memory_cap(spec: &BotSpec) -> usize {
+    let memory_mb = spec
+        .sandbox
+        .as_ref()
+        .map_or(DEFAULT_MEMORY_MB, |s| s.memory_mb);
+    usize::try_from(memory_mb << 20).unwrap_or(usize::MAX)
+}
+
+/// A WASI context's randomness, secure and not, all drawn from `seed`: the same numbers in
+/// every run.
+fn seed_randomness(
+    builder: &mut wasmtime_wasi::WasiCtxBuilder,
+    seed: u64,
+) -> &mut wasmtime_wasi::WasiCtxBuilder {
+    builder
+        .secure_random(ChaCha8Rng::seed_from_u64(seed))
+        .insecure_random(ChaCha8Rng::seed_from_u64(seed.rotate_left(32)))
+        .insecure_random_seed(u128::from(seed))
 }
 
 /// Whether a bot's table may grow to `desired` entries (its own `maximum`, if any, and a
@@ -107,10 +131,6 @@ impl WasmBot {
     ) -> Result<WasmBot, BotError> {
         let spawn_error = |reason| BotError::spawn(spec, reason);
         let ready = load(module).map_err(|e| spawn_error(format!("{e:#}")))?;
-        let memory_mb = spec
-            .sandbox
-            .as_ref()
-            .map_or(DEFAULT_MEMORY_MB, |s| s.memory_mb);
         let shared = Arc::new(Shared::default());
         let module_name = module
             .file_name()
@@ -124,7 +144,7 @@ impl WasmBot {
                 dir: &spec.dir,
                 scratch,
                 stderr: stderr.clone(),
-                cap_bytes: usize::try_from(memory_mb << 20).unwrap_or(usize::MAX),
+                cap_bytes: memory_cap(spec),
                 budgets: Budgets {
                     answer: limits.answer_fuel.unwrap_or(UNLIMITED),
                     exit: limits.exit_fuel.unwrap_or(UNLIMITED),
