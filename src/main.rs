@@ -24,6 +24,13 @@ enum Command {
     /// Serve a tournament's web dashboard (live progress, leaderboard, games and replays), or a
     /// hill's pages (its king, leaderboard, games, bots and kings).
     Serve(serve::Args),
+    /// koth's own compiler of a contained bot's WASI module, which koth runs in a sandbox under
+    /// the bot's build caps: compiles MODULE and writes the compiled module to OUT.
+    #[command(name = "compile-wasm", hide = true)]
+    CompileWasm {
+        module: std::path::PathBuf,
+        out: std::path::PathBuf,
+    },
 }
 
 fn main() -> ExitCode {
@@ -40,6 +47,9 @@ fn main() -> ExitCode {
     // koth must stop them.
     koth::interrupt::install();
     koth::interrupt::end_quietly_on_broken_pipe();
+    if let Ok(koth) = std::env::current_exe() {
+        koth::bot::use_compiler(koth);
+    }
     let game = matches.subcommand().and_then(|(name, args)| {
         let game = game_commands
             .iter()
@@ -84,5 +94,6 @@ fn run(command: Command) -> anyhow::Result<()> {
         Command::Replay(args) => replay::cli::run(args),
         Command::Worker(args) => tournament::worker::run(args, hill::worker::join),
         Command::Serve(args) => serve::run(args),
+        Command::CompileWasm { module, out } => koth::bot::wasm::compile_to(&module, &out),
     }
 }

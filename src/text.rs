@@ -52,6 +52,19 @@ pub fn shown_lines(text: &str) -> String {
     text.split('\n').map(shown).collect::<Vec<_>>().join("\n")
 }
 
+/// A name as koth keeps it: trimmed, and in Unicode's composed form (NFC), so that a name typed
+/// with composed or with decomposed accents is one name.
+pub fn normalized_name(name: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    name.trim().nfc().collect()
+}
+
+/// How a name looks: its confusable skeleton (Unicode's UTS #39), the same for two names a
+/// reader cannot tell apart ("Pythоn" with a Cyrillic "о", and "Python").
+pub(crate) fn look(name: &str) -> String {
+    unicode_security::skeleton(name).collect()
+}
+
 /// Why `name` cannot name a bot or a tournament, if it cannot: names are written one per line
 /// in logs and transcripts and shown in tables and terminals, so a name is not empty, holds no
 /// control or format character (a newline, ESC, a zero-width space, a bidi control — which

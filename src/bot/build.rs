@@ -27,6 +27,7 @@ use nix::sys::stat::Mode;
 
 use super::sandbox::{self, Launch};
 use super::spec::{BotSpec, Sandbox};
+use super::wasm::Compile;
 
 /// How long a build step may take unless a tournament file says otherwise (`build_timeout_s`).
 pub(crate) const DEFAULT_BUILD_LIMIT: Duration = Duration::from_secs(600);
@@ -60,8 +61,16 @@ pub fn prepare(
         };
         ready.check_runnable()?;
         if let Some(module) = ready.wasm_module() {
-            // Compiled now, once, not while a game waits for the bot.
-            super::wasm::load(&module).map_err(|e| anyhow::anyhow!("{ready}: {e:#}"))?;
+            // Compiled now, once, not while a game waits for the bot; a contained bot's by a
+            // contained child, under its build's caps.
+            let compile = match sandbox {
+                Some(sandbox) => {
+                    compile_contained(&ready, &module, build_limit, sandbox)?;
+                    Compile::CachedOnly
+                }
+                None => Compile::Here,
+            };
+            super::wasm::load(&module, compile).map_err(|e| anyhow::anyhow!("{ready}: {e:#}"))?;
         }
         built.push(ready);
     }
@@ -150,6 +159,89 @@ fn build_contained(bot: &BotSpec, limit: Duration, sandbox: &Sandbox) -> anyhow:
     })
 }
 
+/// The program that compiles a contained bot's WASI module: koth's own binary, as
+/// `koth compile-wasm MODULE OUT`, set by `main` ([`use_compiler`]).
+static COMPILER: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+
+/// Names koth's own binary, which compiles contained bots' WASI modules (`main` calls this
+/// with its own path).
+pub fn use_compiler(koth: PathBuf) {
+    let _ = COMPILER.set(koth);
+}
+
+/// Compiles `bot`'s WASI module `module` into koth's disk cache of compiled modules in a child
+/// of its own, contained and capped as the bot's build is (its memory, CPU time and wall time,
+/// a user of its own), unless a module of the same bytes is there already. Compiling a
+/// stranger's module in koth's own process could take all its memory and minutes: Cranelift's
+/// cost grows much faster than a function's size, so a module of a few hundred KiB can ask for
+/// gigabytes. One compile per module at a time, under a lock on its key.
+fn compile_contained(
+    bot: &BotSpec,
+    module: &Path,
+    limit: Duration,
+    sandbox: &Sandbox,
+) -> anyhow::Result<()> {
+    let cached = super::wasm::cache_file(module).map_err(|e| anyhow::anyhow!("{bot}: {e:#}"))?;
+    if cached.exists() {
+        return Ok(());
+    }
+    let compiler = COMPILER.get().ok_or_else(|| {
+        anyhow::anyhow!(
+            "{bot}: a contained bot's WASI module is compiled by koth's own binary (`koth \
+             compile-wasm`), which this program does not name"
+        )
+    })?;
+    let key = short_hash(cached.as_os_str().as_encoded_bytes());
+    let _lock = lock(&format!("compile-{key}"))?;
+    if cached.exists() {
+        return Ok(());
+    }
+    let folder = build_folder()?.join(format!(".compile-{key}"));
+    if folder.exists() {
+        std::fs::remove_dir_all(&folder)
+            .with_context(|| format!("cannot clear {}", folder.display()))?;
+    }
+    std::fs::create_dir_all(&folder)
+        .with_context(|| format!("cannot create {}", folder.display()))?;
+    let compiled = (|| {
+        std::fs::copy(module, folder.join("module.wasm"))
+            .with_context(|| format!("cannot copy {}", module.display()))?;
+        let step = BotSpec {
+            dir: folder.clone(),
+            command: vec![
+                compiler.display().to_string(),
+                "compile-wasm".into(),
+                "module.wasm".into(),
+                "module.cwasm".into(),
+            ],
+            build: None,
+            sandbox: None,
+            ..bot.clone()
+        };
+        let limits = Sandbox {
+            cpu_seconds: Some(limit.as_secs().max(1)),
+            lent_from: None,
+            ..sandbox.clone()
+        };
+        let launch = Launch::compile(&step, &limits, compiler)
+            .with_context(|| format!("{bot}: cannot contain the compiling of its module"))?;
+        launch
+            .hand_over(&folder, true)
+            .with_context(|| format!("cannot hand {} to the compiler", folder.display()))?;
+        let command = launch.std_command();
+        let output = run(bot, command, Some(launch), limit)?;
+        output.check_compile(bot, &limits)?;
+        // Copied, not moved: the cache holds only files of koth's own user.
+        let aside = cached.with_extension(format!("{}.part", std::process::id()));
+        std::fs::copy(folder.join("module.cwasm"), &aside)
+            .and_then(|_| std::fs::rename(&aside, &cached))
+            .with_context(|| format!("cannot keep the compiled module in {}", cached.display()))?;
+        anyhow::Ok(())
+    })();
+    let _ = std::fs::remove_dir_all(&folder);
+    compiled
+}
+
 /// The folder of build copies: `koth/builds` in the user's cache folder (`$XDG_CACHE_HOME`,
 /// else `~/.cache`), else `koth-builds-<uid>` in the system's temp folder; private to koth's
 /// user (a contained bot's user reaches its own build's entries through its sandbox alone).
@@ -191,30 +283,82 @@ struct Output {
 }
 
 impl Output {
+    /// The last ten lines of the build's log.
+    fn tail(&self) -> String {
+        let text = String::from_utf8_lossy(&self.log);
+        let tail: Vec<&str> = text.lines().rev().take(10).collect();
+        tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+    }
+
     /// The build's failure, as one error with the tail of its log (a [`BuildFailed`], whose
     /// whole kept log a caller may show).
     fn check(&self, bot: &BotSpec, build: &str) -> anyhow::Result<()> {
-        let text = String::from_utf8_lossy(&self.log);
-        let tail: Vec<&str> = text.lines().rev().take(10).collect();
-        let tail: Vec<&str> = tail.into_iter().rev().collect();
-        let message = match self.status {
-            None => format!(
-                "{bot}: its build command `{build}` did not finish within {} s \
-                 (`build_timeout_s`); it was stopped:\n{}",
-                self.limit.as_secs(),
-                tail.join("\n")
+        let (message, summary) = match self.status {
+            None => (
+                format!(
+                    "{bot}: its build command `{build}` did not finish within {} s \
+                     (`build_timeout_s`); it was stopped:\n{}",
+                    self.limit.as_secs(),
+                    self.tail()
+                ),
+                format!("the build did not finish within {} s", self.limit.as_secs()),
             ),
-            Some(status) if !status.success() => format!(
-                "{bot}: its build command `{build}` failed ({status}):\n{}",
-                tail.join("\n")
+            Some(status) if !status.success() => (
+                format!(
+                    "{bot}: its build command `{build}` failed ({status}):\n{}",
+                    self.tail()
+                ),
+                format!("the build failed ({})", ended(&status)),
             ),
             Some(_) => return Ok(()),
         };
-        Err(BuildFailed {
+        Err(self.failed(message, summary))
+    }
+
+    /// The failure of koth's compiler of a WASI module, run under the caps `limits`.
+    fn check_compile(&self, bot: &BotSpec, limits: &Sandbox) -> anyhow::Result<()> {
+        let caps = format!(
+            "{} MiB of memory, {} s",
+            limits.memory_mb,
+            self.limit.as_secs()
+        );
+        let summary = match self.status {
+            None => format!(
+                "compiling its WASI module did not finish within the build's {} s",
+                self.limit.as_secs()
+            ),
+            // koth's own error: the module is not WebAssembly, or not one koth can run.
+            Some(status) if status.code() == Some(1) => {
+                "its WASI module could not be compiled: it is not a valid WebAssembly module"
+                    .to_string()
+            }
+            Some(status) if !status.success() => format!(
+                "compiling its WASI module went over the build's caps ({caps}) and was stopped \
+                 ({})",
+                ended(&status)
+            ),
+            Some(_) => return Ok(()),
+        };
+        Err(self.failed(format!("{bot}: {summary}:\n{}", self.tail()), summary))
+    }
+
+    fn failed(&self, message: String, summary: String) -> anyhow::Error {
+        BuildFailed {
             message,
+            summary,
             log: self.log.clone(),
         }
-        .into())
+        .into()
+    }
+}
+
+/// How a process ended, in a few words: `exit 3`, or `signal 9`.
+fn ended(status: &std::process::ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(code), _) => format!("exit {code}"),
+        (None, Some(signal)) => format!("signal {signal}"),
+        (None, None) => status.to_string(),
     }
 }
 
@@ -223,6 +367,9 @@ impl Output {
 #[error("{message}")]
 pub struct BuildFailed {
     message: String,
+    /// What went wrong in koth's own short words, with no command, log or path: what a
+    /// stranger who sent the bot may be told in public.
+    pub summary: String,
     /// The last [`BUILD_OUTPUT_KEPT`] bytes of each of its streams.
     pub log: Vec<u8>,
 }

@@ -41,6 +41,8 @@ struct Hierarchies {
     memory: Option<Hierarchy>,
     pids: Option<Hierarchy>,
     cpu: Option<Watch>,
+    /// The CPU share of a group against its siblings: v1's `cpu.shares`, v2's `cpu.weight`.
+    weight: Option<Watch>,
     /// Only cgroup v2's freezer: v1's takes half a millisecond to freeze, and a process frozen
     /// by it cannot die of `SIGKILL`, which must end a bot at any moment.
     freezer: Option<Watch>,
@@ -92,6 +94,7 @@ fn hierarchies() -> &'static Hierarchies {
             memory: find(&memory),
             pids: find(&pids),
             cpu: watch(&[("cpuacct", "cpuacct.usage"), ("", "cpu.stat")]),
+            weight: watch(&[("cpu", "cpu.shares"), ("", "cpu.weight")]),
             freezer: watch(&[("", "cgroup.freeze")]),
         }
     })
@@ -160,7 +163,14 @@ pub struct BotGroups {
     freezer: Option<std::fs::File>,
     memory_mb: u64,
     processes: u64,
+    /// The groups' name, `bot-<koth's pid>-<n>`.
+    name: String,
 }
+
+/// A build's share of the CPU against a bot's, where both want it: a tenth (v1's default
+/// `cpu.shares` is 1024, v2's `cpu.weight` 100), so the games keep their pace while strangers'
+/// builds and compiles run, which still take every CPU left idle.
+const BUILD_CPU_SHARE: (&str, &str) = ("102", "10");
 
 impl BotGroups {
     /// Groups capping memory at `memory_mb` and processes at `processes`, in the hierarchies
@@ -181,6 +191,7 @@ impl BotGroups {
             freezer: None,
             memory_mb,
             processes,
+            name: name.clone(),
         };
         for (hierarchy, cap) in [
             (&found.memory, (memory_mb << 20).to_string()),
@@ -232,6 +243,25 @@ impl BotGroups {
             }
         }
         Some(groups)
+    }
+
+    /// Gives the groups' processes a small share of the CPU ([`BUILD_CPU_SHARE`]) where the
+    /// machine lets koth weigh its groups: for builds, not bots, whose time limits are theirs.
+    pub(crate) fn yield_cpu(&mut self) {
+        let Some(weight) = &hierarchies().weight else {
+            return;
+        };
+        let name = self.name.clone();
+        let Some(dir) = self.dir_in(&weight.root, &name) else {
+            return;
+        };
+        let share = match weight.file {
+            "cpu.shares" => BUILD_CPU_SHARE.0,
+            _ => BUILD_CPU_SHARE.1,
+        };
+        if let Err(err) = std::fs::write(dir.join(weight.file), share) {
+            tracing::warn!("cannot lower a build's CPU share: {err}");
+        }
     }
 
     /// The bot's group `name` under `root`: one of its groups already (v2's one hierarchy), or

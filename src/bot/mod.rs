@@ -44,6 +44,7 @@ pub mod transcript;
 pub(crate) mod uid;
 pub mod wasm;
 
+pub use build::use_compiler;
 pub use clock::{Clock, Ending, Limits, MAX_LIMIT_MS, cpu_time};
 pub use error::BotError;
 pub use fault::{

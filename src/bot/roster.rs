@@ -40,10 +40,27 @@ struct Manifest {
     protocols: BTreeMap<String, String>,
 }
 
+/// The largest `bot.toml` koth reads: a manifest is a few lines, and reading one (a stranger's
+/// upload's included) must cost little, whatever it holds.
+pub const MANIFEST_MAX_BYTES: u64 = 64 << 10;
+
+/// What of a line of a manifest an error may quote (TOML's errors quote the offending line).
+const QUOTED_LINE_BYTES: usize = 200;
+
 /// Reads the manifest of the bot in folder `dir`, with the games it plays.
 pub fn load_manifest(dir: &Path) -> anyhow::Result<(BotSpec, Vec<String>)> {
     check_folder_path(dir)?;
     let path = dir.join(MANIFEST);
+    let size = std::fs::metadata(&path)
+        .with_context(|| format!("cannot read {}", path.display()))?
+        .len();
+    if size > MANIFEST_MAX_BYTES {
+        bail!(
+            "{}: {size} bytes, more than the {} KiB a bot.toml may be",
+            path.display(),
+            MANIFEST_MAX_BYTES >> 10
+        );
+    }
     let text = crate::text::read(&path)?;
     parse_manifest(&text, dir)
 }
@@ -51,8 +68,16 @@ pub fn load_manifest(dir: &Path) -> anyhow::Result<(BotSpec, Vec<String>)> {
 /// Parses the text of the manifest of the bot in folder `dir`; errors name the file.
 pub fn parse_manifest(text: &str, dir: &Path) -> anyhow::Result<(BotSpec, Vec<String>)> {
     let path = dir.join(MANIFEST);
-    let manifest: Manifest = toml::from_str(text)
-        .map_err(|e| anyhow::anyhow!("{}: {}", path.display(), e.to_string().trim_end()))?;
+    let manifest: Manifest = toml::from_str(text).map_err(|e| {
+        // TOML's message quotes the offending line, which may be the whole file.
+        let message: Vec<_> = e
+            .to_string()
+            .trim_end()
+            .lines()
+            .map(|line| super::fault::cut_line(line, QUOTED_LINE_BYTES).into_owned())
+            .collect();
+        anyhow::anyhow!("{}: {}", path.display(), message.join("\n"))
+    })?;
     let command = match (&manifest.run, &manifest.wasm) {
         (Some(run), None) => split_command(run),
         (None, Some(module))
@@ -90,24 +115,22 @@ pub fn parse_manifest(text: &str, dir: &Path) -> anyhow::Result<(BotSpec, Vec<St
             path.display()
         );
     }
-    if let Err(problem) = check_name(manifest.name.trim()) {
+    let name = crate::text::normalized_name(&manifest.name);
+    if let Err(problem) = check_name(&name) {
         bail!(
             "{}: `name` {problem}",
             crate::text::shown(&path.display().to_string())
         );
     }
-    if let Some(game) = manifest
-        .protocols
-        .keys()
-        .find(|game| !manifest.games.contains(game))
-    {
+    let games: std::collections::HashSet<&String> = manifest.games.iter().collect();
+    if let Some(game) = manifest.protocols.keys().find(|game| !games.contains(game)) {
         bail!(
             "{}: `protocols` names \"{game}\", which is not in `games`",
             path.display()
         );
     }
     let spec = BotSpec {
-        name: manifest.name.trim().to_string(),
+        name,
         dir: dir.to_path_buf(),
         command,
         build: manifest.build,

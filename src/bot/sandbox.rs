@@ -211,11 +211,13 @@ pub(crate) struct Launch {
 
 /// What a contained program may write besides its `/tmp`.
 #[derive(Clone, Copy)]
-enum Writable {
+enum Writable<'a> {
     /// A bot: its working folder, capped in memory, with its working copy's files in it.
     WorkingFolder,
     /// A build: its build copy, whole, on disk.
     BuildFolder,
+    /// koth's compiler of a WASI module (this file, lent read-only): its folder, whole.
+    Compile(&'a Path),
 }
 
 /// One step of making a folder reachable for `nobody` (see [`Launch::reach`]).
@@ -241,8 +243,25 @@ impl Launch {
     /// like a bot by `sandbox` but for its folder: the build's whole folder is writable, since
     /// what it makes there is what the bot then runs.
     pub(crate) fn build(spec: &BotSpec, sandbox: &Sandbox) -> anyhow::Result<Launch> {
-        let groups = BotGroups::create(sandbox.memory_mb, sandbox.processes);
+        let mut groups = BotGroups::create(sandbox.memory_mb, sandbox.processes);
+        if let Some(groups) = groups.as_mut() {
+            groups.yield_cpu();
+        }
         Launch::with_groups(spec, sandbox, groups, Writable::BuildFolder)
+    }
+
+    /// The launch of koth's own compiler of a stranger's WASI module (`koth compile-wasm`, the
+    /// file `compiler`, lent read-only), contained like a build in its folder `spec.dir`.
+    pub(crate) fn compile(
+        spec: &BotSpec,
+        sandbox: &Sandbox,
+        compiler: &Path,
+    ) -> anyhow::Result<Launch> {
+        let mut groups = BotGroups::create(sandbox.memory_mb, sandbox.processes);
+        if let Some(groups) = groups.as_mut() {
+            groups.yield_cpu();
+        }
+        Launch::with_groups(spec, sandbox, groups, Writable::Compile(compiler))
     }
 
     fn with_groups(
@@ -358,6 +377,10 @@ impl Launch {
                 launch.working_folder(&dir, folder_bytes, sandbox.lent_from.as_deref())?
             }
             Writable::BuildFolder => launch.bind("--bind", &dir, &dir)?,
+            Writable::Compile(compiler) => {
+                launch.bind("--bind", &dir, &dir)?;
+                launch.bind("--ro-bind", compiler, compiler)?;
+            }
         }
         // The root itself (the folders made on the way to the binds) is read-only: nothing of
         // the bot's can be written outside its folder and /tmp, each of them capped.

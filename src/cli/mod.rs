@@ -180,6 +180,8 @@ pub(crate) fn limit_ms_parser() -> clap::builder::RangedU64ValueParser<u64> {
 
 /// Connections served at once unless `--max-connections` says otherwise.
 pub const MAX_CONNECTIONS: u32 = 256;
+/// Connections one client address may hold at once unless `--max-per-client` says otherwise.
+pub const MAX_PER_CLIENT: u32 = 32;
 
 /// What the server accepts of its clients.
 #[derive(Debug, Clone, clap::Args)]
@@ -194,6 +196,19 @@ pub struct Guard {
     #[arg(long, value_name = "N", default_value_t = MAX_CONNECTIONS,
           value_parser = clap::value_parser!(u32).range(1..=65_536))]
     pub max_connections: u32,
+    /// Connections one client address may hold at once (below `--max-connections`, so that one
+    /// client cannot take them all); one more from it is answered 503 and closed. Requests
+    /// that come through a `--trusted-proxy` are counted by the client address the proxy
+    /// forwards instead, in flight at once (429 beyond).
+    #[arg(long, value_name = "N", default_value_t = MAX_PER_CLIENT,
+          value_parser = clap::value_parser!(u32).range(1..=65_536))]
+    pub max_per_client: u32,
+    /// The address of a reverse proxy in front of the server, whose connections carry many
+    /// clients: its `X-Forwarded-For` (the address it appends, the last) names the client.
+    /// Trusted from these addresses only; anyone else's `X-Forwarded-For` is ignored. Repeat
+    /// for several.
+    #[arg(long = "trusted-proxy", value_name = "IP")]
+    pub trusted_proxies: Vec<std::net::IpAddr>,
 }
 
 impl Default for Guard {
@@ -201,6 +216,8 @@ impl Default for Guard {
         Guard {
             allow_hosts: Vec::new(),
             max_connections: MAX_CONNECTIONS,
+            max_per_client: MAX_PER_CLIENT,
+            trusted_proxies: Vec::new(),
         }
     }
 }

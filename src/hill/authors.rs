@@ -138,6 +138,24 @@ pub(crate) fn owner_of(db: &dyn Connection, bot: &str) -> anyhow::Result<Option<
     Ok(owners.map(|_| String::new()))
 }
 
+/// Another bot's name that reads like `bot` (the same confusable skeleton, [`crate::text::look`])
+/// without being it, if the hill has one: a stranger's "Win оr Blоck" (a Cyrillic "о") beside
+/// the owner's "Win or Block".
+pub(crate) fn look_alike(db: &dyn Connection, bot: &str) -> anyhow::Result<Option<String>> {
+    let look = crate::text::look(bot);
+    let names = db.query(
+        "SELECT bot FROM hill_bot_owners UNION SELECT name FROM hill_versions",
+        &[],
+    )?;
+    for row in names {
+        let name = row[0].text()?;
+        if name != bot && crate::text::look(&name) == look {
+            return Ok(Some(name));
+        }
+    }
+    Ok(None)
+}
+
 /// Claims bot name `bot` for `author` if no one has it; inside the caller's transaction.
 /// Returns whether the name is now the author's.
 pub(crate) fn claim(db: &dyn Connection, bot: &str, author: &str) -> anyhow::Result<bool> {

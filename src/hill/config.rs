@@ -18,7 +18,8 @@
 //! path_depth = 16            # …and its folders
 //! upload_timeout_s = 60      # the whole body must arrive within this
 //! active_bots = 3            # bots an author may have on the hill at once
-//! per_hour = 10              # submissions an author may send in an hour
+//! per_hour = 5               # submissions an author may send in an hour (× build_timeout_s
+//!                            # at most 3600: the builder's hour)
 //! stored_mb = 200            # bytes of an author's kept versions
 //! kept_versions = 3          # versions of a bot whose files are kept (results always are)
 //! build_queue = 20           # submissions waiting to be built, the whole hill's
@@ -78,7 +79,7 @@ impl Default for Submissions {
             path_depth: caps.depth,
             upload_timeout_s: 60,
             active_bots: 3,
-            per_hour: 10,
+            per_hour: 5,
             stored_mb: 200,
             kept_versions: 3,
             build_queue: 20,
@@ -220,6 +221,18 @@ impl HillConfig {
             bail!("`suspend_window` must be at least 1");
         }
         self.submissions.check()?;
+        // The builder builds one submission at a time: if one author could send it more than
+        // an hour of builds an hour, the queue would never drain.
+        let build_s = self.game.build_timeout_s;
+        let hourly = u64::from(self.submissions.per_hour) * build_s;
+        if self.game.sandbox().is_some() && hourly > 3600 {
+            bail!(
+                "`submissions.per_hour` = {} × `build_timeout_s` = {build_s}: one author could \
+                 send {hourly} s of builds an hour, more than the hill's one builder does in an \
+                 hour (3600 s); lower either",
+                self.submissions.per_hour
+            );
+        }
         if self.tuning.placement_games > 1000 {
             bail!(
                 "`placement_games` = {}: give at most 1000",

@@ -25,9 +25,9 @@ use serde::Serialize;
 
 use crate::archive::{self, Kind};
 use crate::bot::roster;
-use crate::tournament::store::sql::{Connection, Value};
+use crate::tournament::store::sql::{Connection, Dialect, Value};
 
-use super::config::Submissions;
+use super::config::HillConfig;
 use super::store::now;
 use super::versions::{self, Step};
 use super::{Hill, authors};
@@ -38,8 +38,18 @@ pub(crate) const FOLDER: &str = "submissions";
 const INCOMING: &str = ".incoming";
 /// What is kept of each log an author may read.
 const LOG_KEPT: usize = 64 << 10;
+/// What is kept of a reason, stored or served: a reason quotes at most a short excerpt of what
+/// it is about (an upload's `bot.toml` may hold a line of megabytes).
+const REASON_KEPT: usize = 2 << 10;
+/// What a reason keeps of each of its lines.
+const REASON_LINE_KEPT: usize = 200;
 /// The next submission's number, in the order they arrived.
 const SEQ: &str = "(SELECT COALESCE(MAX(seq), 0) + 1 FROM hill_submissions)";
+/// How often a submission's build is begun at most: a build cut short by koth's own end (a
+/// kill, the machine out of memory) is begun once more, then refused.
+const BUILD_TRIES: i64 = 2;
+/// The reason of a submission whose build was cut short by koth's end [`BUILD_TRIES`] times.
+const UNFINISHED: &str = "the build did not finish (koth stopped during it, twice)";
 /// How often the builder looks for a received submission.
 const POLL: Duration = Duration::from_millis(200);
 
@@ -52,9 +62,40 @@ CREATE TABLE IF NOT EXISTS hill_submissions (
     build_log TEXT, faults TEXT, stderr TEXT);
 ";
 
-/// Creates the submissions' table if it is not there.
+/// Columns added to the table since its first form, with their types: `detail`, the full
+/// reason of a refusal (its author's; `reason` is koth's short public words), `tries`, how often
+/// its build was begun, and `build_started_at`, when the last began (the builder's turns).
+const ADDED_COLUMNS: &[(&str, &str)] = &[
+    ("detail", "TEXT"),
+    ("tries", "BIGINT NOT NULL DEFAULT 0"),
+    ("build_started_at", "BIGINT"),
+];
+
+/// Creates the submissions' table if it is not there, with the columns added since.
 pub(crate) fn create_tables(db: &dyn Connection) -> anyhow::Result<()> {
     db.batch(TABLES)?;
+    for (column, kind) in ADDED_COLUMNS {
+        let present = match db.dialect() {
+            Dialect::Sqlite => db
+                .row(
+                    "SELECT 1 FROM pragma_table_info('hill_submissions') WHERE name = ?1",
+                    &[(*column).into()],
+                )?
+                .is_some(),
+            Dialect::Postgres => db
+                .row(
+                    "SELECT 1 FROM information_schema.columns WHERE table_schema = \
+                     current_schema() AND table_name = 'hill_submissions' AND column_name = ?1",
+                    &[(*column).into()],
+                )?
+                .is_some(),
+        };
+        if !present {
+            db.batch(&format!(
+                "ALTER TABLE hill_submissions ADD COLUMN {column} {kind}"
+            ))?;
+        }
+    }
     authors::create_tables(db)
 }
 
@@ -114,6 +155,10 @@ pub(crate) struct Status {
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub(crate) struct Private {
     pub author: String,
+    /// A refusal's reason in full (the build's command and the tail of its log, the first
+    /// fault of its validation game), where `reason` gives koth's short words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
     pub build_log: Option<String>,
     pub faults: Vec<String>,
     pub stderr: Option<String>,
@@ -215,7 +260,7 @@ pub(crate) fn record_refusal(
             bot.into(),
             upload.map_or(String::new(), |u| u.digest.clone()).into(),
             upload.map_or(0, |u| u.bytes as i64).into(),
-            refusal.to_string().into(),
+            short_reason(&refusal.to_string()).into(),
         ],
     );
     if let Err(err) = recorded {
@@ -223,46 +268,37 @@ pub(crate) fn record_refusal(
     }
 }
 
-/// Lets in the upload `upload` of `author` (past [`gate`]): unpacked, its `bot.toml` checked,
-/// its name claimed, recorded `received`. The same upload sent again by its author is its
-/// earlier submission. The upload's file is removed either way.
-pub(crate) fn accept(hill: &Hill, author: &str, upload: &Upload) -> Result<Status, Refusal> {
-    let outcome = accept_unpacked(hill, author, upload);
-    let _ = std::fs::remove_file(&upload.path);
-    match outcome {
-        Ok(status) => Ok(status),
-        Err((bot, refusal)) => {
-            record_refusal(hill, author, &bot, Some(upload), &refusal);
-            Err(refusal)
-        }
-    }
+/// An upload unpacked, with its bot's `bot.toml` read, in a folder of its own among the
+/// submissions: what [`accept`] records.
+#[derive(Debug)]
+pub(crate) struct Unpacked {
+    id: String,
+    bot: String,
+    folder: PathBuf,
+    bytes: u64,
 }
 
-fn accept_unpacked(
-    hill: &Hill,
-    author: &str,
+/// Unpacks `upload` into a folder of its own among the hill's submissions (in `hill_dir`) and
+/// reads its `bot.toml` (capped in bytes, read in time linear in its size), checked against
+/// the hill's `config`. It touches no database, so the door runs it outside its lock: no
+/// author waits for another's unpacking. The upload's file is removed either way. A refusal
+/// comes with the bot's name, if it was read.
+pub(crate) fn unpack(
+    hill_dir: &Path,
+    config: &HillConfig,
     upload: &Upload,
-) -> Result<Status, (String, Refusal)> {
-    let db = hill.store.connection();
+) -> Result<Unpacked, (String, Refusal)> {
+    let outcome = unpack_checked(hill_dir, config, upload);
+    let _ = std::fs::remove_file(&upload.path);
+    outcome
+}
+
+fn unpack_checked(
+    hill_dir: &Path,
+    config: &HillConfig,
+    upload: &Upload,
+) -> Result<Unpacked, (String, Refusal)> {
     let unnamed = |refusal: Refusal| (String::new(), refusal);
-    if let Some(earlier) = db
-        .row(
-            "SELECT id FROM hill_submissions WHERE author = ?1 AND upload_digest = ?2
-             AND status <> 'refused'",
-            &[author.into(), upload.digest.as_str().into()],
-        )
-        .map_err(|e| unnamed(harness(e)))?
-    {
-        let id = earlier[0].text().map_err(|e| unnamed(harness(e)))?;
-        return status(hill, &id, Some(author))
-            .map_err(|e| unnamed(harness(e)))?
-            .ok_or_else(|| {
-                unnamed(Refusal::Unreadable(
-                    "the earlier submission vanished".into(),
-                ))
-            });
-    }
-    let limits = hill.config.submissions;
     let mut head = [0u8; 4];
     let read = std::fs::File::open(&upload.path)
         .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
@@ -280,7 +316,7 @@ fn accept_unpacked(
         ))));
     }
     let incoming = upload.path.with_extension("d");
-    let unpacked = archive::unpack(&upload.path, kind, &incoming, &limits.caps());
+    let unpacked = archive::unpack(&upload.path, kind, &incoming, &config.submissions.caps());
     let unpacked = match unpacked {
         Ok(unpacked) => unpacked,
         Err(refused) => {
@@ -294,23 +330,23 @@ fn accept_unpacked(
             }));
         }
     };
-    let recorded = record(hill, author, upload, &incoming, unpacked.bytes, &limits);
-    if recorded.is_err() {
-        let _ = std::fs::remove_dir_all(&incoming);
-    }
-    recorded
+    let read = read_bot(hill_dir, config, &incoming);
+    let _ = std::fs::remove_dir_all(&incoming);
+    read.map(|(id, bot, folder)| Unpacked {
+        id,
+        bot,
+        folder,
+        bytes: unpacked.bytes,
+    })
 }
 
-/// Reads and checks the unpacked bot in `incoming`, claims its name and records it.
-fn record(
-    hill: &Hill,
-    author: &str,
-    upload: &Upload,
+/// Reads and checks the bot unpacked in `incoming` and moves it to its submission's folder:
+/// its id, its name and that folder.
+fn read_bot(
+    hill_dir: &Path,
+    config: &HillConfig,
     incoming: &Path,
-    unpacked: u64,
-    limits: &Submissions,
-) -> Result<Status, (String, Refusal)> {
-    let db = hill.store.connection();
+) -> Result<(String, String, PathBuf), (String, Refusal)> {
     let unnamed = |refusal: Refusal| (String::new(), refusal);
     let root = bot_root(incoming);
     let (spec, games) = roster::load_manifest(&root).map_err(|e| {
@@ -324,16 +360,82 @@ fn record(
     })?;
     let bot = spec.name.clone();
     let named = |refusal: Refusal| (bot.clone(), refusal);
-    let game = &hill.config.game.game;
+    let game = &config.game.game;
     if !games.iter().any(|g| g == game) {
+        let mut listed = games.clone();
+        listed.truncate(10);
         return Err(named(Refusal::Unreadable(format!(
-            "bot.toml: `games` lists {games:?}, not the hill's \"{game}\""
+            "bot.toml: `games` lists {listed:?}{}, not the hill's \"{game}\"",
+            if games.len() > listed.len() {
+                " …"
+            } else {
+                ""
+            }
         ))));
     }
     let id = new_id();
-    let kept = hill.dir.join(FOLDER).join(&id);
+    let kept = hill_dir.join(FOLDER).join(&id);
     std::fs::rename(&root, &kept).map_err(|e| named(harness(e.into())))?;
-    let _ = std::fs::remove_dir_all(incoming);
+    Ok((id, bot, kept))
+}
+
+/// Lets in `upload` of `author` (past [`gate`]), as [`unpack`] left it: the same upload sent
+/// again by its author is its earlier submission; else the bot's name is claimed, the author's
+/// caps applied and the submission recorded `received`. Database work only, which is all the
+/// door's lock holds. A refusal is recorded, and the unpacked folder removed.
+pub(crate) fn accept(
+    hill: &Hill,
+    author: &str,
+    upload: &Upload,
+    unpacked: Result<Unpacked, (String, Refusal)>,
+) -> Result<Status, Refusal> {
+    let outcome = unpacked.and_then(|unpacked| {
+        let folder = unpacked.folder.clone();
+        let recorded = record(hill, author, upload, unpacked);
+        if !matches!(recorded, Ok((_, true))) {
+            let _ = std::fs::remove_dir_all(&folder);
+        }
+        recorded.map(|(status, _)| status)
+    });
+    match outcome {
+        Ok(status) => Ok(status),
+        Err((bot, refusal)) => {
+            record_refusal(hill, author, &bot, Some(upload), &refusal);
+            Err(refusal)
+        }
+    }
+}
+
+/// Records the unpacked bot: its status, and whether it is a new submission (not the same
+/// upload again).
+fn record(
+    hill: &Hill,
+    author: &str,
+    upload: &Upload,
+    unpacked: Unpacked,
+) -> Result<(Status, bool), (String, Refusal)> {
+    let db = hill.store.connection();
+    let limits = hill.config.submissions;
+    let Unpacked { id, bot, bytes, .. } = unpacked;
+    let named = |refusal: Refusal| (bot.clone(), refusal);
+    if let Some(earlier) = db
+        .row(
+            "SELECT id FROM hill_submissions WHERE author = ?1 AND upload_digest = ?2
+             AND status <> 'refused'",
+            &[author.into(), upload.digest.as_str().into()],
+        )
+        .map_err(|e| named(harness(e)))?
+    {
+        let id = earlier[0].text().map_err(|e| named(harness(e)))?;
+        return status(hill, &id, Some(author))
+            .map_err(|e| named(harness(e)))?
+            .map(|status| (status, false))
+            .ok_or_else(|| {
+                named(Refusal::Unreadable(
+                    "the earlier submission vanished".into(),
+                ))
+            });
+    }
     let recorded = db.transaction(|db| {
         let owner = authors::owner_of(db, &bot)?;
         match owner.as_deref() {
@@ -349,6 +451,12 @@ fn record(
                 ))));
             }
             None => {
+                if let Some(other) = authors::look_alike(db, &bot)? {
+                    return Ok(Err(Refusal::NotYours(format!(
+                        "the bot name {bot:?} reads the same as {other:?}, another bot's on \
+                         this hill: choose a name that looks different"
+                    ))));
+                }
                 let mine = db.value(
                     "SELECT COUNT(*) FROM hill_bot_owners o WHERE o.author = ?1 AND (
                          EXISTS (SELECT 1 FROM hill_versions v
@@ -374,12 +482,12 @@ fn record(
                 &[author.into()],
             )?
             .int()? as u64;
-        if stored + unpacked > limits.stored_mb << 20 {
+        if stored + bytes > limits.stored_mb << 20 {
             return Ok(Err(Refusal::TooLarge(format!(
                 "{author} keeps {} MiB on the hill and this bot unpacks to {:.1} MiB: over the \
                  hill's cap of {} MiB (`submissions.stored_mb`)",
                 stored >> 20,
-                unpacked as f64 / f64::from(1 << 20),
+                bytes as f64 / f64::from(1 << 20),
                 limits.stored_mb
             ))));
         }
@@ -396,25 +504,20 @@ fn record(
                 bot.as_str().into(),
                 upload.digest.as_str().into(),
                 (upload.bytes as i64).into(),
-                (unpacked as i64).into(),
+                (bytes as i64).into(),
             ],
         )?;
         Ok(Ok(()))
     });
     match recorded {
         Ok(Ok(())) => {}
-        Ok(Err(refusal)) => {
-            let _ = std::fs::remove_dir_all(&kept);
-            return Err(named(refusal));
-        }
-        Err(err) => {
-            let _ = std::fs::remove_dir_all(&kept);
-            return Err(named(harness(err)));
-        }
+        Ok(Err(refusal)) => return Err(named(refusal)),
+        Err(err) => return Err(named(harness(err))),
     }
     tracing::info!(id, author, bot, "submission received");
     status(hill, &id, Some(author))
         .map_err(|e| named(harness(e)))?
+        .map(|status| (status, true))
         .ok_or_else(|| named(harness(anyhow::anyhow!("submission {id} vanished"))))
 }
 
@@ -473,7 +576,7 @@ fn select(hill: &Hill, filter: &str, params: &[Value]) -> anyhow::Result<Vec<(St
         &format!(
             "SELECT s.id, s.bot, s.version, s.status, s.reason, s.received_at, s.updated_at,
                  s.author, s.build_log, s.faults, s.stderr,
-                 (SELECT MAX(v.version) FROM hill_versions v WHERE v.name = s.bot)
+                 (SELECT MAX(v.version) FROM hill_versions v WHERE v.name = s.bot), s.detail
              FROM hill_submissions s WHERE {filter}
              ORDER BY s.seq DESC"
         ),
@@ -496,13 +599,15 @@ fn select(hill: &Hill, filter: &str, params: &[Value]) -> anyhow::Result<Vec<(St
                     bot: r[1].text()?,
                     version,
                     status,
-                    reason: r[4].opt_text()?,
+                    // Capped as it is served too: a hill may hold reasons stored before the cap.
+                    reason: r[4].opt_text()?.map(|reason| short_reason(&reason)),
                     received_at: r[5].int()?,
                     updated_at: r[6].int()?,
                     private: None,
                 },
                 Private {
                     author: r[7].text()?,
+                    detail: r[12].opt_text()?,
                     build_log: r[8].opt_text()?,
                     faults: match r[9].opt_text()? {
                         Some(json) => serde_json::from_str(&json).unwrap_or_default(),
@@ -515,10 +620,21 @@ fn select(hill: &Hill, filter: &str, params: &[Value]) -> anyhow::Result<Vec<(St
         .collect()
 }
 
-/// After a stop: clears uploads never recorded, and puts submissions caught building or
-/// validating back in the queue.
+/// After a stop: clears uploads never recorded, and puts a submission caught building or
+/// validating back in the queue once; one caught a second time is refused, since it may be
+/// what stopped koth (a build that took the machine's memory): an upload never brings the
+/// hill down more than twice.
 pub(crate) fn recover(hill: &Hill) -> anyhow::Result<()> {
     let db = hill.store.connection();
+    db.execute(
+        &format!(
+            "UPDATE hill_submissions SET status = 'refused', files_kept = 0, reason = ?1,
+                 updated_at = {} WHERE status IN ('building', 'validating') AND tries >= {}",
+            now(db.dialect()),
+            BUILD_TRIES
+        ),
+        &[UNFINISHED.into()],
+    )?;
     db.execute(
         "UPDATE hill_submissions SET status = 'received'
          WHERE status IN ('building', 'validating')",
@@ -591,18 +707,34 @@ impl Drop for Builder {
     }
 }
 
-/// Builds and validates the oldest received submission, if there is one.
+/// Builds and validates the next received submission, if there is one: authors take turns
+/// (the author whose last build began longest ago goes first, then that author's oldest
+/// upload), so one author's many uploads delay another's by one build at most.
 pub(crate) fn build_next(hill: &Hill) -> anyhow::Result<bool> {
     let db = hill.store.connection();
     let Some(row) = db.row(
-        "SELECT id, bot FROM hill_submissions WHERE status = 'received'
-         ORDER BY seq LIMIT 1",
+        "SELECT s.id, s.bot FROM hill_submissions s WHERE s.status = 'received'
+         ORDER BY (SELECT COALESCE(MAX(b.build_started_at), 0) FROM hill_submissions b
+                   WHERE b.author = s.author), s.seq
+         LIMIT 1",
         &[],
     )?
     else {
         return Ok(false);
     };
     let (id, bot) = (row[0].text()?, row[1].text()?);
+    let begun = db.execute(
+        &format!(
+            "UPDATE hill_submissions SET status = 'building', tries = tries + 1,
+                 build_started_at = {now}, updated_at = {now}
+             WHERE id = ?1 AND status = 'received'",
+            now = now(db.dialect())
+        ),
+        &[id.as_str().into()],
+    )?;
+    if begun == 0 {
+        return Ok(true);
+    }
     let folder = hill.dir.join(FOLDER).join(&id);
     let set = |status: &str| {
         db.execute(
@@ -622,15 +754,26 @@ pub(crate) fn build_next(hill: &Hill) -> anyhow::Result<bool> {
         })
     });
     if crate::interrupt::requested() {
-        // Cut short by a stop: it is built again when the hill runs again.
+        // Cut short by a stop, no fault of the upload's: it is built again, from its first
+        // try, when the hill runs again.
+        db.execute(
+            "UPDATE hill_submissions SET status = 'received', tries = tries - 1 WHERE id = ?1",
+            &[id.as_str().into()],
+        )?;
         return Ok(false);
     }
     let added = added.unwrap_or_else(|err| versions::Added {
         bot: bot.clone(),
         refused: Some(format!("{err:#}")),
+        summary: Some("it could not be read".into()),
         ..versions::Added::default()
     });
-    let stderr = added.validation.as_deref().and_then(stderr_of);
+    let private = Paths::of(hill, &folder);
+    let stderr = added
+        .validation
+        .as_deref()
+        .and_then(stderr_of)
+        .map(|text| private.scrub(&text));
     let version_digest = db
         .row(
             "SELECT digest FROM hill_versions WHERE name = ?1 AND version = ?2",
@@ -638,11 +781,12 @@ pub(crate) fn build_next(hill: &Hill) -> anyhow::Result<bool> {
         )?
         .map(|r| r[0].text())
         .transpose()?;
+    let faults: Vec<String> = added.faults.iter().map(|f| private.scrub(f)).collect();
     db.execute(
         &format!(
             "UPDATE hill_submissions SET status = ?2, reason = ?3, version = ?4,
                  version_digest = ?5, files_kept = ?6, build_log = ?7, faults = ?8, stderr = ?9,
-                 updated_at = {} WHERE id = ?1",
+                 detail = ?10, updated_at = {} WHERE id = ?1",
             now(db.dialect())
         ),
         &[
@@ -653,17 +797,22 @@ pub(crate) fn build_next(hill: &Hill) -> anyhow::Result<bool> {
                 "refused"
             }
             .into(),
-            added.refused.clone().into(),
+            added.summary.as_deref().map(short_reason).into(),
             added.version.map(i64::from).into(),
             version_digest.into(),
             i64::from(added.version.is_some()).into(),
             added
                 .build_log
                 .as_deref()
-                .map(|log| capped(&String::from_utf8_lossy(log)))
+                .map(|log| capped(&private.scrub(&String::from_utf8_lossy(log))))
                 .into(),
-            serde_json::to_string(&added.faults)?.into(),
+            serde_json::to_string(&faults)?.into(),
             stderr.into(),
+            added
+                .refused
+                .as_deref()
+                .map(|why| capped(&private.scrub(why)))
+                .into(),
         ],
     )?;
     tracing::info!(
@@ -679,6 +828,42 @@ pub(crate) fn build_next(hill: &Hill) -> anyhow::Result<bool> {
         prune(hill, &bot)?;
     }
     Ok(true)
+}
+
+/// The server's folders that may appear in what a build or a validation game leaves (a
+/// build's messages, a traceback's file names), and the names an author reads in their place.
+struct Paths(Vec<(String, String)>);
+
+impl Paths {
+    /// The folders of a submission unpacked in `folder` on `hill`, and koth's own folders.
+    fn of(hill: &Hill, folder: &Path) -> Paths {
+        let mut paths = Vec::new();
+        let mut add = |path: &Path, shown: &str| {
+            for form in [Some(path.to_path_buf()), std::fs::canonicalize(path).ok()]
+                .into_iter()
+                .flatten()
+            {
+                let text = form.display().to_string();
+                if text.len() > 1 && !paths.iter().any(|(p, _)| *p == text) {
+                    paths.push((text, shown.to_string()));
+                }
+            }
+        };
+        add(folder, ".");
+        add(&hill.dir, "<hill>");
+        if let Ok(cache) = crate::logs::cache_folder("builds") {
+            add(&cache, "<builds>");
+        }
+        // The longest first, so a folder inside another is named as itself.
+        paths.sort_by_key(|(path, _)| std::cmp::Reverse(path.len()));
+        Paths(paths)
+    }
+
+    fn scrub(&self, text: &str) -> String {
+        self.0.iter().fold(text.to_string(), |text, (path, shown)| {
+            text.replace(path, shown)
+        })
+    }
 }
 
 /// Removes the files of `bot`'s versions older than the newest `kept_versions` (and not
@@ -729,6 +914,24 @@ fn stderr_of(game: &Path) -> Option<String> {
         text.push_str(&format!("== {name}\n{}\n", String::from_utf8_lossy(&bytes)));
     }
     (!text.is_empty()).then(|| capped(&text))
+}
+
+/// `reason` as it is stored and served: each line cut at [`REASON_LINE_KEPT`] bytes, and the
+/// whole at [`REASON_KEPT`].
+fn short_reason(reason: &str) -> String {
+    let mut kept = String::new();
+    for line in reason.lines() {
+        let line = crate::bot::cut_line(line, REASON_LINE_KEPT);
+        if kept.len() + line.len() + 1 > REASON_KEPT {
+            kept.push_str("[…]");
+            break;
+        }
+        if !kept.is_empty() {
+            kept.push('\n');
+        }
+        kept.push_str(&line);
+    }
+    kept
 }
 
 /// The last [`LOG_KEPT`] bytes of `text`, on a character boundary.

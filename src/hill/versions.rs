@@ -26,8 +26,11 @@ pub struct Added {
     pub bot: String,
     /// Its version number, if it was accepted.
     pub version: Option<u32>,
-    /// Why it was refused, if it was.
+    /// Why it was refused, if it was, in full: for the hill's owner and the bot's author.
     pub refused: Option<String>,
+    /// Why it was refused in koth's own short words, with no command, log or path: what may be
+    /// shown to anyone.
+    pub summary: Option<String>,
     /// Its build step's output (the kept tail), if it has a build step that ran contained.
     pub build_log: Option<Vec<u8>>,
     /// The folder of its validation game, if it was played.
@@ -37,10 +40,11 @@ pub struct Added {
 }
 
 impl Added {
-    fn refused(bot: &str, why: String) -> Added {
+    fn refused(bot: &str, why: String, summary: impl Into<String>) -> Added {
         Added {
             bot: bot.into(),
             refused: Some(why),
+            summary: Some(summary.into()),
             ..Added::default()
         }
     }
@@ -75,10 +79,15 @@ pub(crate) fn add_followed(
                 "{}: its bot.toml lists games {games:?}, not the hill's \"{game}\"",
                 source.join(roster::MANIFEST).display()
             ),
+            format!("its bot.toml does not list the hill's game \"{game}\""),
         ));
     }
     if let Err(refused) = hill.config.game.check_wasm_only(&spec) {
-        return Ok(Added::refused(&spec.name, format!("{refused:#}")));
+        return Ok(Added::refused(
+            &spec.name,
+            format!("{refused:#}"),
+            "this hill takes only WASI bots (`wasm_only`)",
+        ));
     }
     let digest = crate::bot::digest::digest(&spec)?;
     let versions = store::versions(hill.store.connection())?;
@@ -92,6 +101,7 @@ pub(crate) fn add_followed(
                 "this folder is already its current version, v{}",
                 current.version
             ),
+            format!("it is already its current version, v{}", current.version),
         ));
     }
     let folder = Path::new(VERSIONS).join(&digest);
@@ -104,11 +114,14 @@ pub(crate) fn add_followed(
         match store_copy(hill, &spec, source, &stored) {
             Ok(log) => build_log = log,
             Err(why) => {
+                let failed = why.downcast_ref::<build::BuildFailed>();
+                let summary = failed.map_or_else(
+                    || "it could not be built".to_string(),
+                    |failed| failed.summary.clone(),
+                );
                 return Ok(Added {
-                    build_log: why
-                        .downcast_ref::<build::BuildFailed>()
-                        .map(|failed| failed.log.clone()),
-                    ..Added::refused(&spec.name, format!("{why:#}"))
+                    build_log: failed.map(|failed| failed.log.clone()),
+                    ..Added::refused(&spec.name, format!("{why:#}"), summary)
                 });
             }
         }
@@ -120,17 +133,23 @@ pub(crate) fn add_followed(
     step(Step::Validating)?;
     let validation = Some(hill.dir.join("validation").join(&digest));
     let (refused, faults) = validate(hill, &built, &digest)?;
-    if let Some(why) = refused {
+    if let Some((why, summary)) = refused {
         return Ok(Added {
             build_log,
             validation,
             faults,
-            ..Added::refused(&spec.name, why)
+            ..Added::refused(&spec.name, why, summary)
         });
     }
     // A shared hill's workers get the version from the database, not from this folder.
     let packed = match hill.store.is_shared().then(|| files::pack(&built)) {
-        Some(Err(why)) => return Ok(Added::refused(&spec.name, format!("{why:#}"))),
+        Some(Err(why)) => {
+            return Ok(Added::refused(
+                &spec.name,
+                format!("{why:#}"),
+                "its files could not be stored (koth's own fault, not the bot's; try again)",
+            ));
+        }
         packed => packed.transpose()?,
     };
     let kept = BotSpec {
@@ -205,13 +224,16 @@ fn store_copy(
     Ok(log)
 }
 
+/// Why a validation game refused its bot: in full, and in koth's short words.
+type Refused = (String, String);
+
 /// Plays the validation game of `bot`: one game of the hill's against copies of itself.
 /// Returns why it failed, if it did, and its faults.
 fn validate(
     hill: &Hill,
     bot: &BotSpec,
     digest: &str,
-) -> anyhow::Result<(Option<String>, Vec<String>)> {
+) -> anyhow::Result<(Option<Refused>, Vec<String>)> {
     let players = hill.config.players();
     let seats: Vec<BotSpec> = (0..players)
         .map(|seat| BotSpec {
@@ -244,11 +266,10 @@ fn validate(
     let result = match outcome {
         Ok(result) => result,
         Err(harness) => {
-            let why = format!(
-                "its validation game could not be played (koth's own fault, not the bot's; try \
-                 again): {harness}"
-            );
-            return Ok((Some(why), Vec::new()));
+            let summary = "its validation game could not be played (koth's own fault, not the \
+                           bot's; try again)";
+            let why = format!("{summary}: {harness}");
+            return Ok((Some((why, summary.to_string())), Vec::new()));
         }
     };
     let faults = result
@@ -270,9 +291,26 @@ fn validate(
             .first()
             .map(|f| format!("{:?}: {}", f.kind, f.reason))
             .unwrap_or_else(|| format!("{:?}", b.status));
-        format!(
-            "its validation game (against copies of itself, in the hill's validation/{digest}) \
-             had faults: {first}"
+        let f = &b.fault_counts;
+        let counts: Vec<String> = [
+            ("failed_to_start", f.failed_to_start),
+            ("timed_out", f.timed_out),
+            ("crashed", f.crashed),
+            ("bad_output", f.bad_output),
+        ]
+        .iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(kind, n)| format!("{kind} ×{n}"))
+        .collect();
+        (
+            format!(
+                "its validation game (against copies of itself, in the hill's \
+                 validation/{digest}) had faults: {first}"
+            ),
+            format!(
+                "its validation game (against copies of itself) had faults: {}",
+                counts.join(", ")
+            ),
         )
     });
     Ok((refused, faults))

@@ -222,11 +222,17 @@ async fn serve_site(
     let local = listener.local_addr()?;
     let hosts = Arc::new(Hosts::new(local, &guard.allow_hosts));
     let Site { routes, poller } = site;
-    let app = routes.layer(middleware::from_fn_with_state(hosts, check_host));
+    let clients = Arc::new(Clients::new(&guard));
+    let app = routes
+        .layer(middleware::from_fn_with_state(
+            Arc::clone(&clients),
+            cap_forwarded,
+        ))
+        .layer(middleware::from_fn_with_state(hosts, check_host));
     let connections = Arc::new(Semaphore::new(guard.max_connections as usize));
     loop {
-        let stream = match listener.accept().await {
-            Ok((stream, _)) => stream,
+        let (stream, peer) = match listener.accept().await {
+            Ok(accepted) => accepted,
             Err(err) => {
                 // Out of descriptors, or a connection reset before it was accepted: try again
                 // in a moment rather than spin or stop serving.
@@ -235,11 +241,22 @@ async fn serve_site(
                 continue;
             }
         };
+        let Some(client) = clients.enter(peer.ip()) else {
+            tokio::spawn(refuse(stream));
+            continue;
+        };
         let Ok(permit) = Arc::clone(&connections).try_acquire_owned() else {
             tokio::spawn(refuse(stream));
             continue;
         };
-        let service = TowerToHyperService::new(app.clone());
+        let app = app.clone();
+        let service = TowerToHyperService::new(tower::service_fn(
+            move |request: hyper::Request<hyper::body::Incoming>| {
+                let mut request = request.map(axum::body::Body::new);
+                request.extensions_mut().insert(Peer(peer.ip()));
+                tower::ServiceExt::oneshot(app.clone(), request)
+            },
+        ));
         tokio::spawn(async move {
             let connection = hyper::server::conn::http1::Builder::new()
                 .timer(TokioTimer::new())
@@ -247,7 +264,7 @@ async fn serve_site(
                 .serve_connection(TokioIo::new(stream), service);
             // A client that went away, or was too slow, is no error of the server's.
             let _ = connection.await;
-            drop(permit);
+            drop((permit, client));
         });
         if poller.is_finished() {
             break;
@@ -257,6 +274,117 @@ async fn serve_site(
         .await
         .context("the dashboard's event poller failed")?;
     anyhow::bail!("the dashboard's event poller stopped")
+}
+
+/// The address a connection came from, put in each of its requests.
+#[derive(Clone, Copy)]
+struct Peer(std::net::IpAddr);
+
+/// What each client holds of the server: connections by their address, and, through a
+/// trusted proxy, requests in flight by the address it forwards.
+struct Clients {
+    cap: u32,
+    proxies: Vec<std::net::IpAddr>,
+    held: Mutex<std::collections::HashMap<std::net::IpAddr, u32>>,
+}
+
+/// One connection or request of a client, given back when dropped.
+struct Held {
+    clients: Arc<Clients>,
+    client: Option<std::net::IpAddr>,
+}
+
+impl Clients {
+    fn new(guard: &Guard) -> Clients {
+        Clients {
+            cap: guard.max_per_client,
+            proxies: guard.trusted_proxies.clone(),
+            held: Mutex::default(),
+        }
+    }
+
+    /// A connection from `peer`, if it holds fewer than the cap; a trusted proxy's is counted
+    /// by the requests it forwards instead ([`cap_forwarded`]).
+    fn enter(self: &Arc<Self>, peer: std::net::IpAddr) -> Option<Held> {
+        if self.proxies.contains(&peer) {
+            return Some(Held {
+                clients: Arc::clone(self),
+                client: None,
+            });
+        }
+        self.take(peer)
+    }
+
+    fn take(self: &Arc<Self>, client: std::net::IpAddr) -> Option<Held> {
+        let mut held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
+        let count = held.entry(client).or_default();
+        if *count >= self.cap {
+            return None;
+        }
+        *count += 1;
+        Some(Held {
+            clients: Arc::clone(self),
+            client: Some(client),
+        })
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        let Some(client) = self.client else { return };
+        let mut held = self
+            .clients
+            .held
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(count) = held.get_mut(&client) {
+            *count -= 1;
+            if *count == 0 {
+                held.remove(&client);
+            }
+        }
+    }
+}
+
+/// Caps the requests in flight of each client behind a trusted proxy, named by the last
+/// address of the proxy's `X-Forwarded-For` (the one the proxy itself appended; the ones
+/// before it are the client's word). Others pass: their connections are capped as they open.
+async fn cap_forwarded(
+    State(clients): State<Arc<Clients>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let from_proxy = request
+        .extensions()
+        .get::<Peer>()
+        .is_some_and(|peer| clients.proxies.contains(&peer.0));
+    if !from_proxy {
+        return next.run(request).await;
+    }
+    // The last address only: one that does not parse is not replaced by the client's word.
+    let forwarded = request
+        .headers()
+        .get_all("x-forwarded-for")
+        .iter()
+        .next_back()
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.rsplit(',').next())
+        .and_then(|address| address.trim().parse::<std::net::IpAddr>().ok());
+    let Some(client) = forwarded else {
+        return next.run(request).await;
+    };
+    match clients.take(client) {
+        Some(held) => {
+            let response = next.run(request).await;
+            drop(held);
+            response
+        }
+        None => (
+            StatusCode::TOO_MANY_REQUESTS,
+            "too many requests at once from one client\n",
+        )
+            .into_response(),
+    }
 }
 
 /// Answers a connection past the cap 503 and closes it.

@@ -33,6 +33,7 @@ use sha2::{Digest, Sha256};
 use tokio::io::AsyncWriteExt;
 
 use crate::archive::Kind;
+use crate::hill::config::HillConfig;
 use crate::hill::submissions::{self, Refusal, Status, Upload};
 use crate::hill::{Hill, authors};
 
@@ -42,11 +43,14 @@ const GRACE: Duration = Duration::from_secs(5);
 /// Bytes a second an upload must average once past [`GRACE`].
 const MIN_RATE: u64 = 4 << 10;
 
-/// The hill the door opens onto: one connection, taken in turn (uploads are few; each holds it
-/// for an unpack at most, which the caps bound).
+/// The hill the door opens onto: one connection, taken in turn for the database's bookkeeping
+/// only (a token checked, a name claimed, a submission recorded or read); an upload is
+/// received, unpacked and its `bot.toml` read outside it, so no author waits for another's.
 struct Door {
     /// This machine's folder for the hill, where uploads are received.
     dir: PathBuf,
+    /// The hill's file, as the hill read it.
+    config: HillConfig,
     hill: Mutex<Hill>,
 }
 
@@ -54,6 +58,7 @@ struct Door {
 pub(crate) fn router(hill: Hill) -> Router {
     let door = Arc::new(Door {
         dir: hill.dir.clone(),
+        config: hill.config.clone(),
         hill: Mutex::new(hill),
     });
     Router::new()
@@ -130,8 +135,17 @@ async fn submit(State(door): State<Arc<Door>>, headers: HeaderMap, body: Body) -
             );
         }
     };
+    let (dir, config) = (door.dir.clone(), door.config.clone());
+    let unpacked = tokio::task::spawn_blocking(move || {
+        let unpacked = submissions::unpack(&dir, &config, &received);
+        (received, unpacked)
+    })
+    .await;
+    let Ok((received, unpacked)) = unpacked else {
+        return error(StatusCode::INTERNAL_SERVER_ERROR, "the server failed");
+    };
     match with_hill(&door, move |hill| {
-        submissions::accept(hill, &author, &received)
+        submissions::accept(hill, &author, &received, unpacked)
     })
     .await
     {

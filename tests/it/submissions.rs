@@ -43,7 +43,7 @@ fn hill(root: &Path, limits: &str) -> PathBuf {
     std::fs::write(
         &file,
         format!(
-            "game = \"tictactoe\"\nrounds = 2\nanswer_ms = 2000\nseed = 5\njobs = 1\n\
+            "game = \"tictactoe\"\nrounds = 2\nanswer_ms = 2000\nseed = 5\njobs = 1\nbuild_timeout_s = 30\n\
              placement_games = 2\n[submissions]\n{limits}"
         ),
     )

@@ -35,7 +35,7 @@ use wasmtime_wasi::p1::WasiP1Ctx;
 use wasmtime_wasi::p2::{OutputStream, Pollable, StreamResult};
 use wasmtime_wasi::{HostMonotonicClock, HostWallClock, WasiCtxBuilder};
 
-use super::engine::{EPOCH_TICK, compile, engine};
+use super::engine::{Compile, EPOCH_TICK, compile, engine};
 use super::guest::UNLIMITED;
 use crate::bot::{BotError, BotSpec, Clock, Limits, StderrLog};
 
@@ -89,8 +89,8 @@ fn linker() -> &'static Linker<Direct> {
 impl DirectModule {
     /// The module at `path`, compiled (or from the cache) and linked. A module that is not
     /// valid WebAssembly, or imports more than WASI preview 1, is an error naming it.
-    pub(crate) fn load(path: &Path) -> anyhow::Result<DirectModule> {
-        let module = compile(path)?;
+    pub(crate) fn load(path: &Path, how: Compile) -> anyhow::Result<DirectModule> {
+        let module = compile(path, how)?;
         let ready = linker().instantiate_pre(&module).map_err(|e| {
             anyhow::anyhow!("{} cannot run under WASI preview 1: {e}", path.display())
         })?;

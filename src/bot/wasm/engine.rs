@@ -21,19 +21,25 @@ pub(super) const EPOCH_TICK: Duration = Duration::from_millis(10);
 /// about 25 MiB) fits; compiling takes koth's own time and memory, many times the module's size.
 const MAX_MODULE_BYTES: u64 = 64 << 20;
 
-/// koth's engine: fuel metered (a bot's work is counted in instructions, the same on every
-/// machine) and epoch-interrupted (a bot that computes yields at the next tick),
-/// Cranelift-compiled.
+/// koth's engine settings: fuel metered (a bot's work is counted in instructions, the same on
+/// every machine) and epoch-interrupted (a bot that computes yields at the next tick),
+/// Cranelift-compiled. The contained compiler ([`compile_to`]) uses the same, so what it
+/// compiles loads here.
+fn config() -> Config {
+    let mut config = Config::new();
+    config
+        .consume_fuel(true)
+        .epoch_interruption(true)
+        .cranelift_opt_level(OptLevel::Speed)
+        .wasm_backtrace_max_frames(None);
+    config
+}
+
+/// koth's engine, with its epoch ticker.
 pub(super) fn engine() -> &'static Engine {
     static ENGINE: OnceLock<Engine> = OnceLock::new();
     ENGINE.get_or_init(|| {
-        let mut config = Config::new();
-        config
-            .consume_fuel(true)
-            .epoch_interruption(true)
-            .cranelift_opt_level(OptLevel::Speed)
-            .wasm_backtrace_max_frames(None);
-        let engine = Engine::new(&config).expect("koth's wasmtime configuration is valid");
+        let engine = Engine::new(&config()).expect("koth's wasmtime configuration is valid");
         let ticking = engine.clone();
         std::thread::Builder::new()
             .name("wasm-epoch".into())
@@ -60,93 +66,208 @@ fn linker() -> &'static Linker<Guest> {
     })
 }
 
+/// Where a module may be compiled when it is not in the disk cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Compile {
+    /// In koth's own process: a bot koth runs uncontained, its author's own.
+    Here,
+    /// Nowhere: a contained bot's module is compiled by a contained child before its first
+    /// game (`build::prepare`), since compiling a stranger's module can take gigabytes and
+    /// minutes (Cranelift's cost grows faster than a function's size); here it is only loaded.
+    CachedOnly,
+}
+
+impl Compile {
+    /// Where `bot`'s module may be compiled: here only if it runs uncontained.
+    pub(crate) fn for_bot(bot: &crate::bot::BotSpec) -> Compile {
+        match bot.sandbox {
+            Some(_) => Compile::CachedOnly,
+            None => Compile::Here,
+        }
+    }
+}
+
+/// The most compiled code koth keeps loaded for modules not in use: past it, the modules used
+/// longest ago are dropped (and loaded again from the disk cache when next needed).
+const LOADED_BYTES_KEPT: u64 = 512 << 20;
+
 /// A module as koth last loaded it: its file's size and time, so that a rebuilt module is
-/// loaded again, and the module ready to instantiate.
+/// loaded again, the module ready to instantiate, its compiled size and when it was last used.
 struct Loaded {
     stamp: (u64, Option<SystemTime>),
     ready: Arc<InstancePre<Guest>>,
+    bytes: u64,
+    used: u64,
+}
+
+/// The modules koth has loaded, kept up to [`LOADED_BYTES_KEPT`] bytes of compiled code.
+#[derive(Default)]
+struct LoadedModules {
+    by_path: HashMap<PathBuf, Loaded>,
+    clock: u64,
+}
+
+impl LoadedModules {
+    fn get(
+        &mut self,
+        path: &Path,
+        stamp: (u64, Option<SystemTime>),
+    ) -> Option<Arc<InstancePre<Guest>>> {
+        self.clock += 1;
+        let found = self
+            .by_path
+            .get_mut(path)
+            .filter(|found| found.stamp == stamp)?;
+        found.used = self.clock;
+        Some(found.ready.clone())
+    }
+
+    fn insert(&mut self, path: &Path, loaded: Loaded) {
+        self.by_path.insert(path.to_path_buf(), loaded);
+        let mut total: u64 = self.by_path.values().map(|l| l.bytes).sum();
+        while total > LOADED_BYTES_KEPT && self.by_path.len() > 1 {
+            let Some(oldest) = self
+                .by_path
+                .iter()
+                .min_by_key(|(_, l)| l.used)
+                .map(|(path, _)| path.clone())
+            else {
+                break;
+            };
+            if let Some(dropped) = self.by_path.remove(&oldest) {
+                total -= dropped.bytes;
+            }
+        }
+    }
 }
 
 /// The module at `path`, compiled and linked: from this koth's memory if the file is unchanged,
 /// else from the disk cache if a module of the same bytes was compiled before, else compiled
-/// now (and cached). A module that is not valid WebAssembly, or imports more than WASI preview
-/// 1, is an error naming it.
-pub(crate) fn load(path: &Path) -> anyhow::Result<Arc<InstancePre<Guest>>> {
-    static LOADED: OnceLock<Mutex<HashMap<PathBuf, Loaded>>> = OnceLock::new();
+/// now (and cached) where `compile` allows. A module that is not valid WebAssembly, or imports
+/// more than WASI preview 1, is an error naming it.
+pub(crate) fn load(path: &Path, compile: Compile) -> anyhow::Result<Arc<InstancePre<Guest>>> {
+    static LOADED: OnceLock<Mutex<LoadedModules>> = OnceLock::new();
     let loaded = LOADED.get_or_init(Default::default);
     let meta =
         std::fs::metadata(path).with_context(|| format!("cannot read {}", path.display()))?;
     let stamp = (meta.len(), meta.modified().ok());
-    if let Some(found) = loaded.lock().unwrap_or_else(|e| e.into_inner()).get(path)
-        && found.stamp == stamp
+    if let Some(ready) = loaded
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(path, stamp)
     {
-        return Ok(found.ready.clone());
+        return Ok(ready);
     }
-    let module = compile(path)?;
+    let module = self::compile(path, compile)?;
     let ready =
         Arc::new(linker().instantiate_pre(&module).map_err(|e| {
             anyhow::anyhow!("{} cannot run under WASI preview 1: {e}", path.display())
         })?);
-    loaded.lock().unwrap_or_else(|e| e.into_inner()).insert(
-        path.to_path_buf(),
+    let range = module.image_range();
+    let bytes = (range.end as usize).saturating_sub(range.start as usize) as u64;
+    let mut loaded = loaded.lock().unwrap_or_else(|e| e.into_inner());
+    let used = loaded.clock;
+    loaded.insert(
+        path,
         Loaded {
             stamp,
             ready: ready.clone(),
+            bytes,
+            used,
         },
     );
     Ok(ready)
 }
 
-/// The module at `path`, from the disk cache or compiled into it. The cache's key is the
-/// module's bytes and the engine's own compatibility hash (its version and settings), so a
-/// cached module is only ever loaded by an engine that could have compiled it.
-pub(super) fn compile(path: &Path) -> anyhow::Result<Module> {
-    let engine = engine();
+/// The bytes of the module at `path`, refused past [`MAX_MODULE_BYTES`] before they are read.
+fn module_bytes(path: &Path) -> anyhow::Result<Vec<u8>> {
     let size = std::fs::metadata(path)
         .with_context(|| format!("cannot read {}", path.display()))?
         .len();
     anyhow::ensure!(
         size <= MAX_MODULE_BYTES,
-        "{} is {} MiB, more than the {} MiB a WASI module may be (koth compiles it in its own \
-         process)",
+        "{} is {} MiB, more than the {} MiB a WASI module may be",
         path.display(),
         size >> 20,
         MAX_MODULE_BYTES >> 20
     );
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))
+}
+
+/// Where the disk cache keeps the compiled module of the module at `path`. The key is the
+/// module's bytes and the engine's own compatibility hash (its version and settings), so a
+/// cached module is only ever loaded by an engine that could have compiled it.
+pub(crate) fn cache_file(path: &Path) -> anyhow::Result<PathBuf> {
+    let bytes = module_bytes(path)?;
     let mut digest = Sha256::new();
     digest.update(&bytes);
     let mut compat = std::hash::DefaultHasher::new();
-    std::hash::Hash::hash(&engine.precompile_compatibility_hash(), &mut compat);
+    std::hash::Hash::hash(&engine().precompile_compatibility_hash(), &mut compat);
     digest.update(std::hash::Hasher::finish(&compat).to_le_bytes());
     let key: String = digest
         .finalize()
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect();
-    let cached = crate::logs::cache_folder("wasm")
-        .ok()
-        .map(|folder| folder.join(format!("{key}.cwasm")));
-    if let Some(cached) = &cached
-        // SAFETY: the file is one koth wrote with `Module::serialize` under this key, in a
-        // folder private to koth's user, and the key holds the engine's compatibility hash.
+    Ok(crate::logs::cache_folder("wasm")?.join(format!("{key}.cwasm")))
+}
+
+/// The module at `path`, from the disk cache or, where `compile` allows, compiled into it.
+pub(super) fn compile(path: &Path, compile: Compile) -> anyhow::Result<Module> {
+    let engine = engine();
+    let cached = cache_file(path);
+    if let Ok(cached) = &cached
+        // SAFETY: the file is one koth wrote with `Module::serialize` (here, or in its
+        // contained compiler, `compile_to`) under this key, in a folder private to koth's
+        // user, and the key holds the engine's compatibility hash.
         && let Ok(module) = unsafe { Module::deserialize_file(engine, cached) }
     {
         return Ok(module);
     }
-    let module = Module::new(engine, &bytes).map_err(|e| {
+    if compile == Compile::CachedOnly {
+        anyhow::bail!(
+            "{} was not compiled before its game (a contained bot's module is compiled in its \
+             build step)",
+            path.display()
+        );
+    }
+    let module = Module::new(engine, module_bytes(path)?).map_err(|e| {
         anyhow::anyhow!("{} is not a valid WebAssembly module: {e}", path.display())
     })?;
-    if let Some(cached) = cached
+    if let Ok(cached) = cached
         && let Ok(serialized) = module.serialize()
     {
-        // Written aside and renamed, so that another koth never reads half a module.
-        let aside = cached.with_extension(format!("{}.part", std::process::id()));
-        if std::fs::write(&aside, serialized).is_ok() {
-            let _ = std::fs::rename(&aside, &cached);
-        }
+        write_aside(&cached, &serialized);
     }
     Ok(module)
+}
+
+/// Writes `bytes` to `file` aside and renames it into place, so that another koth never reads
+/// half a module.
+fn write_aside(file: &Path, bytes: &[u8]) -> bool {
+    let aside = file.with_extension(format!("{}.part", std::process::id()));
+    std::fs::write(&aside, bytes).is_ok() && std::fs::rename(&aside, file).is_ok()
+}
+
+/// What koth's contained compiler runs (`koth compile-wasm MODULE OUT`, in a build's sandbox
+/// and under its caps): compiles `module` with koth's engine settings and writes the compiled
+/// module to `out`. Nothing else: no cache, no epoch ticker.
+pub fn compile_to(module: &Path, out: &Path) -> anyhow::Result<()> {
+    let engine = Engine::new(&config())?;
+    let compiled = engine
+        .precompile_module(&module_bytes(module)?)
+        .map_err(|e| {
+            anyhow::anyhow!(
+                "{} is not a valid WebAssembly module: {e}",
+                module.display()
+            )
+        })?;
+    anyhow::ensure!(
+        write_aside(out, &compiled),
+        "cannot write {}",
+        out.display()
+    );
+    Ok(())
 }
 
 #[cfg(test)]
@@ -157,7 +278,9 @@ mod tests {
         let path = dir.path().join("bot.wasm");
         let file = std::fs::File::create(&path).unwrap();
         file.set_len(super::MAX_MODULE_BYTES + 1).unwrap();
-        let error = super::compile(&path).unwrap_err().to_string();
+        let error = super::compile(&path, super::Compile::Here)
+            .unwrap_err()
+            .to_string();
         assert!(error.contains("more than the 64 MiB"), "{error}");
     }
 }

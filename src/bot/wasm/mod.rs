@@ -37,7 +37,8 @@ use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 pub(crate) use direct::{CallLoop, DirectInstance, DirectModule, DirectSetup};
-pub(crate) use engine::load;
+pub use engine::compile_to;
+pub(crate) use engine::{Compile, cache_file, load};
 use guest::{Budgets, Ended, Printed, QUEUED_INPUT, Setup, Shared, UNLIMITED};
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::SeedableRng;
@@ -130,7 +131,8 @@ impl WasmBot {
         seed: u64,
     ) -> Result<WasmBot, BotError> {
         let spawn_error = |reason| BotError::spawn(spec, reason);
-        let ready = load(module).map_err(|e| spawn_error(format!("{e:#}")))?;
+        let ready =
+            load(module, Compile::for_bot(spec)).map_err(|e| spawn_error(format!("{e:#}")))?;
         let shared = Arc::new(Shared::default());
         let module_name = module
             .file_name()

@@ -28,7 +28,7 @@ use wasmtime::ValType;
 use super::player::{Ask, Move, Player, PlayerFault};
 use super::protocol::MOVE_CODES;
 use super::track::{CELLS, View};
-use crate::bot::wasm::{CallLoop, DirectInstance, DirectModule, DirectSetup};
+use crate::bot::wasm::{CallLoop, Compile, DirectInstance, DirectModule, DirectSetup};
 use crate::bot::{BotError, BotSpec, FaultKind, Limits, Seat, StderrLog};
 
 /// The export koth writes a board's views at.
@@ -85,7 +85,7 @@ fn load(spec: &BotSpec) -> anyhow::Result<DirectModule> {
     let path = spec.wasm_module().ok_or_else(|| {
         anyhow::anyhow!("{spec}: the direct call is for a WASI bot (`wasm = …` in its bot.toml)")
     })?;
-    DirectModule::load(&path).map_err(|e| anyhow::anyhow!("{spec}: {e:#}"))
+    DirectModule::load(&path, Compile::for_bot(spec)).map_err(|e| anyhow::anyhow!("{spec}: {e:#}"))
 }
 
 pub(crate) struct DirectPlayer {
