@@ -39,11 +39,16 @@ fn bot(root: &Path, folder: &str, name: &str, p: f64, extra: &str) -> PathBuf {
 
 /// A contained noughts & crosses hill in `root/hill` with `[submissions]` keys `limits`.
 fn hill(root: &Path, limits: &str) -> PathBuf {
+    hill_with(root, "build_timeout_s = 30\n", limits)
+}
+
+/// [`hill`], with more of the hill file's own keys (`top`).
+fn hill_with(root: &Path, top: &str, limits: &str) -> PathBuf {
     let file = root.join("hill-s.toml");
     std::fs::write(
         &file,
         format!(
-            "game = \"tictactoe\"\nrounds = 2\nanswer_ms = 2000\nseed = 5\njobs = 1\nbuild_timeout_s = 30\n\
+            "game = \"tictactoe\"\nrounds = 2\nanswer_ms = 2000\nseed = 5\njobs = 1\n{top}\
              placement_games = 2\n[submissions]\n{limits}"
         ),
     )
@@ -868,5 +873,276 @@ fn an_author_submits_through_the_page_and_watches_it_build() {
         .await;
         screenshot(&client, "hill-bot-private.png").await;
     });
+    drop(served);
+}
+
+/// A WASI module that is cheap to send and dear to compile: one function of 50,000 locals,
+/// 5,000 empty loops, then every local read (Cranelift's register allocation grows with
+/// locals × blocks: a gigabyte and half a minute for 240 KiB).
+fn compile_bomb() -> Vec<u8> {
+    use wasm_encoder::{
+        BlockType, CodeSection, ExportKind, ExportSection, Function, FunctionSection, Module,
+        TypeSection, ValType,
+    };
+    let mut types = TypeSection::new();
+    types.ty().function([], []);
+    let mut functions = FunctionSection::new();
+    functions.function(0);
+    let mut exports = ExportSection::new();
+    exports.export("_start", ExportKind::Func, 0);
+    let locals = 50_000;
+    let mut start = Function::new([(locals, ValType::I64)]);
+    let mut code = start.instructions();
+    for _ in 0..5_000 {
+        code.loop_(BlockType::Empty).end();
+    }
+    for local in 0..locals {
+        code.local_get(local).drop();
+    }
+    code.end();
+    let mut bodies = CodeSection::new();
+    bodies.function(&start);
+    let mut module = Module::new();
+    module
+        .section(&types)
+        .section(&functions)
+        .section(&exports)
+        .section(&bodies);
+    module.finish()
+}
+
+/// A bot folder `root/<folder>` holding only `bot.toml` with `manifest`, and `files`.
+fn raw_bot(root: &Path, folder: &str, manifest: &[u8], files: &[(&str, &[u8])]) -> PathBuf {
+    let dir = root.join(folder);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("bot.toml"), manifest).unwrap();
+    for (name, bytes) in files {
+        std::fs::write(dir.join(name), bytes).unwrap();
+    }
+    dir
+}
+
+fn games_played(dir: &Path) -> i64 {
+    query(dir, "SELECT COUNT(*) FROM results")
+}
+
+/// Waits (at most two minutes) until the hill has played more than `games` games.
+fn plays_on(dir: &Path, games: i64) {
+    let started = Instant::now();
+    while games_played(dir) <= games {
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "the hill stopped playing"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn hostile_uploads_cost_the_hill_no_more_than_its_caps_and_it_plays_on() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = hill_with(
+        tmp.path(),
+        "memory_mb = 256\nbuild_timeout_s = 60\n",
+        "per_hour = 20\nactive_bots = 10\n",
+    );
+    let (ada, bob) = (author(&dir, "ada"), author(&dir, "bob"));
+    let mut served = serve(&dir);
+    let url = served.url.clone();
+    for (folder, name, p) in [("w", "Win or Block", 0.5), ("c", "Café", 0.9)] {
+        let (code, body) = post(
+            &url,
+            Some(&ada),
+            packed(&bot(tmp.path(), folder, name, p, "")),
+        );
+        assert_eq!(code, StatusCode::ACCEPTED, "{body}");
+        let done = settled(&url, body["id"].as_str().unwrap(), &ada);
+        assert_eq!(done["status"], "active", "{done}");
+    }
+    plays_on(&dir, 0);
+
+    // Look-alike names: a Cyrillic "о" for the Latin one, and the same name decomposed (NFD).
+    let (code, body) = post(
+        &url,
+        Some(&bob),
+        packed(&bot(tmp.path(), "w2", "Win \u{43e}r Bl\u{43e}ck", 0.5, "")),
+    );
+    assert_eq!(code, StatusCode::FORBIDDEN, "{body}");
+    let error = body["error"].as_str().unwrap();
+    assert!(
+        error.contains("reads the same as \"Win or Block\""),
+        "{error}"
+    );
+    let (code, body) = post(
+        &url,
+        Some(&bob),
+        packed(&raw_bot(
+            tmp.path(),
+            "c2",
+            "name = \"Cafe\u{301}\"\nrun = \"true\"\ngames = [\"tictactoe\"]\n".as_bytes(),
+            &[],
+        )),
+    );
+    assert_eq!(code, StatusCode::FORBIDDEN, "{body}");
+    assert!(
+        body["error"].as_str().unwrap().contains("another author's"),
+        "{body}"
+    );
+
+    // A bot.toml past its cap (200,000 `[protocols]` keys) is refused unread; one under it
+    // holding an unterminated string of 60 KB is refused quoting a short excerpt only.
+    let mut keys =
+        String::from("name = \"Keys\"\nrun = \"true\"\ngames = [\"tictactoe\"]\n[protocols]\n");
+    for k in 0..200_000 {
+        keys.push_str(&format!("g{k} = \"x\"\n"));
+    }
+    let (code, body) = post(
+        &url,
+        Some(&bob),
+        packed(&raw_bot(tmp.path(), "k", keys.as_bytes(), &[])),
+    );
+    assert_eq!(code, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert!(body["error"].as_str().unwrap().contains("64 KiB"), "{body}");
+    let string = format!("name = \"{}", "x".repeat(60_000));
+    let (code, body) = post(
+        &url,
+        Some(&bob),
+        packed(&raw_bot(tmp.path(), "s", string.as_bytes(), &[])),
+    );
+    assert_eq!(code, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert!(body["error"].as_str().unwrap().len() < 2500, "{body}");
+    let stored: i64 = query(&dir, "SELECT MAX(LENGTH(reason)) FROM hill_submissions");
+    assert!(stored <= 2048 + 16, "a stored reason of {stored} bytes");
+
+    // A compile bomb: refused by its build's caps, and the hill plays on meanwhile.
+    let bomb = raw_bot(
+        tmp.path(),
+        "bomb",
+        b"name = \"Bomb\"\nwasm = \"bomb.wasm\"\ngames = [\"tictactoe\"]\n",
+        &[("bomb.wasm", &compile_bomb())],
+    );
+    let before = games_played(&dir);
+    let (code, body) = post(&url, Some(&bob), packed(&bomb));
+    assert_eq!(code, StatusCode::ACCEPTED, "{body}");
+    let id = body["id"].as_str().unwrap().to_string();
+    let done = settled(&url, &id, &bob);
+    assert_eq!(done["status"], "refused", "{done}");
+    let reason = done["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("compiling its WASI module went over the build's caps (256 MiB"),
+        "{reason}"
+    );
+    assert!(served.run.0.try_wait().unwrap().is_none(), "the hill died");
+    plays_on(&dir, before);
+    // Nothing of the server's folders reaches the author, nor the log to anyone else.
+    let public = status_of(&url, &id, None);
+    assert!(public.get("private").is_none(), "{public}");
+    let text = done.to_string();
+    assert!(!text.contains(&dir.display().to_string()), "{text}");
+    assert!(!text.contains("/.cache/"), "{text}");
+
+    // One client holding many sockets: its own past the cap are refused, not everyone's.
+    let addr = url.trim_start_matches("http://").to_string();
+    let held: Vec<std::net::TcpStream> = (0..40)
+        .filter_map(|_| std::net::TcpStream::connect(&addr).ok())
+        .collect();
+    let mut last = held.last().unwrap().try_clone().unwrap();
+    last.set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut answer = String::new();
+    let _ = last.read_to_string(&mut answer);
+    assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
+    let other = Client::builder()
+        .local_address(Some("127.0.0.2".parse().unwrap()))
+        .timeout(Duration::from_secs(10))
+        .build()
+        .unwrap();
+    let response = other.get(format!("{url}/api/hill")).send().unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    drop(held);
+    drop(served);
+}
+
+#[test]
+fn one_authors_spinning_builds_delay_another_authors_bot_by_one_build_at_most() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = hill_with(tmp.path(), "build_timeout_s = 4\n", "active_bots = 5\n");
+    let (ada, bob) = (author(&dir, "ada"), author(&dir, "bob"));
+    let served = serve(&dir);
+    let url = served.url.clone();
+    let spinning: Vec<String> = (0..3)
+        .map(|i| {
+            let spin = bot(
+                tmp.path(),
+                &format!("spin{i}"),
+                &format!("Spin {i}"),
+                0.5,
+                "build = \"while :; do :; done\"\n",
+            );
+            let (code, body) = post(&url, Some(&bob), packed(&spin));
+            assert_eq!(code, StatusCode::ACCEPTED, "{body}");
+            body["id"].as_str().unwrap().to_string()
+        })
+        .collect();
+    let quick = bot(tmp.path(), "q", "Quick", 0.5, "");
+    let (code, body) = post(&url, Some(&ada), packed(&quick));
+    assert_eq!(code, StatusCode::ACCEPTED, "{body}");
+    let done = settled(&url, body["id"].as_str().unwrap(), &ada);
+    assert_eq!(done["status"], "active", "{done}");
+    assert_eq!(
+        status_of(&url, &spinning[2], None)["status"],
+        "received",
+        "one author's uploads went before another's"
+    );
+    let spun = settled(&url, &spinning[0], &bob);
+    assert_eq!(
+        spun["reason"], "the build did not finish within 4 s",
+        "{spun}"
+    );
+    assert!(
+        spun["private"]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("while :; do :; done"),
+        "{spun}"
+    );
+    assert!(status_of(&url, &spinning[0], None).get("private").is_none());
+
+    drop(served);
+}
+
+#[test]
+fn an_upload_whose_build_koth_never_survives_is_refused_after_its_second_try() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = hill(tmp.path(), "");
+    let ada = author(&dir, "ada");
+    let mut served = serve(&dir);
+    let deadly = bot(
+        tmp.path(),
+        "deadly",
+        "Deadly",
+        0.5,
+        "build = \"sleep 100\"\n",
+    );
+    let (code, body) = post(&served.url, Some(&ada), packed(&deadly));
+    assert_eq!(code, StatusCode::ACCEPTED, "{body}");
+    let id = body["id"].as_str().unwrap().to_string();
+    // As if the build took the machine down with koth, twice.
+    for _ in 0..2 {
+        let started = Instant::now();
+        while status_of(&served.url, &id, None)["status"] != "building" {
+            assert!(started.elapsed() < Duration::from_secs(60), "never built");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        kill9(&served.run.0);
+        let _ = served.run.0.wait();
+        served = serve(&dir);
+    }
+    let done = settled(&served.url, &id, &ada);
+    assert_eq!(done["status"], "refused", "{done}");
+    assert_eq!(
+        done["reason"], "the build did not finish (koth stopped during it, twice)",
+        "{done}"
+    );
     drop(served);
 }
