@@ -255,11 +255,17 @@ impl BotGroups {
         let Some(dir) = self.dir_in(&weight.root, &name) else {
             return;
         };
-        let share = match weight.file {
-            "cpu.shares" => BUILD_CPU_SHARE.0,
-            _ => BUILD_CPU_SHARE.1,
+        let (share, shared) = match weight.file {
+            // v1: bots stay in koth's own group of the `cpu` hierarchy and only builds join
+            // groups under `koth/`, which as a whole weighs as one task beside them: `koth/`
+            // itself is weighed down, so all builds together get a tenth of a bot's share.
+            "cpu.shares" => (BUILD_CPU_SHARE.0, Some(weight.root.join(weight.file))),
+            // v2: each bot has a group of its own under `koth/`, beside the builds'.
+            _ => (BUILD_CPU_SHARE.1, None),
         };
-        if let Err(err) = std::fs::write(dir.join(weight.file), share) {
+        let written = std::fs::write(dir.join(weight.file), share)
+            .and_then(|()| shared.map_or(Ok(()), |file| std::fs::write(file, share)));
+        if let Err(err) = written {
             tracing::warn!("cannot lower a build's CPU share: {err}");
         }
     }

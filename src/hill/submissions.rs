@@ -626,15 +626,22 @@ fn select(hill: &Hill, filter: &str, params: &[Value]) -> anyhow::Result<Vec<(St
 /// hill down more than twice.
 pub(crate) fn recover(hill: &Hill) -> anyhow::Result<()> {
     let db = hill.store.connection();
+    let unfinished = format!("status IN ('building', 'validating') AND tries >= {BUILD_TRIES}");
+    let given_up = db.query(
+        &format!("SELECT bot FROM hill_submissions WHERE {unfinished}"),
+        &[],
+    )?;
     db.execute(
         &format!(
             "UPDATE hill_submissions SET status = 'refused', files_kept = 0, reason = ?1,
-                 updated_at = {} WHERE status IN ('building', 'validating') AND tries >= {}",
+                 updated_at = {} WHERE {unfinished}",
             now(db.dialect()),
-            BUILD_TRIES
         ),
         &[UNFINISHED.into()],
     )?;
+    for row in given_up {
+        release_name(db, &row[0].text()?)?;
+    }
     db.execute(
         "UPDATE hill_submissions SET status = 'received'
          WHERE status IN ('building', 'validating')",
@@ -824,10 +831,24 @@ pub(crate) fn build_next(hill: &Hill) -> anyhow::Result<bool> {
     );
     std::fs::remove_dir_all(&folder)
         .with_context(|| format!("cannot clear {}", folder.display()))?;
-    if added.version.is_some() {
-        prune(hill, &bot)?;
+    match added.version {
+        Some(_) => prune(hill, &bot)?,
+        None => release_name(db, &bot)?,
     }
     Ok(true)
+}
+
+/// Frees the name of a refused bot that never joined the hill, unless another upload of it
+/// waits: a refusal does not keep a name from its next author.
+fn release_name(db: &dyn Connection, bot: &str) -> anyhow::Result<()> {
+    db.execute(
+        "DELETE FROM hill_bot_owners WHERE bot = ?1
+         AND NOT EXISTS (SELECT 1 FROM hill_versions WHERE name = ?1)
+         AND NOT EXISTS (SELECT 1 FROM hill_submissions WHERE bot = ?1
+                         AND status IN ('received', 'building', 'validating'))",
+        &[bot.into()],
+    )?;
+    Ok(())
 }
 
 /// The server's folders that may appear in what a build or a validation game leaves (a

@@ -1115,7 +1115,7 @@ fn one_authors_spinning_builds_delay_another_authors_bot_by_one_build_at_most() 
 fn an_upload_whose_build_koth_never_survives_is_refused_after_its_second_try() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = hill(tmp.path(), "");
-    let ada = author(&dir, "ada");
+    let (ada, bob) = (author(&dir, "ada"), author(&dir, "bob"));
     let mut served = serve(&dir);
     let deadly = bot(
         tmp.path(),
@@ -1144,5 +1144,12 @@ fn an_upload_whose_build_koth_never_survives_is_refused_after_its_second_try() {
         done["reason"], "the build did not finish (koth stopped during it, twice)",
         "{done}"
     );
+    // Its name is free again: another author's bot of that name gets in.
+    let (code, body) = post(
+        &served.url,
+        Some(&bob),
+        packed(&bot(tmp.path(), "other", "Deadly", 0.5, "")),
+    );
+    assert_eq!(code, StatusCode::ACCEPTED, "{body}");
     drop(served);
 }
