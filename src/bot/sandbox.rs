@@ -663,12 +663,7 @@ impl Launch {
                 }
                 // bwrap, and with --die-with-parent the bot, die with koth even on kill -9.
                 // Set last: a change of user clears it.
-                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0
-                    || libc::getppid() != parent
-                {
-                    return Err(std::io::Error::other("koth is gone"));
-                }
-                Ok(())
+                super::child::die_with(parent)
             });
         }
     }
