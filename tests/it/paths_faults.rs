@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::support::paths_bots;
+use crate::support::signals::default_signals;
 use crate::support::survivors;
 use paths_bots::{paths_bot, test_bot_command};
 use survivors::survivors;
@@ -62,7 +63,9 @@ fn play(mode: &str, marker: &str) -> Value {
 }
 
 fn assert_no_survivors(marker: &str) {
-    let deadline = Instant::now() + Duration::from_secs(2);
+    // Killed bots are reaped by init once koth is gone, a moment later (longer on a busy
+    // machine).
+    let deadline = Instant::now() + Duration::from_secs(60);
     while !survivors(marker).is_empty() {
         assert!(
             Instant::now() < deadline,
@@ -175,12 +178,12 @@ fn interrupting_koth_kills_every_bot() {
     // The odd bot stalls on its third prompt for 30 s, well inside a 60 s limit: koth is
     // waiting on it when interrupted.
     let bots = arena(dir.path(), "late", &marker);
-    let mut koth = koth_paths(&bots, &dir.path().join("out"), 60_000)
+    let mut koth = default_signals(&mut koth_paths(&bots, &dir.path().join("out"), 60_000))
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(20);
+    let deadline = Instant::now() + Duration::from_secs(60);
     while !std::fs::read_to_string(dir.path().join("out/stderr/odd.log"))
         .unwrap_or_default()
         .contains("committing late")
