@@ -320,8 +320,14 @@ fn a_koth_started_under_nohup_plays_on_after_sighup() {
     // a SIGHUP sent to it, however long koth would take to act on one.
     let pid = tournament.id();
     assert!(signal_set(pid, "SigCgt", Signal::SIGTERM));
-    assert!(signal_set(pid, "SigIgn", Signal::SIGHUP), "SIGHUP is not ignored");
-    assert!(!signal_set(pid, "SigCgt", Signal::SIGHUP), "SIGHUP is caught");
+    assert!(
+        signal_set(pid, "SigIgn", Signal::SIGHUP),
+        "SIGHUP is not ignored"
+    );
+    assert!(
+        !signal_set(pid, "SigCgt", Signal::SIGHUP),
+        "SIGHUP is caught"
+    );
     kill(Pid::from_raw(pid as i32), Signal::SIGHUP).unwrap();
     assert!(!survivors(&marker).is_empty(), "its bots were stopped");
     let output = tournament.stop(Signal::SIGTERM);
@@ -550,7 +556,9 @@ fn a_second_signal_ends_koth_at_once_when_the_first_stop_hangs() {
     kill(pid, Signal::SIGINT).unwrap();
     // The first stop kills the bot, then hangs writing its transcript. Sent before koth took the
     // first, a second SIGINT would merge with it.
-    wait_for("the first stop to kill the bot", || children_dead(koth.id()));
+    wait_for("the first stop to kill the bot", || {
+        children_dead(koth.id())
+    });
     let child = koth.0.as_mut().unwrap();
     assert!(
         child.try_wait().unwrap().is_none(),
