@@ -41,3 +41,17 @@ fi
 cargo fmt --all -- --check
 cargo clippy --release --all-targets -- -D warnings
 cargo test --release
+
+# The signal tests once more, started as a long job often is: in the background of a script
+# (SIGINT and SIGQUIT ignored), under nohup (SIGHUP ignored), in a session of its own with no
+# terminal and no input. Each test sets the signal dispositions it relies on
+# (tests/it/support/signals.rs); this keeps it so.
+log=target/detached-signal-tests.log
+setsid --wait nohup cargo test --release --test it -- tournament_guard \
+  paths_faults::interrupting </dev/null >"$log" 2>&1 &
+if ! wait $!; then
+  cat "$log"
+  echo "the signal tests failed when started detached (above)"
+  exit 1
+fi
+tail -n 3 "$log"

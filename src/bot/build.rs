@@ -88,7 +88,7 @@ fn build_in_place(bot: &BotSpec, limit: Duration) -> anyhow::Result<()> {
     let build = bot.build.as_deref().unwrap_or_default();
     let mut command = Command::new("sh");
     command.arg("-c").arg(build).current_dir(&bot.dir);
-    super::child::keep_only(&mut command, Vec::new());
+    super::child::prepare(&mut command);
     let output = run(bot, command, None, limit)?;
     output.check(bot, build)
 }

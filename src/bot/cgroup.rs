@@ -75,7 +75,7 @@ fn hierarchies() -> &'static Hierarchies {
             std::fs::create_dir(&probe).ok()?;
             let usable = probe.join(file).is_file();
             let _ = std::fs::remove_dir(&probe);
-            remove_stale(&root);
+            end_stale_in(&root);
             usable.then_some(root)
         };
         let find = |choices: &[(&str, &'static str, (&'static str, &'static str))]| {
@@ -100,9 +100,10 @@ fn hierarchies() -> &'static Hierarchies {
     })
 }
 
-/// Removes the empty groups of koths that are gone (killed with `kill -9`, which runs no
-/// clean-up): `bot-<pid>-<n>` where no process `pid` is alive.
-fn remove_stale(root: &Path) {
+/// Ends the groups of koths that are gone (killed with `kill -9`, which runs no clean-up),
+/// `bot-<pid>-<n>` where no process `pid` is alive: the processes still in one (a bot whose
+/// sandbox did not die with koth) are killed, then the group is removed.
+fn end_stale_in(root: &Path) {
     let Ok(entries) = std::fs::read_dir(root) else {
         return;
     };
@@ -114,10 +115,37 @@ fn remove_stale(root: &Path) {
             .and_then(|n| n.split('-').next())
             .and_then(|pid| pid.parse::<u32>().ok());
         if pid.is_some_and(|pid| !Path::new(&format!("/proc/{pid}")).exists()) {
-            // Fails, harmlessly, for a group that still holds a process.
-            let _ = std::fs::remove_dir(entry.path());
+            end_group(&entry.path());
         }
     }
+}
+
+/// Kills every process in the group `dir` (cgroup v2's `cgroup.kill`, else each process it
+/// lists, again until it lists none) and removes it; gives up after a few seconds, leaving the
+/// group to the next koth.
+fn end_group(dir: &Path) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    let killed_whole = std::fs::write(dir.join("cgroup.kill"), "1").is_ok();
+    while std::fs::remove_dir(dir).is_err() && dir.exists() {
+        if std::time::Instant::now() > deadline {
+            tracing::warn!(group = %dir.display(), "a killed koth's control group would not end");
+            return;
+        }
+        if !killed_whole {
+            let procs = std::fs::read_to_string(dir.join("cgroup.procs")).unwrap_or_default();
+            for pid in procs.lines().filter_map(|p| p.trim().parse().ok()) {
+                let pid = nix::unistd::Pid::from_raw(pid);
+                let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGKILL);
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+}
+
+/// Ends the groups that koths killed with `kill -9` left in the hierarchies this koth uses
+/// (done once per koth process, when it first looks for its own).
+pub(crate) fn end_stale() {
+    hierarchies();
 }
 
 /// koth's own group in the hierarchy of `controller` (`""`: cgroup v2's unified one), as a
@@ -437,6 +465,29 @@ mod tests {
             Some(PathBuf::from("/sys/fs/cgroup/unified/user.slice"))
         );
         assert_eq!(own_group(own, mounts, "cpu"), None);
+    }
+
+    #[test]
+    fn the_group_of_a_koth_that_is_gone_is_ended_with_its_processes() {
+        let found = hierarchies();
+        let Some(root) = [&found.pids, &found.memory]
+            .into_iter()
+            .find_map(|h| h.as_ref().map(|h| &h.root))
+        else {
+            return; // No control groups here.
+        };
+        // No process has an id above the kernel's largest.
+        let stale = root.join(format!("bot-{}-0", u32::MAX));
+        std::fs::create_dir(&stale).unwrap();
+        let mut left = std::process::Command::new("sleep")
+            .arg("60")
+            .spawn()
+            .unwrap();
+        std::fs::write(stale.join("cgroup.procs"), left.id().to_string()).unwrap();
+        end_stale_in(root);
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(left.wait().unwrap().signal(), Some(nix::libc::SIGKILL));
+        assert!(!stale.exists());
     }
 
     #[test]

@@ -41,7 +41,7 @@ pub(crate) mod starvation;
 pub mod stderr;
 pub mod timing;
 pub mod transcript;
-pub(crate) mod uid;
+pub mod uid;
 pub mod wasm;
 
 pub use build::use_compiler;

@@ -173,7 +173,7 @@ impl BotProcess {
             None => {
                 let mut command = Command::new(spec.program());
                 command.args(&spec.command[1..]);
-                super::child::keep_only(command.as_std_mut(), Vec::new());
+                super::child::prepare(command.as_std_mut());
                 command
             }
         };

@@ -124,11 +124,14 @@ pub(crate) fn limit_hit(
 }
 
 /// Checks once per koth process that bots can be contained here: `bwrap` is installed and may
-/// create the namespaces. The error names the cause and the way out.
+/// create the namespaces. The error names the cause and the way out. Every runner calls it
+/// before its first contained process, so it first ends what killed koths left
+/// ([`end_what_killed_koths_left`]).
 pub(crate) fn check_available() -> anyhow::Result<()> {
     static PROBE: OnceLock<Result<(), String>> = OnceLock::new();
     let probe = PROBE.get_or_init(|| {
-        let dir = std::env::temp_dir().join(format!("koth-probe-{}", std::process::id()));
+        end_what_killed_koths_left();
+        let dir = std::env::temp_dir().join(format!("{PROBE_FOLDER}{}", std::process::id()));
         std::fs::create_dir_all(&dir)
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         let result = probe_in(&dir);
@@ -142,6 +145,31 @@ pub(crate) fn check_available() -> anyhow::Result<()> {
              bubblewrap (`apt-get install bubblewrap`) and user namespaces; to run bots \
              uncontained anyway, leave out --sandbox (or set `sandbox = false` in a tournament file)"
         ),
+    }
+}
+
+/// The start of the name of the folder, in the system's temp folder, in which koth probes
+/// containment; its process id follows.
+const PROBE_FOLDER: &str = "koth-probe-";
+
+/// Ends what koths killed with `kill -9` (or by the machine) left of their contained bots and
+/// builds, where the kernel did not end it with them: a sandbox caught starting when its koth
+/// was killed, before `bwrap` made it die with its parent. Found by the control groups of koths
+/// that are gone ([`super::cgroup`]), by the users of the bots' range no koth leases
+/// ([`super::uid`]), and the folders of their containment probes.
+fn end_what_killed_koths_left() {
+    super::cgroup::end_stale();
+    super::uid::end_unleased();
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let pid = name.to_str().and_then(|n| n.strip_prefix(PROBE_FOLDER));
+        let pid = pid.filter(|pid| pid.parse::<u32>().is_ok());
+        if pid.is_some_and(|pid| !Path::new("/proc").join(pid).exists()) {
+            let _ = std::fs::remove_dir(entry.path());
+        }
     }
 }
 
@@ -686,12 +714,7 @@ impl Launch {
                 }
                 // bwrap, and with --die-with-parent the bot, die with koth even on kill -9.
                 // Set last: a change of user clears it.
-                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0
-                    || libc::getppid() != parent
-                {
-                    return Err(std::io::Error::other("koth is gone"));
-                }
-                Ok(())
+                super::child::die_with(parent)
             });
         }
     }

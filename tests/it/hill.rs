@@ -6,6 +6,7 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::support::cpus::own_cpu_locks;
+use crate::support::signals::default_signals;
 use crate::support::tournament::{koth, leaderboard, query, repo, succeed};
 
 /// A graded bot `name` in `root/<folder>`: the perfect move with probability `p`.
@@ -72,7 +73,7 @@ pub(crate) fn add_ok(dir: &Path, bots: &[&Path]) -> String {
 }
 
 fn start_run(dir: &Path, extra: &[&str]) -> Child {
-    hill_command(dir)
+    default_signals(&mut hill_command(dir))
         .args(["hill", "run"])
         .arg(dir)
         .args(extra)

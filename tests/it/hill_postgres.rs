@@ -9,6 +9,8 @@ use std::time::{Duration, Instant};
 use crate::hill::graded;
 use crate::support::cpus::own_cpu_locks;
 use crate::support::postgres;
+use crate::support::signals::default_signals;
+use crate::support::survivors::wait_for_none_working_in;
 use crate::support::tournament::{koth, succeed};
 use crate::workers::{count, finished};
 
@@ -49,7 +51,7 @@ fn command(root: &Path) -> Command {
 fn worker(root: &Path, url: &str, dir: &Path) -> Child {
     let empty = root.join("empty-root");
     std::fs::create_dir_all(&empty).unwrap();
-    command(root)
+    default_signals(&mut command(root))
         .args([
             "worker",
             "--db",
@@ -110,9 +112,10 @@ fn signal(child: &Child, signal: nix::sys::signal::Signal) {
     nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), signal).unwrap();
 }
 
-/// Kills `child` (a worker or a hill run of hill `name`) with kill -9 once it plays a game of
-/// the slow bot's (which lasts seconds); returns that game's index.
-fn kill_while_playing(url: &str, name: &str, mut child: Child) -> i64 {
+/// Kills `child` (a worker or a hill run of hill `name`, playing in `dir`) with kill -9 once it
+/// plays a game of the slow bot's (which lasts seconds), checks that no bot of its outlives it,
+/// and returns that game's index.
+fn kill_while_playing(url: &str, name: &str, mut child: Child, dir: &Path) -> i64 {
     let held = format!(
         "SELECT COALESCE(MIN(idx), -1) FROM games WHERE state = 'running' AND worker LIKE '%:{}:%' \
          AND EXISTS (SELECT 1 FROM seats s JOIN bots b ON b.id = s.bot \
@@ -125,6 +128,7 @@ fn kill_while_playing(url: &str, name: &str, mut child: Child) -> i64 {
         if game >= 0 {
             signal(&child, nix::sys::signal::Signal::SIGKILL);
             child.wait().unwrap();
+            wait_for_none_working_in(dir);
             return game;
         }
         assert!(
@@ -209,9 +213,9 @@ fn a_postgres_hill_is_played_by_its_run_and_two_workers_each_game_once_a_killed_
     // The first worker is killed with kill -9 while it plays a game, then the hill run while
     // it plays one: each game is played again once its lease runs out, and the run started
     // again takes the killed one's lock, gone with its connection.
-    let killed_worker = kill_while_playing(&url, name, first);
+    let killed_worker = kill_while_playing(&url, name, first, &w1);
     wait_for(&url, name, rated, 4, Duration::from_secs(60));
-    let killed_run = kill_while_playing(&url, name, run);
+    let killed_run = kill_while_playing(&url, name, run, &root.join("runner"));
     let rated_before = count(&url, name, rated);
     finished(
         hill_run(root, &url, name, &root.join("runner"), 6),

@@ -17,6 +17,7 @@ mod gauntlet;
 mod hill;
 mod hill_pages;
 mod hill_postgres;
+mod killed_koth;
 mod madcars;
 mod menace_match;
 mod menace_play;

@@ -15,6 +15,7 @@ use serde_json::Value;
 
 use crate::dashboard::{Killed, browser, screenshot, text_of, until};
 use crate::support::cpus::own_cpu_locks;
+use crate::support::survivors::wait_until_nothing_left;
 use crate::support::tournament::{koth, query, repo, succeed};
 
 /// A noughts & crosses bot `name` in `root/<folder>` (the graded player: the perfect move with
@@ -733,7 +734,14 @@ fn kill_9_during_an_upload_and_during_a_build_then_a_restart_loses_and_leaves_no
     stream.write_all(&slow[..slow.len() / 2]).unwrap();
     std::thread::sleep(Duration::from_millis(500));
     // A whole upload whose build takes a while: answered 202, then killed while it builds.
-    let building = bot(tmp.path(), "slow", "Slow", 0.5, "build = \"sleep 3\"\n");
+    let marker = format!("koth-killed-hill-{}", std::process::id());
+    let building = bot(
+        tmp.path(),
+        "slow",
+        "Slow",
+        0.5,
+        &format!("build = \"sleep 3 # {marker}\"\n"),
+    );
     let (code, body) = post(&served.url, Some(&ada), packed(&building));
     assert_eq!(code, StatusCode::ACCEPTED, "{body}");
     let id = body["id"].as_str().unwrap().to_string();
@@ -745,6 +753,8 @@ fn kill_9_during_an_upload_and_during_a_build_then_a_restart_loses_and_leaves_no
     kill9(&served.run.0);
     let _ = served.run.0.wait();
     drop(stream);
+    // The contained build died with the hill.
+    wait_until_nothing_left(&marker);
 
     served = serve(&dir);
     let done = settled(&served.url, &id, &ada);

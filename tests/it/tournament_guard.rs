@@ -14,6 +14,7 @@ use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 
 use crate::support::paths_bots;
+use crate::support::signals::default_signals;
 use crate::support::survivors;
 use crate::support::tournament;
 use paths_bots::{paths_bot, script_bot};
@@ -57,9 +58,10 @@ fn start(file: &Path, out: &Path) -> Running {
 }
 
 /// Starts `command`, which is koth or runs koth with the arguments that follow, with
-/// `tournament run FILE --dir OUT`.
+/// `tournament run FILE --dir OUT`, from the default signal dispositions (`command` may then set
+/// its own, as `nohup` does).
 fn start_through(mut command: Command, file: &Path, out: &Path) -> Running {
-    let child = command
+    let child = default_signals(&mut command)
         .args(["tournament", "run"])
         .arg(file)
         .arg("--dir")
@@ -312,17 +314,55 @@ fn a_koth_started_under_nohup_plays_on_after_sighup() {
     let out = tmp.path().join("t");
     let mut nohup = Command::new("nohup");
     nohup.arg(env!("CARGO_BIN_EXE_koth"));
-    let mut tournament = start_through(nohup, &file, &out);
+    let tournament = start_through(nohup, &file, &out);
     wait_for("the game to stall", || stalled(&out, 0));
-    kill(Pid::from_raw(tournament.id() as i32), Signal::SIGHUP).unwrap();
-    // Stopping takes milliseconds; a koth that would stop has stopped by now.
-    std::thread::sleep(Duration::from_millis(500));
-    let child = tournament.0.as_mut().unwrap();
-    assert!(child.try_wait().unwrap().is_none(), "koth stopped");
+    // koth, which catches SIGTERM by now, left SIGHUP ignored as nohup set it: the kernel drops
+    // a SIGHUP sent to it, however long koth would take to act on one.
+    let pid = tournament.id();
+    assert!(signal_set(pid, "SigCgt", Signal::SIGTERM));
+    assert!(
+        signal_set(pid, "SigIgn", Signal::SIGHUP),
+        "SIGHUP is not ignored"
+    );
+    assert!(
+        !signal_set(pid, "SigCgt", Signal::SIGHUP),
+        "SIGHUP is caught"
+    );
+    kill(Pid::from_raw(pid as i32), Signal::SIGHUP).unwrap();
     assert!(!survivors(&marker).is_empty(), "its bots were stopped");
     let output = tournament.stop(Signal::SIGTERM);
     assert_eq!(output.status.code(), Some(128 + Signal::SIGTERM as i32));
+    let message = stderr(&output);
+    assert!(
+        message.contains("interrupted by SIGTERM") && !message.contains("SIGHUP"),
+        "{message}"
+    );
     assert_no_survivors(&marker);
+}
+
+/// Whether `signal` is in the set `field` (`SigIgn`, `SigCgt`, `SigBlk`) of process `pid`.
+fn signal_set(pid: u32, field: &str, signal: Signal) -> bool {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let mask = status
+        .lines()
+        .find_map(|line| line.strip_prefix(&format!("{field}:")))
+        .unwrap_or_else(|| panic!("no {field} in {status}"));
+    let mask = u64::from_str_radix(mask.trim(), 16).unwrap();
+    mask & (1 << (signal as u32 - 1)) != 0
+}
+
+/// Whether every child of process `pid` has died (gone, or a zombie not yet reaped).
+fn children_dead(pid: u32) -> bool {
+    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).unwrap();
+    tasks.flatten().all(|task| {
+        let children = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+        children.split_whitespace().all(|child| {
+            let stat = std::fs::read_to_string(format!("/proc/{child}/stat")).unwrap_or_default();
+            // The state follows the command's closing parenthesis.
+            stat.rsplit_once(") ")
+                .is_none_or(|(_, rest)| rest.starts_with('Z'))
+        })
+    })
 }
 
 /// Each game's status of bot `name`, in game order.
@@ -494,7 +534,7 @@ fn a_second_signal_ends_koth_at_once_when_the_first_stop_hangs() {
         .custom_flags(nix::libc::O_NONBLOCK)
         .open(&fifo)
         .unwrap();
-    let child = koth()
+    let child = default_signals(&mut koth())
         .args(["ratrace", "--boards", "50", "--seed", "1", "--bot"])
         .arg(repo().join("bots/ratrace-colorscore-py"))
         .arg("--log-dir")
@@ -514,7 +554,11 @@ fn a_second_signal_ends_koth_at_once_when_the_first_stop_hangs() {
     wait_for("the transcript's pipe to fill", || queued() >= 48 << 10);
     let pid = Pid::from_raw(koth.id() as i32);
     kill(pid, Signal::SIGINT).unwrap();
-    std::thread::sleep(Duration::from_secs(1));
+    // The first stop kills the bot, then hangs writing its transcript. Sent before koth took the
+    // first, a second SIGINT would merge with it.
+    wait_for("the first stop to kill the bot", || {
+        children_dead(koth.id())
+    });
     let child = koth.0.as_mut().unwrap();
     assert!(
         child.try_wait().unwrap().is_none(),

@@ -7,6 +7,7 @@ pub mod paths_bots;
 pub mod paths_files;
 pub mod postgres;
 pub mod ratrace;
+pub mod signals;
 pub mod survivors;
 pub mod tournament;
 pub mod viewer_files;
