@@ -108,6 +108,8 @@ pub struct WasmBot {
     /// The bot's fuel clock at its last line, in ms: its transcript's time.
     clock_ms: u64,
     answer_fuel: Option<u64>,
+    /// How the bot's language flushes its stdout, for a time-out's hint, if koth can tell.
+    flush: Option<&'static str>,
 }
 
 /// A time limit on a bot's own time, from `started`.
@@ -169,6 +171,7 @@ impl WasmBot {
             transcript: None,
             clock_ms: 0,
             answer_fuel: limits.answer_fuel,
+            flush: crate::bot::unanswered::flush_hint(spec),
         })
     }
 
@@ -290,6 +293,7 @@ impl WasmBot {
                     break Err(BotError::Timeout {
                         limit: if wall { limit } else { timer.limit },
                         grace: if wall { grace } else { Duration::ZERO },
+                        stdout: self.shared.unanswered(self.flush),
                     });
                 }
             }
