@@ -53,6 +53,7 @@ use tokio::io::AsyncWriteExt;
 use tokio::sync::{Semaphore, watch};
 
 pub(crate) mod hill;
+mod hill_page;
 mod plot;
 mod submissions;
 
