@@ -257,7 +257,7 @@ fn validate(
         .flat_map(|b| {
             b.faults
                 .iter()
-                .map(move |f| format!("{}: {:?}: {}", b.name, f.kind, f.reason))
+                .map(move |f| format!("{}: {}: {}", b.name, f.kind, f.reason))
         })
         .collect();
     let faulted = result.bots.iter().find(|b| {
@@ -268,8 +268,8 @@ fn validate(
         let first = b
             .faults
             .first()
-            .map(|f| format!("{:?}: {}", f.kind, f.reason))
-            .unwrap_or_else(|| format!("{:?}", b.status));
+            .map(|f| format!("{}: {}", f.kind, f.reason))
+            .unwrap_or_else(|| b.status.to_string());
         format!(
             "its validation game (against copies of itself, in the hill's validation/{digest}) \
              had faults: {first}"

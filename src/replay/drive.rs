@@ -226,7 +226,9 @@ impl Script {
                 ("!", last_ask) => {
                     let (kind, reason) = text.split_once(": ").unwrap_or(("fault", text));
                     let fault = RecordedFault {
-                        kind: kind.to_string(),
+                        // Transcripts before koth spelt every kind in snake case wrote
+                        // `timed out`.
+                        kind: kind.replace(' ', "_"),
                         reason: reason.to_string(),
                     };
                     match last_ask {
@@ -588,7 +590,7 @@ mod tests {
             took_ms,
         };
         let late = RecordedFault {
-            kind: "timed out".into(),
+            kind: "timed_out".into(),
             reason: "no answer within 1000 ms".into(),
         };
         assert_eq!(
@@ -613,7 +615,7 @@ mod tests {
             // A new round's turns are named again: this one was not.
             ask(12, None, "DESTROY 0", Recorded::Answer("".into()), Some(1))
         );
-        assert_eq!(round.end_fault.as_ref().unwrap().kind, "timed out");
+        assert_eq!(round.end_fault.as_ref().unwrap().kind, "timed_out");
     }
 
     #[test]
