@@ -59,6 +59,6 @@ pub use process::BotProcess;
 pub use seat::{Restart, Seat, SeatOptions};
 pub use spec::{BotSpec, Sandbox, WASI_COMMAND};
 pub use stderr::StderrLog;
-pub use timing::{Answer, AnswerStats};
+pub use timing::{Answer, AnswerStats, FuelStats, suggested_budget};
 pub use transcript::{Transcript, flush_transcripts};
 pub use unanswered::Unanswered;

@@ -284,6 +284,13 @@ impl WasmBot {
                             }
                             _ => self.stats.record(&answer, answer.wall, allowed),
                         }
+                        // Its fuel, kept per answer: what a budget must allow.
+                        if let Some(fuel) = printed.fuel {
+                            self.stats.record_fuel(fuel, self.answer_fuel);
+                            if let Some(transcript) = &self.transcript {
+                                transcript.note_fuel(fuel);
+                            }
+                        }
                         answer
                     });
                 }
