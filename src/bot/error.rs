@@ -6,6 +6,7 @@ use std::time::Duration;
 use thiserror::Error;
 
 use super::FaultKind;
+use super::unanswered::Unanswered;
 
 /// Why a bot could not be talked to. The message is what users read in results and logs.
 #[derive(Debug, Clone, Error, PartialEq)]
@@ -14,8 +15,14 @@ pub enum BotError {
     Spawn { command: String, reason: String },
     #[error("not started: {reason}")]
     Benched { reason: String },
-    #[error("no answer within {} ms{}", limit.as_millis(), grace_note(*grace))]
-    Timeout { limit: Duration, grace: Duration },
+    #[error("no answer within {} ms{}{stdout}", limit.as_millis(), grace_note(*grace))]
+    Timeout {
+        limit: Duration,
+        grace: Duration,
+        /// What it had written on its stdout: the likely mistake, when it wrote nothing or
+        /// half a line.
+        stdout: Unanswered,
+    },
     /// A time-out koth caused: it and the bot waited for a CPU others held (see
     /// [`super::starvation`]). A time-out still for the game, but a harness fault for a
     /// tournament, which plays the game again.

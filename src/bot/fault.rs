@@ -90,6 +90,20 @@ impl FaultKind {
     }
 }
 
+/// A kind as every output spells it ([`FaultKind::as_str`]).
+impl std::fmt::Display for FaultKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A status as every output spells it ([`BotStatus::as_str`]).
+impl std::fmt::Display for BotStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One thing a bot did wrong, with where it happened. A fault never stops a match: the game
 /// records it and goes on without that bot's answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -162,7 +176,7 @@ impl FaultCounts {
     }
 }
 
-/// Shows the counts that are not zero, e.g. `36 bad output, 1 crashed`, or `none`.
+/// Shows the counts that are not zero, e.g. `36 bad_output, 1 crashed`, or `none`.
 impl std::fmt::Display for FaultCounts {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let parts: Vec<String> = FaultKind::ALL
@@ -280,13 +294,15 @@ impl BotStatus {
         }
     }
 
+    /// The status as every output spells it, `results.json` included: `bad_output`,
+    /// `timed_out`… (a fault kind is spelled one way everywhere).
     pub(crate) fn as_str(self) -> &'static str {
         match self {
             BotStatus::Finished => "finished",
-            BotStatus::BadOutput => "bad output",
-            BotStatus::TimedOut => "timed out",
+            BotStatus::BadOutput => "bad_output",
+            BotStatus::TimedOut => "timed_out",
             BotStatus::Crashed => "crashed",
-            BotStatus::FailedToStart => "failed to start",
+            BotStatus::FailedToStart => "failed_to_start",
             BotStatus::Benched => "benched",
         }
     }
@@ -356,7 +372,7 @@ mod tests {
         assert_eq!(a.status(), BotStatus::Crashed);
         let kept: Vec<u32> = log.kept_of("a").iter().filter_map(|f| f.turn).collect();
         assert_eq!(kept, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 1000]);
-        assert_eq!(a.to_string(), "1 crashed, 1000 bad output");
+        assert_eq!(a.to_string(), "1 crashed, 1000 bad_output");
         let b = log.counts("b");
         assert_eq!(
             (b.status(), log.kept_of("b").len()),

@@ -4,6 +4,8 @@ use futures::FutureExt;
 use tokio::io::AsyncReadExt;
 use tokio::process::ChildStdout;
 
+use super::Unanswered;
+
 /// The longest answer line accepted, in bytes. Longer lines are a fault: no protocol of koth's
 /// needs more, and the cap bounds memory against a bot that never prints a newline.
 pub(crate) const MAX_LINE: usize = 1 << 20;
@@ -23,6 +25,8 @@ pub(super) struct LineReader {
     buf: Vec<u8>,
     /// How much of `buf` is known to hold no newline, so a long line is searched once.
     scanned: usize,
+    /// Whether the bot has written anything at all.
+    written: bool,
 }
 
 /// Room made in a [`LineReader`]'s buffer before each read: one read takes an answer line,
@@ -35,6 +39,7 @@ impl LineReader {
             pipe,
             buf: Vec::new(),
             scanned: 0,
+            written: false,
         }
     }
 
@@ -110,10 +115,26 @@ impl LineReader {
         }
     }
 
+    /// What the bot has written of an answer not come: nothing at all (`flush` is how its
+    /// language flushes), or a line without its newline.
+    pub(super) fn unanswered(&self, flush: Option<&'static str>) -> Unanswered {
+        if !self.written && self.buf.is_empty() {
+            Unanswered::Nothing { flush }
+        } else if !self.buf.is_empty() {
+            Unanswered::Unended {
+                start: super::quote(&String::from_utf8_lossy(&self.buf)),
+            }
+        } else {
+            Unanswered::Answered
+        }
+    }
+
     /// Appends what the pipe holds to the buffer (`Ok(0)` at end of file). Cancel-safe:
     /// `read_buf` reads nothing when cancelled.
-    fn read_more(&mut self) -> impl Future<Output = std::io::Result<usize>> + '_ {
+    async fn read_more(&mut self) -> std::io::Result<usize> {
         self.buf.reserve(READ_CHUNK);
-        self.pipe.read_buf(&mut self.buf)
+        let read = self.pipe.read_buf(&mut self.buf).await;
+        self.written |= matches!(read, Ok(n) if n > 0);
+        read
     }
 }

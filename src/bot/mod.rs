@@ -9,8 +9,10 @@
 //!   is made of — its stdout cut into lines, the clocks limits are measured on, its stderr file,
 //!   the record of its conversation, its answers' timings, and every process still alive.
 //! - [`error`] and [`fault`]: what can go wrong with a bot, and how a match keeps it;
+//!   [`unanswered`]: the likely mistake behind a time-out (an answer never flushed);
 //!   [`starvation`]: when a time-out is koth's fault instead (the bot was kept from the CPU).
-//! - [`spec`]: what a bot is — how to start it, and how it is contained.
+//! - [`spec`]: what a bot is — how to start it, and how it is contained; [`env`]: the one
+//!   environment every bot process gets.
 //! - [`running`]: a running bot of either kind, a process or a WASI module run in koth by
 //!   [`wasm`] (wasmtime, its work counted in fuel).
 //! - [`digest`]: a bot's content hash, which tells a worker its copy is the one submitted.
@@ -26,6 +28,7 @@ pub mod cgroup;
 pub(crate) mod child;
 pub(crate) mod clock;
 pub(crate) mod digest;
+pub(crate) mod env;
 pub(crate) mod error;
 pub(crate) mod fault;
 pub(crate) mod lines;
@@ -42,6 +45,7 @@ pub mod stderr;
 pub mod timing;
 pub mod transcript;
 pub mod uid;
+pub(crate) mod unanswered;
 pub mod wasm;
 
 pub use build::use_compiler;
@@ -56,5 +60,6 @@ pub use process::BotProcess;
 pub use seat::{Restart, Seat, SeatOptions};
 pub use spec::{BotSpec, Sandbox, WASI_COMMAND};
 pub use stderr::StderrLog;
-pub use timing::{Answer, AnswerStats};
+pub use timing::{Answer, AnswerStats, FuelStats, suggested_budget};
 pub use transcript::{Transcript, flush_transcripts};
+pub use unanswered::Unanswered;

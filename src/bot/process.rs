@@ -38,7 +38,7 @@ use super::live::{kill_group, register};
 use super::sandbox::{self, Launch, Started};
 use super::spec::Sandbox;
 use super::starvation::{self, SAMPLE_AFTER, Waits};
-use super::{Answer, AnswerStats, BotError, BotSpec, Clock, StderrLog, Transcript};
+use super::{Answer, AnswerStats, BotError, BotSpec, Clock, StderrLog, Transcript, Unanswered};
 
 /// The CPU time a contained bot may use between an answer and its next prompt before it is
 /// frozen (its control group's freezer) between every answer and the next prompt from then on:
@@ -122,6 +122,8 @@ pub struct BotProcess {
     /// Whether the bot is frozen now.
     frozen: bool,
     transcript: Option<Transcript>,
+    /// How the bot's language flushes its stdout, for a time-out's hint, if koth can tell.
+    flush: Option<&'static str>,
 }
 
 impl BotProcess {
@@ -172,7 +174,10 @@ impl BotProcess {
             Some(launch) => launch.command(),
             None => {
                 let mut command = Command::new(spec.program());
-                command.args(&spec.command[1..]);
+                command
+                    .args(&spec.command[1..])
+                    .env_clear()
+                    .envs(super::env::bot_environment());
                 super::child::prepare(command.as_std_mut());
                 command
             }
@@ -234,6 +239,7 @@ impl BotProcess {
             restless: false,
             frozen: false,
             transcript: None,
+            flush: super::unanswered::flush_hint(spec),
         })
     }
 
@@ -481,19 +487,31 @@ impl BotProcess {
                         limit: allowed,
                     }),
                     Clock::Wall if used > allowed => {
-                        Err(starved(allowed).unwrap_or(BotError::Timeout { limit, grace }))
+                        Err(starved(allowed).unwrap_or(BotError::Timeout {
+                            limit,
+                            grace,
+                            stdout: Unanswered::Answered,
+                        }))
                     }
                     _ => Ok(answer),
                 }
             }
             Ok(Err(e)) => Err(e),
-            Err(_) => Err(starved(wait).unwrap_or(match self.clock {
-                Clock::Wall => BotError::Timeout { limit, grace },
-                // The CPU clock's wall-clock backstop ran out.
-                Clock::Cpu { .. } => BotError::Timeout {
-                    limit: wait,
-                    grace: Duration::ZERO,
-                },
+            Err(_) => Err(starved(wait).unwrap_or_else(|| {
+                let stdout = self.stdout.unanswered(self.flush);
+                match self.clock {
+                    Clock::Wall => BotError::Timeout {
+                        limit,
+                        grace,
+                        stdout,
+                    },
+                    // The CPU clock's wall-clock backstop ran out.
+                    Clock::Cpu { .. } => BotError::Timeout {
+                        limit: wait,
+                        grace: Duration::ZERO,
+                        stdout,
+                    },
+                }
             })),
         };
         if let Err(BotError::Starved { .. }) = result {

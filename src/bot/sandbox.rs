@@ -415,19 +415,15 @@ impl Launch {
         launch.args(["--remount-ro", "/"]);
         launch.arg("--chdir");
         launch.arg(&dir);
-        // A bot's environment is the sandbox's own: koth's may hold secrets (tokens, database
-        // addresses). PATH and the locale are kept, so interpreters are found and behave.
+        // A bot's environment is the fixed list every bot gets (`super::env`): koth's may hold
+        // secrets (tokens, database addresses).
         launch.arg("--clearenv");
-        for key in ["PATH", "LANG", "LC_ALL", "LC_CTYPE"] {
-            if let Some(value) = std::env::var_os(key) {
-                launch.arg("--setenv");
-                launch.arg(key);
-                launch.arg(value);
-            }
+        for (key, value) in super::env::bot_environment() {
+            launch.arg("--setenv");
+            launch.arg(key);
+            launch.arg(value);
         }
-        launch.args([
-            "--setenv", "HOME", "/tmp", "--setenv", "TMPDIR", "/tmp", "--",
-        ]);
+        launch.arg("--");
         launch.arg(program);
         launch.args(&spec.command[1..]);
         Ok(launch)
@@ -866,7 +862,7 @@ fn on_path(name: &str) -> Option<PathBuf> {
 /// The programs a script's `#!` line names, as bare names: `#!/usr/bin/env -S python3 -u`
 /// names `env` and `python3`. Options and the folders of paths are dropped: only a name looked
 /// up on koth's `PATH` may choose what the bot sees.
-fn shebang_names(path: &Path) -> Vec<String> {
+pub(crate) fn shebang_names(path: &Path) -> Vec<String> {
     use std::io::Read;
     use std::os::unix::fs::OpenOptionsExt;
     let mut head = [0u8; 256];

@@ -35,6 +35,9 @@ pub const TRANSCRIPT_LINE_BYTES: usize = 4096;
 /// The note naming the turn of the prompts that follow it, followed by the turn.
 pub(crate) const TURN_NOTE: &str = "turn ";
 
+/// The note after a WASI bot's answer, followed by the fuel it burnt for it.
+pub(crate) const FUEL_NOTE: &str = "fuel ";
+
 /// The most a transcript holds, per bot and game, before it is gzipped.
 pub const TRANSCRIPT_BYTES: u64 = 8 << 20;
 
@@ -207,6 +210,15 @@ impl Transcript {
         let turn = digits.format(turn).as_bytes();
         self.lock()
             .write_line(&[b"# ", TURN_NOTE.as_bytes(), turn, b"\n"]);
+    }
+
+    /// A `# fuel F` note ([`FUEL_NOTE`]) after a WASI bot's answer: the fuel it burnt for it.
+    /// Not flushed, as a turn's note is not.
+    pub(super) fn note_fuel(&self, fuel: u64) {
+        let mut digits = itoa::Buffer::new();
+        let fuel = digits.format(fuel).as_bytes();
+        self.lock()
+            .write_line(&[b"# ", FUEL_NOTE.as_bytes(), fuel, b"\n"]);
     }
 
     /// Writes each line of `text` as `marker ms line`, an answer's cut to

@@ -52,6 +52,11 @@ pub(crate) struct TimeoutArg {
     #[arg(long, value_name = "FUEL", value_parser = clap::value_parser!(u64).range(1..),
           requires = "answer_fuel")]
     pub exit_fuel: Option<u64>,
+    /// Play WASI bots without a fuel budget and print, at the end, the fuel each burnt per
+    /// answer and the --answer-fuel that would leave it room (as the report does whenever a
+    /// WASI bot played without one).
+    #[arg(long, conflicts_with = "answer_fuel")]
+    pub measure_fuel: bool,
 }
 
 impl TimeoutArg {

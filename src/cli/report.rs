@@ -105,6 +105,11 @@ pub(crate) fn print_result(result: &MatchResult, log_dir: &Path) {
             text::shown(&fault.reason)
         );
     }
+    for bot in &result.bots {
+        if let Some(fuel) = &bot.timing.fuel {
+            println!("fuel: {}: {}", text::shown(&bot.name), fuel.summary());
+        }
+    }
     println!("results: {}", log_dir.join("results.json").display());
 }
 

@@ -71,7 +71,8 @@ enum Command {
         lease_s: u64,
         /// Serve the hill's web pages (as `koth serve DIR` does) on ADDR while it plays
         /// [default: 127.0.0.1:8080].
-        #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:8080")]
+        #[arg(long, visible_alias = "addr", value_name = "ADDR", num_args = 0..=1,
+              default_missing_value = "127.0.0.1:8080")]
         serve: Option<std::net::SocketAddr>,
         #[command(flatten)]
         guard: crate::cli::Guard,

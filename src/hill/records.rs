@@ -115,8 +115,8 @@ pub(crate) struct Opponent {
 pub(crate) struct FaultedGame {
     pub game: u32,
     pub version: u32,
-    /// The kinds of its faults in that game (`timed out`, `crashed`, `bad output`, `failed to
-    /// start`).
+    /// The kinds of its faults in that game (`timed_out`, `crashed`, `bad_output`,
+    /// `failed_to_start`).
     pub kinds: Vec<String>,
     /// The first fault's reason, as recorded (bounded by the recorder).
     pub reason: Option<String>,
@@ -246,7 +246,7 @@ pub(crate) fn bot(store: &Store, name: &str) -> anyhow::Result<Option<BotRecord>
         )?
         .iter()
         .map(|r| {
-            let kinds = ["timed out", "crashed", "bad output", "failed to start"]
+            let kinds = ["timed_out", "crashed", "bad_output", "failed_to_start"]
                 .iter()
                 .enumerate()
                 .filter(|(k, _)| r[2 + k].int().is_ok_and(|n| n > 0))
@@ -464,7 +464,7 @@ mod tests {
             .collect();
         assert_eq!(
             latest,
-            [(2, 2, "crashed".into()), (1, 2, "timed out".into())]
+            [(2, 2, "crashed".into()), (1, 2, "timed_out".into())]
         );
         assert_eq!(
             a.faults.latest[1].reason.as_deref(),

@@ -519,7 +519,7 @@ fn suspension_of(
         let counts: Vec<i64> = (1..=4).map(|i| r[i].int()).collect::<anyhow::Result<_>>()?;
         if counts.iter().any(|&c| c > 0) {
             faulted_games.push(r[0].int()?);
-            for (kind, count) in ["timed out", "crashed", "bad output", "failed to start"]
+            for (kind, count) in ["timed_out", "crashed", "bad_output", "failed_to_start"]
                 .iter()
                 .zip(&counts)
             {

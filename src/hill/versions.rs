@@ -278,7 +278,7 @@ fn validate(
         .flat_map(|b| {
             b.faults
                 .iter()
-                .map(move |f| format!("{}: {:?}: {}", b.name, f.kind, f.reason))
+                .map(move |f| format!("{}: {}: {}", b.name, f.kind, f.reason))
         })
         .collect();
     let faulted = result.bots.iter().find(|b| {
@@ -289,8 +289,8 @@ fn validate(
         let first = b
             .faults
             .first()
-            .map(|f| format!("{:?}: {}", f.kind, f.reason))
-            .unwrap_or_else(|| format!("{:?}", b.status));
+            .map(|f| format!("{}: {}", f.kind, f.reason))
+            .unwrap_or_else(|| b.status.to_string());
         let f = &b.fault_counts;
         let counts: Vec<String> = [
             ("failed_to_start", f.failed_to_start),

@@ -104,13 +104,33 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
         text: args.text,
     };
     match game.show(&path, at) {
-        Some(shown) => shown,
+        Some(shown) => shown?,
         None => bail!(
             "{}: a game of {}, which has no terminal viewer",
             args.path.display(),
             game.name()
         ),
     }
+    if args.text {
+        print!("{}", fuel_text(&super::log_folder(&args.path)));
+    }
+    Ok(())
+}
+
+/// The fuel each WASI bot of the game in `log_dir` burnt per answer, from its transcript's
+/// `# fuel` notes: `fuel: NAME: median …, max …`, a line per bot (none without WASI bots).
+fn fuel_text(log_dir: &Path) -> String {
+    let mut text = String::new();
+    for (path, script) in drive::scripts(log_dir).unwrap_or_default() {
+        if let Some(fuel) = &script.fuel {
+            let name = script
+                .bot
+                .clone()
+                .unwrap_or_else(|| path.display().to_string());
+            text += &format!("fuel: {}: {}\n", name, fuel.summary());
+        }
+    }
+    text::shown_lines(&text)
 }
 
 /// The keys of every terminal viewer, as `koth replay --help` lists them.

@@ -18,13 +18,14 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 
+use crate::bot::FuelStats;
 use crate::bot::running::{Running, Start};
 use crate::bot::seat::{
     self, BOT_NOTE, DROPPED_NOTE, LIMITS_NOTE, PRIVATE_FILE_NOTE, ROUND_NOTE, SEED_NOTE,
     TRANSCRIPTS_DIR,
 };
 use crate::bot::stderr::STDERR_CAP;
-use crate::bot::transcript::{TRANSCRIPT_FULL_NOTE, TRANSCRIPT_LINE_BYTES, TURN_NOTE};
+use crate::bot::transcript::{FUEL_NOTE, TRANSCRIPT_FULL_NOTE, TRANSCRIPT_LINE_BYTES, TURN_NOTE};
 use crate::bot::{self, BotError, BotSpec, Ending, Limits, StderrLog, Transcript};
 
 /// One round of a transcript, as the bot lived it.
@@ -108,6 +109,8 @@ pub struct Script {
     /// The round in which the transcript reached its size limit and stopped: that round and
     /// the later ones were not recorded whole.
     pub full_in_round: Option<u32>,
+    /// A WASI bot's fuel per answer, from its `# fuel F` notes, against its budget.
+    pub fuel: Option<FuelStats>,
 }
 
 impl Script {
@@ -121,6 +124,7 @@ impl Script {
             ending: Ending::Exit,
             rounds: Vec::new(),
             full_in_round: None,
+            fuel: None,
         };
         let bad =
             |index: usize, what: &str| anyhow::anyhow!("{}:{}: {what}", path.display(), index + 1);
@@ -164,6 +168,12 @@ impl Script {
                         .parse()
                         .map_err(|_| bad(index, "expected `# turn T`"))?;
                     turn = Some(number);
+                } else if let Some(fuel) = note.strip_prefix(FUEL_NOTE) {
+                    let fuel = fuel
+                        .parse()
+                        .map_err(|_| bad(index, "expected `# fuel F`"))?;
+                    let budget = script.limits.and_then(|l| l.answer_fuel);
+                    script.fuel.get_or_insert_default().record(fuel, budget);
                 } else if note == DROPPED_NOTE {
                     script.ending = Ending::Dropped;
                 } else if note.starts_with(TRANSCRIPT_FULL_NOTE) {
@@ -226,7 +236,9 @@ impl Script {
                 ("!", last_ask) => {
                     let (kind, reason) = text.split_once(": ").unwrap_or(("fault", text));
                     let fault = RecordedFault {
-                        kind: kind.to_string(),
+                        // Transcripts before koth spelt every kind in snake case wrote
+                        // `timed out`.
+                        kind: kind.replace(' ', "_"),
                         reason: reason.to_string(),
                     };
                     match last_ask {
@@ -588,7 +600,7 @@ mod tests {
             took_ms,
         };
         let late = RecordedFault {
-            kind: "timed out".into(),
+            kind: "timed_out".into(),
             reason: "no answer within 1000 ms".into(),
         };
         assert_eq!(
@@ -613,7 +625,7 @@ mod tests {
             // A new round's turns are named again: this one was not.
             ask(12, None, "DESTROY 0", Recorded::Answer("".into()), Some(1))
         );
-        assert_eq!(round.end_fault.as_ref().unwrap().kind, "timed out");
+        assert_eq!(round.end_fault.as_ref().unwrap().kind, "timed_out");
     }
 
     #[test]

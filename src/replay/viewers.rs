@@ -27,12 +27,8 @@ impl Replay for Paths {
         Some((|| {
             let game = super::Game::open(path)?;
             let frame = game.frame(at.round.unwrap_or(0), at.turn)?;
-            if at.text {
-                print!("{}", game.text(&frame));
-                return Ok(());
-            }
             let explanation = game.explanation(&super::log_folder(path));
-            tui::run(&mut tui::paths::Viewer::new(&game, &explanation, frame))
+            show(tui::paths::Viewer::new(&game, &explanation, frame), at.text)
         })())
     }
 

@@ -17,8 +17,10 @@
 //! merged into its `routes` before it is served, and the page links `/submit` in its
 //! `#actions` when the server has it.
 //!
-//! Every name and text from a bot is sent as JSON and written into the page as text (the
-//! pages' `text()`), never as HTML.
+//! `/` and `/bots/{name}` come drawn by the server ([`hill_page`]: the king, the tables, the
+//! last games), so they read without script; their script keeps them live. Every name and text
+//! from a bot is escaped where the server writes it, and sent as JSON and written into the page
+//! as text (the pages' `text()`) by the script, never as HTML.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -31,7 +33,9 @@ use axum::routing::get;
 use serde::Serialize;
 use tokio::sync::watch;
 
-use super::{Failure, Reader, Site, Watching, events, memoized, plot, poll_news, with_store};
+use super::{
+    Failure, Reader, Site, Watching, events, hill_page, memoized, plot, poll_news, with_store,
+};
 use crate::hill::board::{self, HillBoard};
 use crate::hill::records::{self, HillGame};
 use crate::tournament::store::Store;
@@ -56,8 +60,8 @@ pub(crate) fn site(reader: Arc<Reader>) -> Site {
         |view| serde_json::to_string(&HillNews::of(view)),
     ));
     let routes = Router::new()
-        .route("/", get(|| async { Html(PAGE) }))
-        .route("/bots/{name}", get(|| async { Html(BOT_PAGE) }))
+        .route("/", get(front_page))
+        .route("/bots/{name}", get(bot_page))
         .route(
             "/hill.js",
             get(|| async { asset("text/javascript", SHARED) }),
@@ -78,11 +82,11 @@ fn asset(kind: &'static str, body: &'static str) -> Response {
 
 /// The hill as its page shows it.
 #[derive(Debug, Serialize)]
-struct HillView {
+pub(crate) struct HillView {
     #[serde(flatten)]
-    board: HillBoard,
+    pub(crate) board: HillBoard,
     /// The games done last, newest first.
-    last: Vec<HillGame>,
+    pub(crate) last: Vec<HillGame>,
 }
 
 fn read_hill(store: &Store, _: &Path) -> anyhow::Result<HillView> {
@@ -105,6 +109,29 @@ impl HillNews<'_> {
         HillNews {
             games_done: view.board.games_done,
             king: view.board.king.as_deref(),
+        }
+    }
+}
+
+/// The front page, the hill drawn in it; where the hill cannot be read, the page says why.
+async fn front_page(State(reader): Watching) -> Html<String> {
+    Html(match memoized(&reader, "hill", read_hill).await {
+        Ok(view) => hill_page::front(PAGE, Ok(&view)),
+        Err(Failure(_, why)) => hill_page::front(PAGE, Err(&why)),
+    })
+}
+
+/// A bot's page, its record drawn in it; 404 for a name the hill has not.
+async fn bot_page(State(reader): Watching, UrlPath(name): UrlPath<String>) -> Response {
+    let asked = name.clone();
+    match with_store(&reader, move |store, _| records::bot(store, &asked)).await {
+        Ok(Some(record)) => Html(hill_page::bot(BOT_PAGE, &name, Ok(&record))).into_response(),
+        Ok(None) => {
+            let Failure(status, why) = no_bot(&name);
+            (status, Html(hill_page::bot(BOT_PAGE, &name, Err(&why)))).into_response()
+        }
+        Err(Failure(status, why)) => {
+            (status, Html(hill_page::bot(BOT_PAGE, &name, Err(&why)))).into_response()
         }
     }
 }

@@ -53,6 +53,7 @@ use tokio::io::AsyncWriteExt;
 use tokio::sync::{Semaphore, watch};
 
 pub(crate) mod hill;
+mod hill_page;
 mod plot;
 mod submissions;
 
@@ -72,13 +73,19 @@ const LAST_GAMES: u32 = 10;
 /// for its next request) before it is dropped: a client that sends half a request holds
 /// nothing for long.
 pub const HEADER_TIMEOUT: Duration = Duration::from_secs(5);
-/// `koth serve [--db URL] DIR|NAME [--addr ADDR] [--allow-host HOST]… [--max-connections N]`
+/// `koth serve [--db URL] DIR|NAME [--serve ADDR] [--allow-host HOST]… [--max-connections N]`
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(flatten)]
     pub target: Target,
-    /// Where to listen: 127.0.0.1 and a port (0: any free port).
-    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
+    /// Where to listen: 127.0.0.1 and a port (0: any free port), as `tournament run --serve`
+    /// and `hill run --serve` take it.
+    #[arg(
+        long = "serve",
+        visible_alias = "addr",
+        value_name = "ADDR",
+        default_value = "127.0.0.1:8080"
+    )]
     pub addr: SocketAddr,
     #[command(flatten)]
     pub guard: Guard,

@@ -74,7 +74,8 @@ enum Command {
 struct ServeArg {
     /// Serve the web dashboard (`koth serve`) on ADDR while the run plays
     /// [default: 127.0.0.1:8080].
-    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:8080")]
+    #[arg(long, visible_alias = "addr", value_name = "ADDR", num_args = 0..=1,
+          default_missing_value = "127.0.0.1:8080")]
     serve: Option<std::net::SocketAddr>,
     /// With --serve: keep serving the dashboard after the run, until Ctrl-C (without it, koth
     /// exits when the run ends, as an unattended script needs).

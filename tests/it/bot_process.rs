@@ -268,9 +268,12 @@ async fn a_first_answer_gets_a_start_up_grace_and_says_so() {
         .await
         .unwrap_err();
     assert!(started.elapsed() >= Duration::from_millis(2300));
+    // It wrote nothing at all: the fault asks whether its answer was flushed.
     assert_eq!(
         fault.to_string(),
-        "no answer within 300 ms (its first answer, with 2000 ms more for start-up)"
+        "no answer within 300 ms (its first answer, with 2000 ms more for start-up); nothing at \
+         all arrived on its stdout: was its answer flushed? (Python: print(..., flush=True) or \
+         sys.stdout.flush(), or run it with python3 -u)"
     );
     assert_no_survivors(&marker).await;
 }

@@ -133,7 +133,7 @@ fn a_paths_game_with_bots_answering_a_megabyte_at_every_prompt_keeps_small_exact
     let stdout = String::from_utf8_lossy(&output.stdout);
     for count in [every, after_first] {
         assert!(
-            stdout.contains(&format!("{count}  {count} bad output")),
+            stdout.contains(&format!("{count}  {count} bad_output")),
             "{stdout}"
         );
     }

@@ -625,3 +625,30 @@ fn a_contained_game_can_be_played_again_into_the_same_log_folder() {
         );
     }
 }
+
+/// A bot sees one environment, the same contained or not: the fixed list of
+/// `docs/writing-a-bot.md` and nothing of the shell koth runs in (`PYTHONUNBUFFERED`, which
+/// would let a bot that forgets to flush pass at home only).
+#[tokio::test]
+async fn a_bot_sees_the_same_environment_contained_or_not() {
+    let tmp = tempfile::tempdir().unwrap();
+    let folder = tmp.path().join("env");
+    std::fs::create_dir_all(&folder).unwrap();
+    // The system's shell, not an interpreter's wrapper (a pyenv shim adds its own variables),
+    // and without the working folder it sets itself.
+    let show = "read prompt; env | grep -v '^PWD=' | sort | tr '\\n' ' '; echo";
+    let bot = spec(&folder, "env", &["/bin/sh", "-c", show]);
+    assert!(std::env::var_os("CARGO_MANIFEST_DIR").is_some());
+    let mut seen = Vec::new();
+    for bot in [
+        bot.clone(),
+        contained(&bot, &Sandbox::default(), &tmp.path().join("game")),
+    ] {
+        let mut process = BotProcess::spawn(&bot, &StderrLog::discard()).unwrap();
+        seen.push(process.ask("ENV", LIMIT).await.unwrap().line);
+        process.finish(LIMIT, Ending::Exit).await;
+    }
+    let path = std::env::var("PATH").unwrap();
+    let expected = format!("HOME=/tmp LANG=C.UTF-8 PATH={path} TMPDIR=/tmp ");
+    assert_eq!(seen, [expected.clone(), expected]);
+}

@@ -189,4 +189,54 @@ fn the_hill_s_pages_show_its_king_and_board_live_each_bot_and_names_as_text() {
     let (status, body) = get(port, "/api/hill/bots/Nobody");
     assert!(status.contains(" 404 "), "{status}: {body}");
     assert!(body.contains("no bot called \"Nobody\""), "{body}");
+
+    // Without script (curl): the pages carry the king, the table and the last games in their
+    // HTML, every name escaped.
+    let reign = hill["kings"].as_array().unwrap().last().unwrap();
+    let king = format!("{} v{}", reign["name"].as_str().unwrap(), reign["version"]);
+    assert_eq!(hill["king"], king.as_str());
+    let (status, page) = get(port, "/");
+    assert!(status.contains(" 200 "), "{status}: {page}");
+    let escaped = escaped_name(MARKUP);
+    let king_shown = format!(
+        ">{}</a> v{}",
+        escaped_name(reign["name"].as_str().unwrap()),
+        reign["version"]
+    );
+    assert!(
+        page.contains("<span id=\"king\"><a href=\"/bots/"),
+        "{page}"
+    );
+    assert!(page.contains(&king_shown), "{king_shown} in {page}");
+    assert!(page.contains("since game "), "{page}");
+    for name in [">Strong</a>", ">Weak</a>", &format!(">{escaped}</a>")] {
+        assert!(page.contains(name), "{name} in {page}");
+    }
+    assert!(!page.contains(MARKUP), "a name is escaped: {page}");
+    assert!(page.contains("<a href=\"/games/"), "the last games: {page}");
+    assert!(
+        page.contains("placement game") || page.contains("against"),
+        "{page}"
+    );
+    assert!(!page.contains("{{"), "every part is filled: {page}");
+    let (status, page) = get(port, "/bots/Weak");
+    assert!(status.contains(" 200 "), "{status}: {page}");
+    assert!(page.contains("<h1 id=\"title\">Weak</h1>"), "{page}");
+    assert!(
+        page.contains("replaced") && page.contains(">Strong</a>"),
+        "{page}"
+    );
+    assert!(page.contains("src=\"/bots/Weak/ratings.svg\""), "{page}");
+    let (status, page) = get(port, "/bots/Nobody");
+    assert!(status.contains(" 404 "), "{status}: {page}");
+    assert!(page.contains("no bot called &quot;Nobody&quot;"), "{page}");
+}
+
+/// A name as the server writes it into a page.
+fn escaped_name(name: &str) -> String {
+    name.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&#39;")
 }

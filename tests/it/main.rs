@@ -30,6 +30,7 @@ mod ratrace_game;
 mod recorded_boards;
 mod replay;
 mod share_cpus;
+mod spelling;
 mod submissions;
 mod support;
 mod terminal_escapes;

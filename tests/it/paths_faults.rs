@@ -232,3 +232,78 @@ fn interrupting_koth_kills_every_bot() {
         "{transcript}"
     );
 }
+
+/// Bots that forget to flush, as new authors write them, in a shell where Python would not
+/// buffer (`PYTHONUNBUFFERED=1`, which no bot sees): each first answer times out with a reason
+/// that names the likely mistake and, where koth can tell the language, how to flush in it.
+#[test]
+fn a_time_out_names_an_answer_never_flushed_or_never_ended() {
+    let dir = tempfile::tempdir().unwrap();
+    let answer_every_prompt = |print: &str| {
+        format!(
+            "import sys\nfor line in sys.stdin:\n    \
+             if line.startswith(('DESTROY', 'ACTIVATE')):\n        {print}\n"
+        )
+    };
+    let python = paths_bot(dir.path(), "python", "Unflushed Python", "python3 bot.py");
+    std::fs::write(python.join("bot.py"), answer_every_prompt("print('NONE')")).unwrap();
+    let unended = paths_bot(dir.path(), "unended", "Unended", "python3 bot.py");
+    std::fs::write(
+        unended.join("bot.py"),
+        answer_every_prompt("print('NONE', end='', flush=True)"),
+    )
+    .unwrap();
+    let c = dir.path().join("c");
+    std::fs::create_dir_all(&c).unwrap();
+    std::fs::write(
+        c.join("bot.toml"),
+        "name = \"Unflushed C\"\nrun = \"./bot\"\nbuild = \"gcc -O2 -o bot bot.c\"\n\
+         games = [\"paths\"]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        c.join("bot.c"),
+        "#include <stdio.h>\n#include <string.h>\nint main(void) {\n  char line[4096];\n  \
+         while (fgets(line, sizeof line, stdin))\n    \
+         if (!strncmp(line, \"DESTROY\", 7) || !strncmp(line, \"ACTIVATE\", 8)) printf(\"NONE\\n\");\n  \
+         return 0;\n}\n",
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let output = Command::new(KOTH)
+        .args([
+            "paths",
+            "--rounds",
+            "1",
+            "--seed",
+            "5",
+            "--timeout-ms",
+            "300",
+        ])
+        .arg("--log-dir")
+        .arg(&out)
+        .args(
+            ["--bot", "--bot", "--bot"]
+                .iter()
+                .zip([&python, &unended, &c])
+                .flat_map(|(flag, bot)| [std::ffi::OsStr::new(flag), bot.as_os_str()]),
+        )
+        .env("PYTHONUNBUFFERED", "1")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let results = std::fs::read_to_string(out.join("results.json")).unwrap();
+    for reason in [
+        "nothing at all arrived on its stdout: was its answer flushed? \
+         (Python: print(..., flush=True) or sys.stdout.flush(), or run it with python3 -u)",
+        "nothing at all arrived on its stdout: was its answer flushed? \
+         (C: fflush(stdout) after printf",
+        r#"it printed \"NONE\" without a newline"#,
+    ] {
+        assert!(results.contains(reason), "no {reason:?} in {results}");
+    }
+}

@@ -740,7 +740,7 @@ fn driving_a_crashing_or_hanging_build_shows_the_round_turn_prompt_and_why() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("  now:      timed out: no answer within 300 ms\n"),
+        stdout.contains("  now:      timed_out: no answer within 300 ms\n"),
         "{stdout}"
     );
     // And the fixed build answers where the recorded one crashed.

@@ -448,3 +448,61 @@ fn the_sample_zig_bots_are_built_by_their_build_steps_and_play() {
     let transcript = std::fs::read_to_string(out.join("transcripts/paths-zig.txt")).unwrap();
     assert!(transcript.contains("< 0 VERTEX "), "{transcript}");
 }
+
+/// Fuel you can see: a WASI bot's fuel per answer is kept in its transcript (`# fuel F` after
+/// each answer) and results, the game's report and `koth replay --text` print its median and
+/// maximum, and `--measure-fuel` plays without a budget and says what one would need; that
+/// budget then plays the same game without a fault, with its near misses counted.
+#[test]
+fn a_wasi_bot_s_fuel_per_answer_is_kept_shown_and_measured() {
+    let root = tempfile::tempdir().unwrap();
+    let bot = ttt_bot(root.path(), "fuelled", None);
+    let measured = root.path().join("measured");
+    let output = succeed(
+        koth()
+            .env("XDG_CACHE_HOME", root.path().join("cache"))
+            .args(["tictactoe", "match", "--o", "perfect", "--seed", "1"])
+            .arg("--x")
+            .arg(&bot)
+            .args(["--games", "2", "--measure-fuel", "--log-dir"])
+            .arg(&measured),
+    );
+    let report = String::from_utf8_lossy(&output.stdout);
+    let line = report
+        .lines()
+        .find(|l| l.starts_with("fuel: fuelled: median "))
+        .unwrap_or_else(|| panic!("no fuel line in {report}"));
+    let budget: u64 = line
+        .split_once("--answer-fuel ")
+        .and_then(|(_, rest)| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no budget suggested in {line}"));
+    let results: Value =
+        serde_json::from_str(&std::fs::read_to_string(measured.join("results.json")).unwrap())
+            .unwrap();
+    let fuel = &bot_result(&results, "fuelled")["timing"]["fuel"];
+    let (answers, max) = (
+        fuel["answers"].as_u64().unwrap(),
+        fuel["max"].as_u64().unwrap(),
+    );
+    assert!(answers >= 2 && max > 0, "{fuel}");
+    assert!(budget >= 2 * max, "{budget} for a maximum of {max}");
+    let transcript = std::fs::read_to_string(measured.join("transcripts/fuelled.txt")).unwrap();
+    let notes: Vec<u64> = transcript
+        .lines()
+        .filter_map(|l| l.strip_prefix("# fuel ")?.parse().ok())
+        .collect();
+    assert_eq!(notes.len() as u64, answers, "{transcript}");
+    assert_eq!(notes.iter().max(), Some(&max));
+    let replay = succeed(koth().args(["replay", "--text"]).arg(&measured));
+    let replay = String::from_utf8_lossy(&replay.stdout);
+    assert!(replay.contains(line), "{line} in {replay}");
+
+    // The suggested budget plays the same match without a fault.
+    let budgeted = root.path().join("budgeted");
+    let results = play_match(&bot, 2, &budgeted, &["--answer-fuel", &budget.to_string()]);
+    let mine = bot_result(&results, "fuelled");
+    assert_eq!(mine["status"], "finished", "{mine}");
+    assert_eq!(mine["timing"]["fuel"]["budget"], budget);
+    assert_eq!(mine["timing"]["fuel"]["near_misses"], 0);
+}

@@ -496,6 +496,8 @@ fn fault(
         Some(Trap::Interrupt) => BotError::Timeout {
             limit: wall,
             grace: Duration::ZERO,
+            // A direct call answers by returning, not on its stdout.
+            stdout: crate::bot::Unanswered::Answered,
         },
         _ => BotError::Exited {
             status: format!(

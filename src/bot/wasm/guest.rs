@@ -31,6 +31,7 @@ use wasmtime_wasi::p1::WasiP1Ctx;
 use wasmtime_wasi::p2::{InputStream, OutputStream, Pollable, StreamError, StreamResult};
 use wasmtime_wasi::{FsPerms, HostMonotonicClock, HostWallClock, WasiCtxBuilder};
 
+use crate::bot::Unanswered;
 use crate::bot::lines::MAX_LINE;
 use crate::bot::{BotError, StderrLog};
 
@@ -107,6 +108,8 @@ struct State {
     input_ended: bool,
     /// The stdout line not yet ended, and whether it already ran over [`MAX_LINE`].
     partial: Vec<u8>,
+    /// Whether the bot has written anything at all on its stdout.
+    stdout_written: bool,
     overlong: bool,
     /// Lines printed and not yet taken by koth.
     printed: VecDeque<Printed>,
@@ -182,6 +185,21 @@ impl Shared {
             state.wake();
         }
         printed
+    }
+
+    /// What the bot has written of an answer not come: nothing at all (`flush` is how its
+    /// language flushes), or a line without its newline.
+    pub(super) fn unanswered(&self, flush: Option<&'static str>) -> Unanswered {
+        let state = self.lock();
+        if !state.stdout_written {
+            Unanswered::Nothing { flush }
+        } else if !state.partial.is_empty() {
+            Unanswered::Unended {
+                start: crate::bot::quote(&String::from_utf8_lossy(&state.partial)),
+            }
+        } else {
+            Unanswered::Answered
+        }
     }
 
     /// Forgets the input not yet read (a stopped bot's).
@@ -329,6 +347,7 @@ impl OutputStream for Output {
                 let mut state = shared.lock();
                 state.written += bytes.len() as u64;
                 state.stream_calls += 1;
+                state.stdout_written |= !bytes.is_empty();
                 let mut rest = &bytes[..];
                 while let Some(end) = memchr::memchr(b'\n', rest) {
                     let mut line = std::mem::take(&mut state.partial);

@@ -109,6 +109,8 @@ pub struct WasmBot {
     /// The bot's fuel clock at its last line, in ms: its transcript's time.
     clock_ms: u64,
     answer_fuel: Option<u64>,
+    /// How the bot's language flushes its stdout, for a time-out's hint, if koth can tell.
+    flush: Option<&'static str>,
 }
 
 /// A time limit on a bot's own time, from `started`.
@@ -171,6 +173,7 @@ impl WasmBot {
             transcript: None,
             clock_ms: 0,
             answer_fuel: limits.answer_fuel,
+            flush: crate::bot::unanswered::flush_hint(spec),
         })
     }
 
@@ -283,6 +286,13 @@ impl WasmBot {
                             }
                             _ => self.stats.record(&answer, answer.wall, allowed),
                         }
+                        // Its fuel, kept per answer: what a budget must allow.
+                        if let Some(fuel) = printed.fuel {
+                            self.stats.record_fuel(fuel, self.answer_fuel);
+                            if let Some(transcript) = &self.transcript {
+                                transcript.note_fuel(fuel);
+                            }
+                        }
                         answer
                     });
                 }
@@ -292,6 +302,7 @@ impl WasmBot {
                     break Err(BotError::Timeout {
                         limit: if wall { limit } else { timer.limit },
                         grace: if wall { grace } else { Duration::ZERO },
+                        stdout: self.shared.unanswered(self.flush),
                     });
                 }
             }

@@ -13,7 +13,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Row, Table, Wrap};
 
-use super::{CURSOR_KEYS, Keys, Playback, STDERR_KEY, View};
+use super::{CURSOR_KEYS, Keys, Panel, Playback, STDERR_KEY, View};
 use crate::games::paths::log::TurnRecord;
 use crate::games::paths::rules::letter;
 use crate::replay::explain::Explanation;
@@ -262,11 +262,7 @@ impl<'a> Viewer<'a> {
     fn answers(&self) -> Table<'static> {
         let round = self.frame.round;
         let played = self.played().and_then(|t| Some((t, self.record(t)?)));
-        let title = match (&self.game.turns, played) {
-            (None, _) => " answers: no replay.jsonl ".to_string(),
-            (_, Some((turn, _))) => format!(" answers in turn {turn} "),
-            (_, None) => " answers: none yet this round ".to_string(),
-        };
+        let title = self.answers_title();
         let vertex =
             |v: Option<(usize, usize)>| v.map_or("–".to_string(), |(x, y)| format!("({x},{y})"));
         let rows: Vec<Row> = played
@@ -319,6 +315,48 @@ impl<'a> Viewer<'a> {
                 .style(Style::new().add_modifier(Modifier::BOLD)),
         )
         .block(Block::bordered().title(title))
+    }
+
+    fn answers_title(&self) -> String {
+        let played = self.played().filter(|&t| self.record(t).is_some());
+        match (&self.game.turns, played) {
+            (None, _) => " answers: no replay.jsonl ".to_string(),
+            (_, Some(turn)) => format!(" answers in turn {turn} "),
+            (_, None) => " answers: none yet this round ".to_string(),
+        }
+    }
+
+    /// [`answers`](Self::answers) as lines, for `--text`: each bot's broken and activated
+    /// vertex with the ms each answer took, or the fault that stands in its place.
+    fn answer_lines(&self) -> Vec<Line<'static>> {
+        let Some((turn, record)) = self.played().and_then(|t| Some((t, self.record(t)?))) else {
+            return Vec::new();
+        };
+        let round = self.frame.round;
+        let vertex =
+            |v: Option<(usize, usize)>| v.map_or("–".to_string(), |(x, y)| format!("({x},{y})"));
+        let lines = self.game.log.bots.iter().enumerate().map(|(b, name)| {
+            let [destroy_ms, activate_ms] = self.explanation.times_at(round, turn, b);
+            let fault = self
+                .explanation
+                .faults_at(round, turn)
+                .find(|f| f.bot == name)
+                .map(|f| f.kind.to_string());
+            let took = |ms: Option<u64>, fault: Option<&String>| match (ms, fault) {
+                (Some(ms), _) => format!("{ms} ms"),
+                (None, Some(fault)) => fault.clone(),
+                (None, None) => "no answer".to_string(),
+            };
+            Line::raw(format!(
+                "{} {name}: broke {} ({}), activated {} ({})",
+                letter(b),
+                vertex(record.destroy.get(b).copied().flatten()),
+                took(destroy_ms, fault.as_ref()),
+                vertex(record.activate.get(b).copied().flatten()),
+                took(activate_ms, fault.as_ref().filter(|_| destroy_ms.is_some())),
+            ))
+        });
+        lines.collect()
     }
 
     fn faults_title(&self) -> String {
@@ -527,9 +565,19 @@ impl View for Viewer<'_> {
         &self.playback
     }
 
-    /// The round or turn shown, as `koth replay --text` prints it.
+    /// The round or turn shown, as `koth replay --text` prints it: the grid and points, then
+    /// what the side panels show (each bot's answers in the turn with their times, the turn's
+    /// faults) and every bot's last stderr lines.
     fn text(&self) -> String {
-        self.game.text(&self.frame)
+        let mut panels = vec![
+            Panel::new(self.answers_title().trim(), self.answer_lines()),
+            Panel::new(self.faults_title().trim(), self.faults()),
+        ];
+        for (bot, name) in self.game.log.bots.iter().enumerate() {
+            let text = self.explanation.stderr.get(bot).map_or("", String::as_str);
+            panels.push(super::stderr_text(name, text));
+        }
+        super::text(self.game.text(&self.frame).trim_end(), &[], &panels)
     }
 }
 

@@ -1,0 +1,202 @@
+//! One spelling for one thing, across every command: the address a server listens on is
+//! `--serve ADDR` (with `--addr` its other name) wherever koth serves, and a fault kind is spelled
+//! in snake case (`crashed`, `bad_output`, `timed_out`) in every help, report, transcript and
+//! message, the hill's refusal of a version included.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use crate::support::tournament::koth;
+
+/// Every command path of koth (`[]`, `["paths"]`, `["hill", "run"]`…), from its help's command
+/// lists.
+fn commands() -> Vec<Vec<String>> {
+    let mut found = vec![Vec::new()];
+    let mut next = 0;
+    while next < found.len() {
+        let path = found[next].clone();
+        next += 1;
+        let help = help(&path);
+        let Some((_, list)) = help.split_once("Commands:\n") else {
+            continue;
+        };
+        for line in list.lines() {
+            // The list ends at the first line not indented as a command's.
+            let Some(entry) = line.strip_prefix("  ") else {
+                break;
+            };
+            let Some(name) = entry.split_whitespace().next() else {
+                break;
+            };
+            if name == "help" || entry.starts_with(' ') {
+                continue;
+            }
+            let name = name.trim_end_matches(',');
+            let mut sub = path.clone();
+            sub.push(name.to_string());
+            found.push(sub);
+        }
+    }
+    found
+}
+
+fn help(path: &[String]) -> String {
+    let output = koth().args(path).arg("--help").output().unwrap();
+    assert!(output.status.success(), "koth {path:?} --help failed");
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// Words that spell a fault kind another way than the one every output uses.
+const OTHER_SPELLINGS: &[&str] = &[
+    "Crashed",
+    "BadOutput",
+    "TimedOut",
+    "FailedToStart",
+    "bad output",
+    "timed out",
+    "bad-output",
+    "timed-out",
+];
+
+#[test]
+fn every_command_names_its_address_serve_and_spells_fault_kinds_one_way() {
+    let commands = commands();
+    let names: BTreeSet<String> = commands.iter().map(|c| c.join(" ")).collect();
+    for expected in [
+        "serve",
+        "tournament run",
+        "tournament resume",
+        "hill run",
+        "paths",
+    ] {
+        assert!(
+            names.contains(expected),
+            "no `koth {expected}` in {names:?}"
+        );
+    }
+    let mut serving = Vec::new();
+    for path in &commands {
+        let help = help(path);
+        for other in OTHER_SPELLINGS {
+            assert!(
+                !help.contains(other),
+                "`koth {} --help` spells a fault kind {other:?}",
+                path.join(" ")
+            );
+        }
+        if help.contains("ADDR") {
+            serving.push(path.join(" "));
+            assert!(
+                (help.contains("--serve <ADDR>") || help.contains("--serve [<ADDR>]"))
+                    && help.contains("[alias: --addr]"),
+                "`koth {} --help` takes an address but not as --serve (alias --addr):\n{help}",
+                path.join(" ")
+            );
+        }
+    }
+    assert!(serving.len() >= 4, "{serving:?}");
+    // Either name works, on every command that serves: `koth serve --addr` as before.
+    for flag in ["--serve", "--addr"] {
+        let output = koth()
+            .args(["serve", "/nonexistent-koth-folder", flag, "not-an-address"])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            !output.status.success() && stderr.contains("invalid value 'not-an-address'"),
+            "{flag}: {stderr}"
+        );
+    }
+}
+
+/// A bot folder `root/<folder>` named `name` for `game`, running `script` with Python.
+fn python_bot(
+    root: &Path,
+    folder: &str,
+    name: &str,
+    game: &str,
+    script: &str,
+) -> std::path::PathBuf {
+    let dir = root.join(folder);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("bot.py"), script).unwrap();
+    std::fs::write(
+        dir.join("bot.toml"),
+        format!("name = {name:?}\nrun = \"python3 bot.py\"\ngames = [\"{game}\"]\n"),
+    )
+    .unwrap();
+    dir
+}
+
+fn assert_one_spelling(what: &str, text: &str) {
+    for other in OTHER_SPELLINGS {
+        assert!(
+            !text.contains(other),
+            "{what} spells a kind {other:?}:\n{text}"
+        );
+    }
+}
+
+/// A game's report, results and transcripts, and the hill's refusal of a version, spell each
+/// fault kind as `results.json` does.
+#[test]
+fn every_output_spells_a_fault_kind_as_results_do() {
+    let root = tempfile::tempdir().unwrap();
+    let crash = "import sys\nsys.stdin.readline()\nsys.exit(3)\n";
+    let garbage = "import sys\nfor line in sys.stdin:\n    \
+                   if line.startswith(('DESTROY', 'ACTIVATE')):\n        \
+                   print('garbage', flush=True)\n";
+    let crashing = python_bot(root.path(), "crash", "Crash", "paths", crash);
+    let babbling = python_bot(root.path(), "garbage", "Garbage", "paths", garbage);
+    let log = root.path().join("game");
+    let output = koth()
+        .args(["paths", "--rounds", "1", "--seed", "1", "--log-dir"])
+        .arg(&log)
+        .arg("--bot")
+        .arg(&crashing)
+        .arg("--bot")
+        .arg(&babbling)
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{report}");
+    assert!(
+        report.contains(": crashed: DESTROY 0: exited") && report.contains(": bad_output: "),
+        "{report}"
+    );
+    assert_one_spelling("the report", &report);
+    let results = std::fs::read_to_string(log.join("results.json")).unwrap();
+    assert!(results.contains("\"crashed\"") && results.contains("\"bad_output\""));
+    let transcript = std::fs::read_to_string(log.join("transcripts/crash.txt")).unwrap();
+    assert!(transcript.contains(" crashed: exited"), "{transcript}");
+    assert_one_spelling("a transcript", &transcript);
+
+    // The hill refuses a version whose validation game had faults, naming the first.
+    let file = root.path().join("hill.toml");
+    std::fs::write(&file, "game = \"tictactoe\"\nrounds = 2\nseed = 3\n").unwrap();
+    let hill = root.path().join("hill");
+    let created = koth()
+        .args(["hill", "create"])
+        .arg(&file)
+        .arg("--dir")
+        .arg(&hill)
+        .status()
+        .unwrap();
+    assert!(created.success());
+    let crashing = python_bot(root.path(), "ttt-crash", "Crash", "tictactoe", crash);
+    let output = crate::hill::hill_command(&hill)
+        .args(["hill", "add"])
+        .arg(&crashing)
+        .arg("--hill")
+        .arg(&hill)
+        .output()
+        .unwrap();
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(!output.status.success(), "{said}");
+    assert!(said.contains("had faults: crashed: "), "{said}");
+    assert_one_spelling("the hill's refusal", &said);
+}
