@@ -104,7 +104,10 @@ pub fn in_order(entries: &mut [Entry]) {
 }
 
 /// Whether the first of a table in order ([`in_order`]) may be crowned: it has played its
-/// `placement_games` (and at least one), and its interval lies wholly above the runner-up's.
+/// `placement_games` (and at least one), and it is apart from the runner-up: the 95% interval
+/// of its lead excludes zero, the lead exceeding `√(h₁² + h₂²)` (each `h` a 95% half-width;
+/// two independent estimates' difference has that half-width). Requiring the two intervals not
+/// to overlap at all would ask for about 99.5% confidence in the lead, not 95%.
 pub fn may_be_crowned(table: &[Entry], placement_games: u32) -> bool {
     let Some(first) = table.first() else {
         return false;
@@ -119,7 +122,7 @@ pub fn may_be_crowned(table: &[Entry], placement_games: u32) -> bool {
         None => true,
         Some(second) => match second.value {
             None => true,
-            Some(other) => value - first.interval > other + second.interval,
+            Some(other) => value - other > first.interval.hypot(second.interval),
         },
     }
 }
@@ -159,7 +162,10 @@ mod tests {
         assert!(may_be_crowned(&apart, 4));
         // Not before its placement games.
         assert!(!may_be_crowned(&apart, 10));
+        // A lead of 150 with half-widths of 100 each: overlapping, yet apart (150 > 141).
         apart[1].value = Some(1650.0);
+        assert!(may_be_crowned(&apart, 4));
+        apart[1].value = Some(1670.0);
         assert!(!may_be_crowned(&apart, 4));
     }
 }

@@ -398,7 +398,7 @@ fn a_graded_pool_is_ranked_in_its_true_order() {
         hill_command(&dir)
             .args(["hill", "run"])
             .arg(&dir)
-            .args(["--games", "24"]),
+            .args(["--games", "36"]),
     );
     let board = leaderboard(&dir);
     let order: Vec<&str> = board["standings"]
@@ -408,7 +408,9 @@ fn a_graded_pool_is_ranked_in_its_true_order() {
         .map(|s| s["name"].as_str().unwrap())
         .collect();
     assert_eq!(order, ["p=1", "p=0.5", "p=0"], "{board}");
+    // The king is the table's first, crowned once its lead is clear.
     assert_eq!(board["king"], "p=1 v1", "{board}");
+    assert_eq!(board["ranking"], "placement", "{board}");
     for s in board["standings"].as_array().unwrap() {
         assert!(s["low"].as_f64().unwrap() < s["rating"].as_f64().unwrap());
     }
