@@ -131,6 +131,30 @@ pub fn may_be_crowned(table: &[Entry], placement_games: u32) -> bool {
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_points_game_ranks_by_points_where_counting_places_would_not() {
+        // Games of three: 0 scores 30 one game in five and nothing otherwise (6 a game); 1
+        // scores 1 four games in five (0.8 a game); 2 never scores. Places favour 1, points 0.
+        let mut points = Games::new(Ranking::Points);
+        let mut places = Games::new(Ranking::Placement);
+        for game in 0..100 {
+            let seats = [
+                (0, if game % 5 == 0 { 30.0 } else { 0.0 }),
+                (1, if game % 5 == 4 { 0.0 } else { 1.0 }),
+                (2, 0.0),
+            ];
+            points.add(&seats);
+            places.add(&seats);
+        }
+        let by_points = fit(&points, &[0.0; 3]);
+        let by_places = fit(&places, &[0.0; 3]);
+        assert!(by_points[0].value > by_points[1].value, "{by_points:?}");
+        assert!(by_places[1].value > by_places[0].value, "{by_places:?}");
+        // Points per game against average opponents, about what each scored.
+        assert!((by_points[0].value - 6.0).abs() < 1.5, "{by_points:?}");
+        assert!((by_points[1].value - 0.8).abs() < 1.5, "{by_points:?}");
+    }
+
     fn entry(id: usize, value: f64, interval: f64, games: u32) -> Entry {
         Entry {
             id,
