@@ -2,14 +2,16 @@
 //!
 //! 1. **Whole ranking**: games until the fitted ranking of 16 players of known strength reaches
 //!    Kendall τ ≥ 0.9 against the true order, for the hill's matchmaking, a round robin (the
-//!    tournament's schedule with two players a game) and random pairs; median over 10 seeds.
+//!    tournament's schedule) and random line-ups; median over 10 seeds; in a placement game of
+//!    two and in a points game of three (each ranked by its own fit, `koth::ranking`).
 //! 2. **Placement**: a newcomer joining a settled hill of 16: its place after 40 of its games
 //!    against its true place (median over 10 seeds).
 //! 3. **Cost**: choosing a game among 1,000 active versions; the refit of 1,000 versions and
 //!    1,000,000 games.
 //!
-//! Games are drawn from Davidson's model (the fit's own) with strengths evenly spread, so they
-//! cost nothing and the true order is known; the matchmaking and the fit are koth's own code.
+//! Games are drawn from a known model (Davidson's for placement, Poisson points for points) with
+//! strengths evenly spread, so they cost nothing and the true order is known; the matchmaking
+//! and the fits are koth's own code.
 //! `scripts/bench-hill.sh` measures what needs processes and a database (the leaderboard of a
 //! hill of a million games, games per second against a tournament).
 
