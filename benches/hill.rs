@@ -2,21 +2,24 @@
 //!
 //! 1. **Whole ranking**: games until the fitted ranking of 16 players of known strength reaches
 //!    Kendall τ ≥ 0.9 against the true order, for the hill's matchmaking, a round robin (the
-//!    tournament's schedule with two players a game) and random pairs; median over 10 seeds.
+//!    tournament's schedule) and random line-ups; median over 10 seeds; in a placement game of
+//!    two and in a points game of three (each ranked by its own fit, `koth::ranking`).
 //! 2. **Placement**: a newcomer joining a settled hill of 16: its place after 40 of its games
 //!    against its true place (median over 10 seeds).
 //! 3. **Cost**: choosing a game among 1,000 active versions; the refit of 1,000 versions and
 //!    1,000,000 games.
 //!
-//! Games are drawn from Davidson's model (the fit's own) with strengths evenly spread, so they
-//! cost nothing and the true order is known; the matchmaking and the fit are koth's own code.
+//! Games are drawn from a known model (Davidson's for placement, Poisson points for points) with
+//! strengths evenly spread, so they cost nothing and the true order is known; the matchmaking
+//! and the fits are koth's own code.
 //! `scripts/bench-hill.sh` measures what needs processes and a database (the leaderboard of a
 //! hill of a million games, games per second against a tournament).
 
 use std::time::Instant;
 
-use koth::hill::fit::{Games, fit, fit_from};
-use koth::hill::matchmaking::{Candidate, Tuning, choose};
+use koth::hill::matchmaking::{Candidate, History, Tuning, choose};
+use koth::ranking::order::{Games, fit, fit_from};
+use koth::ranking::{self, Ranking};
 use rand::{Rng, RngExt};
 use skillratings::MultiTeamOutcome;
 use skillratings::weng_lin::{WengLinConfig, WengLinRating, weng_lin_multi_team};
@@ -30,20 +33,72 @@ const TUNING: Tuning = Tuning {
     far_share: 0.1,
 };
 
-/// The outcome of `i` against `j` (score of i, score of j) under Davidson's model with ν = 1.
-fn play(strength: &[f64], i: usize, j: usize, rng: &mut impl Rng) -> (f64, f64) {
-    let (pi, pj, pd) = (
-        strength[i].exp(),
-        strength[j].exp(),
-        ((strength[i] + strength[j]) / 2.0).exp(),
-    );
-    let u: f64 = rng.random::<f64>() * (pi + pj + pd);
-    if u < pi {
-        (1.0, 0.0)
-    } else if u < pi + pd {
-        (0.5, 0.5)
-    } else {
-        (0.0, 1.0)
+/// The simulated game: its players a game, how it ranks, and how a game of `seats` ends.
+#[derive(Clone, Copy)]
+enum Model {
+    /// Two players, Davidson's model with ν = 1 (win, draw or loss): a placement game.
+    Placement,
+    /// Three players, each scoring a Poisson number of points with mean
+    /// `exp(s_i − mean of the others' s) / 2`: a points game where weak players often score
+    /// nothing and a game where nobody scores is common (as in the Grid-Routing Battle).
+    Points,
+}
+
+impl Model {
+    fn players(self) -> usize {
+        match self {
+            Model::Placement => 2,
+            Model::Points => 3,
+        }
+    }
+
+    fn ranking(self) -> Ranking {
+        match self {
+            Model::Placement => Ranking::Placement,
+            Model::Points => Ranking::Points,
+        }
+    }
+
+    fn play(self, strength: &[f64], seats: &[usize], rng: &mut impl Rng) -> Vec<f64> {
+        match self {
+            Model::Placement => {
+                let (i, j) = (seats[0], seats[1]);
+                let (pi, pj, pd) = (
+                    strength[i].exp(),
+                    strength[j].exp(),
+                    ((strength[i] + strength[j]) / 2.0).exp(),
+                );
+                let u: f64 = rng.random::<f64>() * (pi + pj + pd);
+                if u < pi {
+                    vec![1.0, 0.0]
+                } else if u < pi + pd {
+                    vec![0.5, 0.5]
+                } else {
+                    vec![0.0, 1.0]
+                }
+            }
+            Model::Points => seats
+                .iter()
+                .map(|&i| {
+                    let others = seats.iter().filter(|&&j| j != i).map(|&j| strength[j]);
+                    let mean = others.sum::<f64>() / (seats.len() - 1) as f64;
+                    poisson((strength[i] - mean).exp() / 2.0, rng)
+                })
+                .collect(),
+        }
+    }
+}
+
+/// A Poisson draw of mean `lambda` (Knuth's; means here are small).
+fn poisson(lambda: f64, rng: &mut impl Rng) -> f64 {
+    let limit = (-lambda).exp();
+    let (mut k, mut p) = (0.0, 1.0);
+    loop {
+        p *= rng.random::<f64>();
+        if p <= limit {
+            return k;
+        }
+        k += 1.0;
     }
 }
 
@@ -61,9 +116,10 @@ fn kendall_tau(strength: &[f64], fitted: &[f64]) -> f64 {
     agree / pairs
 }
 
-/// The hill's matchmaking over a pool, with the online ratings it reads.
+/// The hill's matchmaking over a pool, with the online ratings and the history it reads.
 struct Hill {
     candidates: Vec<Candidate>,
+    history: History,
     next: u32,
     seed: u64,
 }
@@ -72,35 +128,55 @@ impl Hill {
     fn new(players: usize, seed: u64) -> Hill {
         Hill {
             candidates: (0..players).map(candidate).collect(),
+            history: History::default(),
             next: 0,
             seed,
         }
     }
 
-    fn pair(&mut self) -> (usize, usize) {
+    fn choose(&mut self, players: usize) -> Vec<usize> {
         let mut rng = koth::seed::rng(self.seed, (1 << 32) + u64::from(self.next));
-        let choice = choose(&self.candidates, 2, self.next, TUNING, &mut rng).unwrap();
-        (choice.seats[0], choice.seats[1])
+        choose(
+            &self.candidates,
+            players,
+            self.next,
+            TUNING,
+            &self.history,
+            &mut rng,
+        )
+        .unwrap()
+        .seats
     }
 
-    fn record(&mut self, i: usize, j: usize, (si, sj): (f64, f64)) {
-        let rate = |c: &Candidate| WengLinRating {
-            rating: c.mu,
-            uncertainty: c.sigma,
-        };
-        let (a, b) = ([rate(&self.candidates[i])], [rate(&self.candidates[j])]);
-        let rank = |mine: f64, other: f64| MultiTeamOutcome::new(if mine >= other { 1 } else { 2 });
-        let updated = weng_lin_multi_team(
-            &[(&a[..], rank(si, sj)), (&b[..], rank(sj, si))],
-            &WengLinConfig::new(),
-        );
-        for (k, r) in [(i, updated[0][0]), (j, updated[1][0])] {
+    fn record(&mut self, seats: &[usize], scores: &[f64]) {
+        let teams: Vec<[WengLinRating; 1]> = seats
+            .iter()
+            .map(|&k| {
+                [WengLinRating {
+                    rating: self.candidates[k].mu,
+                    uncertainty: self.candidates[k].sigma,
+                }]
+            })
+            .collect();
+        let ranks: Vec<MultiTeamOutcome> = scores
+            .iter()
+            .map(|mine| MultiTeamOutcome::new(1 + scores.iter().filter(|&o| o > mine).count()))
+            .collect();
+        let contest: Vec<(&[WengLinRating], MultiTeamOutcome)> = teams
+            .iter()
+            .zip(&ranks)
+            .map(|(t, r)| (&t[..], *r))
+            .collect();
+        let updated = weng_lin_multi_team(&contest, &WengLinConfig::new());
+        for (&k, r) in seats.iter().zip(updated) {
             let c = &mut self.candidates[k];
-            c.mu = r.rating;
-            c.sigma = r.uncertainty;
+            c.mu = r[0].rating;
+            c.sigma = r[0].uncertainty;
             c.games += 1;
             c.last_chosen = Some(self.next);
         }
+        let seated: Vec<(usize, f64)> = seats.iter().copied().zip(scores.iter().copied()).collect();
+        self.history.record(&seated);
         self.next += 1;
     }
 }
@@ -125,30 +201,43 @@ enum Method {
     Random,
 }
 
+/// The fitted figures of `players` by the model's ranking.
+fn fitted(model: Model, players: usize, played: &[(Vec<usize>, Vec<f64>)]) -> Vec<f64> {
+    let mut games = ranking::Games::new(model.ranking());
+    for (seats, scores) in played {
+        let seated: Vec<(usize, f64)> = seats.iter().copied().zip(scores.iter().copied()).collect();
+        games.add(&seated);
+    }
+    ranking::fit(&games, &vec![0.0; players])
+        .iter()
+        .map(|s| s.value)
+        .collect()
+}
+
 /// Games until τ ≥ 0.9 (fitted every 8 games), at most `cap`.
-fn games_to_rank(method: Method, step: f64, seed: u64, cap: u32) -> u32 {
+fn games_to_rank(model: Model, method: Method, step: f64, seed: u64, cap: u32) -> u32 {
     let strength: Vec<f64> = (0..PLAYERS).map(|k| k as f64 * step).collect();
+    let k = model.players();
     let mut rng = koth::seed::rng(seed, 7);
-    let mut games = Games::default();
+    let mut played = Vec::new();
     let mut hill = Hill::new(PLAYERS, seed);
-    let schedule = koth::tournament::schedule::schedule(PLAYERS, 2, cap, seed);
+    let schedule = koth::tournament::schedule::schedule(PLAYERS, k, cap, seed);
     for g in 0..cap {
-        let (i, j) = match method {
-            Method::Hill => hill.pair(),
-            Method::RoundRobin => (schedule[g as usize].seats[0], schedule[g as usize].seats[1]),
+        let seats: Vec<usize> = match method {
+            Method::Hill => hill.choose(k),
+            Method::RoundRobin => schedule[g as usize].seats.clone(),
             Method::Random => {
-                let i = rng.random_range(0..PLAYERS);
-                (i, (i + rng.random_range(1..PLAYERS)) % PLAYERS)
+                let mut all: Vec<usize> = (0..PLAYERS).collect();
+                rand::seq::SliceRandom::shuffle(&mut all[..], &mut rng);
+                all.truncate(k);
+                all
             }
         };
-        let outcome = play(&strength, i, j, &mut rng);
-        hill.record(i, j, outcome);
-        games.add(&[(i, outcome.0), (j, outcome.1)]);
-        if (g + 1) % 8 == 0 {
-            let fitted: Vec<f64> = fit(PLAYERS, &games).iter().map(|s| s.rating).collect();
-            if kendall_tau(&strength, &fitted) >= 0.9 {
-                return g + 1;
-            }
+        let scores = model.play(&strength, &seats, &mut rng);
+        hill.record(&seats, &scores);
+        played.push((seats, scores));
+        if (g + 1) % 8 == 0 && kendall_tau(&strength, &fitted(model, PLAYERS, &played)) >= 0.9 {
+            return g + 1;
         }
     }
     cap
@@ -157,27 +246,28 @@ fn games_to_rank(method: Method, step: f64, seed: u64, cap: u32) -> u32 {
 /// A newcomer of a random true strength joins a hill of 16 settled over 600 games; returns
 /// |its fitted place − its true place| after 40 of its games.
 fn placement_error(seed: u64) -> usize {
+    let model = Model::Placement;
     let mut rng = koth::seed::rng(seed, 9);
     let mut strength: Vec<f64> = (0..PLAYERS).map(|k| k as f64 * STEP).collect();
     let mut hill = Hill::new(PLAYERS, seed);
-    let mut games = Games::default();
+    let mut played = Vec::new();
     for _ in 0..600 {
-        let (i, j) = hill.pair();
-        let outcome = play(&strength, i, j, &mut rng);
-        hill.record(i, j, outcome);
-        games.add(&[(i, outcome.0), (j, outcome.1)]);
+        let seats = hill.choose(2);
+        let scores = model.play(&strength, &seats, &mut rng);
+        hill.record(&seats, &scores);
+        played.push((seats, scores));
     }
     // Between two of them, never equal to one.
     let newcomer = PLAYERS;
     strength.push((rng.random_range(0..PLAYERS - 1) as f64 + 0.5) * STEP);
     hill.candidates.push(candidate(newcomer));
     while hill.candidates[newcomer].games < 40 {
-        let (i, j) = hill.pair();
-        let outcome = play(&strength, i, j, &mut rng);
-        hill.record(i, j, outcome);
-        games.add(&[(i, outcome.0), (j, outcome.1)]);
+        let seats = hill.choose(2);
+        let scores = model.play(&strength, &seats, &mut rng);
+        hill.record(&seats, &scores);
+        played.push((seats, scores));
     }
-    let fitted: Vec<f64> = fit(PLAYERS + 1, &games).iter().map(|s| s.rating).collect();
+    let fitted = fitted(model, PLAYERS + 1, &played);
     let place = |values: &[f64]| values.iter().filter(|&&v| v > values[newcomer]).count();
     place(&fitted).abs_diff(place(&strength))
 }
@@ -194,20 +284,26 @@ fn main() {
     }
     let seeds = 1..=10u64;
     let cap = 20_000;
-    // Neighbours close (0.25: 37% wins, 29% losses) and far apart (0.5: 43% and 26%).
-    for step in [0.25, 0.5] {
+    // A placement game with neighbours close (0.25: 37% wins, 29% losses) and far apart (0.5:
+    // 43% and 26%); a points game of three with neighbours 0.25 and 0.5 apart.
+    for (model, what, step) in [
+        (Model::Placement, "placement game of 2", 0.25),
+        (Model::Placement, "placement game of 2", 0.5),
+        (Model::Points, "points game of 3", 0.25),
+        (Model::Points, "points game of 3", 0.5),
+    ] {
         println!(
-            "Whole ranking of {PLAYERS}, neighbours {step} apart in log-strength (games until \
-             Kendall tau >= 0.9, median of 10 seeds):"
+            "Whole ranking of {PLAYERS}, {what}, neighbours {step} apart in log-strength (games \
+             until Kendall tau >= 0.9, median of 10 seeds):"
         );
         for (name, method) in [
             ("hill matchmaking", Method::Hill),
             ("round robin", Method::RoundRobin),
-            ("random pairs", Method::Random),
+            ("random line-ups", Method::Random),
         ] {
             let games: Vec<f64> = seeds
                 .clone()
-                .map(|s| f64::from(games_to_rank(method, step, s, cap)))
+                .map(|s| f64::from(games_to_rank(model, method, step, s, cap)))
                 .collect();
             println!(
                 "  {name:17} {:6.0} games  (per seed: {games:?})",
@@ -235,11 +331,25 @@ fn main() {
             ..candidate(k)
         })
         .collect();
+    // Each version has met its 20 nearest in id 10 times, a third of them alike.
+    let mut history = History::default();
+    for a in 0..1000usize {
+        for b in a + 1..(a + 21).min(1000) {
+            history.add(
+                a,
+                b,
+                koth::hill::matchmaking::Met {
+                    games: 10,
+                    alike: 3,
+                },
+            );
+        }
+    }
     let mut times = Vec::new();
     for next in 0..1001u32 {
         let mut rng = koth::seed::rng(1, u64::from(next));
         let started = Instant::now();
-        let choice = choose(&candidates, 2, 1_000_000 + next, TUNING, &mut rng);
+        let choice = choose(&candidates, 2, 1_000_000 + next, TUNING, &history, &mut rng);
         times.push(started.elapsed().as_secs_f64() * 1000.0);
         assert!(choice.is_some());
     }
@@ -261,14 +371,14 @@ fn main() {
         } else {
             (i + rng.random_range(1..versions)) % versions
         };
-        let outcome = play(&strength, i, j, &mut rng);
-        games.add(&[(i, outcome.0), (j, outcome.1)]);
+        let outcome = Model::Placement.play(&strength, &[i, j], &mut rng);
+        games.add(&[(i, outcome[0]), (j, outcome[1])]);
     }
     let gathered = started.elapsed().as_secs_f64();
     let started = Instant::now();
     let fitted = fit(versions, &games);
     let fitted_s = started.elapsed().as_secs_f64();
-    let ratings: Vec<f64> = fitted.iter().map(|s| s.rating).collect();
+    let ratings: Vec<f64> = fitted.iter().map(|s| s.value).collect();
     println!(
         "Refit of 1,000 versions and 1,000,000 games: {:.2} s to gather the games, {fitted_s:.2} s \
          to fit (tau {:.3} against the truth)",
@@ -279,8 +389,8 @@ fn main() {
     for _ in 0..100 {
         let i = rng.random_range(0..versions);
         let j = (i + rng.random_range(1..20)) % versions;
-        let outcome = play(&strength, i, j, &mut rng);
-        games.add(&[(i, outcome.0), (j, outcome.1)]);
+        let outcome = Model::Placement.play(&strength, &[i, j], &mut rng);
+        games.add(&[(i, outcome[0]), (j, outcome[1])]);
     }
     let last: Vec<f64> = fitted.iter().map(|s| s.theta).collect();
     let started = Instant::now();

@@ -16,6 +16,7 @@ pub mod games;
 pub mod hill;
 pub mod interrupt;
 pub mod logs;
+pub mod ranking;
 pub mod replay;
 pub mod seed;
 pub mod serve;

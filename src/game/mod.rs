@@ -32,6 +32,19 @@ pub enum Average {
     Geometric,
 }
 
+/// What a game's result means, and so how every ranking in koth (a tournament's table, a hill's
+/// table and its king) orders the bots that play it. Each game declares it in its `play.rs`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Ranking {
+    /// The points scored are the result (the Grid-Routing Battle, the rat race, Reach the
+    /// Flag): bots are ranked by points per game, adjusted for the opponents met.
+    Points,
+    /// Only who finished ahead of whom counts (noughts & crosses, Mad Cars, Nim): bots are
+    /// ranked by an order model (Bradley–Terry with draws, Plackett–Luce for more).
+    Placement,
+}
+
 /// A game's own table on a tournament's leaderboard, beside the standings every game has (Mad
 /// Cars: each bot's results by map and car).
 #[derive(Debug, Clone, Serialize)]
@@ -122,6 +135,8 @@ pub trait Game: Sync + Replay {
     fn average(&self) -> Average {
         Average::Arithmetic
     }
+    /// What the game's result means: points, or only the order of the players.
+    fn ranking(&self) -> Ranking;
     /// Whether this machine can play the game (a library it needs, say) with `rounds` rounds
     /// per match: asked before a tournament's first game, so a missing part or an impossible
     /// setting is one clear error and not a harness fault per game.

@@ -7,12 +7,13 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
+use crate::ranking::{self, Entry, Ranking};
 use crate::tournament::leaderboard::{Format, aligned};
 use crate::tournament::store::Store;
 
 use super::store::{self, Version};
 
-/// One active version's line.
+/// One scheduled version's line.
 #[derive(Debug, Clone, Serialize)]
 pub struct HillStanding {
     pub rank: usize,
@@ -21,8 +22,9 @@ pub struct HillStanding {
     pub version: u32,
     /// Games it has played (rated).
     pub games: u32,
-    /// The fitted rating (Elo scale, 1500 average) and its 95% interval; before the first fit,
-    /// none.
+    /// The figure the ranking orders by (the board's `statistic`: points per game against
+    /// average opponents for a points game, an Elo-scale rating for a placement game) and its
+    /// 95% interval; before the first fit, none.
     pub rating: Option<f64>,
     pub low: Option<f64>,
     pub high: Option<f64>,
@@ -31,8 +33,20 @@ pub struct HillStanding {
     pub sigma: f64,
     /// Games in which it faulted.
     pub faulted: u32,
-    /// Why it is not scheduled, if it is suspended.
-    pub suspended: Option<String>,
+    /// `active` (a suspended version is listed apart, in the board's `suspended`).
+    pub state: String,
+}
+
+/// A suspended version: not ranked among the active ones, listed apart with why.
+#[derive(Debug, Clone, Serialize)]
+pub struct SuspendedVersion {
+    pub name: String,
+    pub version: u32,
+    pub games: u32,
+    pub faulted: u32,
+    /// `suspended`.
+    pub state: String,
+    pub reason: String,
 }
 
 /// A reign: who led the fitted ranking, from when.
@@ -51,12 +65,28 @@ pub struct Reign {
 pub struct HillBoard {
     pub name: String,
     pub game: String,
+    /// What the game's result means (`points` or `placement`), and so what orders the table.
+    pub ranking: Ranking,
+    /// The figure in `rating`, in words.
+    pub statistic: String,
     pub games_done: u32,
+    /// The table's first, once it has been crowned: its placement games played and its
+    /// interval apart from the runner-up's; none while the lead is open.
     pub king: Option<String>,
     pub standings: Vec<HillStanding>,
+    /// Suspended versions, apart from the ranking.
+    pub suspended: Vec<SuspendedVersion>,
     pub kings: Vec<Reign>,
     /// Versions no longer scheduled (replaced or retired), with their state.
     pub history: Vec<(String, u32, String, u32)>,
+}
+
+/// The rule a hill's game ranks by (a hill of a game koth no longer has: placement).
+pub(crate) fn ranking_of(store: &Store) -> anyhow::Result<Ranking> {
+    Ok(store
+        .meta("game")?
+        .and_then(|game| crate::games::by_name(&game))
+        .map_or(Ranking::Placement, |game| game.ranking()))
 }
 
 /// Reads the leaderboard of the hill in `store`.
@@ -64,42 +94,58 @@ pub(crate) fn of(store: &Store) -> anyhow::Result<HillBoard> {
     let db = store.connection();
     let versions = store::versions(db)?;
     let fit = store::fit(db)?;
-    let mut standings: Vec<HillStanding> = versions
+    let ranking = ranking_of(store)?;
+    let fitted = |id: usize| fit.iter().find(|f| f.version == id);
+    // The one order of the table and the king ([`ranking::in_order`]), on the stored fit.
+    let mut order: Vec<Entry> = versions
         .iter()
-        .filter(|v| v.state == "active")
-        .map(|v| {
-            let fitted = fit.iter().find(|f| f.0 == v.id);
-            HillStanding {
-                rank: 0,
+        .filter(|v| v.scheduled())
+        .map(|v| Entry {
+            id: v.id,
+            value: fitted(v.id).map(|f| f.value),
+            interval: fitted(v.id).map_or(0.0, |f| f.half_width),
+            games: fitted(v.id).map_or(0, |f| f.games),
+        })
+        .collect();
+    ranking::in_order(&mut order);
+    let version = |id: usize| versions.iter().find(|v| v.id == id);
+    let standings: Vec<HillStanding> = order
+        .iter()
+        .enumerate()
+        .filter_map(|(k, e)| {
+            let v = version(e.id)?;
+            Some(HillStanding {
+                rank: k + 1,
                 name: v.name.clone(),
                 version: v.version,
                 games: v.games,
-                rating: fitted.map(|f| f.1),
-                low: fitted.map(|f| f.1 - f.2),
-                high: fitted.map(|f| f.1 + f.2),
+                rating: e.value,
+                low: e.value.map(|r| r - e.interval),
+                high: e.value.map(|r| r + e.interval),
                 mu: v.mu,
                 sigma: v.sigma,
                 faulted: v.faulted,
-                suspended: v.suspended.clone(),
-            }
+                state: v.state.clone(),
+            })
         })
         .collect();
-    // By the fit; versions it has not seen yet after, by their online rating.
-    standings.sort_by(|a, b| {
-        b.rating
-            .is_some()
-            .cmp(&a.rating.is_some())
-            .then(b.rating.unwrap_or(0.0).total_cmp(&a.rating.unwrap_or(0.0)))
-            .then((b.mu - 3.0 * b.sigma).total_cmp(&(a.mu - 3.0 * a.sigma)))
-    });
-    for (k, s) in standings.iter_mut().enumerate() {
-        s.rank = k + 1;
-    }
-    let label = |id: usize| versions.iter().find(|v| v.id == id);
-    let kings: Vec<Reign> = store::kings(db)?
-        .into_iter()
-        .filter_map(|(id, since_game, since)| {
-            let v = label(id)?;
+    let suspended = versions
+        .iter()
+        .filter(|v| v.state == "suspended")
+        .map(|v| SuspendedVersion {
+            name: v.name.clone(),
+            version: v.version,
+            games: v.games,
+            faulted: v.faulted,
+            state: v.state.clone(),
+            reason: v.suspended.clone().unwrap_or_default(),
+        })
+        .collect();
+    let crowned = store::kings(db)?;
+    let kings: Vec<Reign> = crowned
+        .iter()
+        .filter_map(|&(id, since_game, since)| {
+            let v = version(id)?;
             Some(Reign {
                 name: v.name.clone(),
                 version: v.version,
@@ -108,25 +154,26 @@ pub(crate) fn of(store: &Store) -> anyhow::Result<HillBoard> {
             })
         })
         .collect();
-    let king = kings
+    // The king is the table's first, once crowned; never another.
+    let king = crowned
         .last()
-        .filter(|k| {
-            standings
-                .iter()
-                .any(|s| s.name == k.name && s.version == k.version)
-        })
-        .map(|k| format!("{} v{}", k.name, k.version));
+        .filter(|(id, _, _)| order.first().is_some_and(|first| first.id == *id))
+        .and_then(|(id, _, _)| version(*id))
+        .map(Version::label);
     let history = versions
         .iter()
-        .filter(|v| v.state != "active")
+        .filter(|v| !v.current())
         .map(|v: &Version| (v.name.clone(), v.version, v.state.clone(), v.games))
         .collect();
     Ok(HillBoard {
         name: store.meta("name")?.unwrap_or_default(),
         game: store.meta("game")?.unwrap_or_default(),
+        ranking,
+        statistic: ranking::statistic(ranking).to_string(),
         games_done: store::games_rated(db, &versions)?,
         king,
         standings,
+        suspended,
         kings,
         history,
     })
@@ -134,18 +181,23 @@ pub(crate) fn of(store: &Store) -> anyhow::Result<HillBoard> {
 
 impl HillBoard {
     pub(crate) fn render(&self, format: Format) -> String {
+        let column = ranking::column(self.ranking);
         let head: Vec<String> = [
             "rank",
             "bot",
             "version",
-            "rating",
+            column,
             "95% interval",
             "games",
             "faulted",
-            "status",
         ]
         .map(String::from)
         .to_vec();
+        let decimals = match self.ranking {
+            Ranking::Points => 2,
+            Ranking::Placement => 0,
+        };
+        let figure = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.decimals$}"));
         let rows: Vec<Vec<String>> = self
             .standings
             .iter()
@@ -154,31 +206,42 @@ impl HillBoard {
                     s.rank.to_string(),
                     s.name.clone(),
                     format!("v{}", s.version),
-                    s.rating.map_or("-".into(), |r| format!("{r:.0}")),
+                    figure(s.rating),
                     match (s.low, s.high) {
-                        (Some(l), Some(h)) => format!("{l:.0}..{h:.0}"),
+                        (Some(_), Some(_)) => format!("{}..{}", figure(s.low), figure(s.high)),
                         _ => "-".into(),
                     },
                     s.games.to_string(),
                     s.faulted.to_string(),
-                    if s.suspended.is_some() {
-                        "suspended".into()
-                    } else {
-                        "active".into()
-                    },
                 ]
             })
             .collect();
         let title = format!(
-            "Hill {} ({}): {} games played; king: {}",
+            "Hill {} ({}, ranked by {}): {} games played; king: {}",
             self.name,
             self.game,
+            self.statistic,
             self.games_done,
             self.king.as_deref().unwrap_or("none yet")
         );
+        let apart: Vec<String> = self
+            .suspended
+            .iter()
+            .map(|s| {
+                format!(
+                    "{} v{} ({} games, not ranked): {}",
+                    s.name, s.version, s.games, s.reason
+                )
+            })
+            .collect();
+        let apart = if apart.is_empty() {
+            String::new()
+        } else {
+            format!("\nSuspended:\n  {}\n", apart.join("\n  "))
+        };
         match format {
             Format::Json => serde_json::to_string_pretty(self).expect("plain data") + "\n",
-            Format::Table => format!("{title}\n\n{}", aligned(&head, &rows, &[1, 2, 7])),
+            Format::Table => format!("{title}\n\n{}{apart}", aligned(&head, &rows, &[1, 2])),
             Format::Markdown => {
                 let mut text = format!("{title}\n\n| {} |\n|", head.join(" | "));
                 text += &"---|".repeat(head.len());
@@ -186,29 +249,38 @@ impl HillBoard {
                 for row in &rows {
                     writeln!(text, "| {} |", row.join(" | ")).unwrap();
                 }
-                text
+                text + &apart
             }
             Format::Csv => {
                 let mut text =
-                    "rank,bot,version,rating,low95,high95,games,faulted,status\n".to_string();
+                    "rank,bot,version,figure,low95,high95,games,faulted,status\n".to_string();
+                let opt = |v: Option<f64>| v.map(|v| format!("{v:.3}")).unwrap_or_default();
+                let quoted = |name: &str| format!("\"{}\"", name.replace('"', "\"\""));
                 for s in &self.standings {
-                    let opt = |v: Option<f64>| v.map(|v| format!("{v:.1}")).unwrap_or_default();
                     writeln!(
                         text,
-                        "{},\"{}\",{},{},{},{},{},{},{}",
+                        "{},{},{},{},{},{},{},{},{}",
                         s.rank,
-                        s.name.replace('"', "\"\""),
+                        quoted(&s.name),
                         s.version,
                         opt(s.rating),
                         opt(s.low),
                         opt(s.high),
                         s.games,
                         s.faulted,
-                        if s.suspended.is_some() {
-                            "suspended"
-                        } else {
-                            "active"
-                        }
+                        s.state
+                    )
+                    .unwrap();
+                }
+                for s in &self.suspended {
+                    writeln!(
+                        text,
+                        ",{},{},,,,{},{},{}",
+                        quoted(&s.name),
+                        s.version,
+                        s.games,
+                        s.faulted,
+                        s.state
                     )
                     .unwrap();
                 }
@@ -221,14 +293,11 @@ impl HillBoard {
     pub(crate) fn status(&self, queued: usize) -> String {
         let mut text = self.render(Format::Table);
         writeln!(text, "\n{queued} games queued or running").unwrap();
-        for s in self.standings.iter().filter(|s| s.suspended.is_some()) {
+        for s in &self.suspended {
             writeln!(
                 text,
                 "{} v{} is {}; `koth hill resume-bot {:?}` brings it back",
-                s.name,
-                s.version,
-                s.suspended.as_deref().unwrap_or_default(),
-                s.name
+                s.name, s.version, s.reason, s.name
             )
             .unwrap();
         }

@@ -1,16 +1,32 @@
 //! Continuous matchmaking: which versions play the next game, and why. Pure: it sees the active
-//! versions as numbers and draws from the generator it is given, so it is tested without a
-//! process or a database, and the same hill state and seed choose the same game.
+//! versions as numbers and the games so far as counts per pair, and draws from the generator it
+//! is given, so it is tested without a process or a database, and the same hill state and seed
+//! choose the same game.
 //!
-//! The next game is chosen to shrink the uncertainty that matters:
+//! Each game is chosen for what its outcome is expected to teach the ranking, estimated from
+//! the games already played. A pair's **expected gain** is
+//!
+//! `P(their order is wrong) × P(a game between them is not alike) / (1 + games they played)`
+//!
+//! - the first from the online ratings (Weng-Lin μ and σ: `Φ(−|Δμ| / √(σ₁² + σ₂²))`, ½ for
+//!   two versions not yet told apart);
+//! - the second from their games together: how often they scored alike (a draw; both scoring
+//!   nothing), with a prior worth [`ALIKE_PRIOR_GAMES`] games at the two versions' own rates of
+//!   alike games, so a line-up whose games have all ended alike teaches little;
+//! - the third because the same line-up again teaches less than a new one.
+//!
+//! A line-up's gain is the sum of its pairs'. Then:
 //! 1. **Placement first**: a version with placement games left plays before anyone else.
-//! 2. Otherwise the **focal** version is the one most in need: whose order against a neighbour
-//!    in rating is most uncertain (the ranking is what is shown), with few games, or long
-//!    unplayed (the last grows without bound, so no active version is ever starved).
-//!    Games already queued for a version lower its need, so one version does not fill the queue.
-//! 3. Its **opponents** are those nearest it in rating (the best match quality, TrueSkill's
-//!    draw probability given both ratings and their uncertainties), and now and then
-//!    ([`Tuning::far_share`] of games) drawn at random, so far apart versions are compared too.
+//! 2. Otherwise the **focal** version is the one most in need: the one with the most to gain
+//!    against a neighbour in rating, with few games, or long unplayed (the last grows without
+//!    bound, so no active version is ever starved). Games already queued for a version lower
+//!    its need, so one version does not fill the queue.
+//! 3. Its **opponents**, one by one, those adding the most expected gain to the line-up (the
+//!    focal version's first: a newcomer meets many versions, not the same two), and now and
+//!    then ([`Tuning::far_share`] of games) drawn at random, so far apart versions are compared
+//!    too. The reason stored names the line-up's expected gain.
+
+use std::collections::HashMap;
 
 use rand::RngExt;
 use rand::seq::SliceRandom;
@@ -50,35 +66,109 @@ pub struct Choice {
     pub reason: String,
 }
 
-/// Weng-Lin's β, the performance spread of one game.
-const BETA: f64 = 25.0 / 6.0;
+/// Two versions' games together: how many, and in how many they scored alike.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Met {
+    pub games: u32,
+    pub alike: u32,
+}
 
-/// Chooses the next game among `active` for `players` seats, as game number `next` of the hill.
-/// `None` if there are fewer active versions than seats.
+/// The games played so far, as matchmaking reads them: per pair of versions, and per version.
+#[derive(Debug, Clone, Default)]
+pub struct History {
+    pairs: HashMap<(usize, usize), Met>,
+    own: HashMap<usize, Met>,
+}
+
+impl History {
+    /// Adds `met` to the pair `a`, `b` (as stored: a count per pair).
+    pub fn add(&mut self, a: usize, b: usize, met: Met) {
+        if a == b {
+            return;
+        }
+        let key = (a.min(b), a.max(b));
+        let pair = self.pairs.entry(key).or_default();
+        pair.games += met.games;
+        pair.alike += met.alike;
+        for v in [a, b] {
+            let own = self.own.entry(v).or_default();
+            own.games += met.games;
+            own.alike += met.alike;
+        }
+    }
+
+    /// Adds a game: each seat's version and score.
+    pub fn record(&mut self, seats: &[(usize, f64)]) {
+        for (k, &(a, sa)) in seats.iter().enumerate() {
+            for &(b, sb) in &seats[k + 1..] {
+                let alike = u32::from(sa == sb);
+                self.add(a, b, Met { games: 1, alike });
+            }
+        }
+    }
+
+    fn met(&self, a: usize, b: usize) -> Met {
+        self.pairs
+            .get(&(a.min(b), a.max(b)))
+            .copied()
+            .unwrap_or_default()
+    }
+
+    /// How often a version's pairings end alike (Laplace's rule: ½ before any game).
+    fn alike_rate(&self, v: usize) -> f64 {
+        let own = self.own.get(&v).copied().unwrap_or_default();
+        (f64::from(own.alike) + 1.0) / (f64::from(own.games) + 2.0)
+    }
+}
+
+/// Games' worth of the two versions' own rates in a pair's chance of an alike game.
+const ALIKE_PRIOR_GAMES: f64 = 2.0;
+/// Neighbours on each side in rating whose order a version's need looks at.
+const NEIGHBOURS: usize = 4;
+
+/// The standard normal's distribution function.
+fn phi(x: f64) -> f64 {
+    0.5 * statrs::function::erf::erfc(-x / std::f64::consts::SQRT_2)
+}
+
+/// The expected gain of a game between `a` and `b` (module doc).
+fn gain(a: &Candidate, b: &Candidate, history: &History) -> f64 {
+    let met = history.met(a.id, b.id);
+    let unsure = phi(-(a.mu - b.mu).abs() / (a.sigma.powi(2) + b.sigma.powi(2)).sqrt().max(1e-9));
+    let prior = (history.alike_rate(a.id) + history.alike_rate(b.id)) / 2.0;
+    let alike = (f64::from(met.alike) + ALIKE_PRIOR_GAMES * prior)
+        / (f64::from(met.games) + ALIKE_PRIOR_GAMES);
+    unsure * (1.0 - alike) / (1.0 + f64::from(met.games))
+}
+
+/// Chooses the next game among `active` for `players` seats, as game number `next` of the hill,
+/// from the games so far (`history`). `None` if there are fewer active versions than seats.
 pub fn choose(
     active: &[Candidate],
     players: usize,
     next: u32,
     tuning: Tuning,
+    history: &History,
     rng: &mut Rng,
 ) -> Option<Choice> {
     if active.len() < players.max(1) {
         return None;
     }
     let n = active.len() as f64;
-    // How unsure the order of two versions is: the chance their ratings' intervals overlap
-    // where it matters, 1 for equal means, falling with the gap in units of both uncertainties.
-    let ambiguity = |a: &Candidate, b: &Candidate| {
-        (-(a.mu - b.mu).powi(2) / (2.0 * (a.sigma.powi(2) + b.sigma.powi(2)))).exp()
-    };
-    // Each version's neighbours in rating: the order that matters is theirs.
+    // Each version's best gain against its neighbours in rating: the order that matters.
     let mut by_rating: Vec<usize> = (0..active.len()).collect();
     by_rating.sort_by(|&a, &b| active[a].mu.total_cmp(&active[b].mu));
-    let mut unsure_place = vec![0.0_f64; active.len()];
-    for pair in by_rating.windows(2) {
-        let a = ambiguity(&active[pair[0]], &active[pair[1]]);
-        unsure_place[pair[0]] = unsure_place[pair[0]].max(a);
-        unsure_place[pair[1]] = unsure_place[pair[1]].max(a);
+    let mut best = vec![(0.0_f64, usize::MAX); active.len()];
+    for (at, &k) in by_rating.iter().enumerate() {
+        for &o in &by_rating[at + 1..(at + 1 + NEIGHBOURS).min(by_rating.len())] {
+            let g = gain(&active[k], &active[o], history);
+            if g > best[k].0 {
+                best[k] = (g, o);
+            }
+            if g > best[o].0 {
+                best[o] = (g, k);
+            }
+        }
     }
     let need = |k: usize| -> (f64, String) {
         let c = &active[k];
@@ -94,6 +184,8 @@ pub fn choose(
                 ),
             );
         }
+        // A gain is at most ½; doubled, it weighs as the other terms.
+        let teach = 2.0 * best[k].0;
         let few = 0.5 / (1.0 + f64::from(c.games) / 10.0);
         // A version plays about every n / players games: idle is measured in those, and grows
         // without bound, so every active version is chosen in its turn.
@@ -102,11 +194,15 @@ pub fn choose(
             .map_or(n, |last| f64::from(next - last.min(next)))
             / (n / players as f64)
             / 4.0;
-        let terms = [
-            (
-                unsure_place[k],
-                "its place among its neighbours is uncertain",
+        let teaching = match active.get(best[k].1) {
+            Some(o) => format!(
+                "its order against {} is the most likely to be settled by a game",
+                o.label
             ),
+            None => "its order against its neighbours is unsure".into(),
+        };
+        let terms = [
+            (teach, teaching.as_str()),
             (few, "it has few games"),
             (idle, "it has not played for long"),
         ];
@@ -115,7 +211,7 @@ pub fn choose(
             .max_by(|a, b| a.0.total_cmp(&b.0))
             .expect("three terms");
         (
-            unsure_place[k] + few + idle - queued,
+            teach + few + idle - queued,
             format!("{} ({} games, σ {:.2}): {why}", c.label, c.games, c.sigma),
         )
     };
@@ -125,43 +221,60 @@ pub fn choose(
         .expect("at least one candidate");
     let me = &active[focal];
     let mut others: Vec<usize> = (0..active.len()).filter(|&k| k != focal).collect();
+    // Ties (equal ratings, no games) in a seeded random order.
+    others.shuffle(rng);
     let far = rng.random_bool(tuning.far_share.clamp(0.0, 1.0));
-    let opponents: Vec<usize> = if far {
-        others.shuffle(rng);
-        others.truncate(players - 1);
-        others
+    let mut seated = vec![focal];
+    if far {
+        seated.extend(others.iter().take(players - 1));
     } else {
-        // The most uncertain order first, then the best match quality (TrueSkill's draw
-        // probability); ties (equal ratings) in a seeded random order.
-        others.shuffle(rng);
-        let quality = |k: usize| {
-            let o = &active[k];
-            let spread = 2.0 * BETA * BETA + me.sigma.powi(2) + o.sigma.powi(2);
-            ambiguity(me, o)
-                + (2.0 * BETA * BETA / spread).sqrt()
-                    * (-(me.mu - o.mu).powi(2) / (2.0 * spread)).exp()
-                - 0.01 * f64::from(o.queued)
-        };
-        others.sort_by(|&a, &b| quality(b).total_cmp(&quality(a)));
-        others.truncate(players - 1);
-        others
-    };
-    let names: Vec<&str> = opponents
+        // One by one, the opponent adding the most gain to the line-up: with the focal version
+        // first (its own uncertainty is what it was chosen for), then with the others seated.
+        while seated.len() < players {
+            let added = |o: usize| {
+                2.0 * gain(me, &active[o], history)
+                    + seated[1..]
+                        .iter()
+                        .map(|&s| gain(&active[s], &active[o], history))
+                        .sum::<f64>()
+                    - 0.001 * f64::from(active[o].queued)
+            };
+            let pick = others
+                .iter()
+                .copied()
+                .filter(|o| !seated.contains(o))
+                .fold(None, |best: Option<(usize, f64)>, o| {
+                    let g = added(o);
+                    match best {
+                        Some((_, b)) if b >= g => best,
+                        _ => Some((o, g)),
+                    }
+                })
+                .expect("enough candidates")
+                .0;
+            seated.push(pick);
+        }
+    }
+    let lineup_gain: f64 = seated
+        .iter()
+        .enumerate()
+        .flat_map(|(x, &a)| seated[x + 1..].iter().map(move |&b| (a, b)))
+        .map(|(a, b)| gain(&active[a], &active[b], history))
+        .sum();
+    let names: Vec<&str> = seated[1..]
         .iter()
         .map(|&k| active[k].label.as_str())
         .collect();
     let reason = format!(
-        "{focal_reason}; against {} ({})",
+        "{focal_reason}; against {} ({}; expected gain {lineup_gain:.3})",
         names.join(", "),
         if far {
             "drawn at random, to compare far ratings"
         } else {
-            "nearest in rating"
+            "the line-up expected to teach the most"
         }
     );
-    let mut seats: Vec<usize> = std::iter::once(me.id)
-        .chain(opponents.iter().map(|&k| active[k].id))
-        .collect();
+    let mut seats: Vec<usize> = seated.iter().map(|&k| active[k].id).collect();
     // No version always sits first (X in noughts & crosses moves first).
     seats.shuffle(rng);
     Some(Choice { seats, reason })
@@ -188,39 +301,55 @@ mod tests {
             .collect()
     }
 
+    fn newcomer(id: usize, mu: f64) -> Candidate {
+        Candidate {
+            id,
+            label: "new v1".into(),
+            mu,
+            sigma: SIGMA0,
+            games: 0,
+            last_chosen: None,
+            queued: 0,
+        }
+    }
+
     const TUNING: Tuning = Tuning {
         placement_games: 10,
         far_share: 0.1,
     };
 
-    /// Plays `games` choices, each finished at once, updating what matchmaking sees.
-    fn simulate(active: &mut [Candidate], games: u32, first: u32) -> Vec<Choice> {
+    /// Plays `games` choices of `players` seats, each finished at once with the scores
+    /// `score` gives (by version id), updating what matchmaking sees.
+    fn simulate(
+        active: &mut [Candidate],
+        players: usize,
+        games: u32,
+        first: u32,
+        history: &mut History,
+        score: impl Fn(usize) -> f64,
+    ) -> Vec<Choice> {
         let mut rng = crate::seed::rng(5, 0);
         (first..first + games)
             .map(|next| {
-                let choice = choose(active, 2, next, TUNING, &mut rng).unwrap();
+                let choice = choose(active, players, next, TUNING, history, &mut rng).unwrap();
                 for c in active.iter_mut().filter(|c| choice.seats.contains(&c.id)) {
                     c.games += 1;
                     c.last_chosen = Some(next);
                 }
+                let seats: Vec<(usize, f64)> =
+                    choice.seats.iter().map(|&s| (s, score(s))).collect();
+                history.record(&seats);
                 choice
             })
             .collect()
     }
 
     #[test]
-    fn a_new_version_plays_its_placement_games_first_against_near_opponents() {
+    fn a_new_version_plays_its_placement_games_first_nearest_first_then_against_many() {
         let mut active = settled(12);
-        active.push(Candidate {
-            id: 12,
-            label: "new v1".into(),
-            mu: 20.0,
-            sigma: SIGMA0,
-            games: 0,
-            last_chosen: None,
-            queued: 0,
-        });
-        let choices = simulate(&mut active, 10, 101);
+        active.push(newcomer(12, 20.0));
+        let mut history = History::default();
+        let choices = simulate(&mut active, 2, 10, 101, &mut history, |s| s as f64);
         for (k, choice) in choices.iter().enumerate() {
             assert!(choice.seats.contains(&12), "{choice:?}");
             assert!(
@@ -229,13 +358,60 @@ mod tests {
                     .starts_with(&format!("placement game {} of 10 for new v1", k + 1)),
                 "{choice:?}"
             );
+            assert!(choice.reason.contains("expected gain"), "{choice:?}");
         }
-        // Mostly against versions rated near 20 (bot5 at exactly 20).
-        let near = choices
+        // Its first opponent is the nearest in rating (bot5, at exactly 20), unless drawn far.
+        let first = &choices[0];
+        assert!(
+            first.seats.contains(&5) || first.reason.contains("at random"),
+            "{first:?}"
+        );
+        // And it meets many, not the same few again.
+        let mut met: Vec<usize> = choices.iter().flat_map(|c| c.seats.clone()).collect();
+        met.sort();
+        met.dedup();
+        assert!(met.len() > 8, "{met:?}");
+    }
+
+    #[test]
+    fn with_every_version_tied_a_newcomer_meets_at_least_half_within_its_placement() {
+        // Eight versions all tied (as when every game ended 0-0-0), games of three.
+        let mut active: Vec<Candidate> = settled(8)
+            .into_iter()
+            .map(|c| Candidate { mu: 25.0, ..c })
+            .collect();
+        active.push(newcomer(8, 25.0));
+        let mut history = History::default();
+        let choices = simulate(&mut active, 3, 10, 101, &mut history, |_| 0.0);
+        let mut met: Vec<usize> = choices
             .iter()
-            .filter(|c| c.seats.iter().all(|&s| (3..=7).contains(&s) || s == 12))
-            .count();
-        assert!(near >= 7, "{choices:?}");
+            .flat_map(|c| c.seats.clone())
+            .filter(|&s| s != 8)
+            .collect();
+        met.sort();
+        met.dedup();
+        assert!(met.len() >= 4, "met {met:?} of 8: {choices:#?}");
+    }
+
+    #[test]
+    fn a_line_up_whose_games_all_ended_alike_is_not_repeated_while_others_are_untried() {
+        // Four tied versions; 0, 1 and 2 have met 20 times, every game alike (0-0-0).
+        let mut active: Vec<Candidate> = settled(4)
+            .into_iter()
+            .map(|c| Candidate { mu: 25.0, ..c })
+            .collect();
+        let mut history = History::default();
+        for _ in 0..20 {
+            history.record(&[(0, 0.0), (1, 0.0), (2, 0.0)]);
+        }
+        let choices = simulate(&mut active, 3, 12, 101, &mut history, |s| s as f64);
+        for choice in &choices {
+            let mut seats = choice.seats.clone();
+            seats.sort();
+            if !choice.reason.contains("at random") {
+                assert_ne!(seats, [0, 1, 2], "{choice:?}");
+            }
+        }
     }
 
     #[test]
@@ -244,7 +420,8 @@ mod tests {
         // One very sure, long-played version: it must still be chosen.
         active[0].sigma = 0.5;
         active[0].games = 10_000;
-        let choices = simulate(&mut active, 400, 101);
+        let mut history = History::default();
+        let choices = simulate(&mut active, 2, 400, 101, &mut history, |s| s as f64);
         for c in &active {
             let played = choices.iter().filter(|ch| ch.seats.contains(&c.id)).count();
             assert!(played >= 15, "{} played {played} of 400 games", c.label);
@@ -269,10 +446,14 @@ mod tests {
         let mut active = settled(6);
         active[2].queued = 3;
         let mut rng = crate::seed::rng(1, 0);
-        let choice = choose(&active, 2, 101, TUNING, &mut rng).unwrap();
+        let history = History::default();
+        let choice = choose(&active, 2, 101, TUNING, &history, &mut rng).unwrap();
         assert!(!choice.seats.contains(&2), "{choice:?}");
-        assert_eq!(choose(&active[..1], 2, 101, TUNING, &mut rng), None);
-        let four = choose(&active, 4, 101, TUNING, &mut rng).unwrap();
+        assert_eq!(
+            choose(&active[..1], 2, 101, TUNING, &history, &mut rng),
+            None
+        );
+        let four = choose(&active, 4, 101, TUNING, &history, &mut rng).unwrap();
         let mut seats = four.seats.clone();
         seats.sort();
         seats.dedup();

@@ -36,7 +36,6 @@ pub mod board;
 pub mod cli;
 pub(crate) mod config;
 pub(crate) mod files;
-pub mod fit;
 pub mod matchmaking;
 pub(crate) mod records;
 pub(crate) mod run;

@@ -93,7 +93,8 @@ pub(crate) fn recent_games(store: &Store, count: u32) -> anyhow::Result<Vec<Hill
 pub(crate) struct VersionRecord {
     #[serde(flatten)]
     pub version: Version,
-    /// Its fitted rating and 95% interval, if the last fit covered it (active versions only).
+    /// Its ranking's figure (points per game or rating, as the hill's game ranks) and 95%
+    /// interval, if the last fit covered it (its bot's current version only).
     pub rating: Option<f64>,
     pub low: Option<f64>,
     pub high: Option<f64>,
@@ -181,12 +182,12 @@ pub(crate) fn bot(store: &Store, name: &str) -> anyhow::Result<Option<BotRecord>
     let records = versions
         .iter()
         .map(|v| {
-            let fitted = fit.iter().find(|f| f.0 == v.id);
+            let fitted = fit.iter().find(|f| f.version == v.id);
             VersionRecord {
                 version: v.clone(),
-                rating: fitted.map(|f| f.1),
-                low: fitted.map(|f| f.1 - f.2),
-                high: fitted.map(|f| f.1 + f.2),
+                rating: fitted.map(|f| f.value),
+                low: fitted.map(|f| f.value - f.half_width),
+                high: fitted.map(|f| f.value + f.half_width),
             }
         })
         .collect();

@@ -22,10 +22,10 @@ use crate::tournament::schedule::ScheduledGame;
 use crate::tournament::store::{Claimant, Claimed, Store};
 use crate::tournament::{self, ATTEMPTS, Ended, GameParts, play_one};
 
-use super::fit::{self, Games};
 use super::matchmaking::{self, Candidate};
 use super::store::{self, Version};
 use super::{Hill, config::HillConfig};
+use crate::ranking::{self, Entry, Games, Ranking};
 
 /// How often an idle hill looks for new versions, and a busy one between games.
 const POLL: Duration = Duration::from_millis(250);
@@ -63,7 +63,11 @@ pub(crate) fn run(
     // once (and not counted among the `games` more this run plays for).
     store::rate_recorded(store.connection(), hill.config.suspension)?;
     let jobs = jobs.unwrap_or_else(|| hill.config.game.jobs()).max(1);
-    let refit = Refit::start(store.reconnect()?);
+    let refit = Refit::start(
+        store.reconnect()?,
+        hill.config.game.game()?.ranking(),
+        hill.config.tuning.placement_games,
+    );
     let runtime = crate::game::runtime()?;
     let claimant = Claimant::new(lease_s);
     let role = Role::Runner {
@@ -275,6 +279,7 @@ fn fill_queue(hill: &Hill, versions: &[Version], jobs: usize) -> anyhow::Result<
     } else {
         0
     };
+    let history = store::history(db)?;
     let mut length = queue.len();
     while length < jobs + running {
         let next = store::next_game(db)?;
@@ -284,6 +289,7 @@ fn fill_queue(hill: &Hill, versions: &[Version], jobs: usize) -> anyhow::Result<
             hill.config.players(),
             next,
             hill.config.tuning,
+            &history,
             &mut rng,
         ) else {
             break;
@@ -352,13 +358,15 @@ fn parts(
 /// since the last fit, every game of an active version is fitted again and the fit and the
 /// king stored.
 pub(crate) struct Refit {
+    ranking: Ranking,
+    placement_games: u32,
     recorded: Arc<AtomicU32>,
     stop: Arc<AtomicBool>,
     thread: Option<std::thread::JoinHandle<Vec<f64>>>,
 }
 
 impl Refit {
-    fn start(store: Store) -> Refit {
+    fn start(store: Store, ranking: Ranking, placement_games: u32) -> Refit {
         let recorded = Arc::new(AtomicU32::new(1));
         let stop = Arc::new(AtomicBool::new(false));
         let (r, s) = (recorded.clone(), stop.clone());
@@ -368,7 +376,7 @@ impl Refit {
             while !s.load(Ordering::Relaxed) {
                 if r.swap(0, Ordering::Relaxed) > 0 {
                     let started = Instant::now();
-                    match refit(&store, &mut last) {
+                    match refit(&store, ranking, placement_games, &mut last) {
                         Ok(()) => tracing::info!(
                             ms = started.elapsed().as_secs_f64() * 1000.0,
                             "refitted"
@@ -381,6 +389,8 @@ impl Refit {
             last
         });
         Refit {
+            ranking,
+            placement_games,
             recorded,
             stop,
             thread: Some(thread),
@@ -395,25 +405,32 @@ impl Refit {
             .take()
             .and_then(|thread| thread.join().ok())
             .unwrap_or_default();
-        refit(store, &mut last)
+        refit(store, self.ranking, self.placement_games, &mut last)
     }
 }
 
-/// Fits every game with an active version in it and stores the fit and, if it changed, the
-/// king: the active version rated highest among those that have played. Starts from `last`,
-/// each version's log-strength at the last fit, and leaves this fit's there.
-pub(crate) fn refit(store: &Store, last: &mut Vec<f64>) -> anyhow::Result<()> {
+/// Fits every game with a current version in it (active or suspended) by the game's
+/// `ranking`, and stores the fit and, if it changed, the king: the table's first
+/// ([`ranking::in_order`], the board's own order) once it has played its `placement_games` and
+/// its interval is apart from the runner-up's ([`ranking::may_be_crowned`]). Starts from
+/// `last`, each version's coordinate at the last fit, and leaves this fit's there.
+pub(crate) fn refit(
+    store: &Store,
+    ranking: Ranking,
+    placement_games: u32,
+    last: &mut Vec<f64>,
+) -> anyhow::Result<()> {
     let db = store.connection();
     let versions = store::versions(db)?;
-    let active: Vec<&Version> = versions.iter().filter(|v| v.state == "active").collect();
+    let current: Vec<&Version> = versions.iter().filter(|v| v.current()).collect();
     let scores = store::scores(db)?;
-    let mut games = Games::default();
+    let mut games = Games::new(ranking);
     let mut counted = 0u32;
     let mut played = vec![0u32; versions.len()];
     for game in scores.chunk_by(|a, b| a.0 == b.0) {
         if !game
             .iter()
-            .any(|(_, v, _)| active.iter().any(|a| a.id == *v))
+            .any(|(_, v, _)| current.iter().any(|a| a.id == *v))
         {
             continue;
         }
@@ -427,9 +444,9 @@ pub(crate) fn refit(store: &Store, last: &mut Vec<f64>) -> anyhow::Result<()> {
         games.add(&seats);
     }
     last.resize(versions.len(), 0.0);
-    let strengths = fit::fit_from(&games, last);
+    let strengths = ranking::fit(&games, last);
     *last = strengths.iter().map(|s| s.theta).collect();
-    let fitted: Vec<store::Fitted> = active
+    let fitted: Vec<store::Fitted> = current
         .iter()
         .map(|v| store::Fitted {
             version: v.id,
@@ -437,12 +454,19 @@ pub(crate) fn refit(store: &Store, last: &mut Vec<f64>) -> anyhow::Result<()> {
             games: played[v.id],
         })
         .collect();
-    let leader = fitted
+    let mut table: Vec<Entry> = current
         .iter()
-        .filter(|f| f.games > 0)
-        .max_by(|a, b| a.strength.rating.total_cmp(&b.strength.rating))
-        .map(|f| f.version);
-    if let Some(king) = store::write_fit(db, &fitted, counted, leader)? {
+        .filter(|v| v.scheduled())
+        .map(|v| Entry {
+            id: v.id,
+            value: Some(strengths[v.id].value),
+            interval: strengths[v.id].interval,
+            games: played[v.id],
+        })
+        .collect();
+    ranking::in_order(&mut table);
+    let crowned = ranking::may_be_crowned(&table, placement_games).then(|| table[0].id);
+    if let Some(king) = store::write_fit(db, &fitted, counted, crowned)? {
         let label = versions.iter().find(|v| v.id == king).map(Version::label);
         tracing::info!(king = label, "a new king");
     }

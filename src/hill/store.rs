@@ -12,7 +12,9 @@ use crate::bot::{BotSpec, FaultCounts};
 use crate::tournament::schedule::ScheduledGame;
 use crate::tournament::store::sql::{Connection, Dialect, Value};
 
-use super::fit::Strength;
+use crate::ranking::Strength;
+
+use super::matchmaking::{History, Met};
 
 /// The hill's tables. `state` of a version: `active` (scheduled unless `suspended`), `replaced`
 /// (a newer version of its bot is active) or `retired`. `counted_from`: the first game its
@@ -34,6 +36,11 @@ CREATE TABLE IF NOT EXISTS hill_fit (
     games INTEGER NOT NULL, fitted_games INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS hill_kings (
     version INTEGER NOT NULL, since_game INTEGER NOT NULL, since BIGINT NOT NULL);
+-- Per pair of versions (a < b): the rated games they played together, and in how many they
+-- scored alike; what matchmaking estimates a game's expected gain from.
+CREATE TABLE IF NOT EXISTS hill_pairs (
+    a INTEGER NOT NULL, b INTEGER NOT NULL, games INTEGER NOT NULL, alike INTEGER NOT NULL,
+    PRIMARY KEY (a, b));
 -- A bot's games and ratings, read by its page and by suspension, without reading every game's.
 CREATE INDEX IF NOT EXISTS hill_results_by_bot ON results (bot, game);
 CREATE INDEX IF NOT EXISTS hill_ratings_by_version ON hill_ratings (version, game);
@@ -58,7 +65,35 @@ pub(crate) fn create_tables(db: &dyn Connection) -> anyhow::Result<()> {
                 + FILES_TABLE
         }
     };
-    db.batch(&sql)
+    db.batch(&sql)?;
+    // A hill made before `hill_pairs` existed: its pairs counted once from its rated games.
+    db.execute(
+        "INSERT INTO hill_pairs (a, b, games, alike)
+         SELECT x.bot, y.bot, COUNT(*), SUM(CASE WHEN x.score = y.score THEN 1 ELSE 0 END)
+         FROM results x JOIN results y ON y.game = x.game AND y.bot > x.bot
+         JOIN hill_games h ON h.game = x.game AND h.rated = 1
+         WHERE NOT EXISTS (SELECT 1 FROM hill_pairs)
+         GROUP BY x.bot, y.bot
+         ON CONFLICT (a, b) DO NOTHING",
+        &[],
+    )?;
+    Ok(())
+}
+
+/// The games played so far per pair of versions, for matchmaking.
+pub(crate) fn history(db: &dyn Connection) -> anyhow::Result<History> {
+    let mut history = History::default();
+    for r in db.query("SELECT a, b, games, alike FROM hill_pairs", &[])? {
+        history.add(
+            r[0].int()? as usize,
+            r[1].int()? as usize,
+            Met {
+                games: r[2].int()? as u32,
+                alike: r[3].int()? as u32,
+            },
+        );
+    }
+    Ok(history)
 }
 
 /// A version's folder as built, packed for a shared hill's database.
@@ -109,6 +144,9 @@ pub(crate) struct Version {
     pub name: String,
     pub version: u32,
     pub digest: String,
+    /// `active`, `suspended` (active, but not scheduled until resumed: the column's `active`
+    /// with a reason in `suspended`, read as one state so every page says the same),
+    /// `replaced` or `retired`.
     pub state: String,
     pub suspended: Option<String>,
     pub added_at: i64,
@@ -122,7 +160,12 @@ pub(crate) struct Version {
 impl Version {
     /// Whether matchmaking may choose it.
     pub(crate) fn scheduled(&self) -> bool {
-        self.state == "active" && self.suspended.is_none()
+        self.state == "active"
+    }
+
+    /// Whether it is its bot's current version, scheduled or suspended.
+    pub(crate) fn current(&self) -> bool {
+        self.state == "active" || self.state == "suspended"
     }
 
     /// `name v2`.
@@ -140,13 +183,18 @@ pub(crate) fn versions(db: &dyn Connection) -> anyhow::Result<Vec<Version>> {
     )?;
     rows.iter()
         .map(|r| {
+            let suspended = r[5].opt_text()?;
+            let state = match r[4].text()? {
+                state if state == "active" && suspended.is_some() => "suspended".to_string(),
+                state => state,
+            };
             Ok(Version {
                 id: r[0].int()? as usize,
                 name: r[1].text()?,
                 version: r[2].int()? as u32,
                 digest: r[3].text()?,
-                state: r[4].text()?,
-                suspended: r[5].opt_text()?,
+                state,
+                suspended,
                 added_at: r[6].int()?,
                 mu: r[7].real()?,
                 sigma: r[8].real()?,
@@ -459,6 +507,20 @@ fn rate_one(
     }
     let scores: Vec<f64> = seats.iter().map(|s| s.score).collect();
     let updated = crate::tournament::leaderboard::rate_contest(&ratings, &scores);
+    for (k, x) in seats.iter().enumerate() {
+        for y in &seats[k + 1..] {
+            if x.bot == y.bot {
+                continue;
+            }
+            let (a, b) = (x.bot.min(y.bot), x.bot.max(y.bot));
+            db.execute(
+                "INSERT INTO hill_pairs (a, b, games, alike) VALUES (?1, ?2, 1, ?3)
+                 ON CONFLICT (a, b) DO UPDATE SET games = hill_pairs.games + 1,
+                     alike = hill_pairs.alike + ?3",
+                &[a.into(), b.into(), i64::from(x.score == y.score).into()],
+            )?;
+        }
+    }
     let mut suspended = Vec::new();
     for (seat, rating) in seats.iter().zip(updated) {
         db.execute(
@@ -573,13 +635,14 @@ pub(crate) struct Fitted {
     pub games: u32,
 }
 
-/// Replaces the stored fit with `fitted` (made from `games` recorded games) and, if its leader
-/// is not the king, crowns it; in one transaction. Returns the new king, if it changed.
+/// Replaces the stored fit with `fitted` (made from `games` recorded games) and crowns
+/// `crowned` (the table's first, if it may be crowned) unless it reigns already; in one
+/// transaction. Returns the new king, if it changed.
 pub(crate) fn write_fit(
     db: &dyn Connection,
     fitted: &[Fitted],
     games: u32,
-    leader: Option<usize>,
+    crowned: Option<usize>,
 ) -> anyhow::Result<Option<usize>> {
     db.transaction(|db| {
         db.execute("DELETE FROM hill_fit", &[])?;
@@ -589,14 +652,14 @@ pub(crate) fn write_fit(
                  VALUES (?1, ?2, ?3, ?4, ?5)",
                 &[
                     f.version.into(),
-                    f.strength.rating.into(),
+                    f.strength.value.into(),
                     f.strength.interval.into(),
                     f.games.into(),
                     games.into(),
                 ],
             )?;
         }
-        let Some(leader) = leader else {
+        let Some(crowned) = crowned else {
             return Ok(None);
         };
         let king = db
@@ -606,15 +669,7 @@ pub(crate) fn write_fit(
             )?
             .map(|r| r[0].int().map(|k| k as usize))
             .transpose()?;
-        let rating = |id: usize| {
-            fitted
-                .iter()
-                .find(|f| f.version == id)
-                .map(|f| f.strength.rating)
-        };
-        // A king is dethroned only by a higher rating, not by a tie.
-        let reigning = king.and_then(rating);
-        if king == Some(leader) || reigning.is_some_and(|r| r >= rating(leader).unwrap_or(r)) {
+        if king == Some(crowned) {
             return Ok(None);
         }
         db.execute(
@@ -622,20 +677,39 @@ pub(crate) fn write_fit(
                 "INSERT INTO hill_kings (version, since_game, since) VALUES (?1, ?2, {})",
                 now(db.dialect())
             ),
-            &[leader.into(), games.into()],
+            &[crowned.into(), games.into()],
         )?;
-        Ok(Some(leader))
+        Ok(Some(crowned))
     })
 }
 
-/// The stored fit: version → (rating, half-width of its interval).
-pub(crate) fn fit(db: &dyn Connection) -> anyhow::Result<Vec<(usize, f64, f64)>> {
+/// A version's stored fit.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct StoredFit {
+    pub version: usize,
+    /// The ranking's figure (points per game, or an Elo-scale rating) and its interval's
+    /// half-width.
+    pub value: f64,
+    pub half_width: f64,
+    /// The games of it the fit counted.
+    pub games: u32,
+}
+
+/// The stored fit, by version.
+pub(crate) fn fit(db: &dyn Connection) -> anyhow::Result<Vec<StoredFit>> {
     db.query(
-        "SELECT version, rating, half_width FROM hill_fit ORDER BY version",
+        "SELECT version, rating, half_width, games FROM hill_fit ORDER BY version",
         &[],
     )?
     .iter()
-    .map(|r| Ok((r[0].int()? as usize, r[1].real()?, r[2].real()?)))
+    .map(|r| {
+        Ok(StoredFit {
+            version: r[0].int()? as usize,
+            value: r[1].real()?,
+            half_width: r[2].real()?,
+            games: r[3].int()? as u32,
+        })
+    })
     .collect()
 }
 

@@ -576,7 +576,9 @@ fn select(hill: &Hill, filter: &str, params: &[Value]) -> anyhow::Result<Vec<(St
         &format!(
             "SELECT s.id, s.bot, s.version, s.status, s.reason, s.received_at, s.updated_at,
                  s.author, s.build_log, s.faults, s.stderr,
-                 (SELECT MAX(v.version) FROM hill_versions v WHERE v.name = s.bot), s.detail
+                 (SELECT MAX(v.version) FROM hill_versions v WHERE v.name = s.bot), s.detail,
+                 (SELECT v.suspended FROM hill_versions v
+                  WHERE v.name = s.bot AND v.version = s.version AND v.state = 'active')
              FROM hill_submissions s WHERE {filter}
              ORDER BY s.seq DESC"
         ),
@@ -584,7 +586,13 @@ fn select(hill: &Hill, filter: &str, params: &[Value]) -> anyhow::Result<Vec<(St
     )?;
     rows.iter()
         .map(|r| {
-            let status = r[3].text()?;
+            let mut status = r[3].text()?;
+            let mut reason = r[4].opt_text()?;
+            // An accepted version since suspended reads so, with why, as on every page.
+            if let (true, Some(why)) = (status == "active", r[13].opt_text()?) {
+                status = "suspended".into();
+                reason = Some(why);
+            }
             let version = match (&r[2], status.as_str()) {
                 (Value::Null, "refused") => None,
                 (Value::Null, _) => Some(match &r[11] {
@@ -600,7 +608,7 @@ fn select(hill: &Hill, filter: &str, params: &[Value]) -> anyhow::Result<Vec<(St
                     version,
                     status,
                     // Capped as it is served too: a hill may hold reasons stored before the cap.
-                    reason: r[4].opt_text()?.map(|reason| short_reason(&reason)),
+                    reason: reason.map(|reason| short_reason(&reason)),
                     received_at: r[5].int()?,
                     updated_at: r[6].int()?,
                     private: None,

@@ -87,7 +87,10 @@ fn follow(
 ) -> anyhow::Result<()> {
     let started = Instant::now();
     let mut said = submission.status.clone();
-    while !matches!(submission.status.as_str(), "active" | "refused") {
+    while !matches!(
+        submission.status.as_str(),
+        "active" | "suspended" | "refused"
+    ) {
         if started.elapsed() > WAIT_AT_MOST {
             bail!(
                 "submission {} is still {} after {} s; `koth hill submit` stops waiting",
@@ -131,6 +134,12 @@ fn follow(
             );
             Ok(())
         }
+        "suspended" => bail!(
+            "{} v{} was accepted, then suspended: {}",
+            crate::text::shown(&submission.bot),
+            submission.version.unwrap_or_default(),
+            crate::text::shown(submission.reason.as_deref().unwrap_or_default())
+        ),
         _ => bail!(
             "{} was refused: {}",
             crate::text::shown(&submission.bot),

@@ -93,7 +93,7 @@ pub(crate) fn add_followed(
     let versions = store::versions(hill.store.connection())?;
     if let Some(current) = versions
         .iter()
-        .find(|v| v.name == spec.name && v.state == "active" && v.digest == digest)
+        .find(|v| v.name == spec.name && v.current() && v.digest == digest)
     {
         return Ok(Added::refused(
             &spec.name,

@@ -7,7 +7,7 @@ const num = (x, d) => (x === null || x === undefined) ? "–" : Number(x).toFixe
 const botLink = (name) => `<a href="/bots/${encodeURIComponent(name)}">${text(name)}</a>`;
 const gameLink = (index) => `<a href="/games/${Number(index)}">${Number(index)}</a>`;
 const when = (unix) => new Date(unix * 1000).toISOString().replace("T", " ").slice(0, 16) + " UTC";
-const interval = (low, high) => low === null ? "–" : `${num(low, 0)}–${num(high, 0)}`;
+const interval = (low, high, d = 0) => low === null ? "–" : `${num(low, d)}–${num(high, d)}`;
 
 // A table of `head` and `rows` (cells already HTML, their texts escaped); the columns in
 // `left` aligned left, those in `why` wrapped.

@@ -61,9 +61,9 @@ fn num(x: Option<f64>, digits: usize) -> String {
     x.map_or("–".to_string(), |x| format!("{x:.digits$}"))
 }
 
-fn interval(low: Option<f64>, high: Option<f64>) -> String {
+fn interval(low: Option<f64>, high: Option<f64>, digits: usize) -> String {
     match (low, high) {
-        (Some(low), Some(high)) => format!("{low:.0}–{high:.0}"),
+        (Some(low), Some(high)) => format!("{low:.digits$}–{high:.digits$}"),
         _ => "–".to_string(),
     }
 }
@@ -177,6 +177,8 @@ pub(crate) fn front(page: &str, view: Result<&HillView, &str>) -> String {
     };
     let board = &view.board;
     let reign = board.kings.last().filter(|_| board.king.is_some());
+    let points = board.ranking == crate::game::Ranking::Points;
+    let digits = if points { 2 } else { 0 };
     let standings: Vec<Vec<String>> = board
         .standings
         .iter()
@@ -185,12 +187,12 @@ pub(crate) fn front(page: &str, view: Result<&HillView, &str>) -> String {
                 s.rank.to_string(),
                 bot_link(&s.name),
                 format!("v{}", s.version),
-                num(s.rating, 0),
-                interval(s.low, s.high),
+                num(s.rating, digits),
+                interval(s.low, s.high, digits),
                 format!("{:.1} ± {:.1}", s.mu, s.sigma),
                 s.games.to_string(),
                 s.faulted.to_string(),
-                s.suspended.as_deref().map_or("active".to_string(), fault),
+                escape(&s.state),
             ]
         })
         .collect();
@@ -243,10 +245,15 @@ pub(crate) fn front(page: &str, view: Result<&HillView, &str>) -> String {
             ("title", escape(&title)),
             (
                 "king",
-                reign.map_or("none yet".to_string(), |r| {
-                    format!("{} v{}", bot_link(&r.name), r.version)
-                }),
+                match reign {
+                    Some(r) => format!("{} v{}", bot_link(&r.name), r.version),
+                    None if !board.standings.is_empty() && !board.kings.is_empty() => {
+                        "none: the leader is not yet apart from the runner-up".to_string()
+                    }
+                    None => "none yet".to_string(),
+                },
             ),
+            ("statistic", escape(&board.statistic)),
             (
                 "king_since",
                 reign.map_or(String::new(), |r| {
@@ -261,7 +268,11 @@ pub(crate) fn front(page: &str, view: Result<&HillView, &str>) -> String {
                         "#",
                         "bot",
                         "version",
-                        "rating",
+                        if points {
+                            "points/game (adj.)"
+                        } else {
+                            "rating"
+                        },
                         "95% interval",
                         "online μ ± σ",
                         "games",
@@ -336,7 +347,7 @@ pub(crate) fn bot(page: &str, name: &str, record: Result<&BotRecord, &str>) -> S
                 version.games.to_string(),
                 version.faulted.to_string(),
                 num(v.rating, 0),
-                interval(v.low, v.high),
+                interval(v.low, v.high, 0),
                 format!("{:.1} ± {:.1}", version.mu, version.sigma),
                 version.suspended.as_deref().map_or(String::new(), fault),
             ]

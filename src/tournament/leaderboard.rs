@@ -9,7 +9,8 @@ use skillratings::MultiTeamOutcome;
 use skillratings::weng_lin::{WengLinConfig, WengLinRating, weng_lin_multi_team};
 
 use crate::bot::{BotStatus, FaultCounts};
-use crate::game::{Average, Breakdown};
+use crate::game::{Average, Breakdown, Ranking};
+use crate::ranking::{self, Entry, Games};
 use crate::stats;
 
 use super::gauntlet::GauntletReport;
@@ -30,6 +31,12 @@ pub struct Standing {
     /// The 95% interval of the mean; absent below two games.
     pub low: Option<f64>,
     pub high: Option<f64>,
+    /// The figure the table is ordered by (the leaderboard's `statistic`): for a game of
+    /// several players, points per game against average opponents (a points game) or an
+    /// Elo-scale rating (a placement game), fitted over every game; for a game played alone,
+    /// the mean. With its 95% interval's half-width.
+    pub figure: f64,
+    pub figure_interval: Option<f64>,
     pub rating: f64,
     pub uncertainty: f64,
     pub finished: u32,
@@ -61,6 +68,12 @@ pub struct Leaderboard {
     pub games_skipped: u32,
     pub harness_faults: u32,
     pub average: Average,
+    /// What the game's result means, and so what orders the table.
+    pub ranking: Ranking,
+    /// The figure each standing's `figure` is, in words.
+    pub statistic: String,
+    /// Whether the figure is a fit over the games (several players a game), not the mean.
+    pub fitted: bool,
     /// The tournament ran its bots uncontained (`sandbox = false`): any bot could have
     /// changed the results, so the board says so.
     pub uncontained: bool,
@@ -82,19 +95,21 @@ pub enum Format {
 }
 
 impl Leaderboard {
-    /// Standings of `bots` from their stored results, best mean points per game first (mean, not
-    /// total, so a tournament where each game draws some of the bots ranks them fairly); the
-    /// bots numbered in `on_bench` are on the bench.
+    /// Standings of `bots` from their stored results, ranked by the game's rule (the hill's
+    /// own, [`crate::ranking`]): a game of several players by its fit over every game (points
+    /// per game adjusted for the opponents met, or an order model's rating), a game played
+    /// alone by its mean points per game; the bots numbered in `on_bench` are on the bench.
     pub(crate) fn new(
         name: String,
         progress: Progress,
         bots: &[String],
         on_bench: &[usize],
         results: &[StoredResult],
-        average: Average,
+        (average, ranking): (Average, Ranking),
     ) -> Leaderboard {
         let ratings = ratings(bots.len(), results);
-        let mut standings: Vec<Standing> = bots
+        let fitted = fitted(bots.len(), results, ranking);
+        let standings: Vec<Standing> = bots
             .iter()
             .enumerate()
             .map(|(id, name)| {
@@ -104,6 +119,10 @@ impl Leaderboard {
                 let games = mine.len() as u32;
                 let finished = count(BotStatus::Finished);
                 let (mean, interval, low, high) = average_of(&scores, average);
+                let (figure, figure_interval) = match &fitted {
+                    Some(fitted) => (fitted[id].value, Some(fitted[id].interval)),
+                    None => (mean, interval),
+                };
                 Standing {
                     rank: 0,
                     name: name.clone(),
@@ -113,6 +132,8 @@ impl Leaderboard {
                     interval,
                     low,
                     high,
+                    figure,
+                    figure_interval,
                     rating: ratings[id].rating,
                     uncertainty: ratings[id].uncertainty,
                     finished,
@@ -134,14 +155,30 @@ impl Leaderboard {
                 }
             })
             .collect();
-        standings.sort_by(|a, b| {
-            b.mean
-                .total_cmp(&a.mean)
-                .then(b.rating.total_cmp(&a.rating))
-        });
+        // The one order of every table ([`ranking::in_order`]); a bot without games last.
+        let mut order: Vec<Entry> = standings
+            .iter()
+            .enumerate()
+            .map(|(id, s)| Entry {
+                id,
+                value: (s.games > 0).then_some(s.figure),
+                interval: s.figure_interval.unwrap_or(0.0),
+                games: s.games,
+            })
+            .collect();
+        ranking::in_order(&mut order);
+        let mut standings: Vec<Standing> = order.iter().map(|e| standings[e.id].clone()).collect();
         for (i, s) in standings.iter_mut().enumerate() {
             s.rank = i + 1;
         }
+        let statistic = match &fitted {
+            Some(_) => ranking::statistic(ranking).to_string(),
+            None => match average {
+                Average::Arithmetic => "mean points per game (played alone: no opponents)",
+                Average::Geometric => "geometric mean per game (played alone: no opponents)",
+            }
+            .to_string(),
+        };
         Leaderboard {
             name,
             games_done: progress.done,
@@ -149,6 +186,9 @@ impl Leaderboard {
             games_skipped: progress.skipped,
             harness_faults: progress.harness_faults,
             average,
+            ranking,
+            statistic,
+            fitted: fitted.is_some(),
             uncontained: false,
             standings,
             breakdown: None,
@@ -198,7 +238,7 @@ impl Leaderboard {
     }
 
     fn cells(&self) -> (Vec<&'static str>, Vec<Vec<String>>) {
-        let head = vec![
+        let mut head = vec![
             "#",
             "bot",
             "games",
@@ -218,11 +258,14 @@ impl Leaderboard {
             "near-misses",
             "max ms",
         ];
+        if self.fitted {
+            head.insert(2, ranking::column(self.ranking));
+        }
         let rows = self
             .standings
             .iter()
             .map(|s| {
-                vec![
+                let mut row = vec![
                     s.rank.to_string(),
                     format!(
                         "{}{}{}",
@@ -259,7 +302,14 @@ impl Leaderboard {
                     s.benched.to_string(),
                     s.near_misses.to_string(),
                     format!("{:.0}", s.max_cpu_ms.unwrap_or(s.max_wall_ms)),
-                ]
+                ];
+                if self.fitted {
+                    row.insert(
+                        2,
+                        mean_and_interval(s.figure, s.figure_interval.unwrap_or(0.0)),
+                    );
+                }
+                row
             })
             .collect();
         (head, rows)
@@ -349,7 +399,8 @@ impl Leaderboard {
         let mut text =
             "rank,bot,games,points,mean,interval95,low95,high95,rating,uncertainty,finished,\
 bad_output,timed_out,crashed,failed_to_start,timed_out_faults,crashed_faults,bad_output_faults,\
-failed_to_start_faults,benched,on_bench,flagged,answers,near_misses,max_wall_ms,max_cpu_ms\n"
+failed_to_start_faults,benched,on_bench,flagged,answers,near_misses,max_wall_ms,max_cpu_ms,\
+figure,figure_interval95\n"
                 .to_string();
         for s in &self.standings {
             let quoted = format!("\"{}\"", s.name.replace('"', "\"\""));
@@ -360,7 +411,7 @@ failed_to_start_faults,benched,on_bench,flagged,answers,near_misses,max_wall_ms,
             let optional = |v: Option<f64>| v.map(points).unwrap_or_default();
             writeln!(
                 text,
-                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
                 s.rank,
                 quoted,
                 s.games,
@@ -386,7 +437,9 @@ failed_to_start_faults,benched,on_bench,flagged,answers,near_misses,max_wall_ms,
                 s.answers,
                 s.near_misses,
                 ms(s.max_wall_ms),
-                s.max_cpu_ms.map(ms).unwrap_or_default()
+                s.max_cpu_ms.map(ms).unwrap_or_default(),
+                points(s.figure),
+                optional(s.figure_interval)
             )
             .unwrap();
         }
@@ -470,6 +523,28 @@ pub(crate) fn rate_contest(ratings: &[WengLinRating], scores: &[f64]) -> Vec<Wen
         .into_iter()
         .map(|team| team[0])
         .collect()
+}
+
+/// Every bot fitted by the game's `ranking` over the games of `results`, if any game had more
+/// than one player; a game played alone has no opponents to adjust for, and its bots are ranked
+/// by their mean.
+fn fitted(
+    bots: usize,
+    results: &[StoredResult],
+    ranking: Ranking,
+) -> Option<Vec<ranking::Strength>> {
+    let mut by_game: BTreeMap<u32, Vec<(usize, f64)>> = BTreeMap::new();
+    for r in results {
+        by_game.entry(r.game).or_default().push((r.bot, r.score));
+    }
+    if by_game.values().all(|seats| seats.len() < 2) {
+        return None;
+    }
+    let mut games = Games::new(ranking);
+    for seats in by_game.values() {
+        games.add(seats);
+    }
+    Some(ranking::fit(&games, &vec![0.0; bots]))
 }
 
 /// A bot's mean score with its 95% interval: `(mean, half-width, low, high)`. A geometric
@@ -580,10 +655,11 @@ mod tests {
     fn a_geometric_game_ranks_by_geometric_mean_with_an_asymmetric_interval() {
         // Board points like the rat race's: one huge score must not outrank steady ones.
         let results = vec![
+            // Played alone, a game each, as the rat race is.
             result(0, 0, 1.0, BotStatus::Finished),
             result(1, 0, 10000.0, BotStatus::Finished),
-            result(0, 1, 200.0, BotStatus::Finished),
-            result(1, 1, 200.0, BotStatus::Finished),
+            result(2, 1, 200.0, BotStatus::Finished),
+            result(3, 1, 200.0, BotStatus::Finished),
         ];
         let names = vec!["spiky".to_string(), "steady".to_string()];
         let board = Leaderboard::new(
@@ -592,7 +668,7 @@ mod tests {
             &names,
             &[],
             &results,
-            Average::Geometric,
+            (Average::Geometric, Ranking::Points),
         );
         let [first, second] = &board.standings[..] else {
             panic!("two standings")
@@ -628,7 +704,7 @@ mod tests {
             &names,
             &[],
             &results,
-            Average::Arithmetic,
+            (Average::Arithmetic, Ranking::Points),
         );
         let order: Vec<&str> = board.standings.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(order, ["a", "b", "c"]);

@@ -36,7 +36,7 @@ use tokio::task::JoinSet;
 use crate::bot::BotStatus;
 use crate::bot::{BotSpec, Limits, Sandbox, build, roster, sandbox};
 use crate::cpu::Claim;
-use crate::game::{Average, BotResult, Game, MatchResult, MatchSetup, RecordBoards};
+use crate::game::{Average, BotResult, Game, MatchResult, MatchSetup, Ranking, RecordBoards};
 use crate::text;
 
 use config::Config;
@@ -992,7 +992,9 @@ pub(crate) fn leaderboard_from(store: &Store, dir: &Path) -> anyhow::Result<Lead
         &names,
         &on_bench,
         &results,
-        game.map_or(Average::Arithmetic, |game| game.average()),
+        game.map_or((Average::Arithmetic, Ranking::Placement), |game| {
+            (game.average(), game.ranking())
+        }),
     );
     board.uncontained = store.meta(SANDBOX_META)?.as_deref() == Some("off");
     board.gauntlet = gauntlet_of(store, &results)?.map(|g| g.report(&names));

@@ -337,6 +337,33 @@ fn a_bot_that_faults_too_often_is_suspended_until_resumed_or_replaced() {
         status.contains("Flaky v1 is suspended: faults (crashed") && status.contains("resume-bot"),
         "{status}"
     );
+    // Listed apart, not ranked: not in the standings, never king, its state "suspended" on the
+    // board and on its own record.
+    let board = leaderboard(&dir);
+    let standings = board["standings"].as_array().unwrap();
+    assert!(standings.iter().all(|s| s["name"] != "Flaky"), "{board}");
+    assert!(standings.iter().all(|s| s["state"] == "active"), "{board}");
+    assert_eq!(board["suspended"][0]["name"], "Flaky", "{board}");
+    assert_eq!(board["suspended"][0]["state"], "suspended", "{board}");
+    assert!(
+        board["suspended"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("crashed")
+    );
+    assert_ne!(board["king"], "Flaky v1", "{board}");
+    // The king, if crowned, is the table's first.
+    if !board["king"].is_null() {
+        let first = format!(
+            "{} v{}",
+            standings[0]["name"].as_str().unwrap(),
+            standings[0]["version"]
+        );
+        assert_eq!(board["king"], first.as_str(), "{board}");
+    }
+    let table =
+        String::from_utf8_lossy(&succeed(koth().arg("leaderboard").arg(&dir)).stdout).to_string();
+    assert!(table.contains("Suspended:\n  Flaky v1 ("), "{table}");
     // Suspended: no more games of it.
     std::thread::sleep(Duration::from_millis(300));
     let then = query(&dir, &games_of("Flaky v1"));
@@ -399,7 +426,7 @@ fn a_graded_pool_is_ranked_in_its_true_order() {
         hill_command(&dir)
             .args(["hill", "run"])
             .arg(&dir)
-            .args(["--games", "24"]),
+            .args(["--games", "36"]),
     );
     let board = leaderboard(&dir);
     let order: Vec<&str> = board["standings"]
@@ -409,7 +436,9 @@ fn a_graded_pool_is_ranked_in_its_true_order() {
         .map(|s| s["name"].as_str().unwrap())
         .collect();
     assert_eq!(order, ["p=1", "p=0.5", "p=0"], "{board}");
+    // The king is the table's first, crowned once its lead is clear.
     assert_eq!(board["king"], "p=1 v1", "{board}");
+    assert_eq!(board["ranking"], "placement", "{board}");
     for s in board["standings"].as_array().unwrap() {
         assert!(s["low"].as_f64().unwrap() < s["rating"].as_f64().unwrap());
     }

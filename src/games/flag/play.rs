@@ -12,7 +12,7 @@ use std::sync::LazyLock;
 
 use crate::bot::seat::At;
 use crate::bot::{FaultKind, Restart, Seat, SeatOptions, cut_line, quote};
-use crate::game::{BotResult, BoxFuture, Game, MatchResult, MatchSetup, RoundProgress};
+use crate::game::{BotResult, BoxFuture, Game, MatchResult, MatchSetup, Ranking, RoundProgress};
 
 use super::protocol::{self, prompt};
 use super::rules::{Level, Move, walk};
@@ -175,6 +175,11 @@ impl Game for Flag {
 
     fn players(&self) -> (usize, usize) {
         (1, 1)
+    }
+
+    /// A level's fitness is the score, as the original challenge ranks it.
+    fn ranking(&self) -> Ranking {
+        Ranking::Points
     }
 
     /// On a thread of its own kept to the match's CPUs with its bot, as every game is played.

@@ -17,7 +17,8 @@ use super::rules::{MAX_TICKS, Match};
 use crate::bot::seat::At;
 use crate::bot::{Ending, FaultKind, Restart, Seat, SeatOptions};
 use crate::game::{
-    BotResult, BoxFuture, Breakdown, Game, MatchResult, MatchSetup, RESULTS_FILE, RoundProgress,
+    BotResult, BoxFuture, Breakdown, Game, MatchResult, MatchSetup, RESULTS_FILE, Ranking,
+    RoundProgress,
 };
 use crate::seed::{self, Rng};
 
@@ -426,6 +427,11 @@ impl Game for MadCars {
 
     fn players(&self) -> (usize, usize) {
         (2, 2)
+    }
+
+    /// A match is won or lost (or drawn): only who won counts.
+    fn ranking(&self) -> Ranking {
+        Ranking::Placement
     }
 
     /// Chipmunk must be there, and `rounds` (matches per game) must fit the 18 pairs.

@@ -15,7 +15,7 @@ use super::rules::{Board, Mark, Outcome};
 use crate::bot::seat::At;
 use crate::bot::{BotSpec, FaultKind, FaultLog, Restart, Seat, SeatOptions};
 use crate::cli::AnyGameArg;
-use crate::game::{BotResult, BoxFuture, Game, MatchResult, MatchSetup};
+use crate::game::{BotResult, BoxFuture, Game, MatchResult, MatchSetup, Ranking};
 use crate::seed::Rng;
 
 /// One side of a game.
@@ -182,6 +182,11 @@ impl Game for TicTacToe {
 
     fn players(&self) -> (usize, usize) {
         (2, 2)
+    }
+
+    /// Each match is won, drawn or lost: who came out ahead counts.
+    fn ranking(&self) -> Ranking {
+        Ranking::Placement
     }
 
     fn most_cpus(&self) -> usize {

@@ -7,7 +7,7 @@ use super::rules::{self, DEFAULT_HEAP};
 use crate::bot::seat::At;
 use crate::bot::{FaultKind, Restart, Seat};
 use crate::game::duel::{DuelRules, OneGame, play_duel};
-use crate::game::{BoxFuture, Game, MatchResult, MatchSetup, Replay};
+use crate::game::{BoxFuture, Game, MatchResult, MatchSetup, Ranking, Replay};
 
 /// Nim for tournaments.
 pub(crate) struct Nim;
@@ -120,6 +120,11 @@ impl Game for Nim {
 
     fn players(&self) -> (usize, usize) {
         (2, 2)
+    }
+
+    /// Whoever took the last stone more often won the match.
+    fn ranking(&self) -> Ranking {
+        Ranking::Placement
     }
 
     fn most_cpus(&self) -> usize {

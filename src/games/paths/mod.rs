@@ -12,7 +12,7 @@ pub(crate) mod play;
 pub mod protocol;
 pub mod rules;
 
-use crate::game::{BoxFuture, Game, MatchResult, MatchSetup};
+use crate::game::{BoxFuture, Game, MatchResult, MatchSetup, Ranking};
 
 /// The paths game, as the tournament runner sees it.
 pub(crate) struct Paths;
@@ -24,6 +24,11 @@ impl Game for Paths {
 
     fn players(&self) -> (usize, usize) {
         (1, rules::MAX_BOTS)
+    }
+
+    /// The original challenge ranks bots by their total points.
+    fn ranking(&self) -> Ranking {
+        Ranking::Points
     }
 
     /// Played like `koth paths` plays it: on a single-threaded runtime of its own, on a thread

@@ -29,7 +29,7 @@ use super::subprocess::{self, SubprocessPlayer};
 use super::track::Track;
 use crate::bot::{AnswerStats, BotSpec, FaultLog, Limits, Seat};
 use crate::game::{
-    Average, BotResult, BoxFuture, Breakdown, Game, MatchResult, MatchSetup, RESULTS_FILE,
+    Average, BotResult, BoxFuture, Breakdown, Game, MatchResult, MatchSetup, RESULTS_FILE, Ranking,
     RecordBoards, RoundProgress,
 };
 use crate::{seed, stats};
@@ -76,6 +76,11 @@ impl Game for RatRace {
 
     fn players(&self) -> (usize, usize) {
         (1, 1)
+    }
+
+    /// Board points are the score, as the original controller ranks them.
+    fn ranking(&self) -> Ranking {
+        Ranking::Points
     }
 
     /// One board at a time, each a round trip between koth and the bot per turn.

@@ -1,6 +1,7 @@
-//! The hill's displayed ranking: an order-independent fit over every game of the active
-//! versions, by maximum likelihood. Online ratings (Weng-Lin) move with the order games end in;
-//! this fit depends only on which games were played and how they ended.
+//! The order model, for a game whose result is a placement ([`crate::game::Ranking::Placement`]):
+//! an order-independent fit over every game by maximum likelihood. Online ratings (Weng-Lin)
+//! move with the order games end in; this fit depends only on which games were played and how
+//! they ended.
 //!
 //! - A game of two is a Bradley–Terry comparison with draws (Davidson's model): with strengths
 //!   `π = e^θ`, `P(i beats j) = π_i / D`, `P(draw) = ν √(π_i π_j) / D`, where
@@ -27,16 +28,7 @@ pub(crate) const ELO_PER_UNIT: f64 = 400.0 / std::f64::consts::LN_10;
 /// The rating of a version of average strength.
 pub(crate) const ELO_MEAN: f64 = 1500.0;
 
-/// One player's fitted strength.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Strength {
-    /// The log-strength `θ`, the mean of all players' 0: where the next fit may start.
-    pub theta: f64,
-    /// On the Elo scale: 1500 average, 400 points for 10:1 odds.
-    pub rating: f64,
-    /// Half the width of the 95% interval, in Elo points.
-    pub interval: f64,
-}
+use super::Strength;
 
 /// Games to fit, by player index `0..players`.
 #[derive(Debug, Default, Clone)]
@@ -91,7 +83,8 @@ impl Games {
     }
 }
 
-/// Fits every player's strength; players without games get the prior's (average, wide).
+/// Fits every player's strength on the Elo scale (1500 average, 400 points for 10:1 odds);
+/// players without games get the prior's (average, wide).
 pub fn fit(players: usize, games: &Games) -> Vec<Strength> {
     fit_from(games, &vec![0.0; players])
 }
@@ -156,7 +149,7 @@ pub fn fit_from(games: &Games, start: &[f64]) -> Vec<Strength> {
         .zip(curvature)
         .map(|(t, h)| Strength {
             theta: t - mean,
-            rating: ELO_MEAN + (t - mean) * ELO_PER_UNIT,
+            value: ELO_MEAN + (t - mean) * ELO_PER_UNIT,
             interval: 1.96 / h.sqrt() * ELO_PER_UNIT,
         })
         .collect()
@@ -290,13 +283,13 @@ mod tests {
         }
         let fitted = fit(5, &games);
         for w in fitted.windows(2) {
-            assert!(w[0].rating < w[1].rating, "{fitted:?}");
+            assert!(w[0].value < w[1].value, "{fitted:?}");
         }
         // Strength 0.75 apart is 326 Elo: each gap is found within its intervals.
         for (k, s) in fitted.iter().enumerate() {
             let truth = ELO_MEAN + strengths[k] * ELO_PER_UNIT;
             assert!(
-                (s.rating - truth).abs() < s.interval,
+                (s.value - truth).abs() < s.interval,
                 "{k}: {s:?} vs {truth}"
             );
             assert!(s.interval > 10.0 && s.interval < 120.0, "{s:?}");
@@ -308,12 +301,12 @@ mod tests {
         }
         let again = fit(5, &reversed);
         for (a, b) in fitted.iter().zip(&again) {
-            assert!((a.rating - b.rating).abs() < 1e-6, "{a:?} {b:?}");
+            assert!((a.value - b.value).abs() < 1e-6, "{a:?} {b:?}");
         }
         // Started from a previous fit, the same optimum (to a hundredth of an Elo point).
         let start: Vec<f64> = [0.4, -0.2, 0.0, 0.1, 0.3].to_vec();
         for (a, b) in fitted.iter().zip(&fit_from(&reversed, &start)) {
-            assert!((a.rating - b.rating).abs() < 0.01, "{a:?} {b:?}");
+            assert!((a.value - b.value).abs() < 0.01, "{a:?} {b:?}");
         }
     }
 
@@ -324,9 +317,9 @@ mod tests {
             games.add(&[(0, 1.0), (1, 0.0)]);
         }
         let fitted = fit(3, &games);
-        assert!(fitted[0].rating.is_finite() && fitted[0].rating > fitted[1].rating);
+        assert!(fitted[0].value.is_finite() && fitted[0].value > fitted[1].value);
         assert!(fitted[2].interval > fitted[0].interval);
-        assert!((fitted[2].rating - ELO_MEAN).abs() < 1.0, "{fitted:?}");
+        assert!((fitted[2].value - ELO_MEAN).abs() < 1.0, "{fitted:?}");
     }
 
     #[test]
@@ -341,9 +334,9 @@ mod tests {
             games.add(&seats);
         }
         let fitted = fit(4, &games);
-        assert!(fitted[3].rating > fitted[1].rating && fitted[1].rating > fitted[0].rating);
+        assert!(fitted[3].value > fitted[1].value && fitted[1].value > fitted[0].value);
         assert!(
-            (fitted[1].rating - fitted[2].rating).abs() < 1e-6,
+            (fitted[1].value - fitted[2].value).abs() < 1e-6,
             "{fitted:?}"
         );
     }
