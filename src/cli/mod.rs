@@ -212,7 +212,7 @@ pub struct Guard {
     /// clients: its `X-Forwarded-For` (the address it appends, the last) names the client.
     /// Trusted from these addresses only; anyone else's `X-Forwarded-For` is ignored. Repeat
     /// for several.
-    #[arg(long = "trusted-proxy", value_name = "IP")]
+    #[arg(long = "trusted-proxy", value_name = "ADDR")]
     pub trusted_proxies: Vec<std::net::IpAddr>,
 }
 

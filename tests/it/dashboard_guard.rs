@@ -127,7 +127,9 @@ fn many_live_pages_share_one_poll_of_the_database() {
     const CLIENTS: usize = 200;
     let tmp = tempfile::tempdir().unwrap();
     let dir = tournament(tmp.path());
-    let (server, port) = serve_with(&[dir.as_os_str()]);
+    // Every page here comes from one address: past the cap of one client's connections.
+    let (server, port) =
+        serve_with(&[dir.as_os_str(), "--max-per-client".as_ref(), "250".as_ref()]);
     let Killed(child) = &server;
     let started = Instant::now();
     let clients: Vec<TcpStream> = (0..CLIENTS)

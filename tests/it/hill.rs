@@ -188,6 +188,12 @@ fn bots_added_while_the_hill_plays_get_games_and_a_new_version_replaces_the_old(
     assert!(!same.status.success());
     assert!(String::from_utf8_lossy(&same.stdout).contains("already its current version, v2"));
     stop(run);
+    // A game recorded as the stop came is rated by the next run, as it starts: one that plays
+    // no game.
+    let rated = start_run(&dir, &["--games", "0"])
+        .wait_with_output()
+        .unwrap();
+    assert!(rated.status.success(), "{rated:?}");
     assert_counted_once(&dir);
 
     let board = leaderboard(&dir);
