@@ -23,6 +23,7 @@
 //! stored_mb = 200            # bytes of an author's kept versions
 //! kept_versions = 3          # versions of a bot whose files are kept (results always are)
 //! build_queue = 20           # submissions waiting to be built, the whole hill's
+//! builders = 1               # submissions built at once
 //! public_logs = false        # stderr and transcripts for everyone, not just their author
 //! ```
 //!
@@ -65,6 +66,8 @@ pub(crate) struct Submissions {
     pub stored_mb: u64,
     pub kept_versions: u32,
     pub build_queue: u32,
+    /// Submissions built at once, each on a builder of its own.
+    pub builders: u32,
     pub public_logs: bool,
 }
 
@@ -83,6 +86,7 @@ impl Default for Submissions {
             stored_mb: 200,
             kept_versions: 3,
             build_queue: 20,
+            builders: 1,
             public_logs: false,
         }
     }
@@ -112,9 +116,13 @@ impl Submissions {
             ("stored_mb", self.stored_mb),
             ("kept_versions", u64::from(self.kept_versions)),
             ("build_queue", u64::from(self.build_queue)),
+            ("builders", u64::from(self.builders)),
         ];
         if let Some((key, _)) = positive.iter().find(|(_, value)| *value == 0) {
             bail!("`submissions.{key}` must be at least 1");
+        }
+        if self.builders > 64 {
+            bail!("`submissions.builders` is at most 64");
         }
         if self.upload_mb > 4096 || self.unpacked_mb > 65_536 {
             bail!("`submissions.upload_mb` is at most 4096 and `unpacked_mb` at most 65536");
@@ -221,16 +229,18 @@ impl HillConfig {
             bail!("`suspend_window` must be at least 1");
         }
         self.submissions.check()?;
-        // The builder builds one submission at a time: if one author could send it more than
-        // an hour of builds an hour, the queue would never drain.
+        // Each builder builds one submission at a time: if one author could send them more
+        // than an hour of builds an hour, the queue would never drain.
         let build_s = self.game.build_timeout_s;
         let hourly = u64::from(self.submissions.per_hour) * build_s;
-        if self.game.sandbox().is_some() && hourly > 3600 {
+        let builders = u64::from(self.submissions.builders);
+        if self.game.sandbox().is_some() && hourly > 3600 * builders {
             bail!(
                 "`submissions.per_hour` = {} × `build_timeout_s` = {build_s}: one author could \
-                 send {hourly} s of builds an hour, more than the hill's one builder does in an \
-                 hour (3600 s); lower either",
-                self.submissions.per_hour
+                 send {hourly} s of builds an hour, more than the hill's {builders} builder(s) \
+                 do in an hour ({} s, `submissions.builders`); lower either, or add builders",
+                self.submissions.per_hour,
+                3600 * builders
             );
         }
         if self.tuning.placement_games > 1000 {

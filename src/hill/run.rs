@@ -56,7 +56,7 @@ pub(crate) fn run(
         store.requeue_unfinished()?;
         Some(lock)
     };
-    // Authors' submissions are built and validated beside the games, one at a time.
+    // Authors' submissions are built and validated beside the games, by `builders` threads.
     let builder = super::submissions::Builder::start(hill.reopen()?)?;
     ready()?;
     // Games recorded before a stop, or by workers while no run was rating, are rated now,

@@ -679,44 +679,47 @@ pub(crate) fn recover(hill: &Hill) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Builds and validates received submissions, one at a time, on a thread of its own beside
-/// `hill run`'s games, until stopped.
+/// Builds and validates received submissions on `submissions.builders` threads beside
+/// `hill run`'s games, each one submission at a time, until stopped.
 pub(crate) struct Builder {
     stop: Arc<AtomicBool>,
-    thread: Option<std::thread::JoinHandle<()>>,
+    threads: Vec<std::thread::JoinHandle<()>>,
 }
 
 impl Builder {
-    /// Starts the builder of `hill` (a connection of its own to the hill's database).
+    /// Starts the builders of `hill`, each with a connection of its own to the hill's
+    /// database (a submission is begun by one of them only: see [`build_next`]).
     pub(crate) fn start(hill: Hill) -> anyhow::Result<Builder> {
         recover(&hill)?;
         let stop = Arc::new(AtomicBool::new(false));
-        let stopped = Arc::clone(&stop);
-        let thread = std::thread::Builder::new()
-            .name("koth-builder".into())
-            .spawn(move || {
-                while !stopped.load(Ordering::Relaxed) && !crate::interrupt::requested() {
-                    match build_next(&hill) {
-                        Ok(true) => {}
-                        Ok(false) => std::thread::sleep(POLL),
-                        Err(err) => {
-                            tracing::error!("the builder of submissions: {err:#}");
-                            std::thread::sleep(POLL * 10);
+        let mut threads = Vec::new();
+        for n in 0..hill.config.submissions.builders {
+            let hill = hill.reopen()?;
+            let stopped = Arc::clone(&stop);
+            let thread = std::thread::Builder::new()
+                .name(format!("koth-builder-{n}"))
+                .spawn(move || {
+                    while !stopped.load(Ordering::Relaxed) && !crate::interrupt::requested() {
+                        match build_next(&hill) {
+                            Ok(true) => {}
+                            Ok(false) => std::thread::sleep(POLL),
+                            Err(err) => {
+                                tracing::error!("a builder of submissions: {err:#}");
+                                std::thread::sleep(POLL * 10);
+                            }
                         }
                     }
-                }
-            })?;
-        Ok(Builder {
-            stop,
-            thread: Some(thread),
-        })
+                })?;
+            threads.push(thread);
+        }
+        Ok(Builder { stop, threads })
     }
 }
 
 impl Drop for Builder {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
-        if let Some(thread) = self.thread.take() {
+        for thread in self.threads.drain(..) {
             let _ = thread.join();
         }
     }

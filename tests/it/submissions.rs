@@ -663,7 +663,11 @@ fn rates_caps_and_a_slow_client_are_held_at_the_door() {
 #[test]
 fn twenty_uploads_at_once_while_games_run_are_each_built_and_scheduled() {
     let tmp = tempfile::tempdir().unwrap();
-    let dir = hill(tmp.path(), "per_hour = 50\nactive_bots = 20\n");
+    // Two builders take them: each submission is built once, by one of them.
+    let dir = hill(
+        tmp.path(),
+        "per_hour = 50\nactive_bots = 20\nbuilders = 2\n",
+    );
     let ada = author(&dir, "ada");
     let served = serve(&dir);
     let url = served.url.clone();
