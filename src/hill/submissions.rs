@@ -720,7 +720,7 @@ impl Drop for Builder {
 pub(crate) fn build_next(hill: &Hill) -> anyhow::Result<bool> {
     let db = hill.store.connection();
     let Some(row) = db.row(
-        "SELECT s.id, s.bot FROM hill_submissions s WHERE s.status = 'received'
+        "SELECT s.id, s.bot, s.author FROM hill_submissions s WHERE s.status = 'received'
          ORDER BY (SELECT COALESCE(MAX(b.build_started_at), 0) FROM hill_submissions b
                    WHERE b.author = s.author), s.seq
          LIMIT 1",
@@ -729,7 +729,7 @@ pub(crate) fn build_next(hill: &Hill) -> anyhow::Result<bool> {
     else {
         return Ok(false);
     };
-    let (id, bot) = (row[0].text()?, row[1].text()?);
+    let (id, bot, author) = (row[0].text()?, row[1].text()?, row[2].text()?);
     let begun = db.execute(
         &format!(
             "UPDATE hill_submissions SET status = 'building', tries = tries + 1,
@@ -753,6 +753,13 @@ pub(crate) fn build_next(hill: &Hill) -> anyhow::Result<bool> {
         )
         .map(drop)
     };
+    // `hill run`'s terminal tells its owner of each upload, and (in its games' loop) of the
+    // version it becomes.
+    eprintln!(
+        "koth: an upload of {} by {} arrived (submission {id}): building and validating it",
+        crate::text::shown(&bot),
+        crate::text::shown(&author)
+    );
     tracing::info!(id, bot, "submission building");
     let added = versions::add_followed(hill, &folder, &mut |step| {
         set(match step {
@@ -822,6 +829,20 @@ pub(crate) fn build_next(hill: &Hill) -> anyhow::Result<bool> {
                 .into(),
         ],
     )?;
+    if added.version.is_none() {
+        eprintln!(
+            "koth: the upload of {} (submission {id}) is refused: {}",
+            crate::text::shown(&bot),
+            crate::text::shown(
+                &added
+                    .summary
+                    .as_deref()
+                    .map(short_reason)
+                    .unwrap_or_default()
+                    .replace('\n', " | ")
+            )
+        );
+    }
     tracing::info!(
         id,
         bot,
