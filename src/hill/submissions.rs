@@ -546,7 +546,7 @@ pub(crate) fn status(
     id: &str,
     reader: Option<&str>,
 ) -> anyhow::Result<Option<Status>> {
-    let rows = select(hill, "id = ?1", &[id.into()])?;
+    let rows = select(hill, "s.id = ?1", &[id.into()])?;
     let public = hill.config.submissions.public_logs;
     Ok(rows
         .into_iter()
@@ -556,7 +556,7 @@ pub(crate) fn status(
 
 /// The submissions of `author`, newest first, with their private parts.
 pub(crate) fn of_author(hill: &Hill, author: &str) -> anyhow::Result<Vec<Status>> {
-    let rows = select(hill, "author = ?1", &[author.into()])?;
+    let rows = select(hill, "s.author = ?1", &[author.into()])?;
     Ok(rows
         .into_iter()
         .map(|(status, private)| shown_to(status, private, Some(author), true))
@@ -576,15 +576,38 @@ fn select(hill: &Hill, filter: &str, params: &[Value]) -> anyhow::Result<Vec<(St
         &format!(
             "SELECT s.id, s.bot, s.version, s.status, s.reason, s.received_at, s.updated_at,
                  s.author, s.build_log, s.faults, s.stderr,
-                 (SELECT MAX(v.version) FROM hill_versions v WHERE v.name = s.bot), s.detail
-             FROM hill_submissions s WHERE {filter}
+                 (SELECT MAX(v.version) FROM hill_versions v WHERE v.name = s.bot), s.detail,
+                 v.state, v.suspended,
+                 (SELECT MIN(n.version) FROM hill_versions n
+                  WHERE n.name = s.bot AND n.version > s.version)
+             FROM hill_submissions s
+             LEFT JOIN hill_versions v ON v.name = s.bot AND v.version = s.version
+             WHERE {filter}
              ORDER BY s.seq DESC"
         ),
         params,
     )?;
     rows.iter()
         .map(|r| {
-            let status = r[3].text()?;
+            // An accepted submission lives on as its version does: its status follows the
+            // version's state, stored in `hill_versions` alone.
+            let (status, reason) = match (r[3].text()?.as_str(), r[13].opt_text()?.as_deref()) {
+                ("active", Some("replaced")) => (
+                    "replaced".to_string(),
+                    Some(match &r[15] {
+                        Value::Null => "replaced by a newer version".to_string(),
+                        next => format!("replaced by v{}", next.int()?),
+                    }),
+                ),
+                ("active", Some("retired")) => (
+                    "retired".to_string(),
+                    Some("retired by the hill's owner".into()),
+                ),
+                ("active", Some(_)) if r[14].opt_text()?.is_some() => {
+                    ("suspended".to_string(), r[14].opt_text()?)
+                }
+                (status, _) => (status.to_string(), r[4].opt_text()?),
+            };
             let version = match (&r[2], status.as_str()) {
                 (Value::Null, "refused") => None,
                 (Value::Null, _) => Some(match &r[11] {
@@ -600,7 +623,7 @@ fn select(hill: &Hill, filter: &str, params: &[Value]) -> anyhow::Result<Vec<(St
                     version,
                     status,
                     // Capped as it is served too: a hill may hold reasons stored before the cap.
-                    reason: r[4].opt_text()?.map(|reason| short_reason(&reason)),
+                    reason: reason.map(|reason| short_reason(&reason)),
                     received_at: r[5].int()?,
                     updated_at: r[6].int()?,
                     private: None,

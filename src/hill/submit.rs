@@ -78,7 +78,8 @@ pub(crate) fn submit(folder: &Path, to: &str, token: &str, wait: bool) -> anyhow
     follow(&client, base, token, submission)
 }
 
-/// Asks after `submission` until it is active or refused.
+/// Asks after `submission` until it is active or refused, or already suspended, replaced or
+/// retired.
 fn follow(
     client: &reqwest::blocking::Client,
     base: &str,
@@ -87,7 +88,10 @@ fn follow(
 ) -> anyhow::Result<()> {
     let started = Instant::now();
     let mut said = submission.status.clone();
-    while !matches!(submission.status.as_str(), "active" | "refused") {
+    while !matches!(
+        submission.status.as_str(),
+        "active" | "refused" | "suspended" | "replaced" | "retired"
+    ) {
         if started.elapsed() > WAIT_AT_MOST {
             bail!(
                 "submission {} is still {} after {} s; `koth hill submit` stops waiting",
@@ -131,6 +135,21 @@ fn follow(
             );
             Ok(())
         }
+        "replaced" | "retired" => {
+            println!(
+                "{} v{} was accepted, and is {} since",
+                crate::text::shown(&submission.bot),
+                submission.version.unwrap_or_default(),
+                crate::text::shown(submission.reason.as_deref().unwrap_or(&submission.status))
+            );
+            Ok(())
+        }
+        "suspended" => bail!(
+            "{} v{} was accepted, then {}",
+            crate::text::shown(&submission.bot),
+            submission.version.unwrap_or_default(),
+            crate::text::shown_lines(submission.reason.as_deref().unwrap_or("suspended"))
+        ),
         _ => bail!(
             "{} was refused: {}",
             crate::text::shown(&submission.bot),
