@@ -289,14 +289,15 @@ impl HillBoard {
         }
     }
 
-    /// `hill status`: the leaderboard, the suspended versions with why, and the kings.
-    pub(crate) fn status(&self, queued: usize) -> String {
+    /// `hill status`: the leaderboard, the suspended versions with why (and the whole command
+    /// that resumes each, `target` naming the hill: `--hill DIR`), and the kings.
+    pub(crate) fn status(&self, queued: usize, target: &str) -> String {
         let mut text = self.render(Format::Table);
         writeln!(text, "\n{queued} games queued or running").unwrap();
         for s in &self.suspended {
             writeln!(
                 text,
-                "{} v{} is {}; `koth hill resume-bot {:?}` brings it back",
+                "{} v{} is {}; `koth hill resume-bot {:?} {target}` brings it back",
                 s.name, s.version, s.reason, s.name
             )
             .unwrap();

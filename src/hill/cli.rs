@@ -1,4 +1,4 @@
-//! `koth hill create|add|run|status|retire|resume-bot`, and `koth leaderboard` on a hill
+//! `koth hill create|add|run|status|retire|resume-bot|backup|restore`, and `koth leaderboard` on a hill
 //! folder: a thin door onto the hill's core.
 
 use std::ffi::{OsStr, OsString};
@@ -9,7 +9,7 @@ use clap::Subcommand;
 use crate::tournament::leaderboard::Format;
 
 use super::store::{self, Change};
-use super::{Hill, authors, board, run, versions};
+use super::{Hill, authors, backup, board, run, versions};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -119,6 +119,27 @@ enum Command {
         name: String,
         #[command(flatten)]
         hill: HillOption,
+    },
+    /// Copy a hill folder's database to FILE, while `hill run` plays it or not: a consistent
+    /// copy of one moment (SQLite's online backup). A hill in PostgreSQL is backed up with
+    /// `pg_dump` (docs/hill.md).
+    Backup {
+        /// The hill folder.
+        #[arg(value_name = "DIR")]
+        dir: PathBuf,
+        /// The backup file (replaced if it exists).
+        #[arg(long, value_name = "FILE")]
+        to: PathBuf,
+    },
+    /// Put a backup (`hill backup`) in place of a stopped hill folder's database; `hill run`
+    /// then goes on from the backup's moment.
+    Restore {
+        /// The hill folder (its versions' folders are the backup's hill's, or a copy of them).
+        #[arg(value_name = "DIR")]
+        dir: PathBuf,
+        /// The backup file.
+        #[arg(long, value_name = "FILE")]
+        from: PathBuf,
     },
 }
 
@@ -317,7 +338,10 @@ pub fn run(args: Args, server: Server) -> anyhow::Result<()> {
         Command::Status { hill } => {
             let hill = hill.open(None)?;
             let queued = store::queued(hill.store.connection())?.len();
-            print!("{}", board::of(&hill.store)?.status(queued));
+            print!(
+                "{}",
+                board::of(&hill.store)?.status(queued, &hill.add_target())
+            );
             Ok(())
         }
         Command::Retire { name, hill } => {
@@ -337,6 +361,28 @@ pub fn run(args: Args, server: Server) -> anyhow::Result<()> {
             let hill = hill.open(None)?;
             store::change_active(hill.store.connection(), &name, Change::Resume)?;
             println!("{name:?} is scheduled again");
+            Ok(())
+        }
+        Command::Backup { dir, to } => {
+            let games = backup::backup(&dir, &to)?;
+            println!(
+                "Backed up {} to {} ({games} games recorded); `koth hill restore {} --from {}` \
+                 puts it back",
+                dir.display(),
+                to.display(),
+                dir.display(),
+                to.display()
+            );
+            Ok(())
+        }
+        Command::Restore { dir, from } => {
+            let games = backup::restore(&dir, &from)?;
+            println!(
+                "Restored {} from {} ({games} games recorded); `koth hill run {}` goes on",
+                dir.display(),
+                from.display(),
+                dir.display()
+            );
             Ok(())
         }
     }

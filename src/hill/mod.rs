@@ -18,8 +18,9 @@
 //! - [`authors`]: the strangers who may send bots, their tokens, and whose each bot name is.
 //! - [`submissions`]: an author's upload, from its archive to an active version (checked at
 //!   the door, then built and validated in turn by the builder beside `hill run`).
-//! - [`cli`]: `koth hill create|add|run|status|retire|resume-bot|author|submit`, the thin door
-//!   onto it.
+//! - [`backup`]: a hill folder's database copied while it plays, and put back.
+//! - [`cli`]: `koth hill create|add|run|status|retire|resume-bot|author|submit|backup|restore`,
+//!   the thin door onto it.
 //!
 //! The core knows nothing of HTTP or the command line. A hill folder holds `hill.toml` (the
 //! file it was created from), `results.sqlite` (a tournament's tables, its bots being the
@@ -32,6 +33,7 @@
 //! folder of its own for it, laid out as a hill folder but for the database and the file.
 
 pub(crate) mod authors;
+pub(crate) mod backup;
 pub mod board;
 pub mod cli;
 pub(crate) mod config;

@@ -112,6 +112,8 @@ pub(crate) async fn play(
     let mut renewal = tournament::renewal(claimant);
     let mut recorded = 0u32;
     let mut said_waiting = false;
+    // The versions this run has told of: those it finds at its start are not news.
+    let mut told = store::versions(db)?.len();
     loop {
         let versions = store::versions(db)?;
         let unscheduled: Vec<usize> = versions
@@ -132,9 +134,19 @@ pub(crate) async fn play(
                     .iter()
                     .find(|v| v.id == version)
                     .map_or_else(|| version.to_string(), Version::label);
-                eprintln!("koth: {label} is {reason}");
+                let name = versions.iter().find(|v| v.id == version).map(|v| &v.name);
+                eprintln!(
+                    "koth: {label} is {}; `koth hill resume-bot {:?} {}` schedules it again",
+                    crate::text::shown(&reason),
+                    name.map_or("NAME", |n| n.as_str()),
+                    hill.add_target()
+                );
                 tracing::warn!(version = label, "{reason}");
             }
+            for new in versions.iter().skip(told) {
+                eprintln!("koth: {}", joined(new, &versions));
+            }
+            told = told.max(versions.len());
             if rated > 0 {
                 // Ratings and suspensions changed: choose with the new ones.
                 continue;
@@ -246,6 +258,25 @@ pub(crate) async fn play(
         }
     }
     Ok(())
+}
+
+/// The line `hill run` prints when `version` joins the hill: accepted, and which version of
+/// its name it replaced, if one was playing.
+fn joined(version: &Version, versions: &[Version]) -> String {
+    let replaced = versions
+        .iter()
+        .filter(|v| v.name == version.name && v.version < version.version)
+        .filter(|v| v.state == "replaced")
+        .max_by_key(|v| v.version);
+    match replaced {
+        Some(old) => format!(
+            "{} accepted: it replaces v{} (after its {} games)",
+            version.label(),
+            old.version,
+            old.games
+        ),
+        None => format!("{} accepted: a new bot on the hill", version.label()),
+    }
 }
 
 /// Chooses games until as many are queued as can run at once (`jobs`), each written with its
@@ -467,7 +498,11 @@ pub(crate) fn refit(
     ranking::in_order(&mut table);
     let crowned = ranking::may_be_crowned(&table, placement_games).then(|| table[0].id);
     if let Some(king) = store::write_fit(db, &fitted, counted, crowned)? {
-        let label = versions.iter().find(|v| v.id == king).map(Version::label);
+        let label = versions
+            .iter()
+            .find(|v| v.id == king)
+            .map_or_else(|| king.to_string(), Version::label);
+        eprintln!("koth: {label} is the new king");
         tracing::info!(king = label, "a new king");
     }
     Ok(())

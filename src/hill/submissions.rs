@@ -546,7 +546,7 @@ pub(crate) fn status(
     id: &str,
     reader: Option<&str>,
 ) -> anyhow::Result<Option<Status>> {
-    let rows = select(hill, "id = ?1", &[id.into()])?;
+    let rows = select(hill, "s.id = ?1", &[id.into()])?;
     let public = hill.config.submissions.public_logs;
     Ok(rows
         .into_iter()
@@ -556,7 +556,7 @@ pub(crate) fn status(
 
 /// The submissions of `author`, newest first, with their private parts.
 pub(crate) fn of_author(hill: &Hill, author: &str) -> anyhow::Result<Vec<Status>> {
-    let rows = select(hill, "author = ?1", &[author.into()])?;
+    let rows = select(hill, "s.author = ?1", &[author.into()])?;
     Ok(rows
         .into_iter()
         .map(|(status, private)| shown_to(status, private, Some(author), true))
@@ -577,22 +577,37 @@ fn select(hill: &Hill, filter: &str, params: &[Value]) -> anyhow::Result<Vec<(St
             "SELECT s.id, s.bot, s.version, s.status, s.reason, s.received_at, s.updated_at,
                  s.author, s.build_log, s.faults, s.stderr,
                  (SELECT MAX(v.version) FROM hill_versions v WHERE v.name = s.bot), s.detail,
-                 (SELECT v.suspended FROM hill_versions v
-                  WHERE v.name = s.bot AND v.version = s.version AND v.state = 'active')
-             FROM hill_submissions s WHERE {filter}
+                 v.state, v.suspended,
+                 (SELECT MIN(n.version) FROM hill_versions n
+                  WHERE n.name = s.bot AND n.version > s.version)
+             FROM hill_submissions s
+             LEFT JOIN hill_versions v ON v.name = s.bot AND v.version = s.version
+             WHERE {filter}
              ORDER BY s.seq DESC"
         ),
         params,
     )?;
     rows.iter()
         .map(|r| {
-            let mut status = r[3].text()?;
-            let mut reason = r[4].opt_text()?;
-            // An accepted version since suspended reads so, with why, as on every page.
-            if let (true, Some(why)) = (status == "active", r[13].opt_text()?) {
-                status = "suspended".into();
-                reason = Some(why);
-            }
+            // An accepted submission lives on as its version does: its status follows the
+            // version's state, stored in `hill_versions` alone.
+            let (status, reason) = match (r[3].text()?.as_str(), r[13].opt_text()?.as_deref()) {
+                ("active", Some("replaced")) => (
+                    "replaced".to_string(),
+                    Some(match &r[15] {
+                        Value::Null => "replaced by a newer version".to_string(),
+                        next => format!("replaced by v{}", next.int()?),
+                    }),
+                ),
+                ("active", Some("retired")) => (
+                    "retired".to_string(),
+                    Some("retired by the hill's owner".into()),
+                ),
+                ("active", Some(_)) if r[14].opt_text()?.is_some() => {
+                    ("suspended".to_string(), r[14].opt_text()?)
+                }
+                (status, _) => (status.to_string(), r[4].opt_text()?),
+            };
             let version = match (&r[2], status.as_str()) {
                 (Value::Null, "refused") => None,
                 (Value::Null, _) => Some(match &r[11] {
@@ -731,7 +746,7 @@ impl Drop for Builder {
 pub(crate) fn build_next(hill: &Hill) -> anyhow::Result<bool> {
     let db = hill.store.connection();
     let Some(row) = db.row(
-        "SELECT s.id, s.bot FROM hill_submissions s WHERE s.status = 'received'
+        "SELECT s.id, s.bot, s.author FROM hill_submissions s WHERE s.status = 'received'
          ORDER BY (SELECT COALESCE(MAX(b.build_started_at), 0) FROM hill_submissions b
                    WHERE b.author = s.author), s.seq
          LIMIT 1",
@@ -740,7 +755,7 @@ pub(crate) fn build_next(hill: &Hill) -> anyhow::Result<bool> {
     else {
         return Ok(false);
     };
-    let (id, bot) = (row[0].text()?, row[1].text()?);
+    let (id, bot, author) = (row[0].text()?, row[1].text()?, row[2].text()?);
     let begun = db.execute(
         &format!(
             "UPDATE hill_submissions SET status = 'building', tries = tries + 1,
@@ -764,6 +779,13 @@ pub(crate) fn build_next(hill: &Hill) -> anyhow::Result<bool> {
         )
         .map(drop)
     };
+    // `hill run`'s terminal tells its owner of each upload, and (in its games' loop) of the
+    // version it becomes.
+    eprintln!(
+        "koth: an upload of {} by {} arrived (submission {id}): building and validating it",
+        crate::text::shown(&bot),
+        crate::text::shown(&author)
+    );
     tracing::info!(id, bot, "submission building");
     let added = versions::add_followed(hill, &folder, &mut |step| {
         set(match step {
@@ -833,6 +855,20 @@ pub(crate) fn build_next(hill: &Hill) -> anyhow::Result<bool> {
                 .into(),
         ],
     )?;
+    if added.version.is_none() {
+        eprintln!(
+            "koth: the upload of {} (submission {id}) is refused: {}",
+            crate::text::shown(&bot),
+            crate::text::shown(
+                &added
+                    .summary
+                    .as_deref()
+                    .map(short_reason)
+                    .unwrap_or_default()
+                    .replace('\n', " | ")
+            )
+        );
+    }
     tracing::info!(
         id,
         bot,

@@ -78,7 +78,8 @@ pub(crate) fn submit(folder: &Path, to: &str, token: &str, wait: bool) -> anyhow
     follow(&client, base, token, submission)
 }
 
-/// Asks after `submission` until it is active or refused.
+/// Asks after `submission` until it is active or refused, or already suspended, replaced or
+/// retired.
 fn follow(
     client: &reqwest::blocking::Client,
     base: &str,
@@ -89,7 +90,7 @@ fn follow(
     let mut said = submission.status.clone();
     while !matches!(
         submission.status.as_str(),
-        "active" | "suspended" | "refused"
+        "active" | "refused" | "suspended" | "replaced" | "retired"
     ) {
         if started.elapsed() > WAIT_AT_MOST {
             bail!(
@@ -134,11 +135,20 @@ fn follow(
             );
             Ok(())
         }
+        "replaced" | "retired" => {
+            println!(
+                "{} v{} was accepted, and is {} since",
+                crate::text::shown(&submission.bot),
+                submission.version.unwrap_or_default(),
+                crate::text::shown(submission.reason.as_deref().unwrap_or(&submission.status))
+            );
+            Ok(())
+        }
         "suspended" => bail!(
-            "{} v{} was accepted, then suspended: {}",
+            "{} v{} was accepted, then {}",
             crate::text::shown(&submission.bot),
             submission.version.unwrap_or_default(),
-            crate::text::shown(submission.reason.as_deref().unwrap_or_default())
+            crate::text::shown_lines(submission.reason.as_deref().unwrap_or("suspended"))
         ),
         _ => bail!(
             "{} was refused: {}",

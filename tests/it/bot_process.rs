@@ -472,3 +472,56 @@ async fn long_prompts_go_through_whole_and_pipes_can_be_enlarged() {
     assert_eq!(answer.line, "5 1048576 1048576");
     bot.kill().await;
 }
+
+/// A Java bot that throws from a nested call at its second prompt: its stack trace ends in
+/// frames, the exception line before them.
+#[tokio::test]
+async fn a_java_crash_s_reason_names_its_exception_not_only_its_last_frames() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("Thrower.java"),
+        "import java.io.*;\n\
+         public class Thrower {\n\
+           static int pick(int[] cells, int i) { return cells[i]; }\n\
+           static String act(int turn) { return turn > 0 ? \"\" + pick(new int[3], -1) : \"NONE\"; }\n\
+           static void play(BufferedReader in) throws IOException {\n\
+             int turn = 0;\n\
+             while (in.readLine() != null) { System.out.println(act(turn++)); }\n\
+           }\n\
+           public static void main(String[] a) throws IOException {\n\
+             play(new BufferedReader(new InputStreamReader(System.in)));\n\
+           }\n\
+         }\n",
+    )
+    .unwrap();
+    let javac = std::process::Command::new("javac")
+        .arg("Thrower.java")
+        .current_dir(dir.path())
+        .output()
+        .expect("javac is installed");
+    assert!(javac.status.success(), "{javac:?}");
+    let spec = BotSpec {
+        name: "thrower".into(),
+        dir: dir.path().to_path_buf(),
+        command: vec!["java".into(), "Thrower".into()],
+        build: None,
+        origin: "tests/bot_process.rs".into(),
+        sandbox: None,
+        benched: None,
+        protocols: Default::default(),
+    };
+    let mut bot = BotProcess::spawn(&spec, &StderrLog::discard()).unwrap();
+    // A limit for a JVM's start on a busy machine, not a measure.
+    let limit = Duration::from_secs(30);
+    assert_eq!(bot.ask("TURN 0", limit).await.unwrap().line, "NONE");
+    let fault = bot.ask("TURN 1", limit).await.expect_err("it throws");
+    assert_eq!(fault.kind(), FaultKind::Crashed, "{fault}");
+    let reason = fault.to_string();
+    assert!(
+        reason.contains("java.lang.ArrayIndexOutOfBoundsException: Index -1")
+            && reason.contains("at Thrower.pick(Thrower.java:3)")
+            && reason.contains("at Thrower.main"),
+        "the exception, its first frame and the last line: {reason}"
+    );
+    bot.finish(limit, Ending::Exit).await;
+}

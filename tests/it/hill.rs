@@ -126,13 +126,15 @@ fn assert_counted_once(dir: &Path) {
     );
 }
 
-fn stop(mut child: Child) {
+/// Stops a run as Ctrl-C would; what it wrote to its terminal's stderr.
+fn stop(child: Child) -> String {
     nix::sys::signal::kill(
         nix::unistd::Pid::from_raw(child.id() as i32),
         nix::sys::signal::Signal::SIGTERM,
     )
     .unwrap();
-    child.wait().unwrap();
+    let output = child.wait_with_output().unwrap();
+    String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
 #[test]
@@ -339,8 +341,10 @@ fn a_bot_that_faults_too_often_is_suspended_until_resumed_or_replaced() {
     wait_for(&dir, suspended, 1);
     let status = succeed(koth().args(["hill", "status"]).arg(&dir));
     let status = String::from_utf8_lossy(&status.stdout);
+    // The hint is a whole command, as it can be pasted.
+    let resume = format!("`koth hill resume-bot \"Flaky\" --hill {}`", dir.display());
     assert!(
-        status.contains("Flaky v1 is suspended: faults (crashed") && status.contains("resume-bot"),
+        status.contains("Flaky v1 is suspended: faults (crashed") && status.contains(&resume),
         "{status}"
     );
     // Listed apart, not ranked: not in the standings, never king, its state "suspended" on the
@@ -399,7 +403,16 @@ fn a_bot_that_faults_too_often_is_suspended_until_resumed_or_replaced() {
     .unwrap();
     add_ok(&dir, &[&flaky]);
     wait_for(&dir, &games_of("Flaky v2"), 2);
-    stop(run);
+    // The owner's terminal told each event as it happened, hints whole.
+    let told = stop(run);
+    for line in [
+        "koth: Flaky v1 is suspended: faults (crashed",
+        &resume,
+        "koth: Flaky v2 accepted: it replaces v1",
+        "is the new king",
+    ] {
+        assert!(told.contains(line), "{line:?} not in:\n{told}");
+    }
     assert_eq!(
         query(
             &dir,
@@ -415,6 +428,62 @@ fn a_bot_that_faults_too_often_is_suspended_until_resumed_or_replaced() {
         .unwrap();
     assert!(!unknown.status.success());
     assert!(String::from_utf8_lossy(&unknown.stderr).contains("no active bot \"Nobody\""));
+}
+
+#[test]
+fn a_backup_taken_while_the_hill_plays_restores_into_a_copy_that_plays_on() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = hill(tmp.path(), "");
+    let strong = graded(tmp.path(), "strong", "Strong", 1.0);
+    let weak = graded(tmp.path(), "weak", "Weak", 0.0);
+    add_ok(&dir, &[&strong, &weak]);
+    let run = start_run(&dir, &[]);
+    let done = "SELECT COUNT(*) FROM games WHERE state = 'done'";
+    wait_for(&dir, done, 3);
+    let file = tmp.path().join("hill-backup.sqlite");
+    let backup = succeed(
+        koth()
+            .args(["hill", "backup"])
+            .arg(&dir)
+            .arg("--to")
+            .arg(&file),
+    );
+    let said = String::from_utf8_lossy(&backup.stdout);
+    assert!(said.contains("koth hill restore"), "{said}");
+    // The versions' and games' folders, copied while the hill still plays.
+    let copy = tmp.path().join("copy");
+    succeed(Command::new("cp").arg("-a").arg(&dir).arg(&copy));
+    // A running hill's database is not replaced under it.
+    let refused = koth()
+        .args(["hill", "restore"])
+        .arg(&dir)
+        .arg("--from")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("in use by another koth"));
+    wait_for(&dir, done, 6);
+    stop(run);
+
+    succeed(
+        koth()
+            .args(["hill", "restore"])
+            .arg(&copy)
+            .arg("--from")
+            .arg(&file),
+    );
+    let restored = query(&copy, done);
+    assert!(restored >= 3, "{restored}");
+    assert_counted_once(&copy);
+    succeed(
+        hill_command(&copy)
+            .args(["hill", "run"])
+            .arg(&copy)
+            .args(["--games", "3"]),
+    );
+    assert!(query(&copy, done) >= restored + 3);
+    assert_counted_once(&copy);
 }
 
 #[test]

@@ -297,6 +297,22 @@ fn an_author_submits_a_bot_that_builds_validates_and_plays_and_only_it_reads_its
         ),
         1
     );
+    // Her first submission's status follows its version: replaced, and by which.
+    let listed: Value = client()
+        .get(format!("{url}/api/submissions"))
+        .bearer_auth(&ada)
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    let first_one = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["version"] == 1)
+        .expect("her v1's submission is listed");
+    assert_eq!(first_one["status"], "replaced", "{listed}");
+    assert_eq!(first_one["reason"], "replaced by v2", "{listed}");
     // Beyond `kept_versions`, an old version's files go; its games stay.
     let versions: Vec<String> = std::fs::read_dir(dir.join("versions"))
         .unwrap()
