@@ -33,11 +33,12 @@ use axum::routing::get;
 use serde::Serialize;
 use tokio::sync::watch;
 
+use super::hill_page::HillView;
 use super::{
     Failure, Reader, Site, Watching, events, hill_page, memoized, plot, poll_news, with_store,
 };
-use crate::hill::board::{self, HillBoard};
-use crate::hill::records::{self, HillGame};
+use crate::hill::board;
+use crate::hill::records;
 use crate::tournament::store::Store;
 
 const PAGE: &str = include_str!("hill.html");
@@ -78,15 +79,6 @@ pub(crate) fn site(reader: Arc<Reader>) -> Site {
 
 fn asset(kind: &'static str, body: &'static str) -> Response {
     ([(header::CONTENT_TYPE, kind)], body).into_response()
-}
-
-/// The hill as its page shows it.
-#[derive(Debug, Serialize)]
-pub(crate) struct HillView {
-    #[serde(flatten)]
-    pub(crate) board: HillBoard,
-    /// The games done last, newest first.
-    pub(crate) last: Vec<HillGame>,
 }
 
 fn read_hill(store: &Store, _: &Path) -> anyhow::Result<HillView> {

@@ -6,8 +6,17 @@
 
 use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
 
-use super::hill::HillView;
+use crate::hill::board::HillBoard;
 use crate::hill::records::{BotRecord, HillGame};
+
+/// The hill as its page shows it: drawn here, and sent as JSON to the page's script.
+#[derive(Debug, serde::Serialize)]
+pub(crate) struct HillView {
+    #[serde(flatten)]
+    pub(crate) board: HillBoard,
+    /// The games done last, newest first.
+    pub(crate) last: Vec<HillGame>,
+}
 
 /// `text` safe in HTML, as text or inside an attribute's quotes.
 pub(crate) fn escape(text: &str) -> String {
