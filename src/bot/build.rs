@@ -121,28 +121,12 @@ fn build_contained(bot: &BotSpec, limit: Duration, sandbox: &Sandbox) -> anyhow:
                 copy.display()
             )
         })?;
-        let step = BotSpec {
-            dir: copy.clone(),
-            command: vec![
-                "sh".into(),
-                "-c".into(),
-                bot.build.clone().unwrap_or_default(),
-            ],
-            sandbox: None,
-            ..bot.clone()
-        };
-        let limits = Sandbox {
-            cpu_seconds: Some(limit.as_secs().max(1)),
-            lent_from: None,
-            ..sandbox.clone()
-        };
-        let launch = Launch::build(&step, &limits)
-            .with_context(|| format!("{bot}: cannot contain its build"))?;
-        launch
-            .hand_over(&copy, true)
-            .with_context(|| format!("cannot hand {} to the build", copy.display()))?;
-        let command = launch.std_command();
-        let output = run(bot, command, Some(launch), limit)?;
+        let command = vec![
+            "sh".into(),
+            "-c".into(),
+            bot.build.clone().unwrap_or_default(),
+        ];
+        let output = run_contained(bot, &copy, command, None, limit, sandbox)?;
         std::fs::write(aside.join(BUILD_LOG), &output.log)
             .with_context(|| format!("cannot write {}", aside.join(BUILD_LOG).display()))?;
         output.check(bot, bot.build.as_deref().unwrap_or_default())?;
@@ -157,6 +141,40 @@ fn build_contained(bot: &BotSpec, limit: Duration, sandbox: &Sandbox) -> anyhow:
         dir: done.join(folder_name),
         ..bot.clone()
     })
+}
+
+/// Runs `command` for `bot` in `dir`, contained as its build is: `sandbox`'s caps, `limit` of
+/// CPU time and of wall time, the folder handed over whole (and `compiler`, koth's own binary,
+/// lent read-only when the command is `koth compile-wasm`).
+fn run_contained(
+    bot: &BotSpec,
+    dir: &Path,
+    command: Vec<String>,
+    compiler: Option<&Path>,
+    limit: Duration,
+    sandbox: &Sandbox,
+) -> anyhow::Result<Output> {
+    let step = BotSpec {
+        dir: dir.to_path_buf(),
+        command,
+        sandbox: None,
+        ..bot.clone()
+    };
+    let limits = Sandbox {
+        cpu_seconds: Some(limit.as_secs().max(1)),
+        lent_from: None,
+        ..sandbox.clone()
+    };
+    let launch = match compiler {
+        None => Launch::build(&step, &limits),
+        Some(compiler) => Launch::compile(&step, &limits, compiler),
+    }
+    .with_context(|| format!("{bot}: cannot contain its build"))?;
+    launch
+        .hand_over(dir, true)
+        .with_context(|| format!("cannot hand {} to the build", dir.display()))?;
+    let command = launch.std_command();
+    run(bot, command, Some(launch), limit)
 }
 
 /// The program that compiles a contained bot's WASI module: koth's own binary, as
@@ -206,31 +224,14 @@ fn compile_contained(
     let compiled = (|| {
         std::fs::copy(module, folder.join("module.wasm"))
             .with_context(|| format!("cannot copy {}", module.display()))?;
-        let step = BotSpec {
-            dir: folder.clone(),
-            command: vec![
-                compiler.display().to_string(),
-                "compile-wasm".into(),
-                "module.wasm".into(),
-                "module.cwasm".into(),
-            ],
-            build: None,
-            sandbox: None,
-            ..bot.clone()
-        };
-        let limits = Sandbox {
-            cpu_seconds: Some(limit.as_secs().max(1)),
-            lent_from: None,
-            ..sandbox.clone()
-        };
-        let launch = Launch::compile(&step, &limits, compiler)
-            .with_context(|| format!("{bot}: cannot contain the compiling of its module"))?;
-        launch
-            .hand_over(&folder, true)
-            .with_context(|| format!("cannot hand {} to the compiler", folder.display()))?;
-        let command = launch.std_command();
-        let output = run(bot, command, Some(launch), limit)?;
-        output.check_compile(bot, &limits)?;
+        let command = vec![
+            compiler.display().to_string(),
+            "compile-wasm".into(),
+            "module.wasm".into(),
+            "module.cwasm".into(),
+        ];
+        let output = run_contained(bot, &folder, command, Some(compiler), limit, sandbox)?;
+        output.check_compile(bot, sandbox)?;
         // Copied, not moved: the cache holds only files of koth's own user.
         let aside = cached.with_extension(format!("{}.part", std::process::id()));
         std::fs::copy(folder.join("module.cwasm"), &aside)

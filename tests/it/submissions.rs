@@ -726,6 +726,15 @@ fn twenty_uploads_at_once_while_games_run_are_each_built_and_scheduled() {
     drop(served);
 }
 
+/// Waits (at most a minute) until submission `id` is being built.
+fn wait_building(url: &str, id: &str) {
+    let started = Instant::now();
+    while status_of(url, id, None)["status"] != "building" {
+        assert!(started.elapsed() < Duration::from_secs(60), "never built");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 fn kill9(child: &Child) {
     nix::sys::signal::kill(
         nix::unistd::Pid::from_raw(child.id() as i32),
@@ -765,11 +774,7 @@ fn kill_9_during_an_upload_and_during_a_build_then_a_restart_loses_and_leaves_no
     let (code, body) = post(&served.url, Some(&ada), packed(&building));
     assert_eq!(code, StatusCode::ACCEPTED, "{body}");
     let id = body["id"].as_str().unwrap().to_string();
-    let started = Instant::now();
-    while status_of(&served.url, &id, None)["status"] != "building" {
-        assert!(started.elapsed() < Duration::from_secs(30), "never built");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    wait_building(&served.url, &id);
     kill9(&served.run.0);
     let _ = served.run.0.wait();
     drop(stream);
@@ -1159,11 +1164,7 @@ fn an_upload_whose_build_koth_never_survives_is_refused_after_its_second_try() {
     let id = body["id"].as_str().unwrap().to_string();
     // As if the build took the machine down with koth, twice.
     for _ in 0..2 {
-        let started = Instant::now();
-        while status_of(&served.url, &id, None)["status"] != "building" {
-            assert!(started.elapsed() < Duration::from_secs(60), "never built");
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        wait_building(&served.url, &id);
         kill9(&served.run.0);
         let _ = served.run.0.wait();
         served = serve(&dir);
