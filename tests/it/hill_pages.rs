@@ -146,6 +146,38 @@ fn the_hill_s_pages_show_its_king_and_board_live_each_bot_and_names_as_text() {
         assert!(text_of(&client, "#opponents").await.contains("Strong"));
         screenshot(&client, "hill-bot.png").await;
 
+        // A king's page, drawn again by its script: its reigns read as text (they once broke
+        // the script, an object taken for an array).
+        client.goto(&url).await.unwrap();
+        let king = client
+            .execute(
+                "return document.querySelector(\"#kings a[href^='/bots/']\").getAttribute('href');",
+                vec![],
+            )
+            .await
+            .unwrap();
+        client
+            .goto(&format!(
+                "{url}{}",
+                king.as_str().unwrap().trim_start_matches('/')
+            ))
+            .await
+            .unwrap();
+        let failed = client
+            .execute(
+                "return (async () => { try { show(await json(`/api/hill${path}`)); return ''; } \
+                 catch (e) { return String(e.message); } })();",
+                vec![],
+            )
+            .await
+            .unwrap();
+        assert_eq!(failed, "", "the king's page script failed");
+        until("the king's reigns are shown", || async {
+            let reigns = text_of(&client, "#reigns").await;
+            reigns.starts_with('v') && reigns.contains("from game") && !reigns.contains("undefined")
+        })
+        .await;
+
         // The page of the bot whose name is markup shows the name as text.
         client
             .goto(&format!(
