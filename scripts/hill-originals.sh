@@ -18,7 +18,11 @@ cargo build --release --quiet
 koth=$PWD/target/release/koth
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-export PYENV_VERSION=${PYENV_VERSION:-2.7.18:3.12.1}
+# A bot's environment is koth's fixed list, so Python 2 is named by its full path.
+if [ -z "${PYTHON2:-}" ] && command -v pyenv > /dev/null; then
+    PYTHON2=$(PYENV_VERSION=2.7.18 pyenv which python2)
+fi
+export PYTHON2=${PYTHON2:-$(command -v python2)}
 bots=$(bash scripts/grid-routing-originals.sh "$checkout" "$work/bots")
 grep -v '^seed' config/hill-paths.toml > "$work/hill-paths.toml"
 printf 'seed = %s\nsandbox = false\n' "$seed" >> "$work/hill-paths.toml"
@@ -36,13 +40,15 @@ while [ "$played" -lt "$games" ]; do
     played=$((played + step))
     "$koth" leaderboard "$work/hill" --format json > "$work/hill.json"
     python3 - "$work/hill.json" "$work/tournament.json" "$work/hill/results.sqlite" "$checkout/graphical_log.txt" <<'PY'
-import collections, json, sqlite3, sys
+import collections, itertools, json, sqlite3, sys
 hill, tournament = (json.load(open(p)) for p in sys.argv[1:3])
 games = collections.defaultdict(list)
 for game, score in sqlite3.connect(sys.argv[3]).execute("SELECT game, score FROM results"):
     games[game].append(score)
 lines = open(sys.argv[4]).read().split("Final results:")[1].splitlines()
-published = [l.split(":")[0].strip() for l in lines[1:] if l.startswith("  ")]
+# The ranking's lines, up to "The following bots were too slow:" and its own list.
+published = [l.split(":")[0].strip()
+             for l in itertools.takewhile(lambda l: l.startswith("  "), lines[1:])]
 def tau(a, b):
     common = [n for n in a if n in b]
     ra, rb = ({n: k for k, n in enumerate(o)} for o in (a, b))

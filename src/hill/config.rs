@@ -7,7 +7,8 @@
 //! name = "ttt"               # the hill's name; absent = the file's name without `hill-`
 //! placement_games = 10       # games a new version plays first
 //! far_share = 0.1            # share of games against an opponent drawn at random
-//! suspend_share = 0.2        # a version faulting in more than this share of its last…
+//! suspend_share = 0.2        # a version that cannot play (failed to start, or faults in 5%
+//!                            # of its prompts) in more than this share of its last…
 //! suspend_window = 10        # …this many games (or more) stops being scheduled
 //!
 //! [submissions]              # uploads from authors (`koth hill author add`), all optional
@@ -262,8 +263,22 @@ impl HillConfig {
 
     /// Seats in each game: the file's `players_per_game`, else the fewest the game takes.
     pub(crate) fn players(&self) -> usize {
+        self.game.players_per_game.unwrap_or(self.fewest())
+    }
+
+    /// The fewest seats a game of the hill takes (at least two: a hill ranks by games against
+    /// each other).
+    fn fewest(&self) -> usize {
         let (min, _) = self.game.game().map_or((2, 2), |g| g.players());
-        self.game.players_per_game.unwrap_or(min.max(2))
+        min.max(2)
+    }
+
+    /// Seats in the next game while `scheduled` versions can play: [`players`](Self::players),
+    /// or every one of them while there are fewer and the game takes that many, so a new hill
+    /// of a few bots plays (a paths hill of seven a game, with the four sample bots, plays
+    /// games of four) instead of waiting.
+    pub(crate) fn seats(&self, scheduled: usize) -> usize {
+        self.players().min(scheduled.max(self.fewest()))
     }
 }
 
@@ -282,6 +297,7 @@ mod tests {
         assert_eq!(config.game.rounds, Some(4));
         assert_eq!(config.tuning.placement_games, 6);
         assert_eq!(config.players(), 2);
+        assert_eq!(config.seats(1), 2, "noughts & crosses takes two");
         let err = HillConfig::parse("game = \"tictactoe\"\nbots_dir = \"x\"\n", path)
             .unwrap_err()
             .to_string();

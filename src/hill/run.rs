@@ -201,7 +201,7 @@ pub(crate) async fn play(
                 eprintln!(
                     "koth: the hill waits for bots: {active} scheduled, each game needs {} \
                      (`koth hill add BOT_DIR {}`)",
-                    config.players(),
+                    config.seats(active),
                     hill.add_target()
                 );
                 said_waiting = true;
@@ -317,7 +317,7 @@ fn fill_queue(hill: &Hill, versions: &[Version], jobs: usize) -> anyhow::Result<
         let mut rng = crate::seed::rng(hill.seed, (1 << 32) + u64::from(next));
         let Some(choice) = matchmaking::choose(
             &candidates,
-            hill.config.players(),
+            hill.config.seats(candidates.len()),
             next,
             hill.config.tuning,
             &history,

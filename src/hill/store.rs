@@ -554,8 +554,17 @@ fn rate_one(
     Ok(Some(suspended))
 }
 
-/// Why version `id` must be suspended, if it must: faults in more than the share allowed of its
-/// last games (at least the window's worth, counted since it was last resumed).
+/// A game counts against a version when the version failed to start in it, or its faults were
+/// more than this share of its prompts (answers and faults): a bot that cannot play, not one
+/// with a rare fault. The original Connector crashes in about one round in a hundred of the
+/// Grid-Routing Battle (one of some 1,400 prompts a game) and scores more than all but
+/// Funnelweb; counting any fault suspended it within 40 games, and with it the games that paid
+/// anyone (issue 37).
+const BROKEN_SHARE: f64 = 0.05;
+
+/// Why version `id` must be suspended, if it must: games that count against it ([`BROKEN_SHARE`])
+/// in more than the share allowed of its last games (at least the window's worth, counted since
+/// it was last resumed).
 fn suspension_of(
     db: &dyn Connection,
     id: usize,
@@ -564,7 +573,7 @@ fn suspension_of(
     let rows = db.query(
         &format!(
             "SELECT r.game, r.timed_out_faults, r.crashed_faults, r.bad_output_faults,
-                 r.failed_to_start_faults, r.faults
+                 r.failed_to_start_faults, r.faults, r.answers
              FROM results r JOIN hill_versions v ON v.id = r.bot
              WHERE r.bot = ?1 AND r.game >= v.counted_from AND v.suspended IS NULL
              ORDER BY r.game DESC LIMIT {}",
@@ -575,41 +584,47 @@ fn suspension_of(
     if rows.len() < suspension.window as usize {
         return Ok(None);
     }
-    let mut faulted_games = Vec::new();
+    let mut broken = Vec::new();
     let mut kinds: Vec<String> = Vec::new();
     for r in &rows {
         let counts: Vec<i64> = (1..=4).map(|i| r[i].int()).collect::<anyhow::Result<_>>()?;
-        if counts.iter().any(|&c| c > 0) {
-            faulted_games.push(r[0].int()?);
-            for (kind, count) in ["timed_out", "crashed", "bad_output", "failed_to_start"]
-                .iter()
-                .zip(&counts)
-            {
-                if *count > 0 && !kinds.iter().any(|k| k == kind) {
-                    kinds.push(kind.to_string());
-                }
+        let faults: i64 = counts.iter().sum();
+        let prompts = (r[6].int()? + faults).max(1);
+        if counts[3] == 0 && (faults as f64) <= BROKEN_SHARE * prompts as f64 {
+            continue;
+        }
+        broken.push(r);
+        for (kind, count) in ["timed_out", "crashed", "bad_output", "failed_to_start"]
+            .iter()
+            .zip(&counts)
+        {
+            if *count > 0 && !kinds.iter().any(|k| k == kind) {
+                kinds.push(kind.to_string());
             }
         }
     }
-    let share = faulted_games.len() as f64 / rows.len() as f64;
+    let share = broken.len() as f64 / rows.len() as f64;
     if share <= suspension.share {
         return Ok(None);
     }
-    // The first fault of the latest faulted game, as its reason (bounded: faults are quoted).
-    let example = rows
+    // The first fault of the latest such game, as its reason (bounded: faults are quoted).
+    let example = broken
         .iter()
         .find_map(|r| {
             let faults: serde_json::Value = serde_json::from_str(&r[5].text().ok()?).ok()?;
             faults.get(0)?.get("reason")?.as_str().map(str::to_string)
         })
         .unwrap_or_default();
-    faulted_games.reverse();
-    let games: Vec<String> = faulted_games.iter().map(i64::to_string).collect();
+    let games: Vec<String> = broken
+        .iter()
+        .rev()
+        .map(|r| r[0].int().map(|g| g.to_string()))
+        .collect::<anyhow::Result<_>>()?;
     Ok(Some(format!(
         "suspended: faults ({}) in {} of its last {} games (games {}), over the {:.0}% allowed; \
          the latest: {example}",
         kinds.join(", "),
-        faulted_games.len(),
+        broken.len(),
         rows.len(),
         games.join(", "),
         suspension.share * 100.0

@@ -518,3 +518,112 @@ fn a_graded_pool_is_ranked_in_its_true_order() {
         assert!(s["low"].as_f64().unwrap() < s["rating"].as_f64().unwrap());
     }
 }
+
+/// A planned Grid-Routing Battle bot `name` in `root/<name>` (`scripts/planned-paths`): one role
+/// a round, so what it scores against each other planned bot is known exactly.
+fn planned(root: &Path, name: &str, plan: &str) -> PathBuf {
+    let dir = root.join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(
+        repo().join("scripts/planned-paths/planned.py"),
+        dir.join("planned.py"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("bot.toml"),
+        format!("name = {name:?}\nrun = \"python3 planned.py {plan}\"\ngames = [\"paths\"]\n"),
+    )
+    .unwrap();
+    dir
+}
+
+#[test]
+fn a_points_game_is_ranked_by_points_where_an_order_model_sees_a_tie() {
+    // Three planned bots in games of two, eleven rounds (scripts/planned-paths: L with T scores
+    // 8 and 2, L with U 6 and 6, anything else 0): A beats B 8–2, B beats C 32–26, C beats A
+    // 42–18. Each wins one pairing, so by places they are alike; by points C scores most
+    // (34 a game against the other two), then B (17), then A (13), and C outscores its table by
+    // the most, A by the least.
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("hill-paths.toml");
+    std::fs::write(
+        &file,
+        "game = \"paths\"\nplayers_per_game = 2\nrounds = 11\nanswer_ms = 2000\nseed = 3\n\
+         jobs = 1\nsandbox = false\nplacement_games = 2\n",
+    )
+    .unwrap();
+    let dir = tmp.path().join("hill");
+    succeed(
+        koth()
+            .args(["hill", "create"])
+            .arg(&file)
+            .arg("--dir")
+            .arg(&dir),
+    );
+    let bots = [
+        planned(tmp.path(), "A", "TTTTTLLIIII"),
+        planned(tmp.path(), "B", "IIIIILTUUUU"),
+        planned(tmp.path(), "C", "LLLLLTILLLL"),
+    ];
+    let refs: Vec<&Path> = bots.iter().map(PathBuf::as_path).collect();
+    add_ok(&dir, &refs);
+    succeed(
+        hill_command(&dir)
+            .args(["hill", "run"])
+            .arg(&dir)
+            .args(["--games", "6"]),
+    );
+    let board = leaderboard(&dir);
+    assert_eq!(board["ranking"], "points", "{board}");
+    let order: Vec<&str> = board["standings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(order, ["C", "B", "A"], "{board}");
+    if !board["king"].is_null() {
+        assert_eq!(
+            board["king"], "C v1",
+            "the king is the table's first: {board}"
+        );
+    }
+
+    // The same games, as an order model reads them: every pairing was won by each side in
+    // turn, so it tells the three apart by no more than its own uncertainty.
+    let db = rusqlite::Connection::open(dir.join("results.sqlite")).unwrap();
+    let mut games: std::collections::BTreeMap<i64, Vec<(usize, f64)>> = Default::default();
+    let mut rows = db
+        .prepare("SELECT game, bot, score FROM results ORDER BY game, seat")
+        .unwrap();
+    let rows = rows
+        .query_map([], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, i64>(1)?,
+                r.get::<_, f64>(2)?,
+            ))
+        })
+        .unwrap();
+    let mut players = 0;
+    for row in rows {
+        let (game, version, score) = row.unwrap();
+        let player = usize::try_from(version).unwrap();
+        players = players.max(player + 1);
+        games.entry(game).or_default().push((player, score));
+    }
+    assert_eq!(games.len(), 6);
+    let mut placement = koth::ranking::Games::new(koth::ranking::Ranking::Placement);
+    for seated in games.values() {
+        placement.add(seated);
+    }
+    let fitted = koth::ranking::fit(&placement, &vec![0.0; players]);
+    let (low, high) = fitted.iter().fold((f64::MAX, f64::MIN), |(lo, hi), s| {
+        (lo.min(s.value), hi.max(s.value))
+    });
+    let narrowest = fitted.iter().map(|s| s.interval).fold(f64::MAX, f64::min);
+    assert!(
+        high - low < narrowest,
+        "an order model tells the cycle apart: {fitted:?}"
+    );
+}
