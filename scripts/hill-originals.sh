@@ -5,7 +5,7 @@
 # each step, the share of games nobody scored, the king, and Kendall's tau-b of the table against
 # the challenge's published "Final results" and against a koth tournament of the same format
 # (players and rounds), played first with as many games.
-#   bash scripts/hill-originals.sh CHECKOUT [GAMES] [STEP] [SEED]
+#   [KEEP=DIR] bash scripts/hill-originals.sh CHECKOUT [GAMES] [STEP] [SEED]
 # CHECKOUT is a checkout of github.com/iatorm/grid-routing-battle.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,8 +16,14 @@ seed=${4:-1}
 echo "seed $seed"
 cargo build --release --quiet
 koth=$PWD/target/release/koth
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# KEEP=DIR keeps the tournament and the hill in DIR, to read again (koth leaderboard DIR/hill).
+if [ -n "${KEEP:-}" ]; then
+    work=$KEEP
+    mkdir -p "$work"
+else
+    work=$(mktemp -d)
+    trap 'rm -rf "$work"' EXIT
+fi
 # A bot's environment is koth's fixed list, so Python 2 is named by its full path.
 if [ -z "${PYTHON2:-}" ] && command -v pyenv > /dev/null; then
     PYTHON2=$(PYENV_VERSION=2.7.18 pyenv which python2)

@@ -627,3 +627,39 @@ fn a_points_game_is_ranked_by_points_where_an_order_model_sees_a_tie() {
         "an order model tells the cycle apart: {fitted:?}"
     );
 }
+
+#[test]
+fn a_new_hill_with_fewer_bots_than_a_game_seats_plays_them_all() {
+    // paths takes 2 or more: a hill of seven a game with two bots plays games of two.
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("hill-paths.toml");
+    std::fs::write(
+        &file,
+        "game = \"paths\"\nplayers_per_game = 7\nrounds = 1\nanswer_ms = 2000\nseed = 3\n\
+         jobs = 1\nsandbox = false\n",
+    )
+    .unwrap();
+    let dir = tmp.path().join("hill");
+    succeed(
+        koth()
+            .args(["hill", "create"])
+            .arg(&file)
+            .arg("--dir")
+            .arg(&dir),
+    );
+    let bots = [
+        planned(tmp.path(), "Low", "L"),
+        planned(tmp.path(), "Top", "T"),
+    ];
+    let refs: Vec<&Path> = bots.iter().map(PathBuf::as_path).collect();
+    add_ok(&dir, &refs);
+    succeed(
+        hill_command(&dir)
+            .args(["hill", "run"])
+            .arg(&dir)
+            .args(["--games", "2"]),
+    );
+    assert_eq!(query(&dir, "SELECT COUNT(*) FROM results"), 4);
+    // L with T: 8 points and 2, each game.
+    assert_eq!(query(&dir, "SELECT CAST(SUM(score) AS INTEGER) FROM results"), 20);
+}
