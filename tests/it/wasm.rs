@@ -579,6 +579,20 @@ fn a_wasi_bot_s_fuel_per_answer_is_kept_shown_and_measured() {
     let replay = String::from_utf8_lossy(&replay.stdout);
     assert!(replay.contains(line), "{line} in {replay}");
 
+    // `--answer-fuel` without a number measures as `--measure-fuel` does.
+    let bare = succeed(
+        koth()
+            .env("XDG_CACHE_HOME", root.path().join("cache"))
+            .args(["tictactoe", "match", "--o", "perfect", "--seed", "1"])
+            .arg("--x")
+            .arg(&bot)
+            .args(["--games", "2", "--log-dir"])
+            .arg(root.path().join("bare"))
+            .arg("--answer-fuel"),
+    );
+    let bare = String::from_utf8_lossy(&bare.stdout);
+    assert!(bare.contains(line), "{line} in {bare}");
+
     // The suggested budget plays the same match without a fault.
     let budgeted = root.path().join("budgeted");
     let results = play_match(&bot, 2, &budgeted, &["--answer-fuel", &budget.to_string()]);
