@@ -1,8 +1,9 @@
 //! `koth replay --text` of a game whose terminal view is text only (Nim, Mad Cars): what the
 //! game's own summary says, then the story of one part of it — a game of a Nim match, a match of
-//! a Mad Cars game, each a round of the bots' seats — told from the transcripts as the other
-//! viewers tell a turn: each answer with its time, the faults, and each bot's stderr lines. It
-//! knows no game: the game hands it its summary and what its parts and turns are called.
+//! a Mad Cars game, each a round as the game numbers its faults — told from the transcripts as
+//! the other viewers tell a turn: each answer with its time, the faults, and each bot's stderr
+//! lines. It knows no game: the game hands it its summary, what its parts and turns are called
+//! and the line that opens a part.
 
 use std::path::Path;
 
@@ -23,10 +24,11 @@ pub(crate) struct Story<'a> {
     pub summary: Vec<Line<'static>>,
     /// What a part is (`game`, `match`) and a turn (`move`, `tick`).
     pub part_name: &'a str,
-    /// The start of the line koth sends to open a part (`START`, `{"type": "new_match"`).
-    pub opener: &'a str,
     pub turn_name: &'a str,
-    /// The part to tell (a round of the seats, from 1); the first if none.
+    /// The start of the line koth sends to open a part (`START`, `{"type": "new_match"`), by
+    /// which an answer's part is counted ([`Answered::part`]).
+    pub opener: &'a str,
+    /// The part to tell (a round, from 1); the first if none.
     pub part: Option<u32>,
     /// The turn up to which to tell it; its last if none.
     pub turn: Option<u32>,
