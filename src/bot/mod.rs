@@ -60,6 +60,6 @@ pub use process::BotProcess;
 pub use seat::{Restart, Seat, SeatOptions};
 pub use spec::{BotSpec, Sandbox, WASI_COMMAND};
 pub use stderr::StderrLog;
-pub use timing::{Answer, AnswerStats, FuelStats, suggested_budget};
+pub use timing::{Answer, AnswerStats, FuelFigures, FuelStats, suggested_budget};
 pub use transcript::{Transcript, flush_transcripts};
 pub use unanswered::Unanswered;

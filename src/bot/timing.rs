@@ -111,6 +111,23 @@ impl FuelStats {
         self.max
     }
 
+    /// The figures a leaderboard shows of these answers.
+    pub fn figures(&self) -> FuelFigures {
+        let median = self.quantile(0.5);
+        let mut shown = format!("{}/{}", fuel_figure(median), fuel_figure(self.max));
+        if self.near_misses > 0 {
+            shown += &format!(", {} near", self.near_misses);
+        }
+        FuelFigures {
+            answers: self.answers,
+            median,
+            max: self.max,
+            near_misses: self.near_misses,
+            budget: self.budget,
+            shown,
+        }
+    }
+
     /// `median 1.2M, max 3.4M fuel per answer (120 answers), 2 near misses of a budget of 4M`:
     /// what the reports and `koth replay` print of a bot.
     pub fn summary(&self) -> String {
@@ -136,6 +153,41 @@ impl FuelStats {
             }
         }
         text
+    }
+}
+
+/// A WASI bot's fuel per answer as a leaderboard shows it (its JSON, a cell of its table).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FuelFigures {
+    pub answers: u64,
+    /// Within 1/16 of a power of two of the exact median ([`FuelStats::quantile`]).
+    pub median: u64,
+    pub max: u64,
+    /// Answers that burnt over 80% of the budget.
+    pub near_misses: u64,
+    pub budget: Option<u64>,
+    /// As a table's cell shows them: `12k/40k` (median/max), with `, 2 near` when answers came
+    /// within 20% of the budget; the dashboard shows it as it is.
+    pub shown: String,
+}
+
+impl FuelFigures {
+    /// The cell of `fuel` in a table: its figures, or `—` for a process.
+    pub fn cell(fuel: Option<&FuelFigures>) -> String {
+        fuel.map_or("—".to_string(), |f| f.shown.clone())
+    }
+
+    /// The four CSV fields `fuel_median,fuel_max,fuel_near_misses,fuel_budget` of a bot's
+    /// figures, empty for a process (as for any figure it does not have).
+    pub fn csv_fields(fuel: Option<&FuelFigures>) -> String {
+        let field = |v: Option<u64>| v.map(|v| v.to_string()).unwrap_or_default();
+        [
+            field(fuel.map(|f| f.median)),
+            field(fuel.map(|f| f.max)),
+            field(fuel.map(|f| f.near_misses)),
+            field(fuel.and_then(|f| f.budget)),
+        ]
+        .join(",")
     }
 }
 
@@ -234,5 +286,11 @@ mod tests {
         assert_eq!(suggested_budget(5_000_000), 10_000_000);
         assert_eq!(suggested_budget(123_456), 250_000);
         assert!(a.summary().starts_with("median 5"), "{}", a.summary());
+        assert_eq!(a.figures().max, 5_000_000);
+        assert!(
+            a.figures().shown.ends_with("/5M, 21 near"),
+            "{}",
+            a.figures().shown
+        );
     }
 }

@@ -44,9 +44,11 @@ pub(crate) struct TimeoutArg {
     #[arg(long, value_name = "MS", default_value_t = 1000, value_parser = limit_ms_parser())]
     pub timeout_ms: u64,
     /// A WASI bot's budget for each answer, in fuel (about one per WebAssembly instruction):
-    /// the same on every machine; --timeout-ms stays its wall-clock backstop.
-    #[arg(long, value_name = "FUEL", value_parser = clap::value_parser!(u64).range(1..))]
-    pub answer_fuel: Option<u64>,
+    /// the same on every machine; --timeout-ms stays its wall-clock backstop. Without a
+    /// number, the same as --measure-fuel.
+    #[arg(long, value_name = "FUEL", num_args = 0..=1,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub answer_fuel: Option<Option<u64>>,
     /// A WASI bot's budget from the end of its input to its exit, in fuel (default: the
     /// answer's).
     #[arg(long, value_name = "FUEL", value_parser = clap::value_parser!(u64).range(1..),
@@ -61,9 +63,11 @@ pub(crate) struct TimeoutArg {
 
 impl TimeoutArg {
     pub(crate) fn limits(&self) -> Limits {
+        // `--answer-fuel` without a number measures, as `--measure-fuel` does: no budget.
+        let answer_fuel = self.answer_fuel.flatten();
         Limits {
-            answer_fuel: self.answer_fuel,
-            exit_fuel: self.exit_fuel.or(self.answer_fuel),
+            answer_fuel,
+            exit_fuel: self.exit_fuel.or(answer_fuel),
             ..Limits::uniform(Duration::from_millis(self.timeout_ms))
         }
     }

@@ -7,6 +7,7 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
+use crate::bot::{FuelFigures, FuelStats};
 use crate::ranking::{self, Entry, Ranking};
 use crate::tournament::leaderboard::{Format, aligned};
 use crate::tournament::store::Store;
@@ -33,6 +34,9 @@ pub struct HillStanding {
     pub sigma: f64,
     /// Games in which it faulted.
     pub faulted: u32,
+    /// A WASI version's fuel per answer over its rated games (median, maximum, near misses
+    /// against its budget); none for a process.
+    pub fuel: Option<FuelFigures>,
     /// `active` (a suspended version is listed apart, in the board's `suspended`).
     pub state: String,
 }
@@ -125,6 +129,7 @@ pub(crate) fn of(store: &Store) -> anyhow::Result<HillBoard> {
                 mu: v.mu,
                 sigma: v.sigma,
                 faulted: v.faulted,
+                fuel: v.fuel.as_ref().map(FuelStats::figures),
                 state: v.state.clone(),
             })
         })
@@ -190,6 +195,7 @@ impl HillBoard {
             "95% interval",
             "games",
             "faulted",
+            "fuel med/max",
         ]
         .map(String::from)
         .to_vec();
@@ -213,6 +219,7 @@ impl HillBoard {
                     },
                     s.games.to_string(),
                     s.faulted.to_string(),
+                    FuelFigures::cell(s.fuel.as_ref()),
                 ]
             })
             .collect();
@@ -253,13 +260,15 @@ impl HillBoard {
             }
             Format::Csv => {
                 let mut text =
-                    "rank,bot,version,figure,low95,high95,games,faulted,status\n".to_string();
+                    "rank,bot,version,figure,low95,high95,games,faulted,status,fuel_median,\
+                     fuel_max,fuel_near_misses,fuel_budget\n"
+                        .to_string();
                 let opt = |v: Option<f64>| v.map(|v| format!("{v:.3}")).unwrap_or_default();
                 let quoted = |name: &str| format!("\"{}\"", name.replace('"', "\"\""));
                 for s in &self.standings {
                     writeln!(
                         text,
-                        "{},{},{},{},{},{},{},{},{}",
+                        "{},{},{},{},{},{},{},{},{},{}",
                         s.rank,
                         quoted(&s.name),
                         s.version,
@@ -268,14 +277,15 @@ impl HillBoard {
                         opt(s.high),
                         s.games,
                         s.faulted,
-                        s.state
+                        s.state,
+                        FuelFigures::csv_fields(s.fuel.as_ref()),
                     )
                     .unwrap();
                 }
                 for s in &self.suspended {
                     writeln!(
                         text,
-                        ",{},{},,,,{},{},{}",
+                        ",{},{},,,,{},{},{},,,,",
                         quoted(&s.name),
                         s.version,
                         s.games,

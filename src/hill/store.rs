@@ -8,8 +8,10 @@
 use anyhow::Context;
 use skillratings::weng_lin::WengLinRating;
 
-use crate::bot::{BotSpec, FaultCounts};
+use crate::bot::{BotSpec, FaultCounts, FuelStats};
 use crate::tournament::schedule::ScheduledGame;
+use crate::tournament::store::fuel_of;
+use crate::tournament::store::schema::{add_column, columns};
 use crate::tournament::store::sql::{Connection, Dialect, Value};
 
 use crate::ranking::Strength;
@@ -66,6 +68,8 @@ pub(crate) fn create_tables(db: &dyn Connection) -> anyhow::Result<()> {
         }
     };
     db.batch(&sql)?;
+    // A hill made before versions kept their fuel.
+    add_column(db, "hill_versions", "fuel", "TEXT")?;
     // A hill made before `hill_pairs` existed: its pairs counted once from its rated games.
     db.execute(
         "INSERT INTO hill_pairs (a, b, games, alike)
@@ -155,6 +159,9 @@ pub(crate) struct Version {
     pub games: u32,
     pub faulted: u32,
     pub last_game: Option<u32>,
+    /// A WASI version's fuel per answer over its rated games; none for a process.
+    #[serde(skip)]
+    pub fuel: Option<FuelStats>,
 }
 
 impl Version {
@@ -176,9 +183,17 @@ impl Version {
 
 /// Every version, by id.
 pub(crate) fn versions(db: &dyn Connection) -> anyhow::Result<Vec<Version>> {
+    // An older hill read without being brought up to date (its leaderboard's) has no fuel.
+    let fuel = if columns(db, "hill_versions")?.contains(&"fuel".to_string()) {
+        "fuel"
+    } else {
+        "NULL"
+    };
     let rows = db.query(
-        "SELECT id, name, version, digest, state, suspended, added_at, mu, sigma, games, faulted,
-             last_game FROM hill_versions ORDER BY id",
+        &format!(
+            "SELECT id, name, version, digest, state, suspended, added_at, mu, sigma, games,
+                 faulted, last_game, {fuel} FROM hill_versions ORDER BY id"
+        ),
         &[],
     )?;
     rows.iter()
@@ -204,6 +219,7 @@ pub(crate) fn versions(db: &dyn Connection) -> anyhow::Result<Vec<Version>> {
                     Value::Null => None,
                     v => Some(v.int()? as u32),
                 },
+                fuel: fuel_of(&r[12])?,
             })
         })
         .collect()
@@ -420,6 +436,7 @@ struct SeatResult {
     bot: usize,
     score: f64,
     faulted: bool,
+    fuel: Option<FuelStats>,
 }
 
 /// Whether a seat's counted faults make its game a faulted one (a harness fault never reaches
@@ -473,7 +490,7 @@ fn rate_one(
     let seats: Vec<SeatResult> = db
         .query(
             "SELECT bot, score, timed_out_faults, crashed_faults, bad_output_faults,
-                 failed_to_start_faults FROM results WHERE game = ?1 ORDER BY seat",
+                 failed_to_start_faults, fuel FROM results WHERE game = ?1 ORDER BY seat",
             &[game.into()],
         )?
         .iter()
@@ -489,14 +506,16 @@ fn rate_one(
                     failed_to_start: count(5)?,
                     benched: 0,
                 }),
+                fuel: fuel_of(&r[6])?,
             })
         })
         .collect::<anyhow::Result<_>>()?;
     let mut ratings = Vec::new();
+    let mut fuels = Vec::new();
     for seat in &seats {
         let row = db
             .row(
-                "SELECT mu, sigma FROM hill_versions WHERE id = ?1",
+                "SELECT mu, sigma, fuel FROM hill_versions WHERE id = ?1",
                 &[seat.bot.into()],
             )?
             .with_context(|| format!("game {game} seats version {}, which is unknown", seat.bot))?;
@@ -504,6 +523,12 @@ fn rate_one(
             rating: row[0].real()?,
             uncertainty: row[1].real()?,
         });
+        // The version's fuel so far with this game's merged in, as the leaderboard reads it.
+        let mut fuel = fuel_of(&row[2])?;
+        if let Some(game) = &seat.fuel {
+            fuel.get_or_insert_default().merge(game);
+        }
+        fuels.push(fuel.map(|f| serde_json::to_string(&f)).transpose()?);
     }
     let scores: Vec<f64> = seats.iter().map(|s| s.score).collect();
     let updated = crate::tournament::leaderboard::rate_contest(&ratings, &scores);
@@ -522,16 +547,17 @@ fn rate_one(
         }
     }
     let mut suspended = Vec::new();
-    for (seat, rating) in seats.iter().zip(updated) {
+    for ((seat, rating), fuel) in seats.iter().zip(updated).zip(fuels) {
         db.execute(
             "UPDATE hill_versions SET mu = ?2, sigma = ?3, games = games + 1,
-                 faulted = faulted + ?4, last_game = ?5 WHERE id = ?1",
+                 faulted = faulted + ?4, last_game = ?5, fuel = ?6 WHERE id = ?1",
             &[
                 seat.bot.into(),
                 rating.rating.into(),
                 rating.uncertainty.into(),
                 i64::from(seat.faulted).into(),
                 game.into(),
+                fuel.into(),
             ],
         )?;
         db.execute(

@@ -172,6 +172,17 @@ pub struct Answered {
     pub ms: Option<u64>,
 }
 
+impl Answered {
+    /// The part of the game (a game of a match, a Mad Cars match…) it was asked in, counted from
+    /// 1 as the game counts its rounds: the round its process started in, and the parts it had
+    /// opened since (numbers from a file: any, so checked).
+    pub fn part(&self) -> Option<u32> {
+        self.openers
+            .checked_sub(1)
+            .and_then(|later| self.round.checked_add(later))
+    }
+}
+
 /// One bot's transcript and stderr, as a viewer explains them.
 #[derive(Debug, Clone)]
 pub struct Transcribed {

@@ -103,13 +103,8 @@ pub(crate) fn explain(folder: &Path) -> anyhow::Result<MatchExplained> {
     let mut by_move: HashMap<(&str, u32, u32), &Answered> = HashMap::new();
     for transcript in &transcripts {
         for answer in &transcript.answers {
-            // The round a process started in is the game of its first `START` (numbers from
-            // a file: any, so checked).
-            let game = answer
-                .openers
-                .checked_sub(1)
-                .and_then(|later| answer.round.checked_add(later));
-            if let (Some(game), Some(turn)) = (game, answer.turn) {
+            // The round a process started in is the game of its first `START`.
+            if let (Some(game), Some(turn)) = (answer.part(), answer.turn) {
                 by_move.insert((&transcript.bot, game, turn), answer);
             }
         }

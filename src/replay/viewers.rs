@@ -4,14 +4,17 @@
 
 use std::path::Path;
 
-use anyhow::ensure;
+use anyhow::{Context, ensure};
+use ratatui::text::Line;
 
 use super::html::{self, page_of_paths};
+use super::tui::story::Story;
 use super::tui::{self, View};
 use crate::game::{Replay, ReplayAt};
 use crate::games::flag::play::Flag;
 use crate::games::madcars::{self, MadCars};
 use crate::games::menace::play::TicTacToe;
+use crate::games::nim::{self, Nim};
 use crate::games::paths::Paths;
 use crate::games::ratrace::RatRace;
 use crate::games::ratrace::recording::BoardRecording;
@@ -105,14 +108,27 @@ impl Replay for Flag {
     }
 }
 
-/// A Mad Cars game: a summary in the terminal, every tick on the page.
+/// A Mad Cars game: in the terminal, a summary of its matches and the story of one match's last
+/// ticks (`--round` the match, `--turn` the tick); every tick on the page.
 impl Replay for MadCars {
-    fn show(&self, path: &Path, _at: ReplayAt) -> Option<anyhow::Result<()>> {
-        Some(
-            madcars::replay::read(&path.join(madcars::replay::FILE)).map(|lines| {
-                print!("{}", madcars::replay::summary(&lines));
-            }),
-        )
+    fn show(&self, path: &Path, at: ReplayAt) -> Option<anyhow::Result<()>> {
+        Some((|| {
+            let lines = madcars::replay::read(&path.join(madcars::replay::FILE))?;
+            let summary = madcars::replay::summary(&lines);
+            let (title, rest) = summary.split_once('\n').unwrap_or((&summary, ""));
+            let story = Story {
+                title: title.to_string(),
+                summary: rest.lines().map(|l| Line::raw(l.to_string())).collect(),
+                part_name: "match",
+                opener: madcars::protocol::NEW_MATCH,
+                turn_name: "tick",
+                part: at.round,
+                turn: at.turn.map(|t| u32::try_from(t).unwrap_or(u32::MAX)),
+                most_turns: 10,
+            };
+            print!("{}", tui::story::text(path, &story)?);
+            Ok(())
+        })())
     }
 
     fn page(&self, path: &Path, _board: Option<usize>) -> Option<anyhow::Result<String>> {
@@ -120,6 +136,38 @@ impl Replay for MadCars {
             madcars::replay::read(&path.join(madcars::replay::FILE))
                 .map(|l| html::madcars_page(&l)),
         )
+    }
+}
+
+/// A Nim match: its games a line each, and the story of one game (`--round`), move by move.
+impl Replay for Nim {
+    fn show(&self, path: &Path, at: ReplayAt) -> Option<anyhow::Result<()>> {
+        Some((|| {
+            let file = path.join(crate::game::RESULTS_FILE);
+            let results: serde_json::Value = serde_json::from_str(&crate::text::read(&file)?)
+                .with_context(|| format!("{}: not a Nim match's result", file.display()))?;
+            let bots: Vec<&str> = results["result"]["bots"]
+                .as_array()
+                .map_or(&[][..], Vec::as_slice)
+                .iter()
+                .filter_map(|b| b["name"].as_str())
+                .collect();
+            let story = Story {
+                title: format!("Nim: {}", bots.join(" against ")),
+                summary: nim::play::summary(&results)
+                    .into_iter()
+                    .map(Line::raw)
+                    .collect(),
+                part_name: "game",
+                opener: nim::protocol::START,
+                turn_name: "move",
+                part: at.round,
+                turn: at.turn.map(|t| u32::try_from(t).unwrap_or(u32::MAX)),
+                most_turns: 40,
+            };
+            print!("{}", tui::story::text(path, &story)?);
+            Ok(())
+        })())
     }
 }
 

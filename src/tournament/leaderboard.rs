@@ -8,7 +8,7 @@ use serde::Serialize;
 use skillratings::MultiTeamOutcome;
 use skillratings::weng_lin::{WengLinConfig, WengLinRating, weng_lin_multi_team};
 
-use crate::bot::{BotStatus, FaultCounts};
+use crate::bot::{BotStatus, FaultCounts, FuelFigures, FuelStats};
 use crate::game::{Average, Breakdown, Ranking};
 use crate::ranking::{self, Entry, Games};
 use crate::stats;
@@ -56,6 +56,9 @@ pub struct Standing {
     pub near_misses: u64,
     pub max_wall_ms: f64,
     pub max_cpu_ms: Option<f64>,
+    /// A WASI bot's fuel per answer over its games (median, maximum, near misses against its
+    /// budget); none for a process.
+    pub fuel: Option<FuelFigures>,
 }
 
 /// The whole leaderboard with where the tournament stands.
@@ -152,6 +155,7 @@ impl Leaderboard {
                     near_misses: mine.iter().map(|r| r.near_misses).sum(),
                     max_wall_ms: mine.iter().map(|r| r.max_wall_ms).fold(0.0, f64::max),
                     max_cpu_ms: mine.iter().filter_map(|r| r.max_cpu_ms).reduce(f64::max),
+                    fuel: fuel_of(&mine),
                 }
             })
             .collect();
@@ -257,6 +261,7 @@ impl Leaderboard {
             "benched",
             "near-misses",
             "max ms",
+            "fuel med/max",
         ];
         if self.fitted {
             head.insert(2, ranking::column(self.ranking));
@@ -302,6 +307,7 @@ impl Leaderboard {
                     s.benched.to_string(),
                     s.near_misses.to_string(),
                     format!("{:.0}", s.max_cpu_ms.unwrap_or(s.max_wall_ms)),
+                    FuelFigures::cell(s.fuel.as_ref()),
                 ];
                 if self.fitted {
                     row.insert(
@@ -400,7 +406,7 @@ impl Leaderboard {
             "rank,bot,games,points,mean,interval95,low95,high95,rating,uncertainty,finished,\
 bad_output,timed_out,crashed,failed_to_start,timed_out_faults,crashed_faults,bad_output_faults,\
 failed_to_start_faults,benched,on_bench,flagged,answers,near_misses,max_wall_ms,max_cpu_ms,\
-figure,figure_interval95\n"
+figure,figure_interval95,fuel_median,fuel_max,fuel_near_misses,fuel_budget\n"
                 .to_string();
         for s in &self.standings {
             let quoted = format!("\"{}\"", s.name.replace('"', "\"\""));
@@ -411,7 +417,7 @@ figure,figure_interval95\n"
             let optional = |v: Option<f64>| v.map(points).unwrap_or_default();
             writeln!(
                 text,
-                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
                 s.rank,
                 quoted,
                 s.games,
@@ -439,12 +445,23 @@ figure,figure_interval95\n"
                 ms(s.max_wall_ms),
                 s.max_cpu_ms.map(ms).unwrap_or_default(),
                 points(s.figure),
-                optional(s.figure_interval)
+                optional(s.figure_interval),
+                FuelFigures::csv_fields(s.fuel.as_ref()),
             )
             .unwrap();
         }
         text
     }
+}
+
+/// A bot's fuel per answer over `results`, its games' histograms merged; none if it never ran as
+/// a WASI bot.
+fn fuel_of(results: &[&StoredResult]) -> Option<FuelFigures> {
+    let mut fuel: Option<FuelStats> = None;
+    for game in results.iter().filter_map(|r| r.fuel.as_ref()) {
+        fuel.get_or_insert_default().merge(game);
+    }
+    fuel.map(|f| f.figures())
 }
 
 /// `value` to at most `decimals` decimals, written as short as it reads back (`16.634`, `2`).
@@ -618,6 +635,7 @@ mod tests {
             total_wall_ms: 5.0,
             max_cpu_ms: None,
             near_misses: 0,
+            fuel: None,
             faults: FaultCounts::default(),
             seed: u64::from(game) + 1000,
         }

@@ -262,6 +262,12 @@ fn the_dashboard_counts_games_live_lists_them_and_opens_their_replays() {
         })
         .await;
         assert!(text_of(&client, "#leader").await.contains("a game"));
+        // The fuel column: a process bot has no fuel figures.
+        let board = text_of(&client, "#leaderboard").await;
+        assert!(
+            board.contains("fuel med/max") && board.matches('—').count() == 2,
+            "{board}"
+        );
         until_drawn(&client, "ratings", 900).await;
         assert_eq!(text_of(&client, "#eta").await, "done");
         screenshot(&client, "dashboard-done.png").await;

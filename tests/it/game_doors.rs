@@ -4,8 +4,9 @@
 //! - one door: a game played by its own command (for a game that has one) and the same game
 //!   played in a tournament, with the same seed, bots and rounds, give the same results;
 //! - the seat: the tournament's clock (`clock = "cpu"`) and `exit_ms` reach every game, every
-//!   game writes a transcript and a stderr file per bot, named by the bot's folder, and
-//!   `koth replay --drive` plays a bot its transcript in every game.
+//!   game writes a transcript and a stderr file per bot, named by the bot's folder,
+//!   `koth replay --text` tells every game's answers, faults and stderr, and `koth replay
+//!   --drive` plays a bot its transcript in every game.
 
 use std::path::{Path, PathBuf};
 
@@ -492,6 +493,19 @@ fn every_game_writes_a_transcript_and_a_stderr_file_per_bot_which_drive_plays_ag
             assert!(
                 transcript.lines().any(|l| l.starts_with("< ")),
                 "{}: the bot's answers are in its transcript",
+                case.game
+            );
+        }
+
+        // Every game's text view tells its story: answers, faults, each bot's stderr.
+        let told = succeed(koth().arg("replay").arg(&game).arg("--text"));
+        let told = String::from_utf8_lossy(&told.stdout);
+        assert!(told.contains("answer"), "{}: {told}", case.game);
+        assert!(told.contains("fault"), "{}: {told}", case.game);
+        for bot in &case.bots {
+            assert!(
+                told.contains(&format!("stderr: {}", bot_name(bot))),
+                "{}: {told}",
                 case.game
             );
         }

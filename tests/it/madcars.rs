@@ -563,17 +563,72 @@ fn a_game_s_replay_shows_each_tick_in_chromium_and_sums_up_in_the_terminal() {
         "every tick"
     );
 
-    // The terminal summary: each match, and the bad bot's faults with their ticks.
-    let summary = succeed(koth().arg("replay").arg(&log)).stdout;
+    // The terminal summary: each match, and the bad bot's faults with their ticks; then the
+    // story of a match's last ticks, as `--text` tells every game's: each answer with its time,
+    // the faults, each bot's stderr.
+    let summary = succeed(koth().arg("replay").arg(&log).arg("--text")).stdout;
     let summary = String::from_utf8(summary).unwrap();
     assert!(
-        summary.starts_with("Mad Cars: Good against Bad\nmatch 1: "),
+        summary.starts_with("Mad Cars: Good against Bad\n  match 1: "),
         "{summary}"
     );
     assert!(
         summary.contains("Bad: answered \"not json\", which is not JSON"),
         "{summary}"
     );
+    assert!(
+        summary.contains("answers in match 1 (its last 10 ticks up to "),
+        "{summary}"
+    );
+    let answer = |bot: &str, said: &str| {
+        summary.lines().any(|l| {
+            let words: Vec<&str> = l.split_whitespace().collect();
+            words.len() >= 4
+                && words[1] == bot
+                && words[2].parse::<u64>().is_ok()
+                && l.contains(said)
+        })
+    };
+    assert!(answer("Good", "{\"command\": "), "{summary}");
+    assert!(answer("Bad", "not json"), "{summary}");
+    assert!(summary.contains("Bad bad_output: answered"), "{summary}");
+    assert!(
+        summary.contains("stderr: Bad:\n  garbage from tick 40\n"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("stderr: Good:\n  (nothing)\n"),
+        "{summary}"
+    );
+    // Another match's story, up to a tick of its own: the answers of that tick are its last.
+    let second = lines
+        .iter()
+        .skip_while(|l| !l["map"].is_string())
+        .skip(1)
+        .skip_while(|l| !l["map"].is_string())
+        .nth(20)
+        .and_then(|l| l["t"].as_u64())
+        .expect("a second match of at least 20 ticks");
+    let story = succeed(koth().arg("replay").arg(&log).args([
+        "--text",
+        "--round",
+        "2",
+        "--turn",
+        &second.to_string(),
+    ]))
+    .stdout;
+    let story = String::from_utf8(story).unwrap();
+    assert!(
+        story.contains(&format!(
+            "answers in match 2 (its last 10 ticks up to {second})"
+        )),
+        "{story}"
+    );
+    let told: Vec<u64> = story
+        .lines()
+        .filter_map(|l| l.split_whitespace().next()?.parse().ok())
+        .collect();
+    assert_eq!(told.last(), Some(&second), "{story}");
 
     // The web viewer at tick 60 of the game: the HUD says what the replay says.
     let page = tmp.path().join("game.html");

@@ -1,6 +1,6 @@
 //! Nim, the example game added by ARCHITECTURE.md's recipe (its folder and one registry line):
 //! a tournament plays it with its option from the tournament file, `results.json` holds what the
-//! generic tools read, `koth replay` names the game it has no viewer for, and a bot whose
+//! generic tools read, `koth replay --text` tells its games (answers, faults, stderr), and a bot whose
 //! bot.toml does not list a game is refused by that game's command.
 
 use std::path::{Path, PathBuf};
@@ -84,18 +84,77 @@ fn a_tournament_of_the_example_game_takes_its_option_from_the_file() {
     };
     assert_eq!((score("perfect"), score("greedy")), (4.0, 0.0));
 
-    // The replay hook: a folder of a game without a viewer is named as such.
+    // The replay hook: the text view tells each game in a line.
     let replay = koth()
         .arg("replay")
         .arg(out.join("games/0"))
         .arg("--text")
         .output()
         .unwrap();
-    assert_eq!(replay.status.code(), Some(1));
-    let stderr = String::from_utf8_lossy(&replay.stderr);
+    let text = String::from_utf8_lossy(&replay.stdout);
+    assert!(replay.status.success(), "{text}");
     assert!(
-        stderr.contains("a game of nim, which has no terminal viewer"),
-        "{stderr}"
+        text.contains(": perfect moves first; taken 1 3 1; the first player wins"),
+        "{text}"
+    );
+}
+
+/// `koth replay --text` of a Nim match tells a game as the other games' text views tell a turn:
+/// every answer with its time, the faults, and each bot's stderr lines.
+#[test]
+fn a_nim_game_s_text_replay_tells_its_answers_faults_and_stderr() {
+    let root = tempfile::tempdir().unwrap();
+    let perfect = nim_bot(root.path(), "perfect", "perfect");
+    let greedy = nim_bot(root.path(), "greedy", "greedy");
+    // A heap of 2: greedy's 3 is a fault in the game it opens.
+    let file = tournament_file(
+        root.path(),
+        "nim",
+        &[&perfect, &greedy],
+        "rounds = 2\n[options]\nheap = 2\n",
+    );
+    let out = root.path().join("t");
+    run_tournament(&file, &out, &[]);
+    let results: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("games/0/results.json")).unwrap())
+            .unwrap();
+    let faulted = results["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["first"] == "greedy")
+        .unwrap()["game"]
+        .as_u64()
+        .unwrap();
+    let told = koth()
+        .arg("replay")
+        .arg(out.join("games/0"))
+        .args(["--text", "--round", &faulted.to_string()])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&told.stdout);
+    assert!(told.status.success(), "{text}");
+    assert!(text.starts_with("Nim: "), "{text}");
+    assert!(
+        text.contains(&format!("answers in game {faulted}:\n")),
+        "{text}"
+    );
+    // Its one answer, with its time in ms: move, bot, ms, what it answered.
+    let answer = text
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .find(|w| w.len() == 4 && w[0] == "1" && w[1] == "greedy" && w[3] == "3")
+        .unwrap_or_else(|| panic!("no answer of greedy's: {text}"));
+    assert!(answer[2].parse::<u64>().is_ok(), "{answer:?}");
+    assert!(
+        text.contains(&format!("game {faulted} move 1: greedy bad_output: ")),
+        "{text}"
+    );
+    assert!(text.contains("stderr: greedy:\n"), "{text}");
+    assert!(text.contains("  heap 2: taking 3\n"), "{text}");
+    assert!(
+        text.contains("stderr: perfect:\n  heap 2: taking 2\n"),
+        "{text}"
     );
 }
 

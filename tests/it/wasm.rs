@@ -11,7 +11,7 @@ use std::process::{Child, Command};
 
 use serde_json::Value;
 
-use crate::support::tournament::{koth, query, repo, run_tournament, succeed};
+use crate::support::tournament::{koth, leaderboard, query, repo, run_tournament, succeed};
 
 /// Compiles the C file `source` (from the repository) to `dir/<module>` for WASI.
 fn compile(source: &str, dir: &Path, module: &str) {
@@ -397,6 +397,87 @@ fn a_wasm_only_hill_plays_wasi_bots_and_refuses_a_process() {
     };
     assert_eq!(played("blocker").as_deref(), Some("2"), "{status}");
     assert_eq!(played("clock").as_deref(), Some("2"), "{status}");
+    // Each version's fuel per answer over its rated games, merged as each game is rated.
+    let board = leaderboard(&hill);
+    for standing in board["standings"].as_array().unwrap() {
+        let fuel = &standing["fuel"];
+        assert!(fuel["answers"].as_u64().unwrap() > 0, "{standing}");
+        assert!(fuel["median"].as_u64().unwrap() <= fuel["max"].as_u64().unwrap());
+        assert_eq!(fuel["budget"], 10_000_000, "{standing}");
+    }
+    let cell = board["standings"][0]["fuel"]["shown"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        status.contains("fuel med/max") && status.contains(&cell),
+        "{status}"
+    );
+}
+
+/// The leaderboard of a tournament shows a WASI bot's fuel per answer over its games (median,
+/// maximum, near misses against its budget), and nothing for a process bot.
+#[test]
+fn a_tournament_s_leaderboard_shows_a_wasi_bot_s_fuel_and_none_for_a_process() {
+    let root = tempfile::tempdir().unwrap();
+    let wasi = ttt_bot(root.path(), "blocker", None);
+    let process = repo().join("bots/ttt-python");
+    let file = root.path().join("t.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "game = \"tictactoe\"\nbots = [{wasi:?}, {process:?}]\ngames = 2\nrounds = 2\n\
+             seed = 3\nsandbox = false\nanswer_fuel = 10000000\n"
+        ),
+    )
+    .unwrap();
+    let out = root.path().join("t");
+    run_tournament(&file, &out, &[]);
+    let board = leaderboard(&out);
+    let standing = |name: &str| {
+        board["standings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap_or_else(|| panic!("no {name} in {board}"))
+            .clone()
+    };
+    let fuel = standing("blocker")["fuel"].clone();
+    // Two games of two rounds, each with its answers: the histograms of both merged.
+    let answers = fuel["answers"].as_u64().unwrap();
+    assert!(answers >= 4, "{fuel}");
+    assert_eq!(standing("blocker")["answers"].as_u64(), Some(answers));
+    assert!(fuel["median"].as_u64().unwrap() <= fuel["max"].as_u64().unwrap());
+    assert!(fuel["max"].as_u64().unwrap() > 0, "{fuel}");
+    assert_eq!(fuel["budget"], 10_000_000);
+    assert_eq!(fuel["near_misses"], 0);
+    assert!(standing("Win or Block (Python)")["fuel"].is_null());
+    let table = succeed(koth().arg("leaderboard").arg(&out));
+    let table = String::from_utf8_lossy(&table.stdout);
+    let row = |name: &str| {
+        table
+            .lines()
+            .find(|l| l.contains(name))
+            .unwrap_or_else(|| panic!("no {name} in {table}"))
+            .to_string()
+    };
+    assert!(table.contains("fuel med/max"), "{table}");
+    assert!(
+        row("blocker")
+            .trim_end()
+            .ends_with(fuel["shown"].as_str().unwrap()),
+        "{table}"
+    );
+    assert!(row("Win or Block").trim_end().ends_with('—'), "{table}");
+    let csv = succeed(koth().args(["leaderboard", "--format", "csv"]).arg(&out));
+    let csv = String::from_utf8_lossy(&csv.stdout);
+    let max = fuel["max"].to_string();
+    assert!(
+        csv.lines()
+            .any(|l| l.contains("blocker") && l.ends_with(&format!(",{max},0,10000000"))),
+        "{csv}"
+    );
 }
 
 /// A copy of the sample bot folder `bots/wasi/<name>` in `root`, its sources only.
@@ -497,6 +578,20 @@ fn a_wasi_bot_s_fuel_per_answer_is_kept_shown_and_measured() {
     let replay = succeed(koth().args(["replay", "--text"]).arg(&measured));
     let replay = String::from_utf8_lossy(&replay.stdout);
     assert!(replay.contains(line), "{line} in {replay}");
+
+    // `--answer-fuel` without a number measures as `--measure-fuel` does.
+    let bare = succeed(
+        koth()
+            .env("XDG_CACHE_HOME", root.path().join("cache"))
+            .args(["tictactoe", "match", "--o", "perfect", "--seed", "1"])
+            .arg("--x")
+            .arg(&bot)
+            .args(["--games", "2", "--log-dir"])
+            .arg(root.path().join("bare"))
+            .arg("--answer-fuel"),
+    );
+    let bare = String::from_utf8_lossy(&bare.stdout);
+    assert!(bare.contains(line), "{line} in {bare}");
 
     // The suggested budget plays the same match without a fault.
     let budgeted = root.path().join("budgeted");

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """A Nim bot for koth's tests: `perfect` leaves a multiple of 4 when it can (else takes 1),
-`one` always takes 1, `greedy` always answers 3 (a fault once fewer than 3 stones are left)."""
+`one` always takes 1, `greedy` always answers 3 (a fault once fewer than 3 stones are left).
+Each says on stderr what it takes."""
 import sys
 
 mode = sys.argv[1]
@@ -14,4 +15,5 @@ for line in sys.stdin:
             take = 1
         else:
             take = 3
+        print(f"heap {heap}: taking {take}", file=sys.stderr, flush=True)
         print(take, flush=True)

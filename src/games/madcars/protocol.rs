@@ -56,6 +56,9 @@ impl CarState {
     }
 }
 
+/// How the message that opens a match begins: what `koth replay` counts a game's matches by.
+pub(crate) const NEW_MATCH: &str = "{\"type\": \"new_match\"";
+
 /// The message that starts a match, as one player sees it; `proto_map` and `proto_car` are the
 /// JSON texts of the map's and the car's prototypes.
 pub(crate) fn new_match(
@@ -65,8 +68,8 @@ pub(crate) fn new_match(
     proto_car: &str,
 ) -> String {
     format!(
-        "{{\"type\": \"new_match\", \"params\": {{\"my_lives\": {my_lives}, \"enemy_lives\": \
-         {enemy_lives}, \"proto_map\": {proto_map}, \"proto_car\": {proto_car}}}}}"
+        "{NEW_MATCH}, \"params\": {{\"my_lives\": {my_lives}, \"enemy_lives\": {enemy_lives}, \
+         \"proto_map\": {proto_map}, \"proto_car\": {proto_car}}}}}"
     )
 }
 

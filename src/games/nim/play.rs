@@ -7,7 +7,7 @@ use super::rules::{self, DEFAULT_HEAP};
 use crate::bot::seat::At;
 use crate::bot::{FaultKind, Restart, Seat};
 use crate::game::duel::{DuelRules, OneGame, play_duel};
-use crate::game::{BoxFuture, Game, MatchResult, MatchSetup, Ranking, Replay};
+use crate::game::{BoxFuture, Game, MatchResult, MatchSetup, Ranking};
 
 /// Nim for tournaments.
 pub(crate) struct Nim;
@@ -145,5 +145,35 @@ impl Game for Nim {
     }
 }
 
-/// No viewer: `koth replay` on a Nim folder says so, naming the game.
-impl Replay for Nim {}
+/// A match's games as `koth replay --text` summarises them, a line each, from the `games` of
+/// its `results.json`: who moved first, the stones taken, who won (and the fault that decided
+/// it). A record a damaged file lacks reads `?`.
+pub(crate) fn summary(results: &serde_json::Value) -> Vec<String> {
+    let games = results["games"].as_array().map_or(&[][..], Vec::as_slice);
+    games
+        .iter()
+        .map(|g| {
+            let taken: Vec<String> = g["taken"]
+                .as_array()
+                .map_or(&[][..], Vec::as_slice)
+                .iter()
+                .map(ToString::to_string)
+                .collect();
+            let mut line = format!(
+                "game {}: {} moves first; taken {}; the {} player wins",
+                g["game"],
+                g["first"].as_str().unwrap_or("?"),
+                if taken.is_empty() {
+                    "none".to_string()
+                } else {
+                    taken.join(" ")
+                },
+                g["winner"].as_str().unwrap_or("?"),
+            );
+            if let Some(fault) = g["fault"].as_str() {
+                line += &format!(" (the other faulted: {fault})");
+            }
+            line
+        })
+        .collect()
+}

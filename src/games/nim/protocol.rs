@@ -9,8 +9,11 @@
 
 use crate::bot::quote;
 
+/// The word that opens a game: what `koth replay` counts a match's games by.
+pub(crate) const START: &str = "START";
+
 pub(crate) fn start(heap: u32) -> String {
-    format!("START {heap}")
+    format!("{START} {heap}")
 }
 
 pub(crate) fn take_prompt(heap: u32) -> String {

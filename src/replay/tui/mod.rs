@@ -12,6 +12,7 @@
 pub mod flag;
 pub mod paths;
 pub mod ratrace;
+pub(crate) mod story;
 pub mod tictactoe;
 
 use std::time::{Duration, Instant};

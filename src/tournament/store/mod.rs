@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 
 use crate::bot::BotSpec;
-use crate::bot::{BotStatus, FaultCounts};
+use crate::bot::{BotStatus, FaultCounts, FuelStats};
 use crate::game::MatchResult;
 
 use super::schedule::ScheduledGame;
@@ -109,6 +109,8 @@ pub struct StoredResult {
     pub total_wall_ms: f64,
     pub max_cpu_ms: Option<f64>,
     pub near_misses: u64,
+    /// A WASI bot's fuel per answer in the game; none for a process.
+    pub fuel: Option<FuelStats>,
     pub faults: FaultCounts,
     /// The game's seed.
     pub seed: u64,
@@ -476,6 +478,11 @@ impl Store {
                     (counts.bad_output as i64).into(),
                     (counts.failed_to_start as i64).into(),
                     (counts.benched as i64).into(),
+                    t.fuel
+                        .as_ref()
+                        .map(serde_json::to_string)
+                        .transpose()?
+                        .into(),
                 ]);
             }
             db.execute(
@@ -483,9 +490,9 @@ impl Store {
                     "INSERT INTO results (game, seat, bot, score, status, faults, answers,
                         max_wall_ms, total_wall_ms, max_cpu_ms, total_cpu_ms, near_misses,
                         timed_out_faults, crashed_faults, bad_output_faults,
-                        failed_to_start_faults, benched_faults)
+                        failed_to_start_faults, benched_faults, fuel)
                      VALUES {}",
-                    rows_of(game.seats.len(), 17)
+                    rows_of(game.seats.len(), 18)
                 ),
                 &values,
             )?;
@@ -707,11 +714,17 @@ impl Store {
     }
 
     fn results_where(&self, filter: &str) -> anyhow::Result<Vec<StoredResult>> {
+        // An older database read without being brought up to date (a dashboard's) has no fuel.
+        let fuel = if schema::columns(&*self.db, "results")?.contains(&"fuel".to_string()) {
+            "fuel"
+        } else {
+            "NULL"
+        };
         let rows = self.db.query(
             &format!(
                 "SELECT game, bot, score, status, answers, max_wall_ms, total_wall_ms, max_cpu_ms,
                     near_misses, timed_out_faults, crashed_faults, bad_output_faults,
-                    failed_to_start_faults, benched_faults, games.seed
+                    failed_to_start_faults, benched_faults, games.seed, {fuel}
                  FROM results JOIN games ON games.idx = results.game
                  {filter} ORDER BY game, seat"
             ),
@@ -857,7 +870,16 @@ fn stored_result(r: &Row) -> anyhow::Result<StoredResult> {
         },
         // Stored as its bits: SQL integers are signed.
         seed: r[14].int()? as u64,
+        fuel: fuel_of(&r[15]).with_context(|| format!("in game {game}"))?,
     })
+}
+
+/// Fuel figures as stored (`FuelStats` as JSON, or NULL), in `results` or a hill's versions.
+pub(crate) fn fuel_of(value: &Value) -> anyhow::Result<Option<FuelStats>> {
+    value
+        .opt_text()?
+        .map(|json| serde_json::from_str(&json).context("stored fuel figures are damaged"))
+        .transpose()
 }
 
 /// The files of a game's folder `dir`, but the bots' working copies (`bots/`): each path

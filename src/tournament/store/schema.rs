@@ -13,7 +13,7 @@ use anyhow::Context;
 use super::sql::{Connection, Dialect, Value};
 
 /// The schema this koth writes and reads.
-pub(crate) const LATEST: i64 = 6;
+pub(crate) const LATEST: i64 = 7;
 
 /// The meta key of the schema's version.
 const VERSION_KEY: &str = "schema_version";
@@ -175,12 +175,20 @@ fn apply(db: &dyn Connection, step: i64) -> anyhow::Result<()> {
         // Version 6: each bot's start-up failures in a row, kept with the bench so that a
         // resume, or another worker, carries the streak on.
         6 => add_column(db, "bots", "start_failures", "INTEGER NOT NULL DEFAULT 0").map(drop),
+        // Version 7: a WASI bot's fuel per answer in the game (`FuelStats` as JSON; NULL for a
+        // process), which the leaderboard merges over its games.
+        7 => add_column(db, "results", "fuel", "TEXT").map(drop),
         _ => anyhow::bail!("no schema version {step}"),
     }
 }
 
 /// Adds `column` to `table` unless it is there; returns whether it added it.
-fn add_column(db: &dyn Connection, table: &str, column: &str, ty: &str) -> anyhow::Result<bool> {
+pub(crate) fn add_column(
+    db: &dyn Connection,
+    table: &str,
+    column: &str,
+    ty: &str,
+) -> anyhow::Result<bool> {
     if columns(db, table)?.iter().any(|c| c == column) {
         return Ok(false);
     }

@@ -3,7 +3,8 @@
 misbehaves from tick FROM on in the way MODE names:
   random   never misbehaves;
   still    never misbehaves, and always answers stop;
-  garbage  answers a line that is not JSON (the organisers drive its car at random);
+  garbage  answers a line that is not JSON (the organisers drive its car at random), and says
+           so once on stderr;
   unknown  answers {"command": "jump"} (the same);
   empty    answers {} (the organisers disconnect it);
   crash    exits with status 3;
@@ -33,6 +34,8 @@ for line in sys.stdin:
     ticks += 1
     if mode not in ("random", "cpus", "still", "spin") and ticks >= start:
         if mode == "garbage":
+            if ticks == start:
+                print("garbage from tick %d" % ticks, file=sys.stderr, flush=True)
             print("not json", flush=True)
             continue
         if mode == "unknown":
