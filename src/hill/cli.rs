@@ -342,6 +342,11 @@ pub fn run(args: Args, server: Server) -> anyhow::Result<()> {
                 "{}",
                 board::of(&hill.store)?.status(queued, &hill.add_target())
             );
+            let offered = crate::bot::languages::with_versions(hill.languages()?);
+            print!(
+                "\nLanguages offered (a bot's `run` and `build` may use these):\n{}",
+                crate::bot::languages::listed(&offered)
+            );
             Ok(())
         }
         Command::Retire { name, hill } => {

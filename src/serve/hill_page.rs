@@ -16,6 +16,8 @@ pub(crate) struct HillView {
     pub(crate) board: HillBoard,
     /// The games done last, newest first.
     pub(crate) last: Vec<HillGame>,
+    /// The interpreters and compilers the hill offers its bots, with their versions.
+    pub(crate) languages: Vec<crate::bot::languages::Language>,
 }
 
 /// `text` safe in HTML, as text or inside an attribute's quotes.

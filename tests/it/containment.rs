@@ -290,6 +290,48 @@ fn paths_game(contained: bool) -> String {
 }
 
 #[test]
+fn an_interpreter_a_bots_txt_names_by_its_full_path_off_path_is_lent_to_its_contained_bot() {
+    // Funnelweb's case: its bots.txt line names a Python by a full path on no PATH. Here a
+    // python3 reached through a link in a folder of its own.
+    let arena = arena::arena();
+    let interpreters = tempfile::tempdir().unwrap();
+    let python = interpreters.path().join("bin").join("python3");
+    std::fs::create_dir_all(python.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(which("python3"), &python).unwrap();
+    std::fs::write(
+        arena.path().join("bots.txt"),
+        format!(
+            "Random Builder\npaths-random-builder\n{} random_builder.py\n\
+             Checkpoint\npaths-checkpoint\nbash checkpoint.sh\n",
+            python.display()
+        ),
+    )
+    .unwrap();
+    let log = arena.path().join("log");
+    let output = Command::new(env!("CARGO_BIN_EXE_koth"))
+        .current_dir(arena.path())
+        .args([
+            "paths",
+            "--bots-file",
+            "bots.txt",
+            "--sandbox",
+            "--rounds",
+            "2",
+        ])
+        .args(["--seed", "7", "--log-dir"])
+        .arg(&log)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let results = std::fs::read_to_string(log.join("results.json")).unwrap();
+    assert!(!results.contains("\"kind\""), "a bot faulted: {results}");
+}
+
+#[test]
 fn sample_bots_play_the_same_game_contained() {
     assert_eq!(paths_game(true), paths_game(false));
 }
