@@ -332,6 +332,48 @@ fn an_interpreter_a_bots_txt_names_by_its_full_path_off_path_is_lent_to_its_cont
 }
 
 #[test]
+fn a_tournament_runs_a_language_its_file_names_by_full_path_for_the_contained_bots_naming_it() {
+    // An interpreter on no PATH, named by full path in the tournament file's `languages`; the
+    // bot's own bot.toml names it by its name alone.
+    let arena = arena::arena();
+    let interpreters = tempfile::tempdir().unwrap();
+    let python = interpreters.path().join("bin").join("koth-test-python");
+    std::fs::create_dir_all(python.parent().unwrap()).unwrap();
+    // The interpreter itself (a pyenv shim would take the link's name for the program's).
+    let real = Command::new("python3")
+        .args([
+            "-c",
+            "import os, sys; print(os.path.realpath(sys.executable))",
+        ])
+        .output()
+        .unwrap();
+    let real = String::from_utf8(real.stdout).unwrap();
+    std::os::unix::fs::symlink(real.trim(), &python).unwrap();
+    std::fs::write(
+        arena.path().join("bots/paths-random-builder/bot.toml"),
+        "name = \"Random Builder\"\nrun = \"koth-test-python random_builder.py\"\n\
+         games = [\"paths\"]\n",
+    )
+    .unwrap();
+    let file = arena.path().join("t.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "game = \"paths\"\nbots = [\"bots/paths-random-builder\", \"bots/paths-checkpoint\"]\n\
+             games = 2\nrounds = 2\nseed = 3\njobs = 1\nlanguages = [{:?}, \"bash\"]\n",
+            python.display().to_string()
+        ),
+    )
+    .unwrap();
+    let dir = arena.path().join("t");
+    tournament::run_tournament(&file, &dir, &[]);
+    let faulted = "SELECT COUNT(*) FROM results WHERE timed_out_faults + crashed_faults \
+                   + bad_output_faults + failed_to_start_faults > 0";
+    assert_eq!(tournament::query(&dir, faulted), 0);
+    assert_eq!(tournament::query(&dir, "SELECT COUNT(*) FROM results"), 4);
+}
+
+#[test]
 fn sample_bots_play_the_same_game_contained() {
     assert_eq!(paths_game(true), paths_game(false));
 }

@@ -136,11 +136,20 @@ fn the_hill_s_pages_show_its_king_and_board_live_each_bot_and_names_as_text() {
             last.contains("placement game") || last.contains("against"),
             "{last}"
         );
+        let scores = client
+            .execute(
+                "return [...document.querySelectorAll('#last tr')].slice(1) \
+                 .map((row) => row.cells[1].textContent).join(' · ');",
+                vec![],
+            )
+            .await
+            .unwrap();
+        let scores = scores.as_str().unwrap();
         assert!(
-            !last
-                .split_whitespace()
-                .any(|word| word.ends_with(".0") && word.parse::<f64>().is_ok()),
-            "{last}"
+            scores.contains(" v1 ")
+                && !scores.split_whitespace().any(|word| word.contains('.')
+                    && word.parse::<f64>().is_ok_and(|x| x.fract() == 0.0)),
+            "{scores}"
         );
         screenshot(&client, "hill.png").await;
 
