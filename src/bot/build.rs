@@ -59,7 +59,12 @@ pub fn prepare(
                 build_contained(bot, build_limit, sandbox)?
             }
         };
-        ready.check_runnable()?;
+        // Checked as it will run: a name its owner's `languages` gives by full path runs that.
+        BotSpec {
+            sandbox: sandbox.cloned(),
+            ..ready.clone()
+        }
+        .check_runnable()?;
         if let Some(module) = ready.wasm_module() {
             // Compiled now, once, not while a game waits for the bot; a contained bot's by a
             // contained child, under its build's caps.

@@ -19,6 +19,8 @@
 //! - [`roster`]: which bots to start — koth's `bot.toml` manifests and the original
 //!   controller's `bots.txt`; [`build`]: their build steps, contained in a build copy when the
 //!   bots are.
+//! - [`languages`]: the interpreters and compilers a tournament or hill offers, with their
+//!   versions, and the refusal of a bot whose command names one it does not.
 //! - [`sandbox`] and [`cgroup`]: containment — a bot that sees only the system, its interpreter
 //!   and its own folder, with no network, no other processes, no privileges and capped
 //!   resources.
@@ -31,6 +33,7 @@ pub(crate) mod digest;
 pub(crate) mod env;
 pub(crate) mod error;
 pub(crate) mod fault;
+pub mod languages;
 pub(crate) mod lines;
 pub(crate) mod live;
 pub(crate) mod process;

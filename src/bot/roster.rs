@@ -310,14 +310,22 @@ pub(crate) fn check_unique_names(bots: &[BotSpec]) -> anyhow::Result<()> {
 
 impl BotSpec {
     /// The program to execute: a relative path with a `/` is taken from the bot's folder (where
-    /// `./bot` was meant), a bare name is looked up on `PATH` as a shell would. The path is made
-    /// absolute: the child changes into its folder before executing it, so a path relative to
-    /// koth's own folder would no longer resolve.
+    /// `./bot` was meant), a bare name is looked up on `PATH` as a shell would, unless a
+    /// contained bot's owner named a program of that name by its full path
+    /// ([`super::Sandbox::programs`]), which is run instead. The path is made absolute: the
+    /// child changes into its folder before executing it, so a path relative to koth's own
+    /// folder would no longer resolve.
     pub fn program(&self) -> PathBuf {
         let program = Path::new(&self.command[0]);
-        if program.is_relative() && self.command[0].contains('/') {
+        let bare = !self.command[0].contains('/');
+        let mut owners = self.sandbox.iter().flat_map(|s| &s.programs);
+        if program.is_relative() && !bare {
             let path = self.dir.join(program);
             std::path::absolute(&path).unwrap_or(path)
+        } else if let Some(named) =
+            owners.find(|p| bare && p.file_name() == Some(program.as_os_str()))
+        {
+            named.clone()
         } else {
             program.to_path_buf()
         }
@@ -367,6 +375,19 @@ impl BotSpec {
         }
         Ok(())
     }
+}
+
+/// The programs the commands of `bots` name by their full path: those of a `bots.txt`, which
+/// its owner wrote (and so a contained bot may be lent them, [`super::Sandbox::programs`]).
+pub fn named_by_path(bots: &[BotSpec]) -> Vec<PathBuf> {
+    let mut paths: Vec<PathBuf> = bots
+        .iter()
+        .map(|bot| PathBuf::from(&bot.command[0]))
+        .filter(|program| program.is_absolute())
+        .collect();
+    paths.sort();
+    paths.dedup();
+    paths
 }
 
 /// Where `program` is: the file itself when the path has a `/`, else the first match on `PATH`,

@@ -798,7 +798,9 @@ fn give(dir: &Path, id: u32, whole: bool) -> std::io::Result<()> {
 
 /// The folders outside the system's that a contained bot's program needs: the installs on
 /// koth's `PATH` (a pyenv or nvm install in a home folder: only that install, never the home
-/// folder) that hold the program it names, or the interpreter a script's `#!` line names.
+/// folder) that hold the program it names, or the interpreter a script's `#!` line names, and
+/// the install of a program its owner named by full path ([`Sandbox::programs`]) that its
+/// command runs.
 /// What may be exposed comes from koth's configuration alone: a name, from the bot's command or
 /// its script, is only ever looked up on `PATH`, so a bot's files can choose among `PATH`'s
 /// installs but never name a folder of their own, and a link is never followed out of the
@@ -817,9 +819,13 @@ fn interpreter_folders(spec: &BotSpec, dir: &Path) -> Vec<PathBuf> {
     if let Some(script) = inside(&spec.program(), dir, spec.sandbox.as_ref()) {
         names.extend(shebang_names(&script));
     }
+    // A program its owner named by full path (a bots.txt line, `languages`), which the bot's
+    // command names: lent too, though it is on no PATH.
+    let owners: &[PathBuf] = spec.sandbox.as_ref().map_or(&[], |s| &s.programs);
+    let program = spec.program();
+    let owned = owners.contains(&program).then_some(program);
     let mut folders: Vec<PathBuf> = Vec::new();
-    for name in names {
-        let Some(path) = on_path(&name) else { continue };
+    for path in names.iter().filter_map(|name| on_path(name)).chain(owned) {
         let real = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
         for path in [path, real] {
             if is_system(&path) {

@@ -73,6 +73,11 @@ pub struct Sandbox {
     /// CPU seconds each process may use (`RLIMIT_CPU`): set for builds, whose every process
     /// must end; a bot's time is its answers' limits.
     pub cpu_seconds: Option<u64>,
+    /// Programs the owner named by their full path in their own configuration (a `bots.txt`
+    /// line's command, the tournament's or hill's `languages`): a contained bot whose command
+    /// names one (by that path, or by its file name) runs it from there and is lent its install,
+    /// read-only. Never from a bot's own files.
+    pub programs: Vec<PathBuf>,
 }
 
 impl Sandbox {
@@ -97,6 +102,7 @@ impl Default for Sandbox {
             processes: 512,
             lent_from: None,
             cpu_seconds: None,
+            programs: Vec::new(),
         }
     }
 }

@@ -166,15 +166,20 @@ impl AnyGameArg {
 
 /// The prologue of a game's command, written once, after every mistake in its arguments has
 /// been reported: `bots`' build steps run, the log folder (`--log-dir`, or one named after
-/// `command` and `seed`) created, and the bots contained in it if `--sandbox` asks.
+/// `command` and `seed`) created, and the bots contained in it if `--sandbox` asks, lent the
+/// programs `lent` (those a `bots.txt` names by full path, its owner's words).
 pub(crate) fn match_folder(
     command: &str,
     seed: u64,
     log_dir: &LogDirArg,
     contain: &SandboxArgs,
     bots: &[BotSpec],
+    lent: Vec<PathBuf>,
 ) -> anyhow::Result<(PathBuf, Vec<BotSpec>)> {
-    let sandbox = contain.sandbox();
+    let sandbox = contain.sandbox().map(|s| Sandbox {
+        programs: lent,
+        ..s
+    });
     let bots = build::prepare(bots, build::DEFAULT_BUILD_LIMIT, sandbox.as_ref())?;
     let log_dir = log_dir.create(command, Some(seed))?;
     let bots = sandbox::contain(&bots, sandbox.as_ref(), &log_dir)?;

@@ -317,6 +317,12 @@ pub fn run(args: Args, server: Server) -> anyhow::Result<()> {
                 _ => crate::tournament::Watched::Folder(target.target.clone()),
             };
             let local = hill.dir.clone();
+            if serve.is_some() {
+                // Each language's version asked now, off the run's path, so the pages that
+                // list them (`/api/hill`, `/submit`) answer at once.
+                let offered = hill.languages()?;
+                std::thread::spawn(move || crate::bot::languages::with_versions(offered));
+            }
             // Served once the run holds the hill and has cleared what a stopped run left of
             // its uploads, so no upload of this run's is taken for a leftover.
             let serve_when_ready = move || -> anyhow::Result<()> {
@@ -341,6 +347,11 @@ pub fn run(args: Args, server: Server) -> anyhow::Result<()> {
             print!(
                 "{}",
                 board::of(&hill.store)?.status(queued, &hill.add_target())
+            );
+            let offered = crate::bot::languages::with_versions(hill.languages()?);
+            print!(
+                "\nLanguages offered (a bot's `run` and `build` may use these):\n{}",
+                crate::bot::languages::listed(&offered)
             );
             Ok(())
         }

@@ -52,6 +52,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 
 use crate::bot::BotSpec;
+use crate::bot::languages::{self, Language};
 use crate::tournament::store::{self as tstore, Store};
 use config::HillConfig;
 
@@ -61,6 +62,25 @@ pub(crate) const FILE_COPY: &str = "hill.toml";
 const HILL_META: &str = "hill";
 /// The meta key of a shared hill's file, which every machine playing it reads.
 const HILL_FILE_META: &str = "hill_file";
+
+/// The languages the hill of `store` offers, with their versions, as its pages list them: its
+/// file's (a shared hill's in its database, else the copy in its folder `dir`) `languages`,
+/// else the common ones koth's `PATH` has.
+pub(crate) fn languages_of(store: &Store, dir: &Path) -> anyhow::Result<Vec<Language>> {
+    let text = match store.meta(HILL_FILE_META)? {
+        Some(text) => text,
+        None => crate::text::read(&dir.join(FILE_COPY))?,
+    };
+    let file: toml::Table = toml::from_str(&text).context("the hill's file")?;
+    let list: Option<Vec<String>> = file
+        .get("languages")
+        .map(|list| list.clone().try_into())
+        .transpose()
+        .context("the hill file's `languages`")?;
+    Ok(languages::with_versions(languages::offered(
+        list.as_deref(),
+    )?))
+}
 
 /// A hill opened from its folder.
 pub(crate) struct Hill {
@@ -257,6 +277,12 @@ impl Hill {
     pub(crate) fn make_folder(&self) -> anyhow::Result<()> {
         std::fs::create_dir_all(&self.dir)
             .with_context(|| format!("cannot create the hill's folder {}", self.dir.display()))
+    }
+
+    /// The languages this hill offers its bots (its file's `languages`, else the common ones
+    /// koth's `PATH` has), their versions not asked.
+    pub(crate) fn languages(&self) -> anyhow::Result<Vec<Language>> {
+        languages::offered(self.config.game.languages.as_deref())
     }
 
     /// How commands name this hill: `--hill DIR`, or `--db URL NAME` for a shared one.

@@ -98,6 +98,8 @@ pub(crate) struct VersionRecord {
     pub rating: Option<f64>,
     pub low: Option<f64>,
     pub high: Option<f64>,
+    /// For a replaced version, the version that replaced it (its bot's next).
+    pub replaced_by: Option<u32>,
 }
 
 /// A bot's results against one opponent (every version of each), game by game: it won if it
@@ -161,10 +163,11 @@ pub(crate) struct BotReign {
     pub until: Option<i64>,
 }
 
-/// A point of a rating over time: (game number, μ, σ).
+/// A point of a version's figure over time: (the hill's last game at the fit, the ranking's
+/// figure, the half-width of its 95% interval), on the table's scale.
 pub(crate) type Rated = (u32, f64, f64);
 
-/// A version's rating over time: its label (`v2`) and its points.
+/// A version's figure over time: its label (`v2`) and its points.
 pub(crate) type RatingLine = (String, Vec<Rated>);
 
 /// The record of the bot called `name`; `None` if the hill has no such bot.
@@ -183,11 +186,17 @@ pub(crate) fn bot(store: &Store, name: &str) -> anyhow::Result<Option<BotRecord>
         .iter()
         .map(|v| {
             let fitted = fit.iter().find(|f| f.version == v.id);
+            let next = versions
+                .iter()
+                .filter(|n| n.version > v.version)
+                .map(|n| n.version)
+                .min();
             VersionRecord {
                 version: v.clone(),
                 rating: fitted.map(|f| f.value),
                 low: fitted.map(|f| f.value - f.half_width),
                 high: fitted.map(|f| f.value + f.half_width),
+                replaced_by: next.filter(|_| v.state == "replaced"),
             }
         })
         .collect();
@@ -297,8 +306,9 @@ pub(crate) fn bot(store: &Store, name: &str) -> anyhow::Result<Option<BotRecord>
     }))
 }
 
-/// The online rating of each version of the bot called `name` after each of its games: per
-/// version (`v1`, `v2`…), (game number, μ, σ) in game order; `None` if there is no such bot.
+/// The fitted figure of each version of the bot called `name` over time, as the table shows
+/// it (points per game, or an Elo-scale rating) with its 95% interval: per version (`v1`,
+/// `v2`…), a point at each fit after it played, in game order; `None` if there is no such bot.
 pub(crate) fn rating_history(store: &Store, name: &str) -> anyhow::Result<Option<Vec<RatingLine>>> {
     let db = store.connection();
     let versions: Vec<Version> = store::versions(db)?
@@ -314,8 +324,8 @@ pub(crate) fn rating_history(store: &Store, name: &str) -> anyhow::Result<Option
         .collect();
     let rows = db.query(
         &format!(
-            "SELECT version, game, mu, sigma FROM hill_ratings WHERE version IN ({})
-             ORDER BY version, game",
+            "SELECT version, game, rating, half_width FROM hill_fit_history
+             WHERE version IN ({}) ORDER BY version, game",
             id_list(&versions)
         ),
         &[],
@@ -450,6 +460,8 @@ mod tests {
             .map(|v| (v.version.version, v.version.state.as_str()))
             .collect();
         assert_eq!(versions, [(1, "replaced"), (2, "active")]);
+        let replaced_by: Vec<Option<u32>> = a.versions.iter().map(|v| v.replaced_by).collect();
+        assert_eq!(replaced_by, [Some(2), None]);
         assert_eq!(a.opponents.len(), 1);
         let b = &a.opponents[0];
         assert_eq!(
@@ -490,12 +502,38 @@ mod tests {
     fn a_bot_s_ratings_are_kept_per_version_and_the_last_games_newest_first() {
         let tmp = tempfile::tempdir().unwrap();
         let store = hill(tmp.path());
+        // Fits after games 0, 1 and 2, and one more after game 2: a version is kept at each
+        // fit after it played, on the table's scale.
+        let fitted = |version, value, games| store::Fitted {
+            version,
+            strength: crate::ranking::Strength {
+                theta: 0.0,
+                value,
+                interval: 50.0,
+            },
+            games,
+        };
+        for (fit, last_game) in [
+            ([fitted(0, 1510.0, 1), fitted(2, 1490.0, 1)], 0),
+            ([fitted(1, 1450.0, 1), fitted(2, 1550.0, 2)], 1),
+            ([fitted(1, 1400.0, 2), fitted(2, 1600.0, 3)], 2),
+            ([fitted(1, 1401.0, 2), fitted(2, 1599.0, 3)], 2),
+        ] {
+            store::write_fit(
+                store.connection(),
+                &fit,
+                last_game + 1,
+                Some(last_game),
+                None,
+            )
+            .unwrap();
+        }
         let lines = rating_history(&store, "A").unwrap().unwrap();
         assert_eq!(lines.len(), 2);
-        assert_eq!(lines[0], ("v1".to_string(), vec![(0, 21.0, 5.0)]));
+        assert_eq!(lines[0], ("v1".to_string(), vec![(0, 1510.0, 50.0)]));
         assert_eq!(
             lines[1],
-            ("v2".to_string(), vec![(1, 20.5, 5.0), (2, 20.0, 5.0)])
+            ("v2".to_string(), vec![(1, 1450.0, 50.0), (2, 1400.0, 50.0)])
         );
         let last = recent_games(&store, 2).unwrap();
         let shown: Vec<(u32, Option<&str>, &str, u32)> = last

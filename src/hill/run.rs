@@ -497,7 +497,8 @@ pub(crate) fn refit(
         .collect();
     ranking::in_order(&mut table);
     let crowned = ranking::may_be_crowned(&table, placement_games).then(|| table[0].id);
-    if let Some(king) = store::write_fit(db, &fitted, counted, crowned)? {
+    let last_game = scores.last().map(|s| s.0);
+    if let Some(king) = store::write_fit(db, &fitted, counted, last_game, crowned)? {
         let label = versions
             .iter()
             .find(|v| v.id == king)

@@ -36,6 +36,11 @@ CREATE TABLE IF NOT EXISTS hill_ratings (
 CREATE TABLE IF NOT EXISTS hill_fit (
     version INTEGER PRIMARY KEY, rating REAL NOT NULL, half_width REAL NOT NULL,
     games INTEGER NOT NULL, fitted_games INTEGER NOT NULL);
+-- Each current version's fitted figure over time: a row per fit in which it had played more
+-- games than at the last (so at most a row per game it played), at the hill's last game then.
+CREATE TABLE IF NOT EXISTS hill_fit_history (
+    version INTEGER NOT NULL, game INTEGER NOT NULL, rating REAL NOT NULL,
+    half_width REAL NOT NULL, PRIMARY KEY (version, game));
 CREATE TABLE IF NOT EXISTS hill_kings (
     version INTEGER NOT NULL, since_game INTEGER NOT NULL, since BIGINT NOT NULL);
 -- Per pair of versions (a < b): the rated games they played together, and in how many they
@@ -676,18 +681,39 @@ pub(crate) struct Fitted {
     pub games: u32,
 }
 
-/// Replaces the stored fit with `fitted` (made from `games` recorded games) and crowns
-/// `crowned` (the table's first, if it may be crowned) unless it reigns already; in one
-/// transaction. Returns the new king, if it changed.
+/// Replaces the stored fit with `fitted` (made from `games` recorded games, the last of them
+/// game `last_game`) and crowns `crowned` (the table's first, if it may be crowned) unless it
+/// reigns already; in one transaction. A version that played since the last fit has its
+/// figure kept in its history too (what its page plots). Returns the new king, if it changed.
 pub(crate) fn write_fit(
     db: &dyn Connection,
     fitted: &[Fitted],
     games: u32,
+    last_game: Option<u32>,
     crowned: Option<usize>,
 ) -> anyhow::Result<Option<usize>> {
     db.transaction(|db| {
+        let before: Vec<(usize, u32)> = db
+            .query("SELECT version, games FROM hill_fit", &[])?
+            .iter()
+            .map(|r| Ok((r[0].int()? as usize, r[1].int()? as u32)))
+            .collect::<anyhow::Result<_>>()?;
         db.execute("DELETE FROM hill_fit", &[])?;
         for f in fitted {
+            let played = !before.contains(&(f.version, f.games));
+            if let Some(game) = last_game.filter(|_| played) {
+                db.execute(
+                    "INSERT INTO hill_fit_history (version, game, rating, half_width)
+                     VALUES (?1, ?2, ?3, ?4)
+                     ON CONFLICT (version, game) DO UPDATE SET rating = ?3, half_width = ?4",
+                    &[
+                        f.version.into(),
+                        game.into(),
+                        f.strength.value.into(),
+                        f.strength.interval.into(),
+                    ],
+                )?;
+            }
             db.execute(
                 "INSERT INTO hill_fit (version, rating, half_width, games, fitted_games)
                  VALUES (?1, ?2, ?3, ?4, ?5)",

@@ -89,6 +89,13 @@ pub(crate) fn add_followed(
             "this hill takes only WASI bots (`wasm_only`)",
         ));
     }
+    if let Some(why) = crate::bot::languages::refusal(&spec, &hill.languages()?) {
+        return Ok(Added::refused(
+            &spec.name,
+            format!("{}: {why}", roster::MANIFEST),
+            why,
+        ));
+    }
     let digest = crate::bot::digest::digest(&spec)?;
     let versions = store::versions(hill.store.connection())?;
     if let Some(current) = versions

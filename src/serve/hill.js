@@ -4,6 +4,9 @@
 const $ = (id) => document.getElementById(id);
 const text = (s) => String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
 const num = (x, d) => (x === null || x === undefined) ? "–" : Number(x).toFixed(d);
+// A game's score as its game gave it: a whole number without decimals (355, never 355.0),
+// else to two decimals at most (0.5), as the server's pages write it.
+const score = (x) => String(Math.round(x * 100) / 100 + 0);
 const botLink = (name) => `<a href="/bots/${encodeURIComponent(name)}">${text(name)}</a>`;
 const gameLink = (index) => `<a href="/games/${Number(index)}">${Number(index)}</a>`;
 const when = (unix) => new Date(unix * 1000).toISOString().replace("T", " ").slice(0, 16) + " UTC";

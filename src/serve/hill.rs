@@ -7,10 +7,10 @@
 //! |---|---|
 //! | `/` | the hill: its king and since when, the leaderboard, the last games with why each was chosen, the kings' history; live |
 //! | `/bots/{name}` | a bot's page: its versions, its rating over time, its results against each opponent, its faults |
-//! | `/api/hill` | the leaderboard (`koth leaderboard --format json`'s) and the last games |
+//! | `/api/hill` | the leaderboard (`koth leaderboard --format json`'s), the last games, and the languages offered (`languages`: each `name`, `path`, `version`) |
 //! | `/api/hill/bots/{name}` | a bot's record, as its page shows it; 404 for a name the hill has not |
 //! | `/api/events` | server-sent events: `hill` (the games rated, the king) whenever the hill moves |
-//! | `/bots/{name}/ratings.svg` | the bot's online rating ± σ after each game, a line per version |
+//! | `/bots/{name}/ratings.svg` | the bot's figure of the table (points per game, or an Elo-scale rating) with its 95% interval over the hill's games, a line per version |
 //! | `/games/{index}` | the game's replay page, as the dashboard's |
 //!
 //! [`site`] gives the routes with their poller; more routes (a hill's submission door) are
@@ -81,10 +81,11 @@ fn asset(kind: &'static str, body: &'static str) -> Response {
     ([(header::CONTENT_TYPE, kind)], body).into_response()
 }
 
-fn read_hill(store: &Store, _: &Path) -> anyhow::Result<HillView> {
+fn read_hill(store: &Store, dir: &Path) -> anyhow::Result<HillView> {
     Ok(HillView {
         board: board::of(store)?,
         last: records::recent_games(store, LAST_GAMES)?,
+        languages: crate::hill::languages_of(store, dir)?,
     })
 }
 
@@ -155,8 +156,9 @@ async fn ratings_plot(
 ) -> Result<Response, Failure> {
     let asked = name.clone();
     let svg = with_store(&reader, move |store, _| {
+        let figure = crate::ranking::column(board::ranking_of(store)?);
         records::rating_history(store, &asked)?
-            .map(|lines| plot::hill_ratings(&lines))
+            .map(|lines| plot::hill_ratings(&lines, figure))
             .transpose()
     })
     .await?

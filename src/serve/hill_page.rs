@@ -16,6 +16,8 @@ pub(crate) struct HillView {
     pub(crate) board: HillBoard,
     /// The games done last, newest first.
     pub(crate) last: Vec<HillGame>,
+    /// The interpreters and compilers the hill offers its bots, with their versions.
+    pub(crate) languages: Vec<crate::bot::languages::Language>,
 }
 
 /// `text` safe in HTML, as text or inside an attribute's quotes.
@@ -68,6 +70,12 @@ fn game_link(index: u32) -> String {
 
 fn num(x: Option<f64>, digits: usize) -> String {
     x.map_or("–".to_string(), |x| format!("{x:.digits$}"))
+}
+
+/// A game's score as its game gave it: a whole number without decimals (`355`, never
+/// `355.0`), else to two decimals at most (`0.5`), as the script's `score()` writes it.
+fn score(x: f64) -> String {
+    format!("{}", (x * 100.0).round() / 100.0 + 0.0)
 }
 
 fn interval(low: Option<f64>, high: Option<f64>, digits: usize) -> String {
@@ -144,8 +152,8 @@ fn seats(game: &HillGame) -> String {
             let name = format!("{} v{}", bot_link(&s.name), s.version);
             match (s.score, s.status.as_deref()) {
                 (None, _) => name,
-                (Some(score), Some("finished") | None) => format!("{name} {score:.1}"),
-                (Some(score), Some(status)) => format!("{name} {score:.1} {}", fault(status)),
+                (Some(x), Some("finished") | None) => format!("{name} {}", score(x)),
+                (Some(x), Some(status)) => format!("{name} {} {}", score(x), fault(status)),
             }
         })
         .collect();
@@ -347,7 +355,10 @@ pub(crate) fn bot(page: &str, name: &str, record: Result<&BotRecord, &str>) -> S
             let version = &v.version;
             vec![
                 format!("v{}", version.version),
-                escape(&version.state),
+                escape(&match v.replaced_by {
+                    Some(next) => format!("replaced by v{next}"),
+                    None => version.state.clone(),
+                }),
                 when(version.added_at),
                 format!(
                     "<code>{}</code>",
@@ -490,6 +501,12 @@ mod tests {
         assert_eq!(when(0), "1970-01-01 00:00 UTC");
         assert_eq!(when(1_795_005_600), "2026-11-18 12:40 UTC");
         assert_eq!(when(951_782_400), "2000-02-29 00:00 UTC");
+    }
+
+    #[test]
+    fn a_score_is_a_whole_number_where_it_is_one() {
+        let shown: Vec<String> = [355.0, 0.5, 1.0 / 3.0, -0.0, 2.0].map(score).to_vec();
+        assert_eq!(shown, ["355", "0.5", "0.33", "0", "2"]);
     }
 
     #[test]

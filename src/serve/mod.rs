@@ -926,7 +926,7 @@ async fn replay(
     Query(query): Query<ReplayQuery>,
 ) -> Result<Response, Failure> {
     let (folder, board) = (game_folder(&reader, index).await?, query.board);
-    let private = reader.stderr_private;
+    let (private, hill) = (reader.stderr_private, reader.hill);
     let page = blocking(move || {
         if !private {
             return crate::replay::html::page_of(&folder, board);
@@ -941,5 +941,26 @@ async fn replay(
             format!("game {index} has no replay to show: {e:#}"),
         )
     })?;
+    let page = with_way_back(
+        &page,
+        index,
+        if hill { "the hill" } else { "the tournament" },
+    );
     Ok(([(header::CONTENT_TYPE, "text/html; charset=utf-8")], page).into_response())
+}
+
+/// A served replay `page` (a viewer's own page, which `koth replay --html` writes alone) with
+/// a line at its top: the way back to the site's front page, `home`, and the game's number.
+fn with_way_back(page: &str, index: u32, home: &str) -> String {
+    let nav = format!(
+        "<nav id=\"way-back\" style=\"font: 14px sans-serif; margin: 0 0 8px\">\
+         <a href=\"/\">← {home}</a> · game <b id=\"game-number\">{index}</b></nav>"
+    );
+    match page.find("<body>") {
+        Some(at) => {
+            let at = at + "<body>".len();
+            format!("{}\n{nav}{}", &page[..at], &page[at..])
+        }
+        None => format!("{nav}{page}"),
+    }
 }

@@ -88,24 +88,40 @@ pub(crate) fn ratings(names: &[String], history: &[Vec<WengLinRating>]) -> anyho
         .iter()
         .map(|(name, points)| (*name, &points[..]))
         .collect();
-    banded(&lines, "rating ± σ over each bot's games", "games played")
+    banded(
+        &lines,
+        "rating ± σ over each bot's games",
+        "games played",
+        "Weng-Lin rating",
+    )
 }
 
-/// A hill bot's rating after each of its games, a line per version (`v1`, `v2`…) over the
-/// hill's game numbers, so a new version is seen taking over from the last: each line is
-/// (name, [(game, μ, σ)]).
-pub(crate) fn hill_ratings(lines: &[(String, Vec<Point>)]) -> anyhow::Result<String> {
+/// A hill bot's figure over time on its table's scale (`figure`, the table's column: points
+/// per game, or an Elo-scale rating), a line per version (`v1`, `v2`…) over the hill's game
+/// numbers, so a new version is seen taking over from the last: each line is (name, [(game,
+/// figure, half-width of its 95% interval)]).
+pub(crate) fn hill_ratings(lines: &[(String, Vec<Point>)], figure: &str) -> anyhow::Result<String> {
     let lines: Vec<(&str, &[Point])> = lines
         .iter()
         .map(|(name, points)| (name.as_str(), &points[..]))
         .collect();
-    banded(&lines, "rating ± σ after each game", "the hill's game")
+    banded(
+        &lines,
+        &format!("{figure} and its 95% interval over the hill's games"),
+        "the hill's game",
+        figure,
+    )
 }
 
-/// Lines of (x, rating, σ), each with its ± σ band shaded, captioned `caption`.
-fn banded(lines: &[(&str, &[Point])], caption: &str, x_desc: &str) -> anyhow::Result<String> {
+/// Lines of (x, value, half-width), each with its band shaded, captioned `caption`.
+fn banded(
+    lines: &[(&str, &[Point])],
+    caption: &str,
+    x_desc: &str,
+    y_desc: &str,
+) -> anyhow::Result<String> {
     let mut svg = String::new();
-    draw_bands(&mut svg, lines, caption, x_desc)
+    draw_bands(&mut svg, lines, [caption, x_desc, y_desc])
         .map_err(|e| anyhow!("cannot draw the ratings: {e}"))?;
     Ok(svg)
 }
@@ -113,8 +129,7 @@ fn banded(lines: &[(&str, &[Point])], caption: &str, x_desc: &str) -> anyhow::Re
 fn draw_bands(
     svg: &mut String,
     lines: &[(&str, &[Point])],
-    caption: &str,
-    x_desc: &str,
+    [caption, x_desc, y_desc]: [&str; 3],
 ) -> Result<(), Box<dyn std::error::Error>> {
     let points = || lines.iter().flat_map(|(_, points)| points.iter());
     let first = points().map(|p| p.0).min().unwrap_or(1).saturating_sub(1);
@@ -139,7 +154,7 @@ fn draw_bands(
         chart
             .configure_mesh()
             .x_desc(x_desc)
-            .y_desc("Weng-Lin rating")
+            .y_desc(y_desc)
             .draw()?;
         for (k, (name, points)) in lines.iter().enumerate().filter(|(_, l)| !l.1.is_empty()) {
             let colour = COLOURS[k % COLOURS.len()];

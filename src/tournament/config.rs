@@ -19,6 +19,10 @@
 //! memory_mb = 2048            # a contained bot's memory cap per process
 //! file_mb = 1024              # the largest file a contained bot may write
 //! build_timeout_s = 600       # limit of each bot's build step
+//! languages = ["python3", "/opt/python2.7/bin/python2"]
+//!                             # the interpreters and compilers bots may use: names on koth's
+//!                             # PATH, or full paths (lent to a contained bot that names the
+//!                             # program); absent = the common ones koth's PATH has
 //! keep_working_copies = false # keep each game's working copies of its bots (removed by default)
 //! record_boards = "all"       # the rat race's boards kept as replays: "first-and-faulted"
 //!                             # (board 0 and the first board the bot faulted on; the default),
@@ -80,6 +84,10 @@ pub struct Config {
     pub memory_mb: Option<u64>,
     /// The largest file a contained bot may write, in MiB; absent = 1024.
     pub file_mb: Option<u64>,
+    /// The interpreters and compilers bots may use ([`crate::bot::languages`]): names on
+    /// koth's `PATH`, or full paths, which a contained bot naming the program is lent; absent =
+    /// the common ones koth's `PATH` has.
+    pub languages: Option<Vec<String>>,
     /// The limit of each bot's build step, in seconds.
     #[serde(default = "default_build_timeout_s")]
     pub build_timeout_s: u64,
@@ -139,6 +147,9 @@ impl Config {
 
     fn check(&self) -> anyhow::Result<()> {
         let game = self.game()?;
+        if let Some(languages) = &self.languages {
+            crate::bot::languages::check(languages)?;
+        }
         let sources = [
             self.bots.is_some(),
             self.bots_file.is_some(),
@@ -378,8 +389,19 @@ impl Config {
         self.sandbox.unwrap_or(true).then(|| Sandbox {
             memory_mb: self.memory_mb.unwrap_or(default.memory_mb),
             file_mb: self.file_mb.unwrap_or(default.file_mb),
+            programs: crate::bot::languages::full_paths(self.languages.as_deref()),
             ..default
         })
+    }
+
+    /// How `bots` are contained, or `None` for `sandbox = false`: as [`Config::sandbox`], and
+    /// lent the programs a `bots_file`'s lines name by their full path (its owner's words).
+    pub(crate) fn sandbox_for(&self, bots: &[BotSpec]) -> Option<Sandbox> {
+        let mut sandbox = self.sandbox()?;
+        if self.bots_file.is_some() {
+            sandbox.programs.extend(roster::named_by_path(bots));
+        }
+        Some(sandbox)
     }
 
     pub fn jobs(&self) -> usize {

@@ -189,7 +189,7 @@ impl Tournament {
                 dir.display()
             );
         }
-        let sandbox = plan.config.sandbox();
+        let sandbox = plan.config.sandbox_for(&plan.bots);
         let store = (|| {
             let built = build::prepare(&plan.bots, plan.config.build_limit(), sandbox.as_ref())?;
             std::fs::create_dir_all(dir.join("games")).with_context(|| {
@@ -243,7 +243,7 @@ impl Tournament {
             .filter(|b| !benched.contains(b))
             .map(|b| bots[b].clone())
             .collect();
-        let sandbox = config.sandbox();
+        let sandbox = config.sandbox_for(&bots);
         if sandbox.is_some() {
             sandbox::check_available()?;
         }
@@ -358,6 +358,7 @@ impl Tournament {
             .meta("seed")?
             .and_then(|s| s.parse().ok())
             .context("the results database has no master seed")?;
+        let sandbox = config.sandbox_for(&bots);
         Ok(Tournament {
             dir,
             name: store.meta("name")?.unwrap_or_default(),
@@ -372,7 +373,7 @@ impl Tournament {
             keep_working_copies: config.keep_working_copies,
             options: config.options.clone(),
             jobs,
-            sandbox: config.sandbox(),
+            sandbox,
             store,
             refused,
             claimant: Claimant::new(worker::DEFAULT_LEASE_S),

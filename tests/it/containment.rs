@@ -290,6 +290,90 @@ fn paths_game(contained: bool) -> String {
 }
 
 #[test]
+fn an_interpreter_a_bots_txt_names_by_its_full_path_off_path_is_lent_to_its_contained_bot() {
+    // Funnelweb's case: its bots.txt line names a Python by a full path on no PATH. Here a
+    // python3 reached through a link in a folder of its own.
+    let arena = arena::arena();
+    let interpreters = tempfile::tempdir().unwrap();
+    let python = interpreters.path().join("bin").join("python3");
+    std::fs::create_dir_all(python.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(which("python3"), &python).unwrap();
+    std::fs::write(
+        arena.path().join("bots.txt"),
+        format!(
+            "Random Builder\npaths-random-builder\n{} random_builder.py\n\
+             Checkpoint\npaths-checkpoint\nbash checkpoint.sh\n",
+            python.display()
+        ),
+    )
+    .unwrap();
+    let log = arena.path().join("log");
+    let output = Command::new(env!("CARGO_BIN_EXE_koth"))
+        .current_dir(arena.path())
+        .args([
+            "paths",
+            "--bots-file",
+            "bots.txt",
+            "--sandbox",
+            "--rounds",
+            "2",
+        ])
+        .args(["--seed", "7", "--log-dir"])
+        .arg(&log)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let results = std::fs::read_to_string(log.join("results.json")).unwrap();
+    assert!(!results.contains("\"kind\""), "a bot faulted: {results}");
+}
+
+#[test]
+fn a_tournament_runs_a_language_its_file_names_by_full_path_for_the_contained_bots_naming_it() {
+    // An interpreter on no PATH, named by full path in the tournament file's `languages`; the
+    // bot's own bot.toml names it by its name alone.
+    let arena = arena::arena();
+    let interpreters = tempfile::tempdir().unwrap();
+    let python = interpreters.path().join("bin").join("koth-test-python");
+    std::fs::create_dir_all(python.parent().unwrap()).unwrap();
+    // The interpreter itself (a pyenv shim would take the link's name for the program's).
+    let real = Command::new("python3")
+        .args([
+            "-c",
+            "import os, sys; print(os.path.realpath(sys.executable))",
+        ])
+        .output()
+        .unwrap();
+    let real = String::from_utf8(real.stdout).unwrap();
+    std::os::unix::fs::symlink(real.trim(), &python).unwrap();
+    std::fs::write(
+        arena.path().join("bots/paths-random-builder/bot.toml"),
+        "name = \"Random Builder\"\nrun = \"koth-test-python random_builder.py\"\n\
+         games = [\"paths\"]\n",
+    )
+    .unwrap();
+    let file = arena.path().join("t.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "game = \"paths\"\nbots = [\"bots/paths-random-builder\", \"bots/paths-checkpoint\"]\n\
+             games = 2\nrounds = 2\nseed = 3\njobs = 1\nlanguages = [{:?}, \"bash\"]\n",
+            python.display().to_string()
+        ),
+    )
+    .unwrap();
+    let dir = arena.path().join("t");
+    tournament::run_tournament(&file, &dir, &[]);
+    let faulted = "SELECT COUNT(*) FROM results WHERE timed_out_faults + crashed_faults \
+                   + bad_output_faults + failed_to_start_faults > 0";
+    assert_eq!(tournament::query(&dir, faulted), 0);
+    assert_eq!(tournament::query(&dir, "SELECT COUNT(*) FROM results"), 4);
+}
+
+#[test]
 fn sample_bots_play_the_same_game_contained() {
     assert_eq!(paths_game(true), paths_game(false));
 }

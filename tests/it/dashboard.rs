@@ -76,7 +76,9 @@ pub(crate) async fn browser() -> (Browser, Client) {
                      "--disable-component-update", "--disable-sync", "--disable-breakpad",
                      "--window-size=1400,1400",
                      format!("--user-data-dir={}", browser.profile.path().display())]
-        }
+        },
+        // Kept so that a test can read the console: every script error a page throws.
+        "goog:loggingPrefs": { "browser": "ALL" }
     });
     let started = Instant::now();
     loop {
@@ -92,6 +94,41 @@ pub(crate) async fn browser() -> (Browser, Client) {
             Err(_) => tokio::time::sleep(Duration::from_millis(200)).await,
         }
     }
+}
+
+/// chromedriver's command for the browser's console since it was last read (its `se/log`,
+/// kept by the session's `goog:loggingPrefs`).
+#[derive(Debug)]
+struct ConsoleLog;
+
+impl fantoccini::wd::WebDriverCompatibleCommand for ConsoleLog {
+    fn endpoint(
+        &self,
+        base: &url::Url,
+        session: Option<&str>,
+    ) -> Result<url::Url, url::ParseError> {
+        base.join(&format!("session/{}/se/log", session.unwrap_or_default()))
+    }
+
+    fn method_and_body(&self, _: &url::Url) -> (axum::http::Method, Option<String>) {
+        (
+            axum::http::Method::POST,
+            Some(r#"{"type": "browser"}"#.to_string()),
+        )
+    }
+}
+
+/// The errors the browser's console received since it was last read: a script's uncaught
+/// error or rejection, and `console.error`. (A failed load of a page's resource is the
+/// network's, told by its status, not the script's; the favicon every page lacks is one.)
+pub(crate) async fn console_errors(client: &Client) -> Vec<String> {
+    let log = client.issue_cmd(ConsoleLog).await.unwrap();
+    log.as_array()
+        .unwrap_or_else(|| panic!("the console log is a list: {log}"))
+        .iter()
+        .filter(|entry| entry["level"] == "SEVERE" && entry["source"] != "network")
+        .map(|entry| entry["message"].as_str().unwrap_or_default().to_string())
+        .collect()
 }
 
 /// A Mad Cars tournament of `games` games, one at a time, in `dir`.

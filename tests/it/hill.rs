@@ -662,4 +662,81 @@ fn a_new_hill_with_fewer_bots_than_a_game_seats_plays_them_all() {
     assert_eq!(query(&dir, "SELECT COUNT(*) FROM results"), 4);
     // L with T: 8 points and 2, each game.
     assert_eq!(query(&dir, "SELECT CAST(SUM(score) AS INTEGER) FROM results"), 20);
+
+#[test]
+fn a_hill_lists_the_languages_it_offers_and_refuses_a_bot_using_another_or_a_full_path() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = hill(
+        tmp.path(),
+        "sandbox = false\nlanguages = [\"python3\", \"sh\"]\n",
+    );
+    let graded_bot = graded(tmp.path(), "good", "Good", 1.0);
+    // A bot in a language the hill does not offer, and one naming its interpreter by a path.
+    let bash = tmp.path().join("bash-bot");
+    std::fs::create_dir_all(&bash).unwrap();
+    std::fs::write(
+        bash.join("bot.toml"),
+        "name = \"Bash\"\nrun = \"bash bot.sh\"\ngames = [\"tictactoe\"]\n",
+    )
+    .unwrap();
+    let pathed = tmp.path().join("pathed");
+    std::fs::create_dir_all(&pathed).unwrap();
+    std::fs::copy(graded_bot.join("graded.py"), pathed.join("graded.py")).unwrap();
+    std::fs::write(
+        pathed.join("bot.toml"),
+        "name = \"Pathed\"\nrun = \"/usr/bin/python3 -u graded.py 1.0\"\n\
+         games = [\"tictactoe\"]\n",
+    )
+    .unwrap();
+    let output = add(&dir, &[&graded_bot, &bash, &pathed]);
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(!output.status.success(), "{said}");
+    assert!(
+        said.contains(
+            "its command uses `bash`, which this hill does not offer (it offers python3, sh)"
+        ),
+        "{said}"
+    );
+    assert!(
+        said.contains(
+            "its command names the program /usr/bin/python3 by a full path: name the language \
+             instead (this hill offers python3, sh)"
+        ),
+        "{said}"
+    );
+    assert_eq!(
+        query(&dir, "SELECT COUNT(*) FROM hill_versions"),
+        1,
+        "{said}"
+    );
+
+    // `hill status` and `/api/hill` list them with their versions.
+    let status = succeed(koth().args(["hill", "status"]).arg(&dir));
+    let status = String::from_utf8_lossy(&status.stdout);
+    let listed = status
+        .split_once("Languages offered")
+        .unwrap_or_else(|| panic!("{status}"))
+        .1;
+    assert!(listed.contains("\n  python3  Python 3."), "{status}");
+    assert!(listed.contains("\n  sh "), "{status}");
+    let (_server, port) = crate::dashboard::serve(&dir);
+    let (head, body) = crate::dashboard::get(port, "/api/hill");
+    assert!(head.contains(" 200 "), "{head}: {body}");
+    let api: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let languages = api["languages"].as_array().unwrap();
+    let names: Vec<&str> = languages
+        .iter()
+        .map(|l| l["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["python3", "sh"], "{api}");
+    assert!(
+        languages[0]["version"]
+            .as_str()
+            .is_some_and(|v| v.starts_with("Python 3.")),
+        "{api}"
+    );
 }

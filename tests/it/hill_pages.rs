@@ -2,10 +2,16 @@
 //! dashboard's tests drive it), against `koth hill run --serve` while the hill plays, and
 //! `koth serve` of the hill folder after. Screenshots go to `target/test-screenshots/`.
 
-use crate::dashboard::{browser, get, screenshot, serve, serving, text_of, until, until_drawn};
+use std::path::{Path, PathBuf};
+
+use fantoccini::{Client, Locator};
+
+use crate::dashboard::{
+    browser, console_errors, get, screenshot, serve, serving, text_of, until, until_drawn,
+};
 use crate::dashboard_guard::exchange;
 use crate::hill::{add_ok, graded, hill, hill_command};
-use crate::support::tournament::succeed;
+use crate::support::tournament::{query, succeed};
 
 /// A bot name that is HTML, and a script's end: it must show as these characters.
 const MARKUP: &str = "<img src=x onerror=\"window.pwned=1\"> & </script>";
@@ -13,11 +19,15 @@ const MARKUP: &str = "<img src=x onerror=\"window.pwned=1\"> & </script>";
 #[test]
 fn the_hill_s_pages_show_its_king_and_board_live_each_bot_and_names_as_text() {
     let tmp = tempfile::tempdir().unwrap();
-    let dir = hill(tmp.path(), "sandbox = false\nplacement_games = 2\n");
+    let dir = hill(
+        tmp.path(),
+        "sandbox = false\nplacement_games = 2\nsuspend_window = 4\nsuspend_share = 0.2\n",
+    );
     let strong = graded(tmp.path(), "strong", "Strong", 1.0);
     let weak = graded(tmp.path(), "weak", "Weak", 0.0);
     let markup = graded(tmp.path(), "markup", MARKUP, 0.5);
-    add_ok(&dir, &[&strong, &weak, &markup]);
+    let flaky = flaky(tmp.path(), &strong);
+    add_ok(&dir, &[&strong, &weak, &markup, &flaky]);
     // Weak's second version, so its page has two.
     std::fs::write(
         weak.join("bot.toml"),
@@ -25,12 +35,26 @@ fn the_hill_s_pages_show_its_king_and_board_live_each_bot_and_names_as_text() {
     )
     .unwrap();
     add_ok(&dir, &[&weak]);
-    succeed(
-        hill_command(&dir)
-            .args(["hill", "run"])
-            .arg(&dir)
-            .args(["--games", "6"]),
-    );
+    // Played until Strong is king and Flaky suspended (a few runs of 6 games at most).
+    let strong_crowned = "SELECT COUNT(*) FROM hill_kings k JOIN hill_versions v \
+                          ON v.id = k.version WHERE v.name = 'Strong'";
+    let flaky_suspended = "SELECT COUNT(*) FROM hill_versions WHERE suspended IS NOT NULL";
+    for _ in 0..10 {
+        if query(&dir, strong_crowned) > 0 && query(&dir, flaky_suspended) > 0 {
+            break;
+        }
+        succeed(
+            hill_command(&dir)
+                .args(["hill", "run"])
+                .arg(&dir)
+                .args(["--games", "6"]),
+        );
+    }
+    assert_eq!(query(&dir, strong_crowned), 1, "Strong was crowned");
+    assert_eq!(query(&dir, flaky_suspended), 1, "Flaky was suspended");
+    // Strong's second version, as strong: crowned in its turn, v1 is then a former king.
+    std::fs::write(strong.join("notes.txt"), "the second version\n").unwrap();
+    add_ok(&dir, &[&strong]);
 
     let (run, url) = serving(
         hill_command(&dir)
@@ -42,7 +66,25 @@ fn the_hill_s_pages_show_its_king_and_board_live_each_bot_and_names_as_text() {
     let runtime = koth::game::runtime().unwrap();
     runtime.block_on(async {
         let (_driver, client) = browser().await;
+        // The check itself: an error a page throws is read from its console.
         client.goto(&url).await.unwrap();
+        console_errors(&client).await;
+        client
+            .execute(
+                "setTimeout(() => { throw new Error('thrown by the test'); });",
+                vec![],
+            )
+            .await
+            .unwrap();
+        until("the console has the error thrown", || async {
+            console_errors(&client)
+                .await
+                .iter()
+                .any(|e| e.contains("thrown by the test"))
+        })
+        .await;
+
+        opens_cleanly(&client, &url, "/api/hill").await;
         until("the page shows the king", || async {
             let king = text_of(&client, "#king").await;
             king != "none yet" && (king.ends_with(" v1") || king.ends_with(" v2"))
@@ -83,7 +125,8 @@ fn the_hill_s_pages_show_its_king_and_board_live_each_bot_and_names_as_text() {
                 .any(|name| name == MARKUP),
             "{markup_cells}"
         );
-        // The last games say why each was chosen.
+        // The last games say why each was chosen, and their scores as the game gave them: a
+        // whole number without decimals.
         until("the last games are listed", || async {
             text_of(&client, "#last").await.contains(" v1")
         })
@@ -92,6 +135,21 @@ fn the_hill_s_pages_show_its_king_and_board_live_each_bot_and_names_as_text() {
         assert!(
             last.contains("placement game") || last.contains("against"),
             "{last}"
+        );
+        let scores = client
+            .execute(
+                "return [...document.querySelectorAll('#last tr')].slice(1) \
+                 .map((row) => row.cells[1].textContent).join(' · ');",
+                vec![],
+            )
+            .await
+            .unwrap();
+        let scores = scores.as_str().unwrap();
+        assert!(
+            scores.contains(" v1 ")
+                && !scores.split_whitespace().any(|word| word.contains('.')
+                    && word.parse::<f64>().is_ok_and(|x| x.fract() == 0.0)),
+            "{scores}"
         );
         screenshot(&client, "hill.png").await;
 
@@ -108,8 +166,9 @@ fn the_hill_s_pages_show_its_king_and_board_live_each_bot_and_names_as_text() {
         let stayed = client.execute("return window.stayed;", vec![]).await;
         assert_eq!(stayed.unwrap(), true, "the page was not reloaded");
 
-        // A game's link opens its replay. (Followed by its address: the table is redrawn as
-        // games end, so an element found one moment may be gone the next.)
+        // A game's link opens its replay, with its number and the way back to the hill.
+        // (Followed by its address: the table is redrawn as games end, so an element found one
+        // moment may be gone the next.)
         let link = client
             .execute(
                 "return document.querySelector(\"#last a[href^='/games/']\").getAttribute('href');",
@@ -117,11 +176,9 @@ fn the_hill_s_pages_show_its_king_and_board_live_each_bot_and_names_as_text() {
             )
             .await
             .unwrap();
+        let link = link.as_str().unwrap();
         client
-            .goto(&format!(
-                "{url}{}",
-                link.as_str().unwrap().trim_start_matches('/')
-            ))
+            .goto(&format!("{url}{}", link.trim_start_matches('/')))
             .await
             .unwrap();
         until("the replay opens", || async {
@@ -134,64 +191,86 @@ fn the_hill_s_pages_show_its_king_and_board_live_each_bot_and_names_as_text() {
             replay.contains("koth replay: noughts"),
             "a noughts & crosses replay"
         );
+        assert_eq!(
+            text_of(&client, "#way-back").await,
+            format!("← the hill · game {}", link.trim_start_matches("/games/"))
+        );
+        let errors = console_errors(&client).await;
+        assert!(errors.is_empty(), "the replay's script errors: {errors:?}");
+        client
+            .find(Locator::Css("#way-back a"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        until("the way back leads to the hill", || async {
+            client.current_url().await.unwrap().path() == "/"
+        })
+        .await;
 
-        // Weak's page: both versions, its rating plot, its opponents.
-        client.goto(&format!("{url}bots/Weak")).await.unwrap();
+        // Weak's page: both versions, the first replaced by the second, its plot of the
+        // table's figure, its opponents.
+        let weak_page = format!("{url}bots/Weak");
+        opens_cleanly(&client, &weak_page, "/api/hill/bots/Weak").await;
         until("Weak's page lists both versions", || async {
             let versions = text_of(&client, "#versions").await;
-            versions.contains("v2") && versions.contains("v1") && versions.contains("replaced")
+            versions.contains("v2 active") && versions.contains("v1 replaced by v2")
         })
         .await;
         until_drawn(&client, "ratings", 900).await;
         assert!(text_of(&client, "#opponents").await.contains("Strong"));
         screenshot(&client, "hill-bot.png").await;
 
-        // A king's page, drawn again by its script: its reigns read as text (they once broke
-        // the script, an object taken for an array).
-        client.goto(&url).await.unwrap();
-        let king = client
-            .execute(
-                "return document.querySelector(\"#kings a[href^='/bots/']\").getAttribute('href');",
-                vec![],
-            )
-            .await
-            .unwrap();
-        client
-            .goto(&format!(
-                "{url}{}",
-                king.as_str().unwrap().trim_start_matches('/')
-            ))
-            .await
-            .unwrap();
-        let failed = client
-            .execute(
-                "return (async () => { try { show(await json(`/api/hill${path}`)); return ''; } \
-                 catch (e) { return String(e.message); } })();",
-                vec![],
-            )
-            .await
-            .unwrap();
-        assert_eq!(failed, "", "the king's page script failed");
-        until("the king's reigns are shown", || async {
-            let reigns = text_of(&client, "#reigns").await;
-            reigns.starts_with('v') && reigns.contains("from game") && !reigns.contains("undefined")
+        // Flaky's page: suspended, with why.
+        opens_cleanly(&client, &format!("{url}bots/Flaky"), "/api/hill/bots/Flaky").await;
+        let versions = text_of(&client, "#versions").await;
+        assert!(
+            versions.contains("v1 suspended") && versions.contains("faults (crashed"),
+            "{versions}"
+        );
+
+        // Strong's page: a former king (v1, until its successor was crowned) and the king (v2).
+        until("Strong v2 is crowned", || async {
+            client
+                .execute(
+                    "return fetch('/api/hill').then((r) => r.json()).then((h) => h.king);",
+                    vec![],
+                )
+                .await
+                .unwrap()
+                == "Strong v2"
         })
         .await;
+        opens_cleanly(
+            &client,
+            &format!("{url}bots/Strong"),
+            "/api/hill/bots/Strong",
+        )
+        .await;
+        let reigns = text_of(&client, "#reigns").await;
+        assert!(
+            reigns.starts_with("v1 from game ")
+                && reigns.contains(") until game ")
+                && reigns.contains("; v2 from game ")
+                && reigns.ends_with("until now"),
+            "{reigns}"
+        );
+        let versions = text_of(&client, "#versions").await;
+        assert!(versions.contains("v1 replaced by v2"), "{versions}");
 
         // The page of the bot whose name is markup shows the name as text.
-        client
-            .goto(&format!(
-                "{url}bots/{}",
-                MARKUP
-                    .bytes()
-                    .map(|b| match b.is_ascii_alphanumeric() {
-                        true => char::from(b).to_string(),
-                        false => format!("%{b:02X}"),
-                    })
-                    .collect::<String>()
-            ))
-            .await
-            .unwrap();
+        let markup_page = format!(
+            "{url}bots/{}",
+            MARKUP
+                .bytes()
+                .map(|b| match b.is_ascii_alphanumeric() {
+                    true => char::from(b).to_string(),
+                    false => format!("%{b:02X}"),
+                })
+                .collect::<String>()
+        );
+        opens_cleanly(&client, &markup_page, "/api/hill/bots/").await;
         until("its page names it", || async {
             text_of(&client, "#title").await == MARKUP
         })
@@ -255,13 +334,75 @@ fn the_hill_s_pages_show_its_king_and_board_live_each_bot_and_names_as_text() {
     assert!(status.contains(" 200 "), "{status}: {page}");
     assert!(page.contains("<h1 id=\"title\">Weak</h1>"), "{page}");
     assert!(
-        page.contains("replaced") && page.contains(">Strong</a>"),
+        page.contains("replaced by v2") && page.contains(">Strong</a>"),
         "{page}"
     );
     assert!(page.contains("src=\"/bots/Weak/ratings.svg\""), "{page}");
     let (status, page) = get(port, "/bots/Nobody");
     assert!(status.contains(" 404 "), "{status}: {page}");
     assert!(page.contains("no bot called &quot;Nobody&quot;"), "{page}");
+}
+
+/// A bot that plays its validation game perfectly, then crashes at its first move in every
+/// game: suspended after a few.
+fn flaky(root: &Path, graded_bot: &Path) -> PathBuf {
+    let flaky = root.join("flaky");
+    std::fs::create_dir_all(&flaky).unwrap();
+    let counter = root.join("flaky-games");
+    std::fs::write(
+        flaky.join("flaky.sh"),
+        format!(
+            "#!/bin/sh\necho x >> {counter:?}\n\
+             if [ $(wc -l < {counter:?}) -gt 2 ]; then exit 3; fi\n\
+             exec python3 -u {:?} 1.0\n",
+            graded_bot.join("graded.py")
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        flaky.join("bot.toml"),
+        "name = \"Flaky\"\nrun = \"sh flaky.sh\"\ngames = [\"tictactoe\"]\n",
+    )
+    .unwrap();
+    flaky
+}
+
+/// Opens the page at `url` and waits until its script has read `api` (an address its script
+/// fetches, or the start of one); fails on any error its script threw, in the console, or
+/// showed in its error line.
+async fn opens_cleanly(client: &Client, url: &str, api: &str) {
+    client.goto(url).await.unwrap();
+    until(&format!("{url} read {api}"), || async {
+        let read = client
+            .execute(
+                "return document.readyState === 'complete' && performance \
+                 .getEntriesByType('resource') \
+                 .some((r) => new URL(r.name).pathname.startsWith(arguments[0]) && r.responseEnd > 0);",
+                vec![api.into()],
+            )
+            .await
+            .unwrap();
+        read == true
+    })
+    .await;
+    // The page drawn again by its own script from the same address: an error its drawing
+    // throws is returned (the page's own drawing shows it in its error line).
+    let failed = client
+        .execute(
+            "return (async () => { try { if (typeof path === 'string') \
+             show(await json(`/api/hill${path}`)); else show(await json('/api/hill')); \
+             return ''; } catch (e) { return String(e.message); } })();",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(failed, "", "{url}: its script failed");
+    let errors = console_errors(client).await;
+    assert!(
+        errors.is_empty(),
+        "{url}: script errors in the console: {errors:?}"
+    );
+    assert_eq!(text_of(client, "#error").await, "", "{url}: its error line");
 }
 
 /// A name as the server writes it into a page.

@@ -299,7 +299,12 @@ fn the_web_viewer_explains_a_turn_its_answers_their_times_and_a_fault_with_its_r
     let profile = dir.path().join("chromium-profile");
     let dom =
         String::from_utf8_lossy(&chromium(&profile, &["--dump-dom"], &url).stdout).into_owned();
-    assert!(dom.contains(&format!("Answers in turn {turn}")), "{dom}");
+    // Turns are numbered from 1 wherever a person reads them: the fault's turn (0-based in the
+    // protocol and results.json) is the grid's "turn N of M" and its answers' "turn N".
+    assert!(
+        dom.contains(&format!("Answers in turn {}", turn + 1)),
+        "{dom}"
+    );
     // Every fault is listed with its reason; the one of this turn is marked, and stands in its
     // bot's answer row.
     assert!(dom.contains(reason), "{dom}");
@@ -360,7 +365,8 @@ fn the_terminal_viewer_explains_a_turn_its_answers_a_fault_the_stderr_and_a_vert
     let text = screen.join("\n");
     let shows = |what: &str| screen.iter().any(|line| line.contains(what));
 
-    assert!(shows(&format!("answers in turn {turn}")), "{text}");
+    assert!(shows(&format!("answers in turn {}", turn + 1)), "{text}");
+    assert!(shows(&format!("turn {}/", turn + 1)), "{text}");
     // Column answered: what it activated and a time from its transcript, in its row.
     let column_row = screen
         .iter()
@@ -380,7 +386,7 @@ fn the_terminal_viewer_explains_a_turn_its_answers_a_fault_the_stderr_and_a_vert
         "{text}"
     );
     assert!(
-        shows(&format!("faults in turn {turn} (2 in the game)")),
+        shows(&format!("faults in turn {} (2 in the game)", turn + 1)),
         "{text}"
     );
     // The reason may wrap: the side panel's lines, read as one text.
@@ -406,7 +412,7 @@ fn the_terminal_viewer_explains_a_turn_its_answers_a_fault_the_stderr_and_a_vert
     );
 
     // Steps: n and p move a turn; the cursor moves with arrows and hjkl to Column's vertex
-    // (2, 0), which it activated in turn 0.
+    // (2, 0), which it activated in its first turn (turn 1).
     assert!(viewer.key(KeyCode::Char('n')));
     assert_shows(&mut viewer, &format!("turn {}/", turn + 2));
     assert!(viewer.key(KeyCode::Char('p')));
@@ -421,7 +427,7 @@ fn the_terminal_viewer_explains_a_turn_its_answers_a_fault_the_stderr_and_a_vert
     let text = screen.join("\n");
     assert!(text.contains("vertex (2, 0)"), "{text}");
     assert!(text.contains("owners: Column"), "{text}");
-    assert!(text.contains("turn 0: activated by Column"), "{text}");
+    assert!(text.contains("turn 1: activated by Column"), "{text}");
     // Speed, play/pause, and whose stderr: tab goes on from the late bot to Column.
     assert!(viewer.key(KeyCode::Char('+')));
     assert_shows(

@@ -67,7 +67,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     // A mistake in --map, --car or --matches is reported before any folder is made.
     play::draw_pairs(&options, args.matches, seed)?;
-    let (log_dir, bots) = cli::match_folder("madcars", seed, &args.log_dir, &args.contain, &bots)?;
+    let (log_dir, bots) = cli::match_folder(
+        "madcars",
+        seed,
+        &args.log_dir,
+        &args.contain,
+        &bots,
+        Vec::new(),
+    )?;
     let names = bots.iter().map(|b| b.name.clone()).collect();
     let (bar, progress) = report::match_progress(args.matches, "match", names);
     // Held until the game ends, so no other koth pins to the CPU meanwhile.

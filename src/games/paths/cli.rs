@@ -49,7 +49,13 @@ pub(crate) fn command() -> GameCommand {
 pub fn run(args: Args) -> anyhow::Result<()> {
     let bots = load_bots(&args)?;
     let seed = args.seed.choose();
-    let (log_dir, bots) = cli::match_folder("paths", seed, &args.log_dir, &args.contain, &bots)?;
+    // A bots.txt is its owner's: a program its lines name by full path is lent to its bot.
+    let lent = match args.bots_file {
+        Some(_) => roster::named_by_path(&bots),
+        None => Vec::new(),
+    };
+    let (log_dir, bots) =
+        cli::match_folder("paths", seed, &args.log_dir, &args.contain, &bots, lent)?;
     let names = bots.iter().map(|b| b.name.clone()).collect();
     let (bar, progress) = report::match_progress(args.rounds, "round", names);
     // Held until the game ends, so no other koth pins to the CPU meanwhile.

@@ -321,7 +321,7 @@ impl<'a> Viewer<'a> {
         let played = self.played().filter(|&t| self.record(t).is_some());
         match (&self.game.turns, played) {
             (None, _) => " answers: no replay.jsonl ".to_string(),
-            (_, Some(turn)) => format!(" answers in turn {turn} "),
+            (_, Some(turn)) => format!(" answers in turn {} ", turn + 1),
             (_, None) => " answers: none yet this round ".to_string(),
         }
     }
@@ -362,7 +362,7 @@ impl<'a> Viewer<'a> {
     fn faults_title(&self) -> String {
         let total = self.explanation.faults.len();
         match self.played() {
-            Some(turn) => format!(" faults in turn {turn} ({total} in the game) "),
+            Some(turn) => format!(" faults in turn {} ({total} in the game) ", turn + 1),
             None => format!(" faults ({total} in the game) "),
         }
     }
@@ -427,7 +427,10 @@ impl<'a> Viewer<'a> {
                 "broken"
             };
             let name = bots.get(event.bot).map_or("?", String::as_str);
-            lines.push(Line::raw(format!("turn {}: {what} by {name}", event.turn)));
+            lines.push(Line::raw(format!(
+                "turn {}: {what} by {name}",
+                event.turn + 1
+            )));
         }
         Paragraph::new(lines)
             .wrap(Wrap { trim: false })
