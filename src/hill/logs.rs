@@ -215,8 +215,8 @@ pub(crate) fn seated(store: &Store, game: u32) -> anyhow::Result<Vec<String>> {
 }
 
 /// A copy of game folder `folder` as everyone may read it: each bot's stderr file saying it is
-/// [`KEPT_FOR_AUTHOR`], and the fault reasons of its results and transcripts in koth's words
-/// alone ([`public_reason`]).
+/// [`KEPT_FOR_AUTHOR`], and the fault reasons of its transcripts and JSON records (its
+/// `results.json`, a game's own) in koth's words alone ([`public_reason`]).
 pub(crate) fn public_copy(folder: &Path) -> anyhow::Result<tempfile::TempDir> {
     let copy = tempfile::tempdir().context("cannot make a folder for a game's public copy")?;
     for entry in
@@ -250,16 +250,7 @@ pub(crate) fn public_copy(folder: &Path) -> anyhow::Result<tempfile::TempDir> {
                 let public: Vec<String> = text.lines().map(public_reason).collect();
                 std::fs::write(to.join(&plain), public.join("\n") + "\n")?;
             }
-        } else if name == crate::game::RESULTS_FILE {
-            let text = std::fs::read_to_string(&from)
-                .with_context(|| format!("cannot read {}", from.display()))?;
-            let public = match serde_json::from_str::<serde_json::Value>(&text) {
-                Ok(mut results) => {
-                    public_reasons(&mut results);
-                    results.to_string()
-                }
-                Err(_) => text,
-            };
+        } else if let Some(public) = public_json(&from) {
             std::fs::write(&to, public)?;
         } else if entry.file_type()?.is_dir() {
             crate::bot::build::copy_folder(&from, &to)?;
@@ -270,20 +261,34 @@ pub(crate) fn public_copy(folder: &Path) -> anyhow::Result<tempfile::TempDir> {
     Ok(copy)
 }
 
-/// Every `reason` of `value`, at any depth, in koth's words alone.
-fn public_reasons(value: &mut serde_json::Value) {
-    match value {
-        serde_json::Value::Object(fields) => {
-            for (key, field) in fields.iter_mut() {
-                match field {
-                    serde_json::Value::String(reason) if key == "reason" => {
-                        *reason = public_reason(reason);
-                    }
-                    field => public_reasons(field),
-                }
-            }
+/// A JSON file's text (`results.json`, a game's own `.json` or `.jsonl` records) with every
+/// string in it that quotes a bot's stderr in koth's words alone; `None` for any other file.
+fn public_json(file: &Path) -> Option<String> {
+    let lines = match file.extension()?.to_str()? {
+        "json" => false,
+        "jsonl" => true,
+        _ => return None,
+    };
+    let text = std::fs::read_to_string(file).ok()?;
+    let public = |text: &str| match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(mut value) => {
+            public_strings(&mut value);
+            value.to_string()
         }
-        serde_json::Value::Array(items) => items.iter_mut().for_each(public_reasons),
+        Err(_) => text.to_string(),
+    };
+    Some(match lines {
+        true => text.lines().map(|line| public(line) + "\n").collect(),
+        false => public(&text),
+    })
+}
+
+/// Every string of `value`, at any depth, that quotes a bot's stderr, in koth's words alone.
+fn public_strings(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::String(text) => *text = public_reason(text),
+        serde_json::Value::Object(fields) => fields.values_mut().for_each(public_strings),
+        serde_json::Value::Array(items) => items.iter_mut().for_each(public_strings),
         _ => {}
     }
 }

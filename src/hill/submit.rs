@@ -287,14 +287,15 @@ fn watch_games(
         Some(standing) => {
             let figure = |x: Option<f64>| x.map_or("-".to_string(), |x| format!("{x:.1}"));
             println!(
-                "{bot} v{version} after {} games: rank {} of {}, {} {} (95% interval {} to {})",
+                "{bot} v{version} after {} games: rank {} of {}, {} (95% interval {} to {})\n  \
+                 the table's figure: {}",
                 standing.games,
                 standing.rank,
                 board.standings.len(),
-                board.statistic,
                 figure(standing.rating),
                 figure(standing.low),
                 figure(standing.high),
+                board.statistic,
             );
         }
         None => println!(

@@ -1436,5 +1436,12 @@ fn an_author_reads_their_bots_ranked_game_logs_and_no_one_else_does() {
     let public = status_of(url, mine[0]["id"].as_str().unwrap(), Some(&bob));
     assert_eq!(public["status"], "suspended", "{public}");
     assert!(!public.to_string().contains("RANKED-SECRET"), "{public}");
+
+    // A bot that plays: `--wait-games` ends with its standing.
+    let steady = bot(tmp.path(), "steady", "Steady", 0.9, "");
+    let (ok, printed) = submit_with(&steady, url, &ada, &["--wait", "--wait-games", "1"]);
+    assert!(ok, "{printed}");
+    assert!(printed.contains("Steady v1 after "), "{printed}");
+    assert!(printed.contains("the table's figure: "), "{printed}");
     drop(served);
 }
