@@ -74,12 +74,21 @@ fn grace_note(grace: Duration) -> String {
     }
 }
 
+/// What stands between a reason in koth's words and the bot's stderr it quotes.
+const STDERR_QUOTE: &str = "; last stderr: ";
+
 fn tail_suffix(tail: &str) -> String {
     if tail.is_empty() {
         String::new()
     } else {
-        format!("; last stderr: {tail}")
+        format!("{STDERR_QUOTE}{tail}")
     }
+}
+
+/// A fault's reason without the bot's stderr it quotes, if it quotes any: what koth said alone
+/// (a hill shows the rest to the bot's author only).
+pub(crate) fn without_stderr(reason: &str) -> Option<&str> {
+    reason.find(STDERR_QUOTE).map(|at| &reason[..at])
 }
 
 impl BotError {

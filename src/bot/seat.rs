@@ -462,7 +462,7 @@ pub(crate) fn prepare_files(
 }
 
 /// A file name per bot, from its folder (with a number appended when two bots share a folder).
-fn slugs(bots: &[BotSpec]) -> Vec<String> {
+pub(crate) fn slugs(bots: &[BotSpec]) -> Vec<String> {
     let mut used = HashSet::new();
     bots.iter()
         .map(|bot| {

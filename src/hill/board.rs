@@ -185,6 +185,14 @@ pub(crate) fn of(store: &Store) -> anyhow::Result<HillBoard> {
 }
 
 impl HillBoard {
+    /// As everyone may read it where a bot's stderr is its author's: suspensions' reasons in
+    /// koth's words alone.
+    pub(crate) fn in_public(&mut self) {
+        for suspended in &mut self.suspended {
+            suspended.reason = super::logs::public_reason(&suspended.reason);
+        }
+    }
+
     pub(crate) fn render(&self, format: Format) -> String {
         let column = ranking::column(self.ranking);
         let head: Vec<String> = [

@@ -1,4 +1,4 @@
-//! `koth hill create|add|run|status|retire|resume-bot|backup|restore`, and `koth leaderboard` on a hill
+//! `koth hill create|add|run|status|retire|resume-bot|author|submit|logs|backup|restore`, and `koth leaderboard` on a hill
 //! folder: a thin door onto the hill's core.
 
 use std::ffi::{OsStr, OsString};
@@ -107,10 +107,34 @@ enum Command {
         /// Your author token (`koth hill author add` printed it).
         #[arg(long, value_name = "TOKEN", env = "KOTH_TOKEN", hide_env_values = true)]
         token: String,
-        /// Follow the submission until it is active or refused, printing its build log and
-        /// the reason; exit non-zero if refused.
+        /// Follow the submission until it is active or refused, printing its build log, each
+        /// distinct fault and its stderr once, and the reason; exit non-zero if refused.
         #[arg(long)]
         wait: bool,
+        /// With --wait: follow the active version into its first N ranked games and print its
+        /// standing then (rank, the table's figure, games); exit non-zero if it is suspended,
+        /// printing why and the `koth hill logs` command that reads its logs.
+        #[arg(long, value_name = "N", requires = "wait")]
+        wait_games: Option<u32>,
+    },
+    /// Read your bot's faults and stderr (and its transcript) of a game it played on a hill's
+    /// server, as its author: its latest game, or game N; its last games are listed.
+    Logs {
+        /// The bot's name.
+        #[arg(value_name = "NAME")]
+        name: String,
+        /// The game's number [default: the bot's latest game].
+        #[arg(long, value_name = "N")]
+        game: Option<u32>,
+        /// The hill's address (http://host:port, as `hill run --serve` or its proxy serves it).
+        #[arg(long, value_name = "URL")]
+        to: String,
+        /// Your author token (`koth hill author add` printed it).
+        #[arg(long, value_name = "TOKEN", env = "KOTH_TOKEN", hide_env_values = true)]
+        token: String,
+        /// Print the bot's transcript of the game too (every line it was sent and answered).
+        #[arg(long)]
+        transcript: bool,
     },
     /// Schedule a suspended bot again; its faults count afresh from now.
     ResumeBot {
@@ -367,7 +391,22 @@ pub fn run(args: Args, server: Server) -> anyhow::Result<()> {
             to,
             token,
             wait,
-        } => super::submit::submit(&bot, &to, &token, wait),
+            wait_games,
+        } => {
+            let wait = match (wait, wait_games) {
+                (_, Some(games)) => super::submit::Wait::Games(games),
+                (true, None) => super::submit::Wait::Settled,
+                (false, None) => super::submit::Wait::No,
+            };
+            super::submit::submit(&bot, &to, &token, wait)
+        }
+        Command::Logs {
+            name,
+            game,
+            to,
+            token,
+            transcript,
+        } => super::submit::logs(&name, game, &to, &token, transcript),
         Command::ResumeBot { name, hill } => {
             let hill = hill.open(None)?;
             store::change_active(hill.store.connection(), &name, Change::Resume)?;

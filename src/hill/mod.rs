@@ -18,8 +18,10 @@
 //! - [`authors`]: the strangers who may send bots, their tokens, and whose each bot name is.
 //! - [`submissions`]: an author's upload, from its archive to an active version (checked at
 //!   the door, then built and validated in turn by the builder beside `hill run`).
+//! - [`logs`]: a bot's stderr and transcript of every game, for its author alone; what
+//!   everyone else reads in their place.
 //! - [`backup`]: a hill folder's database copied while it plays, and put back.
-//! - [`cli`]: `koth hill create|add|run|status|retire|resume-bot|author|submit|backup|restore`,
+//! - [`cli`]: `koth hill create|add|run|status|retire|resume-bot|author|submit|logs|backup|restore`,
 //!   the thin door onto it.
 //!
 //! The core knows nothing of HTTP or the command line. A hill folder holds `hill.toml` (the
@@ -38,6 +40,7 @@ pub mod board;
 pub mod cli;
 pub(crate) mod config;
 pub(crate) mod files;
+pub(crate) mod logs;
 pub mod matchmaking;
 pub(crate) mod records;
 pub(crate) mod run;

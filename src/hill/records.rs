@@ -151,6 +151,24 @@ pub(crate) struct BotRecord {
     pub reigns: Vec<BotReign>,
 }
 
+impl BotRecord {
+    /// As everyone may read it where a bot's stderr is its author's: its faults' and
+    /// suspensions' reasons in koth's words alone.
+    pub(crate) fn in_public(&mut self) {
+        let public = |reason: &mut Option<String>| {
+            if let Some(reason) = reason {
+                *reason = super::logs::public_reason(reason);
+            }
+        };
+        for version in &mut self.versions {
+            public(&mut version.version.suspended);
+        }
+        for game in &mut self.faults.latest {
+            public(&mut game.reason);
+        }
+    }
+}
+
 /// A reign of a version of the bot as king.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct BotReign {

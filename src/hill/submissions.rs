@@ -30,7 +30,7 @@ use crate::tournament::store::sql::{Connection, Dialect, Value};
 use super::config::HillConfig;
 use super::store::now;
 use super::versions::{self, Step};
-use super::{Hill, authors};
+use super::{Hill, authors, logs};
 
 /// The hill folder's folder of submissions.
 pub(crate) const FOLDER: &str = "submissions";
@@ -551,7 +551,7 @@ pub(crate) fn status(
     Ok(rows
         .into_iter()
         .next()
-        .map(|(status, private)| shown_to(status, private, reader, public)))
+        .map(|(status, private)| shown_to(hill, status, private, reader, public)))
 }
 
 /// The submissions of `author`, newest first, with their private parts.
@@ -559,14 +559,27 @@ pub(crate) fn of_author(hill: &Hill, author: &str) -> anyhow::Result<Vec<Status>
     let rows = select(hill, "s.author = ?1", &[author.into()])?;
     Ok(rows
         .into_iter()
-        .map(|(status, private)| shown_to(status, private, Some(author), true))
+        .map(|(status, private)| shown_to(hill, status, private, Some(author), true))
         .collect())
 }
 
-fn shown_to(mut status: Status, private: Private, reader: Option<&str>, public: bool) -> Status {
-    if public || reader == Some(private.author.as_str()) {
-        status.private = Some(private);
-    }
+fn shown_to(
+    hill: &Hill,
+    mut status: Status,
+    private: Private,
+    reader: Option<&str>,
+    public: bool,
+) -> Status {
+    // A suspension's reason quotes the bot's stderr (where it ran, in the server's folders),
+    // which only its author reads.
+    let reason = status.reason.take();
+    status.reason = match public || reader == Some(private.author.as_str()) {
+        true => {
+            status.private = Some(private);
+            reason.map(|reason| logs::Paths::new(&hill.dir).scrub(&reason))
+        }
+        false => reason.as_deref().map(logs::public_reason),
+    };
     status
 }
 
@@ -808,12 +821,12 @@ pub(crate) fn build_next(hill: &Hill) -> anyhow::Result<bool> {
         summary: Some("it could not be read".into()),
         ..versions::Added::default()
     });
-    let private = Paths::of(hill, &folder);
+    // What the author reads names their bot's own folders `.`, wherever the server put them.
+    let private = logs::Paths::new(&hill.dir).folder(&folder, ".");
     let stderr = added
         .validation
         .as_deref()
-        .and_then(stderr_of)
-        .map(|text| private.scrub(&text));
+        .and_then(|game| stderr_of(game, &private));
     let version_digest = db
         .row(
             "SELECT digest FROM hill_versions WHERE name = ?1 AND version = ?2",
@@ -898,42 +911,6 @@ fn release_name(db: &dyn Connection, bot: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The server's folders that may appear in what a build or a validation game leaves (a
-/// build's messages, a traceback's file names), and the names an author reads in their place.
-struct Paths(Vec<(String, String)>);
-
-impl Paths {
-    /// The folders of a submission unpacked in `folder` on `hill`, and koth's own folders.
-    fn of(hill: &Hill, folder: &Path) -> Paths {
-        let mut paths = Vec::new();
-        let mut add = |path: &Path, shown: &str| {
-            for form in [Some(path.to_path_buf()), std::fs::canonicalize(path).ok()]
-                .into_iter()
-                .flatten()
-            {
-                let text = form.display().to_string();
-                if text.len() > 1 && !paths.iter().any(|(p, _)| *p == text) {
-                    paths.push((text, shown.to_string()));
-                }
-            }
-        };
-        add(folder, ".");
-        add(&hill.dir, "<hill>");
-        if let Ok(cache) = crate::logs::cache_folder("builds") {
-            add(&cache, "<builds>");
-        }
-        // The longest first, so a folder inside another is named as itself.
-        paths.sort_by_key(|(path, _)| std::cmp::Reverse(path.len()));
-        Paths(paths)
-    }
-
-    fn scrub(&self, text: &str) -> String {
-        self.0.iter().fold(text.to_string(), |text, (path, shown)| {
-            text.replace(path, shown)
-        })
-    }
-}
-
 /// Removes the files of `bot`'s versions older than the newest `kept_versions` (and not
 /// active); their games and ratings stay.
 fn prune(hill: &Hill, bot: &str) -> anyhow::Result<()> {
@@ -964,24 +941,67 @@ fn prune(hill: &Hill, bot: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The stderr of a validation game's bots, each file named, capped.
-fn stderr_of(game: &Path) -> Option<String> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(game.join("stderr"))
+/// The stderr of a validation game's bots, scrubbed by `paths`, each distinct text once with
+/// the seats that wrote it, capped: copies of one bot write alike, one of them maybe more
+/// often (restarted round after round), so a text is taken as the one it repeats.
+fn stderr_of(game: &Path, paths: &logs::Paths) -> Option<String> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(game.join(crate::bot::seat::STDERR_DIR))
         .ok()?
         .flatten()
         .map(|e| e.path())
         .collect();
     files.sort();
-    let mut text = String::new();
-    for file in files {
-        let bytes = std::fs::read(&file).unwrap_or_default();
+    // Each distinct text, with the seats that wrote it and how often each did.
+    let mut distinct: Vec<(Vec<(usize, usize)>, String)> = Vec::new();
+    for (seat, file) in files.iter().enumerate() {
+        let bytes = std::fs::read(file).unwrap_or_default();
         if bytes.is_empty() {
             continue;
         }
-        let name = file.file_name().unwrap_or_default().to_string_lossy();
-        text.push_str(&format!("== {name}\n{}\n", String::from_utf8_lossy(&bytes)));
+        let text = paths.scrub(&String::from_utf8_lossy(&bytes));
+        let (unit, times) = repeated(&text);
+        match distinct.iter_mut().find(|(_, said)| said == unit) {
+            Some((seats, _)) => seats.push((seat + 1, times)),
+            None => distinct.push((vec![(seat + 1, times)], unit.to_string())),
+        }
     }
+    let text: String = distinct
+        .iter()
+        .map(|(seats, text)| {
+            let listed: Vec<String> = seats
+                .iter()
+                .map(|&(seat, times)| match times {
+                    1 => seat.to_string(),
+                    _ => format!("{seat} ×{times}"),
+                })
+                .collect();
+            let named = match seats.len() {
+                1 => format!("seat {}", listed[0]),
+                _ => format!("seats {} (the same)", listed.join(", ")),
+            };
+            format!("== {named}\n{}\n", text.trim_end())
+        })
+        .collect();
     (!text.is_empty()).then(|| capped(&text))
+}
+
+/// The shortest text `text` is made of, repeated, and how many times (up to 100: a bot
+/// restarted in each round of its game).
+fn repeated(text: &str) -> (&str, usize) {
+    for times in (2..=text.len().min(100)).rev() {
+        if !text.len().is_multiple_of(times) || !text.is_char_boundary(text.len() / times) {
+            continue;
+        }
+        let unit = &text[..text.len() / times];
+        if text
+            .as_bytes()
+            .chunks(unit.len())
+            .all(|c| c == unit.as_bytes())
+        {
+            return (unit, times);
+        }
+    }
+    (text, 1)
 }
 
 /// `reason` as it is stored and served: each line cut at [`REASON_LINE_KEPT`] bytes, and the

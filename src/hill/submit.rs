@@ -1,7 +1,14 @@
-//! `koth hill submit BOT_DIR --to URL [--token TOKEN] [--wait]`: an author's door onto a hill
-//! served elsewhere. Packs the folder as a `.tar.gz` (files and folders, sorted, with no
-//! owner or time, so the same folder always packs to the same bytes and the hill recognises
-//! it), uploads it, and prints the submission; `--wait` follows it to `active` or `refused`.
+//! An author's door onto a hill served elsewhere, over HTTP with their token.
+//!
+//! `koth hill submit BOT_DIR --to URL [--token TOKEN] [--wait [--wait-games N]]` packs the
+//! folder as a `.tar.gz` (files and folders, sorted, with no owner or time, so the same folder
+//! always packs to the same bytes and the hill recognises it), uploads it, and prints the
+//! submission; `--wait` follows it to `active` or `refused`, and `--wait-games N` on into its
+//! first N ranked games: its standing then, or its suspension with how to read its logs.
+//!
+//! `koth hill logs NAME [--game N] --to URL [--token TOKEN]` prints the author's bot's faults
+//! and stderr (and with `--transcript` its transcript) of game N, or of its latest game, and
+//! lists its last games.
 
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
@@ -10,6 +17,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use serde::Deserialize;
+use serde::de::DeserializeOwned;
 
 use crate::bot::roster;
 
@@ -38,17 +46,33 @@ struct Private {
     stderr: Option<String>,
 }
 
-pub(crate) fn submit(folder: &Path, to: &str, token: &str, wait: bool) -> anyhow::Result<()> {
-    // The folder's own mistakes are told here, before anything is sent.
-    let (spec, _) = roster::load_manifest(folder)?;
-    let packed = pack(folder)?;
-    let base = to.trim_end_matches('/');
+/// How `koth hill submit` follows its submission.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Wait {
+    /// Not at all: the submission is printed as received.
+    No,
+    /// To `active` or `refused`.
+    Settled,
+    /// On into the version's first N ranked games.
+    Games(u32),
+}
+
+/// An HTTP client for the hill at `to`, and its base address.
+fn client(to: &str) -> anyhow::Result<(reqwest::blocking::Client, &str)> {
     // rustls's own provider (ring), chosen once; reqwest's TLS takes whichever is installed.
     let _ = rustls::crypto::ring::default_provider().install_default();
     let client = reqwest::blocking::Client::builder()
         .timeout(Duration::from_secs(300))
         .build()
         .context("cannot start an HTTP client")?;
+    Ok((client, to.trim_end_matches('/')))
+}
+
+pub(crate) fn submit(folder: &Path, to: &str, token: &str, wait: Wait) -> anyhow::Result<()> {
+    // The folder's own mistakes are told here, before anything is sent.
+    let (spec, _) = roster::load_manifest(folder)?;
+    let packed = pack(folder)?;
+    let (client, base) = client(to)?;
     let response = client
         .post(format!("{base}/api/submissions"))
         .bearer_auth(token)
@@ -72,20 +96,24 @@ pub(crate) fn submit(folder: &Path, to: &str, token: &str, wait: bool) -> anyhow
             spec.name
         );
     }
-    if !wait {
+    if wait == Wait::No {
         return Ok(());
     }
-    follow(&client, base, token, submission)
+    let submission = follow(&client, base, token, submission)?;
+    match wait {
+        Wait::Games(games) => watch_games(&client, base, token, submission, games),
+        _ => Ok(()),
+    }
 }
 
 /// Asks after `submission` until it is active or refused, or already suspended, replaced or
-/// retired.
+/// retired; the active one is returned.
 fn follow(
     client: &reqwest::blocking::Client,
     base: &str,
     token: &str,
     mut submission: Submission,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<Submission> {
     let started = Instant::now();
     let mut said = submission.status.clone();
     while !matches!(
@@ -101,18 +129,14 @@ fn follow(
             );
         }
         std::thread::sleep(ASK_EVERY);
-        let response = client
-            .get(format!("{base}/api/submissions/{}", submission.id))
-            .bearer_auth(token)
-            .send()
-            .with_context(|| format!("cannot reach the hill at {base}"))?;
-        submission = answer(response)?;
+        submission = ask(client, base, token, &submission.id)?;
         if submission.status != said {
             println!("{}", submission.status);
             said = submission.status.clone();
         }
     }
     if let Some(private) = &submission.private {
+        // Each once: the build log, each distinct fault (with its count), the stderr.
         if let Some(log) = private.build_log.as_deref().filter(|l| !l.is_empty()) {
             println!("--- build log\n{}", crate::text::shown_lines(log));
         }
@@ -126,40 +150,251 @@ fn follow(
             );
         }
     }
+    let (bot, version) = (
+        crate::text::shown(&submission.bot),
+        submission.version.unwrap_or_default(),
+    );
     match submission.status.as_str() {
         "active" => {
-            println!(
-                "{} v{} is active on the hill",
-                crate::text::shown(&submission.bot),
-                submission.version.unwrap_or_default()
-            );
-            Ok(())
+            println!("{bot} v{version} is active on the hill");
+            Ok(submission)
         }
         "replaced" | "retired" => {
             println!(
-                "{} v{} was accepted, and is {} since",
-                crate::text::shown(&submission.bot),
-                submission.version.unwrap_or_default(),
+                "{bot} v{version} was accepted, and is {} since",
                 crate::text::shown(submission.reason.as_deref().unwrap_or(&submission.status))
             );
-            Ok(())
+            Ok(submission)
         }
         "suspended" => bail!(
-            "{} v{} was accepted, then {}",
-            crate::text::shown(&submission.bot),
-            submission.version.unwrap_or_default(),
+            "{bot} v{version} was accepted, then {}",
             crate::text::shown_lines(submission.reason.as_deref().unwrap_or("suspended"))
         ),
         _ => bail!(
-            "{} was refused: {}",
-            crate::text::shown(&submission.bot),
+            "{bot} was refused: {}",
             crate::text::shown_lines(submission.reason.as_deref().unwrap_or("no reason given"))
         ),
     }
 }
 
+/// Submission `id` as the hill answers its author.
+fn ask(
+    client: &reqwest::blocking::Client,
+    base: &str,
+    token: &str,
+    id: &str,
+) -> anyhow::Result<Submission> {
+    let response = client
+        .get(format!("{base}/api/submissions/{id}"))
+        .bearer_auth(token)
+        .send()
+        .with_context(|| format!("cannot reach the hill at {base}"))?;
+    answer(response)
+}
+
+/// A version as the bot's record on the hill gives it.
+#[derive(Debug, Deserialize)]
+struct VersionRecord {
+    version: u32,
+    games: u32,
+}
+
+#[derive(Debug, Deserialize)]
+struct BotRecord {
+    versions: Vec<VersionRecord>,
+}
+
+/// The leaderboard as `/api/hill` gives it: what the table ranks by, and its rows in order.
+#[derive(Debug, Deserialize)]
+struct Board {
+    statistic: String,
+    standings: Vec<Standing>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Standing {
+    rank: usize,
+    name: String,
+    version: u32,
+    rating: Option<f64>,
+    low: Option<f64>,
+    high: Option<f64>,
+    games: u32,
+}
+
+/// Follows the active `submission`'s version into its first `games` ranked games: ends with its
+/// standing then, or fails with its suspension's reason and the command that reads its logs.
+fn watch_games(
+    client: &reqwest::blocking::Client,
+    base: &str,
+    token: &str,
+    mut submission: Submission,
+    games: u32,
+) -> anyhow::Result<()> {
+    let started = Instant::now();
+    let version = submission.version.unwrap_or_default();
+    let bot = crate::text::shown(&submission.bot).into_owned();
+    let record_path = format!(
+        "{base}/api/hill/bots/{}",
+        percent_encoding::utf8_percent_encode(&submission.bot, percent_encoding::NON_ALPHANUMERIC)
+    );
+    let mut said = 0;
+    loop {
+        let played = get::<BotRecord>(client, &record_path, None)?
+            .versions
+            .iter()
+            .find(|v| v.version == version)
+            .map_or(0, |v| v.games);
+        if played != said {
+            println!("{bot} v{version}: {played} ranked games");
+            said = played;
+        }
+        match submission.status.as_str() {
+            "suspended" => bail!(
+                "{bot} v{version} was suspended after {played} ranked games: {}\n\
+                 its logs: koth hill logs {:?} --to {base} --token \"$KOTH_TOKEN\"",
+                crate::text::shown_lines(submission.reason.as_deref().unwrap_or("suspended")),
+                submission.bot,
+            ),
+            "replaced" | "retired" => {
+                println!(
+                    "{bot} v{version} is {} after {played} ranked games",
+                    crate::text::shown(submission.reason.as_deref().unwrap_or(&submission.status))
+                );
+                return Ok(());
+            }
+            _ => {}
+        }
+        if played >= games {
+            break;
+        }
+        if started.elapsed() > WAIT_AT_MOST {
+            bail!(
+                "{bot} v{version} played {played} of {games} ranked games in {} s; \
+                 `koth hill submit` stops waiting",
+                WAIT_AT_MOST.as_secs()
+            );
+        }
+        std::thread::sleep(ASK_EVERY);
+        submission = ask(client, base, token, &submission.id)?;
+    }
+    let board = get::<Board>(client, &format!("{base}/api/hill"), None)?;
+    let ranked = board
+        .standings
+        .iter()
+        .find(|s| s.name == submission.bot && s.version == version);
+    match ranked {
+        Some(standing) => {
+            let figure = |x: Option<f64>| x.map_or("-".to_string(), |x| format!("{x:.1}"));
+            println!(
+                "{bot} v{version} after {} games: rank {} of {}, {} (95% interval {} to {})\n  \
+                 the table's figure: {}",
+                standing.games,
+                standing.rank,
+                board.standings.len(),
+                figure(standing.rating),
+                figure(standing.low),
+                figure(standing.high),
+                board.statistic,
+            );
+        }
+        None => println!(
+            "{bot} v{version} played {said} ranked games and is not ranked yet (the next fit \
+             ranks it)"
+        ),
+    }
+    Ok(())
+}
+
+/// Prints the author's logs of bot `name` in game `game` (its latest game if `None`), fetched
+/// from the hill at `to` with `token`; with its transcript if `transcript`.
+pub(crate) fn logs(
+    name: &str,
+    game: Option<u32>,
+    to: &str,
+    token: &str,
+    transcript: bool,
+) -> anyhow::Result<()> {
+    #[derive(Deserialize)]
+    struct Logs {
+        game: u32,
+        seats: Vec<Seat>,
+        games: Vec<Played>,
+    }
+    #[derive(Deserialize)]
+    struct Seat {
+        version: u32,
+        score: f64,
+        status: String,
+        faults: Vec<String>,
+        stderr: String,
+        transcript: String,
+    }
+    #[derive(Deserialize)]
+    struct Played {
+        game: u32,
+        version: u32,
+        status: String,
+    }
+    let (client, base) = client(to)?;
+    let encoded = percent_encoding::utf8_percent_encode(name, percent_encoding::NON_ALPHANUMERIC);
+    let path = match game {
+        Some(game) => format!("{base}/api/hill/bots/{encoded}/games/{game}/logs"),
+        None => format!("{base}/api/hill/bots/{encoded}/logs"),
+    };
+    let logs: Logs = get(&client, &path, Some(token))?;
+    let bot = crate::text::shown(name);
+    for seat in &logs.seats {
+        println!(
+            "{bot} v{} in game {}: {}, score {}",
+            seat.version, logs.game, seat.status, seat.score
+        );
+        for fault in &seat.faults {
+            println!("fault: {}", crate::text::shown(fault));
+        }
+        match seat.stderr.is_empty() {
+            true => println!("--- stderr: nothing"),
+            false => println!("--- stderr\n{}", crate::text::shown_lines(&seat.stderr)),
+        }
+        if transcript {
+            println!(
+                "--- transcript\n{}",
+                crate::text::shown_lines(&seat.transcript)
+            );
+        }
+    }
+    let listed: Vec<String> = logs
+        .games
+        .iter()
+        .map(|g| format!("{} (v{} {})", g.game, g.version, g.status))
+        .collect();
+    println!(
+        "its last games, newest first: {}; `--game N` reads another",
+        listed.join(", ")
+    );
+    Ok(())
+}
+
+/// The answer to a GET of `url` (with `token`, if any) as a `T`, or the hill's error.
+fn get<T: DeserializeOwned>(
+    client: &reqwest::blocking::Client,
+    url: &str,
+    token: Option<&str>,
+) -> anyhow::Result<T> {
+    let mut request = client.get(url);
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    let base = url.split("/api/").next().unwrap_or(url);
+    answer(
+        request
+            .send()
+            .with_context(|| format!("cannot reach the hill at {base}"))?,
+    )
+}
+
 /// The body of a successful answer, or the hill's error as one message.
-fn answer(response: reqwest::blocking::Response) -> anyhow::Result<Submission> {
+fn answer<T: DeserializeOwned>(response: reqwest::blocking::Response) -> anyhow::Result<T> {
     let status = response.status();
     let retry = response
         .headers()
@@ -169,7 +404,7 @@ fn answer(response: reqwest::blocking::Response) -> anyhow::Result<Submission> {
     let text = response.text().context("the hill's answer was cut short")?;
     if status.is_success() {
         return serde_json::from_str(&text)
-            .with_context(|| format!("the hill's answer is not a submission: {text:.200}"));
+            .with_context(|| format!("the hill's answer is not what was asked: {text:.200}"));
     }
     #[derive(Deserialize)]
     struct Error {

@@ -35,7 +35,8 @@ pub struct Added {
     pub build_log: Option<Vec<u8>>,
     /// The folder of its validation game, if it was played.
     pub validation: Option<PathBuf>,
-    /// The faults of its validation game (`seat: kind: reason`), if it had any.
+    /// The faults of its validation game, each distinct one once (`kind: reason (×count)`),
+    /// without the stderr they quote: the game's stderr is kept beside.
     pub faults: Vec<String>,
 }
 
@@ -279,15 +280,7 @@ fn validate(
             return Ok((Some((why, summary.to_string())), Vec::new()));
         }
     };
-    let faults = result
-        .bots
-        .iter()
-        .flat_map(|b| {
-            b.faults
-                .iter()
-                .map(move |f| format!("{}: {}: {}", b.name, f.kind, f.reason))
-        })
-        .collect();
+    let faults = distinct_faults(&result.bots);
     let faulted = result.bots.iter().find(|b| {
         let f = &b.fault_counts;
         f.timed_out + f.crashed + f.bad_output + f.failed_to_start > 0
@@ -321,4 +314,39 @@ fn validate(
         )
     });
     Ok((refused, faults))
+}
+
+/// Each distinct fault of `bots` once, with how often it was kept (copies of one bot fault
+/// alike, round after round), in koth's words without the stderr it quotes; then how many more
+/// were counted but not kept, if any.
+fn distinct_faults(bots: &[crate::game::BotResult]) -> Vec<String> {
+    let mut distinct: Vec<(String, usize)> = Vec::new();
+    for fault in bots.iter().flat_map(|b| &b.faults) {
+        let reason = crate::bot::error::without_stderr(&fault.reason).unwrap_or(&fault.reason);
+        let said = format!("{}: {reason}", fault.kind);
+        match distinct.iter_mut().find(|(s, _)| *s == said) {
+            Some((_, count)) => *count += 1,
+            None => distinct.push((said, 1)),
+        }
+    }
+    let kept: usize = distinct.iter().map(|(_, count)| count).sum();
+    let counted: u64 = bots
+        .iter()
+        .map(|b| {
+            let f = &b.fault_counts;
+            f.timed_out + f.crashed + f.bad_output + f.failed_to_start
+        })
+        .sum();
+    let mut faults: Vec<String> = distinct
+        .into_iter()
+        .map(|(said, count)| match count {
+            1 => said,
+            _ => format!("{said} (×{count})"),
+        })
+        .collect();
+    let more = counted.saturating_sub(kept as u64);
+    if more > 0 {
+        faults.push(format!("and {more} more faults, counted but not kept"));
+    }
+    faults
 }

@@ -145,7 +145,7 @@ fn fill(page: &str, placeholder: &str, data: &serde_json::Value) -> String {
 /// `\u003e`, `\u0026`, so that nothing a bot wrote (`</script>`, `<!--<script>` in a name or
 /// in stderr) can end the script element or change how the browser reads it, and U+2028 and
 /// U+2029 escaped as older JavaScript ends a line at them. The same JSON to a parser.
-fn script_json(data: &serde_json::Value) -> String {
+pub(crate) fn script_json(data: &serde_json::Value) -> String {
     let json = data.to_string();
     let mut embedded = String::with_capacity(json.len());
     for c in json.chars() {

@@ -11,7 +11,9 @@
 //! | `/api/hill/bots/{name}` | a bot's record, as its page shows it; 404 for a name the hill has not |
 //! | `/api/events` | server-sent events: `hill` (the games rated, the king) whenever the hill moves |
 //! | `/bots/{name}/ratings.svg` | the bot's figure of the table (points per game, or an Elo-scale rating) with its 95% interval over the hill's games, a line per version |
-//! | `/games/{index}` | the game's replay page, as the dashboard's |
+//! | `/games/{index}` | the game's replay page, as the dashboard's; where the hill's logs are its authors', with a form for an author's own |
+//! | `/api/hill/bots/{name}/games/{index}/logs` | the bot's stderr, transcript and faults in full in that game, for its author (`Authorization: Bearer TOKEN`): `401` without a token the hill knows, `403` for another's bot |
+//! | `/api/hill/bots/{name}/logs` | the same of its latest game, with its last games listed |
 //!
 //! [`site`] gives the routes with their poller; more routes (a hill's submission door) are
 //! merged into its `routes` before it is served, and the page links `/submit` in its
@@ -27,7 +29,7 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::{Path as UrlPath, State};
-use axum::http::{StatusCode, header};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 use serde::Serialize;
@@ -38,6 +40,7 @@ use super::{
     Failure, Reader, Site, Watching, events, hill_page, memoized, plot, poll_news, with_store,
 };
 use crate::hill::board;
+use crate::hill::logs::{self, Denied};
 use crate::hill::records;
 use crate::tournament::store::Store;
 
@@ -46,6 +49,10 @@ const BOT_PAGE: &str = include_str!("hill_bot.html");
 /// What both pages share: the look, the escaping, the tables.
 const SHARED: &str = include_str!("hill.js");
 const STYLE: &str = include_str!("hill.css");
+/// An author's logs of a game, fetched and written into a page: the bot's page and a replay's.
+const LOGS_SCRIPT: &str = include_str!("hill_logs.js");
+/// What a hill's replay page adds for an author to read their bot's logs of that game.
+const REPLAY_LOGS: &str = include_str!("hill_replay_logs.html");
 /// Games listed as the last games.
 const LAST_GAMES: u32 = 20;
 
@@ -68,6 +75,12 @@ pub(crate) fn site(reader: Arc<Reader>) -> Site {
             get(|| async { asset("text/javascript", SHARED) }),
         )
         .route("/hill.css", get(|| async { asset("text/css", STYLE) }))
+        .route(
+            "/hill-logs.js",
+            get(|| async { asset("text/javascript", LOGS_SCRIPT) }),
+        )
+        .route("/api/hill/bots/{name}/logs", get(latest_logs))
+        .route("/api/hill/bots/{name}/games/{index}/logs", get(game_logs))
         .route("/api/hill", get(hill))
         .route("/api/hill/bots/{name}", get(bot))
         .route("/api/events", get(move || events(news.subscribe(), "hill")))
@@ -82,8 +95,12 @@ fn asset(kind: &'static str, body: &'static str) -> Response {
 }
 
 fn read_hill(store: &Store, dir: &Path) -> anyhow::Result<HillView> {
+    let mut board = board::of(store)?;
+    if crate::hill::logs_are_private(store, dir)? {
+        board.in_public();
+    }
     Ok(HillView {
-        board: board::of(store)?,
+        board,
         last: records::recent_games(store, LAST_GAMES)?,
         languages: crate::hill::languages_of(store, dir)?,
     })
@@ -116,8 +133,7 @@ async fn front_page(State(reader): Watching) -> Html<String> {
 
 /// A bot's page, its record drawn in it; 404 for a name the hill has not.
 async fn bot_page(State(reader): Watching, UrlPath(name): UrlPath<String>) -> Response {
-    let asked = name.clone();
-    match with_store(&reader, move |store, _| records::bot(store, &asked)).await {
+    match record(&reader, &name).await {
         Ok(Some(record)) => Html(hill_page::bot(BOT_PAGE, &name, Ok(&record))).into_response(),
         Ok(None) => {
             let Failure(status, why) = no_bot(&name);
@@ -142,9 +158,21 @@ fn no_bot(name: &str) -> Failure {
     )
 }
 
+/// The record of the bot called `name`, as everyone may read it.
+async fn record(reader: &Arc<Reader>, name: &str) -> Result<Option<records::BotRecord>, Failure> {
+    let (asked, private) = (name.to_string(), reader.stderr_private);
+    with_store(reader, move |store, _| {
+        let mut record = records::bot(store, &asked)?;
+        if let Some(record) = record.as_mut().filter(|_| private) {
+            record.in_public();
+        }
+        Ok(record)
+    })
+    .await
+}
+
 async fn bot(State(reader): Watching, UrlPath(name): UrlPath<String>) -> Result<Response, Failure> {
-    let asked = name.clone();
-    match with_store(&reader, move |store, _| records::bot(store, &asked)).await? {
+    match record(&reader, &name).await? {
         Some(record) => Ok(axum::Json(record).into_response()),
         None => Err(no_bot(&name)),
     }
@@ -164,4 +192,55 @@ async fn ratings_plot(
     .await?
     .ok_or_else(|| no_bot(&name))?;
     Ok(([(header::CONTENT_TYPE, "image/svg+xml")], svg).into_response())
+}
+
+/// `/api/hill/bots/{name}/logs`: the bot's latest game's logs, for its author.
+async fn latest_logs(
+    State(reader): Watching,
+    UrlPath(name): UrlPath<String>,
+    headers: HeaderMap,
+) -> Result<Response, Failure> {
+    author_logs(&reader, name, None, &headers).await
+}
+
+/// `/api/hill/bots/{name}/games/{index}/logs`: the bot's logs of a game, for its author.
+async fn game_logs(
+    State(reader): Watching,
+    UrlPath((name, index)): UrlPath<(String, u32)>,
+    headers: HeaderMap,
+) -> Result<Response, Failure> {
+    author_logs(&reader, name, Some(index), &headers).await
+}
+
+async fn author_logs(
+    reader: &Arc<Reader>,
+    name: String,
+    game: Option<u32>,
+    headers: &HeaderMap,
+) -> Result<Response, Failure> {
+    let token = super::submissions::bearer(headers);
+    let read = with_store(reader, move |store, dir| {
+        logs::read(store, dir, &name, game, token.as_deref())
+    })
+    .await?;
+    match read {
+        // An author's own: no cache keeps it.
+        Ok(logs) => Ok(([(header::CACHE_CONTROL, "no-store")], axum::Json(logs)).into_response()),
+        Err(Denied::NotAnAuthor(why)) => Err(Failure(StatusCode::UNAUTHORIZED, why)),
+        Err(Denied::NotYours(why)) => Err(Failure(StatusCode::FORBIDDEN, why)),
+        Err(Denied::Missing(why)) => Err(Failure(StatusCode::NOT_FOUND, why)),
+    }
+}
+
+/// A hill's replay page of game `index` with a form for an author to read their bot's logs of
+/// it (`seated` names the game's bots), before its end.
+pub(super) fn with_author_logs(page: &str, index: u32, seated: &[String]) -> String {
+    let part = REPLAY_LOGS.replace("{{game}}", &index.to_string()).replace(
+        "{{seated}}",
+        &crate::replay::html::script_json(&serde_json::json!(seated)),
+    );
+    match page.rfind("</body>") {
+        Some(end) => format!("{}{part}{}", &page[..end], &page[end..]),
+        None => format!("{page}{part}"),
+    }
 }

@@ -893,26 +893,6 @@ async fn points_plot(
     Ok(([(header::CONTENT_TYPE, "image/svg+xml")], svg).into_response())
 }
 
-/// A copy of game folder `folder` without its bots' stderr, for a page everyone may read.
-fn without_stderr(folder: &Path) -> anyhow::Result<tempfile::TempDir> {
-    let copy = tempfile::tempdir().context("cannot make a folder for a game's public copy")?;
-    for entry in
-        std::fs::read_dir(folder).with_context(|| format!("cannot read {}", folder.display()))?
-    {
-        let entry = entry?;
-        if entry.file_name() == crate::bot::seat::STDERR_DIR {
-            continue;
-        }
-        let to = copy.path().join(entry.file_name());
-        if entry.file_type()?.is_dir() {
-            crate::bot::build::copy_folder(&entry.path(), &to)?;
-        } else {
-            std::fs::copy(entry.path(), &to)?;
-        }
-    }
-    Ok(copy)
-}
-
 /// `/games/{index}?board=B`: which of a rat-race game's recorded boards to show (default its
 /// first); another game has no boards to choose.
 #[derive(Debug, Deserialize)]
@@ -931,7 +911,7 @@ async fn replay(
         if !private {
             return crate::replay::html::page_of(&folder, board);
         }
-        let public = without_stderr(&folder)?;
+        let public = crate::hill::logs::public_copy(&folder)?;
         crate::replay::html::page_of(public.path(), board)
     })
     .await?
@@ -941,6 +921,17 @@ async fn replay(
             format!("game {index} has no replay to show: {e:#}"),
         )
     })?;
+    // Where a hill keeps its bots' logs for their authors, an author reads theirs here.
+    let page = match private {
+        true => {
+            let seated = with_store(&reader, move |store, _| {
+                crate::hill::logs::seated(store, index)
+            })
+            .await?;
+            hill::with_author_logs(&page, index, &seated)
+        }
+        false => page,
+    };
     let page = with_way_back(
         &page,
         index,

@@ -290,7 +290,7 @@ async fn mine(State(door): State<Arc<Door>>, headers: HeaderMap) -> Response {
 }
 
 /// The token of an `Authorization: Bearer TOKEN` header.
-fn bearer(headers: &HeaderMap) -> Option<String> {
+pub(super) fn bearer(headers: &HeaderMap) -> Option<String> {
     let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
     let (scheme, token) = value.split_once(' ')?;
     scheme

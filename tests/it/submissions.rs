@@ -1184,3 +1184,264 @@ fn an_upload_whose_build_koth_never_survives_is_refused_after_its_second_try() {
     assert_eq!(code, StatusCode::ACCEPTED, "{body}");
     drop(served);
 }
+
+/// A noughts & crosses bot `name` in `root/<folder>` that plays (the graded player) where its
+/// working folder holds `plays_in`, and elsewhere writes its folder and `said` on stderr and
+/// crashes at its first prompt.
+fn crashing_bot(root: &Path, folder: &str, name: &str, plays_in: &str, said: &str) -> PathBuf {
+    let dir = bot(root, folder, name, 0.5, "");
+    std::fs::write(
+        dir.join("crash.py"),
+        format!(
+            "import os, sys\n\
+             if {plays_in:?} not in os.getcwd():\n    \
+                 sys.stdin.readline()\n    \
+                 print({said:?}, 'in', os.getcwd(), file=sys.stderr, flush=True)\n    \
+                 raise ZeroDivisionError({said:?})\n\
+             exec(open('graded.py').read())\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("bot.toml"),
+        format!("name = {name:?}\nrun = \"python3 -u crash.py 0.5\"\ngames = [\"tictactoe\"]\n"),
+    )
+    .unwrap();
+    dir
+}
+
+/// `koth hill submit BOT --to URL` with `args` and the token in `KOTH_TOKEN`: its status and
+/// everything it printed.
+fn submit_with(bot: &Path, url: &str, token: &str, args: &[&str]) -> (bool, String) {
+    let output = koth()
+        .args(["hill", "submit"])
+        .arg(bot)
+        .args(["--to", url])
+        .args(args)
+        .env("KOTH_TOKEN", token)
+        .output()
+        .unwrap();
+    (
+        output.status.success(),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        ),
+    )
+}
+
+/// No folder of the server's in `text`: neither the test's folder nor, resolved, the hill's.
+fn assert_no_server_path(text: &str, tmp: &Path, what: &str) {
+    for path in [tmp.to_path_buf(), tmp.canonicalize().unwrap()] {
+        let path = path.display().to_string();
+        assert!(!text.contains(&path), "{what} names {path}: {text}");
+    }
+    assert!(!text.contains("/validation/"), "{what}: {text}");
+    assert!(!text.contains("/games/"), "{what}: {text}");
+}
+
+#[test]
+fn an_author_reads_their_bots_ranked_game_logs_and_no_one_else_does() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = hill_with(tmp.path(), "build_timeout_s = 30\nsuspend_window = 2\n", "");
+    let ada = author(&dir, "ada");
+    let bob = author(&dir, "bob");
+    succeed(
+        koth()
+            .args(["hill", "add"])
+            .arg(bot(tmp.path(), "house", "House", 0.5, ""))
+            .arg("--hill")
+            .arg(&dir),
+    );
+    let served = serve(&dir);
+    let url = &served.url;
+
+    // A validation game that crashes: each distinct fault once with its count, the stderr
+    // once for the seats that wrote the same, and no folder of the server's.
+    let broken = crashing_bot(tmp.path(), "broken", "Broken", "never", "BROKEN-SAYS");
+    let (ok, printed) = submit_with(&broken, url, &bob, &["--wait"]);
+    assert!(!ok, "{printed}");
+    assert!(printed.contains("Broken was refused"), "{printed}");
+    let faults: Vec<&str> = printed
+        .lines()
+        .filter(|l| l.starts_with("fault: "))
+        .collect();
+    assert!(!faults.is_empty(), "{printed}");
+    for (n, fault) in faults.iter().enumerate() {
+        assert!(
+            !faults[..n].contains(fault),
+            "a fault printed twice: {printed}"
+        );
+        assert!(
+            !fault.contains("BROKEN-SAYS"),
+            "a fault quotes the stderr: {printed}"
+        );
+    }
+    assert!(faults[0].contains("crashed: "), "{printed}");
+    assert!(
+        faults.iter().any(|f| f.contains("(×")),
+        "a count: {printed}"
+    );
+    assert_eq!(
+        printed.matches("--- validation game's stderr").count(),
+        1,
+        "{printed}"
+    );
+    let seats = printed
+        .lines()
+        .filter(|l| l.starts_with("== "))
+        .collect::<Vec<_>>();
+    assert_eq!(seats.len(), 1, "the stderr once: {printed}");
+    assert!(
+        seats[0].starts_with("== seats 1") && seats[0].ends_with("(the same)"),
+        "{printed}"
+    );
+    assert!(printed.contains("BROKEN-SAYS in ."), "{printed}");
+    assert_no_server_path(&printed, tmp.path(), "a refusal");
+
+    // A bot that passes its validation game and crashes in every ranked game: `--wait-games`
+    // sees it go active, then suspended, and names the command that reads its logs.
+    let crashy = crashing_bot(
+        tmp.path(),
+        "crashy",
+        "Crashy",
+        "/validation/",
+        "RANKED-SECRET",
+    );
+    let (ok, printed) = submit_with(&crashy, url, &ada, &["--wait", "--wait-games", "5"]);
+    assert!(!ok, "{printed}");
+    assert!(
+        printed.contains("Crashy v1 is active on the hill"),
+        "{printed}"
+    );
+    assert!(
+        printed.contains("Crashy v1 was suspended after "),
+        "{printed}"
+    );
+    let command = format!("koth hill logs \"Crashy\" --to {url} --token \"$KOTH_TOKEN\"");
+    assert!(printed.contains(&command), "{printed}");
+    assert_no_server_path(&printed, tmp.path(), "--wait-games");
+    let game = query(
+        &dir,
+        "SELECT MAX(r.game) FROM results r JOIN bots b ON b.id = r.bot WHERE b.name = 'Crashy v1'",
+    );
+
+    // Its author reads its stderr of a ranked game, by the API and by `koth hill logs`, with
+    // its folder named `.`.
+    let logs_of = |path: &str, token: Option<&str>| {
+        let mut request = client().get(format!("{url}/api/hill/bots/Crashy/{path}"));
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        let response = request.send().unwrap();
+        (response.status(), response.text().unwrap())
+    };
+    let (code, body) = logs_of(&format!("games/{game}/logs"), Some(&ada));
+    assert_eq!(code, StatusCode::OK, "{body}");
+    let logs: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(logs["game"], game, "{logs}");
+    let stderr = logs["seats"][0]["stderr"].as_str().unwrap();
+    assert!(stderr.contains("RANKED-SECRET in ."), "{logs}");
+    assert!(stderr.contains("ZeroDivisionError"), "{logs}");
+    assert!(
+        logs["seats"][0]["transcript"]
+            .as_str()
+            .unwrap()
+            .contains("# bot Crashy v1"),
+        "{logs}"
+    );
+    assert_no_server_path(&body, tmp.path(), "an author's logs");
+    let (code, latest) = logs_of("logs", Some(&ada));
+    assert_eq!(code, StatusCode::OK, "{latest}");
+    assert!(latest.contains("RANKED-SECRET"), "{latest}");
+    let output = koth()
+        .args([
+            "hill",
+            "logs",
+            "Crashy",
+            "--game",
+            &game.to_string(),
+            "--to",
+            url,
+        ])
+        .env("KOTH_TOKEN", &ada)
+        .output()
+        .unwrap();
+    let printed = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{printed}");
+    assert!(
+        printed.contains(&format!("Crashy v1 in game {game}: crashed")),
+        "{printed}"
+    );
+    assert!(printed.contains("RANKED-SECRET in ."), "{printed}");
+    assert!(
+        printed.contains("its last games, newest first: "),
+        "{printed}"
+    );
+    assert_no_server_path(&printed, tmp.path(), "koth hill logs");
+
+    // Another author, no token, a wrong one: refused, and nothing of the logs in the answer.
+    for (token, expected) in [
+        (Some(bob.as_str()), StatusCode::FORBIDDEN),
+        (None, StatusCode::UNAUTHORIZED),
+        (Some("koth_0123"), StatusCode::UNAUTHORIZED),
+    ] {
+        let (code, body) = logs_of(&format!("games/{game}/logs"), token);
+        assert_eq!(code, expected, "{body}");
+        assert!(!body.contains("RANKED-SECRET"), "{body}");
+    }
+    let output = koth()
+        .args(["hill", "logs", "Crashy", "--to", url])
+        .env("KOTH_TOKEN", &bob)
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("403"));
+    assert!(!String::from_utf8_lossy(&output.stdout).contains("RANKED-SECRET"));
+
+    // Everyone else reads the fault and koth's words, and that the stderr is kept for its
+    // author: on the bot's record and page, the front page, the replay, the status.
+    let get = |path: &str| {
+        client()
+            .get(format!("{url}{path}"))
+            .send()
+            .unwrap()
+            .text()
+            .unwrap()
+    };
+    let record = get("/api/hill/bots/Crashy");
+    assert!(record.contains("kept for its author"), "{record}");
+    for (what, text) in [
+        ("the bot's record", record),
+        ("the bot's page", get("/bots/Crashy")),
+        ("the hill's record", get("/api/hill")),
+        ("the front page", get("/")),
+        ("the replay", get(&format!("/games/{game}"))),
+    ] {
+        assert!(
+            !text.contains("RANKED-SECRET"),
+            "{what} shows the stderr: {text}"
+        );
+    }
+    assert!(get(&format!("/games/{game}")).contains("kept for its author"));
+    let mine: Value = client()
+        .get(format!("{url}/api/submissions"))
+        .bearer_auth(&ada)
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    assert_eq!(mine[0]["status"], "suspended", "{mine}");
+    let public = status_of(url, mine[0]["id"].as_str().unwrap(), Some(&bob));
+    assert_eq!(public["status"], "suspended", "{public}");
+    assert!(!public.to_string().contains("RANKED-SECRET"), "{public}");
+
+    // A bot that plays: `--wait-games` ends with its standing.
+    let steady = bot(tmp.path(), "steady", "Steady", 0.9, "");
+    let (ok, printed) = submit_with(&steady, url, &ada, &["--wait", "--wait-games", "1"]);
+    assert!(ok, "{printed}");
+    assert!(printed.contains("Steady v1 after "), "{printed}");
+    assert!(printed.contains("the table's figure: "), "{printed}");
+    drop(served);
+}
