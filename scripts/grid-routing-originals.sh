@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
 # The original Grid-Routing Battle bots (github.com/iatorm/grid-routing-battle, unchanged) as
 # koth bot folders: each gets a bot.toml with the command of the challenge's bots.txt (Java
-# compiled by a build step; Funnelweb is Python 2, run by `python2`, or by the interpreter that
-# PYTHON2 names by its full path: a bot's environment is koth's fixed list, so a version manager's
-# choice (pyenv's PYENV_VERSION) does not reach it). FaucetBot (R) is left out. Prints the folder
-# they are in.
+# compiled by a build step; Funnelweb is Python 2, run by `python2`: the hill or tournament that
+# plays them names which one in its `languages`, by full path where it is on no PATH, as
+# scripts/hill-originals.sh does). FaucetBot (R) is left out. Prints the folder they are in.
 #   bash scripts/grid-routing-originals.sh CHECKOUT [OUT]
 set -euo pipefail
 src=${1:?a checkout of iatorm/grid-routing-battle}
@@ -21,7 +20,7 @@ bot() { # folder name command [build]
 bot randombuilder "Random Builder" "python3 random_builder.py"
 bot checkpoint Checkpoint "java Checkpoint" "javac Checkpoint.java"
 bot connector Connector "java Connector" "javac Connector.java"
-bot funnelweb Funnelweb "${PYTHON2:-python2} funnelweb.py"
+bot funnelweb Funnelweb "python2 funnelweb.py"
 bot annoyance Annoyance "bash annoyance.sh"
 bot explorer Explorer "python3 explorer.py"
 bot watermelon Watermelon "java Watermelon" "javac Watermelon.java"

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The hill's verdict on the original Grid-Routing Battle bots (docs/hill.md, "The original
-# Grid-Routing Battle bots"): a hill from config/hill-paths.toml (uncontained: Funnelweb needs
-# Python 2, found by pyenv) with the eight original bots, played in steps of STEP games; after
-# each step, the share of games nobody scored, the king, and Kendall's tau-b of the table against
-# the challenge's published "Final results" and against a koth tournament of the same format
-# (players and rounds), played first with as many games.
+# Grid-Routing Battle bots"): a hill from config/hill-paths.toml with the eight original bots,
+# contained (the hill's `languages` lends Funnelweb its Python 2 by full path), played in steps
+# of STEP games; after each step, the share of games nobody scored, the king, and Kendall's
+# tau-b of the table against the challenge's published "Final results" and against a koth
+# tournament of the same format (players and rounds), played first with as many games.
 #   [KEEP=DIR] bash scripts/hill-originals.sh CHECKOUT [GAMES] [STEP] [SEED]
 # CHECKOUT is a checkout of github.com/iatorm/grid-routing-battle.
 set -euo pipefail
@@ -24,18 +24,20 @@ else
     work=$(mktemp -d)
     trap 'rm -rf "$work"' EXIT
 fi
-# A bot's environment is koth's fixed list, so Python 2 is named by its full path.
+# Python 2 by its full path (PYTHON2, else pyenv's 2.7, else PATH's): a bot's environment is
+# koth's fixed list, so a version manager's choice does not reach it.
 if [ -z "${PYTHON2:-}" ] && command -v pyenv > /dev/null; then
     PYTHON2=$(PYENV_VERSION=2.7.18 pyenv which python2)
 fi
-export PYTHON2=${PYTHON2:-$(command -v python2)}
+PYTHON2=${PYTHON2:-$(command -v python2)}
+languages="languages = [\"python3\", \"java\", \"javac\", \"bash\", \"$PYTHON2\"]"
 bots=$(bash scripts/grid-routing-originals.sh "$checkout" "$work/bots")
 grep -v '^seed' config/hill-paths.toml > "$work/hill-paths.toml"
-printf 'seed = %s\nsandbox = false\n' "$seed" >> "$work/hill-paths.toml"
+printf 'seed = %s\n%s\n' "$seed" "$languages" >> "$work/hill-paths.toml"
 players=$(sed -n 's/^players_per_game *= *\([0-9]*\).*/\1/p' config/hill-paths.toml)
 rounds=$(sed -n 's/^rounds *= *\([0-9]*\).*/\1/p' config/hill-paths.toml)
-printf 'game = "paths"\nbots_dir = "%s"\ngames = %s\nplayers_per_game = %s\nrounds = %s\nanswer_ms = 1000\nclock = "cpu"\nbackstop_ms = 5000\nseed = %s\nsandbox = false\n' \
-    "$bots" "$games" "$players" "$rounds" "$seed" > "$work/tournament.toml"
+printf 'game = "paths"\nbots_dir = "%s"\ngames = %s\nplayers_per_game = %s\nrounds = %s\nanswer_ms = 1000\nclock = "cpu"\nbackstop_ms = 5000\nseed = %s\n%s\n' \
+    "$bots" "$games" "$players" "$rounds" "$seed" "$languages" > "$work/tournament.toml"
 "$koth" tournament run "$work/tournament.toml" --dir "$work/tournament" > /dev/null
 "$koth" leaderboard "$work/tournament" --format json > "$work/tournament.json"
 "$koth" hill create "$work/hill-paths.toml" --dir "$work/hill" > /dev/null

@@ -309,6 +309,22 @@ fn local_folder(name: &str, dir: Option<PathBuf>) -> PathBuf {
     dir.unwrap_or_else(|| Path::new("logs").join(format!("hill-{name}")))
 }
 
+/// A game's faults are more than this share of a version's prompts in it (answers and faults)
+/// when it could not play it ([`could_not_play`]).
+const BROKEN_SHARE: f64 = 0.05;
+
+/// Whether a version could not play a game, with these faults and answers in it: it failed to
+/// start, or its faults were more than [`BROKEN_SHARE`] of its prompts — a bot that cannot play,
+/// not one with a rare fault. Such a game refuses a version in its validation game and counts
+/// towards its suspension; any other fault is recorded and shown, no more. The original
+/// Connector crashes in about one round in a hundred of the Grid-Routing Battle (one of some
+/// 1,400 prompts a game) and scores more than any bot but Funnelweb; counting every fault
+/// refused it at validation now and then, and suspended it within 40 games (issue 37).
+pub(crate) fn could_not_play(faults: &crate::bot::FaultCounts, answers: u64) -> bool {
+    let counted = faults.timed_out + faults.crashed + faults.bad_output + faults.failed_to_start;
+    faults.failed_to_start > 0 || counted as f64 > BROKEN_SHARE * (answers + counted) as f64
+}
+
 /// The seed of game `index` of a hill of seed `seed`.
 pub(crate) fn game_seed(seed: u64, index: u32) -> u64 {
     use rand::Rng;

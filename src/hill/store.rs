@@ -585,16 +585,8 @@ fn rate_one(
     Ok(Some(suspended))
 }
 
-/// A game counts against a version when the version failed to start in it, or its faults were
-/// more than this share of its prompts (answers and faults): a bot that cannot play, not one
-/// with a rare fault. The original Connector crashes in about one round in a hundred of the
-/// Grid-Routing Battle (one of some 1,400 prompts a game) and scores more than all but
-/// Funnelweb; counting any fault suspended it within 40 games, and with it the games that paid
-/// anyone (issue 37).
-const BROKEN_SHARE: f64 = 0.05;
-
-/// Why version `id` must be suspended, if it must: games that count against it ([`BROKEN_SHARE`])
-/// in more than the share allowed of its last games (at least the window's worth, counted since
+/// Why version `id` must be suspended, if it must: games it could not play
+/// ([`super::could_not_play`]) in more than the share allowed of its last games (at least the window's worth, counted since
 /// it was last resumed).
 fn suspension_of(
     db: &dyn Connection,
@@ -619,9 +611,15 @@ fn suspension_of(
     let mut kinds: Vec<String> = Vec::new();
     for r in &rows {
         let counts: Vec<i64> = (1..=4).map(|i| r[i].int()).collect::<anyhow::Result<_>>()?;
-        let faults: i64 = counts.iter().sum();
-        let prompts = (r[6].int()? + faults).max(1);
-        if counts[3] == 0 && (faults as f64) <= BROKEN_SHARE * prompts as f64 {
+        let count = |k: usize| u64::try_from(counts[k]).unwrap_or(0);
+        let faults = FaultCounts {
+            timed_out: count(0),
+            crashed: count(1),
+            bad_output: count(2),
+            failed_to_start: count(3),
+            benched: 0,
+        };
+        if !super::could_not_play(&faults, u64::try_from(r[6].int()?).unwrap_or(0)) {
             continue;
         }
         broken.push(r);

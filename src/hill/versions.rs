@@ -281,10 +281,12 @@ fn validate(
         }
     };
     let faults = distinct_faults(&result.bots);
-    let faulted = result.bots.iter().find(|b| {
-        let f = &b.fault_counts;
-        f.timed_out + f.crashed + f.bad_output + f.failed_to_start > 0
-    });
+    // A copy that could not play refuses it; a rare fault (the original Connector's crash in
+    // a round in a hundred) is recorded, no more.
+    let faulted = result
+        .bots
+        .iter()
+        .find(|b| super::could_not_play(&b.fault_counts, b.timing.answers));
     let refused = faulted.map(|b| {
         let first = b
             .faults

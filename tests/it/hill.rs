@@ -661,7 +661,11 @@ fn a_new_hill_with_fewer_bots_than_a_game_seats_plays_them_all() {
     );
     assert_eq!(query(&dir, "SELECT COUNT(*) FROM results"), 4);
     // L with T: 8 points and 2, each game.
-    assert_eq!(query(&dir, "SELECT CAST(SUM(score) AS INTEGER) FROM results"), 20);
+    assert_eq!(
+        query(&dir, "SELECT CAST(SUM(score) AS INTEGER) FROM results"),
+        20
+    );
+}
 
 #[test]
 fn a_hill_lists_the_languages_it_offers_and_refuses_a_bot_using_another_or_a_full_path() {
