@@ -96,10 +96,19 @@ struct Normal {
     players: usize,
     own: Vec<f64>,
     table: Vec<f64>,
-    /// `(i, j) → w`: the own strength of `i` with the table effect of `j`.
-    cross: HashMap<(usize, usize), f64>,
-    /// `(i, j), i < j → w`: the table effects of `i` and `j`.
-    tables: HashMap<(usize, usize), f64>,
+    /// `(i, j, w)`: the own strength of `i` with the table effect of `j`, in order (a sum in
+    /// another order would differ in its last bits, and two reads of one table with it).
+    cross: Vec<(usize, usize, f64)>,
+    /// `(i, j, w)`, `i < j`: the table effects of `i` and `j`, in order.
+    tables: Vec<(usize, usize, f64)>,
+}
+
+/// A sparse part's entries in order.
+fn in_order(entries: HashMap<(usize, usize), f64>) -> Vec<(usize, usize, f64)> {
+    let mut sorted: Vec<(usize, usize, f64)> =
+        entries.into_iter().map(|((i, j), w)| (i, j, w)).collect();
+    sorted.sort_unstable_by_key(|&(i, j, _)| (i, j));
+    sorted
 }
 
 impl Normal {
@@ -110,11 +119,11 @@ impl Normal {
             out[i] = self.own[i] * z[i];
             out[n + i] = self.table[i] * z[n + i];
         }
-        for (&(i, j), &w) in &self.cross {
+        for &(i, j, w) in &self.cross {
             out[i] += w * z[n + j];
             out[n + j] += w * z[i];
         }
-        for (&(i, j), &w) in &self.tables {
+        for &(i, j, w) in &self.tables {
             out[n + i] += w * z[n + j];
             out[n + j] += w * z[n + i];
         }
@@ -133,13 +142,10 @@ pub fn fit_from(games: &Games, start: &[f64]) -> Vec<Strength> {
     } else {
         games.seats.iter().map(|s| s.1).sum::<f64>() / rows as f64
     };
-    let mut normal = Normal {
-        players,
-        own: vec![PRIOR_GAMES; players],
-        table: vec![TABLE_PRIOR; players],
-        cross: HashMap::new(),
-        tables: HashMap::new(),
-    };
+    let mut own_diagonal = vec![PRIOR_GAMES; players];
+    let mut table_diagonal = vec![TABLE_PRIOR; players];
+    let mut cross: HashMap<(usize, usize), f64> = HashMap::new();
+    let mut tables: HashMap<(usize, usize), f64> = HashMap::new();
     let mut b = vec![0.0; 2 * players];
     let mut seen = vec![0u32; players];
     for table in games.each() {
@@ -157,30 +163,37 @@ pub fn fit_from(games: &Games, start: &[f64]) -> Vec<Strength> {
         }
         if c == 0.0 {
             for &(i, mi) in &at {
-                normal.own[i] += mi;
+                own_diagonal[i] += mi;
             }
             continue;
         }
         // Each seat of i adds e_i e_iᵀ, c e_i (u − e_i)ᵀ and c² (u − e_i)(u − e_i)ᵀ.
         for &(i, mi) in &at {
-            normal.own[i] += mi;
+            own_diagonal[i] += mi;
             for &(j, mj) in &at {
                 let neighbours = mj - if i == j { 1.0 } else { 0.0 };
                 if neighbours != 0.0 {
-                    *normal.cross.entry((i, j)).or_default() += mi * c * neighbours;
+                    *cross.entry((i, j)).or_default() += mi * c * neighbours;
                 }
             }
             for (x, &(j, mj)) in at.iter().enumerate() {
                 let wj = mj - if i == j { 1.0 } else { 0.0 };
-                normal.table[j] += mi * c * c * wj * wj;
+                table_diagonal[j] += mi * c * c * wj * wj;
                 for &(l, ml) in &at[x + 1..] {
                     let wl = ml - if i == l { 1.0 } else { 0.0 };
                     let key = if j < l { (j, l) } else { (l, j) };
-                    *normal.tables.entry(key).or_default() += mi * c * c * wj * wl;
+                    *tables.entry(key).or_default() += mi * c * c * wj * wl;
                 }
             }
         }
     }
+    let normal = Normal {
+        players,
+        own: own_diagonal,
+        table: table_diagonal,
+        cross: in_order(cross),
+        tables: in_order(tables),
+    };
     let mut from = start.to_vec();
     from.resize(2 * players, 0.0);
     let z = conjugate_gradients(&|z| normal.times(z), &b, &from);
