@@ -607,6 +607,24 @@ fn rate_one(
             )?;
         }
     }
+    let alike = i64::from(scores.iter().all(|&s| s == scores[0]));
+    let mut present: Vec<usize> = seats.iter().map(|s| s.bot).collect();
+    present.sort_unstable();
+    present.dedup();
+    for version in present {
+        db.execute(
+            "INSERT INTO hill_presence (version, games, alike) VALUES (?1, 1, ?2)
+             ON CONFLICT (version) DO UPDATE SET games = hill_presence.games + 1,
+                 alike = hill_presence.alike + ?2",
+            &[version.into(), alike.into()],
+        )?;
+    }
+    db.execute(
+        "INSERT INTO hill_outcomes (id, games, alike) VALUES (0, 1, ?1)
+         ON CONFLICT (id) DO UPDATE SET games = hill_outcomes.games + 1,
+             alike = hill_outcomes.alike + ?1",
+        &[alike.into()],
+    )?;
     let mut suspended = Vec::new();
     for ((seat, rating), fuel) in seats.iter().zip(updated).zip(fuels) {
         db.execute(
