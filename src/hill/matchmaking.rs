@@ -22,9 +22,11 @@
 //!    bound, so no active version is ever starved). Games already queued for a version lower
 //!    its need, so one version does not fill the queue.
 //! 3. Its **opponents**, one by one, those adding the most expected gain to the line-up (the
-//!    focal version's first: a newcomer meets many versions, not the same two), and now and
-//!    then ([`Tuning::far_share`] of games) drawn at random, so far apart versions are compared
-//!    too. The reason stored names the line-up's expected gain.
+//!    focal version's first: a newcomer meets many versions, not the same two), weighed by the
+//!    chance that the line-up's game does not end all alike, learnt from the games without each
+//!    version it leaves out (a game that pays only with certain players at the table); and now
+//!    and then ([`Tuning::far_share`] of games) drawn at random, so far apart versions are
+//!    compared too. The reason stored names the line-up's expected gain.
 
 use std::collections::HashMap;
 
@@ -78,6 +80,10 @@ pub struct Met {
 pub struct History {
     pairs: HashMap<(usize, usize), Met>,
     own: HashMap<usize, Met>,
+    /// Per version, its games and how many ended all alike (every seat scoring the same).
+    presence: HashMap<usize, Met>,
+    /// Every game, and how many ended all alike.
+    outcomes: Met,
 }
 
 impl History {
@@ -97,8 +103,30 @@ impl History {
         }
     }
 
+    /// Adds `met` to version `v`'s games (as stored: a count per version).
+    pub fn add_presence(&mut self, v: usize, met: Met) {
+        let present = self.presence.entry(v).or_default();
+        present.games += met.games;
+        present.alike += met.alike;
+    }
+
+    /// Adds `met` to the count of every game.
+    pub fn add_outcomes(&mut self, met: Met) {
+        self.outcomes.games += met.games;
+        self.outcomes.alike += met.alike;
+    }
+
     /// Adds a game: each seat's version and score.
     pub fn record(&mut self, seats: &[(usize, f64)]) {
+        let alike = u32::from(seats.iter().all(|s| s.1 == seats[0].1));
+        let game = Met { games: 1, alike };
+        let mut present: Vec<usize> = seats.iter().map(|s| s.0).collect();
+        present.sort_unstable();
+        present.dedup();
+        for v in present {
+            self.add_presence(v, game);
+        }
+        self.add_outcomes(game);
         for (k, &(a, sa)) in seats.iter().enumerate() {
             for &(b, sb) in &seats[k + 1..] {
                 let alike = u32::from(sa == sb);
@@ -112,6 +140,18 @@ impl History {
             .get(&(a.min(b), a.max(b)))
             .copied()
             .unwrap_or_default()
+    }
+
+    /// The chance that a game without version `v` ends all alike: from the games it did not
+    /// play, with a prior worth [`ALIKE_PRIOR_GAMES`] at the rate of every game (Laplace's rule:
+    /// ½ before any game).
+    fn alike_without(&self, v: usize) -> f64 {
+        let present = self.presence.get(&v).copied().unwrap_or_default();
+        let all = self.outcomes;
+        let rate = (f64::from(all.alike) + 1.0) / (f64::from(all.games) + 2.0);
+        let games = f64::from(all.games.saturating_sub(present.games));
+        let alike = f64::from(all.alike.saturating_sub(present.alike));
+        (alike + ALIKE_PRIOR_GAMES * rate) / (games + ALIKE_PRIOR_GAMES)
     }
 
     /// How often a version's pairings end alike (Laplace's rule: ½ before any game).
@@ -131,14 +171,36 @@ fn phi(x: f64) -> f64 {
     0.5 * statrs::function::erf::erfc(-x / std::f64::consts::SQRT_2)
 }
 
+/// The chance that `a` and `b` do not score alike in their next game together, from their
+/// games together with a prior worth [`ALIKE_PRIOR_GAMES`] at their own rates.
+fn unlike(a: &Candidate, b: &Candidate, history: &History) -> f64 {
+    let met = history.met(a.id, b.id);
+    let prior = (history.alike_rate(a.id) + history.alike_rate(b.id)) / 2.0;
+    1.0 - (f64::from(met.alike) + ALIKE_PRIOR_GAMES * prior)
+        / (f64::from(met.games) + ALIKE_PRIOR_GAMES)
+}
+
 /// The expected gain of a game between `a` and `b` (module doc).
 fn gain(a: &Candidate, b: &Candidate, history: &History) -> f64 {
     let met = history.met(a.id, b.id);
     let unsure = phi(-(a.mu - b.mu).abs() / (a.sigma.powi(2) + b.sigma.powi(2)).sqrt().max(1e-9));
-    let prior = (history.alike_rate(a.id) + history.alike_rate(b.id)) / 2.0;
-    let alike = (f64::from(met.alike) + ALIKE_PRIOR_GAMES * prior)
-        / (f64::from(met.games) + ALIKE_PRIOR_GAMES);
-    unsure * (1.0 - alike) / (1.0 + f64::from(met.games))
+    unsure * unlike(a, b, history) / (1.0 + f64::from(met.games))
+}
+
+/// The chance that a game of the line-up `seated`, with `free` seats still to fill, does not end
+/// with every seat alike: one less the likeliest all-alike among the games without one of the
+/// versions it must leave out (`absent`: each active version's chance of an all-alike game
+/// without it, likeliest first; the free seats taken by the likeliest). Some games
+/// pay only with certain players at the table (with the original Grid-Routing Battle bots, a
+/// game pays anyone only when both Funnelweb and Connector play): a line-up without one of
+/// them teaches nothing, however unsure its order, and far ahead in rating they would otherwise
+/// be the first left out. Pairs cannot say so: each of them met the other with and without.
+fn pays(seated: &[usize], free: usize, absent: &[(f64, usize)]) -> f64 {
+    absent
+        .iter()
+        .filter(|(_, k)| !seated.contains(k))
+        .nth(free)
+        .map_or(1.0, |(alike, _)| 1.0 - alike)
 }
 
 /// Chooses the next game among `active` for `players` seats, as game number `next` of the hill,
@@ -155,6 +217,10 @@ pub fn choose(
         return None;
     }
     let n = active.len() as f64;
+    let mut absent: Vec<(f64, usize)> = (0..active.len())
+        .map(|k| (history.alike_without(active[k].id), k))
+        .collect();
+    absent.sort_by(|a, b| b.0.total_cmp(&a.0));
     // Each version's best gain against its neighbours in rating: the order that matters.
     let mut by_rating: Vec<usize> = (0..active.len()).collect();
     by_rating.sort_by(|&a, &b| active[a].mu.total_cmp(&active[b].mu));
@@ -228,16 +294,25 @@ pub fn choose(
     if far {
         seated.extend(others.iter().take(players - 1));
     } else {
-        // One by one, the opponent adding the most gain to the line-up: with the focal version
-        // first (its own uncertainty is what it was chosen for), then with the others seated.
+        // One by one, the opponent that makes the line-up teach the most: the gain of its
+        // pairs (with the focal version's counted twice: its own uncertainty is what it was
+        // chosen for) weighed by the chance that its game does not end all alike. A version
+        // without which no game pays is seated for the pairs it lets teach, not its own.
+        let mut pairs = 0.0;
         while seated.len() < players {
-            let added = |o: usize| {
-                2.0 * gain(me, &active[o], history)
+            let with_pairs = |o: usize| {
+                pairs
+                    + 2.0 * gain(me, &active[o], history)
                     + seated[1..]
                         .iter()
                         .map(|&s| gain(&active[s], &active[o], history))
                         .sum::<f64>()
-                    - 0.001 * f64::from(active[o].queued)
+            };
+            let added = |o: usize| {
+                let mut with = seated.clone();
+                with.push(o);
+                let free = players - with.len();
+                with_pairs(o) * pays(&with, free, &absent) - 0.001 * f64::from(active[o].queued)
             };
             let pick = others
                 .iter()
@@ -252,6 +327,7 @@ pub fn choose(
                 })
                 .expect("enough candidates")
                 .0;
+            pairs = with_pairs(pick);
             seated.push(pick);
         }
     }
@@ -260,7 +336,8 @@ pub fn choose(
         .enumerate()
         .flat_map(|(x, &a)| seated[x + 1..].iter().map(move |&b| (a, b)))
         .map(|(a, b)| gain(&active[a], &active[b], history))
-        .sum();
+        .sum::<f64>()
+        * pays(&seated, 0, &absent);
     let names: Vec<&str> = seated[1..]
         .iter()
         .map(|&k| active[k].label.as_str())
@@ -411,6 +488,38 @@ mod tests {
             if !choice.reason.contains("at random") {
                 assert_ne!(seats, [0, 1, 2], "{choice:?}");
             }
+        }
+    }
+
+    #[test]
+    fn a_line_up_holds_the_pair_without_which_no_game_pays() {
+        // Eight versions, seven a game; 0 and 1 lead far ahead in rating, and a game paid
+        // anyone only when both played (the original Funnelweb and Connector): the line-ups
+        // without both ended all alike.
+        let mut active: Vec<Candidate> = settled(8)
+            .into_iter()
+            .map(|c| match c.id {
+                0 | 1 => Candidate { mu: 40.0, ..c },
+                _ => c,
+            })
+            .collect();
+        let mut history = History::default();
+        for left_out in 0..8 {
+            for _ in 0..3 {
+                let pays = left_out > 1;
+                let seats: Vec<(usize, f64)> = (0..8)
+                    .filter(|&v| v != left_out)
+                    .map(|v| (v, if pays { 100.0 - v as f64 } else { 0.0 }))
+                    .collect();
+                history.record(&seats);
+            }
+        }
+        let choices = simulate(&mut active, 7, 20, 101, &mut history, |s| 100.0 - s as f64);
+        for choice in choices.iter().filter(|c| !c.reason.contains("at random")) {
+            assert!(
+                choice.seats.contains(&0) && choice.seats.contains(&1),
+                "{choice:?}"
+            );
         }
     }
 

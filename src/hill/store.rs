@@ -48,6 +48,13 @@ CREATE TABLE IF NOT EXISTS hill_kings (
 CREATE TABLE IF NOT EXISTS hill_pairs (
     a INTEGER NOT NULL, b INTEGER NOT NULL, games INTEGER NOT NULL, alike INTEGER NOT NULL,
     PRIMARY KEY (a, b));
+-- Per version, the rated games it played and in how many every seat scored alike; and the same
+-- of the whole hill (one row): what matchmaking estimates a line-up's chance of a game that
+-- pays anyone from (a game without a version that others need ends all alike).
+CREATE TABLE IF NOT EXISTS hill_presence (
+    version INTEGER PRIMARY KEY, games INTEGER NOT NULL, alike INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS hill_outcomes (
+    id INTEGER PRIMARY KEY CHECK (id = 0), games INTEGER NOT NULL, alike INTEGER NOT NULL);
 -- A bot's games and ratings, read by its page and by suspension, without reading every game's.
 CREATE INDEX IF NOT EXISTS hill_results_by_bot ON results (bot, game);
 CREATE INDEX IF NOT EXISTS hill_ratings_by_version ON hill_ratings (version, game);
@@ -76,6 +83,7 @@ pub(crate) fn create_tables(db: &dyn Connection) -> anyhow::Result<()> {
     // A hill made before versions kept their fuel.
     add_column(db, "hill_versions", "fuel", "TEXT")?;
     // A hill made before `hill_pairs` existed: its pairs counted once from its rated games.
+    count_presence(db)?;
     db.execute(
         "INSERT INTO hill_pairs (a, b, games, alike)
          SELECT x.bot, y.bot, COUNT(*), SUM(CASE WHEN x.score = y.score THEN 1 ELSE 0 END)
@@ -89,9 +97,57 @@ pub(crate) fn create_tables(db: &dyn Connection) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The games played so far per pair of versions, for matchmaking.
+/// The rated games, each with whether every seat scored alike, as SQL.
+const RATED_OUTCOMES: &str =
+    "SELECT x.game, CASE WHEN MAX(x.score) = MIN(x.score) THEN 1 ELSE 0 END
+     AS alike FROM results x JOIN hill_games h ON h.game = x.game AND h.rated = 1 GROUP BY x.game";
+
+/// A hill made before `hill_presence` and `hill_outcomes` existed: counted once from its rated
+/// games.
+fn count_presence(db: &dyn Connection) -> anyhow::Result<()> {
+    db.execute(
+        &format!(
+            "INSERT INTO hill_presence (version, games, alike)
+             SELECT r.bot, COUNT(*), SUM(g.alike)
+             FROM (SELECT DISTINCT game, bot FROM results) r JOIN ({RATED_OUTCOMES}) g
+                 ON g.game = r.game
+             WHERE NOT EXISTS (SELECT 1 FROM hill_presence)
+             GROUP BY r.bot
+             ON CONFLICT (version) DO NOTHING"
+        ),
+        &[],
+    )?;
+    // Without a group, the totals are one row even of no game (then 0 and 0).
+    db.execute(
+        &format!(
+            "INSERT INTO hill_outcomes (id, games, alike)
+             SELECT 0, COUNT(*), COALESCE(SUM(g.alike), 0) FROM ({RATED_OUTCOMES}) g
+             WHERE NOT EXISTS (SELECT 1 FROM hill_outcomes)
+             ON CONFLICT (id) DO NOTHING"
+        ),
+        &[],
+    )?;
+    Ok(())
+}
+
+/// The games played so far per pair of versions, per version and in all, for matchmaking.
 pub(crate) fn history(db: &dyn Connection) -> anyhow::Result<History> {
     let mut history = History::default();
+    for r in db.query("SELECT version, games, alike FROM hill_presence", &[])? {
+        history.add_presence(
+            r[0].int()? as usize,
+            Met {
+                games: r[1].int()? as u32,
+                alike: r[2].int()? as u32,
+            },
+        );
+    }
+    if let Some(r) = db.row("SELECT games, alike FROM hill_outcomes WHERE id = 0", &[])? {
+        history.add_outcomes(Met {
+            games: r[0].int()? as u32,
+            alike: r[1].int()? as u32,
+        });
+    }
     for r in db.query("SELECT a, b, games, alike FROM hill_pairs", &[])? {
         history.add(
             r[0].int()? as usize,
@@ -551,6 +607,24 @@ fn rate_one(
             )?;
         }
     }
+    let alike = i64::from(scores.iter().all(|&s| s == scores[0]));
+    let mut present: Vec<usize> = seats.iter().map(|s| s.bot).collect();
+    present.sort_unstable();
+    present.dedup();
+    for version in present {
+        db.execute(
+            "INSERT INTO hill_presence (version, games, alike) VALUES (?1, 1, ?2)
+             ON CONFLICT (version) DO UPDATE SET games = hill_presence.games + 1,
+                 alike = hill_presence.alike + ?2",
+            &[version.into(), alike.into()],
+        )?;
+    }
+    db.execute(
+        "INSERT INTO hill_outcomes (id, games, alike) VALUES (0, 1, ?1)
+         ON CONFLICT (id) DO UPDATE SET games = hill_outcomes.games + 1,
+             alike = hill_outcomes.alike + ?1",
+        &[alike.into()],
+    )?;
     let mut suspended = Vec::new();
     for ((seat, rating), fuel) in seats.iter().zip(updated).zip(fuels) {
         db.execute(
