@@ -209,6 +209,7 @@ fn fitted(model: Model, players: usize, played: &[(Vec<usize>, Vec<f64>)]) -> Ve
         games.add(&seated);
     }
     ranking::fit(&games, &vec![0.0; players])
+        .strengths
         .iter()
         .map(|s| s.value)
         .collect()

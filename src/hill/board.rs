@@ -64,6 +64,19 @@ pub struct Reign {
     pub since: i64,
 }
 
+/// How sure the table's first is of its lead over the runner-up, at the last fit.
+#[derive(Debug, Clone, Serialize)]
+pub struct Lead {
+    /// The first and the runner-up, as `NAME vN`.
+    pub first: String,
+    pub second: String,
+    /// The first's figure less the runner-up's, and half the width of its 95% interval (for a
+    /// points game clustered by game: two who meet often share their games' luck). The first
+    /// may be crowned once `by` exceeds `interval`.
+    pub by: f64,
+    pub interval: f64,
+}
+
 /// The hill's leaderboard.
 #[derive(Debug, Clone, Serialize)]
 pub struct HillBoard {
@@ -74,9 +87,11 @@ pub struct HillBoard {
     /// The figure in `rating`, in words.
     pub statistic: String,
     pub games_done: u32,
-    /// The table's first, once it has been crowned: its placement games played and its
-    /// interval apart from the runner-up's; none while the lead is open.
+    /// The table's first, once it has been crowned: its placement games played and its lead
+    /// over the runner-up sure ([`Lead`]); none while the lead is open.
     pub king: Option<String>,
+    /// The first's lead over the runner-up; none with fewer than two fitted.
+    pub lead: Option<Lead>,
     pub standings: Vec<HillStanding>,
     /// Suspended versions, apart from the ranking.
     pub suspended: Vec<SuspendedVersion>,
@@ -165,6 +180,23 @@ pub(crate) fn of(store: &Store) -> anyhow::Result<HillBoard> {
         .filter(|(id, _, _)| order.first().is_some_and(|first| first.id == *id))
         .and_then(|(id, _, _)| version(*id))
         .map(Version::label);
+    // The stored lead, while its two are still the table's first two.
+    let lead = match (store::lead(store)?, order.as_slice()) {
+        (Some(lead), [first, second, ..])
+            if lead.first == first.id && lead.second == second.id =>
+        {
+            match (first.value, second.value, version(first.id), version(second.id)) {
+                (Some(a), Some(b), Some(v1), Some(v2)) => Some(Lead {
+                    first: v1.label(),
+                    second: v2.label(),
+                    by: a - b,
+                    interval: lead.interval,
+                }),
+                _ => None,
+            }
+        }
+        _ => None,
+    };
     let history = versions
         .iter()
         .filter(|v| !v.current())
@@ -177,6 +209,7 @@ pub(crate) fn of(store: &Store) -> anyhow::Result<HillBoard> {
         statistic: ranking::statistic(ranking).to_string(),
         games_done: store::games_rated(db, &versions)?,
         king,
+        lead,
         standings,
         suspended,
         kings,
@@ -190,6 +223,26 @@ impl HillBoard {
     pub(crate) fn in_public(&mut self) {
         for suspended in &mut self.suspended {
             suspended.reason = super::logs::public_reason(&suspended.reason);
+        }
+    }
+
+    /// What stands for the king while there is none: the lead, if two are fitted.
+    pub(crate) fn uncrowned(&self) -> String {
+        let decimals = self.decimals();
+        match &self.lead {
+            Some(lead) => format!(
+                "none yet ({} leads {} by {:.decimals$} ± {:.decimals$}, not yet sure)",
+                lead.first, lead.second, lead.by, lead.interval
+            ),
+            None => "none yet".into(),
+        }
+    }
+
+    /// Decimals of the ranking's figure: points to the hundredth, ratings whole.
+    fn decimals(&self) -> usize {
+        match self.ranking {
+            Ranking::Points => 2,
+            Ranking::Placement => 0,
         }
     }
 
@@ -207,10 +260,7 @@ impl HillBoard {
         ]
         .map(String::from)
         .to_vec();
-        let decimals = match self.ranking {
-            Ranking::Points => 2,
-            Ranking::Placement => 0,
-        };
+        let decimals = self.decimals();
         let figure = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.decimals$}"));
         let rows: Vec<Vec<String>> = self
             .standings
@@ -237,7 +287,7 @@ impl HillBoard {
             self.game,
             self.statistic,
             self.games_done,
-            self.king.as_deref().unwrap_or("none yet")
+            self.king.clone().unwrap_or_else(|| self.uncrowned())
         );
         let apart: Vec<String> = self
             .suspended

@@ -543,6 +543,7 @@ mod tests {
                 last_game + 1,
                 Some(last_game),
                 None,
+                None,
             )
             .unwrap();
         }

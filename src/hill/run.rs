@@ -441,9 +441,9 @@ impl Refit {
 }
 
 /// Fits every game with a current version in it (active or suspended) by the game's
-/// `ranking`, and stores the fit and, if it changed, the king: the table's first
-/// ([`ranking::in_order`], the board's own order) once it has played its `placement_games` and
-/// its interval is apart from the runner-up's ([`ranking::may_be_crowned`]). Starts from
+/// `ranking`, and stores the fit, how sure the first's lead over the runner-up is, and, if it
+/// changed, the king: the table's first ([`ranking::in_order`], the board's own order) once it
+/// has played its `placement_games` and its lead is sure ([`ranking::may_be_crowned`]). Starts from
 /// `last`, each version's coordinate at the last fit, and leaves this fit's there.
 pub(crate) fn refit(
     store: &Store,
@@ -475,7 +475,8 @@ pub(crate) fn refit(
         games.add(&seats);
     }
     last.resize(versions.len(), 0.0);
-    let strengths = ranking::fit(&games, last);
+    let fit = ranking::fit(&games, last);
+    let strengths = &fit.strengths;
     *last = strengths.iter().map(|s| s.theta).collect();
     let fitted: Vec<store::Fitted> = current
         .iter()
@@ -496,9 +497,19 @@ pub(crate) fn refit(
         })
         .collect();
     ranking::in_order(&mut table);
-    let crowned = ranking::may_be_crowned(&table, placement_games).then(|| table[0].id);
+    let lead_interval = |a, b| fit.lead_interval(a, b);
+    let crowned =
+        ranking::may_be_crowned(&table, placement_games, lead_interval).then(|| table[0].id);
+    let lead = match table.as_slice() {
+        [first, second, ..] => Some(store::Lead {
+            first: first.id,
+            second: second.id,
+            interval: lead_interval(first.id, second.id),
+        }),
+        _ => None,
+    };
     let last_game = scores.last().map(|s| s.0);
-    if let Some(king) = store::write_fit(db, &fitted, counted, last_game, crowned)? {
+    if let Some(king) = store::write_fit(db, &fitted, counted, last_game, crowned, lead)? {
         let label = versions
             .iter()
             .find(|v| v.id == king)

@@ -753,9 +753,34 @@ pub(crate) struct Fitted {
     pub games: u32,
 }
 
+/// How sure the fitted table's first is of its lead over the runner-up (version ids).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Lead {
+    pub first: usize,
+    pub second: usize,
+    /// Half the width of the 95% interval of the first's figure less the second's.
+    pub interval: f64,
+}
+
+/// The lead at the last fit, if the table had two versions.
+pub(crate) fn lead(store: &crate::tournament::store::Store) -> anyhow::Result<Option<Lead>> {
+    let Some(text) = store.meta("lead")? else {
+        return Ok(None);
+    };
+    let parts: Vec<&str> = text.split(' ').collect();
+    let [first, second, interval] = parts.as_slice() else {
+        anyhow::bail!("the stored lead {text:?} is not `first second interval`");
+    };
+    Ok(Some(Lead {
+        first: first.parse()?,
+        second: second.parse()?,
+        interval: interval.parse()?,
+    }))
+}
+
 /// Replaces the stored fit with `fitted` (made from `games` recorded games, the last of them
-/// game `last_game`) and crowns `crowned` (the table's first, if it may be crowned) unless it
-/// reigns already; in one transaction. A version that played since the last fit has its
+/// game `last_game`) and its `lead`, and crowns `crowned` (the table's first, if it may be
+/// crowned) unless it reigns already; in one transaction. A version that played since the last fit has its
 /// figure kept in its history too (what its page plots). Returns the new king, if it changed.
 pub(crate) fn write_fit(
     db: &dyn Connection,
@@ -763,8 +788,21 @@ pub(crate) fn write_fit(
     games: u32,
     last_game: Option<u32>,
     crowned: Option<usize>,
+    lead: Option<Lead>,
 ) -> anyhow::Result<Option<usize>> {
     db.transaction(|db| {
+        match lead {
+            Some(Lead {
+                first,
+                second,
+                interval,
+            }) => db.execute(
+                "INSERT INTO meta (key, value) VALUES ('lead', ?1)
+                 ON CONFLICT (key) DO UPDATE SET value = ?1",
+                &[format!("{first} {second} {interval}").into()],
+            )?,
+            None => db.execute("DELETE FROM meta WHERE key = 'lead'", &[])?,
+        };
         let before: Vec<(usize, u32)> = db
             .query("SELECT version, games FROM hill_fit", &[])?
             .iter()

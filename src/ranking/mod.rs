@@ -49,12 +49,43 @@ impl Games {
     }
 }
 
+/// A fit: every player's figure, and how sure one's lead over another is.
+#[derive(Debug, Clone)]
+pub struct Fit {
+    pub strengths: Vec<Strength>,
+    /// A points fit's spread, for leads clustered by game; none for an order model, whose
+    /// leads take the two figures as independent.
+    spread: Option<points::Spread>,
+}
+
+impl Fit {
+    /// Half the width of the 95% interval of `a`'s figure less `b`'s (player indices).
+    pub fn lead_interval(&self, a: usize, b: usize) -> f64 {
+        match &self.spread {
+            Some(spread) => spread.lead_interval(a, b),
+            None => match (self.strengths.get(a), self.strengths.get(b)) {
+                (Some(a), Some(b)) => a.interval.hypot(b.interval),
+                _ => 0.0,
+            },
+        }
+    }
+}
+
 /// Fits every player, starting from `start` (one coordinate per player: the last fit's
 /// [`Strength::theta`], or zeros).
-pub fn fit(games: &Games, start: &[f64]) -> Vec<Strength> {
+pub fn fit(games: &Games, start: &[f64]) -> Fit {
     match games.ranking {
-        Ranking::Points => points::fit_from(&games.points, start),
-        Ranking::Placement => order::fit_from(&games.order, start),
+        Ranking::Points => {
+            let (strengths, spread) = points::fit_from(&games.points, start);
+            Fit {
+                strengths,
+                spread: Some(spread),
+            }
+        }
+        Ranking::Placement => Fit {
+            strengths: order::fit_from(&games.order, start),
+            spread: None,
+        },
     }
 }
 
@@ -105,10 +136,16 @@ pub fn in_order(entries: &mut [Entry]) {
 
 /// Whether the first of a table in order ([`in_order`]) may be crowned: it has played its
 /// `placement_games` (and at least one), and it is apart from the runner-up: the 95% interval
-/// of its lead excludes zero, the lead exceeding `√(h₁² + h₂²)` (each `h` a 95% half-width;
-/// two independent estimates' difference has that half-width). Requiring the two intervals not
-/// to overlap at all would ask for about 99.5% confidence in the lead, not 95%.
-pub fn may_be_crowned(table: &[Entry], placement_games: u32) -> bool {
+/// of its lead excludes zero, the lead exceeding `lead_interval(first, second)` ([`Fit::
+/// lead_interval`]: for two independent estimates `√(h₁² + h₂²)`, each `h` a 95% half-width;
+/// clustered by game for a points game, where two who meet often share their games' luck).
+/// Requiring the two intervals not to overlap at all would ask for about 99.5% confidence in
+/// the lead, not 95%.
+pub fn may_be_crowned(
+    table: &[Entry],
+    placement_games: u32,
+    lead_interval: impl Fn(usize, usize) -> f64,
+) -> bool {
     let Some(first) = table.first() else {
         return false;
     };
@@ -122,7 +159,7 @@ pub fn may_be_crowned(table: &[Entry], placement_games: u32) -> bool {
         None => true,
         Some(second) => match second.value {
             None => true,
-            Some(other) => value - other > first.interval.hypot(second.interval),
+            Some(other) => value - other > lead_interval(first.id, second.id),
         },
     }
 }
@@ -146,8 +183,8 @@ mod tests {
             points.add(&seats);
             places.add(&seats);
         }
-        let by_points = fit(&points, &[0.0; 3]);
-        let by_places = fit(&places, &[0.0; 3]);
+        let by_points = fit(&points, &[0.0; 3]).strengths;
+        let by_places = fit(&places, &[0.0; 3]).strengths;
         assert!(by_points[0].value > by_points[1].value, "{by_points:?}");
         assert!(by_places[1].value > by_places[0].value, "{by_places:?}");
         // Points per game against average opponents, about what each scored.
@@ -180,6 +217,9 @@ mod tests {
         in_order(&mut table);
         let ids: Vec<usize> = table.iter().map(|e| e.id).collect();
         assert_eq!(ids, [2, 1, 3, 0]);
+        // Two independent estimates' lead, as an order model's.
+        let independent = |_: usize, _: usize| 100f64.hypot(100.0);
+        let may_be_crowned = |table: &[Entry], placement| may_be_crowned(table, placement, independent);
         // Tied: no crown.
         assert!(!may_be_crowned(&table, 4));
         let mut apart = vec![entry(0, 1800.0, 100.0, 9), entry(1, 1500.0, 100.0, 9)];

@@ -264,10 +264,7 @@ pub(crate) fn front(page: &str, view: Result<&HillView, &str>) -> String {
                 "king",
                 match reign {
                     Some(r) => format!("{} v{}", bot_link(&r.name), r.version),
-                    None if !board.standings.is_empty() && !board.kings.is_empty() => {
-                        "none: the leader is not yet apart from the runner-up".to_string()
-                    }
-                    None => "none yet".to_string(),
+                    None => escape(&board.uncrowned()),
                 },
             ),
             ("statistic", escape(&board.statistic)),

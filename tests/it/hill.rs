@@ -588,6 +588,13 @@ fn a_points_game_is_ranked_by_points_where_an_order_model_sees_a_tie() {
             "the king is the table's first: {board}"
         );
     }
+    // The lead says how sure the first is, and the crown follows it.
+    let lead = &board["lead"];
+    assert_eq!(lead["first"], "C v1", "{board}");
+    assert_eq!(lead["second"], "B v1", "{board}");
+    let (by, interval) = (lead["by"].as_f64().unwrap(), lead["interval"].as_f64().unwrap());
+    assert!(by > 0.0 && interval > 0.0, "{board}");
+    assert_eq!(board["king"].is_null(), by <= interval, "{board}");
 
     // The same games, as an order model reads them: every pairing was won by each side in
     // turn, so it tells the three apart by no more than its own uncertainty.
@@ -617,7 +624,7 @@ fn a_points_game_is_ranked_by_points_where_an_order_model_sees_a_tie() {
     for seated in games.values() {
         placement.add(seated);
     }
-    let fitted = koth::ranking::fit(&placement, &vec![0.0; players]);
+    let fitted = koth::ranking::fit(&placement, &vec![0.0; players]).strengths;
     let (low, high) = fitted.iter().fold((f64::MAX, f64::MIN), |(lo, hi), s| {
         (lo.min(s.value), hi.max(s.value))
     });
