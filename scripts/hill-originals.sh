@@ -5,7 +5,7 @@
 # of STEP games; after each step, the share of games nobody scored, the king, and Kendall's
 # tau-b of the table against the challenge's published "Final results" and against a koth
 # tournament of the same format (players and rounds), played first with as many games.
-#   [KEEP=DIR] bash scripts/hill-originals.sh CHECKOUT [GAMES] [STEP] [SEED]
+#   [KEEP=DIR] [TOURNAMENT=DIR] bash scripts/hill-originals.sh CHECKOUT [GAMES] [STEP] [SEED]
 # CHECKOUT is a checkout of github.com/iatorm/grid-routing-battle.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -38,8 +38,14 @@ players=$(sed -n 's/^players_per_game *= *\([0-9]*\).*/\1/p' config/hill-paths.t
 rounds=$(sed -n 's/^rounds *= *\([0-9]*\).*/\1/p' config/hill-paths.toml)
 printf 'game = "paths"\nbots_dir = "%s"\ngames = %s\nplayers_per_game = %s\nrounds = %s\nanswer_ms = 1000\nclock = "cpu"\nbackstop_ms = 5000\nseed = %s\n%s\n' \
     "$bots" "$games" "$players" "$rounds" "$seed" "$languages" > "$work/tournament.toml"
-"$koth" tournament run "$work/tournament.toml" --dir "$work/tournament" > /dev/null
-"$koth" leaderboard "$work/tournament" --format json > "$work/tournament.json"
+# TOURNAMENT=DIR compares against a tournament of the same format played before (one of 40
+# games of seven takes about as long as the hill's 40).
+if [ -n "${TOURNAMENT:-}" ]; then
+    "$koth" leaderboard "$TOURNAMENT" --format json > "$work/tournament.json"
+else
+    "$koth" tournament run "$work/tournament.toml" --dir "$work/tournament" > /dev/null
+    "$koth" leaderboard "$work/tournament" --format json > "$work/tournament.json"
+fi
 "$koth" hill create "$work/hill-paths.toml" --dir "$work/hill" > /dev/null
 "$koth" hill add "$bots"/* --hill "$work/hill" > /dev/null
 played=0

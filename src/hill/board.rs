@@ -182,10 +182,13 @@ pub(crate) fn of(store: &Store) -> anyhow::Result<HillBoard> {
         .map(Version::label);
     // The stored lead, while its two are still the table's first two.
     let lead = match (store::lead(store)?, order.as_slice()) {
-        (Some(lead), [first, second, ..])
-            if lead.first == first.id && lead.second == second.id =>
-        {
-            match (first.value, second.value, version(first.id), version(second.id)) {
+        (Some(lead), [first, second, ..]) if lead.first == first.id && lead.second == second.id => {
+            match (
+                first.value,
+                second.value,
+                version(first.id),
+                version(second.id),
+            ) {
                 (Some(a), Some(b), Some(v1), Some(v2)) => Some(Lead {
                     first: v1.label(),
                     second: v2.label(),

@@ -219,7 +219,8 @@ mod tests {
         assert_eq!(ids, [2, 1, 3, 0]);
         // Two independent estimates' lead, as an order model's.
         let independent = |_: usize, _: usize| 100f64.hypot(100.0);
-        let may_be_crowned = |table: &[Entry], placement| may_be_crowned(table, placement, independent);
+        let may_be_crowned =
+            |table: &[Entry], placement| may_be_crowned(table, placement, independent);
         // Tied: no crown.
         assert!(!may_be_crowned(&table, 4));
         let mut apart = vec![entry(0, 1800.0, 100.0, 9), entry(1, 1500.0, 100.0, 9)];

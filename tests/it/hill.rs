@@ -592,7 +592,10 @@ fn a_points_game_is_ranked_by_points_where_an_order_model_sees_a_tie() {
     let lead = &board["lead"];
     assert_eq!(lead["first"], "C v1", "{board}");
     assert_eq!(lead["second"], "B v1", "{board}");
-    let (by, interval) = (lead["by"].as_f64().unwrap(), lead["interval"].as_f64().unwrap());
+    let (by, interval) = (
+        lead["by"].as_f64().unwrap(),
+        lead["interval"].as_f64().unwrap(),
+    );
     assert!(by > 0.0 && interval > 0.0, "{board}");
     assert_eq!(board["king"].is_null(), by <= interval, "{board}");
 
