@@ -74,8 +74,11 @@ order = [s["name"] for s in hill["standings"]]
 played = [s["name"] for s in tournament["standings"]]
 nobody = sum(1 for v in games.values() if max(v) == 0)
 per_bot = sum(s["games"] for s in hill["standings"]) / max(len(order), 1)
+lead = hill.get("lead")
+lead = (f" ({lead['first']} leads {lead['second']} by {lead['by']:.0f} ± {lead['interval']:.0f})"
+        if lead else "")
 print(f"{len(games)} games ({per_bot:.0f} per bot): nobody scored in {nobody} "
-      f"({100 * nobody / max(len(games), 1):.0f}%); king {hill['king']}; "
+      f"({100 * nobody / max(len(games), 1):.0f}%); king {hill['king']}{lead}; "
       f"tau-b against 2015 {tau(order, published):+.2f}, against the tournament "
       f"{tau(order, played):+.2f}; the tournament against 2015 {tau(played, published):+.2f}")
 print("  hill:", ", ".join(order))
