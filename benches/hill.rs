@@ -4,8 +4,10 @@
 //!    Kendall τ ≥ 0.9 against the true order, for the hill's matchmaking, a round robin (the
 //!    tournament's schedule) and random line-ups; median and mean over 40 seeds; in a placement game of
 //!    two and in a points game of three (each ranked by its own fit, `koth::ranking`).
-//! 2. **Placement**: a newcomer joining a settled hill of 16: its place after 40 of its games
-//!    against its true place (median over 40 seeds).
+//! 2. **Placement**: a newcomer joining a settled hill of 16, its games chosen by the hill's
+//!    matchmaking or against each of the 16 in turn: its place after 40 of its games against
+//!    its true place, and the games after which its place stays within one of the truth
+//!    (median over 40 seeds).
 //! 3. **Cost**: choosing a game among 1,000 active versions; the refit of 1,000 versions and
 //!    1,000,000 games.
 //!
@@ -244,9 +246,16 @@ fn games_to_rank(model: Model, method: Method, step: f64, seed: u64, cap: u32) -
     cap
 }
 
-/// A newcomer of a random true strength joins a hill of 16 settled over 600 games; returns
-/// |its fitted place − its true place| after 40 of its games.
-fn placement_error(seed: u64) -> usize {
+/// Games a newcomer plays in [`newcomer`]; its place is read every [`NEWCOMER_CHECK`] of them.
+const NEWCOMER_GAMES: u32 = 120;
+const NEWCOMER_CHECK: u32 = 4;
+
+/// A newcomer of a random true strength joins a hill of 16 settled over 600 games and plays
+/// [`NEWCOMER_GAMES`] games, chosen by the hill's matchmaking (`Method::Hill`) or against each
+/// of the 16 in turn (`Method::RoundRobin`, a gauntlet). Returns |its fitted place − its true
+/// place| after 40 of its games, and the games after which that error stays within one place
+/// to the end (all of them if it does not).
+fn newcomer(seed: u64, method: Method) -> (usize, u32) {
     let model = Model::Placement;
     let mut rng = koth::seed::rng(seed, 9);
     let mut strength: Vec<f64> = (0..PLAYERS).map(|k| k as f64 * STEP).collect();
@@ -262,15 +271,30 @@ fn placement_error(seed: u64) -> usize {
     let newcomer = PLAYERS;
     strength.push((rng.random_range(0..PLAYERS - 1) as f64 + 0.5) * STEP);
     hill.candidates.push(candidate(newcomer));
-    while hill.candidates[newcomer].games < 40 {
-        let seats = hill.choose(2);
+    let place = |values: &[f64]| values.iter().filter(|&&v| v > values[newcomer]).count();
+    let mut errors = Vec::new();
+    while hill.candidates[newcomer].games < NEWCOMER_GAMES {
+        let games = hill.candidates[newcomer].games;
+        let seats = match method {
+            Method::RoundRobin => vec![newcomer, games as usize % PLAYERS],
+            _ => hill.choose(2),
+        };
         let scores = model.play(&strength, &seats, &mut rng);
         hill.record(&seats, &scores);
         played.push((seats, scores));
+        let games = hill.candidates[newcomer].games;
+        if games > 0 && games % NEWCOMER_CHECK == 0 && games != errors.len() as u32 * NEWCOMER_CHECK
+        {
+            let fitted = fitted(model, PLAYERS + 1, &played);
+            errors.push(place(&fitted).abs_diff(place(&strength)));
+        }
     }
-    let fitted = fitted(model, PLAYERS + 1, &played);
-    let place = |values: &[f64]| values.iter().filter(|&&v| v > values[newcomer]).count();
-    place(&fitted).abs_diff(place(&strength))
+    let after_40 = errors[(40 / NEWCOMER_CHECK - 1) as usize];
+    let settled = errors.iter().rposition(|&e| e > 1).map_or(0, |k| k + 1);
+    (
+        after_40,
+        (settled as u32 * NEWCOMER_CHECK).max(NEWCOMER_CHECK),
+    )
 }
 
 fn median(mut values: Vec<f64>) -> f64 {
@@ -278,23 +302,37 @@ fn median(mut values: Vec<f64>) -> f64 {
     values[values.len() / 2]
 }
 
+/// The pools of the whole-ranking figures: the game, in words, and the neighbours' distance.
+const WHOLE: [(Model, &str, f64); 4] = [
+    (Model::Placement, "placement game of 2", 0.25),
+    (Model::Placement, "placement game of 2", 0.5),
+    (Model::Points, "points game of 3", 0.25),
+    (Model::Points, "points game of 3", 0.5),
+];
+/// How a newcomer's games are chosen.
+const NEWCOMERS: [(&str, Method); 2] = [
+    ("hill matchmaking", Method::Hill),
+    ("each opponent in turn", Method::RoundRobin),
+];
+
 fn main() {
     // `cargo bench` passes `--bench`; anything else (cargo test's listing) runs nothing.
-    if !std::env::args().any(|a| a == "--bench") {
+    // `cargo bench --bench hill -- PART…` runs only the parts named: `whole`, `newcomer`,
+    // `cost`.
+    let args: Vec<String> = std::env::args().collect();
+    if !args.iter().any(|a| a == "--bench") {
         return;
     }
+    let parts: Vec<&String> = args[1..].iter().filter(|a| !a.starts_with("--")).collect();
+    let runs = |part: &str| parts.is_empty() || parts.iter().any(|p| *p == part);
     // Forty seeds: a single seed's games-to-τ varies by a factor of four, so ten leave the
     // comparison to chance.
     let seeds = 1..=40u64;
     let cap = 20_000;
     // A placement game with neighbours close (0.25: 37% wins, 29% losses) and far apart (0.5:
     // 43% and 26%); a points game of three with neighbours 0.25 and 0.5 apart.
-    for (model, what, step) in [
-        (Model::Placement, "placement game of 2", 0.25),
-        (Model::Placement, "placement game of 2", 0.5),
-        (Model::Points, "points game of 3", 0.25),
-        (Model::Points, "points game of 3", 0.5),
-    ] {
+    let whole = if runs("whole") { &WHOLE[..] } else { &[] };
+    for &(model, what, step) in whole {
         println!(
             "Whole ranking of {PLAYERS}, {what}, neighbours {step} apart in log-strength (games \
              until Kendall tau >= 0.9, over 40 seeds):"
@@ -315,14 +353,29 @@ fn main() {
             );
         }
     }
-    let errors: Vec<usize> = seeds.clone().map(placement_error).collect();
-    println!(
-        "Placement after 40 games of a newcomer in a settled hill of {PLAYERS}: median error {} \
-         places, within one place in {} of 40 seeds (errors {errors:?})",
-        median(errors.iter().map(|&e| e as f64).collect()),
-        errors.iter().filter(|&&e| e <= 1).count()
-    );
+    let newcomers = if runs("newcomer") {
+        &NEWCOMERS[..]
+    } else {
+        &[]
+    };
+    for &(name, method) in newcomers {
+        let runs: Vec<(usize, u32)> = seeds.clone().map(|s| newcomer(s, method)).collect();
+        let errors: Vec<usize> = runs.iter().map(|r| r.0).collect();
+        let games: Vec<f64> = runs.iter().map(|r| f64::from(r.1)).collect();
+        println!(
+            "A newcomer in a settled hill of {PLAYERS}, {name}: after 40 of its games median \
+             error {} places, within one place in {} of 40 seeds (errors {errors:?}); within one \
+             place for good after median {:.0}, mean {:.0} of its games (per seed: {games:?})",
+            median(errors.iter().map(|&e| e as f64).collect()),
+            errors.iter().filter(|&&e| e <= 1).count(),
+            median(games.clone()),
+            games.iter().sum::<f64>() / games.len() as f64
+        );
+    }
 
+    if !runs("cost") {
+        return;
+    }
     // Choosing a game among 1,000 active versions.
     let mut rng = koth::seed::rng(1, 3);
     let candidates: Vec<Candidate> = (0..1000)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The hill's figures (docs/hill.md):
 #   1. `cargo bench --bench hill`: ranking speed of the hill's matchmaking against a round robin
-#      and random pairs, a newcomer's placement, the cost of choosing a game among 1,000
+#      and random pairs, a newcomer's placement against a gauntlet's, the cost of choosing a game among 1,000
 #      versions and of the refit of 1,000 versions and 1,000,000 games (simulated games);
 #   2. the leaderboard of a hill of 1,000 versions and 1,000,000 games (`koth leaderboard`,
 #      median of 21 runs, the process's start included);
