@@ -283,7 +283,9 @@ fn newcomer(seed: u64, method: Method) -> (usize, u32) {
         hill.record(&seats, &scores);
         played.push((seats, scores));
         let games = hill.candidates[newcomer].games;
-        if games > 0 && games % NEWCOMER_CHECK == 0 && games != errors.len() as u32 * NEWCOMER_CHECK
+        if games > 0
+            && games.is_multiple_of(NEWCOMER_CHECK)
+            && games != errors.len() as u32 * NEWCOMER_CHECK
         {
             let fitted = fitted(model, PLAYERS + 1, &played);
             errors.push(place(&fitted).abs_diff(place(&strength)));
