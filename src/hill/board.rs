@@ -234,8 +234,17 @@ impl HillBoard {
         let decimals = self.decimals();
         match &self.lead {
             Some(lead) => format!(
-                "none yet ({} leads {} by {:.decimals$} ± {:.decimals$}, not yet sure)",
-                lead.first, lead.second, lead.by, lead.interval
+                "none yet ({} leads {} by {:.decimals$} ± {:.decimals$}{})",
+                lead.first,
+                lead.second,
+                lead.by,
+                lead.interval,
+                // Sure, it waits for its placement games (or the next refit).
+                if lead.by > lead.interval {
+                    ""
+                } else {
+                    ", not yet sure"
+                }
             ),
             None => "none yet".into(),
         }
