@@ -9,6 +9,7 @@ pub(crate) mod duel;
 mod result;
 mod runtime;
 mod setup;
+pub mod together;
 
 use std::future::Future;
 use std::path::Path;
