@@ -10,6 +10,7 @@
 pub mod archive;
 pub mod bot;
 pub mod cli;
+pub mod command;
 pub mod cpu;
 pub mod game;
 pub mod games;

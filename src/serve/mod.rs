@@ -881,7 +881,7 @@ async fn points_plot(
 ) -> Result<Response, Failure> {
     let log = game_folder(&reader, index).await?.join("graphical_log.txt");
     let svg = blocking(move || {
-        crate::replay::graphical::read(&log).map(|game| plot::points_by_round(&game))
+        crate::games::paths::viewer::graphical::read(&log).map(|game| plot::points_by_round(&game))
     })
     .await?
     .map_err(|e| {
@@ -909,10 +909,10 @@ async fn replay(
     let (private, hill) = (reader.stderr_private, reader.hill);
     let page = blocking(move || {
         if !private {
-            return crate::replay::html::page_of(&folder, board);
+            return crate::replay::page_of(&folder, board);
         }
         let public = crate::hill::logs::public_copy(&folder)?;
-        crate::replay::html::page_of(public.path(), board)
+        crate::replay::page_of(public.path(), board)
     })
     .await?
     .map_err(|e| {

@@ -4,7 +4,7 @@ use anyhow::anyhow;
 use plotters::prelude::*;
 use skillratings::weng_lin::WengLinRating;
 
-use crate::replay::graphical::GameLog;
+use crate::games::paths::viewer::graphical::GameLog;
 
 /// Colours for the bots' lines, in turn.
 const COLOURS: [RGBColor; 8] = [
