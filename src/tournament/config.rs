@@ -311,7 +311,7 @@ impl Config {
                 "{}: {} bots listed, but each game needs {} of them ({} takes {min} to {max}; {remedy})",
                 file.display(),
                 bots.len(),
-                per_game,
+                if bots.len() < min { min } else { per_game },
                 self.game
             );
         }

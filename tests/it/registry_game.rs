@@ -152,6 +152,29 @@ fn a_game_added_through_the_registry_alone_is_in_every_command() {
         ),
     )
     .unwrap();
+    // Too few bots: the remedy named is more bots, not a key that cannot help.
+    let few = root.join("few.toml");
+    std::fs::write(
+        &few,
+        format!(
+            "game = \"lowbid\"\ngames = 1\nbots = [{}]\n",
+            listed[..2].join(", ")
+        ),
+    )
+    .unwrap();
+    let refused = lowbid()
+        .args(["tournament", "run"])
+        .arg(&few)
+        .arg("--dir")
+        .arg(root.join("few"))
+        .output()
+        .unwrap();
+    let error = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success());
+    assert!(
+        error.contains("list at least 3") && !error.contains("players_per_game"),
+        "{error}"
+    );
     let out = root.join("tournament");
     succeed(
         lowbid()
