@@ -76,6 +76,15 @@ pub struct ReplayOptions {
     pub board: bool,
 }
 
+/// Each bot's points round by round in a recorded game, for the dashboard's plot of a game
+/// played in rounds that score (paths).
+#[derive(Debug, Clone)]
+pub struct RoundPoints {
+    pub bots: Vec<String>,
+    /// Per round, each bot's points in that round, in `bots` order.
+    pub rounds: Vec<Vec<u64>>,
+}
+
 /// The replay hook: how a game's recorded folder is shown. Every [`Game`] is one (it is a
 /// supertrait), so `koth replay`, `--html` and the dashboard reach a game's viewers through the
 /// registry by the game that the folder's `results.json` names. A game without viewers writes
@@ -108,6 +117,12 @@ pub trait Replay {
     /// The keys of the game's terminal viewer, as `koth replay --help` lists them; `None` for a
     /// game with no interactive viewer.
     fn keys(&self) -> Option<String> {
+        None
+    }
+    /// Each bot's points round by round in the game recorded in `folder`, for the dashboard's
+    /// plot; `None` for a game whose rounds do not score (no plot).
+    fn round_points(&self, folder: &Path) -> Option<anyhow::Result<RoundPoints>> {
+        let _ = folder;
         None
     }
     /// The time limits a recorded game was played with, for `koth replay --drive` on a

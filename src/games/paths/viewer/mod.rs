@@ -19,7 +19,7 @@ use serde::Serialize;
 use serde_json::json;
 
 use super::Paths;
-use crate::game::{Replay, ReplayAt, ReplayOptions};
+use crate::game::{Replay, ReplayAt, ReplayOptions, RoundPoints};
 use crate::replay::drive::{self, Step};
 use crate::replay::explain::tail;
 use crate::replay::{kit, log_folder};
@@ -58,6 +58,16 @@ impl Replay for Paths {
 
     fn keys(&self) -> Option<String> {
         Some(tui::KEYS.help())
+    }
+
+    /// The points of each round, from the graphical log.
+    fn round_points(&self, folder: &Path) -> Option<anyhow::Result<RoundPoints>> {
+        Some(
+            graphical::read(&folder.join("graphical_log.txt")).map(|log| RoundPoints {
+                bots: log.bots,
+                rounds: log.rounds.into_iter().map(|round| round.points).collect(),
+            }),
+        )
     }
 
     /// The limits of a game whose transcripts do not state them (written before they did): from
