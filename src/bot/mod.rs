@@ -59,8 +59,8 @@ pub use fault::{
     cut_line_parts, quote,
 };
 pub(crate) use live::kill_all;
-pub use process::BotProcess;
-pub use seat::{Restart, Seat, SeatOptions};
+pub use process::{Asked, BotProcess};
+pub use seat::{At, Restart, Seat, SeatOptions};
 pub use spec::{BotSpec, Sandbox, WASI_COMMAND};
 pub use stderr::StderrLog;
 pub use timing::{Answer, AnswerStats, FuelFigures, FuelStats, suggested_budget};

@@ -58,7 +58,7 @@ const LOOKED_AT_GAP: Duration = Duration::from_millis(2);
 /// A prompt on its way to a bot, from [`BotProcess::prompt`]: what [`BotProcess::answer`] needs
 /// to time the answer.
 #[must_use = "a prompt's answer is read with BotProcess::answer"]
-pub(crate) struct Asked {
+pub struct Asked {
     /// When the limit started: before writing, since writing counts against it too.
     started: Instant,
     /// Whether the whole prompt went into the pipe at once (else `answer` writes the rest).

@@ -16,7 +16,8 @@
 //! and third seat of the same folder). A transcript starts with `# bot <name>` and the match's
 //! limits, and has a `# round R` note wherever a new process starts, which is what
 //! `koth replay --drive` plays again, a process per note, and a `# turn T` note where the turn
-//! of its prompts changes, for the drive to say where a difference is.
+//! of its prompts changes, for the drive to say where a difference is. A game of bots answering
+//! together also has a `# in round R` note where a round begins in a process that goes on.
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -42,6 +43,11 @@ pub(crate) const BOT_NOTE: &str = "bot ";
 pub(crate) const SEED_NOTE: &str = "seed ";
 /// The note written where a new process starts, followed by the round it starts in.
 pub(crate) const ROUND_NOTE: &str = "round ";
+/// The note written where a round begins in a process that goes on from an earlier round
+/// ([`Seat::mark_round`]), followed by the round: where a game of bots answering together
+/// ([`crate::game::together`]) starts each round in every transcript, without a turn. `koth
+/// replay --drive` passes over it (a new process starts only at a [`ROUND_NOTE`]).
+pub(crate) const IN_ROUND_NOTE: &str = "in round ";
 /// The note naming the bot's private file ([`SeatOptions::private_file`]).
 pub(crate) const PRIVATE_FILE_NOTE: &str = "private file ";
 /// The note stating the match's limits ([`limits_note`]).
@@ -138,7 +144,7 @@ pub struct SeatOptions {
 }
 
 impl SeatOptions {
-    pub(crate) fn new(limits: Limits, restart: Restart, seed: u64) -> SeatOptions {
+    pub fn new(limits: Limits, restart: Restart, seed: u64) -> SeatOptions {
         SeatOptions {
             limits,
             restart,
@@ -153,13 +159,13 @@ impl SeatOptions {
 /// Where in a round a prompt is, for the fault it may end in: the turn, and what the game was
 /// asking, put before the fault's reason (`DESTROY 3: no answer within 1000 ms`).
 #[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct At<'a> {
+pub struct At<'a> {
     pub turn: Option<u32>,
     pub context: &'a str,
 }
 
 impl At<'_> {
-    pub(crate) fn turn(turn: u32) -> At<'static> {
+    pub fn turn(turn: u32) -> At<'static> {
         At {
             turn: Some(turn),
             context: "",
@@ -184,6 +190,8 @@ pub struct Seat {
     round: u32,
     /// The turn last noted in the transcript since the current process started.
     noted_turn: Option<u32>,
+    /// The round last noted in the transcript (where its process started, or marked).
+    noted_round: Option<u32>,
     faults: FaultLog,
     /// Answer timings of the processes already ended.
     ended_timing: AnswerStats,
@@ -191,7 +199,7 @@ pub struct Seat {
 
 impl Seat {
     /// Seats every bot of a match, each with its own files in `log_dir`.
-    pub(crate) fn open_all(
+    pub fn open_all(
         bots: &[BotSpec],
         log_dir: &Path,
         options: &SeatOptions,
@@ -245,18 +253,19 @@ impl Seat {
             start_error: None,
             round: 0,
             noted_turn: None,
+            noted_round: None,
             faults: FaultLog::default(),
             ended_timing: AnswerStats::default(),
         })
     }
 
-    pub(crate) fn name(&self) -> &str {
+    pub fn name(&self) -> &str {
         &self.spec.name
     }
 
     /// Starts round `round`: a new process if the game's [`Restart`] policy asks for one now (a
     /// start that fails is recorded as the bot's fault). Returns whether the bot is running.
-    pub(crate) async fn begin(&mut self, round: u32) -> bool {
+    pub async fn begin(&mut self, round: u32) -> bool {
         self.round = round;
         let start = match self.options.restart {
             Restart::EveryRound => true,
@@ -276,6 +285,7 @@ impl Seat {
     fn start(&mut self) {
         self.started = true;
         self.noted_turn = None;
+        self.noted_round = Some(self.round);
         self.transcript.note(&format!("{ROUND_NOTE}{}", self.round));
         let spawned = Running::start(
             &self.spec,
@@ -302,20 +312,32 @@ impl Seat {
         }
     }
 
+    /// Notes in the transcript that the round given to [`Seat::begin`] begins here, unless the
+    /// process started in it (its `# round R` says so already) or the bot is not running: a
+    /// round's mark for a game whose rounds are one prompt each, so its turns stay its own.
+    pub fn mark_round(&mut self) {
+        if self.is_running() && self.noted_round != Some(self.round) {
+            self.noted_round = Some(self.round);
+            self.noted_turn = None;
+            self.transcript
+                .note(&format!("{IN_ROUND_NOTE}{}", self.round));
+        }
+    }
+
     /// Whether the bot has a process that has not faulted.
-    pub(crate) fn is_running(&self) -> bool {
+    pub fn is_running(&self) -> bool {
         self.process.as_ref().is_some_and(|p| !p.is_stopped())
     }
 
     /// Queues a line that needs no answer; it goes out with the next prompt. Fails only for a
     /// bot that is not running (its fault is already recorded).
-    pub(crate) fn send(&mut self, line: &str) -> Result<(), BotError> {
+    pub fn send(&mut self, line: &str) -> Result<(), BotError> {
         self.running()?.send(line)
     }
 
     /// Writes the queued lines and `prompt` now, without waiting; the answer's limit starts
     /// here. A fault is recorded at `at`.
-    pub(crate) fn prompt(&mut self, prompt: &str, at: At<'_>) -> Result<Asked, BotError> {
+    pub fn prompt(&mut self, prompt: &str, at: At<'_>) -> Result<Asked, BotError> {
         let limit = self.options.limits.answer;
         if let Some(turn) = at.turn.filter(|&turn| self.noted_turn != Some(turn))
             && self.is_running()
@@ -329,19 +351,19 @@ impl Seat {
 
     /// Waits for the answer to the prompt `asked` came from. A late answer, a crash, a closed
     /// stdout or a bad line stops the bot and is recorded at `at`.
-    pub(crate) async fn answer(&mut self, asked: Asked, at: At<'_>) -> Result<Answer, BotError> {
+    pub async fn answer(&mut self, asked: Asked, at: At<'_>) -> Result<Answer, BotError> {
         let answer = self.running()?.answer(asked).await;
         answer.map_err(|error| self.record(&error, at))
     }
 
     /// [`Seat::prompt`], then [`Seat::answer`].
-    pub(crate) async fn ask(&mut self, prompt: &str, at: At<'_>) -> Result<Answer, BotError> {
+    pub async fn ask(&mut self, prompt: &str, at: At<'_>) -> Result<Answer, BotError> {
         let asked = self.prompt(prompt, at)?;
         self.answer(asked, at).await
     }
 
     /// Records a fault the game found (an answer its rules refuse), in the current round.
-    pub(crate) fn fault(&mut self, kind: FaultKind, turn: Option<u32>, reason: String) {
+    pub fn fault(&mut self, kind: FaultKind, turn: Option<u32>, reason: String) {
         self.faults.push(Fault {
             bot: self.spec.name.clone(),
             kind,
@@ -353,7 +375,7 @@ impl Seat {
 
     /// Kills the bot's process now, after a fault the game found that ends its round (or, with
     /// [`Restart::Never`], its match).
-    pub(crate) async fn stop(&mut self) {
+    pub async fn stop(&mut self) {
         if let Some(process) = self.process.take() {
             self.ended_timing.merge(process.stats());
             process.kill().await;
@@ -364,7 +386,7 @@ impl Seat {
     /// the match: its input is closed and it has the exit limit to end; a late exit is recorded,
     /// its reason after `context`, unless the game's [`Ending`] is [`Ending::Dropped`]. A stopped
     /// process (or none) just goes.
-    pub(crate) async fn finish(&mut self, context: &str) {
+    pub async fn finish(&mut self, context: &str) {
         let Some(process) = self.process.take() else {
             return;
         };
@@ -398,12 +420,12 @@ impl Seat {
     }
 
     /// The faults of the bot so far, kept and counted.
-    pub(crate) fn faults(&self) -> &FaultLog {
+    pub fn faults(&self) -> &FaultLog {
         &self.faults
     }
 
     /// How the bot's answers went, over all its processes.
-    pub(crate) fn timing(&self) -> AnswerStats {
+    pub fn timing(&self) -> AnswerStats {
         let mut timing = self.ended_timing.clone();
         if let Some(process) = &self.process {
             timing.merge(process.stats());

@@ -6,7 +6,7 @@
 //! `FILE`, `PATH` (either), `MS`, `MIB`, `N`, `RATE`, `SEED`, `NAME`, `CMD`, `PLAYER`, `FORMAT`,
 //! `FUEL`.
 
-pub(crate) mod report;
+pub mod report;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -18,7 +18,7 @@ use crate::bot::{Limits, MAX_LIMIT_MS};
 
 /// `--seed`, for every randomised command.
 #[derive(Debug, Clone, clap::Args)]
-pub(crate) struct SeedArg {
+pub struct SeedArg {
     /// Seed of every random choice of the run (a fresh one if not given; printed either way,
     /// so any run can be repeated).
     #[arg(long, value_name = "SEED")]
@@ -27,7 +27,7 @@ pub(crate) struct SeedArg {
 
 impl SeedArg {
     /// The seed given, or a fresh one; printed, so that the run can be repeated.
-    pub(crate) fn choose(&self) -> u64 {
+    pub fn choose(&self) -> u64 {
         let seed = crate::seed::choose(self.seed);
         println!("seed {seed}");
         seed
@@ -38,7 +38,7 @@ impl SeedArg {
 /// longer by nature: flag's solvers get 5000 (its command says so with
 /// `mut_arg("timeout_ms", …)`, since clap keeps one default per declaration).
 #[derive(Debug, Clone, clap::Args)]
-pub(crate) struct TimeoutArg {
+pub struct TimeoutArg {
     /// Time limit for each answer of a bot, and for its exit after its last message (wall
     /// clock).
     #[arg(long, value_name = "MS", default_value_t = 1000, value_parser = limit_ms_parser())]
@@ -62,7 +62,7 @@ pub(crate) struct TimeoutArg {
 }
 
 impl TimeoutArg {
-    pub(crate) fn limits(&self) -> Limits {
+    pub fn limits(&self) -> Limits {
         // `--answer-fuel` without a number measures, as `--measure-fuel` does: no budget.
         let answer_fuel = self.answer_fuel.flatten();
         Limits {
@@ -75,7 +75,7 @@ impl TimeoutArg {
 
 /// `--log-dir`, for every command that writes outputs.
 #[derive(Debug, Clone, clap::Args)]
-pub(crate) struct LogDirArg {
+pub struct LogDirArg {
     /// Where the run's outputs go (results.json, the bots' stderr and transcripts, replays).
     /// Default: logs/<command>-<unix seconds>[-seed<SEED>]/.
     #[arg(long, value_name = "DIR")]
@@ -123,7 +123,7 @@ impl SandboxArgs {
 
 /// `--any-game`, for every game's command that takes bot folders.
 #[derive(Debug, Clone, clap::Args)]
-pub(crate) struct AnyGameArg {
+pub struct AnyGameArg {
     /// Play a bot folder even if its bot.toml's `games` does not list this game (a bot written
     /// for another game, tried here on purpose). Without it such a bot is refused by name
     /// before the first game.
@@ -154,7 +154,7 @@ impl AnyGameArg {
     }
 
     /// The bots of folders `dirs`, each checked to play `game`, their names unique.
-    pub(crate) fn load_bots(&self, game: &str, dirs: &[PathBuf]) -> anyhow::Result<Vec<BotSpec>> {
+    pub fn load_bots(&self, game: &str, dirs: &[PathBuf]) -> anyhow::Result<Vec<BotSpec>> {
         let bots = dirs
             .iter()
             .map(|dir| self.load_bot(game, dir))
@@ -168,7 +168,7 @@ impl AnyGameArg {
 /// been reported: `bots`' build steps run, the log folder (`--log-dir`, or one named after
 /// `command` and `seed`) created, and the bots contained in it if `--sandbox` asks, lent the
 /// programs `lent` (those a `bots.txt` names by full path, its owner's words).
-pub(crate) fn match_folder(
+pub fn match_folder(
     command: &str,
     seed: u64,
     log_dir: &LogDirArg,

@@ -16,11 +16,7 @@ const FAULTS_SHOWN: usize = 10;
 
 /// A bar of `rounds` rounds (called `unit` on screen: round, board, level) naming the leader
 /// among `names`, and the callback a [`crate::game::MatchSetup`] tells it through.
-pub(crate) fn match_progress(
-    rounds: u32,
-    unit: &str,
-    names: Vec<String>,
-) -> (ProgressBar, ProgressFn) {
+pub fn match_progress(rounds: u32, unit: &str, names: Vec<String>) -> (ProgressBar, ProgressFn) {
     let bar = ProgressBar::new(rounds as u64).with_style(
         ProgressStyle::with_template(&format!("{{bar:30}} {unit} {{pos}}/{{len}}  {{msg}}"))
             .expect("the template is valid"),
@@ -44,7 +40,7 @@ pub(crate) fn match_progress(
 /// Prints each bot's score and faults by kind, best first, the first faults with their reasons,
 /// and where `results.json` is. Names and reasons (a reason quotes a bot's answer or stderr)
 /// are shown escaped ([`text::shown`]).
-pub(crate) fn print_result(result: &MatchResult, log_dir: &Path) {
+pub fn print_result(result: &MatchResult, log_dir: &Path) {
     let mut rows: Vec<_> = result.bots.iter().collect();
     rows.sort_by(|a, b| b.score.total_cmp(&a.score));
     let width = rows

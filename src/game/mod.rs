@@ -3,12 +3,15 @@
 //! A game module turns a [`MatchSetup`] (which bots, which seed, where to write) into a
 //! [`MatchResult`] (each bot's score, its faults and how it ended). Runners — the per-game
 //! commands, the tournament runner — only ever see these types, so adding a game touches its own
-//! folder and one line of the registry in [`crate::games`].
+//! folder and one line of the registry ([`registry`], installed by the command line from
+//! `crate::games::registry`).
 
 pub(crate) mod duel;
+pub mod registry;
 mod result;
 mod runtime;
 mod setup;
+pub mod together;
 
 use std::future::Future;
 use std::path::Path;
@@ -16,7 +19,7 @@ use std::pin::Pin;
 
 use serde::{Deserialize, Serialize};
 
-pub(crate) use result::write_results;
+pub use result::write_results;
 pub use result::{BotResult, MatchResult, RESULTS_FILE};
 pub use runtime::{play_placed, runtime};
 pub use setup::{MatchSetup, ProgressFn, RecordBoards, RoundProgress};
@@ -64,11 +67,29 @@ pub struct ReplayAt {
     pub text: bool,
 }
 
+/// The viewer options a game's replay takes beside `--text`: a round (`--round`), a turn
+/// (`--turn`), a board (`--board`). `koth replay` refuses any other, naming it and the game.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ReplayOptions {
+    pub round: bool,
+    pub turn: bool,
+    pub board: bool,
+}
+
+/// Each bot's points round by round in a recorded game, for the dashboard's plot of a game
+/// played in rounds that score (paths).
+#[derive(Debug, Clone)]
+pub struct RoundPoints {
+    pub bots: Vec<String>,
+    /// Per round, each bot's points in that round, in `bots` order.
+    pub rounds: Vec<Vec<u64>>,
+}
+
 /// The replay hook: how a game's recorded folder is shown. Every [`Game`] is one (it is a
 /// supertrait), so `koth replay`, `--html` and the dashboard reach a game's viewers through the
 /// registry by the game that the folder's `results.json` names. A game without viewers writes
-/// `impl Replay for MyGame {}` and its folders get a message naming it; the viewers of the five
-/// games are implemented in `crate::replay::viewers`, above the games whose files they read.
+/// `impl Replay for MyGame {}` and its folders get a message naming it; a game's viewers live in
+/// its folder, on the viewer kit of `crate::replay` (`docs/adding-a-game.md`).
 pub trait Replay {
     /// Whether `path` is a recording of this game's that names no game itself: one of its
     /// files given alone (a paths `graphical_log.txt`, a rat-race `board-B.replay.json`) or a
@@ -89,10 +110,32 @@ pub trait Replay {
         let _ = (path, board);
         None
     }
+    /// The options [`Replay::show`] takes: none by default, so `koth replay` refuses them.
+    fn options(&self) -> ReplayOptions {
+        ReplayOptions::default()
+    }
+    /// The keys of the game's terminal viewer, as `koth replay --help` lists them; `None` for a
+    /// game with no interactive viewer.
+    fn keys(&self) -> Option<String> {
+        None
+    }
+    /// Each bot's points round by round in the game recorded in `folder`, for the dashboard's
+    /// plot; `None` for a game whose rounds do not score (no plot).
+    fn round_points(&self, folder: &Path) -> Option<anyhow::Result<RoundPoints>> {
+        let _ = folder;
+        None
+    }
+    /// The time limits a recorded game was played with, for `koth replay --drive` on a
+    /// transcript too old to state them; `None` if the game's folder cannot tell (koth's
+    /// defaults are used).
+    fn recorded_limits(&self, folder: &Path) -> Option<anyhow::Result<crate::bot::Limits>> {
+        let _ = folder;
+        None
+    }
 }
 
 /// A game's own command, `koth <name> …`: its arguments as clap declares them, and what runs
-/// them. `main.rs` adds the command of every game of the registry ([`crate::games::commands`]).
+/// them. `main.rs` adds the command of every game of the registry ([`registry::commands`]).
 pub struct GameCommand {
     pub command: clap::Command,
     pub run: RunCommand,
@@ -121,7 +164,7 @@ impl GameCommand {
     }
 }
 
-pub(crate) type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// A game koth can run. `play` returns `Err` only for koth's own failures (a log folder that
 /// cannot be written, say): those are harness faults, retried by tournaments and never counted

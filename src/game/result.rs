@@ -55,7 +55,7 @@ pub const RESULTS_FILE: &str = "results.json";
 
 /// Writes `results` (a [`MatchResult`] under `"result"` with the game's own records beside it)
 /// as the [`RESULTS_FILE`] of `log_dir`, pretty-printed.
-pub(crate) fn write_results(log_dir: &Path, results: &impl Serialize) -> anyhow::Result<()> {
+pub fn write_results(log_dir: &Path, results: &impl Serialize) -> anyhow::Result<()> {
     let path = log_dir.join(RESULTS_FILE);
     std::fs::write(&path, serde_json::to_string_pretty(results)?)
         .with_context(|| format!("cannot write {}", path.display()))

@@ -104,7 +104,7 @@ pub struct HillBoard {
 pub(crate) fn ranking_of(store: &Store) -> anyhow::Result<Ranking> {
     Ok(store
         .meta("game")?
-        .and_then(|game| crate::games::by_name(&game))
+        .and_then(|game| crate::game::registry::by_name(&game))
         .map_or(Ranking::Placement, |game| game.ranking()))
 }
 

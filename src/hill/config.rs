@@ -289,6 +289,8 @@ mod tests {
 
     #[test]
     fn a_hill_file_keeps_the_game_keys_and_refuses_a_bot_list_naming_the_key() {
+        // koth's games, as `koth`'s main installs them: a file names its game by name.
+        crate::games::install();
         let path = Path::new("hill.toml");
         let config = HillConfig::parse(
             "game = \"tictactoe\"\nrounds = 4\nanswer_ms = 300\nplacement_games = 6\n",

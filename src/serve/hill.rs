@@ -237,7 +237,7 @@ async fn author_logs(
 pub(super) fn with_author_logs(page: &str, index: u32, seated: &[String]) -> String {
     let part = REPLAY_LOGS.replace("{{game}}", &index.to_string()).replace(
         "{{seated}}",
-        &crate::replay::html::script_json(&serde_json::json!(seated)),
+        &crate::replay::kit::script_json(&serde_json::json!(seated)),
     );
     match page.rfind("</body>") {
         Some(end) => format!("{}{part}{}", &page[..end], &page[end..]),

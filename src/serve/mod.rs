@@ -879,9 +879,13 @@ async fn points_plot(
     State(reader): Watching,
     UrlPath(index): UrlPath<u32>,
 ) -> Result<Response, Failure> {
-    let log = game_folder(&reader, index).await?.join("graphical_log.txt");
+    let folder = game_folder(&reader, index).await?;
     let svg = blocking(move || {
-        crate::replay::graphical::read(&log).map(|game| plot::points_by_round(&game))
+        let (game, folder) = crate::replay::game_of(&folder)?;
+        let points = game
+            .round_points(&folder)
+            .ok_or_else(|| anyhow::anyhow!("a game of {} scores no rounds", game.name()))??;
+        Ok::<_, anyhow::Error>(plot::points_by_round(&points))
     })
     .await?
     .map_err(|e| {
@@ -909,10 +913,10 @@ async fn replay(
     let (private, hill) = (reader.stderr_private, reader.hill);
     let page = blocking(move || {
         if !private {
-            return crate::replay::html::page_of(&folder, board);
+            return crate::replay::page_of(&folder, board);
         }
         let public = crate::hill::logs::public_copy(&folder)?;
-        crate::replay::html::page_of(public.path(), board)
+        crate::replay::page_of(public.path(), board)
     })
     .await?
     .map_err(|e| {

@@ -4,7 +4,7 @@ use anyhow::anyhow;
 use plotters::prelude::*;
 use skillratings::weng_lin::WengLinRating;
 
-use crate::replay::graphical::GameLog;
+use crate::game::RoundPoints;
 
 /// Colours for the bots' lines, in turn.
 const COLOURS: [RGBColor; 8] = [
@@ -20,17 +20,17 @@ const COLOURS: [RGBColor; 8] = [
 
 /// Each bot's points summed over the rounds of a paths game, a line per bot: where a bot took
 /// the lead, and where it fell behind.
-pub(crate) fn points_by_round(log: &GameLog) -> anyhow::Result<String> {
+pub(crate) fn points_by_round(log: &RoundPoints) -> anyhow::Result<String> {
     let mut svg = String::new();
     draw_points(&mut svg, log).map_err(|e| anyhow!("cannot draw the points: {e}"))?;
     Ok(svg)
 }
 
-fn draw_points(svg: &mut String, log: &GameLog) -> Result<(), Box<dyn std::error::Error>> {
+fn draw_points(svg: &mut String, log: &RoundPoints) -> Result<(), Box<dyn std::error::Error>> {
     let rounds = log.rounds.len().max(1);
     let mut totals = vec![vec![0u64]; log.bots.len()];
     for round in &log.rounds {
-        for (bot, points) in round.points.iter().enumerate() {
+        for (bot, points) in round.iter().enumerate() {
             if let Some(line) = totals.get_mut(bot) {
                 line.push(line.last().copied().unwrap_or(0) + points);
             }

@@ -251,8 +251,11 @@ impl Config {
 
     /// The file's game, if koth has it and this machine can play it.
     pub(crate) fn game(&self) -> anyhow::Result<&'static dyn Game> {
-        let game = crate::games::by_name(&self.game).with_context(|| {
-            let names: Vec<&str> = crate::games::all().iter().map(|g| g.name()).collect();
+        let game = crate::game::registry::by_name(&self.game).with_context(|| {
+            let names: Vec<&str> = crate::game::registry::all()
+                .iter()
+                .map(|g| g.name())
+                .collect();
             format!(
                 "`game` = \"{}\" is not a game koth can run a tournament of (known: {})",
                 self.game,
@@ -288,15 +291,27 @@ impl Config {
         }
         let (min, max) = self.game()?.players();
         let per_game = self.players_per_game.unwrap_or(bots.len());
+        // The remedy named is one that can help: more bots where the game needs more than are
+        // listed, else `players_per_game` (checked against the game above).
+        let remedy = if bots.len() < min {
+            format!("list at least {min}")
+        } else if per_game > bots.len() {
+            format!(
+                "list {per_game} or more, or set `players_per_game` to {min} to {}",
+                bots.len()
+            )
+        } else {
+            format!("set `players_per_game` to {min} to {max}")
+        };
         if per_game > bots.len()
             || bots.len() < min
             || (self.players_per_game.is_none() && bots.len() > max)
         {
             bail!(
-                "{}: {} bots listed, but each game needs {} of them ({} takes {min} to {max}; set `players_per_game`)",
+                "{}: {} bots listed, but each game needs {} of them ({} takes {min} to {max}; {remedy})",
                 file.display(),
                 bots.len(),
-                per_game,
+                if bots.len() < min { min } else { per_game },
                 self.game
             );
         }
@@ -473,6 +488,8 @@ mod tests {
     use super::*;
 
     fn parse(text: &str) -> anyhow::Result<Config> {
+        // koth's games, as `koth`'s main installs them: a file names its game by name.
+        crate::games::install();
         Config::parse(text, Path::new("t.toml"))
     }
 

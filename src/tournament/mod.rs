@@ -986,7 +986,7 @@ pub(crate) fn leaderboard_from(store: &Store, dir: &Path) -> anyhow::Result<Lead
     let results = store.results()?;
     let game = store
         .meta("game")?
-        .and_then(|game| crate::games::by_name(&game));
+        .and_then(|game| crate::game::registry::by_name(&game));
     let mut board = Leaderboard::new(
         store.meta("name")?.unwrap_or_default(),
         store.progress()?,

@@ -40,26 +40,34 @@ fn a_closed_pipe_ends_koth_quietly_with_success() {
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
 
-/// Every command's `--help`.
+/// Every command's `--help`: each game's own commands as the registry has them, then the others.
 fn every_help() -> Vec<(String, String)> {
-    let commands = [
-        "paths",
-        "ratrace",
-        "menace play",
-        "menace match",
-        "menace train",
-        "flag solve",
-        "flag exact",
-        "flag play",
-        "madcars",
-        "tournament run",
-        "tournament resume",
-        "tournament status",
-        "tournament leaderboard",
-        "leaderboard",
-        "replay",
-        "serve",
-    ];
+    crate::support::installed_games();
+    let mut commands: Vec<String> = Vec::new();
+    for game in koth::game::registry::commands() {
+        let name = game.command.get_name();
+        let subcommands: Vec<String> = game
+            .command
+            .get_subcommands()
+            .map(|sub| format!("{name} {}", sub.get_name()))
+            .collect();
+        if subcommands.is_empty() {
+            commands.push(name.to_string());
+        }
+        commands.extend(subcommands);
+    }
+    commands.extend(
+        [
+            "tournament run",
+            "tournament resume",
+            "tournament status",
+            "tournament leaderboard",
+            "leaderboard",
+            "replay",
+            "serve",
+        ]
+        .map(String::from),
+    );
     commands
         .iter()
         .map(|command| {

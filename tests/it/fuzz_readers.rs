@@ -23,13 +23,13 @@ use koth::games::menace::protocol::parse_move;
 use koth::games::menace::rules::{Board, Mark, square_name};
 use koth::games::paths::protocol::Answer;
 use koth::games::paths::rules::side;
+use koth::games::paths::viewer::graphical;
+use koth::games::paths::viewer::turns::Replay;
 use koth::games::ratrace::protocol::{parse_lean_moves, parse_moves};
 use koth::games::ratrace::recording::BoardRecording;
 use koth::games::ratrace::track::Track;
 use koth::replay::drive::Script;
-use koth::replay::graphical;
-use koth::replay::tui::{self, View};
-use koth::replay::turns::Replay;
+use koth::replay::tui::View;
 use koth::tournament::config::Config;
 use koth::tournament::store::{self, Store};
 
@@ -107,14 +107,14 @@ const LEVEL: &str = "flag-value -16\n# a small level\nS..#\n.#..\n...F\n";
 
 /// What `koth replay` does with a game's folder: every frame as text, and the web page.
 fn every_replay_command(dir: &Path) {
-    if let Ok(game) = koth::replay::Game::open(dir) {
+    if let Ok(game) = koth::games::paths::viewer::Game::open(dir) {
         for round in 0..game.rounds() {
             for turn in (0..=game.turns_in(round)).map(Some).chain([None]) {
                 let frame = game.frame(round, turn).unwrap();
                 let _ = game.text(&frame);
             }
         }
-        let _ = koth::replay::html::page(&game, None);
+        let _ = koth::games::paths::viewer::page(&game, None);
     }
 }
 
@@ -286,9 +286,9 @@ proptest! {
         let path = dir.path().join("board-0.replay.json");
         std::fs::write(&path, &text).unwrap();
         if let Ok(recording) = BoardRecording::read(&path) {
-            let _ = koth::replay::html::board_page(&recording, None, &[]);
+            let _ = koth::games::ratrace::viewer::board_page(&recording, None, &[]);
         }
-        if let Ok(mut viewer) = tui::ratrace::Viewer::open(&path, None) {
+        if let Ok(mut viewer) = koth::games::ratrace::viewer::tui::Viewer::open(&path, None) {
             look_around(&mut viewer);
         }
     }
@@ -421,12 +421,12 @@ fn tampering() -> impl Strategy<Value = String> {
 fn viewer_of_results(results: &[u8]) {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("results.json"), results).unwrap();
-    let _ = koth::replay::html::page_of(dir.path(), None);
+    let _ = koth::replay::page_of(dir.path(), None);
     // The terminal viewers read the same data: each opens or refuses, then draws.
-    if let Ok(mut viewer) = tui::tictactoe::Viewer::open(dir.path(), None, None) {
+    if let Ok(mut viewer) = koth::games::menace::viewer::tui::Viewer::open(dir.path(), None, None) {
         look_around(&mut viewer);
     }
-    if let Ok(mut viewer) = tui::flag::Viewer::open(dir.path(), None, None) {
+    if let Ok(mut viewer) = koth::games::flag::viewer::tui::Viewer::open(dir.path(), None, None) {
         look_around(&mut viewer);
     }
 }

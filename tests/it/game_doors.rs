@@ -21,6 +21,16 @@ struct Case {
     bots: Vec<PathBuf>,
     /// Rounds (boards, games) per match; `None`: the game's own.
     rounds: Option<u32>,
+    /// The arguments of the game's own command that play the tournament's game (the seats'
+    /// folders in order, its seed, its rounds), before the shared `--timeout-ms` and `--log-dir`;
+    /// `None` for a game of tournaments only.
+    command: Option<CommandArgs>,
+}
+
+type CommandArgs = fn(seats: &[String], seed: String, rounds: Option<String>) -> Vec<String>;
+
+fn strings(args: &[&str]) -> Vec<String> {
+    args.iter().map(|a| a.to_string()).collect()
 }
 
 /// A copy of the repository's bot folder `folder` under `root`, running `run` if given.
@@ -98,11 +108,25 @@ fn cases(root: &Path) -> Vec<Case> {
                 sample_bot(root, "paths-checkpoint", None),
             ],
             rounds: Some(2),
+            command: Some(|seats, seed, rounds| {
+                let mut args = strings(&["paths"]);
+                for bot in seats {
+                    args.extend(["--bot".into(), bot.clone()]);
+                }
+                args.extend(["--rounds".into(), rounds.unwrap(), "--seed".into(), seed]);
+                args
+            }),
         },
         Case {
             game: "ratrace",
             bots: vec![ratrace_bot(root, "edge-runner", "Edge Runner", "polite")],
             rounds: Some(3),
+            command: Some(|seats, seed, rounds| {
+                let boards = rounds.unwrap();
+                strings(&[
+                    "ratrace", "--bot", &seats[0], "--boards", &boards, "--seed", &seed,
+                ])
+            }),
         },
         Case {
             game: "tictactoe",
@@ -111,11 +135,28 @@ fn cases(root: &Path) -> Vec<Case> {
                 sample_bot(root, "ttt-js", None),
             ],
             rounds: Some(4),
+            command: Some(|seats, seed, rounds| {
+                let games = rounds.unwrap();
+                strings(&[
+                    "menace",
+                    "match",
+                    "--x",
+                    &seats[0],
+                    "--o",
+                    &seats[1],
+                    "--games",
+                    &games,
+                    "--alternate",
+                    "--seed",
+                    &seed,
+                ])
+            }),
         },
         Case {
             game: "flag",
             bots: vec![sample_bot(root, "flag-solver-py", None)],
             rounds: None,
+            command: Some(|seats, _, _| strings(&["flag", "play", "--bot", &seats[0]])),
         },
         Case {
             game: "madcars",
@@ -124,6 +165,20 @@ fn cases(root: &Path) -> Vec<Case> {
                 madcars_bot(root, "driver-two", "Driver Two", 2),
             ],
             rounds: Some(1),
+            command: Some(|seats, seed, rounds| {
+                let matches = rounds.unwrap();
+                strings(&[
+                    "madcars",
+                    "--bot",
+                    &seats[0],
+                    "--bot",
+                    &seats[1],
+                    "--matches",
+                    &matches,
+                    "--seed",
+                    &seed,
+                ])
+            }),
         },
         Case {
             game: "nim",
@@ -132,14 +187,26 @@ fn cases(root: &Path) -> Vec<Case> {
                 crate::nim::nim_bot(root, "nim-one", "one"),
             ],
             rounds: Some(2),
+            command: None,
         },
     ];
     let games: Vec<&str> = cases.iter().map(|case| case.game).collect();
     assert_eq!(
         games,
-        koth::games::names(),
+        {
+            crate::support::installed_games();
+            koth::game::registry::names()
+        },
         "a case for every game of the registry"
     );
+    for case in &cases {
+        assert_eq!(
+            case.command.is_some(),
+            koth::game::registry::has_command(case.game),
+            "{}: a game with a command of its own has its arguments in its case",
+            case.game
+        );
+    }
     cases
 }
 
@@ -219,59 +286,10 @@ fn bot_name(dir: &Path) -> String {
 /// The game's own command for the match a tournament played with `seed`, its bots in `seats`
 /// order, writing into `log_dir`.
 fn own_command(case: &Case, seats: &[PathBuf], seed: u64, log_dir: &Path) -> Vec<String> {
-    let seed = seed.to_string();
-    let rounds = case.rounds.map(|r| r.to_string());
     let path = |p: &Path| p.to_str().unwrap().to_string();
-    let mut args: Vec<String> = match case.game {
-        "paths" => {
-            let mut args = vec!["paths".into()];
-            for bot in seats {
-                args.extend(["--bot".into(), path(bot)]);
-            }
-            args.extend(["--rounds".into(), rounds.unwrap(), "--seed".into(), seed]);
-            args
-        }
-        "ratrace" => vec![
-            "ratrace".into(),
-            "--bot".into(),
-            path(&seats[0]),
-            "--boards".into(),
-            rounds.unwrap(),
-            "--seed".into(),
-            seed,
-        ],
-        "tictactoe" => vec![
-            "menace".into(),
-            "match".into(),
-            "--x".into(),
-            path(&seats[0]),
-            "--o".into(),
-            path(&seats[1]),
-            "--games".into(),
-            rounds.unwrap(),
-            "--alternate".into(),
-            "--seed".into(),
-            seed,
-        ],
-        "flag" => vec![
-            "flag".into(),
-            "play".into(),
-            "--bot".into(),
-            path(&seats[0]),
-        ],
-        "madcars" => vec![
-            "madcars".into(),
-            "--bot".into(),
-            path(&seats[0]),
-            "--bot".into(),
-            path(&seats[1]),
-            "--matches".into(),
-            rounds.unwrap(),
-            "--seed".into(),
-            seed,
-        ],
-        other => panic!("no command for {other}"),
-    };
+    let seats: Vec<String> = seats.iter().map(|seat| path(seat)).collect();
+    let command = case.command.expect("a game with a command");
+    let mut args = command(&seats, seed.to_string(), case.rounds.map(|r| r.to_string()));
     args.extend([
         "--timeout-ms".into(),
         "2000".into(),
@@ -310,7 +328,7 @@ fn each_game_played_by_its_command_and_in_a_tournament_gives_the_same_results() 
             "{}: every bot finished",
             case.game
         );
-        if !koth::games::has_command(case.game) {
+        if case.command.is_none() {
             // A game of tournaments only: its one door is the tournament's.
             continue;
         }
@@ -356,6 +374,7 @@ fn wrapped(root: &Path, case: &Case, mode: &str, ms: u32) -> Case {
         game: case.game,
         bots,
         rounds: case.rounds,
+        command: case.command,
     }
 }
 

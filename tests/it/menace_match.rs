@@ -201,7 +201,7 @@ fn tictactoe_game_scores_wins_and_half_draws_and_records_faults() {
             Limits::uniform(std::time::Duration::from_secs(10)),
         )
     };
-    let game = koth::games::by_name("tictactoe").expect("registered");
+    let game = crate::support::koth_game("tictactoe");
     let runtime = koth::game::runtime().unwrap();
     let result = runtime.block_on(game.play(&setup)).unwrap();
     let [python, centre] = &result.bots[..] else {
@@ -250,7 +250,7 @@ fn a_tictactoe_match_keeps_to_one_cpu_of_its_share() {
             Limits::uniform(std::time::Duration::from_secs(10)),
         )
     };
-    let game = koth::games::by_name("tictactoe").expect("registered");
+    let game = crate::support::koth_game("tictactoe");
     let runtime = koth::game::runtime().unwrap();
     runtime.block_on(game.play(&setup)).unwrap();
     for seat in ["x", "o"] {

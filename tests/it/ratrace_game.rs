@@ -5,7 +5,6 @@ use std::path::Path;
 use koth::bot::BotStatus;
 use koth::bot::{BotSpec, FaultKind, Limits};
 use koth::game::MatchSetup;
-use koth::games;
 
 #[test]
 fn a_match_scores_the_geometric_mean_and_records_faults() {
@@ -29,7 +28,7 @@ fn a_match_scores_the_geometric_mean_and_records_faults() {
         rounds: Some(2),
         ..MatchSetup::new(vec![bot], 3, logs.path().to_path_buf(), Limits::default())
     };
-    let game = games::by_name("ratrace").expect("ratrace is registered");
+    let game = crate::support::koth_game("ratrace");
     let runtime = koth::game::runtime().unwrap();
     let result = runtime.block_on(game.play(&setup)).unwrap();
     let bot = &result.bots[0];

@@ -4,11 +4,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use koth::bot::Transcript;
-use koth::replay::Game;
-use koth::replay::graphical;
+use koth::games::paths::viewer::Game;
+use koth::games::paths::viewer::graphical;
+use koth::games::paths::viewer::tui::Viewer;
+use koth::games::paths::viewer::turns::Replay;
 use koth::replay::tui::View;
-use koth::replay::tui::paths::Viewer;
-use koth::replay::turns::Replay;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::KeyCode;

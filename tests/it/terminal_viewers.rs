@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use koth::replay::tui::{self, View};
+use koth::replay::tui::View;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::KeyCode;
@@ -76,9 +76,11 @@ fn replay(args: &[&str]) -> Result<String, String> {
 fn the_rat_race_viewer_steps_to_the_fault_with_its_reason_the_answers_times_and_stderr() {
     let dir = tempfile::tempdir().unwrap();
     let log = faulty_rat_race(dir.path());
-    let page = koth::replay::html::page_of(&log, None).unwrap();
+    let page = koth::replay::page_of(&log, None).unwrap();
     let explained = &embedded(&page, "BOARD")["explanation"];
-    let mut viewer = tui::ratrace::Viewer::open(&log.join("board-0.replay.json"), Some(0)).unwrap();
+    let mut viewer =
+        koth::games::ratrace::viewer::tui::Viewer::open(&log.join("board-0.replay.json"), Some(0))
+            .unwrap();
     let shown = screen(&mut viewer);
     assert_shows(&shown, "Board 0 (seed ");
     assert_shows(&shown, "Turn 0 of 6: population ");
@@ -179,9 +181,9 @@ fn faulty_match(root: &Path) -> PathBuf {
 fn the_noughts_and_crosses_viewer_steps_to_the_fault_with_its_reason_the_times_and_stderr() {
     let dir = tempfile::tempdir().unwrap();
     let log = faulty_match(dir.path());
-    let page = koth::replay::html::page_of(&log, None).unwrap();
+    let page = koth::replay::page_of(&log, None).unwrap();
     let games = &embedded(&page, "MATCH")["games"];
-    let mut viewer = tui::tictactoe::Viewer::open(&log, None, Some(0)).unwrap();
+    let mut viewer = koth::games::menace::viewer::tui::Viewer::open(&log, None, Some(0)).unwrap();
     let shown = screen(&mut viewer);
     assert_shows(
         &shown,
@@ -266,9 +268,9 @@ fn the_flag_viewer_walks_a_level_and_shows_the_next_level_s_fault_time_and_stder
     );
     let logs = dir.path().join("g");
     play_with(&bot, &logs);
-    let page = koth::replay::html::page_of(&logs, None).unwrap();
+    let page = koth::replay::page_of(&logs, None).unwrap();
     let levels = &embedded(&page, "GAME")["levels"];
-    let mut viewer = tui::flag::Viewer::open(&logs, None, Some(0)).unwrap();
+    let mut viewer = koth::games::flag::viewer::tui::Viewer::open(&logs, None, Some(0)).unwrap();
     let shown = screen(&mut viewer);
     assert_shows(&shown, "Reach the flag: solves-one, 1 of 2 level(s) solved");
     assert_shows(&shown, "Level 1 of 2, move 0 of 8");

@@ -147,7 +147,7 @@ fn each_noughts_and_crosses_answer_is_placed_in_its_game_across_a_restart() {
          # turn 3\n? 30 MOVE O...X....\n< 31 8\n",
     )
     .unwrap();
-    let page = koth::replay::html::page_of(dir.path(), None).unwrap();
+    let page = koth::replay::page_of(dir.path(), None).unwrap();
     let games = &embedded(&page, "MATCH")["games"];
     // By game and move, both from 1.
     let answer = |game: usize, turn: usize| games[game - 1]["answers"][turn - 1].clone();

@@ -14,3 +14,4 @@ pub mod ga;
 pub(crate) mod play;
 pub(crate) mod protocol;
 pub mod rules;
+pub mod viewer;

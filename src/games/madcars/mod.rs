@@ -23,6 +23,7 @@ pub mod protocol;
 pub(crate) mod pyjson;
 pub mod replay;
 pub(crate) mod rules;
+pub(crate) mod viewer;
 
 pub use play::MadCars;
 

@@ -15,3 +15,4 @@ pub(crate) mod perfect;
 pub(crate) mod play;
 pub mod protocol;
 pub mod rules;
+pub mod viewer;

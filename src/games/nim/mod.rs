@@ -6,5 +6,6 @@
 pub(crate) mod play;
 pub(crate) mod protocol;
 pub(crate) mod rules;
+pub(crate) mod viewer;
 
 pub(crate) use play::Nim;

@@ -7,7 +7,7 @@ use super::rules::{self, DEFAULT_HEAP};
 use crate::bot::seat::At;
 use crate::bot::{FaultKind, Restart, Seat};
 use crate::game::duel::{DuelRules, OneGame, play_duel};
-use crate::game::{BoxFuture, Game, MatchResult, MatchSetup, Ranking};
+use crate::game::{BoxFuture, Game, MatchResult, MatchSetup, Ranking, play_placed};
 
 /// Nim for tournaments.
 pub(crate) struct Nim;
@@ -135,13 +135,17 @@ impl Game for Nim {
         heap(options).map(|_| ())
     }
 
+    /// On a thread of its own kept to one CPU of the match's share, as every game plays (one
+    /// match, one runtime thread): koth and the two bots take turns, so one CPU is enough.
     fn play<'a>(&'a self, setup: &'a MatchSetup) -> BoxFuture<'a, anyhow::Result<MatchResult>> {
-        Box::pin(async move {
+        let setup = setup.clone();
+        let cpu = setup.cpus.first().copied().into_iter().collect();
+        Box::pin(play_placed(cpu, move || async move {
             let game = OneNim {
                 heap: heap(&setup.options)?,
             };
-            play_duel(setup, &RULES, &game).await
-        })
+            play_duel(&setup, &RULES, &game).await
+        }))
     }
 }
 

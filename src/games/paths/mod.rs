@@ -11,6 +11,7 @@ pub mod log;
 pub(crate) mod play;
 pub mod protocol;
 pub mod rules;
+pub mod viewer;
 
 use crate::game::{BoxFuture, Game, MatchResult, MatchSetup, Ranking};
 

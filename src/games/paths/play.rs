@@ -6,9 +6,7 @@
 //! → the round's points in `results.json` and the graphical log.
 
 use anyhow::bail;
-use futures::StreamExt;
 use futures::future::join_all;
-use futures::stream::FuturesUnordered;
 
 use super::log::{
     FinalLog, GraphicalLog, PaidRecord, ReplayHeader, ReplayLog, Results, RoundLog, TurnRecord,
@@ -16,8 +14,9 @@ use super::log::{
 use super::protocol::{Answer as Reply, Message};
 use super::rules::{self, Grid, MAX_BOTS, Scoring, Vertex};
 use crate::bot::seat::At;
-use crate::bot::{Answer, FaultKind, FaultLog, Restart, Seat, SeatOptions};
-use crate::game::{BotResult, MatchResult, MatchSetup, RoundProgress};
+use crate::bot::{Answer, BotError, FaultKind, FaultLog, Restart, Seat, SeatOptions};
+use crate::game::together::{RoundGame, Table, TogetherRules, play_together};
+use crate::game::{BotResult, BoxFuture, MatchResult, MatchSetup};
 use crate::seed;
 
 /// Rounds per game when the setup does not say.
@@ -46,7 +45,6 @@ pub(crate) async fn play(setup: &MatchSetup) -> anyhow::Result<(MatchResult, Res
     }
     let rounds = setup.rounds.unwrap_or(DEFAULT_ROUNDS);
     let names: Vec<String> = bots.iter().map(|b| b.name.clone()).collect();
-    let mut seats = Seat::open_all(bots, &setup.log_dir, &seat_options(setup))?;
     let orders = rules::report_orders(n, &mut seed::rng(setup.seed, ORDER_STREAM));
     let mut log = GraphicalLog::create(&setup.log_dir.join("graphical_log.txt"), &names, rounds)?;
     let mut replay = ReplayLog::create(
@@ -62,40 +60,17 @@ pub(crate) async fn play(setup: &MatchSetup) -> anyhow::Result<(MatchResult, Res
         },
     )?;
 
-    let mut points = Vec::new();
-    let mut totals = vec![0u64; n];
-    for round in 0..rounds {
-        let game = Round {
-            setup,
-            index: round,
-            orders: &orders,
-        };
-        let (grid, scoring, turns) = game.play(&mut seats).await;
-        for record in &turns {
-            replay.turn(record)?;
-        }
-        let round_points = scoring.points;
-        replay.paid(&PaidRecord {
-            round,
-            paid: scoring.paid,
-        })?;
-        for (total, p) in totals.iter_mut().zip(&round_points) {
-            *total += p;
-        }
-        log.round(&RoundLog {
-            index: round,
-            rows: grid.rows(),
-            points: round_points.clone(),
-        })?;
-        points.push(round_points);
-        if let Some(progress) = &setup.progress {
-            progress(&RoundProgress {
-                rounds_done: round + 1,
-                rounds_total: rounds,
-                totals: totals.iter().map(|&t| t as f64).collect(),
-            });
-        }
-    }
+    let mut rounds_played = PathsRounds {
+        setup,
+        orders: &orders,
+        log: &mut log,
+        replay: &mut replay,
+        points: Vec::new(),
+        totals: vec![0u64; n],
+    };
+    let played = play_together(setup, &seat_options(setup), &RULES, &mut rounds_played).await?;
+    let (points, totals) = (rounds_played.points, rounds_played.totals);
+    let seats = played.seats;
 
     let mut faults = FaultLog::default();
     for seat in &seats {
@@ -138,7 +113,60 @@ pub(crate) async fn play(setup: &MatchSetup) -> anyhow::Result<(MatchResult, Res
     Ok((match_result, results))
 }
 
-/// One round: fresh processes, N² turns, scoring.
+/// How paths plays its rounds: numbered from 0, as the original controller numbered them.
+const RULES: TogetherRules = TogetherRules {
+    default_rounds: DEFAULT_ROUNDS,
+    first_round: 0,
+};
+
+/// The rounds of a match: each played, then written to the logs as it ends.
+struct PathsRounds<'a> {
+    setup: &'a MatchSetup,
+    orders: &'a [Vec<usize>],
+    log: &'a mut GraphicalLog,
+    replay: &'a mut ReplayLog,
+    /// Each round's points, and each bot's total.
+    points: Vec<Vec<u64>>,
+    totals: Vec<u64>,
+}
+
+impl RoundGame for PathsRounds<'_> {
+    fn play_round<'a>(
+        &'a mut self,
+        table: &'a mut Table,
+        round: u32,
+    ) -> BoxFuture<'a, anyhow::Result<Vec<f64>>> {
+        Box::pin(async move {
+            let game = Round {
+                setup: self.setup,
+                index: round,
+                orders: self.orders,
+            };
+            let (grid, scoring, turns) = game.play(table).await;
+            for record in &turns {
+                self.replay.turn(record)?;
+            }
+            let round_points = scoring.points;
+            self.replay.paid(&PaidRecord {
+                round,
+                paid: scoring.paid,
+            })?;
+            for (total, p) in self.totals.iter_mut().zip(&round_points) {
+                *total += p;
+            }
+            self.log.round(&RoundLog {
+                index: round,
+                rows: grid.rows(),
+                points: round_points.clone(),
+            })?;
+            let points = round_points.iter().map(|&p| p as f64).collect();
+            self.points.push(round_points);
+            Ok(points)
+        })
+    }
+}
+
+/// One round: fresh processes (begun by the loop), N² turns, scoring.
 struct Round<'a> {
     setup: &'a MatchSetup,
     index: u32,
@@ -147,12 +175,9 @@ struct Round<'a> {
 
 impl Round<'_> {
     /// Returns the final grid, its scoring, and each turn's accepted choices for the replay.
-    async fn play(&self, seats: &mut [Seat]) -> (Grid, Scoring, Vec<TurnRecord>) {
-        let n = seats.len();
+    async fn play(&self, table: &mut Table) -> (Grid, Scoring, Vec<TurnRecord>) {
+        let n = table.seats().len();
         let (side, turns) = (rules::side(n), n * n);
-        for seat in seats.iter_mut() {
-            seat.begin(self.index).await;
-        }
         let mut grid = Grid::new(side);
         // Each bot's report for the previous phase, sent right before its next prompt.
         let begin = Message::Begin {
@@ -165,14 +190,14 @@ impl Round<'_> {
         let mut records = Vec::with_capacity(turns);
         for turn in 0..turns {
             let prompt = Message::Destroy(turn).to_string();
-            let replies = ask_all(seats, &reports, &prompt, turn as u32).await;
-            let choices = self.choices(seats, replies, &grid, turn, &prompt);
+            let replies = ask_all(table, &reports, &prompt, turn as u32).await;
+            let choices = self.choices(table.seats(), replies, &grid, turn, &prompt);
             let broken = grid.destroy(&choices);
             self.write_reports(&mut reports, |own| Message::Broken(turn, own), &broken);
 
             let prompt = Message::Activate(turn).to_string();
-            let replies = ask_all(seats, &reports, &prompt, turn as u32).await;
-            let choices = self.choices(seats, replies, &grid, turn, &prompt);
+            let replies = ask_all(table, &reports, &prompt, turn as u32).await;
+            let choices = self.choices(table.seats(), replies, &grid, turn, &prompt);
             let owned = grid.activate(&choices);
             self.write_reports(&mut reports, |own| Message::Owned(turn, own), &owned);
             records.push(TurnRecord {
@@ -184,21 +209,23 @@ impl Round<'_> {
         }
         let scoring = grid.score(n, n, &mut seed::rng(self.setup.seed, 1 + self.index as u64));
         let points = &scoring.points;
-        let endings = seats
-            .iter_mut()
-            .zip(reports)
-            .enumerate()
-            .map(|(i, (seat, report))| {
-                let score = Message::Score(self.orders[i].iter().map(|&b| points[b]).collect());
-                async move {
-                    // A send fails only for a bot already stopped (its fault is recorded) or one that
-                    // has stopped reading after its last answer, which the rules allow: what they
-                    // require is the exit, which `finish` checks.
-                    let _ = seat.send(&report);
-                    let _ = seat.send(&score.to_string());
-                    seat.finish("after SCORE: ").await;
-                }
-            });
+        let endings =
+            table
+                .seats()
+                .iter_mut()
+                .zip(reports)
+                .enumerate()
+                .map(|(i, (seat, report))| {
+                    let score = Message::Score(self.orders[i].iter().map(|&b| points[b]).collect());
+                    async move {
+                        // A send fails only for a bot already stopped (its fault is recorded) or one that
+                        // has stopped reading after its last answer, which the rules allow: what they
+                        // require is the exit, which `finish` checks.
+                        let _ = seat.send(&report);
+                        let _ = seat.send(&score.to_string());
+                        seat.finish("after SCORE: ").await;
+                    }
+                });
         join_all(endings).await;
         (grid, scoring, records)
     }
@@ -208,7 +235,7 @@ impl Round<'_> {
     fn choices(
         &self,
         seats: &mut [Seat],
-        replies: Vec<Option<Answer>>,
+        replies: Vec<Result<Answer, BotError>>,
         grid: &Grid,
         turn: usize,
         prompt: &str,
@@ -216,7 +243,7 @@ impl Round<'_> {
         replies
             .into_iter()
             .zip(seats)
-            .map(|(reply, seat)| match choice(&reply?.line, grid) {
+            .map(|(reply, seat)| match choice(&reply.ok()?.line, grid) {
                 Ok(vertex) => vertex,
                 Err(reason) => {
                     let reason = format!("{prompt}: {reason}");
@@ -242,37 +269,26 @@ impl Round<'_> {
     }
 }
 
-/// Sends each running bot its pending report and `prompt`, then waits for all the answers at
-/// once (a fault is recorded by the bot's seat and leaves no answer), so a phase lasts as long as its slowest bot rather than the sum of all. The prompts
-/// go out back to back before any answer is awaited, and only a bot whose answer has arrived
-/// is looked at again, so koth's own work per phase grows with N, not N².
+/// Queues each running bot's report of the last phase, then asks every bot `prompt` at once
+/// ([`Table::ask_all`]): the report goes out in the prompt's write.
 async fn ask_all(
-    seats: &mut [Seat],
+    table: &mut Table,
     reports: &[String],
     prompt: &str,
     turn: u32,
-) -> Vec<Option<Answer>> {
+) -> Vec<Result<Answer, BotError>> {
     let context = format!("{prompt}: ");
     let at = At {
         turn: Some(turn),
         context: &context,
     };
-    let mut replies: Vec<Option<Answer>> = vec![None; seats.len()];
-    let mut waiting = FuturesUnordered::new();
-    for ((i, seat), report) in seats.iter_mut().enumerate().zip(reports) {
-        if !seat.is_running() {
-            continue;
-        }
-        // The report is queued and goes out in the prompt's write.
-        let asked = seat.send(report).and_then(|()| seat.prompt(prompt, at));
-        if let Ok(asked) = asked {
-            waiting.push(async move { (i, seat.answer(asked, at).await) });
+    for (seat, report) in table.seats().iter_mut().zip(reports) {
+        if seat.is_running() {
+            // Fails only for a bot that is not running, which is not asked.
+            let _ = seat.send(report);
         }
     }
-    while let Some((i, reply)) = waiting.next().await {
-        replies[i] = reply.ok();
-    }
-    replies
+    table.ask_all(prompt, at).await
 }
 
 /// The vertex an answer line names, `None` for `NONE`, or why the line is a fault (malformed,

@@ -21,5 +21,6 @@ pub mod recording;
 pub(crate) mod rules;
 pub(crate) mod subprocess;
 pub mod track;
+pub mod viewer;
 
 pub(crate) use play::RatRace;

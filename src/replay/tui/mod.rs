@@ -9,11 +9,7 @@
 //! ([`Place`]), the keys line and `--help`'s tables ([`Keys`]), the cursor keys, titled panels
 //! that draw as boxes and print as text ([`Panel`]), the fault and stderr panels, and the legend.
 
-pub mod flag;
-pub mod paths;
-pub mod ratrace;
-pub(crate) mod story;
-pub mod tictactoe;
+pub mod story;
 
 use std::time::{Duration, Instant};
 
@@ -43,7 +39,7 @@ const IDLE: Duration = Duration::from_secs(1);
 
 /// Runs `view` in the terminal until `q`, and gives the terminal back as it was, also after an
 /// error.
-pub(crate) fn run(view: &mut impl View) -> anyhow::Result<()> {
+pub fn run(view: &mut impl View) -> anyhow::Result<()> {
     let mut terminal = ratatui::init();
     let outcome = (|| -> anyhow::Result<()> {
         let mut next_step = Instant::now();
@@ -100,7 +96,7 @@ pub struct Playback {
 
 impl Playback {
     /// Paused at 1×, where a step shows for `step_ms`.
-    pub(crate) fn new(step_ms: u32) -> Playback {
+    pub fn new(step_ms: u32) -> Playback {
         Playback {
             playing: false,
             speed: NORMAL_SPEED,
@@ -112,7 +108,7 @@ impl Playback {
         self.playing
     }
 
-    pub(crate) fn stop(&mut self) {
+    pub fn stop(&mut self) {
         self.playing = false;
     }
 
@@ -122,13 +118,13 @@ impl Playback {
     }
 
     /// The speed as titles show it: `1×`, or `▶ 2×` while playing.
-    pub(crate) fn label(&self) -> String {
+    pub fn label(&self) -> String {
         let playing = if self.playing { "▶ " } else { "" };
         format!("{playing}{}", SPEEDS[self.speed].1)
     }
 
     /// Applies space (play/pause), `+` (or `=`) and `-`; returns whether `code` was one of them.
-    pub(crate) fn key(&mut self, code: KeyCode) -> bool {
+    pub fn key(&mut self, code: KeyCode) -> bool {
         match code {
             KeyCode::Char(' ') => self.playing = !self.playing,
             KeyCode::Char('+') | KeyCode::Char('=') => {
@@ -145,14 +141,14 @@ impl Playback {
 /// board of a rat-race recording) and how many of its steps are shown, from 0 (none yet) to
 /// all of them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Place {
+pub struct Place {
     pub part: usize,
     pub step: usize,
 }
 
 impl Place {
     /// Part `part` after `step` of its steps, both kept within `steps` (each part's number).
-    pub(crate) fn at(part: usize, step: usize, steps: &[usize]) -> Place {
+    pub fn at(part: usize, step: usize, steps: &[usize]) -> Place {
         let part = part.min(steps.len().saturating_sub(1));
         let step = step.min(steps.get(part).copied().unwrap_or(0));
         Place { part, step }
@@ -160,7 +156,7 @@ impl Place {
 
     /// Applies n/p (a step), N/P (a part, from its start), Home/End (the part's start or end);
     /// returns whether `code` was one of them.
-    pub(crate) fn key(&mut self, code: KeyCode, steps: &[usize]) -> bool {
+    pub fn key(&mut self, code: KeyCode, steps: &[usize]) -> bool {
         *self = match code {
             KeyCode::Char('n') => Place::at(self.part, self.step + 1, steps),
             KeyCode::Char('p') => Place::at(self.part, self.step.saturating_sub(1), steps),
@@ -176,7 +172,7 @@ impl Place {
     }
 
     /// The next step, or the next part's start after a part's end; false at the last part's end.
-    pub(crate) fn advance(&mut self, steps: &[usize]) -> bool {
+    pub fn advance(&mut self, steps: &[usize]) -> bool {
         let last = steps.get(self.part).copied().unwrap_or(0);
         if self.step < last {
             self.step += 1;
@@ -191,15 +187,15 @@ impl Place {
 
 /// A viewer's keys: what each does, briefly for the keys line at the screen's foot and in full
 /// for `koth replay --help`.
-pub(crate) type Key = (&'static str, &'static str, &'static str);
+pub type Key = (&'static str, &'static str, &'static str);
 
 /// The keys of one viewer, beside [`COMMON_KEYS`].
 pub struct Keys {
     /// The game, as `--help` heads its keys: "a paths game".
-    pub(crate) game: &'static str,
+    pub game: &'static str,
     /// What 1× plays: "a turn each 0.3 s".
-    pub(crate) normal_speed: &'static str,
-    pub(crate) keys: &'static [Key],
+    pub normal_speed: &'static str,
+    pub keys: &'static [Key],
 }
 
 /// The keys every viewer has, after its own.
@@ -210,25 +206,36 @@ const COMMON_KEYS: [Key; 3] = [
 ];
 
 /// The cursor's keys, as the key tables name them.
-pub(crate) const CURSOR_KEYS: &str = "←↓↑→ hjkl";
+pub const CURSOR_KEYS: &str = "←↓↑→ hjkl";
 
 /// Tab, in the viewers of games between several bots.
-pub(crate) const STDERR_KEY: Key = (
+pub const STDERR_KEY: Key = (
     "tab",
     "whose stderr",
     "show the next bot's last stderr lines (shift+tab: the previous)",
 );
 
-/// The viewers' keys as `koth replay --help` lists them: those of every viewer, then each
-/// viewer's own.
-pub fn keys_help(viewers: &[&Keys]) -> String {
-    let mut help = String::from("Keys of the terminal viewers; in each:\n");
-    let row = |(keys, _, does): &Key| format!("  {keys:<15} {does}\n");
-    help.extend(COMMON_KEYS.iter().map(row));
-    for viewer in viewers {
-        help += &format!("\n{} (1×: {}):\n", viewer.game, viewer.normal_speed);
-        help.extend(viewer.keys.iter().map(row));
+/// A key's line in `koth replay --help`.
+fn key_row((keys, _, does): &Key) -> String {
+    format!("  {keys:<15} {does}\n")
+}
+
+impl Keys {
+    /// The viewer's own keys as `koth replay --help` lists them (a game's
+    /// [`crate::game::Replay::keys`]).
+    pub fn help(&self) -> String {
+        let mut help = format!("\n{} (1×: {}):\n", self.game, self.normal_speed);
+        help.extend(self.keys.iter().map(key_row));
+        help
     }
+}
+
+/// The viewers' keys as `koth replay --help` lists them: those of every viewer, then each
+/// viewer's own ([`Keys::help`], one a game).
+pub fn keys_help(viewers: impl IntoIterator<Item = String>) -> String {
+    let mut help = String::from("Keys of the terminal viewers; in each:\n");
+    help.extend(COMMON_KEYS.iter().map(key_row));
+    help.extend(viewers);
     help
 }
 
@@ -244,7 +251,7 @@ fn keys_line(keys: &Keys) -> Paragraph<'static> {
 }
 
 /// The screen's rows: the main area, `legend` lines of legend, and the keys line (drawn here).
-pub(crate) fn screen_areas(screen: &mut Screen, legend: u16, keys: &Keys) -> (Rect, Rect) {
+pub fn screen_areas(screen: &mut Screen, legend: u16, keys: &Keys) -> (Rect, Rect) {
     let [main, legend_area, keys_area] = Layout::vertical([
         Constraint::Min(5),
         Constraint::Length(legend),
@@ -256,12 +263,12 @@ pub(crate) fn screen_areas(screen: &mut Screen, legend: u16, keys: &Keys) -> (Re
 }
 
 /// The width of a side panel, at most: it takes no more than half the screen.
-pub(crate) const SIDE_WIDTH: u16 = 60;
+pub const SIDE_WIDTH: u16 = 60;
 
 /// A board viewer's screen: its legend (at most `legend_rows` rows) and its keys line at the
 /// foot, its title on top, and below the title the board's column and the side column, which
 /// are returned.
-pub(crate) fn board_screen(
+pub fn board_screen(
     screen: &mut Screen,
     legend: Vec<Span<'static>>,
     legend_rows: u16,
@@ -278,7 +285,7 @@ pub(crate) fn board_screen(
 }
 
 /// `area` cut into the board's part (left) and the side panel's (right).
-pub(crate) fn board_and_side(area: Rect) -> [Rect; 2] {
+pub fn board_and_side(area: Rect) -> [Rect; 2] {
     Layout::horizontal([
         Constraint::Min(10),
         Constraint::Length(SIDE_WIDTH.min(area.width / 2)),
@@ -287,7 +294,7 @@ pub(crate) fn board_and_side(area: Rect) -> [Rect; 2] {
 }
 
 /// The screen direction a cursor key moves in: (columns, rows), rows counted downwards.
-pub(crate) fn cursor_step(code: KeyCode) -> Option<(isize, isize)> {
+pub fn cursor_step(code: KeyCode) -> Option<(isize, isize)> {
     match code {
         KeyCode::Left | KeyCode::Char('h') => Some((-1, 0)),
         KeyCode::Right | KeyCode::Char('l') => Some((1, 0)),
@@ -298,38 +305,38 @@ pub(crate) fn cursor_step(code: KeyCode) -> Option<(isize, isize)> {
 }
 
 /// `at` moved by `by`, kept within `0..len`.
-pub(crate) fn moved(at: usize, by: isize, len: usize) -> usize {
+pub fn moved(at: usize, by: isize, len: usize) -> usize {
     at.saturating_add_signed(by).min(len.saturating_sub(1))
 }
 
 /// Faults and what failed.
-pub(crate) const FAULT: Style = Style::new().fg(Color::LightRed);
+pub const FAULT: Style = Style::new().fg(Color::LightRed);
 /// What the step shown is about: its row, its fault.
-pub(crate) const NOW: Style = Style::new()
+pub const NOW: Style = Style::new()
     .fg(Color::Black)
     .bg(Color::LightYellow)
     .add_modifier(Modifier::BOLD);
 /// What is not there, or no longer matters.
-pub(crate) const DIM: Style = Style::new().fg(Color::DarkGray);
-pub(crate) const BOLD: Style = Style::new().add_modifier(Modifier::BOLD);
+pub const DIM: Style = Style::new().fg(Color::DarkGray);
+pub const BOLD: Style = Style::new().add_modifier(Modifier::BOLD);
 
 /// A titled box of lines: drawn bordered with its lines wrapped, or printed by `--text` as its
 /// title and its lines.
 #[derive(Debug, Clone)]
-pub(crate) struct Panel {
+pub struct Panel {
     pub title: String,
     pub lines: Vec<Line<'static>>,
 }
 
 impl Panel {
-    pub(crate) fn new(title: impl Into<String>, lines: Vec<Line<'static>>) -> Panel {
+    pub fn new(title: impl Into<String>, lines: Vec<Line<'static>>) -> Panel {
         Panel {
             title: title.into(),
             lines,
         }
     }
 
-    pub(crate) fn widget(&self) -> Paragraph<'static> {
+    pub fn widget(&self) -> Paragraph<'static> {
         Paragraph::new(self.lines.clone())
             .wrap(Wrap { trim: false })
             .block(Block::bordered().title(format!(" {} ", self.title)))
@@ -337,7 +344,7 @@ impl Panel {
 
     /// The rows the box needs `width` columns wide: its lines wrapped at spaces, and its
     /// borders.
-    pub(crate) fn height(&self, width: u16) -> u16 {
+    pub fn height(&self, width: u16) -> u16 {
         let inner = usize::from(width.saturating_sub(2)).max(1);
         let rows: usize = self
             .lines
@@ -380,7 +387,7 @@ fn wrapped_rows(text: &str, width: usize) -> usize {
 
 /// Draws `panels` one under the other in `area`, each as high as it needs (the last, and any
 /// that does not fit, get what is left).
-pub(crate) fn draw_panels(screen: &mut Screen, area: Rect, panels: &[Panel]) {
+pub fn draw_panels(screen: &mut Screen, area: Rect, panels: &[Panel]) {
     let mut constraints: Vec<Constraint> = panels
         .iter()
         .map(|panel| Constraint::Length(panel.height(area.width)))
@@ -395,7 +402,7 @@ pub(crate) fn draw_panels(screen: &mut Screen, area: Rect, panels: &[Panel]) {
 }
 
 /// A line's text without its styles.
-pub(crate) fn plain(line: &Line) -> String {
+pub fn plain(line: &Line) -> String {
     line.spans
         .iter()
         .map(|span| span.content.as_ref())
@@ -406,7 +413,7 @@ pub(crate) fn plain(line: &Line) -> String {
 /// control or format character (a bot's stderr or answer may hold any) is written escaped,
 /// `\u{1b}` ([`crate::text::shown`]), so that printing the text cannot drive the terminal; the
 /// screen leaves them out.
-pub(crate) fn text(title: &str, board: &[Line], panels: &[Panel]) -> String {
+pub fn text(title: &str, board: &[Line], panels: &[Panel]) -> String {
     let mut text = format!("{title}\n");
     for line in board {
         text += &format!("  {}\n", plain(line).trim_end());
@@ -419,13 +426,7 @@ pub(crate) fn text(title: &str, board: &[Line], panels: &[Panel]) -> String {
 
 /// A fault as the viewers list it: where it happened (`game 1 move 2: `, or nothing), its bot in
 /// bold, its kind in red and its reason; the one of the step shown is highlighted.
-pub(crate) fn fault_line(
-    at: &str,
-    bot: &str,
-    kind: &str,
-    reason: &str,
-    now: bool,
-) -> Line<'static> {
+pub fn fault_line(at: &str, bot: &str, kind: &str, reason: &str, now: bool) -> Line<'static> {
     let mut spans = Vec::new();
     if !at.is_empty() {
         spans.push(Span::raw(format!("{at}: ")));
@@ -441,7 +442,7 @@ pub(crate) fn fault_line(
 }
 
 /// `lines`, or one line saying there are none.
-pub(crate) fn or_none(lines: Vec<Line<'static>>) -> Vec<Line<'static>> {
+pub fn or_none(lines: Vec<Line<'static>>) -> Vec<Line<'static>> {
     if lines.is_empty() {
         vec![Line::raw("none")]
     } else {
@@ -451,7 +452,7 @@ pub(crate) fn or_none(lines: Vec<Line<'static>>) -> Vec<Line<'static>> {
 
 /// A bot's last stderr lines, as many as fit `height` rows, titled with its name (and the key
 /// that shows another bot's, if there are others).
-pub(crate) fn stderr_panel(name: &str, text: &str, height: u16, tab: bool) -> Paragraph<'static> {
+pub fn stderr_panel(name: &str, text: &str, height: u16, tab: bool) -> Paragraph<'static> {
     let lines = stderr_lines(text);
     let shown = lines[lines.len().saturating_sub(height.into())..].to_vec();
     let tab = if tab { " (tab)" } else { "" };
@@ -459,7 +460,7 @@ pub(crate) fn stderr_panel(name: &str, text: &str, height: u16, tab: bool) -> Pa
 }
 
 /// A bot's last stderr lines as `--text` prints them.
-pub(crate) fn stderr_text(name: &str, text: &str) -> Panel {
+pub fn stderr_text(name: &str, text: &str) -> Panel {
     Panel::new(format!("stderr: {name}"), stderr_lines(text))
 }
 
@@ -473,7 +474,7 @@ fn stderr_lines(text: &str) -> Vec<Line<'static>> {
 }
 
 /// A legend's entry: a sample of the mark as the board draws it, and what it means.
-pub(crate) fn legend_entry(mark: impl ToString, style: Style, means: &str) -> [Span<'static>; 2] {
+pub fn legend_entry(mark: impl ToString, style: Style, means: &str) -> [Span<'static>; 2] {
     [
         Span::styled(mark.to_string(), style),
         Span::raw(format!(" {means}  ")),

@@ -17,7 +17,7 @@ use crate::game::MatchResult;
 use crate::replay::explain::{Answered, transcribed};
 
 /// How a game's parts and turns are called, and which one to tell.
-pub(crate) struct Story<'a> {
+pub struct Story<'a> {
     /// The game's title line.
     pub title: String,
     /// The game's own summary, as the board's lines.
@@ -43,7 +43,7 @@ struct Results {
 }
 
 /// The story of the game in `folder` as `--text` prints it.
-pub(crate) fn text(folder: &Path, story: &Story) -> anyhow::Result<String> {
+pub fn text(folder: &Path, story: &Story) -> anyhow::Result<String> {
     let path = folder.join(crate::game::RESULTS_FILE);
     let results: Results = serde_json::from_str(&crate::text::read(&path)?)
         .with_context(|| format!("{}: not a match's result", path.display()))?;

@@ -11,3 +11,14 @@ pub mod signals;
 pub mod survivors;
 pub mod tournament;
 pub mod viewer_files;
+
+/// koth's games, installed as this test process's registry as `koth`'s `main` installs them.
+pub fn installed_games() {
+    koth::games::install();
+}
+
+/// The game of koth's registry called `name`.
+pub fn koth_game(name: &str) -> &'static dyn koth::game::Game {
+    installed_games();
+    koth::game::registry::by_name(name).unwrap_or_else(|| panic!("{name} is registered"))
+}

@@ -14,8 +14,10 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph};
 
-use super::{BOLD, CURSOR_KEYS, DIM, FAULT, Keys, NOW, Panel, Place, Playback, View};
-use crate::replay::flag::{FlagExplained, LevelExplained, explain};
+use super::explain::{FlagExplained, LevelExplained, explain};
+use crate::replay::tui::{
+    self, BOLD, CURSOR_KEYS, DIM, FAULT, Keys, NOW, Panel, Place, Playback, View,
+};
 
 /// The viewer's own keys.
 pub const KEYS: Keys = Keys {
@@ -365,12 +367,12 @@ impl Viewer {
                     format!("level {} ({})", i + 1, l.name)
                 });
                 let now = index == Some(self.place.part);
-                super::fault_line(&at, "", f.kind.as_str(), &f.reason, now)
+                tui::fault_line(&at, "", f.kind.as_str(), &f.reason, now)
             })
             .collect();
         Panel::new(
             format!("faults ({})", self.explained.faults.len()),
-            super::or_none(lines),
+            tui::or_none(lines),
         )
     }
 
@@ -422,26 +424,22 @@ impl Viewer {
 
     fn legend(&self) -> Vec<Span<'static>> {
         let mut spans = Vec::new();
-        spans.extend(super::legend_entry(
+        spans.extend(tui::legend_entry(
             "1",
             YELLOW,
             "yellow (falls after 1 step)",
         ));
-        spans.extend(super::legend_entry(
+        spans.extend(tui::legend_entry(
             "2",
             DARK,
             "dark yellow (2 steps; the digit is the steps left)",
         ));
-        spans.extend(super::legend_entry("#", GREY, "grey (never falls)"));
-        spans.extend(super::legend_entry(".", HOLE, "a hole"));
-        spans.extend(super::legend_entry("×", HOLE, "a fallen tile"));
-        spans.extend(super::legend_entry("F", GREY, "the flag"));
-        spans.extend(super::legend_entry(
-            "S s",
-            YELLOW,
-            "the start (yellow, grey)",
-        ));
-        spans.extend(super::legend_entry("@", WALKER, "the walker;"));
+        spans.extend(tui::legend_entry("#", GREY, "grey (never falls)"));
+        spans.extend(tui::legend_entry(".", HOLE, "a hole"));
+        spans.extend(tui::legend_entry("×", HOLE, "a fallen tile"));
+        spans.extend(tui::legend_entry("F", GREY, "the flag"));
+        spans.extend(tui::legend_entry("S s", YELLOW, "the start (yellow, grey)"));
+        spans.extend(tui::legend_entry("@", WALKER, "the walker;"));
         spans.push(Span::raw(
             "¹ ² … after a tile: the steps onto it so far. Solved: every yellow tile \
              fallen, the walker on the flag. The answer's time is from the bot's transcript, \
@@ -466,7 +464,7 @@ impl Viewer {
 
 impl View for Viewer {
     fn draw(&mut self, screen: &mut Screen) {
-        let [left, side] = super::board_screen(screen, self.legend(), 3, &KEYS, self.title());
+        let [left, side] = tui::board_screen(screen, self.legend(), 3, &KEYS, self.title());
         let map = self.map(true);
         let tile = self.tile_panel();
         let [map_area, tile_area] = Layout::vertical([
@@ -490,18 +488,18 @@ impl View for Viewer {
         let height: u16 = panels.iter().map(|p| p.height(side.width)).sum();
         let [above, below] =
             Layout::vertical([Constraint::Length(height), Constraint::Min(3)]).areas(side);
-        super::draw_panels(screen, above, &panels);
+        tui::draw_panels(screen, above, &panels);
         let rows = below.height.saturating_sub(2);
-        let stderr = super::stderr_panel(&self.explained.bot, &self.explained.stderr, rows, false);
+        let stderr = tui::stderr_panel(&self.explained.bot, &self.explained.stderr, rows, false);
         screen.render_widget(stderr, below);
     }
 
     fn key(&mut self, code: KeyCode) -> bool {
-        if let Some((right, down)) = super::cursor_step(code) {
+        if let Some((right, down)) = tui::cursor_step(code) {
             let (width, height) = self.size();
             self.cursor = (
-                super::moved(self.cursor.0, right, width),
-                super::moved(self.cursor.1, down, height),
+                tui::moved(self.cursor.0, right, width),
+                tui::moved(self.cursor.1, down, height),
             );
             return true;
         }
@@ -536,12 +534,12 @@ impl View for Viewer {
 
     fn text(&self) -> String {
         let mut panels = self.panels();
-        panels.push(super::stderr_text(
+        panels.push(tui::stderr_text(
             &self.explained.bot,
             &self.explained.stderr,
         ));
         let title = format!("{}\n{}", self.title(), self.step_title());
-        super::text(&title, &self.map(false), &panels)
+        tui::text(&title, &self.map(false), &panels)
     }
 }
 

@@ -13,8 +13,8 @@ use std::path::Path;
 use anyhow::{Context, ensure};
 use serde::{Deserialize, Serialize};
 
-use super::explain::{Answered, transcribed};
 use crate::bot::FaultKind;
+use crate::replay::explain::{Answered, transcribed};
 
 /// What a run's folder tells of one recorded board, as both viewers show it (the page embeds it
 /// as JSON).

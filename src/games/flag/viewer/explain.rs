@@ -12,10 +12,10 @@ use std::path::Path;
 use anyhow::{Context, anyhow, ensure};
 use serde::{Deserialize, Serialize, Serializer};
 
-use super::explain::{Answered, transcribed};
 use crate::bot::{Fault, cut_line_parts};
 use crate::game::MatchResult;
 use crate::games::flag::rules::{Level, Walker, fitness, parse_moves};
+use crate::replay::explain::{Answered, transcribed};
 
 /// A flag game as both viewers explain it (the page embeds it as JSON).
 #[derive(Debug, Clone, Serialize)]

@@ -13,10 +13,10 @@ use std::path::Path;
 use anyhow::{Context, bail, ensure};
 use serde::{Deserialize, Serialize};
 
-use super::explain::{Answered, transcribed};
 use crate::bot::Fault;
 use crate::game::MatchResult;
 use crate::games::menace::rules::Board;
+use crate::replay::explain::{Answered, transcribed};
 
 /// What the game's `results.json` holds.
 #[derive(Debug, Deserialize)]

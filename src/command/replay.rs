@@ -9,13 +9,12 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 
-use super::drive::{self, DriveOptions};
-use super::tui;
-use super::turns::Replay;
 use crate::bot::sandbox;
 use crate::bot::{Limits, build, roster};
 use crate::cli::{SandboxArgs, limit_ms_parser};
 use crate::game::ReplayAt;
+use crate::replay::drive::{self, DriveOptions};
+use crate::replay::tui;
 use crate::text;
 
 /// Show a recorded paths game, rat-race board, noughts & crosses match or flag game (in a
@@ -92,17 +91,18 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
         return run_drive(&args, bot_dir, name);
     }
     if let Some(out) = &args.html {
-        super::html::write(&super::html::page_of(&args.path, args.board)?, out)?;
+        crate::replay::write(&crate::replay::page_of(&args.path, args.board)?, out)?;
         println!("wrote {}", out.display());
         return Ok(());
     }
-    let (game, path) = super::game_of(&args.path)?;
+    let (game, path) = crate::replay::game_of(&args.path)?;
     let at = ReplayAt {
         round: args.round,
         turn: args.turn,
         board: args.board,
         text: args.text,
     };
+    refuse_options(game, &path, at)?;
     match game.show(&path, at) {
         Some(shown) => shown?,
         None => bail!(
@@ -112,7 +112,36 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
         ),
     }
     if args.text {
-        print!("{}", fuel_text(&super::log_folder(&args.path)));
+        print!("{}", fuel_text(&crate::replay::log_folder(&args.path)));
+    }
+    Ok(())
+}
+
+/// Refuses a viewer option that the game's viewer does not take (`--round` for a game without
+/// rounds, say), naming the option and the game, rather than ignoring it.
+fn refuse_options(game: &dyn crate::game::Game, path: &Path, at: ReplayAt) -> anyhow::Result<()> {
+    let takes = game.options();
+    let options = [
+        ("--round", at.round.is_some(), takes.round),
+        ("--turn", at.turn.is_some(), takes.turn),
+        ("--board", at.board.is_some(), takes.board),
+    ];
+    if let Some((option, ..)) = options.iter().find(|(_, given, taken)| *given && !taken) {
+        let taken: Vec<&str> = options
+            .iter()
+            .filter(|(.., taken)| *taken)
+            .map(|(option, ..)| *option)
+            .collect();
+        bail!(
+            "{}: {option} does not apply to a game of {} (its viewer takes {})",
+            path.display(),
+            game.name(),
+            if taken.is_empty() {
+                "no option but --text".to_string()
+            } else {
+                taken.join(", ") + " and --text"
+            }
+        );
     }
     Ok(())
 }
@@ -133,14 +162,13 @@ fn fuel_text(log_dir: &Path) -> String {
     text::shown_lines(&text)
 }
 
-/// The keys of every terminal viewer, as `koth replay --help` lists them.
+/// The keys of every game's terminal viewer, as `koth replay --help` lists them.
 fn keys_help() -> String {
-    tui::keys_help(&[
-        &tui::paths::KEYS,
-        &tui::ratrace::KEYS,
-        &tui::tictactoe::KEYS,
-        &tui::flag::KEYS,
-    ])
+    tui::keys_help(
+        crate::game::registry::all()
+            .into_iter()
+            .filter_map(|game| game.keys()),
+    )
 }
 
 /// A copy, in a temporary folder, of the folder of game `game` of tournament `name` in the
@@ -160,19 +188,20 @@ fn stored_game(url: &str, name: &str, game: u32) -> anyhow::Result<tempfile::Tem
     Ok(copy)
 }
 
-/// The time limits the paths game in `log_dir` had, from its replay.jsonl, for a transcript
-/// written before transcripts stated them (koth's defaults for a replay older still).
+/// The time limits the game in `log_dir` had, as its game reads them from its folder
+/// ([`crate::game::Replay::recorded_limits`]), for a transcript written before transcripts
+/// stated them (koth's defaults where the folder cannot tell).
 fn game_limits(log_dir: &Path) -> anyhow::Result<Limits> {
-    let path = log_dir.join("replay.jsonl");
-    Ok(if path.is_file() {
-        Replay::read(&path)?.header.limits()
-    } else {
-        Limits::default()
-    })
+    match crate::replay::game_of(log_dir) {
+        Ok((game, folder)) => game
+            .recorded_limits(&folder)
+            .unwrap_or(Ok(Limits::default())),
+        Err(_) => Ok(Limits::default()),
+    }
 }
 
 fn run_drive(args: &Args, bot_dir: &Path, name: &str) -> anyhow::Result<()> {
-    let log_dir = super::log_folder(&args.path);
+    let log_dir = crate::replay::log_folder(&args.path);
     let (path, script) = drive::find(&log_dir, name)?;
     // Absolute, so the bot's name in messages says exactly which folder ran.
     let bot_dir = bot_dir

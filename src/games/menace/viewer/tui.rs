@@ -14,8 +14,10 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph};
 
-use super::{BOLD, CURSOR_KEYS, DIM, FAULT, Keys, NOW, Panel, Place, Playback, STDERR_KEY, View};
-use crate::replay::tictactoe::{GameExplained, MatchExplained, explain};
+use super::explain::{GameExplained, MatchExplained, explain};
+use crate::replay::tui::{
+    self, BOLD, CURSOR_KEYS, DIM, FAULT, Keys, NOW, Panel, Place, Playback, STDERR_KEY, View,
+};
 
 /// The viewer's own keys.
 pub const KEYS: Keys = Keys {
@@ -357,12 +359,12 @@ impl Viewer {
                 .collect::<Vec<_>>()
                 .join(" ");
                 let now = f.round == Some(game) && f.turn == Some(self.place.step as u32);
-                super::fault_line(&at, &f.bot, f.kind.as_str(), &f.reason, now)
+                tui::fault_line(&at, &f.bot, f.kind.as_str(), &f.reason, now)
             })
             .collect();
         Panel::new(
             format!("faults ({})", self.explained.faults.len()),
-            super::or_none(lines),
+            tui::or_none(lines),
         )
     }
 
@@ -410,15 +412,15 @@ impl Viewer {
 
     fn legend(&self) -> Vec<Span<'static>> {
         let mut spans = Vec::new();
-        spans.extend(super::legend_entry("X", X_STYLE, "moves first,"));
-        spans.extend(super::legend_entry("O", O_STYLE, "second"));
-        spans.extend(super::legend_entry("   ", LAST, "the move just played"));
-        spans.extend(super::legend_entry(
+        spans.extend(tui::legend_entry("X", X_STYLE, "moves first,"));
+        spans.extend(tui::legend_entry("O", O_STYLE, "second"));
+        spans.extend(tui::legend_entry("   ", LAST, "the move just played"));
+        spans.extend(tui::legend_entry(
             "   ",
             REFUSED,
             "the square a faulting answer named",
         ));
-        spans.extend(super::legend_entry(
+        spans.extend(tui::legend_entry(
             "0",
             DIM,
             "a square's number, as bots may answer it (0–8; or two letters, see docs/games/menace.md)",
@@ -444,7 +446,7 @@ fn steps(explained: &MatchExplained) -> Vec<usize> {
 
 impl View for Viewer {
     fn draw(&mut self, screen: &mut Screen) {
-        let [left, side] = super::board_screen(screen, self.legend(), 3, &KEYS, self.title());
+        let [left, side] = tui::board_screen(screen, self.legend(), 3, &KEYS, self.title());
         let board = self.board(true);
         let square = self.square();
         let result = self.result().map(|line| Panel::new("result", vec![line]));
@@ -477,17 +479,17 @@ impl View for Viewer {
         let height: u16 = panels.iter().map(|p| p.height(side.width)).sum();
         let [above, below] =
             Layout::vertical([Constraint::Length(height), Constraint::Min(3)]).areas(side);
-        super::draw_panels(screen, above, &panels);
+        tui::draw_panels(screen, above, &panels);
         let (name, text) = self.stderr_of(self.bot);
         let rows = below.height.saturating_sub(2);
         let others = self.explained.bots.len() > 1;
-        screen.render_widget(super::stderr_panel(name, text, rows, others), below);
+        screen.render_widget(tui::stderr_panel(name, text, rows, others), below);
     }
 
     fn key(&mut self, code: KeyCode) -> bool {
-        if let Some((right, down)) = super::cursor_step(code) {
-            let row = super::moved(self.cursor / 3, down, 3);
-            let column = super::moved(self.cursor % 3, right, 3);
+        if let Some((right, down)) = tui::cursor_step(code) {
+            let row = tui::moved(self.cursor / 3, down, 3);
+            let column = tui::moved(self.cursor % 3, right, 3);
             self.cursor = 3 * row + column;
             return true;
         }
@@ -523,9 +525,9 @@ impl View for Viewer {
         panels.push(self.faults());
         for bot in 0..self.explained.bots.len() {
             let (name, text) = self.stderr_of(bot);
-            panels.push(super::stderr_text(name, text));
+            panels.push(tui::stderr_text(name, text));
         }
         let title = format!("{}\n{}", self.title(), self.step_title());
-        super::text(&title, &self.board(false), &panels)
+        tui::text(&title, &self.board(false), &panels)
     }
 }

@@ -16,9 +16,9 @@ use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Axis, Block, Chart, Dataset, GraphType, Paragraph};
 
-use super::{CURSOR_KEYS, DIM, FAULT, Keys, Panel, Place, Playback, View};
+use super::explain::{BoardExplained, explain};
 use crate::games::ratrace::recording::{BoardRecording, Frame, LATER_EVERY};
-use crate::replay::ratrace::{BoardExplained, explain};
+use crate::replay::tui::{self, CURSOR_KEYS, DIM, FAULT, Keys, Panel, Place, Playback, View};
 
 /// The viewer's own keys.
 pub const KEYS: Keys = Keys {
@@ -393,9 +393,9 @@ impl Viewer {
             .map(|fault| {
                 let now = fault.turn == self.frame().turn;
                 let at = format!("turn {}", fault.turn);
-                super::fault_line(&at, "", fault.kind.as_str(), &fault.reason, now)
+                tui::fault_line(&at, "", fault.kind.as_str(), &fault.reason, now)
             });
-        Panel::new("fault", super::or_none(line.into_iter().collect()))
+        Panel::new("fault", tui::or_none(line.into_iter().collect()))
     }
 
     /// The bot's stderr, when a bot played.
@@ -419,7 +419,7 @@ impl Viewer {
             ("t", mark_style('t'), "trap"),
             (".", mark_style('.'), "empty"),
         ] {
-            spans.extend(super::legend_entry(mark, style, means));
+            spans.extend(tui::legend_entry(mark, style, means));
         }
         let colours: Vec<String> = self
             .recording
@@ -507,7 +507,7 @@ fn mark_style(mark: char) -> Style {
 
 impl View for Viewer {
     fn draw(&mut self, screen: &mut Screen) {
-        let [left, side] = super::board_screen(screen, self.legend(), 4, &KEYS, self.title());
+        let [left, side] = tui::board_screen(screen, self.legend(), 4, &KEYS, self.title());
         let cell = self.cell();
         let [board, cell_area, chart] = Layout::vertical([
             Constraint::Length(self.height() as u16 + 2),
@@ -530,19 +530,19 @@ impl View for Viewer {
                 let height: u16 = panels.iter().map(|p| p.height(side.width)).sum();
                 let [above, below] =
                     Layout::vertical([Constraint::Length(height), Constraint::Min(3)]).areas(side);
-                super::draw_panels(screen, above, &panels);
+                tui::draw_panels(screen, above, &panels);
                 let rows = below.height.saturating_sub(2);
-                screen.render_widget(super::stderr_panel(name, text, rows, false), below);
+                screen.render_widget(tui::stderr_panel(name, text, rows, false), below);
             }
-            None => super::draw_panels(screen, side, &panels),
+            None => tui::draw_panels(screen, side, &panels),
         }
     }
 
     fn key(&mut self, code: KeyCode) -> bool {
-        if let Some((right, down)) = super::cursor_step(code) {
+        if let Some((right, down)) = tui::cursor_step(code) {
             self.cursor = (
-                super::moved(self.cursor.0, right, self.width()),
-                super::moved(self.cursor.1, down, self.height()),
+                tui::moved(self.cursor.0, right, self.width()),
+                tui::moved(self.cursor.1, down, self.height()),
             );
             return true;
         }
@@ -576,10 +576,10 @@ impl View for Viewer {
     fn text(&self) -> String {
         let mut panels = vec![self.answer(), self.fault()];
         if let Some((name, text)) = self.stderr() {
-            panels.push(super::stderr_text(name, text));
+            panels.push(tui::stderr_text(name, text));
         }
         panels.push(Panel::new("legend", vec![Line::from(self.legend())]));
         let title = format!("{}\n{}", self.title(), self.step_title());
-        super::text(&title, &self.board(false), &panels)
+        tui::text(&title, &self.board(false), &panels)
     }
 }

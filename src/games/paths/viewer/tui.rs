@@ -13,11 +13,11 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Row, Table, Wrap};
 
-use super::{CURSOR_KEYS, Keys, Panel, Playback, STDERR_KEY, View};
+use super::Explanation;
+use super::{Frame, Game};
 use crate::games::paths::log::TurnRecord;
 use crate::games::paths::rules::letter;
-use crate::replay::explain::Explanation;
-use crate::replay::{Frame, Game};
+use crate::replay::tui::{self, CURSOR_KEYS, Keys, Panel, Playback, STDERR_KEY, View};
 
 /// The viewer's own keys.
 pub const KEYS: Keys = Keys {
@@ -195,7 +195,7 @@ impl<'a> Viewer<'a> {
         let owner = (0..self.game.log.bots.len()).find(|&b| letter(b) == c);
         let (mark, mut style) = match (c, owner) {
             (_, Some(b)) => (c, owner_style(b)),
-            (' ', None) => (BROKEN, super::DIM),
+            (' ', None) => (BROKEN, tui::DIM),
             _ => (c, Style::new()),
         };
         let mut text = mark.to_string();
@@ -372,10 +372,10 @@ impl<'a> Viewer<'a> {
         let Some(turn) = self.played() else {
             return Vec::new();
         };
-        super::or_none(
+        tui::or_none(
             self.explanation
                 .faults_at(self.frame.round, turn)
-                .map(|fault| super::fault_line("", fault.bot, fault.kind, fault.reason, false))
+                .map(|fault| tui::fault_line("", fault.bot, fault.kind, fault.reason, false))
                 .collect(),
         )
     }
@@ -445,22 +445,22 @@ impl<'a> Viewer<'a> {
             .stderr
             .get(self.bot)
             .map_or("", String::as_str);
-        super::stderr_panel(name, text, height, true)
+        tui::stderr_panel(name, text, height, true)
     }
 
     /// What the grid's colours and marks mean.
     fn legend(&self) -> Line<'static> {
         let mut spans: Vec<Span> = Vec::new();
         for (b, name) in self.game.log.bots.iter().enumerate() {
-            spans.extend(super::legend_entry(
+            spans.extend(tui::legend_entry(
                 format!(" {} ", letter(b)),
                 owner_style(b),
                 name,
             ));
         }
-        spans.extend(super::legend_entry(BROKEN, super::DIM, "broken"));
-        spans.extend(super::legend_entry(".", Style::new(), "not active"));
-        spans.extend(super::legend_entry(
+        spans.extend(tui::legend_entry(BROKEN, tui::DIM, "broken"));
+        spans.extend(tui::legend_entry(".", Style::new(), "not active"));
+        spans.extend(tui::legend_entry(
             format!("a{PAID}"),
             Style::new().add_modifier(Modifier::BOLD | Modifier::UNDERLINED),
             "on a paying search (round's end)",
@@ -522,8 +522,8 @@ impl View for Viewer<'_> {
     /// Draws the grid, the side panel (points, answers, faults, the cursor's vertex, stderr),
     /// the legend and the keys.
     fn draw(&mut self, screen: &mut Screen) {
-        let (main, legend_area) = super::screen_areas(screen, 1, &KEYS);
-        let [grid_area, side_area] = super::board_and_side(main);
+        let (main, legend_area) = tui::screen_areas(screen, 1, &KEYS);
+        let [grid_area, side_area] = tui::board_and_side(main);
         self.follow_cursor(grid_area);
         screen.render_widget(self.grid(), grid_area);
         self.draw_side(screen, side_area);
@@ -533,11 +533,11 @@ impl View for Viewer<'_> {
     fn key(&mut self, code: KeyCode) -> bool {
         let side = self.side();
         let bots = self.game.log.bots.len().max(1);
-        if let Some((right, down)) = super::cursor_step(code) {
+        if let Some((right, down)) = tui::cursor_step(code) {
             // Rows go up the grid: (0, 0) is its bottom-left vertex.
             self.cursor = (
-                super::moved(self.cursor.0, right, side),
-                super::moved(self.cursor.1, -down, side),
+                tui::moved(self.cursor.0, right, side),
+                tui::moved(self.cursor.1, -down, side),
             );
             return true;
         }
@@ -578,17 +578,17 @@ impl View for Viewer<'_> {
         ];
         for (bot, name) in self.game.log.bots.iter().enumerate() {
             let text = self.explanation.stderr.get(bot).map_or("", String::as_str);
-            panels.push(super::stderr_text(name, text));
+            panels.push(tui::stderr_text(name, text));
         }
-        super::text(self.game.text(&self.frame).trim_end(), &[], &panels)
+        tui::text(self.game.text(&self.frame).trim_end(), &[], &panels)
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::graphical;
+    use super::super::turns::Replay;
     use super::*;
-    use crate::replay::graphical;
-    use crate::replay::turns::Replay;
     use ratatui::Terminal;
     use ratatui::backend::TestBackend;
 

@@ -1,0 +1,184 @@
+//! Lowest unique bid: 3 to 8 bots bid at once each round, a whole number from 1 to 100; the
+//! lowest bid that no other bot made scores 1 point. Played on koth's loop of bots answering
+//! together (`koth::game::together`), shown by its viewer kit (`koth::replay::kit`).
+//!
+//! The protocol: koth writes `BID <round>`, the bot answers its bid; before the next prompt koth
+//! writes `WON <bid>` (the winning bid, 0 if every bid was shared).
+
+use std::path::{Path, PathBuf};
+
+use koth::bot::{At, FaultKind, Restart, SeatOptions};
+use koth::cli::{AnyGameArg, LogDirArg, SandboxArgs, SeedArg, TimeoutArg, match_folder, report};
+use koth::game::together::{RoundGame, Table, TogetherRules, play_together};
+use koth::game::{
+    BoxFuture, Game, GameCommand, MatchResult, MatchSetup, Ranking, Replay, ReplayAt, play_placed,
+    write_results,
+};
+use koth::replay::kit;
+
+/// The game, for the registry.
+pub struct LowBid;
+
+const NAME: &str = "lowbid";
+const HIGHEST: u32 = 100;
+const RULES: TogetherRules = TogetherRules {
+    default_rounds: 10,
+    first_round: 1,
+};
+const PAGE: &str = include_str!("page.html");
+
+/// The rules: the seat whose bid no other seat made and is the lowest such, if any.
+fn winner(bids: &[Option<u32>]) -> Option<usize> {
+    let unique = |bid: u32| bids.iter().filter(|b| **b == Some(bid)).count() == 1;
+    bids.iter()
+        .enumerate()
+        .filter_map(|(seat, bid)| bid.filter(|&b| unique(b)).map(|b| (seat, b)))
+        .min_by_key(|&(_, bid)| bid)
+        .map(|(seat, _)| seat)
+}
+
+/// A bid, or why the answer is not one.
+fn parse_bid(line: &str) -> Result<u32, String> {
+    match line.trim().parse::<u32>() {
+        Ok(bid) if (1..=HIGHEST).contains(&bid) => Ok(bid),
+        _ => Err(format!("expected a bid from 1 to {HIGHEST}, got {line:?}")),
+    }
+}
+
+/// The bids of every round so far, for `results.json`.
+struct Bids {
+    rounds: Vec<Vec<Option<u32>>>,
+}
+
+impl RoundGame for Bids {
+    fn play_round<'a>(
+        &'a mut self,
+        table: &'a mut Table,
+        round: u32,
+    ) -> BoxFuture<'a, anyhow::Result<Vec<f64>>> {
+        Box::pin(async move {
+            let prompt = format!("BID {round}");
+            let answers = table.ask_all(&prompt, At::default()).await;
+            let bids: Vec<Option<u32>> = answers
+                .into_iter()
+                .zip(table.seats().iter_mut())
+                .map(|(answer, seat)| match parse_bid(&answer.ok()?.line) {
+                    Ok(bid) => Some(bid),
+                    Err(reason) => {
+                        seat.fault(FaultKind::BadOutput, None, format!("{prompt}: {reason}"));
+                        None
+                    }
+                })
+                .collect();
+            let winner = winner(&bids);
+            let won = winner.and_then(|seat| bids[seat]).unwrap_or(0);
+            for seat in table.seats().iter_mut().filter(|seat| seat.is_running()) {
+                // Queued: it goes out with the next prompt.
+                let _ = seat.send(&format!("WON {won}"));
+            }
+            let mut points = vec![0.0; bids.len()];
+            if let Some(seat) = winner {
+                points[seat] = 1.0;
+            }
+            self.rounds.push(bids);
+            Ok(points)
+        })
+    }
+}
+
+/// One match: the rounds on koth's loop, then `results.json` (`result` and each round's bids).
+async fn play(setup: &MatchSetup) -> anyhow::Result<MatchResult> {
+    let n = setup.bots.len();
+    anyhow::ensure!((3..=8).contains(&n), "{NAME} takes 3 to 8 bots, got {n}");
+    let options = SeatOptions::new(setup.limits, Restart::AfterFault, setup.seed);
+    let mut bids = Bids { rounds: Vec::new() };
+    let played = play_together(setup, &options, &RULES, &mut bids).await?;
+    let result = played.result(NAME, setup.seed);
+    let results = serde_json::json!({ "result": &result, "bids": bids.rounds });
+    write_results(&setup.log_dir, &results)?;
+    Ok(result)
+}
+
+impl Game for LowBid {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn players(&self) -> (usize, usize) {
+        (3, 8)
+    }
+
+    fn ranking(&self) -> Ranking {
+        Ranking::Points
+    }
+
+    /// On a thread of its own kept with its bots to the match's CPUs: they bid at once.
+    fn play<'a>(&'a self, setup: &'a MatchSetup) -> BoxFuture<'a, anyhow::Result<MatchResult>> {
+        let setup = setup.clone();
+        Box::pin(play_placed(setup.cpus.clone(), move || async move {
+            play(&setup).await
+        }))
+    }
+}
+
+/// No viewer of its own: the kit's text of its `results.json`, and a page of its bids.
+impl Replay for LowBid {
+    fn show(&self, path: &Path, _at: ReplayAt) -> Option<anyhow::Result<()>> {
+        Some(kit::results_text(path).map(|text| print!("{text}")))
+    }
+
+    fn page(&self, path: &Path, _board: Option<usize>) -> Option<anyhow::Result<String>> {
+        Some((|| {
+            let text = std::fs::read_to_string(path.join(koth::game::RESULTS_FILE))?;
+            let results: serde_json::Value = serde_json::from_str(&text)?;
+            Ok(kit::page(PAGE, "/*GAME*/null", &results))
+        })())
+    }
+}
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// A bot folder holding a bot.toml; repeat for each bot (3 to 8).
+    #[arg(long, value_name = "DIR", required = true)]
+    bot: Vec<PathBuf>,
+    /// Rounds in the game.
+    #[arg(long, value_name = "N", default_value_t = RULES.default_rounds)]
+    rounds: u32,
+    #[command(flatten)]
+    seed: SeedArg,
+    #[command(flatten)]
+    timeout: TimeoutArg,
+    #[command(flatten)]
+    log_dir: LogDirArg,
+    #[command(flatten)]
+    contain: SandboxArgs,
+    #[command(flatten)]
+    any_game: AnyGameArg,
+}
+
+/// `lowbid`, for the registry.
+pub fn command() -> GameCommand {
+    GameCommand::new(
+        NAME,
+        "Play lowest unique bid among bots (a test's game)",
+        run,
+    )
+}
+
+fn run(args: Args) -> anyhow::Result<()> {
+    let bots = args.any_game.load_bots(NAME, &args.bot)?;
+    let seed = args.seed.choose();
+    let (log_dir, bots) =
+        match_folder(NAME, seed, &args.log_dir, &args.contain, &bots, Vec::new())?;
+    let names = bots.iter().map(|b| b.name.clone()).collect();
+    let (bar, progress) = report::match_progress(args.rounds, "round", names);
+    let setup = MatchSetup {
+        rounds: Some(args.rounds),
+        progress: Some(progress),
+        ..MatchSetup::new(bots, seed, log_dir.clone(), args.timeout.limits())
+    };
+    let result = koth::game::runtime()?.block_on(LowBid.play(&setup))?;
+    bar.finish_and_clear();
+    report::print_result(&result, &log_dir);
+    Ok(())
+}
