@@ -507,6 +507,7 @@ fn sample_database(dir: &Path) -> std::path::PathBuf {
         origin: "fuzz".into(),
         sandbox: None,
         benched: None,
+        data: None,
         protocols: Default::default(),
     };
     let meta = [

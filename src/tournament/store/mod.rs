@@ -250,6 +250,7 @@ impl Store {
                     origin: r[4].text()?,
                     sandbox: None,
                     benched: None,
+                    data: None,
                     protocols,
                     name,
                 })
@@ -942,6 +943,7 @@ mod tests {
             origin: "test".into(),
             sandbox: None,
             benched: None,
+            data: None,
             // Kept with the bot, so a resumed tournament's bots speak what they asked for.
             protocols: [("ratrace".to_string(), format!("p-{name}"))].into(),
         }
