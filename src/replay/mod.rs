@@ -5,6 +5,7 @@
 //! a new build of a bot with the lines it received in a recorded game (`drive`).
 
 pub mod cli;
+pub(crate) mod data;
 pub mod drive;
 pub mod explain;
 pub(crate) mod flag;
