@@ -142,7 +142,12 @@ fn walk(
     cap: DataCap,
     visit: &mut dyn FnMut(&Path, &Path, &std::fs::Metadata) -> Result<(), Refusal>,
 ) -> Result<(), Refusal> {
-    let shown = |relative: &Path| format!("data/{}", String::from_utf8_lossy(relative.as_os_str().as_bytes()));
+    let shown = |relative: &Path| {
+        format!(
+            "data/{}",
+            String::from_utf8_lossy(relative.as_os_str().as_bytes())
+        )
+    };
     match std::fs::symlink_metadata(dir) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
         Err(e) => return Err(format!("cannot be read: {e}")),
@@ -300,8 +305,13 @@ pub fn put(tar_gz: &[u8], dir: &Path, cap: DataCap) -> anyhow::Result<()> {
         path_bytes: 4096,
         depth: MAX_DEPTH,
     };
-    crate::archive::unpack(archive.path(), crate::archive::Kind::TarGz, &unpacked, &caps)
-        .map_err(|e| anyhow::anyhow!("cannot unpack the bot's data into {}: {e}", dir.display()))?;
+    crate::archive::unpack(
+        archive.path(),
+        crate::archive::Kind::TarGz,
+        &unpacked,
+        &caps,
+    )
+    .map_err(|e| anyhow::anyhow!("cannot unpack the bot's data into {}: {e}", dir.display()))?;
     if dir.exists() {
         std::fs::remove_dir_all(dir)
             .with_context(|| format!("cannot replace {}", dir.display()))?;
@@ -340,7 +350,10 @@ mod tests {
         assert_eq!(take(&again, cap).unwrap().digest, taken.digest);
         std::fs::write(again.join("notes"), "played 5\n").unwrap();
         assert_ne!(take(&again, cap).unwrap().digest, taken.digest);
-        assert_eq!(take(&tmp.path().join("gone"), cap).unwrap(), Snapshot::empty());
+        assert_eq!(
+            take(&tmp.path().join("gone"), cap).unwrap(),
+            Snapshot::empty()
+        );
     }
 
     #[test]
@@ -354,10 +367,12 @@ mod tests {
             why
         };
         let why = refused(&|d| std::os::unix::fs::symlink("/etc/passwd", d.join("p")).unwrap());
-        assert_eq!(why, "data/p is a symbolic link: data holds files and folders only");
-        let why = refused(&|d| {
-            nix::unistd::mkfifo(&d.join("f"), nix::sys::stat::Mode::S_IRWXU).unwrap()
-        });
+        assert_eq!(
+            why,
+            "data/p is a symbolic link: data holds files and folders only"
+        );
+        let why =
+            refused(&|d| nix::unistd::mkfifo(&d.join("f"), nix::sys::stat::Mode::S_IRWXU).unwrap());
         assert!(why.starts_with("data/f is a pipe"), "{why}");
         let why = refused(&|d| std::fs::hard_link(d.join("notes"), d.join("boxes/n")).unwrap());
         assert!(why.contains("is a hard link"), "{why}");

@@ -8,7 +8,8 @@
 //!   the home folder), chosen by name so that nothing of the bot's can name a folder; its working
 //!   folder, a `tmpfs` capped in size holding its working copy's files read-write and, lent
 //!   read-only under their names, the larger files and subfolders of the folder the copy was
-//!   made from (never that folder itself); a private `/tmp`; a fresh `/proc`, and a read-only
+//!   made from (never that folder itself); a learning bot's `data/`, its own game's copy of
+//!   its data, bound read-write ([`super::data`]); a private `/tmp`; a fresh `/proc`, and a read-only
 //!   `/dev` with a capped `/dev/shm`. Nothing else exists for it: not the other bots' folders,
 //!   not its original folder, not the tournament's database or logs. koth never follows a link
 //!   of the bot's out of its folders.

@@ -231,10 +231,15 @@ pub(crate) async fn play(
                 data,
             } => {
                 let folder = crate::tournament::store::game_dir(&hill.dir, game.index);
-                if hill
-                    .store
-                    .record_result(&game, attempt, &result, wall_ms, &folder, &[], &data)?
-                {
+                if hill.store.record_result(
+                    &game,
+                    attempt,
+                    &result,
+                    wall_ms,
+                    &folder,
+                    &[],
+                    &data,
+                )? {
                     let names: Vec<String> = result
                         .bots
                         .iter()

@@ -35,8 +35,8 @@ pub(crate) fn with_data(spec: BotSpec, log_dir: &Path, recorded: &str) -> anyhow
             named.display()
         )
     })?;
-    let started: Vec<serde_json::Value> = serde_json::from_str(&text)
-        .with_context(|| format!("{} is damaged", named.display()))?;
+    let started: Vec<serde_json::Value> =
+        serde_json::from_str(&text).with_context(|| format!("{} is damaged", named.display()))?;
     let Some(digest) = started
         .iter()
         .find(|entry| entry["bot"].as_str() == Some(recorded))

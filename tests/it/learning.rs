@@ -93,7 +93,11 @@ fn menace_learns_game_after_game_and_a_late_game_drives_identically() {
     // Each game started from what the one before left, and every game's data was kept.
     let empty = &rows[0].2;
     for pair in rows.windows(2) {
-        assert_eq!(pair[1].2.as_str(), pair[0].3.as_deref().unwrap(), "{pair:?}");
+        assert_eq!(
+            pair[1].2.as_str(),
+            pair[0].3.as_deref().unwrap(),
+            "{pair:?}"
+        );
     }
     assert_eq!(current_data(&out).as_ref(), rows[15].3.as_ref());
     assert_ne!(&rows[15].2, empty);
@@ -188,7 +192,10 @@ fn what_data_may_not_hold_is_refused_by_name_and_the_data_before_it_is_kept() {
         assert_eq!(rows.len(), 2, "{attack}");
         let first_kept = rows[0].3.clone().expect("the first game's data is kept");
         assert_eq!(rows[1].2, first_kept, "{attack}");
-        assert_eq!(rows[1].3, None, "{attack}: nothing of the second game is kept");
+        assert_eq!(
+            rows[1].3, None,
+            "{attack}: nothing of the second game is kept"
+        );
         let note = rows[1].4.clone().unwrap_or_default();
         assert!(note.contains(said), "{attack}: {note}");
         // The bot's data is still what its first game left, and the refusal is its fault.
@@ -247,7 +254,10 @@ for line in sys.stdin:
     let out = tmp.path().join("out");
     run_tournament(&file, &out, &[]);
     let data = out.join("games/0/bots/0/ttt-menace-py/data");
-    assert!(data.join("matchboxes.json").is_file(), "MENACE wrote its data");
+    assert!(
+        data.join("matchboxes.json").is_file(),
+        "MENACE wrote its data"
+    );
     let names: Vec<_> = std::fs::read_dir(&data)
         .unwrap()
         .map(|e| e.unwrap().file_name())
@@ -309,10 +319,15 @@ fn koth_killed_mid_game_loses_at_most_that_game_never_the_data() {
             .unwrap();
         let unpacked = tmp.path().join(format!("unpacked-{kills}"));
         std::fs::create_dir(&unpacked).unwrap();
-        koth::bot::data::put(&tgz, &unpacked.join("data"), koth::bot::data::DataCap::of_mb(1))
-            .unwrap();
-        let again = koth::bot::data::take(&unpacked.join("data"), koth::bot::data::DataCap::of_mb(1))
-            .unwrap();
+        koth::bot::data::put(
+            &tgz,
+            &unpacked.join("data"),
+            koth::bot::data::DataCap::of_mb(1),
+        )
+        .unwrap();
+        let again =
+            koth::bot::data::take(&unpacked.join("data"), koth::bot::data::DataCap::of_mb(1))
+                .unwrap();
         assert_eq!(again.digest, last);
     }
     succeed(
@@ -323,7 +338,11 @@ fn koth_killed_mid_game_loses_at_most_that_game_never_the_data() {
     let rows = data_rows(&out);
     assert_eq!(rows.len(), 6, "every game recorded once");
     for pair in rows.windows(2) {
-        assert_eq!(pair[1].2.as_str(), pair[0].3.as_deref().unwrap(), "{pair:?}");
+        assert_eq!(
+            pair[1].2.as_str(),
+            pair[0].3.as_deref().unwrap(),
+            "{pair:?}"
+        );
     }
 }
 
@@ -345,7 +364,10 @@ fn a_bot_asking_for_data_a_tournament_does_not_allow_is_refused_naming_both_figu
         String::from_utf8_lossy(&output.stderr).into_owned()
     };
     let text = refused("games = 1\ndata_mb = 0\n");
-    assert!(text.contains("`data_mb` = 0 here forbids learning bots"), "{text}");
+    assert!(
+        text.contains("`data_mb` = 0 here forbids learning bots"),
+        "{text}"
+    );
     let bot = tmp.path().join("greedy");
     std::fs::create_dir_all(&bot).unwrap();
     std::fs::copy(menace.join("menace.py"), bot.join("menace.py")).unwrap();
@@ -380,5 +402,329 @@ fn a_bot_asking_for_data_a_tournament_does_not_allow_is_refused_naming_both_figu
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&output.stderr);
-    assert!(text.contains("bot.toml: `data_mb` = 0 asks for no data"), "{text}");
+    assert!(
+        text.contains("bot.toml: `data_mb` = 0 asks for no data"),
+        "{text}"
+    );
+}
+
+/// A query's text answers, of the hill's database in `dir`.
+fn texts(dir: &Path, sql: &str) -> Vec<String> {
+    let conn = Connection::open(dir.join("results.sqlite")).unwrap();
+    conn.busy_timeout(Duration::from_secs(10)).unwrap();
+    let mut statement = conn.prepare(sql).unwrap();
+    statement
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
+/// Waits (at most a minute) until `sql` counts at least `n`.
+fn at_least(dir: &Path, sql: &str, n: i64) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while query(dir, sql) < n {
+        assert!(Instant::now() < deadline, "never {n}: {sql}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn on_a_hill_versions_carry_data_on_unless_fresh_and_only_the_author_downloads_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("hill.toml");
+    std::fs::write(
+        &file,
+        "game = \"tictactoe\"\nrounds = 4\nanswer_ms = 2000\nseed = 5\njobs = 1\n\
+         placement_games = 2\nbuild_timeout_s = 30\n",
+    )
+    .unwrap();
+    let dir = tmp.path().join("hill");
+    succeed(
+        koth()
+            .args(["hill", "create"])
+            .arg(&file)
+            .arg("--dir")
+            .arg(&dir),
+    );
+    let token = |name: &str| {
+        let output = succeed(
+            koth()
+                .args(["hill", "author", "add", name, "--hill"])
+                .arg(&dir),
+        );
+        String::from_utf8_lossy(&output.stdout)
+            .lines()
+            .last()
+            .unwrap()
+            .to_string()
+    };
+    let (ada, bob) = (token("ada"), token("bob"));
+    succeed(
+        koth()
+            .args(["hill", "add"])
+            .arg(first_free(tmp.path(), 0))
+            .arg("--hill")
+            .arg(&dir),
+    );
+    let mut command = koth();
+    own_cpu_locks(&mut command, tmp.path());
+    let mut run = command
+        .args(["hill", "run"])
+        .arg(&dir)
+        .args(["--serve", "127.0.0.1:0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(run.stdout.take().unwrap()));
+    let url = lines
+        .by_ref()
+        .map_while(Result::ok)
+        .find_map(|line| {
+            let rest = line.strip_prefix("Dashboard: ")?;
+            Some(rest.split(' ').next()?.trim_end_matches('/').to_string())
+        })
+        .expect("hill run prints its address");
+    std::thread::spawn(move || lines.for_each(drop));
+    let _run = crate::dashboard::Killed(run);
+    let menace = tmp.path().join("menace");
+    std::fs::create_dir(&menace).unwrap();
+    for file in ["bot.toml", "menace.py"] {
+        std::fs::copy(
+            repo().join("bots/ttt-menace-py").join(file),
+            menace.join(file),
+        )
+        .unwrap();
+    }
+    let submit = |args: &[&str]| {
+        succeed(
+            koth()
+                .args(["hill", "submit"])
+                .arg(&menace)
+                .args(["--to", &url, "--wait"])
+                .args(args)
+                .env("KOTH_TOKEN", &ada),
+        )
+    };
+    let games_of = |version: u32| {
+        format!(
+            "SELECT COUNT(*) FROM game_data d JOIN hill_versions v ON v.id = d.bot
+             WHERE v.name = '{MENACE}' AND v.version = {version} AND d.kept IS NOT NULL"
+        )
+    };
+    let started_of = |version: u32| {
+        texts(
+            &dir,
+            &format!(
+                "SELECT d.started FROM game_data d JOIN hill_versions v ON v.id = d.bot
+                 WHERE v.name = '{MENACE}' AND v.version = {version} ORDER BY d.game"
+            ),
+        )
+    };
+    submit(&[]);
+    at_least(&dir, &games_of(1), 3);
+    let empty = started_of(1)[0].clone();
+
+    // Its data, downloaded by its author alone.
+    let client = {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        reqwest::blocking::Client::new()
+    };
+    let data_url = format!("{url}/api/hill/bots/MENACE%20%28Python%29/data");
+    assert_eq!(client.get(&data_url).send().unwrap().status(), 401);
+    let as_bob = client.get(&data_url).bearer_auth(&bob).send().unwrap();
+    assert_eq!(as_bob.status(), 403);
+    let response = client.get(&data_url).bearer_auth(&ada).send().unwrap();
+    assert_eq!(response.status(), 200);
+    let digest = response.headers()["x-koth-data-digest"]
+        .to_str()
+        .unwrap()
+        .to_string();
+    let tgz = response.bytes().unwrap();
+    assert_ne!(digest, empty);
+    let out = tmp.path().join("menace-data.tar.gz");
+    succeed(
+        koth()
+            .args(["hill", "data", MENACE, "--to", &url, "--out"])
+            .arg(&out)
+            .env("KOTH_TOKEN", &ada),
+    );
+    let downloaded = std::fs::read(&out).unwrap();
+    let unpacked = tmp.path().join("unpacked");
+    std::fs::create_dir(&unpacked).unwrap();
+    let cap = koth::bot::data::DataCap::of_mb(1);
+    koth::bot::data::put(&downloaded, &unpacked.join("data"), cap).unwrap();
+    assert!(unpacked.join("data/matchboxes.json").is_file());
+    // What it downloaded is a whole snapshot (the API's, or one game newer).
+    let taken = koth::bot::data::take(&unpacked.join("data"), cap).unwrap();
+    assert!(taken.digest == digest || downloaded != tgz.as_ref());
+
+    // A new version goes on from its previous version's data.
+    std::fs::write(menace.join("v2.txt"), "2").unwrap();
+    submit(&[]);
+    at_least(&dir, &games_of(2), 1);
+    assert_ne!(started_of(2)[0], empty, "v2 starts from v1's data");
+    // Unless its author asks for a clean start.
+    std::fs::write(menace.join("v3.txt"), "3").unwrap();
+    submit(&["--fresh-data"]);
+    at_least(&dir, &games_of(3), 1);
+    assert_eq!(started_of(3)[0], empty, "v3 starts from an empty folder");
+    // The owner wipes a bot's data.
+    let output = succeed(
+        koth()
+            .args(["hill", "wipe-data", MENACE, "--hill"])
+            .arg(&dir),
+    );
+    let said = String::from_utf8_lossy(&output.stdout);
+    assert!(said.contains("data is wiped"), "{said}");
+    let output = koth()
+        .args(["hill", "wipe-data", "First Free", "--hill"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("keeps no data"));
+}
+
+#[test]
+fn a_wasi_bot_keeps_its_data_at_slash_data() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bot = tmp.path().join("counter");
+    std::fs::create_dir(&bot).unwrap();
+    succeed(
+        std::process::Command::new("clang")
+            .args(["--target=wasm32-wasi", "-O2", "-o"])
+            .arg(bot.join("bot.wasm"))
+            .arg(repo().join("tests/wasi_bots/counter.c")),
+    );
+    std::fs::write(
+        bot.join("bot.toml"),
+        "name = \"Counter\"\nwasm = \"bot.wasm\"\ngames = [\"tictactoe\"]\ndata = true\n",
+    )
+    .unwrap();
+    let opponent = first_free(tmp.path(), 0);
+    let file = tictactoe(tmp.path(), &[&bot, &opponent], "games = 3\njobs = 2\n");
+    let out = tmp.path().join("out");
+    run_tournament(&file, &out, &[]);
+    let rows = data_rows(&out);
+    assert_eq!(rows.len(), 3);
+    for pair in rows.windows(2) {
+        assert_eq!(
+            pair[1].2.as_str(),
+            pair[0].3.as_deref().unwrap(),
+            "{pair:?}"
+        );
+    }
+    // Three matches of ten games: the count it left is 30.
+    let conn = Connection::open(out.join("results.sqlite")).unwrap();
+    let tgz: Vec<u8> = conn
+        .query_row(
+            "SELECT tgz FROM data_snapshots WHERE digest = (SELECT digest FROM bot_data)",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let unpacked = tmp.path().join("unpacked");
+    std::fs::create_dir(&unpacked).unwrap();
+    koth::bot::data::put(
+        &tgz,
+        &unpacked.join("data"),
+        koth::bot::data::DataCap::of_mb(4),
+    )
+    .unwrap();
+    assert_eq!(
+        std::fs::read_to_string(unpacked.join("data/count")).unwrap(),
+        "30\n"
+    );
+}
+
+#[test]
+fn workers_sharing_a_database_play_a_learning_bots_games_one_at_a_time_each_from_the_last() {
+    let root = tempfile::tempdir().unwrap();
+    let menace = root.path().join("menace");
+    std::fs::create_dir(&menace).unwrap();
+    for file in ["bot.toml", "menace.py"] {
+        std::fs::copy(
+            repo().join("bots/ttt-menace-py").join(file),
+            menace.join(file),
+        )
+        .unwrap();
+    }
+    let opponent = first_free(root.path(), 10);
+    let file = tictactoe(
+        root.path(),
+        &[&menace, &opponent],
+        "games = 6\njobs = 2\nsandbox = false\n",
+    );
+    let url = crate::support::postgres::database("learning_workers");
+    let submitted = succeed(
+        koth()
+            .args(["tournament", "submit"])
+            .arg(&file)
+            .args(["--db", &url]),
+    );
+    let name = String::from_utf8_lossy(&submitted.stdout)
+        .lines()
+        .last()
+        .unwrap()
+        .to_string();
+    // Two workers of two games at once each: four claims at a time for one learning bot.
+    let workers: Vec<_> = (0..2)
+        .map(|i| {
+            koth()
+                .args([
+                    "worker",
+                    "--db",
+                    &url,
+                    "--lease-s",
+                    "5",
+                    "--jobs",
+                    "2",
+                    "--root",
+                ])
+                .arg(root.path())
+                .arg("--dir")
+                .arg(root.path().join(format!("w{i}")))
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for worker in workers {
+        crate::workers::finished(worker, Duration::from_secs(180));
+    }
+    let mut client = crate::support::postgres::client(&url);
+    let schema: String = client
+        .query_one(
+            "SELECT schema_name FROM koth_tournaments WHERE name = $1",
+            &[&name],
+        )
+        .unwrap()
+        .get(0);
+    let rows: Vec<(String, Option<String>)> = client
+        .query(
+            &format!("SELECT started, kept FROM {schema}.game_data ORDER BY game"),
+            &[],
+        )
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    assert_eq!(rows.len(), 6);
+    // The games form one chain from the empty folder: no two started from the same data, and
+    // each started from what another left (whichever worker played it).
+    let empty = koth::bot::data::empty_digest();
+    let mut at = empty.clone();
+    for _ in 0..6 {
+        let next: Vec<_> = rows.iter().filter(|(started, _)| *started == at).collect();
+        assert_eq!(next.len(), 1, "one game started from {at}: {rows:?}");
+        at = next[0].1.clone().expect("kept");
+    }
+    let now: String = client
+        .query_one(&format!("SELECT digest FROM {schema}.bot_data"), &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(now, at);
 }

@@ -16,8 +16,8 @@ use anyhow::Context;
 
 use crate::bot::data::{Snapshot, empty_digest};
 
-use super::sql::{Connection, Value};
 use super::Store;
+use super::sql::{Connection, Value};
 
 /// How many of its last games' starting snapshots each learning bot keeps.
 pub const KEPT_GAMES: i64 = 50;
@@ -51,7 +51,11 @@ pub(super) fn data_mb(bot: &crate::bot::BotSpec) -> Option<i64> {
 impl Store {
     /// The data each learning bot of `bots` has now (an empty folder if it has none yet); `None`
     /// for a bot that keeps no data. One statement, and none for a game without learning bots.
-    pub fn data_of(&self, bots: &[crate::bot::BotSpec], ids: &[usize]) -> anyhow::Result<Vec<Option<Snapshot>>> {
+    pub fn data_of(
+        &self,
+        bots: &[crate::bot::BotSpec],
+        ids: &[usize],
+    ) -> anyhow::Result<Vec<Option<Snapshot>>> {
         let mut out = Vec::with_capacity(ids.len());
         for (bot, &id) in bots.iter().zip(ids) {
             if bot.data.is_none() {

@@ -31,10 +31,10 @@ use super::schedule::ScheduledGame;
 use sql::{Connection, Dialect, Row, Value};
 
 pub const FILE: &str = sqlite::FILE;
+use data::data_mb;
+pub use data::{GameData, SeatData};
 pub use postgres::{Database, is_url, shown};
 pub(crate) use sqlite::check_exists;
-pub use data::{GameData, SeatData};
-use data::data_mb;
 
 /// Parameters of a statement, each turned into a [`Value`].
 macro_rules! params {
@@ -233,8 +233,20 @@ impl Store {
     }
 
     pub fn bots(&self) -> anyhow::Result<Vec<BotSpec>> {
+        // A database of schema 7 or older, read without being brought up to date (by a
+        // dashboard), has no learning bots.
+        let data_mb = match schema::columns(&*self.db, "bots")?
+            .iter()
+            .any(|c| c == "data_mb")
+        {
+            true => "data_mb",
+            false => "NULL",
+        };
         let rows = self.db.query(
-            "SELECT name, dir, command, build, origin, protocols, data_mb FROM bots ORDER BY id",
+            &format!(
+                "SELECT name, dir, command, build, origin, protocols, {data_mb} FROM bots \
+                 ORDER BY id"
+            ),
             &[],
         )?;
         rows.iter()
@@ -372,10 +384,7 @@ impl Store {
         let serialised = self.is_shared()
             && self
                 .db
-                .value(
-                    "SELECT COUNT(*) FROM bots WHERE data_mb IS NOT NULL",
-                    &[],
-                )?
+                .value("SELECT COUNT(*) FROM bots WHERE data_mb IS NOT NULL", &[])?
                 .int()?
                 > 0;
         loop {
