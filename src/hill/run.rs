@@ -231,15 +231,14 @@ pub(crate) async fn play(
                 data,
             } => {
                 let folder = crate::tournament::store::game_dir(&hill.dir, game.index);
-                if hill.store.record_result(
-                    &game,
-                    attempt,
-                    &result,
-                    wall_ms,
-                    &folder,
-                    &[],
-                    &data,
-                )? {
+                let changes = crate::tournament::store::Changes {
+                    streaks: &[],
+                    data: &data,
+                };
+                if hill
+                    .store
+                    .record_result(&game, attempt, &result, wall_ms, &folder, &changes)?
+                {
                     let names: Vec<String> = result
                         .bots
                         .iter()

@@ -538,9 +538,13 @@ impl Tournament {
                     let folder = store::game_dir(&self.dir, game.index);
                     let recording = Instant::now();
                     let streaks = self.streaks_after(&game, &result);
-                    let accepted = self.store.record_result(
-                        &game, attempt, &result, wall_ms, &folder, &streaks, &data,
-                    )?;
+                    let changes = store::Changes {
+                        streaks: &streaks,
+                        data: &data,
+                    };
+                    let accepted = self
+                        .store
+                        .record_result(&game, attempt, &result, wall_ms, &folder, &changes)?;
                     let db_ms = claim_ms.remove(&game.index).unwrap_or_default()
                         + recording.elapsed().as_secs_f64() * 1000.0;
                     if !accepted {

@@ -52,9 +52,11 @@ fn tictactoe(dir: &Path, bots: &[&Path], extra: &str) -> PathBuf {
     path
 }
 
-/// Each recorded game of the one learning bot: (game, its score, started, kept, note), in the
-/// order of the games.
-fn data_rows(dir: &Path) -> Vec<(i64, f64, String, Option<String>, Option<String>)> {
+/// A recorded game of the one learning bot: game, its score, started, kept, note.
+type DataRow = (i64, f64, String, Option<String>, Option<String>);
+
+/// Each recorded game of the one learning bot, in the order of the games.
+fn data_rows(dir: &Path) -> Vec<DataRow> {
     let conn = Connection::open(dir.join("results.sqlite")).unwrap();
     conn.busy_timeout(Duration::from_secs(10)).unwrap();
     let mut statement = conn
@@ -103,9 +105,7 @@ fn menace_learns_game_after_game_and_a_late_game_drives_identically() {
     assert_ne!(&rows[15].2, empty);
     // It learns: its points (wins + draws / 2 of 10 games) over its last four matches are
     // well above those of its first four (with seed 1: 5.4 then 7.6 on average).
-    let mean = |games: &[(i64, f64, String, Option<String>, Option<String>)]| {
-        games.iter().map(|g| g.1).sum::<f64>() / games.len() as f64
-    };
+    let mean = |games: &[DataRow]| games.iter().map(|g| g.1).sum::<f64>() / games.len() as f64;
     let (first, last) = (mean(&rows[..4]), mean(&rows[12..]));
     assert!(last >= first + 1.5, "first four {first}, last four {last}");
     // The bot's own folder is left alone: its data lives in the tournament.

@@ -45,6 +45,15 @@ macro_rules! params {
 
 pub(crate) mod data;
 
+/// What a game's result changes beyond its own rows, recorded in its transaction.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Changes<'a> {
+    /// The start-up failure streaks it changed: a bot and its failures at start-up in a row.
+    pub streaks: &'a [(usize, u32)],
+    /// Its learning bots' data ([`data::record`]).
+    pub data: &'a [SeatData],
+}
+
 /// A tournament's database.
 pub struct Store {
     db: Box<dyn Connection>,
@@ -488,9 +497,9 @@ impl Store {
         result: &MatchResult,
         wall_ms: f64,
         dir: &Path,
-        streaks: &[(usize, u32)],
-        data: &[SeatData],
+        changes: &Changes<'_>,
     ) -> anyhow::Result<bool> {
+        let Changes { streaks, data } = *changes;
         anyhow::ensure!(
             result.bots.len() == game.seats.len(),
             "game {} returned {} results for {} bots",
@@ -1058,8 +1067,10 @@ mod tests {
                     &result_of(&first.game),
                     5.0,
                     folder,
-                    &streaks,
-                    &[],
+                    &Changes {
+                        streaks: &streaks,
+                        data: &[],
+                    },
                 )
                 .unwrap()
         );
@@ -1072,8 +1083,10 @@ mod tests {
                     &result_of(&first.game),
                     5.0,
                     folder,
-                    &[(one, 2)],
-                    &[],
+                    &Changes {
+                        streaks: &[(one, 2)],
+                        data: &[],
+                    },
                 )
                 .unwrap()
         );
@@ -1088,8 +1101,7 @@ mod tests {
                     &result_of(&retried.game),
                     5.0,
                     folder,
-                    &[],
-                    &[],
+                    &Changes::default(),
                 )
                 .unwrap()
         );
