@@ -803,7 +803,11 @@ pub(crate) async fn play_one(parts: GameParts, game: ScheduledGame, attempt: u32
                 game.seats.len()
             ));
         }
+        let before = result.bots.iter().map(|b| b.faults.len()).sum::<usize>();
         let data = seat_data(&game, &parts.data, left, &mut result);
+        if result.bots.iter().map(|b| b.faults.len()).sum::<usize>() != before {
+            record_data_faults(&parts.dir, &result)?;
+        }
         Ok((result, data))
     }
     .await;
@@ -853,6 +857,24 @@ fn take_data(bots: &[BotSpec]) -> Vec<Option<Result<Snapshot, String>>> {
             Some(crate::bot::data::take(&bot.dir.join(DATA_FOLDER), cap))
         })
         .collect()
+}
+
+/// Puts `result`, with the faults its learning bots' data added, in place of the one the game
+/// wrote under `"result"` in its `results.json` in `dir`, so that the game's record and its
+/// viewers tell them too.
+fn record_data_faults(dir: &Path, result: &MatchResult) -> Result<(), String> {
+    let path = dir.join(crate::game::RESULTS_FILE);
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Ok(());
+    };
+    let mut written: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| format!("{} is damaged: {e}", path.display()))?;
+    if let Some(slot) = written.get_mut("result") {
+        *slot = serde_json::to_value(result).map_err(|e| e.to_string())?;
+        let text = serde_json::to_string_pretty(&written).map_err(|e| e.to_string())?;
+        std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    Ok(())
 }
 
 /// Each learning bot's part in `game`: what it started from and what of what it left is kept —

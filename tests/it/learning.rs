@@ -205,6 +205,9 @@ fn what_data_may_not_hold_is_refused_by_name_and_the_data_before_it_is_kept() {
             "SELECT bad_output_faults FROM results WHERE game = 1 AND seat = 0",
         );
         assert!(faults >= 1, "{attack}: the refusal is a fault of the bot");
+        // The game's own record tells it too.
+        let results = std::fs::read_to_string(out.join("games/1/results.json")).unwrap();
+        assert!(results.contains("its data folder"), "{attack}: {results}");
     }
     // The host is unharmed: nothing of a game's working copies is left, and /etc/passwd is
     // still a file no bot replaced.
