@@ -20,6 +20,7 @@ fn cat(dir: &std::path::Path) -> BotSpec {
         origin: "benches/sandbox.rs".into(),
         sandbox: None,
         benched: None,
+        data: None,
         protocols: Default::default(),
     }
 }

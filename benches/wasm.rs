@@ -37,6 +37,7 @@ fn spec(dir: &Path, command: Vec<String>) -> BotSpec {
         origin: "benches/wasm.rs".into(),
         sandbox: None,
         benched: None,
+        data: None,
         protocols: Default::default(),
     }
 }

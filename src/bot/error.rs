@@ -57,6 +57,10 @@ pub enum BotError {
     LineTooLong { max: usize },
     #[error("printed a line that is not UTF-8")]
     NotUtf8,
+    /// A learning bot's data folder that is over its cap or holds what data may not
+    /// ([`super::data`]): the bot is stopped, and the folder is not kept.
+    #[error("its data folder {reason}")]
+    Data { reason: String },
     #[error("is not running")]
     NotRunning,
     #[error("was stopped earlier: {0}")]
@@ -133,7 +137,9 @@ impl BotError {
             | BotError::ClosedStdout { .. }
             | BotError::BrokenPipe { .. }
             | BotError::NotRunning => FaultKind::Crashed,
-            BotError::LineTooLong { .. } | BotError::NotUtf8 => FaultKind::BadOutput,
+            BotError::LineTooLong { .. } | BotError::NotUtf8 | BotError::Data { .. } => {
+                FaultKind::BadOutput
+            }
             BotError::Stopped(inner) => inner.kind(),
         }
     }

@@ -294,6 +294,7 @@ mod tests {
             origin: "t".into(),
             sandbox: None,
             benched: None,
+            data: None,
             protocols: Default::default(),
         }
     }

@@ -15,6 +15,8 @@
 //!   environment every bot process gets.
 //! - [`running`]: a running bot of either kind, a process or a WASI module run in koth by
 //!   [`wasm`] (wasmtime, its work counted in fuel).
+//! - [`data`]: a learning bot's folder kept from game to game — snapshots, their digests, and
+//!   the refusal of what no bot may leave there.
 //! - [`digest`]: a bot's content hash, which tells a worker its copy is the one submitted.
 //! - [`roster`]: which bots to start — koth's `bot.toml` manifests and the original
 //!   controller's `bots.txt`; [`build`]: their build steps, contained in a build copy when the
@@ -29,6 +31,7 @@ pub mod build;
 pub mod cgroup;
 pub(crate) mod child;
 pub(crate) mod clock;
+pub mod data;
 pub(crate) mod digest;
 pub(crate) mod env;
 pub(crate) mod error;
@@ -61,7 +64,7 @@ pub use fault::{
 pub(crate) use live::kill_all;
 pub use process::{Asked, BotProcess};
 pub use seat::{At, Restart, Seat, SeatOptions};
-pub use spec::{BotSpec, Sandbox, WASI_COMMAND};
+pub use spec::{BotSpec, DataAsk, Sandbox, WASI_COMMAND};
 pub use stderr::StderrLog;
 pub use timing::{Answer, AnswerStats, FuelFigures, FuelStats, suggested_budget};
 pub use transcript::{Transcript, flush_transcripts};

@@ -164,6 +164,13 @@ impl BotProcess {
                         launch.hand_over(&spec.dir, false).with_context(|| {
                             format!("cannot hand {} to the bot", spec.dir.display())
                         })?;
+                        // A learning bot's data is its own to rewrite, all of it.
+                        let data = spec.dir.join(super::data::DATA_FOLDER);
+                        if spec.data.is_some() && data.is_dir() {
+                            launch.hand_over(&data, true).with_context(|| {
+                                format!("cannot hand {} to the bot", data.display())
+                            })?;
+                        }
                         Ok(launch)
                     })
                     .map_err(|e| spawn_error(format!("{e:#}")))?,

@@ -25,6 +25,10 @@ pub(crate) const MANIFEST: &str = "bot.toml";
 /// # wasm = "bot.wasm"               # the module, in the bot's folder (see `super::wasm`)
 /// build = "gcc -O2 -o column column.c" # optional; a shell command run before the first game
 /// games = ["paths"]                 # which games this bot plays
+/// data = true                       # optional: a folder data/ kept from game to game (a
+///                                   # learning bot), up to the tournament's or hill's cap
+/// # data_mb = 2                     # or: that folder, asking for this many MiB at most
+/// # fresh_data = true               # a new version starts from an empty data/ (on a hill)
 /// [protocols]                       # optional: a game's other protocol, for games offering one
 /// ratrace = "lean"
 /// ```
@@ -38,6 +42,43 @@ struct Manifest {
     games: Vec<String>,
     #[serde(default)]
     protocols: BTreeMap<String, String>,
+    data: Option<bool>,
+    data_mb: Option<u64>,
+    fresh_data: Option<bool>,
+}
+
+/// The data a manifest asks for (`data`, `data_mb`, `fresh_data`); errors name the file `path`
+/// and the key.
+fn data_ask(manifest: &Manifest, path: &Path) -> anyhow::Result<Option<super::DataAsk>> {
+    let ask = match (manifest.data, manifest.data_mb) {
+        (_, Some(0)) => bail!(
+            "{}: `data_mb` = 0 asks for no data: leave it out, or give the MiB the bot's data \
+             folder needs",
+            path.display()
+        ),
+        (Some(false), Some(_)) => bail!(
+            "{}: `data` = false but `data_mb` is given: give one of them",
+            path.display()
+        ),
+        (_, Some(mb)) => Some(mb),
+        (Some(true), None) => None,
+        (Some(false) | None, None) => {
+            if manifest.fresh_data.is_some() {
+                bail!(
+                    "{}: `fresh_data` is for a bot that keeps data: add `data = true`",
+                    path.display()
+                );
+            }
+            return Ok(None);
+        }
+    };
+    if ask.is_some_and(|mb| mb > 1 << 20) {
+        bail!("{}: `data_mb` is at most 1048576", path.display());
+    }
+    Ok(Some(super::DataAsk {
+        mb: ask,
+        fresh: manifest.fresh_data.unwrap_or(false),
+    }))
 }
 
 /// The largest `bot.toml` koth reads: a manifest is a few lines, and reading one (a stranger's
@@ -129,8 +170,10 @@ pub fn parse_manifest(text: &str, dir: &Path) -> anyhow::Result<(BotSpec, Vec<St
             path.display()
         );
     }
+    let data = data_ask(&manifest, &path)?;
     let spec = BotSpec {
         name,
+        data,
         dir: dir.to_path_buf(),
         command,
         build: manifest.build,
@@ -259,6 +302,7 @@ pub fn load_bots_txt(path: &Path) -> anyhow::Result<Vec<BotSpec>> {
             origin: format!("{}:{}", path.display(), name_line),
             sandbox: None,
             benched: None,
+            data: None,
             protocols,
         });
     }
@@ -415,7 +459,8 @@ const COPY_LIMIT: u64 = 1 << 20;
 /// are linked, as are the folder's own links: bots only read those, and copying a
 /// `node_modules` per game would cost more than the game. An uncontained bot that writes inside
 /// a subfolder would still share it between parallel games; a contained one is lent them
-/// read-only ([`super::sandbox`]).
+/// read-only ([`super::sandbox`]). A learning bot's copy has an empty `data/` of its own, which
+/// the runner fills with its data ([`super::data`]).
 pub(crate) fn working_copies(bots: &[BotSpec], game_dir: &Path) -> std::io::Result<Vec<BotSpec>> {
     bots.iter()
         .enumerate()
@@ -434,7 +479,8 @@ pub(crate) fn working_copies(bots: &[BotSpec], game_dir: &Path) -> std::io::Resu
             for entry in std::fs::read_dir(&source_dir)? {
                 let entry = entry?;
                 let name = entry.file_name();
-                if name == "data.txt" {
+                // A learning bot's data is its own, given by the runner, never its folder's.
+                if name == "data.txt" || (bot.data.is_some() && name == super::data::DATA_FOLDER) {
                     continue;
                 }
                 let source = entry.path();
@@ -446,6 +492,9 @@ pub(crate) fn working_copies(bots: &[BotSpec], game_dir: &Path) -> std::io::Resu
                 } else if meta.is_file() || meta.is_dir() || meta.is_symlink() {
                     std::os::unix::fs::symlink(&source, dir.join(&name))?;
                 }
+            }
+            if bot.data.is_some() {
+                std::fs::create_dir(dir.join(super::data::DATA_FOLDER))?;
             }
             Ok(BotSpec { dir, ..bot.clone() })
         })

@@ -8,7 +8,8 @@
 //!   the home folder), chosen by name so that nothing of the bot's can name a folder; its working
 //!   folder, a `tmpfs` capped in size holding its working copy's files read-write and, lent
 //!   read-only under their names, the larger files and subfolders of the folder the copy was
-//!   made from (never that folder itself); a private `/tmp`; a fresh `/proc`, and a read-only
+//!   made from (never that folder itself); a learning bot's `data/`, its own game's copy of
+//!   its data, bound read-write ([`super::data`]); a private `/tmp`; a fresh `/proc`, and a read-only
 //!   `/dev` with a capped `/dev/shm`. Nothing else exists for it: not the other bots' folders,
 //!   not its original folder, not the tournament's database or logs. koth never follows a link
 //!   of the bot's out of its folders.
@@ -46,6 +47,7 @@ use nix::unistd::Pid;
 use anyhow::{Context, bail};
 
 use super::cgroup::BotGroups;
+use super::data::DATA_FOLDER;
 use super::roster;
 use super::seccomp;
 use super::spec::{BotSpec, Sandbox};
@@ -184,6 +186,7 @@ fn probe_in(dir: &Path) -> Result<(), String> {
         origin: "koth".into(),
         sandbox: Some(sandbox.clone()),
         benched: None,
+        data: None,
         protocols: Default::default(),
     };
     let launch = Launch::with_groups(&spec, &sandbox, None, Writable::WorkingFolder)
@@ -402,7 +405,8 @@ impl Launch {
         }
         match writable {
             Writable::WorkingFolder => {
-                launch.working_folder(&dir, folder_bytes, sandbox.lent_from.as_deref())?
+                let data = spec.data.is_some();
+                launch.working_folder(&dir, folder_bytes, sandbox.lent_from.as_deref(), data)?
             }
             Writable::BuildFolder => launch.bind("--bind", &dir, &dir)?,
             Writable::Compile(compiler) => {
@@ -436,12 +440,16 @@ impl Launch {
     /// from (`lent_from`: folders and large files), those entries bound read-only under their
     /// names, or made anew as links where they are links. Only the entries are lent, never the
     /// folder, and no link is followed out of it: a link of the bot's is only ever read inside
-    /// its own world, where it leads nowhere else.
+    /// its own world, where it leads nowhere else. A learning bot's (`data`) folder `data/` is
+    /// bound read-write too, so that what it leaves there outlives its processes: it is its
+    /// own copy for this game, which only this bot's sandbox binds, and the seat holds it to
+    /// its cap between answers ([`super::data`]).
     fn working_folder(
         &mut self,
         dir: &Path,
         bytes: u64,
         lent_from: Option<&Path>,
+        data: bool,
     ) -> anyhow::Result<()> {
         self.args(["--size", &bytes.to_string(), "--tmpfs"]);
         self.arg(dir);
@@ -453,7 +461,7 @@ impl Launch {
         for entry in entries {
             let entry = entry?;
             let (path, kind) = (entry.path(), entry.file_type()?);
-            if kind.is_file() {
+            if kind.is_file() || (data && kind.is_dir() && entry.file_name() == DATA_FOLDER) {
                 self.bind("--bind", &path, &path)?;
                 continue;
             }

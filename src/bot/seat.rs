@@ -25,6 +25,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 
+use super::data::{self, DATA_FOLDER, DEFAULT_CAP_MB, DataCap};
 use super::process::Asked;
 use super::running::{Running, Start};
 use super::{
@@ -351,9 +352,22 @@ impl Seat {
 
     /// Waits for the answer to the prompt `asked` came from. A late answer, a crash, a closed
     /// stdout or a bad line stops the bot and is recorded at `at`.
+    /// A learning bot's data folder is checked after each answer: one over its cap, or holding
+    /// a link or a special file, stops the bot then (so a bot filling it writes at most an
+    /// answer's worth past its cap), as a fault.
     pub async fn answer(&mut self, asked: Asked, at: At<'_>) -> Result<Answer, BotError> {
         let answer = self.running()?.answer(asked).await;
-        answer.map_err(|error| self.record(&error, at))
+        let answer = answer.map_err(|error| self.record(&error, at))?;
+        if let Some(ask) = self.spec.data {
+            let cap = DataCap::of_mb(ask.mb.unwrap_or(DEFAULT_CAP_MB));
+            if let Err(reason) = data::check(&self.spec.dir.join(DATA_FOLDER), cap) {
+                let error = BotError::Data { reason };
+                self.record(&error, at);
+                self.stop().await;
+                return Err(error);
+            }
+        }
+        Ok(answer)
     }
 
     /// [`Seat::prompt`], then [`Seat::answer`].

@@ -27,6 +27,29 @@ pub struct BotSpec {
     /// (`bot.toml`'s `[protocols]`). The bot layer only carries it: each game reads its own
     /// entry and says what it accepts. A game without an entry speaks its first protocol.
     pub protocols: BTreeMap<String, String>,
+    /// Whether the bot learns: a folder `data/` it keeps from game to game ([`super::data`]),
+    /// as `bot.toml` asks for it (`data`, `data_mb`, `fresh_data`). A runner gives a game's
+    /// copy the size it allows (`mb`), which the seat holds the folder to.
+    pub data: Option<DataAsk>,
+}
+
+/// A learning bot's ask: its data's size and whether a new version starts afresh.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct DataAsk {
+    /// The MiB it asks for (`data_mb`); `None` (`data = true`) takes what the tournament or
+    /// hill allows (its `data_mb`).
+    pub mb: Option<u64>,
+    /// Whether a new version of it starts from an empty folder rather than its previous
+    /// version's data (`fresh_data = true`; a hill's `submit --fresh-data`).
+    pub fresh: bool,
+}
+
+impl DataAsk {
+    /// The cap of a game's copy of the bot: what it asks for, or `allowed_mb` if it asks for
+    /// no size. The runner has refused a bot asking for more than it allows.
+    pub fn cap(&self, allowed_mb: u64) -> super::data::DataCap {
+        super::data::DataCap::of_mb(self.mb.unwrap_or(allowed_mb).min(allowed_mb))
+    }
 }
 
 /// The first word of a WASI bot's command: `bot.toml`'s `wasm = "bot.wasm"` is the command

@@ -226,6 +226,8 @@ fn run_drive(args: &Args, bot_dir: &Path, name: &str) -> anyhow::Result<()> {
         .context("one bot was contained")?,
         None => spec,
     };
+    let spec =
+        crate::replay::data::with_data(spec, &log_dir, script.bot.as_deref().unwrap_or(name))?;
     let limits = match (args.timeout_ms, script.limits) {
         (Some(ms), _) => Limits::uniform(Duration::from_millis(ms)),
         (None, Some(limits)) => limits,

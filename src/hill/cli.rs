@@ -116,6 +116,34 @@ enum Command {
         /// printing why and the `koth hill logs` command that reads its logs.
         #[arg(long, value_name = "N", requires = "wait")]
         wait_games: Option<u32>,
+        /// A learning bot's new version starts from an empty data folder, not its previous
+        /// version's data (its bot.toml is sent with `fresh_data = true`).
+        #[arg(long)]
+        fresh_data: bool,
+    },
+    /// Download your learning bot's data (its `data/` as it is now) from a hill's server, as
+    /// its author: a .tar.gz.
+    Data {
+        /// The bot's name.
+        #[arg(value_name = "NAME")]
+        name: String,
+        /// The hill's address (http://host:port, as `hill run --serve` or its proxy serves it).
+        #[arg(long, value_name = "URL")]
+        to: String,
+        /// Your author token (`koth hill author add` printed it).
+        #[arg(long, value_name = "TOKEN", env = "KOTH_TOKEN", hide_env_values = true)]
+        token: String,
+        /// The file to write [default: NAME-data.tar.gz].
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
+    /// Empty a learning bot's data: its next game starts from an empty data folder.
+    WipeData {
+        /// The bot's name.
+        #[arg(value_name = "NAME")]
+        name: String,
+        #[command(flatten)]
+        hill: HillOption,
     },
     /// Read your bot's faults and stderr (and its transcript) of a game it played on a hill's
     /// server, as its author: its latest game, or game N; its last games are listed.
@@ -392,13 +420,25 @@ pub fn run(args: Args, server: Server) -> anyhow::Result<()> {
             token,
             wait,
             wait_games,
+            fresh_data,
         } => {
             let wait = match (wait, wait_games) {
                 (_, Some(games)) => super::submit::Wait::Games(games),
                 (true, None) => super::submit::Wait::Settled,
                 (false, None) => super::submit::Wait::No,
             };
-            super::submit::submit(&bot, &to, &token, wait)
+            super::submit::submit(&bot, &to, &token, wait, fresh_data)
+        }
+        Command::Data {
+            name,
+            to,
+            token,
+            out,
+        } => super::submit::data(&name, &to, &token, out.as_deref()),
+        Command::WipeData { name, hill } => {
+            let hill = hill.open(None)?;
+            println!("{}", super::data::wipe(&hill.store, &name)?);
+            Ok(())
         }
         Command::Logs {
             name,

@@ -168,6 +168,7 @@ mod tests {
             origin: "test".into(),
             sandbox: None,
             benched: None,
+            data: None,
             protocols: Default::default(),
         }
     }

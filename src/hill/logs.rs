@@ -75,15 +75,14 @@ pub(crate) struct GameLogs {
     pub games: Vec<PlayedGame>,
 }
 
-/// The logs of bot `name` in game `game` (its latest game if `None`) of the hill in `store`
-/// (its games' folders under `dir`), for the holder of `token` if the bot is theirs.
-pub(crate) fn read(
+/// Whether the holder of `token` is the author of bot `name`, to read `what` of it (its logs,
+/// its data): an author's things are their own alone.
+pub(crate) fn authorized(
     store: &Store,
-    dir: &Path,
     name: &str,
-    game: Option<u32>,
     token: Option<&str>,
-) -> anyhow::Result<Result<GameLogs, Denied>> {
+    what: &str,
+) -> anyhow::Result<Result<(), Denied>> {
     let db = store.connection();
     let Some(token) = token else {
         return Ok(Err(Denied::NotAnAuthor(
@@ -96,19 +95,31 @@ pub(crate) fn read(
         )));
     };
     let shown = crate::text::shown(name);
-    match authors::owner_of(db, name)? {
-        None => {
-            return Ok(Err(Denied::Missing(format!(
-                "the hill has no bot called {shown:?}"
-            ))));
-        }
-        Some(owner) if owner != author => {
-            return Ok(Err(Denied::NotYours(format!(
-                "{shown} is not {author}'s: its logs are its author's alone"
-            ))));
-        }
-        Some(_) => {}
+    Ok(match authors::owner_of(db, name)? {
+        None => Err(Denied::Missing(format!(
+            "the hill has no bot called {shown:?}"
+        ))),
+        Some(owner) if owner != author => Err(Denied::NotYours(format!(
+            "{shown} is not {author}'s: {what} are its author's alone"
+        ))),
+        Some(_) => Ok(()),
+    })
+}
+
+/// The logs of bot `name` in game `game` (its latest game if `None`) of the hill in `store`
+/// (its games' folders under `dir`), for the holder of `token` if the bot is theirs.
+pub(crate) fn read(
+    store: &Store,
+    dir: &Path,
+    name: &str,
+    game: Option<u32>,
+    token: Option<&str>,
+) -> anyhow::Result<Result<GameLogs, Denied>> {
+    let db = store.connection();
+    if let Err(denied) = authorized(store, name, token, "its logs")? {
+        return Ok(Err(denied));
     }
+    let shown = crate::text::shown(name);
     let games = db
         .query(
             &format!(

@@ -39,6 +39,7 @@ pub(crate) mod backup;
 pub mod board;
 pub mod cli;
 pub(crate) mod config;
+pub(crate) mod data;
 pub(crate) mod files;
 pub(crate) mod logs;
 pub mod matchmaking;

@@ -228,11 +228,16 @@ pub(crate) async fn play(
                 attempt,
                 result,
                 wall_ms,
+                data,
             } => {
                 let folder = crate::tournament::store::game_dir(&hill.dir, game.index);
+                let changes = crate::tournament::store::Changes {
+                    streaks: &[],
+                    data: &data,
+                };
                 if hill
                     .store
-                    .record_result(&game, attempt, &result, wall_ms, &folder, &[])?
+                    .record_result(&game, attempt, &result, wall_ms, &folder, &changes)?
                 {
                     let names: Vec<String> = result
                         .bots
@@ -358,7 +363,12 @@ fn seats(hill: &Hill, game: &ScheduledGame) -> Result<Vec<BotSpec>, (usize, anyh
                 .map_err(|e| (id, e))?;
             let digest = digests.get(id).cloned().flatten().unwrap_or_default();
             let dir = hill.version_folder(bot, &digest).map_err(|e| (id, e))?;
-            Ok(BotSpec { dir, ..bot.clone() })
+            let data = hill.config.game.data_for(bot.data);
+            Ok(BotSpec {
+                dir,
+                data,
+                ..bot.clone()
+            })
         })
         .collect()
 }
@@ -375,6 +385,7 @@ fn parts(
         game: config.game()?,
         claim,
         dir: crate::tournament::store::game_dir(&hill.dir, game.index),
+        data: hill.store.data_of(&seats, &game.seats)?,
         bots: seats,
         limits: config.limits(),
         rounds: config.rounds,

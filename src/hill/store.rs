@@ -340,8 +340,8 @@ pub(crate) fn add_version(
             &[spec.name.as_str().into()],
         )?;
         db.execute(
-            "INSERT INTO bots (id, name, dir, command, build, origin, protocols, hash)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            "INSERT INTO bots (id, name, dir, command, build, origin, protocols, hash, data_mb)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
             &[
                 id.into(),
                 format!("{} v{version}", spec.name).into(),
@@ -351,8 +351,19 @@ pub(crate) fn add_version(
                 spec.origin.as_str().into(),
                 serde_json::to_string(&spec.protocols)?.into(),
                 digest.into(),
+                spec.data.map(|ask| ask.mb.map_or(0, |mb| mb as i64)).into(),
             ],
         )?;
+        // A learning bot's new version starts from its previous version's data, unless its
+        // author asked for a clean start (`fresh_data`, `hill submit --fresh-data`).
+        if spec.data.is_some_and(|ask| !ask.fresh) {
+            db.execute(
+                "INSERT INTO bot_data (bot, digest)
+                 SELECT ?1, d.digest FROM bot_data d JOIN hill_versions v ON v.id = d.bot
+                 WHERE v.name = ?2 AND v.version = ?3",
+                &[id.into(), spec.name.as_str().into(), (version - 1).into()],
+            )?;
+        }
         let first_game = db
             .value("SELECT COALESCE(MAX(idx) + 1, 0) FROM games", &[])?
             .int()?;

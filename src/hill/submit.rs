@@ -12,7 +12,7 @@
 
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
@@ -68,10 +68,40 @@ fn client(to: &str) -> anyhow::Result<(reqwest::blocking::Client, &str)> {
     Ok((client, to.trim_end_matches('/')))
 }
 
-pub(crate) fn submit(folder: &Path, to: &str, token: &str, wait: Wait) -> anyhow::Result<()> {
+/// Sends the bot of `folder` to the hill at `to`; with `fresh_data`, a learning bot's new
+/// version starts from an empty data folder: its bot.toml is sent with `fresh_data = true`.
+pub(crate) fn submit(
+    folder: &Path,
+    to: &str,
+    token: &str,
+    wait: Wait,
+    fresh_data: bool,
+) -> anyhow::Result<()> {
     // The folder's own mistakes are told here, before anything is sent.
     let (spec, _) = roster::load_manifest(folder)?;
-    let packed = pack(folder)?;
+    let manifest = match (fresh_data, spec.data) {
+        (false, _) => None,
+        (true, None) => bail!(
+            "{}: --fresh-data is for a bot that keeps data, and its bot.toml asks for none \
+             (`data = true`)",
+            folder.join(roster::MANIFEST).display()
+        ),
+        (true, Some(ask)) if ask.fresh => None,
+        (true, Some(_)) => {
+            let path = folder.join(roster::MANIFEST);
+            let text = crate::text::read(&path)?;
+            if toml::from_str::<toml::Table>(&text)?.contains_key("fresh_data") {
+                bail!(
+                    "{}: says `fresh_data = false`, and --fresh-data asks the opposite: remove \
+                     one of them",
+                    path.display()
+                );
+            }
+            // At the top: a key after a table header would belong to that table.
+            Some(format!("fresh_data = true\n{text}").into_bytes())
+        }
+    };
+    let packed = pack(folder, manifest.as_deref())?;
     let (client, base) = client(to)?;
     let response = client
         .post(format!("{base}/api/submissions"))
@@ -376,6 +406,44 @@ pub(crate) fn logs(
 }
 
 /// The answer to a GET of `url` (with `token`, if any) as a `T`, or the hill's error.
+/// Downloads bot `name`'s data from the hill at `to`, as its author: a `.tar.gz` written to
+/// `out` (default `<name>-data.tar.gz`).
+pub(crate) fn data(name: &str, to: &str, token: &str, out: Option<&Path>) -> anyhow::Result<()> {
+    let (client, base) = client(to)?;
+    let encoded = percent_encoding::utf8_percent_encode(name, percent_encoding::NON_ALPHANUMERIC);
+    let response = client
+        .get(format!("{base}/api/hill/bots/{encoded}/data"))
+        .bearer_auth(token)
+        .send()
+        .with_context(|| format!("cannot reach the hill at {base}"))?;
+    if !response.status().is_success() {
+        answer::<serde_json::Value>(response)?;
+        unreachable!("an answer that is not a success is an error");
+    }
+    let digest = response
+        .headers()
+        .get(super::data::DIGEST_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string();
+    let bytes = response
+        .bytes()
+        .context("the hill's answer was cut short")?;
+    let default = PathBuf::from(format!(
+        "{}-data.tar.gz",
+        name.replace(|c: char| !c.is_alphanumeric() && c != '-', "_")
+    ));
+    let out = out.unwrap_or(&default);
+    std::fs::write(out, &bytes).with_context(|| format!("cannot write {}", out.display()))?;
+    println!(
+        "{}'s data ({} bytes packed, digest {digest}) written to {}",
+        crate::text::shown(name),
+        bytes.len(),
+        out.display()
+    );
+    Ok(())
+}
+
 fn get<T: DeserializeOwned>(
     client: &reqwest::blocking::Client,
     url: &str,
@@ -422,10 +490,11 @@ fn answer<T: DeserializeOwned>(response: reqwest::blocking::Response) -> anyhow:
 
 /// The folder as a `.tar.gz`: folders and regular files, sorted, exec bits kept, no owners
 /// or times. A link is refused here, naming it, since the hill refuses it.
-fn pack(folder: &Path) -> anyhow::Result<Vec<u8>> {
+/// `manifest`, if given, is sent as its bot.toml in place of the folder's.
+fn pack(folder: &Path, manifest: Option<&[u8]>) -> anyhow::Result<Vec<u8>> {
     let gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     let mut tar = tar::Builder::new(gz);
-    add_folder(&mut tar, folder, Path::new(""))?;
+    add_folder(&mut tar, folder, Path::new(""), manifest)?;
     let gz = tar.into_inner().context("cannot pack the bot")?;
     let mut bytes = gz.finish().context("cannot pack the bot")?;
     bytes.flush()?;
@@ -436,6 +505,7 @@ fn add_folder<W: Write>(
     tar: &mut tar::Builder<W>,
     root: &Path,
     relative: &Path,
+    manifest: Option<&[u8]>,
 ) -> anyhow::Result<()> {
     let here = root.join(relative);
     let mut entries: Vec<_> = std::fs::read_dir(&here)
@@ -460,7 +530,13 @@ fn add_folder<W: Write>(
             header.set_size(0);
             tar.append_data(&mut header, &path, std::io::empty())
                 .with_context(|| format!("cannot pack {}", path.display()))?;
-            add_folder(tar, root, &path)?;
+            add_folder(tar, root, &path, None)?;
+        } else if let (Some(manifest), true) = (manifest, path == Path::new(roster::MANIFEST)) {
+            header.set_entry_type(tar::EntryType::Regular);
+            header.set_mode(0o644);
+            header.set_size(manifest.len() as u64);
+            tar.append_data(&mut header, &path, manifest)
+                .with_context(|| format!("cannot pack {}", path.display()))?;
         } else if meta.is_file() {
             header.set_entry_type(tar::EntryType::Regular);
             let exec = meta.permissions().mode() & 0o111 != 0;

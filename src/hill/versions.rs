@@ -90,6 +90,16 @@ pub(crate) fn add_followed(
             "this hill takes only WASI bots (`wasm_only`)",
         ));
     }
+    if let Err(refused) = hill.config.game.check_data(&spec) {
+        return Ok(Added::refused(
+            &spec.name,
+            format!("{refused:#}"),
+            format!(
+                "its data is over this hill's cap of {} MiB (`data_mb`)",
+                hill.config.game.data_cap_mb()
+            ),
+        ));
+    }
     if let Some(why) = crate::bot::languages::refusal(&spec, &hill.languages()?) {
         return Ok(Added::refused(
             &spec.name,
@@ -253,10 +263,22 @@ fn validate(
         })
         .collect();
     let config = &hill.config.game;
+    let seats: Vec<BotSpec> = seats
+        .into_iter()
+        .map(|seat| BotSpec {
+            data: config.data_for(seat.data),
+            ..seat
+        })
+        .collect();
     let parts = GameParts {
         game: config.game()?,
         claim: Claim::unpinned("a validation game".into()),
         dir: hill.dir.join("validation").join(digest),
+        // A learning bot's copies validate from empty folders; what they leave is not kept.
+        data: seats
+            .iter()
+            .map(|seat| seat.data.map(|_| crate::bot::data::Snapshot::empty()))
+            .collect(),
         bots: seats,
         limits: config.limits(),
         rounds: config.rounds,
@@ -272,7 +294,7 @@ fn validate(
     };
     let Played { outcome, .. } = crate::game::runtime()?.block_on(play_one(parts, game, 1));
     let result = match outcome {
-        Ok(result) => result,
+        Ok((result, _)) => result,
         Err(harness) => {
             let summary = "its validation game could not be played (koth's own fault, not the \
                            bot's; try again)";

@@ -14,6 +14,7 @@
 //! | `/games/{index}` | the game's replay page, as the dashboard's; where the hill's logs are its authors', with a form for an author's own |
 //! | `/api/hill/bots/{name}/games/{index}/logs` | the bot's stderr, transcript and faults in full in that game, for its author (`Authorization: Bearer TOKEN`): `401` without a token the hill knows, `403` for another's bot |
 //! | `/api/hill/bots/{name}/logs` | the same of its latest game, with its last games listed |
+//! | `/api/hill/bots/{name}/data` | a learning bot's data now, a `.tar.gz` (its digest in `x-koth-data-digest`), for its author alone: `401` / `403` as its logs |
 //!
 //! [`site`] gives the routes with their poller; more routes (a hill's submission door) are
 //! merged into its `routes` before it is served, and the page links `/submit` in its
@@ -81,6 +82,7 @@ pub(crate) fn site(reader: Arc<Reader>) -> Site {
         )
         .route("/api/hill/bots/{name}/logs", get(latest_logs))
         .route("/api/hill/bots/{name}/games/{index}/logs", get(game_logs))
+        .route("/api/hill/bots/{name}/data", get(author_data))
         .route("/api/hill", get(hill))
         .route("/api/hill/bots/{name}", get(bot))
         .route("/api/events", get(move || events(news.subscribe(), "hill")))
@@ -226,9 +228,45 @@ async fn author_logs(
     match read {
         // An author's own: no cache keeps it.
         Ok(logs) => Ok(([(header::CACHE_CONTROL, "no-store")], axum::Json(logs)).into_response()),
-        Err(Denied::NotAnAuthor(why)) => Err(Failure(StatusCode::UNAUTHORIZED, why)),
-        Err(Denied::NotYours(why)) => Err(Failure(StatusCode::FORBIDDEN, why)),
-        Err(Denied::Missing(why)) => Err(Failure(StatusCode::NOT_FOUND, why)),
+        Err(denied) => Err(refusal(denied)),
+    }
+}
+
+/// An author's thing refused: `401` to one who is no author, `403` to another author.
+fn refusal(denied: Denied) -> Failure {
+    match denied {
+        Denied::NotAnAuthor(why) => Failure(StatusCode::UNAUTHORIZED, why),
+        Denied::NotYours(why) => Failure(StatusCode::FORBIDDEN, why),
+        Denied::Missing(why) => Failure(StatusCode::NOT_FOUND, why),
+    }
+}
+
+/// `/api/hill/bots/{name}/data`: a learning bot's data now, a `.tar.gz`, for its author (`401`
+/// without a token the hill knows, `403` for another's bot), its digest in a header.
+async fn author_data(
+    State(reader): Watching,
+    UrlPath(name): UrlPath<String>,
+    headers: HeaderMap,
+) -> Result<Response, Failure> {
+    let token = super::submissions::bearer(&headers);
+    let read = with_store(&reader, move |store, _| {
+        crate::hill::data::read(store, &name, token.as_deref())
+    })
+    .await?;
+    match read {
+        Ok((digest, tgz)) => Ok((
+            [
+                (header::CACHE_CONTROL, "no-store".to_string()),
+                (header::CONTENT_TYPE, "application/gzip".to_string()),
+                (
+                    header::HeaderName::from_static(crate::hill::data::DIGEST_HEADER),
+                    digest,
+                ),
+            ],
+            tgz,
+        )
+            .into_response()),
+        Err(denied) => Err(refusal(denied)),
     }
 }
 

@@ -24,6 +24,8 @@
 //!                             # PATH, or full paths (lent to a contained bot that names the
 //!                             # program); absent = the common ones koth's PATH has
 //! keep_working_copies = false # keep each game's working copies of its bots (removed by default)
+//! data_mb = 4                 # the most a learning bot's data/ may hold, in MiB (bot.toml's
+//!                             # `data`); 0 forbids learning bots
 //! record_boards = "all"       # the rat race's boards kept as replays: "first-and-faulted"
 //!                             # (board 0 and the first board the bot faulted on; the default),
 //!                             # "none" or "all"
@@ -42,7 +44,7 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use serde::Deserialize;
 
-use crate::bot::{BotSpec, Clock, Limits, MAX_LIMIT_MS, Sandbox, roster};
+use crate::bot::{BotSpec, Clock, DataAsk, Limits, MAX_LIMIT_MS, Sandbox, roster};
 use crate::game::{Game, RecordBoards};
 
 use super::gauntlet::SprtConfig;
@@ -95,6 +97,9 @@ pub struct Config {
     /// is recorded; absent = false, they are removed.
     #[serde(default)]
     pub keep_working_copies: bool,
+    /// The most a learning bot's data may hold, in MiB ([`crate::bot::data`]); 0 forbids
+    /// learning bots; absent = [`crate::bot::data::DEFAULT_CAP_MB`].
+    pub data_mb: Option<u64>,
     /// A gauntlet's challenger: it plays `games` games against each of the bots, which are its
     /// opponents ([`super::gauntlet`]).
     pub challenger: Option<PathBuf>,
@@ -326,8 +331,43 @@ impl Config {
                 .map_err(|e| anyhow::anyhow!("{}: {e:#}", file.display()))?;
             self.check_wasm_only(bot)
                 .map_err(|e| anyhow::anyhow!("{}: {e:#}", file.display()))?;
+            self.check_data(bot)
+                .map_err(|e| anyhow::anyhow!("{}: {e:#}", file.display()))?;
         }
         Ok(())
+    }
+
+    /// The cap on a learning bot's data, in MiB (`data_mb`).
+    pub(crate) fn data_cap_mb(&self) -> u64 {
+        self.data_mb.unwrap_or(crate::bot::data::DEFAULT_CAP_MB)
+    }
+
+    /// Whether `bot`'s data fits the cap: a bot asking for data where `data_mb` = 0, or for
+    /// more than the cap, is refused naming both figures.
+    pub(crate) fn check_data(&self, bot: &BotSpec) -> anyhow::Result<()> {
+        let Some(ask) = bot.data else {
+            return Ok(());
+        };
+        let cap = self.data_cap_mb();
+        if cap == 0 {
+            bail!(
+                "{bot} keeps data (`data` in its bot.toml), but `data_mb` = 0 here forbids \
+                 learning bots"
+            );
+        }
+        if let Some(mb) = ask.mb.filter(|&mb| mb > cap) {
+            bail!("{bot} asks for `data_mb` = {mb}, more than the cap here, `data_mb` = {cap}");
+        }
+        Ok(())
+    }
+
+    /// `ask`, as a game gives it: the size it asked for, or the cap.
+    pub(crate) fn data_for(&self, ask: Option<DataAsk>) -> Option<DataAsk> {
+        let cap = self.data_cap_mb();
+        ask.map(|ask| DataAsk {
+            mb: Some(ask.mb.unwrap_or(cap).min(cap)),
+            ..ask
+        })
     }
 
     /// With `wasm_only = true`, whether `bot` is a WASI bot.

@@ -34,6 +34,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use tokio::task::JoinSet;
 
 use crate::bot::BotStatus;
+use crate::bot::data::{DATA_FOLDER, DataCap, Snapshot};
 use crate::bot::{BotSpec, Limits, Sandbox, build, roster, sandbox};
 use crate::cpu::Claim;
 use crate::game::{Average, BotResult, Game, MatchResult, MatchSetup, Ranking, RecordBoards};
@@ -44,7 +45,7 @@ use gauntlet::{Gauntlet, SprtConfig, Verdict};
 use leaderboard::Leaderboard;
 use lock::FolderLock;
 use schedule::ScheduledGame;
-use store::{Claimant, Claimed, Store, StoredResult};
+use store::{Claimant, Claimed, SeatData, Store, StoredResult};
 use worker::{POLL, prepare_copy, relative_to};
 
 /// The copy of the tournament file kept in the tournament folder.
@@ -354,6 +355,9 @@ impl Tournament {
                 bot.benched = Some(reason);
             }
         }
+        for bot in &mut bots {
+            bot.data = config.data_for(bot.data);
+        }
         let seed = store
             .meta("seed")?
             .and_then(|s| s.parse().ok())
@@ -497,7 +501,8 @@ impl Tournament {
                     "game started {}",
                     claim.describe()
                 );
-                running.spawn(play_one(self.setup_parts(&game, claim), game, attempt));
+                let parts = self.setup_parts(&game, claim)?;
+                running.spawn(play_one(parts, game, attempt));
             }
             let joined = if running.is_empty() {
                 if !wait_for_others || self.store.unplayed(&self.refused)? == 0 {
@@ -528,13 +533,18 @@ impl Tournament {
                     attempt,
                     result,
                     wall_ms,
+                    data,
                 } => {
                     let folder = store::game_dir(&self.dir, game.index);
                     let recording = Instant::now();
                     let streaks = self.streaks_after(&game, &result);
+                    let changes = store::Changes {
+                        streaks: &streaks,
+                        data: &data,
+                    };
                     let accepted = self
                         .store
-                        .record_result(&game, attempt, &result, wall_ms, &folder, &streaks)?;
+                        .record_result(&game, attempt, &result, wall_ms, &folder, &changes)?;
                     let db_ms = claim_ms.remove(&game.index).unwrap_or_default()
                         + recording.elapsed().as_secs_f64() * 1000.0;
                     if !accepted {
@@ -688,19 +698,21 @@ impl Tournament {
         Ok(benched)
     }
 
-    fn setup_parts(&self, game: &ScheduledGame, claim: Claim) -> GameParts {
-        GameParts {
+    fn setup_parts(&self, game: &ScheduledGame, claim: Claim) -> anyhow::Result<GameParts> {
+        let bots: Vec<BotSpec> = game.seats.iter().map(|&b| self.bots[b].clone()).collect();
+        Ok(GameParts {
             game: self.game,
             claim,
             dir: store::game_dir(&self.dir, game.index),
-            bots: game.seats.iter().map(|&b| self.bots[b].clone()).collect(),
+            data: self.store.data_of(&bots, &game.seats)?,
+            bots,
             limits: self.limits,
             rounds: self.rounds,
             record_boards: self.record_boards,
             options: self.options.clone(),
             sandbox: self.sandbox.clone(),
             keep_working_copies: self.keep_working_copies,
-        }
+        })
     }
 }
 
@@ -729,6 +741,9 @@ pub(crate) struct GameParts {
     pub options: toml::Table,
     pub sandbox: Option<Sandbox>,
     pub keep_working_copies: bool,
+    /// Per seat, the data a learning bot starts from (`None` for a bot that keeps none), as
+    /// the store had it when the game was claimed.
+    pub data: Vec<Option<Snapshot>>,
 }
 
 /// Plays one game from a clean folder. `Err` is a harness fault: the game's own error, a panic
@@ -739,9 +754,15 @@ pub(crate) async fn play_one(parts: GameParts, game: ScheduledGame, attempt: u32
         // Clearing and copying folders blocks: on the blocking pool, games starting together
         // prepare in parallel while the scheduler's one thread goes on.
         let (dir, sandbox, specs) = (parts.dir.clone(), parts.sandbox.clone(), parts.bots.clone());
-        let bots = tokio::task::spawn_blocking(move || prepare_folder(&dir, &specs, sandbox))
-            .await
-            .map_err(|e| format!("preparing the game's folder panicked: {e}"))??;
+        let data = parts.data.clone();
+        let bots = tokio::task::spawn_blocking(move || {
+            let bots = prepare_folder(&dir, &specs, sandbox)?;
+            put_data(&dir, &bots, &data)?;
+            Ok::<_, String>(bots)
+        })
+        .await
+        .map_err(|e| format!("preparing the game's folder panicked: {e}"))??;
+        let played_bots = bots.clone();
         let setup = MatchSetup {
             rounds: parts.rounds,
             cpus: parts.claim.cpus().to_vec(),
@@ -752,13 +773,17 @@ pub(crate) async fn play_one(parts: GameParts, game: ScheduledGame, attempt: u32
         let played = AssertUnwindSafe(parts.game.play(&setup))
             .catch_unwind()
             .await;
+        // What each learning bot left, read before its working copy goes.
+        let left = tokio::task::spawn_blocking(move || take_data(&played_bots))
+            .await
+            .map_err(|e| format!("reading the bots' data panicked: {e}"))?;
         // The working copies are of no use once the game is over (its record is its results,
         // transcripts and stderr), and a bot's copy must not stay on disk game after game.
         if !parts.keep_working_copies {
             let copies = parts.dir.join(crate::bot::roster::WORKING_COPIES);
             let _ = tokio::task::spawn_blocking(move || std::fs::remove_dir_all(copies)).await;
         }
-        let result = match played {
+        let mut result = match played {
             Ok(Ok(result)) => result,
             Ok(Err(err)) => return Err(format!("{err:#}")),
             Err(panic) => return Err(format!("the game panicked: {}", panic_message(&*panic))),
@@ -778,7 +803,12 @@ pub(crate) async fn play_one(parts: GameParts, game: ScheduledGame, attempt: u32
                 game.seats.len()
             ));
         }
-        Ok(result)
+        let before = result.bots.iter().map(|b| b.faults.len()).sum::<usize>();
+        let data = seat_data(&game, &parts.data, left, &mut result);
+        if result.bots.iter().map(|b| b.faults.len()).sum::<usize>() != before {
+            record_data_faults(&parts.dir, &result)?;
+        }
+        Ok((result, data))
     }
     .await;
     Played {
@@ -790,6 +820,110 @@ pub(crate) async fn play_one(parts: GameParts, game: ScheduledGame, attempt: u32
     }
 }
 
+/// Fills each learning bot's `data/` in its working copy with the data it starts from, and
+/// names the snapshots in the game's folder `dir` ([`STARTED_DATA`]), so that a replay finds
+/// them.
+fn put_data(dir: &Path, bots: &[BotSpec], data: &[Option<Snapshot>]) -> Result<(), String> {
+    let mut started = Vec::new();
+    for (seat, (bot, snapshot)) in bots.iter().zip(data).enumerate() {
+        if let (Some(ask), Some(snapshot)) = (bot.data, snapshot) {
+            let cap = DataCap::of_mb(ask.mb.unwrap_or(crate::bot::data::DEFAULT_CAP_MB));
+            crate::bot::data::put(&snapshot.tar_gz, &bot.dir.join(DATA_FOLDER), cap)
+                .map_err(|e| format!("{e:#}"))?;
+            started.push(serde_json::json!({
+                "seat": seat, "bot": bot.name, "digest": snapshot.digest
+            }));
+        }
+    }
+    if !started.is_empty() {
+        let path = dir.join(STARTED_DATA);
+        std::fs::write(&path, serde_json::Value::from(started).to_string())
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// The file of a game's folder naming the data each learning bot started from: a JSON list of
+/// `{"seat", "bot", "digest"}`.
+pub const STARTED_DATA: &str = "data.json";
+
+/// What each learning bot left in its `data/` (`None` for a bot that keeps none): a snapshot,
+/// or why it cannot be one.
+fn take_data(bots: &[BotSpec]) -> Vec<Option<Result<Snapshot, String>>> {
+    bots.iter()
+        .map(|bot| {
+            let ask = bot.data?;
+            let cap = DataCap::of_mb(ask.mb.unwrap_or(crate::bot::data::DEFAULT_CAP_MB));
+            Some(crate::bot::data::take(&bot.dir.join(DATA_FOLDER), cap))
+        })
+        .collect()
+}
+
+/// Puts `result`, with the faults its learning bots' data added, in place of the one the game
+/// wrote under `"result"` in its `results.json` in `dir`, so that the game's record and its
+/// viewers tell them too.
+fn record_data_faults(dir: &Path, result: &MatchResult) -> Result<(), String> {
+    let path = dir.join(crate::game::RESULTS_FILE);
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Ok(());
+    };
+    let mut written: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| format!("{} is damaged: {e}", path.display()))?;
+    if let Some(slot) = written.get_mut("result") {
+        *slot = serde_json::to_value(result).map_err(|e| e.to_string())?;
+        let text = serde_json::to_string_pretty(&written).map_err(|e| e.to_string())?;
+        std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// Each learning bot's part in `game`: what it started from and what of what it left is kept —
+/// nothing from a bot that faulted, and a data folder it may not leave is its fault (added to
+/// `result`), naming what is wrong.
+fn seat_data(
+    game: &ScheduledGame,
+    started: &[Option<Snapshot>],
+    left: Vec<Option<Result<Snapshot, String>>>,
+    result: &mut MatchResult,
+) -> Vec<SeatData> {
+    let mut data = Vec::new();
+    for (seat, (started, left)) in started.iter().zip(left).enumerate() {
+        let (Some(started), Some(left)) = (started, left) else {
+            continue;
+        };
+        let outcome = &mut result.bots[seat];
+        let left = match left {
+            Err(why) => {
+                let reason = format!("its data folder {why}");
+                if (outcome.faults.len() as u64) < crate::bot::FAULTS_KEPT_PER_KIND {
+                    outcome.faults.push(crate::bot::Fault {
+                        bot: outcome.name.clone(),
+                        kind: crate::bot::FaultKind::BadOutput,
+                        round: None,
+                        turn: None,
+                        reason: reason.clone(),
+                    });
+                }
+                outcome.fault_counts.bad_output += 1;
+                outcome.status = outcome.fault_counts.status();
+                Err(format!("not kept: {reason}"))
+            }
+            Ok(_) if outcome.status != BotStatus::Finished => Err(format!(
+                "not kept: the bot ended the game with a fault ({})",
+                outcome.status.as_str()
+            )),
+            Ok(snapshot) => Ok(snapshot),
+        };
+        data.push(SeatData {
+            seat,
+            bot: game.seats[seat],
+            started: started.clone(),
+            left,
+        });
+    }
+    data
+}
+
 /// How a game task ended, as the loop that claimed the game takes it back ([`take_back`]).
 pub(crate) enum Ended {
     /// Played: its result, to be recorded for its attempt.
@@ -798,6 +932,8 @@ pub(crate) enum Ended {
         attempt: u32,
         result: MatchResult,
         wall_ms: f64,
+        /// Its learning bots' data, recorded with its result.
+        data: Vec<SeatData>,
     },
     /// A harness fault (koth's failure, not a bot's), already recorded: the game is back in the
     /// queue, or given up after [`ATTEMPTS`]. `shown` is its message, escaped for a terminal.
@@ -828,11 +964,12 @@ pub(crate) fn take_back(
     } = joined.context("a game task was lost")?;
     drop(claim);
     match outcome {
-        Ok(result) => Ok(Ended::Played {
+        Ok((result, data)) => Ok(Ended::Played {
             game,
             attempt,
             result,
             wall_ms: elapsed.as_secs_f64() * 1000.0,
+            data,
         }),
         Err(message) => {
             // Stored as it is; shown escaped, as it may quote a bot.
@@ -903,7 +1040,8 @@ pub(crate) struct Played {
     pub attempt: u32,
     /// The CPUs the game had to itself, to be freed.
     pub claim: Claim,
-    pub outcome: Result<MatchResult, String>,
+    /// The result, and its learning bots' data.
+    pub outcome: Result<(MatchResult, Vec<SeatData>), String>,
     pub elapsed: std::time::Duration,
 }
 

@@ -30,6 +30,7 @@ fn faulty(mode: &str, marker: &str) -> BotSpec {
         origin: "tests/bot_process.rs".into(),
         sandbox: None,
         benched: None,
+        data: None,
         protocols: Default::default(),
     }
 }
@@ -225,6 +226,7 @@ async fn the_cpu_clock_measures_work_not_waiting() {
         origin: "test".into(),
         sandbox: None,
         benched: None,
+        data: None,
         protocols: Default::default(),
     };
     let mut bot = BotProcess::spawn(&spec, &StderrLog::discard()).unwrap();
@@ -259,6 +261,7 @@ async fn a_first_answer_gets_a_start_up_grace_and_says_so() {
         origin: "test".into(),
         sandbox: None,
         benched: None,
+        data: None,
         protocols: Default::default(),
     };
     let mut bot = BotProcess::spawn(&spec, &StderrLog::discard()).unwrap();
@@ -403,6 +406,7 @@ async fn a_transcript_keeps_the_start_of_a_huge_line_and_stops_at_its_size_limit
         origin: "test".into(),
         sandbox: None,
         benched: None,
+        data: None,
         protocols: Default::default(),
     };
     let mut bot = BotProcess::spawn(&spec, &StderrLog::discard()).unwrap();
@@ -455,6 +459,7 @@ async fn long_prompts_go_through_whole_and_pipes_can_be_enlarged() {
         origin: "test".into(),
         sandbox: None,
         benched: None,
+        data: None,
         protocols: Default::default(),
     };
     let long = "x".repeat(300_000);
@@ -508,6 +513,7 @@ async fn a_java_crash_s_reason_names_its_exception_not_only_its_last_frames() {
         origin: "tests/bot_process.rs".into(),
         sandbox: None,
         benched: None,
+        data: None,
         protocols: Default::default(),
     };
     let mut bot = BotProcess::spawn(&spec, &StderrLog::discard()).unwrap();

@@ -75,6 +75,7 @@ fn tournament_folder(root: &Path) -> PathBuf {
         origin: "test".into(),
         sandbox: None,
         benched: None,
+        data: None,
         protocols: Default::default(),
     };
     let meta = [

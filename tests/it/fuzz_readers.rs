@@ -507,6 +507,7 @@ fn sample_database(dir: &Path) -> std::path::PathBuf {
         origin: "fuzz".into(),
         sandbox: None,
         benched: None,
+        data: None,
         protocols: Default::default(),
     };
     let meta = [
@@ -534,7 +535,14 @@ fn sample_database(dir: &Path) -> std::path::PathBuf {
     let me = store::Claimant::new(30);
     let first = store.claim(&me, &[], 3).unwrap().unwrap();
     assert_eq!(first.game, schedule[0]);
-    let recorded = store.record_result(&first.game, first.attempt, &result, 5.0, dir, &[]);
+    let recorded = store.record_result(
+        &first.game,
+        first.attempt,
+        &result,
+        5.0,
+        dir,
+        &Default::default(),
+    );
     assert!(recorded.unwrap());
     let second = store.claim(&me, &[], 3).unwrap().unwrap();
     store

@@ -19,6 +19,7 @@ mod hill;
 mod hill_pages;
 mod hill_postgres;
 mod killed_koth;
+mod learning;
 mod madcars;
 mod menace_match;
 mod menace_play;

@@ -22,6 +22,7 @@ fn a_match_scores_the_geometric_mean_and_records_faults() {
         origin: "test".into(),
         sandbox: None,
         benched: None,
+        data: None,
         protocols: Default::default(),
     };
     let setup = MatchSetup {

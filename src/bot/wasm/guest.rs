@@ -456,6 +456,8 @@ pub(crate) struct Guest {
     /// Its scratch folder, the bytes its files held when last measured, when that measure
     /// ended and how long it took.
     scratch: PathBuf,
+    /// A learning bot's data folder, counted with its scratch files.
+    data: Option<PathBuf>,
     scratch_bytes: usize,
     measured: Instant,
     measuring: Duration,
@@ -473,6 +475,8 @@ pub(super) struct Setup<'a> {
     pub module_name: &'a str,
     pub dir: &'a Path,
     pub scratch: &'a Path,
+    /// A learning bot's data folder, read-write at `/data`, measured with its scratch files.
+    pub data: Option<&'a Path>,
     pub stderr: StderrLog,
     pub cap_bytes: usize,
     pub budgets: Budgets,
@@ -501,8 +505,12 @@ pub(super) fn store(
     let wasi = super::seed_randomness(&mut wasi, setup.seed)
         .preopened_dir(setup.dir, ".", FsPerms::ReadOnly)
         .and_then(|builder| builder.preopened_dir(setup.scratch, "/tmp", FsPerms::ReadWrite))
-        .map_err(|e| anyhow::anyhow!("{e}"))?
-        .build_p1();
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    if let Some(data) = setup.data {
+        wasi.preopened_dir(data, crate::bot::data::WASI_DATA, FsPerms::ReadWrite)
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+    }
+    let wasi = wasi.build_p1();
     shared.lock().fuel.set = setup.budgets.answer;
     let mut store = Store::new(
         engine,
@@ -511,6 +519,7 @@ pub(super) fn store(
             cap_bytes: setup.cap_bytes,
             memory_bytes: 0,
             scratch: setup.scratch.to_path_buf(),
+            data: setup.data.map(Path::to_path_buf),
             scratch_bytes: 0,
             measured: Instant::now(),
             measuring: Duration::ZERO,
@@ -556,7 +565,10 @@ impl Guest {
     fn check_scratch(&mut self) -> wasmtime::Result<()> {
         self.may_have_written = false;
         let started = Instant::now();
-        let used = scratch_use(&self.scratch);
+        let used = scratch_use(&self.scratch).and_then(|scratch| {
+            let data = self.data.as_deref().map_or(Ok(0), scratch_use)?;
+            Ok(scratch + data)
+        });
         self.measured = Instant::now();
         self.measuring = self.measured - started;
         self.scratch_bytes = used

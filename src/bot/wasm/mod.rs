@@ -147,6 +147,10 @@ impl WasmBot {
                 module_name: &module_name,
                 dir: &spec.dir,
                 scratch,
+                data: spec
+                    .data
+                    .map(|_| spec.dir.join(crate::bot::data::DATA_FOLDER))
+                    .as_deref(),
                 stderr: stderr.clone(),
                 cap_bytes: memory_cap(spec),
                 budgets: Budgets {

@@ -222,6 +222,7 @@ fn contestant(args: &Args) -> anyhow::Result<Contestant> {
             origin: "--bot-cmd".into(),
             sandbox: None,
             benched: None,
+            data: None,
             protocols: Default::default(),
         }
     } else {

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
-use crate::bot::BotSpec;
+use crate::bot::{BotSpec, DataAsk};
 use crate::bot::{BotStatus, FaultCounts, FuelStats};
 use crate::game::MatchResult;
 
@@ -31,6 +31,8 @@ use super::schedule::ScheduledGame;
 use sql::{Connection, Dialect, Row, Value};
 
 pub const FILE: &str = sqlite::FILE;
+use data::data_mb;
+pub use data::{GameData, SeatData};
 pub use postgres::{Database, is_url, shown};
 pub(crate) use sqlite::check_exists;
 
@@ -39,6 +41,17 @@ macro_rules! params {
     ($($value:expr),* $(,)?) => {
         &[$($crate::tournament::store::sql::Value::from($value)),*][..]
     };
+}
+
+pub(crate) mod data;
+
+/// What a game's result changes beyond its own rows, recorded in its transaction.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Changes<'a> {
+    /// The start-up failure streaks it changed: a bot and its failures at start-up in a row.
+    pub streaks: &'a [(usize, u32)],
+    /// Its learning bots' data ([`data::record`]).
+    pub data: &'a [SeatData],
 }
 
 /// A tournament's database.
@@ -189,8 +202,9 @@ impl Store {
         }
         for (id, bot) in bots.iter().enumerate() {
             db.execute(
-                "INSERT INTO bots (id, name, dir, command, build, origin, protocols, hash)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                "INSERT INTO bots (id, name, dir, command, build, origin, protocols, hash,
+                     data_mb)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
                 params![
                     id,
                     bot.name.as_str(),
@@ -199,7 +213,8 @@ impl Store {
                     bot.build.clone(),
                     bot.origin.as_str(),
                     serde_json::to_string(&bot.protocols)?,
-                    hashes.map(|h| h[id].clone())
+                    hashes.map(|h| h[id].clone()),
+                    data_mb(bot)
                 ],
             )?;
         }
@@ -227,8 +242,20 @@ impl Store {
     }
 
     pub fn bots(&self) -> anyhow::Result<Vec<BotSpec>> {
+        // A database of schema 7 or older, read without being brought up to date (by a
+        // dashboard), has no learning bots.
+        let data_mb = match schema::columns(&*self.db, "bots")?
+            .iter()
+            .any(|c| c == "data_mb")
+        {
+            true => "data_mb",
+            false => "NULL",
+        };
         let rows = self.db.query(
-            "SELECT name, dir, command, build, origin, protocols FROM bots ORDER BY id",
+            &format!(
+                "SELECT name, dir, command, build, origin, protocols, {data_mb} FROM bots \
+                 ORDER BY id"
+            ),
             &[],
         )?;
         rows.iter()
@@ -251,6 +278,10 @@ impl Store {
                     sandbox: None,
                     benched: None,
                     protocols,
+                    data: r[6].opt_int()?.map(|mb| DataAsk {
+                        mb: u64::try_from(mb).ok().filter(|&mb| mb > 0),
+                        fresh: false,
+                    }),
                     name,
                 })
             })
@@ -317,38 +348,73 @@ impl Store {
     ) -> anyhow::Result<Option<Claimed>> {
         let refused_seats = without_bots(refused);
         let now = now(self.db.dialect());
+        // A learning bot plays one game at a time, each from the data the one before left: a
+        // game holding a learning bot that another running game holds waits.
+        let busy_learner = |live: &str| {
+            format!(
+                "AND NOT EXISTS (SELECT 1 FROM seats mine
+                     JOIN bots learner ON learner.id = mine.bot AND learner.data_mb IS NOT NULL
+                     JOIN seats theirs ON theirs.bot = mine.bot AND theirs.game <> mine.game
+                     JOIN games busy ON busy.idx = theirs.game AND busy.state = 'running' {live}
+                     WHERE mine.game = games.idx)"
+            )
+        };
         let sql = match self.db.dialect() {
             // One koth plays a SQLite tournament (the folder lock), so a running game is its own.
             Dialect::Sqlite => format!(
                 "UPDATE games SET state = 'running', attempts = attempts + 1, worker = ?1,
                      lease_until = {now} + ?2
                  WHERE idx = (SELECT idx FROM games WHERE state = 'pending' {refused_seats}
-                     ORDER BY idx LIMIT 1)
+                     {} ORDER BY idx LIMIT 1)
                  RETURNING idx, seed, attempts, 'pending', NULL,
                      (SELECT group_concat(bot, ',') FROM
-                         (SELECT bot FROM seats WHERE game = games.idx ORDER BY seat))"
+                         (SELECT bot FROM seats WHERE game = games.idx ORDER BY seat))",
+                busy_learner("")
             ),
             Dialect::Postgres => format!(
                 "WITH next AS (
                      SELECT idx, state AS was, worker AS held_by FROM games
                      WHERE (state = 'pending' OR (state = 'running' AND lease_until < {now}))
-                         {refused_seats}
+                         {refused_seats} {}
                      ORDER BY idx LIMIT 1 FOR UPDATE SKIP LOCKED)
                  UPDATE games SET state = 'running', attempts = attempts + 1, worker = ?1,
                      lease_until = {now} + ?2
                  FROM next WHERE games.idx = next.idx
                  RETURNING games.idx, games.seed, games.attempts, next.was, next.held_by,
                      (SELECT string_agg(bot::TEXT, ',' ORDER BY seat) FROM seats
-                      WHERE game = games.idx)"
+                      WHERE game = games.idx)",
+                busy_learner(&format!("AND busy.lease_until >= {now}"))
             ),
         };
-        // One statement, atomic on its own: the common case costs one round trip.
+        // One statement, atomic on its own: the common case costs one round trip. With
+        // learning bots in a shared database, claims take turns (an advisory lock held to the
+        // claim's commit), so that two workers never both see a learning bot free: a claim
+        // then costs three round trips more.
+        let serialised = self.is_shared()
+            && self
+                .db
+                .value("SELECT COUNT(*) FROM bots WHERE data_mb IS NOT NULL", &[])?
+                .int()?
+                > 0;
         loop {
-            let Some(row) = self.db.row(
-                &sql,
-                params![claimant.worker.as_str(), claimant.lease_s as i64],
-            )?
-            else {
+            let claimed = |db: &dyn Connection| {
+                if serialised {
+                    db.query(
+                        "SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.claim'))::TEXT",
+                        &[],
+                    )?;
+                }
+                db.row(
+                    &sql,
+                    params![claimant.worker.as_str(), claimant.lease_s as i64],
+                )
+            };
+            let row = if serialised {
+                self.db.transaction(claimed)?
+            } else {
+                claimed(&*self.db)?
+            };
+            let Some(row) = row else {
                 return Ok(None);
             };
             let (index, seed, attempt) = (row[0].int()?, row[1].int()?, row[2].int()? as u32);
@@ -420,7 +486,8 @@ impl Store {
     /// Records a finished game — its bots' results, its state, the start-failure streaks it
     /// changed (`streaks`: a bot and its failures at start-up in a row, kept with the bench so
     /// that a resume carries them on), and, in a shared database, the files of its folder `dir`
-    /// (compressed) — in one transaction. Returns `false`, recording nothing, if `attempt` is no
+    /// (compressed), and its learning bots' data (`data`, [`data::record`]) — in one
+    /// transaction. Returns `false`, recording nothing, if `attempt` is no
     /// longer the game's: its claim was lost and another worker has it, so this result must not
     /// count.
     pub fn record_result(
@@ -430,8 +497,9 @@ impl Store {
         result: &MatchResult,
         wall_ms: f64,
         dir: &Path,
-        streaks: &[(usize, u32)],
+        changes: &Changes<'_>,
     ) -> anyhow::Result<bool> {
+        let Changes { streaks, data } = *changes;
         anyhow::ensure!(
             result.bots.len() == game.seats.len(),
             "game {} returned {} results for {} bots",
@@ -514,6 +582,7 @@ impl Store {
                     &values,
                 )?;
             }
+            data::record(db, game.index, data)?;
             // Only the streaks that changed (none, while every bot starts), each its own row
             // lock, taken in the order of the bots so that two results never deadlock.
             let mut streaks = streaks.to_vec();
@@ -942,6 +1011,7 @@ mod tests {
             origin: "test".into(),
             sandbox: None,
             benched: None,
+            data: None,
             // Kept with the bot, so a resumed tournament's bots speak what they asked for.
             protocols: [("ratrace".to_string(), format!("p-{name}"))].into(),
         }
@@ -997,7 +1067,10 @@ mod tests {
                     &result_of(&first.game),
                     5.0,
                     folder,
-                    &streaks
+                    &Changes {
+                        streaks: &streaks,
+                        data: &[],
+                    },
                 )
                 .unwrap()
         );
@@ -1010,7 +1083,10 @@ mod tests {
                     &result_of(&first.game),
                     5.0,
                     folder,
-                    &[(one, 2)]
+                    &Changes {
+                        streaks: &[(one, 2)],
+                        data: &[],
+                    },
                 )
                 .unwrap()
         );
@@ -1025,7 +1101,7 @@ mod tests {
                     &result_of(&retried.game),
                     5.0,
                     folder,
-                    &[]
+                    &Changes::default(),
                 )
                 .unwrap()
         );

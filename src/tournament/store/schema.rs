@@ -13,7 +13,7 @@ use anyhow::Context;
 use super::sql::{Connection, Dialect, Value};
 
 /// The schema this koth writes and reads.
-pub(crate) const LATEST: i64 = 7;
+pub(crate) const LATEST: i64 = 8;
 
 /// The meta key of the schema's version.
 const VERSION_KEY: &str = "schema_version";
@@ -67,6 +67,23 @@ const WORKERS: [(&str, &str, &str); 3] = [
 const FILES: &str = "CREATE TABLE IF NOT EXISTS files (
     game INTEGER NOT NULL, path TEXT NOT NULL, size BIGINT NOT NULL, zstd BLOB NOT NULL,
     PRIMARY KEY (game, path));";
+
+/// Version 8: learning bots' data (`crate::bot::data`). `bots.data_mb` is what a bot asks for
+/// (NULL: it keeps no data; 0: `data = true`, the tournament's cap); `data_snapshots` each
+/// snapshot once by its digest (a gzip-compressed tar); `bot_data` a bot's data now (no row:
+/// an empty folder); `game_data` the snapshot each learning bot of a game started from, and
+/// the one it left if that was kept (`kept` NULL, and `note` why, if it was not).
+const DATA: &str = "
+CREATE TABLE IF NOT EXISTS data_snapshots (
+    digest TEXT PRIMARY KEY, bytes BIGINT NOT NULL, entries BIGINT NOT NULL,
+    tgz BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS bot_data (bot INTEGER PRIMARY KEY, digest TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS game_data (
+    game INTEGER NOT NULL, seat INTEGER NOT NULL, bot INTEGER NOT NULL,
+    started TEXT NOT NULL, kept TEXT, note TEXT, PRIMARY KEY (game, seat));
+CREATE INDEX IF NOT EXISTS game_data_by_bot ON game_data (bot, game);
+CREATE INDEX IF NOT EXISTS seats_by_bot ON seats (bot, game);
+";
 
 /// `sql` in `dialect`'s words for the types.
 fn typed(sql: &str, dialect: Dialect) -> String {
@@ -178,6 +195,10 @@ fn apply(db: &dyn Connection, step: i64) -> anyhow::Result<()> {
         // Version 7: a WASI bot's fuel per answer in the game (`FuelStats` as JSON; NULL for a
         // process), which the leaderboard merges over its games.
         7 => add_column(db, "results", "fuel", "TEXT").map(drop),
+        8 => {
+            add_column(db, "bots", "data_mb", "INTEGER")?;
+            db.batch(&typed(DATA, dialect))
+        }
         _ => anyhow::bail!("no schema version {step}"),
     }
 }

@@ -36,6 +36,13 @@ impl Value {
         }
     }
 
+    pub(crate) fn opt_int(&self) -> anyhow::Result<Option<i64>> {
+        match self {
+            Value::Null => Ok(None),
+            other => other.int().map(Some),
+        }
+    }
+
     pub(crate) fn real(&self) -> anyhow::Result<f64> {
         match self {
             Value::Real(v) => Ok(*v),

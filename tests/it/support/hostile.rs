@@ -35,6 +35,7 @@ pub fn spec(dir: &Path, name: &str, command: &[&str]) -> BotSpec {
         origin: "tests/it".into(),
         sandbox: None,
         benched: None,
+        data: None,
         protocols: Default::default(),
     }
 }
