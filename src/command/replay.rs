@@ -16,6 +16,7 @@ use crate::game::ReplayAt;
 use crate::replay::drive::{self, DriveOptions};
 use crate::replay::tui;
 use crate::text;
+use crate::tournament::store::Store;
 
 /// Show a recorded paths game, rat-race board, noughts & crosses match or flag game (in a
 /// terminal viewer, as text or as a web page) or a Mad Cars game (a summary, or a web page); or
@@ -32,7 +33,8 @@ pub struct Args {
     #[arg(value_name = "GAME", requires = "db")]
     pub game: Option<u32>,
     /// Show a game of a tournament in this PostgreSQL database (postgres://user@host:port/db),
-    /// from the files its worker stored: `koth replay --db URL NAME GAME`.
+    /// from the files its worker stored: `koth replay --db URL NAME GAME`. With --drive, a
+    /// learning bot starts from the snapshot of its data kept there.
     #[arg(long, value_name = "URL", requires = "game")]
     pub db: Option<String>,
     /// What to show first: a paths game's round (from 0), a noughts & crosses match's game or a
@@ -79,16 +81,17 @@ pub struct Args {
 
 pub fn run(mut args: Args) -> anyhow::Result<()> {
     // A game stored in a shared database is shown from a copy of its folder.
-    let _copy = match (&args.db, args.game) {
+    let (shared, _copy) = match (&args.db, args.game) {
         (Some(url), Some(game)) => {
-            let copy = stored_game(url, &args.path.to_string_lossy(), game)?;
+            let store = Store::open_postgres(url, &args.path.to_string_lossy())?;
+            let copy = stored_game(&store, game)?;
             args.path = copy.path().to_path_buf();
-            Some(copy)
+            (Some(store), Some(copy))
         }
-        _ => None,
+        _ => (None, None),
     };
     if let (Some(bot_dir), Some(name)) = (&args.drive, &args.name) {
-        return run_drive(&args, bot_dir, name);
+        return run_drive(&args, bot_dir, name, shared.as_ref());
     }
     if let Some(out) = &args.html {
         crate::replay::write(&crate::replay::page_of(&args.path, args.board)?, out)?;
@@ -171,10 +174,9 @@ fn keys_help() -> String {
     )
 }
 
-/// A copy, in a temporary folder, of the folder of game `game` of tournament `name` in the
-/// PostgreSQL database at `url`.
-fn stored_game(url: &str, name: &str, game: u32) -> anyhow::Result<tempfile::TempDir> {
-    let store = crate::tournament::store::Store::open_postgres(url, name)?;
+/// A copy, in a temporary folder, of the folder of game `game` of the tournament in `store` (a
+/// PostgreSQL database).
+fn stored_game(store: &Store, game: u32) -> anyhow::Result<tempfile::TempDir> {
     let copy = tempfile::tempdir()?;
     if store.extract(game, copy.path(), None)? == 0 {
         let progress = store.progress()?;
@@ -200,7 +202,14 @@ fn game_limits(log_dir: &Path) -> anyhow::Result<Limits> {
     }
 }
 
-fn run_drive(args: &Args, bot_dir: &Path, name: &str) -> anyhow::Result<()> {
+/// Drives the bot in `bot_dir` as `name` in the game of `args.path`; `shared`, the database a
+/// game was copied out of (`--db`), keeps a learning bot's snapshots.
+fn run_drive(
+    args: &Args,
+    bot_dir: &Path,
+    name: &str,
+    shared: Option<&Store>,
+) -> anyhow::Result<()> {
     let log_dir = crate::replay::log_folder(&args.path);
     let (path, script) = drive::find(&log_dir, name)?;
     // Absolute, so the bot's name in messages says exactly which folder ran.
@@ -226,8 +235,8 @@ fn run_drive(args: &Args, bot_dir: &Path, name: &str) -> anyhow::Result<()> {
         .context("one bot was contained")?,
         None => spec,
     };
-    let spec =
-        crate::replay::data::with_data(spec, &log_dir, script.bot.as_deref().unwrap_or(name))?;
+    let recorded = script.bot.as_deref().unwrap_or(name);
+    let spec = crate::replay::data::with_data(spec, &log_dir, recorded, shared)?;
     let limits = match (args.timeout_ms, script.limits) {
         (Some(ms), _) => Limits::uniform(Duration::from_millis(ms)),
         (None, Some(limits)) => limits,

@@ -3,8 +3,9 @@
 //!
 //! A tournament's or hill's game folder names the snapshot each learning bot started from
 //! (`data.json`, [`crate::tournament::STARTED_DATA`]); the snapshot itself is kept by digest in
-//! the tournament's or hill's database (`results.sqlite`, two folders up), while the pruning
-//! rule of [`crate::tournament::store::data`] keeps it. The driven bot runs in a working copy of
+//! the tournament's or hill's database (`results.sqlite`, two folders up, or the PostgreSQL
+//! database a game was copied out of by `koth replay --db`), while the pruning rule of
+//! [`crate::tournament::store::data`] keeps it. The driven bot runs in a working copy of
 //! its folder (under the log folder's `drive/`), never in its own folder, whose `data/` is left
 //! alone.
 
@@ -22,8 +23,15 @@ const REPLAY_CAP_MB: u64 = 1024;
 
 /// `spec` ready to be driven with the transcript of `recorded` (the bot's name in the game) in
 /// the log folder `log_dir`: for a learning bot, a working copy whose `data/` holds the snapshot
-/// the bot started the game from; any other bot as it is.
-pub(crate) fn with_data(spec: BotSpec, log_dir: &Path, recorded: &str) -> anyhow::Result<BotSpec> {
+/// the bot started the game from, read from `shared` (a game copied out of a PostgreSQL
+/// database, `koth replay --db`) or else from the database of the folder the game is in; any
+/// other bot as it is.
+pub(crate) fn with_data(
+    spec: BotSpec,
+    log_dir: &Path,
+    recorded: &str,
+    shared: Option<&Store>,
+) -> anyhow::Result<BotSpec> {
     let Some(ask) = spec.data else {
         return Ok(spec);
     };
@@ -47,24 +55,32 @@ pub(crate) fn with_data(spec: BotSpec, log_dir: &Path, recorded: &str) -> anyhow
             named.display()
         );
     };
-    let database = log_dir
-        .parent()
-        .and_then(Path::parent)
-        .map(|folder| folder.join(FILE))
-        .filter(|path| path.is_file())
-        .with_context(|| {
-            format!(
-                "the data \"{recorded}\" started from is kept in its tournament's or hill's \
-                 database, and {} is not in such a folder (games/<N>/ beside {FILE})",
-                log_dir.display()
-            )
-        })?;
-    let store = Store::open_read_only(&database)?;
+    let in_folder;
+    let store = match shared {
+        Some(store) => store,
+        None => {
+            let database = log_dir
+                .parent()
+                .and_then(Path::parent)
+                .map(|folder| folder.join(FILE))
+                .filter(|path| path.is_file())
+                .with_context(|| {
+                    format!(
+                        "the data \"{recorded}\" started from is kept in its tournament's or \
+                         hill's database, and {} is not in such a folder (games/<N>/ beside \
+                         {FILE}; a game of a shared database: koth replay --db URL NAME GAME)",
+                        log_dir.display()
+                    )
+                })?;
+            in_folder = Store::open_read_only(&database)?;
+            &in_folder
+        }
+    };
     let Some(tar_gz) = store.snapshot(digest)? else {
         bail!(
             "the data \"{recorded}\" started that game from ({digest}) is no longer kept in {}: \
              only the snapshots of each bot's last {} games are",
-            database.display(),
+            store.location(),
             crate::tournament::store::data::KEPT_GAMES
         );
     };

@@ -1,10 +1,10 @@
 //! Bots that learn (`bot.toml`'s `data`): a folder `data/` each learning bot keeps from game to
-//! game, contained. MENACE in Python gets better game after game against a fixed opponent, its
-//! games one after another each from the data the one before left, and a late game drives
-//! identically from its snapshot; a bot leaving in its folder what data may not hold (a link,
-//! a pipe, too many files or bytes, a name that is not UTF-8, a hard link) is refused by name and
-//! its data stays as it was; another bot cannot reach it; koth killed with `kill -9` mid-game
-//! loses at most the game in flight, never the data.
+//! game, contained. MENACE in Python gets better game after game against a fixed opponent, in
+//! a tournament and on a hill, its games one after another each from the data the one before
+//! left, and a late game drives identically from its snapshot; a bot leaving in its folder what
+//! data may not hold (a link, a pipe, too many files or bytes, a name that is not UTF-8, a hard
+//! link) is refused by name and its data stays as it was; another bot cannot reach it; koth
+//! killed with `kill -9` mid-game loses at most the game in flight, never the data.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -118,6 +118,80 @@ fn menace_learns_game_after_game_and_a_late_game_drives_identically() {
             .arg("--drive")
             .arg(&menace)
             .args(["--as", MENACE]),
+    );
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.contains("starting it from the data"), "{text}");
+    assert!(text.contains("identical: "), "{text}");
+}
+
+#[test]
+fn menace_learns_on_a_hill_and_a_late_hill_game_drives_identically() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("hill.toml");
+    std::fs::write(
+        &file,
+        "game = \"tictactoe\"\nrounds = 10\nanswer_ms = 2000\nseed = 1\njobs = 2\n\
+         placement_games = 2\n",
+    )
+    .unwrap();
+    let dir = tmp.path().join("hill");
+    succeed(
+        koth()
+            .args(["hill", "create"])
+            .arg(&file)
+            .arg("--dir")
+            .arg(&dir),
+    );
+    let menace = repo().join("bots/ttt-menace-py");
+    succeed(
+        koth()
+            .args(["hill", "add"])
+            .arg(&menace)
+            .arg(first_free(tmp.path(), 0))
+            .arg("--hill")
+            .arg(&dir),
+    );
+    succeed(
+        koth()
+            .args(["hill", "run"])
+            .arg(&dir)
+            .args(["--games", "16"]),
+    );
+    // MENACE's points (wins + draws / 2 of 10) game after game, and what each started from.
+    let conn = Connection::open(dir.join("results.sqlite")).unwrap();
+    let rows: Vec<(i64, f64, String, Option<String>)> = conn
+        .prepare(
+            "SELECT r.game, r.score, d.started, d.kept FROM results r
+             JOIN hill_versions v ON v.id = r.bot
+             JOIN game_data d ON d.game = r.game AND d.bot = r.bot
+             WHERE v.name = ?1 ORDER BY r.game",
+        )
+        .unwrap()
+        .query_map([MENACE], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+        })
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(rows.len(), 16, "{rows:?}");
+    // Two games at once are allowed, but MENACE is in every game: one after another, each from
+    // what the one before left.
+    for pair in rows.windows(2) {
+        assert_eq!(Some(&pair[1].2), pair[0].3.as_ref(), "{pair:?}");
+    }
+    let mean = |games: &[(i64, f64, String, Option<String>)]| {
+        games.iter().map(|g| g.1).sum::<f64>() / games.len() as f64
+    };
+    let (first, last) = (mean(&rows[..4]), mean(&rows[12..]));
+    assert!(last >= first + 1.0, "first four {first}, last four {last}");
+    // Its last hill game, driven again from the snapshot it started from: identical.
+    let output = succeed(
+        koth()
+            .arg("replay")
+            .arg(dir.join(format!("games/{}", rows[15].0)))
+            .arg("--drive")
+            .arg(&menace)
+            .args(["--as", &format!("{MENACE} v1")]),
     );
     let text = String::from_utf8_lossy(&output.stdout);
     assert!(text.contains("starting it from the data"), "{text}");
@@ -706,15 +780,17 @@ fn workers_sharing_a_database_play_a_learning_bots_games_one_at_a_time_each_from
         )
         .unwrap()
         .get(0);
-    let rows: Vec<(String, Option<String>)> = client
+    let games: Vec<(i64, String, Option<String>)> = client
         .query(
-            &format!("SELECT started, kept FROM {schema}.game_data ORDER BY game"),
+            &format!("SELECT game, started, kept FROM {schema}.game_data ORDER BY game"),
             &[],
         )
         .unwrap()
         .iter()
-        .map(|r| (r.get(0), r.get(1)))
+        .map(|r| (r.get(0), r.get(1), r.get(2)))
         .collect();
+    let rows: Vec<(String, Option<String>)> =
+        games.iter().map(|g| (g.1.clone(), g.2.clone())).collect();
     assert_eq!(rows.len(), 6);
     // The games form one chain from the empty folder: no two started from the same data, and
     // each started from what another left (whichever worker played it).
@@ -730,4 +806,16 @@ fn workers_sharing_a_database_play_a_learning_bots_games_one_at_a_time_each_from
         .unwrap()
         .get(0);
     assert_eq!(now, at);
+    // The chain's last game, copied out of the database and driven from the snapshot it
+    // started from, kept there: identical.
+    let last = games.iter().find(|g| g.2.as_ref() == Some(&at)).unwrap().0;
+    let output = succeed(
+        koth()
+            .args(["replay", "--db", &url, &name, &last.to_string(), "--drive"])
+            .arg(&menace)
+            .args(["--as", MENACE]),
+    );
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.contains("starting it from the data"), "{text}");
+    assert!(text.contains("identical: "), "{text}");
 }
