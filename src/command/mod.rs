@@ -9,6 +9,7 @@ use clap::{FromArgMatches, Subcommand};
 
 use crate::game::{GameCommand, registry};
 
+mod drive_data;
 mod replay;
 use crate::{hill, serve, tournament};
 

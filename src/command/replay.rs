@@ -236,7 +236,7 @@ fn run_drive(
         None => spec,
     };
     let recorded = script.bot.as_deref().unwrap_or(name);
-    let spec = crate::replay::data::with_data(spec, &log_dir, recorded, shared)?;
+    let spec = super::drive_data::with_data(spec, &log_dir, recorded, shared)?;
     let limits = match (args.timeout_ms, script.limits) {
         (Some(ms), _) => Limits::uniform(Duration::from_millis(ms)),
         (None, Some(limits)) => limits,

@@ -6,7 +6,6 @@
 //! their game from the transcripts); and driving a new build of a bot with the lines it
 //! received in a recorded game (`drive`).
 
-pub(crate) mod data;
 pub mod drive;
 pub mod explain;
 pub mod kit;

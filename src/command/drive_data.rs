@@ -1,5 +1,6 @@
 //! `koth replay --drive` of a learning bot: the bot starts from the data it had when the game
-//! was played, so that a game of a bot that learns is driven exactly.
+//! was played, so that a game of a bot that learns is driven exactly. Here in the command, above
+//! the tournament's store it reads, so that `replay/` stays below the games.
 //!
 //! A tournament's or hill's game folder names the snapshot each learning bot started from
 //! (`data.json`, [`crate::tournament::STARTED_DATA`]); the snapshot itself is kept by digest in
