@@ -1,29 +1,32 @@
 //! koth: a king-of-the-hill tournament server.
 //!
-//! The crate is layered; each layer knows only the ones below it:
-//! - [`bot`]: bot processes over a line protocol (spawn, lines, time limits, faults) and the
-//!   lists of bots to start. It knows nothing about any game.
-//! - [`game`]: the small interface every game implements, the result of a match, the loops of
-//!   a duel and of bots answering together, and the registry of games as installed.
-//! - [`replay`]: the viewer kit every game's viewers build on.
-//! - [`games`]: one module per game, each holding that game's whole rules and viewers.
-//! - runners on top (tournaments, storage, hills, the web dashboard), reaching games through the
+//! koth is a workspace of crates in floors; each crate names only the ones below it, and the
+//! compiler holds it to that (ARCHITECTURE.md):
+//! - [`bot`] (`koth-bot`): bot processes over a line protocol (spawn, contain, lines, time
+//!   limits, faults) and the lists of bots to start, with the helpers it needs (uploaded
+//!   archives, CPUs, text from outside, log folders, interruption). It knows nothing about any
+//!   game.
+//! - [`game`] (`koth-game`): the small interface every game implements, the result of a match,
+//!   the loops of a duel and of bots answering together, the registry of games as installed,
+//!   and what every game's command shares; [`ranking`] (`koth-ranking`): how results become a
+//!   table; [`replay`] (`koth-replay`): the viewer kit every game's viewers build on.
+//! - [`games`]: one crate per game (`koth-paths`, `koth-ratrace`, ...), each holding that game's
+//!   whole rules and viewers.
+//! - [`tournament`], [`hill`] and [`serve`] (the web door), reaching games only through the
 //!   registry, and [`command`], the command line (`main.rs` installs koth's games, then runs it).
+//!
+//! This package re-exports each crate under its floor's name, so a test or benchmark reads
+//! `koth::bot`, `koth::games::paths` whichever crate holds it.
 
-pub mod archive;
-pub mod bot;
-pub mod cli;
 pub mod command;
-pub mod cpu;
-pub mod game;
 pub mod games;
-pub mod hill;
-pub mod interrupt;
-pub mod logs;
-pub mod ranking;
-pub mod replay;
-pub mod seed;
-pub mod serve;
-pub mod stats;
-pub mod text;
-pub mod tournament;
+
+pub use koth_bot as bot;
+pub use koth_bot::{archive, cpu, interrupt, logs, text};
+pub use koth_game as game;
+pub use koth_game::{cli, seed, stats};
+pub use koth_hill as hill;
+pub use koth_ranking as ranking;
+pub use koth_replay as replay;
+pub use koth_serve as serve;
+pub use koth_tournament as tournament;

@@ -3,10 +3,10 @@
 //! the tournament's store it reads, so that `replay/` stays below the games.
 //!
 //! A tournament's or hill's game folder names the snapshot each learning bot started from
-//! (`data.json`, [`crate::tournament::STARTED_DATA`]); the snapshot itself is kept by digest in
+//! (`data.json`, [`koth_tournament::STARTED_DATA`]); the snapshot itself is kept by digest in
 //! the tournament's or hill's database (`results.sqlite`, two folders up, or the PostgreSQL
 //! database a game was copied out of by `koth replay --db`), while the pruning rule of
-//! [`crate::tournament::store::data`] keeps it. The driven bot runs in a working copy of
+//! [`koth_tournament::store::data`] keeps it. The driven bot runs in a working copy of
 //! its folder (under the log folder's `drive/`), never in its own folder, whose `data/` is left
 //! alone.
 
@@ -14,10 +14,10 @@ use std::path::Path;
 
 use anyhow::{Context, bail};
 
-use crate::bot::data::{DATA_FOLDER, DataCap};
-use crate::bot::{BotSpec, roster};
-use crate::tournament::STARTED_DATA;
-use crate::tournament::store::{FILE, Store};
+use koth_bot::data::{DATA_FOLDER, DataCap};
+use koth_bot::{BotSpec, roster};
+use koth_tournament::STARTED_DATA;
+use koth_tournament::store::{FILE, Store};
 
 /// The most a snapshot unpacks to here, in MiB.
 const REPLAY_CAP_MB: u64 = 1024;
@@ -82,7 +82,7 @@ pub(crate) fn with_data(
             "the data \"{recorded}\" started that game from ({digest}) is no longer kept in {}: \
              only the snapshots of each bot's last {} games are",
             store.location(),
-            crate::tournament::store::data::KEPT_GAMES
+            koth_tournament::store::data::KEPT_GAMES
         );
     };
     // Contained, it already runs in a working copy; else it gets one here.
@@ -93,7 +93,7 @@ pub(crate) fn with_data(
     };
     // The snapshot was held to the game's cap when it was taken; this cap only bounds reading.
     let cap = DataCap::of_mb(ask.mb.unwrap_or(0).max(REPLAY_CAP_MB));
-    crate::bot::data::put(&tar_gz, &spec.dir.join(DATA_FOLDER), cap)?;
+    koth_bot::data::put(&tar_gz, &spec.dir.join(DATA_FOLDER), cap)?;
     println!(
         "starting it from the data it started that game from ({})",
         &digest[..12.min(digest.len())]

@@ -1,5 +1,5 @@
 //! The `koth` command line: parses arguments and hands each subcommand to its module. The games'
-//! own commands come from the registry the program installed ([`crate::game::registry`]):
+//! own commands come from the registry the program installed ([`koth_game::registry`]):
 //! `koth`'s `main.rs` installs koth's games; a program of its own may install others beside
 //! them and run this same command line.
 
@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use clap::{FromArgMatches, Subcommand};
 
-use crate::game::{GameCommand, registry};
+use koth_game::{GameCommand, registry};
 
 mod drive_data;
 mod replay;
@@ -54,10 +54,10 @@ pub fn main() -> ExitCode {
     let matches = Command::augment_subcommands(koth).get_matches();
     // Bots run in process groups of their own, out of reach of the terminal's Ctrl-C: stopping
     // koth must stop them.
-    crate::interrupt::install();
-    crate::interrupt::end_quietly_on_broken_pipe();
+    koth_bot::interrupt::install();
+    koth_bot::interrupt::end_quietly_on_broken_pipe();
     if let Ok(koth) = std::env::current_exe() {
-        crate::bot::use_compiler(koth);
+        koth_bot::use_compiler(koth);
     }
     let game = matches.subcommand().and_then(|(name, args)| {
         let game = game_commands
@@ -77,7 +77,7 @@ pub fn main() -> ExitCode {
             // newlines: a build's log quoted in it reads as the lines it was.
             eprintln!(
                 "koth: error: {}",
-                crate::text::shown_lines(&format!("{err:#}"))
+                koth_bot::text::shown_lines(&format!("{err:#}"))
             );
             ExitCode::FAILURE
         }
@@ -103,6 +103,6 @@ fn run(command: Command) -> anyhow::Result<()> {
         Command::Replay(args) => replay::run(args),
         Command::Worker(args) => tournament::worker::run(args, hill::worker::join),
         Command::Serve(args) => serve::run(args),
-        Command::CompileWasm { module, out } => crate::bot::wasm::compile_to(&module, &out),
+        Command::CompileWasm { module, out } => koth_bot::wasm::compile_to(&module, &out),
     }
 }

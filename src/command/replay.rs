@@ -9,14 +9,14 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 
-use crate::bot::sandbox;
-use crate::bot::{Limits, build, roster};
-use crate::cli::{SandboxArgs, limit_ms_parser};
-use crate::game::ReplayAt;
-use crate::replay::drive::{self, DriveOptions};
-use crate::replay::tui;
-use crate::text;
-use crate::tournament::store::Store;
+use koth_bot::sandbox;
+use koth_bot::text;
+use koth_bot::{Limits, build, roster};
+use koth_game::ReplayAt;
+use koth_game::cli::{SandboxArgs, limit_ms_parser};
+use koth_replay::drive::{self, DriveOptions};
+use koth_replay::tui;
+use koth_tournament::store::Store;
 
 /// Show a recorded paths game, rat-race board, noughts & crosses match or flag game (in a
 /// terminal viewer, as text or as a web page) or a Mad Cars game (a summary, or a web page); or
@@ -94,11 +94,11 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
         return run_drive(&args, bot_dir, name, shared.as_ref());
     }
     if let Some(out) = &args.html {
-        crate::replay::write(&crate::replay::page_of(&args.path, args.board)?, out)?;
+        koth_replay::write(&koth_replay::page_of(&args.path, args.board)?, out)?;
         println!("wrote {}", out.display());
         return Ok(());
     }
-    let (game, path) = crate::replay::game_of(&args.path)?;
+    let (game, path) = koth_replay::game_of(&args.path)?;
     let at = ReplayAt {
         round: args.round,
         turn: args.turn,
@@ -115,14 +115,14 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
         ),
     }
     if args.text {
-        print!("{}", fuel_text(&crate::replay::log_folder(&args.path)));
+        print!("{}", fuel_text(&koth_replay::log_folder(&args.path)));
     }
     Ok(())
 }
 
 /// Refuses a viewer option that the game's viewer does not take (`--round` for a game without
 /// rounds, say), naming the option and the game, rather than ignoring it.
-fn refuse_options(game: &dyn crate::game::Game, path: &Path, at: ReplayAt) -> anyhow::Result<()> {
+fn refuse_options(game: &dyn koth_game::Game, path: &Path, at: ReplayAt) -> anyhow::Result<()> {
     let takes = game.options();
     let options = [
         ("--round", at.round.is_some(), takes.round),
@@ -168,7 +168,7 @@ fn fuel_text(log_dir: &Path) -> String {
 /// The keys of every game's terminal viewer, as `koth replay --help` lists them.
 fn keys_help() -> String {
     tui::keys_help(
-        crate::game::registry::all()
+        koth_game::registry::all()
             .into_iter()
             .filter_map(|game| game.keys()),
     )
@@ -191,10 +191,10 @@ fn stored_game(store: &Store, game: u32) -> anyhow::Result<tempfile::TempDir> {
 }
 
 /// The time limits the game in `log_dir` had, as its game reads them from its folder
-/// ([`crate::game::Replay::recorded_limits`]), for a transcript written before transcripts
+/// ([`koth_game::Replay::recorded_limits`]), for a transcript written before transcripts
 /// stated them (koth's defaults where the folder cannot tell).
 fn game_limits(log_dir: &Path) -> anyhow::Result<Limits> {
-    match crate::replay::game_of(log_dir) {
+    match koth_replay::game_of(log_dir) {
         Ok((game, folder)) => game
             .recorded_limits(&folder)
             .unwrap_or(Ok(Limits::default())),
@@ -210,7 +210,7 @@ fn run_drive(
     name: &str,
     shared: Option<&Store>,
 ) -> anyhow::Result<()> {
-    let log_dir = crate::replay::log_folder(&args.path);
+    let log_dir = koth_replay::log_folder(&args.path);
     let (path, script) = drive::find(&log_dir, name)?;
     // Absolute, so the bot's name in messages says exactly which folder ran.
     let bot_dir = bot_dir
@@ -254,7 +254,7 @@ fn run_drive(
         limits,
         stderr_log: args.stderr_log.clone(),
     };
-    let runtime = crate::game::runtime()?;
+    let runtime = koth_game::runtime()?;
     let driven = runtime.block_on(drive::drive(&spec, &script, &options, &mut |difference| {
         // The recorded and new answers are the bot's bytes.
         print!("{}", text::shown_lines(&difference.to_string()))
@@ -264,7 +264,7 @@ fn run_drive(
             "({} recorded answer(s) were too long to keep whole (over {} bytes): each was compared \
              by its start and its length only)",
             driven.cut_answers,
-            crate::bot::transcript::TRANSCRIPT_LINE_BYTES
+            koth_bot::transcript::TRANSCRIPT_LINE_BYTES
         );
     }
     if let Some(round) = driven.not_driven_from {

@@ -1,0 +1,274 @@
+//! `koth ratrace`: runs boards for one player, prints and records every board's seed and points,
+//! and the run's geometric mean.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{Context, bail};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use super::direct;
+use super::play::{Contestant, Match, Options, Summary, board_rng, board_seed, play, protocol_of};
+use super::player;
+use super::plot;
+use super::protocol::Protocol;
+use super::recording::BoardRecording;
+use super::track::Track;
+use koth_bot::cpu::Claim;
+use koth_bot::sandbox;
+use koth_bot::{BotSpec, build};
+use koth_game::GameCommand;
+use koth_game::cli::{AnyGameArg, LogDirArg, SandboxArgs, SeedArg, TimeoutArg, report};
+use koth_game::stats;
+use koth_game::{MatchSetup, RecordBoards};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// A built-in player: colorscore, random-forward.
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["bot", "bot_cmd"])]
+    player: Option<String>,
+    /// A bot folder holding a bot.toml.
+    #[arg(long, value_name = "DIR", conflicts_with = "bot_cmd")]
+    bot: Option<PathBuf>,
+    /// A bot's command line (split on whitespace, no shell), run in the current folder.
+    #[arg(long, value_name = "CMD")]
+    bot_cmd: Option<String>,
+    /// The protocol the bot speaks: text, lean, or direct for a WASI bot (docs/games/ratrace.md).
+    /// For --bot, the default is what its bot.toml asks for under [protocols]; for --bot-cmd,
+    /// text.
+    #[arg(long, value_name = "NAME", conflicts_with = "player")]
+    protocol: Option<String>,
+    /// How many boards to play.
+    #[arg(long, value_name = "N", default_value_t = 50)]
+    boards: usize,
+    #[command(flatten)]
+    seed: SeedArg,
+    /// Boards played at once (threads; one bot process per job).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    jobs: usize,
+    #[command(flatten)]
+    log_dir: LogDirArg,
+    /// Print this board's track and exit.
+    #[arg(long, value_name = "N")]
+    dump_track: Option<usize>,
+    #[command(flatten)]
+    timeout: TimeoutArg,
+    /// Write an SVG of population and points over turns per board (board-<N>.svg).
+    #[arg(long)]
+    plot: bool,
+    /// Which boards to record turn by turn in board-<N>.replay.json, for `koth replay`:
+    /// first-and-faulted (board 0, and the first board that ended with a fault of the bot),
+    /// none or all.
+    #[arg(long, value_name = "NAME", default_value_t = RecordBoards::FirstAndFaulted)]
+    record_boards: RecordBoards,
+    /// Record this board too; repeat for more boards.
+    #[arg(long, value_name = "N")]
+    record_board: Vec<usize>,
+    /// Leave CPU placement to the OS. By default, with a bot player, each job and its bot
+    /// process share one CPU of their own, when there is a free one for every job (one no other
+    /// koth holds): a turn is a round trip between them, and waking another CPU for each one
+    /// doubled a board's time.
+    #[arg(long)]
+    no_pin: bool,
+    #[command(flatten)]
+    contain: SandboxArgs,
+    #[command(flatten)]
+    any_game: AnyGameArg,
+}
+
+/// The most boards of a run: a record of every board is kept for results.json.
+const MAX_BOARDS: usize = 1_000_000;
+/// The most jobs of a run: each is a thread (and, for a bot, a process) of its own.
+const MAX_JOBS: usize = 1024;
+/// `koth ratrace`, for the registry.
+pub fn command() -> GameCommand {
+    GameCommand::new("ratrace", "Run the Genetic Rat Race for one player", run)
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let run_seed = args.seed.choose();
+    if let Some(board) = args.dump_track {
+        let seed = board_seed(run_seed, board);
+        let track = Track::generate(&mut board_rng(seed));
+        println!("board {board} seed {seed}");
+        print!("{}", track.render());
+        return Ok(());
+    }
+    let contestant = contestant(&args)?;
+    if !(1..=MAX_BOARDS).contains(&args.boards) {
+        bail!("--boards {}: give 1 to {MAX_BOARDS} boards", args.boards);
+    }
+    if !(1..=MAX_JOBS).contains(&args.jobs) {
+        bail!("--jobs {}: give 1 to {MAX_JOBS} jobs", args.jobs);
+    }
+    if let Some(board) = args.record_board.iter().find(|&&b| b >= args.boards) {
+        bail!(
+            "--record-board {board}: the run has boards 0 to {}",
+            args.boards - 1
+        );
+    }
+    let log_dir = args.log_dir.create("ratrace", Some(run_seed))?;
+    let (bots, built_in) = match contestant {
+        Contestant::Bot(spec) => (
+            sandbox::contain(&[*spec], args.contain.sandbox().as_ref(), &log_dir)?,
+            None,
+        ),
+        Contestant::BuiltIn(name) => (Vec::new(), Some(name)),
+    };
+    let player = built_in
+        .clone()
+        .or_else(|| bots.first().map(|b| b.name.clone()))
+        .unwrap_or_default();
+    // Held until the run ends: the CPUs its jobs keep to, one each (see `koth_bot::cpu`).
+    let claim = if built_in.is_some() {
+        Claim::unpinned("a built-in player runs in koth's own threads".into())
+    } else if args.no_pin {
+        Claim::unpinned("--no-pin".into())
+    } else {
+        koth_bot::cpu::claim(&koth_bot::cpu::allowed(), args.jobs, args.jobs)
+    };
+    println!(
+        "player {player} on {} boards, {} job(s) {}; logs in {}",
+        args.boards,
+        args.jobs,
+        claim.describe(),
+        log_dir.display()
+    );
+    let setup = MatchSetup {
+        rounds: Some(args.boards as u32),
+        cpus: claim.cpus().to_vec(),
+        record_boards: args.record_boards,
+        ..MatchSetup::new(bots, run_seed, log_dir.clone(), args.timeout.limits())
+    };
+    let options = Options {
+        jobs: args.jobs,
+        also_record: args.record_board.clone(),
+        built_in,
+    };
+    let started = Instant::now();
+    let Match {
+        result,
+        records,
+        recorded,
+    } = play_all(&setup, &options)?;
+    let elapsed = started.elapsed().as_secs_f64();
+    let points: Vec<u64> = records.iter().map(|r| r.points).collect();
+    let summary = Summary::of(&points);
+    let faults = records.iter().filter(|r| r.error.is_some()).count();
+    println!(
+        "geometric mean {:.2} (95% interval {:.2}–{:.2}) over {} boards; {:.0}% of boards scored 1; median {}",
+        summary.geometric_mean,
+        summary.interval.0,
+        summary.interval.1,
+        points.len(),
+        100.0 * summary.share_of_ones,
+        summary.median
+    );
+    if faults > 0 {
+        println!("{faults} board(s) ended by a player fault (see results.json)");
+    }
+    let wall: Vec<f64> = records.iter().map(|r| r.seconds).collect();
+    let cpu: Vec<f64> = records.iter().map(|r| r.cpu_seconds).collect();
+    // Boards' costs are wildly uneven (a population that explodes costs ten times the
+    // median board), so both the median and the mean are worth reading.
+    println!(
+        "per board: wall median {:.3} s, mean {:.3} s; CPU median {:.3} s, mean {:.3} s; {:.2} boards/s overall",
+        stats::median(&wall),
+        stats::mean(&wall),
+        stats::median(&cpu),
+        stats::mean(&cpu),
+        records.len() as f64 / elapsed
+    );
+    if args.plot {
+        for record in &records {
+            let path = log_dir.join(format!("board-{}.svg", record.board));
+            plot::board(&path, record)?;
+        }
+    }
+    for board in recorded {
+        let path = log_dir.join(BoardRecording::file_name(board));
+        println!("board {board} recorded in {}", path.display());
+    }
+    report::print_result(&result, &log_dir);
+    Ok(())
+}
+
+fn contestant(args: &Args) -> anyhow::Result<Contestant> {
+    if let Some(name) = &args.player {
+        if player::built_in(name).is_none() {
+            bail!(
+                "no built-in player \"{name}\" (there are: {})",
+                player::BUILT_IN.join(", ")
+            );
+        }
+        return Ok(Contestant::BuiltIn(name.clone()));
+    }
+    let mut spec = if let Some(dir) = &args.bot {
+        // Absolute, so the bot's name in logs and errors says exactly which folder ran.
+        let dir = dir
+            .canonicalize()
+            .with_context(|| format!("no bot folder {}", dir.display()))?;
+        args.any_game.load_bot("ratrace", &dir)?
+    } else if let Some(command) = &args.bot_cmd {
+        let words: Vec<String> = command.split_whitespace().map(str::to_string).collect();
+        if words.is_empty() {
+            bail!("--bot-cmd is empty");
+        }
+        BotSpec {
+            name: words.join(" "),
+            dir: std::env::current_dir()?,
+            command: words,
+            build: None,
+            origin: "--bot-cmd".into(),
+            sandbox: None,
+            benched: None,
+            data: None,
+            protocols: Default::default(),
+        }
+    } else {
+        bail!("say who plays: --player NAME, --bot DIR or --bot-cmd \"CMD\"");
+    };
+    if let Some(protocol) = &args.protocol {
+        spec.protocols.insert("ratrace".into(), protocol.clone());
+    }
+    // A protocol koth does not know is one error before anything is built or written.
+    protocol_of(&spec)?;
+    let spec = build::prepare(
+        std::slice::from_ref(&spec),
+        build::DEFAULT_BUILD_LIMIT,
+        args.contain.sandbox().as_ref(),
+    )?
+    .remove(0);
+    // A module the direct call cannot call is one error before any board.
+    if protocol_of(&spec)? == Protocol::Direct {
+        direct::check(&spec)?;
+    }
+    Ok(Contestant::Bot(Box::new(spec)))
+}
+
+/// Plays every board, printing each as it finishes under a progress bar.
+fn play_all(setup: &MatchSetup, options: &Options) -> anyhow::Result<Match> {
+    let progress = ProgressBar::new(u64::from(setup.rounds.unwrap_or_default()));
+    progress.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} boards, {elapsed} (eta {eta})")
+            .expect("the template is valid"),
+    );
+    let played = play(setup, options, &mut |record| {
+        let mut line = format!(
+            "board {:>3} seed {:>20} points {:>6} turns {:>5}",
+            record.board, record.seed, record.points, record.turns
+        );
+        if let Some(error) = &record.error {
+            line.push_str(&format!("  ERROR: {error}"));
+        }
+        // A hidden bar (output is not a terminal) drops println; the lines matter more.
+        if progress.is_hidden() {
+            println!("{line}");
+        } else {
+            progress.println(line);
+        }
+        progress.inc(1);
+    });
+    progress.finish_and_clear();
+    played
+}

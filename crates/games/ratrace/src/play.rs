@@ -1,0 +1,924 @@
+//! The Genetic Rat Race as one match, however it is started: `koth ratrace` and the tournament
+//! runner both call [`play`]. One player plays `rounds` boards (50 if unset), on parallel jobs,
+//! one record per board, and its score is the geometric mean of their points. The match writes
+//! the boards its setup keeps ([`RecordBoards`]) turn by turn, `board-B.replay.json` each.
+//!
+//! Keeping the first board that ends with a fault means recording every board that may still be
+//! it, and dropping the recording of each that ends well: a recording only reads the board, and
+//! costs 2 to 3% of a built-in player's run, less with a bot (the figures are in
+//! docs/games/ratrace.md, "Recorded boards"). Playing a faulted board again from its seed
+//! instead would not do: the board follows the bot's answers, which a bot need not give again,
+//! and the transcript that holds them stops at its size limit long before a long board ends.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use rand::RngExt;
+use serde::{Deserialize, Serialize};
+
+use super::direct::DirectPlayer;
+use super::player::{self, Player, PlayerFault};
+use super::protocol::Protocol;
+use super::recording::BoardRecording;
+use super::rules::{Board, TURNS};
+use super::subprocess::{self, SubprocessPlayer};
+use super::track::Track;
+use koth_bot::{AnswerStats, BotSpec, FaultLog, Limits, Seat};
+use koth_game::{
+    Average, BotResult, BoxFuture, Breakdown, Game, MatchResult, MatchSetup, RESULTS_FILE, Ranking,
+    RecordBoards, RoundProgress,
+};
+use koth_game::{seed, stats};
+
+/// The population and points are sampled every this many turns, for plots.
+pub(crate) const SAMPLE_EVERY: u32 = 100;
+
+pub struct RatRace;
+
+/// Boards per match when the setup does not say.
+pub(crate) const DEFAULT_BOARDS: u32 = 50;
+/// A board as the per-board table reads it from a match's `results.json`.
+#[derive(Debug, Deserialize)]
+struct PlayedBoard {
+    seed: u64,
+    points: u64,
+    error: Option<String>,
+}
+
+/// Each player's boards over the matches in `game_dirs`, by name; a folder whose
+/// `results.json` is missing or damaged is left out, as the standings count it already.
+fn boards_by_bot(game_dirs: &[PathBuf]) -> BTreeMap<String, Vec<PlayedBoard>> {
+    #[derive(Deserialize)]
+    struct Run {
+        player: String,
+        boards: Vec<PlayedBoard>,
+    }
+    let mut by_bot: BTreeMap<String, Vec<PlayedBoard>> = BTreeMap::new();
+    for dir in game_dirs {
+        let run = std::fs::read_to_string(dir.join(RESULTS_FILE))
+            .ok()
+            .and_then(|text| serde_json::from_str::<Run>(&text).ok());
+        if let Some(run) = run {
+            by_bot.entry(run.player).or_default().extend(run.boards);
+        }
+    }
+    by_bot
+}
+
+impl Game for RatRace {
+    fn name(&self) -> &'static str {
+        "ratrace"
+    }
+
+    fn players(&self) -> (usize, usize) {
+        (1, 1)
+    }
+
+    /// Board points are the score, as the original controller ranks them.
+    fn ranking(&self) -> Ranking {
+        Ranking::Points
+    }
+
+    /// One board at a time, each a round trip between koth and the bot per turn.
+    fn most_cpus(&self) -> usize {
+        1
+    }
+
+    /// Board points spread over orders of magnitude; the challenge ranked by geometric mean.
+    fn average(&self) -> Average {
+        Average::Geometric
+    }
+
+    fn records_boards(&self) -> bool {
+        true
+    }
+
+    fn check_bot(&self, bot: &BotSpec) -> anyhow::Result<()> {
+        protocol_of(bot)
+            .map(drop)
+            .map_err(|e| anyhow::anyhow!("`[protocols] ratrace` of {e:#}"))
+    }
+
+    fn breakdown_file(&self) -> Option<&'static str> {
+        Some(RESULTS_FILE)
+    }
+
+    /// Each bot's boards: a tournament deals every bot the same seeds, so the same boards, and
+    /// a board is won by the bot that scored most on it (alone). Also how many it ended with a
+    /// fault, how many scored 1 (the population found no goal), and the median board.
+    fn breakdown(&self, game_dirs: &[PathBuf]) -> Option<Breakdown> {
+        let boards = boards_by_bot(game_dirs);
+        // Each board's best score, who alone scored it, and how many played the board.
+        let mut best: HashMap<u64, (u64, Option<&str>, usize)> = HashMap::new();
+        for (bot, played) in &boards {
+            for board in played {
+                let entry = best.entry(board.seed).or_insert((0, None, 0));
+                entry.2 += 1;
+                if board.points > entry.0 {
+                    (entry.0, entry.1) = (board.points, Some(bot.as_str()));
+                } else if board.points == entry.0 {
+                    entry.1 = None;
+                }
+            }
+        }
+        let rows = boards
+            .iter()
+            .map(|(bot, played)| {
+                let won = played
+                    .iter()
+                    .filter(|b| {
+                        let (_, winner, players) = best[&b.seed];
+                        players > 1 && winner == Some(bot.as_str())
+                    })
+                    .count();
+                let points: Vec<f64> = played.iter().map(|b| b.points as f64).collect();
+                vec![
+                    bot.clone(),
+                    played.len().to_string(),
+                    won.to_string(),
+                    played
+                        .iter()
+                        .filter(|b| b.error.is_some())
+                        .count()
+                        .to_string(),
+                    played.iter().filter(|b| b.points == 1).count().to_string(),
+                    format!("{:.0}", stats::median(&points)),
+                ]
+            })
+            .collect();
+        Some(Breakdown {
+            title: "Boards (every bot plays the same boards; a board is won by the bot that \
+                    scored most on it)"
+                .into(),
+            columns: [
+                "bot",
+                "boards",
+                "won",
+                "faulted",
+                "scored 1",
+                "median points",
+            ]
+            .map(String::from)
+            .to_vec(),
+            rows,
+        })
+    }
+
+    fn play<'a>(&'a self, setup: &'a MatchSetup) -> BoxFuture<'a, anyhow::Result<MatchResult>> {
+        Box::pin(async move {
+            let setup = setup.clone();
+            // The engine blocks for the whole match, so it gets a thread of its own; its one
+            // job keeps to the first CPU the match was given, with its bot.
+            koth_bot::cpu::run_placed(Vec::new(), move || {
+                Ok(play(&setup, &Options::default(), &mut |_| {})?.result)
+            })
+            .await
+        })
+    }
+}
+
+/// What a rat race can do beyond a tournament's match.
+#[derive(Debug, Clone)]
+pub(crate) struct Options {
+    /// Boards played at once, each job on a thread of its own with its own bot process.
+    pub jobs: usize,
+    /// Boards recorded, besides those the setup's [`MatchSetup::record_boards`] keeps.
+    pub also_record: Vec<usize>,
+    /// A built-in player plays instead of the setup's bot.
+    pub built_in: Option<String>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            jobs: 1,
+            also_record: Vec::new(),
+            built_in: None,
+        }
+    }
+}
+
+/// A played match: its result, every board's record in board order, and the boards it wrote
+/// turn by turn (`board-B.replay.json`), in order.
+pub(crate) struct Match {
+    pub result: MatchResult,
+    pub records: Vec<BoardRecord>,
+    pub recorded: Vec<usize>,
+}
+
+/// Plays a run of `setup.rounds` boards (default [`DEFAULT_BOARDS`]) for the setup's one bot
+/// (or `options.built_in`), calling `on_record` as each board ends, and writes `results.json`
+/// (every board, the summary and the match result), the recorded boards
+/// (`board-B.replay.json`: those `setup.record_boards` keeps and `options.also_record`) and,
+/// for a bot, `stderr/` and `transcripts/` into the setup's log folder. A bot player's jobs
+/// keep to the setup's CPUs, one each, when there is one for every job.
+pub(crate) fn play(
+    setup: &MatchSetup,
+    options: &Options,
+    on_record: &mut dyn FnMut(&BoardRecord),
+) -> anyhow::Result<Match> {
+    let contestant = match (&options.built_in, setup.bots.as_slice()) {
+        (Some(name), []) => Contestant::BuiltIn(name.clone()),
+        (None, [spec]) => Contestant::Bot(Box::new(spec.clone())),
+        _ => bail!("ratrace is played by one player, not {}", setup.bots.len()),
+    };
+    let protocol = match &contestant {
+        Contestant::Bot(spec) => protocol_of(spec)?,
+        Contestant::BuiltIn(_) => Protocol::Text,
+    };
+    let boards = setup.rounds.unwrap_or(DEFAULT_BOARDS);
+    std::fs::create_dir_all(&setup.log_dir)
+        .with_context(|| format!("cannot create {}", setup.log_dir.display()))?;
+    let config = RunConfig {
+        boards: boards as usize,
+        jobs: options.jobs,
+        limits: setup.limits,
+        log_dir: setup.log_dir.clone(),
+        record: Recorded::new(setup.record_boards, options.also_record.clone()),
+        cpus: setup.cpus.clone(),
+        protocol,
+    };
+    let started = std::time::Instant::now();
+    let mut points = Vec::new();
+    let mut played = play_boards(&contestant, setup.seed, &config, &mut |record| {
+        on_record(record);
+        points.push(record.points);
+        if let Some(progress) = &setup.progress {
+            progress(&RoundProgress {
+                rounds_done: points.len() as u32,
+                rounds_total: boards,
+                totals: vec![Summary::of(&points).geometric_mean],
+            });
+        }
+    })?;
+    let seconds = started.elapsed().as_secs_f64();
+    let records = std::mem::take(&mut played.records);
+    let points: Vec<u64> = records.iter().map(|r| r.points).collect();
+    let summary = Summary::of(&points);
+    let result = MatchResult {
+        game: "ratrace".into(),
+        seed: setup.seed,
+        bots: vec![BotResult::new(
+            contestant.name(),
+            summary.geometric_mean,
+            &played.faults,
+            played.timing,
+        )],
+    };
+    let json = serde_json::json!({
+        "game": "ratrace",
+        "player": contestant.name(),
+        "seed": setup.seed,
+        "result": &result,
+        "summary": summary,
+        "faults": records.iter().filter(|r| r.error.is_some()).count(),
+        "seconds": seconds,
+        // Where the bot's jobs ran: a CPU each, or anywhere (empty).
+        "cpus": &setup.cpus,
+        // The boards written turn by turn, board-B.replay.json each.
+        "recorded": &played.recorded,
+        "boards": &records,
+    });
+    koth_game::write_results(&setup.log_dir, &json)?;
+    Ok(Match {
+        result,
+        records,
+        recorded: played.recorded,
+    })
+}
+
+/// The protocol `spec` asks for in its `bot.toml` (`[protocols] ratrace = "…"`), the text
+/// protocol if it names none.
+pub(crate) fn protocol_of(spec: &BotSpec) -> anyhow::Result<Protocol> {
+    match spec.protocols.get("ratrace") {
+        None => Ok(Protocol::Text),
+        Some(name) => {
+            let protocol = Protocol::named(name).with_context(|| {
+                format!(
+                    "{spec}: the rat race has no protocol {name:?} (there are: {})",
+                    Protocol::NAMES.join(", ")
+                )
+            })?;
+            if protocol == Protocol::Direct && spec.wasm_module().is_none() {
+                bail!(
+                    "{spec}: \"direct\" is for a WASI bot, whose bot.toml names its module \
+                     (`wasm = \"bot.wasm\"`), and this one runs a process"
+                );
+            }
+            Ok(protocol)
+        }
+    }
+}
+
+/// A run's boards' points in a few figures.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub(crate) struct Summary {
+    pub boards: usize,
+    /// The run's score: the geometric mean of the boards' points.
+    pub geometric_mean: f64,
+    /// The 95% interval of the geometric mean (Student's t; the mean itself below two boards).
+    pub interval: (f64, f64),
+    pub share_of_ones: f64,
+    pub median: f64,
+}
+
+impl Summary {
+    pub(crate) fn of(points: &[u64]) -> Summary {
+        let points: Vec<f64> = points.iter().map(|&p| p as f64).collect();
+        let geometric = stats::geometric_mean(&points);
+        Summary {
+            boards: points.len(),
+            geometric_mean: geometric.mean,
+            interval: geometric
+                .interval
+                .unwrap_or((geometric.mean, geometric.mean)),
+            share_of_ones: if points.is_empty() {
+                0.0
+            } else {
+                points.iter().filter(|&&p| p == 1.0).count() as f64 / points.len() as f64
+            },
+            median: if points.is_empty() {
+                1.0
+            } else {
+                stats::median(&points)
+            },
+        }
+    }
+}
+
+/// The population and points after a turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub(crate) struct Sample {
+    pub turn: u32,
+    pub population: usize,
+    pub points: u64,
+}
+
+#[derive(Debug)]
+pub(crate) struct Outcome {
+    pub points: u64,
+    /// Turns played (fewer than [`TURNS`] if the population died out or the player faulted).
+    pub turns: u32,
+    pub history: Vec<Sample>,
+    /// The player's fault and the turn it happened on, if one ended the board.
+    pub fault: Option<(u32, PlayerFault)>,
+}
+
+/// Plays a whole board: [`TURNS`] turns or until fewer than two specimens are left, or the
+/// player faults. With a `recording`, the board's positions are recorded as it goes.
+pub(crate) fn play_turns(
+    track: &Track,
+    rng: seed::Rng,
+    player: &mut dyn Player,
+    mut recording: Option<&mut BoardRecording>,
+) -> Outcome {
+    let mut board = Board::new(track, rng);
+    if let Some(recording) = recording.as_deref_mut() {
+        recording.frame(0, &board.specimens, board.points);
+    }
+    let mut asks = Vec::new();
+    let mut history = vec![Sample {
+        turn: 0,
+        population: board.specimens.len(),
+        points: board.points,
+    }];
+    let mut fault = None;
+    let mut turns = 0;
+    for turn in 1..=TURNS {
+        turns = turn;
+        let goes_on = match board.turn(turn, player, &mut asks) {
+            Ok(goes_on) => goes_on,
+            Err(f) => {
+                fault = Some((turn, f));
+                false
+            }
+        };
+        if let Some(recording) = recording.as_deref_mut()
+            && BoardRecording::wants(turn)
+        {
+            recording.frame(turn, &board.specimens, board.points);
+        }
+        if !goes_on || turn % SAMPLE_EVERY == 0 {
+            history.push(Sample {
+                turn,
+                population: board.specimens.len(),
+                points: board.points,
+            });
+        }
+        if !goes_on {
+            break;
+        }
+    }
+    if let Some(recording) = recording {
+        recording.last(turns, &board.specimens, board.points);
+    }
+    Outcome {
+        points: board.points,
+        turns,
+        history,
+        fault,
+    }
+}
+
+/// The seed of board `board` of the run with seed `run_seed`.
+pub(crate) fn board_seed(run_seed: u64, board: usize) -> u64 {
+    seed::rng(run_seed, board as u64).random::<u64>()
+}
+
+/// Stream 0 of a board's seed generates its track and then drives its population.
+pub(crate) fn board_rng(board_seed: u64) -> seed::Rng {
+    seed::rng(board_seed, 0)
+}
+
+#[derive(Debug, Serialize)]
+pub(crate) struct BoardRecord {
+    pub board: usize,
+    pub seed: u64,
+    pub points: u64,
+    pub turns: u32,
+    pub start_cells: usize,
+    /// Wall-clock time of the board.
+    pub seconds: f64,
+    /// CPU time of the board (user + system): the job's thread, which runs the engine and a
+    /// subprocess player's pipes, plus the player's own process if it has one. Steadier than
+    /// `seconds` on a shared machine.
+    pub cpu_seconds: f64,
+    /// The part of `cpu_seconds` that the player's own process used (0 for built-in players):
+    /// koth's own share is the difference.
+    pub player_cpu_seconds: f64,
+    /// Bytes koth wrote to the player's process on this board (none for built-in players).
+    pub bytes_sent: Option<u64>,
+    /// The player's fault that ended the board early, if any.
+    pub error: Option<String>,
+    pub fault_kind: Option<koth_bot::FaultKind>,
+    pub history: Vec<Sample>,
+    /// The board turn by turn, when it may be kept ([`Recorded::records`]); the match writes it
+    /// to a file of its own, not to the results, or drops it.
+    #[serde(skip)]
+    pub recording: Option<BoardRecording>,
+}
+
+/// Plays board `board` for `player`, recording its positions if `record`.
+pub(crate) fn play_board(
+    run_seed: u64,
+    board: usize,
+    player_name: &str,
+    player: &mut dyn Player,
+    record: bool,
+) -> BoardRecord {
+    let started = Instant::now();
+    let thread_cpu_before = thread_cpu();
+    let seed = board_seed(run_seed, board);
+    let mut rng = board_rng(seed);
+    let track = Track::generate(&mut rng);
+    let mut recording = record.then(|| BoardRecording::new(player_name, board, seed, &track));
+    let mut player_cpu = Duration::ZERO;
+    let bytes_before = player.bytes_sent();
+    let outcome = match player.begin_board(board, seed, &track.views) {
+        Ok(()) => {
+            let before = player.process_cpu();
+            let outcome = play_turns(&track, rng, player, recording.as_mut());
+            // A process that faulted is gone, and its time with it.
+            if let (Some(before), Some(after)) = (before, player.process_cpu()) {
+                player_cpu = after.saturating_sub(before);
+            }
+            outcome
+        }
+        Err(fault) => {
+            // The board as placed, so that a recording of a bot that never began it shows one.
+            if let Some(recording) = recording.as_mut() {
+                let board = Board::new(&track, rng);
+                recording.frame(0, &board.specimens, board.points);
+            }
+            Outcome {
+                points: 1,
+                turns: 0,
+                history: Vec::new(),
+                fault: Some((0, fault)),
+            }
+        }
+    };
+    player.end_board(board, outcome.points);
+    let bytes_sent = player
+        .bytes_sent()
+        .zip(bytes_before)
+        .map(|(after, before)| after - before);
+    let cpu = thread_cpu().saturating_sub(thread_cpu_before) + player_cpu;
+    let (error, fault_kind) = match outcome.fault {
+        Some((turn, fault)) => (
+            Some(format!(
+                "player \"{player_name}\", board {board}, turn {turn}: {}",
+                fault.reason
+            )),
+            Some(fault.kind),
+        ),
+        None => (None, None),
+    };
+    BoardRecord {
+        board,
+        seed,
+        points: outcome.points,
+        turns: outcome.turns,
+        start_cells: track.starts.len(),
+        seconds: started.elapsed().as_secs_f64(),
+        cpu_seconds: cpu.as_secs_f64(),
+        player_cpu_seconds: player_cpu.as_secs_f64(),
+        bytes_sent,
+        error,
+        fault_kind,
+        history: outcome.history,
+        recording,
+    }
+}
+
+/// Pins the calling thread, and so the bot processes it starts, to the `job`-th of `cpus`, when
+/// each of the `jobs` can have one of its own (see [`koth_bot::cpu`]).
+fn pin_to_cpu(job: usize, jobs: usize, cpus: &[usize]) {
+    if jobs <= cpus.len() {
+        koth_bot::cpu::pin_current_thread(&cpus[job..=job]);
+    }
+}
+
+/// CPU time used so far by the calling thread.
+fn thread_cpu() -> Duration {
+    nix::time::clock_gettime(nix::time::ClockId::CLOCK_THREAD_CPUTIME_ID)
+        .map(Duration::from)
+        .unwrap_or_default()
+}
+
+/// Who plays: a built-in player or a bot process.
+pub(crate) enum Contestant {
+    BuiltIn(String),
+    Bot(Box<BotSpec>),
+}
+
+impl Contestant {
+    pub(crate) fn name(&self) -> &str {
+        match self {
+            Contestant::BuiltIn(name) => name,
+            Contestant::Bot(spec) => &spec.name,
+        }
+    }
+}
+
+/// How a run plays its boards.
+pub(crate) struct RunConfig {
+    pub boards: usize,
+    /// Boards played at once, each job on its own thread with its own player.
+    pub jobs: usize,
+    /// A bot player's limits: per turn, and for its exit at the end.
+    pub limits: Limits,
+    /// Where a bot player's stderr and transcripts go (a seat per job), and the recorded boards.
+    pub log_dir: PathBuf,
+    /// Which boards are recorded turn by turn, and which of those are kept.
+    pub record: Recorded,
+    /// CPUs for a bot player's jobs: job j and its bot process keep to the j-th, if there is one
+    /// for every job (see [`pin_to_cpu`]); empty, the jobs run anywhere.
+    pub cpus: Vec<usize>,
+    /// The protocol a bot player speaks.
+    pub protocol: Protocol,
+}
+
+/// A played run.
+pub(crate) struct Played {
+    /// In board order.
+    pub records: Vec<BoardRecord>,
+    /// A bot player's answer timings, over all its processes.
+    pub timing: AnswerStats,
+    /// A bot player's faults, over all its jobs.
+    pub faults: FaultLog,
+    /// The boards written turn by turn, in order.
+    pub recorded: Vec<usize>,
+}
+
+/// Which boards of a run are recorded turn by turn, and which of those recordings are kept: the
+/// boards [`RecordBoards`] names, and those asked for by number.
+///
+/// For [`RecordBoards::FirstAndFaulted`] the first board to end with a fault is the lowest one:
+/// jobs playing boards at once end them out of order, and the lowest is the same whatever the
+/// jobs. So every board below the lowest fault so far is recorded, and a faulted board's
+/// recording is held until the run ends, when no lower board can fault any more. With one job,
+/// as in a tournament, no board after the first fault is recorded at all.
+pub(crate) struct Recorded {
+    keep: RecordBoards,
+    asked: Vec<usize>,
+    /// The lowest board that ended with a fault so far (`usize::MAX`: none), as the jobs tell.
+    first_fault: AtomicUsize,
+}
+
+impl Recorded {
+    pub(crate) fn new(keep: RecordBoards, asked: Vec<usize>) -> Recorded {
+        Recorded {
+            keep,
+            asked,
+            first_fault: AtomicUsize::new(usize::MAX),
+        }
+    }
+
+    /// Whether board `board`'s recording is kept however the board ends.
+    fn always(&self, board: usize) -> bool {
+        self.asked.contains(&board)
+            || match self.keep {
+                RecordBoards::All => true,
+                RecordBoards::None => false,
+                RecordBoards::FirstAndFaulted => board == 0,
+            }
+    }
+
+    /// Whether board `board` is recorded as it is played: it is kept however it ends, or it may
+    /// be the first to end with a fault.
+    pub(crate) fn records(&self, board: usize) -> bool {
+        self.always(board)
+            || (self.keep == RecordBoards::FirstAndFaulted
+                && board < self.first_fault.load(Ordering::Relaxed))
+    }
+
+    /// Notes how board `board` ended, as soon as it has (before [`Self::keep`] is told).
+    pub(crate) fn ended(&self, board: usize, faulted: bool) {
+        if faulted {
+            self.first_fault.fetch_min(board, Ordering::Relaxed);
+        }
+    }
+
+    /// Takes the recording of board `board`, which has ended: returns it if it is to be written
+    /// now; holds it in `held` if it is the first board to end with a fault so far (it is known
+    /// to be the first only at the run's end); drops it otherwise.
+    fn keep<T>(&self, board: usize, recording: T, held: &mut Option<(usize, T)>) -> Option<T> {
+        if self.always(board) {
+            Some(recording)
+        } else {
+            if self.keep == RecordBoards::FirstAndFaulted
+                && board == self.first_fault.load(Ordering::Relaxed)
+            {
+                // Whatever was held is of a higher board, no longer the first fault.
+                *held = Some((board, recording));
+            }
+            None
+        }
+    }
+
+    /// The held recording, to be written at the run's end if it is still the first fault's.
+    fn finish<T>(&self, held: Option<(usize, T)>) -> Option<T> {
+        held.filter(|(board, _)| *board == self.first_fault.load(Ordering::Relaxed))
+            .map(|(_, recording)| recording)
+    }
+}
+
+/// Writes `recording` to its file in `dir`; returns its board.
+fn write_recording(dir: &Path, recording: &BoardRecording) -> anyhow::Result<usize> {
+    recording.write(&dir.join(BoardRecording::file_name(recording.board)))?;
+    Ok(recording.board)
+}
+
+/// Plays every board of the run on `config.jobs` threads, calling `on_record` for each as it
+/// finishes.
+pub(crate) fn play_boards(
+    contestant: &Contestant,
+    run_seed: u64,
+    config: &RunConfig,
+    on_record: &mut dyn FnMut(&BoardRecord),
+) -> anyhow::Result<Played> {
+    let next = AtomicUsize::new(0);
+    let (sender, receiver) = mpsc::channel();
+    let mut records = Vec::with_capacity(config.boards);
+    let mut timing = AnswerStats::default();
+    let mut faults = FaultLog::default();
+    let mut recorded = Vec::new();
+    // The first faulted board's recording, until the run ends.
+    let mut held = None;
+    // A recording that could not be written: the run stops.
+    let mut failure = None;
+    // A bot player has a seat per job: its own process, stderr file and transcript.
+    let mut seats = match contestant {
+        Contestant::Bot(spec) => Seat::open_all(
+            &vec![(**spec).clone(); config.jobs],
+            &config.log_dir,
+            &subprocess::seat_options(config.limits, run_seed),
+        )?
+        .into_iter()
+        .map(Some)
+        .collect(),
+        Contestant::BuiltIn(_) => Vec::new(),
+    };
+    std::thread::scope(|scope| {
+        let mut jobs = Vec::new();
+        for job in 0..config.jobs {
+            let sender = sender.clone();
+            let next = &next;
+            let seat = seats.get_mut(job).and_then(Option::take);
+            jobs.push(scope.spawn(move || {
+                let name = contestant.name().to_string();
+                let play = |player: &mut dyn Player| loop {
+                    let board = next.fetch_add(1, Ordering::Relaxed);
+                    if board >= config.boards {
+                        break;
+                    }
+                    let record =
+                        play_board(run_seed, board, &name, player, config.record.records(board));
+                    // Told here, before the next board starts: with one job, no board after
+                    // the first fault is recorded.
+                    config.record.ended(board, record.error.is_some());
+                    if sender.send(record).is_err() {
+                        break;
+                    }
+                };
+                match contestant {
+                    Contestant::BuiltIn(name) => {
+                        let mut player = player::built_in(name).expect("checked before");
+                        play(player.as_mut());
+                        None
+                    }
+                    Contestant::Bot(spec) if config.protocol == Protocol::Direct => {
+                        let seat = seat.expect("a seat for every job");
+                        pin_to_cpu(job, config.jobs, &config.cpus);
+                        let mut player = DirectPlayer::new(seat, (**spec).clone(), config.limits);
+                        play(&mut player);
+                        Some(player.finish())
+                    }
+                    Contestant::Bot(_) => {
+                        let seat = seat.expect("a seat for every job");
+                        pin_to_cpu(job, config.jobs, &config.cpus);
+                        match SubprocessPlayer::new(seat, config.protocol) {
+                            Ok(mut player) => {
+                                play(&mut player);
+                                Some(player.finish())
+                            }
+                            // Without a runtime this job plays nothing; the others go on,
+                            // and a run that lost every job says so below.
+                            Err(e) => {
+                                eprintln!("koth: job {job} cannot start a runtime: {e:#}");
+                                None
+                            }
+                        }
+                    }
+                }
+            }));
+        }
+        drop(sender);
+        for mut record in receiver {
+            on_record(&record);
+            let written = match record.recording.take() {
+                Some(recording) => config
+                    .record
+                    .keep(record.board, recording, &mut held)
+                    .map(|recording| write_recording(&config.log_dir, &recording)),
+                None => None,
+            };
+            records.push(record);
+            match written {
+                Some(Ok(board)) => recorded.push(board),
+                // Ending the loop drops the receiver: each job stops after its board.
+                Some(Err(e)) => {
+                    failure = Some(e);
+                    break;
+                }
+                None => {}
+            }
+        }
+        for job in jobs {
+            if let Ok(Some(seat)) = job.join() {
+                timing.merge(&seat.timing());
+                faults.append(seat.faults());
+            }
+        }
+    });
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    if let Some(recording) = config.record.finish(held) {
+        recorded.push(write_recording(&config.log_dir, &recording)?);
+    }
+    recorded.sort();
+    if records.len() < config.boards {
+        bail!(
+            "only {} of {} boards were played (see the messages above)",
+            records.len(),
+            config.boards
+        );
+    }
+    records.sort_by_key(|r| r.board);
+    Ok(Played {
+        records,
+        timing,
+        faults,
+        recorded,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Ends the boards `order` names in that order (board order with one job; any order with
+    /// several), those in `faulted` with a fault, each started just before it ends: the boards
+    /// recorded as they were played, and those kept (written at once or at the run's end), both
+    /// in board order.
+    fn run(
+        keep: RecordBoards,
+        asked: &[usize],
+        order: &[usize],
+        faulted: &[usize],
+    ) -> (Vec<usize>, Vec<usize>) {
+        let recorded = Recorded::new(keep, asked.to_vec());
+        let (mut played, mut kept, mut held) = (Vec::new(), Vec::new(), None);
+        for &board in order {
+            let record = recorded.records(board).then_some(board);
+            recorded.ended(board, faulted.contains(&board));
+            if let Some(record) = record {
+                played.push(board);
+                kept.extend(recorded.keep(board, record, &mut held));
+            }
+        }
+        kept.extend(recorded.finish(held));
+        played.sort();
+        kept.sort();
+        (played, kept)
+    }
+
+    #[test]
+    fn board_0_and_the_first_faulted_board_are_kept_and_nothing_after_the_fault_is_recorded() {
+        let in_order: Vec<usize> = (0..6).collect();
+        let first = RecordBoards::FirstAndFaulted;
+        // No fault: every board is recorded in case it faults, board 0 alone is kept.
+        assert_eq!(run(first, &[], &in_order, &[]), (in_order.clone(), vec![0]));
+        // Board 2 faults, and board 4: the boards after 2 are not even recorded.
+        assert_eq!(
+            run(first, &[], &in_order, &[2, 4]),
+            (vec![0, 1, 2], vec![0, 2])
+        );
+        // Board 0 is the first fault: it is kept once, and no other board is recorded.
+        assert_eq!(run(first, &[], &in_order, &[0, 3]), (vec![0], vec![0]));
+        // A board asked for by number is recorded and kept whatever happens.
+        assert_eq!(
+            run(first, &[5], &in_order, &[1]),
+            (vec![0, 1, 5], vec![0, 1, 5])
+        );
+    }
+
+    #[test]
+    fn with_boards_ending_out_of_order_the_lowest_faulted_board_is_kept() {
+        let first = RecordBoards::FirstAndFaulted;
+        // Board 4 faults first, then board 2 (played meanwhile by another job).
+        let (played, kept) = run(first, &[], &[1, 4, 0, 2, 3, 5], &[2, 4]);
+        assert_eq!(kept, vec![0, 2]);
+        // Board 5 started after 4 faulted: not worth recording.
+        assert!(!played.contains(&5), "{played:?}");
+        // The lower fault ends last: the held higher one gives way.
+        assert_eq!(run(first, &[], &[3, 1, 0, 2], &[1, 3]).1, vec![0, 1]);
+    }
+
+    #[test]
+    fn none_keeps_only_the_boards_asked_for_and_all_keeps_every_board() {
+        let order: Vec<usize> = (0..4).collect();
+        assert_eq!(run(RecordBoards::None, &[], &order, &[1]), (vec![], vec![]));
+        assert_eq!(
+            run(RecordBoards::None, &[2], &order, &[1]),
+            (vec![2], vec![2])
+        );
+        assert_eq!(
+            run(RecordBoards::All, &[], &order, &[1]),
+            (order.clone(), order.clone())
+        );
+    }
+
+    #[test]
+    fn the_board_table_counts_a_board_won_only_against_another_bot_on_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = |name: &str, player: &str, boards: &[(u64, u64, bool)]| {
+            let folder = dir.path().join(name);
+            std::fs::create_dir_all(&folder).unwrap();
+            let boards: Vec<_> = boards
+                .iter()
+                .map(|&(seed, points, faulted)| {
+                    serde_json::json!({ "seed": seed, "points": points,
+                        "error": faulted.then_some("crashed") })
+                })
+                .collect();
+            let results = serde_json::json!({ "player": player, "boards": boards });
+            std::fs::write(folder.join(RESULTS_FILE), results.to_string()).unwrap();
+            folder
+        };
+        let dirs = [
+            run("0", "A", &[(1, 500, false), (2, 1, true), (3, 40, false)]),
+            run("1", "B", &[(1, 20, false), (2, 1, false), (3, 90, false)]),
+            // A board no other bot played is won by no one.
+            run("2", "A", &[(4, 9000, false)]),
+            dir.path().join("damaged"),
+        ];
+        std::fs::create_dir_all(&dirs[3]).unwrap();
+        std::fs::write(dirs[3].join(RESULTS_FILE), "{").unwrap();
+        let table = RatRace.breakdown(&dirs).unwrap();
+        assert_eq!(
+            table.rows,
+            [
+                ["A", "4", "1", "1", "1", "270"],
+                ["B", "3", "1", "0", "1", "20"]
+            ]
+            .map(|row| row.map(String::from).to_vec())
+        );
+    }
+}

@@ -1,0 +1,190 @@
+//! A board recorded turn by turn for the viewers (a match writes `board-B.replay.json` for each
+//! board it keeps, [`koth_game::RecordBoards`]; `koth replay` shows it in the terminal or
+//! turns it into a page, and the dashboard serves the page).
+//!
+//! A population can reach thousands of specimens over 10,000 turns, so the recording keeps
+//! where they are, not who they are: each frame lists the occupied cells with how many
+//! specimens stand on each (at most 795 cells, whatever the population). Frames are taken after
+//! every turn up to [`EVERY_TURN_UNTIL`] — a specimen's whole lifetime, to watch the first
+//! generations find their way — then every [`LATER_EVERY`] turns, and after the board's last
+//! turn. Recording only reads the board, so it cannot change its outcome.
+
+use std::path::Path;
+
+use anyhow::Context;
+use serde::{Deserialize, Serialize};
+
+use super::rules::{MAX_AGE, Specimen};
+use super::track::{CELLS, GOAL_X, HEIGHT, Kind, Track, WIDTH};
+
+/// Every turn is recorded up to this one.
+pub(crate) const EVERY_TURN_UNTIL: u32 = MAX_AGE as u32;
+/// After [`EVERY_TURN_UNTIL`], a frame every this many turns.
+pub(crate) const LATER_EVERY: u32 = 10;
+
+/// The board's state after a turn.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Frame {
+    pub turn: u32,
+    pub population: usize,
+    pub points: u64,
+    /// Occupied cells as flat pairs `cell, count` (cell index `y * width + x`), in cell order.
+    pub cells: Vec<u32>,
+}
+
+/// A whole recorded board: its track, then its frames.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BoardRecording {
+    pub game: String,
+    pub player: String,
+    pub board: usize,
+    pub seed: u64,
+    pub width: i32,
+    pub height: i32,
+    /// Cells with `x >= goal_x` are the goal.
+    pub goal_x: i32,
+    /// Each row's colours as hex digits, row y = 0 first.
+    pub colours: Vec<String>,
+    /// What each of the 16 colours does: `empty`, `wall`, `teleporter (dx,dy)` or
+    /// `trap (dx,dy)` (see [`Kind`]).
+    pub kinds: Vec<String>,
+    /// Cells that kill a specimen landing on them (walls and trap targets).
+    pub deadly: Vec<u32>,
+    /// Cells where new specimens are placed.
+    pub starts: Vec<u32>,
+    pub frames: Vec<Frame>,
+}
+
+impl BoardRecording {
+    /// An empty recording of a board on `track`.
+    pub fn new(player: &str, board: usize, seed: u64, track: &Track) -> BoardRecording {
+        let colours = (0..HEIGHT).map(|y| track.colour_row(y)).collect();
+        let kinds = track.kinds.iter().map(Kind::to_string).collect();
+        let deadly = (0..CELLS as u32)
+            .filter(|&c| track.deadly[c as usize])
+            .collect();
+        BoardRecording {
+            game: "ratrace".into(),
+            player: player.to_string(),
+            board,
+            seed,
+            width: WIDTH,
+            height: HEIGHT,
+            goal_x: GOAL_X,
+            colours,
+            kinds,
+            deadly,
+            starts: track.starts.iter().map(|&c| c as u32).collect(),
+            frames: Vec::new(),
+        }
+    }
+
+    /// Whether the frame after `turn` is kept (the board's last turn is kept by [`Self::last`]).
+    pub(crate) fn wants(turn: u32) -> bool {
+        turn <= EVERY_TURN_UNTIL || turn.is_multiple_of(LATER_EVERY)
+    }
+
+    /// Records the board after `turn`.
+    pub(crate) fn frame(&mut self, turn: u32, specimens: &[Specimen], points: u64) {
+        let mut counts = vec![0u32; CELLS];
+        for s in specimens {
+            counts[s.cell as usize] += 1;
+        }
+        let cells = counts
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| **n > 0)
+            .flat_map(|(cell, &n)| [cell as u32, n])
+            .collect();
+        self.frames.push(Frame {
+            turn,
+            population: specimens.len(),
+            points,
+            cells,
+        });
+    }
+
+    /// Records the board after its last turn, unless that frame is already there.
+    pub(crate) fn last(&mut self, turn: u32, specimens: &[Specimen], points: u64) {
+        if self.frames.last().is_none_or(|f| f.turn != turn) {
+            self.frame(turn, specimens, points);
+        }
+    }
+
+    /// The file name of board `board`'s recording in a run's log folder.
+    pub(crate) fn file_name(board: usize) -> String {
+        format!("board-{board}.replay.json")
+    }
+
+    /// The board whose recording the file `name` is, if it is one ([`Self::file_name`]'s
+    /// inverse).
+    pub(crate) fn board_of(name: &str) -> Option<usize> {
+        name.strip_prefix("board-")?
+            .strip_suffix(".replay.json")?
+            .parse()
+            .ok()
+    }
+
+    pub fn write(&self, path: &Path) -> anyhow::Result<()> {
+        let text = serde_json::to_string(self)?;
+        std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
+    }
+
+    /// Reads a recording; the error names the file.
+    pub fn read(path: &Path) -> anyhow::Result<BoardRecording> {
+        let text = koth_bot::text::read(path)?;
+        let recording: BoardRecording = serde_json::from_str(&text)
+            .with_context(|| format!("{}: not a rat-race board recording", path.display()))?;
+        recording
+            .check()
+            .with_context(|| format!("{}: not a rat-race board recording", path.display()))?;
+        Ok(recording)
+    }
+
+    /// Checks what the viewers rely on: the track's size, 16 colour kinds, hex colour rows, at
+    /// least one frame, frames in the order of their turns, and cells (with counts in pairs)
+    /// that lie on the board.
+    fn check(&self) -> anyhow::Result<()> {
+        anyhow::ensure!(!self.frames.is_empty(), "no frame recorded");
+        if let Some(pair) = self.frames.windows(2).find(|w| w[0].turn >= w[1].turn) {
+            anyhow::bail!(
+                "the frame of turn {} comes after that of turn {}",
+                pair[1].turn,
+                pair[0].turn
+            );
+        }
+        anyhow::ensure!(
+            (self.width, self.height, self.goal_x) == (WIDTH, HEIGHT, GOAL_X),
+            "expected a {WIDTH} × {HEIGHT} board with its goal from x = {GOAL_X}, found {} × {} \
+             from x = {}",
+            self.width,
+            self.height,
+            self.goal_x
+        );
+        anyhow::ensure!(
+            self.colours.len() == HEIGHT as usize
+                && self.colours.iter().all(|row| {
+                    row.len() == WIDTH as usize && row.chars().all(|c| c.is_ascii_hexdigit())
+                }),
+            "expected {HEIGHT} rows of {WIDTH} hex colours"
+        );
+        anyhow::ensure!(
+            self.kinds.len() == 16,
+            "expected 16 colour kinds, found {}",
+            self.kinds.len()
+        );
+        let on_board = |cell: &u32| (*cell as usize) < CELLS;
+        anyhow::ensure!(
+            self.deadly.iter().chain(&self.starts).all(on_board),
+            "a deadly or start cell lies off the board"
+        );
+        for frame in &self.frames {
+            anyhow::ensure!(
+                frame.cells.len() % 2 == 0 && frame.cells.iter().step_by(2).all(on_board),
+                "turn {}: expected pairs of an on-board cell and a count",
+                frame.turn
+            );
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,401 @@
+//! The hill's leaderboard and status, read from what the run stores (the last fit, each
+//! version's counts and ratings, the kings), so reading costs the number of versions, never the
+//! number of games. Its JSON has a tournament leaderboard's shape (`standings` in rank order,
+//! each with `name` and `games`) plus each bot's `version`.
+
+use std::fmt::Write;
+
+use serde::Serialize;
+
+use koth_bot::{FuelFigures, FuelStats};
+use koth_ranking::{self as ranking, Entry, Ranking};
+pub use koth_tournament::leaderboard::{Format, aligned};
+use koth_tournament::store::Store;
+
+use super::store::{self, Version};
+
+/// One scheduled version's line.
+#[derive(Debug, Clone, Serialize)]
+pub struct HillStanding {
+    pub rank: usize,
+    /// The bot's name (its versions share it).
+    pub name: String,
+    pub version: u32,
+    /// Games it has played (rated).
+    pub games: u32,
+    /// The figure the ranking orders by (the board's `statistic`: points per game against
+    /// average opponents for a points game, an Elo-scale rating for a placement game) and its
+    /// 95% interval; before the first fit, none.
+    pub rating: Option<f64>,
+    pub low: Option<f64>,
+    pub high: Option<f64>,
+    /// The online rating (Weng-Lin) and its uncertainty, which matchmaking uses.
+    pub mu: f64,
+    pub sigma: f64,
+    /// Games in which it faulted.
+    pub faulted: u32,
+    /// A WASI version's fuel per answer over its rated games (median, maximum, near misses
+    /// against its budget); none for a process.
+    pub fuel: Option<FuelFigures>,
+    /// `active` (a suspended version is listed apart, in the board's `suspended`).
+    pub state: String,
+}
+
+/// A suspended version: not ranked among the active ones, listed apart with why.
+#[derive(Debug, Clone, Serialize)]
+pub struct SuspendedVersion {
+    pub name: String,
+    pub version: u32,
+    pub games: u32,
+    pub faulted: u32,
+    /// `suspended`.
+    pub state: String,
+    pub reason: String,
+}
+
+/// A reign: who led the fitted ranking, from when.
+#[derive(Debug, Clone, Serialize)]
+pub struct Reign {
+    pub name: String,
+    pub version: u32,
+    /// Games recorded when it was crowned.
+    pub since_game: u32,
+    /// Unix seconds.
+    pub since: i64,
+}
+
+/// How sure the table's first is of its lead over the runner-up, at the last fit.
+#[derive(Debug, Clone, Serialize)]
+pub struct Lead {
+    /// The first and the runner-up, as `NAME vN`.
+    pub first: String,
+    pub second: String,
+    /// The first's figure less the runner-up's, and half the width of its 95% interval (for a
+    /// points game clustered by game: two who meet often share their games' luck). The first
+    /// may be crowned once `by` exceeds `interval`.
+    pub by: f64,
+    pub interval: f64,
+}
+
+/// The hill's leaderboard.
+#[derive(Debug, Clone, Serialize)]
+pub struct HillBoard {
+    pub name: String,
+    pub game: String,
+    /// What the game's result means (`points` or `placement`), and so what orders the table.
+    pub ranking: Ranking,
+    /// The figure in `rating`, in words.
+    pub statistic: String,
+    pub games_done: u32,
+    /// The table's first, once it has been crowned: its placement games played and its lead
+    /// over the runner-up sure ([`Lead`]); none while the lead is open.
+    pub king: Option<String>,
+    /// The first's lead over the runner-up; none with fewer than two fitted.
+    pub lead: Option<Lead>,
+    pub standings: Vec<HillStanding>,
+    /// Suspended versions, apart from the ranking.
+    pub suspended: Vec<SuspendedVersion>,
+    pub kings: Vec<Reign>,
+    /// Versions no longer scheduled (replaced or retired), with their state.
+    pub history: Vec<(String, u32, String, u32)>,
+}
+
+/// The rule a hill's game ranks by (a hill of a game koth no longer has: placement).
+pub fn ranking_of(store: &Store) -> anyhow::Result<Ranking> {
+    Ok(store
+        .meta("game")?
+        .and_then(|game| koth_game::registry::by_name(&game))
+        .map_or(Ranking::Placement, |game| game.ranking()))
+}
+
+/// Reads the leaderboard of the hill in `store`.
+pub fn of(store: &Store) -> anyhow::Result<HillBoard> {
+    let db = store.connection();
+    let versions = store::versions(db)?;
+    let fit = store::fit(db)?;
+    let ranking = ranking_of(store)?;
+    let fitted = |id: usize| fit.iter().find(|f| f.version == id);
+    // The one order of the table and the king ([`ranking::in_order`]), on the stored fit.
+    let mut order: Vec<Entry> = versions
+        .iter()
+        .filter(|v| v.scheduled())
+        .map(|v| Entry {
+            id: v.id,
+            value: fitted(v.id).map(|f| f.value),
+            interval: fitted(v.id).map_or(0.0, |f| f.half_width),
+            games: fitted(v.id).map_or(0, |f| f.games),
+        })
+        .collect();
+    ranking::in_order(&mut order);
+    let version = |id: usize| versions.iter().find(|v| v.id == id);
+    let standings: Vec<HillStanding> = order
+        .iter()
+        .enumerate()
+        .filter_map(|(k, e)| {
+            let v = version(e.id)?;
+            Some(HillStanding {
+                rank: k + 1,
+                name: v.name.clone(),
+                version: v.version,
+                games: v.games,
+                rating: e.value,
+                low: e.value.map(|r| r - e.interval),
+                high: e.value.map(|r| r + e.interval),
+                mu: v.mu,
+                sigma: v.sigma,
+                faulted: v.faulted,
+                fuel: v.fuel.as_ref().map(FuelStats::figures),
+                state: v.state.clone(),
+            })
+        })
+        .collect();
+    let suspended = versions
+        .iter()
+        .filter(|v| v.state == "suspended")
+        .map(|v| SuspendedVersion {
+            name: v.name.clone(),
+            version: v.version,
+            games: v.games,
+            faulted: v.faulted,
+            state: v.state.clone(),
+            reason: v.suspended.clone().unwrap_or_default(),
+        })
+        .collect();
+    let crowned = store::kings(db)?;
+    let kings: Vec<Reign> = crowned
+        .iter()
+        .filter_map(|&(id, since_game, since)| {
+            let v = version(id)?;
+            Some(Reign {
+                name: v.name.clone(),
+                version: v.version,
+                since_game,
+                since,
+            })
+        })
+        .collect();
+    // The king is the table's first, once crowned; never another.
+    let king = crowned
+        .last()
+        .filter(|(id, _, _)| order.first().is_some_and(|first| first.id == *id))
+        .and_then(|(id, _, _)| version(*id))
+        .map(Version::label);
+    // The stored lead, while its two are still the table's first two.
+    let lead = match (store::lead(store)?, order.as_slice()) {
+        (Some(lead), [first, second, ..]) if lead.first == first.id && lead.second == second.id => {
+            match (
+                first.value,
+                second.value,
+                version(first.id),
+                version(second.id),
+            ) {
+                (Some(a), Some(b), Some(v1), Some(v2)) => Some(Lead {
+                    first: v1.label(),
+                    second: v2.label(),
+                    by: a - b,
+                    interval: lead.interval,
+                }),
+                _ => None,
+            }
+        }
+        _ => None,
+    };
+    let history = versions
+        .iter()
+        .filter(|v| !v.current())
+        .map(|v: &Version| (v.name.clone(), v.version, v.state.clone(), v.games))
+        .collect();
+    Ok(HillBoard {
+        name: store.meta("name")?.unwrap_or_default(),
+        game: store.meta("game")?.unwrap_or_default(),
+        ranking,
+        statistic: ranking::statistic(ranking).to_string(),
+        games_done: store::games_rated(db, &versions)?,
+        king,
+        lead,
+        standings,
+        suspended,
+        kings,
+        history,
+    })
+}
+
+impl HillBoard {
+    /// As everyone may read it where a bot's stderr is its author's: suspensions' reasons in
+    /// koth's words alone.
+    pub fn in_public(&mut self) {
+        for suspended in &mut self.suspended {
+            suspended.reason = super::logs::public_reason(&suspended.reason);
+        }
+    }
+
+    /// What stands for the king while there is none: the lead, if two are fitted.
+    pub fn uncrowned(&self) -> String {
+        let decimals = self.decimals();
+        match &self.lead {
+            Some(lead) => format!(
+                "none yet ({} leads {} by {:.decimals$} ± {:.decimals$}{})",
+                lead.first,
+                lead.second,
+                lead.by,
+                lead.interval,
+                // Sure, it waits for its placement games (or the next refit).
+                if lead.by > lead.interval {
+                    ""
+                } else {
+                    ", not yet sure"
+                }
+            ),
+            None => "none yet".into(),
+        }
+    }
+
+    /// Decimals of the ranking's figure: points to the hundredth, ratings whole.
+    fn decimals(&self) -> usize {
+        match self.ranking {
+            Ranking::Points => 2,
+            Ranking::Placement => 0,
+        }
+    }
+
+    pub(crate) fn render(&self, format: Format) -> String {
+        let column = ranking::column(self.ranking);
+        let head: Vec<String> = [
+            "rank",
+            "bot",
+            "version",
+            column,
+            "95% interval",
+            "games",
+            "faulted",
+            "fuel med/max",
+        ]
+        .map(String::from)
+        .to_vec();
+        let decimals = self.decimals();
+        let figure = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.decimals$}"));
+        let rows: Vec<Vec<String>> = self
+            .standings
+            .iter()
+            .map(|s| {
+                vec![
+                    s.rank.to_string(),
+                    s.name.clone(),
+                    format!("v{}", s.version),
+                    figure(s.rating),
+                    match (s.low, s.high) {
+                        (Some(_), Some(_)) => format!("{}..{}", figure(s.low), figure(s.high)),
+                        _ => "-".into(),
+                    },
+                    s.games.to_string(),
+                    s.faulted.to_string(),
+                    FuelFigures::cell(s.fuel.as_ref()),
+                ]
+            })
+            .collect();
+        let title = format!(
+            "Hill {} ({}, ranked by {}): {} games played; king: {}",
+            self.name,
+            self.game,
+            self.statistic,
+            self.games_done,
+            self.king.clone().unwrap_or_else(|| self.uncrowned())
+        );
+        let apart: Vec<String> = self
+            .suspended
+            .iter()
+            .map(|s| {
+                format!(
+                    "{} v{} ({} games, not ranked): {}",
+                    s.name, s.version, s.games, s.reason
+                )
+            })
+            .collect();
+        let apart = if apart.is_empty() {
+            String::new()
+        } else {
+            format!("\nSuspended:\n  {}\n", apart.join("\n  "))
+        };
+        match format {
+            Format::Json => serde_json::to_string_pretty(self).expect("plain data") + "\n",
+            Format::Table => format!("{title}\n\n{}{apart}", aligned(&head, &rows, &[1, 2])),
+            Format::Markdown => {
+                let mut text = format!("{title}\n\n| {} |\n|", head.join(" | "));
+                text += &"---|".repeat(head.len());
+                text.push('\n');
+                for row in &rows {
+                    writeln!(text, "| {} |", row.join(" | ")).unwrap();
+                }
+                text + &apart
+            }
+            Format::Csv => {
+                let mut text =
+                    "rank,bot,version,figure,low95,high95,games,faulted,status,fuel_median,\
+                     fuel_max,fuel_near_misses,fuel_budget\n"
+                        .to_string();
+                let opt = |v: Option<f64>| v.map(|v| format!("{v:.3}")).unwrap_or_default();
+                let quoted = |name: &str| format!("\"{}\"", name.replace('"', "\"\""));
+                for s in &self.standings {
+                    writeln!(
+                        text,
+                        "{},{},{},{},{},{},{},{},{},{}",
+                        s.rank,
+                        quoted(&s.name),
+                        s.version,
+                        opt(s.rating),
+                        opt(s.low),
+                        opt(s.high),
+                        s.games,
+                        s.faulted,
+                        s.state,
+                        FuelFigures::csv_fields(s.fuel.as_ref()),
+                    )
+                    .unwrap();
+                }
+                for s in &self.suspended {
+                    writeln!(
+                        text,
+                        ",{},{},,,,{},{},{},,,,",
+                        quoted(&s.name),
+                        s.version,
+                        s.games,
+                        s.faulted,
+                        s.state
+                    )
+                    .unwrap();
+                }
+                text
+            }
+        }
+    }
+
+    /// `hill status`: the leaderboard, the suspended versions with why (and the whole command
+    /// that resumes each, `target` naming the hill: `--hill DIR`), and the kings.
+    pub(crate) fn status(&self, queued: usize, target: &str) -> String {
+        let mut text = self.render(Format::Table);
+        writeln!(text, "\n{queued} games queued or running").unwrap();
+        for s in &self.suspended {
+            writeln!(
+                text,
+                "{} v{} is {}; `koth hill resume-bot {:?} {target}` brings it back",
+                s.name, s.version, s.reason, s.name
+            )
+            .unwrap();
+        }
+        if !self.kings.is_empty() {
+            writeln!(text, "\nKings:").unwrap();
+            for k in &self.kings {
+                writeln!(
+                    text,
+                    "  {} v{} from game {}",
+                    k.name, k.version, k.since_game
+                )
+                .unwrap();
+            }
+        }
+        for (name, version, state, games) in &self.history {
+            writeln!(text, "{name} v{version}: {state} after {games} games").unwrap();
+        }
+        text
+    }
+}

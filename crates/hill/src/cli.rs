@@ -1,0 +1,532 @@
+//! `koth hill create|add|run|status|retire|resume-bot|author|submit|logs|backup|restore`, and `koth leaderboard` on a hill
+//! folder: a thin door onto the hill's core.
+
+use std::ffi::{OsStr, OsString};
+use std::path::PathBuf;
+
+use clap::Subcommand;
+
+pub use koth_tournament::leaderboard::Format;
+
+use super::store::{self, Change};
+use super::{Hill, authors, backup, board, run, versions};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Create a hill from a hill file (see config/hill-tictactoe.toml), in a folder or in
+    /// PostgreSQL; bots join it with `koth hill add`.
+    Create {
+        /// The hill file.
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+        /// The hill folder [default: logs/hill-<name>-<unix seconds>].
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+        /// A PostgreSQL database for the hill (postgres://user@host:port/database), so that
+        /// `koth worker` on other machines plays its games too; the hill is named as the
+        /// file's name (`NAME-2`… if the database has one of that name).
+        #[arg(long, value_name = "URL", conflicts_with = "dir")]
+        db: Option<String>,
+    },
+    /// Add bots to a hill, running or stopped: each folder is copied into the hill, built, and
+    /// validated by one game against copies of itself; a bot of a name the hill has becomes
+    /// its next version.
+    Add {
+        /// The bot folders (each with its bot.toml).
+        #[arg(value_name = "BOT_DIR", required = true)]
+        bots: Vec<PathBuf>,
+        #[command(flatten)]
+        hill: HillOption,
+        /// With --db: this machine's folder for the hill, where bots are built and validated
+        /// [default: logs/hill-<name>].
+        #[arg(long, value_name = "DIR", requires = "db")]
+        dir: Option<PathBuf>,
+    },
+    /// Play the hill until stopped (Ctrl-C; `koth hill run DIR` again goes on), or until N more
+    /// games are recorded. With --db, `koth worker --db URL` on other machines plays its games
+    /// too.
+    Run {
+        #[command(flatten)]
+        hill: HillTarget,
+        /// With --db: this machine's folder for the hill, its versions' files and its games
+        /// [default: logs/hill-<name>].
+        #[arg(long, value_name = "DIR", requires = "db")]
+        dir: Option<PathBuf>,
+        /// Games at once [default: the hill file's `jobs`, else the number of cores].
+        #[arg(long, value_name = "N")]
+        jobs: Option<usize>,
+        /// Stop once N more games are recorded.
+        #[arg(long, value_name = "N")]
+        games: Option<u32>,
+        /// With --db: how long a game this run claims stays its own without a renewal; a killed
+        /// run's games go back to the queue after this long.
+        #[arg(long, value_name = "S", default_value_t = koth_tournament::worker::DEFAULT_LEASE_S,
+              value_parser = clap::value_parser!(u64).range(3..=3600), requires = "db")]
+        lease_s: u64,
+        /// Serve the hill's web pages (as `koth serve DIR` does) on ADDR while it plays
+        /// [default: 127.0.0.1:8080].
+        #[arg(long, visible_alias = "addr", value_name = "ADDR", num_args = 0..=1,
+              default_missing_value = "127.0.0.1:8080")]
+        serve: Option<std::net::SocketAddr>,
+        #[command(flatten)]
+        guard: koth_game::cli::Guard,
+    },
+    /// Show the hill: its leaderboard, its queue, suspended bots with why, and its kings.
+    Status {
+        #[command(flatten)]
+        hill: HillTarget,
+    },
+    /// Stop scheduling a bot; its games and ratings stay in the history.
+    Retire {
+        /// The bot's name.
+        #[arg(value_name = "NAME")]
+        name: String,
+        #[command(flatten)]
+        hill: HillOption,
+    },
+    /// The authors who may send bots over HTTP (`hill run --serve`), each with a token.
+    Author {
+        #[command(subcommand)]
+        command: AuthorCommand,
+    },
+    /// Send a bot folder to a hill's server as its author: packed, uploaded, built and
+    /// validated there.
+    Submit {
+        /// The bot folder (with its bot.toml).
+        #[arg(value_name = "BOT_DIR")]
+        bot: PathBuf,
+        /// The hill's address (http://host:port, as `hill run --serve` or its proxy serves it).
+        #[arg(long, value_name = "URL")]
+        to: String,
+        /// Your author token (`koth hill author add` printed it).
+        #[arg(long, value_name = "TOKEN", env = "KOTH_TOKEN", hide_env_values = true)]
+        token: String,
+        /// Follow the submission until it is active or refused, printing its build log, each
+        /// distinct fault and its stderr once, and the reason; exit non-zero if refused.
+        #[arg(long)]
+        wait: bool,
+        /// With --wait: follow the active version into its first N ranked games and print its
+        /// standing then (rank, the table's figure, games); exit non-zero if it is suspended,
+        /// printing why and the `koth hill logs` command that reads its logs.
+        #[arg(long, value_name = "N", requires = "wait")]
+        wait_games: Option<u32>,
+        /// A learning bot's new version starts from an empty data folder, not its previous
+        /// version's data (its bot.toml is sent with `fresh_data = true`).
+        #[arg(long)]
+        fresh_data: bool,
+    },
+    /// Download your learning bot's data (its `data/` as it is now) from a hill's server, as
+    /// its author: a .tar.gz.
+    Data {
+        /// The bot's name.
+        #[arg(value_name = "NAME")]
+        name: String,
+        /// The hill's address (http://host:port, as `hill run --serve` or its proxy serves it).
+        #[arg(long, value_name = "URL")]
+        to: String,
+        /// Your author token (`koth hill author add` printed it).
+        #[arg(long, value_name = "TOKEN", env = "KOTH_TOKEN", hide_env_values = true)]
+        token: String,
+        /// The file to write [default: NAME-data.tar.gz].
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
+    /// Empty a learning bot's data: its next game starts from an empty data folder.
+    WipeData {
+        /// The bot's name.
+        #[arg(value_name = "NAME")]
+        name: String,
+        #[command(flatten)]
+        hill: HillOption,
+    },
+    /// Read your bot's faults and stderr (and its transcript) of a game it played on a hill's
+    /// server, as its author: its latest game, or game N; its last games are listed.
+    Logs {
+        /// The bot's name.
+        #[arg(value_name = "NAME")]
+        name: String,
+        /// The game's number [default: the bot's latest game].
+        #[arg(long, value_name = "N")]
+        game: Option<u32>,
+        /// The hill's address (http://host:port, as `hill run --serve` or its proxy serves it).
+        #[arg(long, value_name = "URL")]
+        to: String,
+        /// Your author token (`koth hill author add` printed it).
+        #[arg(long, value_name = "TOKEN", env = "KOTH_TOKEN", hide_env_values = true)]
+        token: String,
+        /// Print the bot's transcript of the game too (every line it was sent and answered).
+        #[arg(long)]
+        transcript: bool,
+    },
+    /// Schedule a suspended bot again; its faults count afresh from now.
+    ResumeBot {
+        /// The bot's name.
+        #[arg(value_name = "NAME")]
+        name: String,
+        #[command(flatten)]
+        hill: HillOption,
+    },
+    /// Copy a hill folder's database to FILE, while `hill run` plays it or not: a consistent
+    /// copy of one moment (SQLite's online backup). A hill in PostgreSQL is backed up with
+    /// `pg_dump` (docs/hill.md).
+    Backup {
+        /// The hill folder.
+        #[arg(value_name = "DIR")]
+        dir: PathBuf,
+        /// The backup file (replaced if it exists).
+        #[arg(long, value_name = "FILE")]
+        to: PathBuf,
+    },
+    /// Put a backup (`hill backup`) in place of a stopped hill folder's database; `hill run`
+    /// then goes on from the backup's moment.
+    Restore {
+        /// The hill folder (its versions' folders are the backup's hill's, or a copy of them).
+        #[arg(value_name = "DIR")]
+        dir: PathBuf,
+        /// The backup file.
+        #[arg(long, value_name = "FILE")]
+        from: PathBuf,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum AuthorCommand {
+    /// Add an author and print its token, once (only its hash is kept).
+    Add {
+        /// The author's name.
+        #[arg(value_name = "NAME")]
+        name: String,
+        #[command(flatten)]
+        hill: HillOption,
+    },
+    /// List the authors, whether revoked, and their bots.
+    List {
+        #[command(flatten)]
+        hill: HillOption,
+    },
+    /// Revoke an author's token at once; its bots stay on the hill.
+    Revoke {
+        /// The author's name.
+        #[arg(value_name = "NAME")]
+        name: String,
+        #[command(flatten)]
+        hill: HillOption,
+    },
+}
+
+/// A hill named by an option: `--hill DIR`, or `--db URL NAME` for one in PostgreSQL.
+#[derive(Debug, clap::Args)]
+#[group(required = true, multiple = false)]
+struct HillOption {
+    /// The hill folder.
+    #[arg(long, value_name = "DIR")]
+    hill: Option<PathBuf>,
+    /// A hill in PostgreSQL: the database (postgres://user@host:port/database) and the
+    /// hill's name.
+    #[arg(long, num_args = 2, value_names = ["URL", "NAME"])]
+    db: Option<Vec<String>>,
+}
+
+impl HillOption {
+    /// Opens the hill; `dir` is this machine's folder for a shared one.
+    fn open(&self, dir: Option<PathBuf>) -> anyhow::Result<Hill> {
+        match (&self.hill, self.db.as_deref()) {
+            (Some(folder), _) => Hill::open(folder),
+            (None, Some([url, name])) => Hill::open_shared(url, name, dir),
+            _ => anyhow::bail!("give the hill: --hill DIR, or --db URL NAME"),
+        }
+    }
+}
+
+/// A hill named by its place: `DIR`, or `--db URL NAME` for one in PostgreSQL.
+#[derive(Debug, clap::Args)]
+struct HillTarget {
+    /// The hill folder; with --db, the hill's name.
+    #[arg(value_name = "DIR|NAME")]
+    target: PathBuf,
+    /// The PostgreSQL database holding the hill (postgres://user@host:port/database).
+    #[arg(long, value_name = "URL")]
+    db: Option<String>,
+}
+
+impl HillTarget {
+    /// Opens the hill; `dir` is this machine's folder for a shared one.
+    fn open(&self, dir: Option<PathBuf>) -> anyhow::Result<Hill> {
+        match &self.db {
+            Some(url) => Hill::open_shared(url, &self.target.to_string_lossy(), dir),
+            None => Hill::open(&self.target),
+        }
+    }
+
+    /// The words of the command that goes on playing the hill.
+    fn run_words(&self, hill: &Hill) -> Vec<OsString> {
+        let mut words: Vec<OsString> = vec!["koth".into(), "hill".into(), "run".into()];
+        match hill.store.shared_name() {
+            Some((url, name)) => {
+                words.extend(["--db".into(), url.into(), name.into(), "--dir".into()]);
+                words.push(hill.dir.clone().into_os_string());
+            }
+            None => words.push(self.target.clone().into_os_string()),
+        }
+        words
+    }
+}
+
+/// Starts the hill's server on an address, with its guard: what it reads (the hill's
+/// database) and this machine's folder for the hill; returns the address it listens on.
+pub type Server = fn(
+    koth_tournament::Watched,
+    PathBuf,
+    std::net::SocketAddr,
+    koth_game::cli::Guard,
+) -> anyhow::Result<std::net::SocketAddr>;
+
+/// `server` serves the hill beside its run (`--serve`): its pages and the door for its
+/// authors' submissions; handed in by `main.rs`, since the server sits above the hill.
+pub fn run(args: Args, server: Server) -> anyhow::Result<()> {
+    match args.command {
+        Command::Create {
+            file,
+            db: Some(url),
+            ..
+        } => {
+            let hill = Hill::create_shared(&file, &url)?;
+            let url = koth_tournament::store::shown(&url);
+            println!(
+                "Hill {} ({}) in {url} (seed {}); `koth hill add BOT_DIR --db {url} {}` adds bots",
+                hill.name, hill.config.game.game, hill.seed, hill.name
+            );
+            Ok(())
+        }
+        Command::Create {
+            file,
+            dir,
+            db: None,
+        } => {
+            let hill = Hill::create(&file, dir)?;
+            println!(
+                "Hill {} ({}) in {} (seed {}); `koth hill add BOT_DIR --hill {}` adds bots",
+                hill.name,
+                hill.config.game.game,
+                hill.dir.display(),
+                hill.seed,
+                hill.dir.display()
+            );
+            Ok(())
+        }
+        Command::Add { bots, hill, dir } => {
+            let hill = hill.open(dir)?;
+            hill.make_folder()?;
+            koth_tournament::cli::log_to(&hill.dir)?;
+            let mut refused = 0;
+            for dir in &bots {
+                let added = versions::add(&hill, dir)?;
+                match (added.version, &added.refused) {
+                    (Some(version), _) => println!("{} v{version}: accepted", added.bot),
+                    (None, reason) => {
+                        refused += 1;
+                        println!(
+                            "{}: refused: {}",
+                            added.bot,
+                            reason.as_deref().unwrap_or_default()
+                        );
+                    }
+                }
+            }
+            anyhow::ensure!(refused == 0, "{refused} of {} bots refused", bots.len());
+            Ok(())
+        }
+        Command::Run {
+            hill: target,
+            dir,
+            jobs,
+            games,
+            lease_s,
+            serve,
+            guard,
+        } => {
+            let hill = target.open(dir)?;
+            hill.make_folder()?;
+            koth_tournament::cli::log_to(&hill.dir)?;
+            println!(
+                "Hill {} ({}) in {} (seed {})",
+                hill.name,
+                hill.config.game.game,
+                hill.store.location(),
+                hill.seed
+            );
+            let watched = match (&target.db, hill.store.shared_name()) {
+                (Some(url), Some((_, name))) => koth_tournament::Watched::Shared {
+                    url: url.clone(),
+                    name: name.to_string(),
+                },
+                _ => koth_tournament::Watched::Folder(target.target.clone()),
+            };
+            let local = hill.dir.clone();
+            if serve.is_some() {
+                // Each language's version asked now, off the run's path, so the pages that
+                // list them (`/api/hill`, `/submit`) answer at once.
+                let offered = hill.languages()?;
+                std::thread::spawn(move || koth_bot::languages::with_versions(offered));
+            }
+            // Served once the run holds the hill and has cleared what a stopped run left of
+            // its uploads, so no upload of this run's is taken for a leftover.
+            let serve_when_ready = move || -> anyhow::Result<()> {
+                if let Some(addr) = serve {
+                    let addr = server(watched, local, addr, guard)?;
+                    println!("Dashboard: http://{addr}/  submissions: http://{addr}/submit");
+                }
+                Ok(())
+            };
+            let words = target.run_words(&hill);
+            let words: Vec<&OsStr> = words.iter().map(OsString::as_os_str).collect();
+            let resume = koth_bot::interrupt::resume_with(&words);
+            let store = hill.store.reconnect()?;
+            run::run(hill, jobs, games, lease_s, serve_when_ready)?;
+            drop(resume);
+            print!("{}", board::of(&store)?.render(Format::Table));
+            Ok(())
+        }
+        Command::Status { hill } => {
+            let hill = hill.open(None)?;
+            let queued = store::queued(hill.store.connection())?.len();
+            print!(
+                "{}",
+                board::of(&hill.store)?.status(queued, &hill.add_target())
+            );
+            let offered = koth_bot::languages::with_versions(hill.languages()?);
+            print!(
+                "\nLanguages offered (a bot's `run` and `build` may use these):\n{}",
+                koth_bot::languages::listed(&offered)
+            );
+            Ok(())
+        }
+        Command::Retire { name, hill } => {
+            let hill = hill.open(None)?;
+            store::change_active(hill.store.connection(), &name, Change::Retire)?;
+            println!("{name:?} is retired: no longer scheduled, its games kept");
+            Ok(())
+        }
+        Command::Author { command } => author(command),
+        Command::Submit {
+            bot,
+            to,
+            token,
+            wait,
+            wait_games,
+            fresh_data,
+        } => {
+            let wait = match (wait, wait_games) {
+                (_, Some(games)) => super::submit::Wait::Games(games),
+                (true, None) => super::submit::Wait::Settled,
+                (false, None) => super::submit::Wait::No,
+            };
+            super::submit::submit(&bot, &to, &token, wait, fresh_data)
+        }
+        Command::Data {
+            name,
+            to,
+            token,
+            out,
+        } => super::submit::data(&name, &to, &token, out.as_deref()),
+        Command::WipeData { name, hill } => {
+            let hill = hill.open(None)?;
+            println!("{}", super::data::wipe(&hill.store, &name)?);
+            Ok(())
+        }
+        Command::Logs {
+            name,
+            game,
+            to,
+            token,
+            transcript,
+        } => super::submit::logs(&name, game, &to, &token, transcript),
+        Command::ResumeBot { name, hill } => {
+            let hill = hill.open(None)?;
+            store::change_active(hill.store.connection(), &name, Change::Resume)?;
+            println!("{name:?} is scheduled again");
+            Ok(())
+        }
+        Command::Backup { dir, to } => {
+            let games = backup::backup(&dir, &to)?;
+            println!(
+                "Backed up {} to {} ({games} games recorded); `koth hill restore {} --from {}` \
+                 puts it back",
+                dir.display(),
+                to.display(),
+                dir.display(),
+                to.display()
+            );
+            Ok(())
+        }
+        Command::Restore { dir, from } => {
+            let games = backup::restore(&dir, &from)?;
+            println!(
+                "Restored {} from {} ({games} games recorded); `koth hill run {}` goes on",
+                dir.display(),
+                from.display(),
+                dir.display()
+            );
+            Ok(())
+        }
+    }
+}
+
+fn author(command: AuthorCommand) -> anyhow::Result<()> {
+    match command {
+        AuthorCommand::Add { name, hill } => {
+            let hill = hill.open(None)?;
+            let token = authors::add(hill.store.connection(), &name)?;
+            println!(
+                "Author {name:?} added. Their token, shown this once (only its hash is kept):"
+            );
+            println!("{token}");
+        }
+        AuthorCommand::List { hill } => {
+            let hill = hill.open(None)?;
+            let authors = authors::list(hill.store.connection())?;
+            if authors.is_empty() {
+                println!("No authors yet: `koth hill author add NAME --hill DIR` adds one.");
+            }
+            for author in authors {
+                println!(
+                    "{}{}  bots: {}",
+                    koth_bot::text::shown(&author.name),
+                    if author.revoked { " (revoked)" } else { "" },
+                    if author.bots.is_empty() {
+                        "none".to_string()
+                    } else {
+                        koth_bot::text::shown(&author.bots.join(", ")).into_owned()
+                    }
+                );
+            }
+        }
+        AuthorCommand::Revoke { name, hill } => {
+            let hill = hill.open(None)?;
+            authors::revoke(hill.store.connection(), &name)?;
+            println!("{name:?} is revoked: their token is refused from now on");
+        }
+    }
+    Ok(())
+}
+
+/// `koth leaderboard DIR` of a hill folder, in `format`.
+pub fn leaderboard(dir: &std::path::Path, format: Format) -> anyhow::Result<()> {
+    let store =
+        koth_tournament::store::Store::reopen_read_only(&dir.join(koth_tournament::store::FILE))?;
+    print!("{}", board::of(&store)?.render(format));
+    Ok(())
+}
+
+/// `koth leaderboard --db URL NAME` of a hill in PostgreSQL, in `format`.
+pub fn leaderboard_shared(url: &str, name: &str, format: Format) -> anyhow::Result<()> {
+    let store = koth_tournament::store::Store::open_postgres_read_only(url, name)?;
+    print!("{}", board::of(&store)?.render(format));
+    Ok(())
+}

@@ -1,0 +1,284 @@
+//! The hill file: a tournament file's settings of a game (`game`, `players_per_game`, `rounds`,
+//! `answer_ms`, `exit_ms`, `clock`, `backstop_ms`, `sandbox`, `memory_mb`, `file_mb`,
+//! `build_timeout_s`, `record_boards`, `seed`, `jobs`, `answer_fuel`, `exit_fuel`, `wasm_only`,
+//! `languages`),
+//! checked by the tournament's own [`Config`], and the hill's own keys:
+//!
+//! ```toml
+//! name = "ttt"               # the hill's name; absent = the file's name without `hill-`
+//! placement_games = 10       # games a new version plays first
+//! far_share = 0.1            # share of games against an opponent drawn at random
+//! suspend_share = 0.2        # a version that cannot play (failed to start, or faults in 5%
+//!                            # of its prompts) in more than this share of its last…
+//! suspend_window = 10        # …this many games (or more) stops being scheduled
+//!
+//! [submissions]              # uploads from authors (`koth hill author add`), all optional
+//! upload_mb = 10             # an upload's size: the body is cut off there
+//! unpacked_mb = 100          # bytes an upload may unpack to
+//! entries = 10000            # files and folders in an upload
+//! path_bytes = 255           # bytes of an entry's path…
+//! path_depth = 16            # …and its folders
+//! upload_timeout_s = 60      # the whole body must arrive within this
+//! active_bots = 3            # bots an author may have on the hill at once
+//! per_hour = 5               # submissions an author may send in an hour (× build_timeout_s
+//!                            # at most 3600: the builder's hour)
+//! stored_mb = 200            # bytes of an author's kept versions
+//! kept_versions = 3          # versions of a bot whose files are kept (results always are)
+//! build_queue = 20           # submissions waiting to be built, the whole hill's
+//! builders = 1               # submissions built at once
+//! public_logs = false        # stderr and transcripts for everyone, not just their author
+//! ```
+//!
+//! A hill has no bot list and no game count: bots join with `koth hill add`, and games are
+//! played until the hill is stopped.
+
+use std::path::Path;
+
+use anyhow::bail;
+use serde::Deserialize;
+
+use koth_tournament::config::Config;
+
+use super::matchmaking::Tuning;
+
+/// The hill's own keys.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct HillKeys {
+    placement_games: Option<u32>,
+    far_share: Option<f64>,
+    suspend_share: Option<f64>,
+    suspend_window: Option<u32>,
+    submissions: Option<Submissions>,
+}
+
+/// What the hill takes from authors over HTTP, and how much (`[submissions]`). The defaults
+/// are what a public hill can start with.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Submissions {
+    pub upload_mb: u64,
+    pub unpacked_mb: u64,
+    pub entries: u64,
+    pub path_bytes: usize,
+    pub path_depth: usize,
+    pub upload_timeout_s: u64,
+    pub active_bots: u32,
+    pub per_hour: u32,
+    pub stored_mb: u64,
+    pub kept_versions: u32,
+    pub build_queue: u32,
+    /// Submissions built at once, each on a builder of its own.
+    pub builders: u32,
+    pub public_logs: bool,
+}
+
+impl Default for Submissions {
+    fn default() -> Submissions {
+        let caps = koth_bot::archive::Caps::default();
+        Submissions {
+            upload_mb: 10,
+            unpacked_mb: caps.unpacked_bytes >> 20,
+            entries: caps.entries,
+            path_bytes: caps.path_bytes,
+            path_depth: caps.depth,
+            upload_timeout_s: 60,
+            active_bots: 3,
+            per_hour: 5,
+            stored_mb: 200,
+            kept_versions: 3,
+            build_queue: 20,
+            builders: 1,
+            public_logs: false,
+        }
+    }
+}
+
+impl Submissions {
+    /// What an upload may unpack to.
+    pub fn caps(&self) -> koth_bot::archive::Caps {
+        koth_bot::archive::Caps {
+            unpacked_bytes: self.unpacked_mb << 20,
+            entries: self.entries,
+            path_bytes: self.path_bytes,
+            depth: self.path_depth,
+        }
+    }
+
+    fn check(&self) -> anyhow::Result<()> {
+        let positive = [
+            ("upload_mb", self.upload_mb),
+            ("unpacked_mb", self.unpacked_mb),
+            ("entries", self.entries),
+            ("path_bytes", self.path_bytes as u64),
+            ("path_depth", self.path_depth as u64),
+            ("upload_timeout_s", self.upload_timeout_s),
+            ("active_bots", u64::from(self.active_bots)),
+            ("per_hour", u64::from(self.per_hour)),
+            ("stored_mb", self.stored_mb),
+            ("kept_versions", u64::from(self.kept_versions)),
+            ("build_queue", u64::from(self.build_queue)),
+            ("builders", u64::from(self.builders)),
+        ];
+        if let Some((key, _)) = positive.iter().find(|(_, value)| *value == 0) {
+            bail!("`submissions.{key}` must be at least 1");
+        }
+        if self.builders > 64 {
+            bail!("`submissions.builders` is at most 64");
+        }
+        if self.upload_mb > 4096 || self.unpacked_mb > 65_536 {
+            bail!("`submissions.upload_mb` is at most 4096 and `unpacked_mb` at most 65536");
+        }
+        Ok(())
+    }
+}
+
+/// A parsed hill file.
+#[derive(Debug, Clone)]
+pub struct HillConfig {
+    /// The game's settings, as a tournament file holds them.
+    pub game: Config,
+    pub tuning: Tuning,
+    pub suspension: Suspension,
+    pub submissions: Submissions,
+}
+
+/// When a version stops being scheduled for its faults.
+#[derive(Debug, Clone, Copy)]
+pub struct Suspension {
+    /// Faulting in more than this share of its recent games…
+    pub share: f64,
+    /// …counted over its last this many games (and no fewer).
+    pub window: u32,
+}
+
+const HILL_KEYS: [&str; 5] = [
+    "placement_games",
+    "far_share",
+    "suspend_share",
+    "suspend_window",
+    "submissions",
+];
+/// Keys of a tournament file a hill has no use for.
+const NOT_FOR_A_HILL: [(&str, &str); 6] = [
+    ("bots", "bots join a hill with `koth hill add`"),
+    ("bots_file", "bots join a hill with `koth hill add`"),
+    ("bots_dir", "bots join a hill with `koth hill add`"),
+    (
+        "games",
+        "a hill plays until it is stopped (`koth hill run --games N` stops early)",
+    ),
+    ("challenger", "a hill has no gauntlet"),
+    ("sprt", "a hill has no gauntlet"),
+];
+
+impl HillConfig {
+    pub(crate) fn load(path: &Path) -> anyhow::Result<HillConfig> {
+        HillConfig::parse(&koth_bot::text::read(path)?, path)
+    }
+
+    /// Reads a hill file's text; every error names the file and the key.
+    pub fn parse(text: &str, path: &Path) -> anyhow::Result<HillConfig> {
+        let named = |e: anyhow::Error| anyhow::anyhow!("{}: {e}", path.display());
+        let mut table: toml::Table = toml::from_str(text)
+            .map_err(|e| anyhow::anyhow!("{}: {}", path.display(), e.to_string().trim_end()))?;
+        for (key, why) in NOT_FOR_A_HILL {
+            if table.contains_key(key) {
+                return Err(named(anyhow::anyhow!("`{key}` is not a hill key: {why}")));
+            }
+        }
+        let mut hill = toml::Table::new();
+        for key in HILL_KEYS {
+            if let Some(value) = table.remove(key) {
+                hill.insert(key.into(), value);
+            }
+        }
+        let keys: HillKeys = hill
+            .try_into()
+            .map_err(|e: toml::de::Error| named(anyhow::anyhow!("{}", e.message())))?;
+        // The game's settings are a tournament's, checked by the same code: a bot list and a
+        // count are all a hill does not have.
+        table.insert("bots".into(), toml::Value::Array(vec![]));
+        table.insert("games".into(), toml::Value::Integer(1));
+        let game = Config::parse(&toml::to_string(&table)?, path)?;
+        let config = HillConfig {
+            tuning: Tuning {
+                placement_games: keys.placement_games.unwrap_or(10),
+                far_share: keys.far_share.unwrap_or(0.1),
+            },
+            suspension: Suspension {
+                share: keys.suspend_share.unwrap_or(0.2),
+                window: keys.suspend_window.unwrap_or(10),
+            },
+            submissions: keys.submissions.unwrap_or_default(),
+            game,
+        };
+        config.check().map_err(named)?;
+        Ok(config)
+    }
+
+    fn check(&self) -> anyhow::Result<()> {
+        if !(0.0..=1.0).contains(&self.tuning.far_share) {
+            bail!("`far_share` = {}: give 0 to 1", self.tuning.far_share);
+        }
+        if !(0.0..1.0).contains(&self.suspension.share) {
+            bail!(
+                "`suspend_share` = {}: give 0 to less than 1",
+                self.suspension.share
+            );
+        }
+        if self.suspension.window == 0 {
+            bail!("`suspend_window` must be at least 1");
+        }
+        self.submissions.check()?;
+        // Each builder builds one submission at a time: if one author could send them more
+        // than an hour of builds an hour, the queue would never drain.
+        let build_s = self.game.build_timeout_s;
+        let hourly = u64::from(self.submissions.per_hour) * build_s;
+        let builders = u64::from(self.submissions.builders);
+        if self.game.sandbox().is_some() && hourly > 3600 * builders {
+            bail!(
+                "`submissions.per_hour` = {} × `build_timeout_s` = {build_s}: one author could \
+                 send {hourly} s of builds an hour, more than the hill's {builders} builder(s) \
+                 do in an hour ({} s, `submissions.builders`); lower either, or add builders",
+                self.submissions.per_hour,
+                3600 * builders
+            );
+        }
+        if self.tuning.placement_games > 1000 {
+            bail!(
+                "`placement_games` = {}: give at most 1000",
+                self.tuning.placement_games
+            );
+        }
+        let (_, max) = self.game.game()?.players();
+        if max < 2 || self.players() < 2 {
+            bail!(
+                "a hill ranks bots by the games they play against each other: a {} game is \
+                 played alone",
+                self.game.game
+            );
+        }
+        Ok(())
+    }
+
+    /// Seats in each game: the file's `players_per_game`, else the fewest the game takes.
+    pub fn players(&self) -> usize {
+        self.game.players_per_game.unwrap_or(self.fewest())
+    }
+
+    /// The fewest seats a game of the hill takes (at least two: a hill ranks by games against
+    /// each other).
+    fn fewest(&self) -> usize {
+        let (min, _) = self.game.game().map_or((2, 2), |g| g.players());
+        min.max(2)
+    }
+
+    /// Seats in the next game while `scheduled` versions can play: [`players`](Self::players),
+    /// or every one of them while there are fewer and the game takes that many, so a new hill
+    /// of a few bots plays (a paths hill of seven a game, with the four sample bots, plays
+    /// games of four) instead of waiting.
+    pub fn seats(&self, scheduled: usize) -> usize {
+        self.players().min(scheduled.max(self.fewest()))
+    }
+}

@@ -1,0 +1,571 @@
+//! Continuous matchmaking: which versions play the next game, and why. Pure: it sees the active
+//! versions as numbers and the games so far as counts per pair, and draws from the generator it
+//! is given, so it is tested without a process or a database, and the same hill state and seed
+//! choose the same game.
+//!
+//! Each game is chosen for what its outcome is expected to teach the ranking, estimated from
+//! the games already played. A pair's **expected gain** is
+//!
+//! `P(their order is wrong) × P(a game between them is not alike) / (1 + games they played)`
+//!
+//! - the first from the online ratings (Weng-Lin μ and σ: `Φ(−|Δμ| / √(σ₁² + σ₂²))`, ½ for
+//!   two versions not yet told apart);
+//! - the second from their games together: how often they scored alike (a draw; both scoring
+//!   nothing), with a prior worth [`ALIKE_PRIOR_GAMES`] games at the two versions' own rates of
+//!   alike games, so a line-up whose games have all ended alike teaches little;
+//! - the third because the same line-up again teaches less than a new one.
+//!
+//! A line-up's gain is the sum of its pairs'. Then:
+//! 1. **Placement first**: a version with placement games left plays before anyone else.
+//! 2. Otherwise the **focal** version is the one most in need: the one with the most to gain
+//!    against a neighbour in rating, with few games, or long unplayed (the last grows without
+//!    bound, so no active version is ever starved). Games already queued for a version lower
+//!    its need, so one version does not fill the queue.
+//! 3. Its **opponents**, one by one, those adding the most expected gain to the line-up (the
+//!    focal version's first: a newcomer meets many versions, not the same two), weighed by the
+//!    chance that the line-up's game does not end all alike, learnt from the games without each
+//!    version it leaves out (a game that pays only with certain players at the table); and now
+//!    and then ([`Tuning::far_share`] of games) drawn at random, so far apart versions are
+//!    compared too. The reason stored names the line-up's expected gain.
+
+use std::collections::HashMap;
+
+use rand::RngExt;
+use rand::seq::SliceRandom;
+
+use koth_game::seed::Rng;
+
+/// An active version as matchmaking sees it.
+#[derive(Debug, Clone)]
+pub struct Candidate {
+    pub id: usize,
+    /// Its label in the reason given (`name v2`).
+    pub label: String,
+    /// The online rating and its uncertainty (Weng-Lin: mean 25, σ 25/3 at the start).
+    pub mu: f64,
+    pub sigma: f64,
+    /// Games it has played (rated) so far.
+    pub games: u32,
+    /// The hill's number of games chosen when it last played, if it has.
+    pub last_chosen: Option<u32>,
+    /// Games of it in the queue, chosen but not finished.
+    pub queued: u32,
+}
+
+/// How matchmaking weighs its aims (the hill file's keys).
+#[derive(Debug, Clone, Copy)]
+pub struct Tuning {
+    /// Games a new version plays before others are chosen for their own sake.
+    pub placement_games: u32,
+    /// The share of games against an opponent drawn at random instead of a near one.
+    pub far_share: f64,
+}
+
+/// The game chosen: its seats (version ids; the first is the focal version) and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Choice {
+    pub seats: Vec<usize>,
+    pub reason: String,
+}
+
+/// Two versions' games together: how many, and in how many they scored alike.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Met {
+    pub games: u32,
+    pub alike: u32,
+}
+
+/// The games played so far, as matchmaking reads them: per pair of versions, and per version.
+#[derive(Debug, Clone, Default)]
+pub struct History {
+    pairs: HashMap<(usize, usize), Met>,
+    own: HashMap<usize, Met>,
+    /// Per version, its games and how many ended all alike (every seat scoring the same).
+    presence: HashMap<usize, Met>,
+    /// Every game, and how many ended all alike.
+    outcomes: Met,
+}
+
+impl History {
+    /// Adds `met` to the pair `a`, `b` (as stored: a count per pair).
+    pub fn add(&mut self, a: usize, b: usize, met: Met) {
+        if a == b {
+            return;
+        }
+        let key = (a.min(b), a.max(b));
+        let pair = self.pairs.entry(key).or_default();
+        pair.games += met.games;
+        pair.alike += met.alike;
+        for v in [a, b] {
+            let own = self.own.entry(v).or_default();
+            own.games += met.games;
+            own.alike += met.alike;
+        }
+    }
+
+    /// Adds `met` to version `v`'s games (as stored: a count per version).
+    pub fn add_presence(&mut self, v: usize, met: Met) {
+        let present = self.presence.entry(v).or_default();
+        present.games += met.games;
+        present.alike += met.alike;
+    }
+
+    /// Adds `met` to the count of every game.
+    pub fn add_outcomes(&mut self, met: Met) {
+        self.outcomes.games += met.games;
+        self.outcomes.alike += met.alike;
+    }
+
+    /// Adds a game: each seat's version and score.
+    pub fn record(&mut self, seats: &[(usize, f64)]) {
+        let alike = u32::from(seats.iter().all(|s| s.1 == seats[0].1));
+        let game = Met { games: 1, alike };
+        let mut present: Vec<usize> = seats.iter().map(|s| s.0).collect();
+        present.sort_unstable();
+        present.dedup();
+        for v in present {
+            self.add_presence(v, game);
+        }
+        self.add_outcomes(game);
+        for (k, &(a, sa)) in seats.iter().enumerate() {
+            for &(b, sb) in &seats[k + 1..] {
+                let alike = u32::from(sa == sb);
+                self.add(a, b, Met { games: 1, alike });
+            }
+        }
+    }
+
+    fn met(&self, a: usize, b: usize) -> Met {
+        self.pairs
+            .get(&(a.min(b), a.max(b)))
+            .copied()
+            .unwrap_or_default()
+    }
+
+    /// The chance that a game without version `v` ends all alike: from the games it did not
+    /// play, with a prior worth [`ALIKE_PRIOR_GAMES`] at the rate of every game (Laplace's rule:
+    /// ½ before any game).
+    fn alike_without(&self, v: usize) -> f64 {
+        let present = self.presence.get(&v).copied().unwrap_or_default();
+        let all = self.outcomes;
+        let rate = (f64::from(all.alike) + 1.0) / (f64::from(all.games) + 2.0);
+        let games = f64::from(all.games.saturating_sub(present.games));
+        let alike = f64::from(all.alike.saturating_sub(present.alike));
+        (alike + ALIKE_PRIOR_GAMES * rate) / (games + ALIKE_PRIOR_GAMES)
+    }
+
+    /// How often a version's pairings end alike (Laplace's rule: ½ before any game).
+    fn alike_rate(&self, v: usize) -> f64 {
+        let own = self.own.get(&v).copied().unwrap_or_default();
+        (f64::from(own.alike) + 1.0) / (f64::from(own.games) + 2.0)
+    }
+}
+
+/// Games' worth of the two versions' own rates in a pair's chance of an alike game.
+const ALIKE_PRIOR_GAMES: f64 = 2.0;
+/// Neighbours on each side in rating whose order a version's need looks at.
+const NEIGHBOURS: usize = 4;
+
+/// The standard normal's distribution function.
+fn phi(x: f64) -> f64 {
+    0.5 * statrs::function::erf::erfc(-x / std::f64::consts::SQRT_2)
+}
+
+/// The chance that `a` and `b` do not score alike in their next game together, from their
+/// games together with a prior worth [`ALIKE_PRIOR_GAMES`] at their own rates.
+fn unlike(a: &Candidate, b: &Candidate, history: &History) -> f64 {
+    let met = history.met(a.id, b.id);
+    let prior = (history.alike_rate(a.id) + history.alike_rate(b.id)) / 2.0;
+    1.0 - (f64::from(met.alike) + ALIKE_PRIOR_GAMES * prior)
+        / (f64::from(met.games) + ALIKE_PRIOR_GAMES)
+}
+
+/// The expected gain of a game between `a` and `b` (module doc).
+fn gain(a: &Candidate, b: &Candidate, history: &History) -> f64 {
+    let met = history.met(a.id, b.id);
+    let unsure = phi(-(a.mu - b.mu).abs() / (a.sigma.powi(2) + b.sigma.powi(2)).sqrt().max(1e-9));
+    unsure * unlike(a, b, history) / (1.0 + f64::from(met.games))
+}
+
+/// The chance that a game of the line-up `seated`, with `free` seats still to fill, does not end
+/// with every seat alike: one less the likeliest all-alike among the games without one of the
+/// versions it must leave out (`absent`: each active version's chance of an all-alike game
+/// without it, likeliest first; the free seats taken by the likeliest). Some games
+/// pay only with certain players at the table (with the original Grid-Routing Battle bots, a
+/// game pays anyone only when both Funnelweb and Connector play): a line-up without one of
+/// them teaches nothing, however unsure its order, and far ahead in rating they would otherwise
+/// be the first left out. Pairs cannot say so: each of them met the other with and without.
+fn pays(seated: &[usize], free: usize, absent: &[(f64, usize)]) -> f64 {
+    absent
+        .iter()
+        .filter(|(_, k)| !seated.contains(k))
+        .nth(free)
+        .map_or(1.0, |(alike, _)| 1.0 - alike)
+}
+
+/// Chooses the next game among `active` for `players` seats, as game number `next` of the hill,
+/// from the games so far (`history`). `None` if there are fewer active versions than seats.
+pub fn choose(
+    active: &[Candidate],
+    players: usize,
+    next: u32,
+    tuning: Tuning,
+    history: &History,
+    rng: &mut Rng,
+) -> Option<Choice> {
+    if active.len() < players.max(1) {
+        return None;
+    }
+    let n = active.len() as f64;
+    let mut absent: Vec<(f64, usize)> = (0..active.len())
+        .map(|k| (history.alike_without(active[k].id), k))
+        .collect();
+    absent.sort_by(|a, b| b.0.total_cmp(&a.0));
+    // Each version's best gain against its neighbours in rating: the order that matters.
+    let mut by_rating: Vec<usize> = (0..active.len()).collect();
+    by_rating.sort_by(|&a, &b| active[a].mu.total_cmp(&active[b].mu));
+    let mut best = vec![(0.0_f64, usize::MAX); active.len()];
+    for (at, &k) in by_rating.iter().enumerate() {
+        for &o in &by_rating[at + 1..(at + 1 + NEIGHBOURS).min(by_rating.len())] {
+            let g = gain(&active[k], &active[o], history);
+            if g > best[k].0 {
+                best[k] = (g, o);
+            }
+            if g > best[o].0 {
+                best[o] = (g, k);
+            }
+        }
+    }
+    let need = |k: usize| -> (f64, String) {
+        let c = &active[k];
+        let queued = f64::from(c.queued);
+        if c.games + c.queued < tuning.placement_games {
+            return (
+                1000.0 - queued,
+                format!(
+                    "placement game {} of {} for {}",
+                    c.games + c.queued + 1,
+                    tuning.placement_games,
+                    c.label
+                ),
+            );
+        }
+        // A gain is at most ½; doubled, it weighs as the other terms.
+        let teach = 2.0 * best[k].0;
+        let few = 0.5 / (1.0 + f64::from(c.games) / 10.0);
+        // A version plays about every n / players games: idle is measured in those, and grows
+        // without bound, so every active version is chosen in its turn.
+        let idle = c
+            .last_chosen
+            .map_or(n, |last| f64::from(next - last.min(next)))
+            / (n / players as f64)
+            / 4.0;
+        let teaching = match active.get(best[k].1) {
+            Some(o) => format!(
+                "its order against {} is the most likely to be settled by a game",
+                o.label
+            ),
+            None => "its order against its neighbours is unsure".into(),
+        };
+        let terms = [
+            (teach, teaching.as_str()),
+            (few, "it has few games"),
+            (idle, "it has not played for long"),
+        ];
+        let (_, why) = terms
+            .iter()
+            .max_by(|a, b| a.0.total_cmp(&b.0))
+            .expect("three terms");
+        (
+            teach + few + idle - queued,
+            format!("{} ({} games, σ {:.2}): {why}", c.label, c.games, c.sigma),
+        )
+    };
+    let (focal, (_, focal_reason)) = (0..active.len())
+        .map(|k| (k, need(k)))
+        .max_by(|a, b| a.1.0.total_cmp(&b.1.0).then(b.0.cmp(&a.0)))
+        .expect("at least one candidate");
+    let me = &active[focal];
+    let mut others: Vec<usize> = (0..active.len()).filter(|&k| k != focal).collect();
+    // Ties (equal ratings, no games) in a seeded random order.
+    others.shuffle(rng);
+    let far = rng.random_bool(tuning.far_share.clamp(0.0, 1.0));
+    let mut seated = vec![focal];
+    if far {
+        seated.extend(others.iter().take(players - 1));
+    } else {
+        // One by one, the opponent that makes the line-up teach the most: the gain of its
+        // pairs (with the focal version's counted twice: its own uncertainty is what it was
+        // chosen for) weighed by the chance that its game does not end all alike. A version
+        // without which no game pays is seated for the pairs it lets teach, not its own.
+        let mut pairs = 0.0;
+        while seated.len() < players {
+            let with_pairs = |o: usize| {
+                pairs
+                    + 2.0 * gain(me, &active[o], history)
+                    + seated[1..]
+                        .iter()
+                        .map(|&s| gain(&active[s], &active[o], history))
+                        .sum::<f64>()
+            };
+            let added = |o: usize| {
+                let mut with = seated.clone();
+                with.push(o);
+                let free = players - with.len();
+                with_pairs(o) * pays(&with, free, &absent) - 0.001 * f64::from(active[o].queued)
+            };
+            let pick = others
+                .iter()
+                .copied()
+                .filter(|o| !seated.contains(o))
+                .fold(None, |best: Option<(usize, f64)>, o| {
+                    let g = added(o);
+                    match best {
+                        Some((_, b)) if b >= g => best,
+                        _ => Some((o, g)),
+                    }
+                })
+                .expect("enough candidates")
+                .0;
+            pairs = with_pairs(pick);
+            seated.push(pick);
+        }
+    }
+    let lineup_gain: f64 = seated
+        .iter()
+        .enumerate()
+        .flat_map(|(x, &a)| seated[x + 1..].iter().map(move |&b| (a, b)))
+        .map(|(a, b)| gain(&active[a], &active[b], history))
+        .sum::<f64>()
+        * pays(&seated, 0, &absent);
+    let names: Vec<&str> = seated[1..]
+        .iter()
+        .map(|&k| active[k].label.as_str())
+        .collect();
+    let reason = format!(
+        "{focal_reason}; against {} ({}; expected gain {lineup_gain:.3})",
+        names.join(", "),
+        if far {
+            "drawn at random, to compare far ratings"
+        } else {
+            "the line-up expected to teach the most"
+        }
+    );
+    let mut seats: Vec<usize> = seated.iter().map(|&k| active[k].id).collect();
+    // No version always sits first (X in noughts & crosses moves first).
+    seats.shuffle(rng);
+    Some(Choice { seats, reason })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The starting uncertainty of a Weng-Lin rating.
+    const SIGMA0: f64 = 25.0 / 3.0;
+
+    fn settled(n: usize) -> Vec<Candidate> {
+        (0..n)
+            .map(|k| Candidate {
+                id: k,
+                label: format!("bot{k} v1"),
+                mu: 15.0 + k as f64,
+                sigma: 2.0,
+                games: 50,
+                last_chosen: Some(100),
+                queued: 0,
+            })
+            .collect()
+    }
+
+    fn newcomer(id: usize, mu: f64) -> Candidate {
+        Candidate {
+            id,
+            label: "new v1".into(),
+            mu,
+            sigma: SIGMA0,
+            games: 0,
+            last_chosen: None,
+            queued: 0,
+        }
+    }
+
+    const TUNING: Tuning = Tuning {
+        placement_games: 10,
+        far_share: 0.1,
+    };
+
+    /// Plays `games` choices of `players` seats, each finished at once with the scores
+    /// `score` gives (by version id), updating what matchmaking sees.
+    fn simulate(
+        active: &mut [Candidate],
+        players: usize,
+        games: u32,
+        first: u32,
+        history: &mut History,
+        score: impl Fn(usize) -> f64,
+    ) -> Vec<Choice> {
+        let mut rng = koth_game::seed::rng(5, 0);
+        (first..first + games)
+            .map(|next| {
+                let choice = choose(active, players, next, TUNING, history, &mut rng).unwrap();
+                for c in active.iter_mut().filter(|c| choice.seats.contains(&c.id)) {
+                    c.games += 1;
+                    c.last_chosen = Some(next);
+                }
+                let seats: Vec<(usize, f64)> =
+                    choice.seats.iter().map(|&s| (s, score(s))).collect();
+                history.record(&seats);
+                choice
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_new_version_plays_its_placement_games_first_nearest_first_then_against_many() {
+        let mut active = settled(12);
+        active.push(newcomer(12, 20.0));
+        let mut history = History::default();
+        let choices = simulate(&mut active, 2, 10, 101, &mut history, |s| s as f64);
+        for (k, choice) in choices.iter().enumerate() {
+            assert!(choice.seats.contains(&12), "{choice:?}");
+            assert!(
+                choice
+                    .reason
+                    .starts_with(&format!("placement game {} of 10 for new v1", k + 1)),
+                "{choice:?}"
+            );
+            assert!(choice.reason.contains("expected gain"), "{choice:?}");
+        }
+        // Its first opponent is the nearest in rating (bot5, at exactly 20), unless drawn far.
+        let first = &choices[0];
+        assert!(
+            first.seats.contains(&5) || first.reason.contains("at random"),
+            "{first:?}"
+        );
+        // And it meets many, not the same few again.
+        let mut met: Vec<usize> = choices.iter().flat_map(|c| c.seats.clone()).collect();
+        met.sort();
+        met.dedup();
+        assert!(met.len() > 8, "{met:?}");
+    }
+
+    #[test]
+    fn with_every_version_tied_a_newcomer_meets_at_least_half_within_its_placement() {
+        // Eight versions all tied (as when every game ended 0-0-0), games of three.
+        let mut active: Vec<Candidate> = settled(8)
+            .into_iter()
+            .map(|c| Candidate { mu: 25.0, ..c })
+            .collect();
+        active.push(newcomer(8, 25.0));
+        let mut history = History::default();
+        let choices = simulate(&mut active, 3, 10, 101, &mut history, |_| 0.0);
+        let mut met: Vec<usize> = choices
+            .iter()
+            .flat_map(|c| c.seats.clone())
+            .filter(|&s| s != 8)
+            .collect();
+        met.sort();
+        met.dedup();
+        assert!(met.len() >= 4, "met {met:?} of 8: {choices:#?}");
+    }
+
+    #[test]
+    fn a_line_up_whose_games_all_ended_alike_is_not_repeated_while_others_are_untried() {
+        // Four tied versions; 0, 1 and 2 have met 20 times, every game alike (0-0-0).
+        let mut active: Vec<Candidate> = settled(4)
+            .into_iter()
+            .map(|c| Candidate { mu: 25.0, ..c })
+            .collect();
+        let mut history = History::default();
+        for _ in 0..20 {
+            history.record(&[(0, 0.0), (1, 0.0), (2, 0.0)]);
+        }
+        let choices = simulate(&mut active, 3, 12, 101, &mut history, |s| s as f64);
+        for choice in &choices {
+            let mut seats = choice.seats.clone();
+            seats.sort();
+            if !choice.reason.contains("at random") {
+                assert_ne!(seats, [0, 1, 2], "{choice:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_line_up_holds_the_pair_without_which_no_game_pays() {
+        // Eight versions, seven a game; 0 and 1 lead far ahead in rating, and a game paid
+        // anyone only when both played (the original Funnelweb and Connector): the line-ups
+        // without both ended all alike.
+        let mut active: Vec<Candidate> = settled(8)
+            .into_iter()
+            .map(|c| match c.id {
+                0 | 1 => Candidate { mu: 40.0, ..c },
+                _ => c,
+            })
+            .collect();
+        let mut history = History::default();
+        for left_out in 0..8 {
+            for _ in 0..3 {
+                let pays = left_out > 1;
+                let seats: Vec<(usize, f64)> = (0..8)
+                    .filter(|&v| v != left_out)
+                    .map(|v| (v, if pays { 100.0 - v as f64 } else { 0.0 }))
+                    .collect();
+                history.record(&seats);
+            }
+        }
+        let choices = simulate(&mut active, 7, 20, 101, &mut history, |s| 100.0 - s as f64);
+        for choice in choices.iter().filter(|c| !c.reason.contains("at random")) {
+            assert!(
+                choice.seats.contains(&0) && choice.seats.contains(&1),
+                "{choice:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn every_version_plays_regularly_and_none_is_starved() {
+        let mut active = settled(20);
+        // One very sure, long-played version: it must still be chosen.
+        active[0].sigma = 0.5;
+        active[0].games = 10_000;
+        let mut history = History::default();
+        let choices = simulate(&mut active, 2, 400, 101, &mut history, |s| s as f64);
+        for c in &active {
+            let played = choices.iter().filter(|ch| ch.seats.contains(&c.id)).count();
+            assert!(played >= 15, "{} played {played} of 400 games", c.label);
+        }
+        // The longest gap between two games of any version stays bounded.
+        for c in &active {
+            let at: Vec<usize> = (0..choices.len())
+                .filter(|&k| choices[k].seats.contains(&c.id))
+                .collect();
+            let gap = at.windows(2).map(|w| w[1] - w[0]).max().unwrap();
+            assert!(gap <= 60, "{} waited {gap} games", c.label);
+        }
+        let far = choices
+            .iter()
+            .filter(|c| c.reason.contains("at random"))
+            .count();
+        assert!((15..=70).contains(&far), "{far} far games of 400");
+    }
+
+    #[test]
+    fn queued_games_spread_the_queue_and_too_few_versions_choose_nothing() {
+        let mut active = settled(6);
+        active[2].queued = 3;
+        let mut rng = koth_game::seed::rng(1, 0);
+        let history = History::default();
+        let choice = choose(&active, 2, 101, TUNING, &history, &mut rng).unwrap();
+        assert!(!choice.seats.contains(&2), "{choice:?}");
+        assert_eq!(
+            choose(&active[..1], 2, 101, TUNING, &history, &mut rng),
+            None
+        );
+        let four = choose(&active, 4, 101, TUNING, &history, &mut rng).unwrap();
+        let mut seats = four.seats.clone();
+        seats.sort();
+        seats.dedup();
+        assert_eq!(seats.len(), 4);
+    }
+}

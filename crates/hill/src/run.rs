@@ -1,0 +1,532 @@
+//! `hill run`: keeps the queue filled with chosen games, plays them with the tournament's
+//! runner (claims, CPU claims, containment, one transaction per result), rates each recorded
+//! game once, and refits the displayed ranking on a thread of its own, off the games' path.
+//!
+//! The queue is the database's: a chosen game is written (seats, seed, reason) before it is
+//! played, so a stopped hill resumes with the games it had chosen, and a game cut short is
+//! played again from a clean folder. A game's result counts once (the tournament store's
+//! attempts); its rating once (marked rated in the rating's own transaction).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use tokio::task::JoinSet;
+
+use koth_bot::BotSpec;
+use koth_bot::cpu::Claim;
+use koth_tournament::lock::FolderLock;
+use koth_tournament::schedule::ScheduledGame;
+use koth_tournament::store::{Claimant, Claimed, Store};
+use koth_tournament::{self as tournament, ATTEMPTS, Ended, GameParts, play_one};
+
+use super::matchmaking::{self, Candidate};
+use super::store::{self, Version};
+use super::{Hill, config::HillConfig};
+use koth_ranking::{self as ranking, Entry, Games, Ranking};
+
+/// How often an idle hill looks for new versions, and a busy one between games.
+const POLL: Duration = Duration::from_millis(250);
+/// How often the refit thread looks for new games.
+const REFIT_EVERY: Duration = Duration::from_millis(500);
+
+/// Plays `hill` until koth is stopped, or until `games` more games are recorded; `jobs` games
+/// at once (default the file's `jobs`). A hill in a folder is held by its folder's lock, a
+/// shared one by a lock of its database's: two runs of one hill are refused.
+/// `ready` is called once the run holds the hill and its builder has recovered (the moment
+/// its server may start taking uploads).
+pub(crate) fn run(
+    hill: Hill,
+    jobs: Option<usize>,
+    games: Option<u32>,
+    lease_s: u64,
+    ready: impl FnOnce() -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let store = &hill.store;
+    let lock = if store.is_shared() {
+        // Workers may be playing its games: what is `running` stays theirs until their lease
+        // runs out, and a killed run's own games come back to the queue the same way.
+        store::lock_run(store.connection(), &store.location())?;
+        None
+    } else {
+        let lock = FolderLock::take(&hill.dir)?;
+        // This koth alone plays the folder: what a stopped run left running is played again.
+        store.requeue_unfinished()?;
+        Some(lock)
+    };
+    // Authors' submissions are built and validated beside the games, by `builders` threads.
+    let builder = super::submissions::Builder::start(hill.reopen()?)?;
+    ready()?;
+    // Games recorded before a stop, or by workers while no run was rating, are rated now,
+    // once (and not counted among the `games` more this run plays for).
+    store::rate_recorded(store.connection(), hill.config.suspension)?;
+    let jobs = jobs.unwrap_or_else(|| hill.config.game.jobs()).max(1);
+    let refit = Refit::start(
+        store.reconnect()?,
+        hill.config.game.game()?.ranking(),
+        hill.config.tuning.placement_games,
+    );
+    let runtime = koth_game::runtime()?;
+    let claimant = Claimant::new(lease_s);
+    let role = Role::Runner {
+        games,
+        refit: &refit,
+    };
+    let outcome = runtime.block_on(play(&hill, jobs, &claimant, role, &mut Vec::new()));
+    refit.stop_and_fit_once(store)?;
+    drop(builder);
+    drop(lock);
+    outcome
+}
+
+/// What a process playing a hill's games does beside playing them.
+pub(crate) enum Role<'a> {
+    /// The hill's one `hill run`: keeps the queue filled with chosen games and rates every game
+    /// recorded (by whoever played it) once, until `games` more are rated.
+    Runner {
+        games: Option<u32>,
+        refit: &'a Refit,
+    },
+    /// A `koth worker` of a shared hill: plays the games it can claim until there are none.
+    Worker,
+}
+
+/// Plays `hill`'s games, `jobs` at once, as `claimant` in `role`; `refused` are the versions
+/// whose files this koth could not get, whose games it leaves to others.
+pub(crate) async fn play(
+    hill: &Hill,
+    jobs: usize,
+    claimant: &Claimant,
+    role: Role<'_>,
+    refused: &mut Vec<usize>,
+) -> anyhow::Result<()> {
+    let db = hill.store.connection();
+    let shared = hill.store.is_shared();
+    let config: &HillConfig = &hill.config;
+    let game = config.game.game()?;
+    let allowed = koth_bot::cpu::allowed();
+    let share = (allowed.len() / jobs).min(game.most_cpus());
+    let mut running = JoinSet::new();
+    let mut renewal = tournament::renewal(claimant);
+    let mut recorded = 0u32;
+    let mut said_waiting = false;
+    // The versions this run has told of: those it finds at its start are not news.
+    let mut told = store::versions(db)?.len();
+    loop {
+        let versions = store::versions(db)?;
+        let unscheduled: Vec<usize> = versions
+            .iter()
+            .filter(|v| !v.scheduled())
+            .map(|v| v.id)
+            .collect();
+        let mut wanted = u32::MAX;
+        let mut queued = 0;
+        if let Role::Runner { games, refit } = &role {
+            // Rated here, whoever recorded them: games this run played, a worker's, and those
+            // recorded before a stop.
+            let (rated, suspended) = store::rate_recorded(db, config.suspension)?;
+            recorded += rated;
+            refit.recorded.fetch_add(rated, Ordering::Relaxed);
+            for (version, reason) in suspended {
+                let label = versions
+                    .iter()
+                    .find(|v| v.id == version)
+                    .map_or_else(|| version.to_string(), Version::label);
+                let name = versions.iter().find(|v| v.id == version).map(|v| &v.name);
+                eprintln!(
+                    "koth: {label} is {}; `koth hill resume-bot {:?} {}` schedules it again",
+                    koth_bot::text::shown(&reason),
+                    name.map_or("NAME", |n| n.as_str()),
+                    hill.add_target()
+                );
+                tracing::warn!(version = label, "{reason}");
+            }
+            for new in versions.iter().skip(told) {
+                eprintln!("koth: {}", joined(new, &versions));
+            }
+            told = told.max(versions.len());
+            if rated > 0 {
+                // Ratings and suspensions changed: choose with the new ones.
+                continue;
+            }
+            let dropped = store::drop_unscheduled(db, &unscheduled)?;
+            if dropped > 0 {
+                tracing::info!(
+                    dropped,
+                    "queued games of versions no longer scheduled dropped"
+                );
+            }
+            wanted = games.map_or(u32::MAX, |n| n.saturating_sub(recorded));
+            if wanted > running.len() as u32 {
+                queued = fill_queue(hill, &versions, jobs)?;
+            }
+        }
+        let passed: Vec<usize> = unscheduled.iter().chain(refused.iter()).copied().collect();
+        while running.len() < jobs && (running.len() as u32) < wanted {
+            let Some(Claimed { game, attempt }) = hill.store.claim(claimant, &passed, ATTEMPTS)?
+            else {
+                break;
+            };
+            let seats = match seats(hill, &game) {
+                Ok(seats) => seats,
+                Err((version, err)) => {
+                    // Another machine may have them: this koth leaves the version's games.
+                    let message = format!("{err:#}");
+                    hill.store
+                        .record_harness_fault(game.index, attempt, &message, false)?;
+                    eprintln!("koth: leaving the games of version {version} to others: {message}");
+                    tracing::warn!(version, "{message}");
+                    refused.push(version);
+                    break;
+                }
+            };
+            let claim = if share == 0 {
+                Claim::unpinned("more games at once than CPUs".into())
+            } else {
+                koth_bot::cpu::claim(&allowed, 1, share)
+            };
+            let reason = store::reason(db, game.index)?.unwrap_or_default();
+            tracing::info!(game = game.index, attempt, "game started: {reason}");
+            let parts = parts(hill, &game, seats, claim)?;
+            running.spawn(play_one(parts, game, attempt));
+        }
+        if running.is_empty() {
+            if matches!(role, Role::Worker) || wanted == 0 {
+                break;
+            }
+            if queued == 0 && !said_waiting {
+                let active = versions.iter().filter(|v| v.scheduled()).count();
+                eprintln!(
+                    "koth: the hill waits for bots: {active} scheduled, each game needs {} \
+                     (`koth hill add BOT_DIR {}`)",
+                    config.seats(active),
+                    hill.add_target()
+                );
+                said_waiting = true;
+            }
+            tokio::time::sleep(POLL).await;
+            continue;
+        }
+        said_waiting = false;
+        // A new version may arrive while games run, and in a shared hill workers record games:
+        // look again now and then.
+        let poll = shared || running.len() < jobs;
+        let joined = tokio::select! {
+            joined = running.join_next() => joined,
+            () = tokio::time::sleep(POLL), if poll => continue,
+            _ = renewal.tick(), if shared => {
+                tournament::renew(&hill.store, claimant);
+                continue;
+            }
+        };
+        let Some(joined) = joined else { continue };
+        match tournament::take_back(&hill.store, joined)? {
+            Ended::Played {
+                game,
+                attempt,
+                result,
+                wall_ms,
+                data,
+            } => {
+                let folder = koth_tournament::store::game_dir(&hill.dir, game.index);
+                let changes = koth_tournament::store::Changes {
+                    streaks: &[],
+                    data: &data,
+                };
+                if hill
+                    .store
+                    .record_result(&game, attempt, &result, wall_ms, &folder, &changes)?
+                {
+                    let names: Vec<String> = result
+                        .bots
+                        .iter()
+                        .map(|b| format!("{} {}", b.name, b.score))
+                        .collect();
+                    println!("game {}: {}", game.index, names.join(", "));
+                    tracing::info!(game = game.index, attempt, wall_ms, "game finished");
+                } else {
+                    let message = tournament::not_counted(game.index, attempt);
+                    tracing::warn!("{message}");
+                    eprintln!("koth: {message}");
+                }
+            }
+            Ended::Fault {
+                game,
+                attempt,
+                shown,
+            } => eprintln!(
+                "koth: game {} attempt {attempt}: harness fault: {shown}",
+                game.index
+            ),
+        }
+    }
+    Ok(())
+}
+
+/// The line `hill run` prints when `version` joins the hill: accepted, and which version of
+/// its name it replaced, if one was playing.
+fn joined(version: &Version, versions: &[Version]) -> String {
+    let replaced = versions
+        .iter()
+        .filter(|v| v.name == version.name && v.version < version.version)
+        .filter(|v| v.state == "replaced")
+        .max_by_key(|v| v.version);
+    match replaced {
+        Some(old) => format!(
+            "{} accepted: it replaces v{} (after its {} games)",
+            version.label(),
+            old.version,
+            old.games
+        ),
+        None => format!("{} accepted: a new bot on the hill", version.label()),
+    }
+}
+
+/// Chooses games until as many are queued as can run at once (`jobs`), each written with its
+/// seed and reason before it is played; returns how many games are queued (running included).
+/// In a shared hill, workers take games from the queue too: it holds `jobs` games besides
+/// those running.
+fn fill_queue(hill: &Hill, versions: &[Version], jobs: usize) -> anyhow::Result<usize> {
+    let db = hill.store.connection();
+    let queue = store::queued(db)?;
+    let mut queued: HashMap<usize, u32> = HashMap::new();
+    for seats in &queue {
+        for &bot in seats {
+            *queued.entry(bot).or_default() += 1;
+        }
+    }
+    let mut candidates: Vec<Candidate> = versions
+        .iter()
+        .filter(|v| v.scheduled())
+        .map(|v| Candidate {
+            id: v.id,
+            label: v.label(),
+            mu: v.mu,
+            sigma: v.sigma,
+            games: v.games,
+            last_chosen: v.last_game,
+            queued: queued.get(&v.id).copied().unwrap_or(0),
+        })
+        .collect();
+    let running = if hill.store.is_shared() {
+        hill.store.progress()?.running as usize
+    } else {
+        0
+    };
+    let history = store::history(db)?;
+    let mut length = queue.len();
+    while length < jobs + running {
+        let next = store::next_game(db)?;
+        let mut rng = koth_game::seed::rng(hill.seed, (1 << 32) + u64::from(next));
+        let Some(choice) = matchmaking::choose(
+            &candidates,
+            hill.config.seats(candidates.len()),
+            next,
+            hill.config.tuning,
+            &history,
+            &mut rng,
+        ) else {
+            break;
+        };
+        let game = ScheduledGame {
+            index: next,
+            seed: hill.game_seed(next),
+            seats: choice.seats.clone(),
+        };
+        store::queue_game(db, &game, &choice.reason)?;
+        tracing::info!(game = next, "game chosen: {}", choice.reason);
+        length += 1;
+        for c in candidates
+            .iter_mut()
+            .filter(|c| choice.seats.contains(&c.id))
+        {
+            c.queued += 1;
+            c.last_chosen = Some(next);
+        }
+    }
+    Ok(length)
+}
+
+/// The versions seated in `game`, each playing from its folder (fetched in a shared hill); the
+/// version whose folder this koth cannot get, with why, if one cannot.
+fn seats(hill: &Hill, game: &ScheduledGame) -> Result<Vec<BotSpec>, (usize, anyhow::Error)> {
+    let bots = hill.store.bots().map_err(|e| (game.seats[0], e))?;
+    let digests = hill.store.bot_hashes().map_err(|e| (game.seats[0], e))?;
+    game.seats
+        .iter()
+        .map(|&id| {
+            let bot = bots
+                .get(id)
+                .with_context(|| format!("no version {id}"))
+                .map_err(|e| (id, e))?;
+            let digest = digests.get(id).cloned().flatten().unwrap_or_default();
+            let dir = hill.version_folder(bot, &digest).map_err(|e| (id, e))?;
+            let data = hill.config.game.data_for(bot.data);
+            Ok(BotSpec {
+                dir,
+                data,
+                ..bot.clone()
+            })
+        })
+        .collect()
+}
+
+/// What the tournament's runner needs to play `game` with `seats`.
+fn parts(
+    hill: &Hill,
+    game: &ScheduledGame,
+    seats: Vec<BotSpec>,
+    claim: Claim,
+) -> anyhow::Result<GameParts> {
+    let config = &hill.config.game;
+    Ok(GameParts {
+        game: config.game()?,
+        claim,
+        dir: koth_tournament::store::game_dir(&hill.dir, game.index),
+        data: hill.store.data_of(&seats, &game.seats)?,
+        bots: seats,
+        limits: config.limits(),
+        rounds: config.rounds,
+        record_boards: config.record_boards.unwrap_or_default(),
+        options: config.options.clone(),
+        sandbox: config.sandbox(),
+        keep_working_copies: config.keep_working_copies,
+    })
+}
+
+/// The refit, on a thread of its own with its own connection: whenever games were recorded
+/// since the last fit, every game of an active version is fitted again and the fit and the
+/// king stored.
+pub(crate) struct Refit {
+    ranking: Ranking,
+    placement_games: u32,
+    recorded: Arc<AtomicU32>,
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<Vec<f64>>>,
+}
+
+impl Refit {
+    fn start(store: Store, ranking: Ranking, placement_games: u32) -> Refit {
+        let recorded = Arc::new(AtomicU32::new(1));
+        let stop = Arc::new(AtomicBool::new(false));
+        let (r, s) = (recorded.clone(), stop.clone());
+        let thread = std::thread::spawn(move || {
+            // Each refit starts from the last one's strengths.
+            let mut last = Vec::new();
+            while !s.load(Ordering::Relaxed) {
+                if r.swap(0, Ordering::Relaxed) > 0 {
+                    let started = Instant::now();
+                    match refit(&store, ranking, placement_games, &mut last) {
+                        Ok(()) => tracing::info!(
+                            ms = started.elapsed().as_secs_f64() * 1000.0,
+                            "refitted"
+                        ),
+                        Err(err) => tracing::warn!("the refit failed: {err:#}"),
+                    }
+                }
+                std::thread::sleep(REFIT_EVERY);
+            }
+            last
+        });
+        Refit {
+            ranking,
+            placement_games,
+            recorded,
+            stop,
+            thread: Some(thread),
+        }
+    }
+
+    /// Stops the thread and fits once more, so the stored fit includes every game recorded.
+    fn stop_and_fit_once(mut self, store: &Store) -> anyhow::Result<()> {
+        self.stop.store(true, Ordering::Relaxed);
+        let mut last = self
+            .thread
+            .take()
+            .and_then(|thread| thread.join().ok())
+            .unwrap_or_default();
+        refit(store, self.ranking, self.placement_games, &mut last)
+    }
+}
+
+/// Fits every game with a current version in it (active or suspended) by the game's
+/// `ranking`, and stores the fit, how sure the first's lead over the runner-up is, and, if it
+/// changed, the king: the table's first ([`ranking::in_order`], the board's own order) once it
+/// has played its `placement_games` and its lead is sure ([`ranking::may_be_crowned`]). Starts from
+/// `last`, each version's coordinate at the last fit, and leaves this fit's there.
+pub(crate) fn refit(
+    store: &Store,
+    ranking: Ranking,
+    placement_games: u32,
+    last: &mut Vec<f64>,
+) -> anyhow::Result<()> {
+    let db = store.connection();
+    let versions = store::versions(db)?;
+    let current: Vec<&Version> = versions.iter().filter(|v| v.current()).collect();
+    let scores = store::scores(db)?;
+    let mut games = Games::new(ranking);
+    let mut counted = 0u32;
+    let mut played = vec![0u32; versions.len()];
+    for game in scores.chunk_by(|a, b| a.0 == b.0) {
+        if !game
+            .iter()
+            .any(|(_, v, _)| current.iter().any(|a| a.id == *v))
+        {
+            continue;
+        }
+        counted += 1;
+        let seats: Vec<(usize, f64)> = game.iter().map(|&(_, v, s)| (v, s)).collect();
+        for &(v, _) in &seats {
+            if let Some(p) = played.get_mut(v) {
+                *p += 1;
+            }
+        }
+        games.add(&seats);
+    }
+    last.resize(versions.len(), 0.0);
+    let fit = ranking::fit(&games, last);
+    let strengths = &fit.strengths;
+    *last = strengths.iter().map(|s| s.theta).collect();
+    let fitted: Vec<store::Fitted> = current
+        .iter()
+        .map(|v| store::Fitted {
+            version: v.id,
+            strength: strengths[v.id],
+            games: played[v.id],
+        })
+        .collect();
+    let mut table: Vec<Entry> = current
+        .iter()
+        .filter(|v| v.scheduled())
+        .map(|v| Entry {
+            id: v.id,
+            value: Some(strengths[v.id].value),
+            interval: strengths[v.id].interval,
+            games: played[v.id],
+        })
+        .collect();
+    ranking::in_order(&mut table);
+    let lead_interval = |a, b| fit.lead_interval(a, b);
+    let crowned =
+        ranking::may_be_crowned(&table, placement_games, lead_interval).then(|| table[0].id);
+    let lead = match table.as_slice() {
+        [first, second, ..] => Some(store::Lead {
+            first: first.id,
+            second: second.id,
+            interval: lead_interval(first.id, second.id),
+        }),
+        _ => None,
+    };
+    let last_game = scores.last().map(|s| s.0);
+    if let Some(king) = store::write_fit(db, &fitted, counted, last_game, crowned, lead)? {
+        let label = versions
+            .iter()
+            .find(|v| v.id == king)
+            .map_or_else(|| king.to_string(), Version::label);
+        eprintln!("koth: {label} is the new king");
+        tracing::info!(king = label, "a new king");
+    }
+    Ok(())
+}

@@ -1,0 +1,1046 @@
+//! Submissions: bots sent to the hill by its authors, from an archive to an active version.
+//!
+//! A submission goes `received` → `building` → `validating` → `active`, or ends `refused` with
+//! its reason. At the door ([`accept`]) the upload, already stored whole by the caller, is
+//! unpacked with [`koth_bot::archive`] (files and folders only, capped), its `bot.toml` read and
+//! checked, the author's limits applied and the bot's name claimed; only then is it recorded,
+//! `received`. Refusals at the door are recorded too (`refused`, no files kept), so they count
+//! against the author's rate. The [`Builder`] takes received submissions one at a time, oldest
+//! first, through the owner's own path ([`versions::add_followed`]: copied, built contained,
+//! validated by one game), and keeps what its author may read: the build log, the validation
+//! game's faults and stderr, each capped.
+//!
+//! Nothing half-done survives a `kill -9`: an upload is unpacked in `submissions/.incoming/`,
+//! renamed into `submissions/<id>/` and then recorded; [`recover`] clears whatever has no
+//! record, and puts a submission caught building or validating back to `received`, so every
+//! upload that was answered is complete and goes on, and any other leaves nothing.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use anyhow::Context;
+use serde::Serialize;
+
+use koth_bot::archive::{self, Kind};
+use koth_bot::roster;
+pub use koth_tournament::store::sql::{Connection, Dialect, Value};
+
+use super::config::HillConfig;
+use super::store::now;
+use super::versions::{self, Step};
+use super::{Hill, authors, logs};
+
+/// The hill folder's folder of submissions.
+pub(crate) const FOLDER: &str = "submissions";
+/// Where uploads are received and unpacked before they are recorded.
+const INCOMING: &str = ".incoming";
+/// What is kept of each log an author may read.
+const LOG_KEPT: usize = 64 << 10;
+/// What is kept of a reason, stored or served: a reason quotes at most a short excerpt of what
+/// it is about (an upload's `bot.toml` may hold a line of megabytes).
+const REASON_KEPT: usize = 2 << 10;
+/// What a reason keeps of each of its lines.
+const REASON_LINE_KEPT: usize = 200;
+/// The next submission's number, in the order they arrived.
+const SEQ: &str = "(SELECT COALESCE(MAX(seq), 0) + 1 FROM hill_submissions)";
+/// How often a submission's build is begun at most: a build cut short by koth's own end (a
+/// kill, the machine out of memory) is begun once more, then refused.
+const BUILD_TRIES: i64 = 2;
+/// The reason of a submission whose build was cut short by koth's end [`BUILD_TRIES`] times.
+const UNFINISHED: &str = "the build did not finish (koth stopped during it, twice)";
+/// How often the builder looks for a received submission.
+const POLL: Duration = Duration::from_millis(200);
+
+const TABLES: &str = "
+CREATE TABLE IF NOT EXISTS hill_submissions (
+    id TEXT PRIMARY KEY, author TEXT NOT NULL, bot TEXT NOT NULL, upload_digest TEXT NOT NULL,
+    upload_bytes BIGINT NOT NULL, unpacked_bytes BIGINT NOT NULL, status TEXT NOT NULL,
+    reason TEXT, version BIGINT, version_digest TEXT, files_kept BIGINT NOT NULL,
+    seq BIGINT NOT NULL, received_at BIGINT NOT NULL, updated_at BIGINT NOT NULL,
+    build_log TEXT, faults TEXT, stderr TEXT);
+";
+
+/// Columns added to the table since its first form, with their types: `detail`, the full
+/// reason of a refusal (its author's; `reason` is koth's short public words), `tries`, how often
+/// its build was begun, and `build_started_at`, when the last began (the builder's turns).
+const ADDED_COLUMNS: &[(&str, &str)] = &[
+    ("detail", "TEXT"),
+    ("tries", "BIGINT NOT NULL DEFAULT 0"),
+    ("build_started_at", "BIGINT"),
+];
+
+/// Creates the submissions' table if it is not there, with the columns added since.
+pub(crate) fn create_tables(db: &dyn Connection) -> anyhow::Result<()> {
+    db.batch(TABLES)?;
+    for (column, kind) in ADDED_COLUMNS {
+        let present = match db.dialect() {
+            Dialect::Sqlite => db
+                .row(
+                    "SELECT 1 FROM pragma_table_info('hill_submissions') WHERE name = ?1",
+                    &[(*column).into()],
+                )?
+                .is_some(),
+            Dialect::Postgres => db
+                .row(
+                    "SELECT 1 FROM information_schema.columns WHERE table_schema = \
+                     current_schema() AND table_name = 'hill_submissions' AND column_name = ?1",
+                    &[(*column).into()],
+                )?
+                .is_some(),
+        };
+        if !present {
+            db.batch(&format!(
+                "ALTER TABLE hill_submissions ADD COLUMN {column} {kind}"
+            ))?;
+        }
+    }
+    authors::create_tables(db)
+}
+
+/// Why an upload was not let in: each says what to change.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    /// No token, or one the hill does not know or has revoked.
+    #[error("{0}")]
+    NotAnAuthor(String),
+    /// The bot's name is another author's, or the author is at its cap of bots.
+    #[error("{0}")]
+    NotYours(String),
+    /// Over a size cap: the upload's, what it unpacks to, or the author's storage.
+    #[error("{0}")]
+    TooLarge(String),
+    /// A bad archive or `bot.toml`, naming the entry or the key.
+    #[error("{0}")]
+    Unreadable(String),
+    /// Over the author's rate, or the build queue is full: try again after this many seconds.
+    #[error("{why}")]
+    TooSoon { why: String, retry_after_s: u64 },
+    /// The hill takes no uploads.
+    #[error("{0}")]
+    Closed(String),
+}
+
+/// An upload stored whole by the caller, as it arrived.
+#[derive(Debug)]
+pub struct Upload {
+    /// The file holding the body, inside [`incoming`].
+    pub path: PathBuf,
+    pub bytes: u64,
+    /// SHA-256 of the body, lowercase hex.
+    pub digest: String,
+    /// The kind the request said it is (its content type), if it said one.
+    pub declared: Option<Kind>,
+}
+
+/// A recorded submission, as its status page shows it.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Status {
+    pub id: String,
+    pub bot: String,
+    /// The version it is (active), or would be if accepted now.
+    pub version: Option<u32>,
+    pub status: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    pub received_at: i64,
+    pub updated_at: i64,
+    /// For its author only (and for everyone if the hill's logs are public).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub private: Option<Private>,
+}
+
+/// What only a submission's author reads.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Private {
+    pub author: String,
+    /// A refusal's reason in full (the build's command and the tail of its log, the first
+    /// fault of its validation game), where `reason` gives koth's short words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    pub build_log: Option<String>,
+    pub faults: Vec<String>,
+    pub stderr: Option<String>,
+}
+
+/// The folder uploads are received into; the caller streams a body to a new file in it.
+pub fn incoming(hill_dir: &Path) -> anyhow::Result<PathBuf> {
+    let dir = hill_dir.join(FOLDER).join(INCOMING);
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    Ok(dir)
+}
+
+/// A fresh random name, for a submission's id and its incoming files.
+pub fn new_id() -> String {
+    format!("{:016x}", rand::random::<u64>())
+}
+
+/// The author of `token` if they may send an upload now: checked before the body is read.
+pub fn gate(hill: &Hill, token: Option<&str>) -> Result<String, Refusal> {
+    let db = hill.store.connection();
+    if hill.config.game.sandbox().is_none() {
+        return Err(Refusal::Closed(
+            "this hill does not contain its bots (`sandbox = false` in its hill file), so it \
+             takes no uploads"
+                .into(),
+        ));
+    }
+    let token = token.ok_or_else(|| {
+        Refusal::NotAnAuthor("no token: send `Authorization: Bearer TOKEN`".into())
+    })?;
+    let author = authors::authenticate(db, token)
+        .map_err(harness)?
+        .ok_or_else(|| Refusal::NotAnAuthor("this token is unknown or revoked".into()))?;
+    let limits = &hill.config.submissions;
+    let row = db
+        .row(
+            &format!(
+                "SELECT COUNT(*), MIN(received_at) FROM hill_submissions
+                 WHERE author = ?1 AND received_at > {} - 3600",
+                now(db.dialect())
+            ),
+            &[author.as_str().into()],
+        )
+        .map_err(harness)?;
+    if let Some(row) = row
+        && row[0].int().map_err(harness)? >= i64::from(limits.per_hour)
+    {
+        let oldest = row[1].int().map_err(harness)?;
+        let now = clock_now();
+        return Err(Refusal::TooSoon {
+            why: format!(
+                "{author} sent {} submissions in the last hour, the hill's cap \
+                 (`submissions.per_hour`)",
+                limits.per_hour
+            ),
+            retry_after_s: (oldest + 3600 - now).clamp(1, 3600) as u64,
+        });
+    }
+    let waiting = db
+        .value(
+            "SELECT COUNT(*) FROM hill_submissions WHERE status IN ('received', 'building', \
+             'validating')",
+            &[],
+        )
+        .and_then(|v| v.int())
+        .map_err(harness)?;
+    if waiting >= i64::from(limits.build_queue) {
+        return Err(Refusal::TooSoon {
+            why: format!(
+                "the hill's build queue is full ({waiting} submissions wait; \
+                 `submissions.build_queue`)"
+            ),
+            retry_after_s: 60,
+        });
+    }
+    Ok(author)
+}
+
+/// Records an upload refused after it was received (its size, its archive, its `bot.toml`,
+/// its name): it counts against its author's rate, and its author can read why.
+pub fn record_refusal(
+    hill: &Hill,
+    author: &str,
+    bot: &str,
+    upload: Option<&Upload>,
+    refusal: &Refusal,
+) {
+    let db = hill.store.connection();
+    let recorded = db.execute(
+        &format!(
+            "INSERT INTO hill_submissions (id, author, bot, upload_digest, upload_bytes,
+                 unpacked_bytes, status, reason, files_kept, seq, received_at, updated_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, 0, 'refused', ?6, 0, {SEQ}, {now}, {now})",
+            now = now(db.dialect())
+        ),
+        &[
+            new_id().into(),
+            author.into(),
+            bot.into(),
+            upload.map_or(String::new(), |u| u.digest.clone()).into(),
+            upload.map_or(0, |u| u.bytes as i64).into(),
+            short_reason(&refusal.to_string()).into(),
+        ],
+    );
+    if let Err(err) = recorded {
+        tracing::warn!("cannot record a refused submission: {err:#}");
+    }
+}
+
+/// An upload unpacked, with its bot's `bot.toml` read, in a folder of its own among the
+/// submissions: what [`accept`] records.
+#[derive(Debug)]
+pub struct Unpacked {
+    id: String,
+    bot: String,
+    folder: PathBuf,
+    bytes: u64,
+}
+
+/// Unpacks `upload` into a folder of its own among the hill's submissions (in `hill_dir`) and
+/// reads its `bot.toml` (capped in bytes, read in time linear in its size), checked against
+/// the hill's `config`. It touches no database, so the door runs it outside its lock: no
+/// author waits for another's unpacking. The upload's file is removed either way. A refusal
+/// comes with the bot's name, if it was read.
+pub fn unpack(
+    hill_dir: &Path,
+    config: &HillConfig,
+    upload: &Upload,
+) -> Result<Unpacked, (String, Refusal)> {
+    let outcome = unpack_checked(hill_dir, config, upload);
+    let _ = std::fs::remove_file(&upload.path);
+    outcome
+}
+
+fn unpack_checked(
+    hill_dir: &Path,
+    config: &HillConfig,
+    upload: &Upload,
+) -> Result<Unpacked, (String, Refusal)> {
+    let unnamed = |refusal: Refusal| (String::new(), refusal);
+    let mut head = [0u8; 4];
+    let read = std::fs::File::open(&upload.path)
+        .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
+        .map_err(|e| unnamed(harness(e.into())))?;
+    let kind = Kind::of(&head[..read]).ok_or_else(|| {
+        unnamed(Refusal::Unreadable(
+            "the upload is neither a .tar.gz nor a .zip (by its first bytes)".into(),
+        ))
+    })?;
+    if let Some(declared) = upload.declared
+        && declared != kind
+    {
+        return Err(unnamed(Refusal::Unreadable(format!(
+            "the upload's content type says {declared:?} but its first bytes say {kind:?}"
+        ))));
+    }
+    let incoming = upload.path.with_extension("d");
+    let unpacked = archive::unpack(&upload.path, kind, &incoming, &config.submissions.caps());
+    let unpacked = match unpacked {
+        Ok(unpacked) => unpacked,
+        Err(refused) => {
+            let _ = std::fs::remove_dir_all(&incoming);
+            return Err(unnamed(match refused {
+                archive::Refused::OverCap(why) => {
+                    Refusal::TooLarge(format!("the archive unpacks to {why}"))
+                }
+                archive::Refused::Io { .. } => harness(anyhow::anyhow!("{refused}")),
+                refused => Refusal::Unreadable(format!("the archive's {refused}")),
+            }));
+        }
+    };
+    let read = read_bot(hill_dir, config, &incoming);
+    let _ = std::fs::remove_dir_all(&incoming);
+    read.map(|(id, bot, folder)| Unpacked {
+        id,
+        bot,
+        folder,
+        bytes: unpacked.bytes,
+    })
+}
+
+/// Reads and checks the bot unpacked in `incoming` and moves it to its submission's folder:
+/// its id, its name and that folder.
+fn read_bot(
+    hill_dir: &Path,
+    config: &HillConfig,
+    incoming: &Path,
+) -> Result<(String, String, PathBuf), (String, Refusal)> {
+    let unnamed = |refusal: Refusal| (String::new(), refusal);
+    let root = bot_root(incoming);
+    let (spec, games) = roster::load_manifest(&root).map_err(|e| {
+        // Named as the author knows it: `bot.toml`, not the folder it was unpacked into.
+        let shown = format!("{}/", root.display());
+        unnamed(Refusal::Unreadable(
+            format!("{e:#}")
+                .replace(&shown, "")
+                .replace(&root.display().to_string(), "."),
+        ))
+    })?;
+    let bot = spec.name.clone();
+    let named = |refusal: Refusal| (bot.clone(), refusal);
+    let game = &config.game.game;
+    if !games.iter().any(|g| g == game) {
+        let mut listed = games.clone();
+        listed.truncate(10);
+        return Err(named(Refusal::Unreadable(format!(
+            "bot.toml: `games` lists {listed:?}{}, not the hill's \"{game}\"",
+            if games.len() > listed.len() {
+                " …"
+            } else {
+                ""
+            }
+        ))));
+    }
+    let id = new_id();
+    let kept = hill_dir.join(FOLDER).join(&id);
+    std::fs::rename(&root, &kept).map_err(|e| named(harness(e.into())))?;
+    Ok((id, bot, kept))
+}
+
+/// Lets in `upload` of `author` (past [`gate`]), as [`unpack`] left it: the same upload sent
+/// again by its author is its earlier submission; else the bot's name is claimed, the author's
+/// caps applied and the submission recorded `received`. Database work only, which is all the
+/// door's lock holds. A refusal is recorded, and the unpacked folder removed.
+pub fn accept(
+    hill: &Hill,
+    author: &str,
+    upload: &Upload,
+    unpacked: Result<Unpacked, (String, Refusal)>,
+) -> Result<Status, Refusal> {
+    let outcome = unpacked.and_then(|unpacked| {
+        let folder = unpacked.folder.clone();
+        let recorded = record(hill, author, upload, unpacked);
+        if !matches!(recorded, Ok((_, true))) {
+            let _ = std::fs::remove_dir_all(&folder);
+        }
+        recorded.map(|(status, _)| status)
+    });
+    match outcome {
+        Ok(status) => Ok(status),
+        Err((bot, refusal)) => {
+            record_refusal(hill, author, &bot, Some(upload), &refusal);
+            Err(refusal)
+        }
+    }
+}
+
+/// Records the unpacked bot: its status, and whether it is a new submission (not the same
+/// upload again).
+fn record(
+    hill: &Hill,
+    author: &str,
+    upload: &Upload,
+    unpacked: Unpacked,
+) -> Result<(Status, bool), (String, Refusal)> {
+    let db = hill.store.connection();
+    let limits = hill.config.submissions;
+    let Unpacked { id, bot, bytes, .. } = unpacked;
+    let named = |refusal: Refusal| (bot.clone(), refusal);
+    if let Some(earlier) = db
+        .row(
+            "SELECT id FROM hill_submissions WHERE author = ?1 AND upload_digest = ?2
+             AND status <> 'refused'",
+            &[author.into(), upload.digest.as_str().into()],
+        )
+        .map_err(|e| named(harness(e)))?
+    {
+        let id = earlier[0].text().map_err(|e| named(harness(e)))?;
+        return status(hill, &id, Some(author))
+            .map_err(|e| named(harness(e)))?
+            .map(|status| (status, false))
+            .ok_or_else(|| {
+                named(Refusal::Unreadable(
+                    "the earlier submission vanished".into(),
+                ))
+            });
+    }
+    let recorded = db.transaction(|db| {
+        let owner = authors::owner_of(db, &bot)?;
+        match owner.as_deref() {
+            Some(owner) if owner == author => {}
+            Some("") => {
+                return Ok(Err(Refusal::NotYours(format!(
+                    "the bot name {bot:?} is the hill owner's"
+                ))));
+            }
+            Some(_) => {
+                return Ok(Err(Refusal::NotYours(format!(
+                    "the bot name {bot:?} is another author's"
+                ))));
+            }
+            None => {
+                if let Some(other) = authors::look_alike(db, &bot)? {
+                    return Ok(Err(Refusal::NotYours(format!(
+                        "the bot name {bot:?} reads the same as {other:?}, another bot's on \
+                         this hill: choose a name that looks different"
+                    ))));
+                }
+                let mine = db.value(
+                    "SELECT COUNT(*) FROM hill_bot_owners o WHERE o.author = ?1 AND (
+                         EXISTS (SELECT 1 FROM hill_versions v
+                                 WHERE v.name = o.bot AND v.state = 'active')
+                         OR EXISTS (SELECT 1 FROM hill_submissions s WHERE s.bot = o.bot
+                                 AND s.status IN ('received', 'building', 'validating')))",
+                    &[author.into()],
+                )?;
+                if mine.int()? >= i64::from(limits.active_bots) {
+                    return Ok(Err(Refusal::NotYours(format!(
+                        "{author} has {} bots on the hill, the hill's cap \
+                         (`submissions.active_bots`); send a new version of one of them",
+                        limits.active_bots
+                    ))));
+                }
+                authors::claim(db, &bot, author)?;
+            }
+        }
+        let stored = db
+            .value(
+                "SELECT COALESCE(SUM(unpacked_bytes), 0) FROM hill_submissions
+                 WHERE author = ?1 AND files_kept = 1",
+                &[author.into()],
+            )?
+            .int()? as u64;
+        if stored + bytes > limits.stored_mb << 20 {
+            return Ok(Err(Refusal::TooLarge(format!(
+                "{author} keeps {} MiB on the hill and this bot unpacks to {:.1} MiB: over the \
+                 hill's cap of {} MiB (`submissions.stored_mb`)",
+                stored >> 20,
+                bytes as f64 / f64::from(1 << 20),
+                limits.stored_mb
+            ))));
+        }
+        db.execute(
+            &format!(
+                "INSERT INTO hill_submissions (id, author, bot, upload_digest, upload_bytes,
+                     unpacked_bytes, status, files_kept, seq, received_at, updated_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'received', 1, {SEQ}, {now}, {now})",
+                now = now(db.dialect())
+            ),
+            &[
+                id.as_str().into(),
+                author.into(),
+                bot.as_str().into(),
+                upload.digest.as_str().into(),
+                (upload.bytes as i64).into(),
+                (bytes as i64).into(),
+            ],
+        )?;
+        Ok(Ok(()))
+    });
+    match recorded {
+        Ok(Ok(())) => {}
+        Ok(Err(refusal)) => return Err(named(refusal)),
+        Err(err) => return Err(named(harness(err))),
+    }
+    tracing::info!(id, author, bot, "submission received");
+    status(hill, &id, Some(author))
+        .map_err(|e| named(harness(e)))?
+        .map(|status| (status, true))
+        .ok_or_else(|| named(harness(anyhow::anyhow!("submission {id} vanished"))))
+}
+
+/// The folder holding `bot.toml`: the archive's root, or its one folder if the author packed
+/// the folder itself (`tar czf bot.tgz mybot/`).
+fn bot_root(unpacked: &Path) -> PathBuf {
+    if unpacked.join(roster::MANIFEST).exists() {
+        return unpacked.to_path_buf();
+    }
+    let entries: Vec<PathBuf> = std::fs::read_dir(unpacked)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    match entries.as_slice() {
+        [only] if only.is_dir() && only.join(roster::MANIFEST).exists() => only.clone(),
+        _ => unpacked.to_path_buf(),
+    }
+}
+
+/// Submission `id`, with its private part if `reader` is its author (or the hill's logs are
+/// public). `None` if the hill has no such submission.
+pub fn status(hill: &Hill, id: &str, reader: Option<&str>) -> anyhow::Result<Option<Status>> {
+    let rows = select(hill, "s.id = ?1", &[id.into()])?;
+    let public = hill.config.submissions.public_logs;
+    Ok(rows
+        .into_iter()
+        .next()
+        .map(|(status, private)| shown_to(hill, status, private, reader, public)))
+}
+
+/// The submissions of `author`, newest first, with their private parts.
+pub fn of_author(hill: &Hill, author: &str) -> anyhow::Result<Vec<Status>> {
+    let rows = select(hill, "s.author = ?1", &[author.into()])?;
+    Ok(rows
+        .into_iter()
+        .map(|(status, private)| shown_to(hill, status, private, Some(author), true))
+        .collect())
+}
+
+fn shown_to(
+    hill: &Hill,
+    mut status: Status,
+    private: Private,
+    reader: Option<&str>,
+    public: bool,
+) -> Status {
+    // A suspension's reason quotes the bot's stderr (where it ran, in the server's folders),
+    // which only its author reads.
+    let reason = status.reason.take();
+    status.reason = match public || reader == Some(private.author.as_str()) {
+        true => {
+            status.private = Some(private);
+            reason.map(|reason| logs::Paths::new(&hill.dir).scrub(&reason))
+        }
+        false => reason.as_deref().map(logs::public_reason),
+    };
+    status
+}
+
+fn select(hill: &Hill, filter: &str, params: &[Value]) -> anyhow::Result<Vec<(Status, Private)>> {
+    let db = hill.store.connection();
+    let rows = db.query(
+        &format!(
+            "SELECT s.id, s.bot, s.version, s.status, s.reason, s.received_at, s.updated_at,
+                 s.author, s.build_log, s.faults, s.stderr,
+                 (SELECT MAX(v.version) FROM hill_versions v WHERE v.name = s.bot), s.detail,
+                 v.state, v.suspended,
+                 (SELECT MIN(n.version) FROM hill_versions n
+                  WHERE n.name = s.bot AND n.version > s.version)
+             FROM hill_submissions s
+             LEFT JOIN hill_versions v ON v.name = s.bot AND v.version = s.version
+             WHERE {filter}
+             ORDER BY s.seq DESC"
+        ),
+        params,
+    )?;
+    rows.iter()
+        .map(|r| {
+            // An accepted submission lives on as its version does: its status follows the
+            // version's state, stored in `hill_versions` alone.
+            let (status, reason) = match (r[3].text()?.as_str(), r[13].opt_text()?.as_deref()) {
+                ("active", Some("replaced")) => (
+                    "replaced".to_string(),
+                    Some(match &r[15] {
+                        Value::Null => "replaced by a newer version".to_string(),
+                        next => format!("replaced by v{}", next.int()?),
+                    }),
+                ),
+                ("active", Some("retired")) => (
+                    "retired".to_string(),
+                    Some("retired by the hill's owner".into()),
+                ),
+                ("active", Some(_)) if r[14].opt_text()?.is_some() => {
+                    ("suspended".to_string(), r[14].opt_text()?)
+                }
+                (status, _) => (status.to_string(), r[4].opt_text()?),
+            };
+            let version = match (&r[2], status.as_str()) {
+                (Value::Null, "refused") => None,
+                (Value::Null, _) => Some(match &r[11] {
+                    Value::Null => 1,
+                    last => last.int()? as u32 + 1,
+                }),
+                (version, _) => Some(version.int()? as u32),
+            };
+            Ok((
+                Status {
+                    id: r[0].text()?,
+                    bot: r[1].text()?,
+                    version,
+                    status,
+                    // Capped as it is served too: a hill may hold reasons stored before the cap.
+                    reason: reason.map(|reason| short_reason(&reason)),
+                    received_at: r[5].int()?,
+                    updated_at: r[6].int()?,
+                    private: None,
+                },
+                Private {
+                    author: r[7].text()?,
+                    detail: r[12].opt_text()?,
+                    build_log: r[8].opt_text()?,
+                    faults: match r[9].opt_text()? {
+                        Some(json) => serde_json::from_str(&json).unwrap_or_default(),
+                        None => Vec::new(),
+                    },
+                    stderr: r[10].opt_text()?,
+                },
+            ))
+        })
+        .collect()
+}
+
+/// After a stop: clears uploads never recorded, and puts a submission caught building or
+/// validating back in the queue once; one caught a second time is refused, since it may be
+/// what stopped koth (a build that took the machine's memory): an upload never brings the
+/// hill down more than twice.
+pub(crate) fn recover(hill: &Hill) -> anyhow::Result<()> {
+    let db = hill.store.connection();
+    let unfinished = format!("status IN ('building', 'validating') AND tries >= {BUILD_TRIES}");
+    let given_up = db.query(
+        &format!("SELECT bot FROM hill_submissions WHERE {unfinished}"),
+        &[],
+    )?;
+    db.execute(
+        &format!(
+            "UPDATE hill_submissions SET status = 'refused', files_kept = 0, reason = ?1,
+                 updated_at = {} WHERE {unfinished}",
+            now(db.dialect()),
+        ),
+        &[UNFINISHED.into()],
+    )?;
+    for row in given_up {
+        release_name(db, &row[0].text()?)?;
+    }
+    db.execute(
+        "UPDATE hill_submissions SET status = 'received'
+         WHERE status IN ('building', 'validating')",
+        &[],
+    )?;
+    let folder = hill.dir.join(FOLDER);
+    let incoming = folder.join(INCOMING);
+    if incoming.exists() {
+        std::fs::remove_dir_all(&incoming)
+            .with_context(|| format!("cannot clear {}", incoming.display()))?;
+    }
+    let waiting: Vec<String> = db
+        .query(
+            "SELECT id FROM hill_submissions WHERE status = 'received'",
+            &[],
+        )?
+        .iter()
+        .map(|r| r[0].text())
+        .collect::<anyhow::Result<_>>()?;
+    for entry in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !waiting.contains(&name) {
+            std::fs::remove_dir_all(entry.path())
+                .with_context(|| format!("cannot clear {}", entry.path().display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// Builds and validates received submissions on `submissions.builders` threads beside
+/// `hill run`'s games, each one submission at a time, until stopped.
+pub(crate) struct Builder {
+    stop: Arc<AtomicBool>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Builder {
+    /// Starts the builders of `hill`, each with a connection of its own to the hill's
+    /// database (a submission is begun by one of them only: see [`build_next`]).
+    pub(crate) fn start(hill: Hill) -> anyhow::Result<Builder> {
+        recover(&hill)?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let mut threads = Vec::new();
+        for n in 0..hill.config.submissions.builders {
+            let hill = hill.reopen()?;
+            let stopped = Arc::clone(&stop);
+            let thread = std::thread::Builder::new()
+                .name(format!("koth-builder-{n}"))
+                .spawn(move || {
+                    while !stopped.load(Ordering::Relaxed) && !koth_bot::interrupt::requested() {
+                        match build_next(&hill) {
+                            Ok(true) => {}
+                            Ok(false) => std::thread::sleep(POLL),
+                            Err(err) => {
+                                tracing::error!("a builder of submissions: {err:#}");
+                                std::thread::sleep(POLL * 10);
+                            }
+                        }
+                    }
+                })?;
+            threads.push(thread);
+        }
+        Ok(Builder { stop, threads })
+    }
+}
+
+impl Drop for Builder {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        for thread in self.threads.drain(..) {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// Builds and validates the next received submission, if there is one: authors take turns
+/// (the author whose last build began longest ago goes first, then that author's oldest
+/// upload), so one author's many uploads delay another's by one build at most.
+pub(crate) fn build_next(hill: &Hill) -> anyhow::Result<bool> {
+    let db = hill.store.connection();
+    let Some(row) = db.row(
+        "SELECT s.id, s.bot, s.author FROM hill_submissions s WHERE s.status = 'received'
+         ORDER BY (SELECT COALESCE(MAX(b.build_started_at), 0) FROM hill_submissions b
+                   WHERE b.author = s.author), s.seq
+         LIMIT 1",
+        &[],
+    )?
+    else {
+        return Ok(false);
+    };
+    let (id, bot, author) = (row[0].text()?, row[1].text()?, row[2].text()?);
+    let begun = db.execute(
+        &format!(
+            "UPDATE hill_submissions SET status = 'building', tries = tries + 1,
+                 build_started_at = {now}, updated_at = {now}
+             WHERE id = ?1 AND status = 'received'",
+            now = now(db.dialect())
+        ),
+        &[id.as_str().into()],
+    )?;
+    if begun == 0 {
+        return Ok(true);
+    }
+    let folder = hill.dir.join(FOLDER).join(&id);
+    let set = |status: &str| {
+        db.execute(
+            &format!(
+                "UPDATE hill_submissions SET status = ?2, updated_at = {} WHERE id = ?1",
+                now(db.dialect())
+            ),
+            &[id.as_str().into(), status.into()],
+        )
+        .map(drop)
+    };
+    // `hill run`'s terminal tells its owner of each upload, and (in its games' loop) of the
+    // version it becomes.
+    eprintln!(
+        "koth: an upload of {} by {} arrived (submission {id}): building and validating it",
+        koth_bot::text::shown(&bot),
+        koth_bot::text::shown(&author)
+    );
+    tracing::info!(id, bot, "submission building");
+    let added = versions::add_followed(hill, &folder, &mut |step| {
+        set(match step {
+            Step::Building => "building",
+            Step::Validating => "validating",
+        })
+    });
+    if koth_bot::interrupt::requested() {
+        // Cut short by a stop, no fault of the upload's: it is built again, from its first
+        // try, when the hill runs again.
+        db.execute(
+            "UPDATE hill_submissions SET status = 'received', tries = tries - 1 WHERE id = ?1",
+            &[id.as_str().into()],
+        )?;
+        return Ok(false);
+    }
+    let added = added.unwrap_or_else(|err| versions::Added {
+        bot: bot.clone(),
+        refused: Some(format!("{err:#}")),
+        summary: Some("it could not be read".into()),
+        ..versions::Added::default()
+    });
+    // What the author reads names their bot's own folders `.`, wherever the server put them.
+    let private = logs::Paths::new(&hill.dir).folder(&folder, ".");
+    let stderr = added
+        .validation
+        .as_deref()
+        .and_then(|game| stderr_of(game, &private));
+    let version_digest = db
+        .row(
+            "SELECT digest FROM hill_versions WHERE name = ?1 AND version = ?2",
+            &[bot.as_str().into(), added.version.map(i64::from).into()],
+        )?
+        .map(|r| r[0].text())
+        .transpose()?;
+    let faults: Vec<String> = added.faults.iter().map(|f| private.scrub(f)).collect();
+    db.execute(
+        &format!(
+            "UPDATE hill_submissions SET status = ?2, reason = ?3, version = ?4,
+                 version_digest = ?5, files_kept = ?6, build_log = ?7, faults = ?8, stderr = ?9,
+                 detail = ?10, updated_at = {} WHERE id = ?1",
+            now(db.dialect())
+        ),
+        &[
+            id.as_str().into(),
+            if added.version.is_some() {
+                "active"
+            } else {
+                "refused"
+            }
+            .into(),
+            added.summary.as_deref().map(short_reason).into(),
+            added.version.map(i64::from).into(),
+            version_digest.into(),
+            i64::from(added.version.is_some()).into(),
+            added
+                .build_log
+                .as_deref()
+                .map(|log| capped(&private.scrub(&String::from_utf8_lossy(log))))
+                .into(),
+            serde_json::to_string(&faults)?.into(),
+            stderr.into(),
+            added
+                .refused
+                .as_deref()
+                .map(|why| capped(&private.scrub(why)))
+                .into(),
+        ],
+    )?;
+    if added.version.is_none() {
+        eprintln!(
+            "koth: the upload of {} (submission {id}) is refused: {}",
+            koth_bot::text::shown(&bot),
+            koth_bot::text::shown(
+                &added
+                    .summary
+                    .as_deref()
+                    .map(short_reason)
+                    .unwrap_or_default()
+                    .replace('\n', " | ")
+            )
+        );
+    }
+    tracing::info!(
+        id,
+        bot,
+        version = added.version,
+        refused = added.refused,
+        "submission done"
+    );
+    std::fs::remove_dir_all(&folder)
+        .with_context(|| format!("cannot clear {}", folder.display()))?;
+    match added.version {
+        Some(_) => prune(hill, &bot)?,
+        None => release_name(db, &bot)?,
+    }
+    Ok(true)
+}
+
+/// Frees the name of a refused bot that never joined the hill, unless another upload of it
+/// waits: a refusal does not keep a name from its next author.
+fn release_name(db: &dyn Connection, bot: &str) -> anyhow::Result<()> {
+    db.execute(
+        "DELETE FROM hill_bot_owners WHERE bot = ?1
+         AND NOT EXISTS (SELECT 1 FROM hill_versions WHERE name = ?1)
+         AND NOT EXISTS (SELECT 1 FROM hill_submissions WHERE bot = ?1
+                         AND status IN ('received', 'building', 'validating'))",
+        &[bot.into()],
+    )?;
+    Ok(())
+}
+
+/// Removes the files of `bot`'s versions older than the newest `kept_versions` (and not
+/// active); their games and ratings stay.
+fn prune(hill: &Hill, bot: &str) -> anyhow::Result<()> {
+    let db = hill.store.connection();
+    let keep = hill.config.submissions.kept_versions as usize;
+    let rows = db.query(
+        "SELECT digest, state FROM hill_versions WHERE name = ?1 ORDER BY version DESC",
+        &[bot.into()],
+    )?;
+    let mut kept = Vec::new();
+    for (i, row) in rows.iter().enumerate() {
+        let digest = row[0].text()?;
+        if i < keep || row[1].text()? == "active" || kept.contains(&digest) {
+            kept.push(digest);
+            continue;
+        }
+        let stored = hill.dir.join(versions::VERSIONS).join(&digest);
+        if stored.exists() {
+            std::fs::remove_dir_all(&stored)
+                .with_context(|| format!("cannot prune {}", stored.display()))?;
+            tracing::info!(bot, digest, "an old version's files pruned");
+        }
+        db.execute(
+            "UPDATE hill_submissions SET files_kept = 0 WHERE version_digest = ?1",
+            &[digest.as_str().into()],
+        )?;
+    }
+    Ok(())
+}
+
+/// The stderr of a validation game's bots, scrubbed by `paths`, each distinct text once with
+/// the seats that wrote it, capped: copies of one bot write alike, one of them maybe more
+/// often (restarted round after round), so a text is taken as the one it repeats.
+fn stderr_of(game: &Path, paths: &logs::Paths) -> Option<String> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(game.join(koth_bot::seat::STDERR_DIR))
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    files.sort();
+    // Each distinct text, with the seats that wrote it and how often each did.
+    let mut distinct: Vec<(Vec<(usize, usize)>, String)> = Vec::new();
+    for (seat, file) in files.iter().enumerate() {
+        let bytes = std::fs::read(file).unwrap_or_default();
+        if bytes.is_empty() {
+            continue;
+        }
+        let text = paths.scrub(&String::from_utf8_lossy(&bytes));
+        let (unit, times) = repeated(&text);
+        match distinct.iter_mut().find(|(_, said)| said == unit) {
+            Some((seats, _)) => seats.push((seat + 1, times)),
+            None => distinct.push((vec![(seat + 1, times)], unit.to_string())),
+        }
+    }
+    let text: String = distinct
+        .iter()
+        .map(|(seats, text)| {
+            let listed: Vec<String> = seats
+                .iter()
+                .map(|&(seat, times)| match times {
+                    1 => seat.to_string(),
+                    _ => format!("{seat} ×{times}"),
+                })
+                .collect();
+            let named = match seats.len() {
+                1 => format!("seat {}", listed[0]),
+                _ => format!("seats {} (the same)", listed.join(", ")),
+            };
+            format!("== {named}\n{}\n", text.trim_end())
+        })
+        .collect();
+    (!text.is_empty()).then(|| capped(&text))
+}
+
+/// The shortest text `text` is made of, repeated, and how many times (up to 100: a bot
+/// restarted in each round of its game).
+fn repeated(text: &str) -> (&str, usize) {
+    for times in (2..=text.len().min(100)).rev() {
+        if !text.len().is_multiple_of(times) || !text.is_char_boundary(text.len() / times) {
+            continue;
+        }
+        let unit = &text[..text.len() / times];
+        if text
+            .as_bytes()
+            .chunks(unit.len())
+            .all(|c| c == unit.as_bytes())
+        {
+            return (unit, times);
+        }
+    }
+    (text, 1)
+}
+
+/// `reason` as it is stored and served: each line cut at [`REASON_LINE_KEPT`] bytes, and the
+/// whole at [`REASON_KEPT`].
+fn short_reason(reason: &str) -> String {
+    let mut kept = String::new();
+    for line in reason.lines() {
+        let line = koth_bot::cut_line(line, REASON_LINE_KEPT);
+        if kept.len() + line.len() + 1 > REASON_KEPT {
+            kept.push_str("[…]");
+            break;
+        }
+        if !kept.is_empty() {
+            kept.push('\n');
+        }
+        kept.push_str(&line);
+    }
+    kept
+}
+
+/// The last [`LOG_KEPT`] bytes of `text`, on a character boundary.
+fn capped(text: &str) -> String {
+    if text.len() <= LOG_KEPT {
+        return text.to_string();
+    }
+    let mut start = text.len() - LOG_KEPT;
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    format!("[… {start} bytes left out]\n{}", &text[start..])
+}
+
+/// koth's own failure while taking an upload: no fault of the author's.
+fn harness(err: anyhow::Error) -> Refusal {
+    // The details (paths, database errors) are the owner's, in the hill's log.
+    tracing::error!("taking an upload: {err:#}");
+    Refusal::Closed(
+        "the hill could not take the upload (its own fault, not yours): try again later".into(),
+    )
+}
+
+fn clock_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}

@@ -1,0 +1,376 @@
+//! A bot joins the hill: its folder is copied into the hill's own store under its content
+//! digest (`versions/<digest>/`, never used in place, so the author may go on editing it), built
+//! there, and must pass a **validation game** — one game against copies of itself, with no
+//! fault — before it is recorded, in one transaction, as its bot's next version. Until then the
+//! hill's database knows nothing of it: a `hill add` killed at any step leaves the version
+//! absent (and at most a partial folder, cleared by the next add of the same bot).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+
+use koth_bot::cpu::Claim;
+use koth_bot::{BotSpec, build, roster};
+use koth_tournament::schedule::ScheduledGame;
+use koth_tournament::{GameParts, Played, play_one};
+
+use super::store;
+use super::{Hill, files};
+
+/// The folder of the hill's versions.
+pub(crate) const VERSIONS: &str = "versions";
+
+/// What became of a bot folder given to `hill add`.
+#[derive(Debug, Clone, Default)]
+pub struct Added {
+    pub bot: String,
+    /// Its version number, if it was accepted.
+    pub version: Option<u32>,
+    /// Why it was refused, if it was, in full: for the hill's owner and the bot's author.
+    pub refused: Option<String>,
+    /// Why it was refused in koth's own short words, with no command, log or path: what may be
+    /// shown to anyone.
+    pub summary: Option<String>,
+    /// Its build step's output (the kept tail), if it has a build step that ran contained.
+    pub build_log: Option<Vec<u8>>,
+    /// The folder of its validation game, if it was played.
+    pub validation: Option<PathBuf>,
+    /// The faults of its validation game, each distinct one once (`kind: reason (×count)`),
+    /// without the stderr they quote: the game's stderr is kept beside.
+    pub faults: Vec<String>,
+}
+
+impl Added {
+    fn refused(bot: &str, why: String, summary: impl Into<String>) -> Added {
+        Added {
+            bot: bot.into(),
+            refused: Some(why),
+            summary: Some(summary.into()),
+            ..Added::default()
+        }
+    }
+}
+
+/// The steps of an add, for a caller following one (a submission's status).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Step {
+    Building,
+    Validating,
+}
+
+/// Adds the bot of folder `source` to `hill`. `Err` is a person's mistake (no such folder, no
+/// `bot.toml`); a bot that cannot join (it does not play the hill's game, its build or its
+/// validation game fails) is `Ok` with the reason.
+pub(crate) fn add(hill: &Hill, source: &Path) -> anyhow::Result<Added> {
+    add_followed(hill, source, &mut |_| Ok(()))
+}
+
+/// [`add`], telling `step` as each step begins.
+pub(crate) fn add_followed(
+    hill: &Hill,
+    source: &Path,
+    step: &mut dyn FnMut(Step) -> anyhow::Result<()>,
+) -> anyhow::Result<Added> {
+    let (spec, games) = roster::load_manifest(source)?;
+    let game = &hill.config.game.game;
+    if !games.iter().any(|g| g == game) {
+        return Ok(Added::refused(
+            &spec.name,
+            format!(
+                "{}: its bot.toml lists games {games:?}, not the hill's \"{game}\"",
+                source.join(roster::MANIFEST).display()
+            ),
+            format!("its bot.toml does not list the hill's game \"{game}\""),
+        ));
+    }
+    if let Err(refused) = hill.config.game.check_wasm_only(&spec) {
+        return Ok(Added::refused(
+            &spec.name,
+            format!("{refused:#}"),
+            "this hill takes only WASI bots (`wasm_only`)",
+        ));
+    }
+    if let Err(refused) = hill.config.game.check_data(&spec) {
+        return Ok(Added::refused(
+            &spec.name,
+            format!("{refused:#}"),
+            format!(
+                "its data is over this hill's cap of {} MiB (`data_mb`)",
+                hill.config.game.data_cap_mb()
+            ),
+        ));
+    }
+    if let Some(why) = koth_bot::languages::refusal(&spec, &hill.languages()?) {
+        return Ok(Added::refused(
+            &spec.name,
+            format!("{}: {why}", roster::MANIFEST),
+            why,
+        ));
+    }
+    let digest = koth_bot::digest::digest(&spec)?;
+    let versions = store::versions(hill.store.connection())?;
+    if let Some(current) = versions
+        .iter()
+        .find(|v| v.name == spec.name && v.current() && v.digest == digest)
+    {
+        return Ok(Added::refused(
+            &spec.name,
+            format!(
+                "this folder is already its current version, v{}",
+                current.version
+            ),
+            format!("it is already its current version, v{}", current.version),
+        ));
+    }
+    let folder = Path::new(VERSIONS).join(&digest);
+    let stored = hill.dir.join(&folder);
+    // A folder of a digest no version has may be an add killed before it was recorded.
+    let kept = versions.iter().any(|v| v.digest == digest) && stored.is_dir();
+    let mut build_log = None;
+    if !kept {
+        step(Step::Building)?;
+        match store_copy(hill, &spec, source, &stored) {
+            Ok(log) => build_log = log,
+            Err(why) => {
+                let failed = why.downcast_ref::<build::BuildFailed>();
+                let summary = failed.map_or_else(
+                    || "it could not be built".to_string(),
+                    |failed| failed.summary.clone(),
+                );
+                return Ok(Added {
+                    build_log: failed.map(|failed| failed.log.clone()),
+                    ..Added::refused(&spec.name, format!("{why:#}"), summary)
+                });
+            }
+        }
+    }
+    let built = BotSpec {
+        dir: std::path::absolute(&stored)?,
+        ..spec.clone()
+    };
+    step(Step::Validating)?;
+    let validation = Some(hill.dir.join("validation").join(&digest));
+    let (refused, faults) = validate(hill, &built, &digest)?;
+    if let Some((why, summary)) = refused {
+        return Ok(Added {
+            build_log,
+            validation,
+            faults,
+            ..Added::refused(&spec.name, why, summary)
+        });
+    }
+    // A shared hill's workers get the version from the database, not from this folder.
+    let packed = match hill.store.is_shared().then(|| files::pack(&built)) {
+        Some(Err(why)) => {
+            return Ok(Added::refused(
+                &spec.name,
+                format!("{why:#}"),
+                "its files could not be stored (koth's own fault, not the bot's; try again)",
+            ));
+        }
+        packed => packed.transpose()?,
+    };
+    let kept = BotSpec {
+        dir: folder,
+        ..spec.clone()
+    };
+    let (id, version) =
+        store::add_version(hill.store.connection(), &kept, &digest, packed.as_ref())?;
+    tracing::info!(bot = spec.name, version, id, digest, "version added");
+    Ok(Added {
+        bot: spec.name,
+        version: Some(version),
+        build_log,
+        validation,
+        ..Added::default()
+    })
+}
+
+/// Copies `source` to `stored` and builds it there: into a partial folder first, renamed when
+/// built, so `versions/<digest>/` is always a whole, built copy. Returns its build's log, if
+/// it had a contained build.
+fn store_copy(
+    hill: &Hill,
+    spec: &BotSpec,
+    source: &Path,
+    stored: &Path,
+) -> anyhow::Result<Option<Vec<u8>>> {
+    files::clear_partials(stored)?;
+    let partial: PathBuf = stored.with_extension(format!("partial-{}", std::process::id()));
+    build::copy_folder(source, &partial)
+        .with_context(|| format!("cannot copy {} to {}", source.display(), partial.display()))?;
+    let copy = BotSpec {
+        dir: partial.clone(),
+        ..spec.clone()
+    };
+    let config = &hill.config.game;
+    let built = build::prepare(
+        std::slice::from_ref(&copy),
+        config.build_limit(),
+        config.sandbox().as_ref(),
+    );
+    let built = match built {
+        Ok(mut built) => built.remove(0),
+        Err(err) => {
+            let _ = std::fs::remove_dir_all(&partial);
+            return Err(err.context("its build failed"));
+        }
+    };
+    let log = build::log_of(&built).filter(|_| built.dir != partial);
+    // A contained build ran in a build copy of its own: the version stored is what it built.
+    if built.dir != partial {
+        std::fs::remove_dir_all(&partial)?;
+        build::copy_folder(&built.dir, &partial).with_context(|| {
+            format!(
+                "cannot copy {} to {}",
+                built.dir.display(),
+                partial.display()
+            )
+        })?;
+    }
+    if stored.exists() {
+        // Left by an add killed after its rename and before it was recorded.
+        std::fs::remove_dir_all(stored)?;
+    }
+    std::fs::rename(&partial, stored).with_context(|| {
+        format!(
+            "cannot rename {} to {}",
+            partial.display(),
+            stored.display()
+        )
+    })?;
+    Ok(log)
+}
+
+/// Why a validation game refused its bot: in full, and in koth's short words.
+type Refused = (String, String);
+
+/// Plays the validation game of `bot`: one game of the hill's against copies of itself.
+/// Returns why it failed, if it did, and its faults.
+fn validate(
+    hill: &Hill,
+    bot: &BotSpec,
+    digest: &str,
+) -> anyhow::Result<(Option<Refused>, Vec<String>)> {
+    let players = hill.config.players();
+    let seats: Vec<BotSpec> = (0..players)
+        .map(|seat| BotSpec {
+            name: match seat {
+                0 => bot.name.clone(),
+                n => format!("{} (copy {n})", bot.name),
+            },
+            ..bot.clone()
+        })
+        .collect();
+    let config = &hill.config.game;
+    let seats: Vec<BotSpec> = seats
+        .into_iter()
+        .map(|seat| BotSpec {
+            data: config.data_for(seat.data),
+            ..seat
+        })
+        .collect();
+    let parts = GameParts {
+        game: config.game()?,
+        claim: Claim::unpinned("a validation game".into()),
+        dir: hill.dir.join("validation").join(digest),
+        // A learning bot's copies validate from empty folders; what they leave is not kept.
+        data: seats
+            .iter()
+            .map(|seat| seat.data.map(|_| koth_bot::data::Snapshot::empty()))
+            .collect(),
+        bots: seats,
+        limits: config.limits(),
+        rounds: config.rounds,
+        record_boards: config.record_boards.unwrap_or_default(),
+        options: config.options.clone(),
+        sandbox: config.sandbox(),
+        keep_working_copies: config.keep_working_copies,
+    };
+    let game = ScheduledGame {
+        index: 0,
+        seed: u64::from_str_radix(&digest[..16], 16).unwrap_or_default() ^ hill.seed,
+        seats: (0..players).collect(),
+    };
+    let Played { outcome, .. } = koth_game::runtime()?.block_on(play_one(parts, game, 1));
+    let result = match outcome {
+        Ok((result, _)) => result,
+        Err(harness) => {
+            let summary = "its validation game could not be played (koth's own fault, not the \
+                           bot's; try again)";
+            let why = format!("{summary}: {harness}");
+            return Ok((Some((why, summary.to_string())), Vec::new()));
+        }
+    };
+    let faults = distinct_faults(&result.bots);
+    // A copy that could not play refuses it; a rare fault (the original Connector's crash in
+    // a round in a hundred) is recorded, no more.
+    let faulted = result
+        .bots
+        .iter()
+        .find(|b| super::could_not_play(&b.fault_counts, b.timing.answers));
+    let refused = faulted.map(|b| {
+        let first = b
+            .faults
+            .first()
+            .map(|f| format!("{}: {}", f.kind, f.reason))
+            .unwrap_or_else(|| b.status.to_string());
+        let f = &b.fault_counts;
+        let counts: Vec<String> = [
+            ("failed_to_start", f.failed_to_start),
+            ("timed_out", f.timed_out),
+            ("crashed", f.crashed),
+            ("bad_output", f.bad_output),
+        ]
+        .iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(kind, n)| format!("{kind} ×{n}"))
+        .collect();
+        (
+            format!(
+                "its validation game (against copies of itself, in the hill's \
+                 validation/{digest}) had faults: {first}"
+            ),
+            format!(
+                "its validation game (against copies of itself) had faults: {}",
+                counts.join(", ")
+            ),
+        )
+    });
+    Ok((refused, faults))
+}
+
+/// Each distinct fault of `bots` once, with how often it was kept (copies of one bot fault
+/// alike, round after round), in koth's words without the stderr it quotes; then how many more
+/// were counted but not kept, if any.
+fn distinct_faults(bots: &[koth_game::BotResult]) -> Vec<String> {
+    let mut distinct: Vec<(String, usize)> = Vec::new();
+    for fault in bots.iter().flat_map(|b| &b.faults) {
+        let reason = koth_bot::error::without_stderr(&fault.reason).unwrap_or(&fault.reason);
+        let said = format!("{}: {reason}", fault.kind);
+        match distinct.iter_mut().find(|(s, _)| *s == said) {
+            Some((_, count)) => *count += 1,
+            None => distinct.push((said, 1)),
+        }
+    }
+    let kept: usize = distinct.iter().map(|(_, count)| count).sum();
+    let counted: u64 = bots
+        .iter()
+        .map(|b| {
+            let f = &b.fault_counts;
+            f.timed_out + f.crashed + f.bad_output + f.failed_to_start
+        })
+        .sum();
+    let mut faults: Vec<String> = distinct
+        .into_iter()
+        .map(|(said, count)| match count {
+            1 => said,
+            _ => format!("{said} (×{count})"),
+        })
+        .collect();
+    let more = counted.saturating_sub(kept as u64);
+    if more > 0 {
+        faults.push(format!("and {more} more faults, counted but not kept"));
+    }
+    faults
+}

@@ -1,0 +1,236 @@
+//! Every ranking koth shows — a tournament's table, a hill's table and its king — by the rule
+//! the game declares ([`Ranking`], in its folder): a **points** game's players by their points
+//! per game adjusted for the opponents met ([`points`]), a **placement** game's by an order model
+//! ([`order`]: Bradley–Terry with draws, Plackett–Luce for more). Pure: no processes, no
+//! database. Both fits depend only on which games were played and how they ended, never on the
+//! order they ended in.
+
+pub mod order;
+pub mod points;
+
+pub use koth_game::Ranking;
+
+/// One player's fitted figure, on its ranking's scale.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Strength {
+    /// The model's own coordinate (a log-strength, or points above the mean): where the next
+    /// fit may start.
+    pub theta: f64,
+    /// What the table shows and orders by: points per game against average opponents, or a
+    /// rating on the Elo scale (1500 average, 400 points for 10:1 odds).
+    pub value: f64,
+    /// Half the width of its 95% interval, in the same unit.
+    pub interval: f64,
+}
+
+/// Games to fit under a game's rule, by player index.
+#[derive(Debug, Clone)]
+pub struct Games {
+    ranking: Ranking,
+    order: order::Games,
+    points: points::Games,
+}
+
+impl Games {
+    pub fn new(ranking: Ranking) -> Games {
+        Games {
+            ranking,
+            order: order::Games::default(),
+            points: points::Games::default(),
+        }
+    }
+
+    /// Adds a game: each seat's player and score (higher is better).
+    pub fn add(&mut self, seats: &[(usize, f64)]) {
+        match self.ranking {
+            Ranking::Points => self.points.add(seats),
+            Ranking::Placement => self.order.add(seats),
+        }
+    }
+}
+
+/// A fit: every player's figure, and how sure one's lead over another is.
+#[derive(Debug, Clone)]
+pub struct Fit {
+    pub strengths: Vec<Strength>,
+    /// A points fit's spread, for leads clustered by game; none for an order model, whose
+    /// leads take the two figures as independent.
+    spread: Option<points::Spread>,
+}
+
+impl Fit {
+    /// Half the width of the 95% interval of `a`'s figure less `b`'s (player indices).
+    pub fn lead_interval(&self, a: usize, b: usize) -> f64 {
+        match &self.spread {
+            Some(spread) => spread.lead_interval(a, b),
+            None => match (self.strengths.get(a), self.strengths.get(b)) {
+                (Some(a), Some(b)) => a.interval.hypot(b.interval),
+                _ => 0.0,
+            },
+        }
+    }
+}
+
+/// Fits every player, starting from `start` (one coordinate per player: the last fit's
+/// [`Strength::theta`], or zeros).
+pub fn fit(games: &Games, start: &[f64]) -> Fit {
+    match games.ranking {
+        Ranking::Points => {
+            let (strengths, spread) = points::fit_from(&games.points, start);
+            Fit {
+                strengths,
+                spread: Some(spread),
+            }
+        }
+        Ranking::Placement => Fit {
+            strengths: order::fit_from(&games.order, start),
+            spread: None,
+        },
+    }
+}
+
+/// The column of a table that shows a ranking's figure.
+pub fn column(ranking: Ranking) -> &'static str {
+    match ranking {
+        Ranking::Points => "points/game (adj.)",
+        Ranking::Placement => "rating",
+    }
+}
+
+/// What a ranking's figure is, in words (the JSON's `statistic`).
+pub fn statistic(ranking: Ranking) -> &'static str {
+    match ranking {
+        Ranking::Points => {
+            "points per game against average opponents (adjusted for the opponents met), \
+             with its 95% interval"
+        }
+        Ranking::Placement => {
+            "rating on the Elo scale (1500 average) from an order model (Bradley-Terry with \
+             draws, Plackett-Luce for more), with its 95% interval"
+        }
+    }
+}
+
+/// A player as a table orders it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Entry {
+    pub id: usize,
+    /// Its fitted figure; none before its first fit.
+    pub value: Option<f64>,
+    pub interval: f64,
+    pub games: u32,
+}
+
+/// The one order of every table and of its king: the higher figure first, those not yet
+/// fitted after; a tie goes to the player with more games, then to the earlier one (lower id).
+pub fn in_order(entries: &mut [Entry]) {
+    entries.sort_by(|a, b| {
+        b.value
+            .is_some()
+            .cmp(&a.value.is_some())
+            .then(b.value.unwrap_or(0.0).total_cmp(&a.value.unwrap_or(0.0)))
+            .then(b.games.cmp(&a.games))
+            .then(a.id.cmp(&b.id))
+    });
+}
+
+/// Whether the first of a table in order ([`in_order`]) may be crowned: it has played its
+/// `placement_games` (and at least one), and it is apart from the runner-up: the 95% interval
+/// of its lead excludes zero, the lead exceeding `lead_interval(first, second)` ([`Fit::
+/// lead_interval`]: for two independent estimates `√(h₁² + h₂²)`, each `h` a 95% half-width;
+/// clustered by game for a points game, where two who meet often share their games' luck).
+/// Requiring the two intervals not to overlap at all would ask for about 99.5% confidence in
+/// the lead, not 95%.
+pub fn may_be_crowned(
+    table: &[Entry],
+    placement_games: u32,
+    lead_interval: impl Fn(usize, usize) -> f64,
+) -> bool {
+    let Some(first) = table.first() else {
+        return false;
+    };
+    let Some(value) = first.value else {
+        return false;
+    };
+    if first.games < placement_games.max(1) {
+        return false;
+    }
+    match table.get(1) {
+        None => true,
+        Some(second) => match second.value {
+            None => true,
+            Some(other) => value - other > lead_interval(first.id, second.id),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_points_game_ranks_by_points_where_counting_places_would_not() {
+        // Games of three: 0 scores 30 one game in five and nothing otherwise (6 a game); 1
+        // scores 1 four games in five (0.8 a game); 2 never scores. Places favour 1, points 0.
+        let mut points = Games::new(Ranking::Points);
+        let mut places = Games::new(Ranking::Placement);
+        for game in 0..100 {
+            let seats = [
+                (0, if game % 5 == 0 { 30.0 } else { 0.0 }),
+                (1, if game % 5 == 4 { 0.0 } else { 1.0 }),
+                (2, 0.0),
+            ];
+            points.add(&seats);
+            places.add(&seats);
+        }
+        let by_points = fit(&points, &[0.0; 3]).strengths;
+        let by_places = fit(&places, &[0.0; 3]).strengths;
+        assert!(by_points[0].value > by_points[1].value, "{by_points:?}");
+        assert!(by_places[1].value > by_places[0].value, "{by_places:?}");
+        // Points per game against average opponents, about what each scored.
+        assert!((by_points[0].value - 6.0).abs() < 1.5, "{by_points:?}");
+        assert!((by_points[1].value - 0.8).abs() < 1.5, "{by_points:?}");
+    }
+
+    fn entry(id: usize, value: f64, interval: f64, games: u32) -> Entry {
+        Entry {
+            id,
+            value: Some(value),
+            interval,
+            games,
+        }
+    }
+
+    #[test]
+    fn ties_go_to_more_games_then_the_earlier_and_the_crown_waits_for_a_clear_lead() {
+        let mut table = vec![
+            entry(3, 1500.0, 100.0, 5),
+            entry(1, 1500.0, 100.0, 5),
+            entry(2, 1500.0, 100.0, 9),
+            Entry {
+                id: 0,
+                value: None,
+                interval: 0.0,
+                games: 0,
+            },
+        ];
+        in_order(&mut table);
+        let ids: Vec<usize> = table.iter().map(|e| e.id).collect();
+        assert_eq!(ids, [2, 1, 3, 0]);
+        // Two independent estimates' lead, as an order model's.
+        let independent = |_: usize, _: usize| 100f64.hypot(100.0);
+        let may_be_crowned =
+            |table: &[Entry], placement| may_be_crowned(table, placement, independent);
+        // Tied: no crown.
+        assert!(!may_be_crowned(&table, 4));
+        let mut apart = vec![entry(0, 1800.0, 100.0, 9), entry(1, 1500.0, 100.0, 9)];
+        assert!(may_be_crowned(&apart, 4));
+        // Not before its placement games.
+        assert!(!may_be_crowned(&apart, 10));
+        // A lead of 150 with half-widths of 100 each: overlapping, yet apart (150 > 141).
+        apart[1].value = Some(1650.0);
+        assert!(may_be_crowned(&apart, 4));
+        apart[1].value = Some(1670.0);
+        assert!(!may_be_crowned(&apart, 4));
+    }
+}

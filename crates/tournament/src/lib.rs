@@ -1,0 +1,1151 @@
+//! The overnight tournament runner: many games of one game among many bots, in parallel, with
+//! every result kept in SQLite so that a stopped tournament resumes where it was.
+//!
+//! - [`config`]: the tournament file.
+//! - [`schedule`]: which bots play which game with which seed, fixed up front by the master seed.
+//! - [`gauntlet`]: one challenger against each opponent, its score against each and the
+//!   sequential test that stops an opponent's games once the result is clear.
+//! - [`store`]: the results database (schedule, results, harness faults, the bench).
+//! - [`lock`]: one koth at a time plays a tournament folder.
+//! - [`leaderboard`]: points, intervals, ratings and statuses, in four formats.
+//! - [`cli`]: `koth tournament run|resume|status` and `koth leaderboard`.
+//!
+//! A tournament folder holds `tournament.toml` (the file it was started from), `results.sqlite`,
+//! `tournament.log`, `koth.lock`, and `games/<index>/` with each game's own logs and a working
+//! copy of its bots.
+
+pub mod cli;
+pub mod config;
+pub(crate) mod gauntlet;
+pub mod leaderboard;
+pub mod lock;
+pub mod schedule;
+pub mod store;
+pub mod worker;
+
+use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Context, bail};
+use futures::FutureExt;
+use indicatif::{ProgressBar, ProgressStyle};
+use tokio::task::JoinSet;
+
+use koth_bot::BotStatus;
+use koth_bot::cpu::Claim;
+use koth_bot::data::{DATA_FOLDER, DataCap, Snapshot};
+use koth_bot::text;
+use koth_bot::{BotSpec, Limits, Sandbox, build, roster, sandbox};
+use koth_game::{Average, BotResult, Game, MatchResult, MatchSetup, Ranking, RecordBoards};
+
+use config::Config;
+use gauntlet::{Gauntlet, SprtConfig, Verdict};
+use leaderboard::Leaderboard;
+use lock::FolderLock;
+use schedule::ScheduledGame;
+use store::{Claimant, Claimed, SeatData, Store, StoredResult};
+use worker::{POLL, prepare_copy, relative_to};
+
+/// The copy of the tournament file kept in the tournament folder.
+pub(crate) const CONFIG_COPY: &str = "tournament.toml";
+/// The meta key saying whether the tournament's bots are contained (`on`) or not (`off`).
+const SANDBOX_META: &str = "sandbox";
+/// The meta key of the tournament file's text, which workers on other machines play by.
+const FILE_META: &str = "tournament_file";
+/// The meta key of a gauntlet (bot 0 the challenger): its test as JSON, `null` for none.
+const GAUNTLET_META: &str = "gauntlet";
+/// Tries per game: a harness fault (koth's own failure) is retried, up to this many times in all.
+pub const ATTEMPTS: u32 = 3;
+/// A bot that fails at start-up (does not start, or crashes before its first answer) in this many
+/// games in a row is benched: it is not started in the games after.
+pub(crate) const BENCH_AFTER: u32 = 3;
+
+/// Where a tournament lives, as a dashboard watches it.
+#[derive(Debug, Clone)]
+pub enum Watched {
+    /// A tournament folder: its SQLite database and its games' folders.
+    Folder(PathBuf),
+    /// Tournament `name` of the PostgreSQL database at `url`, its games' files in it.
+    Shared { url: String, name: String },
+}
+
+/// A tournament ready to play its unfinished games: on one machine from its folder, or as one of
+/// the workers sharing it through PostgreSQL.
+pub(crate) struct Tournament {
+    /// Where its games are played: `games/<index>/` in it.
+    pub dir: PathBuf,
+    pub name: String,
+    pub seed: u64,
+    game: &'static dyn Game,
+    bots: Vec<BotSpec>,
+    limits: Limits,
+    rounds: Option<u32>,
+    /// Which boards a game that records boards one by one keeps (the file's `record_boards`).
+    record_boards: RecordBoards,
+    /// The game's own options (the file's `[options]`).
+    options: toml::Table,
+    jobs: usize,
+    /// How bots are contained; `None` when the file says `sandbox = false`.
+    sandbox: Option<Sandbox>,
+    /// Whether a game's working copies of its bots stay in its folder once it is recorded (the
+    /// file's `keep_working_copies`).
+    keep_working_copies: bool,
+    store: Store,
+    /// Bots this koth does not play (a worker whose copy is not the one submitted, or whose
+    /// build failed): their games are left to other workers.
+    refused: Vec<usize>,
+    /// Who this koth is in the games it claims.
+    pub(crate) claimant: Claimant,
+    /// Per bot, how many of its games in a row, in the order their results came in, failed at
+    /// start-up: read from the database, and written there with each result that changes one.
+    start_failures: Vec<u32>,
+    /// A gauntlet's pairs and results so far; `None` for any other tournament.
+    gauntlet: Option<Gauntlet>,
+    /// Held while this koth plays the folder's games (SQLite only).
+    _lock: Option<FolderLock>,
+}
+
+/// A tournament as a tournament file and a master seed make it, before it is stored.
+struct Plan {
+    config: Config,
+    bots: Vec<BotSpec>,
+    name: String,
+    games: Vec<ScheduledGame>,
+    meta: Vec<(&'static str, String)>,
+}
+
+impl Plan {
+    /// Reads and checks the tournament file `file` and decides every game.
+    fn new(file: &Path, seed: Option<u64>) -> anyhow::Result<Plan> {
+        let config = Config::load(file)?;
+        let base = file.parent().unwrap_or(Path::new("."));
+        let bots = config.load_bots(base, file)?;
+        if config.sandbox().is_some() {
+            sandbox::check_available()?;
+        }
+        let name = config.name(file)?;
+        let seed = koth_game::seed::choose(seed.or(config.seed));
+        let per_game = config.players_per_game.unwrap_or(bots.len());
+        let games = match config.challenger {
+            Some(_) => gauntlet::schedule(bots.len() - 1, config.games, seed),
+            None => schedule::schedule(bots.len(), per_game, config.games, seed),
+        };
+        let mut meta = vec![
+            ("name", name.clone()),
+            ("game", config.game.clone()),
+            ("seed", seed.to_string()),
+            (
+                SANDBOX_META,
+                if config.sandbox().is_some() {
+                    "on"
+                } else {
+                    "off"
+                }
+                .into(),
+            ),
+        ];
+        if config.challenger.is_some() {
+            meta.push((GAUNTLET_META, serde_json::to_string(&config.sprt)?));
+        }
+        Ok(Plan {
+            config,
+            bots,
+            name,
+            games,
+            meta,
+        })
+    }
+}
+
+impl Tournament {
+    /// Starts a tournament from a tournament file: checks and builds the bots, creates the folder
+    /// and writes the whole schedule.
+    pub(crate) fn create(
+        file: &Path,
+        dir: Option<PathBuf>,
+        seed: Option<u64>,
+    ) -> anyhow::Result<Self> {
+        let plan = Plan::new(file, seed)?;
+        let dir = dir.unwrap_or_else(|| {
+            koth_bot::logs::default_folder(|secs| format!("tournament-{}-{secs}", plan.name))
+        });
+        // The outermost folder this creates (`logs/` too, the first time), removed again if the
+        // tournament cannot start.
+        let created: Option<PathBuf> = dir
+            .ancestors()
+            .take_while(|a| !a.as_os_str().is_empty() && !a.exists())
+            .last()
+            .map(Path::to_path_buf);
+        std::fs::create_dir_all(&dir)
+            .with_context(|| format!("cannot create the tournament folder {}", dir.display()))?;
+        // Before anything else in the folder is made: a second run into the same folder must
+        // find the first one's tournament whole, or be turned away here.
+        let lock = FolderLock::take(&dir)?;
+        if dir.join(store::FILE).exists() {
+            bail!(
+                "{} already holds a tournament: `koth tournament resume {}` finishes it",
+                dir.display(),
+                dir.display()
+            );
+        }
+        let sandbox = plan.config.sandbox_for(&plan.bots);
+        let store = (|| {
+            let built = build::prepare(&plan.bots, plan.config.build_limit(), sandbox.as_ref())?;
+            std::fs::create_dir_all(dir.join("games")).with_context(|| {
+                format!("cannot create the tournament folder {}", dir.display())
+            })?;
+            std::fs::copy(file, dir.join(CONFIG_COPY)).with_context(|| {
+                format!("cannot copy {} into {}", file.display(), dir.display())
+            })?;
+            let store = Store::create(&dir.join(store::FILE), &plan.meta, &plan.bots, &plan.games)?;
+            Ok::<_, anyhow::Error>((store, built))
+        })();
+        // A tournament that could not start (a bot's build failed) leaves no folder behind.
+        let (store, built) = store.inspect_err(|_| {
+            if let Some(created) = &created {
+                let _ = std::fs::remove_dir_all(created);
+            }
+        })?;
+        let jobs = plan.config.jobs();
+        Tournament::assemble(&plan.config, store, built, vec![], dir, jobs, Some(lock))
+    }
+
+    /// Reopens a tournament folder to play the games it has not finished, first giving the bots
+    /// named in `unbench` their seats back.
+    pub(crate) fn resume(dir: &Path, unbench: &[String]) -> anyhow::Result<Self> {
+        let path = dir.join(store::FILE);
+        store::check_exists(&path)?;
+        // Locked before the database is opened: opening brings an older database up to date.
+        let lock = FolderLock::take(dir)?;
+        let store = Store::open(&path)?;
+        let config = Config::load(&dir.join(CONFIG_COPY))?;
+        let mut bots = store.bots()?;
+        let unbenched = unbench
+            .iter()
+            .map(|name| {
+                bots.iter().position(|b| &b.name == name).with_context(|| {
+                    let names: Vec<String> = bots.iter().map(|b| format!("{:?}", b.name)).collect();
+                    format!(
+                        "--unbench {name:?}: no such bot in {}; its bots are {}",
+                        dir.display(),
+                        names.join(", ")
+                    )
+                })
+            })
+            .collect::<anyhow::Result<Vec<usize>>>()?;
+        for id in unbenched {
+            store.unbench(id)?;
+        }
+        let benched: Vec<usize> = store.benched()?.into_iter().map(|(b, _)| b).collect();
+        // A benched bot is not started, so a build of it that fails now stops nothing.
+        let playing: Vec<BotSpec> = (0..bots.len())
+            .filter(|b| !benched.contains(b))
+            .map(|b| bots[b].clone())
+            .collect();
+        let sandbox = config.sandbox_for(&bots);
+        if sandbox.is_some() {
+            sandbox::check_available()?;
+        }
+        let built = build::prepare(&playing, config.build_limit(), sandbox.as_ref())?;
+        // The games are played by the bots as built: a contained bot from its build copy.
+        for bot in built {
+            if let Some(entry) = bots.iter_mut().find(|b| b.name == bot.name) {
+                *entry = bot;
+            }
+        }
+        // This koth alone plays the folder now: what a stopped run left running, and what it
+        // gave up on, is played again.
+        store.requeue_unfinished()?;
+        Tournament::assemble(
+            &config,
+            store,
+            bots,
+            vec![],
+            dir.to_path_buf(),
+            config.jobs(),
+            Some(lock),
+        )
+    }
+
+    /// Records the tournament of tournament file `file` in the PostgreSQL database at `url`,
+    /// with every game decided and each bot's content hash, for workers to play; plays nothing.
+    /// Bot folders are stored relative to the file's folder, where a worker's `--root` is.
+    pub(crate) fn submit(file: &Path, url: &str, seed: Option<u64>) -> anyhow::Result<Store> {
+        let plan = Plan::new(file, seed)?;
+        let base = std::path::absolute(file.parent().unwrap_or(Path::new(".")))?;
+        let hashes = plan
+            .bots
+            .iter()
+            .map(koth_bot::digest::digest)
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        let bots: Vec<BotSpec> = plan
+            .bots
+            .iter()
+            .map(|bot| BotSpec {
+                dir: relative_to(&bot.dir, &base),
+                ..bot.clone()
+            })
+            .collect();
+        let mut meta = plan.meta;
+        meta.push((FILE_META, koth_bot::text::read(file)?));
+        Store::submit(url, &plan.name, &meta, &bots, &hashes, &plan.games)
+    }
+
+    /// Takes part, as a worker, in a tournament others may be playing too: its bots are found
+    /// under `root` (the folder its tournament file was in when submitted), checked against the
+    /// hashes submitted, and copied and built in `work/bots/` (a bot whose copy differs, or whose
+    /// build fails, is refused, its games left to others); its games are played in `work/`.
+    pub(crate) fn join(
+        store: Store,
+        root: &Path,
+        work: &Path,
+        jobs: Option<usize>,
+    ) -> anyhow::Result<Self> {
+        let text = store
+            .meta(FILE_META)?
+            .with_context(|| format!("{} has no tournament file", store.location()))?;
+        let config = Config::parse(&text, Path::new(&format!("{}'s file", store.location())))?;
+        if config.sandbox().is_some() {
+            sandbox::check_available()?;
+        }
+        let hashes = store.bot_hashes()?;
+        let mut refused = Vec::new();
+        let mut bots = store.bots()?;
+        for (id, bot) in bots.iter_mut().enumerate() {
+            let copy = work.join("bots").join(id.to_string());
+            match prepare_copy(bot, root, &copy, hashes[id].as_deref(), &config) {
+                Ok(dir) => bot.dir = dir,
+                Err(err) => {
+                    let message = text::shown(&format!(
+                        "koth: refusing the games of {:?}: {err:#}",
+                        bot.name
+                    ))
+                    .into_owned();
+                    eprintln!("{message}");
+                    tracing::warn!("{message}");
+                    refused.push(id);
+                }
+            }
+        }
+        let jobs = jobs.unwrap_or_else(|| config.jobs());
+        Tournament::assemble(
+            &config,
+            store,
+            bots,
+            refused,
+            work.to_path_buf(),
+            jobs,
+            None,
+        )
+    }
+
+    fn assemble(
+        config: &Config,
+        store: Store,
+        mut bots: Vec<BotSpec>,
+        refused: Vec<usize>,
+        dir: PathBuf,
+        jobs: usize,
+        lock: Option<FolderLock>,
+    ) -> anyhow::Result<Self> {
+        for (id, reason) in store.benched()? {
+            if let Some(bot) = bots.get_mut(id) {
+                bot.benched = Some(reason);
+            }
+        }
+        for bot in &mut bots {
+            bot.data = config.data_for(bot.data);
+        }
+        let seed = store
+            .meta("seed")?
+            .and_then(|s| s.parse().ok())
+            .context("the results database has no master seed")?;
+        let sandbox = config.sandbox_for(&bots);
+        Ok(Tournament {
+            dir,
+            name: store.meta("name")?.unwrap_or_default(),
+            seed,
+            game: config.game()?,
+            start_failures: store.start_failures()?,
+            gauntlet: gauntlet_of(&store, &store.results()?)?,
+            bots,
+            limits: config.limits(),
+            rounds: config.rounds,
+            record_boards: config.record_boards.unwrap_or_default(),
+            keep_working_copies: config.keep_working_copies,
+            options: config.options.clone(),
+            jobs,
+            sandbox,
+            store,
+            refused,
+            claimant: Claimant::new(worker::DEFAULT_LEASE_S),
+            _lock: lock,
+        })
+    }
+
+    /// Plays every unfinished game, `jobs` at a time, and returns the leaderboard. With a shared
+    /// database it also waits for games other workers are playing, which come back to the queue
+    /// if their worker dies.
+    pub(crate) fn run(mut self) -> anyhow::Result<Leaderboard> {
+        let runtime = koth_game::runtime()?;
+        runtime.block_on(self.play_all(true))?;
+        let progress = self.store.progress()?;
+        if progress.harness_failed > 0 {
+            eprintln!(
+                "koth: {} games failed {ATTEMPTS} times through koth's own faults (see {}); \
+                 `koth tournament resume {}` tries them again",
+                progress.harness_failed,
+                self.dir.join("tournament.log").display(),
+                self.dir.display()
+            );
+        }
+        leaderboard_of(&self.store, &self.dir)
+    }
+
+    /// Plays the games this koth can claim until there are none; returns how many games are
+    /// still being played by other workers (0 on one machine).
+    pub(crate) fn play_claimable(&mut self) -> anyhow::Result<u32> {
+        let runtime = koth_game::runtime()?;
+        runtime.block_on(self.play_all(false))?;
+        self.store.unplayed(&self.refused)
+    }
+
+    /// Claims and plays games, `jobs` at a time, until none is left to claim; with
+    /// `wait_for_others`, until every game this koth could play is done, including those other
+    /// workers hold (which come back to the queue if their worker dies).
+    async fn play_all(&mut self, wait_for_others: bool) -> anyhow::Result<()> {
+        if self.sandbox.is_none() {
+            tracing::warn!(
+                "the bots run uncontained (sandbox = false): any of them can read the others' \
+                 files and change the results"
+            );
+        }
+        tracing::info!(
+            jobs = self.jobs,
+            seed = self.seed,
+            worker = self.claimant.worker,
+            "playing the unfinished games"
+        );
+        // A gauntlet resumed after its test decided (or killed just before it skipped the
+        // games it no longer needed) skips them now.
+        let opponents: Vec<usize> = self.gauntlet.iter().flat_map(|g| g.opponents()).collect();
+        for opponent in opponents {
+            self.skip_decided(opponent)?;
+        }
+        let progress = self.store.progress()?;
+        let bar = ProgressBar::new((progress.total - progress.skipped) as u64)
+            .with_position(progress.done as u64);
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{bar:30} {pos}/{len} games  {elapsed} (ETA {eta})  {msg}",
+            )
+            .expect("a valid template"),
+        );
+        let mut points = Points::new(self.bots.len(), &self.store)?;
+        bar.set_message(points.leader(&self.bots));
+        // With a CPU for every game running at once, each game claims its share of them as it
+        // starts and keeps it for as long as it runs (see `MatchSetup::cpus`): games then never
+        // slow each other down, and a game and its bots take turns on their CPU instead of
+        // waking another. A game that finds no CPU free (other koth processes hold them) runs
+        // unpinned, and the log says so.
+        let allowed = koth_bot::cpu::allowed();
+        let share = (allowed.len() / self.jobs.max(1)).min(self.game.most_cpus());
+        let placement = if share == 0 {
+            format!(
+                "unpinned: {} games at once on {} CPUs",
+                self.jobs,
+                allowed.len()
+            )
+        } else {
+            format!(
+                "each on {share} free CPU(s) of {} claimed as it starts, else unpinned",
+                koth_bot::cpu::list(&allowed)
+            )
+        };
+        bar.suspend(|| eprintln!("koth: games run {placement}"));
+        tracing::info!("games run {placement}");
+        // A shared database's claims are leases, renewed every third of theirs while games
+        // run, between the loop's other statements on the one connection: the games run on
+        // threads of their own, so nothing here waits long.
+        let mut renewal = renewal(&self.claimant);
+        let shared = self.store.is_shared();
+        let mut running = JoinSet::new();
+        // The time each running game's claim took, logged with its result's as the database's
+        // cost of the game (`scripts/bench-workers.sh` reads it).
+        let mut claim_ms: HashMap<u32, f64> = HashMap::new();
+        loop {
+            while running.len() < self.jobs {
+                if self.store.is_shared() {
+                    // Another worker may have benched a bot.
+                    for (bot, reason) in self.store.benched()? {
+                        self.bots[bot].benched.get_or_insert(reason);
+                    }
+                }
+                let asked = Instant::now();
+                let Some(Claimed { game, attempt }) =
+                    self.store.claim(&self.claimant, &self.refused, ATTEMPTS)?
+                else {
+                    break;
+                };
+                claim_ms.insert(game.index, asked.elapsed().as_secs_f64() * 1000.0);
+                let claim = if share == 0 {
+                    Claim::unpinned("more games at once than CPUs".into())
+                } else {
+                    koth_bot::cpu::claim(&allowed, 1, share)
+                };
+                tracing::info!(
+                    game = game.index,
+                    attempt,
+                    "game started {}",
+                    claim.describe()
+                );
+                let parts = self.setup_parts(&game, claim)?;
+                running.spawn(play_one(parts, game, attempt));
+            }
+            let joined = if running.is_empty() {
+                if !wait_for_others || self.store.unplayed(&self.refused)? == 0 {
+                    break;
+                }
+                // Games other workers hold: done soon, or back in the queue if they die.
+                tokio::time::sleep(POLL).await;
+                continue;
+            } else {
+                // With a free slot, the queue is looked at again now and then, for games
+                // released by a worker that died.
+                let poll = shared && running.len() < self.jobs;
+                tokio::select! {
+                    joined = running.join_next() => joined,
+                    () = tokio::time::sleep(POLL), if poll => continue,
+                    _ = renewal.tick(), if shared => {
+                        renew(&self.store, &self.claimant);
+                        continue;
+                    }
+                }
+            };
+            let Some(joined) = joined else {
+                continue;
+            };
+            match take_back(&self.store, joined)? {
+                Ended::Played {
+                    game,
+                    attempt,
+                    result,
+                    wall_ms,
+                    data,
+                } => {
+                    let folder = store::game_dir(&self.dir, game.index);
+                    let recording = Instant::now();
+                    let streaks = self.streaks_after(&game, &result);
+                    let changes = store::Changes {
+                        streaks: &streaks,
+                        data: &data,
+                    };
+                    let accepted = self
+                        .store
+                        .record_result(&game, attempt, &result, wall_ms, &folder, &changes)?;
+                    let db_ms = claim_ms.remove(&game.index).unwrap_or_default()
+                        + recording.elapsed().as_secs_f64() * 1000.0;
+                    if !accepted {
+                        let message = not_counted(game.index, attempt);
+                        tracing::warn!("{message}");
+                        bar.suspend(|| eprintln!("koth: {message}"));
+                        continue;
+                    }
+                    tracing::info!(game = game.index, attempt, wall_ms, db_ms, "game finished");
+                    for &(bot, failures) in &streaks {
+                        self.start_failures[bot] = failures;
+                    }
+                    for bot in self.bench_failing(&streaks)? {
+                        let spec = &self.bots[bot];
+                        let reason = spec.benched.as_deref().unwrap_or_default();
+                        let message = format!("{:?} is {reason}", spec.name);
+                        bar.suspend(|| eprintln!("koth: {}", text::shown(&message)));
+                    }
+                    points.add(&game, &result);
+                    if let Some(skipped) = self.take_gauntlet_result(&game, &result)? {
+                        bar.suspend(|| eprintln!("koth: {}", text::shown(&skipped)));
+                        bar.set_length((progress.total - self.store.progress()?.skipped) as u64);
+                    }
+                    bar.inc(1);
+                    bar.set_message(points.leader(&self.bots));
+                }
+                Ended::Fault {
+                    game,
+                    attempt,
+                    shown,
+                } => {
+                    claim_ms.remove(&game.index);
+                    bar.suspend(|| {
+                        eprintln!(
+                            "koth: game {} attempt {attempt}: harness fault: {shown}",
+                            game.index
+                        )
+                    });
+                    let decided = self
+                        .gauntlet
+                        .as_ref()
+                        .is_some_and(|g| g.opponent_of(game.index).is_some_and(|o| g.decided(o)));
+                    if decided {
+                        self.store.skip(&[game.index])?;
+                    }
+                }
+            }
+        }
+        bar.finish();
+        Ok(())
+    }
+
+    /// Gives a gauntlet a finished game's result (and, in a shared database, those other
+    /// workers recorded against the same opponent); when that decides the test against the
+    /// game's opponent, skips the opponent's games not yet started and says so.
+    fn take_gauntlet_result(
+        &mut self,
+        game: &ScheduledGame,
+        result: &MatchResult,
+    ) -> anyhow::Result<Option<String>> {
+        let Some(gauntlet) = &mut self.gauntlet else {
+            return Ok(None);
+        };
+        let Some(opponent) = gauntlet.opponent_of(game.index) else {
+            return Ok(None);
+        };
+        if self.store.is_shared() {
+            let against: Vec<u32> = gauntlet.games_against(opponent).collect();
+            let results = self.store.results_of(&against)?;
+            for game in results.chunk_by(|a, b| a.game == b.game) {
+                let seats: Vec<usize> = game.iter().map(|r| r.bot).collect();
+                let scores: Vec<f64> = game.iter().map(|r| r.score).collect();
+                gauntlet.add(game[0].game, &seats, &scores);
+            }
+        } else {
+            let scores: Vec<f64> = result.bots.iter().map(|b| b.score).collect();
+            gauntlet.add(game.index, &game.seats, &scores);
+        }
+        let decision = gauntlet.decision(opponent);
+        let skipped = self.skip_decided(opponent)?;
+        let Some(decision) = decision.filter(|_| skipped > 0) else {
+            return Ok(None);
+        };
+        let (challenger, opponent) = (&self.bots[0].name, &self.bots[opponent].name);
+        let verdict = match decision.verdict {
+            Verdict::Stronger => "is stronger than",
+            _ => "is not stronger than",
+        };
+        let message = format!(
+            "the SPRT decided after {} pairs (LLR {:.2}): {challenger} {verdict} {opponent}; \
+             the {skipped} games left against {opponent} are skipped",
+            decision.pairs, decision.llr
+        );
+        tracing::info!("{}", text::shown(&message));
+        Ok(Some(message))
+    }
+
+    /// If the gauntlet's test against `opponent` has decided, skips that opponent's games not
+    /// yet claimed (those running finish and count); returns how many.
+    fn skip_decided(&mut self, opponent: usize) -> anyhow::Result<usize> {
+        let Some(gauntlet) = self.gauntlet.as_ref().filter(|g| g.decided(opponent)) else {
+            return Ok(0);
+        };
+        let against: Vec<u32> = gauntlet.games_against(opponent).collect();
+        self.store.skip(&against)
+    }
+
+    /// The start-up failure streaks `result` changes: each of its bots' failures in a row after
+    /// it, where that differs from before.
+    fn streaks_after(&self, game: &ScheduledGame, result: &MatchResult) -> Vec<(usize, u32)> {
+        game.seats
+            .iter()
+            .zip(&result.bots)
+            .filter_map(|(&bot, outcome)| {
+                let before = self.start_failures[bot];
+                let after = if failed_at_start(outcome)? {
+                    before + 1
+                } else {
+                    0
+                };
+                (after != before).then_some((bot, after))
+            })
+            .collect()
+    }
+
+    /// Benches every bot whose start-up failures in a row (`streaks`: the bots whose streak
+    /// this game changed) reach [`BENCH_AFTER`]; returns the bots it benched.
+    fn bench_failing(&mut self, streaks: &[(usize, u32)]) -> anyhow::Result<Vec<usize>> {
+        let mut benched = Vec::new();
+        for &(bot, failures) in streaks {
+            if failures >= BENCH_AFTER && self.bots[bot].benched.is_none() {
+                let unbench = koth_bot::interrupt::shell_command(&[
+                    "koth".as_ref(),
+                    "tournament".as_ref(),
+                    "resume".as_ref(),
+                    self.dir.as_os_str(),
+                    "--unbench".as_ref(),
+                    self.bots[bot].name.as_ref(),
+                ]);
+                let reason = format!(
+                    "benched after failing at start-up (not starting, or crashing before its \
+                     first answer) in {BENCH_AFTER} games in a row; `{unbench}` gives it its \
+                     seats back"
+                );
+                self.store.bench(bot, &reason)?;
+                tracing::warn!(bot = self.bots[bot].name, "{reason}");
+                self.bots[bot].benched = Some(reason);
+                benched.push(bot);
+            }
+        }
+        Ok(benched)
+    }
+
+    fn setup_parts(&self, game: &ScheduledGame, claim: Claim) -> anyhow::Result<GameParts> {
+        let bots: Vec<BotSpec> = game.seats.iter().map(|&b| self.bots[b].clone()).collect();
+        Ok(GameParts {
+            game: self.game,
+            claim,
+            dir: store::game_dir(&self.dir, game.index),
+            data: self.store.data_of(&bots, &game.seats)?,
+            bots,
+            limits: self.limits,
+            rounds: self.rounds,
+            record_boards: self.record_boards,
+            options: self.options.clone(),
+            sandbox: self.sandbox.clone(),
+            keep_working_copies: self.keep_working_copies,
+        })
+    }
+}
+
+/// Whether a bot failed at start-up in a game (did not start, or crashed before its first
+/// answer), for its streak towards the bench; `None` for a benched seat, which says nothing new
+/// about the bot.
+fn failed_at_start(outcome: &BotResult) -> Option<bool> {
+    match outcome.status {
+        BotStatus::FailedToStart => Some(true),
+        BotStatus::Crashed => Some(outcome.timing.answers == 0),
+        BotStatus::Benched => None,
+        _ => Some(false),
+    }
+}
+
+/// What a game task needs, owned, so the task can run on its own.
+pub struct GameParts {
+    pub game: &'static dyn Game,
+    /// The CPUs the game keeps to, held while it runs.
+    pub claim: Claim,
+    pub dir: PathBuf,
+    pub bots: Vec<BotSpec>,
+    pub limits: Limits,
+    pub rounds: Option<u32>,
+    pub record_boards: RecordBoards,
+    pub options: toml::Table,
+    pub sandbox: Option<Sandbox>,
+    pub keep_working_copies: bool,
+    /// Per seat, the data a learning bot starts from (`None` for a bot that keeps none), as
+    /// the store had it when the game was claimed.
+    pub data: Vec<Option<Snapshot>>,
+}
+
+/// Plays one game from a clean folder. `Err` is a harness fault: the game's own error, a panic
+/// in the game, a folder that cannot be prepared or a result that does not fit the game.
+pub async fn play_one(parts: GameParts, game: ScheduledGame, attempt: u32) -> Played {
+    let started = Instant::now();
+    let outcome = async {
+        // Clearing and copying folders blocks: on the blocking pool, games starting together
+        // prepare in parallel while the scheduler's one thread goes on.
+        let (dir, sandbox, specs) = (parts.dir.clone(), parts.sandbox.clone(), parts.bots.clone());
+        let data = parts.data.clone();
+        let bots = tokio::task::spawn_blocking(move || {
+            let bots = prepare_folder(&dir, &specs, sandbox)?;
+            put_data(&dir, &bots, &data)?;
+            Ok::<_, String>(bots)
+        })
+        .await
+        .map_err(|e| format!("preparing the game's folder panicked: {e}"))??;
+        let played_bots = bots.clone();
+        let setup = MatchSetup {
+            rounds: parts.rounds,
+            cpus: parts.claim.cpus().to_vec(),
+            record_boards: parts.record_boards,
+            options: parts.options,
+            ..MatchSetup::new(bots, game.seed, parts.dir.clone(), parts.limits)
+        };
+        let played = AssertUnwindSafe(parts.game.play(&setup))
+            .catch_unwind()
+            .await;
+        // What each learning bot left, read before its working copy goes.
+        let left = tokio::task::spawn_blocking(move || take_data(&played_bots))
+            .await
+            .map_err(|e| format!("reading the bots' data panicked: {e}"))?;
+        // The working copies are of no use once the game is over (its record is its results,
+        // transcripts and stderr), and a bot's copy must not stay on disk game after game.
+        if !parts.keep_working_copies {
+            let copies = parts.dir.join(koth_bot::roster::WORKING_COPIES);
+            let _ = tokio::task::spawn_blocking(move || std::fs::remove_dir_all(copies)).await;
+        }
+        let mut result = match played {
+            Ok(Ok(result)) => result,
+            Ok(Err(err)) => return Err(format!("{err:#}")),
+            Err(panic) => return Err(format!("the game panicked: {}", panic_message(&*panic))),
+        };
+        // A time-out koth caused by keeping the bot from the CPU must not count against it.
+        if let Some(bot) = result.bots.iter().find(|b| b.timing.starved_timeouts > 0) {
+            return Err(format!(
+                "{:?} timed out {} time(s) while other programs kept it or koth from the CPU \
+                 (koth's fault, not the bot's)",
+                bot.name, bot.timing.starved_timeouts
+            ));
+        }
+        if result.bots.len() != game.seats.len() {
+            return Err(format!(
+                "the game returned {} results for {} bots",
+                result.bots.len(),
+                game.seats.len()
+            ));
+        }
+        let before = result.bots.iter().map(|b| b.faults.len()).sum::<usize>();
+        let data = seat_data(&game, &parts.data, left, &mut result);
+        if result.bots.iter().map(|b| b.faults.len()).sum::<usize>() != before {
+            record_data_faults(&parts.dir, &result)?;
+        }
+        Ok((result, data))
+    }
+    .await;
+    Played {
+        game,
+        attempt,
+        claim: parts.claim,
+        outcome,
+        elapsed: started.elapsed(),
+    }
+}
+
+/// Fills each learning bot's `data/` in its working copy with the data it starts from, and
+/// names the snapshots in the game's folder `dir` ([`STARTED_DATA`]), so that a replay finds
+/// them.
+fn put_data(dir: &Path, bots: &[BotSpec], data: &[Option<Snapshot>]) -> Result<(), String> {
+    let mut started = Vec::new();
+    for (seat, (bot, snapshot)) in bots.iter().zip(data).enumerate() {
+        if let (Some(ask), Some(snapshot)) = (bot.data, snapshot) {
+            let cap = DataCap::of_mb(ask.mb.unwrap_or(koth_bot::data::DEFAULT_CAP_MB));
+            koth_bot::data::put(&snapshot.tar_gz, &bot.dir.join(DATA_FOLDER), cap)
+                .map_err(|e| format!("{e:#}"))?;
+            started.push(serde_json::json!({
+                "seat": seat, "bot": bot.name, "digest": snapshot.digest
+            }));
+        }
+    }
+    if !started.is_empty() {
+        let path = dir.join(STARTED_DATA);
+        std::fs::write(&path, serde_json::Value::from(started).to_string())
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// The file of a game's folder naming the data each learning bot started from: a JSON list of
+/// `{"seat", "bot", "digest"}`.
+pub const STARTED_DATA: &str = "data.json";
+
+/// What each learning bot left in its `data/` (`None` for a bot that keeps none): a snapshot,
+/// or why it cannot be one.
+fn take_data(bots: &[BotSpec]) -> Vec<Option<Result<Snapshot, String>>> {
+    bots.iter()
+        .map(|bot| {
+            let ask = bot.data?;
+            let cap = DataCap::of_mb(ask.mb.unwrap_or(koth_bot::data::DEFAULT_CAP_MB));
+            Some(koth_bot::data::take(&bot.dir.join(DATA_FOLDER), cap))
+        })
+        .collect()
+}
+
+/// Puts `result`, with the faults its learning bots' data added, in place of the one the game
+/// wrote under `"result"` in its `results.json` in `dir`, so that the game's record and its
+/// viewers tell them too.
+fn record_data_faults(dir: &Path, result: &MatchResult) -> Result<(), String> {
+    let path = dir.join(koth_game::RESULTS_FILE);
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Ok(());
+    };
+    let mut written: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| format!("{} is damaged: {e}", path.display()))?;
+    if let Some(slot) = written.get_mut("result") {
+        *slot = serde_json::to_value(result).map_err(|e| e.to_string())?;
+        let text = serde_json::to_string_pretty(&written).map_err(|e| e.to_string())?;
+        std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// Each learning bot's part in `game`: what it started from and what of what it left is kept —
+/// nothing from a bot that faulted, and a data folder it may not leave is its fault (added to
+/// `result`), naming what is wrong.
+fn seat_data(
+    game: &ScheduledGame,
+    started: &[Option<Snapshot>],
+    left: Vec<Option<Result<Snapshot, String>>>,
+    result: &mut MatchResult,
+) -> Vec<SeatData> {
+    let mut data = Vec::new();
+    for (seat, (started, left)) in started.iter().zip(left).enumerate() {
+        let (Some(started), Some(left)) = (started, left) else {
+            continue;
+        };
+        let outcome = &mut result.bots[seat];
+        let left = match left {
+            Err(why) => {
+                let reason = format!("its data folder {why}");
+                if (outcome.faults.len() as u64) < koth_bot::FAULTS_KEPT_PER_KIND {
+                    outcome.faults.push(koth_bot::Fault {
+                        bot: outcome.name.clone(),
+                        kind: koth_bot::FaultKind::BadOutput,
+                        round: None,
+                        turn: None,
+                        reason: reason.clone(),
+                    });
+                }
+                outcome.fault_counts.bad_output += 1;
+                outcome.status = outcome.fault_counts.status();
+                Err(format!("not kept: {reason}"))
+            }
+            Ok(_) if outcome.status != BotStatus::Finished => Err(format!(
+                "not kept: the bot ended the game with a fault ({})",
+                outcome.status.as_str()
+            )),
+            Ok(snapshot) => Ok(snapshot),
+        };
+        data.push(SeatData {
+            seat,
+            bot: game.seats[seat],
+            started: started.clone(),
+            left,
+        });
+    }
+    data
+}
+
+/// How a game task ended, as the loop that claimed the game takes it back ([`take_back`]).
+pub enum Ended {
+    /// Played: its result, to be recorded for its attempt.
+    Played {
+        game: ScheduledGame,
+        attempt: u32,
+        result: MatchResult,
+        wall_ms: f64,
+        /// Its learning bots' data, recorded with its result.
+        data: Vec<SeatData>,
+    },
+    /// A harness fault (koth's failure, not a bot's), already recorded: the game is back in the
+    /// queue, or given up after [`ATTEMPTS`]. `shown` is its message, escaped for a terminal.
+    Fault {
+        game: ScheduledGame,
+        attempt: u32,
+        shown: String,
+    },
+}
+
+/// Takes back a game task that ended, for every loop that plays claimed games (a tournament's,
+/// a hill's, a worker's): waits out a stop koth was asked for (the game may have ended only
+/// because koth is killing the bots: it stays `running`, to be played again), frees the game's
+/// CPUs for the next game or another koth, and records a harness fault as one.
+pub fn take_back(
+    store: &Store,
+    joined: Result<Played, tokio::task::JoinError>,
+) -> anyhow::Result<Ended> {
+    if koth_bot::interrupt::requested() {
+        koth_bot::interrupt::wait_for_exit();
+    }
+    let Played {
+        game,
+        attempt,
+        claim,
+        outcome,
+        elapsed,
+    } = joined.context("a game task was lost")?;
+    drop(claim);
+    match outcome {
+        Ok((result, data)) => Ok(Ended::Played {
+            game,
+            attempt,
+            result,
+            wall_ms: elapsed.as_secs_f64() * 1000.0,
+            data,
+        }),
+        Err(message) => {
+            // Stored as it is; shown escaped, as it may quote a bot.
+            let shown = text::shown(&message).into_owned();
+            let gave_up = attempt >= ATTEMPTS;
+            store.record_harness_fault(game.index, attempt, &message, gave_up)?;
+            tracing::warn!(
+                game = game.index,
+                attempt,
+                gave_up,
+                "harness fault: {shown}"
+            );
+            Ok(Ended::Fault {
+                game,
+                attempt,
+                shown,
+            })
+        }
+    }
+}
+
+/// The beat at which `claimant` renews its leases: every third of one, the first a beat from
+/// now.
+pub fn renewal(claimant: &Claimant) -> tokio::time::Interval {
+    let every = std::time::Duration::from_secs((claimant.lease_s / 3).max(1));
+    let mut renewal = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+    renewal.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    renewal
+}
+
+/// Renews the leases of the games `claimant` plays in a shared database.
+pub fn renew(store: &Store, claimant: &Claimant) {
+    if let Err(err) = store.renew(claimant) {
+        // Renewed again at the next beat; a lease that runs out meanwhile goes to another
+        // worker, and this one's late result is then not counted.
+        tracing::warn!("cannot renew the claims of {}: {err:#}", claimant.worker);
+    }
+}
+
+/// Why the result of `attempt` of game `game` was not recorded: its claim ran out first.
+pub fn not_counted(game: u32, attempt: u32) -> String {
+    format!(
+        "game {game} attempt {attempt} ended after its claim ran out and another worker took \
+         it: this result is not counted"
+    )
+}
+
+/// The game's bots, ready to play from the clean folder `dir`: a game cut short (by a kill, or
+/// a harness fault) is played again from scratch.
+fn prepare_folder(
+    dir: &Path,
+    bots: &[BotSpec],
+    sandbox: Option<Sandbox>,
+) -> Result<Vec<BotSpec>, String> {
+    if dir.exists() {
+        std::fs::remove_dir_all(dir).map_err(|e| format!("cannot clear {}: {e}", dir.display()))?;
+    }
+    match &sandbox {
+        Some(sandbox) => sandbox::contain(bots, Some(sandbox), dir).map_err(|e| format!("{e:#}")),
+        None => roster::working_copies(bots, dir)
+            .map_err(|e| format!("cannot prepare the bots in {}: {e}", dir.display())),
+    }
+}
+
+/// A game task's report.
+pub struct Played {
+    pub game: ScheduledGame,
+    pub attempt: u32,
+    /// The CPUs the game had to itself, to be freed.
+    pub claim: Claim,
+    /// The result, and its learning bots' data.
+    pub outcome: Result<(MatchResult, Vec<SeatData>), String>,
+    pub elapsed: std::time::Duration,
+}
+
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "(no message)".into())
+}
+
+/// Points so far per bot, for the progress bar's leader (kept in memory: rating every game again
+/// after each game would grow with the square of the tournament).
+struct Points {
+    totals: Vec<(f64, u32)>,
+}
+
+impl Points {
+    fn new(bots: usize, store: &Store) -> anyhow::Result<Points> {
+        let mut totals = vec![(0.0, 0); bots];
+        for r in store.results()? {
+            totals[r.bot].0 += r.score;
+            totals[r.bot].1 += 1;
+        }
+        Ok(Points { totals })
+    }
+
+    fn add(&mut self, game: &ScheduledGame, result: &MatchResult) {
+        for (&bot, outcome) in game.seats.iter().zip(&result.bots) {
+            self.totals[bot].0 += outcome.score;
+            self.totals[bot].1 += 1;
+        }
+    }
+
+    fn leader(&self, bots: &[BotSpec]) -> String {
+        let mean = |(total, games): (f64, u32)| total / games.max(1) as f64;
+        self.totals
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.1 > 0)
+            .max_by(|a, b| mean(*a.1).total_cmp(&mean(*b.1)))
+            .map(|(bot, &t)| {
+                let name = text::shown(&bots[bot].name);
+                format!("leader: {name} ({:.1} a game)", mean(t))
+            })
+            .unwrap_or_default()
+    }
+}
+
+/// The tournament's gauntlet with `results` (the store's, by game then seat), if it is one.
+fn gauntlet_of(store: &Store, results: &[StoredResult]) -> anyhow::Result<Option<Gauntlet>> {
+    let Some(meta) = store.meta(GAUNTLET_META)? else {
+        return Ok(None);
+    };
+    let sprt: Option<SprtConfig> = serde_json::from_str(&meta)
+        .with_context(|| format!("the results database's gauntlet test is unreadable: {meta}"))?;
+    let schedule = store.schedule()?;
+    let mut gauntlet = Gauntlet::new(&schedule, sprt);
+    for game in results.chunk_by(|a, b| a.game == b.game) {
+        let seats: Vec<usize> = game.iter().map(|r| r.bot).collect();
+        let scores: Vec<f64> = game.iter().map(|r| r.score).collect();
+        gauntlet.add(game[0].game, &seats, &scores);
+    }
+    Ok(Some(gauntlet))
+}
+
+/// The leaderboard of a tournament's database, with its game folders in the tournament folder
+/// `dir` (a shared database's game files are read from a temporary copy).
+pub fn leaderboard_of(store: &Store, dir: &Path) -> anyhow::Result<Leaderboard> {
+    let copies = store.is_shared().then(tempfile::tempdir).transpose()?;
+    leaderboard_from(store, copies.as_ref().map_or(dir, |copies| copies.path()))
+}
+
+/// The leaderboard of a tournament's database, with its game folders under `dir`: the
+/// tournament folder, or for a shared database where copies of its games' files are made and
+/// kept ([`Store::game_folder`]), as a dashboard keeps them between requests.
+pub fn leaderboard_from(store: &Store, dir: &Path) -> anyhow::Result<Leaderboard> {
+    let names: Vec<String> = store.bots()?.into_iter().map(|b| b.name).collect();
+    let on_bench: Vec<usize> = store.benched()?.into_iter().map(|(bot, _)| bot).collect();
+    let results = store.results()?;
+    let game = store
+        .meta("game")?
+        .and_then(|game| koth_game::registry::by_name(&game));
+    let mut board = Leaderboard::new(
+        store.meta("name")?.unwrap_or_default(),
+        store.progress()?,
+        &names,
+        &on_bench,
+        &results,
+        game.map_or((Average::Arithmetic, Ranking::Placement), |game| {
+            (game.average(), game.ranking())
+        }),
+    );
+    board.uncontained = store.meta(SANDBOX_META)?.as_deref() == Some("off");
+    board.gauntlet = gauntlet_of(store, &results)?.map(|g| g.report(&names));
+    if let Some((game, file)) = game.and_then(|game| Some((game, game.breakdown_file()?))) {
+        let mut played: Vec<u32> = results.iter().map(|r| r.game).collect();
+        played.sort_unstable();
+        played.dedup();
+        let dirs = played
+            .iter()
+            .map(|&game| store.game_folder(dir, game, Some(file)))
+            .collect::<anyhow::Result<Vec<PathBuf>>>()?;
+        board.breakdown = game.breakdown(&dirs);
+    }
+    Ok(board)
+}

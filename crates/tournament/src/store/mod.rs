@@ -1,0 +1,1208 @@
+//! Everything a tournament keeps — its file's settings, bots, games with their seeds and seats,
+//! states, results, faults, harness faults and the bench — behind one [`Store`], in one of two
+//! databases:
+//!
+//! - **SQLite**, `results.sqlite` in the tournament folder (the default; [`sqlite`]);
+//! - **PostgreSQL**, shared by `koth worker` processes on many machines (`--db URL`;
+//!   [`postgres`]), each tournament in a schema of its own so its tables are the same as in a
+//!   SQLite file.
+//!
+//! The schedule is written up front and each game's result in one transaction when it ends, so
+//! a `kill -9` at any moment leaves every finished game recorded once and every other game to
+//! play again. A game is taken from the queue by [`Store::claim`], which marks it `running` with
+//! a new attempt number; its result is accepted only for that attempt, so a worker presumed dead
+//! that reports late cannot count a game twice. With PostgreSQL a claim is a lease the worker
+//! renews ([`Store::renew`]); a game whose lease ran out is claimed again by another worker.
+
+pub(crate) mod postgres;
+pub mod schema;
+pub mod sql;
+pub(crate) mod sqlite;
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+
+use koth_bot::{BotSpec, DataAsk};
+use koth_bot::{BotStatus, FaultCounts, FuelStats};
+use koth_game::MatchResult;
+
+use super::schedule::ScheduledGame;
+use sql::{Connection, Dialect, Row, Value};
+
+pub const FILE: &str = sqlite::FILE;
+use data::data_mb;
+pub use data::{GameData, SeatData};
+pub use postgres::{Database, is_url, shown};
+pub use sqlite::check_exists;
+
+/// Parameters of a statement, each turned into a [`Value`].
+macro_rules! params {
+    ($($value:expr),* $(,)?) => {
+        &[$($crate::store::sql::Value::from($value)),*][..]
+    };
+}
+
+pub mod data;
+
+/// What a game's result changes beyond its own rows, recorded in its transaction.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Changes<'a> {
+    /// The start-up failure streaks it changed: a bot and its failures at start-up in a row.
+    pub streaks: &'a [(usize, u32)],
+    /// Its learning bots' data ([`data::record`]).
+    pub data: &'a [SeatData],
+}
+
+/// A tournament's database.
+pub struct Store {
+    db: Box<dyn Connection>,
+    source: Source,
+}
+
+/// Where a tournament's database is.
+#[derive(Debug, Clone)]
+enum Source {
+    Sqlite(PathBuf),
+    Postgres(postgres::Address),
+}
+
+/// How far a tournament has got.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Progress {
+    pub total: u32,
+    pub done: u32,
+    pub running: u32,
+    pub harness_failed: u32,
+    pub harness_faults: u32,
+    /// Games a gauntlet no longer needed: its test had decided.
+    pub skipped: u32,
+}
+
+impl Progress {
+    /// Games still to play: pending, or running (which may be cut short).
+    pub fn left(&self) -> u32 {
+        self.total - self.done - self.harness_failed - self.skipped
+    }
+}
+
+/// A game as the dashboard lists it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct GameRow {
+    pub index: u32,
+    /// As text: a seed needs all 64 bits, JavaScript's numbers keep 53.
+    #[serde(serialize_with = "as_text")]
+    pub seed: u64,
+    pub state: String,
+    pub wall_ms: Option<f64>,
+    pub seats: Vec<SeatRow>,
+}
+
+/// A seat of a listed game: its bot, and its score and status once played.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct SeatRow {
+    pub bot: usize,
+    pub score: Option<f64>,
+    pub status: Option<String>,
+}
+
+fn as_text<S: serde::Serializer>(value: &u64, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.collect_str(value)
+}
+
+/// One bot's part in a finished game, as stored.
+#[derive(Debug, Clone)]
+pub struct StoredResult {
+    pub game: u32,
+    pub bot: usize,
+    pub score: f64,
+    pub status: BotStatus,
+    pub answers: u64,
+    pub max_wall_ms: f64,
+    pub total_wall_ms: f64,
+    pub max_cpu_ms: Option<f64>,
+    pub near_misses: u64,
+    /// A WASI bot's fuel per answer in the game; none for a process.
+    pub fuel: Option<FuelStats>,
+    pub faults: FaultCounts,
+    /// The game's seed.
+    pub seed: u64,
+}
+
+/// A game taken from the queue: what to play, and the attempt its result must name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Claimed {
+    pub game: ScheduledGame,
+    pub attempt: u32,
+}
+
+/// Who claims a game, and how long a claim lasts unless renewed (PostgreSQL only: SQLite's
+/// folder lock already keeps every other koth out).
+#[derive(Debug, Clone)]
+pub struct Claimant {
+    /// `host:pid:nonce`, unique among the workers of a database.
+    pub worker: String,
+    pub lease_s: u64,
+}
+
+impl Claimant {
+    /// This process, as a worker: `host:pid:nonce`.
+    pub fn new(lease_s: u64) -> Claimant {
+        let host = nix::unistd::gethostname()
+            .ok()
+            .and_then(|h| h.into_string().ok())
+            .unwrap_or_else(|| "localhost".into());
+        let nonce: u32 = rand::random();
+        Claimant {
+            worker: format!("{host}:{}:{nonce:08x}", std::process::id()),
+            lease_s,
+        }
+    }
+}
+
+impl Store {
+    fn new(db: Box<dyn Connection>, source: Source) -> Store {
+        Store { db, source }
+    }
+
+    /// The connection, for the tables a hill adds beside a tournament's (`koth_hill`).
+    pub fn connection(&self) -> &dyn Connection {
+        &*self.db
+    }
+
+    /// Where the database is, for messages: its file, or the tournament and its database.
+    pub fn location(&self) -> String {
+        match &self.source {
+            Source::Sqlite(path) => path.display().to_string(),
+            Source::Postgres(address) => address.describe(),
+        }
+    }
+
+    /// Whether workers on other machines share it: then a claim is a lease, and each game's
+    /// files are kept in it.
+    pub fn is_shared(&self) -> bool {
+        self.db.dialect() == Dialect::Postgres
+    }
+
+    /// Writes a new tournament into an empty database: the latest schema, `meta`, the bots (with
+    /// their content hashes when given) and the whole schedule. The caller holds a transaction.
+    fn write_tournament(
+        db: &dyn Connection,
+        meta: &[(&str, String)],
+        bots: &[BotSpec],
+        hashes: Option<&[String]>,
+        schedule: &[ScheduledGame],
+    ) -> anyhow::Result<()> {
+        schema::create(db, schema::LATEST)?;
+        for (key, value) in meta {
+            db.execute(
+                "INSERT INTO meta (key, value) VALUES (?1, ?2)",
+                params![*key, value.as_str()],
+            )?;
+        }
+        for (id, bot) in bots.iter().enumerate() {
+            db.execute(
+                "INSERT INTO bots (id, name, dir, command, build, origin, protocols, hash,
+                     data_mb)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                params![
+                    id,
+                    bot.name.as_str(),
+                    bot.dir.to_string_lossy().into_owned(),
+                    serde_json::to_string(&bot.command)?,
+                    bot.build.clone(),
+                    bot.origin.as_str(),
+                    serde_json::to_string(&bot.protocols)?,
+                    hashes.map(|h| h[id].clone()),
+                    data_mb(bot)
+                ],
+            )?;
+        }
+        for game in schedule {
+            db.execute(
+                "INSERT INTO games (idx, seed, state, attempts) VALUES (?1, ?2, 'pending', 0)",
+                // Seeds are stored as their bits: SQL integers are signed 64-bit.
+                params![game.index, game.seed as i64],
+            )?;
+            for (seat, bot) in game.seats.iter().enumerate() {
+                db.execute(
+                    "INSERT INTO seats (game, seat, bot) VALUES (?1, ?2, ?3)",
+                    params![game.index, seat, *bot],
+                )?;
+            }
+        }
+        Ok(())
+    }
+
+    pub fn meta(&self, key: &str) -> anyhow::Result<Option<String>> {
+        self.db
+            .row("SELECT value FROM meta WHERE key = ?1", params![key])?
+            .map(|r| r[0].text())
+            .transpose()
+    }
+
+    pub fn bots(&self) -> anyhow::Result<Vec<BotSpec>> {
+        // A database of schema 7 or older, read without being brought up to date (by a
+        // dashboard), has no learning bots.
+        let data_mb = match schema::columns(&*self.db, "bots")?
+            .iter()
+            .any(|c| c == "data_mb")
+        {
+            true => "data_mb",
+            false => "NULL",
+        };
+        let rows = self.db.query(
+            &format!(
+                "SELECT name, dir, command, build, origin, protocols, {data_mb} FROM bots \
+                 ORDER BY id"
+            ),
+            &[],
+        )?;
+        rows.iter()
+            .map(|r| {
+                let name = r[0].text()?;
+                let command = r[2].text()?;
+                let protocols = r[5].text()?;
+                let command: Vec<String> = serde_json::from_str(&command)
+                    .ok()
+                    .filter(|c: &Vec<String>| !c.is_empty())
+                    .with_context(|| format!("the bot \"{name}\" has no command: {command:?}"))?;
+                let protocols = serde_json::from_str(&protocols).with_context(|| {
+                    format!("the bot \"{name}\" has bad protocols: {protocols:?}")
+                })?;
+                Ok(BotSpec {
+                    dir: r[1].text()?.into(),
+                    command,
+                    build: r[3].opt_text()?,
+                    origin: r[4].text()?,
+                    sandbox: None,
+                    benched: None,
+                    protocols,
+                    data: r[6].opt_int()?.map(|mb| DataAsk {
+                        mb: u64::try_from(mb).ok().filter(|&mb| mb > 0),
+                        fresh: false,
+                    }),
+                    name,
+                })
+            })
+            .collect()
+    }
+
+    /// Each bot's content hash as submitted (`None` for a tournament not submitted to workers).
+    pub fn bot_hashes(&self) -> anyhow::Result<Vec<Option<String>>> {
+        let rows = self.db.query("SELECT hash FROM bots ORDER BY id", &[])?;
+        rows.iter().map(|r| r[0].opt_text()).collect()
+    }
+
+    /// The whole schedule, by index.
+    pub fn schedule(&self) -> anyhow::Result<Vec<ScheduledGame>> {
+        let games = self
+            .db
+            .query("SELECT idx, seed FROM games ORDER BY idx", &[])?;
+        let seats = self
+            .db
+            .query("SELECT game, bot FROM seats ORDER BY game, seat", &[])?;
+        let mut schedule: Vec<ScheduledGame> = games
+            .iter()
+            .map(|r| {
+                Ok(ScheduledGame {
+                    index: r[0].int()? as u32,
+                    seed: r[1].int()? as u64,
+                    seats: Vec::new(),
+                })
+            })
+            .collect::<anyhow::Result<_>>()?;
+        for seat in &seats {
+            let game = seat[0].int()?;
+            let at = schedule
+                .binary_search_by_key(&game, |g| g.index.into())
+                .map_err(|_| anyhow::anyhow!("a seat of game {game}, which is not scheduled"))?;
+            schedule[at].seats.push(seat[1].int()? as usize);
+        }
+        Ok(schedule)
+    }
+
+    /// Puts back in the queue the games a stopped run left `running` and those it gave up on
+    /// after harness faults: `resume` plays them again, each from its first attempt. Only for a
+    /// store no other koth uses (SQLite, under the folder lock).
+    pub fn requeue_unfinished(&self) -> anyhow::Result<()> {
+        self.db.execute(
+            "UPDATE games SET state = 'pending', attempts = 0, worker = NULL, lease_until = NULL
+             WHERE state IN ('running', 'harness_failed')",
+            &[],
+        )?;
+        Ok(())
+    }
+
+    /// Takes the first game in the queue, none of whose bots is in `refused`, for `claimant`:
+    /// marks it `running` with its next attempt. With PostgreSQL, a game whose lease ran out
+    /// (its worker died, or lost the database) is in the queue too, and the lost attempt is
+    /// recorded as a harness fault; a game that has had `attempts` attempts is given up instead.
+    /// Workers never wait on each other: a game another is claiming is passed over
+    /// (`FOR UPDATE SKIP LOCKED`).
+    pub fn claim(
+        &self,
+        claimant: &Claimant,
+        refused: &[usize],
+        attempts: u32,
+    ) -> anyhow::Result<Option<Claimed>> {
+        let refused_seats = without_bots(refused);
+        let now = now(self.db.dialect());
+        // A learning bot plays one game at a time, each from the data the one before left: a
+        // game holding a learning bot that another running game holds waits.
+        let busy_learner = |live: &str| {
+            format!(
+                "AND NOT EXISTS (SELECT 1 FROM seats mine
+                     JOIN bots learner ON learner.id = mine.bot AND learner.data_mb IS NOT NULL
+                     JOIN seats theirs ON theirs.bot = mine.bot AND theirs.game <> mine.game
+                     JOIN games busy ON busy.idx = theirs.game AND busy.state = 'running' {live}
+                     WHERE mine.game = games.idx)"
+            )
+        };
+        let sql = match self.db.dialect() {
+            // One koth plays a SQLite tournament (the folder lock), so a running game is its own.
+            Dialect::Sqlite => format!(
+                "UPDATE games SET state = 'running', attempts = attempts + 1, worker = ?1,
+                     lease_until = {now} + ?2
+                 WHERE idx = (SELECT idx FROM games WHERE state = 'pending' {refused_seats}
+                     {} ORDER BY idx LIMIT 1)
+                 RETURNING idx, seed, attempts, 'pending', NULL,
+                     (SELECT group_concat(bot, ',') FROM
+                         (SELECT bot FROM seats WHERE game = games.idx ORDER BY seat))",
+                busy_learner("")
+            ),
+            Dialect::Postgres => format!(
+                "WITH next AS (
+                     SELECT idx, state AS was, worker AS held_by FROM games
+                     WHERE (state = 'pending' OR (state = 'running' AND lease_until < {now}))
+                         {refused_seats} {}
+                     ORDER BY idx LIMIT 1 FOR UPDATE SKIP LOCKED)
+                 UPDATE games SET state = 'running', attempts = attempts + 1, worker = ?1,
+                     lease_until = {now} + ?2
+                 FROM next WHERE games.idx = next.idx
+                 RETURNING games.idx, games.seed, games.attempts, next.was, next.held_by,
+                     (SELECT string_agg(bot::TEXT, ',' ORDER BY seat) FROM seats
+                      WHERE game = games.idx)",
+                busy_learner(&format!("AND busy.lease_until >= {now}"))
+            ),
+        };
+        // One statement, atomic on its own: the common case costs one round trip. With
+        // learning bots in a shared database, claims take turns (an advisory lock held to the
+        // claim's commit), so that two workers never both see a learning bot free: a claim
+        // then costs three round trips more.
+        let serialised = self.is_shared()
+            && self
+                .db
+                .value("SELECT COUNT(*) FROM bots WHERE data_mb IS NOT NULL", &[])?
+                .int()?
+                > 0;
+        loop {
+            let claimed = |db: &dyn Connection| {
+                if serialised {
+                    db.query(
+                        "SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.claim'))::TEXT",
+                        &[],
+                    )?;
+                }
+                db.row(
+                    &sql,
+                    params![claimant.worker.as_str(), claimant.lease_s as i64],
+                )
+            };
+            let row = if serialised {
+                self.db.transaction(claimed)?
+            } else {
+                claimed(&*self.db)?
+            };
+            let Some(row) = row else {
+                return Ok(None);
+            };
+            let (index, seed, attempt) = (row[0].int()?, row[1].int()?, row[2].int()? as u32);
+            if row[3].text()? == "running" {
+                let held_by = row[4].opt_text()?.unwrap_or_default();
+                self.db.execute(
+                    "INSERT INTO harness_faults (game, attempt, message) VALUES (?1, ?2, ?3)",
+                    params![
+                        index,
+                        attempt - 1,
+                        format!(
+                            "its worker {held_by} stopped renewing its claim (killed, or cut off \
+                             from the database); the game went back to the queue"
+                        )
+                    ],
+                )?;
+            }
+            if attempt > attempts {
+                // Given up; look further.
+                self.db.execute(
+                    "UPDATE games SET state = 'harness_failed', worker = NULL WHERE idx = ?1",
+                    params![index],
+                )?;
+                continue;
+            }
+            let seats = row[5].opt_text()?.unwrap_or_default();
+            let seats = seats
+                .split(',')
+                .map(|bot| bot.parse::<usize>())
+                .collect::<Result<_, _>>()
+                .with_context(|| format!("game {index} has seats {seats:?}"))?;
+            return Ok(Some(Claimed {
+                game: ScheduledGame {
+                    index: index as u32,
+                    seed: seed as u64,
+                    seats,
+                },
+                attempt,
+            }));
+        }
+    }
+
+    /// How many games are still to play or being played, but those with a bot in `refused`.
+    pub fn unplayed(&self, refused: &[usize]) -> anyhow::Result<u32> {
+        let refused_seats = without_bots(refused);
+        Ok(self
+            .db
+            .value(
+                &format!(
+                    "SELECT COUNT(*) FROM games WHERE state IN ('pending', 'running') \
+                     {refused_seats}"
+                ),
+                &[],
+            )?
+            .int()? as u32)
+    }
+
+    /// Extends the leases of the games `claimant` is playing; returns how many it holds.
+    pub fn renew(&self, claimant: &Claimant) -> anyhow::Result<u64> {
+        self.db.execute(
+            &format!(
+                "UPDATE games SET lease_until = {} + ?2 WHERE worker = ?1 AND state = 'running'",
+                now(self.db.dialect())
+            ),
+            params![claimant.worker.as_str(), claimant.lease_s as i64],
+        )
+    }
+
+    /// Records a finished game — its bots' results, its state, the start-failure streaks it
+    /// changed (`streaks`: a bot and its failures at start-up in a row, kept with the bench so
+    /// that a resume carries them on), and, in a shared database, the files of its folder `dir`
+    /// (compressed), and its learning bots' data (`data`, [`data::record`]) — in one
+    /// transaction. Returns `false`, recording nothing, if `attempt` is no
+    /// longer the game's: its claim was lost and another worker has it, so this result must not
+    /// count.
+    pub fn record_result(
+        &self,
+        game: &ScheduledGame,
+        attempt: u32,
+        result: &MatchResult,
+        wall_ms: f64,
+        dir: &Path,
+        changes: &Changes<'_>,
+    ) -> anyhow::Result<bool> {
+        let Changes { streaks, data } = *changes;
+        anyhow::ensure!(
+            result.bots.len() == game.seats.len(),
+            "game {} returned {} results for {} bots",
+            game.index,
+            result.bots.len(),
+            game.seats.len()
+        );
+        // Read and compressed before the transaction, so it is not held open meanwhile.
+        let files = if self.is_shared() {
+            game_files(dir)?
+        } else {
+            Vec::new()
+        };
+        self.db.transaction(|db| {
+            let accepted = db.execute(
+                "UPDATE games SET state = 'done', wall_ms = ?3, worker = NULL, lease_until = NULL
+                 WHERE idx = ?1 AND attempts = ?2 AND state = 'running'",
+                params![game.index, attempt, wall_ms],
+            )?;
+            if accepted == 0 {
+                return Ok(false);
+            }
+            // One statement for the seats and one for the files: round trips are most of a
+            // shared database's cost.
+            let mut values = Vec::new();
+            for (seat, (bot, outcome)) in game.seats.iter().zip(&result.bots).enumerate() {
+                let t = &outcome.timing;
+                let counts = &outcome.fault_counts;
+                values.extend([
+                    Value::from(game.index),
+                    seat.into(),
+                    (*bot).into(),
+                    outcome.score.into(),
+                    status_name(outcome.status).into(),
+                    serde_json::to_string(&outcome.faults)?.into(),
+                    (t.answers as i64).into(),
+                    t.max_wall_ms.into(),
+                    t.total_wall_ms.into(),
+                    t.max_cpu_ms.into(),
+                    t.total_cpu_ms.into(),
+                    (t.near_misses as i64).into(),
+                    (counts.timed_out as i64).into(),
+                    (counts.crashed as i64).into(),
+                    (counts.bad_output as i64).into(),
+                    (counts.failed_to_start as i64).into(),
+                    (counts.benched as i64).into(),
+                    t.fuel
+                        .as_ref()
+                        .map(serde_json::to_string)
+                        .transpose()?
+                        .into(),
+                ]);
+            }
+            db.execute(
+                &format!(
+                    "INSERT INTO results (game, seat, bot, score, status, faults, answers,
+                        max_wall_ms, total_wall_ms, max_cpu_ms, total_cpu_ms, near_misses,
+                        timed_out_faults, crashed_faults, bad_output_faults,
+                        failed_to_start_faults, benched_faults, fuel)
+                     VALUES {}",
+                    rows_of(game.seats.len(), 18)
+                ),
+                &values,
+            )?;
+            if !files.is_empty() {
+                let mut values = Vec::new();
+                for (path, size, zstd) in &files {
+                    values.extend([
+                        Value::from(game.index),
+                        path.as_str().into(),
+                        (*size as i64).into(),
+                        zstd.clone().into(),
+                    ]);
+                }
+                db.execute(
+                    &format!(
+                        "INSERT INTO files (game, path, size, zstd) VALUES {}",
+                        rows_of(files.len(), 4)
+                    ),
+                    &values,
+                )?;
+            }
+            data::record(db, game.index, data)?;
+            // Only the streaks that changed (none, while every bot starts), each its own row
+            // lock, taken in the order of the bots so that two results never deadlock.
+            let mut streaks = streaks.to_vec();
+            streaks.sort_unstable();
+            for (bot, failures) in streaks {
+                db.execute(
+                    "UPDATE bots SET start_failures = ?2 WHERE id = ?1",
+                    params![bot, failures],
+                )?;
+            }
+            Ok(true)
+        })
+    }
+
+    /// Records a harness fault (koth's failure, not a bot's) of `attempt`, and puts the game
+    /// back in the queue, or gives it up (`gave_up`). Nothing is recorded if the attempt is no
+    /// longer the game's (its claim was lost).
+    pub fn record_harness_fault(
+        &self,
+        game: u32,
+        attempt: u32,
+        message: &str,
+        gave_up: bool,
+    ) -> anyhow::Result<()> {
+        let state = if gave_up { "harness_failed" } else { "pending" };
+        self.db.transaction(|db| {
+            let current = db.execute(
+                "UPDATE games SET state = ?3, worker = NULL, lease_until = NULL
+                 WHERE idx = ?1 AND attempts = ?2 AND state = 'running'",
+                params![game, attempt, state],
+            )?;
+            if current > 0 {
+                db.execute(
+                    "INSERT INTO harness_faults (game, attempt, message) VALUES (?1, ?2, ?3)",
+                    params![game, attempt, message],
+                )?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Marks `games` skipped, those not yet claimed: a gauntlet's test decided without them.
+    /// Returns how many it skipped.
+    pub(crate) fn skip(&self, games: &[u32]) -> anyhow::Result<usize> {
+        self.db.transaction(|db| {
+            let mut skipped = 0;
+            for &game in games {
+                skipped += db.execute(
+                    "UPDATE games SET state = 'skipped' WHERE idx = ?1 AND state = 'pending'",
+                    params![game],
+                )?;
+            }
+            Ok(skipped as usize)
+        })
+    }
+
+    /// Puts bot `bot` on the bench, for `reason` (a bot already on it stays as it is).
+    pub(crate) fn bench(&self, bot: usize, reason: &str) -> anyhow::Result<()> {
+        self.db.execute(
+            "INSERT INTO bench (bot, reason) SELECT ?1, ?2
+             WHERE NOT EXISTS (SELECT 1 FROM bench WHERE bot = ?1)",
+            params![bot, reason],
+        )?;
+        Ok(())
+    }
+
+    /// Takes bot `bot` off the bench (a bot not on it stays as it is), its start-failure streak
+    /// counted afresh.
+    pub(crate) fn unbench(&self, bot: usize) -> anyhow::Result<()> {
+        self.db.transaction(|db| {
+            db.execute("DELETE FROM bench WHERE bot = ?1", params![bot])?;
+            db.execute(
+                "UPDATE bots SET start_failures = 0 WHERE id = ?1",
+                params![bot],
+            )
+        })?;
+        Ok(())
+    }
+
+    /// Each bot's start-up failures in a row, by id, as last recorded.
+    pub(crate) fn start_failures(&self) -> anyhow::Result<Vec<u32>> {
+        let rows = self
+            .db
+            .query("SELECT start_failures FROM bots ORDER BY id", &[])?;
+        rows.iter().map(|r| Ok(r[0].int()? as u32)).collect()
+    }
+
+    /// The bots on the bench, by id, with why.
+    pub(crate) fn benched(&self) -> anyhow::Result<Vec<(usize, String)>> {
+        let rows = self
+            .db
+            .query("SELECT bot, reason FROM bench ORDER BY bot", &[])?;
+        rows.iter()
+            .map(|r| Ok((r[0].int()? as usize, r[1].text()?)))
+            .collect()
+    }
+
+    pub fn progress(&self) -> anyhow::Result<Progress> {
+        let row = self
+            .db
+            .row(
+                "SELECT COUNT(*),
+                    SUM(CASE WHEN state = 'done' THEN 1 ELSE 0 END),
+                    SUM(CASE WHEN state = 'running' THEN 1 ELSE 0 END),
+                    SUM(CASE WHEN state = 'harness_failed' THEN 1 ELSE 0 END),
+                    SUM(CASE WHEN state = 'skipped' THEN 1 ELSE 0 END),
+                    (SELECT COUNT(*) FROM harness_faults)
+                 FROM games",
+                &[],
+            )?
+            .context("no counts of the games")?;
+        // A sum over no rows is NULL; PostgreSQL sums integers as NUMERIC, read here as text.
+        let count = |v: &Value| -> anyhow::Result<u32> {
+            Ok(match v {
+                Value::Null => 0,
+                Value::Int(n) => *n as u32,
+                other => other.text()?.parse()?,
+            })
+        };
+        Ok(Progress {
+            total: count(&row[0])?,
+            done: count(&row[1])?,
+            running: count(&row[2])?,
+            harness_failed: count(&row[3])?,
+            skipped: count(&row[4])?,
+            harness_faults: count(&row[5])?,
+        })
+    }
+
+    /// Every game with its state and its seats, with each seat's result once played, by index.
+    pub fn games(&self) -> anyhow::Result<Vec<GameRow>> {
+        self.games_where("")
+    }
+
+    /// The `count` games done with the highest indices, highest first.
+    pub fn last_done(&self, count: u32) -> anyhow::Result<Vec<GameRow>> {
+        let mut games = self.games_where(&format!(
+            "WHERE g.idx IN (SELECT idx FROM games WHERE state = 'done' ORDER BY idx DESC \
+             LIMIT {count})"
+        ))?;
+        games.reverse();
+        Ok(games)
+    }
+
+    /// The mean wall time of the games done, in milliseconds; `None` before the first.
+    pub fn mean_wall_ms(&self) -> anyhow::Result<Option<f64>> {
+        self.db
+            .value("SELECT AVG(wall_ms) FROM games WHERE state = 'done'", &[])?
+            .opt_real()
+    }
+
+    /// The games `filter` (an SQL `WHERE` clause on `games g`, or nothing) selects, as
+    /// [`Store::games`] lists them.
+    fn games_where(&self, filter: &str) -> anyhow::Result<Vec<GameRow>> {
+        let rows = self.db.query(
+            &format!(
+                "SELECT g.idx, g.seed, g.state, g.wall_ms, s.bot, r.score, r.status
+                 FROM games g JOIN seats s ON s.game = g.idx
+                 LEFT JOIN results r ON r.game = s.game AND r.seat = s.seat
+                 {filter} ORDER BY g.idx, s.seat"
+            ),
+            &[],
+        )?;
+        let mut games: Vec<GameRow> = Vec::new();
+        for row in &rows {
+            let index = row[0].int()? as u32;
+            let seat = SeatRow {
+                bot: row[4].int()? as usize,
+                score: row[5].opt_real()?,
+                status: row[6].opt_text()?,
+            };
+            match games.last_mut() {
+                Some(game) if game.index == index => game.seats.push(seat),
+                _ => games.push(GameRow {
+                    index,
+                    seed: row[1].int()? as u64,
+                    state: row[2].text()?,
+                    wall_ms: row[3].opt_real()?,
+                    seats: vec![seat],
+                }),
+            }
+        }
+        Ok(games)
+    }
+
+    /// Every stored bot result, by game then seat.
+    pub fn results(&self) -> anyhow::Result<Vec<StoredResult>> {
+        self.results_where("")
+    }
+
+    /// The stored results of `games`, by game then seat.
+    pub(crate) fn results_of(&self, games: &[u32]) -> anyhow::Result<Vec<StoredResult>> {
+        if games.is_empty() {
+            return Ok(Vec::new());
+        }
+        let list: Vec<String> = games.iter().map(u32::to_string).collect();
+        self.results_where(&format!("WHERE game IN ({})", list.join(", ")))
+    }
+
+    fn results_where(&self, filter: &str) -> anyhow::Result<Vec<StoredResult>> {
+        // An older database read without being brought up to date (a dashboard's) has no fuel.
+        let fuel = if schema::columns(&*self.db, "results")?.contains(&"fuel".to_string()) {
+            "fuel"
+        } else {
+            "NULL"
+        };
+        let rows = self.db.query(
+            &format!(
+                "SELECT game, bot, score, status, answers, max_wall_ms, total_wall_ms, max_cpu_ms,
+                    near_misses, timed_out_faults, crashed_faults, bad_output_faults,
+                    failed_to_start_faults, benched_faults, games.seed, {fuel}
+                 FROM results JOIN games ON games.idx = results.game
+                 {filter} ORDER BY game, seat"
+            ),
+            &[],
+        )?;
+        rows.iter().map(stored_result).collect()
+    }
+
+    /// The files game `game` left in its folder, as stored in a shared database: each path
+    /// (relative to the game's folder) with its bytes; only the file `only` if given.
+    pub fn files(&self, game: u32, only: Option<&str>) -> anyhow::Result<Vec<(String, Vec<u8>)>> {
+        let rows = match only {
+            None => self.db.query(
+                "SELECT path, size, zstd FROM files WHERE game = ?1 ORDER BY path",
+                params![game],
+            )?,
+            Some(path) => self.db.query(
+                "SELECT path, size, zstd FROM files WHERE game = ?1 AND path = ?2",
+                params![game, path],
+            )?,
+        };
+        rows.iter()
+            .map(|r| {
+                let path = r[0].text()?;
+                let size = r[1].int()? as usize;
+                let bytes = zstd::bulk::decompress(r[2].bytes()?, size)
+                    .with_context(|| format!("game {game}'s file {path} is damaged"))?;
+                Ok((path, bytes))
+            })
+            .collect()
+    }
+
+    /// Writes the files of game `game` stored in a shared database into the folder `dir`,
+    /// only the file `only` if given; returns how many it wrote.
+    pub fn extract(&self, game: u32, dir: &Path, only: Option<&str>) -> anyhow::Result<usize> {
+        let files = self.files(game, only)?;
+        for (path, bytes) in &files {
+            // Paths were written by koth from a game folder; one that would leave `dir` is a
+            // damaged (or forged) database.
+            let relative = Path::new(path);
+            anyhow::ensure!(
+                relative
+                    .components()
+                    .all(|c| matches!(c, std::path::Component::Normal(_))),
+                "game {game}'s stored file {path:?} is not a path inside its folder"
+            );
+            let target = dir.join(relative);
+            if let Some(parent) = target.parent() {
+                std::fs::create_dir_all(parent)
+                    .with_context(|| format!("cannot create {}", parent.display()))?;
+            }
+            std::fs::write(&target, bytes)
+                .with_context(|| format!("cannot write {}", target.display()))?;
+        }
+        Ok(files.len())
+    }
+
+    /// The folder of game `game` under `dir` holding its files (all, or the file `only`): in a
+    /// tournament folder, the game's own; for a shared database, a copy under `dir` made the
+    /// first time it is asked for and kept, since a game's files are stored once, with its
+    /// accepted result, and never change. A game not finished yet has an empty folder.
+    pub fn game_folder(
+        &self,
+        dir: &Path,
+        game: u32,
+        only: Option<&str>,
+    ) -> anyhow::Result<PathBuf> {
+        let folder = game_dir(dir, game);
+        if !self.is_shared() {
+            return Ok(folder);
+        }
+        // A whole copy is marked beside the folder, so the folder holds the game's files only.
+        let copied = match only {
+            Some(name) => folder.join(name),
+            None => dir.join("games").join(format!("{game}.copied")),
+        };
+        if !copied.exists() && self.extract(game, &folder, only)? > 0 && only.is_none() {
+            std::fs::write(&copied, "")
+                .with_context(|| format!("cannot write {}", copied.display()))?;
+        }
+        Ok(folder)
+    }
+}
+
+/// The folder of game `index` in the tournament folder `dir`.
+pub fn game_dir(dir: &Path, index: u32) -> PathBuf {
+    dir.join("games").join(index.to_string())
+}
+
+/// The database's clock, in whole seconds since 1970: leases are compared on one clock,
+/// whichever machines the workers run on.
+fn now(dialect: Dialect) -> &'static str {
+    match dialect {
+        Dialect::Sqlite => "CAST(strftime('%s', 'now') AS INTEGER)",
+        Dialect::Postgres => "CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) AS BIGINT)",
+    }
+}
+
+/// `rows` rows of `columns` parameters each, for a multi-row `VALUES`: `(?1, ?2), (?3, ?4)`.
+fn rows_of(rows: usize, columns: usize) -> String {
+    let row = |r: usize| {
+        let params: Vec<String> = (1..=columns)
+            .map(|c| format!("?{}", r * columns + c))
+            .collect();
+        format!("({})", params.join(", "))
+    };
+    (0..rows).map(row).collect::<Vec<_>>().join(", ")
+}
+
+/// An SQL condition on `games` that leaves out the games with a bot in `bots` (nothing if none).
+fn without_bots(bots: &[usize]) -> String {
+    if bots.is_empty() {
+        return String::new();
+    }
+    let ids: Vec<String> = bots.iter().map(usize::to_string).collect();
+    format!(
+        "AND NOT EXISTS (SELECT 1 FROM seats s WHERE s.game = games.idx AND s.bot IN ({}))",
+        ids.join(", ")
+    )
+}
+
+fn stored_result(r: &Row) -> anyhow::Result<StoredResult> {
+    let game = r[0].int()? as u32;
+    let status = r[3].text()?;
+    let count = |i: usize| -> anyhow::Result<u64> { Ok(r[i].int()? as u64) };
+    Ok(StoredResult {
+        game,
+        bot: r[1].int()? as usize,
+        score: r[2].real()?,
+        status: parse_status(&status)
+            .with_context(|| format!("unknown status {status:?} in game {game}"))?,
+        answers: count(4)?,
+        max_wall_ms: r[5].real()?,
+        total_wall_ms: r[6].real()?,
+        max_cpu_ms: r[7].opt_real()?,
+        near_misses: count(8)?,
+        faults: FaultCounts {
+            timed_out: count(9)?,
+            crashed: count(10)?,
+            bad_output: count(11)?,
+            failed_to_start: count(12)?,
+            benched: count(13)?,
+        },
+        // Stored as its bits: SQL integers are signed.
+        seed: r[14].int()? as u64,
+        fuel: fuel_of(&r[15]).with_context(|| format!("in game {game}"))?,
+    })
+}
+
+/// Fuel figures as stored (`FuelStats` as JSON, or NULL), in `results` or a hill's versions.
+pub fn fuel_of(value: &Value) -> anyhow::Result<Option<FuelStats>> {
+    value
+        .opt_text()?
+        .map(|json| serde_json::from_str(&json).context("stored fuel figures are damaged"))
+        .transpose()
+}
+
+/// The files of a game's folder `dir`, but the bots' working copies (`bots/`): each path
+/// relative to `dir`, its size, and its bytes compressed with zstd.
+fn game_files(dir: &Path) -> anyhow::Result<Vec<(String, usize, Vec<u8>)>> {
+    let mut files = Vec::new();
+    let mut folders = vec![dir.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        let entries = std::fs::read_dir(&folder)
+            .with_context(|| format!("cannot read {}", folder.display()))?;
+        for entry in entries {
+            let entry = entry?;
+            let path = entry.path();
+            let kind = entry.file_type()?;
+            if kind.is_dir() && !(folder == dir && entry.file_name() == "bots") {
+                folders.push(path);
+            } else if kind.is_file() {
+                let bytes = std::fs::read(&path)
+                    .with_context(|| format!("cannot read {}", path.display()))?;
+                let relative = path.strip_prefix(dir)?.to_string_lossy().into_owned();
+                files.push((relative, bytes.len(), zstd::bulk::compress(&bytes, 3)?));
+            }
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+fn status_name(status: BotStatus) -> String {
+    serde_json::to_value(status)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+fn parse_status(name: &str) -> Option<BotStatus> {
+    serde_json::from_value(serde_json::Value::String(name.to_string())).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use koth_bot::AnswerStats;
+    use koth_game::BotResult;
+
+    /// The meta keys every tournament writes.
+    fn meta() -> [(&'static str, String); 3] {
+        [
+            ("name", "t".into()),
+            ("game", "paths".into()),
+            ("seed", "1".into()),
+        ]
+    }
+
+    fn bot(name: &str) -> BotSpec {
+        BotSpec {
+            name: name.into(),
+            dir: "/tmp".into(),
+            command: vec!["true".into()],
+            build: None,
+            origin: "test".into(),
+            sandbox: None,
+            benched: None,
+            data: None,
+            // Kept with the bot, so a resumed tournament's bots speak what they asked for.
+            protocols: [("ratrace".to_string(), format!("p-{name}"))].into(),
+        }
+    }
+
+    fn result_of(game: &ScheduledGame) -> MatchResult {
+        MatchResult {
+            game: "paths".into(),
+            seed: game.seed,
+            bots: ["x", "y"]
+                .iter()
+                .map(|n| BotResult {
+                    name: n.to_string(),
+                    score: 3.0,
+                    status: BotStatus::TimedOut,
+                    faults: vec![],
+                    fault_counts: FaultCounts {
+                        timed_out: 40,
+                        ..FaultCounts::default()
+                    },
+                    timing: AnswerStats::default(),
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn a_game_is_claimed_in_order_and_its_result_counts_once_for_its_attempt() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE);
+        let schedule = super::super::schedule::schedule(3, 2, 4, 1);
+        let store =
+            Store::create(&path, &meta(), &[bot("a"), bot("b"), bot("c")], &schedule).unwrap();
+        assert_eq!(store.schedule().unwrap(), schedule);
+        let me = Claimant::new(30);
+        let claim = |refused: &[usize]| store.claim(&me, refused, 3).unwrap();
+        let first = claim(&[]).unwrap();
+        assert_eq!(
+            (first.game.clone(), first.attempt),
+            (schedule[0].clone(), 1)
+        );
+        let second = claim(&[]).unwrap();
+        assert_eq!(second.game.index, 1);
+        let folder = dir.path();
+        // The first seat's bot failed at start-up: its streak is now 1.
+        let (one, two) = (first.game.seats[0], first.game.seats[1]);
+        let streaks = [(one, 1)];
+        assert!(
+            store
+                .record_result(
+                    &first.game,
+                    1,
+                    &result_of(&first.game),
+                    5.0,
+                    folder,
+                    &Changes {
+                        streaks: &streaks,
+                        data: &[],
+                    },
+                )
+                .unwrap()
+        );
+        // The same result again, or one for an attempt that is not the game's, does not count.
+        assert!(
+            !store
+                .record_result(
+                    &first.game,
+                    1,
+                    &result_of(&first.game),
+                    5.0,
+                    folder,
+                    &Changes {
+                        streaks: &[(one, 2)],
+                        data: &[],
+                    },
+                )
+                .unwrap()
+        );
+        store.record_harness_fault(1, 1, "boom", false).unwrap();
+        let retried = claim(&[]).unwrap();
+        assert_eq!((retried.game.index, retried.attempt), (1, 2));
+        assert!(
+            !store
+                .record_result(
+                    &retried.game,
+                    1,
+                    &result_of(&retried.game),
+                    5.0,
+                    folder,
+                    &Changes::default(),
+                )
+                .unwrap()
+        );
+        store.record_harness_fault(1, 2, "boom", true).unwrap();
+        // Games with a refused bot are left in the queue.
+        let refused = (0..3).find(|b| !schedule[3].seats.contains(b)).unwrap();
+        let next = claim(&[refused]).unwrap();
+        assert!(!next.game.seats.contains(&refused));
+        assert_eq!(next.game.index, 3);
+        assert_eq!(store.unplayed(&[]).unwrap(), 2);
+        store.bench(2, "broken").unwrap();
+        store.bench(2, "again").unwrap();
+        drop(store);
+
+        let store = Store::open(&path).unwrap();
+        let results = store.results().unwrap();
+        assert_eq!(results.len(), 2);
+        assert_eq!(results[0].status, BotStatus::TimedOut);
+        assert_eq!(results[0].faults.timed_out, 40);
+        assert_eq!(results[0].bot, schedule[0].seats[0]);
+        let progress = store.progress().unwrap();
+        assert_eq!(
+            (progress.done, progress.harness_failed, progress.running),
+            (1, 1, 1)
+        );
+        assert_eq!(progress.harness_faults, 2);
+        // A resume plays again what was running and what was given up, from a first attempt.
+        store.requeue_unfinished().unwrap();
+        assert_eq!(claim_index(&store, &me), Some((1, 1)));
+        assert_eq!(store.meta("game").unwrap().as_deref(), Some("paths"));
+        assert_eq!(store.bots().unwrap()[2], bot("c"));
+        assert_eq!(store.benched().unwrap(), [(2, "broken".to_string())]);
+        store.unbench(2).unwrap();
+        assert_eq!(store.benched().unwrap(), []);
+        // The streak was kept in the database, and is counted on after the reopening.
+        let streak = |bot: usize| {
+            store
+                .db
+                .value(
+                    "SELECT start_failures FROM bots WHERE id = ?1",
+                    params![bot],
+                )
+                .unwrap()
+                .int()
+                .unwrap()
+        };
+        assert_eq!((streak(one), streak(two)), (1, 0));
+        store.unbench(one).unwrap();
+        assert_eq!(
+            streak(one),
+            0,
+            "a bot given its seats back starts a new streak"
+        );
+    }
+
+    fn claim_index(store: &Store, me: &Claimant) -> Option<(u32, u32)> {
+        let claimed = store.claim(me, &[], 3).unwrap()?;
+        Some((claimed.game.index, claimed.attempt))
+    }
+
+    #[test]
+    fn an_older_database_is_brought_to_the_latest_schema_and_its_faults_counted_by_kind() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE);
+        // A tournament as koth first wrote them: schema version 1, no version in `meta`.
+        let db = sql::Sqlite(rusqlite::Connection::open(&path).unwrap());
+        schema::create(&db, 1).unwrap();
+        db.0.execute_batch(
+            "DELETE FROM meta;
+             INSERT INTO meta VALUES ('name', 't'), ('game', 'paths'), ('seed', '1');
+             INSERT INTO bots VALUES (0, 'a', '/tmp', '[\"true\"]', NULL, 'test'),
+                 (1, 'b', '/tmp', '[\"true\"]', NULL, 'test');
+             INSERT INTO games VALUES (0, 7, 'done', 1, 3.0), (1, 8, 'pending', 0, NULL);
+             INSERT INTO seats VALUES (0, 0, 0), (0, 1, 1), (1, 0, 1), (1, 1, 0);
+             INSERT INTO results (game, seat, bot, score, status, faults, answers,
+                 max_wall_ms, total_wall_ms, near_misses)
+             VALUES (0, 0, 0, 1.0, 'crashed', '[{\"bot\":\"a\",\"kind\":\"bad_output\",\
+                 \"reason\":\"x\"},{\"bot\":\"a\",\"kind\":\"bad_output\",\"reason\":\"y\"},\
+                 {\"bot\":\"a\",\"kind\":\"crashed\",\"reason\":\"z\"}]', 0, 0, 0, 0),
+                 (0, 1, 1, 2.0, 'finished', '[]', 0, 0, 0, 0);",
+        )
+        .unwrap();
+        drop(db);
+        let store = Store::open(&path).unwrap();
+        assert_eq!(schema::version(&*store.db).unwrap(), schema::LATEST);
+        let results = store.results().unwrap();
+        let expected = FaultCounts {
+            bad_output: 2,
+            crashed: 1,
+            ..FaultCounts::default()
+        };
+        assert_eq!(results[0].faults, expected);
+        assert_eq!(results[1].faults, FaultCounts::default());
+        assert_eq!(store.benched().unwrap(), []);
+        assert_eq!(store.bot_hashes().unwrap(), [None, None]);
+        assert_eq!(claim_index(&store, &Claimant::new(30)), Some((1, 1)));
+        drop(store);
+        // Opened again, it is left as it is.
+        assert_eq!(
+            Store::open(&path).unwrap().results().unwrap()[0].faults,
+            expected
+        );
+    }
+}

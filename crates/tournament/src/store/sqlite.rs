@@ -1,0 +1,165 @@
+//! A tournament in SQLite: `results.sqlite` in the tournament folder, in WAL mode so that
+//! `koth tournament status`, `koth leaderboard` and `koth serve` read while a run writes.
+
+use std::path::Path;
+
+use anyhow::Context;
+use rusqlite::OpenFlags;
+
+use super::schema;
+use super::sql::{Connection, Sqlite};
+use super::{ScheduledGame, Source, Store};
+use koth_bot::BotSpec;
+
+pub const FILE: &str = "results.sqlite";
+
+impl Store {
+    /// Creates the database with the bots and the whole schedule. It is written under another
+    /// name and renamed when complete, so `results.sqlite` either holds the whole schedule or
+    /// does not exist (a run killed that early is simply started again).
+    pub fn create(
+        path: &Path,
+        meta: &[(&str, String)],
+        bots: &[BotSpec],
+        schedule: &[ScheduledGame],
+    ) -> anyhow::Result<Store> {
+        let partial = path.with_extension("sqlite.partial");
+        for leftover in ["", "-wal", "-shm"] {
+            let file = format!("{}{leftover}", partial.display());
+            if Path::new(&file).exists() {
+                std::fs::remove_file(&file).with_context(|| format!("cannot remove {file}"))?;
+            }
+        }
+        let db = Sqlite(connect(&partial)?);
+        (&db as &dyn Connection)
+            .transaction(|db| Store::write_tournament(db, meta, bots, None, schedule))?;
+        // Closing checkpoints the write-ahead log into the file, which can then be renamed.
+        db.0.close()
+            .map_err(|(_, e)| e)
+            .with_context(|| format!("cannot write {}", partial.display()))?;
+        std::fs::rename(&partial, path).with_context(|| {
+            format!("cannot rename {} to {}", partial.display(), path.display())
+        })?;
+        Ok(Store::new(
+            Box::new(Sqlite(connect(path)?)),
+            Source::Sqlite(path.to_path_buf()),
+        ))
+    }
+
+    /// A second connection to the same database, for a thread of its own (the hill's refit,
+    /// off the games' path): the one `hill run` of a hill has two, while a worker has one
+    /// connection for all it plays (`store::Database`).
+    pub fn reconnect(&self) -> anyhow::Result<Store> {
+        match &self.source {
+            super::Source::Sqlite(path) => Store::open(path),
+            super::Source::Postgres(address) => Store::open_postgres(&address.url, &address.name),
+        }
+    }
+
+    /// Opens the database of an existing tournament folder's file, after checking that it is
+    /// one, and brings an older one up to this koth's schema: a damaged file, or another
+    /// program's database, is one error naming the file, never a panic later on a missing table
+    /// or a bot index that points nowhere. The check reads only, so a file that is not koth's is
+    /// left as it was.
+    pub fn open(path: &Path) -> anyhow::Result<Store> {
+        let checked = Store::open_read_only(path)?;
+        drop(checked);
+        let db = Sqlite(connect(path)?);
+        schema::migrate(&db as &dyn Connection)
+            .with_context(|| format!("cannot update {}", path.display()))?;
+        Ok(Store::new(Box::new(db), Source::Sqlite(path.to_path_buf())))
+    }
+
+    /// Opens a tournament's database to read only, as the dashboard does while a run writes it:
+    /// nothing is changed, not even an older database brought up to date.
+    pub fn open_read_only(path: &Path) -> anyhow::Result<Store> {
+        let store = Store::reopen_read_only(path)?;
+        check_database(&*store.db).with_context(|| {
+            format!(
+                "{} is not a koth tournament database, or is damaged",
+                path.display()
+            )
+        })?;
+        Ok(store)
+    }
+
+    /// Opens to read only, without the checks, a database [`Store::open_read_only`] already
+    /// checked: the integrity check reads the whole file, which a dashboard answering many
+    /// requests about a large tournament cannot afford on every one.
+    pub fn reopen_read_only(path: &Path) -> anyhow::Result<Store> {
+        check_exists(path)?;
+        let conn = rusqlite::Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .with_context(|| format!("cannot open the results database {}", path.display()))?;
+        conn.busy_timeout(std::time::Duration::from_secs(10))?;
+        Ok(Store::new(
+            Box::new(Sqlite(conn)),
+            Source::Sqlite(path.to_path_buf()),
+        ))
+    }
+}
+
+fn connect(path: &Path) -> anyhow::Result<rusqlite::Connection> {
+    let conn = rusqlite::Connection::open(path)
+        .with_context(|| format!("cannot open the results database {}", path.display()))?;
+    conn.pragma_update(None, "journal_mode", "WAL")
+        .with_context(|| format!("cannot use the results database {}", path.display()))?;
+    // Readers (status, leaderboard) may meet a writer mid-commit: wait rather than fail.
+    conn.busy_timeout(std::time::Duration::from_secs(10))?;
+    Ok(conn)
+}
+
+/// Checks that `conn` holds a koth tournament: an intact file, every table of the first schema
+/// with its columns (later ones are added when a writer opens it), a schema no newer than this
+/// koth's, the meta keys a tournament is started with, and bot numbers that name bots (ids
+/// `0..n`, as the runner indexes its bot list by them).
+fn check_database(db: &dyn Connection) -> anyhow::Result<()> {
+    let integrity = db.value("PRAGMA quick_check", &[])?.text()?;
+    anyhow::ensure!(integrity == "ok", "integrity check: {integrity}");
+    let first = Sqlite(rusqlite::Connection::open_in_memory()?);
+    let first: &dyn Connection = &first;
+    schema::create(first, 1)?;
+    for table in first.query(
+        "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name",
+        &[],
+    )? {
+        let table = table[0].text()?;
+        let wanted = schema::columns(first, &table)?;
+        let found = schema::columns(db, &table)?;
+        anyhow::ensure!(!found.is_empty(), "it has no table `{table}`");
+        if let Some(missing) = wanted.iter().find(|c| !found.contains(c)) {
+            anyhow::bail!("its table `{table}` has no column `{missing}`");
+        }
+    }
+    schema::version(db)?;
+    for key in ["name", "game", "seed"] {
+        let value = db.row("SELECT value FROM meta WHERE key = ?1", &[key.into()])?;
+        anyhow::ensure!(value.is_some(), "its `meta` table has no `{key}`");
+    }
+    let bots = db.value("SELECT COUNT(*) FROM bots", &[])?.int()?;
+    for (table, column) in [("bots", "id"), ("seats", "bot"), ("results", "bot")] {
+        let stray = db.row(
+            &format!(
+                "SELECT quote({column}) FROM {table} \
+                 WHERE typeof({column}) <> 'integer' OR {column} < 0 OR {column} >= ?1 LIMIT 1"
+            ),
+            &[bots.into()],
+        )?;
+        if let Some(stray) = stray {
+            anyhow::bail!(
+                "`{table}.{column}` = {} is not one of its {bots} bots",
+                stray[0].text()?
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Fails, naming the file, unless the results database `path` exists.
+pub fn check_exists(path: &Path) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        path.is_file(),
+        "{} does not exist: is this a tournament folder?",
+        path.display()
+    );
+    Ok(())
+}
