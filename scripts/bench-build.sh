@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# What a contributor waits for: the rebuild of the tests (`cargo test --release --no-run`) and of
+# the release binary after one line changed in a game's rules, in the bot layer and in the web
+# layer, and, with `--clean`, a clean release build and the tests' first build after it. Figures
+# in docs/benchmarks.md ("Building koth"); run it on an otherwise idle machine.
+#
+# The one-line change is a new item at the end of the file (`const _: u32 = <time>;`), so the
+# crate's interface changes as it does under a real edit; the file is restored afterwards.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+seconds() { local start=$SECONDS; "$@" >/dev/null 2>&1; echo $((SECONDS - start)); }
+
+if [ "${1:-}" = "--clean" ]; then
+  cargo fetch >/dev/null 2>&1
+  cargo clean >/dev/null 2>&1
+  release=$(seconds cargo build --release)
+  tests=$(seconds cargo test --release --no-run)
+  echo "clean release build: ${release} s; the tests' first build after it: ${tests} s; together: $((release + tests)) s"
+fi
+
+cargo build --release >/dev/null 2>&1
+cargo test --release --no-run >/dev/null 2>&1
+for file in crates/games/paths/src/rules.rs crates/bot/src/seat.rs crates/serve/src/lib.rs; do
+  trap 'git checkout -q -- "$file"' EXIT
+  echo "const _: u32 = $(date +%s);" >>"$file"
+  tests=$(seconds cargo test --release --no-run)
+  echo "const _: u32 = $(date +%s)1;" >>"$file"
+  release=$(seconds cargo build --release)
+  git checkout -q -- "$file"
+  trap - EXIT
+  echo "one line in $file: the tests rebuild in ${tests} s, the release binary in ${release} s"
+done
+# Leave the build as the files are.
+cargo build --release >/dev/null 2>&1
