@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::dashboard::{browser, console_errors, until};
 use crate::support::tournament::{koth, query, repo, run_tournament, succeed};
 
 /// One of the games, with bots that play it quickly and the same way every time.
@@ -555,4 +556,51 @@ fn every_game_writes_a_transcript_and_a_stderr_file_per_bot_which_drive_plays_ag
         text.contains("round 0, turn 1"),
         "board 0's first turn: {text}"
     );
+}
+
+#[test]
+fn every_game_s_web_replay_opens_in_chromium_without_a_console_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut pages = Vec::new();
+    for case in cases(tmp.path()) {
+        let out = tmp.path().join(format!("{}-tournament", case.game));
+        tournament(&case, tmp.path(), &out, "answer_ms = 2000\n");
+        let page = tmp.path().join(format!("{}.html", case.game));
+        let made = koth()
+            .arg("replay")
+            .arg(out.join("games/0"))
+            .arg("--html")
+            .arg(&page)
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&made.stderr);
+        if !made.status.success() && said.contains("which has no web viewer") {
+            // A game with no page (Nim): said so, and nothing to open.
+            continue;
+        }
+        assert!(made.status.success(), "{}: {said}", case.game);
+        pages.push((case.game, page));
+    }
+    assert!(pages.len() >= 5, "every game with a page: {pages:?}");
+    let runtime = koth::game::runtime().unwrap();
+    runtime.block_on(async {
+        let (_driver, client) = browser().await;
+        for (game, page) in &pages {
+            client
+                .goto(&format!("file://{}", page.display()))
+                .await
+                .unwrap();
+            until(&format!("{game}'s page loads"), || async {
+                client
+                    .execute("return document.readyState === 'complete';", vec![])
+                    .await
+                    .unwrap()
+                    == true
+            })
+            .await;
+            let errors = console_errors(&client).await;
+            assert!(errors.is_empty(), "{game}'s replay page: {errors:?}");
+        }
+        client.close().await.unwrap();
+    });
 }
