@@ -28,12 +28,16 @@ pub(crate) fn graded(root: &Path, folder: &str, name: &str, p: f64) -> PathBuf {
 
 /// Creates a hill of noughts & crosses in `root/hill`, with `extra` keys.
 pub(crate) fn hill(root: &Path, extra: &str) -> PathBuf {
-    let file = root.join("hill-t.toml");
-    std::fs::write(
-        &file,
-        format!("game = \"tictactoe\"\nrounds = 4\nanswer_ms = 2000\nseed = 3\njobs = 2\n{extra}"),
+    create_hill(
+        root,
+        &format!("game = \"tictactoe\"\nrounds = 4\nanswer_ms = 2000\nseed = 3\njobs = 2\n{extra}"),
     )
-    .unwrap();
+}
+
+/// Creates a hill in `root/hill` from the hill file `text` (written as `root/hill.toml`).
+pub(crate) fn create_hill(root: &Path, text: &str) -> PathBuf {
+    let file = root.join("hill.toml");
+    std::fs::write(&file, text).unwrap();
     let dir = root.join("hill");
     succeed(
         koth()
@@ -572,20 +576,10 @@ fn a_points_game_is_ranked_by_points_where_an_order_model_sees_a_tie() {
     // (34 a game against the other two), then B (17), then A (13), and C outscores its table by
     // the most, A by the least.
     let tmp = tempfile::tempdir().unwrap();
-    let file = tmp.path().join("hill-paths.toml");
-    std::fs::write(
-        &file,
+    let dir = create_hill(
+        tmp.path(),
         "game = \"paths\"\nplayers_per_game = 2\nrounds = 11\nanswer_ms = 2000\nseed = 3\n\
          jobs = 1\nsandbox = false\nplacement_games = 2\n",
-    )
-    .unwrap();
-    let dir = tmp.path().join("hill");
-    succeed(
-        koth()
-            .args(["hill", "create"])
-            .arg(&file)
-            .arg("--dir")
-            .arg(&dir),
     );
     let bots = [
         planned(tmp.path(), "A", "TTTTTLLIIII"),
@@ -669,20 +663,10 @@ fn a_points_game_is_ranked_by_points_where_an_order_model_sees_a_tie() {
 fn a_new_hill_with_fewer_bots_than_a_game_seats_plays_them_all() {
     // paths takes 2 or more: a hill of seven a game with two bots plays games of two.
     let tmp = tempfile::tempdir().unwrap();
-    let file = tmp.path().join("hill-paths.toml");
-    std::fs::write(
-        &file,
+    let dir = create_hill(
+        tmp.path(),
         "game = \"paths\"\nplayers_per_game = 7\nrounds = 1\nanswer_ms = 2000\nseed = 3\n\
          jobs = 1\nsandbox = false\n",
-    )
-    .unwrap();
-    let dir = tmp.path().join("hill");
-    succeed(
-        koth()
-            .args(["hill", "create"])
-            .arg(&file)
-            .arg("--dir")
-            .arg(&dir),
     );
     let bots = [
         planned(tmp.path(), "Low", "L"),

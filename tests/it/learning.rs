@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use rusqlite::Connection;
 
+use crate::hill::create_hill;
 use crate::support::cpus::own_cpu_locks;
 use crate::support::tournament::{koth, query, repo, run_tournament, succeed};
 
@@ -127,20 +128,10 @@ fn menace_learns_game_after_game_and_a_late_game_drives_identically() {
 #[test]
 fn menace_learns_on_a_hill_and_a_late_hill_game_drives_identically() {
     let tmp = tempfile::tempdir().unwrap();
-    let file = tmp.path().join("hill.toml");
-    std::fs::write(
-        &file,
+    let dir = create_hill(
+        tmp.path(),
         "game = \"tictactoe\"\nrounds = 10\nanswer_ms = 2000\nseed = 1\njobs = 2\n\
          placement_games = 2\n",
-    )
-    .unwrap();
-    let dir = tmp.path().join("hill");
-    succeed(
-        koth()
-            .args(["hill", "create"])
-            .arg(&file)
-            .arg("--dir")
-            .arg(&dir),
     );
     let menace = repo().join("bots/ttt-menace-py");
     succeed(
@@ -509,20 +500,10 @@ fn at_least(dir: &Path, sql: &str, n: i64) {
 #[test]
 fn on_a_hill_versions_carry_data_on_unless_fresh_and_only_the_author_downloads_it() {
     let tmp = tempfile::tempdir().unwrap();
-    let file = tmp.path().join("hill.toml");
-    std::fs::write(
-        &file,
+    let dir = create_hill(
+        tmp.path(),
         "game = \"tictactoe\"\nrounds = 4\nanswer_ms = 2000\nseed = 5\njobs = 1\n\
          placement_games = 2\nbuild_timeout_s = 30\n",
-    )
-    .unwrap();
-    let dir = tmp.path().join("hill");
-    succeed(
-        koth()
-            .args(["hill", "create"])
-            .arg(&file)
-            .arg("--dir")
-            .arg(&dir),
     );
     let token = |name: &str| {
         let output = succeed(
