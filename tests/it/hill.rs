@@ -623,6 +623,20 @@ fn a_points_game_is_ranked_by_points_where_an_order_model_sees_a_tie() {
     // The same games, as an order model reads them: every pairing was won by each side in
     // turn, so it tells the three apart by no more than its own uncertainty.
     let db = rusqlite::Connection::open(dir.join("results.sqlite")).unwrap();
+    // Matchmaking reads this fit (a points game's places alone would tie the three): stored
+    // with it, the interval of a version without games, where a version not yet fitted
+    // starts; every version with games is surer.
+    let unplayed: f64 = db
+        .query_row("SELECT value FROM meta WHERE key = 'unplayed'", [], |r| {
+            r.get::<_, String>(0)
+        })
+        .unwrap()
+        .parse()
+        .unwrap();
+    let widest: f64 = db
+        .query_row("SELECT MAX(half_width) FROM hill_fit", [], |r| r.get(0))
+        .unwrap();
+    assert!(unplayed > widest && widest > 0.0, "{unplayed} {widest}");
     let mut games: std::collections::BTreeMap<i64, Vec<(usize, f64)>> = Default::default();
     let mut rows = db
         .prepare("SELECT game, bot, score FROM results ORDER BY game, seat")

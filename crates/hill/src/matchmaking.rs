@@ -8,8 +8,9 @@
 //!
 //! `P(their order is wrong) × P(a game between them is not alike) / (1 + games they played)`
 //!
-//! - the first from the online ratings (Weng-Lin μ and σ: `Φ(−|Δμ| / √(σ₁² + σ₂²))`, ½ for
-//!   two versions not yet told apart);
+//! - the first from the ratings (`Φ(−|Δμ| / √(σ₁² + σ₂²))`, ½ for two versions not yet told
+//!   apart): Weng-Lin's online μ and σ in a placement game, the points fit's figures in a
+//!   points game ([`from_fit`]);
 //! - the second from their games together: how often they scored alike (a draw; both scoring
 //!   nothing), with a prior worth [`ALIKE_PRIOR_GAMES`] games at the two versions' own rates of
 //!   alike games, so a line-up whose games have all ended alike teaches little;
@@ -42,7 +43,9 @@ pub struct Candidate {
     pub id: usize,
     /// Its label in the reason given (`name v2`).
     pub label: String,
-    /// The online rating and its uncertainty (Weng-Lin: mean 25, σ 25/3 at the start).
+    /// Its rating and the rating's uncertainty, as Weng-Lin's (σ 25/3 with no games): the
+    /// online rating in a placement game, the points fit's figure in a points game
+    /// ([`from_fit`]).
     pub mu: f64,
     pub sigma: f64,
     /// Games it has played (rated) so far.
@@ -182,6 +185,24 @@ const PLACEMENT_FOCUS: f64 = 0.2;
 /// A version's σ at the start (Weng-Lin's 25/3): a newcomer's, and a new version's of a known
 /// bot (its rating is inherited with the starting uncertainty).
 const START_SIGMA: f64 = 25.0 / 3.0;
+
+/// A version's `mu` and `sigma` from the ranking's fit: its figure and half its interval's
+/// width (`value`, `interval`), on the scale where a version without games (`unplayed`, the
+/// fit's interval for one) has Weng-Lin's starting σ, so every rule here reads both alike.
+///
+/// A points game's matchmaking reads the points fit, not the online rating: Weng-Lin is an
+/// order model, fed only each game's places, so it cannot tell a version that wins by ten
+/// points from one that wins by one, nor two that score nothing from two that tie at five;
+/// the fit is what the table shows, and the order matchmaking is there to settle.
+/// `benches/hill.rs`, 16 new players of a points game of three, neighbours 0.25 apart: games
+/// until τ ≥ 0.9 (median, mean) on seeds 1–120 72, 88 with the online rating, 56, 70 with the
+/// fit; on seeds 1001–1120 88, 95 and 56, 71 (a round robin 96, 123 and 96, 122).
+/// A placement game keeps the online rating: it is an online fit of the same order model, and
+/// measured as well (0.5 apart, seeds 1001–1120: 128, 133 against 128, 134 with the fit).
+pub fn from_fit(value: f64, interval: f64, unplayed: f64) -> (f64, f64) {
+    let scale = START_SIGMA / unplayed.max(f64::MIN_POSITIVE);
+    (value * scale, interval * scale)
+}
 
 /// The standard normal's distribution function.
 fn phi(x: f64) -> f64 {
@@ -473,6 +494,42 @@ mod tests {
         met.sort();
         met.dedup();
         assert!(met.len() > 8, "{met:?}");
+    }
+
+    #[test]
+    fn a_fit_s_figures_are_read_on_weng_lin_s_scale_and_choose_as_the_same_ratings_would() {
+        // A version without games starts where Weng-Lin's does, whatever the fit's unit.
+        assert_eq!(from_fit(3.0, 12.0, 12.0).1, START_SIGMA);
+        // Points per game with intervals: the same figures in tenths (another unit) choose the
+        // same game, since only distances against uncertainties count.
+        let fitted = [(4.0, 0.5), (3.0, 0.4), (2.9, 0.4), (1.0, 0.9), (2.0, 2.5)];
+        let candidates = |unit: f64| -> Vec<Candidate> {
+            fitted
+                .iter()
+                .enumerate()
+                .map(|(k, &(value, interval))| {
+                    let (mu, sigma) = from_fit(value * unit, interval * unit, 2.5 * unit);
+                    Candidate {
+                        mu,
+                        sigma,
+                        games: 40,
+                        last_chosen: Some(90),
+                        ..newcomer(k, 0.0)
+                    }
+                })
+                .collect()
+        };
+        let history = History::default();
+        for next in 100..120 {
+            let chosen: Vec<Choice> = [1.0, 10.0]
+                .iter()
+                .map(|&unit| {
+                    let mut rng = koth_game::seed::rng(9, u64::from(next));
+                    choose(&candidates(unit), 2, next, TUNING, &history, &mut rng).unwrap()
+                })
+                .collect();
+            assert_eq!(chosen[0].seats, chosen[1].seats, "{chosen:?}");
+        }
     }
 
     #[test]

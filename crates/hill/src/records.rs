@@ -544,6 +544,7 @@ mod tests {
                 Some(last_game),
                 None,
                 None,
+                500.0,
             )
             .unwrap();
         }

@@ -284,6 +284,46 @@ fn joined(version: &Version, versions: &[Version]) -> String {
     }
 }
 
+/// The ratings matchmaking reads, by version, where they are not the online ones (a
+/// [`matchmaking::from_fit`] on why): in a points game, once a fit is stored, every scheduled
+/// version's figure from it. A version without games in it starts, as the online rating's
+/// does, from its bot's previous version's last figure (or the fitted versions' mean, for a
+/// new bot) with the interval of a version without games.
+fn ratings(hill: &Hill, versions: &[Version]) -> anyhow::Result<HashMap<usize, (f64, f64)>> {
+    if hill.config.game.game()?.ranking() != Ranking::Points {
+        return Ok(HashMap::new());
+    }
+    let Some(unplayed) = store::unplayed(&hill.store)? else {
+        return Ok(HashMap::new());
+    };
+    let db = hill.store.connection();
+    let fitted: HashMap<usize, store::StoredFit> = store::fit(db)?
+        .into_iter()
+        .filter(|f| f.games > 0)
+        .map(|f| (f.version, f))
+        .collect();
+    let mean = fitted.values().map(|f| f.value).sum::<f64>() / fitted.len().max(1) as f64;
+    let mut ratings = HashMap::new();
+    for v in versions.iter().filter(|v| v.scheduled()) {
+        let rating = match fitted.get(&v.id) {
+            Some(f) => matchmaking::from_fit(f.value, f.half_width, unplayed),
+            None => {
+                let previous = versions
+                    .iter()
+                    .filter(|o| o.name == v.name && o.version < v.version)
+                    .max_by_key(|o| o.version);
+                let inherited = match previous {
+                    Some(o) => store::last_fitted(db, o.id)?,
+                    None => None,
+                };
+                matchmaking::from_fit(inherited.unwrap_or(mean), unplayed, unplayed)
+            }
+        };
+        ratings.insert(v.id, rating);
+    }
+    Ok(ratings)
+}
+
 /// Chooses games until as many are queued as can run at once (`jobs`), each written with its
 /// seed and reason before it is played; returns how many games are queued (running included).
 /// In a shared hill, workers take games from the queue too: it holds `jobs` games besides
@@ -297,17 +337,21 @@ fn fill_queue(hill: &Hill, versions: &[Version], jobs: usize) -> anyhow::Result<
             *queued.entry(bot).or_default() += 1;
         }
     }
+    let ratings = ratings(hill, versions)?;
     let mut candidates: Vec<Candidate> = versions
         .iter()
         .filter(|v| v.scheduled())
-        .map(|v| Candidate {
-            id: v.id,
-            label: v.label(),
-            mu: v.mu,
-            sigma: v.sigma,
-            games: v.games,
-            last_chosen: v.last_game,
-            queued: queued.get(&v.id).copied().unwrap_or(0),
+        .map(|v| {
+            let (mu, sigma) = ratings.get(&v.id).copied().unwrap_or((v.mu, v.sigma));
+            Candidate {
+                id: v.id,
+                label: v.label(),
+                mu,
+                sigma,
+                games: v.games,
+                last_chosen: v.last_game,
+                queued: queued.get(&v.id).copied().unwrap_or(0),
+            }
         })
         .collect();
     let running = if hill.store.is_shared() {
@@ -520,7 +564,9 @@ pub(crate) fn refit(
         _ => None,
     };
     let last_game = scores.last().map(|s| s.0);
-    if let Some(king) = store::write_fit(db, &fitted, counted, last_game, crowned, lead)? {
+    let unplayed = fit.unplayed_interval();
+    if let Some(king) = store::write_fit(db, &fitted, counted, last_game, crowned, lead, unplayed)?
+    {
         let label = versions
             .iter()
             .find(|v| v.id == king)

@@ -789,8 +789,20 @@ pub(crate) fn lead(store: &koth_tournament::store::Store) -> anyhow::Result<Opti
     }))
 }
 
+/// The last fit's interval for a version without games, if a fit was stored.
+pub(crate) fn unplayed(store: &koth_tournament::store::Store) -> anyhow::Result<Option<f64>> {
+    store
+        .meta("unplayed")?
+        .map(|text| {
+            text.parse()
+                .with_context(|| format!("the stored interval {text:?} is not a number"))
+        })
+        .transpose()
+}
+
 /// Replaces the stored fit with `fitted` (made from `games` recorded games, the last of them
-/// game `last_game`) and its `lead`, and crowns `crowned` (the table's first, if it may be
+/// game `last_game`), its `lead` and its interval for a version without games (`unplayed`,
+/// where matchmaking starts a version the fit has not seen), and crowns `crowned` (the table's first, if it may be
 /// crowned) unless it reigns already; in one transaction. A version that played since the last fit has its
 /// figure kept in its history too (what its page plots). Returns the new king, if it changed.
 pub(crate) fn write_fit(
@@ -800,8 +812,14 @@ pub(crate) fn write_fit(
     last_game: Option<u32>,
     crowned: Option<usize>,
     lead: Option<Lead>,
+    unplayed: f64,
 ) -> anyhow::Result<Option<usize>> {
     db.transaction(|db| {
+        db.execute(
+            "INSERT INTO meta (key, value) VALUES ('unplayed', ?1)
+             ON CONFLICT (key) DO UPDATE SET value = ?1",
+            &[unplayed.to_string().into()],
+        )?;
         match lead {
             Some(Lead {
                 first,
@@ -881,6 +899,16 @@ pub(crate) struct StoredFit {
     pub half_width: f64,
     /// The games of it the fit counted.
     pub games: u32,
+}
+
+/// A version's figure at the last fit it was in, if it was in one.
+pub(crate) fn last_fitted(db: &dyn Connection, version: usize) -> anyhow::Result<Option<f64>> {
+    db.row(
+        "SELECT rating FROM hill_fit_history WHERE version = ?1 ORDER BY game DESC LIMIT 1",
+        &[version.into()],
+    )?
+    .map(|r| r[0].real())
+    .transpose()
 }
 
 /// The stored fit, by version.

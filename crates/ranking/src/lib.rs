@@ -59,6 +59,15 @@ pub struct Fit {
 }
 
 impl Fit {
+    /// Half the width of the 95% interval this fit gives a player without games (where a
+    /// newcomer's figure starts, on the same scale as every figure).
+    pub fn unplayed_interval(&self) -> f64 {
+        match &self.spread {
+            Some(spread) => spread.unplayed_interval(),
+            None => order::UNPLAYED_INTERVAL,
+        }
+    }
+
     /// Half the width of the 95% interval of `a`'s figure less `b`'s (player indices).
     pub fn lead_interval(&self, a: usize, b: usize) -> f64 {
         match &self.spread {
@@ -190,6 +199,26 @@ mod tests {
         // Points per game against average opponents, about what each scored.
         assert!((by_points[0].value - 6.0).abs() < 1.5, "{by_points:?}");
         assert!((by_points[1].value - 0.8).abs() < 1.5, "{by_points:?}");
+    }
+
+    #[test]
+    fn the_unplayed_interval_is_what_each_fit_gives_a_player_without_games() {
+        for ranking in [Ranking::Points, Ranking::Placement] {
+            let mut games = Games::new(ranking);
+            for game in 0..40 {
+                let spread = f64::from(game % 7);
+                games.add(&[(0, 2.0 + spread), (1, 1.0), (2, spread / 2.0)]);
+            }
+            // Player 3 never played.
+            let fitted = fit(&games, &[0.0; 4]);
+            let unplayed = fitted.unplayed_interval();
+            assert!(unplayed > fitted.strengths[0].interval, "{fitted:?}");
+            assert!(
+                (unplayed - fitted.strengths[3].interval).abs() < 1e-9 * unplayed,
+                "{ranking:?}: {unplayed} against {:?}",
+                fitted.strengths[3]
+            );
+        }
     }
 
     fn entry(id: usize, value: f64, interval: f64, games: u32) -> Entry {

@@ -85,6 +85,9 @@ impl Games {
     }
 }
 
+/// Half the width of the 95% interval of a player without games: the prior's alone.
+pub const UNPLAYED_INTERVAL: f64 = 1.96 * PRIOR_SD * ELO_PER_UNIT;
+
 /// Fits every player's strength on the Elo scale (1500 average, 400 points for 10:1 odds);
 /// players without games get the prior's (average, wide).
 pub fn fit(players: usize, games: &Games) -> Vec<Strength> {

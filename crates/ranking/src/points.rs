@@ -149,9 +149,17 @@ pub struct Spread {
     games: Games,
     /// Each seat's residual, in the order of `games.seats`.
     residuals: Vec<f64>,
+    /// The whole fit's residual variance per seat.
+    pooled: f64,
 }
 
 impl Spread {
+    /// Half the width of the 95% interval of a player without games: the whole fit's spread
+    /// of a seat's points, held by its one game's worth of prior at the average.
+    pub fn unplayed_interval(&self) -> f64 {
+        1.96 * (self.pooled / PRIOR_GAMES).sqrt()
+    }
+
     /// Half the width of the 95% interval of `a`'s figure less `b`'s, with the standard error
     /// clustered by game (this module's notes): `w = A⁻¹ (e_a − e_b)`, and each game adds the
     /// square of `Σ (x_seat · w) e_seat` over its seats.
@@ -282,6 +290,7 @@ pub fn fit_from(games: &Games, start: &[f64]) -> (Vec<Strength>, Spread) {
         normal,
         games: games.clone(),
         residuals,
+        pooled,
     };
     (strengths, spread)
 }
