@@ -297,8 +297,22 @@ fn ratings(hill: &Hill, versions: &[Version]) -> anyhow::Result<HashMap<usize, (
         return Ok(HashMap::new());
     };
     let db = hill.store.connection();
-    let fitted: HashMap<usize, store::StoredFit> = store::fit(db)?
-        .into_iter()
+    let fitted = store::fit(db)?;
+    fitted_ratings(versions, &fitted, unplayed, |version| {
+        store::last_fitted(db, version)
+    })
+}
+
+/// [`ratings`] from the stored fit (`fitted`, `unplayed`) and each version's figure at the last
+/// fit it was in (`last_fitted`, by version id).
+fn fitted_ratings(
+    versions: &[Version],
+    fitted: &[store::StoredFit],
+    unplayed: f64,
+    last_fitted: impl Fn(usize) -> anyhow::Result<Option<f64>>,
+) -> anyhow::Result<HashMap<usize, (f64, f64)>> {
+    let fitted: HashMap<usize, &store::StoredFit> = fitted
+        .iter()
         .filter(|f| f.games > 0)
         .map(|f| (f.version, f))
         .collect();
@@ -313,7 +327,7 @@ fn ratings(hill: &Hill, versions: &[Version]) -> anyhow::Result<HashMap<usize, (
                     .filter(|o| o.name == v.name && o.version < v.version)
                     .max_by_key(|o| o.version);
                 let inherited = match previous {
-                    Some(o) => store::last_fitted(db, o.id)?,
+                    Some(o) => last_fitted(o.id)?,
                     None => None,
                 };
                 matchmaking::from_fit(inherited.unwrap_or(mean), unplayed, unplayed)
@@ -575,4 +589,69 @@ pub(crate) fn refit(
         tracing::info!(king = label, "a new king");
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn version(id: usize, name: &str, number: u32, state: &str) -> Version {
+        Version {
+            id,
+            name: name.into(),
+            version: number,
+            digest: String::new(),
+            state: state.into(),
+            suspended: None,
+            added_at: 0,
+            mu: 25.0,
+            sigma: 25.0 / 3.0,
+            games: 0,
+            faulted: 0,
+            last_game: None,
+            fuel: None,
+        }
+    }
+
+    fn fitted(version: usize, value: f64, half_width: f64, games: u32) -> store::StoredFit {
+        store::StoredFit {
+            version,
+            value,
+            half_width,
+            games,
+        }
+    }
+
+    #[test]
+    fn a_points_hill_reads_the_fit_and_a_new_version_starts_from_its_bot_s_last_figure() {
+        // A v1 replaced by A v2 (not yet fitted), B and C fitted, D a new bot, E retired.
+        let versions = [
+            version(0, "A", 1, "replaced"),
+            version(1, "B", 1, "active"),
+            version(2, "C", 1, "active"),
+            version(3, "A", 2, "active"),
+            version(4, "D", 1, "active"),
+            version(5, "E", 1, "retired"),
+        ];
+        // D was fitted once before it played: no games, so not a figure to read.
+        let fit = [
+            fitted(1, 10.0, 2.0, 30),
+            fitted(2, 4.0, 1.0, 30),
+            fitted(4, 9.0, 12.0, 0),
+        ];
+        let unplayed = 12.0;
+        let last = |version: usize| Ok((version == 0).then_some(30.0));
+        let ratings = fitted_ratings(&versions, &fit, unplayed, last).unwrap();
+        let (start, scale) = (25.0 / 3.0, 25.0 / 3.0 / unplayed);
+        // Only the scheduled versions, each from the fit, on Weng-Lin's scale.
+        let mut ids: Vec<usize> = ratings.keys().copied().collect();
+        ids.sort();
+        assert_eq!(ids, [1, 2, 3, 4]);
+        assert_eq!(ratings[&1], (10.0 * scale, 2.0 * scale));
+        assert_eq!(ratings[&2], (4.0 * scale, 1.0 * scale));
+        // A v2 starts at A v1's last figure, as unsure as a version without games.
+        assert_eq!(ratings[&3], (30.0 * scale, start));
+        // D, a new bot, at the fitted versions' mean.
+        assert_eq!(ratings[&4], (7.0 * scale, start));
+    }
 }
