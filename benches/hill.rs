@@ -128,6 +128,8 @@ struct Hill {
     history: History,
     next: u32,
     seed: u64,
+    /// Each player's online rating (Weng-Lin), what a placement game's matchmaking reads.
+    online: Vec<WengLinRating>,
     /// A points game's games so far and the last fit's coordinates.
     points: Option<(ranking::Games, Vec<f64>)>,
 }
@@ -139,6 +141,7 @@ impl Hill {
             history: History::default(),
             next: 0,
             seed,
+            online: vec![WengLinRating::new(); players],
             points: match model.ranking() {
                 Ranking::Points => Some((ranking::Games::new(Ranking::Points), Vec::new())),
                 Ranking::Placement => None,
@@ -161,15 +164,7 @@ impl Hill {
     }
 
     fn record(&mut self, seats: &[usize], scores: &[f64]) {
-        let teams: Vec<[WengLinRating; 1]> = seats
-            .iter()
-            .map(|&k| {
-                [WengLinRating {
-                    rating: self.candidates[k].mu,
-                    uncertainty: self.candidates[k].sigma,
-                }]
-            })
-            .collect();
+        let teams: Vec<[WengLinRating; 1]> = seats.iter().map(|&k| [self.online[k]]).collect();
         let ranks: Vec<MultiTeamOutcome> = scores
             .iter()
             .map(|mine| MultiTeamOutcome::new(1 + scores.iter().filter(|&o| o > mine).count()))
@@ -181,9 +176,12 @@ impl Hill {
             .collect();
         let updated = weng_lin_multi_team(&contest, &WengLinConfig::new());
         for (&k, r) in seats.iter().zip(updated) {
+            self.online[k] = r[0];
             let c = &mut self.candidates[k];
-            c.mu = r[0].rating;
-            c.sigma = r[0].uncertainty;
+            if self.points.is_none() {
+                c.mu = r[0].rating;
+                c.sigma = r[0].uncertainty;
+            }
             c.games += 1;
             c.last_chosen = Some(self.next);
         }
@@ -300,6 +298,7 @@ fn newcomer(seed: u64, method: Method) -> (usize, u32) {
     let newcomer = PLAYERS;
     strength.push((rng.random_range(0..PLAYERS - 1) as f64 + 0.5) * STEP);
     hill.candidates.push(candidate(newcomer));
+    hill.online.push(WengLinRating::new());
     let place = |values: &[f64]| values.iter().filter(|&&v| v > values[newcomer]).count();
     let mut errors = Vec::new();
     while hill.candidates[newcomer].games < NEWCOMER_GAMES {
