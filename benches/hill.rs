@@ -197,11 +197,16 @@ impl Hill {
             }
             last.resize(self.candidates.len(), 0.0);
             let fit = ranking::fit(games, last);
-            let unplayed = fit.unplayed_interval();
-            for (c, s) in self.candidates.iter_mut().zip(&fit.strengths) {
-                (c.mu, c.sigma) = from_fit(s.value, s.interval, unplayed);
-            }
             *last = fit.strengths.iter().map(|s| s.theta).collect();
+            // As `hill run`: the online ratings until the fit has a spread to read it on.
+            let unplayed = fit.unplayed_interval();
+            for (k, c) in self.candidates.iter_mut().enumerate() {
+                (c.mu, c.sigma) = if unplayed > 0.0 {
+                    from_fit(fit.strengths[k].value, fit.strengths[k].interval, unplayed)
+                } else {
+                    (self.online[k].rating, self.online[k].uncertainty)
+                };
+            }
         }
     }
 }

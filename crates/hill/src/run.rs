@@ -311,6 +311,11 @@ fn fitted_ratings(
     unplayed: f64,
     last_fitted: impl Fn(usize) -> anyhow::Result<Option<f64>>,
 ) -> anyhow::Result<HashMap<usize, (f64, f64)>> {
+    // A fit whose games all scored alike (a new hill's first 0-0-0 games) has no spread yet,
+    // so no scale to read its figures on: the online ratings until it has.
+    if !(unplayed > 0.0 && unplayed.is_finite()) {
+        return Ok(HashMap::new());
+    }
     let fitted: HashMap<usize, &store::StoredFit> = fitted
         .iter()
         .filter(|f| f.games > 0)
@@ -653,5 +658,11 @@ mod tests {
         assert_eq!(ratings[&3], (30.0 * scale, start));
         // D, a new bot, at the fitted versions' mean.
         assert_eq!(ratings[&4], (7.0 * scale, start));
+        // A fit with no spread yet (every game alike) is not read: the online ratings stay.
+        assert!(
+            fitted_ratings(&versions, &fit, 0.0, last)
+                .unwrap()
+                .is_empty()
+        );
     }
 }
