@@ -196,8 +196,8 @@ const START_SIGMA: f64 = 25.0 / 3.0;
 /// points from one that wins by one, nor two that score nothing from two that tie at five;
 /// the fit is what the table shows, and the order matchmaking is there to settle.
 /// `benches/hill.rs`, 16 new players of a points game of three, neighbours 0.25 apart: games
-/// until τ ≥ 0.9 (median, mean) on seeds 1–40 72, 87 with the online rating, 56, 79 with the
-/// fit; on seeds 1001–1120 88, 95 and 72, 78 (a round robin 96, 131 and 96, 122).
+/// until τ ≥ 0.9 (median, mean) on seeds 1–40 72, 87 with the online rating, 64, 80 with the
+/// fit; on seeds 1001–1120 88, 95 and 72, 79 (a round robin 96, 131 and 96, 122).
 /// A placement game keeps the online rating: it is an online fit of the same order model, and
 /// measured as well or better (seeds 1001–1120, 0.5 apart 128, 133 against 128, 134 with the
 /// fit; 0.25 apart 360, 373 against 376, 399).
