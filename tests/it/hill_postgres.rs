@@ -112,9 +112,11 @@ fn signal(child: &Child, signal: nix::sys::signal::Signal) {
     nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), signal).unwrap();
 }
 
-/// Kills `child` (a worker or a hill run of hill `name`, playing in `dir`) with kill -9 once it
-/// plays a game of the slow bot's (which lasts seconds), checks that no bot of its outlives it,
-/// and returns that game's index.
+/// Kills `child` (a worker or a hill run of hill `name`, its games in folder `dir`) with kill -9
+/// once it plays a game of the slow bot's (which lasts seconds), checks that no bot of its
+/// outlives it, and returns that game's index. A claimed game is played once its folder is
+/// there: before, the worker may still be getting the versions' files, and a kill then leaves
+/// it none (CI failed so: "w1 fetched no version").
 fn kill_while_playing(url: &str, name: &str, mut child: Child, dir: &Path) -> i64 {
     let held = format!(
         "SELECT COALESCE(MIN(idx), -1) FROM games WHERE state = 'running' AND worker LIKE '%:{}:%' \
@@ -125,7 +127,8 @@ fn kill_while_playing(url: &str, name: &str, mut child: Child, dir: &Path) -> i6
     let start = Instant::now();
     loop {
         let game = count(url, name, &held);
-        if game >= 0 {
+        let playing = game >= 0 && dir.join("games").join(game.to_string()).is_dir();
+        if playing {
             signal(&child, nix::sys::signal::Signal::SIGKILL);
             child.wait().unwrap();
             wait_for_none_working_in(dir);
@@ -213,7 +216,7 @@ fn a_postgres_hill_is_played_by_its_run_and_two_workers_each_game_once_a_killed_
     // The first worker is killed with kill -9 while it plays a game, then the hill run while
     // it plays one: each game is played again once its lease runs out, and the run started
     // again takes the killed one's lock, gone with its connection.
-    let killed_worker = kill_while_playing(&url, name, first, &w1);
+    let killed_worker = kill_while_playing(&url, name, first, &w1.join(name));
     wait_for(&url, name, rated, 4, Duration::from_secs(60));
     let killed_run = kill_while_playing(&url, name, run, &root.join("runner"));
     let rated_before = count(&url, name, rated);
