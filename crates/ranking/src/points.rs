@@ -17,10 +17,12 @@
 //! which keeps a player with one game near the average and pins their sum, and
 //! [`TABLE_PRIOR`] for each `t_j`, so that a table effect is believed only once many games
 //! show it (with few games, and line-ups that vary little, it would otherwise soak up chance).
-//! A player's figure is `μ + a_i`: its expected points per game at a table of average
-//! opponents. A player who met only opponents who cost their neighbours points scored less
-//! than its strength says, and the model gives it back; one who met only generous ones, the
-//! other way. A game of one player has no table: its points are `μ + a_i`.
+//! A player's figure is `μ + a_i + mean(t_j for every other player j with games)`: its
+//! expected points per game at a table of average opponents, the others (it never meets
+//! itself; in a round robin its figure is then its plain points per game). A player who met
+//! only opponents who cost their neighbours points scored less than its strength says, and the
+//! model gives it back; one who met only generous ones, the other way. A game of one player
+//! has no table: its points are `μ + a_i`.
 //!
 //! The 95% interval is ±1.96 standard errors from the normal equations' diagonal (the other
 //! unknowns held at their estimates, as the order model's), with each player's own residual
@@ -151,6 +153,10 @@ pub struct Spread {
     residuals: Vec<f64>,
     /// The whole fit's residual variance per seat.
     pooled: f64,
+    /// The field the figures are read against.
+    field: Field,
+    /// Whether each player has games (its table effect then moves its field).
+    has_games: Vec<bool>,
 }
 
 impl Spread {
@@ -168,9 +174,13 @@ impl Spread {
         if a == b || a >= n || b >= n {
             return 0.0;
         }
+        // A figure is `μ + a_i + (Σ t − t_i) / others`: the lead's contrast has the own
+        // strengths and, through the field, the two table effects.
         let mut contrast = vec![0.0; 2 * n];
         contrast[a] = 1.0;
         contrast[b] = -1.0;
+        contrast[n + a] += self.field.own_weight(self.has_games[a]);
+        contrast[n + b] -= self.field.own_weight(self.has_games[b]);
         let w = conjugate_gradients(&|z| self.normal.times(z), &contrast, &vec![0.0; 2 * n]);
         let mut variance = 0.0;
         for (table, start) in self.games.each().zip(&self.games.starts) {
@@ -275,13 +285,14 @@ pub fn fit_from(games: &Games, start: &[f64]) -> (Vec<Strength>, Spread) {
     }
     let fitted_players = seen.iter().filter(|&&n| n > 0).count();
     let pooled = total / (rows.saturating_sub(fitted_players).max(1)) as f64;
+    let field = Field::of(&seen, effect);
     let strengths = (0..players)
         .map(|i| {
             let n = f64::from(seen[i]);
             let variance = (own[i] + POOLED_GAMES * pooled) / (n + POOLED_GAMES);
             Strength {
                 theta: strength[i],
-                value: mu + strength[i],
+                value: mu + strength[i] + field.others(effect[i], seen[i] > 0),
                 interval: 1.96 * (variance / normal.own[i]).sqrt(),
             }
         })
@@ -291,8 +302,57 @@ pub fn fit_from(games: &Games, start: &[f64]) -> (Vec<Strength>, Spread) {
         games: games.clone(),
         residuals,
         pooled,
+        field,
+        has_games: seen.iter().map(|&n| n > 0).collect(),
     };
     (strengths, spread)
+}
+
+/// The field a player's figure is read against: the other players with games, each met as
+/// often. A player never sits at its own table, so the table effects it meets are the
+/// others', not everyone's: in a round robin, where every player meets every other alike, its
+/// figure is then its points per game, as it should be when there is nothing to adjust for.
+/// Against everyone's mean, a player whose own effect is large (a weak one, against whom
+/// everyone scores) was credited with never having met itself, by its own effect over the
+/// field's size: in a pool whose strongest scored seventy points a game against the weakest
+/// and its weak players a tenth of one, that credit reversed the weak players' order in a
+/// round robin whose plain means ordered them right (docs/hill.md).
+#[derive(Debug, Clone, Copy)]
+struct Field {
+    /// The sum of the table effects of the players with games.
+    effects: f64,
+    /// How many players have games.
+    players: usize,
+}
+
+impl Field {
+    fn of(seen: &[u32], effect: &[f64]) -> Field {
+        let with_games = || seen.iter().zip(effect).filter(|(n, _)| **n > 0);
+        Field {
+            effects: with_games().map(|(_, t)| t).sum(),
+            players: with_games().count(),
+        }
+    }
+
+    /// How much the mean table effect of the field without a player moves with that player's
+    /// own effect: `−1 / (others)` for a player with games (its effect is in the sum), none
+    /// for one without (its effect is not, and is its prior's zero).
+    fn own_weight(&self, has_games: bool) -> f64 {
+        if has_games {
+            -1.0 / self.players.saturating_sub(1).max(1) as f64
+        } else {
+            0.0
+        }
+    }
+
+    /// The mean table effect of the field without a player whose own effect is `own`.
+    fn others(&self, own: f64, has_games: bool) -> f64 {
+        let others = self.players - usize::from(has_games);
+        if others == 0 {
+            return 0.0;
+        }
+        (self.effects - if has_games { own } else { 0.0 }) / others as f64
+    }
 }
 
 /// Solves `A x = b` for a symmetric positive definite `A` (given as its product), from `start`.
@@ -344,7 +404,9 @@ mod tests {
         }
         let fitted = fit_from(&games, &[0.0; 4]).0;
         for (k, f) in fitted.iter().enumerate() {
-            let truth = 50.0 + strengths[k] - 15.0;
+            // Its points per game against the others, each met as often (as here).
+            let others = (strengths.iter().sum::<f64>() - strengths[k]) / 3.0;
+            let truth = 50.0 + strengths[k] - others;
             // The interval holds the others at their estimates, so it is a little narrow in a
             // pool this small: within two of it.
             assert!(
