@@ -578,4 +578,52 @@ mod tests {
             "{apart} of {hills}: the interval is too wide"
         );
     }
+
+    #[test]
+    fn in_a_round_robin_a_figure_is_the_plain_points_per_game_and_the_weak_keep_their_order() {
+        // Points that multiply, as in a game where the strong score many times what the weak
+        // do: each seat its expected exp(s_i − mean of the others' s) / 2, without noise, at
+        // every table of three of eight players, each table four times. Everyone scores
+        // against the weakest, so its table effect is the largest; read against every
+        // player's effect, its own included, it was credited with never having met itself,
+        // and the weak half came out in reverse.
+        let strengths: Vec<f64> = (0..8).map(|k| f64::from(k) * 0.5).collect();
+        let mut games = Games::default();
+        let (mut sums, mut seats) = (vec![0.0; 8], vec![0.0; 8]);
+        for i in 0..8 {
+            for j in i + 1..8 {
+                for k in j + 1..8 {
+                    let table = [i, j, k];
+                    let points: Vec<(usize, f64)> = table
+                        .iter()
+                        .map(|&p| {
+                            let others: f64 = table
+                                .iter()
+                                .filter(|&&o| o != p)
+                                .map(|&o| strengths[o])
+                                .sum();
+                            (p, (strengths[p] - others / 2.0).exp() / 2.0)
+                        })
+                        .collect();
+                    for _ in 0..4 {
+                        games.add(&points);
+                    }
+                    for &(p, y) in &points {
+                        sums[p] += 4.0 * y;
+                        seats[p] += 4.0;
+                    }
+                }
+            }
+        }
+        let fitted = fit_from(&games, &[0.0; 8]).0;
+        // Its plain mean, pulled towards the game's mean by the one game's worth of prior.
+        let game_mean = sums.iter().sum::<f64>() / seats.iter().sum::<f64>();
+        for (k, f) in fitted.iter().enumerate() {
+            let mean = (sums[k] + PRIOR_GAMES * game_mean) / (seats[k] + PRIOR_GAMES);
+            assert!((f.value - mean).abs() < 0.01, "{k}: {f:?}, mean {mean}");
+        }
+        for pair in fitted.windows(2) {
+            assert!(pair[0].value < pair[1].value, "{fitted:?}");
+        }
+    }
 }
