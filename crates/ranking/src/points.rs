@@ -155,8 +155,6 @@ pub struct Spread {
     pooled: f64,
     /// The field the figures are read against.
     field: Field,
-    /// Whether each player has games (its table effect then moves its field).
-    has_games: Vec<bool>,
 }
 
 impl Spread {
@@ -174,13 +172,13 @@ impl Spread {
         if a == b || a >= n || b >= n {
             return 0.0;
         }
-        // A figure is `μ + a_i + (Σ t − t_i) / others`: the lead's contrast has the own
-        // strengths and, through the field, the two table effects.
+        // A figure is `μ + a_i + mean(t_j of the others)`: the lead's contrast has the two own
+        // strengths and, through each one's field, the table effects.
         let mut contrast = vec![0.0; 2 * n];
         contrast[a] = 1.0;
         contrast[b] = -1.0;
-        contrast[n + a] += self.field.own_weight(self.has_games[a]);
-        contrast[n + b] -= self.field.own_weight(self.has_games[b]);
+        self.field.add_gradient(a, 1.0, &mut contrast[n..]);
+        self.field.add_gradient(b, -1.0, &mut contrast[n..]);
         let w = conjugate_gradients(&|z| self.normal.times(z), &contrast, &vec![0.0; 2 * n]);
         let mut variance = 0.0;
         for (table, start) in self.games.each().zip(&self.games.starts) {
@@ -292,7 +290,7 @@ pub fn fit_from(games: &Games, start: &[f64]) -> (Vec<Strength>, Spread) {
             let variance = (own[i] + POOLED_GAMES * pooled) / (n + POOLED_GAMES);
             Strength {
                 theta: strength[i],
-                value: mu + strength[i] + field.others(effect[i], seen[i] > 0),
+                value: mu + strength[i] + field.mean_of_others(i, effect),
                 interval: 1.96 * (variance / normal.own[i]).sqrt(),
             }
         })
@@ -303,7 +301,6 @@ pub fn fit_from(games: &Games, start: &[f64]) -> (Vec<Strength>, Spread) {
         residuals,
         pooled,
         field,
-        has_games: seen.iter().map(|&n| n > 0).collect(),
     };
     (strengths, spread)
 }
@@ -317,41 +314,65 @@ pub fn fit_from(games: &Games, start: &[f64]) -> (Vec<Strength>, Spread) {
 /// field's size: in a pool whose strongest scored seventy points a game against the weakest
 /// and its weak players a tenth of one, that credit reversed the weak players' order in a
 /// round robin whose plain means ordered them right (docs/hill.md).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct Field {
-    /// The sum of the table effects of the players with games.
+    /// Whether each player has games: only those are in the field.
+    has_games: Vec<bool>,
+    /// The sum of their table effects.
     effects: f64,
-    /// How many players have games.
+    /// How many they are.
     players: usize,
 }
 
 impl Field {
     fn of(seen: &[u32], effect: &[f64]) -> Field {
-        let with_games = || seen.iter().zip(effect).filter(|(n, _)| **n > 0);
+        let has_games: Vec<bool> = seen.iter().map(|&n| n > 0).collect();
         Field {
-            effects: with_games().map(|(_, t)| t).sum(),
-            players: with_games().count(),
+            effects: has_games
+                .iter()
+                .zip(effect)
+                .filter(|g| *g.0)
+                .map(|g| g.1)
+                .sum(),
+            players: has_games.iter().filter(|&&g| g).count(),
+            has_games,
         }
     }
 
-    /// How much the mean table effect of the field without a player moves with that player's
-    /// own effect: `−1 / (others)` for a player with games (its effect is in the sum), none
-    /// for one without (its effect is not, and is its prior's zero).
-    fn own_weight(&self, has_games: bool) -> f64 {
-        if has_games {
-            -1.0 / self.players.saturating_sub(1).max(1) as f64
-        } else {
-            0.0
-        }
+    /// How many players `player`'s figure is read against: those with games, less itself.
+    fn others(&self, player: usize) -> usize {
+        self.players - usize::from(self.has_games[player])
     }
 
-    /// The mean table effect of the field without a player whose own effect is `own`.
-    fn others(&self, own: f64, has_games: bool) -> f64 {
-        let others = self.players - usize::from(has_games);
+    /// The mean table effect of the others with games, `effect` being every player's.
+    fn mean_of_others(&self, player: usize, effect: &[f64]) -> f64 {
+        let others = self.others(player);
         if others == 0 {
             return 0.0;
         }
-        (self.effects - if has_games { own } else { 0.0 }) / others as f64
+        let own = if self.has_games[player] {
+            effect[player]
+        } else {
+            0.0
+        };
+        (self.effects - own) / others as f64
+    }
+
+    /// Adds `sign` times how [`Field::mean_of_others`] of `player` moves with each table
+    /// effect to `effects` (one weight per player).
+    fn add_gradient(&self, player: usize, sign: f64, effects: &mut [f64]) {
+        let others = self.others(player);
+        if others == 0 {
+            return;
+        }
+        for (j, _) in self
+            .has_games
+            .iter()
+            .enumerate()
+            .filter(|&(j, &g)| g && j != player)
+        {
+            effects[j] += sign / others as f64;
+        }
     }
 }
 
