@@ -13,12 +13,12 @@ pub use koth_game::Ranking;
 /// One player's fitted figure, on its ranking's scale.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Strength {
-    /// The model's own coordinate (a log-strength, or points above the mean): where the next
-    /// fit may start.
+    /// The model's own coordinate (a log-strength, or the log of its points over the game's
+    /// mean): where the next fit may start.
     pub theta: f64,
-    /// What the table shows and orders by: points per game against average opponents (the
-    /// other players, each met as often), or a
-    /// rating on the Elo scale (1500 average, 400 points for 10:1 odds).
+    /// What the table shows and orders by: points per game against average opponents (tables
+    /// drawn from the other players), or a rating on the Elo scale (1500 average, 400 points
+    /// for 10:1 odds).
     pub value: f64,
     /// Half the width of its 95% interval, in the same unit.
     pub interval: f64,

@@ -1,60 +1,68 @@
 //! The points model, for a game whose result is its points ([`koth_game::Ranking::Points`]):
-//! a seat's points are the game's mean `μ`, plus its player's own strength `a_i`, plus the mean
-//! of what the others at its table do to a neighbour's points, their **table effects** `t_j`,
-//! plus noise:
+//! a seat's expected points are the game's mean level `e^m`, times its player's own strength
+//! `e^{a_i}`, times what each other player at its table does to a neighbour's points, its
+//! **table effect** `e^{t_j}`, shared among the seats beside it:
 //!
-//! `points(seat of i) = μ + a_i + mean(t_j for the others j at the table) + ε`
+//! `E[points(seat of i)] = exp(m + a_i + c · Σ t_j over the others j at the table)`,
+//! `c = 1 / (k − 1)` at a table of `k`.
 //!
-//! The table effect is learnt, not assumed: in a game where each takes from the others (noughts
-//! and crosses scored as points) a strong opponent's is negative; in the Grid-Routing Battle a
-//! good builder's is positive, since everyone on a path it completes is paid (with the original
-//! bots, every game without both Funnelweb and Connector ended with nobody scoring). A model
-//! that tied the two together (`t_j = −a_j`, points as margins over the table) ranked the
-//! original bots at τ 0.71 against their published order where their plain means per game
-//! ranked them at 1.00 (issue 37).
+//! Points multiply rather than add. In the Grid-Routing Battle a seat is paid for the paths
+//! completed through its own cells, so a good builder at the table multiplies everyone's
+//! points (with the original bots, every game without both Funnelweb and Connector ended with
+//! nobody scoring), and a weak bot scores a little against a weak table and nothing against a
+//! strong one. A model that added a table effect to a seat's points extrapolated that wrong:
+//! in the simulated pool whose neighbours are 0.5 apart (docs/hill.md) the hill seats the weak
+//! among the weak, and read against the whole field the additive fit never ranked 6 of 40 such
+//! hills within 20,000 games, where this one ranks each of 160 within 112 (issue 37). The
+//! table effect is learnt, not assumed: in a game where each takes from the others a strong
+//! opponent's is negative; a good builder's is positive. A model that tied the two together
+//! (`t_j = −a_j`) ranked the original bots at τ 0.71 against their published order.
 //!
-//! Fitted by least squares with ridges: [`PRIOR_GAMES`] game at the average for each `a_i`,
-//! which keeps a player with one game near the average and pins their sum, and
-//! [`TABLE_PRIOR`] for each `t_j`, so that a table effect is believed only once many games
-//! show it (with few games, and line-ups that vary little, it would otherwise soak up chance).
-//! A player's figure is `μ + a_i + mean(t_j for every other player j with games)`: its
-//! expected points per game at a table of average opponents, the others (it never meets
-//! itself; in a round robin its figure is then its plain points per game). A player who met
-//! only opponents who cost their neighbours points scored less than its strength says, and the
-//! model gives it back; one who met only generous ones, the other way. A game of one player
-//! has no table: its points are `μ + a_i`.
+//! Fitted by Poisson quasi-likelihood (the log-linear model of counts, whose estimates are
+//! right whenever the expected points are, however the points are spread about them: a game
+//! that pays 0 or 500 is no Poisson count), by Newton's method with step halving, with ridges:
+//! [`PRIOR_GAMES`] game at the game's mean for each player's own strength, which keeps a
+//! player with one game (or only games without points) near the average, and [`TABLE_PRIOR`]
+//! for each table effect, so that a table effect is believed only once many games show it.
+//! Points below zero (a game may score them) are shifted up by the least seat's, as the model
+//! needs none below zero.
 //!
-//! The 95% interval is ±1.96 standard errors from the normal equations' diagonal (the other
-//! unknowns held at their estimates, as the order model's), with each player's own residual
-//! variance (pooled with the whole fit's, worth two games), since a steady bot and a
-//! wild one are not equally sure after as many games.
+//! A player's figure is its expected points per game at a table of the games' usual size whose
+//! other seats are drawn at random from every other player with games: `e^{m + a_i}` times the
+//! mean of `exp(c Σ t_j)` over those tables (an elementary symmetric mean, [`Field`]). It never
+//! meets itself, so in a round robin its figure is about its plain points per game. A player who
+//! met only opponents who cost their neighbours points scored less than its strength says, and
+//! the model gives it back; one who met only generous ones, the other way.
+//!
+//! The 95% interval is ±1.96 standard errors of the own strength (the other unknowns held at
+//! their estimates, as the order model's), carried to points per game, with each player's own
+//! spread of points about their expectation (pooled with the whole fit's, worth two games),
+//! since a steady bot and a wild one are not equally sure after as many games.
 //!
 //! How sure one player's lead over another is ([`Spread::lead_interval`]) is another matter:
 //! seats of one game share its luck (in the Grid-Routing Battle a game whose paths complete
 //! pays everyone at its table), so two players who meet often rise and fall together, and
 //! their figures' difference is surer than their intervals, taken as independent, say. It is
-//! measured with the standard errors clustered by game (the sandwich `A⁻¹ (Σ_g X_gᵀ e_g e_gᵀ
-//! X_g) A⁻¹`, with the small-sample factor `G/(G − 1)`), which hold for any correlation of the
-//! seats within a game. With the original bots, Funnelweb led Connector by 186 points a game,
-//! ±273 as independent and ±144 clustered: they had shared 38 games and Funnelweb had scored
-//! more in 27 (issue 37).
+//! measured with the standard errors clustered by game (the sandwich `H⁻¹ (Σ_g X_gᵀ e_g e_gᵀ
+//! X_g) H⁻¹`, `e` each seat's points less their expectation, with the small-sample factor
+//! `G/(G − 1)`), which hold for any correlation of the seats within a game.
 
 use std::collections::HashMap;
 
 use super::Strength;
 
-/// The ridge on a player's own strength, in games: it is pulled towards the average as much
-/// as one game at the average would pull it.
+/// The ridge on a player's own strength, in games: it is pulled towards the game's mean as
+/// much as one game at the mean would pull it.
 const PRIOR_GAMES: f64 = 1.0;
-/// The ridge on a player's table effect: as much as thirty games of two beside it with no effect
-/// (a seat counts `1/(k − 1)` of a neighbour's effect at a table of `k`, so at a table of six
-/// it takes 150 games). Chosen on the original Grid-Routing Battle bots (docs/hill.md): over
-/// three samples of 32 to 60 games (6 and 7 a game, a hill and tournaments), τ against their
-/// published order 0.93, 0.93 and 1.00 at 30; 0.50 to 0.64 at 1 to 3, where chance in the
-/// line-ups passes for table effects.
+/// The ridge on a player's table effect: as much as thirty seats of average points beside it,
+/// seen to show no effect (a seat counts `1/(k − 1)` of a neighbour's effect at a table of
+/// `k`). Chosen on the original Grid-Routing Battle bots (docs/hill.md): with 1 to 3, chance
+/// in the line-ups of 32 to 60 games passed for table effects.
 const TABLE_PRIOR: f64 = 30.0;
 /// Games' worth of the whole fit's residual variance in each player's own.
 const POOLED_GAMES: f64 = 2.0;
+/// Newton's steps at most; from zeros a fit takes about ten.
+const NEWTON_STEPS: usize = 200;
 
 /// Games to fit, by player index: every seat's player and points, game after game.
 #[derive(Debug, Default, Clone)]
@@ -100,10 +108,24 @@ fn seated(table: &[(usize, f64)]) -> Vec<(usize, f64)> {
     seated
 }
 
-/// The normal equations `(XᵀX + ridge) z = Xᵀ(y − μ)` of the model, `z` being every player's
-/// own strength then every player's table effect. A seat of `i` has the row `e_i` in the own
-/// part and `c (u − e_i)` in the table part (`u`: the table's players summed), so XᵀX is kept
-/// sparse: diagonals, and the pairs of players that met.
+/// The model's unknowns `z`: every player's own strength, then every player's table effect.
+/// Each seat's log expectation less `m` is `a_i + c (Σ t over the table − t_i)`, in the order
+/// of the games' seats.
+fn linear_parts(games: &Games, z: &[f64]) -> Vec<f64> {
+    let n = z.len() / 2;
+    let mut parts = Vec::with_capacity(games.seats.len());
+    for table in games.each() {
+        let c = neighbour_weight(table.len());
+        let effects: f64 = table.iter().map(|s| z[n + s.0]).sum();
+        parts.extend(table.iter().map(|&(p, _)| z[p] + c * (effects - z[n + p])));
+    }
+    parts
+}
+
+/// The curvature `Xᵀ W X + ridges` of the fit, `z` being every player's own strength then
+/// every player's table effect. A seat of `i` has the row `e_i` in the own part and
+/// `c (u − e_i)` in the table part (`u`: the table's players summed), weighted by its
+/// expected points, so it is kept sparse: diagonals, and the pairs of players that met.
 #[derive(Debug, Clone)]
 struct Normal {
     players: usize,
@@ -116,15 +138,169 @@ struct Normal {
     tables: Vec<(usize, usize, f64)>,
 }
 
-/// A sparse part's entries in order.
-fn in_order(entries: HashMap<(usize, usize), f64>) -> Vec<(usize, usize, f64)> {
-    let mut sorted: Vec<(usize, usize, f64)> =
-        entries.into_iter().map(|((i, j), w)| (i, j, w)).collect();
-    sorted.sort_unstable_by_key(|&(i, j, _)| (i, j));
-    sorted
+/// Where each game's terms fall in the curvature's sparse parts, found once for a fit: each
+/// Newton step then only weighs them (hashing every pair at every step took most of a fit).
+#[derive(Debug, Clone)]
+struct Pattern {
+    /// The own-and-table pairs `(i, j)`, in order.
+    cross: Vec<(usize, usize)>,
+    /// The table pairs `(j, l)`, `j < l`, in order.
+    tables: Vec<(usize, usize)>,
+    /// Each game's players: the player, its seats there and its first seat's index.
+    seated: Vec<(usize, f64, usize)>,
+    /// Where each game's players start in `seated`.
+    starts: Vec<usize>,
+    /// For each game in turn, the index in `cross` of each of its players with each of its
+    /// players that are neighbours to it (`seated` order, row by row).
+    cross_at: Vec<usize>,
+    /// For each game in turn, the index in `tables` of each pair of its players (`seated`
+    /// order, `j < l` by place).
+    tables_at: Vec<usize>,
+}
+
+impl Pattern {
+    fn of(games: &Games) -> Pattern {
+        let mut seated = Vec::with_capacity(games.seats.len());
+        let mut starts = Vec::with_capacity(games.starts.len());
+        let mut cross: HashMap<(usize, usize), usize> = HashMap::new();
+        let mut tables: HashMap<(usize, usize), usize> = HashMap::new();
+        let (mut cross_at, mut tables_at) = (Vec::new(), Vec::new());
+        for (seats, &start) in games.each().zip(&games.starts) {
+            starts.push(seated.len());
+            let at: Vec<(usize, f64, usize)> = self::seated(seats)
+                .into_iter()
+                .map(|(p, m)| {
+                    (
+                        p,
+                        m,
+                        start + seats.iter().position(|s| s.0 == p).unwrap_or(0),
+                    )
+                })
+                .collect();
+            if seats.len() > 1 {
+                for &(i, mi, _) in &at {
+                    for &(j, _, _) in &at {
+                        if i != j || mi > 1.0 {
+                            let next = cross.len();
+                            cross_at.push(*cross.entry((i, j)).or_insert(next));
+                        }
+                    }
+                }
+                for (x, &(j, _, _)) in at.iter().enumerate() {
+                    for &(l, _, _) in &at[x + 1..] {
+                        let next = tables.len();
+                        let key = if j < l { (j, l) } else { (l, j) };
+                        tables_at.push(*tables.entry(key).or_insert(next));
+                    }
+                }
+            }
+            seated.extend(at);
+        }
+        let (cross, cross_at) = in_order(cross, cross_at);
+        let (tables, tables_at) = in_order(tables, tables_at);
+        Pattern {
+            cross,
+            tables,
+            seated,
+            starts,
+            cross_at,
+            tables_at,
+        }
+    }
+
+    /// The players of game `g`, as in `seated`.
+    fn players(&self, g: usize) -> &[(usize, f64, usize)] {
+        let end = self.starts.get(g + 1).copied().unwrap_or(self.seated.len());
+        &self.seated[self.starts[g]..end]
+    }
+}
+
+/// A sparse part's pairs in order, and the indices that pointed into it as found, renumbered:
+/// a sum in another order would differ in its last bits, and two reads of one table with it.
+fn in_order(
+    found: HashMap<(usize, usize), usize>,
+    at: Vec<usize>,
+) -> (Vec<(usize, usize)>, Vec<usize>) {
+    let mut pairs: Vec<((usize, usize), usize)> = found.into_iter().collect();
+    pairs.sort_unstable_by_key(|&(key, _)| key);
+    let mut renumbered = vec![0; pairs.len()];
+    for (place, &(_, found_at)) in pairs.iter().enumerate() {
+        renumbered[found_at] = place;
+    }
+    (
+        pairs.into_iter().map(|(key, _)| key).collect(),
+        at.into_iter().map(|k| renumbered[k]).collect(),
+    )
 }
 
 impl Normal {
+    /// The curvature with each seat weighted by `expected` (its expected points, in the
+    /// games' order), plus the ridges' diagonals.
+    fn of(
+        games: &Games,
+        pattern: &Pattern,
+        expected: &[f64],
+        own_ridge: &[f64],
+        table_ridge: f64,
+    ) -> Normal {
+        let players = own_ridge.len();
+        let mut own = own_ridge.to_vec();
+        let mut table = vec![table_ridge; players];
+        let mut cross = vec![0.0; pattern.cross.len()];
+        let mut tables = vec![0.0; pattern.tables.len()];
+        let (mut cross_at, mut tables_at) = (pattern.cross_at.iter(), pattern.tables_at.iter());
+        for (g, seats) in games.each().enumerate() {
+            let c = neighbour_weight(seats.len());
+            let at = pattern.players(g);
+            // Each seat of i adds w (e_i e_iᵀ, c e_i (u − e_i)ᵀ and c² (u − e_i)(u − e_i)ᵀ);
+            // every seat of a player at one table has the same expectation.
+            for &(i, mi, seat) in at {
+                own[i] += mi * expected[seat];
+            }
+            if c == 0.0 {
+                continue;
+            }
+            for &(i, mi, seat) in at {
+                let wi = mi * expected[seat];
+                for &(j, mj, _) in at {
+                    let neighbours = mj - if i == j { 1.0 } else { 0.0 };
+                    if i != j || mi > 1.0 {
+                        let k = *cross_at.next().unwrap_or(&0);
+                        cross[k] += wi * c * neighbours;
+                    }
+                }
+            }
+            for (x, &(j, mj, _)) in at.iter().enumerate() {
+                for &(i, mi, seat) in at {
+                    let nj = mj - if i == j { 1.0 } else { 0.0 };
+                    table[j] += mi * expected[seat] * c * c * nj * nj;
+                }
+                for &(l, ml, _) in &at[x + 1..] {
+                    let k = *tables_at.next().unwrap_or(&0);
+                    for &(i, mi, seat) in at {
+                        let nj = mj - if i == j { 1.0 } else { 0.0 };
+                        let nl = ml - if i == l { 1.0 } else { 0.0 };
+                        tables[k] += mi * expected[seat] * c * c * nj * nl;
+                    }
+                }
+            }
+        }
+        let weighed = |pairs: &[(usize, usize)], values: Vec<f64>| {
+            pairs
+                .iter()
+                .zip(values)
+                .map(|(&(i, j), w)| (i, j, w))
+                .collect()
+        };
+        Normal {
+            players,
+            own,
+            table,
+            cross: weighed(&pattern.cross, cross),
+            tables: weighed(&pattern.tables, tables),
+        }
+    }
+
     fn times(&self, z: &[f64]) -> Vec<f64> {
         let n = self.players;
         let mut out = vec![0.0; 2 * n];
@@ -144,50 +320,73 @@ impl Normal {
     }
 }
 
-/// What a lead's interval needs of a fit: its normal equations, games and residuals.
+/// `Xᵀ r`: each seat's `r` (in the games' order) on the unknowns it moves.
+fn transposed_times(games: &Games, players: usize, r: &[f64]) -> Vec<f64> {
+    let mut out = vec![0.0; 2 * players];
+    for (seats, start) in games.each().zip(&games.starts) {
+        let c = neighbour_weight(seats.len());
+        let table_sum: f64 = r[*start..*start + seats.len()].iter().sum();
+        for (&(p, _), rs) in seats.iter().zip(&r[*start..]) {
+            out[p] += rs;
+            // c (u − e_p): every neighbour's effect moves this seat.
+            out[players + p] -= c * rs;
+        }
+        for &(p, _) in seats {
+            out[players + p] += c * table_sum;
+        }
+    }
+    out
+}
+
+/// What a lead's interval needs of a fit: its curvature, games, residuals and figures.
 #[derive(Debug, Clone)]
 pub struct Spread {
     normal: Normal,
     games: Games,
-    /// Each seat's residual, in the order of `games.seats`.
+    /// Each seat's points less their expectation, in the order of `games.seats`.
     residuals: Vec<f64>,
-    /// The whole fit's residual variance per seat.
-    pooled: f64,
+    /// Every player's figure on the fitted (shifted) scale.
+    figures: Vec<f64>,
     /// The field the figures are read against.
     field: Field,
+    /// Half the width of a player without games' 95% interval.
+    unplayed: f64,
 }
 
 impl Spread {
     /// Half the width of the 95% interval of a player without games: the whole fit's spread
-    /// of a seat's points, held by its one game's worth of prior at the average.
+    /// of a seat's points, held by its one game's worth of prior at the mean.
     pub fn unplayed_interval(&self) -> f64 {
-        1.96 * (self.pooled / PRIOR_GAMES).sqrt()
+        self.unplayed
     }
 
     /// Half the width of the 95% interval of `a`'s figure less `b`'s, with the standard error
-    /// clustered by game (this module's notes): `w = A⁻¹ (e_a − e_b)`, and each game adds the
+    /// clustered by game (this module's notes): `w = H⁻¹ ∇(f_a − f_b)`, and each game adds the
     /// square of `Σ (x_seat · w) e_seat` over its seats.
     pub fn lead_interval(&self, a: usize, b: usize) -> f64 {
         let n = self.normal.players;
         if a == b || a >= n || b >= n {
             return 0.0;
         }
-        // A figure is `μ + a_i + mean(t_j of the others)`: the lead's contrast has the two own
-        // strengths and, through each one's field, the table effects.
+        // A figure is `e^{m + a_i}` times its field's mean: it moves with its own strength
+        // and, through the field, with the others' table effects.
         let mut contrast = vec![0.0; 2 * n];
-        contrast[a] = 1.0;
-        contrast[b] = -1.0;
-        self.field.add_gradient(a, 1.0, &mut contrast[n..]);
-        self.field.add_gradient(b, -1.0, &mut contrast[n..]);
+        for (player, sign) in [(a, 1.0), (b, -1.0)] {
+            let figure = sign * self.figures[player];
+            contrast[player] += figure;
+            for (j, d) in self.field.log_gradient(player) {
+                contrast[n + j] += figure * d;
+            }
+        }
         let w = conjugate_gradients(&|z| self.normal.times(z), &contrast, &vec![0.0; 2 * n]);
+        let moved = linear_parts(&self.games, &w);
         let mut variance = 0.0;
-        for (table, start) in self.games.each().zip(&self.games.starts) {
-            let c = neighbour_weight(table.len());
-            let effects: f64 = table.iter().map(|s| w[n + s.0]).sum();
-            let score: f64 = table
+        for (seats, start) in self.games.each().zip(&self.games.starts) {
+            let range = *start..*start + seats.len();
+            let score: f64 = moved[range.clone()]
                 .iter()
-                .zip(&self.residuals[*start..])
-                .map(|(&(p, _), e)| (w[p] + c * (effects - w[n + p])) * e)
+                .zip(&self.residuals[range])
+                .map(|(x, e)| x * e)
                 .sum();
             variance += score * score;
         }
@@ -199,181 +398,248 @@ impl Spread {
     }
 }
 
-/// Fits every player's points per game against average opponents, starting the solver from
-/// the own strengths `start` (one per player; the last fit's, so a refit after a few more
-/// games takes a few steps). Players without games get the game's mean.
+/// The penalised quasi-log-likelihood of `z` whose seats' linear parts are `parts`: the
+/// seats' `y η − e^η`, each player's one game at the mean `ȳ`, the table effects' ridge.
+fn objective(games: &Games, level: f64, mean: f64, parts: &[f64], z: &[f64]) -> f64 {
+    let n = z.len() / 2;
+    let seats: f64 = games
+        .seats
+        .iter()
+        .zip(parts)
+        .map(|(s, x)| s.1 * x - level * x.exp())
+        .sum();
+    let priors: f64 = z[..n]
+        .iter()
+        .map(|a| PRIOR_GAMES * (mean * a - mean * a.exp()))
+        .sum();
+    let ridge: f64 = z[n..].iter().map(|t| t * t).sum::<f64>() * TABLE_PRIOR * mean / 2.0;
+    seats + priors - ridge
+}
+
+/// Fits every player's points per game against average opponents, starting Newton's method
+/// from the own strengths `start` (one per player; the last fit's, so a refit after a few
+/// more games takes a few steps). Players without games get the game's mean.
 pub fn fit_from(games: &Games, start: &[f64]) -> (Vec<Strength>, Spread) {
     let players = start.len();
     let rows = games.seats.len();
-    let mu = if rows == 0 {
+    // The model needs points of zero or more: a game's below zero are shifted up.
+    let shift = -games.seats.iter().map(|s| s.1).fold(0.0, f64::min);
+    let games = Games {
+        seats: games.seats.iter().map(|&(p, y)| (p, y + shift)).collect(),
+        starts: games.starts.clone(),
+    };
+    let mean = if rows == 0 {
         0.0
     } else {
         games.seats.iter().map(|s| s.1).sum::<f64>() / rows as f64
     };
-    let mut own_diagonal = vec![PRIOR_GAMES; players];
-    let mut table_diagonal = vec![TABLE_PRIOR; players];
-    let mut cross: HashMap<(usize, usize), f64> = HashMap::new();
-    let mut tables: HashMap<(usize, usize), f64> = HashMap::new();
-    let mut b = vec![0.0; 2 * players];
-    let mut seen = vec![0u32; players];
-    for table in games.each() {
-        let c = neighbour_weight(table.len());
-        let at = seated(table);
-        let residual_sum: f64 = table.iter().map(|s| s.1 - mu).sum();
-        for &(p, y) in table {
-            // The seat's own part, and its neighbours' table parts: c (u − e_p).
-            b[p] += y - mu;
-            b[players + p] -= c * (y - mu);
-            seen[p] += 1;
-        }
-        for &(j, mj) in &at {
-            b[players + j] += c * mj * residual_sum;
-        }
-        if c == 0.0 {
-            for &(i, mi) in &at {
-                own_diagonal[i] += mi;
-            }
-            continue;
-        }
-        // Each seat of i adds e_i e_iᵀ, c e_i (u − e_i)ᵀ and c² (u − e_i)(u − e_i)ᵀ.
-        for &(i, mi) in &at {
-            own_diagonal[i] += mi;
-            for &(j, mj) in &at {
-                let neighbours = mj - if i == j { 1.0 } else { 0.0 };
-                if neighbours != 0.0 {
-                    *cross.entry((i, j)).or_default() += mi * c * neighbours;
-                }
-            }
-            for (x, &(j, mj)) in at.iter().enumerate() {
-                let wj = mj - if i == j { 1.0 } else { 0.0 };
-                table_diagonal[j] += mi * c * c * wj * wj;
-                for &(l, ml) in &at[x + 1..] {
-                    let wl = ml - if i == l { 1.0 } else { 0.0 };
-                    let key = if j < l { (j, l) } else { (l, j) };
-                    *tables.entry(key).or_default() += mi * c * c * wj * wl;
-                }
-            }
-        }
+    let total = mean * rows as f64;
+    let mut z = start.to_vec();
+    z.resize(2 * players, 0.0);
+    if mean <= 0.0 {
+        // Nobody scored (or nobody played): there is nothing to tell anyone apart by.
+        z.fill(0.0);
     }
-    let normal = Normal {
-        players,
-        own: own_diagonal,
-        table: table_diagonal,
-        cross: in_order(cross),
-        tables: in_order(tables),
+    // The unknowns are the logs of points over the game's mean: `e^m = ȳ`, kept positive
+    // when nobody scored so that the curvature stays defined.
+    let level = mean.max(f64::MIN_POSITIVE);
+    let table_ridge = TABLE_PRIOR * level;
+    let pattern = Pattern::of(&games);
+    let mut parts = linear_parts(&games, &z);
+    let mut current = objective(&games, level, level, &parts, &z);
+    let mut steps = 0;
+    let (normal, expected) = loop {
+        let expected: Vec<f64> = parts.iter().map(|x| level * x.exp()).collect();
+        let own_ridge: Vec<f64> = z[..players]
+            .iter()
+            .map(|a| PRIOR_GAMES * level * a.exp())
+            .collect();
+        let normal = Normal::of(&games, &pattern, &expected, &own_ridge, table_ridge);
+        if mean <= 0.0 {
+            break (normal, expected);
+        }
+        let residuals: Vec<f64> = games
+            .seats
+            .iter()
+            .zip(&expected)
+            .map(|(s, e)| s.1 - e)
+            .collect();
+        let mut gradient = transposed_times(&games, players, &residuals);
+        for i in 0..players {
+            gradient[i] += PRIOR_GAMES * level * (1.0 - z[i].exp());
+            gradient[players + i] -= table_ridge * z[players + i];
+        }
+        let step = conjugate_gradients(&|v| normal.times(v), &gradient, &vec![0.0; 2 * players]);
+        // Twice the rise a full step promises (Newton's decrement, squared).
+        let promised: f64 = gradient.iter().zip(&step).map(|(g, s)| g * s).sum();
+        steps += 1;
+        if promised <= 1e-12 * (1.0 + total) || steps > NEWTON_STEPS {
+            break (normal, expected);
+        }
+        let mut size = 1.0;
+        loop {
+            let next: Vec<f64> = z.iter().zip(&step).map(|(z, s)| z + size * s).collect();
+            let next_parts = linear_parts(&games, &next);
+            let value = objective(&games, level, level, &next_parts, &next);
+            // A rise too small for the sum's rounding to show is taken as one.
+            if value >= current - 1e-12 * (1.0 + total) || size < 1e-6 {
+                (z, parts, current) = (next, next_parts, value);
+                break;
+            }
+            size /= 2.0;
+        }
+        if size < 1e-6 {
+            break (normal, expected);
+        }
     };
-    let mut from = start.to_vec();
-    from.resize(2 * players, 0.0);
-    let z = conjugate_gradients(&|z| normal.times(z), &b, &from);
     let (strength, effect) = z.split_at(players);
     // Residuals, each player's own and the whole fit's.
     let mut residuals = Vec::with_capacity(rows);
     let mut own = vec![0.0; players];
+    let mut seen = vec![0u32; players];
     let mut total = 0.0;
-    for table in games.each() {
-        let c = neighbour_weight(table.len());
-        let effects: f64 = table.iter().map(|s| effect[s.0]).sum();
-        for &(p, y) in table {
-            let predicted = mu + strength[p] + c * (effects - effect[p]);
-            residuals.push(y - predicted);
-            let e = (y - predicted).powi(2);
-            own[p] += e;
-            total += e;
-        }
+    for (&(p, y), e) in games.seats.iter().zip(&expected) {
+        residuals.push(y - e);
+        own[p] += (y - e).powi(2);
+        total += (y - e).powi(2);
+        seen[p] += 1;
     }
     let fitted_players = seen.iter().filter(|&&n| n > 0).count();
     let pooled = total / (rows.saturating_sub(fitted_players).max(1)) as f64;
-    let field = Field::of(&seen, effect);
+    let field = Field::of(&games, &seen, effect);
+    // A figure `f = e^{m + a} F` moves by `f` with its own strength, whose variance is the
+    // seats' spread (one more seat for the prior) over the curvature squared.
+    let interval = |figure: f64, games: f64, variance: f64, curvature: f64| {
+        1.96 * figure * (variance * (games + PRIOR_GAMES)).sqrt() / curvature
+    };
+    let figures: Vec<f64> = (0..players)
+        .map(|i| level * strength[i].exp() * field.table_mean(Some(i)))
+        .collect();
     let strengths = (0..players)
         .map(|i| {
             let n = f64::from(seen[i]);
             let variance = (own[i] + POOLED_GAMES * pooled) / (n + POOLED_GAMES);
             Strength {
                 theta: strength[i],
-                value: mu + strength[i] + field.mean_of_others(i, effect),
-                interval: 1.96 * (variance / normal.own[i]).sqrt(),
+                value: if mean > 0.0 { figures[i] } else { mean } - shift,
+                interval: interval(figures[i], n, variance, normal.own[i]),
             }
         })
         .collect();
+    let unplayed_figure = level * field.table_mean(None);
+    let unplayed = interval(unplayed_figure, 0.0, pooled, PRIOR_GAMES * level);
     let spread = Spread {
         normal,
-        games: games.clone(),
+        games,
         residuals,
-        pooled,
+        figures,
         field,
+        unplayed,
     };
     (strengths, spread)
 }
 
-/// The field a player's figure is read against: the other players with games, each met as
-/// often. A player never sits at its own table, so the table effects it meets are the
-/// others', not everyone's: in a round robin, where every player meets every other alike, its
-/// figure is then its points per game, as it should be when there is nothing to adjust for.
-/// Against everyone's mean, a player whose own effect is large (a weak one, against whom
-/// everyone scores) was credited with never having met itself, by its own effect over the
-/// field's size: in a pool whose strongest scored seventy points a game against the weakest
-/// and its weak players a tenth of one, that credit reversed the weak players' order in a
-/// round robin whose plain means ordered them right (docs/hill.md).
+/// The field a player's figure is read against: tables of the games' usual size whose other
+/// seats are drawn at random, without repeats, from the other players with games. A player
+/// never sits at its own table, so the table effects it meets are the others', not
+/// everyone's: in a round robin, where every player meets every other alike, its figure is
+/// then about its points per game, as it should be when there is nothing to adjust for.
+/// Against everyone's, a player whose own effect is large (a weak one, against whom everyone
+/// scores) was credited with never having met itself: in a pool whose strongest scored
+/// seventy points a game against the weakest and its weak players a tenth of one, that
+/// reversed the weak players' order in a round robin whose plain means ordered them right.
 #[derive(Debug, Clone)]
 struct Field {
-    /// Whether each player has games: only those are in the field.
-    has_games: Vec<bool>,
-    /// The sum of their table effects.
-    effects: f64,
-    /// How many they are.
-    players: usize,
+    /// Each player's `e^{c t_j}` if it has games (only those are in the field), else none.
+    factors: Vec<Option<f64>>,
+    /// The other seats at a table of the games' usual size.
+    neighbours: usize,
+}
+
+/// The elementary symmetric polynomials `e_0 … e_r` of `xs`: `e_q` the sum of the products
+/// of every `q` of them.
+fn elementary(xs: impl Iterator<Item = f64>, r: usize) -> Vec<f64> {
+    let mut e = vec![0.0; r + 1];
+    e[0] = 1.0;
+    for x in xs {
+        for q in (1..=r).rev() {
+            e[q] += x * e[q - 1];
+        }
+    }
+    e
 }
 
 impl Field {
-    fn of(seen: &[u32], effect: &[f64]) -> Field {
-        let has_games: Vec<bool> = seen.iter().map(|&n| n > 0).collect();
+    fn of(games: &Games, seen: &[u32], effect: &[f64]) -> Field {
+        // The usual table: the most common size among the games, the larger of a tie.
+        let mut sizes: HashMap<usize, usize> = HashMap::new();
+        for seats in games.each() {
+            *sizes.entry(seats.len()).or_default() += 1;
+        }
+        let usual = sizes
+            .into_iter()
+            .max_by_key(|&(size, count)| (count, size))
+            .map_or(1, |(size, _)| size);
+        let c = neighbour_weight(usual);
         Field {
-            effects: has_games
+            factors: seen
                 .iter()
                 .zip(effect)
-                .filter(|g| *g.0)
-                .map(|g| g.1)
-                .sum(),
-            players: has_games.iter().filter(|&&g| g).count(),
-            has_games,
+                .map(|(&n, t)| (n > 0).then(|| (c * t).exp()))
+                .collect(),
+            neighbours: usual - 1,
         }
     }
 
-    /// How many players `player`'s figure is read against: those with games, less itself.
-    fn others(&self, player: usize) -> usize {
-        self.players - usize::from(self.has_games[player])
-    }
-
-    /// The mean table effect of the others with games, `effect` being every player's.
-    fn mean_of_others(&self, player: usize, effect: &[f64]) -> f64 {
-        let others = self.others(player);
-        if others == 0 {
-            return 0.0;
-        }
-        let own = if self.has_games[player] {
-            effect[player]
-        } else {
-            0.0
-        };
-        (self.effects - own) / others as f64
-    }
-
-    /// Adds `sign` times how [`Field::mean_of_others`] of `player` moves with each table
-    /// effect to `effects` (one weight per player).
-    fn add_gradient(&self, player: usize, sign: f64, effects: &mut [f64]) {
-        let others = self.others(player);
-        if others == 0 {
-            return;
-        }
-        for (j, _) in self
-            .has_games
+    /// The factors of the players in the field other than `without`.
+    fn others(&self, without: &[usize]) -> impl Iterator<Item = f64> {
+        self.factors
             .iter()
             .enumerate()
-            .filter(|&(j, &g)| g && j != player)
-        {
-            effects[j] += sign / others as f64;
-        }
+            .filter(move |(j, _)| !without.contains(j))
+            .filter_map(|(_, f)| *f)
     }
+
+    /// How many neighbours a table of the usual size gives `player` (fewer when the field is
+    /// smaller than a table).
+    fn seats_beside(&self, without: &[usize]) -> usize {
+        self.neighbours.min(self.others(without).count())
+    }
+
+    /// The mean of `exp(c Σ t_j)` over the tables drawn from the field without `player` (a
+    /// player without games, for `None`): `e_r / C(N, r)` of the others' factors.
+    fn table_mean(&self, player: Option<usize>) -> f64 {
+        let without: Vec<usize> = player.into_iter().collect();
+        let r = self.seats_beside(&without);
+        let e = elementary(self.others(&without), r);
+        e[r] / binomial(self.others(&without).count(), r)
+    }
+
+    /// How the log of [`Field::table_mean`] of `player` moves with each other player's table
+    /// effect: `c x_j e_{r−1}(the others but j) / e_r(the others)`.
+    fn log_gradient(&self, player: usize) -> Vec<(usize, f64)> {
+        let r = self.seats_beside(&[player]);
+        if r == 0 {
+            return Vec::new();
+        }
+        let c = 1.0 / self.neighbours as f64;
+        let all = elementary(self.others(&[player]), r)[r];
+        self.factors
+            .iter()
+            .enumerate()
+            .filter(|&(j, f)| j != player && f.is_some())
+            .map(|(j, f)| {
+                let without_j = elementary(self.others(&[player, j]), r - 1)[r - 1];
+                (j, c * f.unwrap_or(0.0) * without_j / all)
+            })
+            .collect()
+    }
+}
+
+/// `C(n, r)`, as a float (a field of a thousand players and tables of seven overflows no
+/// integer, but the means divide by it anyway).
+fn binomial(n: usize, r: usize) -> f64 {
+    (0..r).fold(1.0, |c, q| c * (n - q) as f64 / (q + 1) as f64)
 }
 
 /// Solves `A x = b` for a symmetric positive definite `A` (given as its product), from `start`.
@@ -645,6 +911,114 @@ mod tests {
         }
         for pair in fitted.windows(2) {
             assert!(pair[0].value < pair[1].value, "{fitted:?}");
+        }
+    }
+
+    /// Each seat's expected points in the simulated pools of docs/hill.md: `exp(s_i − mean of
+    /// the others' s) / 2`, points that multiply.
+    fn multiplying(strengths: &[f64], table: &[usize]) -> Vec<(usize, f64)> {
+        table
+            .iter()
+            .map(|&p| {
+                let others: f64 = table
+                    .iter()
+                    .filter(|&&o| o != p)
+                    .map(|&o| strengths[o])
+                    .sum();
+                let mean = others / (table.len() - 1) as f64;
+                (p, (strengths[p] - mean).exp() / 2.0)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn points_that_multiply_are_ranked_right_where_the_weak_meet_mostly_the_weak() {
+        // As a hill seats them: each meets mostly its neighbours in strength, now and then
+        // someone far. The strongest score hundreds of times what the weakest do. A fit that
+        // added a table effect to a seat's points read the weak, met only among the weak,
+        // against a field they never met: it put two out of order and gave eight of the
+        // sixteen fewer than no points a game (down to −10).
+        let strengths: Vec<f64> = (0..16).map(|k| f64::from(k) * 0.5).collect();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        let mut games = Games::default();
+        for _ in 0..100 {
+            for low in 0..14 {
+                games.add(&multiplying(&strengths, &[low, low + 1, low + 2]));
+            }
+            let mut far: Vec<usize> = (0..16).collect();
+            rand::seq::SliceRandom::shuffle(&mut far[..], &mut rng);
+            games.add(&multiplying(&strengths, &far[..3]));
+        }
+        let fitted = fit_from(&games, &[0.0; 16]).0;
+        for pair in fitted.windows(2) {
+            assert!(pair[0].value < pair[1].value, "{fitted:?}");
+        }
+        assert!(fitted[0].value > 0.0, "{fitted:?}");
+    }
+
+    #[test]
+    fn points_below_zero_are_ranked_as_well() {
+        // A game that scores −1, 0 or 1 a seat (noughts and crosses as points): three players
+        // who take −0.5, 0 and 0.5 a game on average from one another, in every line-up.
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(6);
+        let means = [-0.5, 0.0, 0.5];
+        let mut games = Games::default();
+        for _ in 0..300 {
+            let i = rng.random_range(0..3);
+            let j = (i + rng.random_range(1..3)) % 3;
+            let edge = (means[i] - means[j]) / 2.0;
+            let outcome = if rng.random_bool(0.5 + edge / 2.0) {
+                1.0
+            } else {
+                -1.0
+            };
+            games.add(&[(i, outcome), (j, -outcome)]);
+        }
+        let fitted = fit_from(&games, &[0.0; 3]).0;
+        assert!(fitted[0].value < fitted[1].value, "{fitted:?}");
+        assert!(fitted[1].value < fitted[2].value, "{fitted:?}");
+        assert!(
+            fitted.iter().all(|f| f.value > -1.0 && f.value < 1.0),
+            "{fitted:?}"
+        );
+    }
+
+    proptest::proptest! {
+        /// Whatever the games — points of any sign and size, most of them none, tables of one
+        /// to four, a player twice at one table, players without games — every figure, interval and lead is a
+        /// number, and points never below zero give figures never below zero.
+        #[test]
+        fn any_games_give_finite_figures_and_leads(
+            tables in proptest::collection::vec(
+                proptest::collection::vec(
+                    // Most games of the Grid-Routing Battle pay nobody.
+                    (0usize..6, proptest::prop_oneof![3 => proptest::strategy::Just(0.0), 1 => -1e6f64..1e6]),
+                    1..5,
+                ),
+                0..40,
+            ),
+            never_below_zero: bool,
+        ) {
+            let mut games = Games::default();
+            for table in &tables {
+                let seats: Vec<(usize, f64)> = table
+                    .iter()
+                    .map(|&(p, y)| (p, if never_below_zero { y.abs() } else { y }))
+                    .collect();
+                games.add(&seats);
+            }
+            let (fitted, spread) = fit_from(&games, &[0.0; 7]);
+            for f in &fitted {
+                proptest::prop_assert!(f.value.is_finite() && f.interval.is_finite(), "{fitted:?}");
+                proptest::prop_assert!(f.interval >= 0.0, "{fitted:?}");
+                proptest::prop_assert!(!never_below_zero || f.value >= 0.0, "{fitted:?}");
+            }
+            proptest::prop_assert!(spread.unplayed_interval().is_finite());
+            for a in 0..7 {
+                for b in 0..7 {
+                    proptest::prop_assert!(spread.lead_interval(a, b).is_finite(), "{a} {b}");
+                }
+            }
         }
     }
 }
