@@ -880,18 +880,7 @@ mod tests {
         for i in 0..8 {
             for j in i + 1..8 {
                 for k in j + 1..8 {
-                    let table = [i, j, k];
-                    let points: Vec<(usize, f64)> = table
-                        .iter()
-                        .map(|&p| {
-                            let others: f64 = table
-                                .iter()
-                                .filter(|&&o| o != p)
-                                .map(|&o| strengths[o])
-                                .sum();
-                            (p, (strengths[p] - others / 2.0).exp() / 2.0)
-                        })
-                        .collect();
+                    let points = multiplying(&strengths, &[i, j, k]);
                     for _ in 0..4 {
                         games.add(&points);
                     }
