@@ -5,10 +5,10 @@
 //!    tournament's schedule) and random line-ups; median and mean over seeds 1–40 (or those
 //!    given: `-- --seeds=1001-1120`); in a placement game of
 //!    two and in a points game of three (each ranked by its own fit, `koth::ranking`).
-//! 2. **Placement**: a newcomer joining a settled hill of 16, its games chosen by the hill's
-//!    matchmaking or against each of the 16 in turn: its place after 40 of its games against
-//!    its true place, and the games after which its place stays within one of the truth
-//!    (median over 40 seeds).
+//! 2. **Placement**: a newcomer joining a settled hill of 16 (a placement game of two, and a
+//!    points game of three), its games chosen by the hill's matchmaking or against each of the
+//!    16 in turn: its place after 40 of its games against its true place, and the games after
+//!    which its place stays within one of the truth (median over 40 seeds).
 //! 3. **Cost**: choosing a game among 1,000 active versions; the refit of 1,000 versions and
 //!    1,000,000 games, of a placement game of two and of a points game of three.
 //!
@@ -284,24 +284,24 @@ const NEWCOMER_CHECK: u32 = 4;
 
 /// A newcomer of a random true strength joins a hill of 16 settled over 600 games and plays
 /// [`NEWCOMER_GAMES`] games, chosen by the hill's matchmaking (`Method::Hill`) or against each
-/// of the 16 in turn (`Method::RoundRobin`, a gauntlet). Returns |its fitted place − its true
-/// place| after 40 of its games, and the games after which that error stays within one place
-/// to the end (all of them if it does not).
-fn newcomer(seed: u64, method: Method) -> (usize, u32) {
-    let model = Model::Placement;
+/// of the 16 in turn (`Method::RoundRobin`, a gauntlet; in a game of three, two at a time).
+/// Returns |its fitted place − its true place| after 40 of its games, and the games after
+/// which that error stays within one place to the end (all of them if it does not).
+fn newcomer(seed: u64, method: Method, model: Model, step: f64) -> (usize, u32) {
+    let k = model.players();
     let mut rng = koth::seed::rng(seed, 9);
-    let mut strength: Vec<f64> = (0..PLAYERS).map(|k| k as f64 * STEP).collect();
+    let mut strength: Vec<f64> = (0..PLAYERS).map(|k| k as f64 * step).collect();
     let mut hill = Hill::new(model, PLAYERS, seed);
     let mut played = Vec::new();
     for _ in 0..600 {
-        let seats = hill.choose(2);
+        let seats = hill.choose(k);
         let scores = model.play(&strength, &seats, &mut rng);
         hill.record(&seats, &scores);
         played.push((seats, scores));
     }
     // Between two of them, never equal to one.
     let newcomer = PLAYERS;
-    strength.push((rng.random_range(0..PLAYERS - 1) as f64 + 0.5) * STEP);
+    strength.push((rng.random_range(0..PLAYERS - 1) as f64 + 0.5) * step);
     hill.candidates.push(candidate(newcomer));
     hill.online.push(WengLinRating::new());
     let place = |values: &[f64]| values.iter().filter(|&&v| v > values[newcomer]).count();
@@ -309,8 +309,13 @@ fn newcomer(seed: u64, method: Method) -> (usize, u32) {
     while hill.candidates[newcomer].games < NEWCOMER_GAMES {
         let games = hill.candidates[newcomer].games;
         let seats = match method {
-            Method::RoundRobin => vec![newcomer, games as usize % PLAYERS],
-            _ => hill.choose(2),
+            Method::RoundRobin => {
+                let first = (k - 1) * games as usize;
+                let mut seats = vec![newcomer];
+                seats.extend((first..first + k - 1).map(|o| o % PLAYERS));
+                seats
+            }
+            _ => hill.choose(k),
         };
         let scores = model.play(&strength, &seats, &mut rng);
         hill.record(&seats, &scores);
@@ -348,6 +353,11 @@ const WHOLE: [(Model, &str, f64); 4] = [
 const NEWCOMERS: [(&str, Method); 2] = [
     ("hill matchmaking", Method::Hill),
     ("each opponent in turn", Method::RoundRobin),
+];
+/// The hills a newcomer joins: the game, in words, and the neighbours' distance.
+const SETTLED: [(Model, &str, f64); 2] = [
+    (Model::Placement, "placement game of 2", STEP),
+    (Model::Points, "points game of 3", 0.25),
 ];
 
 fn main() {
@@ -403,17 +413,19 @@ fn main() {
             );
         }
     }
-    let newcomers = if runs("newcomer") {
-        &NEWCOMERS[..]
-    } else {
-        &[]
-    };
-    for &(name, method) in newcomers {
-        let runs: Vec<(usize, u32)> = seeds.clone().map(|s| newcomer(s, method)).collect();
+    let settled = if runs("newcomer") { &SETTLED[..] } else { &[] };
+    let newcomers = settled
+        .iter()
+        .flat_map(|hill| NEWCOMERS.iter().map(move |newcomer| (hill, newcomer)));
+    for (&(model, what, step), &(name, method)) in newcomers {
+        let runs: Vec<(usize, u32)> = seeds
+            .clone()
+            .map(|s| newcomer(s, method, model, step))
+            .collect();
         let errors: Vec<usize> = runs.iter().map(|r| r.0).collect();
         let games: Vec<f64> = runs.iter().map(|r| f64::from(r.1)).collect();
         println!(
-            "A newcomer in a settled hill of {PLAYERS}, {name}: after 40 of its games median \
+            "A newcomer in a settled hill of {PLAYERS}, {what}, {step} apart, {name}: after 40 of its games median \
              error {} places, within one place in {} of {count} seeds (errors {errors:?}); within one \
              place for good after median {:.0}, mean {:.0} of its games (per seed: {games:?})",
             median(errors.iter().map(|&e| e as f64).collect()),
