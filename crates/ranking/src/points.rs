@@ -398,9 +398,10 @@ impl Spread {
     }
 }
 
-/// The penalised quasi-log-likelihood of `z` whose seats' linear parts are `parts`: the
-/// seats' `y η − e^η`, each player's one game at the mean `ȳ`, the table effects' ridge.
-fn objective(games: &Games, level: f64, mean: f64, parts: &[f64], z: &[f64]) -> f64 {
+/// The penalised quasi-log-likelihood of `z` whose seats' linear parts are `parts`, `level`
+/// being the game's mean `ȳ = e^m`: the seats' `y η − e^η`, each player's one game at the
+/// mean, the table effects' ridge.
+fn objective(games: &Games, level: f64, parts: &[f64], z: &[f64]) -> f64 {
     let n = z.len() / 2;
     let seats: f64 = games
         .seats
@@ -410,9 +411,9 @@ fn objective(games: &Games, level: f64, mean: f64, parts: &[f64], z: &[f64]) -> 
         .sum();
     let priors: f64 = z[..n]
         .iter()
-        .map(|a| PRIOR_GAMES * (mean * a - mean * a.exp()))
+        .map(|a| PRIOR_GAMES * level * (a - a.exp()))
         .sum();
-    let ridge: f64 = z[n..].iter().map(|t| t * t).sum::<f64>() * TABLE_PRIOR * mean / 2.0;
+    let ridge: f64 = z[n..].iter().map(|t| t * t).sum::<f64>() * TABLE_PRIOR * level / 2.0;
     seats + priors - ridge
 }
 
@@ -446,7 +447,7 @@ pub fn fit_from(games: &Games, start: &[f64]) -> (Vec<Strength>, Spread) {
     let table_ridge = TABLE_PRIOR * level;
     let pattern = Pattern::of(&games);
     let mut parts = linear_parts(&games, &z);
-    let mut current = objective(&games, level, level, &parts, &z);
+    let mut current = objective(&games, level, &parts, &z);
     let mut steps = 0;
     let (normal, expected) = loop {
         let expected: Vec<f64> = parts.iter().map(|x| level * x.exp()).collect();
@@ -480,7 +481,7 @@ pub fn fit_from(games: &Games, start: &[f64]) -> (Vec<Strength>, Spread) {
         loop {
             let next: Vec<f64> = z.iter().zip(&step).map(|(z, s)| z + size * s).collect();
             let next_parts = linear_parts(&games, &next);
-            let value = objective(&games, level, level, &next_parts, &next);
+            let value = objective(&games, level, &next_parts, &next);
             // A rise too small for the sum's rounding to show is taken as one.
             if value >= current - 1e-12 * (1.0 + total) || size < 1e-6 {
                 (z, parts, current) = (next, next_parts, value);
@@ -497,15 +498,15 @@ pub fn fit_from(games: &Games, start: &[f64]) -> (Vec<Strength>, Spread) {
     let mut residuals = Vec::with_capacity(rows);
     let mut own = vec![0.0; players];
     let mut seen = vec![0u32; players];
-    let mut total = 0.0;
+    let mut squares = 0.0;
     for (&(p, y), e) in games.seats.iter().zip(&expected) {
         residuals.push(y - e);
         own[p] += (y - e).powi(2);
-        total += (y - e).powi(2);
+        squares += (y - e).powi(2);
         seen[p] += 1;
     }
     let fitted_players = seen.iter().filter(|&&n| n > 0).count();
-    let pooled = total / (rows.saturating_sub(fitted_players).max(1)) as f64;
+    let pooled = squares / (rows.saturating_sub(fitted_players).max(1)) as f64;
     let field = Field::of(&games, &seen, effect);
     // A figure `f = e^{m + a} F` moves by `f` with its own strength, whose variance is the
     // seats' spread (one more seat for the prior) over the curvature squared.
@@ -622,7 +623,7 @@ impl Field {
         if r == 0 {
             return Vec::new();
         }
-        let c = 1.0 / self.neighbours as f64;
+        let c = neighbour_weight(self.neighbours + 1);
         let all = elementary(self.others(&[player]), r)[r];
         self.factors
             .iter()
