@@ -366,7 +366,7 @@ fn a_bot_that_faults_too_often_is_suspended_until_resumed_or_replaced() {
             .contains("crashed")
     );
     assert_ne!(board["king"], "Flaky v1", "{board}");
-    // The king, if crowned, is the table's first.
+    // The king, if any, is the table's first (none until the next fit if Flaky was king).
     if !board["king"].is_null() {
         let first = format!(
             "{} v{}",
@@ -603,13 +603,12 @@ fn a_points_game_is_ranked_by_points_where_an_order_model_sees_a_tie() {
         .map(|s| s["name"].as_str().unwrap())
         .collect();
     assert_eq!(order, ["C", "B", "A"], "{board}");
-    if !board["king"].is_null() {
-        assert_eq!(
-            board["king"], "C v1",
-            "the king is the table's first: {board}"
-        );
-    }
-    // The lead says how sure the first is, and the crown follows it.
+    // The king is the table's first (each has played its two placement games), however sure
+    // its lead; the lead says how sure, here and in the table's title.
+    assert_eq!(
+        board["king"], "C v1",
+        "the king is the table's first: {board}"
+    );
     let lead = &board["lead"];
     assert_eq!(lead["first"], "C v1", "{board}");
     assert_eq!(lead["second"], "B v1", "{board}");
@@ -618,7 +617,18 @@ fn a_points_game_is_ranked_by_points_where_an_order_model_sees_a_tie() {
         lead["interval"].as_f64().unwrap(),
     );
     assert!(by > 0.0 && interval > 0.0, "{board}");
-    assert_eq!(board["king"].is_null(), by <= interval, "{board}");
+    assert_eq!(lead["sure"], by > interval, "{board}");
+    let table =
+        String::from_utf8_lossy(&succeed(koth().arg("leaderboard").arg(&dir)).stdout).to_string();
+    let king_line = format!(
+        "king: C v1 (leads B v1 by {by:.2} ± {interval:.2}, {})",
+        if by > interval {
+            "sure"
+        } else {
+            "not yet sure"
+        }
+    );
+    assert!(table.contains(&king_line), "{king_line}\n{table}");
 
     // The same games, as an order model reads them: every pairing was won by each side in
     // turn, so it tells the three apart by no more than its own uncertainty.

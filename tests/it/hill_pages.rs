@@ -320,6 +320,11 @@ fn the_hill_s_pages_show_its_king_and_board_live_each_bot_and_names_as_text() {
     );
     assert!(page.contains(&king_shown), "{king_shown} in {page}");
     assert!(page.contains("since game "), "{page}");
+    // Beside the king, how sure its lead over the runner-up is.
+    assert!(
+        page.contains("; leads ") && page.contains("sure</span>"),
+        "{page}"
+    );
     for name in [">Strong</a>", ">Weak</a>", &format!(">{escaped}</a>")] {
         assert!(page.contains(name), "{name} in {page}");
     }

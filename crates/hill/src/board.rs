@@ -71,10 +71,11 @@ pub struct Lead {
     pub first: String,
     pub second: String,
     /// The first's figure less the runner-up's, and half the width of its 95% interval (for a
-    /// points game clustered by game: two who meet often share their games' luck). The first
-    /// may be crowned once `by` exceeds `interval`.
+    /// points game clustered by game: two who meet often share their games' luck).
     pub by: f64,
     pub interval: f64,
+    /// Whether the lead is sure: its interval excludes zero (`by` exceeds `interval`).
+    pub sure: bool,
 }
 
 /// The hill's leaderboard.
@@ -87,8 +88,8 @@ pub struct HillBoard {
     /// The figure in `rating`, in words.
     pub statistic: String,
     pub games_done: u32,
-    /// The table's first, once it has been crowned: its placement games played and its lead
-    /// over the runner-up sure ([`Lead`]); none while the lead is open.
+    /// The table's first, once it has played its placement games (how sure its lead is, in
+    /// `lead`); none while the first is in its placement games.
     pub king: Option<String>,
     /// The first's lead over the runner-up; none with fewer than two fitted.
     pub lead: Option<Lead>,
@@ -174,7 +175,7 @@ pub fn of(store: &Store) -> anyhow::Result<HillBoard> {
             })
         })
         .collect();
-    // The king is the table's first, once crowned; never another.
+    // The king is the table's first, once placed; never another.
     let king = crowned
         .last()
         .filter(|(id, _, _)| order.first().is_some_and(|first| first.id == *id))
@@ -194,6 +195,7 @@ pub fn of(store: &Store) -> anyhow::Result<HillBoard> {
                     second: v2.label(),
                     by: a - b,
                     interval: lead.interval,
+                    sure: ranking::lead_is_sure(a - b, lead.interval),
                 }),
                 _ => None,
             }
@@ -229,25 +231,31 @@ impl HillBoard {
         }
     }
 
-    /// What stands for the king while there is none: the lead, if two are fitted.
-    pub fn uncrowned(&self) -> String {
+    /// The king as the board reads: `A v1 (leads B v2 by 12.50 ± 20.10, not yet sure)`; while
+    /// there is none (the first is in its placement games, or the king was suspended since the
+    /// last fit), `none yet (A v1 leads B v2 by …)`.
+    pub fn king_line(&self) -> String {
+        match (&self.king, &self.lead) {
+            (Some(king), Some(_)) => format!("{king} ({})", self.lead_line()),
+            (Some(king), None) => king.clone(),
+            (None, Some(lead)) => format!("none yet ({} {})", lead.first, self.lead_line()),
+            (None, None) => "none yet".into(),
+        }
+    }
+
+    /// How sure the first's lead is, in words: `leads B v2 by 12.50 ± 20.10, not yet sure`
+    /// (empty without a runner-up).
+    pub fn lead_line(&self) -> String {
         let decimals = self.decimals();
-        match &self.lead {
-            Some(lead) => format!(
-                "none yet ({} leads {} by {:.decimals$} ± {:.decimals$}{})",
-                lead.first,
+        self.lead.as_ref().map_or(String::new(), |lead| {
+            format!(
+                "leads {} by {:.decimals$} ± {:.decimals$}, {}",
                 lead.second,
                 lead.by,
                 lead.interval,
-                // Sure, it waits for its placement games (or the next refit).
-                if lead.by > lead.interval {
-                    ""
-                } else {
-                    ", not yet sure"
-                }
-            ),
-            None => "none yet".into(),
-        }
+                if lead.sure { "sure" } else { "not yet sure" }
+            )
+        })
     }
 
     /// Decimals of the ranking's figure: points to the hundredth, ratings whole.
@@ -299,7 +307,7 @@ impl HillBoard {
             self.game,
             self.statistic,
             self.games_done,
-            self.king.clone().unwrap_or_else(|| self.uncrowned())
+            self.king_line()
         );
         let apart: Vec<String> = self
             .suspended

@@ -517,7 +517,7 @@ impl Refit {
 /// Fits every game with a current version in it (active or suspended) by the game's
 /// `ranking`, and stores the fit, how sure the first's lead over the runner-up is, and, if it
 /// changed, the king: the table's first ([`ranking::in_order`], the board's own order) once it
-/// has played its `placement_games` and its lead is sure ([`ranking::may_be_crowned`]). Starts from
+/// has played its `placement_games` ([`ranking::king`]). Starts from
 /// `last`, each version's coordinate at the last fit, and leaves this fit's there.
 pub(crate) fn refit(
     store: &Store,
@@ -571,14 +571,12 @@ pub(crate) fn refit(
         })
         .collect();
     ranking::in_order(&mut table);
-    let lead_interval = |a, b| fit.lead_interval(a, b);
-    let crowned =
-        ranking::may_be_crowned(&table, placement_games, lead_interval).then(|| table[0].id);
+    let crowned = ranking::king(&table, placement_games);
     let lead = match table.as_slice() {
         [first, second, ..] => Some(store::Lead {
             first: first.id,
             second: second.id,
-            interval: lead_interval(first.id, second.id),
+            interval: fit.lead_interval(first.id, second.id),
         }),
         _ => None,
     };

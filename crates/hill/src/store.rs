@@ -803,7 +803,7 @@ pub(crate) fn unplayed(store: &koth_tournament::store::Store) -> anyhow::Result<
 /// Replaces the stored fit with `fitted` (made from `games` recorded games, the last of them
 /// game `last_game`), its `lead` and its interval for a version without games (`unplayed`,
 /// where matchmaking starts a version the fit has not seen), and crowns `crowned` (the
-/// table's first, if it may be crowned) unless it reigns already; in one transaction. A
+/// table's first, once placed) unless it reigns already; in one transaction. A
 /// version that played since the last fit has its figure kept in its history too (what its
 /// page plots). Returns the new king, if it changed.
 pub(crate) fn write_fit(

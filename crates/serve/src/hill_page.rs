@@ -264,14 +264,24 @@ pub(crate) fn front(page: &str, view: Result<&HillView, &str>) -> String {
                 "king",
                 match reign {
                     Some(r) => format!("{} v{}", bot_link(&r.name), r.version),
-                    None => escape(&board.uncrowned()),
+                    None => escape(&board.king_line()),
                 },
             ),
             ("statistic", escape(&board.statistic)),
             (
                 "king_since",
                 reign.map_or(String::new(), |r| {
-                    format!("since game {} ({})", r.since_game, when(r.since))
+                    let lead = board.lead_line();
+                    let lead = if lead.is_empty() {
+                        lead
+                    } else {
+                        format!("; {lead}")
+                    };
+                    escape(&format!(
+                        "since game {} ({}){lead}",
+                        r.since_game,
+                        when(r.since)
+                    ))
                 }),
             ),
             ("games", board.games_done.to_string()),
