@@ -235,19 +235,19 @@ impl HillBoard {
     /// there is none (the first is in its placement games, or the king was suspended since the
     /// last fit), `none yet (A v1 leads B v2 by …)`.
     pub fn king_line(&self) -> String {
-        match (&self.king, &self.lead) {
-            (Some(king), Some(_)) => format!("{king} ({})", self.lead_line()),
-            (Some(king), None) => king.clone(),
-            (None, Some(lead)) => format!("none yet ({} {})", lead.first, self.lead_line()),
-            (None, None) => "none yet".into(),
+        match (&self.king, &self.lead, self.lead_line()) {
+            (Some(king), _, Some(line)) => format!("{king} ({line})"),
+            (Some(king), _, None) => king.clone(),
+            (None, Some(lead), Some(line)) => format!("none yet ({} {line})", lead.first),
+            (None, _, _) => "none yet".into(),
         }
     }
 
     /// How sure the first's lead is, in words: `leads B v2 by 12.50 ± 20.10, not yet sure`
-    /// (empty without a runner-up).
-    pub fn lead_line(&self) -> String {
+    /// (none without a runner-up).
+    pub fn lead_line(&self) -> Option<String> {
         let decimals = self.decimals();
-        self.lead.as_ref().map_or(String::new(), |lead| {
+        self.lead.as_ref().map(|lead| {
             format!(
                 "leads {} by {:.decimals$} ± {:.decimals$}, {}",
                 lead.second,

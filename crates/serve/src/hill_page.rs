@@ -271,12 +271,9 @@ pub(crate) fn front(page: &str, view: Result<&HillView, &str>) -> String {
             (
                 "king_since",
                 reign.map_or(String::new(), |r| {
-                    let lead = board.lead_line();
-                    let lead = if lead.is_empty() {
-                        lead
-                    } else {
-                        format!("; {lead}")
-                    };
+                    let lead = board
+                        .lead_line()
+                        .map_or(String::new(), |line| format!("; {line}"));
                     escape(&format!(
                         "since game {} ({}){lead}",
                         r.since_game,
