@@ -93,7 +93,12 @@ pub(crate) fn with_data(
     };
     // The snapshot was held to the game's cap when it was taken; this cap only bounds reading.
     let cap = DataCap::of_mb(ask.mb.unwrap_or(0).max(REPLAY_CAP_MB));
-    koth_bot::data::put(&tar_gz, &spec.dir.join(DATA_FOLDER), cap)?;
+    koth_bot::data::put(
+        &tar_gz,
+        &spec.dir.join(DATA_FOLDER),
+        cap,
+        koth_bot::data::Placement::Folder,
+    )?;
     println!(
         "starting it from the data it started that game from ({})",
         &digest[..12.min(digest.len())]

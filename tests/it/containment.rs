@@ -736,3 +736,137 @@ async fn a_bot_sees_the_same_environment_contained_or_not() {
     let expected = format!("HOME=/tmp LANG=C.UTF-8 PATH={path} TMPDIR=/tmp ");
     assert_eq!(seen, [expected.clone(), expected]);
 }
+
+/// An owner's home for koth, under `dir`: `~/.local/bin/helper` beside a file of the owner's in
+/// `~/.local`, and `~/.cargo/bin/cargo` beside a registry token, both folders on `PATH`.
+fn owners_home(dir: &Path) -> (PathBuf, String) {
+    let home = dir.join("home");
+    for (program, secret) in [
+        (".local/bin/helper", ".local/share/owner-notes.txt"),
+        (".cargo/bin/cargo", ".cargo/credentials.toml"),
+    ] {
+        let path = home.join(program);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, "#!/bin/sh\necho helped\n").unwrap();
+        std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        let secret = home.join(secret);
+        std::fs::create_dir_all(secret.parent().unwrap()).unwrap();
+        std::fs::write(&secret, "OWNER_SECRET_5512\n").unwrap();
+    }
+    let path = format!(
+        "{}:{}:{}",
+        home.join(".local/bin").display(),
+        home.join(".cargo/bin").display(),
+        std::env::var("PATH").unwrap()
+    );
+    (home, path)
+}
+
+#[test]
+fn words_after_a_run_lines_program_lend_nothing_and_no_home_entry_is_lent_whole() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (home, path) = owners_home(tmp.path());
+    // A noughts & crosses bot whose run line names `helper` and `cargo` after its script, and
+    // that tries to read what lies beside them, and to run them, before it answers.
+    let bot = tmp.path().join("words");
+    std::fs::create_dir_all(&bot).unwrap();
+    std::fs::write(
+        bot.join("bot.toml"),
+        "name = \"Words\"\nrun = \"python3 -u words.py helper cargo\"\ngames = [\"tictactoe\"]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        bot.join("words.py"),
+        format!(
+            r#"import os, subprocess, sys
+home = {home:?}
+for path in [home + "/.local/share/owner-notes.txt", home + "/.cargo/credentials.toml"]:
+    try:
+        print("READ " + open(path).read().strip(), file=sys.stderr)
+    except OSError as e:
+        print("refused %s: %s" % (path, e.strerror), file=sys.stderr)
+for folder in [home + "/.cargo/bin", home + "/.local", home + "/.local/bin"]:
+    try:
+        print("LISTED %s %s" % (folder, os.listdir(folder)), file=sys.stderr)
+    except OSError as e:
+        print("refused %s: %s" % (folder, e.strerror), file=sys.stderr)
+for program in ["helper", "cargo", "perl"]:
+    try:
+        ran = subprocess.run([program, "-e", "print 1"], capture_output=True, timeout=5)
+        print("RAN %s %d" % (program, ran.returncode), file=sys.stderr)
+    except OSError as e:
+        print("cannot run %s: %s" % (program, e.strerror), file=sys.stderr)
+for line in sys.stdin:
+    w = line.split()
+    if w and w[0] == "MOVE":
+        print(w[1].index("."), flush=True)
+"#,
+            home = home.display().to_string()
+        ),
+    )
+    .unwrap();
+    let other = tmp.path().join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(
+        other.join("bot.toml"),
+        "name = \"Other\"\nrun = \"python3 -u other.py\"\ngames = [\"tictactoe\"]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        other.join("other.py"),
+        "import sys\nfor line in sys.stdin:\n    w = line.split()\n    if w and w[0] == 'MOVE':\n        \
+         print(w[1].index('.'), flush=True)\n",
+    )
+    .unwrap();
+    let file = tmp.path().join("t.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "game = \"tictactoe\"\nbots = [{bot:?}, {other:?}]\ngames = 1\nseed = 1\n\
+             answer_ms = 5000\n"
+        ),
+    )
+    .unwrap();
+    let out = tmp.path().join("out");
+    let mut command = tournament::koth();
+    tournament::succeed(
+        crate::support::cpus::own_cpu_locks(&mut command, tmp.path())
+            .env("HOME", &home)
+            .env("PATH", &path)
+            .args(["tournament", "run"])
+            .arg(&file)
+            .arg("--dir")
+            .arg(&out),
+    );
+    let mut said = String::new();
+    let mut folders = vec![out.join("games")];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap().flatten() {
+            if entry.file_type().unwrap().is_dir() {
+                folders.push(entry.path());
+            } else {
+                said.push_str(&String::from_utf8_lossy(
+                    &std::fs::read(entry.path()).unwrap(),
+                ));
+            }
+        }
+    }
+    assert!(said.contains("refused"), "the bot did not run: {said}");
+    assert!(
+        !said.contains("OWNER_SECRET"),
+        "a file of the owner's was read: {said}"
+    );
+    assert!(
+        !said.contains("LISTED"),
+        "a folder of the owner's was listed: {said}"
+    );
+    // Neither word of its arguments is a program it was lent.
+    assert!(
+        !said.contains("RAN helper") && !said.contains("RAN cargo"),
+        "{said}"
+    );
+    // The system's folders are lent whole: a program of them runs whatever `languages`
+    // offers, as docs/containment.md says.
+    assert!(said.contains("RAN perl 0"), "{said}");
+}

@@ -215,10 +215,18 @@ def act():
     elif attack == "fifo":
         os.mkfifo("data/pipe")
     elif attack == "files":
-        for i in range(300):
-            open("data/f%d" % i, "w").close()
+        # Contained by koth as root, the kernel stops it past the cap (its data is a
+        # filesystem of its own); what it made is still over the cap.
+        try:
+            for i in range(300):
+                open("data/f%d" % i, "w").close()
+        except OSError:
+            pass
     elif attack == "bytes":
-        open("data/big", "wb").write(b"x" * (2 << 20))
+        try:
+            open("data/big", "wb").write(b"x" * (2 << 20))
+        except OSError:
+            pass
     elif attack == "name":
         open(b"data/bad\xff", "w").close()
     elif attack == "hardlink":
@@ -391,6 +399,7 @@ fn koth_killed_mid_game_loses_at_most_that_game_never_the_data() {
             &tgz,
             &unpacked.join("data"),
             koth::bot::data::DataCap::of_mb(1),
+            koth::bot::data::Placement::Folder,
         )
         .unwrap();
         let again =
@@ -612,7 +621,13 @@ fn on_a_hill_versions_carry_data_on_unless_fresh_and_only_the_author_downloads_i
     let unpacked = tmp.path().join("unpacked");
     std::fs::create_dir(&unpacked).unwrap();
     let cap = koth::bot::data::DataCap::of_mb(1);
-    koth::bot::data::put(&downloaded, &unpacked.join("data"), cap).unwrap();
+    koth::bot::data::put(
+        &downloaded,
+        &unpacked.join("data"),
+        cap,
+        koth::bot::data::Placement::Folder,
+    )
+    .unwrap();
     assert!(unpacked.join("data/matchboxes.json").is_file());
     // What it downloaded is a whole snapshot (the API's, or one game newer).
     let taken = koth::bot::data::take(&unpacked.join("data"), cap).unwrap();
@@ -689,6 +704,7 @@ fn a_wasi_bot_keeps_its_data_at_slash_data() {
         &tgz,
         &unpacked.join("data"),
         koth::bot::data::DataCap::of_mb(4),
+        koth::bot::data::Placement::Folder,
     )
     .unwrap();
     assert_eq!(
@@ -799,4 +815,173 @@ fn workers_sharing_a_database_play_a_learning_bots_games_one_at_a_time_each_from
     let text = String::from_utf8_lossy(&output.stdout);
     assert!(text.contains("starting it from the data"), "{text}");
     assert!(text.contains("identical: "), "{text}");
+}
+
+/// Every file's text under `dir`, together: what a game's folder says anywhere (its results,
+/// its bots' stderr and transcripts).
+fn all_text(dir: &Path) -> String {
+    let mut text = String::new();
+    let mut folders = vec![dir.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
+            let kind = entry.file_type().unwrap();
+            if kind.is_dir() {
+                folders.push(entry.path());
+            } else if kind.is_file() {
+                text.push_str(&String::from_utf8_lossy(
+                    &std::fs::read(entry.path()).unwrap(),
+                ));
+                text.push('\n');
+            }
+        }
+    }
+    text
+}
+
+/// A learning bot (`data_mb = 1`) that starts a writer before its first answer, then waits a
+/// second before answering: `bytes` writes files of 1 MiB until 64 MiB, `files` makes up to
+/// 100,000 empty files. The writer says on stderr how far it got (`FILLED N`).
+fn filler(dir: &Path, attack: &str) -> PathBuf {
+    let bot = dir.join(format!("filler-{attack}"));
+    std::fs::create_dir_all(&bot).unwrap();
+    std::fs::write(
+        bot.join("bot.toml"),
+        format!(
+            "name = \"Filler {attack}\"\nrun = \"python3 -u filler.py {attack}\"\n\
+             games = [\"tictactoe\"]\ndata_mb = 1\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        bot.join("filler.py"),
+        r#"import os, sys, threading, time
+attack = sys.argv[1]
+def fill():
+    done = 0
+    try:
+        if attack == "bytes":
+            chunk = b"x" * 65536
+            for i in range(64):
+                with open("data/fill%d" % i, "wb") as f:
+                    for _ in range(16):
+                        f.write(chunk)
+                        f.flush()
+                        done += len(chunk)
+        else:
+            for i in range(100000):
+                open("data/e%d" % i, "w").close()
+                done += 1
+        print("FILLED %d all" % done, file=sys.stderr, flush=True)
+    except OSError as e:
+        print("FILLED %d stopped: %s" % (done, e.strerror), file=sys.stderr, flush=True)
+threading.Thread(target=fill, daemon=True).start()
+time.sleep(1.0)
+for line in sys.stdin:
+    w = line.split()
+    if w and w[0] == "MOVE":
+        print(w[1].index("."), flush=True)
+"#,
+    )
+    .unwrap();
+    bot
+}
+
+#[test]
+fn a_learning_bots_data_is_bounded_while_it_writes_not_after_its_answer() {
+    // Contained and run as root, a bot's data is a filesystem of its own: 1 MiB and 256
+    // entries, plus a page per entry for files' last pages.
+    if !nix::unistd::geteuid().is_root() {
+        eprintln!("skipped: the data volume is made by koth as root");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let opponent = first_free(tmp.path(), 0);
+    for (attack, most) in [("bytes", 2u64 << 20), ("files", 256 + 2)] {
+        let bot = filler(tmp.path(), attack);
+        let file = tictactoe(tmp.path(), &[&bot, &opponent], "games = 1\njobs = 1\n");
+        let out = tmp.path().join(format!("out-{attack}"));
+        run_tournament(&file, &out, &[]);
+        let text = all_text(&out.join("games"));
+        let filled = text
+            .lines()
+            .find_map(|line| line.split("FILLED ").nth(1))
+            .unwrap_or_else(|| panic!("{attack}: the writer said nothing:\n{text}"));
+        let done: u64 = filled.split(' ').next().unwrap().parse().unwrap();
+        assert!(
+            done <= most,
+            "{attack}: the bot wrote {done} into its data, more than {most}: {filled}"
+        );
+        assert!(filled.contains("stopped"), "{attack}: {filled}");
+        // What it left is over its cap, so the game keeps nothing of it.
+        let rows = data_rows(&out);
+        assert_eq!(rows[0].3, None, "{attack}: nothing kept");
+    }
+}
+
+/// A learning bot that, before its first answer, fills `data/a/` with 200 files and makes
+/// `data/b` a link to the host's folder `host`, then swaps the two again and again
+/// (`renameat2` with `RENAME_EXCHANGE`) while koth reads its folder.
+fn swapper(dir: &Path, host: &Path) -> PathBuf {
+    let bot = dir.join("swapper");
+    std::fs::create_dir_all(&bot).unwrap();
+    std::fs::write(
+        bot.join("bot.toml"),
+        "name = \"Swapper\"\nrun = \"python3 -u swapper.py\"\ngames = [\"tictactoe\"]\n\
+         data_mb = 1\n",
+    )
+    .unwrap();
+    std::fs::write(
+        bot.join("swapper.py"),
+        format!(
+            r#"import ctypes, os, sys, threading
+libc = ctypes.CDLL(None, use_errno=True)
+AT_FDCWD, RENAME_EXCHANGE, SYS_renameat2 = -100, 2, 316
+os.makedirs("data/a", exist_ok=True)
+for i in range(200):
+    open("data/a/pad%03d" % i, "w").close()
+if not os.path.islink("data/b"):
+    os.symlink({host:?}, "data/b")
+def swap():
+    while True:
+        libc.syscall(SYS_renameat2, AT_FDCWD, b"data/a", AT_FDCWD, b"data/b", RENAME_EXCHANGE)
+threading.Thread(target=swap, daemon=True).start()
+for line in sys.stdin:
+    w = line.split()
+    if w and w[0] == "MOVE":
+        print(w[1].index("."), flush=True)
+"#,
+            host = host.display().to_string()
+        ),
+    )
+    .unwrap();
+    bot
+}
+
+#[test]
+fn a_bot_swapping_its_data_folder_for_a_link_never_leads_koth_out_of_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    // A folder of the host's, named as nothing of the bot's is.
+    let host = tmp.path().join("host");
+    std::fs::create_dir_all(host.join("HOST_ONLY_NAME_8731")).unwrap();
+    std::fs::write(host.join("HOST_ONLY_FILE_8731"), "host\n").unwrap();
+    let opponent = first_free(tmp.path(), 0);
+    let bot = swapper(tmp.path(), &host);
+    let file = tictactoe(tmp.path(), &[&bot, &opponent], "games = 3\njobs = 1\n");
+    let out = tmp.path().join("out");
+    run_tournament(&file, &out, &[]);
+    let mut said = all_text(&out.join("games"));
+    let rows = data_rows(&out);
+    for row in &rows {
+        said.push_str(row.4.as_deref().unwrap_or_default());
+        said.push('\n');
+    }
+    assert!(
+        !said.contains("HOST_ONLY"),
+        "a record names what lies outside the bot's folder:\n{said}"
+    );
+    // The bot's link is refused by its own name, and its data is never kept.
+    assert!(said.contains("data/"), "{said}");
+    assert!(rows.iter().all(|row| row.3.is_none()), "nothing kept");
+    assert!(host.join("HOST_ONLY_NAME_8731").is_dir());
+    assert!(host.join("HOST_ONLY_FILE_8731").is_file());
 }

@@ -216,29 +216,18 @@ fn is_executable(path: &Path) -> bool {
 /// each command of its build step.
 fn named_programs(bot: &BotSpec) -> Vec<(String, bool)> {
     let mut names = Vec::new();
-    let program = &bot.command[0];
-    if program != WASI_COMMAND {
-        if program.contains('/') && !Path::new(program).is_absolute() {
-            let script = bot.dir.join(program);
-            names.extend(
-                super::sandbox::shebang_names(&script)
-                    .into_iter()
-                    .map(|n| (n, true)),
-            );
-        } else {
-            names.push((program.clone(), true));
-        }
+    if bot.command[0] != WASI_COMMAND {
+        // A relative path is a script of the bot's own, which its `#!` line runs.
+        let script = |program: &Path| {
+            let relative = program.components().count() > 1 && !program.is_absolute();
+            relative.then(|| bot.dir.join(program))
+        };
+        let started = super::sandbox::started_programs(&bot.command, script);
+        names.extend(started.into_iter().map(|n| (n, true)));
     }
     if let Some(build) = &bot.build {
-        // Each command of the shell line, its variables' assignments skipped.
-        for command in build.split(['\n', ';', '&', '|', '(', ')', '`']) {
-            let first = command
-                .split_whitespace()
-                .find(|w| !w.contains('=') || w.starts_with('='));
-            if let Some(first) = first {
-                names.push((first.to_string(), false));
-            }
-        }
+        let started = super::sandbox::shell_line_programs(build);
+        names.extend(started.into_iter().map(|n| (n, false)));
     }
     names
 }

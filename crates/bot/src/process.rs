@@ -166,8 +166,8 @@ impl BotProcess {
                         })?;
                         // A learning bot's data is its own to rewrite, all of it.
                         let data = spec.dir.join(super::data::DATA_FOLDER);
-                        if spec.data.is_some() && data.is_dir() {
-                            launch.hand_over(&data, true).with_context(|| {
+                        if spec.data.is_some() {
+                            launch.hand_over_data(&data).with_context(|| {
                                 format!("cannot hand {} to the bot", data.display())
                             })?;
                         }

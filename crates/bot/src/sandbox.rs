@@ -47,7 +47,7 @@ use nix::unistd::Pid;
 use anyhow::{Context, bail};
 
 use super::cgroup::BotGroups;
-use super::data::DATA_FOLDER;
+use super::data::{DATA_FOLDER, Volume};
 use super::roster;
 use super::seccomp;
 use super::spec::{BotSpec, Sandbox};
@@ -238,6 +238,10 @@ pub(crate) struct Launch {
     /// the bot's user: they let that user reach a bound folder behind a folder it may not
     /// enter.
     reach: Vec<ReachStep>,
+    /// A learning bot's data volume ([`super::data::Volume`]) and the path of its `data/`:
+    /// a copy of the volume's mount is put there in the child's own mount namespace, where
+    /// `bwrap` binds it into the bot's world.
+    data: Option<(Arc<Volume>, CString)>,
 }
 
 /// What a contained program may write besides its `/tmp`.
@@ -328,6 +332,7 @@ impl Launch {
             groups,
             uid,
             reach: Vec::new(),
+            data: None,
         };
         let dir = std::path::absolute(&spec.dir)
             .with_context(|| format!("{spec}: no folder {}", spec.dir.display()))?;
@@ -406,6 +411,14 @@ impl Launch {
         match writable {
             Writable::WorkingFolder => {
                 let data = spec.data.is_some();
+                if data {
+                    let folder = dir.join(DATA_FOLDER);
+                    if let Some(volume) = super::data::volume_of(&folder) {
+                        let target = CString::new(folder.as_os_str().as_bytes())
+                            .with_context(|| format!("{} has a NUL byte", folder.display()))?;
+                        launch.data = Some((volume, target));
+                    }
+                }
                 launch.working_folder(&dir, folder_bytes, sandbox.lent_from.as_deref(), data)?
             }
             Writable::BuildFolder => launch.bind("--bind", &dir, &dir)?,
@@ -636,10 +649,15 @@ impl Launch {
         // runs in the child, after fork, where nothing may allocate.
         let reach: Vec<ReachStep> = self.reach.clone();
         let mut trees = vec![-1; reach.len()];
+        let data = self
+            .data
+            .as_ref()
+            .map(|(volume, target)| (volume.mount().as_raw_fd(), target.clone()));
         let parent = std::process::id() as i32;
         // SAFETY: between fork and exec only async-signal-safe system calls are made (prctl,
-        // getppid, fcntl, setrlimit, sched_setscheduler, unshare, mount, open_tree, mkdir, move_mount, setgroups,
-        // setgid, setuid); nothing allocates.
+        // getppid, fcntl, setrlimit, sched_setscheduler, unshare, mount, open_tree, mkdir,
+        // move_mount, setgroups, setgid, setuid); nothing allocates. The data volume's
+        // descriptor stays open until the spawn returns: `self` holds the volume.
         unsafe {
             command.pre_exec(move || {
                 use nix::libc;
@@ -652,7 +670,7 @@ impl Launch {
                 // spawn (see process.rs, run_as_batch): set here, bwrap and the bot inherit it.
                 let batch = libc::sched_param { sched_priority: 0 };
                 libc::sched_setscheduler(0, libc::SCHED_BATCH, &batch);
-                if !reach.is_empty() {
+                if !reach.is_empty() || data.is_some() {
                     let none = std::ptr::null();
                     let private = libc::MS_REC | libc::MS_PRIVATE;
                     if libc::unshare(libc::CLONE_NEWNS) != 0
@@ -708,6 +726,25 @@ impl Launch {
                             return fail();
                         }
                     }
+                    // The data volume last, on the bot's `data/` wherever a reach step put
+                    // its working folder: a copy of the mount, so the volume itself stays
+                    // detached and koth's, for the next process of the bot and for the end.
+                    if let Some((volume, target)) = &data {
+                        let flags = OPEN_TREE_CLONE | libc::O_CLOEXEC as u32 | AT_EMPTY_PATH;
+                        let copy = libc::syscall(libc::SYS_open_tree, *volume, c"".as_ptr(), flags);
+                        if copy < 0
+                            || libc::syscall(
+                                libc::SYS_move_mount,
+                                copy,
+                                c"".as_ptr(),
+                                libc::AT_FDCWD,
+                                target.as_ptr(),
+                                MOVE_MOUNT_F_EMPTY_PATH,
+                            ) != 0
+                        {
+                            return fail();
+                        }
+                    }
                 }
                 if let Some(id) = uid
                     && (libc::setgroups(0, std::ptr::null()) != 0
@@ -727,6 +764,7 @@ impl Launch {
 // The new mount API's flags (linux/mount.h), which the libc crate does not export.
 const OPEN_TREE_CLONE: u32 = 1;
 const AT_RECURSIVE: u32 = 0x8000;
+const AT_EMPTY_PATH: u32 = 0x1000;
 const MOVE_MOUNT_F_EMPTY_PATH: u32 = 0x4;
 
 /// A contained bot once `bwrap` runs: which process is the bot (known once `bwrap` has said),
@@ -776,6 +814,16 @@ impl Launch {
         };
         give(dir, uid.uid(), whole)
     }
+
+    /// Gives a learning bot's data folder `dir` (its volume, where it has one) to the user the
+    /// bot runs as, all of it: it is the bot's own to rewrite. Nothing to do when koth is not
+    /// root.
+    pub(crate) fn hand_over_data(&self, dir: &Path) -> std::io::Result<()> {
+        let Some(uid) = &self.uid else {
+            return Ok(());
+        };
+        super::data::own(dir, uid.uid())
+    }
 }
 
 fn give(dir: &Path, id: u32, whole: bool) -> std::io::Result<()> {
@@ -804,29 +852,19 @@ fn give(dir: &Path, id: u32, whole: bool) -> std::io::Result<()> {
     Ok(())
 }
 
-/// The folders outside the system's that a contained bot's program needs: the installs on
-/// koth's `PATH` (a pyenv or nvm install in a home folder: only that install, never the home
-/// folder) that hold the program it names, or the interpreter a script's `#!` line names, and
-/// the install of a program its owner named by full path ([`Sandbox::programs`]) that its
-/// command runs.
+/// The folders outside the system's that a contained program needs: the install on koth's
+/// `PATH` (a pyenv or nvm version in a home folder: only that version, never a home folder's
+/// entry such as `~/.local`) of each program it starts ([`started_programs`]), and the install
+/// of a program its owner named by full path ([`Sandbox::programs`]) that its command runs.
+/// Only what it starts: a word of its arguments (`python3 bot.py helper cargo`) lends nothing.
 /// What may be exposed comes from koth's configuration alone: a name, from the bot's command or
 /// its script, is only ever looked up on `PATH`, so a bot's files can choose among `PATH`'s
 /// installs but never name a folder of their own, and a link is never followed out of the
 /// bot's folders to read a `#!` line.
 fn interpreter_folders(spec: &BotSpec, dir: &Path) -> Vec<PathBuf> {
-    // Every word of the command (a build's is a shell's command line), cut where a shell
-    // would cut it; only bare names count.
-    let shell_punctuation = |c: char| c.is_whitespace() || ";&|()<>\"'$`=".contains(c);
-    let mut names: Vec<String> = spec
-        .command
-        .iter()
-        .flat_map(|word| word.split(shell_punctuation))
-        .filter(|word| !word.is_empty() && !word.starts_with('-') && !word.contains('/'))
-        .map(str::to_string)
-        .collect();
-    if let Some(script) = inside(&spec.program(), dir, spec.sandbox.as_ref()) {
-        names.extend(shebang_names(&script));
-    }
+    let names = started_programs(&spec.command, |program| {
+        inside(program, dir, spec.sandbox.as_ref())
+    });
     // A program its owner named by full path (a bots.txt line, `languages`), which the bot's
     // command names: lent too, though it is on no PATH.
     let owners: &[PathBuf] = spec.sandbox.as_ref().map_or(&[], |s| &s.programs);
@@ -847,6 +885,31 @@ fn interpreter_folders(spec: &BotSpec, dir: &Path) -> Vec<PathBuf> {
         }
     }
     folders
+}
+
+/// The programs `command` starts, as bare names: its program, or, where that is a script
+/// (`own` finds it among the bot's files), the interpreter its `#!` line starts; for a shell's
+/// command line (`sh -c LINE`, a build step), the first word of each command in it, its
+/// variables' assignments skipped. Arguments are never programs.
+pub(crate) fn started_programs(
+    command: &[String],
+    own: impl Fn(&Path) -> Option<PathBuf>,
+) -> Vec<String> {
+    let Some(program) = command.first() else {
+        return Vec::new();
+    };
+    let mut names = Vec::new();
+    if let [_, flag, line] = command
+        && flag == "-c"
+        && matches!(program.as_str(), "sh" | "bash")
+    {
+        names.extend(shell_line_programs(line));
+    }
+    match own(Path::new(program)) {
+        Some(script) => names.extend(shebang_names(&script)),
+        None => names.push(program.clone()),
+    }
+    names
 }
 
 /// `program` if it is a file of the bot's own: in its working folder `dir`, or lent to it from
@@ -873,9 +936,22 @@ fn on_path(name: &str) -> Option<PathBuf> {
     }
 }
 
-/// The programs a script's `#!` line names, as bare names: `#!/usr/bin/env -S python3 -u`
-/// names `env` and `python3`. Options and the folders of paths are dropped: only a name looked
-/// up on koth's `PATH` may choose what the bot sees.
+/// The programs a shell's command line (a build step) starts: the first word of each command
+/// in it, its variables' assignments skipped.
+pub(crate) fn shell_line_programs(line: &str) -> Vec<String> {
+    line.split(['\n', ';', '&', '|', '(', ')', '`'])
+        .filter_map(|part| {
+            part.split_whitespace()
+                .find(|w| !w.contains('=') || w.starts_with('='))
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+/// The programs a script's `#!` line starts, as bare names: its interpreter, and where that is
+/// `env`, the program `env` starts (`#!/usr/bin/env -S python3 -u` starts `env` and
+/// `python3`). The interpreter's arguments are not programs, and the folders of paths are
+/// dropped: only a name looked up on koth's `PATH` may choose what the bot sees.
 pub(crate) fn shebang_names(path: &Path) -> Vec<String> {
     use std::io::Read;
     use std::os::unix::fs::OpenOptionsExt;
@@ -895,11 +971,21 @@ pub(crate) fn shebang_names(path: &Path) -> Vec<String> {
         return Vec::new();
     };
     let line = line.split(|&b| b == b'\n').next().unwrap_or_default();
-    String::from_utf8_lossy(line)
+    let line = String::from_utf8_lossy(line);
+    let mut words = line
         .split(|c: char| c.is_whitespace() || c == '\'' || c == '"')
-        .filter(|word| !word.is_empty() && !word.starts_with('-'))
-        .filter_map(|word| Path::new(word).file_name()?.to_str().map(str::to_string))
-        .collect()
+        .filter(|word| !word.is_empty())
+        .filter_map(|word| Some(Path::new(word).file_name()?.to_str()?.to_string()));
+    let Some(interpreter) = words.next() else {
+        return Vec::new();
+    };
+    let started = (interpreter == "env")
+        .then(|| {
+            // env's options and variables' assignments come before the program it starts.
+            words.find(|word| !word.starts_with('-') && !word.contains('='))
+        })
+        .flatten();
+    std::iter::once(interpreter).chain(started).collect()
 }
 
 fn is_system(path: &Path) -> bool {
@@ -911,35 +997,38 @@ fn is_executable(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
-/// The install a program outside the system's folders belongs to: under a home folder, the
-/// home's entry that holds it (`/root/.pyenv/shims/python3` → `/root/.pyenv`); elsewhere the
-/// folder above its `bin` (`/srv/python/bin/python3` → `/srv/python`), or its own folder.
+/// The install a program outside the system's folders belongs to: the folder above its `bin`
+/// (`/srv/python/bin/python3` → `/srv/python`, `~/.pyenv/versions/3.12/bin/python3` → that
+/// version), else its own folder; but never a home folder, a home's own entry (`~/.local`,
+/// `~/.cargo`, which hold far more than one program: a user's packages, a registry's token) or
+/// the folder of homes: there, only the program itself. The one home entry lent whole is a
+/// version manager's (pyenv, rbenv, nodenv) whose shim is the program: the shim runs the
+/// manager, which picks one of its versions, and the manager's folder holds nothing else.
 fn install_folder(program: &Path) -> Option<PathBuf> {
+    let folder = program.parent()?;
+    let kind = folder.file_name().and_then(|n| n.to_str());
+    let install = match kind {
+        Some("bin" | "shims") => folder.parent()?,
+        _ => folder,
+    };
+    if kind == Some("shims") && install.join("libexec").is_dir() {
+        return Some(install.to_path_buf());
+    }
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let homes = home
         .iter()
         .map(PathBuf::as_path)
         .chain([Path::new("/root")]);
-    for home in homes {
-        if let Ok(rest) = program.strip_prefix(home)
-            && let Some(first) = rest.components().next()
-            && rest.components().count() > 1
-        {
-            return Some(home.join(first));
-        }
-    }
-    if let Ok(rest) = program.strip_prefix("/home")
-        && rest.components().count() > 2
-    {
-        let mut parts = rest.components();
-        let user = parts.next()?;
-        let first = parts.next()?;
-        return Some(Path::new("/home").join(user).join(first));
-    }
-    let folder = program.parent()?;
-    match folder.file_name().and_then(|n| n.to_str()) {
-        Some("bin" | "shims") => folder.parent().map(Path::to_path_buf),
-        _ => Some(folder.to_path_buf()),
+    let in_home = |path: &Path| {
+        homes
+            .clone()
+            .any(|home| path == home || path.parent() == Some(home))
+            || (path.starts_with("/home") && path.components().count() <= 4)
+    };
+    if install == Path::new("/") || in_home(install) {
+        Some(program.to_path_buf())
+    } else {
+        Some(install.to_path_buf())
     }
 }
 
@@ -948,13 +1037,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn an_install_is_the_homes_entry_or_the_folder_above_bin() {
+    fn an_install_is_the_folder_above_bin_but_never_a_homes_entry() {
         let cases = [
-            ("/root/.pyenv/shims/python3", "/root/.pyenv"),
+            (
+                "/root/.pyenv/versions/3.12.1/bin/python3",
+                "/root/.pyenv/versions/3.12.1",
+            ),
+            ("/root/.local/bin/helper", "/root/.local/bin/helper"),
+            ("/root/.cargo/bin/cargo", "/root/.cargo/bin/cargo"),
+            ("/root/tool", "/root/tool"),
             (
                 "/home/ann/.nvm/versions/node/v20/bin/node",
-                "/home/ann/.nvm",
+                "/home/ann/.nvm/versions/node/v20",
             ),
+            ("/home/ann/.local/bin/x", "/home/ann/.local/bin/x"),
             ("/srv/python/bin/python3", "/srv/python"),
             ("/srv/tools/run", "/srv/tools"),
         ];
@@ -965,5 +1061,44 @@ mod tests {
                 "{program}"
             );
         }
+    }
+
+    #[test]
+    fn a_version_managers_shim_lends_the_manager() {
+        let tmp = tempfile::tempdir().unwrap();
+        let manager = tmp.path().join("pyenv");
+        std::fs::create_dir_all(manager.join("libexec")).unwrap();
+        let shim = manager.join("shims/python3");
+        assert_eq!(install_folder(&shim), Some(manager));
+        // Shims without a manager beside them are a folder of programs like any other.
+        let plain = tmp.path().join("tools/shims/run");
+        assert_eq!(install_folder(&plain), Some(tmp.path().join("tools")));
+    }
+
+    #[test]
+    fn only_the_started_program_is_a_program() {
+        let words = |line: &str| line.split(' ').map(str::to_string).collect::<Vec<_>>();
+        let none = |_: &Path| None;
+        assert_eq!(
+            started_programs(&words("python3 -u bot.py helper cargo"), none),
+            ["python3"]
+        );
+        let build = [
+            "sh".to_string(),
+            "-c".into(),
+            "CC=x gcc -O2 a.c && strip a.out".into(),
+        ];
+        assert_eq!(started_programs(&build, none), ["gcc", "strip", "sh"]);
+        let tmp = tempfile::tempdir().unwrap();
+        let script = tmp.path().join("bot.py");
+        let starts = |line: &str| {
+            std::fs::write(&script, format!("#!{line}\nprint(1)\n")).unwrap();
+            started_programs(&["./bot.py".to_string(), "helper".into()], |_| {
+                Some(script.clone())
+            })
+        };
+        assert_eq!(starts("/usr/bin/python3 helper cargo"), ["python3"]);
+        assert_eq!(starts("/usr/bin/env -S python3 -u"), ["env", "python3"]);
+        assert_eq!(starts("/usr/bin/env A=1 node"), ["env", "node"]);
     }
 }

@@ -773,10 +773,18 @@ pub async fn play_one(parts: GameParts, game: ScheduledGame, attempt: u32) -> Pl
         let played = AssertUnwindSafe(parts.game.play(&setup))
             .catch_unwind()
             .await;
-        // What each learning bot left, read before its working copy goes.
-        let left = tokio::task::spawn_blocking(move || take_data(&played_bots))
-            .await
-            .map_err(|e| format!("reading the bots' data panicked: {e}"))?;
+        // What each learning bot left, read before its working copy goes; a working copy
+        // kept for a look gets it back in its `data/` (a contained bot's was on a volume).
+        let keep = parts.keep_working_copies;
+        let left = tokio::task::spawn_blocking(move || {
+            let left = take_data(&played_bots);
+            if keep {
+                keep_data(&played_bots, &left);
+            }
+            left
+        })
+        .await
+        .map_err(|e| format!("reading the bots' data panicked: {e}"))?;
         // The working copies are of no use once the game is over (its record is its results,
         // transcripts and stderr), and a bot's copy must not stay on disk game after game.
         if !parts.keep_working_copies {
@@ -828,7 +836,13 @@ fn put_data(dir: &Path, bots: &[BotSpec], data: &[Option<Snapshot>]) -> Result<(
     for (seat, (bot, snapshot)) in bots.iter().zip(data).enumerate() {
         if let (Some(ask), Some(snapshot)) = (bot.data, snapshot) {
             let cap = DataCap::of_mb(ask.mb.unwrap_or(koth_bot::data::DEFAULT_CAP_MB));
-            koth_bot::data::put(&snapshot.tar_gz, &bot.dir.join(DATA_FOLDER), cap)
+            // A contained process gets a volume of its own; a WASI bot's runtime writes to
+            // the folder for it, counting what it writes.
+            let placement = match (&bot.sandbox, bot.wasm_module()) {
+                (Some(_), None) => koth_bot::data::Placement::Volume,
+                _ => koth_bot::data::Placement::Folder,
+            };
+            koth_bot::data::put(&snapshot.tar_gz, &bot.dir.join(DATA_FOLDER), cap, placement)
                 .map_err(|e| format!("{e:#}"))?;
             started.push(serde_json::json!({
                 "seat": seat, "bot": bot.name, "digest": snapshot.digest
@@ -857,6 +871,21 @@ fn take_data(bots: &[BotSpec]) -> Vec<Option<Result<Snapshot, String>>> {
             Some(koth_bot::data::take(&bot.dir.join(DATA_FOLDER), cap))
         })
         .collect()
+}
+
+/// Writes what each learning bot left, where it was taken, into its working copy's `data/` on
+/// disk, for a tournament that keeps its working copies to be looked at.
+fn keep_data(bots: &[BotSpec], left: &[Option<Result<Snapshot, String>>]) {
+    for (bot, left) in bots.iter().zip(left) {
+        if let (Some(ask), Some(Ok(snapshot))) = (bot.data, left) {
+            let cap = DataCap::of_mb(ask.mb.unwrap_or(koth_bot::data::DEFAULT_CAP_MB));
+            let dir = bot.dir.join(DATA_FOLDER);
+            let placement = koth_bot::data::Placement::Folder;
+            if let Err(e) = koth_bot::data::put(&snapshot.tar_gz, &dir, cap, placement) {
+                tracing::warn!("cannot keep {}'s data in its working copy: {e:#}", bot.name);
+            }
+        }
+    }
 }
 
 /// Puts `result`, with the faults its learning bots' data added, in place of the one the game
