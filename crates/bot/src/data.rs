@@ -174,6 +174,12 @@ fn volume_key(dir: &Path) -> PathBuf {
     std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf())
 }
 
+/// Where koth itself reaches the data folder `dir`: its volume's root, through koth's own
+/// descriptor, or the folder. A WASI bot's runtime, in koth's process, writes there.
+pub(crate) fn reached(dir: &Path) -> PathBuf {
+    volume_of(dir).map_or_else(|| dir.to_path_buf(), |volume| volume.path())
+}
+
 /// The volume standing for the data folder `dir`, if it has one.
 pub(crate) fn volume_of(dir: &Path) -> Option<Arc<Volume>> {
     volumes().get(&volume_key(dir)).cloned()
@@ -256,7 +262,7 @@ impl Volume {
     }
 
     /// The volume's root, as a path koth itself can use (through its own descriptor).
-    fn path(&self) -> PathBuf {
+    pub(crate) fn path(&self) -> PathBuf {
         PathBuf::from(format!("/proc/self/fd/{}", self.mount.as_raw_fd()))
     }
 }
@@ -484,11 +490,12 @@ fn take_within(dir: &Path, cap: DataCap) -> Result<Snapshot, Refusal> {
 /// Where a learning bot's data goes for one game.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Placement {
-    /// In the working copy's `data/` on koth's disk: an uncontained bot, a WASI bot (whose
-    /// runtime writes for it), or koth not root. The seat holds it to its cap between answers.
+    /// In the working copy's `data/` on koth's disk: an uncontained bot, or koth not root. The
+    /// seat holds it to its cap between answers.
     Folder,
-    /// On a volume of its own, bounded at every moment ([`Volume`]), where koth can make one:
-    /// a contained process run by koth as root. Elsewhere as [`Placement::Folder`].
+    /// On a volume of its own, bounded at every moment ([`Volume`]), where koth can make one
+    /// (it is root): a contained bot's, whose processes get a copy of it at `data/`, or a WASI
+    /// bot's, whose runtime writes to it. Elsewhere as [`Placement::Folder`].
     Volume,
 }
 

@@ -836,11 +836,10 @@ fn put_data(dir: &Path, bots: &[BotSpec], data: &[Option<Snapshot>]) -> Result<(
     for (seat, (bot, snapshot)) in bots.iter().zip(data).enumerate() {
         if let (Some(ask), Some(snapshot)) = (bot.data, snapshot) {
             let cap = DataCap::of_mb(ask.mb.unwrap_or(koth_bot::data::DEFAULT_CAP_MB));
-            // A contained process gets a volume of its own; a WASI bot's runtime writes to
-            // the folder for it, counting what it writes.
-            let placement = match (&bot.sandbox, bot.wasm_module()) {
-                (Some(_), None) => koth_bot::data::Placement::Volume,
-                _ => koth_bot::data::Placement::Folder,
+            // A contained bot's data is a volume of its own, bounded at every moment.
+            let placement = match bot.sandbox {
+                Some(_) => koth_bot::data::Placement::Volume,
+                None => koth_bot::data::Placement::Folder,
             };
             koth_bot::data::put(&snapshot.tar_gz, &bot.dir.join(DATA_FOLDER), cap, placement)
                 .map_err(|e| format!("{e:#}"))?;

@@ -149,7 +149,7 @@ impl WasmBot {
                 scratch,
                 data: spec
                     .data
-                    .map(|_| spec.dir.join(crate::data::DATA_FOLDER))
+                    .map(|_| crate::data::reached(&spec.dir.join(crate::data::DATA_FOLDER)))
                     .as_deref(),
                 stderr: stderr.clone(),
                 cap_bytes: memory_cap(spec),
