@@ -710,6 +710,25 @@ fn a_new_hill_with_fewer_bots_than_a_game_seats_plays_them_all() {
         query(&dir, "SELECT CAST(SUM(score) AS INTEGER) FROM results"),
         20
     );
+    // A third bot: games of three now. Every count is the games table's, whatever the seats.
+    let third = planned(tmp.path(), "Mid", "L");
+    add_ok(&dir, &[&third]);
+    succeed(
+        hill_command(&dir)
+            .args(["hill", "run"])
+            .arg(&dir)
+            .args(["--games", "2"]),
+    );
+    assert_eq!(query(&dir, "SELECT COUNT(*) FROM results"), 10);
+    let done = query(&dir, "SELECT COUNT(*) FROM games WHERE state = 'done'");
+    assert_eq!(done, 4);
+    assert_eq!(leaderboard(&dir)["games_done"], done, "koth leaderboard");
+    let status = succeed(koth().args(["hill", "status"]).arg(&dir));
+    let status = String::from_utf8_lossy(&status.stdout);
+    assert!(
+        status.contains(&format!(": {done} games played;")),
+        "{status}"
+    );
 }
 
 #[test]

@@ -212,7 +212,7 @@ pub fn of(store: &Store) -> anyhow::Result<HillBoard> {
         game: store.meta("game")?.unwrap_or_default(),
         ranking,
         statistic: ranking::statistic(ranking).to_string(),
-        games_done: store::games_rated(db, &versions)?,
+        games_done: store::games_rated(db)?,
         king,
         lead,
         standings,

@@ -952,16 +952,14 @@ pub(crate) fn reason(db: &dyn Connection, game: u32) -> anyhow::Result<Option<St
     .transpose()
 }
 
-/// How many games are rated: each adds one to the games of each of its seats' versions, and
-/// every game of a hill has as many seats as its first (read in the time of the versions, not
-/// of the games).
-pub(crate) fn games_rated(db: &dyn Connection, versions: &[Version]) -> anyhow::Result<u32> {
-    let seats = db
-        .value(
-            "SELECT COUNT(*) FROM seats WHERE game = (SELECT MIN(idx) FROM games)",
-            &[],
-        )?
-        .int()?;
-    let games: u32 = versions.iter().map(|v| v.games).sum();
-    Ok(games / (seats.max(1) as u32))
+/// How many of the hill's games are rated.
+pub(crate) fn games_rated(db: &dyn Connection) -> anyhow::Result<u32> {
+    // The whole hill's count of rated games, one a game whatever its seats, kept in the
+    // transaction that rates it (a sum of the versions' games divided by a game's seats is
+    // wrong as soon as tables differ in size; a COUNT over the games costs the games).
+    let games = db.value(
+        "SELECT COALESCE((SELECT games FROM hill_outcomes WHERE id = 0), 0)",
+        &[],
+    )?;
+    Ok(games.int()?.try_into().unwrap_or(u32::MAX))
 }

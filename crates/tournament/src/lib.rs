@@ -757,7 +757,11 @@ pub async fn play_one(parts: GameParts, game: ScheduledGame, attempt: u32) -> Pl
         let data = parts.data.clone();
         let bots = tokio::task::spawn_blocking(move || {
             let bots = prepare_folder(&dir, &specs, sandbox)?;
-            put_data(&dir, &bots, &data)?;
+            if let Err(e) = put_data(&dir, &bots, &data) {
+                // The volumes of the bots whose data was put go with the game that never was.
+                take_data(&bots);
+                return Err(e);
+            }
             Ok::<_, String>(bots)
         })
         .await
