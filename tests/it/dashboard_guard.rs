@@ -1,6 +1,7 @@
 //! What the dashboard accepts of its clients, with a real `koth serve` on 127.0.0.1 and real
 //! clients: only its own `Host` (DNS rebinding), a capped number of connections, requests whose
-//! headers arrive in time, and many live pages served by one poll of the database. And a bot's
+//! headers arrive in time, a capped number of event streams per client behind a trusted proxy,
+//! and many live pages served by one poll of the database. And a bot's
 //! name and stderr cannot break the replay page that embeds them.
 
 use std::io::{Read, Write};
@@ -120,6 +121,127 @@ fn the_dashboard_answers_only_its_host_caps_connections_and_drops_slow_clients()
         "a half-sent request was held {held:?}"
     );
     assert!(!answer.contains(" 200 "), "{answer}");
+}
+
+/// An `/api/events` stream opened on the server on `port` as its trusted proxy (this test, on
+/// 127.0.0.1) would forward it for the client `forwarded` names (no `X-Forwarded-For` at all
+/// when `None`): the status it was answered, and the connection, kept open.
+fn events_through_proxy(port: u16, forwarded: Option<&str>) -> (u16, TcpStream) {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    let header = forwarded.map_or(String::new(), |client| {
+        format!("X-Forwarded-For: {client}\r\n")
+    });
+    write!(
+        stream,
+        "GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{header}\r\n"
+    )
+    .unwrap();
+    let mut seen = Vec::new();
+    let mut buffer = [0; 1024];
+    while !seen.windows(4).any(|end| end == b"\r\n\r\n") {
+        let read = stream.read(&mut buffer).expect("an answer in time");
+        assert!(
+            read > 0,
+            "closed before its headers: {}",
+            String::from_utf8_lossy(&seen)
+        );
+        seen.extend_from_slice(&buffer[..read]);
+    }
+    let answer = String::from_utf8_lossy(&seen);
+    let status = answer.split(' ').nth(1).and_then(|code| code.parse().ok());
+    (
+        status.unwrap_or_else(|| panic!("no status: {answer}")),
+        stream,
+    )
+}
+
+#[test]
+fn a_client_behind_a_trusted_proxy_holds_its_cap_of_event_streams_whatever_its_address_form() {
+    const CAP: usize = 3;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tournament(tmp.path());
+    let (_server, port) = serve_with(&[
+        dir.as_os_str(),
+        "--trusted-proxy".as_ref(),
+        "127.0.0.1".as_ref(),
+        "--max-per-client".as_ref(),
+        CAP.to_string().as_ref(),
+    ]);
+    // Each client in the forms a proxy may write it: the first CAP streams are served and
+    // stay open, the rest are refused, since an open stream holds its client's place.
+    let clients: [(&str, [Option<&str>; 5]); 3] = [
+        (
+            "an IPv4 client, with ports and in its IPv4-mapped IPv6 form",
+            [
+                Some("203.0.113.7"),
+                Some("203.0.113.7:5678"),
+                Some("::ffff:203.0.113.7"),
+                Some("[::ffff:203.0.113.7]:443"),
+                Some("198.51.100.1, 203.0.113.7:80"),
+            ],
+        ),
+        (
+            "addresses of one IPv6 /64",
+            [
+                Some("2001:db8:1:2::1"),
+                Some("[2001:db8:1:2::2]:443"),
+                Some("2001:db8:1:2:abcd::9"),
+                Some("[2001:db8:1:2:ffff::1]"),
+                Some("2001:db8:1:2::1"),
+            ],
+        ),
+        (
+            "requests with no address to read",
+            [
+                None,
+                Some("unknown"),
+                Some(""),
+                None,
+                Some("203.0.113.7, _hidden"),
+            ],
+        ),
+    ];
+    let mut open = Vec::new();
+    for (what, forms) in clients {
+        let mut held = Vec::new();
+        for (n, form) in forms.into_iter().enumerate() {
+            let (status, stream) = events_through_proxy(port, form);
+            let expected = if n < CAP { 200 } else { 429 };
+            assert_eq!(
+                status, expected,
+                "{what}: stream {n}, forwarded for {form:?}"
+            );
+            if status == 200 {
+                held.push(stream);
+            }
+        }
+        open.push(held);
+    }
+    // Other clients, the neighbouring /64 among them, still get in.
+    for other in ["198.51.100.1", "2001:db8:1:3::1", "[::ffff:198.51.100.2]:1"] {
+        let (status, _stream) = events_through_proxy(port, Some(other));
+        assert_eq!(status, 200, "{other}");
+    }
+    // A stream closed gives its place back: the client gets one more, and only one.
+    drop(open[0].pop());
+    let started = Instant::now();
+    let _again = loop {
+        let (status, stream) = events_through_proxy(port, Some("::ffff:203.0.113.7"));
+        if status == 200 {
+            break stream;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "a closed stream still holds its place ({status})"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let (status, _refused) = events_through_proxy(port, Some("203.0.113.7"));
+    assert_eq!(status, 429, "the place given back was taken again");
+    drop(open);
 }
 
 #[test]

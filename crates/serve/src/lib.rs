@@ -21,8 +21,10 @@
 //! The server answers only requests that name it in their `Host` (127.0.0.1, localhost, `[::1]`
 //! or the address it listens on, and the names given with `--allow-host`), so a page of another
 //! site whose name was rebound to 127.0.0.1 (DNS rebinding) reads nothing: it gets 421. It
-//! serves at most `--max-connections` connections at once (503 beyond them), and drops a
-//! connection that has not sent a request's headers within [`HEADER_TIMEOUT`].
+//! serves at most `--max-connections` connections at once (503 beyond them), at most
+//! `--max-per-client` of one client at once ([`clients`]: a direct client's connections, or a
+//! trusted proxy's requests by the client it forwards, each until its response ends), and drops
+//! a connection that has not sent a request's headers within [`HEADER_TIMEOUT`].
 //!
 //! The server checks the database once when it starts, then reads it without ever changing it:
 //! a folder's SQLite file is opened read-only for every request (in WAL mode it can be read
@@ -52,6 +54,7 @@ use serde::{Deserialize, Serialize};
 use tokio::io::AsyncWriteExt;
 use tokio::sync::{Semaphore, watch};
 
+mod clients;
 pub(crate) mod hill;
 mod hill_page;
 mod plot;
@@ -59,6 +62,7 @@ mod submissions;
 
 pub use koth_game::cli::{Guard, MAX_CONNECTIONS};
 
+use clients::{Clients, Peer, cap_forwarded};
 use koth_tournament::cli::Target;
 use koth_tournament::leaderboard::rating_history;
 use koth_tournament::store::{self, GameRow, Store};
@@ -281,117 +285,6 @@ async fn serve_site(
         .await
         .context("the dashboard's event poller failed")?;
     anyhow::bail!("the dashboard's event poller stopped")
-}
-
-/// The address a connection came from, put in each of its requests.
-#[derive(Clone, Copy)]
-struct Peer(std::net::IpAddr);
-
-/// What each client holds of the server: connections by their address, and, through a
-/// trusted proxy, requests in flight by the address it forwards.
-struct Clients {
-    cap: u32,
-    proxies: Vec<std::net::IpAddr>,
-    held: Mutex<std::collections::HashMap<std::net::IpAddr, u32>>,
-}
-
-/// One connection or request of a client, given back when dropped.
-struct Held {
-    clients: Arc<Clients>,
-    client: Option<std::net::IpAddr>,
-}
-
-impl Clients {
-    fn new(guard: &Guard) -> Clients {
-        Clients {
-            cap: guard.max_per_client,
-            proxies: guard.trusted_proxies.clone(),
-            held: Mutex::default(),
-        }
-    }
-
-    /// A connection from `peer`, if it holds fewer than the cap; a trusted proxy's is counted
-    /// by the requests it forwards instead ([`cap_forwarded`]).
-    fn enter(self: &Arc<Self>, peer: std::net::IpAddr) -> Option<Held> {
-        if self.proxies.contains(&peer) {
-            return Some(Held {
-                clients: Arc::clone(self),
-                client: None,
-            });
-        }
-        self.take(peer)
-    }
-
-    fn take(self: &Arc<Self>, client: std::net::IpAddr) -> Option<Held> {
-        let mut held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
-        let count = held.entry(client).or_default();
-        if *count >= self.cap {
-            return None;
-        }
-        *count += 1;
-        Some(Held {
-            clients: Arc::clone(self),
-            client: Some(client),
-        })
-    }
-}
-
-impl Drop for Held {
-    fn drop(&mut self) {
-        let Some(client) = self.client else { return };
-        let mut held = self
-            .clients
-            .held
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        if let Some(count) = held.get_mut(&client) {
-            *count -= 1;
-            if *count == 0 {
-                held.remove(&client);
-            }
-        }
-    }
-}
-
-/// Caps the requests in flight of each client behind a trusted proxy, named by the last
-/// address of the proxy's `X-Forwarded-For` (the one the proxy itself appended; the ones
-/// before it are the client's word). Others pass: their connections are capped as they open.
-async fn cap_forwarded(
-    State(clients): State<Arc<Clients>>,
-    request: Request,
-    next: Next,
-) -> Response {
-    let from_proxy = request
-        .extensions()
-        .get::<Peer>()
-        .is_some_and(|peer| clients.proxies.contains(&peer.0));
-    if !from_proxy {
-        return next.run(request).await;
-    }
-    // The last address only: one that does not parse is not replaced by the client's word.
-    let forwarded = request
-        .headers()
-        .get_all("x-forwarded-for")
-        .iter()
-        .next_back()
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.rsplit(',').next())
-        .and_then(|address| address.trim().parse::<std::net::IpAddr>().ok());
-    let Some(client) = forwarded else {
-        return next.run(request).await;
-    };
-    match clients.take(client) {
-        Some(held) => {
-            let response = next.run(request).await;
-            drop(held);
-            response
-        }
-        None => (
-            StatusCode::TOO_MANY_REQUESTS,
-            "too many requests at once from one client\n",
-        )
-            .into_response(),
-    }
 }
 
 /// Answers a connection past the cap 503 and closes it.

@@ -210,10 +210,11 @@ pub struct Guard {
     #[arg(long, value_name = "N", default_value_t = MAX_CONNECTIONS,
           value_parser = clap::value_parser!(u32).range(1..=65_536))]
     pub max_connections: u32,
-    /// Connections one client address may hold at once (below `--max-connections`, so that one
-    /// client cannot take them all); one more from it is answered 503 and closed. Requests
-    /// that come through a `--trusted-proxy` are counted by the client address the proxy
-    /// forwards instead, in flight at once (429 beyond).
+    /// Connections one client may hold at once (below `--max-connections`, so that one client
+    /// cannot take them all); one more from it is answered 503 and closed. A client is an IPv4
+    /// address (or its `::ffff:` form) or an IPv6 /64. Requests that come through a
+    /// `--trusted-proxy` are counted by the client the proxy forwards instead, each until its
+    /// response ends (429 beyond); those naming none share one client's cap.
     #[arg(long, value_name = "N", default_value_t = MAX_PER_CLIENT,
           value_parser = clap::value_parser!(u32).range(1..=65_536))]
     pub max_per_client: u32,
