@@ -213,16 +213,16 @@ fn a_hill_whose_database_names_a_folder_outside_it_never_runs_it_and_keeps_its_l
             .arg(&dir)
             .args(["--games", "4"]),
     );
+    assert!(
+        !tmp.path().join(RAN).exists(),
+        "the folder outside the hill was run"
+    );
     let said = String::from_utf8_lossy(&output.stderr);
     assert!(
         said.contains("version \"Weak v1\" (row 1 of the hill's `bots` table)")
             && said.contains(evil.to_str().unwrap())
             && said.contains("it is suspended, and its folder never run"),
         "{said}"
-    );
-    assert!(
-        !tmp.path().join(RAN).exists(),
-        "the folder outside the hill was run"
     );
     let mut stderr_files = 0;
     for game in std::fs::read_dir(dir.join("games")).unwrap() {
@@ -332,14 +332,14 @@ fn a_postgres_hill_whose_version_names_a_folder_outside_never_runs_it() {
             .args(["hill", "run", "--db", &url, name, "--games", "3", "--dir"])
             .arg(root.join("runner")),
     );
+    assert!(
+        !root.join(RAN).exists(),
+        "the folder outside the hill was run"
+    );
     let said = String::from_utf8_lossy(&output.stderr);
     assert!(
         said.contains("\"Weak v1\"") && said.contains("its folder never run"),
         "{said}"
-    );
-    assert!(
-        !root.join(RAN).exists(),
-        "the folder outside the hill was run"
     );
     assert_eq!(
         count(
