@@ -19,6 +19,7 @@ mod hill;
 mod hill_config;
 mod hill_pages;
 mod hill_postgres;
+mod hill_restore;
 mod killed_koth;
 mod learning;
 mod madcars;

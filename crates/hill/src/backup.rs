@@ -6,6 +6,10 @@
 //! all), while `hill run`'s writes go on into the write-ahead log. The versions' and games'
 //! folders are files that never change once written: a copy of the folder taken at any time
 //! and a backup of its database make a hill that resumes.
+//!
+//! A backup is data: before it is put in place, every version's row must name the hill's own
+//! copy of it, `versions/<digest>/` for its own digest, or nothing is restored. The hill's
+//! settings are its `hill.toml`'s alone, whatever the backup's `meta` holds.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -16,6 +20,8 @@ use rusqlite::{Connection, OpenFlags};
 
 use koth_tournament::lock::FolderLock;
 use koth_tournament::store::{self as tstore, Store};
+
+use super::versions;
 
 /// How long a backup waits for a database another connection holds locked.
 const BUSY_FOR: Duration = Duration::from_secs(30);
@@ -83,6 +89,12 @@ pub(crate) fn restore(dir: &Path, from: &Path) -> anyhow::Result<i64> {
         "{} is a tournament's database, not a hill's",
         from.display()
     );
+    check_versions(&checked, dir).with_context(|| {
+        format!(
+            "{} is not restored (the hill's database is unchanged)",
+            from.display()
+        )
+    })?;
     let games = checked
         .connection()
         .value("SELECT COUNT(*) FROM games WHERE state = 'done'", &[])?
@@ -104,6 +116,30 @@ pub(crate) fn restore(dir: &Path, from: &Path) -> anyhow::Result<i64> {
         )
     })?;
     Ok(games)
+}
+
+/// Refuses the backup in `store`, to be restored into the hill folder `dir`, if one of its
+/// versions' rows names a folder other than the hill's own copy of it, `versions/<digest>/`
+/// ([`versions::folder_of`]), or a digest other than its version's: a backup is data, and what
+/// it names is never run.
+fn check_versions(store: &Store, dir: &Path) -> anyhow::Result<()> {
+    let rows = store.connection().query(
+        "SELECT b.id, b.name, b.dir, b.hash, v.digest FROM bots b
+         LEFT JOIN hill_versions v ON v.id = b.id ORDER BY b.id",
+        &[],
+    )?;
+    for row in &rows {
+        let (id, name) = (row[0].int()? as usize, row[1].text()?);
+        let digest = row[3].opt_text()?.unwrap_or_default();
+        let version = row[4].opt_text()?;
+        anyhow::ensure!(
+            version.as_deref() == Some(digest.as_str()),
+            "version {name:?} (row {id} of the hill's `bots` table): its digest {digest:?} is not \
+             its version's, {version:?}"
+        );
+        versions::folder_of(dir, id, &name, Path::new(&row[2].text()?), &digest)?;
+    }
+    Ok(())
 }
 
 /// The database of hill folder `dir`, checked to be a hill's.

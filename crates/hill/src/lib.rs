@@ -68,22 +68,26 @@ const HILL_META: &str = "hill";
 const HILL_FILE_META: &str = "hill_file";
 
 /// The languages the hill of `store` offers, with their versions, as its pages list them: its
-/// file's (a shared hill's in its database, else the copy in its folder `dir`) `languages`,
-/// else the common ones koth's `PATH` has.
+/// file's ([`file_of`]) `languages`, else the common ones koth's `PATH` has.
 pub fn languages_of(store: &Store, dir: &Path) -> anyhow::Result<Vec<Language>> {
-    let text = match store.meta(HILL_FILE_META)? {
-        Some(text) => text,
-        None => koth_bot::text::read(&dir.join(FILE_COPY))?,
-    };
-    let file: toml::Table = toml::from_str(&text).context("the hill's file")?;
-    let list: Option<Vec<String>> = file
-        .get("languages")
-        .map(|list| list.clone().try_into())
-        .transpose()
-        .context("the hill file's `languages`")?;
+    let config = file_of(store, dir)?;
     Ok(languages::with_versions(languages::offered(
-        list.as_deref(),
+        config.game.languages.as_deref(),
     )?))
+}
+
+/// The hill file of the hill of `store`, whose folder on this machine is `dir`: a shared hill's
+/// is kept in its database (the only copy its machines have); a folder hill's is its folder's
+/// `hill.toml` alone, whatever its database's `meta` holds, since a restored or edited database
+/// is data and never the hill's settings (containment, `public_logs`, `languages`).
+fn file_of(store: &Store, dir: &Path) -> anyhow::Result<HillConfig> {
+    if !store.is_shared() {
+        return HillConfig::load(&dir.join(FILE_COPY));
+    }
+    let text = store
+        .meta(HILL_FILE_META)?
+        .with_context(|| format!("{} has no hill file", store.location()))?;
+    HillConfig::parse(&text, Path::new(&format!("{}'s file", store.location())))
 }
 
 /// A hill opened from its folder.
@@ -205,10 +209,7 @@ impl Hill {
     pub(crate) fn in_store(store: Store, dir: PathBuf) -> anyhow::Result<Hill> {
         store::create_tables(store.connection())?;
         submissions::create_tables(store.connection())?;
-        let text = store
-            .meta(HILL_FILE_META)?
-            .with_context(|| format!("{} has no hill file", store.location()))?;
-        let config = HillConfig::parse(&text, Path::new(&format!("{}'s file", store.location())))?;
+        let config = file_of(&store, &dir)?;
         let seed = store
             .meta("seed")?
             .and_then(|s| s.parse().ok())
@@ -222,11 +223,18 @@ impl Hill {
         })
     }
 
-    /// The folder of version `bot` (as the hill's `bots` table holds it, its folder relative to
-    /// the hill's) of digest `digest`: in a shared hill, fetched from the database into this
-    /// machine's folder the first time it is needed.
-    pub(crate) fn version_folder(&self, bot: &BotSpec, digest: &str) -> anyhow::Result<PathBuf> {
-        let folder = self.dir.join(&bot.dir);
+    /// The folder of version `id`, `bot` (as the hill's `bots` table holds it, its folder
+    /// relative to the hill's), of digest `digest`: in a shared hill, fetched from the database
+    /// into this machine's folder the first time it is needed. A row whose folder is not the
+    /// hill's `versions/<digest>/` is refused ([`versions::NotItsCopy`]) before anything is
+    /// fetched or run.
+    pub(crate) fn version_folder(
+        &self,
+        id: usize,
+        bot: &BotSpec,
+        digest: &str,
+    ) -> anyhow::Result<PathBuf> {
+        let folder = versions::folder_of(&self.dir, id, &bot.name, &bot.dir, digest)?;
         if self.store.is_shared() && !folder.is_dir() {
             files::fetch(self.store.connection(), bot, digest, &folder)?;
         }
@@ -338,18 +346,14 @@ pub fn is_hill(store: &Store) -> anyhow::Result<bool> {
     Ok(store.meta(HILL_META)?.is_some())
 }
 
-/// Whether `store` is a hill whose bots' stderr only their authors may read (its hill file,
-/// kept in the database for a shared hill or in `folder`, does not set
-/// `submissions.public_logs`).
+/// Whether `store` is a hill whose bots' stderr only their authors may read: its hill file
+/// ([`file_of`]: a folder hill's `hill.toml` in `folder`, a shared hill's in its database) does
+/// not set `submissions.public_logs`.
 pub fn logs_are_private(store: &Store, folder: &Path) -> anyhow::Result<bool> {
     if !is_hill(store)? {
         return Ok(false);
     }
-    let config = match store.meta(HILL_FILE_META)? {
-        Some(text) => HillConfig::parse(&text, Path::new(&format!("{}'s file", store.location())))?,
-        None => HillConfig::load(&folder.join(FILE_COPY))?,
-    };
-    Ok(!config.submissions.public_logs)
+    Ok(!file_of(store, folder)?.submissions.public_logs)
 }
 
 /// Whether `name` of the PostgreSQL database at `url` is a hill (read only).

@@ -24,6 +24,7 @@ use koth_tournament::{self as tournament, ATTEMPTS, Ended, GameParts, play_one};
 
 use super::matchmaking::{self, Candidate};
 use super::store::{self, Version};
+use super::versions::{NOT_ITS_COPY, NotItsCopy};
 use super::{Hill, config::HillConfig};
 use koth_ranking::{self as ranking, Entry, Games, Ranking};
 
@@ -171,6 +172,19 @@ pub(crate) async fn play(
             };
             let seats = match seats(hill, &game) {
                 Ok(seats) => seats,
+                Err((version, err)) if err.downcast_ref::<NotItsCopy>().is_some() => {
+                    // No machine may play it: its row, not this machine's files, is at fault.
+                    // The game fails for good and the version is suspended, with the row named
+                    // to the owner and no path on the hill's public pages.
+                    let message = koth_bot::text::shown(&format!("{err:#}")).into_owned();
+                    hill.store
+                        .record_harness_fault(game.index, attempt, &message, true)?;
+                    store::suspend(db, version, NOT_ITS_COPY)?;
+                    eprintln!("koth: {message}; it is suspended, and its folder never run");
+                    tracing::warn!(version, "{message}");
+                    refused.push(version);
+                    break;
+                }
                 Err((version, err)) => {
                     // Another machine may have them: this koth leaves the version's games.
                     let message = format!("{err:#}");
@@ -425,7 +439,7 @@ fn seats(hill: &Hill, game: &ScheduledGame) -> Result<Vec<BotSpec>, (usize, anyh
                 .with_context(|| format!("no version {id}"))
                 .map_err(|e| (id, e))?;
             let digest = digests.get(id).cloned().flatten().unwrap_or_default();
-            let dir = hill.version_folder(bot, &digest).map_err(|e| (id, e))?;
+            let dir = hill.version_folder(id, bot, &digest).map_err(|e| (id, e))?;
             let data = hill.config.game.data_for(bot.data);
             Ok(BotSpec {
                 dir,

@@ -660,14 +660,20 @@ fn rate_one(
             ],
         )?;
         if let Some(reason) = suspension_of(db, seat.bot, suspension)? {
-            db.execute(
-                "UPDATE hill_versions SET suspended = ?2 WHERE id = ?1 AND suspended IS NULL",
-                &[seat.bot.into(), reason.as_str().into()],
-            )?;
+            suspend(db, seat.bot, &reason)?;
             suspended.push((seat.bot, reason));
         }
     }
     Ok(Some(suspended))
+}
+
+/// Suspends version `id` for `reason` (a version suspended already keeps its first reason).
+pub(crate) fn suspend(db: &dyn Connection, id: usize, reason: &str) -> anyhow::Result<()> {
+    db.execute(
+        "UPDATE hill_versions SET suspended = ?2 WHERE id = ?1 AND suspended IS NULL",
+        &[id.into(), reason.into()],
+    )?;
+    Ok(())
 }
 
 /// Why version `id` must be suspended, if it must: games it could not play

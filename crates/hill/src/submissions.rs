@@ -913,7 +913,8 @@ fn prune(hill: &Hill, bot: &str) -> anyhow::Result<()> {
     let db = hill.store.connection();
     let keep = hill.config.submissions.kept_versions as usize;
     let rows = db.query(
-        "SELECT digest, state FROM hill_versions WHERE name = ?1 ORDER BY version DESC",
+        "SELECT v.digest, v.state, v.id, b.name, b.dir FROM hill_versions v
+         JOIN bots b ON b.id = v.id WHERE v.name = ?1 ORDER BY v.version DESC",
         &[bot.into()],
     )?;
     let mut kept = Vec::new();
@@ -923,7 +924,21 @@ fn prune(hill: &Hill, bot: &str) -> anyhow::Result<()> {
             kept.push(digest);
             continue;
         }
-        let stored = hill.dir.join(versions::VERSIONS).join(&digest);
+        // Only the hill's own copy is ever removed, whatever an edited row names.
+        let row_id = row[2].int()? as usize;
+        let stored = match versions::folder_of(
+            &hill.dir,
+            row_id,
+            &row[3].text()?,
+            Path::new(&row[4].text()?),
+            &digest,
+        ) {
+            Ok(stored) => stored,
+            Err(refused) => {
+                tracing::warn!("not pruned: {refused}");
+                continue;
+            }
+        };
         if stored.exists() {
             std::fs::remove_dir_all(&stored)
                 .with_context(|| format!("cannot prune {}", stored.display()))?;

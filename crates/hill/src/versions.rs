@@ -20,6 +20,74 @@ use super::{Hill, files};
 /// The folder of the hill's versions.
 pub(crate) const VERSIONS: &str = "versions";
 
+/// What the hill's pages say of a version suspended because its row names a folder that is not
+/// the hill's copy of it ([`NotItsCopy`]): no path, since the pages are public.
+pub(crate) const NOT_ITS_COPY: &str = "suspended: its folder in the hill's database is not the \
+                                       hill's own copy of it (versions/<digest>/), so it is \
+                                       never run";
+
+/// A version's row in the hill's database that names a folder other than the copy `hill add`
+/// made of it, `versions/<digest>/` for its own digest; the message names the row, its folder
+/// and why. A hill's database is data: a restored backup, a PostgreSQL dump or an edited file
+/// must not make koth run a folder the hill did not make.
+#[derive(Debug)]
+pub(crate) struct NotItsCopy(String);
+
+impl std::fmt::Display for NotItsCopy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for NotItsCopy {}
+
+/// Where the version of `bots` row `row`, named `label`, whose folder the row gives as `dir`
+/// and whose digest as `digest`, is played from in the hill folder `hill`:
+/// `hill/versions/<digest>/`, the only folder a version is ever run from. Refused unless
+/// `digest` is a content digest (64 lowercase hexadecimal digits, one name under `versions/`),
+/// `dir` is exactly `versions/<digest>` (no other path, no `..`, nothing outside the hill), and
+/// neither `versions` nor the version's folder, where they are there, is a link (which could
+/// lead out of the hill).
+pub(crate) fn folder_of(
+    hill: &Path,
+    row: usize,
+    label: &str,
+    dir: &Path,
+    digest: &str,
+) -> Result<PathBuf, NotItsCopy> {
+    let refused = |why: String| {
+        NotItsCopy(format!(
+            "version {label:?} (row {row} of the hill's `bots` table): its folder {:?} {why}",
+            dir.to_string_lossy()
+        ))
+    };
+    let is_digest = digest.len() == 64
+        && digest
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+    if !is_digest {
+        return Err(refused(format!(
+            "is refused: its digest {digest:?} is not a content digest (64 hexadecimal digits)"
+        )));
+    }
+    let own = Path::new(VERSIONS).join(digest);
+    if dir != own {
+        return Err(refused(format!(
+            "is not {}/, the hill's own copy of it: a version is only ever played from there",
+            own.display()
+        )));
+    }
+    for path in [hill.join(VERSIONS), hill.join(&own)] {
+        if std::fs::symlink_metadata(&path).is_ok_and(|meta| meta.file_type().is_symlink()) {
+            return Err(refused(format!(
+                "is refused: {} is a link, which could lead out of the hill",
+                path.display()
+            )));
+        }
+    }
+    Ok(hill.join(own))
+}
+
 /// What became of a bot folder given to `hill add`.
 #[derive(Debug, Clone, Default)]
 pub struct Added {
