@@ -312,6 +312,48 @@ fn a_hill_killed_at_any_moment_loses_and_repeats_no_game_nor_half_adds_a_bot() {
 }
 
 #[test]
+fn hill_run_games_n_rates_exactly_n_more_games_playing_several_at_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    // The file's jobs: 2 at once.
+    let dir = hill(tmp.path(), "sandbox = false\n");
+    let bots: Vec<PathBuf> = (0..3)
+        .map(|k| graded(tmp.path(), &format!("b{k}"), &format!("B{k}"), 0.5))
+        .collect();
+    let refs: Vec<&Path> = bots.iter().map(PathBuf::as_path).collect();
+    add_ok(&dir, &refs);
+    let rated = "SELECT COUNT(*) FROM hill_games WHERE rated = 1";
+    let done = "SELECT COUNT(*) FROM games WHERE state = 'done'";
+    let run = |games: &str, extra: &[&str]| {
+        succeed(
+            hill_command(&dir)
+                .args(["hill", "run"])
+                .arg(&dir)
+                .args(["--games", games])
+                .args(extra),
+        )
+    };
+    run("5", &[]);
+    assert_eq!(query(&dir, rated), 5);
+    // A run stopped while it plays leaves games queued: the next plays them first.
+    let playing = start_run(&dir, &["--jobs", "3"]);
+    wait_for(&dir, done, 7);
+    stop(playing);
+    assert!(
+        query(
+            &dir,
+            "SELECT COUNT(*) FROM games WHERE state IN ('pending', 'running')"
+        ) > 0
+    );
+    // Games recorded and not yet rated when it stopped are rated, and not counted.
+    let before = query(&dir, done);
+    run("4", &["--jobs", "3"]);
+    assert_eq!(query(&dir, rated), before + 4);
+    run("1", &["--jobs", "3"]);
+    assert_eq!(query(&dir, rated), before + 5);
+    assert_counted_once(&dir);
+}
+
+#[test]
 fn a_bot_that_faults_too_often_is_suspended_until_resumed_or_replaced() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = hill(

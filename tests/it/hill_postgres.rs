@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::dashboard::Killed;
 use crate::hill::graded;
 use crate::support::cpus::own_cpu_locks;
 use crate::support::postgres;
@@ -15,26 +16,38 @@ use crate::support::tournament::{koth, succeed};
 use crate::workers::{count, finished};
 
 /// A noughts & crosses bot `name` in `root/<folder>` that thinks `ms` before each move (the
-/// first free square), so its games last long enough to kill a worker in one.
-fn slow(root: &Path, folder: &str, name: &str, ms: u32) -> PathBuf {
+/// first free square), so its games last long enough to kill a worker in one; with `only_in`,
+/// only when it plays in that folder (a machine's `--dir`, made slow), and at once elsewhere.
+fn slow(root: &Path, folder: &str, name: &str, ms: u32, only_in: Option<&Path>) -> PathBuf {
     let dir = root.join(folder);
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(
         dir.join("slow.py"),
         format!(
-            "import sys, time\n\
+            "import os, sys, time\n\
+             pause = {}\n\
+             if len(sys.argv) > 1 and not os.getcwd().startswith(sys.argv[1] + '/'):\n\
+             \x20   pause = 0\n\
              for line in sys.stdin:\n\
              \x20   words = line.split()\n\
              \x20   if words and words[0] == 'MOVE':\n\
-             \x20       time.sleep({})\n\
+             \x20       time.sleep(pause)\n\
              \x20       print(words[1].index('.'), flush=True)\n",
             f64::from(ms) / 1000.0
         ),
     )
     .unwrap();
+    // The folder as the bot's `getcwd` names it: links resolved.
+    let run = match only_in {
+        Some(folder) => format!(
+            "python3 -u slow.py {}",
+            folder.canonicalize().unwrap().display()
+        ),
+        None => "python3 -u slow.py".to_string(),
+    };
     std::fs::write(
         dir.join("bot.toml"),
-        format!("name = {name:?}\nrun = \"python3 -u slow.py\"\ngames = [\"tictactoe\"]\n"),
+        format!("name = {name:?}\nrun = {run:?}\ngames = [\"tictactoe\"]\n"),
     )
     .unwrap();
     dir
@@ -47,8 +60,9 @@ fn command(root: &Path) -> Command {
     command
 }
 
-/// A `koth worker --wait` of `url`, its `--root` an empty folder, playing in `dir`.
-fn worker(root: &Path, url: &str, dir: &Path) -> Child {
+/// A `koth worker --wait` of `url`, its `--root` an empty folder, playing `jobs` games at once
+/// in `dir`.
+fn worker(root: &Path, url: &str, dir: &Path, jobs: u32) -> Child {
     let empty = root.join("empty-root");
     std::fs::create_dir_all(&empty).unwrap();
     default_signals(&mut command(root))
@@ -59,7 +73,7 @@ fn worker(root: &Path, url: &str, dir: &Path) -> Child {
             "--lease-s",
             "3",
             "--jobs",
-            "1",
+            &jobs.to_string(),
             "--wait",
         ])
         .arg("--root")
@@ -181,7 +195,7 @@ fn a_postgres_hill_is_played_by_its_run_and_two_workers_each_game_once_a_killed_
     let bots = [
         graded(root, "strong", "Strong", 1.0),
         graded(root, "weak", "Weak", 0.0),
-        slow(root, "slow", "Slow", 250),
+        slow(root, "slow", "Slow", 250, None),
     ];
     let added = succeed(
         command(root)
@@ -197,8 +211,8 @@ fn a_postgres_hill_is_played_by_its_run_and_two_workers_each_game_once_a_killed_
     // A second hill run of the hill is refused while the first plays.
     let run = hill_run(root, &url, name, &root.join("runner"), 100);
     let (w1, w2) = (root.join("w1"), root.join("w2"));
-    let first = worker(root, &url, &w1);
-    let second = worker(root, &url, &w2);
+    let first = worker(root, &url, &w1, 1);
+    let second = worker(root, &url, &w2, 1);
     let rated = "SELECT COUNT(*) FROM hill_games WHERE rated = 1";
     wait_for(&url, name, rated, 1, Duration::from_secs(60));
     let again = command(root)
@@ -347,5 +361,71 @@ fn a_postgres_hill_is_played_by_its_run_and_two_workers_each_game_once_a_killed_
             "SELECT COUNT(*) FROM hill_versions WHERE state = 'retired'"
         ),
         1
+    );
+}
+
+#[test]
+fn hill_run_games_n_rates_exactly_n_more_games_while_a_worker_plays_beside_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let url = postgres::database("hill_games_n");
+    let file = root.join("hill-exact.toml");
+    std::fs::write(
+        &file,
+        "game = \"tictactoe\"\nrounds = 2\nanswer_ms = 2000\nseed = 5\njobs = 1\n\
+         sandbox = false\n",
+    )
+    .unwrap();
+    succeed(
+        command(root)
+            .args(["hill", "create"])
+            .arg(&file)
+            .args(["--db", &url]),
+    );
+    let name = "exact";
+    // The run's machine is slow (its bots think 150 ms a move there, a game takes seconds)
+    // and the worker's fast, with room for three games: while the run plays one game, the
+    // worker records many. A run that rated every game recorded, or queued games whatever few
+    // it still wanted, rated more than it was asked to (seen: 7 to 9 for 6, or 6 with games left
+    // queued).
+    let runner = root.join("runner");
+    std::fs::create_dir_all(&runner).unwrap();
+    let bots = [
+        slow(root, "a", "A", 150, Some(&runner)),
+        slow(root, "b", "B", 150, Some(&runner)),
+        slow(root, "c", "C", 150, Some(&runner)),
+    ];
+    succeed(
+        command(root)
+            .args(["hill", "add"])
+            .args(&bots)
+            .args(["--db", &url, name, "--dir"])
+            .arg(root.join("adder")),
+    );
+    // Killed however the test ends (it waits for games for ever); idle by then.
+    let worker = Killed(worker(root, &url, &root.join("w"), 3));
+    let rated = "SELECT COUNT(*) FROM hill_games WHERE rated = 1";
+    let done = "SELECT COUNT(*) FROM games WHERE state = 'done'";
+    let unfinished = "SELECT COUNT(*) FROM games WHERE state IN ('pending', 'running')";
+    for run in 1..=2 {
+        let before = count(&url, name, rated);
+        finished(
+            hill_run(root, &url, name, &runner, 6),
+            Duration::from_secs(180),
+        );
+        assert_eq!(count(&url, name, rated), before + 6, "run {run}");
+        // Nothing left behind to be played, recorded or rated after the run: it queued no game
+        // it did not want.
+        assert_eq!(count(&url, name, unfinished), 0, "run {run}");
+        assert_eq!(count(&url, name, done), before + 6, "run {run}");
+    }
+    // Both played: the run (slowly) and the worker.
+    assert!(!played_in(&runner).is_empty(), "the run played no game");
+    assert!(!played_in(&root.join("w").join(name)).is_empty());
+    drop(worker);
+    assert_eq!(
+        count(&url, name, "SELECT COUNT(*) FROM hill_ratings"),
+        count(&url, name, "SELECT COUNT(*) FROM results"),
+        "each game rated once"
     );
 }

@@ -33,8 +33,8 @@ const POLL: Duration = Duration::from_millis(250);
 /// How often the refit thread looks for new games.
 const REFIT_EVERY: Duration = Duration::from_millis(500);
 
-/// Plays `hill` until koth is stopped, or until `games` more games are recorded; `jobs` games
-/// at once (default the file's `jobs`). A hill in a folder is held by its folder's lock, a
+/// Plays `hill` until koth is stopped, or until `games` more games are rated; `jobs` games at
+/// once (default the file's `jobs`). A hill in a folder is held by its folder's lock, a
 /// shared one by a lock of its database's: two runs of one hill are refused.
 /// `ready` is called once the run holds the hill and its builder has recovered (the moment
 /// its server may start taking uploads).
@@ -62,7 +62,7 @@ pub(crate) fn run(
     ready()?;
     // Games recorded before a stop, or by workers while no run was rating, are rated now,
     // once (and not counted among the `games` more this run plays for).
-    store::rate_recorded(store.connection(), hill.config.suspension)?;
+    store::rate_recorded(store.connection(), hill.config.suspension, u32::MAX)?;
     let jobs = jobs.unwrap_or_else(|| hill.config.game.jobs()).max(1);
     let refit = Refit::start(
         store.reconnect()?,
@@ -85,7 +85,8 @@ pub(crate) fn run(
 /// What a process playing a hill's games does beside playing them.
 pub(crate) enum Role<'a> {
     /// The hill's one `hill run`: keeps the queue filled with chosen games and rates every game
-    /// recorded (by whoever played it) once, until `games` more are rated.
+    /// recorded (by whoever played it) once, until `games` more are rated: it never has more
+    /// games queued, running or recorded unrated than it still wants, and rates no more.
     Runner {
         games: Option<u32>,
         refit: &'a Refit,
@@ -125,9 +126,13 @@ pub(crate) async fn play(
         let mut wanted = u32::MAX;
         let mut queued = 0;
         if let Role::Runner { games, refit } = &role {
+            let still_wanted =
+                |recorded: u32| games.map_or(u32::MAX, |n| n.saturating_sub(recorded));
             // Rated here, whoever recorded them: games this run played, a worker's, and those
-            // recorded before a stop.
-            let (rated, suspended) = store::rate_recorded(db, config.suspension)?;
+            // recorded before a stop. No more than are still wanted: a game queued before this
+            // run and played beyond them stays unrated, for the next run.
+            let (rated, suspended) =
+                store::rate_recorded(db, config.suspension, still_wanted(recorded))?;
             recorded += rated;
             refit.recorded.fetch_add(rated, Ordering::Relaxed);
             for (version, reason) in suspended {
@@ -159,9 +164,9 @@ pub(crate) async fn play(
                     "queued games of versions no longer scheduled dropped"
                 );
             }
-            wanted = games.map_or(u32::MAX, |n| n.saturating_sub(recorded));
-            if wanted > running.len() as u32 {
-                queued = fill_queue(hill, &versions, jobs)?;
+            wanted = still_wanted(recorded);
+            if wanted > 0 {
+                queued = fill_queue(hill, &versions, jobs, wanted)?;
             }
         }
         let passed: Vec<usize> = unscheduled.iter().chain(refused.iter()).copied().collect();
@@ -358,12 +363,24 @@ fn fitted_ratings(
 }
 
 /// Chooses games until as many are queued as can run at once (`jobs`), each written with its
-/// seed and reason before it is played; returns how many games are queued (running included).
-/// In a shared hill, workers take games from the queue too: it holds `jobs` games besides
-/// those running.
-fn fill_queue(hill: &Hill, versions: &[Version], jobs: usize) -> anyhow::Result<usize> {
+/// seed and reason before it is played, but no more than `wanted` games in all queued, running
+/// or recorded and not yet rated (whoever plays them, each will be rated and counted); returns
+/// how many there are. In a shared hill, workers take games from the queue too: it holds
+/// `jobs` games besides those running.
+fn fill_queue(
+    hill: &Hill,
+    versions: &[Version],
+    jobs: usize,
+    wanted: u32,
+) -> anyhow::Result<usize> {
     let db = hill.store.connection();
     let queue = store::queued(db)?;
+    // Only this run chooses games, and a worker moves one from the queue to recorded (or back
+    // to the queue), out of both only when it fails: so these two counts bound the games this
+    // run may yet rate besides those it chooses now. The recorded are read after the queue, so
+    // that a game recorded between the two reads is counted twice, not missed.
+    let unrated = store::recorded_unrated(db)? as usize;
+    let room = (wanted as usize).saturating_sub(unrated);
     let mut queued: HashMap<usize, u32> = HashMap::new();
     for seats in &queue {
         for &bot in seats {
@@ -394,7 +411,7 @@ fn fill_queue(hill: &Hill, versions: &[Version], jobs: usize) -> anyhow::Result<
     };
     let history = store::history(db)?;
     let mut length = queue.len();
-    while length < jobs + running {
+    while length < (jobs + running).min(room) {
         let next = store::next_game(db)?;
         let mut rng = koth_game::seed::rng(hill.seed, (1 << 32) + u64::from(next));
         let Some(choice) = matchmaking::choose(
@@ -423,7 +440,7 @@ fn fill_queue(hill: &Hill, versions: &[Version], jobs: usize) -> anyhow::Result<
             c.last_chosen = Some(next);
         }
     }
-    Ok(length)
+    Ok(length + unrated)
 }
 
 /// The versions seated in `game`, each playing from its folder (fetched in a shared hill); the

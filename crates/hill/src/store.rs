@@ -449,6 +449,17 @@ pub(crate) fn queued(db: &dyn Connection) -> anyhow::Result<Vec<Vec<usize>>> {
     Ok(games.into_iter().map(|(_, seats)| seats).collect())
 }
 
+/// How many games are recorded and not yet rated.
+pub(crate) fn recorded_unrated(db: &dyn Connection) -> anyhow::Result<u32> {
+    Ok(db
+        .value(
+            "SELECT COUNT(*) FROM hill_games h JOIN games g ON g.idx = h.game
+             WHERE h.rated = 0 AND g.state = 'done'",
+            &[],
+        )?
+        .int()? as u32)
+}
+
 /// The number the next game chosen gets.
 pub(crate) fn next_game(db: &dyn Connection) -> anyhow::Result<u32> {
     Ok(db
@@ -517,14 +528,16 @@ fn faulted(faults: &FaultCounts) -> bool {
     faults.timed_out + faults.crashed + faults.bad_output + faults.failed_to_start > 0
 }
 
-/// Rates every recorded game not yet rated, in game order, each in one transaction with its
-/// mark: the online ratings, each version's games and faulted games, the rating history, and
-/// the suspension of a version faulting too often. So a game is rated once, whenever koth was
-/// stopped, or whoever recorded it (a worker, in a shared hill): only `hill run` rates. Returns
-/// how many games it rated, and the versions it suspended, with why.
+/// Rates recorded games not yet rated, in game order, at most `most` of them, each in one
+/// transaction with its mark: the online ratings, each version's games and faulted games, the
+/// rating history, and the suspension of a version faulting too often. So a game is rated once,
+/// whenever koth was stopped, or whoever recorded it (a worker, in a shared hill): only `hill
+/// run` rates. Those over `most` stay unrated, for the next run (`hill run --games N` rates N).
+/// Returns how many games it rated, and the versions it suspended, with why.
 pub(crate) fn rate_recorded(
     db: &dyn Connection,
     suspension: super::config::Suspension,
+    most: u32,
 ) -> anyhow::Result<(u32, Vec<(usize, String)>)> {
     let games: Vec<u32> = db
         .query(
@@ -538,6 +551,9 @@ pub(crate) fn rate_recorded(
     let mut suspended = Vec::new();
     let mut rated = 0;
     for game in games {
+        if rated == most {
+            break;
+        }
         if let Some(now) = db.transaction(|db| rate_one(db, game, suspension))? {
             rated += 1;
             suspended.extend(now);
