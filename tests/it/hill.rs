@@ -383,7 +383,7 @@ fn a_bot_that_faults_too_often_is_suspended_until_resumed_or_replaced() {
     .unwrap();
     add_ok(&dir, &[&good, &other, &flaky]);
     let suspended = "SELECT COUNT(*) FROM hill_versions WHERE suspended IS NOT NULL";
-    let run = start_run(&dir, &[]);
+    let run = start_run(&dir, &["--serve", "127.0.0.1:0"]);
     wait_for(&dir, suspended, 1);
     let status = succeed(koth().args(["hill", "status"]).arg(&dir));
     let status = String::from_utf8_lossy(&status.stdout);
@@ -391,6 +391,13 @@ fn a_bot_that_faults_too_often_is_suspended_until_resumed_or_replaced() {
     let resume = format!("`koth hill resume-bot \"Flaky\" --hill {}`", dir.display());
     assert!(
         status.contains("Flaky v1 is suspended: faults (crashed") && status.contains(&resume),
+        "{status}"
+    );
+    // Told once, with the command that resumes it.
+    assert_eq!(status.matches("Flaky v1").count(), 1, "{status}");
+    // Suspended as soon as it could play none of its first 3 games, not after a window of 4.
+    assert!(
+        status.contains("in each of its first 3 games (games "),
         "{status}"
     );
     // Listed apart, not ranked: not in the standings, never king, its state "suspended" on the
@@ -451,9 +458,12 @@ fn a_bot_that_faults_too_often_is_suspended_until_resumed_or_replaced() {
     wait_for(&dir, &games_of("Flaky v2"), 2);
     // The owner's terminal told each event as it happened, hints whole.
     let told = stop(run);
+    // Stopped, it says how to go on as it was started, serving its pages.
+    let going_on = format!("koth hill run {} --serve 127.0.0.1:0", dir.display());
     for line in [
         "koth: Flaky v1 is suspended: faults (crashed",
         &resume,
+        &going_on,
         "koth: Flaky v2 accepted: it replaces v1",
         "is the new king",
     ] {

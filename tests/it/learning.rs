@@ -906,6 +906,7 @@ fn a_learning_bots_data_is_bounded_while_it_writes_not_after_its_answer() {
             .lines()
             .find_map(|line| line.split("FILLED ").nth(1))
             .unwrap_or_else(|| panic!("{attack}: the writer said nothing:\n{text}"));
+        eprintln!("{attack}: FILLED {filled}");
         let done: u64 = filled.split(' ').next().unwrap().parse().unwrap();
         assert!(
             done <= most,
@@ -918,8 +919,8 @@ fn a_learning_bots_data_is_bounded_while_it_writes_not_after_its_answer() {
     }
 }
 
-/// A learning bot that, before its first answer, fills `data/a/` with 200 files and makes
-/// `data/b` a link to the host's folder `host`, then swaps the two again and again
+/// A learning bot that, before its first answer, makes a folder `data/a`, 200 files beside it
+/// and `data/z/l` a link to the host's folder `host`, then swaps the two again and again
 /// (`renameat2` with `RENAME_EXCHANGE`) while koth reads its folder.
 fn swapper(dir: &Path, host: &Path) -> PathBuf {
     let bot = dir.join("swapper");
@@ -936,14 +937,21 @@ fn swapper(dir: &Path, host: &Path) -> PathBuf {
             r#"import ctypes, os, sys, threading
 libc = ctypes.CDLL(None, use_errno=True)
 AT_FDCWD, RENAME_EXCHANGE, SYS_renameat2 = -100, 2, 316
-os.makedirs("data/a", exist_ok=True)
+# Its data from the game before (the same match restarts it) may hold them already, swapped.
+for folder in ["data/a", "data/z"]:
+    try:
+        os.makedirs(folder)
+    except OSError:
+        pass
+# Entries koth looks at between the folder's listing and its reading of `a`: a wider window.
 for i in range(200):
-    open("data/a/pad%03d" % i, "w").close()
-if not os.path.islink("data/b"):
-    os.symlink({host:?}, "data/b")
+    open("data/pad%03d" % i, "w").close()
+# The link one folder down, so that koth lists the top folder while `a` is a folder.
+if not os.path.lexists("data/z/l"):
+    os.symlink({host:?}, "data/z/l")
 def swap():
     while True:
-        libc.syscall(SYS_renameat2, AT_FDCWD, b"data/a", AT_FDCWD, b"data/b", RENAME_EXCHANGE)
+        libc.syscall(SYS_renameat2, AT_FDCWD, b"data/a", AT_FDCWD, b"data/z/l", RENAME_EXCHANGE)
 threading.Thread(target=swap, daemon=True).start()
 for line in sys.stdin:
     w = line.split()
@@ -964,9 +972,15 @@ fn a_bot_swapping_its_data_folder_for_a_link_never_leads_koth_out_of_it() {
     let host = tmp.path().join("host");
     std::fs::create_dir_all(host.join("HOST_ONLY_NAME_8731")).unwrap();
     std::fs::write(host.join("HOST_ONLY_FILE_8731"), "host\n").unwrap();
+    // What data may not hold: read through the link, it would be refused by its name.
+    nix::unistd::mkfifo(
+        &host.join("HOST_ONLY_PIPE_8731"),
+        nix::sys::stat::Mode::S_IRWXU,
+    )
+    .unwrap();
     let opponent = first_free(tmp.path(), 0);
     let bot = swapper(tmp.path(), &host);
-    let file = tictactoe(tmp.path(), &[&bot, &opponent], "games = 3\njobs = 1\n");
+    let file = tictactoe(tmp.path(), &[&bot, &opponent], "games = 6\njobs = 1\n");
     let out = tmp.path().join("out");
     run_tournament(&file, &out, &[]);
     let mut said = all_text(&out.join("games"));

@@ -32,6 +32,21 @@ pub fn cut_line(line: &str, max: usize) -> Cow<'_, str> {
     Cow::Owned(format!("{start}{CUT_MARK}{} bytes, cut]", line.len()))
 }
 
+/// [`cut_line`] for koth's own words (a reason, a message): cut after the last whole word
+/// within `max` bytes, so a person never reads half a word (`while an answer was exp…`); at
+/// `max` bytes where no space falls in its second half.
+pub fn cut_words(line: &str, max: usize) -> Cow<'_, str> {
+    if line.len() <= max {
+        return Cow::Borrowed(line);
+    }
+    let head = &line[..line.floor_char_boundary(max)];
+    let start = match head.rfind(' ') {
+        Some(space) if space >= max / 2 => head[..space].trim_end_matches([',', ';', ':']),
+        _ => head,
+    };
+    Cow::Owned(format!("{start}{CUT_MARK}{} bytes, cut]", line.len()))
+}
+
 /// What [`cut_line`] puts between the part of a line it keeps and the line's length.
 const CUT_MARK: &str = "… [koth: ";
 
@@ -330,6 +345,16 @@ mod tests {
         let huge = format!("x{}", "é".repeat(10));
         let cut = cut_line(&huge, 4);
         assert_eq!(cut, "xé… [koth: 21 bytes, cut]");
+        let reason = "exited while an answer was expected; last stderr: Traceback";
+        assert_eq!(
+            cut_words(reason, 30),
+            "exited while an answer was… [koth: 60 bytes, cut]"
+        );
+        assert_eq!(
+            cut_words("abcdefghij klm", 8),
+            "abcdefgh… [koth: 14 bytes, cut]"
+        );
+        assert_eq!(cut_words(reason, 100), reason);
         assert_eq!(cut_line_parts(&cut), Some(("xé", 21)));
         // A line that only looks cut (its "length" is no longer than what it holds) is whole.
         assert_eq!(cut_line_parts("abcdef… [koth: 3 bytes, cut]"), None);

@@ -267,6 +267,12 @@ impl HillBoard {
     }
 
     pub(crate) fn render(&self, format: Format) -> String {
+        self.render_listing(format, true)
+    }
+
+    /// [`Board::render`], with the suspended versions listed under the table or not
+    /// (`suspended`): `hill status` lists each once, with the command that resumes it.
+    fn render_listing(&self, format: Format, suspended: bool) -> String {
         let column = ranking::column(self.ranking);
         let head: Vec<String> = [
             "rank",
@@ -319,7 +325,7 @@ impl HillBoard {
                 )
             })
             .collect();
-        let apart = if apart.is_empty() {
+        let apart = if apart.is_empty() || !suspended {
             String::new()
         } else {
             format!("\nSuspended:\n  {}\n", apart.join("\n  "))
@@ -380,7 +386,7 @@ impl HillBoard {
     /// `hill status`: the leaderboard, the suspended versions with why (and the whole command
     /// that resumes each, `target` naming the hill: `--hill DIR`), and the kings.
     pub(crate) fn status(&self, queued: usize, target: &str) -> String {
-        let mut text = self.render(Format::Table);
+        let mut text = self.render_listing(Format::Table, false);
         writeln!(text, "\n{queued} games queued or running").unwrap();
         for s in &self.suspended {
             writeln!(

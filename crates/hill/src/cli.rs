@@ -49,7 +49,7 @@ enum Command {
         dir: Option<PathBuf>,
     },
     /// Play the hill until stopped (Ctrl-C; `koth hill run DIR` again goes on), or until N more
-    /// games are recorded. With --db, `koth worker --db URL` on other machines plays its games
+    /// games are rated. With --db, `koth worker --db URL` on other machines plays its games
     /// too.
     Run {
         #[command(flatten)]
@@ -61,7 +61,7 @@ enum Command {
         /// Games at once [default: the hill file's `jobs`, else the number of cores].
         #[arg(long, value_name = "N")]
         jobs: Option<usize>,
-        /// Stop once N more games are recorded.
+        /// Stop once N more games are rated, however many workers play them.
         #[arg(long, value_name = "N")]
         games: Option<u32>,
         /// With --db: how long a game this run claims stays its own without a renewal; a killed
@@ -263,19 +263,22 @@ impl HillTarget {
             None => Hill::open(&self.target),
         }
     }
+}
 
-    /// The words of the command that goes on playing the hill.
-    fn run_words(&self, hill: &Hill) -> Vec<OsString> {
-        let mut words: Vec<OsString> = vec!["koth".into(), "hill".into(), "run".into()];
-        match hill.store.shared_name() {
-            Some((url, name)) => {
-                words.extend(["--db".into(), url.into(), name.into(), "--dir".into()]);
-                words.push(hill.dir.clone().into_os_string());
-            }
-            None => words.push(self.target.clone().into_os_string()),
+/// The words of the command that goes on with this `hill run` after a stop: those it was
+/// started with, its `--serve` and the server's options kept, but not `--games`, since a run
+/// that goes on plays until it is stopped.
+fn resume_words() -> Vec<OsString> {
+    let mut words: Vec<OsString> = vec!["koth".into()];
+    let mut given = std::env::args_os().skip(1);
+    while let Some(word) = given.next() {
+        if word == "--games" {
+            given.next();
+        } else if !word.to_string_lossy().starts_with("--games=") {
+            words.push(word);
         }
-        words
     }
+    words
 }
 
 /// Starts the hill's server on an address, with its guard: what it reads (the hill's
@@ -384,7 +387,7 @@ pub fn run(args: Args, server: Server) -> anyhow::Result<()> {
                 }
                 Ok(())
             };
-            let words = target.run_words(&hill);
+            let words = resume_words();
             let words: Vec<&OsStr> = words.iter().map(OsString::as_os_str).collect();
             let resume = koth_bot::interrupt::resume_with(&words);
             let store = hill.store.reconnect()?;

@@ -692,9 +692,14 @@ pub(crate) fn suspend(db: &dyn Connection, id: usize, reason: &str) -> anyhow::R
     Ok(())
 }
 
+/// How many first games a version that could play none of them is suspended after, without
+/// waiting for its window of `suspend_window` games.
+const FIRST_GAMES: usize = 3;
+
 /// Why version `id` must be suspended, if it must: games it could not play
-/// ([`super::could_not_play`]) in more than the share allowed of its last games (at least the window's worth, counted since
-/// it was last resumed).
+/// ([`super::could_not_play`]) in more than the share allowed of its last games (at least the
+/// window's worth), or in each of its first [`FIRST_GAMES`] or more while the window is not
+/// yet full; counted since it was added or last resumed.
 fn suspension_of(
     db: &dyn Connection,
     id: usize,
@@ -711,7 +716,11 @@ fn suspension_of(
         ),
         &[id.into()],
     )?;
-    if rows.len() < suspension.window as usize {
+    // Its first games since it was added or resumed, before the window is full: suspended at
+    // once if it could play none of them (a bot that always crashes must not play a window's
+    // worth of games, minutes of everyone's time, before the rule can speak).
+    let first_games = rows.len() < suspension.window as usize;
+    if first_games && rows.len() < FIRST_GAMES {
         return Ok(None);
     }
     let mut broken = Vec::new();
@@ -740,7 +749,7 @@ fn suspension_of(
         }
     }
     let share = broken.len() as f64 / rows.len() as f64;
-    if share <= suspension.share {
+    if first_games && broken.len() < rows.len() || !first_games && share <= suspension.share {
         return Ok(None);
     }
     // The first fault of the latest such game, as its reason (bounded: faults are quoted).
@@ -756,14 +765,24 @@ fn suspension_of(
         .rev()
         .map(|r| r[0].int().map(|g| g.to_string()))
         .collect::<anyhow::Result<_>>()?;
+    let measure = if first_games {
+        format!(
+            "in each of its first {} games (games {}): it could not play",
+            rows.len(),
+            games.join(", ")
+        )
+    } else {
+        format!(
+            "in {} of its last {} games (games {}), over the {:.0}% allowed",
+            broken.len(),
+            rows.len(),
+            games.join(", "),
+            suspension.share * 100.0
+        )
+    };
     Ok(Some(format!(
-        "suspended: faults ({}) in {} of its last {} games (games {}), over the {:.0}% allowed; \
-         the latest: {example}",
-        kinds.join(", "),
-        broken.len(),
-        rows.len(),
-        games.join(", "),
-        suspension.share * 100.0
+        "suspended: faults ({}) {measure}; the latest: {example}",
+        kinds.join(", ")
     )))
 }
 

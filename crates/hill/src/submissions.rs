@@ -1015,12 +1015,12 @@ fn repeated(text: &str) -> (&str, usize) {
     (text, 1)
 }
 
-/// `reason` as it is stored and served: each line cut at [`REASON_LINE_KEPT`] bytes, and the
-/// whole at [`REASON_KEPT`].
+/// `reason` as it is stored and served: each line cut after a whole word within
+/// [`REASON_LINE_KEPT`] bytes, and the whole at [`REASON_KEPT`].
 fn short_reason(reason: &str) -> String {
     let mut kept = String::new();
     for line in reason.lines() {
-        let line = koth_bot::cut_line(line, REASON_LINE_KEPT);
+        let line = koth_bot::cut_words(line, REASON_LINE_KEPT);
         if kept.len() + line.len() + 1 > REASON_KEPT {
             kept.push_str("[…]");
             break;
