@@ -348,7 +348,7 @@ mod tests {
         let reason = "exited while an answer was expected; last stderr: Traceback";
         assert_eq!(
             cut_words(reason, 30),
-            "exited while an answer was… [koth: 60 bytes, cut]"
+            "exited while an answer was… [koth: 59 bytes, cut]"
         );
         assert_eq!(
             cut_words("abcdefghij klm", 8),
