@@ -434,20 +434,25 @@ fn a_noughts_and_crosses_tournament_reads_at_1280_by_800_with_times_in_ms_and_wi
                     .starts_with("150 games")
         })
         .await;
-        // Nothing is wider than the window: no sideways scrolling.
-        let widths = client
-            .execute(
-                "return [document.documentElement.scrollWidth, window.innerWidth, \
-                 document.getElementById('leaderboard').getBoundingClientRect().right];",
-                vec![],
-            )
-            .await
-            .unwrap();
-        let widths: Vec<f64> = serde_json::from_value(widths).unwrap();
-        assert!(
-            widths[0] <= widths[1] && widths[2] <= widths[1],
-            "page, window and leaderboard widths: {widths:?}"
-        );
+        // Nothing is wider than the window: no sideways scrolling, at a laptop's width and a
+        // phone's (a wide table scrolls in its own box).
+        for (width, height) in [(1280, 800), (390, 844)] {
+            client.set_window_size(width, height).await.unwrap();
+            let widths = client
+                .execute(
+                    "return [document.documentElement.scrollWidth, window.innerWidth, \
+                     document.getElementById('leaderboard').getBoundingClientRect().right];",
+                    vec![],
+                )
+                .await
+                .unwrap();
+            let widths: Vec<f64> = serde_json::from_value(widths).unwrap();
+            assert!(
+                widths[0] <= widths[1] && widths[2] <= widths[1],
+                "at {width} px, page, window and leaderboard widths: {widths:?}"
+            );
+        }
+        client.set_window_size(1280, 800).await.unwrap();
         // Each game's time: milliseconds below a second, never "0 s"; and who won.
         let rows = client
             .execute(

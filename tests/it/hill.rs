@@ -669,15 +669,18 @@ fn a_points_game_is_ranked_by_points_where_an_order_model_sees_a_tie() {
         lead["interval"].as_f64().unwrap(),
     );
     assert!(by > 0.0 && interval > 0.0, "{board}");
-    assert_eq!(lead["sure"], by > interval, "{board}");
+    // Sure by the intervals the table shows: the king's lies wholly above the runner-up's.
+    let standings = board["standings"].as_array().unwrap();
+    let apart = standings[0]["low"].as_f64().unwrap() > standings[1]["high"].as_f64().unwrap();
+    assert_eq!(lead["sure"], apart, "{board}");
     let table =
         String::from_utf8_lossy(&succeed(koth().arg("leaderboard").arg(&dir)).stdout).to_string();
     let king_line = format!(
-        "king: C v1 (leads B v1 by {by:.2} ± {interval:.2}, {})",
-        if by > interval {
-            "sure"
+        "king: C v1 (leads B v1 by {by:.2}, {})",
+        if apart {
+            "sure (their intervals are apart)"
         } else {
-            "not yet sure"
+            "not yet sure (their intervals overlap)"
         }
     );
     assert!(table.contains(&king_line), "{king_line}\n{table}");
@@ -762,6 +765,17 @@ fn a_new_hill_with_fewer_bots_than_a_game_seats_plays_them_all() {
         query(&dir, "SELECT CAST(SUM(score) AS INTEGER) FROM results"),
         20
     );
+    // Two games of the default 10 placement games each: listed, placing, not ranked; no king.
+    let board = leaderboard(&dir);
+    assert_eq!(board["placement_games"], 10, "{board}");
+    assert!(board["king"].is_null(), "{board}");
+    for standing in board["standings"].as_array().unwrap() {
+        assert!(standing["rank"].is_null(), "{board}");
+        assert_eq!(standing["state"], "placing", "{board}");
+    }
+    let table =
+        String::from_utf8_lossy(&succeed(koth().arg("leaderboard").arg(&dir)).stdout).to_string();
+    assert!(table.contains("2 of 10 (placing)"), "{table}");
     // A third bot: games of three now. Every count is the games table's, whatever the seats.
     let third = planned(tmp.path(), "Mid", "L");
     add_ok(&dir, &[&third]);

@@ -1390,6 +1390,9 @@ fn an_author_reads_their_bots_ranked_game_logs_and_no_one_else_does() {
         let (code, body) = logs_of(&format!("games/{game}/logs"), token);
         assert_eq!(code, expected, "{body}");
         assert!(!body.contains("RANKED-SECRET"), "{body}");
+        // Answered as the door answers: JSON with its reason.
+        let refused: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert!(refused["error"].is_string(), "{body}");
     }
     let output = koth()
         .args(["hill", "logs", "Crashy", "--to", url])

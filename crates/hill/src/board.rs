@@ -17,7 +17,9 @@ use super::store::{self, Version};
 /// One scheduled version's line.
 #[derive(Debug, Clone, Serialize)]
 pub struct HillStanding {
-    pub rank: usize,
+    /// Its place among the ranked; none while it plays its placement games (`state` is then
+    /// `placing`, listed after the ranked, with its `games` of the board's `placement_games`).
+    pub rank: Option<usize>,
     /// The bot's name (its versions share it).
     pub name: String,
     pub version: u32,
@@ -37,7 +39,8 @@ pub struct HillStanding {
     /// A WASI version's fuel per answer over its rated games (median, maximum, near misses
     /// against its budget); none for a process.
     pub fuel: Option<FuelFigures>,
-    /// `active` (a suspended version is listed apart, in the board's `suspended`).
+    /// `active`, or `placing` before its placement games (a suspended version is listed apart,
+    /// in the board's `suspended`).
     pub state: String,
 }
 
@@ -74,7 +77,8 @@ pub struct Lead {
     /// points game clustered by game: two who meet often share their games' luck).
     pub by: f64,
     pub interval: f64,
-    /// Whether the lead is sure: its interval excludes zero (`by` exceeds `interval`).
+    /// Whether the lead is sure: the first's 95% interval, as the table shows it, lies wholly
+    /// above the runner-up's ([`ranking::apart`]).
     pub sure: bool,
 }
 
@@ -88,10 +92,12 @@ pub struct HillBoard {
     /// The figure in `rating`, in words.
     pub statistic: String,
     pub games_done: u32,
-    /// The table's first, once it has played its placement games (how sure its lead is, in
-    /// `lead`); none while the first is in its placement games.
+    /// The games a version plays before it is ranked.
+    pub placement_games: u32,
+    /// The table's first ranked version (how sure its lead is, in `lead`); none while no
+    /// version has played its placement games.
     pub king: Option<String>,
-    /// The first's lead over the runner-up; none with fewer than two fitted.
+    /// The first's lead over the runner-up among the ranked; none with fewer than two ranked.
     pub lead: Option<Lead>,
     pub standings: Vec<HillStanding>,
     /// Suspended versions, apart from the ranking.
@@ -128,6 +134,14 @@ pub fn of(store: &Store) -> anyhow::Result<HillBoard> {
         })
         .collect();
     ranking::in_order(&mut order);
+    // Ranked once placed; the versions still placing after them, most games first.
+    let placement_games = store::placement_games(store)?;
+    let (mut order, placing): (Vec<Entry>, Vec<Entry>) = order
+        .into_iter()
+        .partition(|e| ranking::placed(e, placement_games));
+    let ranked = order.len();
+    order.extend(placing);
+    order[ranked..].sort_by(|a, b| b.games.cmp(&a.games).then(a.id.cmp(&b.id)));
     let version = |id: usize| versions.iter().find(|v| v.id == id);
     let standings: Vec<HillStanding> = order
         .iter()
@@ -135,7 +149,7 @@ pub fn of(store: &Store) -> anyhow::Result<HillBoard> {
         .filter_map(|(k, e)| {
             let v = version(e.id)?;
             Some(HillStanding {
-                rank: k + 1,
+                rank: (k < ranked).then_some(k + 1),
                 name: v.name.clone(),
                 version: v.version,
                 games: v.games,
@@ -146,7 +160,11 @@ pub fn of(store: &Store) -> anyhow::Result<HillBoard> {
                 sigma: v.sigma,
                 faulted: v.faulted,
                 fuel: v.fuel.as_ref().map(FuelStats::figures),
-                state: v.state.clone(),
+                state: if k < ranked {
+                    v.state.clone()
+                } else {
+                    "placing".to_string()
+                },
             })
         })
         .collect();
@@ -181,8 +199,8 @@ pub fn of(store: &Store) -> anyhow::Result<HillBoard> {
         .filter(|(id, _, _)| order.first().is_some_and(|first| first.id == *id))
         .and_then(|(id, _, _)| version(*id))
         .map(Version::label);
-    // The stored lead, while its two are still the table's first two.
-    let lead = match (store::lead(store)?, order.as_slice()) {
+    // The stored lead, while its two are still the table's first two ranked.
+    let lead = match (store::lead(store)?, &order[..ranked]) {
         (Some(lead), [first, second, ..]) if lead.first == first.id && lead.second == second.id => {
             match (
                 first.value,
@@ -195,7 +213,7 @@ pub fn of(store: &Store) -> anyhow::Result<HillBoard> {
                     second: v2.label(),
                     by: a - b,
                     interval: lead.interval,
-                    sure: ranking::lead_is_sure(a - b, lead.interval),
+                    sure: ranking::apart(first, second),
                 }),
                 _ => None,
             }
@@ -213,6 +231,7 @@ pub fn of(store: &Store) -> anyhow::Result<HillBoard> {
         ranking,
         statistic: ranking::statistic(ranking).to_string(),
         games_done: store::games_rated(db)?,
+        placement_games,
         king,
         lead,
         standings,
@@ -231,9 +250,9 @@ impl HillBoard {
         }
     }
 
-    /// The king as the board reads: `A v1 (leads B v2 by 12.50 ± 20.10, not yet sure)`; while
-    /// there is none (the first is in its placement games, or the king was suspended since the
-    /// last fit), `none yet (A v1 leads B v2 by …)`.
+    /// The king as the board reads: `A v1 (leads B v2 by 12.50, not yet sure (their intervals
+    /// overlap))`; while there is none (no version ranked yet, or the king was suspended since
+    /// the last fit), `none yet (A v1 leads B v2 by …)`.
     pub fn king_line(&self) -> String {
         match (&self.king, &self.lead, self.lead_line()) {
             (Some(king), _, Some(line)) => format!("{king} ({line})"),
@@ -243,19 +262,38 @@ impl HillBoard {
         }
     }
 
-    /// How sure the first's lead is, in words: `leads B v2 by 12.50 ± 20.10, not yet sure`
-    /// (none without a runner-up).
+    /// How sure the first's lead is, in words, by the intervals the table shows: `leads B v2 by
+    /// 12.50, not yet sure (their intervals overlap)` (none without a runner-up).
     pub fn lead_line(&self) -> Option<String> {
         let decimals = self.decimals();
         self.lead.as_ref().map(|lead| {
             format!(
-                "leads {} by {:.decimals$} ± {:.decimals$}, {}",
+                "leads {} by {:.decimals$}, {}",
                 lead.second,
                 lead.by,
-                lead.interval,
-                if lead.sure { "sure" } else { "not yet sure" }
+                if lead.sure {
+                    "sure (their intervals are apart)"
+                } else {
+                    "not yet sure (their intervals overlap)"
+                }
             )
         })
+    }
+
+    /// A standing's place as a person reads it: its rank, or `-` while it is placing.
+    fn place(&self, standing: &HillStanding) -> String {
+        standing.rank.map_or("-".into(), |rank| rank.to_string())
+    }
+
+    /// A standing's state as a person reads it: `placing (3 of 10 games)` while it places.
+    pub fn state_shown(&self, standing: &HillStanding) -> String {
+        match standing.rank {
+            Some(_) => standing.state.clone(),
+            None => format!(
+                "placing ({} of {} games)",
+                standing.games, self.placement_games
+            ),
+        }
     }
 
     /// Decimals of the ranking's figure: points to the hundredth, ratings whole.
@@ -293,7 +331,7 @@ impl HillBoard {
             .iter()
             .map(|s| {
                 vec![
-                    s.rank.to_string(),
+                    self.place(s),
                     s.name.clone(),
                     format!("v{}", s.version),
                     figure(s.rating),
@@ -301,7 +339,10 @@ impl HillBoard {
                         (Some(_), Some(_)) => format!("{}..{}", figure(s.low), figure(s.high)),
                         _ => "-".into(),
                     },
-                    s.games.to_string(),
+                    match s.rank {
+                        Some(_) => s.games.to_string(),
+                        None => format!("{} of {} (placing)", s.games, self.placement_games),
+                    },
                     s.faulted.to_string(),
                     FuelFigures::cell(s.fuel.as_ref()),
                 ]
@@ -353,7 +394,7 @@ impl HillBoard {
                     writeln!(
                         text,
                         "{},{},{},{},{},{},{},{},{},{}",
-                        s.rank,
+                        s.rank.map(|rank| rank.to_string()).unwrap_or_default(),
                         quoted(&s.name),
                         s.version,
                         opt(s.rating),

@@ -537,16 +537,16 @@ mod tests {
             ([fitted(1, 1400.0, 2), fitted(2, 1600.0, 3)], 2),
             ([fitted(1, 1401.0, 2), fitted(2, 1599.0, 3)], 2),
         ] {
-            store::write_fit(
-                store.connection(),
-                &fit,
-                last_game + 1,
-                Some(last_game),
-                None,
-                None,
-                500.0,
-            )
-            .unwrap();
+            let written = store::FitWritten {
+                fitted: &fit,
+                games: last_game + 1,
+                last_game: Some(last_game),
+                crowned: None,
+                lead: None,
+                unplayed: 500.0,
+                placement_games: 0,
+            };
+            store::write_fit(store.connection(), &written).unwrap();
         }
         let lines = rating_history(&store, "A").unwrap().unwrap();
         assert_eq!(lines.len(), 2);

@@ -63,6 +63,7 @@ pub(crate) fn run(
     // Games recorded before a stop, or by workers while no run was rating, are rated now,
     // once (and not counted among the `games` more this run plays for).
     store::rate_recorded(store.connection(), hill.config.suspension, u32::MAX)?;
+    store::set_placement_games(store.connection(), hill.config.tuning.placement_games)?;
     let jobs = jobs.unwrap_or_else(|| hill.config.game.jobs()).max(1);
     let refit = Refit::start(
         store.reconnect()?,
@@ -603,7 +604,12 @@ pub(crate) fn refit(
         .collect();
     ranking::in_order(&mut table);
     let crowned = ranking::king(&table, placement_games);
-    let lead = match table.as_slice() {
+    // The lead of the ranked: the first two that have placed.
+    let ranked: Vec<&Entry> = table
+        .iter()
+        .filter(|entry| ranking::placed(entry, placement_games))
+        .collect();
+    let lead = match ranked.as_slice() {
         [first, second, ..] => Some(store::Lead {
             first: first.id,
             second: second.id,
@@ -613,8 +619,16 @@ pub(crate) fn refit(
     };
     let last_game = scores.last().map(|s| s.0);
     let unplayed = fit.unplayed_interval();
-    if let Some(king) = store::write_fit(db, &fitted, counted, last_game, crowned, lead, unplayed)?
-    {
+    let fit = store::FitWritten {
+        fitted: &fitted,
+        games: counted,
+        last_game,
+        crowned,
+        lead,
+        unplayed,
+        placement_games,
+    };
+    if let Some(king) = store::write_fit(db, &fit)? {
         let label = versions
             .iter()
             .find(|v| v.id == king)

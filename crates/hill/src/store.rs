@@ -841,27 +841,66 @@ pub(crate) fn unplayed(store: &koth_tournament::store::Store) -> anyhow::Result<
         .transpose()
 }
 
+/// A fit as [`write_fit`] stores it.
+#[derive(Clone, Copy)]
+pub(crate) struct FitWritten<'a> {
+    pub fitted: &'a [Fitted],
+    /// Recorded games it was made from, the last of them `last_game`.
+    pub games: u32,
+    pub last_game: Option<u32>,
+    /// The table's first placed version.
+    pub crowned: Option<usize>,
+    /// The first two placed versions, and how far apart.
+    pub lead: Option<Lead>,
+    /// The interval of a version without games.
+    pub unplayed: f64,
+    /// The games a version plays before it is ranked, which the board reads.
+    pub placement_games: u32,
+}
+
+fn set_meta(db: &dyn Connection, key: &str, value: &str) -> anyhow::Result<()> {
+    db.execute(
+        "INSERT INTO meta (key, value) VALUES (?1, ?2)
+         ON CONFLICT (key) DO UPDATE SET value = ?2",
+        &[key.into(), value.into()],
+    )?;
+    Ok(())
+}
+
+/// Keeps the hill file's `placement_games` where the board reads it: a run writes it as it
+/// starts and with each fit.
+pub(crate) fn set_placement_games(db: &dyn Connection, games: u32) -> anyhow::Result<()> {
+    set_meta(db, "placement_games", &games.to_string())
+}
+
+/// The placement games the hill's run last wrote (0 before any run: every fitted version
+/// ranked).
+pub(crate) fn placement_games(store: &koth_tournament::store::Store) -> anyhow::Result<u32> {
+    Ok(store
+        .meta("placement_games")?
+        .and_then(|text| text.parse().ok())
+        .unwrap_or(0))
+}
+
 /// Replaces the stored fit with `fitted` (made from `games` recorded games, the last of them
 /// game `last_game`), its `lead` and its interval for a version without games (`unplayed`,
 /// where matchmaking starts a version the fit has not seen), and crowns `crowned` (the
 /// table's first, once placed) unless it reigns already; in one transaction. A
 /// version that played since the last fit has its figure kept in its history too (what its
 /// page plots). Returns the new king, if it changed.
-pub(crate) fn write_fit(
-    db: &dyn Connection,
-    fitted: &[Fitted],
-    games: u32,
-    last_game: Option<u32>,
-    crowned: Option<usize>,
-    lead: Option<Lead>,
-    unplayed: f64,
-) -> anyhow::Result<Option<usize>> {
+pub(crate) fn write_fit(db: &dyn Connection, fit: &FitWritten) -> anyhow::Result<Option<usize>> {
+    let FitWritten {
+        fitted,
+        games,
+        last_game,
+        crowned,
+        lead,
+        unplayed,
+        placement_games,
+    } = *fit;
     db.transaction(|db| {
-        db.execute(
-            "INSERT INTO meta (key, value) VALUES ('unplayed', ?1)
-             ON CONFLICT (key) DO UPDATE SET value = ?1",
-            &[unplayed.to_string().into()],
-        )?;
+        set_meta(db, "unplayed", &unplayed.to_string())?;
+        set_placement_games(db, placement_games)?;
         match lead {
             Some(Lead {
                 first,

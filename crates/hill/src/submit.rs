@@ -238,12 +238,16 @@ struct BotRecord {
 #[derive(Debug, Deserialize)]
 struct Board {
     statistic: String,
+    /// Absent from a hill older than the field: every version ranked.
+    #[serde(default)]
+    placement_games: u32,
     standings: Vec<Standing>,
 }
 
 #[derive(Debug, Deserialize)]
 struct Standing {
-    rank: usize,
+    /// None while it plays its placement games.
+    rank: Option<usize>,
     name: String,
     version: u32,
     rating: Option<f64>,
@@ -316,14 +320,19 @@ fn watch_games(
         .iter()
         .find(|s| s.name == submission.bot && s.version == version);
     match ranked {
+        Some(standing) if standing.rank.is_none() => println!(
+            "{bot} v{version} has played {} of its {} placement games; it is ranked once it has \
+             played them all",
+            standing.games, board.placement_games
+        ),
         Some(standing) => {
             let figure = |x: Option<f64>| x.map_or("-".to_string(), |x| format!("{x:.1}"));
             println!(
                 "{bot} v{version} after {} games: rank {} of {}, {} (95% interval {} to {})\n  \
                  the table's figure: {}",
                 standing.games,
-                standing.rank,
-                board.standings.len(),
+                standing.rank.unwrap_or_default(),
+                board.standings.iter().filter(|s| s.rank.is_some()).count(),
                 figure(standing.rating),
                 figure(standing.low),
                 figure(standing.high),

@@ -144,26 +144,35 @@ pub fn in_order(entries: &mut [Entry]) {
     });
 }
 
-/// The king of a table in order ([`in_order`]): its first, once it has played its
-/// `placement_games` (and at least one) — who leads, however narrowly, as a king of the hill
-/// means. How sure its lead is ([`lead_is_sure`]) is told beside it, never a condition: a crown
-/// that waited for a sure lead left a hill of close leaders without a king for most of its life
-/// (the original Grid-Routing Battle bots, docs/hill.md: no king at 42 games per bot in one
-/// seed of three, though the same bot led from the sixth game).
+/// The king of a table in order ([`in_order`]): its first version that has played its
+/// `placement_games` ([`placed`]) — who leads, however narrowly, as a king of the hill means. A
+/// version still placing is not ranked, so it is never king. How sure the lead is
+/// ([`apart`]) is told beside it, never a condition: a crown that waited for a sure lead left a
+/// hill of close leaders without a king for most of its life (the original Grid-Routing Battle
+/// bots, docs/hill.md: no king at 42 games per bot in one seed of three, though the same bot
+/// led from the sixth game).
 pub fn king(table: &[Entry], placement_games: u32) -> Option<usize> {
     table
-        .first()
-        .filter(|first| first.value.is_some() && first.games >= placement_games.max(1))
-        .map(|first| first.id)
+        .iter()
+        .find(|entry| placed(entry, placement_games))
+        .map(|entry| entry.id)
 }
 
-/// Whether a lead `by` is sure: the 95% interval of the lead (half-width `interval`,
-/// [`Fit::lead_interval`]: for two independent estimates `√(h₁² + h₂²)`, each `h` a 95%
-/// half-width; clustered by game for a points game, where two who meet often share their
-/// games' luck) excludes zero. Requiring the two intervals not to overlap at all would ask for
-/// about 99.5% confidence in the lead, not 95%.
-pub fn lead_is_sure(by: f64, interval: f64) -> bool {
-    by > interval
+/// Whether `entry` has a figure and has played its `placement_games` (at least one): only then
+/// is it ranked; before, a table lists it as placing, with its count.
+pub fn placed(entry: &Entry, placement_games: u32) -> bool {
+    entry.value.is_some() && entry.games >= placement_games.max(1)
+}
+
+/// Whether `first` is surely ahead of `second`, by the intervals a table shows: its 95%
+/// interval lies wholly above the other's. A reader sees the same rule in the table as in the
+/// king's line. (The lead's own interval, [`Fit::lead_interval`], is narrower: it would call a
+/// lead sure while the two intervals the table shows still overlap.)
+pub fn apart(first: &Entry, second: &Entry) -> bool {
+    match (first.value, second.value) {
+        (Some(a), Some(b)) => a - first.interval > b + second.interval,
+        _ => false,
+    }
 }
 
 #[cfg(test)]
@@ -246,11 +255,14 @@ mod tests {
         // Nor without a figure.
         assert_eq!(king(&table[3..], 0), None);
         assert_eq!(king(&[], 0), None);
-        // A lead of 150 with half-widths of 100 each (independent, √2 · 100 = 141): the
-        // intervals overlap, yet the lead is sure; 130 is not.
-        let interval = 100f64.hypot(100.0);
-        assert!(lead_is_sure(150.0, interval));
-        assert!(!lead_is_sure(130.0, interval));
-        assert!(!lead_is_sure(0.0, 0.0));
+        // A placing first is not ranked: the king is the first that has placed.
+        let mut table = vec![entry(0, 1500.0, 50.0, 10), entry(1, 1600.0, 50.0, 3)];
+        in_order(&mut table);
+        assert_eq!(table[0].id, 1);
+        assert_eq!(king(&table, 5), Some(0));
+        // Sure only where the intervals the table shows are apart.
+        assert!(apart(&entry(0, 250.0, 100.0, 9), &entry(1, 0.0, 100.0, 9)));
+        assert!(!apart(&entry(0, 150.0, 100.0, 9), &entry(1, 0.0, 100.0, 9)));
+        assert!(!apart(&entry(0, 0.0, 0.0, 9), &entry(1, 0.0, 0.0, 9)));
     }
 }

@@ -231,17 +231,19 @@ async fn author_logs(
     match read {
         // An author's own: no cache keeps it.
         Ok(logs) => Ok(([(header::CACHE_CONTROL, "no-store")], axum::Json(logs)).into_response()),
-        Err(denied) => Err(refusal(denied)),
+        Err(denied) => Ok(refusal(denied)),
     }
 }
 
-/// An author's thing refused: `401` to one who is no author, `403` to another author.
-fn refusal(denied: Denied) -> Failure {
-    match denied {
-        Denied::NotAnAuthor(why) => Failure(StatusCode::UNAUTHORIZED, why),
-        Denied::NotYours(why) => Failure(StatusCode::FORBIDDEN, why),
-        Denied::Missing(why) => Failure(StatusCode::NOT_FOUND, why),
-    }
+/// An author's thing refused: `401` to one who is no author, `403` to another author, `404`
+/// for what is not there; JSON `{"error"}`, as the door's own answers are.
+fn refusal(denied: Denied) -> Response {
+    let (code, why) = match denied {
+        Denied::NotAnAuthor(why) => (StatusCode::UNAUTHORIZED, why),
+        Denied::NotYours(why) => (StatusCode::FORBIDDEN, why),
+        Denied::Missing(why) => (StatusCode::NOT_FOUND, why),
+    };
+    super::submissions::error(code, &why)
 }
 
 /// `/api/hill/bots/{name}/data`: a learning bot's data now, a `.tar.gz`, for its author (`401`
@@ -269,7 +271,7 @@ async fn author_data(
             tgz,
         )
             .into_response()),
-        Err(denied) => Err(refusal(denied)),
+        Err(denied) => Ok(refusal(denied)),
     }
 }
 

@@ -201,7 +201,7 @@ pub(crate) fn front(page: &str, view: Result<&HillView, &str>) -> String {
         .iter()
         .map(|s| {
             vec![
-                s.rank.to_string(),
+                s.rank.map_or("–".to_string(), |rank| rank.to_string()),
                 bot_link(&s.name),
                 format!("v{}", s.version),
                 num(s.rating, digits),
@@ -209,7 +209,7 @@ pub(crate) fn front(page: &str, view: Result<&HillView, &str>) -> String {
                 format!("{:.1} ± {:.1}", s.mu, s.sigma),
                 s.games.to_string(),
                 s.faulted.to_string(),
-                escape(&s.state),
+                escape(&board.state_shown(s)),
             ]
         })
         .collect();
@@ -317,7 +317,8 @@ pub(crate) fn front(page: &str, view: Result<&HillView, &str>) -> String {
                     ],
                     &last,
                     &[1, 2],
-                    &[3],
+                    // A game of seven lists seven bots: its seats wrap, as the reason does.
+                    &[1, 3],
                 ),
             ),
             (

@@ -344,7 +344,8 @@ fn internal(err: &anyhow::Error) -> Response {
     )
 }
 
-fn error(code: StatusCode, why: &str) -> Response {
+/// An error as the door answers it: JSON `{"error": why}`.
+pub(crate) fn error(code: StatusCode, why: &str) -> Response {
     let mut response = (code, axum::Json(serde_json::json!({ "error": why }))).into_response();
     if code == StatusCode::PAYLOAD_TOO_LARGE || code == StatusCode::REQUEST_TIMEOUT {
         // The rest of the body is not read: the connection cannot carry another request.
