@@ -349,3 +349,67 @@ fn a_time_out_while_another_program_holds_the_bots_cpu_is_a_harness_fault() {
         3
     );
 }
+
+#[test]
+fn a_late_exit_while_another_program_holds_the_bots_cpu_is_a_harness_fault() {
+    let Some((two, _)) = two_cpus() else {
+        return;
+    };
+    let machine = Machine::new();
+    let tmp = tempfile::tempdir().unwrap();
+    let bot = tmp.path().join("bot");
+    std::fs::create_dir_all(&bot).unwrap();
+    // About 0.3 s of CPU after its input ends: it exits in time alone on its CPU (400 ms), not
+    // beside a program that spins there.
+    std::fs::write(
+        bot.join("bot.toml"),
+        format!(
+            "name = \"Slow Exit\"\nrun = \"python3 {} slow-exit\"\ngames = [\"ratrace\"]\n",
+            script().display()
+        ),
+    )
+    .unwrap();
+    let file = tmp.path().join("t.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "game = \"ratrace\"\nbots = [{bot:?}]\ngames = 1\nrounds = 1\njobs = 1\n\
+             answer_ms = 5000\nexit_ms = 400\nsandbox = false\n"
+        ),
+    )
+    .unwrap();
+    let cpu = two[0].to_string();
+    let mut spinner = Command::new("taskset")
+        .args(["-c", &cpu, "sh", "-c", "while :; do :; done"])
+        .spawn()
+        .unwrap();
+    let out = tmp.path().join("t");
+    let run = machine
+        .koth(
+            &cpu,
+            &[
+                "tournament",
+                "run",
+                file.to_str().unwrap(),
+                "--dir",
+                out.to_str().unwrap(),
+                "--seed",
+                "1",
+            ],
+        )
+        .output();
+    let _ = spinner.kill();
+    let _ = spinner.wait();
+    let output = run.unwrap();
+    assert!(output.status.success(), "{output:?}");
+    // Every attempt's late exit came while the bot was kept from its CPU: never a result
+    // against the bot, always koth's fault.
+    assert_eq!(query(&out, "SELECT COUNT(*) FROM results"), 0);
+    assert_eq!(
+        query(
+            &out,
+            "SELECT COUNT(*) FROM harness_faults WHERE message LIKE '%koth''s fault%'"
+        ),
+        3
+    );
+}

@@ -3,6 +3,7 @@
 turn, and does one more thing named by its argument:
   cpus  writes the CPUs it may run on to stderr first (one line, e.g. `cpus 1`);
   busy  spends about 0.3 s of CPU on each turn before answering;
+  slow-exit  spends about 0.3 s of CPU after its input ends, before it exits;
   gate DIR  does what `cpus` does, then creates DIR/started-<its pid> and waits for DIR/go
         before its first answer (so that a test holds several runs alive at once)."""
 import os
@@ -28,3 +29,7 @@ for line in sys.stdin:
             while time.process_time() - start < 0.3:
                 pass
         print(" ".join(["-1,0"] * n), flush=True)
+if mode == "slow-exit":
+    start = time.process_time()
+    while time.process_time() - start < 0.3:
+        pass

@@ -37,6 +37,16 @@ pub enum BotError {
     CpuTimeout { used: Duration, limit: Duration },
     #[error("did not exit within {} ms after its last message", limit.as_millis())]
     NoExit { limit: Duration },
+    /// A late exit koth caused: it and the bot waited for a CPU others held while the bot had
+    /// its exit limit (see [`super::starvation`]); a harness fault for a tournament, as
+    /// [`BotError::Starved`] is.
+    #[error(
+        "did not exit within {} ms after its last message, but it and koth waited {} ms of \
+         that for a CPU other programs held: koth's fault, not the bot's",
+        limit.as_millis(),
+        waited.as_millis()
+    )]
+    StarvedExit { limit: Duration, waited: Duration },
     /// A WASI bot that burnt its fuel budget ([`super::Limits::answer_fuel`], or
     /// [`super::Limits::exit_fuel`] once its input ended).
     #[error("ran out of fuel: burnt its budget of {budget} fuel {}", if *exiting { "after its last message without exiting" } else { "for one answer" })]
@@ -132,6 +142,7 @@ impl BotError {
             | BotError::Starved { .. }
             | BotError::CpuTimeout { .. }
             | BotError::NoExit { .. }
+            | BotError::StarvedExit { .. }
             | BotError::OutOfFuel { .. } => FaultKind::TimedOut,
             BotError::Exited { .. }
             | BotError::ClosedStdout { .. }

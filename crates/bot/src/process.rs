@@ -607,14 +607,33 @@ impl BotProcess {
         if self.stopped.is_none() {
             let _ = tokio::time::timeout(limit, self.write_queued()).await;
             self.stdin.take();
-            let exit = async {
-                tokio::select! {
-                    _ = self.child.wait() => {}
-                    () = self.stdout.discard_to_end() => drop(self.child.wait().await),
+            let (pid, meter) = (self.cpu_pid(), self.cpu_meter());
+            // As for an answer (see `starvation`): a late exit while koth or the bot waited for
+            // a CPU others held is koth's fault, not the bot's.
+            let early = SAMPLE_AFTER.min(limit);
+            let (exited, waits) = {
+                let exit = async {
+                    tokio::select! {
+                        _ = self.child.wait() => {}
+                        () = self.stdout.discard_to_end() => drop(self.child.wait().await),
+                    }
+                };
+                tokio::pin!(exit);
+                match tokio::time::timeout(early, &mut exit).await {
+                    Ok(()) => (true, None),
+                    Err(_) => {
+                        let waits = pid.and_then(|pid| Waits::now(pid, meter()?));
+                        let rest = limit.saturating_sub(early);
+                        (tokio::time::timeout(rest, exit).await.is_ok(), waits)
+                    }
                 }
             };
-            if tokio::time::timeout(limit, exit).await.is_err() && ending == Ending::Exit {
-                let late = BotError::NoExit { limit };
+            if !exited && ending == Ending::Exit {
+                let waited = waits.and_then(|waits| waits.starved_since(pid?, meter()?));
+                let late = match waited.filter(|&waited| starvation::starved(waited, limit)) {
+                    Some(waited) => BotError::StarvedExit { limit, waited },
+                    None => BotError::NoExit { limit },
+                };
                 self.record_fault(&late);
                 fault = Some(late);
             }

@@ -411,6 +411,11 @@ impl Seat {
             .finish(self.options.limits.exit, self.options.ending)
             .await
         {
+            // koth's fault, not the bot's: counted as a starved time-out is, so that a
+            // tournament plays the game again.
+            if matches!(late, BotError::StarvedExit { .. }) {
+                self.ended_timing.starved_timeouts += 1;
+            }
             self.record(
                 &late,
                 At {
