@@ -456,6 +456,44 @@ fn a_bot_that_faults_too_often_is_suspended_until_resumed_or_replaced() {
     .unwrap();
     add_ok(&dir, &[&flaky]);
     wait_for(&dir, &games_of("Flaky v2"), 2);
+    // Rolled back by the owner to v1, kept with its games: v2 replaced, v1 scheduled again.
+    let rollback = |version: &str| {
+        koth()
+            .args(["hill", "rollback", "Flaky", version, "--hill"])
+            .arg(&dir)
+            .output()
+            .unwrap()
+    };
+    let v1_games = query(&dir, &games_of("Flaky v1"));
+    let back = rollback("v1");
+    let said = String::from_utf8_lossy(&back.stdout);
+    assert!(back.status.success(), "{said}");
+    assert!(
+        said.contains("\"Flaky\" v1 is its active version again in place of v2"),
+        "{said}"
+    );
+    let states = |version: i64| {
+        query(
+            &dir,
+            &format!(
+                "SELECT COUNT(*) FROM hill_versions WHERE name = 'Flaky' AND version = {version} \
+                 AND state = 'active' AND suspended IS NULL"
+            ),
+        )
+    };
+    assert_eq!((states(1), states(2)), (1, 0));
+    wait_for(&dir, &games_of("Flaky v1"), v1_games + 1);
+    // The same again, or a version it never had: refused, naming what there is.
+    let again = rollback("1");
+    assert!(!again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("is its active version already"));
+    let none = rollback("7");
+    assert!(!none.status.success());
+    assert!(
+        String::from_utf8_lossy(&none.stderr).contains("has no v7; its versions are v1, v2"),
+        "{}",
+        String::from_utf8_lossy(&none.stderr)
+    );
     // The owner's terminal told each event as it happened, hints whole.
     let told = stop(run);
     // Stopped, it says how to go on as it was started, serving its pages.
@@ -463,19 +501,14 @@ fn a_bot_that_faults_too_often_is_suspended_until_resumed_or_replaced() {
     for line in [
         "koth: Flaky v1 is suspended: faults (crashed",
         &resume,
+        "koth: Flaky v1 is scheduled again (resumed)",
         &going_on,
         "koth: Flaky v2 accepted: it replaces v1",
+        "koth: Flaky v1 is its bot's active version again (rolled back), in place of v2",
         "is the new king",
     ] {
         assert!(told.contains(line), "{line:?} not in:\n{told}");
     }
-    assert_eq!(
-        query(
-            &dir,
-            "SELECT COUNT(*) FROM hill_versions WHERE state = 'active' AND suspended IS NOT NULL"
-        ),
-        0
-    );
     assert_counted_once(&dir);
     let unknown = koth()
         .args(["hill", "retire", "Nobody", "--hill"])

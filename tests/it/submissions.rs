@@ -319,6 +319,64 @@ fn an_author_submits_a_bot_that_builds_validates_and_plays_and_only_it_reads_its
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     assert_eq!(versions.len(), 2, "House and Ada's v2 only: {versions:?}");
+    // Rolling back is her own, and only to a version whose files the hill keeps.
+    let roll_back = |token: Option<&str>, body: &str| {
+        let mut request = client()
+            .post(format!("{url}/api/hill/bots/Ada's/rollback"))
+            .header("content-type", "application/json")
+            .body(body.to_string());
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        let response = request.send().unwrap();
+        let code = response.status();
+        (code, response.json::<Value>().unwrap())
+    };
+    for (token, body, code, why) in [
+        (
+            None,
+            r#"{"version": 1}"#,
+            StatusCode::UNAUTHORIZED,
+            "no token",
+        ),
+        (
+            Some(bob.as_str()),
+            r#"{"version": 1}"#,
+            StatusCode::FORBIDDEN,
+            "its author's alone",
+        ),
+        (
+            Some(ada.as_str()),
+            r#"{"version": 1}"#,
+            StatusCode::CONFLICT,
+            "no longer kept",
+        ),
+        (
+            Some(ada.as_str()),
+            r#"{"version": 2}"#,
+            StatusCode::CONFLICT,
+            "active version already",
+        ),
+        (
+            Some(ada.as_str()),
+            r#"{"version": 9}"#,
+            StatusCode::CONFLICT,
+            "its versions are v1, v2",
+        ),
+        (
+            Some(ada.as_str()),
+            "nine",
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "as JSON",
+        ),
+    ] {
+        let (answered, said) = roll_back(token, body);
+        assert_eq!(answered, code, "{body}: {said}");
+        assert!(
+            said["error"].as_str().unwrap().contains(why),
+            "{body}: {said}"
+        );
+    }
     assert!(
         query(
             &dir,

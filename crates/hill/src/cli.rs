@@ -172,6 +172,18 @@ enum Command {
         #[command(flatten)]
         hill: HillOption,
     },
+    /// Make an earlier version of a bot its active one again (its ratings, games and data
+    /// kept), the version active until now replaced: the way back from a broken version.
+    Rollback {
+        /// The bot's name.
+        #[arg(value_name = "NAME")]
+        name: String,
+        /// The version to bring back: its number, `3` or `v3`.
+        #[arg(value_name = "VERSION", value_parser = version_number)]
+        version: u32,
+        #[command(flatten)]
+        hill: HillOption,
+    },
     /// Copy a hill folder's database to FILE, while `hill run` plays it or not: a consistent
     /// copy of one moment (SQLite's online backup). A hill in PostgreSQL is backed up with
     /// `pg_dump` (docs/hill.md).
@@ -263,6 +275,14 @@ impl HillTarget {
             None => Hill::open(&self.target),
         }
     }
+}
+
+/// A version's number as a person writes it: `3` or `v3`.
+fn version_number(text: &str) -> Result<u32, String> {
+    text.strip_prefix('v')
+        .unwrap_or(text)
+        .parse()
+        .map_err(|_| format!("{text:?} is no version: give its number, `3` or `v3`"))
 }
 
 /// The words of the command that goes on with this `hill run` after a stop: those it was
@@ -450,6 +470,18 @@ pub fn run(args: Args, server: Server) -> anyhow::Result<()> {
             token,
             transcript,
         } => super::submit::logs(&name, game, &to, &token, transcript),
+        Command::Rollback {
+            name,
+            version,
+            hill,
+        } => {
+            let hill = hill.open(None)?;
+            let replaced = super::versions::roll_back(&hill, &name, version)?;
+            let from = replaced.map_or(String::new(), |from| format!(" in place of v{from}"));
+            println!("{name:?} v{version} is its active version again{from}");
+            tracing::info!(bot = name, version, "rolled back");
+            Ok(())
+        }
         Command::ResumeBot { name, hill } => {
             let hill = hill.open(None)?;
             store::change_active(hill.store.connection(), &name, Change::Resume)?;

@@ -49,6 +49,8 @@ pub(crate) mod store;
 pub mod submissions;
 pub(crate) mod submit;
 pub(crate) mod versions;
+
+pub use versions::roll_back;
 pub mod worker;
 
 use std::path::{Path, PathBuf};

@@ -75,9 +75,9 @@ pub struct GameLogs {
     pub games: Vec<PlayedGame>,
 }
 
-/// Whether the holder of `token` is the author of bot `name`, to read `what` of it (its logs,
-/// its data): an author's things are their own alone.
-pub(crate) fn authorized(
+/// Whether the holder of `token` is the author of bot `name`, to read or change `what` of it
+/// (its logs, its data, its versions): an author's things are their own alone.
+pub fn authorized(
     store: &Store,
     name: &str,
     token: Option<&str>,

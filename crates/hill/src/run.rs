@@ -117,8 +117,15 @@ pub(crate) async fn play(
     let mut said_waiting = false;
     // The versions this run has told of: those it finds at its start are not news.
     let mut told = store::versions(db)?.len();
+    let mut before = store::versions(db)?;
     loop {
         let versions = store::versions(db)?;
+        // What the owner did meanwhile (`resume-bot`, `rollback`), told as it is seen.
+        for line in owners_changes(&before, &versions) {
+            eprintln!("koth: {line}");
+            tracing::info!("{line}");
+        }
+        before.clone_from(&versions);
         let unscheduled: Vec<usize> = versions
             .iter()
             .filter(|v| !v.scheduled())
@@ -283,6 +290,39 @@ pub(crate) async fn play(
         }
     }
     Ok(())
+}
+
+/// What became scheduled again between `before` and `now` by the owner's hand: a suspended
+/// version resumed, an earlier version rolled back to (with the one it replaced).
+fn owners_changes(before: &[Version], now: &[Version]) -> Vec<String> {
+    now.iter()
+        .filter(|v| v.scheduled())
+        .filter_map(|v| {
+            let was = before.iter().find(|b| b.id == v.id)?;
+            if was.state == "suspended" {
+                return Some(format!("{} is scheduled again (resumed)", v.label()));
+            }
+            if was.current() {
+                return None;
+            }
+            let replaced = now.iter().find(|r| {
+                r.name == v.name
+                    && r.id != v.id
+                    && before.iter().any(|b| b.id == r.id && b.current())
+            });
+            Some(match replaced {
+                Some(r) => format!(
+                    "{} is its bot's active version again (rolled back), in place of v{}",
+                    v.label(),
+                    r.version
+                ),
+                None => format!(
+                    "{} is its bot's active version again (rolled back)",
+                    v.label()
+                ),
+            })
+        })
+        .collect()
 }
 
 /// The line `hill run` prints when `version` joins the hill: accepted, and which version of

@@ -424,6 +424,55 @@ pub(crate) fn change_active(db: &dyn Connection, name: &str, change: Change) -> 
     Ok(())
 }
 
+/// Makes version `version` of bot `name` its active one again, as it was (its ratings, games
+/// and data kept; its suspension, if it had one, lifted and its faults counted afresh), the
+/// version active until now replaced by it; in one transaction. Returns the version it
+/// replaced, if the bot had one active. Fails naming the bot's versions if it has no such
+/// version, or if that one is active already.
+pub(crate) fn roll_back(
+    db: &dyn Connection,
+    name: &str,
+    version: u32,
+) -> anyhow::Result<Option<u32>> {
+    db.transaction(|db| {
+        let versions: Vec<(u32, String)> = db
+            .query(
+                "SELECT version, state FROM hill_versions WHERE name = ?1 ORDER BY version",
+                &[name.into()],
+            )?
+            .iter()
+            .map(|r| Ok((r[0].int()? as u32, r[1].text()?)))
+            .collect::<anyhow::Result<_>>()?;
+        let listed = || {
+            let all: Vec<String> = versions.iter().map(|(v, _)| format!("v{v}")).collect();
+            all.join(", ")
+        };
+        match versions.iter().find(|(v, _)| *v == version) {
+            None if versions.is_empty() => anyhow::bail!("the hill has no bot {name:?}"),
+            None => anyhow::bail!("{name:?} has no v{version}; its versions are {}", listed()),
+            Some((_, state)) if state == "active" => {
+                anyhow::bail!("{name:?} v{version} is its active version already")
+            }
+            Some(_) => {}
+        }
+        let from = versions
+            .iter()
+            .find(|(_, state)| state == "active")
+            .map(|(v, _)| *v);
+        db.execute(
+            "UPDATE hill_versions SET state = 'replaced' WHERE name = ?1 AND state = 'active'",
+            &[name.into()],
+        )?;
+        db.execute(
+            "UPDATE hill_versions SET state = 'active', suspended = NULL,
+                 counted_from = (SELECT COALESCE(MAX(idx) + 1, 0) FROM games)
+             WHERE name = ?1 AND version = ?2",
+            &[name.into(), version.into()],
+        )?;
+        Ok(from)
+    })
+}
+
 /// What [`change_active`] does.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Change {

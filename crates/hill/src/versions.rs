@@ -88,6 +88,37 @@ pub(crate) fn folder_of(
     Ok(hill.join(own))
 }
 
+/// Makes version `version` of bot `name` its active one again ([`store::roll_back`]): its
+/// ratings, games and data kept, the version active until now replaced. Refused, with why,
+/// for a version whose files the hill no longer keeps (older than `kept_versions`). Returns
+/// the version it replaced, if any.
+pub fn roll_back(hill: &Hill, name: &str, version: u32) -> anyhow::Result<Option<u32>> {
+    let db = hill.store.connection();
+    let row = db.row(
+        "SELECT v.id, v.digest, b.dir FROM hill_versions v JOIN bots b ON b.id = v.id
+         WHERE v.name = ?1 AND v.version = ?2",
+        &[name.into(), version.into()],
+    )?;
+    if let Some(row) = row.filter(|_| !hill.store.is_shared()) {
+        let label = format!("{name} v{version}");
+        let dir = PathBuf::from(row[2].text()?);
+        let stored = folder_of(
+            &hill.dir,
+            row[0].int()? as usize,
+            &label,
+            &dir,
+            &row[1].text()?,
+        )
+        .map_err(|refused| anyhow::anyhow!("{refused}"))?;
+        anyhow::ensure!(
+            stored.is_dir(),
+            "{label}'s files are no longer kept (the hill keeps its bots' newest \
+             `kept_versions`): send that version again instead"
+        );
+    }
+    store::roll_back(db, name, version)
+}
+
 /// What became of a bot folder given to `hill add`.
 #[derive(Debug, Clone, Default)]
 pub struct Added {

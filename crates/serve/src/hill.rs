@@ -237,7 +237,7 @@ async fn author_logs(
 
 /// An author's thing refused: `401` to one who is no author, `403` to another author, `404`
 /// for what is not there; JSON `{"error"}`, as the door's own answers are.
-fn refusal(denied: Denied) -> Response {
+pub(crate) fn refusal(denied: Denied) -> Response {
     let (code, why) = match denied {
         Denied::NotAnAuthor(why) => (StatusCode::UNAUTHORIZED, why),
         Denied::NotYours(why) => (StatusCode::FORBIDDEN, why),

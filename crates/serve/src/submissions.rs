@@ -64,6 +64,10 @@ pub(crate) fn router(hill: Hill) -> Router {
     Router::new()
         .route("/api/submissions", get(mine).post(submit))
         .route("/api/submissions/{id}", get(one))
+        .route(
+            "/api/hill/bots/{name}/rollback",
+            axum::routing::post(rollback),
+        )
         .route("/submit", get(|| async { Html(PAGE) }))
         .with_state(door)
 }
@@ -260,6 +264,57 @@ async fn one(
     match found {
         Ok(Ok(Some(status))) => axum::Json(status).into_response(),
         Ok(Ok(None)) => error(StatusCode::NOT_FOUND, "the hill has no such submission"),
+        Ok(Err(err)) => internal(&err),
+        Err(response) => response,
+    }
+}
+
+/// What an author sends to roll their bot back: the version to make active again.
+#[derive(serde::Deserialize)]
+struct RollbackAsk {
+    version: u32,
+}
+
+/// `POST /api/hill/bots/{name}/rollback` with `{"version": N}`: the bot's author makes an
+/// earlier version its active one again (`koth hill rollback`); `401` without a token the hill
+/// knows, `403` for another's bot, `404` for a bot it has not, `409` for a version it cannot
+/// bring back (none such, active already, its files no longer kept), with why.
+async fn rollback(
+    State(door): State<Arc<Door>>,
+    UrlPath(name): UrlPath<String>,
+    headers: HeaderMap,
+    ask: Result<axum::Json<RollbackAsk>, axum::extract::rejection::JsonRejection>,
+) -> Response {
+    let Ok(axum::Json(ask)) = ask else {
+        return error(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "send the version to bring back as JSON: {\"version\": N}",
+        );
+    };
+    let token = bearer(&headers);
+    let done = with_hill(&door, move |hill| {
+        let allowed =
+            koth_hill::logs::authorized(&hill.store, &name, token.as_deref(), "its versions")?;
+        Ok::<_, anyhow::Error>(match allowed {
+            Err(denied) => Err(denied),
+            Ok(()) => Ok((koth_hill::roll_back(hill, &name, ask.version), name)),
+        })
+    })
+    .await;
+    match done {
+        Ok(Ok(Ok((Ok(replaced), name)))) => {
+            tracing::info!(
+                bot = name,
+                version = ask.version,
+                "rolled back by its author"
+            );
+            axum::Json(serde_json::json!({
+                "bot": name, "version": ask.version, "replaced": replaced
+            }))
+            .into_response()
+        }
+        Ok(Ok(Ok((Err(why), _)))) => error(StatusCode::CONFLICT, &format!("{why:#}")),
+        Ok(Ok(Err(denied))) => super::hill::refusal(denied),
         Ok(Err(err)) => internal(&err),
         Err(response) => response,
     }
