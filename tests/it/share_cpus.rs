@@ -286,8 +286,11 @@ fn a_run_under_taskset_keeps_to_its_cpu() {
     assert_eq!(reported_cpus(&stderr_logs(log.path())[0]), vec![two[1]]);
 }
 
-#[test]
-fn a_time_out_while_another_program_holds_the_bots_cpu_is_a_harness_fault() {
+/// A one-game rat-race tournament of the player in `mode` (`busy`, `slow-exit`), with the
+/// tournament file's `limits`, played by a koth kept to one CPU while a program spins on it.
+/// Every attempt's late answer or exit came while the bot was kept from its CPU: never a result
+/// against the bot, always koth's fault (3 attempts, each a harness fault).
+fn beside_a_spinner_every_attempt_is_koths_fault(mode: &str, limits: &str) {
     let Some((two, _)) = two_cpus() else {
         return;
     };
@@ -295,22 +298,19 @@ fn a_time_out_while_another_program_holds_the_bots_cpu_is_a_harness_fault() {
     let tmp = tempfile::tempdir().unwrap();
     let bot = tmp.path().join("bot");
     std::fs::create_dir_all(&bot).unwrap();
-    // About 0.3 s of CPU a turn: in time alone on its CPU, not beside a program that spins there.
     std::fs::write(
         bot.join("bot.toml"),
         format!(
-            "name = \"Busy\"\nrun = \"python3 {} busy\"\ngames = [\"ratrace\"]\n",
+            "name = \"Busy\"\nrun = \"python3 {} {mode}\"\ngames = [\"ratrace\"]\n",
             script().display()
         ),
     )
     .unwrap();
     let file = tmp.path().join("t.toml");
-    // Two boards: the first answer of a process has a start-up grace, the second board's not.
     std::fs::write(
         &file,
         format!(
-            "game = \"ratrace\"\nbots = [{bot:?}]\ngames = 1\nrounds = 2\njobs = 1\n\
-             answer_ms = 400\nsandbox = false\n"
+            "game = \"ratrace\"\nbots = [{bot:?}]\ngames = 1\njobs = 1\nsandbox = false\n{limits}"
         ),
     )
     .unwrap();
@@ -338,8 +338,6 @@ fn a_time_out_while_another_program_holds_the_bots_cpu_is_a_harness_fault() {
     let _ = spinner.wait();
     let output = run.unwrap();
     assert!(output.status.success(), "{output:?}");
-    // Every attempt timed out with the bot kept from its CPU half the time: never a result
-    // against the bot, always koth's fault.
     assert_eq!(query(&out, "SELECT COUNT(*) FROM results"), 0);
     assert_eq!(
         query(
@@ -351,65 +349,18 @@ fn a_time_out_while_another_program_holds_the_bots_cpu_is_a_harness_fault() {
 }
 
 #[test]
+fn a_time_out_while_another_program_holds_the_bots_cpu_is_a_harness_fault() {
+    // About 0.3 s of CPU a turn: in time alone on its CPU, not beside a program that spins
+    // there. Two boards: the first answer of a process has a start-up grace, the second's not.
+    beside_a_spinner_every_attempt_is_koths_fault("busy", "rounds = 2\nanswer_ms = 400\n");
+}
+
+#[test]
 fn a_late_exit_while_another_program_holds_the_bots_cpu_is_a_harness_fault() {
-    let Some((two, _)) = two_cpus() else {
-        return;
-    };
-    let machine = Machine::new();
-    let tmp = tempfile::tempdir().unwrap();
-    let bot = tmp.path().join("bot");
-    std::fs::create_dir_all(&bot).unwrap();
     // About 0.3 s of CPU after its input ends: it exits in time alone on its CPU (400 ms), not
     // beside a program that spins there.
-    std::fs::write(
-        bot.join("bot.toml"),
-        format!(
-            "name = \"Slow Exit\"\nrun = \"python3 {} slow-exit\"\ngames = [\"ratrace\"]\n",
-            script().display()
-        ),
-    )
-    .unwrap();
-    let file = tmp.path().join("t.toml");
-    std::fs::write(
-        &file,
-        format!(
-            "game = \"ratrace\"\nbots = [{bot:?}]\ngames = 1\nrounds = 1\njobs = 1\n\
-             answer_ms = 5000\nexit_ms = 400\nsandbox = false\n"
-        ),
-    )
-    .unwrap();
-    let cpu = two[0].to_string();
-    let mut spinner = Command::new("taskset")
-        .args(["-c", &cpu, "sh", "-c", "while :; do :; done"])
-        .spawn()
-        .unwrap();
-    let out = tmp.path().join("t");
-    let run = machine
-        .koth(
-            &cpu,
-            &[
-                "tournament",
-                "run",
-                file.to_str().unwrap(),
-                "--dir",
-                out.to_str().unwrap(),
-                "--seed",
-                "1",
-            ],
-        )
-        .output();
-    let _ = spinner.kill();
-    let _ = spinner.wait();
-    let output = run.unwrap();
-    assert!(output.status.success(), "{output:?}");
-    // Every attempt's late exit came while the bot was kept from its CPU: never a result
-    // against the bot, always koth's fault.
-    assert_eq!(query(&out, "SELECT COUNT(*) FROM results"), 0);
-    assert_eq!(
-        query(
-            &out,
-            "SELECT COUNT(*) FROM harness_faults WHERE message LIKE '%koth''s fault%'"
-        ),
-        3
+    beside_a_spinner_every_attempt_is_koths_fault(
+        "slow-exit",
+        "rounds = 1\nanswer_ms = 5000\nexit_ms = 400\n",
     );
 }
