@@ -999,3 +999,95 @@ fn a_bot_swapping_its_data_folder_for_a_link_never_leads_koth_out_of_it() {
     assert!(host.join("HOST_ONLY_NAME_8731").is_dir());
     assert!(host.join("HOST_ONLY_FILE_8731").is_file());
 }
+
+/// A learning bot (`data_mb = 1`) that adds `kib` KiB to its data at each start, and answers
+/// the first free square; with `kib` over the cap, its first game already leaves too much.
+fn grower(dir: &Path, name: &str, kib: u32) -> PathBuf {
+    let bot = dir.join(name.to_lowercase());
+    std::fs::create_dir_all(&bot).unwrap();
+    std::fs::write(
+        bot.join("bot.toml"),
+        format!(
+            "name = \"{name}\"\nrun = \"python3 -u grower.py\"\ngames = [\"tictactoe\"]\n\
+             data_mb = 1\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        bot.join("grower.py"),
+        format!(
+            r#"import sys
+try:
+    with open("data/log", "ab") as f:
+        f.write(b"x" * ({kib} * 1024))
+except OSError:
+    pass
+for line in sys.stdin:
+    w = line.split()
+    if w and w[0] == "MOVE":
+        print(w[1].index("."), flush=True)
+"#
+        ),
+    )
+    .unwrap();
+    bot
+}
+
+#[test]
+fn a_learning_bot_over_its_cap_is_refused_up_front_or_suspended_once_it_outgrows_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = create_hill(
+        tmp.path(),
+        // Suspended for faults only in nearly all of its last 4 games: a game of a few
+        // answers with one data fault counts against it, as a game of thousands would not.
+        "game = \"tictactoe\"\nrounds = 2\nanswer_ms = 2000\nseed = 5\njobs = 1\n\
+         placement_games = 2\nsuspend_window = 4\nsuspend_share = 0.9\n",
+    );
+    let add = |bot: &Path| {
+        koth()
+            .args(["hill", "add"])
+            .arg(bot)
+            .arg("--hill")
+            .arg(&dir)
+            .output()
+            .unwrap()
+    };
+    // 2 MiB in its first game: its validation game keeps data as a ranked game does, so it is
+    // refused now, saying why, not ranked game after game without ever learning.
+    let over = add(&grower(tmp.path(), "Over", 2048));
+    let said = String::from_utf8_lossy(&over.stdout).to_string();
+    assert!(!over.status.success(), "{said}");
+    assert!(
+        said.contains("Over: refused") && said.contains("holds more than its cap of 1 MiB"),
+        "{said}"
+    );
+    // 300 KiB a game: kept for a few games, then over its cap in every game; suspended with
+    // that reason once it is so in most of its last 4.
+    succeed(
+        koth()
+            .args(["hill", "add"])
+            .arg(first_free(tmp.path(), 0))
+            .arg("--hill")
+            .arg(&dir),
+    );
+    // A learner well within its cap, so that two play on once Grows is suspended.
+    let small = add(&grower(tmp.path(), "Small", 1));
+    assert!(small.status.success(), "{small:?}");
+    let grows = add(&grower(tmp.path(), "Grows", 300));
+    assert!(grows.status.success(), "{grows:?}");
+    let mut command = koth();
+    own_cpu_locks(&mut command, tmp.path());
+    succeed(
+        command
+            .args(["hill", "run"])
+            .arg(&dir)
+            .args(["--games", "16"]),
+    );
+    let status = succeed(koth().args(["hill", "status"]).arg(&dir));
+    let status = String::from_utf8_lossy(&status.stdout);
+    assert!(
+        status.contains("Grows v1 is suspended: its data was not kept in ")
+            && status.contains("holds more than its cap of 1 MiB"),
+        "{status}"
+    );
+}

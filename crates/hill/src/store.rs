@@ -724,7 +724,11 @@ fn rate_one(
                 rating.uncertainty.into(),
             ],
         )?;
-        if let Some(reason) = suspension_of(db, seat.bot, suspension)? {
+        let reason = match suspension_of(db, seat.bot, suspension)? {
+            Some(reason) => Some(reason),
+            None => data_suspension_of(db, seat.bot, suspension)?,
+        };
+        if let Some(reason) = reason {
             suspend(db, seat.bot, &reason)?;
             suspended.push((seat.bot, reason));
         }
@@ -739,6 +743,46 @@ pub(crate) fn suspend(db: &dyn Connection, id: usize, reason: &str) -> anyhow::R
         &[id.into(), reason.into()],
     )?;
     Ok(())
+}
+
+/// Why learning version `id` must be suspended, if it must: its data was refused (over its cap,
+/// a link, …: [`koth_tournament::DATA_REFUSED`]) in most of its last window of games, so it
+/// plays on without ever learning; counted since it was added or last resumed.
+fn data_suspension_of(
+    db: &dyn Connection,
+    id: usize,
+    suspension: super::config::Suspension,
+) -> anyhow::Result<Option<String>> {
+    let notes: Vec<String> = db
+        .query(
+            &format!(
+                "SELECT COALESCE(d.note, '') FROM game_data d JOIN hill_versions v ON v.id = d.bot
+                 WHERE d.bot = ?1 AND d.game >= v.counted_from AND v.suspended IS NULL
+                 ORDER BY d.game DESC LIMIT {}",
+                suspension.window
+            ),
+            &[id.into()],
+        )?
+        .iter()
+        .map(|r| r[0].text())
+        .collect::<anyhow::Result<_>>()?;
+    if notes.len() < suspension.window as usize {
+        return Ok(None);
+    }
+    let refused: Vec<&String> = notes
+        .iter()
+        .filter(|note| note.starts_with(koth_tournament::DATA_REFUSED))
+        .collect();
+    if refused.len() * 2 <= notes.len() {
+        return Ok(None);
+    }
+    Ok(Some(format!(
+        "suspended: its data was not kept in {} of its last {} games, so it would never learn; \
+         the latest: {}",
+        refused.len(),
+        notes.len(),
+        refused[0]
+    )))
 }
 
 /// How many first games a version that could play none of them is suspended after, without

@@ -392,8 +392,8 @@ fn validate(
         seats: (0..players).collect(),
     };
     let Played { outcome, .. } = koth_game::runtime()?.block_on(play_one(parts, game, 1));
-    let result = match outcome {
-        Ok((result, _)) => result,
+    let (result, data) = match outcome {
+        Ok(played) => played,
         Err(harness) => {
             let summary = "its validation game could not be played (koth's own fault, not the \
                            bot's; try again)";
@@ -435,6 +435,18 @@ fn validate(
                 counts.join(", ")
             ),
         )
+    });
+    // A learning bot's data is kept after a ranked game as after this one: one it may not keep
+    // (over its cap, a link) would never be kept there either, so it is refused now, by why.
+    let refused = refused.or_else(|| {
+        let why = data
+            .iter()
+            .find_map(|seat| seat.left.as_ref().err())
+            .filter(|why| why.starts_with(koth_tournament::DATA_REFUSED))?;
+        Some((
+            format!("its validation game (against copies of itself): {why}"),
+            format!("its validation game (against copies of itself): {why}"),
+        ))
     });
     Ok((refused, faults))
 }

@@ -909,6 +909,10 @@ fn record_data_faults(dir: &Path, result: &MatchResult) -> Result<(), String> {
     Ok(())
 }
 
+/// How the note of a learning bot's data begins when its folder held what data may not (over
+/// its cap, a link, …), as opposed to data not kept because the bot ended its game with a fault.
+pub const DATA_REFUSED: &str = "not kept: its data folder";
+
 /// Each learning bot's part in `game`: what it started from and what of what it left is kept —
 /// nothing from a bot that faulted, and a data folder it may not leave is its fault (added to
 /// `result`), naming what is wrong.
@@ -938,7 +942,7 @@ fn seat_data(
                 }
                 outcome.fault_counts.bad_output += 1;
                 outcome.status = outcome.fault_counts.status();
-                Err(format!("not kept: {reason}"))
+                Err(format!("{DATA_REFUSED} {why}"))
             }
             Ok(_) if outcome.status != BotStatus::Finished => Err(format!(
                 "not kept: the bot ended the game with a fault ({})",
