@@ -1377,6 +1377,13 @@ fn an_author_reads_their_bots_ranked_game_logs_and_no_one_else_does() {
         printed.contains("Crashy v1 was suspended after "),
         "{printed}"
     );
+    // Each faulted game it followed, told as it was seen, in koth's words.
+    assert!(
+        printed
+            .lines()
+            .any(|l| l.starts_with("Crashy v1: game ") && l.contains(": crashed")),
+        "{printed}"
+    );
     let command = format!("koth hill logs \"Crashy\" --to {url} --token \"$KOTH_TOKEN\"");
     assert!(printed.contains(&command), "{printed}");
     assert_no_server_path(&printed, tmp.path(), "--wait-games");

@@ -232,6 +232,23 @@ struct VersionRecord {
 #[derive(Debug, Deserialize)]
 struct BotRecord {
     versions: Vec<VersionRecord>,
+    /// Absent from an older hill.
+    #[serde(default)]
+    faults: FaultsRecord,
+}
+
+/// A bot's latest faulted games, as its record gives them (reasons in koth's words).
+#[derive(Debug, Default, Deserialize)]
+struct FaultsRecord {
+    latest: Vec<FaultedGameRecord>,
+}
+
+#[derive(Debug, Deserialize)]
+struct FaultedGameRecord {
+    game: u32,
+    version: u32,
+    kinds: Vec<String>,
+    reason: Option<String>,
 }
 
 /// The leaderboard as `/api/hill` gives it: what the table ranks by, and its rows in order.
@@ -273,12 +290,32 @@ fn watch_games(
         percent_encoding::utf8_percent_encode(&submission.bot, percent_encoding::NON_ALPHANUMERIC)
     );
     let mut said = 0;
+    let mut faults_told = std::collections::HashSet::new();
     loop {
-        let played = get::<BotRecord>(client, &record_path, None)?
+        let record = get::<BotRecord>(client, &record_path, None)?;
+        let played = record
             .versions
             .iter()
             .find(|v| v.version == version)
             .map_or(0, |v| v.games);
+        // Each faulted game of the version followed, once: a fault a game (a learning bot's
+        // data over its cap) is told, not only a suspension.
+        for faulted in record.faults.latest.iter().rev() {
+            if faulted.version == version && faults_told.insert(faulted.game) {
+                println!(
+                    "{bot} v{version}: game {}: {}{}",
+                    faulted.game,
+                    faulted.kinds.join(", "),
+                    faulted
+                        .reason
+                        .as_deref()
+                        .map_or(String::new(), |reason| format!(
+                            ": {}",
+                            koth_bot::text::shown(reason)
+                        ))
+                );
+            }
+        }
         if played != said {
             println!("{bot} v{version}: {played} ranked games");
             said = played;
