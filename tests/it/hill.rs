@@ -907,3 +907,74 @@ fn a_hill_lists_the_languages_it_offers_and_refuses_a_bot_using_another_or_a_ful
         "{api}"
     );
 }
+
+/// A Grid-Routing Battle bot that answers `NONE` to everything, and exits at once (a crash)
+/// when a round seats `crash_at` bots.
+fn crashes_at(root: &Path, name: &str, crash_at: usize) -> PathBuf {
+    let dir = root.join(name.to_lowercase());
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("bot.py"),
+        format!(
+            "import sys\nfor line in sys.stdin:\n    w = line.split()\n    \
+             if w and w[0] == 'BEGIN' and int(w[1]) == {crash_at}:\n        sys.exit(3)\n    \
+             if w and w[0] in ('DESTROY', 'ACTIVATE'):\n        print('NONE', flush=True)\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("bot.toml"),
+        format!("name = {name:?}\nrun = \"python3 -u bot.py\"\ngames = [\"paths\"]\n"),
+    )
+    .unwrap();
+    dir
+}
+
+#[test]
+fn a_hill_seats_no_game_below_min_players_and_validates_a_newcomer_at_both_sizes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = create_hill(
+        tmp.path(),
+        "game = \"paths\"\nplayers_per_game = 4\nmin_players = 3\nrounds = 20\n\
+         answer_ms = 2000\nseed = 3\njobs = 1\nsandbox = false\n",
+    );
+    // Plays at 3 seats, crashes at 4: refused at validation, the size named, never ranked.
+    let refused = add(&dir, &[&crashes_at(tmp.path(), "Four", 4)]);
+    let said = String::from_utf8_lossy(&refused.stdout);
+    assert!(!refused.status.success(), "{said}");
+    assert!(
+        said.contains("Four: refused") && said.contains("its validation game of 4 seats"),
+        "{said}"
+    );
+    // The same at the fewest.
+    let refused = add(&dir, &[&crashes_at(tmp.path(), "Three", 3)]);
+    let said = String::from_utf8_lossy(&refused.stdout);
+    assert!(said.contains("its validation game of 3 seats"), "{said}");
+    // Two that play at any size: fewer than `min_players`, so no game is seated; the run
+    // says it waits, and plays once a third arrives, never at two.
+    add_ok(
+        &dir,
+        &[
+            &crashes_at(tmp.path(), "Calm", 9),
+            &crashes_at(tmp.path(), "Quiet", 9),
+        ],
+    );
+    let run = start_run(&dir, &[]);
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(query(&dir, "SELECT COUNT(*) FROM games"), 0);
+    add_ok(&dir, &[&crashes_at(tmp.path(), "Still", 9)]);
+    wait_for(&dir, "SELECT COUNT(*) FROM games WHERE state = 'done'", 2);
+    let told = stop(run);
+    assert!(
+        told.contains("the hill waits for bots: 2 scheduled, each game needs 3"),
+        "{told}"
+    );
+    assert_eq!(
+        query(
+            &dir,
+            "SELECT COUNT(*) FROM (SELECT game FROM seats GROUP BY game HAVING COUNT(*) < 3)"
+        ),
+        0,
+        "a game seated below min_players"
+    );
+}

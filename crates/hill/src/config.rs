@@ -6,6 +6,8 @@
 //!
 //! ```toml
 //! name = "ttt"               # the hill's name; absent = the file's name without `hill-`
+//! min_players = 4            # the fewest seats a game has (absent: the fewest the game takes);
+//!                            # a newcomer is validated at it and at `players_per_game`
 //! placement_games = 10       # games a new version plays first
 //! far_share = 0.1            # share of games against an opponent drawn at random
 //! suspend_share = 0.2        # a version that cannot play (failed to start, or faults in 5%
@@ -45,6 +47,7 @@ use super::matchmaking::Tuning;
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct HillKeys {
+    min_players: Option<usize>,
     placement_games: Option<u32>,
     far_share: Option<f64>,
     suspend_share: Option<f64>,
@@ -138,6 +141,9 @@ impl Submissions {
 pub struct HillConfig {
     /// The game's settings, as a tournament file holds them.
     pub game: Config,
+    /// The fewest seats a game of the hill has (`min_players`); none: the fewest the game
+    /// takes. No game is seated below it: a new hill waits until that many versions are active.
+    pub min_players: Option<usize>,
     pub tuning: Tuning,
     pub suspension: Suspension,
     pub submissions: Submissions,
@@ -152,7 +158,8 @@ pub struct Suspension {
     pub window: u32,
 }
 
-const HILL_KEYS: [&str; 5] = [
+const HILL_KEYS: [&str; 6] = [
+    "min_players",
     "placement_games",
     "far_share",
     "suspend_share",
@@ -202,6 +209,7 @@ impl HillConfig {
         table.insert("games".into(), toml::Value::Integer(1));
         let game = Config::parse(&toml::to_string(&table)?, path)?;
         let config = HillConfig {
+            min_players: keys.min_players,
             tuning: Tuning {
                 placement_games: keys.placement_games.unwrap_or(10),
                 far_share: keys.far_share.unwrap_or(0.1),
@@ -251,6 +259,16 @@ impl HillConfig {
                 self.tuning.placement_games
             );
         }
+        if let Some(min) = self.min_players {
+            let (fewest, most) = (self.game_fewest(), self.players());
+            if !(fewest..=most).contains(&min) {
+                bail!(
+                    "`min_players` = {min}: give {fewest} to {most} (the fewest a game of {} \
+                     takes, and `players_per_game`)",
+                    self.game.game
+                );
+            }
+        }
         let (_, max) = self.game.game()?.players();
         if max < 2 || self.players() < 2 {
             bail!(
@@ -264,21 +282,37 @@ impl HillConfig {
 
     /// Seats in each game: the file's `players_per_game`, else the fewest the game takes.
     pub fn players(&self) -> usize {
-        self.game.players_per_game.unwrap_or(self.fewest())
+        self.game.players_per_game.unwrap_or(self.game_fewest())
     }
 
-    /// The fewest seats a game of the hill takes (at least two: a hill ranks by games against
-    /// each other).
-    fn fewest(&self) -> usize {
+    /// The fewest seats a game of the hill's game takes (at least two: a hill ranks by games
+    /// against each other).
+    fn game_fewest(&self) -> usize {
         let (min, _) = self.game.game().map_or((2, 2), |g| g.players());
         min.max(2)
     }
 
+    /// The fewest seats a game of the hill has: `min_players`, else the fewest the game takes.
+    pub fn fewest(&self) -> usize {
+        self.min_players.unwrap_or_else(|| self.game_fewest())
+    }
+
     /// Seats in the next game while `scheduled` versions can play: [`players`](Self::players),
-    /// or every one of them while there are fewer and the game takes that many, so a new hill
-    /// of a few bots plays (a paths hill of seven a game, with the four sample bots, plays
-    /// games of four) instead of waiting.
+    /// or every one of them while there are fewer, down to [`fewest`](Self::fewest), so a new
+    /// hill of a few bots plays (a paths hill of seven a game, with the four sample bots, plays
+    /// games of four) instead of waiting; below `min_players` it waits.
     pub fn seats(&self, scheduled: usize) -> usize {
         self.players().min(scheduled.max(self.fewest()))
+    }
+
+    /// The table sizes a newcomer is validated at: the fewest and the most seats a game of the
+    /// hill can have, so a bot that only breaks at one size is refused naming it.
+    pub fn validated_sizes(&self) -> Vec<usize> {
+        let (fewest, most) = (self.fewest().min(self.players()), self.players());
+        if fewest == most {
+            vec![most]
+        } else {
+            vec![fewest, most]
+        }
     }
 }

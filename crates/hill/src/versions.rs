@@ -344,14 +344,41 @@ fn store_copy(
 /// Why a validation game refused its bot: in full, and in koth's short words.
 type Refused = (String, String);
 
-/// Plays the validation game of `bot`: one game of the hill's against copies of itself.
-/// Returns why it failed, if it did, and its faults.
+/// The rounds of a validation game, at most: a few, to see that the bot plays, not a ranked
+/// game's worth (the original Grid-Routing Battle bots took 27 to 335 s to validate at 20).
+const VALIDATION_ROUNDS: u32 = 3;
+
+/// Plays the validation games of `bot`: at each table size a game of the hill can have (the
+/// fewest and the most seats, [`super::config::HillConfig::validated_sizes`]), a short game against copies
+/// of itself. Returns why it failed, if it did (naming the size where there are two), and
+/// its faults.
 fn validate(
     hill: &Hill,
     bot: &BotSpec,
     digest: &str,
 ) -> anyhow::Result<(Option<Refused>, Vec<String>)> {
-    let players = hill.config.players();
+    let sizes = hill.config.validated_sizes();
+    let mut faults = Vec::new();
+    for &players in &sizes {
+        let at = (sizes.len() > 1).then_some(players);
+        let (refused, found) = validate_at(hill, bot, digest, players, at)?;
+        faults.extend(found);
+        if refused.is_some() {
+            return Ok((refused, faults));
+        }
+    }
+    Ok((None, faults))
+}
+
+/// One validation game of `bot` at `players` seats (`at`: the size, to name where the hill
+/// validates at more than one), in the hill's `validation/<digest>/`.
+fn validate_at(
+    hill: &Hill,
+    bot: &BotSpec,
+    digest: &str,
+    players: usize,
+    at: Option<usize>,
+) -> anyhow::Result<(Option<Refused>, Vec<String>)> {
     let seats: Vec<BotSpec> = (0..players)
         .map(|seat| BotSpec {
             name: match seat {
@@ -372,7 +399,14 @@ fn validate(
     let parts = GameParts {
         game: config.game()?,
         claim: Claim::unpinned("a validation game".into()),
-        dir: hill.dir.join("validation").join(digest),
+        dir: match at {
+            Some(players) => hill
+                .dir
+                .join("validation")
+                .join(digest)
+                .join(format!("{players}-seats")),
+            None => hill.dir.join("validation").join(digest),
+        },
         // A learning bot's copies validate from empty folders; what they leave is not kept.
         data: seats
             .iter()
@@ -380,7 +414,11 @@ fn validate(
             .collect(),
         bots: seats,
         limits: config.limits(),
-        rounds: config.rounds,
+        rounds: Some(
+            config
+                .rounds
+                .map_or(VALIDATION_ROUNDS, |r| r.min(VALIDATION_ROUNDS)),
+        ),
         record_boards: config.record_boards.unwrap_or_default(),
         options: config.options.clone(),
         sandbox: config.sandbox(),
@@ -388,17 +426,25 @@ fn validate(
     };
     let game = ScheduledGame {
         index: 0,
-        seed: u64::from_str_radix(&digest[..16], 16).unwrap_or_default() ^ hill.seed,
+        seed: u64::from_str_radix(&digest[..16], 16).unwrap_or_default()
+            ^ hill.seed
+            ^ players as u64,
         seats: (0..players).collect(),
+    };
+    // "its validation game", or "its validation game of 2 seats" where it has two.
+    let game_named = match at {
+        Some(players) => format!("its validation game of {players} seats"),
+        None => "its validation game".to_string(),
     };
     let Played { outcome, .. } = koth_game::runtime()?.block_on(play_one(parts, game, 1));
     let (result, data) = match outcome {
         Ok(played) => played,
         Err(harness) => {
-            let summary = "its validation game could not be played (koth's own fault, not the \
-                           bot's; try again)";
+            let summary = format!(
+                "{game_named} could not be played (koth's own fault, not the bot's; try again)"
+            );
             let why = format!("{summary}: {harness}");
-            return Ok((Some((why, summary.to_string())), Vec::new()));
+            return Ok((Some((why, summary)), Vec::new()));
         }
     };
     let faults = distinct_faults(&result.bots);
@@ -427,11 +473,11 @@ fn validate(
         .collect();
         (
             format!(
-                "its validation game (against copies of itself, in the hill's \
-                 validation/{digest}) had faults: {first}"
+                "{game_named} (against copies of itself, in the hill's validation/{digest}) \
+                 had faults: {first}"
             ),
             format!(
-                "its validation game (against copies of itself) had faults: {}",
+                "{game_named} (against copies of itself) had faults: {}",
                 counts.join(", ")
             ),
         )
@@ -443,10 +489,8 @@ fn validate(
             .iter()
             .find_map(|seat| seat.left.as_ref().err())
             .filter(|why| why.starts_with(koth_tournament::DATA_REFUSED))?;
-        Some((
-            format!("its validation game (against copies of itself): {why}"),
-            format!("its validation game (against copies of itself): {why}"),
-        ))
+        let said = format!("{game_named} (against copies of itself): {why}");
+        Some((said.clone(), said))
     });
     Ok((refused, faults))
 }
