@@ -41,7 +41,7 @@ use super::{
     Failure, Reader, Site, Watching, events, hill_page, memoized, plot, poll_news, with_store,
 };
 use koth_hill::board;
-pub use koth_hill::logs::{self, Denied};
+pub use koth_hill::logs;
 use koth_hill::records;
 use koth_tournament::store::Store;
 
@@ -231,19 +231,8 @@ async fn author_logs(
     match read {
         // An author's own: no cache keeps it.
         Ok(logs) => Ok(([(header::CACHE_CONTROL, "no-store")], axum::Json(logs)).into_response()),
-        Err(denied) => Ok(refusal(denied)),
+        Err(denied) => Ok(super::submissions::refusal(denied)),
     }
-}
-
-/// An author's thing refused: `401` to one who is no author, `403` to another author, `404`
-/// for what is not there; JSON `{"error"}`, as the door's own answers are.
-pub(crate) fn refusal(denied: Denied) -> Response {
-    let (code, why) = match denied {
-        Denied::NotAnAuthor(why) => (StatusCode::UNAUTHORIZED, why),
-        Denied::NotYours(why) => (StatusCode::FORBIDDEN, why),
-        Denied::Missing(why) => (StatusCode::NOT_FOUND, why),
-    };
-    super::submissions::error(code, &why)
 }
 
 /// `/api/hill/bots/{name}/data`: a learning bot's data now, a `.tar.gz`, for its author (`401`
@@ -271,7 +260,7 @@ async fn author_data(
             tgz,
         )
             .into_response()),
-        Err(denied) => Ok(refusal(denied)),
+        Err(denied) => Ok(super::submissions::refusal(denied)),
     }
 }
 

@@ -314,7 +314,7 @@ async fn rollback(
             .into_response()
         }
         Ok(Ok(Ok((Err(why), _)))) => error(StatusCode::CONFLICT, &format!("{why:#}")),
-        Ok(Ok(Err(denied))) => super::hill::refusal(denied),
+        Ok(Ok(Err(denied))) => refusal(denied),
         Ok(Err(err)) => internal(&err),
         Err(response) => response,
     }
@@ -399,8 +399,20 @@ fn internal(err: &anyhow::Error) -> Response {
     )
 }
 
+/// An author's thing refused (their logs, data, versions): `401` to one who is no author, `403`
+/// to another author, `404` for what is not there; JSON `{"error"}`, as the door's answers are.
+pub(crate) fn refusal(denied: koth_hill::logs::Denied) -> Response {
+    use koth_hill::logs::Denied;
+    let (code, why) = match denied {
+        Denied::NotAnAuthor(why) => (StatusCode::UNAUTHORIZED, why),
+        Denied::NotYours(why) => (StatusCode::FORBIDDEN, why),
+        Denied::Missing(why) => (StatusCode::NOT_FOUND, why),
+    };
+    error(code, &why)
+}
+
 /// An error as the door answers it: JSON `{"error": why}`.
-pub(crate) fn error(code: StatusCode, why: &str) -> Response {
+fn error(code: StatusCode, why: &str) -> Response {
     let mut response = (code, axum::Json(serde_json::json!({ "error": why }))).into_response();
     if code == StatusCode::PAYLOAD_TOO_LARGE || code == StatusCode::REQUEST_TIMEOUT {
         // The rest of the body is not read: the connection cannot carry another request.
