@@ -100,10 +100,13 @@ fn the_hill_s_pages_show_its_king_and_board_live_each_bot_and_names_as_text() {
             text_of(&client, "#actions").await == "submit a bot"
         })
         .await;
+        let since = text_of(&client, "#king-since").await;
+        assert!(since.starts_with("since game "), "{since}");
+        // The script says how sure the lead is as the server does: by the table's intervals.
         assert!(
-            text_of(&client, "#king-since")
-                .await
-                .starts_with("since game ")
+            since.contains("sure (their intervals are apart)")
+                || since.contains("not yet sure (their intervals overlap)"),
+            "{since}"
         );
         assert!(text_of(&client, "#kings").await.contains("now"));
         // The name that is markup is shown as its characters, and ran nothing.
