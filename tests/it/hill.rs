@@ -123,6 +123,11 @@ fn assert_counted_once(dir: &Path) {
         query(dir, "SELECT COUNT(*) FROM hill_games WHERE rated = 1"),
         done
     );
+    assert_eq!(
+        query(dir, "SELECT COALESCE(SUM(games), 0) FROM hill_lineups"),
+        done,
+        "each game's line-up counted once"
+    );
     assert_eq!(query(dir, "SELECT COUNT(*) FROM hill_ratings"), results);
     assert_eq!(
         query(dir, "SELECT COALESCE(SUM(games), 0) FROM hill_versions"),
@@ -963,13 +968,19 @@ fn a_hill_seats_no_game_below_min_players_and_validates_a_newcomer_at_both_sizes
     let run = start_run(&dir, &[]);
     std::thread::sleep(Duration::from_millis(1500));
     assert_eq!(query(&dir, "SELECT COUNT(*) FROM games"), 0);
+    // `hill status` and the board (so `/api/hill` and the page) say why nothing plays.
+    let waits = "waits for bots: 2 versions scheduled, each game needs 3";
+    let status = succeed(koth().args(["hill", "status"]).arg(&dir));
+    let status = String::from_utf8_lossy(&status.stdout);
+    assert!(status.contains(&format!("The hill {waits}")), "{status}");
+    let board = leaderboard(&dir);
+    assert_eq!(board["waiting"]["scheduled"], 2, "{board}");
+    assert_eq!(board["waiting"]["needs"], 3, "{board}");
     add_ok(&dir, &[&crashes_at(tmp.path(), "Still", 9)]);
     wait_for(&dir, "SELECT COUNT(*) FROM games WHERE state = 'done'", 2);
+    assert!(leaderboard(&dir)["waiting"].is_null());
     let told = stop(run);
-    assert!(
-        told.contains("the hill waits for bots: 2 scheduled, each game needs 3"),
-        "{told}"
-    );
+    assert!(told.contains(&format!("the hill {waits}")), "{told}");
     assert_eq!(
         query(
             &dir,

@@ -82,6 +82,31 @@ pub struct Lead {
     pub sure: bool,
 }
 
+/// A hill with fewer versions scheduled than a game seats, which plays nothing until more come.
+#[derive(Debug, Clone, Serialize)]
+pub struct Waiting {
+    pub scheduled: usize,
+    /// The fewest seats a game of the hill has (`min_players`).
+    pub needs: usize,
+}
+
+impl Waiting {
+    /// `waits for bots: 2 versions scheduled, each game needs 4`, as the terminal, `hill
+    /// status` and the page say it after "the hill".
+    pub fn line(&self) -> String {
+        format!(
+            "waits for bots: {} scheduled, each game needs {}",
+            plural(self.scheduled, "version"),
+            self.needs
+        )
+    }
+}
+
+/// `1 version`, `2 versions`.
+fn plural(count: usize, noun: &str) -> String {
+    format!("{count} {noun}{}", if count == 1 { "" } else { "s" })
+}
+
 /// The hill's leaderboard.
 #[derive(Debug, Clone, Serialize)]
 pub struct HillBoard {
@@ -94,6 +119,8 @@ pub struct HillBoard {
     pub games_done: u32,
     /// The games a version plays before it is ranked.
     pub placement_games: u32,
+    /// While fewer versions are scheduled than the fewest seats a game has: none is played.
+    pub waiting: Option<Waiting>,
     /// The table's first ranked version (how sure its lead is, in `lead`); none while no
     /// version has played its placement games.
     pub king: Option<String>,
@@ -232,6 +259,12 @@ pub fn of(store: &Store) -> anyhow::Result<HillBoard> {
         statistic: ranking::statistic(ranking).to_string(),
         games_done: store::games_rated(db)?,
         placement_games,
+        waiting: store::fewest_seats(store)?
+            .filter(|&needs| standings.len() < needs)
+            .map(|needs| Waiting {
+                scheduled: standings.len(),
+                needs,
+            }),
         king,
         lead,
         standings,
@@ -429,6 +462,14 @@ impl HillBoard {
     pub(crate) fn status(&self, queued: usize, target: &str) -> String {
         let mut text = self.render_listing(Format::Table, false);
         writeln!(text, "\n{queued} games queued or running").unwrap();
+        if let Some(waiting) = &self.waiting {
+            writeln!(
+                text,
+                "The hill {} (`koth hill add BOT_DIR {target}`)",
+                waiting.line()
+            )
+            .unwrap();
+        }
         for s in &self.suspended {
             writeln!(
                 text,

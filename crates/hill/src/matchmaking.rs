@@ -29,6 +29,10 @@
 //!    version it leaves out (a game that pays only with certain players at the table); and now
 //!    and then ([`Tuning::far_share`] of games) drawn at random, so far apart versions are
 //!    compared too. The reason stored names the line-up's expected gain.
+//! 4. **No barren line-up again**: a line-up (the same versions, in any seats) whose every game
+//!    ended all alike is not chosen again while another is untried, however the estimates above
+//!    were skewed (a version's crashes, a suspension): the best line-up one change away is
+//!    played instead ([`unbarren`]).
 
 use std::collections::HashMap;
 
@@ -88,6 +92,8 @@ pub struct History {
     presence: HashMap<usize, Met>,
     /// Every game, and how many ended all alike.
     outcomes: Met,
+    /// Per line-up (its versions, ascending), its games and how many ended all alike.
+    lineups: HashMap<Vec<usize>, Met>,
 }
 
 impl History {
@@ -120,10 +126,26 @@ impl History {
         self.outcomes.alike += met.alike;
     }
 
+    /// Adds `met` to the line-up of `versions` (as stored: a count per line-up).
+    pub fn add_lineup(&mut self, versions: &[usize], met: Met) {
+        let lineup = self.lineups.entry(lineup(versions)).or_default();
+        lineup.games += met.games;
+        lineup.alike += met.alike;
+    }
+
+    /// Whether the line-up of `versions` has played, and every game of it ended all alike.
+    fn barren(&self, versions: &[usize]) -> bool {
+        self.lineups
+            .get(&lineup(versions))
+            .is_some_and(|met| met.games > 0 && met.alike == met.games)
+    }
+
     /// Adds a game: each seat's version and score.
     pub fn record(&mut self, seats: &[(usize, f64)]) {
         let alike = u32::from(seats.iter().all(|s| s.1 == seats[0].1));
         let game = Met { games: 1, alike };
+        let versions: Vec<usize> = seats.iter().map(|s| s.0).collect();
+        self.add_lineup(&versions, game);
         let mut present: Vec<usize> = seats.iter().map(|s| s.0).collect();
         present.sort_unstable();
         present.dedup();
@@ -164,6 +186,19 @@ impl History {
         (f64::from(own.alike) + 1.0) / (f64::from(own.games) + 2.0)
     }
 }
+
+/// A line-up as [`History`] keys it: its versions, ascending, each once.
+fn lineup(versions: &[usize]) -> Vec<usize> {
+    let mut key = versions.to_vec();
+    key.sort_unstable();
+    key.dedup();
+    key
+}
+
+/// Random line-ups drawn, at the most, looking for one not barren once no single change of
+/// the chosen one is (issue 37's rule: a line-up whose every game ended alike is not played
+/// again while another is untried).
+const UNTRIED_DRAWS: usize = 256;
 
 /// Games' worth of the two versions' own rates in a pair's chance of an alike game.
 const ALIKE_PRIOR_GAMES: f64 = 2.0;
@@ -382,30 +417,80 @@ pub fn choose(
             seated.push(pick);
         }
     }
-    let lineup_gain: f64 = seated
-        .iter()
-        .enumerate()
-        .flat_map(|(x, &a)| seated[x + 1..].iter().map(move |&b| (a, b)))
-        .map(|(a, b)| gain(&active[a], &active[b], history, 1.0))
-        .sum::<f64>()
-        * pays(&seated, 0, &absent);
+    let lineup_gain = |seated: &[usize]| -> f64 {
+        seated
+            .iter()
+            .enumerate()
+            .flat_map(|(x, &a)| seated[x + 1..].iter().map(move |&b| (a, b)))
+            .map(|(a, b)| gain(&active[a], &active[b], history, 1.0))
+            .sum::<f64>()
+            * pays(seated, 0, &absent)
+    };
+    let ids = |seated: &[usize]| -> Vec<usize> { seated.iter().map(|&k| active[k].id).collect() };
+    let mut how = if far {
+        "drawn at random, to compare far ratings"
+    } else {
+        "the line-up expected to teach the most"
+    };
+    if history.barren(&ids(&seated)) {
+        if let Some(other) = unbarren(&seated, active.len(), history, &ids, &lineup_gain, rng) {
+            seated = other;
+            how = "the line-up expected to teach the most was played before and every game \
+                   of it ended alike";
+        }
+    }
+    let gained = lineup_gain(&seated);
     let names: Vec<&str> = seated[1..]
         .iter()
         .map(|&k| active[k].label.as_str())
         .collect();
     let reason = format!(
-        "{focal_reason}; against {} ({}; expected gain {lineup_gain:.3})",
+        "{focal_reason}; against {} ({how}; expected gain {gained:.3})",
         names.join(", "),
-        if far {
-            "drawn at random, to compare far ratings"
-        } else {
-            "the line-up expected to teach the most"
-        }
     );
     let mut seats: Vec<usize> = seated.iter().map(|&k| active[k].id).collect();
     // No version always sits first (X in noughts & crosses moves first).
     seats.shuffle(rng);
     Some(Choice { seats, reason })
+}
+
+/// A line-up of as many of the `active` (by index) as `seated` that is not barren: the best
+/// by `lineup_gain` of those one change away (the focal version kept first where it can be),
+/// else the first of [`UNTRIED_DRAWS`] drawn at random; none if every one tried is barren.
+fn unbarren(
+    seated: &[usize],
+    active: usize,
+    history: &History,
+    ids: &dyn Fn(&[usize]) -> Vec<usize>,
+    lineup_gain: &dyn Fn(&[usize]) -> f64,
+    rng: &mut Rng,
+) -> Option<Vec<usize>> {
+    // The focal version is given up only when no change keeps it.
+    for seats in [1..seated.len(), 0..1] {
+        let mut best: Option<(f64, Vec<usize>)> = None;
+        for at in seats {
+            for k in (0..active).filter(|k| !seated.contains(k)) {
+                let mut other = seated.to_vec();
+                other[at] = k;
+                if history.barren(&ids(&other)) {
+                    continue;
+                }
+                let g = lineup_gain(&other);
+                if best.as_ref().is_none_or(|(b, _)| g > *b) {
+                    best = Some((g, other));
+                }
+            }
+        }
+        if let Some((_, other)) = best {
+            return Some(other);
+        }
+    }
+    let mut all: Vec<usize> = (0..active).collect();
+    (0..UNTRIED_DRAWS).find_map(|_| {
+        all.shuffle(rng);
+        let drawn = all[..seated.len()].to_vec();
+        (!history.barren(&ids(&drawn))).then_some(drawn)
+    })
 }
 
 #[cfg(test)]
@@ -569,9 +654,23 @@ mod tests {
         for choice in &choices {
             let mut seats = choice.seats.clone();
             seats.sort();
-            if !choice.reason.contains("at random") {
-                assert_ne!(seats, [0, 1, 2], "{choice:?}");
-            }
+            assert_ne!(seats, [0, 1, 2], "{choice:?}");
+        }
+    }
+
+    #[test]
+    fn while_every_game_ends_alike_no_line_up_is_played_twice_before_each_is_tried() {
+        // Eight versions, seven a game: eight line-ups. Every game scores nothing for anyone
+        // (as after crashes), whatever the ratings and the random draws say.
+        for players in [7, 2] {
+            let mut active = settled(8);
+            let mut history = History::default();
+            let lineups = if players == 7 { 8 } else { 28 };
+            let choices = simulate(&mut active, players, lineups, 101, &mut history, |_| 0.0);
+            let mut seen: Vec<Vec<usize>> = choices.iter().map(|c| lineup(&c.seats)).collect();
+            seen.sort();
+            seen.dedup();
+            assert_eq!(seen.len(), lineups as usize, "{choices:?}");
         }
     }
 
@@ -599,7 +698,7 @@ mod tests {
             }
         }
         let choices = simulate(&mut active, 7, 20, 101, &mut history, |s| 100.0 - s as f64);
-        for choice in choices.iter().filter(|c| !c.reason.contains("at random")) {
+        for choice in &choices {
             assert!(
                 choice.seats.contains(&0) && choice.seats.contains(&1),
                 "{choice:?}"

@@ -22,6 +22,7 @@ use koth_tournament::schedule::ScheduledGame;
 use koth_tournament::store::{Claimant, Claimed, Store};
 use koth_tournament::{self as tournament, ATTEMPTS, Ended, GameParts, play_one};
 
+use super::board::Waiting;
 use super::matchmaking::{self, Candidate};
 use super::store::{self, Version};
 use super::versions::{NOT_ITS_COPY, NotItsCopy};
@@ -64,6 +65,10 @@ pub(crate) fn run(
     // once (and not counted among the `games` more this run plays for).
     store::rate_recorded(store.connection(), hill.config.suspension, u32::MAX)?;
     store::set_placement_games(store.connection(), hill.config.tuning.placement_games)?;
+    store::set_fewest_seats(
+        store.connection(),
+        hill.config.fewest().min(hill.config.players()),
+    )?;
     let jobs = jobs.unwrap_or_else(|| hill.config.game.jobs()).max(1);
     let refit = Refit::start(
         store.reconnect()?,
@@ -224,11 +229,14 @@ pub(crate) async fn play(
                 break;
             }
             if queued == 0 && !said_waiting {
-                let active = versions.iter().filter(|v| v.scheduled()).count();
+                let scheduled = versions.iter().filter(|v| v.scheduled()).count();
+                let waiting = Waiting {
+                    scheduled,
+                    needs: config.seats(scheduled),
+                };
                 eprintln!(
-                    "koth: the hill waits for bots: {active} scheduled, each game needs {} \
-                     (`koth hill add BOT_DIR {}`)",
-                    config.seats(active),
+                    "koth: the hill {} (`koth hill add BOT_DIR {}`)",
+                    waiting.line(),
                     hill.add_target()
                 );
                 said_waiting = true;

@@ -5,6 +5,8 @@
 //! runner); these tables are new ones, and no tournament table is altered (an index on
 //! `results` by bot is added).
 
+use std::collections::HashMap;
+
 use anyhow::Context;
 use skillratings::weng_lin::WengLinRating;
 
@@ -55,6 +57,11 @@ CREATE TABLE IF NOT EXISTS hill_presence (
     version INTEGER PRIMARY KEY, games INTEGER NOT NULL, alike INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS hill_outcomes (
     id INTEGER PRIMARY KEY CHECK (id = 0), games INTEGER NOT NULL, alike INTEGER NOT NULL);
+-- Per line-up (its versions' ids, ascending, joined by commas): its rated games and in how
+-- many every seat scored alike; matchmaking never repeats one whose every game ended alike
+-- while another line-up is untried.
+CREATE TABLE IF NOT EXISTS hill_lineups (
+    lineup TEXT PRIMARY KEY, games INTEGER NOT NULL, alike INTEGER NOT NULL);
 -- A bot's games and ratings, read by its page and by suspension, without reading every game's.
 CREATE INDEX IF NOT EXISTS hill_results_by_bot ON results (bot, game);
 CREATE INDEX IF NOT EXISTS hill_ratings_by_version ON hill_ratings (version, game);
@@ -84,6 +91,7 @@ pub(crate) fn create_tables(db: &dyn Connection) -> anyhow::Result<()> {
     add_column(db, "hill_versions", "fuel", "TEXT")?;
     // A hill made before `hill_pairs` existed: its pairs counted once from its rated games.
     count_presence(db)?;
+    count_lineups(db)?;
     db.execute(
         "INSERT INTO hill_pairs (a, b, games, alike)
          SELECT x.bot, y.bot, COUNT(*), SUM(CASE WHEN x.score = y.score THEN 1 ELSE 0 END)
@@ -130,9 +138,78 @@ fn count_presence(db: &dyn Connection) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The games played so far per pair of versions, per version and in all, for matchmaking.
+/// A line-up's key in `hill_lineups`: its versions' ids, ascending, joined by commas.
+fn lineup_key(versions: &[usize]) -> String {
+    let mut ids = versions.to_vec();
+    ids.sort_unstable();
+    ids.dedup();
+    ids.iter().map(usize::to_string).collect::<Vec<_>>().join(",")
+}
+
+/// A hill made before `hill_lineups` existed: its rated games' line-ups counted once.
+fn count_lineups(db: &dyn Connection) -> anyhow::Result<()> {
+    let counted = db.value("SELECT COUNT(*) FROM hill_lineups", &[])?.int()?;
+    let rated = db
+        .value("SELECT COUNT(*) FROM hill_games WHERE rated = 1", &[])?
+        .int()?;
+    if counted > 0 || rated == 0 {
+        return Ok(());
+    }
+    let rows = db.query(
+        "SELECT r.game, r.bot, r.score FROM results r
+         JOIN hill_games h ON h.game = r.game AND h.rated = 1 ORDER BY r.game",
+        &[],
+    )?;
+    let mut lineups: HashMap<String, Met> = HashMap::new();
+    let mut count = |seats: &[(usize, f64)]| {
+        let versions: Vec<usize> = seats.iter().map(|s| s.0).collect();
+        let met = lineups.entry(lineup_key(&versions)).or_default();
+        met.games += 1;
+        met.alike += u32::from(seats.iter().all(|s| s.1 == seats[0].1));
+    };
+    let mut game = None;
+    let mut seats: Vec<(usize, f64)> = Vec::new();
+    for r in &rows {
+        let this = r[0].int()?;
+        if game != Some(this) && !seats.is_empty() {
+            count(&seats);
+            seats.clear();
+        }
+        game = Some(this);
+        seats.push((r[1].int()? as usize, r[2].real()?));
+    }
+    if !seats.is_empty() {
+        count(&seats);
+    }
+    db.transaction(|db| {
+        for (lineup, met) in &lineups {
+            db.execute(
+                "INSERT INTO hill_lineups (lineup, games, alike) VALUES (?1, ?2, ?3)",
+                &[lineup.as_str().into(), met.games.into(), met.alike.into()],
+            )?;
+        }
+        Ok(())
+    })
+}
+
+/// The games played so far per pair of versions, per version, per line-up whose games all
+/// ended alike, and in all, for matchmaking.
 pub(crate) fn history(db: &dyn Connection) -> anyhow::Result<History> {
     let mut history = History::default();
+    // A line-up with a game that paid someone is never barren again: only the others are read.
+    for r in db.query(
+        "SELECT lineup, games FROM hill_lineups WHERE alike = games",
+        &[],
+    )? {
+        let versions = r[0]
+            .text()?
+            .split(',')
+            .map(str::parse)
+            .collect::<Result<Vec<usize>, _>>()
+            .context("a line-up in hill_lineups")?;
+        let games = r[1].int()? as u32;
+        history.add_lineup(&versions, Met { games, alike: games });
+    }
     for r in db.query("SELECT version, games, alike FROM hill_presence", &[])? {
         history.add_presence(
             r[0].int()? as usize,
@@ -701,6 +778,13 @@ fn rate_one(
              alike = hill_outcomes.alike + ?1",
         &[alike.into()],
     )?;
+    let versions: Vec<usize> = seats.iter().map(|s| s.bot).collect();
+    db.execute(
+        "INSERT INTO hill_lineups (lineup, games, alike) VALUES (?1, 1, ?2)
+         ON CONFLICT (lineup) DO UPDATE SET games = hill_lineups.games + 1,
+             alike = hill_lineups.alike + ?2",
+        &[lineup_key(&versions).into(), alike.into()],
+    )?;
     let mut suspended = Vec::new();
     for ((seat, rating), fuel) in seats.iter().zip(updated).zip(fuels) {
         db.execute(
@@ -964,6 +1048,17 @@ fn set_meta(db: &dyn Connection, key: &str, value: &str) -> anyhow::Result<()> {
 /// starts and with each fit.
 pub(crate) fn set_placement_games(db: &dyn Connection, games: u32) -> anyhow::Result<()> {
     set_meta(db, "placement_games", &games.to_string())
+}
+
+/// Keeps the fewest seats a game of the hill has (`min_players`) where the board reads it, to
+/// say a hill with fewer versions waits: a run writes it as it starts.
+pub(crate) fn set_fewest_seats(db: &dyn Connection, seats: usize) -> anyhow::Result<()> {
+    set_meta(db, "fewest_seats", &seats.to_string())
+}
+
+/// The fewest seats the hill's run last wrote (none before any run: nothing is said to wait).
+pub(crate) fn fewest_seats(store: &koth_tournament::store::Store) -> anyhow::Result<Option<usize>> {
+    Ok(store.meta("fewest_seats")?.and_then(|text| text.parse().ok()))
 }
 
 /// The placement games the hill's run last wrote (0 before any run: every fitted version

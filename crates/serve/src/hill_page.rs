@@ -283,6 +283,16 @@ pub(crate) fn front(page: &str, view: Result<&HillView, &str>) -> String {
             ),
             ("games", board.games_done.to_string()),
             (
+                "waiting",
+                board.waiting.as_ref().map_or(String::new(), |waiting| {
+                    escape(&format!("The hill {}.", waiting.line()))
+                }),
+            ),
+            (
+                "waiting_hidden",
+                if board.waiting.is_some() { "" } else { "hidden" }.to_string(),
+            ),
+            (
                 "leaderboard",
                 table(
                     &[
