@@ -391,6 +391,91 @@ fn the_hill_s_pages_show_its_king_and_board_live_each_bot_and_names_as_text() {
     assert!(page.contains("no bot called &quot;Nobody&quot;"), "{page}");
 }
 
+#[test]
+fn a_game_s_replay_says_it_is_in_progress_while_it_is_played() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = hill(tmp.path(), "sandbox = false\n");
+    let slow: Vec<PathBuf> = ["Slow", "Slower"]
+        .iter()
+        .map(|name| slow(tmp.path(), name))
+        .collect();
+    add_ok(&dir, &[&slow[0], &slow[1]]);
+    let (run, url) = serving(hill_command(&dir).args(["hill", "run"]).arg(&dir).args([
+        "--games",
+        "1",
+        "--serve",
+        "127.0.0.1:0",
+    ]));
+    let port: u16 = url
+        .trim_end_matches('/')
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    // Its replay while it is played: said to be in progress, as a page or as why there is none.
+    let started = std::time::Instant::now();
+    let (status, page) = loop {
+        assert!(started.elapsed() < std::time::Duration::from_secs(60));
+        if query(
+            &dir,
+            "SELECT COUNT(*) FROM games WHERE idx = 0 AND state = 'running'",
+        ) == 1
+        {
+            let (status, page) = get(port, "/games/0");
+            if status.contains(" 200 ") || page.contains("in progress") {
+                break (status, page);
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    assert_eq!(
+        query(&dir, "SELECT COUNT(*) FROM games WHERE state = 'done'"),
+        0,
+        "still played when read"
+    );
+    assert!(
+        (status.contains(" 200 ") && page.contains("<b id=\"in-progress\">in progress</b>"))
+            || page.contains("game 0 is in progress"),
+        "{status}: {page}"
+    );
+    drop(run);
+    // Once played, its replay is a finished game's.
+    succeed(
+        hill_command(&dir)
+            .args(["hill", "run"])
+            .arg(&dir)
+            .args(["--games", "1"]),
+    );
+    let (_server, port) = serve(&dir);
+    let (status, page) = get(port, "/games/0");
+    assert!(status.contains(" 200 "), "{status}: {page}");
+    assert!(!page.contains("in-progress"), "{page}");
+}
+
+/// A graded bot `name` (p = 0.5) that waits 0.2 s before each answer, so a game of it lasts a
+/// few seconds.
+fn slow(root: &Path, name: &str) -> PathBuf {
+    let dir = graded(root, name, name, 0.5);
+    std::fs::write(
+        dir.join("slow.py"),
+        "import subprocess, sys, time\n\
+         child = subprocess.Popen([sys.executable, '-u', 'graded.py', '0.5'],\n\
+         \x20   stdin=subprocess.PIPE, text=True, bufsize=1)\n\
+         for line in sys.stdin:\n\
+         \x20   time.sleep(0.2)\n\
+         \x20   child.stdin.write(line)\n\
+         \x20   child.stdin.flush()\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("bot.toml"),
+        format!("name = {name:?}\nrun = \"python3 -u slow.py\"\ngames = [\"tictactoe\"]\n"),
+    )
+    .unwrap();
+    dir
+}
+
 /// A bot that plays its validation game perfectly, then crashes at its first move in every
 /// game: suspended after a few.
 fn flaky(root: &Path, graded_bot: &Path) -> PathBuf {

@@ -929,6 +929,12 @@ fn an_author_submits_through_the_page_and_watches_it_build() {
         })
         .await;
         screenshot(&client, "submit.png").await;
+        // A second version, which its author will roll back from on the bot's page.
+        let second = bot(tmp.path(), "paged2", "Paged <b>bot</b>", 0.6, "");
+        let (code, body) = post(&served.url, Some(&ada), packed(&second));
+        assert_eq!(code, StatusCode::ACCEPTED, "{body}");
+        let settled_v2 = settled(&served.url, body["id"].as_str().unwrap(), &ada);
+        assert_eq!(settled_v2["status"], "active", "{settled_v2}");
         // The bot's page shows its logs to its author, given the token, and to no one else.
         client
             .goto(&format!("{}/bots/Paged%20%3Cb%3Ebot%3C%2Fb%3E", served.url))
@@ -965,6 +971,26 @@ fn an_author_submits_through_the_page_and_watches_it_build() {
         })
         .await;
         screenshot(&client, "hill-bot-private.png").await;
+        // Its author rolls back to v1 there: the page says so, and the hill has v1 active.
+        client
+            .find(Locator::Css("#rollback button"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        until("the bot page says v1 is active again", || async {
+            text_of(&client, "#rollback")
+                .await
+                .contains("v1 is active again; v2 is replaced")
+        })
+        .await;
+        until("the versions table says v1 was rolled back to", || async {
+            let versions = text_of(&client, "#versions").await;
+            versions.contains("active (rolled back from v2)") && versions.contains("replaced by v1")
+        })
+        .await;
+        screenshot(&client, "hill-bot-rolled-back.png").await;
     });
     drop(served);
 }

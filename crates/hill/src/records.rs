@@ -98,8 +98,13 @@ pub struct VersionRecord {
     pub rating: Option<f64>,
     pub low: Option<f64>,
     pub high: Option<f64>,
-    /// For a replaced version, the version that replaced it (its bot's next).
+    /// For a replaced version, the version that replaced it: its bot's active version where
+    /// its author rolled back to an older one, else its bot's next.
     pub replaced_by: Option<u32>,
+    /// For the active version of a bot with newer ones (its author rolled back), the newest.
+    pub rolled_back_from: Option<u32>,
+    /// Its state as its page says it: `replaced by v2`, `active (rolled back from v3)`.
+    pub status: String,
 }
 
 /// A bot's results against one opponent (every version of each), game by game: it won if it
@@ -200,6 +205,11 @@ pub fn bot(store: &Store, name: &str) -> anyhow::Result<Option<BotRecord>> {
     }
     let ids = id_list(&versions);
     let fit = store::fit(db)?;
+    let active = versions
+        .iter()
+        .find(|v| v.state == "active")
+        .map(|v| v.version);
+    let newest = versions.iter().map(|v| v.version).max();
     let records = versions
         .iter()
         .map(|v| {
@@ -209,12 +219,25 @@ pub fn bot(store: &Store, name: &str) -> anyhow::Result<Option<BotRecord>> {
                 .filter(|n| n.version > v.version)
                 .map(|n| n.version)
                 .min();
+            let replaced_by = match active {
+                Some(active) if active < v.version => Some(active),
+                _ => next,
+            }
+            .filter(|_| v.state == "replaced");
+            let rolled_back_from = newest.filter(|&n| v.state == "active" && n > v.version);
+            let status = match (replaced_by, rolled_back_from) {
+                (Some(by), _) => format!("replaced by v{by}"),
+                (None, Some(from)) => format!("{} (rolled back from v{from})", v.state),
+                (None, None) => v.state.clone(),
+            };
             VersionRecord {
                 version: v.clone(),
                 rating: fitted.map(|f| f.value),
                 low: fitted.map(|f| f.value - f.half_width),
                 high: fitted.map(|f| f.value + f.half_width),
-                replaced_by: next.filter(|_| v.state == "replaced"),
+                replaced_by,
+                rolled_back_from,
+                status,
             }
         })
         .collect();

@@ -143,7 +143,10 @@ fn lineup_key(versions: &[usize]) -> String {
     let mut ids = versions.to_vec();
     ids.sort_unstable();
     ids.dedup();
-    ids.iter().map(usize::to_string).collect::<Vec<_>>().join(",")
+    ids.iter()
+        .map(usize::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// A hill made before `hill_lineups` existed: its rated games' line-ups counted once.
@@ -208,7 +211,13 @@ pub(crate) fn history(db: &dyn Connection) -> anyhow::Result<History> {
             .collect::<Result<Vec<usize>, _>>()
             .context("a line-up in hill_lineups")?;
         let games = r[1].int()? as u32;
-        history.add_lineup(&versions, Met { games, alike: games });
+        history.add_lineup(
+            &versions,
+            Met {
+                games,
+                alike: games,
+            },
+        );
     }
     for r in db.query("SELECT version, games, alike FROM hill_presence", &[])? {
         history.add_presence(
@@ -1058,7 +1067,9 @@ pub(crate) fn set_fewest_seats(db: &dyn Connection, seats: usize) -> anyhow::Res
 
 /// The fewest seats the hill's run last wrote (none before any run: nothing is said to wait).
 pub(crate) fn fewest_seats(store: &koth_tournament::store::Store) -> anyhow::Result<Option<usize>> {
-    Ok(store.meta("fewest_seats")?.and_then(|text| text.parse().ok()))
+    Ok(store
+        .meta("fewest_seats")?
+        .and_then(|text| text.parse().ok()))
 }
 
 /// The placement games the hill's run last wrote (0 before any run: every fitted version

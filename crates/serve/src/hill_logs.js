@@ -4,7 +4,11 @@
 async function authorLogs(box, name, game, token) {
   const path = `/api/hill/bots/${encodeURIComponent(name)}` + (game == null ? "/logs" : `/games/${game}/logs`);
   const r = await fetch(path, { headers: { "Authorization": "Bearer " + token } });
-  if (!r.ok) return { status: r.status, error: await r.text() };
+  // A refusal is JSON, `{"error": "…"}`, as the door's are.
+  if (!r.ok) {
+    const said = await r.json().catch(() => ({}));
+    return { status: r.status, error: said.error ?? `the server answered ${r.status}` };
+  }
   const logs = await r.json();
   const h = document.createElement("h3");
   h.textContent = `${logs.bot} in game ${logs.game}`;

@@ -290,7 +290,12 @@ pub(crate) fn front(page: &str, view: Result<&HillView, &str>) -> String {
             ),
             (
                 "waiting_hidden",
-                if board.waiting.is_some() { "" } else { "hidden" }.to_string(),
+                if board.waiting.is_some() {
+                    ""
+                } else {
+                    "hidden"
+                }
+                .to_string(),
             ),
             (
                 "leaderboard",
@@ -370,10 +375,7 @@ pub(crate) fn bot(page: &str, name: &str, record: Result<&BotRecord, &str>) -> S
             let version = &v.version;
             vec![
                 format!("v{}", version.version),
-                escape(&match v.replaced_by {
-                    Some(next) => format!("replaced by v{next}"),
-                    None => version.state.clone(),
-                }),
+                escape(&v.status),
                 when(version.added_at),
                 format!(
                     "<code>{}</code>",

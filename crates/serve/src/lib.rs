@@ -803,6 +803,8 @@ async fn replay(
     Query(query): Query<ReplayQuery>,
 ) -> Result<Response, Failure> {
     let (folder, board) = (game_folder(&reader, index).await?, query.board);
+    let state = with_store(&reader, move |store, _| store.game_state(index)).await?;
+    let playing = matches!(state.as_deref(), Some("pending" | "running"));
     let (private, hill) = (reader.stderr_private, reader.hill);
     let page = blocking(move || {
         if !private {
@@ -812,11 +814,20 @@ async fn replay(
         koth_replay::page_of(public.path(), board)
     })
     .await?
-    .map_err(|e| {
-        Failure(
+    .map_err(|e| match state.as_deref() {
+        // Played elsewhere (a worker's) or not begun: its files come when it ends.
+        Some("pending") => Failure(
+            StatusCode::NOT_FOUND,
+            format!("game {index} has not started yet: its replay shows here once it is played"),
+        ),
+        Some("running") => Failure(
+            StatusCode::NOT_FOUND,
+            format!("game {index} is in progress: its replay shows here once it ends"),
+        ),
+        _ => Failure(
             StatusCode::NOT_FOUND,
             format!("game {index} has no replay to show: {e:#}"),
-        )
+        ),
     })?;
     // Where a hill keeps its bots' logs for their authors, an author reads theirs here.
     let page = match private {
@@ -833,16 +844,24 @@ async fn replay(
         &page,
         index,
         if hill { "the hill" } else { "the tournament" },
+        playing,
     );
     Ok(([(header::CONTENT_TYPE, "text/html; charset=utf-8")], page).into_response())
 }
 
 /// A served replay `page` (a viewer's own page, which `koth replay --html` writes alone) with
-/// a line at its top: the way back to the site's front page, `home`, and the game's number.
-fn with_way_back(page: &str, index: u32, home: &str) -> String {
+/// a line at its top: the way back to the site's front page, `home`, the game's number, and
+/// whether it is still being `playing` (the page then holds what was played when it was read).
+fn with_way_back(page: &str, index: u32, home: &str, playing: bool) -> String {
+    let progress = if playing {
+        " · <b id=\"in-progress\">in progress</b>: what was played when this page was \
+         read (<a href=\"\">reload</a> for more)"
+    } else {
+        ""
+    };
     let nav = format!(
         "<nav id=\"way-back\" style=\"font: 14px sans-serif; margin: 0 0 8px\">\
-         <a href=\"/\">← {home}</a> · game <b id=\"game-number\">{index}</b></nav>"
+         <a href=\"/\">← {home}</a> · game <b id=\"game-number\">{index}</b>{progress}</nav>"
     );
     match page.find("<body>") {
         Some(at) => {

@@ -851,6 +851,14 @@ impl Store {
         Ok(files.len())
     }
 
+    /// Game `game`'s state (`pending`, `running`, `done`, …), if the store has the game.
+    pub fn game_state(&self, game: u32) -> anyhow::Result<Option<String>> {
+        self.db
+            .row("SELECT state FROM games WHERE idx = ?1", &[game.into()])?
+            .map(|row| row[0].text())
+            .transpose()
+    }
+
     /// The folder of game `game` under `dir` holding its files (all, or the file `only`): in a
     /// tournament folder, the game's own; for a shared database, a copy under `dir` made the
     /// first time it is asked for and kept, since a game's files are stored once, with its
