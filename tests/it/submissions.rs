@@ -1259,6 +1259,11 @@ fn an_upload_whose_build_koth_never_survives_is_refused_after_its_second_try() {
         done["reason"], "the build did not finish (koth stopped during it, twice)",
         "{done}"
     );
+    // The same folder sent again is that submission, refused: never a third build.
+    let (_, again) = post(&served.url, Some(&ada), packed(&deadly));
+    assert_eq!(again["id"], id.as_str(), "{again}");
+    assert_eq!(again["status"], "refused", "{again}");
+    assert_eq!(query(&dir, "SELECT COUNT(*) FROM hill_submissions"), 1);
     // Its name is free again: another author's bot of that name gets in.
     let (code, body) = post(
         &served.url,

@@ -36,6 +36,10 @@ const VERSION_CHARS: usize = 120;
 pub struct Language {
     /// The program's name, as a bot's command names it (`python2`).
     pub name: String,
+    /// The other names a bot's command may give it: for a program its owner named by full
+    /// path, the entries of its folder that are the same program (`python`, `python2.7` beside
+    /// `python2`, links of one install); none for a name on `PATH`.
+    pub aliases: Vec<String>,
     /// Where it is: on koth's `PATH`, or the full path its owner named.
     pub path: PathBuf,
     /// The first line it answers to `--version`, if it answered in time.
@@ -96,11 +100,41 @@ pub fn offered(configured: Option<&[String]>) -> anyhow::Result<Vec<Language>> {
     Ok(found
         .into_iter()
         .map(|(name, path)| Language {
+            aliases: if configured.is_some() && path.is_absolute() && path.ends_with(&name) {
+                names_of_the_same(&path)
+                    .into_iter()
+                    .filter_map(|other| other.file_name()?.to_str().map(String::from))
+                    .filter(|other| *other != name)
+                    .collect()
+            } else {
+                Vec::new()
+            },
             name,
             path,
             version: None,
         })
         .collect())
+}
+
+/// The entries of `program`'s folder that are the same file as `program` (itself among them):
+/// the names one install gives a program (`python`, `python2` and `python2.7`, by links), in
+/// their folder's order by name.
+fn names_of_the_same(program: &Path) -> Vec<PathBuf> {
+    let (Some(folder), Ok(real)) = (program.parent(), std::fs::canonicalize(program)) else {
+        return vec![program.to_path_buf()];
+    };
+    let mut same: Vec<PathBuf> = std::fs::read_dir(folder)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| std::fs::canonicalize(path).is_ok_and(|p| p == real))
+        .collect();
+    same.sort();
+    if !same.iter().any(|p| p == program) {
+        same.push(program.to_path_buf());
+    }
+    same
 }
 
 /// `languages` with their versions, each asked once per program in this process, all at once
@@ -126,8 +160,12 @@ pub fn listed(languages: &[Language]) -> String {
     languages
         .iter()
         .map(|l| {
+            let also = match l.aliases.is_empty() {
+                true => String::new(),
+                false => format!(", also named {}", l.aliases.join(", ")),
+            };
             format!(
-                "  {:width$}  {}  ({})\n",
+                "  {:width$}  {}  ({}{also})\n",
                 l.name,
                 l.version.as_deref().unwrap_or("(no version said)"),
                 l.path.display()
@@ -136,13 +174,16 @@ pub fn listed(languages: &[Language]) -> String {
         .collect()
 }
 
-/// The full paths among the owner's list: the programs a contained bot is lent by them.
+/// The full paths among the owner's list, each with the other names of the same program in
+/// its folder ([`Language::aliases`]): the programs a contained bot is lent by them, by
+/// whichever of those names its command gives.
 pub fn full_paths(configured: Option<&[String]>) -> Vec<PathBuf> {
     configured
         .unwrap_or_default()
         .iter()
         .map(PathBuf::from)
         .filter(|path| path.is_absolute())
+        .flat_map(|path| names_of_the_same(&path))
         .collect()
 }
 
@@ -238,7 +279,11 @@ fn named_programs(bot: &BotSpec) -> Vec<(String, bool)> {
 /// its `run` names a program that is neither offered nor on koth's `PATH`.
 pub fn refusal(bot: &BotSpec, offered: &[Language]) -> Option<String> {
     let list = || {
-        let names: Vec<&str> = offered.iter().map(|l| l.name.as_str()).collect();
+        let names: Vec<&str> = offered
+            .iter()
+            .flat_map(|l| std::iter::once(&l.name).chain(&l.aliases))
+            .map(String::as_str)
+            .collect();
         if names.is_empty() {
             "none".to_string()
         } else {
@@ -254,7 +299,11 @@ pub fn refusal(bot: &BotSpec, offered: &[Language]) -> Option<String> {
                 list()
             ));
         }
-        if offered.iter().any(|l| l.name == name) || name.contains('/') {
+        if offered
+            .iter()
+            .any(|l| l.name == name || l.aliases.contains(&name))
+            || name.contains('/')
+        {
             continue;
         }
         let language = COMMON.contains(&name.as_str());
@@ -291,6 +340,7 @@ mod tests {
     fn language(name: &str) -> Language {
         Language {
             name: name.into(),
+            aliases: Vec::new(),
             path: PathBuf::from("/usr/bin").join(name),
             version: None,
         }
@@ -331,6 +381,42 @@ mod tests {
         assert!(
             why.contains("/opt/py27/bin/python by a full path") && why.contains("python3"),
             "{why}"
+        );
+    }
+
+    #[test]
+    fn a_program_named_by_full_path_is_offered_by_every_name_its_folder_gives_it() {
+        use std::os::unix::fs::{PermissionsExt, symlink};
+        let tmp = tempfile::tempdir().unwrap();
+        let bin = tmp.path().join("bin");
+        std::fs::create_dir(&bin).unwrap();
+        let real = bin.join("python2.7");
+        std::fs::write(&real, "#!/bin/sh\necho Python 2.7.18\n").unwrap();
+        std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o755)).unwrap();
+        symlink("python2.7", bin.join("python2")).unwrap();
+        symlink("python2", bin.join("python")).unwrap();
+        std::fs::write(bin.join("pydoc"), "another program\n").unwrap();
+        let python = bin.join("python").display().to_string();
+        let offered = offered(Some(&[python.clone()])).unwrap();
+        assert_eq!(offered[0].name, "python");
+        assert_eq!(offered[0].aliases, ["python2", "python2.7"]);
+        assert_eq!(refusal(&bot("python2 bot.py", None), &offered), None);
+        assert_eq!(refusal(&bot("python bot.py", None), &offered), None);
+        let why = refusal(&bot("python3 bot.py", None), &offered).unwrap();
+        assert!(
+            why.ends_with("(it offers python, python2, python2.7)"),
+            "{why}"
+        );
+        assert!(listed(&offered).contains(", also named python2, python2.7)"));
+        // Lent by any of those names, never another program of the folder.
+        let lent = full_paths(Some(&[python]));
+        assert_eq!(
+            lent,
+            [
+                bin.join("python"),
+                bin.join("python2"),
+                bin.join("python2.7")
+            ]
         );
     }
 

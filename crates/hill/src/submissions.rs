@@ -420,8 +420,11 @@ fn record(
     let named = |refusal: Refusal| (bot.clone(), refusal);
     if let Some(earlier) = db
         .row(
+            // Refused at its build or validation (begun: `tries`), the same folder is refused
+            // again, so it is that submission; refused before (a rate, a full queue, a name),
+            // it may be sent again.
             "SELECT id FROM hill_submissions WHERE author = ?1 AND upload_digest = ?2
-             AND status <> 'refused'",
+             AND (status <> 'refused' OR tries > 0) ORDER BY seq DESC",
             &[author.into(), upload.digest.as_str().into()],
         )
         .map_err(|e| named(harness(e)))?

@@ -7,7 +7,7 @@
 //! |---|---|
 //! | `/` | the hill: its king and since when, the leaderboard, the last games with why each was chosen, the kings' history; live |
 //! | `/bots/{name}` | a bot's page: its versions, its rating over time, its results against each opponent, its faults |
-//! | `/api/hill` | the leaderboard (`koth leaderboard --format json`'s), the last games, and the languages offered (`languages`: each `name`, `path`, `version`) |
+//! | `/api/hill` | the leaderboard (`koth leaderboard --format json`'s), the last games, and the languages offered (`languages`: each `name`, its `aliases`, `path`, `version`) |
 //! | `/api/hill/bots/{name}` | a bot's record, as its page shows it; 404 for a name the hill has not |
 //! | `/api/events` | server-sent events: `hill` (the games rated, the king) whenever the hill moves |
 //! | `/bots/{name}/ratings.svg` | the bot's figure of the table (points per game, or an Elo-scale rating) with its 95% interval over the hill's games, a line per version |
