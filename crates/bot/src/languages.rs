@@ -100,7 +100,8 @@ pub fn offered(configured: Option<&[String]>) -> anyhow::Result<Vec<Language>> {
     Ok(found
         .into_iter()
         .map(|(name, path)| Language {
-            aliases: if configured.is_some() && path.is_absolute() && path.ends_with(&name) {
+            // Only the owner's full paths: a name on `PATH` is that name alone.
+            aliases: if configured.is_some_and(|list| list.iter().any(|e| Path::new(e) == path)) {
                 names_of_the_same(&path)
                     .into_iter()
                     .filter_map(|other| other.file_name()?.to_str().map(String::from))

@@ -183,7 +183,15 @@ pub(crate) async fn play(
             }
         }
         let passed: Vec<usize> = unscheduled.iter().chain(refused.iter()).copied().collect();
-        while running.len() < jobs && (running.len() as u32) < wanted {
+        // An author waiting at the door goes first: a game's core is left to each submission
+        // being built or validated (one game always plays), so a newcomer is active in
+        // seconds, not after the games running.
+        let at_the_door = match &role {
+            Role::Runner { .. } => super::submissions::at_the_door(db)?,
+            Role::Worker => 0,
+        };
+        let room = jobs.saturating_sub(at_the_door).max(1);
+        while running.len() < room && (running.len() as u32) < wanted {
             let Some(Claimed { game, attempt }) = hill.store.claim(claimant, &passed, ATTEMPTS)?
             else {
                 break;

@@ -655,6 +655,16 @@ fn select(hill: &Hill, filter: &str, params: &[Value]) -> anyhow::Result<Vec<(St
         .collect()
 }
 
+/// How many submissions the builders are building or validating now.
+pub(crate) fn at_the_door(db: &dyn Connection) -> anyhow::Result<usize> {
+    Ok(db
+        .value(
+            "SELECT COUNT(*) FROM hill_submissions WHERE status IN ('building', 'validating')",
+            &[],
+        )?
+        .int()? as usize)
+}
+
 /// After a stop: clears uploads never recorded, and puts a submission caught building or
 /// validating back in the queue once; one caught a second time is refused, since it may be
 /// what stopped koth (a build that took the machine's memory): an upload never brings the
