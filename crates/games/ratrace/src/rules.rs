@@ -120,6 +120,8 @@ impl<'t> Board<'t> {
     /// Steps 3–6 of the turn for every specimen, given its move, and step 1 of the next for the
     /// survivors. Also adds up the survivors' fitness for [`Board::breed`] on the way, which
     /// saves it a pass over them.
+    // Out of line: inlined into the board's loop it ran short of registers and spilled its
+    // vectors on every specimen (4% of a built-in board).
     #[inline(never)]
     fn apply_moves(&mut self) {
         // Borrowed field by field, so the compiler can see they do not overlap and need not
