@@ -19,16 +19,24 @@
  * dy = -2..2, dx = -2..2, -1 beyond the track's edges. */
 static int8_t views[CELLS][25];
 
-/* A forward target as a move reads it: its colour's score is the 6 bits at `shift` of the
- * genome's low word (bits 0..63) or middle word (bits 32..95); off the track, it is never
- * chosen. Prepared once per board, so a move reads three small entries. */
-struct target {
-    uint8_t middle, shift, on_track;
+/* A cell's three forward targets as a move reads them: a target's colour scores in the 6 bits
+ * at `shift & 63` of the genome's low word (bits 0..63), or of its middle word (bits 32..95)
+ * when `shift & 64` is set. A target off the track reads (1,0)'s score, which is always on the
+ * track, and is masked out of the ties: so a move has no branch (koth's built-in reads its
+ * targets the same way). Prepared once per board. */
+struct targets {
+    uint8_t shift[3];
+    uint8_t on_track; /* bit k: target k is on the track */
 };
-static struct target targets[CELLS][3];
+static struct targets targets[CELLS];
 
 __attribute__((export_name("ratrace_views"))) int8_t *ratrace_views(void) {
     return &views[0][0];
+}
+
+static uint8_t shift_of(int colour) {
+    int bit = 6 * colour;
+    return (uint8_t)(bit >= 60 ? bit - 32 + 64 : bit);
 }
 
 __attribute__((export_name("ratrace_board"))) void ratrace_board(int32_t board, int64_t seed) {
@@ -36,12 +44,15 @@ __attribute__((export_name("ratrace_board"))) void ratrace_board(int32_t board, 
     (void)seed;
     static const int forward[3] = {8, 13, 18}; /* the view indices of (1,-1), (1,0), (1,1) */
     for (int cell = 0; cell < CELLS; cell++) {
+        struct targets t;
+        uint8_t ahead = shift_of(views[cell][forward[1]]);
+        t.on_track = 0;
         for (int k = 0; k < 3; k++) {
             int colour = views[cell][forward[k]];
-            int bit = 6 * (colour < 0 ? 0 : colour);
-            struct target t = {bit >= 60, bit >= 60 ? bit - 32 : bit, colour >= 0};
-            targets[cell][k] = t;
+            t.shift[k] = colour < 0 ? ahead : shift_of(colour);
+            t.on_track |= (colour >= 0) << k;
         }
+        targets[cell] = t;
     }
 }
 
@@ -51,16 +62,16 @@ __attribute__((export_name("ratrace_move"))) int32_t ratrace_move(int64_t genome
                                                                  int32_t cell) {
     uint64_t low = (uint64_t)genome_low;
     uint64_t middle = low >> 32 | (uint64_t)genome_high << 32;
-    const struct target *t = targets[cell];
-    int best = -1, pick = 0;
+    struct targets t = targets[cell];
+    unsigned score[3];
     for (int k = 0; k < 3; k++) {
         /* A choice of two words, not an array: an array would live in memory. */
-        uint64_t word = t[k].middle ? middle : low;
-        int score = t[k].on_track ? (int)(word >> t[k].shift & 63) : -1;
-        if (score > best) {
-            best = score;
-            pick = k;
-        }
+        uint64_t word = t.shift[k] & 64 ? middle : low;
+        score[k] = (unsigned)(word >> (t.shift[k] & 63)) & 63;
     }
-    return 2 + 3 * pick;
+    unsigned best = score[0] > score[1] ? score[0] : score[1];
+    best = best > score[2] ? best : score[2];
+    unsigned ties = ((score[0] == best) | (score[1] == best) << 1 | (score[2] == best) << 2) &
+                    t.on_track;
+    return 2 + 3 * __builtin_ctz(ties);
 }

@@ -25,7 +25,7 @@
 
 use wasmtime::ValType;
 
-use super::player::{Ask, Move, Player, PlayerFault};
+use super::player::{Move, Player, PlayerFault, Specimen};
 use super::protocol::MOVE_CODES;
 use super::track::{CELLS, View};
 use koth_bot::wasm::{CallLoop, Compile, DirectInstance, DirectModule, DirectSetup};
@@ -185,7 +185,12 @@ impl Player for DirectPlayer {
         Ok(())
     }
 
-    fn moves(&mut self, turn: u32, asks: &[Ask], out: &mut Vec<Move>) -> Result<(), PlayerFault> {
+    fn moves(
+        &mut self,
+        turn: u32,
+        specimens: &[Specimen],
+        out: &mut Vec<Move>,
+    ) -> Result<(), PlayerFault> {
         let Some(started) = self.started.as_mut() else {
             return Err(self.bot_fail(Some(turn), &BotError::NotRunning));
         };
@@ -193,23 +198,23 @@ impl Player for DirectPlayer {
             instance, moves, ..
         } = started;
         instance.budget(&self.limits);
-        let records = match moves.records(instance, asks.len()) {
+        let records = match moves.records(instance, specimens.len()) {
             Ok(records) => records,
             Err(error) => return Err(self.bot_fail(Some(turn), &error)),
         };
         debug_assert_eq!(moves.record_bytes(), RECORD);
         // Records of a size known here, so that their bytes are written without bounds checks.
         let (records, _) = records.as_chunks_mut::<RECORD>();
-        for (record, ask) in records.iter_mut().zip(asks) {
-            record[0..8].copy_from_slice(&(ask.genome as u64).to_le_bytes());
-            record[8..16].copy_from_slice(&((ask.genome >> 64) as u64).to_le_bytes());
-            record[16..20].copy_from_slice(&u32::from(ask.cell).to_le_bytes());
+        for (record, specimen) in records.iter_mut().zip(specimens) {
+            record[0..8].copy_from_slice(&(specimen.genome as u64).to_le_bytes());
+            record[8..16].copy_from_slice(&((specimen.genome >> 64) as u64).to_le_bytes());
+            record[16..20].copy_from_slice(&u32::from(specimen.cell).to_le_bytes());
         }
-        let records = match moves.run(instance, asks.len()) {
+        let records = match moves.run(instance, specimens.len()) {
             Ok(records) => records,
             Err(error) => return Err(self.bot_fail(Some(turn), &error)),
         };
-        out.reserve(asks.len());
+        out.reserve(specimens.len());
         let (records, _) = records.as_chunks::<RECORD>();
         for (n, record) in records.iter().enumerate() {
             let code = i32::from_le_bytes(record[24..28].try_into().expect("four bytes"));
@@ -220,7 +225,7 @@ impl Player for DirectPlayer {
                         "{MOVE_EXPORT} answered {code} for specimen {} of {}: not a move code \
                          0 to 8",
                         n + 1,
-                        asks.len()
+                        specimens.len()
                     );
                     return Err(self.fail(Some(turn), FaultKind::BadOutput, reason));
                 }

@@ -378,19 +378,18 @@ pub(crate) fn play_turns(
 ) -> Outcome {
     let mut board = Board::new(track, rng);
     if let Some(recording) = recording.as_deref_mut() {
-        recording.frame(0, &board.specimens, board.points);
+        recording.frame(0, &board);
     }
-    let mut asks = Vec::new();
     let mut history = vec![Sample {
         turn: 0,
-        population: board.specimens.len(),
+        population: board.population(),
         points: board.points,
     }];
     let mut fault = None;
     let mut turns = 0;
     for turn in 1..=TURNS {
         turns = turn;
-        let goes_on = match board.turn(turn, player, &mut asks) {
+        let goes_on = match board.turn(turn, player) {
             Ok(goes_on) => goes_on,
             Err(f) => {
                 fault = Some((turn, f));
@@ -400,12 +399,12 @@ pub(crate) fn play_turns(
         if let Some(recording) = recording.as_deref_mut()
             && BoardRecording::wants(turn)
         {
-            recording.frame(turn, &board.specimens, board.points);
+            recording.frame(turn, &board);
         }
         if !goes_on || turn % SAMPLE_EVERY == 0 {
             history.push(Sample {
                 turn,
-                population: board.specimens.len(),
+                population: board.population(),
                 points: board.points,
             });
         }
@@ -414,7 +413,7 @@ pub(crate) fn play_turns(
         }
     }
     if let Some(recording) = recording {
-        recording.last(turns, &board.specimens, board.points);
+        recording.last(turns, &board);
     }
     Outcome {
         points: board.points,
@@ -492,7 +491,7 @@ pub(crate) fn play_board(
             // The board as placed, so that a recording of a bot that never began it shows one.
             if let Some(recording) = recording.as_mut() {
                 let board = Board::new(&track, rng);
-                recording.frame(0, &board.specimens, board.points);
+                recording.frame(0, &board);
             }
             Outcome {
                 points: 1,

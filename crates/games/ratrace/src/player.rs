@@ -13,17 +13,24 @@ use koth_game::seed;
 /// A move (dx, dy), each in −1..=1.
 pub(crate) type Move = (i8, i8);
 
-/// What a player is shown of one living specimen.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Ask {
-    /// The specimen's id: given at birth in order, so ids ascend along a turn's asks, and kept
-    /// for life (see [`super::rules::Specimen::id`]).
+/// A living specimen: what the rules keep of it, and what a player is shown of it (its id,
+/// genome and cell; its age and goals are the rules' alone). Players get the board's own
+/// specimens, not a copy made for them: a copy per specimen and turn cost more than a fifth of
+/// a built-in board's time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Specimen {
+    /// Given at birth, in order of birth from 0 on each board, so ids ascend along the
+    /// population (and a turn's specimens); kept for life, also when the specimen reaches the
+    /// goal and starts again.
     pub id: u32,
     /// The 100-bit genome; bit i is `(genome >> i) & 1`.
     pub genome: u128,
     /// The specimen's cell: its view is `views[cell]` of the views given to
     /// [`Player::begin_board`], where players prepare what they need per view once per board.
     pub cell: u16,
+    /// Turns lived, counting the turn it moves in (see [`super::rules::Board::specimens`]).
+    pub age: u8,
+    pub goals: u32,
 }
 
 /// A player's fault, which ends the board it happened on.
@@ -37,8 +44,13 @@ pub(crate) trait Player {
     /// Board `board` starts; `seed` is its seed, for the player's own random numbers. `views`
     /// are the board's views by cell (what its specimens may be shown, nothing more).
     fn begin_board(&mut self, board: usize, seed: u64, views: &[View]) -> Result<(), PlayerFault>;
-    /// Pushes onto `out` one move per specimen of `asks`, in order (`out` arrives empty).
-    fn moves(&mut self, turn: u32, asks: &[Ask], out: &mut Vec<Move>) -> Result<(), PlayerFault>;
+    /// Pushes onto `out` one move per specimen of `specimens`, in order (`out` arrives empty).
+    fn moves(
+        &mut self,
+        turn: u32,
+        specimens: &[Specimen],
+        out: &mut Vec<Move>,
+    ) -> Result<(), PlayerFault>;
     /// Board `board` ended with `points`.
     fn end_board(&mut self, board: usize, points: u64);
     /// CPU time used so far by the player's own process, for players that are one.
@@ -81,29 +93,50 @@ pub(crate) struct ColorScorePlayer {
     first_ties: bool,
     /// The forward targets of every cell, by cell: prepared once per board, so a move reads
     /// one small entry instead of three view bytes and their meaning.
-    targets: Vec<[Target; 3]>,
+    targets: Vec<Targets>,
 }
 
-/// A forward target as ColorScorePlayer reads it: its colour's score is bits
-/// `shift .. shift + 6` of the genome's low or high word (bits 0..63, or 32..95).
+/// A cell's three forward targets as ColorScorePlayer reads them. A target's colour scores in
+/// bits `shift .. shift + 6` of the genome's low or high word (bits 0..63, or 32..95), written
+/// as one byte `shift + 64·high`: a 64-bit shift reads only its count's low six bits, so the
+/// byte is the shift as it is. A target off the track reads (1,0)'s score, which is always on
+/// the track (x ≤ 48 + 1): it cannot beat the best, and is masked out of the ties. So a move
+/// has no branch and no sign to handle.
 #[derive(Clone, Copy)]
-struct Target {
-    high: bool,
-    shift: u8,
-    /// Whether the target is on the track (else the move is never chosen).
-    on_track: bool,
+struct Targets {
+    /// (1,−1), (1,0), (1,1).
+    shifts: [u8; 3],
+    /// Bit i set: target i is on the track.
+    on_track: u8,
 }
 
-impl Target {
-    fn of(colour: i8) -> Target {
-        // Colours 0..9 score in bits 0..59, colours 10..15 in bits 60..95.
-        let bit = 6 * colour.max(0) as u8;
-        let high = bit >= 60;
-        Target {
-            high,
-            shift: if high { bit - 32 } else { bit },
-            on_track: colour >= 0,
+impl Targets {
+    fn of(view: &View) -> Targets {
+        let shift = |colour: i8| {
+            // Colours 0..9 score in bits 0..59, colours 10..15 in bits 60..95.
+            let bit = 6 * colour as u8;
+            if bit >= 60 { bit - 32 + 64 } else { bit }
+        };
+        let ahead = shift(view[FORWARD[1].0]);
+        let mut targets = Targets {
+            shifts: [ahead; 3],
+            on_track: 0,
+        };
+        for (i, &(index, _)) in FORWARD.iter().enumerate() {
+            if view[index] >= 0 {
+                targets.shifts[i] = shift(view[index]);
+                targets.on_track |= 1 << i;
+            }
         }
+        targets
+    }
+
+    /// Each target's score in the genome whose low and high words are these.
+    fn scores(self, low: u64, high: u64) -> [u8; 3] {
+        self.shifts.map(|shift| {
+            let word = if shift & 64 != 0 { high } else { low };
+            (word.wrapping_shr(shift.into()) & 63) as u8
+        })
     }
 }
 
@@ -131,40 +164,39 @@ const FORWARD: [(usize, Move); 3] = [(8, (1, -1)), (13, (1, 0)), (18, (1, 1))];
 impl Player for ColorScorePlayer {
     fn begin_board(&mut self, _board: usize, seed: u64, views: &[View]) -> Result<(), PlayerFault> {
         self.rng = Some(seed::rng(seed, PLAYER_STREAM));
-        self.targets = views
-            .iter()
-            .map(|view| FORWARD.map(|(index, _)| Target::of(view[index])))
-            .collect();
+        self.targets = views.iter().map(Targets::of).collect();
         Ok(())
     }
 
-    fn moves(&mut self, _turn: u32, asks: &[Ask], out: &mut Vec<Move>) -> Result<(), PlayerFault> {
+    fn moves(
+        &mut self,
+        _turn: u32,
+        specimens: &[Specimen],
+        out: &mut Vec<Move>,
+    ) -> Result<(), PlayerFault> {
         let rng = self.rng.as_mut().expect("begin_board comes first");
-        out.reserve(asks.len());
+        let (targets, first_ties) = (self.targets.as_slice(), self.first_ties);
         // Branch-light on purpose: this loop is most of a board's time, and which target scores
-        // highest is unpredictable.
-        for ask in asks {
-            let targets = &self.targets[ask.cell as usize];
-            let (low, high) = (ask.genome as u64, (ask.genome >> 32) as u64);
-            let score = |target: Target| {
-                let word = if target.high { high } else { low };
-                let score = ((word >> target.shift) & 63) as i32;
-                if target.on_track { score } else { -1 }
-            };
-            let scores = targets.map(score);
+        // highest is unpredictable. Extended from a mapped slice, so that nothing is checked
+        // or stored back per move but the move.
+        out.extend(specimens.iter().map(move |specimen| {
+            let targets = targets[specimen.cell as usize];
+            let (low, high) = (specimen.genome as u64, (specimen.genome >> 32) as u64);
+            let scores = targets.scores(low, high);
             let best = scores[0].max(scores[1]).max(scores[2]);
-            let ties = (scores[0] == best) as u32
-                | ((scores[1] == best) as u32) << 1
-                | ((scores[2] == best) as u32) << 2;
-            // (1,0) always targets a track cell (x ≤ 48 + 1), so `ties` is never empty.
-            let chosen = if ties.is_power_of_two() || self.first_ties {
-                ties.trailing_zeros()
+            let ties = ((scores[0] == best) as u8
+                | ((scores[1] == best) as u8) << 1
+                | ((scores[2] == best) as u8) << 2)
+                & targets.on_track;
+            // (1,0) is on the track and its score is among those compared, so `ties` is never
+            // empty.
+            let nth = if ties.is_power_of_two() || first_ties {
+                0
             } else {
-                let nth = rng.random_range(0..ties.count_ones());
-                NTH_TIED[ties as usize][nth as usize] as u32
+                rng.random_range(0..ties.count_ones())
             };
-            out.push(FORWARD[chosen as usize].1);
-        }
+            FORWARD[NTH_TIED[ties as usize][nth as usize] as usize].1
+        }));
         Ok(())
     }
 
@@ -183,9 +215,14 @@ impl Player for RandomForwardPlayer {
         Ok(())
     }
 
-    fn moves(&mut self, _turn: u32, asks: &[Ask], out: &mut Vec<Move>) -> Result<(), PlayerFault> {
+    fn moves(
+        &mut self,
+        _turn: u32,
+        specimens: &[Specimen],
+        out: &mut Vec<Move>,
+    ) -> Result<(), PlayerFault> {
         let rng = self.rng.as_mut().expect("begin_board comes first");
-        out.extend(asks.iter().map(|_| (1, rng.random_range(-1..=1i8))));
+        out.extend(specimens.iter().map(|_| (1, rng.random_range(-1..=1i8))));
         Ok(())
     }
 

@@ -21,7 +21,7 @@
 //! END b points          board b ended                       (no answer)
 //! ```
 
-use super::player::{Ask, Move};
+use super::player::{Move, Specimen};
 
 use super::track::{CELLS, View};
 use koth_bot::quote;
@@ -110,19 +110,24 @@ const LINE_BYTES: usize = 25 + 1 + 25 + 1;
 /// message is all ASCII, checked once per turn by [`as_text`]. Each line is written in place:
 /// assembled on the stack two digits at a time and then copied 16 bytes at a time, it made the
 /// CPU wait for the small stores before every copy (a third of this function's time).
-pub(crate) fn write_turn(turn: u32, asks: &[Ask], view_texts: &[ViewText], out: &mut Vec<u8>) {
+pub(crate) fn write_turn(
+    turn: u32,
+    specimens: &[Specimen],
+    view_texts: &[ViewText],
+    out: &mut Vec<u8>,
+) {
     use std::io::Write;
     out.clear();
-    let _ = write!(out, "TURN {turn} {}", asks.len());
+    let _ = write!(out, "TURN {turn} {}", specimens.len());
     let header = out.len();
-    out.resize(header + asks.len() * LINE_BYTES, b' ');
-    for (line, ask) in out[header..].chunks_exact_mut(LINE_BYTES).zip(asks) {
+    out.resize(header + specimens.len() * LINE_BYTES, b' ');
+    for (line, specimen) in out[header..].chunks_exact_mut(LINE_BYTES).zip(specimens) {
         let (newline, rest) = line.split_at_mut(1);
         let (genome, rest) = rest.split_at_mut(25);
         newline[0] = b'\n';
-        write_genome(ask.genome, genome.try_into().expect("25 bytes"));
+        write_genome(specimen.genome, genome.try_into().expect("25 bytes"));
         // rest[0] is the space already.
-        rest[1..].copy_from_slice(&view_texts[ask.cell as usize]);
+        rest[1..].copy_from_slice(&view_texts[specimen.cell as usize]);
     }
 }
 
@@ -185,20 +190,28 @@ pub(crate) struct LeanState {
 }
 
 /// Writes the lean protocol's `TURN` message into `out` (cleared first), without the final
-/// newline, and moves `state` on to this turn. Ids ascend along `asks` and along the last
+/// newline, and moves `state` on to this turn. Ids ascend along `specimens` and along the last
 /// turn's, and no id comes back once gone, so one walk over both finds who died and who was
 /// born.
-pub(crate) fn write_lean_turn(turn: u32, asks: &[Ask], state: &mut LeanState, out: &mut Vec<u8>) {
+pub(crate) fn write_lean_turn(
+    turn: u32,
+    specimens: &[Specimen],
+    state: &mut LeanState,
+    out: &mut Vec<u8>,
+) {
     use std::io::Write;
     out.clear();
-    let old = asks.partition_point(|ask| ask.id < state.next_new);
-    let born = &asks[old..];
-    let _ = write!(out, "TURN {turn} {} {}", asks.len(), born.len());
-    for ask in born {
+    let old = specimens.partition_point(|specimen| specimen.id < state.next_new);
+    let born = &specimens[old..];
+    let _ = write!(out, "TURN {turn} {} {}", specimens.len(), born.len());
+    for specimen in born {
         out.push(b'\n');
         let at = out.len();
         out.resize(at + 25, 0);
-        write_genome(ask.genome, (&mut out[at..]).try_into().expect("25 bytes"));
+        write_genome(
+            specimen.genome,
+            (&mut out[at..]).try_into().expect("25 bytes"),
+        );
     }
     out.push(b'\n');
     // Room for every token at its longest, so each is one fixed-size copy of four bytes (the
@@ -214,21 +227,23 @@ pub(crate) fn write_lean_turn(turn: u32, asks: &[Ask], state: &mut LeanState, ou
         bytes: [b'x', b' ', b' ', b' '],
         len: 2,
     };
-    let mut alive = asks[..old].iter().peekable();
+    let mut alive = specimens[..old].iter().peekable();
     for &id in &state.known {
-        match alive.next_if(|ask| ask.id == id) {
-            Some(ask) => put(CELL_TEXTS[ask.cell as usize], out),
+        match alive.next_if(|specimen| specimen.id == id) {
+            Some(specimen) => put(CELL_TEXTS[specimen.cell as usize], out),
             None => put(DIED, out),
         }
     }
     debug_assert!(alive.next().is_none(), "a specimen koth never announced");
-    for ask in born {
-        put(CELL_TEXTS[ask.cell as usize], out);
+    for specimen in born {
+        put(CELL_TEXTS[specimen.cell as usize], out);
     }
     // Without the space after the last token.
     out.truncate(if end > line { end - 1 } else { line });
     state.known.clear();
-    state.known.extend(asks.iter().map(|ask| ask.id));
+    state
+        .known
+        .extend(specimens.iter().map(|specimen| specimen.id));
     if let Some(last) = born.last() {
         state.next_new = last.id + 1;
     }
@@ -243,21 +258,22 @@ pub fn parse_lean_moves(line: &str, expected: usize, out: &mut Vec<Move>) -> Res
             quote(line)
         ));
     }
-    out.reserve(expected);
-    for (i, &byte) in line.as_bytes().iter().enumerate() {
-        match DIGIT_MOVES[byte as usize] {
-            Some(mv) => out.push(mv),
-            None => {
-                // Every byte before was an ASCII digit, so a character starts here.
-                let token = line[i..].chars().next().expect("a byte, so a character");
-                return Err(format!(
-                    "move {} is {}, not a digit 0 to 8",
-                    i + 1,
-                    quote(&token.to_string())
-                ));
-            }
-        }
+    // Checked whole first, then converted with no branch and no length stored per move.
+    let bytes = line.as_bytes();
+    if let Some(i) = bytes.iter().position(|byte| !(b'0'..=b'8').contains(byte)) {
+        // Every byte before was an ASCII digit, so a character starts here.
+        let token = line[i..].chars().next().expect("a byte, so a character");
+        return Err(format!(
+            "move {} is {}, not a digit 0 to 8",
+            i + 1,
+            quote(&token.to_string())
+        ));
     }
+    out.extend(
+        bytes
+            .iter()
+            .map(|&byte| DIGIT_MOVES[byte as usize].unwrap_or_default()),
+    );
     Ok(())
 }
 
@@ -428,20 +444,24 @@ mod tests {
     #[test]
     fn turn_message_has_one_line_per_specimen() {
         let views = [[3i8; 25], [-1i8; 25]];
-        let asks = [
-            Ask {
+        let specimens = [
+            Specimen {
                 id: 0,
                 genome: 1,
                 cell: 0,
+                age: 1,
+                goals: 0,
             },
-            Ask {
+            Specimen {
                 id: 1,
                 genome: 2,
                 cell: 1,
+                age: 1,
+                goals: 0,
             },
         ];
         let mut s = Vec::new();
-        write_turn(7, &asks, &view_texts(&views), &mut s);
+        write_turn(7, &specimens, &view_texts(&views), &mut s);
         let lines: Vec<&str> = as_text(&s).lines().collect();
         assert_eq!(lines.len(), 3);
         assert_eq!(lines[0], "TURN 7 2");
@@ -451,17 +471,32 @@ mod tests {
 
     #[test]
     fn a_lean_turn_sends_newborns_once_and_marks_the_dead() {
-        let ask = |id, genome, cell| Ask { id, genome, cell };
+        let specimen = |id, genome, cell| Specimen {
+            id,
+            genome,
+            cell,
+            age: 1,
+            goals: 0,
+        };
         let mut state = LeanState::default();
         let mut s = Vec::new();
-        write_lean_turn(1, &[ask(0, 1, 53), ask(1, 2, 106)], &mut state, &mut s);
+        write_lean_turn(
+            1,
+            &[specimen(0, 1, 53), specimen(1, 2, 106)],
+            &mut state,
+            &mut s,
+        );
         let zeros = "0".repeat(24);
         assert_eq!(
             as_text(&s),
             format!("TURN 1 2 2\n{zeros}1\n{zeros}2\n53 106")
         );
         // Specimen 0 died, 1 moved, 2 and 3 were born.
-        let turn = [ask(1, 2, 107), ask(2, 0xab, 0), ask(3, 3, 794)];
+        let turn = [
+            specimen(1, 2, 107),
+            specimen(2, 0xab, 0),
+            specimen(3, 3, 794),
+        ];
         write_lean_turn(2, &turn, &mut state, &mut s);
         let ab = format!("{}ab", "0".repeat(23));
         assert_eq!(

@@ -14,7 +14,7 @@ use std::path::Path;
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
-use super::rules::{MAX_AGE, Specimen};
+use super::rules::{Board, MAX_AGE};
 use super::track::{CELLS, GOAL_X, HEIGHT, Kind, Track, WIDTH};
 
 /// Every turn is recorded up to this one.
@@ -85,9 +85,9 @@ impl BoardRecording {
     }
 
     /// Records the board after `turn`.
-    pub(crate) fn frame(&mut self, turn: u32, specimens: &[Specimen], points: u64) {
+    pub(crate) fn frame(&mut self, turn: u32, board: &Board) {
         let mut counts = vec![0u32; CELLS];
-        for s in specimens {
+        for s in board.living() {
             counts[s.cell as usize] += 1;
         }
         let cells = counts
@@ -98,16 +98,16 @@ impl BoardRecording {
             .collect();
         self.frames.push(Frame {
             turn,
-            population: specimens.len(),
-            points,
+            population: board.population(),
+            points: board.points,
             cells,
         });
     }
 
     /// Records the board after its last turn, unless that frame is already there.
-    pub(crate) fn last(&mut self, turn: u32, specimens: &[Specimen], points: u64) {
+    pub(crate) fn last(&mut self, turn: u32, board: &Board) {
         if self.frames.last().is_none_or(|f| f.turn != turn) {
-            self.frame(turn, specimens, points);
+            self.frame(turn, board);
         }
     }
 

@@ -2,7 +2,7 @@
 
 use rand::RngExt;
 
-use super::player::{Ask, Move, Player, PlayerFault};
+use super::player::{Move, Player, PlayerFault, Specimen};
 use super::track::{CELLS, Landing, Track, WIDTH, move_index};
 use koth_game::seed;
 
@@ -16,17 +16,6 @@ pub(crate) const GENOME_MASK: u128 = (1 << GENOME_BITS) - 1;
 pub(crate) const SWITCH_PROBABILITY: f64 = 0.05;
 pub(crate) const MUTATION_PROBABILITY: f64 = 0.01;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Specimen {
-    /// Given at birth, in order of birth from 0 on each board, so ids ascend along the
-    /// population (and a turn's asks); kept when the specimen reaches the goal and starts again.
-    pub id: u32,
-    pub genome: u128,
-    pub age: u8,
-    pub goals: u32,
-    pub cell: u16,
-}
-
 impl Specimen {
     fn fitness(&self) -> u64 {
         1 + (self.cell as i32 % WIDTH) as u64 + 50 * self.goals as u64
@@ -35,15 +24,25 @@ impl Specimen {
 
 /// A board in play. The rng draws everything random about the board after its track: genomes,
 /// start cells, parents, crossover and mutation.
+///
+/// A turn's step 1 (the old die, the others age) is done at the end of the turn before, as each
+/// survivor's move is applied: so the specimens a player is asked about are the board's own,
+/// with no pass to age them and no copy to show them, and no turn walks its population more
+/// than once.
 pub(crate) struct Board<'t> {
     pub track: &'t Track,
+    /// The specimens that move in the next turn, in order of birth, each already aged for it.
     pub specimens: Vec<Specimen>,
+    /// The last turn's survivors that die of age before the next, each with its place among
+    /// all the survivors: they still breed and count in the population, but never move again.
+    expiring: Vec<(usize, Specimen)>,
     pub points: u64,
     rng: seed::Rng,
     /// The id of the next specimen born.
     next_id: u32,
     /// Reused every turn, so that a turn allocates nothing.
     moves: Vec<Move>,
+    /// The survivors' running fitness totals, in order of birth, for [`Board::breed`].
     cumulative: Vec<u64>,
 }
 
@@ -62,7 +61,8 @@ impl<'t> Board<'t> {
         Board::with_specimens(track, rng, specimens)
     }
 
-    /// A board with chosen specimens (for tests of single rules), numbered 0, 1, … in order.
+    /// A board with chosen specimens (for tests of single rules), numbered 0, 1, … in order,
+    /// each of its age before the first turn's step 1 (which is done here).
     pub(crate) fn with_specimens(
         track: &'t Track,
         rng: seed::Rng,
@@ -74,7 +74,8 @@ impl<'t> Board<'t> {
         Board {
             track,
             next_id: specimens.len() as u32,
-            specimens,
+            specimens: specimens.into_iter().filter_map(aged).collect(),
+            expiring: Vec::new(),
             points: 1,
             rng,
             moves: Vec::new(),
@@ -82,73 +83,65 @@ impl<'t> Board<'t> {
         }
     }
 
+    /// How many specimens are alive: those that move next and those that die of age first.
+    pub(crate) fn population(&self) -> usize {
+        self.specimens.len() + self.expiring.len()
+    }
+
+    /// Every living specimen (those that die of age before the next turn last).
+    pub(crate) fn living(&self) -> impl Iterator<Item = &Specimen> {
+        self.specimens
+            .iter()
+            .chain(self.expiring.iter().map(|(_, specimen)| specimen))
+    }
+
     /// Plays one turn. Returns whether the board goes on (at least two specimens are left).
-    pub(crate) fn turn(
-        &mut self,
-        turn: u32,
-        player: &mut dyn Player,
-        asks: &mut Vec<Ask>,
-    ) -> Result<bool, PlayerFault> {
-        asks.clear();
-        // Step 1, compacting the survivors in place. Each specimen is rebuilt from its fields
-        // rather than aged in place and then moved (`retain_mut`): storing the age byte and
-        // then loading the whole specimen over it defeats store-to-load forwarding
-        // (`retain_mut` was a fifth of a board's time, most of it on that load).
-        let mut kept = 0;
-        for i in 0..self.specimens.len() {
-            let s = self.specimens[i];
-            if s.age < MAX_AGE {
-                asks.push(Ask {
-                    id: s.id,
-                    genome: s.genome,
-                    cell: s.cell,
-                });
-                self.specimens[kept] = Specimen {
-                    age: s.age + 1,
-                    ..s
-                };
-                kept += 1;
-            }
-        }
-        self.specimens.truncate(kept);
+    pub(crate) fn turn(&mut self, turn: u32, player: &mut dyn Player) -> Result<bool, PlayerFault> {
         self.moves.clear();
-        player.moves(turn, asks, &mut self.moves)?;
-        if self.moves.len() != asks.len() {
+        player.moves(turn, &self.specimens, &mut self.moves)?;
+        if self.moves.len() != self.specimens.len() {
             return Err(PlayerFault {
                 kind: koth_bot::FaultKind::BadOutput,
                 reason: format!(
                     "answered {} moves for {} specimens",
                     self.moves.len(),
-                    asks.len()
+                    self.specimens.len()
                 ),
             });
         }
         self.apply_moves();
-        if self.specimens.len() < 2 {
+        if self.cumulative.len() < 2 {
             return Ok(false);
         }
         self.breed();
         Ok(true)
     }
 
-    /// Steps 3–6 of the turn for every specimen, given its move. Also adds up the survivors'
-    /// fitness for [`Board::breed`] on the way, which saves it a pass over them.
+    /// Steps 3–6 of the turn for every specimen, given its move, and step 1 of the next for the
+    /// survivors. Also adds up the survivors' fitness for [`Board::breed`] on the way, which
+    /// saves it a pass over them.
+    // Out of line: inlined into the board's loop it ran short of registers and spilled its
+    // vectors on every specimen (4% of a built-in board).
+    #[inline(never)]
     fn apply_moves(&mut self) {
         // Borrowed field by field, so the compiler can see they do not overlap and need not
         // reload them from `self` on every specimen.
         let Board {
             track,
             specimens,
+            expiring,
             points,
             rng,
             moves,
             cumulative,
             next_id: _,
         } = self;
+        expiring.clear();
         // Written by index, not pushed: a push per specimen stored the length back every time.
         cumulative.resize(specimens.len(), 0);
         let mut total = 0u64;
-        let mut kept = 0;
+        let mut survivors = 0;
+        let mut movers = 0;
         for i in 0..specimens.len() {
             let (dx, dy) = moves[i];
             let s = specimens[i];
@@ -168,39 +161,64 @@ impl<'t> Board<'t> {
                 cell,
             };
             total += s.fitness();
-            cumulative[kept] = total;
-            specimens[kept] = s;
-            kept += 1;
+            cumulative[survivors] = total;
+            match aged(s) {
+                Some(aged) => {
+                    specimens[movers] = aged;
+                    movers += 1;
+                }
+                None => expiring.push((survivors, s)),
+            }
+            survivors += 1;
         }
-        specimens.truncate(kept);
-        cumulative.truncate(kept);
+        specimens.truncate(movers);
+        cumulative.truncate(survivors);
+    }
+
+    /// The genome of the survivor at `place` among all of them.
+    fn survivor_genome(&self, place: usize) -> u128 {
+        let expired_before = self.expiring.partition_point(|&(at, _)| at < place);
+        match self.expiring.get(expired_before) {
+            Some(&(at, specimen)) if at == place => specimen.genome,
+            _ => self.specimens[place - expired_before].genome,
+        }
     }
 
     /// Breeds [`BRED_PER_TURN`] children from the specimens alive now, none of which was born
     /// this turn (children are appended only after all parents are chosen). Parents are drawn
     /// from the running fitness totals that [`Board::apply_moves`] left.
     fn breed(&mut self) {
-        let parents = self.specimens.len();
-        debug_assert_eq!(self.cumulative.len(), parents);
+        let movers = self.specimens.len();
+        debug_assert_eq!(self.cumulative.len(), self.population());
         for _ in 0..BRED_PER_TURN {
             let (first, second) = choose_parents(&self.cumulative, &mut self.rng);
             let genome = breed_genome(
-                self.specimens[first].genome,
-                self.specimens[second].genome,
+                self.survivor_genome(first),
+                self.survivor_genome(second),
                 &mut self.rng,
             );
             let cell = random_start(self.track, &mut self.rng);
-            self.specimens.push(Specimen {
+            let child = Specimen {
                 id: self.next_id,
                 genome,
                 age: 0,
                 goals: 0,
                 cell,
-            });
+            };
+            self.specimens
+                .push(aged(child).expect("a child lives to move"));
             self.next_id += 1;
         }
-        debug_assert_eq!(self.specimens.len(), parents + BRED_PER_TURN);
+        debug_assert_eq!(self.specimens.len(), movers + BRED_PER_TURN);
     }
+}
+
+/// Step 1 of a turn for one specimen: older than [`MAX_AGE`] it dies, else it ages a turn.
+fn aged(specimen: Specimen) -> Option<Specimen> {
+    (specimen.age < MAX_AGE).then_some(Specimen {
+        age: specimen.age + 1,
+        ..specimen
+    })
 }
 
 /// Two distinct parents, each drawn in proportion to fitness, from the specimens whose running
@@ -327,8 +345,13 @@ mod tests {
         fn begin_board(&mut self, _: usize, _: u64, _: &[View]) -> Result<(), PlayerFault> {
             Ok(())
         }
-        fn moves(&mut self, _: u32, asks: &[Ask], out: &mut Vec<Move>) -> Result<(), PlayerFault> {
-            out.extend(self.0.iter().take(asks.len()));
+        fn moves(
+            &mut self,
+            _: u32,
+            specimens: &[Specimen],
+            out: &mut Vec<Move>,
+        ) -> Result<(), PlayerFault> {
+            out.extend(self.0.iter().take(specimens.len()));
             Ok(())
         }
         fn end_board(&mut self, _: usize, _: u64) {}
@@ -344,17 +367,28 @@ mod tests {
         }
     }
 
-    /// Plays one turn of `specimens` with `moves`; returns the survivors (children dropped) and
-    /// the board's points.
+    /// Plays one turn of `specimens` with `moves`; returns the survivors in order of birth
+    /// (children dropped), each of the age it moved at, and the board's points.
     fn one_turn(track: &Track, specimens: Vec<Specimen>, moves: Vec<Move>) -> (Vec<Specimen>, u64) {
         let before = specimens.len();
         let mut board = Board::with_specimens(track, seed::rng(1, 0), specimens);
-        let mut asks = Vec::new();
-        let goes_on = board.turn(1, &mut Fixed(moves), &mut asks).unwrap();
-        let survivors = board.specimens.len() - if goes_on { BRED_PER_TURN } else { 0 };
-        assert!(survivors <= before);
-        board.specimens.truncate(survivors);
-        (board.specimens, board.points)
+        let goes_on = board.turn(1, &mut Fixed(moves)).unwrap();
+        let children = if goes_on { BRED_PER_TURN } else { 0 };
+        let movers = board.specimens.len() - children;
+        // The movers are already aged for the next turn.
+        let mut survivors: Vec<Specimen> = board.specimens[..movers]
+            .iter()
+            .map(|&s| Specimen {
+                age: s.age - 1,
+                ..s
+            })
+            .collect();
+        for &(place, specimen) in &board.expiring {
+            survivors.insert(place, specimen);
+        }
+        assert!(survivors.len() <= before);
+        assert_eq!(survivors.len(), board.population() - children);
+        (survivors, board.points)
     }
 
     fn cells(specimens: &[Specimen]) -> Vec<u16> {
@@ -370,13 +404,13 @@ mod tests {
     fn ids_ascend_along_the_population_and_are_kept_for_life() {
         let t = track(&[]);
         let mut board = Board::new(&t, seed::rng(8, 0));
-        let mut asks = Vec::new();
         let mut player = Fixed(vec![(1, 0); 10_000]);
         let mut last_ids: Vec<u32> = Vec::new();
         let mut issued = 0;
         for turn in 1..=60 {
-            assert!(board.turn(turn, &mut player, &mut asks).unwrap());
-            let ids: Vec<u32> = asks.iter().map(|a| a.id).collect();
+            // The specimens the player is asked about.
+            let ids: Vec<u32> = board.specimens.iter().map(|s| s.id).collect();
+            assert!(board.turn(turn, &mut player).unwrap());
             assert!(ids.windows(2).all(|w| w[0] < w[1]), "turn {turn}: {ids:?}");
             // Last turn's survivors, then the ten born after it, with the next ids.
             let newborns = if turn == 1 {
@@ -496,8 +530,7 @@ mod tests {
     fn fewer_than_two_specimens_end_the_board() {
         let t = track(&[]);
         let mut board = Board::with_specimens(&t, seed::rng(1, 0), vec![at(5, 0), bystander()]);
-        let mut asks = Vec::new();
-        let goes_on = board.turn(1, &mut Fixed(vec![(0, -1), (0, 0)]), &mut asks);
+        let goes_on = board.turn(1, &mut Fixed(vec![(0, -1), (0, 0)]));
         assert_eq!(goes_on, Ok(false));
         assert_eq!(board.specimens.len(), 1);
     }
@@ -581,7 +614,8 @@ mod tests {
         let mut distance = 0;
         let breeds = 1000;
         for _ in 0..breeds {
-            board.specimens.truncate(2);
+            // The parents alone, never old enough to die.
+            board.specimens = vec![parent; 2];
             board.moves = vec![(0, 0); 2];
             board.apply_moves();
             board.breed();

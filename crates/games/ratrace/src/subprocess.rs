@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use tokio::runtime::Runtime;
 
-use super::player::{Ask, Move, Player, PlayerFault};
+use super::player::{Move, Player, PlayerFault, Specimen};
 use super::protocol::{self, Protocol};
 use super::track::View;
 use koth_bot::seat::At;
@@ -106,13 +106,18 @@ impl Player for SubprocessPlayer {
         }
     }
 
-    fn moves(&mut self, turn: u32, asks: &[Ask], out: &mut Vec<Move>) -> Result<(), PlayerFault> {
+    fn moves(
+        &mut self,
+        turn: u32,
+        specimens: &[Specimen],
+        out: &mut Vec<Move>,
+    ) -> Result<(), PlayerFault> {
         match &mut self.board {
             BoardState::Text(view_texts) => {
-                protocol::write_turn(turn, asks, view_texts, &mut self.message)
+                protocol::write_turn(turn, specimens, view_texts, &mut self.message)
             }
             BoardState::Lean(state) => {
-                protocol::write_lean_turn(turn, asks, state, &mut self.message)
+                protocol::write_lean_turn(turn, specimens, state, &mut self.message)
             }
         }
         self.bytes_sent += self.message.len() as u64 + 1;
@@ -124,8 +129,8 @@ impl Player for SubprocessPlayer {
             .block_on(asked)
             .map_err(|e| Self::bot_fault(&e))?;
         let parsed = match self.board {
-            BoardState::Text(_) => protocol::parse_moves(&answer.line, asks.len(), out),
-            BoardState::Lean(_) => protocol::parse_lean_moves(&answer.line, asks.len(), out),
+            BoardState::Text(_) => protocol::parse_moves(&answer.line, specimens.len(), out),
+            BoardState::Lean(_) => protocol::parse_lean_moves(&answer.line, specimens.len(), out),
         };
         parsed.map_err(|reason| {
             self.seat
