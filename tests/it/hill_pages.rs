@@ -290,7 +290,9 @@ fn the_hill_s_pages_show_its_king_and_board_live_each_bot_and_names_as_text() {
             for (page, api) in [
                 ("", Some("/api/hill")),
                 ("bots/Strong", Some("/api/hill/bots/Strong")),
+                ("bots/Flaky", Some("/api/hill/bots/Flaky")),
                 ("submit", None),
+                ("games/1", None),
             ] {
                 let address = format!("{url}{page}");
                 match api {

@@ -398,7 +398,7 @@ mod tests {
         symlink("python2", bin.join("python")).unwrap();
         std::fs::write(bin.join("pydoc"), "another program\n").unwrap();
         let python = bin.join("python").display().to_string();
-        let offered = offered(Some(&[python.clone()])).unwrap();
+        let offered = offered(Some(std::slice::from_ref(&python))).unwrap();
         assert_eq!(offered[0].name, "python");
         assert_eq!(offered[0].aliases, ["python2", "python2.7"]);
         assert_eq!(refusal(&bot("python2 bot.py", None), &offered), None);

@@ -432,12 +432,12 @@ pub fn choose(
     } else {
         "the line-up expected to teach the most"
     };
-    if history.barren(&ids(&seated)) {
-        if let Some(other) = unbarren(&seated, active.len(), history, &ids, &lineup_gain, rng) {
-            seated = other;
-            how = "the line-up expected to teach the most was played before and every game \
-                   of it ended alike";
-        }
+    if history.barren(&ids(&seated))
+        && let Some(other) = unbarren(&seated, active.len(), history, &ids, &lineup_gain, rng)
+    {
+        seated = other;
+        how = "the line-up expected to teach the most was played before and every game of it \
+               ended alike";
     }
     let gained = lineup_gain(&seated);
     let names: Vec<&str> = seated[1..]
