@@ -3,7 +3,7 @@
 //! the tournament's store it reads, so that `replay/` stays below the games.
 //!
 //! A tournament's or hill's game folder names the snapshot each learning bot started from
-//! (`data.json`, [`koth_tournament::STARTED_DATA`]); the snapshot itself is kept by digest in
+//! (`data.json`, [`koth_tournament::play::STARTED_DATA`]); the snapshot itself is kept by digest in
 //! the tournament's or hill's database (`results.sqlite`, two folders up, or the PostgreSQL
 //! database a game was copied out of by `koth replay --db`), while the pruning rule of
 //! [`koth_tournament::store::data`] keeps it. The driven bot runs in a working copy of
@@ -16,7 +16,7 @@ use anyhow::{Context, bail};
 
 use koth_bot::data::{DATA_FOLDER, DataCap};
 use koth_bot::{BotSpec, roster};
-use koth_tournament::STARTED_DATA;
+use koth_tournament::play::STARTED_DATA;
 use koth_tournament::store::{FILE, Store};
 
 /// The most a snapshot unpacks to here, in MiB.

@@ -13,14 +13,15 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use tokio::task::JoinSet;
 
 use koth_bot::BotSpec;
 use koth_bot::cpu::Claim;
+use koth_game::MatchResult;
 use koth_tournament::lock::FolderLock;
+use koth_tournament::play::GameParts;
+use koth_tournament::runner::{self, Turn};
 use koth_tournament::schedule::ScheduledGame;
-use koth_tournament::store::{Claimant, Claimed, Store};
-use koth_tournament::{self as tournament, ATTEMPTS, Ended, GameParts, play_one};
+use koth_tournament::store::{Claimant, Store};
 
 use super::board::Waiting;
 use super::matchmaking::{self, Candidate};
@@ -29,8 +30,6 @@ use super::versions::{NOT_ITS_COPY, NotItsCopy};
 use super::{Hill, config::HillConfig};
 use koth_ranking::{self as ranking, Entry, Games, Ranking};
 
-/// How often an idle hill looks for new versions, and a busy one between games.
-const POLL: Duration = Duration::from_millis(250);
 /// How often the refit thread looks for new games.
 const REFIT_EVERY: Duration = Duration::from_millis(500);
 
@@ -110,202 +109,226 @@ pub(crate) async fn play(
     role: Role<'_>,
     refused: &mut Vec<usize>,
 ) -> anyhow::Result<()> {
-    let db = hill.store.connection();
-    let shared = hill.store.is_shared();
-    let config: &HillConfig = &hill.config;
-    let game = config.game.game()?;
-    let allowed = koth_bot::cpu::allowed();
-    let share = (allowed.len() / jobs).min(game.most_cpus());
-    let mut running = JoinSet::new();
-    let mut renewal = tournament::renewal(claimant);
-    let mut recorded = 0u32;
-    let mut said_waiting = false;
+    let game = hill.config.game.game()?;
     // The versions this run has told of: those it finds at its start are not news.
-    let mut told = store::versions(db)?.len();
-    let mut before = store::versions(db)?;
-    loop {
-        let versions = store::versions(db)?;
-        // What the owner did meanwhile (`resume-bot`, `rollback`), told as it is seen.
-        for line in owners_changes(&before, &versions) {
-            eprintln!("koth: {line}");
-            tracing::info!("{line}");
-        }
-        before.clone_from(&versions);
-        let unscheduled: Vec<usize> = versions
-            .iter()
-            .filter(|v| !v.scheduled())
-            .map(|v| v.id)
-            .collect();
-        let mut wanted = u32::MAX;
-        let mut queued = 0;
-        if let Role::Runner { games, refit } = &role {
-            let still_wanted =
-                |recorded: u32| games.map_or(u32::MAX, |n| n.saturating_sub(recorded));
-            // Rated here, whoever recorded them: games this run played, a worker's, and those
-            // recorded before a stop. No more than are still wanted: a game queued before this
-            // run and played beyond them stays unrated, for the next run.
-            let (rated, suspended) =
-                store::rate_recorded(db, config.suspension, still_wanted(recorded))?;
-            recorded += rated;
-            refit.recorded.fetch_add(rated, Ordering::Relaxed);
-            for (version, reason) in suspended {
-                let label = versions
-                    .iter()
-                    .find(|v| v.id == version)
-                    .map_or_else(|| version.to_string(), Version::label);
-                let name = versions.iter().find(|v| v.id == version).map(|v| &v.name);
-                eprintln!(
-                    "koth: {label} is {}; `koth hill resume-bot {:?} {}` schedules it again",
-                    koth_bot::text::shown(&reason),
-                    name.map_or("NAME", |n| n.as_str()),
-                    hill.add_target()
-                );
-                tracing::warn!(version = label, "{reason}");
+    let before = store::versions(hill.store.connection())?;
+    let mut policy = HillPolicy {
+        hill,
+        claimant,
+        jobs,
+        role,
+        refused,
+        recorded: 0,
+        told: before.len(),
+        before,
+        wanted: u32::MAX,
+        queued: 0,
+        scheduled: 0,
+        said_waiting: false,
+    };
+    runner::run(&mut policy, jobs, game).await
+}
+
+/// The hill's part in the [`runner`]: it rates what was recorded, chooses the next games,
+/// tells the owner's changes and the versions joining, and leaves the games of versions no
+/// longer scheduled or whose files this koth cannot get.
+struct HillPolicy<'a> {
+    hill: &'a Hill,
+    claimant: &'a Claimant,
+    jobs: usize,
+    role: Role<'a>,
+    refused: &'a mut Vec<usize>,
+    /// Games this run rated.
+    recorded: u32,
+    /// The versions this run has told of, and the versions as it last saw them.
+    told: usize,
+    before: Vec<Version>,
+    /// Games still wanted, and queued, at the last turn; versions scheduled then.
+    wanted: u32,
+    queued: usize,
+    scheduled: usize,
+    /// Whether the hill's waiting for bots was said since a game last started.
+    said_waiting: bool,
+}
+
+impl runner::Policy for HillPolicy<'_> {
+    fn store(&self) -> &Store {
+        &self.hill.store
+    }
+
+    fn claimant(&self) -> &Claimant {
+        self.claimant
+    }
+
+    fn games_folder(&self) -> &std::path::Path {
+        &self.hill.dir
+    }
+
+    fn turn(&mut self) -> anyhow::Result<Turn> {
+        let (hill, db) = (self.hill, self.hill.store.connection());
+        let config: &HillConfig = &hill.config;
+        loop {
+            let versions = store::versions(db)?;
+            // What the owner did meanwhile (`resume-bot`, `rollback`), told as it is seen.
+            for line in owners_changes(&self.before, &versions) {
+                eprintln!("koth: {line}");
+                tracing::info!("{line}");
             }
-            for new in versions.iter().skip(told) {
-                eprintln!("koth: {}", joined(new, &versions));
-            }
-            told = told.max(versions.len());
-            if rated > 0 {
-                // Ratings and suspensions changed: choose with the new ones.
-                continue;
-            }
-            let dropped = store::drop_unscheduled(db, &unscheduled)?;
-            if dropped > 0 {
-                tracing::info!(
-                    dropped,
-                    "queued games of versions no longer scheduled dropped"
-                );
-            }
-            wanted = still_wanted(recorded);
-            if wanted > 0 {
-                queued = fill_queue(hill, &versions, jobs, wanted)?;
-            }
-        }
-        let passed: Vec<usize> = unscheduled.iter().chain(refused.iter()).copied().collect();
-        // An author waiting at the door goes first: a game's core is left to each submission
-        // being built or validated (one game always plays), so a newcomer is active in
-        // seconds, not after the games running.
-        let at_the_door = match &role {
-            Role::Runner { .. } => super::submissions::at_the_door(db)?,
-            Role::Worker => 0,
-        };
-        let room = jobs.saturating_sub(at_the_door).max(1);
-        while running.len() < room && (running.len() as u32) < wanted {
-            let Some(Claimed { game, attempt }) = hill.store.claim(claimant, &passed, ATTEMPTS)?
-            else {
-                break;
-            };
-            let seats = match seats(hill, &game) {
-                Ok(seats) => seats,
-                Err((version, err)) if err.downcast_ref::<NotItsCopy>().is_some() => {
-                    // No machine may play it: its row, not this machine's files, is at fault.
-                    // The game fails for good and the version is suspended, with the row named
-                    // to the owner and no path on the hill's public pages.
-                    let message = koth_bot::text::shown(&format!("{err:#}")).into_owned();
-                    hill.store
-                        .record_harness_fault(game.index, attempt, &message, true)?;
-                    store::suspend(db, version, NOT_ITS_COPY)?;
-                    eprintln!("koth: {message}; it is suspended, and its folder never run");
-                    tracing::warn!(version, "{message}");
-                    refused.push(version);
-                    break;
-                }
-                Err((version, err)) => {
-                    // Another machine may have them: this koth leaves the version's games.
-                    let message = format!("{err:#}");
-                    hill.store
-                        .record_harness_fault(game.index, attempt, &message, false)?;
-                    eprintln!("koth: leaving the games of version {version} to others: {message}");
-                    tracing::warn!(version, "{message}");
-                    refused.push(version);
-                    break;
-                }
-            };
-            let claim = if share == 0 {
-                Claim::unpinned("more games at once than CPUs".into())
-            } else {
-                koth_bot::cpu::claim(&allowed, 1, share)
-            };
-            let reason = store::reason(db, game.index)?.unwrap_or_default();
-            tracing::info!(game = game.index, attempt, "game started: {reason}");
-            let parts = parts(hill, &game, seats, claim)?;
-            running.spawn(play_one(parts, game, attempt));
-        }
-        if running.is_empty() {
-            if matches!(role, Role::Worker) || wanted == 0 {
-                break;
-            }
-            if queued == 0 && !said_waiting {
-                let scheduled = versions.iter().filter(|v| v.scheduled()).count();
-                let waiting = Waiting {
-                    scheduled,
-                    needs: config.seats(scheduled),
-                };
-                eprintln!(
-                    "koth: the hill {} (`koth hill add BOT_DIR {}`)",
-                    waiting.line(),
-                    hill.add_target()
-                );
-                said_waiting = true;
-            }
-            tokio::time::sleep(POLL).await;
-            continue;
-        }
-        said_waiting = false;
-        // A new version may arrive while games run, and in a shared hill workers record games:
-        // look again now and then.
-        let poll = shared || running.len() < jobs;
-        let joined = tokio::select! {
-            joined = running.join_next() => joined,
-            () = tokio::time::sleep(POLL), if poll => continue,
-            _ = renewal.tick(), if shared => {
-                tournament::renew(&hill.store, claimant);
-                continue;
-            }
-        };
-        let Some(joined) = joined else { continue };
-        match tournament::take_back(&hill.store, joined)? {
-            Ended::Played {
-                game,
-                attempt,
-                result,
-                wall_ms,
-                data,
-            } => {
-                let folder = koth_tournament::store::game_dir(&hill.dir, game.index);
-                let changes = koth_tournament::store::Changes {
-                    streaks: &[],
-                    data: &data,
-                };
-                if hill
-                    .store
-                    .record_result(&game, attempt, &result, wall_ms, &folder, &changes)?
-                {
-                    let names: Vec<String> = result
-                        .bots
+            self.before.clone_from(&versions);
+            let unscheduled: Vec<usize> = versions
+                .iter()
+                .filter(|v| !v.scheduled())
+                .map(|v| v.id)
+                .collect();
+            self.scheduled = versions.iter().filter(|v| v.scheduled()).count();
+            self.wanted = u32::MAX;
+            self.queued = 0;
+            if let Role::Runner { games, refit } = &self.role {
+                let still_wanted =
+                    |recorded: u32| games.map_or(u32::MAX, |n| n.saturating_sub(recorded));
+                // Rated here, whoever recorded them: games this run played, a worker's, and
+                // those recorded before a stop. No more than are still wanted: a game queued
+                // before this run and played beyond them stays unrated, for the next run.
+                let (rated, suspended) =
+                    store::rate_recorded(db, config.suspension, still_wanted(self.recorded))?;
+                self.recorded += rated;
+                refit.recorded.fetch_add(rated, Ordering::Relaxed);
+                for (version, reason) in suspended {
+                    let label = versions
                         .iter()
-                        .map(|b| format!("{} {}", b.name, b.score))
-                        .collect();
-                    println!("game {}: {}", game.index, names.join(", "));
-                    tracing::info!(game = game.index, attempt, wall_ms, "game finished");
-                } else {
-                    let message = tournament::not_counted(game.index, attempt);
-                    tracing::warn!("{message}");
-                    eprintln!("koth: {message}");
+                        .find(|v| v.id == version)
+                        .map_or_else(|| version.to_string(), Version::label);
+                    let name = versions.iter().find(|v| v.id == version).map(|v| &v.name);
+                    eprintln!(
+                        "koth: {label} is {}; `koth hill resume-bot {:?} {}` schedules it again",
+                        koth_bot::text::shown(&reason),
+                        name.map_or("NAME", |n| n.as_str()),
+                        hill.add_target()
+                    );
+                    tracing::warn!(version = label, "{reason}");
+                }
+                for new in versions.iter().skip(self.told) {
+                    eprintln!("koth: {}", joined(new, &versions));
+                }
+                self.told = self.told.max(versions.len());
+                if rated > 0 {
+                    // Ratings and suspensions changed: choose with the new ones.
+                    continue;
+                }
+                let dropped = store::drop_unscheduled(db, &unscheduled)?;
+                if dropped > 0 {
+                    tracing::info!(
+                        dropped,
+                        "queued games of versions no longer scheduled dropped"
+                    );
+                }
+                self.wanted = still_wanted(self.recorded);
+                if self.wanted > 0 {
+                    self.queued = fill_queue(hill, &versions, self.jobs, self.wanted)?;
                 }
             }
-            Ended::Fault {
-                game,
-                attempt,
-                shown,
-            } => eprintln!(
-                "koth: game {} attempt {attempt}: harness fault: {shown}",
-                game.index
-            ),
+            // An author waiting at the door goes first: a game's core is left to each
+            // submission being built or validated (one game always plays), so a newcomer is
+            // active in seconds, not after the games running.
+            let at_the_door = match &self.role {
+                Role::Runner { .. } => super::submissions::at_the_door(db)?,
+                Role::Worker => 0,
+            };
+            let room = self.jobs.saturating_sub(at_the_door).max(1);
+            return Ok(Turn {
+                room: room.min(usize::try_from(self.wanted).unwrap_or(usize::MAX)),
+                passed: unscheduled
+                    .iter()
+                    .chain(self.refused.iter())
+                    .copied()
+                    .collect(),
+            });
         }
     }
-    Ok(())
+
+    fn parts(
+        &mut self,
+        game: &ScheduledGame,
+        attempt: u32,
+        claim: Claim,
+    ) -> anyhow::Result<Option<GameParts>> {
+        let hill = self.hill;
+        match seats(hill, game) {
+            Ok(seats) => {
+                let reason = store::reason(hill.store.connection(), game.index)?;
+                tracing::info!(
+                    game = game.index,
+                    attempt,
+                    "chosen: {}",
+                    reason.unwrap_or_default()
+                );
+                self.said_waiting = false;
+                parts(hill, game, seats, claim).map(Some)
+            }
+            Err((version, err)) if err.downcast_ref::<NotItsCopy>().is_some() => {
+                // No machine may play it: its row, not this machine's files, is at fault. The
+                // game fails for good and the version is suspended, with the row named to the
+                // owner and no path on the hill's public pages.
+                let message = koth_bot::text::shown(&format!("{err:#}")).into_owned();
+                hill.store
+                    .record_harness_fault(game.index, attempt, &message, true)?;
+                store::suspend(hill.store.connection(), version, NOT_ITS_COPY)?;
+                eprintln!("koth: {message}; it is suspended, and its folder never run");
+                tracing::warn!(version, "{message}");
+                self.refused.push(version);
+                Ok(None)
+            }
+            Err((version, err)) => {
+                // Another machine may have them: this koth leaves the version's games.
+                let message = format!("{err:#}");
+                hill.store
+                    .record_harness_fault(game.index, attempt, &message, false)?;
+                eprintln!("koth: leaving the games of version {version} to others: {message}");
+                tracing::warn!(version, "{message}");
+                self.refused.push(version);
+                Ok(None)
+            }
+        }
+    }
+
+    fn waits(&mut self) -> anyhow::Result<bool> {
+        if matches!(self.role, Role::Worker) || self.wanted == 0 {
+            return Ok(false);
+        }
+        if self.queued == 0 && !self.said_waiting {
+            let waiting = Waiting {
+                scheduled: self.scheduled,
+                needs: self.hill.config.seats(self.scheduled),
+            };
+            eprintln!(
+                "koth: the hill {} (`koth hill add BOT_DIR {}`)",
+                waiting.line(),
+                self.hill.add_target()
+            );
+            self.said_waiting = true;
+        }
+        Ok(true)
+    }
+
+    fn looks_again(&self, running: usize, jobs: usize) -> bool {
+        // A new version may arrive while games run, and in a shared hill workers record games.
+        self.hill.store.is_shared() || running < jobs
+    }
+
+    fn recorded(
+        &mut self,
+        game: &ScheduledGame,
+        result: &MatchResult,
+        _streaks: &[(usize, u32)],
+    ) -> anyhow::Result<()> {
+        let names: Vec<String> = result
+            .bots
+            .iter()
+            .map(|b| format!("{} {}", b.name, b.score))
+            .collect();
+        println!("game {}: {}", game.index, names.join(", "));
+        Ok(())
+    }
 }
 
 /// What became scheduled again between `before` and `now` by the owner's hand: a suspended

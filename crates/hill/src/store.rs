@@ -839,7 +839,7 @@ pub(crate) fn suspend(db: &dyn Connection, id: usize, reason: &str) -> anyhow::R
 }
 
 /// Why learning version `id` must be suspended, if it must: its data was refused (over its cap,
-/// a link, …: [`koth_tournament::DATA_REFUSED`]) in most of its last window of games, so it
+/// a link, …: [`koth_tournament::play::DATA_REFUSED`]) in most of its last window of games, so it
 /// plays on without ever learning; counted since it was added or last resumed.
 fn data_suspension_of(
     db: &dyn Connection,
@@ -864,7 +864,7 @@ fn data_suspension_of(
     }
     let refused: Vec<&String> = notes
         .iter()
-        .filter(|note| note.starts_with(koth_tournament::DATA_REFUSED))
+        .filter(|note| note.starts_with(koth_tournament::play::DATA_REFUSED))
         .collect();
     if refused.len() * 2 <= notes.len() {
         return Ok(None);

@@ -11,8 +11,8 @@ use anyhow::Context;
 
 use koth_bot::cpu::Claim;
 use koth_bot::{BotSpec, build, roster};
+use koth_tournament::play::{GameParts, Played, play_one};
 use koth_tournament::schedule::ScheduledGame;
-use koth_tournament::{GameParts, Played, play_one};
 
 use super::store;
 use super::{Hill, files};
@@ -504,7 +504,7 @@ fn validate_at(
         let why = data
             .iter()
             .find_map(|seat| seat.left.as_ref().err())
-            .filter(|why| why.starts_with(koth_tournament::DATA_REFUSED))?;
+            .filter(|why| why.starts_with(koth_tournament::play::DATA_REFUSED))?;
         let said = format!("{game_named} (against copies of itself): {why}");
         Some((said.clone(), said))
     });

@@ -19,34 +19,31 @@ pub mod config;
 pub(crate) mod gauntlet;
 pub mod leaderboard;
 pub mod lock;
+pub mod play;
+pub mod runner;
 pub mod schedule;
 pub mod store;
 pub mod worker;
 
-use std::collections::HashMap;
-use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 use anyhow::{Context, bail};
-use futures::FutureExt;
 use indicatif::{ProgressBar, ProgressStyle};
-use tokio::task::JoinSet;
 
 use koth_bot::BotStatus;
 use koth_bot::cpu::Claim;
-use koth_bot::data::{DATA_FOLDER, DataCap, Snapshot};
 use koth_bot::text;
-use koth_bot::{BotSpec, Limits, Sandbox, build, roster, sandbox};
-use koth_game::{Average, BotResult, Game, MatchResult, MatchSetup, Ranking, RecordBoards};
+use koth_bot::{BotSpec, Limits, Sandbox, build, sandbox};
+use koth_game::{Average, BotResult, Game, MatchResult, Ranking, RecordBoards};
 
 use config::Config;
 use gauntlet::{Gauntlet, SprtConfig, Verdict};
 use leaderboard::Leaderboard;
 use lock::FolderLock;
+use play::GameParts;
 use schedule::ScheduledGame;
-use store::{Claimant, Claimed, SeatData, Store, StoredResult};
-use worker::{POLL, prepare_copy, relative_to};
+use store::{Claimant, Store, StoredResult};
+use worker::{prepare_copy, relative_to};
 
 /// The copy of the tournament file kept in the tournament folder.
 pub(crate) const CONFIG_COPY: &str = "tournament.toml";
@@ -443,156 +440,17 @@ impl Tournament {
             )
             .expect("a valid template"),
         );
-        let mut points = Points::new(self.bots.len(), &self.store)?;
+        let points = Points::new(self.bots.len(), &self.store)?;
         bar.set_message(points.leader(&self.bots));
-        // With a CPU for every game running at once, each game claims its share of them as it
-        // starts and keeps it for as long as it runs (see `MatchSetup::cpus`): games then never
-        // slow each other down, and a game and its bots take turns on their CPU instead of
-        // waking another. A game that finds no CPU free (other koth processes hold them) runs
-        // unpinned, and the log says so.
-        let allowed = koth_bot::cpu::allowed();
-        let share = (allowed.len() / self.jobs.max(1)).min(self.game.most_cpus());
-        let placement = if share == 0 {
-            format!(
-                "unpinned: {} games at once on {} CPUs",
-                self.jobs,
-                allowed.len()
-            )
-        } else {
-            format!(
-                "each on {share} free CPU(s) of {} claimed as it starts, else unpinned",
-                koth_bot::cpu::list(&allowed)
-            )
+        let (jobs, game) = (self.jobs, self.game);
+        let mut policy = TournamentPolicy {
+            tournament: self,
+            bar: bar.clone(),
+            points,
+            total: progress.total,
+            wait_for_others,
         };
-        bar.suspend(|| eprintln!("koth: games run {placement}"));
-        tracing::info!("games run {placement}");
-        // A shared database's claims are leases, renewed every third of theirs while games
-        // run, between the loop's other statements on the one connection: the games run on
-        // threads of their own, so nothing here waits long.
-        let mut renewal = renewal(&self.claimant);
-        let shared = self.store.is_shared();
-        let mut running = JoinSet::new();
-        // The time each running game's claim took, logged with its result's as the database's
-        // cost of the game (`scripts/bench-workers.sh` reads it).
-        let mut claim_ms: HashMap<u32, f64> = HashMap::new();
-        loop {
-            while running.len() < self.jobs {
-                if self.store.is_shared() {
-                    // Another worker may have benched a bot.
-                    for (bot, reason) in self.store.benched()? {
-                        self.bots[bot].benched.get_or_insert(reason);
-                    }
-                }
-                let asked = Instant::now();
-                let Some(Claimed { game, attempt }) =
-                    self.store.claim(&self.claimant, &self.refused, ATTEMPTS)?
-                else {
-                    break;
-                };
-                claim_ms.insert(game.index, asked.elapsed().as_secs_f64() * 1000.0);
-                let claim = if share == 0 {
-                    Claim::unpinned("more games at once than CPUs".into())
-                } else {
-                    koth_bot::cpu::claim(&allowed, 1, share)
-                };
-                tracing::info!(
-                    game = game.index,
-                    attempt,
-                    "game started {}",
-                    claim.describe()
-                );
-                let parts = self.setup_parts(&game, claim)?;
-                running.spawn(play_one(parts, game, attempt));
-            }
-            let joined = if running.is_empty() {
-                if !wait_for_others || self.store.unplayed(&self.refused)? == 0 {
-                    break;
-                }
-                // Games other workers hold: done soon, or back in the queue if they die.
-                tokio::time::sleep(POLL).await;
-                continue;
-            } else {
-                // With a free slot, the queue is looked at again now and then, for games
-                // released by a worker that died.
-                let poll = shared && running.len() < self.jobs;
-                tokio::select! {
-                    joined = running.join_next() => joined,
-                    () = tokio::time::sleep(POLL), if poll => continue,
-                    _ = renewal.tick(), if shared => {
-                        renew(&self.store, &self.claimant);
-                        continue;
-                    }
-                }
-            };
-            let Some(joined) = joined else {
-                continue;
-            };
-            match take_back(&self.store, joined)? {
-                Ended::Played {
-                    game,
-                    attempt,
-                    result,
-                    wall_ms,
-                    data,
-                } => {
-                    let folder = store::game_dir(&self.dir, game.index);
-                    let recording = Instant::now();
-                    let streaks = self.streaks_after(&game, &result);
-                    let changes = store::Changes {
-                        streaks: &streaks,
-                        data: &data,
-                    };
-                    let accepted = self
-                        .store
-                        .record_result(&game, attempt, &result, wall_ms, &folder, &changes)?;
-                    let db_ms = claim_ms.remove(&game.index).unwrap_or_default()
-                        + recording.elapsed().as_secs_f64() * 1000.0;
-                    if !accepted {
-                        let message = not_counted(game.index, attempt);
-                        tracing::warn!("{message}");
-                        bar.suspend(|| eprintln!("koth: {message}"));
-                        continue;
-                    }
-                    tracing::info!(game = game.index, attempt, wall_ms, db_ms, "game finished");
-                    for &(bot, failures) in &streaks {
-                        self.start_failures[bot] = failures;
-                    }
-                    for bot in self.bench_failing(&streaks)? {
-                        let spec = &self.bots[bot];
-                        let reason = spec.benched.as_deref().unwrap_or_default();
-                        let message = format!("{:?} is {reason}", spec.name);
-                        bar.suspend(|| eprintln!("koth: {}", text::shown(&message)));
-                    }
-                    points.add(&game, &result);
-                    if let Some(skipped) = self.take_gauntlet_result(&game, &result)? {
-                        bar.suspend(|| eprintln!("koth: {}", text::shown(&skipped)));
-                        bar.set_length((progress.total - self.store.progress()?.skipped) as u64);
-                    }
-                    bar.inc(1);
-                    bar.set_message(points.leader(&self.bots));
-                }
-                Ended::Fault {
-                    game,
-                    attempt,
-                    shown,
-                } => {
-                    claim_ms.remove(&game.index);
-                    bar.suspend(|| {
-                        eprintln!(
-                            "koth: game {} attempt {attempt}: harness fault: {shown}",
-                            game.index
-                        )
-                    });
-                    let decided = self
-                        .gauntlet
-                        .as_ref()
-                        .is_some_and(|g| g.opponent_of(game.index).is_some_and(|o| g.decided(o)));
-                    if decided {
-                        self.store.skip(&[game.index])?;
-                    }
-                }
-            }
-        }
+        runner::run(&mut policy, jobs, game).await?;
         bar.finish();
         Ok(())
     }
@@ -716,6 +574,115 @@ impl Tournament {
     }
 }
 
+/// A tournament's part in the [`runner`]: its bench (another worker's too), its gauntlet's
+/// test, and its progress bar with the leader.
+struct TournamentPolicy<'a> {
+    tournament: &'a mut Tournament,
+    bar: ProgressBar,
+    points: Points,
+    /// The tournament's games, skipped ones too (the bar's length drops as a gauntlet skips).
+    total: u32,
+    /// Whether to wait, once nothing is left to claim, for games other workers hold.
+    wait_for_others: bool,
+}
+
+impl runner::Policy for TournamentPolicy<'_> {
+    fn store(&self) -> &Store {
+        &self.tournament.store
+    }
+
+    fn claimant(&self) -> &Claimant {
+        &self.tournament.claimant
+    }
+
+    fn games_folder(&self) -> &Path {
+        &self.tournament.dir
+    }
+
+    fn turn(&mut self) -> anyhow::Result<runner::Turn> {
+        let tournament = &mut *self.tournament;
+        if tournament.store.is_shared() {
+            // Another worker may have benched a bot.
+            for (bot, reason) in tournament.store.benched()? {
+                tournament.bots[bot].benched.get_or_insert(reason);
+            }
+        }
+        Ok(runner::Turn {
+            room: tournament.jobs,
+            passed: tournament.refused.clone(),
+        })
+    }
+
+    fn parts(
+        &mut self,
+        game: &ScheduledGame,
+        _attempt: u32,
+        claim: Claim,
+    ) -> anyhow::Result<Option<GameParts>> {
+        self.tournament.setup_parts(game, claim).map(Some)
+    }
+
+    fn waits(&mut self) -> anyhow::Result<bool> {
+        // Games other workers hold: done soon, or back in the queue if they die.
+        let tournament = &self.tournament;
+        Ok(self.wait_for_others && tournament.store.unplayed(&tournament.refused)? > 0)
+    }
+
+    fn looks_again(&self, running: usize, jobs: usize) -> bool {
+        // With a free slot, games a worker that died released.
+        self.tournament.store.is_shared() && running < jobs
+    }
+
+    fn streaks(&self, game: &ScheduledGame, result: &MatchResult) -> Vec<(usize, u32)> {
+        self.tournament.streaks_after(game, result)
+    }
+
+    fn recorded(
+        &mut self,
+        game: &ScheduledGame,
+        result: &MatchResult,
+        streaks: &[(usize, u32)],
+    ) -> anyhow::Result<()> {
+        let tournament = &mut *self.tournament;
+        for &(bot, failures) in streaks {
+            tournament.start_failures[bot] = failures;
+        }
+        for bot in tournament.bench_failing(streaks)? {
+            let spec = &tournament.bots[bot];
+            let reason = spec.benched.as_deref().unwrap_or_default();
+            let message = format!("{:?} is {reason}", spec.name);
+            self.bar
+                .suspend(|| eprintln!("koth: {}", text::shown(&message)));
+        }
+        self.points.add(game, result);
+        if let Some(skipped) = tournament.take_gauntlet_result(game, result)? {
+            self.bar
+                .suspend(|| eprintln!("koth: {}", text::shown(&skipped)));
+            let skipped = tournament.store.progress()?.skipped;
+            self.bar.set_length((self.total - skipped) as u64);
+        }
+        self.bar.inc(1);
+        self.bar.set_message(self.points.leader(&tournament.bots));
+        Ok(())
+    }
+
+    fn faulted(&mut self, game: &ScheduledGame) -> anyhow::Result<()> {
+        let tournament = &mut *self.tournament;
+        let decided = tournament
+            .gauntlet
+            .as_ref()
+            .is_some_and(|g| g.opponent_of(game.index).is_some_and(|o| g.decided(o)));
+        if decided {
+            tournament.store.skip(&[game.index])?;
+        }
+        Ok(())
+    }
+
+    fn say(&self, line: &str) {
+        self.bar.suspend(|| eprintln!("koth: {line}"));
+    }
+}
+
 /// Whether a bot failed at start-up in a game (did not start, or crashed before its first
 /// answer), for its streak towards the bench; `None` for a benched seat, which says nothing new
 /// about the bot.
@@ -726,367 +693,6 @@ fn failed_at_start(outcome: &BotResult) -> Option<bool> {
         BotStatus::Benched => None,
         _ => Some(false),
     }
-}
-
-/// What a game task needs, owned, so the task can run on its own.
-pub struct GameParts {
-    pub game: &'static dyn Game,
-    /// The CPUs the game keeps to, held while it runs.
-    pub claim: Claim,
-    pub dir: PathBuf,
-    pub bots: Vec<BotSpec>,
-    pub limits: Limits,
-    pub rounds: Option<u32>,
-    pub record_boards: RecordBoards,
-    pub options: toml::Table,
-    pub sandbox: Option<Sandbox>,
-    pub keep_working_copies: bool,
-    /// Per seat, the data a learning bot starts from (`None` for a bot that keeps none), as
-    /// the store had it when the game was claimed.
-    pub data: Vec<Option<Snapshot>>,
-}
-
-/// Plays one game from a clean folder. `Err` is a harness fault: the game's own error, a panic
-/// in the game, a folder that cannot be prepared or a result that does not fit the game.
-pub async fn play_one(parts: GameParts, game: ScheduledGame, attempt: u32) -> Played {
-    let started = Instant::now();
-    let outcome = async {
-        // Clearing and copying folders blocks: on the blocking pool, games starting together
-        // prepare in parallel while the scheduler's one thread goes on.
-        let (dir, sandbox, specs) = (parts.dir.clone(), parts.sandbox.clone(), parts.bots.clone());
-        let data = parts.data.clone();
-        let bots = tokio::task::spawn_blocking(move || {
-            let bots = prepare_folder(&dir, &specs, sandbox)?;
-            if let Err(e) = put_data(&dir, &bots, &data) {
-                // The volumes of the bots whose data was put go with the game that never was.
-                take_data(&bots);
-                return Err(e);
-            }
-            Ok::<_, String>(bots)
-        })
-        .await
-        .map_err(|e| format!("preparing the game's folder panicked: {e}"))??;
-        let played_bots = bots.clone();
-        let setup = MatchSetup {
-            rounds: parts.rounds,
-            cpus: parts.claim.cpus().to_vec(),
-            record_boards: parts.record_boards,
-            options: parts.options,
-            ..MatchSetup::new(bots, game.seed, parts.dir.clone(), parts.limits)
-        };
-        let played = AssertUnwindSafe(parts.game.play(&setup))
-            .catch_unwind()
-            .await;
-        // What each learning bot left, read before its working copy goes; a working copy
-        // kept for a look gets it back in its `data/` (a contained bot's was on a volume).
-        let keep = parts.keep_working_copies;
-        let left = tokio::task::spawn_blocking(move || {
-            let left = take_data(&played_bots);
-            if keep {
-                keep_data(&played_bots, &left);
-            }
-            left
-        })
-        .await
-        .map_err(|e| format!("reading the bots' data panicked: {e}"))?;
-        // The working copies are of no use once the game is over (its record is its results,
-        // transcripts and stderr), and a bot's copy must not stay on disk game after game.
-        if !parts.keep_working_copies {
-            let copies = parts.dir.join(koth_bot::roster::WORKING_COPIES);
-            let _ = tokio::task::spawn_blocking(move || std::fs::remove_dir_all(copies)).await;
-        }
-        let mut result = match played {
-            Ok(Ok(result)) => result,
-            Ok(Err(err)) => return Err(format!("{err:#}")),
-            Err(panic) => return Err(format!("the game panicked: {}", panic_message(&*panic))),
-        };
-        // A time-out koth caused by keeping the bot from the CPU must not count against it.
-        if let Some(bot) = result.bots.iter().find(|b| b.timing.starved_timeouts > 0) {
-            return Err(format!(
-                "{:?} timed out {} time(s) while other programs kept it or koth from the CPU \
-                 (koth's fault, not the bot's)",
-                bot.name, bot.timing.starved_timeouts
-            ));
-        }
-        if result.bots.len() != game.seats.len() {
-            return Err(format!(
-                "the game returned {} results for {} bots",
-                result.bots.len(),
-                game.seats.len()
-            ));
-        }
-        let before = result.bots.iter().map(|b| b.faults.len()).sum::<usize>();
-        let data = seat_data(&game, &parts.data, left, &mut result);
-        if result.bots.iter().map(|b| b.faults.len()).sum::<usize>() != before {
-            record_data_faults(&parts.dir, &result)?;
-        }
-        Ok((result, data))
-    }
-    .await;
-    Played {
-        game,
-        attempt,
-        claim: parts.claim,
-        outcome,
-        elapsed: started.elapsed(),
-    }
-}
-
-/// Fills each learning bot's `data/` in its working copy with the data it starts from, and
-/// names the snapshots in the game's folder `dir` ([`STARTED_DATA`]), so that a replay finds
-/// them.
-fn put_data(dir: &Path, bots: &[BotSpec], data: &[Option<Snapshot>]) -> Result<(), String> {
-    let mut started = Vec::new();
-    for (seat, (bot, snapshot)) in bots.iter().zip(data).enumerate() {
-        if let (Some(ask), Some(snapshot)) = (bot.data, snapshot) {
-            let cap = DataCap::of_mb(ask.mb.unwrap_or(koth_bot::data::DEFAULT_CAP_MB));
-            // A contained bot's data is a volume of its own, bounded at every moment.
-            let placement = match bot.sandbox {
-                Some(_) => koth_bot::data::Placement::Volume,
-                None => koth_bot::data::Placement::Folder,
-            };
-            koth_bot::data::put(&snapshot.tar_gz, &bot.dir.join(DATA_FOLDER), cap, placement)
-                .map_err(|e| format!("{e:#}"))?;
-            started.push(serde_json::json!({
-                "seat": seat, "bot": bot.name, "digest": snapshot.digest
-            }));
-        }
-    }
-    if !started.is_empty() {
-        let path = dir.join(STARTED_DATA);
-        std::fs::write(&path, serde_json::Value::from(started).to_string())
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    }
-    Ok(())
-}
-
-/// The file of a game's folder naming the data each learning bot started from: a JSON list of
-/// `{"seat", "bot", "digest"}`.
-pub const STARTED_DATA: &str = "data.json";
-
-/// What each learning bot left in its `data/` (`None` for a bot that keeps none): a snapshot,
-/// or why it cannot be one.
-fn take_data(bots: &[BotSpec]) -> Vec<Option<Result<Snapshot, String>>> {
-    bots.iter()
-        .map(|bot| {
-            let ask = bot.data?;
-            let cap = DataCap::of_mb(ask.mb.unwrap_or(koth_bot::data::DEFAULT_CAP_MB));
-            Some(koth_bot::data::take(&bot.dir.join(DATA_FOLDER), cap))
-        })
-        .collect()
-}
-
-/// Writes what each learning bot left, where it was taken, into its working copy's `data/` on
-/// disk, for a tournament that keeps its working copies to be looked at.
-fn keep_data(bots: &[BotSpec], left: &[Option<Result<Snapshot, String>>]) {
-    for (bot, left) in bots.iter().zip(left) {
-        if let (Some(ask), Some(Ok(snapshot))) = (bot.data, left) {
-            let cap = DataCap::of_mb(ask.mb.unwrap_or(koth_bot::data::DEFAULT_CAP_MB));
-            let dir = bot.dir.join(DATA_FOLDER);
-            let placement = koth_bot::data::Placement::Folder;
-            if let Err(e) = koth_bot::data::put(&snapshot.tar_gz, &dir, cap, placement) {
-                tracing::warn!("cannot keep {}'s data in its working copy: {e:#}", bot.name);
-            }
-        }
-    }
-}
-
-/// Puts `result`, with the faults its learning bots' data added, in place of the one the game
-/// wrote under `"result"` in its `results.json` in `dir`, so that the game's record and its
-/// viewers tell them too.
-fn record_data_faults(dir: &Path, result: &MatchResult) -> Result<(), String> {
-    let path = dir.join(koth_game::RESULTS_FILE);
-    let Ok(text) = std::fs::read_to_string(&path) else {
-        return Ok(());
-    };
-    let mut written: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| format!("{} is damaged: {e}", path.display()))?;
-    if let Some(slot) = written.get_mut("result") {
-        *slot = serde_json::to_value(result).map_err(|e| e.to_string())?;
-        let text = serde_json::to_string_pretty(&written).map_err(|e| e.to_string())?;
-        std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    }
-    Ok(())
-}
-
-/// How the note of a learning bot's data begins when its folder held what data may not (over
-/// its cap, a link, …), as opposed to data not kept because the bot ended its game with a fault.
-pub const DATA_REFUSED: &str = "not kept: its data folder";
-
-/// Each learning bot's part in `game`: what it started from and what of what it left is kept —
-/// nothing from a bot that faulted, and a data folder it may not leave is its fault (added to
-/// `result`), naming what is wrong.
-fn seat_data(
-    game: &ScheduledGame,
-    started: &[Option<Snapshot>],
-    left: Vec<Option<Result<Snapshot, String>>>,
-    result: &mut MatchResult,
-) -> Vec<SeatData> {
-    let mut data = Vec::new();
-    for (seat, (started, left)) in started.iter().zip(left).enumerate() {
-        let (Some(started), Some(left)) = (started, left) else {
-            continue;
-        };
-        let outcome = &mut result.bots[seat];
-        let left = match left {
-            Err(why) => {
-                let reason = format!("its data folder {why}");
-                if (outcome.faults.len() as u64) < koth_bot::FAULTS_KEPT_PER_KIND {
-                    outcome.faults.push(koth_bot::Fault {
-                        bot: outcome.name.clone(),
-                        kind: koth_bot::FaultKind::BadOutput,
-                        round: None,
-                        turn: None,
-                        reason: reason.clone(),
-                    });
-                }
-                outcome.fault_counts.bad_output += 1;
-                outcome.status = outcome.fault_counts.status();
-                Err(format!("{DATA_REFUSED} {why}"))
-            }
-            Ok(_) if outcome.status != BotStatus::Finished => Err(format!(
-                "not kept: the bot ended the game with a fault ({})",
-                outcome.status.as_str()
-            )),
-            Ok(snapshot) => Ok(snapshot),
-        };
-        data.push(SeatData {
-            seat,
-            bot: game.seats[seat],
-            started: started.clone(),
-            left,
-        });
-    }
-    data
-}
-
-/// How a game task ended, as the loop that claimed the game takes it back ([`take_back`]).
-pub enum Ended {
-    /// Played: its result, to be recorded for its attempt.
-    Played {
-        game: ScheduledGame,
-        attempt: u32,
-        result: MatchResult,
-        wall_ms: f64,
-        /// Its learning bots' data, recorded with its result.
-        data: Vec<SeatData>,
-    },
-    /// A harness fault (koth's failure, not a bot's), already recorded: the game is back in the
-    /// queue, or given up after [`ATTEMPTS`]. `shown` is its message, escaped for a terminal.
-    Fault {
-        game: ScheduledGame,
-        attempt: u32,
-        shown: String,
-    },
-}
-
-/// Takes back a game task that ended, for every loop that plays claimed games (a tournament's,
-/// a hill's, a worker's): waits out a stop koth was asked for (the game may have ended only
-/// because koth is killing the bots: it stays `running`, to be played again), frees the game's
-/// CPUs for the next game or another koth, and records a harness fault as one.
-pub fn take_back(
-    store: &Store,
-    joined: Result<Played, tokio::task::JoinError>,
-) -> anyhow::Result<Ended> {
-    if koth_bot::interrupt::requested() {
-        koth_bot::interrupt::wait_for_exit();
-    }
-    let Played {
-        game,
-        attempt,
-        claim,
-        outcome,
-        elapsed,
-    } = joined.context("a game task was lost")?;
-    drop(claim);
-    match outcome {
-        Ok((result, data)) => Ok(Ended::Played {
-            game,
-            attempt,
-            result,
-            wall_ms: elapsed.as_secs_f64() * 1000.0,
-            data,
-        }),
-        Err(message) => {
-            // Stored as it is; shown escaped, as it may quote a bot.
-            let shown = text::shown(&message).into_owned();
-            let gave_up = attempt >= ATTEMPTS;
-            store.record_harness_fault(game.index, attempt, &message, gave_up)?;
-            tracing::warn!(
-                game = game.index,
-                attempt,
-                gave_up,
-                "harness fault: {shown}"
-            );
-            Ok(Ended::Fault {
-                game,
-                attempt,
-                shown,
-            })
-        }
-    }
-}
-
-/// The beat at which `claimant` renews its leases: every third of one, the first a beat from
-/// now.
-pub fn renewal(claimant: &Claimant) -> tokio::time::Interval {
-    let every = std::time::Duration::from_secs((claimant.lease_s / 3).max(1));
-    let mut renewal = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
-    renewal.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    renewal
-}
-
-/// Renews the leases of the games `claimant` plays in a shared database.
-pub fn renew(store: &Store, claimant: &Claimant) {
-    if let Err(err) = store.renew(claimant) {
-        // Renewed again at the next beat; a lease that runs out meanwhile goes to another
-        // worker, and this one's late result is then not counted.
-        tracing::warn!("cannot renew the claims of {}: {err:#}", claimant.worker);
-    }
-}
-
-/// Why the result of `attempt` of game `game` was not recorded: its claim ran out first.
-pub fn not_counted(game: u32, attempt: u32) -> String {
-    format!(
-        "game {game} attempt {attempt} ended after its claim ran out and another worker took \
-         it: this result is not counted"
-    )
-}
-
-/// The game's bots, ready to play from the clean folder `dir`: a game cut short (by a kill, or
-/// a harness fault) is played again from scratch.
-fn prepare_folder(
-    dir: &Path,
-    bots: &[BotSpec],
-    sandbox: Option<Sandbox>,
-) -> Result<Vec<BotSpec>, String> {
-    if dir.exists() {
-        std::fs::remove_dir_all(dir).map_err(|e| format!("cannot clear {}: {e}", dir.display()))?;
-    }
-    match &sandbox {
-        Some(sandbox) => sandbox::contain(bots, Some(sandbox), dir).map_err(|e| format!("{e:#}")),
-        None => roster::working_copies(bots, dir)
-            .map_err(|e| format!("cannot prepare the bots in {}: {e}", dir.display())),
-    }
-}
-
-/// A game task's report.
-pub struct Played {
-    pub game: ScheduledGame,
-    pub attempt: u32,
-    /// The CPUs the game had to itself, to be freed.
-    pub claim: Claim,
-    /// The result, and its learning bots' data.
-    pub outcome: Result<(MatchResult, Vec<SeatData>), String>,
-    pub elapsed: std::time::Duration,
-}
-
-fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
-    panic
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "(no message)".into())
 }
 
 /// Points so far per bot, for the progress bar's leader (kept in memory: rating every game again

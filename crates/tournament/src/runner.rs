@@ -1,0 +1,296 @@
+//! The one loop that plays claimed games, for every koth that plays them: a tournament's run,
+//! a hill's run and a worker's (of either). It owns claim → seats → play → take back → record,
+//! the CPU share of each game, the leases of a shared database and the set of games in flight;
+//! what differs between them is a [`Policy`]: what to queue before claiming, what this koth
+//! will not play, what a recorded game or a harness fault means, and when to stop.
+//!
+//! Invariants:
+//! - A game is recorded only by the loop that claimed it, for the attempt it claimed, and only
+//!   while its claim holds ([`Store::record_result`] says whether it did): a late result of a
+//!   game another worker took over is never counted.
+//! - A game task always comes back through [`take_back`], which frees its CPUs, waits out a stop
+//!   koth was asked for, and records a harness fault as one: a fault is never a bot's.
+//! - No game is claimed while its parts cannot be made: the policy refuses it (`None`), having
+//!   recorded why, and no other game is claimed in that turn.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::time::Instant;
+
+use tokio::task::JoinSet;
+
+use koth_bot::text;
+
+use koth_bot::cpu::Claim;
+use koth_game::{Game, MatchResult};
+
+use super::schedule::ScheduledGame;
+use super::store::{self, Claimant, Claimed, Store};
+use super::worker::POLL;
+use anyhow::Context;
+
+use super::ATTEMPTS;
+use super::play::{GameParts, Played, play_one};
+use super::store::SeatData;
+
+/// What may be claimed in a turn of the loop.
+#[derive(Debug, Clone, Default)]
+pub struct Turn {
+    /// How many games may run at once now (at most the loop's `jobs`).
+    pub room: usize,
+    /// The bots whose games this koth leaves to others (or to no one).
+    pub passed: Vec<usize>,
+}
+
+/// What a loop that plays claimed games does around them ([module](self)).
+pub trait Policy {
+    /// The database the games are claimed from and recorded in.
+    fn store(&self) -> &Store;
+    /// Who this koth is in the games it claims.
+    fn claimant(&self) -> &Claimant;
+    /// The folder a game's files are played in (`games/<index>/` in it).
+    fn games_folder(&self) -> &Path;
+    /// Brings the queue up to date before games are claimed (a hill rates what was recorded and
+    /// chooses more; another worker may have benched a bot) and says what may be claimed.
+    fn turn(&mut self) -> anyhow::Result<Turn>;
+    /// What the claimed `game` needs to be played, holding `claim`; `None` if this koth will
+    /// not play it, its harness fault recorded by the policy: no more games are claimed in the
+    /// turn.
+    fn parts(
+        &mut self,
+        game: &ScheduledGame,
+        attempt: u32,
+        claim: Claim,
+    ) -> anyhow::Result<Option<GameParts>>;
+    /// Nothing runs and nothing could be claimed: whether to look again after a while (else
+    /// the loop ends).
+    fn waits(&mut self) -> anyhow::Result<bool>;
+    /// Whether, with `running` games of `jobs` in flight, the queue is looked at again every
+    /// [`POLL`] (games may come while these run), not only when one ends.
+    fn looks_again(&self, running: usize, jobs: usize) -> bool;
+    /// The start-up failure streaks `result` changes, recorded with it (none by default).
+    fn streaks(&self, _game: &ScheduledGame, _result: &MatchResult) -> Vec<(usize, u32)> {
+        Vec::new()
+    }
+    /// `game`'s result, recorded with `streaks`.
+    fn recorded(
+        &mut self,
+        game: &ScheduledGame,
+        result: &MatchResult,
+        streaks: &[(usize, u32)],
+    ) -> anyhow::Result<()>;
+    /// `game`'s harness fault, recorded: the game is back in the queue or given up.
+    fn faulted(&mut self, _game: &ScheduledGame) -> anyhow::Result<()> {
+        Ok(())
+    }
+    /// Says `line` on the terminal, as `koth: line`.
+    fn say(&self, line: &str) {
+        eprintln!("koth: {line}");
+    }
+}
+
+/// Plays claimed games, `jobs` at once, as `policy` says, until it stops.
+pub async fn run(policy: &mut dyn Policy, jobs: usize, game: &dyn Game) -> anyhow::Result<()> {
+    // With a CPU for every game running at once, each game claims its share of them as it
+    // starts and keeps it for as long as it runs (see `MatchSetup::cpus`): games then never
+    // slow each other down, and a game and its bots take turns on their CPU instead of waking
+    // another. A game that finds no CPU free (other koth processes hold them) runs unpinned,
+    // and the log says so.
+    let allowed = koth_bot::cpu::allowed();
+    let share = (allowed.len() / jobs.max(1)).min(game.most_cpus());
+    let placement = if share == 0 {
+        format!("unpinned: {jobs} games at once on {} CPUs", allowed.len())
+    } else {
+        format!(
+            "each on {share} free CPU(s) of {} claimed as it starts, else unpinned",
+            koth_bot::cpu::list(&allowed)
+        )
+    };
+    policy.say(&format!("games run {placement}"));
+    tracing::info!("games run {placement}");
+    // A shared database's claims are leases, renewed every third of theirs while games run,
+    // between the loop's other statements on the one connection: the games run on threads of
+    // their own, so nothing here waits long.
+    let mut renewal = renewal(policy.claimant());
+    let shared = policy.store().is_shared();
+    let mut running = JoinSet::new();
+    // The time each running game's claim took, logged with its result's as the database's cost
+    // of the game (`scripts/bench-workers.sh` reads it).
+    let mut claim_ms: HashMap<u32, f64> = HashMap::new();
+    loop {
+        let Turn { room, passed } = policy.turn()?;
+        while running.len() < room.min(jobs) {
+            let asked = Instant::now();
+            let Some(Claimed { game, attempt }) =
+                policy.store().claim(policy.claimant(), &passed, ATTEMPTS)?
+            else {
+                break;
+            };
+            let claim = if share == 0 {
+                Claim::unpinned("more games at once than CPUs".into())
+            } else {
+                koth_bot::cpu::claim(&allowed, 1, share)
+            };
+            let described = claim.describe();
+            let Some(parts) = policy.parts(&game, attempt, claim)? else {
+                break;
+            };
+            tracing::info!(game = game.index, attempt, "game started {described}");
+            claim_ms.insert(game.index, asked.elapsed().as_secs_f64() * 1000.0);
+            running.spawn(play_one(parts, game, attempt));
+        }
+        if running.is_empty() {
+            if !policy.waits()? {
+                break;
+            }
+            tokio::time::sleep(POLL).await;
+            continue;
+        }
+        let poll = policy.looks_again(running.len(), jobs);
+        let joined = tokio::select! {
+            joined = running.join_next() => joined,
+            () = tokio::time::sleep(POLL), if poll => continue,
+            _ = renewal.tick(), if shared => {
+                renew(policy.store(), policy.claimant());
+                continue;
+            }
+        };
+        let Some(joined) = joined else { continue };
+        match take_back(policy.store(), joined)? {
+            Ended::Played {
+                game,
+                attempt,
+                result,
+                wall_ms,
+                data,
+            } => {
+                let folder = store::game_dir(policy.games_folder(), game.index);
+                let recording = Instant::now();
+                let streaks = policy.streaks(&game, &result);
+                let changes = store::Changes {
+                    streaks: &streaks,
+                    data: &data,
+                };
+                let accepted = policy
+                    .store()
+                    .record_result(&game, attempt, &result, wall_ms, &folder, &changes)?;
+                let db_ms = claim_ms.remove(&game.index).unwrap_or_default()
+                    + recording.elapsed().as_secs_f64() * 1000.0;
+                if !accepted {
+                    let message = not_counted(game.index, attempt);
+                    tracing::warn!("{message}");
+                    policy.say(&message);
+                    continue;
+                }
+                tracing::info!(game = game.index, attempt, wall_ms, db_ms, "game finished");
+                policy.recorded(&game, &result, &streaks)?;
+            }
+            Ended::Fault {
+                game,
+                attempt,
+                shown,
+            } => {
+                claim_ms.remove(&game.index);
+                policy.say(&format!(
+                    "game {} attempt {attempt}: harness fault: {shown}",
+                    game.index
+                ));
+                policy.faulted(&game)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// How a game task ended, as the loop that claimed the game takes it back ([`take_back`]).
+pub enum Ended {
+    /// Played: its result, to be recorded for its attempt.
+    Played {
+        game: ScheduledGame,
+        attempt: u32,
+        result: MatchResult,
+        wall_ms: f64,
+        /// Its learning bots' data, recorded with its result.
+        data: Vec<SeatData>,
+    },
+    /// A harness fault (koth's failure, not a bot's), already recorded: the game is back in the
+    /// queue, or given up after [`ATTEMPTS`]. `shown` is its message, escaped for a terminal.
+    Fault {
+        game: ScheduledGame,
+        attempt: u32,
+        shown: String,
+    },
+}
+
+/// Takes back a game task that ended, for every loop that plays claimed games (a tournament's,
+/// a hill's, a worker's): waits out a stop koth was asked for (the game may have ended only
+/// because koth is killing the bots: it stays `running`, to be played again), frees the game's
+/// CPUs for the next game or another koth, and records a harness fault as one.
+pub fn take_back(
+    store: &Store,
+    joined: Result<Played, tokio::task::JoinError>,
+) -> anyhow::Result<Ended> {
+    if koth_bot::interrupt::requested() {
+        koth_bot::interrupt::wait_for_exit();
+    }
+    let Played {
+        game,
+        attempt,
+        claim,
+        outcome,
+        elapsed,
+    } = joined.context("a game task was lost")?;
+    drop(claim);
+    match outcome {
+        Ok((result, data)) => Ok(Ended::Played {
+            game,
+            attempt,
+            result,
+            wall_ms: elapsed.as_secs_f64() * 1000.0,
+            data,
+        }),
+        Err(message) => {
+            // Stored as it is; shown escaped, as it may quote a bot.
+            let shown = text::shown(&message).into_owned();
+            let gave_up = attempt >= ATTEMPTS;
+            store.record_harness_fault(game.index, attempt, &message, gave_up)?;
+            tracing::warn!(
+                game = game.index,
+                attempt,
+                gave_up,
+                "harness fault: {shown}"
+            );
+            Ok(Ended::Fault {
+                game,
+                attempt,
+                shown,
+            })
+        }
+    }
+}
+
+/// The beat at which `claimant` renews its leases: every third of one, the first a beat from
+/// now.
+pub fn renewal(claimant: &Claimant) -> tokio::time::Interval {
+    let every = std::time::Duration::from_secs((claimant.lease_s / 3).max(1));
+    let mut renewal = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+    renewal.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    renewal
+}
+
+/// Renews the leases of the games `claimant` plays in a shared database.
+pub fn renew(store: &Store, claimant: &Claimant) {
+    if let Err(err) = store.renew(claimant) {
+        // Renewed again at the next beat; a lease that runs out meanwhile goes to another
+        // worker, and this one's late result is then not counted.
+        tracing::warn!("cannot renew the claims of {}: {err:#}", claimant.worker);
+    }
+}
+
+/// Why the result of `attempt` of game `game` was not recorded: its claim ran out first.
+pub fn not_counted(game: u32, attempt: u32) -> String {
+    format!(
+        "game {game} attempt {attempt} ended after its claim ran out and another worker took \
+         it: this result is not counted"
+    )
+}
