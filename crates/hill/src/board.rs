@@ -12,7 +12,7 @@ use koth_ranking::{self as ranking, Entry, Ranking};
 pub use koth_tournament::leaderboard::{Format, aligned};
 use koth_tournament::store::Store;
 
-use super::store::{self, Version};
+use super::store::{self, Version, VersionState};
 
 /// One scheduled version's line.
 #[derive(Debug, Clone, Serialize)]
@@ -188,7 +188,7 @@ pub fn of(store: &Store) -> anyhow::Result<HillBoard> {
                 faulted: v.faulted,
                 fuel: v.fuel.as_ref().map(FuelStats::figures),
                 state: if k < ranked {
-                    v.state.clone()
+                    v.state.to_string()
                 } else {
                     "placing".to_string()
                 },
@@ -197,13 +197,13 @@ pub fn of(store: &Store) -> anyhow::Result<HillBoard> {
         .collect();
     let suspended = versions
         .iter()
-        .filter(|v| v.state == "suspended")
+        .filter(|v| v.state == VersionState::Suspended)
         .map(|v| SuspendedVersion {
             name: v.name.clone(),
             version: v.version,
             games: v.games,
             faulted: v.faulted,
-            state: v.state.clone(),
+            state: v.state.to_string(),
             reason: v.suspended.clone().unwrap_or_default(),
         })
         .collect();
@@ -250,7 +250,7 @@ pub fn of(store: &Store) -> anyhow::Result<HillBoard> {
     let history = versions
         .iter()
         .filter(|v| !v.current())
-        .map(|v: &Version| (v.name.clone(), v.version, v.state.clone(), v.games))
+        .map(|v: &Version| (v.name.clone(), v.version, v.state.to_string(), v.games))
         .collect();
     Ok(HillBoard {
         name: store.meta("name")?.unwrap_or_default(),

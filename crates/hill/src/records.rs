@@ -9,7 +9,7 @@ use serde::Serialize;
 use koth_tournament::store::Store;
 pub use koth_tournament::store::sql::{Connection, Row};
 
-use super::store::{self, Version};
+use super::store::{self, Version, VersionState};
 
 /// What changes whenever the hill's leaderboard, kings, versions or games may have: a few sums
 /// over the versions and the fit, and the last game chosen, so comparing it costs the number of
@@ -207,7 +207,7 @@ pub fn bot(store: &Store, name: &str) -> anyhow::Result<Option<BotRecord>> {
     let fit = store::fit(db)?;
     let active = versions
         .iter()
-        .find(|v| v.state == "active")
+        .find(|v| v.state == VersionState::Active)
         .map(|v| v.version);
     let newest = versions.iter().map(|v| v.version).max();
     let records = versions
@@ -223,12 +223,13 @@ pub fn bot(store: &Store, name: &str) -> anyhow::Result<Option<BotRecord>> {
                 Some(active) if active < v.version => Some(active),
                 _ => next,
             }
-            .filter(|_| v.state == "replaced");
-            let rolled_back_from = newest.filter(|&n| v.state == "active" && n > v.version);
+            .filter(|_| v.state == VersionState::Replaced);
+            let rolled_back_from =
+                newest.filter(|&n| v.state == VersionState::Active && n > v.version);
             let status = match (replaced_by, rolled_back_from) {
                 (Some(by), _) => format!("replaced by v{by}"),
                 (None, Some(from)) => format!("{} (rolled back from v{from})", v.state),
-                (None, None) => v.state.clone(),
+                (None, None) => v.state.to_string(),
             };
             VersionRecord {
                 version: v.clone(),

@@ -25,7 +25,7 @@ use koth_tournament::store::{Claimant, Store};
 
 use super::board::Waiting;
 use super::matchmaking::{self, Candidate};
-use super::store::{self, Version};
+use super::store::{self, Version, VersionState};
 use super::versions::{NOT_ITS_COPY, NotItsCopy};
 use super::{Hill, config::HillConfig};
 use koth_ranking::{self as ranking, Entry, Games, Ranking};
@@ -215,7 +215,8 @@ impl runner::Policy for HillPolicy<'_> {
                     // Ratings and suspensions changed: choose with the new ones.
                     continue;
                 }
-                let dropped = store::drop_unscheduled(db, &unscheduled)?;
+                // Games chosen before a version was retired, replaced or suspended, not begun.
+                let dropped = koth_tournament::store::skip_pending_of(db, &unscheduled)?;
                 if dropped > 0 {
                     tracing::info!(
                         dropped,
@@ -338,7 +339,7 @@ fn owners_changes(before: &[Version], now: &[Version]) -> Vec<String> {
         .filter(|v| v.scheduled())
         .filter_map(|v| {
             let was = before.iter().find(|b| b.id == v.id)?;
-            if was.state == "suspended" {
+            if was.state == VersionState::Suspended {
                 return Some(format!("{} is scheduled again (resumed)", v.label()));
             }
             if was.current() {
@@ -370,7 +371,7 @@ fn joined(version: &Version, versions: &[Version]) -> String {
     let replaced = versions
         .iter()
         .filter(|v| v.name == version.name && v.version < version.version)
-        .filter(|v| v.state == "replaced")
+        .filter(|v| v.state == VersionState::Replaced)
         .max_by_key(|v| v.version);
     match replaced {
         Some(old) => format!(
@@ -722,13 +723,13 @@ pub(crate) fn refit(
 mod tests {
     use super::*;
 
-    fn version(id: usize, name: &str, number: u32, state: &str) -> Version {
+    fn version(id: usize, name: &str, number: u32, state: VersionState) -> Version {
         Version {
             id,
             name: name.into(),
             version: number,
             digest: String::new(),
-            state: state.into(),
+            state,
             suspended: None,
             added_at: 0,
             mu: 25.0,
@@ -753,12 +754,12 @@ mod tests {
     fn a_points_hill_reads_the_fit_and_a_new_version_starts_from_its_bot_s_last_figure() {
         // A v1 replaced by A v2 (not yet fitted), B and C fitted, D a new bot, E retired.
         let versions = [
-            version(0, "A", 1, "replaced"),
-            version(1, "B", 1, "active"),
-            version(2, "C", 1, "active"),
-            version(3, "A", 2, "active"),
-            version(4, "D", 1, "active"),
-            version(5, "E", 1, "retired"),
+            version(0, "A", 1, VersionState::Replaced),
+            version(1, "B", 1, VersionState::Active),
+            version(2, "C", 1, VersionState::Active),
+            version(3, "A", 2, VersionState::Active),
+            version(4, "D", 1, VersionState::Active),
+            version(5, "E", 1, VersionState::Retired),
         ];
         // D was fitted once before it played: no games, so not a figure to read.
         let fit = [

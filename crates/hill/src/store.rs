@@ -89,6 +89,9 @@ pub(crate) fn create_tables(db: &dyn Connection) -> anyhow::Result<()> {
     db.batch(&sql)?;
     // A hill made before versions kept their fuel.
     add_column(db, "hill_versions", "fuel", "TEXT")?;
+    // A hill made before its kings were numbered in the order they were crowned (two crowned
+    // at the same game in the same second were told apart by chance).
+    add_column(db, "hill_kings", "seq", "BIGINT")?;
     // A hill made before `hill_pairs` existed: its pairs counted once from its rated games.
     count_presence(db)?;
     count_lineups(db)?;
@@ -295,10 +298,7 @@ pub struct Version {
     pub name: String,
     pub version: u32,
     pub digest: String,
-    /// `active`, `suspended` (active, but not scheduled until resumed: the column's `active`
-    /// with a reason in `suspended`, read as one state so every page says the same),
-    /// `replaced` or `retired`.
-    pub state: String,
+    pub state: VersionState,
     pub suspended: Option<String>,
     pub added_at: i64,
     pub mu: f64,
@@ -311,15 +311,60 @@ pub struct Version {
     pub fuel: Option<FuelStats>,
 }
 
+/// A version's state, as every page and command says it (`active`, `suspended`, `replaced`,
+/// `retired` in JSON).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum VersionState {
+    /// Its bot's current version, scheduled.
+    Active,
+    /// Its bot's current version, not scheduled until resumed: the column's `active` with a
+    /// reason in `suspended`, read as one state so every page says the same.
+    Suspended,
+    /// Another version of its bot is active (a newer one, or an older one rolled back to).
+    Replaced,
+    /// Its bot no longer plays.
+    Retired,
+}
+
+impl VersionState {
+    /// The state of a `hill_versions` row: its `state` column, and whether it has a reason
+    /// in `suspended`.
+    fn of_row(state: &str, suspended: bool) -> anyhow::Result<VersionState> {
+        Ok(match state {
+            "active" if suspended => VersionState::Suspended,
+            "active" => VersionState::Active,
+            "replaced" => VersionState::Replaced,
+            "retired" => VersionState::Retired,
+            other => anyhow::bail!("a version's state {other:?} is none koth knows"),
+        })
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            VersionState::Active => "active",
+            VersionState::Suspended => "suspended",
+            VersionState::Replaced => "replaced",
+            VersionState::Retired => "retired",
+        }
+    }
+}
+
+impl std::fmt::Display for VersionState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 impl Version {
     /// Whether matchmaking may choose it.
     pub(crate) fn scheduled(&self) -> bool {
-        self.state == "active"
+        self.state == VersionState::Active
     }
 
     /// Whether it is its bot's current version, scheduled or suspended.
     pub(crate) fn current(&self) -> bool {
-        self.state == "active" || self.state == "suspended"
+        matches!(self.state, VersionState::Active | VersionState::Suspended)
     }
 
     /// `name v2`.
@@ -346,10 +391,7 @@ pub(crate) fn versions(db: &dyn Connection) -> anyhow::Result<Vec<Version>> {
     rows.iter()
         .map(|r| {
             let suspended = r[5].opt_text()?;
-            let state = match r[4].text()? {
-                state if state == "active" && suspended.is_some() => "suspended".to_string(),
-                state => state,
-            };
+            let state = VersionState::of_row(&r[4].text()?, suspended.is_some())?;
             Ok(Version {
                 id: r[0].int()? as usize,
                 name: r[1].text()?,
@@ -425,21 +467,11 @@ pub(crate) fn add_version(
             "UPDATE hill_versions SET state = 'replaced' WHERE name = ?1 AND state = 'active'",
             &[spec.name.as_str().into()],
         )?;
-        db.execute(
-            "INSERT INTO bots (id, name, dir, command, build, origin, protocols, hash, data_mb)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-            &[
-                id.into(),
-                format!("{} v{version}", spec.name).into(),
-                spec.dir.to_string_lossy().into_owned().into(),
-                serde_json::to_string(&spec.command)?.into(),
-                spec.build.clone().into(),
-                spec.origin.as_str().into(),
-                serde_json::to_string(&spec.protocols)?.into(),
-                digest.into(),
-                spec.data.map(|ask| ask.mb.map_or(0, |mb| mb as i64)).into(),
-            ],
-        )?;
+        let labelled = BotSpec {
+            name: format!("{} v{version}", spec.name),
+            ..spec.clone()
+        };
+        koth_tournament::store::insert_bot(db, id as usize, &labelled, Some(digest))?;
         // A learning bot's new version starts from its previous version's data, unless its
         // author asked for a clean start (`fresh_data`, `hill submit --fresh-data`).
         if spec.data.is_some_and(|ask| !ask.fresh) {
@@ -609,17 +641,7 @@ pub(crate) fn queue_game(
     reason: &str,
 ) -> anyhow::Result<()> {
     db.transaction(|db| {
-        db.execute(
-            "INSERT INTO games (idx, seed, state, attempts) VALUES (?1, ?2, 'pending', 0)",
-            // Seeds are stored as their bits: SQL integers are signed 64-bit.
-            &[game.index.into(), (game.seed as i64).into()],
-        )?;
-        for (seat, bot) in game.seats.iter().enumerate() {
-            db.execute(
-                "INSERT INTO seats (game, seat, bot) VALUES (?1, ?2, ?3)",
-                &[game.index.into(), seat.into(), (*bot).into()],
-            )?;
-        }
+        koth_tournament::store::insert_game(db, game)?;
         db.execute(
             &format!(
                 "INSERT INTO hill_games (game, reason, rated, chosen_at)
@@ -630,23 +652,6 @@ pub(crate) fn queue_game(
         )?;
         Ok(())
     })
-}
-
-/// Takes out of the queue the games not yet started with a version in `unscheduled` (retired,
-/// replaced or suspended since the game was chosen); returns how many.
-pub(crate) fn drop_unscheduled(db: &dyn Connection, unscheduled: &[usize]) -> anyhow::Result<u64> {
-    if unscheduled.is_empty() {
-        return Ok(0);
-    }
-    let ids: Vec<String> = unscheduled.iter().map(usize::to_string).collect();
-    db.execute(
-        &format!(
-            "UPDATE games SET state = 'skipped' WHERE state = 'pending' AND EXISTS
-                 (SELECT 1 FROM seats s WHERE s.game = games.idx AND s.bot IN ({}))",
-            ids.join(", ")
-        ),
-        &[],
-    )
 }
 
 /// A seat's result as rating reads it.
@@ -1150,7 +1155,8 @@ pub(crate) fn write_fit(db: &dyn Connection, fit: &FitWritten) -> anyhow::Result
         };
         let king = db
             .row(
-                "SELECT version FROM hill_kings ORDER BY since_game DESC, since DESC LIMIT 1",
+                "SELECT version FROM hill_kings ORDER BY since_game DESC, since DESC, seq DESC
+                 LIMIT 1",
                 &[],
             )?
             .map(|r| r[0].int().map(|k| k as usize))
@@ -1160,7 +1166,8 @@ pub(crate) fn write_fit(db: &dyn Connection, fit: &FitWritten) -> anyhow::Result
         }
         db.execute(
             &format!(
-                "INSERT INTO hill_kings (version, since_game, since) VALUES (?1, ?2, {})",
+                "INSERT INTO hill_kings (version, since_game, since, seq) VALUES (?1, ?2, {},
+                     (SELECT COALESCE(MAX(seq), 0) + 1 FROM hill_kings))",
                 now(db.dialect())
             ),
             &[crowned.into(), games.into()],
@@ -1213,7 +1220,7 @@ pub(crate) fn fit(db: &dyn Connection) -> anyhow::Result<Vec<StoredFit>> {
 /// seconds).
 pub(crate) fn kings(db: &dyn Connection) -> anyhow::Result<Vec<(usize, u32, i64)>> {
     db.query(
-        "SELECT version, since_game, since FROM hill_kings ORDER BY since_game, since",
+        "SELECT version, since_game, since FROM hill_kings ORDER BY since_game, since, seq",
         &[],
     )?
     .iter()

@@ -10,8 +10,9 @@
 //!   game another worker took over is never counted.
 //! - A game task always comes back through [`take_back`], which frees its CPUs, waits out a stop
 //!   koth was asked for, and records a harness fault as one: a fault is never a bot's.
-//! - No game is claimed while its parts cannot be made: the policy refuses it (`None`), having
-//!   recorded why, and no other game is claimed in that turn.
+//! - No game is played whose parts cannot be made: the policy refuses it (`None`), having
+//!   recorded why (the game given up, or its bot passed from then on), and the next turn claims
+//!   another.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -119,6 +120,7 @@ pub async fn run(policy: &mut dyn Policy, jobs: usize, game: &dyn Game) -> anyho
     let mut claim_ms: HashMap<u32, f64> = HashMap::new();
     loop {
         let Turn { room, passed } = policy.turn()?;
+        let mut refused = false;
         while running.len() < room.min(jobs) {
             let asked = Instant::now();
             let Some(Claimed { game, attempt }) =
@@ -133,6 +135,7 @@ pub async fn run(policy: &mut dyn Policy, jobs: usize, game: &dyn Game) -> anyho
             };
             let described = claim.describe();
             let Some(parts) = policy.parts(&game, attempt, claim)? else {
+                refused = true;
                 break;
             };
             tracing::info!(game = game.index, attempt, "game started {described}");
@@ -140,6 +143,11 @@ pub async fn run(policy: &mut dyn Policy, jobs: usize, game: &dyn Game) -> anyho
             running.spawn(play_one(parts, game, attempt));
         }
         if running.is_empty() {
+            // A game refused: the next turn claims another (the policy now passes its bot, or
+            // gave the game up).
+            if refused {
+                continue;
+            }
             if !policy.waits()? {
                 break;
             }
@@ -293,4 +301,196 @@ pub fn not_counted(game: u32, attempt: u32) -> String {
         "game {game} attempt {attempt} ended after its claim ran out and another worker took \
          it: this result is not counted"
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::RefCell;
+    use std::path::PathBuf;
+    use std::time::Duration;
+
+    use koth_bot::{BotSpec, Limits};
+    use koth_game::RecordBoards;
+
+    use super::*;
+
+    /// Nim (the example game), for games that take a few milliseconds.
+    static NIM: koth_nim::Nim = koth_nim::Nim;
+
+    /// A Nim bot that always takes one stone, as a shell loop.
+    fn taker(root: &Path, name: &str) -> BotSpec {
+        let dir = root.join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        BotSpec {
+            name: name.into(),
+            dir,
+            command: [
+                "sh",
+                "-c",
+                "while read word heap; do [ \"$word\" = TAKE ] && echo 1; done",
+            ]
+            .map(String::from)
+            .to_vec(),
+            build: None,
+            origin: "the runner's test".into(),
+            sandbox: None,
+            benched: None,
+            data: None,
+            protocols: Default::default(),
+        }
+    }
+
+    /// A policy as small as one can be: plays every game of its store, leaving those of the
+    /// bots in `passed`, and refusing (as a harness fault) those seating `refused`.
+    struct Plays {
+        store: Store,
+        claimant: Claimant,
+        dir: PathBuf,
+        bots: Vec<BotSpec>,
+        passed: Vec<usize>,
+        refused: Option<usize>,
+        recorded: Vec<u32>,
+        said: RefCell<Vec<String>>,
+    }
+
+    impl Policy for Plays {
+        fn store(&self) -> &Store {
+            &self.store
+        }
+        fn claimant(&self) -> &Claimant {
+            &self.claimant
+        }
+        fn games_folder(&self) -> &Path {
+            &self.dir
+        }
+        fn turn(&mut self) -> anyhow::Result<Turn> {
+            Ok(Turn {
+                room: 2,
+                passed: self.passed.clone(),
+            })
+        }
+        fn parts(
+            &mut self,
+            game: &ScheduledGame,
+            attempt: u32,
+            claim: Claim,
+        ) -> anyhow::Result<Option<GameParts>> {
+            if game.seats.iter().any(|&s| Some(s) == self.refused) {
+                self.store.record_harness_fault(
+                    game.index,
+                    attempt,
+                    "refused by the test",
+                    true,
+                )?;
+                return Ok(None);
+            }
+            Ok(Some(GameParts {
+                game: &NIM,
+                claim,
+                dir: store::game_dir(&self.dir, game.index),
+                bots: game.seats.iter().map(|&s| self.bots[s].clone()).collect(),
+                limits: Limits::uniform(Duration::from_secs(2)),
+                rounds: Some(3),
+                record_boards: RecordBoards::default(),
+                options: toml::Table::new(),
+                sandbox: None,
+                keep_working_copies: false,
+                data: vec![None; game.seats.len()],
+            }))
+        }
+        fn waits(&mut self) -> anyhow::Result<bool> {
+            Ok(false)
+        }
+        fn looks_again(&self, _running: usize, _jobs: usize) -> bool {
+            false
+        }
+        fn recorded(
+            &mut self,
+            game: &ScheduledGame,
+            result: &MatchResult,
+            _streaks: &[(usize, u32)],
+        ) -> anyhow::Result<()> {
+            assert_eq!(result.bots.len(), 2);
+            self.recorded.push(game.index);
+            Ok(())
+        }
+        fn say(&self, line: &str) {
+            self.said.borrow_mut().push(line.to_string());
+        }
+    }
+
+    /// Three bots, every pair twice: six games of Nim in a SQLite store under `root`.
+    fn plays(root: &Path, passed: Vec<usize>, refused: Option<usize>) -> Plays {
+        let bots: Vec<BotSpec> = ["a", "b", "c"].iter().map(|n| taker(root, n)).collect();
+        let games: Vec<ScheduledGame> = [(0, 1), (0, 2), (1, 2), (1, 0), (2, 0), (2, 1)]
+            .iter()
+            .enumerate()
+            .map(|(index, &(x, y))| ScheduledGame {
+                index: index as u32,
+                seed: 7 + index as u64,
+                seats: vec![x, y],
+            })
+            .collect();
+        let meta = [("name", "t".to_string()), ("game", "nim".to_string())];
+        let store = Store::create(&root.join(store::FILE), &meta, &bots, &games).unwrap();
+        Plays {
+            store,
+            claimant: Claimant::new(60),
+            dir: root.to_path_buf(),
+            bots,
+            passed,
+            refused,
+            recorded: Vec::new(),
+            said: RefCell::new(Vec::new()),
+        }
+    }
+
+    fn run_all(policy: &mut Plays) {
+        koth_game::runtime()
+            .unwrap()
+            .block_on(run(policy, 2, &NIM))
+            .unwrap();
+    }
+
+    #[test]
+    fn every_game_claimed_is_played_and_recorded_once() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut policy = plays(tmp.path(), Vec::new(), None);
+        run_all(&mut policy);
+        let mut recorded = policy.recorded.clone();
+        recorded.sort();
+        assert_eq!(recorded, [0, 1, 2, 3, 4, 5]);
+        let progress = policy.store.progress().unwrap();
+        assert_eq!((progress.done, progress.left()), (6, 0));
+        // One result per seat, each game's files in its own folder.
+        assert_eq!(policy.store.results().unwrap().len(), 12);
+        assert!(
+            store::game_dir(tmp.path(), 5)
+                .join("results.json")
+                .is_file()
+        );
+        assert!(policy.said.borrow()[0].starts_with("games run "));
+    }
+
+    #[test]
+    fn the_games_of_a_bot_passed_are_left_and_a_game_refused_is_a_fault_not_a_result() {
+        let tmp = tempfile::tempdir().unwrap();
+        // Bot 2's games are left to others: only 0 against 1 is played.
+        let mut policy = plays(tmp.path(), vec![2], None);
+        run_all(&mut policy);
+        let mut recorded = policy.recorded.clone();
+        recorded.sort();
+        assert_eq!(recorded, [0, 3]);
+        assert_eq!(policy.store.unplayed(&[]).unwrap(), 4);
+
+        // Refused as it is claimed: its games fail for good, the others play on.
+        let tmp = tempfile::tempdir().unwrap();
+        let mut policy = plays(tmp.path(), Vec::new(), Some(0));
+        run_all(&mut policy);
+        let mut recorded = policy.recorded.clone();
+        recorded.sort();
+        assert_eq!(recorded, [2, 5]);
+        let progress = policy.store.progress().unwrap();
+        assert_eq!((progress.done, progress.harness_failed), (2, 4));
+    }
 }

@@ -201,35 +201,10 @@ impl Store {
             )?;
         }
         for (id, bot) in bots.iter().enumerate() {
-            db.execute(
-                "INSERT INTO bots (id, name, dir, command, build, origin, protocols, hash,
-                     data_mb)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-                params![
-                    id,
-                    bot.name.as_str(),
-                    bot.dir.to_string_lossy().into_owned(),
-                    serde_json::to_string(&bot.command)?,
-                    bot.build.clone(),
-                    bot.origin.as_str(),
-                    serde_json::to_string(&bot.protocols)?,
-                    hashes.map(|h| h[id].clone()),
-                    data_mb(bot)
-                ],
-            )?;
+            insert_bot(db, id, bot, hashes.map(|h| h[id].as_str()))?;
         }
         for game in schedule {
-            db.execute(
-                "INSERT INTO games (idx, seed, state, attempts) VALUES (?1, ?2, 'pending', 0)",
-                // Seeds are stored as their bits: SQL integers are signed 64-bit.
-                params![game.index, game.seed as i64],
-            )?;
-            for (seat, bot) in game.seats.iter().enumerate() {
-                db.execute(
-                    "INSERT INTO seats (game, seat, bot) VALUES (?1, ?2, ?3)",
-                    params![game.index, seat, *bot],
-                )?;
-            }
+            insert_game(db, game)?;
         }
         Ok(())
     }
@@ -884,6 +859,65 @@ impl Store {
         }
         Ok(folder)
     }
+}
+
+/// Adds `bot` as bot `id`, with its content hash if it has one (a worker checks its copy
+/// against it), on `db` (in the caller's transaction: a hill adds a version so).
+pub fn insert_bot(
+    db: &dyn Connection,
+    id: usize,
+    bot: &BotSpec,
+    hash: Option<&str>,
+) -> anyhow::Result<()> {
+    db.execute(
+        "INSERT INTO bots (id, name, dir, command, build, origin, protocols, hash, data_mb)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        params![
+            id,
+            bot.name.as_str(),
+            bot.dir.to_string_lossy().into_owned(),
+            serde_json::to_string(&bot.command)?,
+            bot.build.clone(),
+            bot.origin.as_str(),
+            serde_json::to_string(&bot.protocols)?,
+            hash,
+            data_mb(bot)
+        ],
+    )?;
+    Ok(())
+}
+
+/// Queues `game` with its seats, on `db` (in the caller's transaction: a hill queues a game
+/// with why it chose it).
+pub fn insert_game(db: &dyn Connection, game: &ScheduledGame) -> anyhow::Result<()> {
+    db.execute(
+        "INSERT INTO games (idx, seed, state, attempts) VALUES (?1, ?2, 'pending', 0)",
+        // Seeds are stored as their bits: SQL integers are signed 64-bit.
+        params![game.index, game.seed as i64],
+    )?;
+    for (seat, bot) in game.seats.iter().enumerate() {
+        db.execute(
+            "INSERT INTO seats (game, seat, bot) VALUES (?1, ?2, ?3)",
+            params![game.index, seat, *bot],
+        )?;
+    }
+    Ok(())
+}
+
+/// Skips the games not yet started that seat any of `bots`; returns how many.
+pub fn skip_pending_of(db: &dyn Connection, bots: &[usize]) -> anyhow::Result<u64> {
+    if bots.is_empty() {
+        return Ok(0);
+    }
+    let ids: Vec<String> = bots.iter().map(usize::to_string).collect();
+    db.execute(
+        &format!(
+            "UPDATE games SET state = 'skipped' WHERE state = 'pending' AND EXISTS
+                 (SELECT 1 FROM seats s WHERE s.game = games.idx AND s.bot IN ({}))",
+            ids.join(", ")
+        ),
+        &[],
+    )
 }
 
 /// The folder of game `index` in the tournament folder `dir`.
