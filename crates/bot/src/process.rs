@@ -695,13 +695,39 @@ impl BotProcess {
         match status {
             Some(status) => BotError::Exited {
                 status: match self.caps_hit(&status) {
-                    Some(limit) => format!("{status}: {limit}"),
-                    None => status.to_string(),
+                    Some(limit) => format!("{}: {limit}", exit_words(&status, true)),
+                    None => exit_words(&status, false),
                 },
                 stderr_tail,
             },
             None => BotError::ClosedStdout { stderr_tail },
         }
+    }
+}
+
+/// How a bot's process ended, as its author needs it: its status, and for a signal — sent to
+/// it, or to a program it ran whose shell or sandbox passed it on as `128 + n` — which one, by
+/// name, and whether koth sent it: never while an answer is expected (koth kills a bot only
+/// after its fault), though a cap of koth's containment may have (`capped`, then named beside).
+fn exit_words(status: &ExitStatus, capped: bool) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    let signal = status.signal().or_else(|| {
+        status
+            .code()
+            .filter(|c| (129..=128 + 64).contains(c))
+            .map(|c| c - 128)
+    });
+    let Some(signal) = signal else {
+        return status.to_string();
+    };
+    let named = match nix::sys::signal::Signal::try_from(signal) {
+        Ok(name) => format!("killed by signal {signal} ({})", name.as_str()),
+        Err(_) => format!("killed by signal {signal}"),
+    };
+    let sender = if capped { "" } else { ", not sent by koth" };
+    match status.code() {
+        Some(code) => format!("exit status: {code}, that is 128 + {signal}: {named}{sender}"),
+        None => format!("{named}{sender}"),
     }
 }
 
@@ -742,5 +768,31 @@ fn input_closed() -> BotError {
 fn broken_pipe(error: std::io::Error) -> BotError {
     BotError::BrokenPipe {
         reason: error.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::process::ExitStatusExt;
+
+    use super::*;
+
+    #[test]
+    fn an_exit_by_a_signal_names_it_even_when_a_shell_or_the_sandbox_passed_it_on() {
+        // A wait status: an exit code in the second byte, a signal in the first.
+        let exited = |code: i32| ExitStatus::from_raw(code << 8);
+        assert_eq!(exit_words(&exited(1), false), "exit status: 1");
+        assert_eq!(
+            exit_words(&exited(137), false),
+            "exit status: 137, that is 128 + 9: killed by signal 9 (SIGKILL), not sent by koth"
+        );
+        assert_eq!(
+            exit_words(&ExitStatus::from_raw(11), false),
+            "killed by signal 11 (SIGSEGV), not sent by koth"
+        );
+        assert_eq!(
+            exit_words(&exited(137), true),
+            "exit status: 137, that is 128 + 9: killed by signal 9 (SIGKILL)"
+        );
     }
 }

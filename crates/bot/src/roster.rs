@@ -407,11 +407,17 @@ impl BotSpec {
         }
         let program = self.program();
         if find_program(&program).is_none() {
+            let named = &self.command[0];
             bail!(
-                "{self}: its command `{}` was not found{}",
-                self.command[0],
+                "{self}: its command `{named}` was not found{}",
                 if program.components().count() > 1 {
                     format!(" at {} (does it need a build step?)", program.display())
+                } else if self.dir.join(named).is_file() {
+                    // As a shell, koth looks a bare name up on PATH, never in the bot's folder.
+                    format!(
+                        " on PATH; its folder has a file `{named}`: write `./{named}` to run that \
+                         one (an executable file, or a script with a `#!` line)"
+                    )
                 } else {
                     " on PATH (is it installed?)".to_string()
                 }
@@ -527,6 +533,26 @@ mod tests {
         std::fs::remove_file(folder.join("bot.wasm")).unwrap();
         std::fs::write(folder.join("bot.wasm"), b"\0asm").unwrap();
         spec.check_runnable().unwrap();
+    }
+
+    #[test]
+    fn a_command_that_names_a_file_of_the_folder_without_dot_slash_is_told_how_to() {
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::write(tmp.path().join("bridge.py"), "#!/usr/bin/env python3\n").unwrap();
+        let text = "name = \"b\"\nrun = \"bridge.py\"\ngames = [\"tictactoe\"]\n";
+        let (spec, _) = parse_manifest(text, tmp.path()).unwrap();
+        let err = spec.check_runnable().unwrap_err().to_string();
+        assert!(
+            err.contains(
+                "`bridge.py` was not found on PATH; its folder has a file `bridge.py`: \
+                          write `./bridge.py`"
+            ),
+            "{err}"
+        );
+        let text = "name = \"b\"\nrun = \"no-such-program-here\"\ngames = [\"tictactoe\"]\n";
+        let (spec, _) = parse_manifest(text, tmp.path()).unwrap();
+        let err = spec.check_runnable().unwrap_err().to_string();
+        assert!(err.ends_with("on PATH (is it installed?)"), "{err}");
     }
 
     #[test]
