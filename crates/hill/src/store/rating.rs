@@ -1,0 +1,335 @@
+//! Rating a recorded game, once: the online ratings, each version's counts, the rating history,
+//! the line-ups' and pairs' counts matchmaking reads, and the suspension of a version that
+//! cannot play, all in the game's one transaction.
+
+use anyhow::Context;
+use skillratings::weng_lin::WengLinRating;
+
+use koth_bot::{FaultCounts, FuelStats};
+use koth_tournament::store::fuel_of;
+
+use super::super::config::Suspension;
+use super::{Connection, lineup_key};
+
+/// A seat's result as rating reads it.
+struct SeatResult {
+    bot: usize,
+    score: f64,
+    faulted: bool,
+    fuel: Option<FuelStats>,
+}
+
+/// Whether a seat's counted faults make its game a faulted one (a harness fault never reaches
+/// a result, so never counts).
+fn faulted(faults: &FaultCounts) -> bool {
+    faults.timed_out + faults.crashed + faults.bad_output + faults.failed_to_start > 0
+}
+
+/// Rates recorded games not yet rated, in game order, at most `most` of them, each in one
+/// transaction with its mark: the online ratings, each version's games and faulted games, the
+/// rating history, and the suspension of a version faulting too often. So a game is rated once,
+/// whenever koth was stopped, or whoever recorded it (a worker, in a shared hill): only `hill
+/// run` rates. Those over `most` stay unrated, for the next run (`hill run --games N` rates N).
+/// Returns how many games it rated, and the versions it suspended, with why.
+pub(crate) fn rate_recorded(
+    db: &dyn Connection,
+    suspension: Suspension,
+    most: u32,
+) -> anyhow::Result<(u32, Vec<(usize, String)>)> {
+    let games: Vec<u32> = db
+        .query(
+            "SELECT h.game FROM hill_games h JOIN games g ON g.idx = h.game
+             WHERE h.rated = 0 AND g.state = 'done' ORDER BY h.game",
+            &[],
+        )?
+        .iter()
+        .map(|r| Ok(r[0].int()? as u32))
+        .collect::<anyhow::Result<_>>()?;
+    let mut suspended = Vec::new();
+    let mut rated = 0;
+    for game in games {
+        if rated == most {
+            break;
+        }
+        if let Some(now) = db.transaction(|db| rate_one(db, game, suspension))? {
+            rated += 1;
+            suspended.extend(now);
+        }
+    }
+    Ok((rated, suspended))
+}
+
+/// Rates game `game` unless it is rated already (`None`).
+fn rate_one(
+    db: &dyn Connection,
+    game: u32,
+    suspension: Suspension,
+) -> anyhow::Result<Option<Vec<(usize, String)>>> {
+    let marked = db.execute(
+        "UPDATE hill_games SET rated = 1 WHERE game = ?1 AND rated = 0",
+        &[game.into()],
+    )?;
+    if marked == 0 {
+        return Ok(None);
+    }
+    let seats: Vec<SeatResult> = db
+        .query(
+            "SELECT bot, score, timed_out_faults, crashed_faults, bad_output_faults,
+                 failed_to_start_faults, fuel FROM results WHERE game = ?1 ORDER BY seat",
+            &[game.into()],
+        )?
+        .iter()
+        .map(|r| {
+            let count = |i: usize| -> anyhow::Result<u64> { Ok(r[i].int()? as u64) };
+            Ok(SeatResult {
+                bot: r[0].int()? as usize,
+                score: r[1].real()?,
+                faulted: faulted(&FaultCounts {
+                    timed_out: count(2)?,
+                    crashed: count(3)?,
+                    bad_output: count(4)?,
+                    failed_to_start: count(5)?,
+                    benched: 0,
+                }),
+                fuel: fuel_of(&r[6])?,
+            })
+        })
+        .collect::<anyhow::Result<_>>()?;
+    let mut ratings = Vec::new();
+    let mut fuels = Vec::new();
+    for seat in &seats {
+        let row = db
+            .row(
+                "SELECT mu, sigma, fuel FROM hill_versions WHERE id = ?1",
+                &[seat.bot.into()],
+            )?
+            .with_context(|| format!("game {game} seats version {}, which is unknown", seat.bot))?;
+        ratings.push(WengLinRating {
+            rating: row[0].real()?,
+            uncertainty: row[1].real()?,
+        });
+        // The version's fuel so far with this game's merged in, as the leaderboard reads it.
+        let mut fuel = fuel_of(&row[2])?;
+        if let Some(game) = &seat.fuel {
+            fuel.get_or_insert_default().merge(game);
+        }
+        fuels.push(fuel.map(|f| serde_json::to_string(&f)).transpose()?);
+    }
+    let scores: Vec<f64> = seats.iter().map(|s| s.score).collect();
+    let updated = koth_tournament::leaderboard::rate_contest(&ratings, &scores);
+    for (k, x) in seats.iter().enumerate() {
+        for y in &seats[k + 1..] {
+            if x.bot == y.bot {
+                continue;
+            }
+            let (a, b) = (x.bot.min(y.bot), x.bot.max(y.bot));
+            db.execute(
+                "INSERT INTO hill_pairs (a, b, games, alike) VALUES (?1, ?2, 1, ?3)
+                 ON CONFLICT (a, b) DO UPDATE SET games = hill_pairs.games + 1,
+                     alike = hill_pairs.alike + ?3",
+                &[a.into(), b.into(), i64::from(x.score == y.score).into()],
+            )?;
+        }
+    }
+    let alike = i64::from(scores.iter().all(|&s| s == scores[0]));
+    let mut present: Vec<usize> = seats.iter().map(|s| s.bot).collect();
+    present.sort_unstable();
+    present.dedup();
+    for version in present {
+        db.execute(
+            "INSERT INTO hill_presence (version, games, alike) VALUES (?1, 1, ?2)
+             ON CONFLICT (version) DO UPDATE SET games = hill_presence.games + 1,
+                 alike = hill_presence.alike + ?2",
+            &[version.into(), alike.into()],
+        )?;
+    }
+    db.execute(
+        "INSERT INTO hill_outcomes (id, games, alike) VALUES (0, 1, ?1)
+         ON CONFLICT (id) DO UPDATE SET games = hill_outcomes.games + 1,
+             alike = hill_outcomes.alike + ?1",
+        &[alike.into()],
+    )?;
+    let versions: Vec<usize> = seats.iter().map(|s| s.bot).collect();
+    db.execute(
+        "INSERT INTO hill_lineups (lineup, games, alike) VALUES (?1, 1, ?2)
+         ON CONFLICT (lineup) DO UPDATE SET games = hill_lineups.games + 1,
+             alike = hill_lineups.alike + ?2",
+        &[lineup_key(&versions).into(), alike.into()],
+    )?;
+    let mut suspended = Vec::new();
+    for ((seat, rating), fuel) in seats.iter().zip(updated).zip(fuels) {
+        db.execute(
+            "UPDATE hill_versions SET mu = ?2, sigma = ?3, games = games + 1,
+                 faulted = faulted + ?4, last_game = ?5, fuel = ?6 WHERE id = ?1",
+            &[
+                seat.bot.into(),
+                rating.rating.into(),
+                rating.uncertainty.into(),
+                i64::from(seat.faulted).into(),
+                game.into(),
+                fuel.into(),
+            ],
+        )?;
+        db.execute(
+            "INSERT INTO hill_ratings (game, version, mu, sigma) VALUES (?1, ?2, ?3, ?4)",
+            &[
+                game.into(),
+                seat.bot.into(),
+                rating.rating.into(),
+                rating.uncertainty.into(),
+            ],
+        )?;
+        let reason = match suspension_of(db, seat.bot, suspension)? {
+            Some(reason) => Some(reason),
+            None => data_suspension_of(db, seat.bot, suspension)?,
+        };
+        if let Some(reason) = reason {
+            suspend(db, seat.bot, &reason)?;
+            suspended.push((seat.bot, reason));
+        }
+    }
+    Ok(Some(suspended))
+}
+
+/// Suspends version `id` for `reason` (a version suspended already keeps its first reason).
+pub(crate) fn suspend(db: &dyn Connection, id: usize, reason: &str) -> anyhow::Result<()> {
+    db.execute(
+        "UPDATE hill_versions SET suspended = ?2 WHERE id = ?1 AND suspended IS NULL",
+        &[id.into(), reason.into()],
+    )?;
+    Ok(())
+}
+
+/// Why learning version `id` must be suspended, if it must: its data was refused (over its cap,
+/// a link, …: [`koth_tournament::play::DATA_REFUSED`]) in most of its last window of games, so it
+/// plays on without ever learning; counted since it was added or last resumed.
+fn data_suspension_of(
+    db: &dyn Connection,
+    id: usize,
+    suspension: Suspension,
+) -> anyhow::Result<Option<String>> {
+    let notes: Vec<String> = db
+        .query(
+            &format!(
+                "SELECT COALESCE(d.note, '') FROM game_data d JOIN hill_versions v ON v.id = d.bot
+                 WHERE d.bot = ?1 AND d.game >= v.counted_from AND v.suspended IS NULL
+                 ORDER BY d.game DESC LIMIT {}",
+                suspension.window
+            ),
+            &[id.into()],
+        )?
+        .iter()
+        .map(|r| r[0].text())
+        .collect::<anyhow::Result<_>>()?;
+    if notes.len() < suspension.window as usize {
+        return Ok(None);
+    }
+    let refused: Vec<&String> = notes
+        .iter()
+        .filter(|note| note.starts_with(koth_tournament::play::DATA_REFUSED))
+        .collect();
+    if refused.len() * 2 <= notes.len() {
+        return Ok(None);
+    }
+    Ok(Some(format!(
+        "suspended: its data was not kept in {} of its last {} games, so it would never learn; \
+         the latest: {}",
+        refused.len(),
+        notes.len(),
+        refused[0]
+    )))
+}
+
+/// How many first games a version that could play none of them is suspended after, without
+/// waiting for its window of `suspend_window` games.
+const FIRST_GAMES: usize = 3;
+
+/// Why version `id` must be suspended, if it must: games it could not play
+/// ([`super::super::could_not_play`]) in more than the share allowed of its last games (at least the
+/// window's worth), or in each of its first [`FIRST_GAMES`] or more while the window is not
+/// yet full; counted since it was added or last resumed.
+fn suspension_of(
+    db: &dyn Connection,
+    id: usize,
+    suspension: Suspension,
+) -> anyhow::Result<Option<String>> {
+    let rows = db.query(
+        &format!(
+            "SELECT r.game, r.timed_out_faults, r.crashed_faults, r.bad_output_faults,
+                 r.failed_to_start_faults, r.faults, r.answers
+             FROM results r JOIN hill_versions v ON v.id = r.bot
+             WHERE r.bot = ?1 AND r.game >= v.counted_from AND v.suspended IS NULL
+             ORDER BY r.game DESC LIMIT {}",
+            suspension.window
+        ),
+        &[id.into()],
+    )?;
+    // Its first games since it was added or resumed, before the window is full: suspended at
+    // once if it could play none of them (a bot that always crashes must not play a window's
+    // worth of games, minutes of everyone's time, before the rule can speak).
+    let first_games = rows.len() < suspension.window as usize;
+    if first_games && rows.len() < FIRST_GAMES {
+        return Ok(None);
+    }
+    let mut broken = Vec::new();
+    let mut kinds: Vec<String> = Vec::new();
+    for r in &rows {
+        let counts: Vec<i64> = (1..=4).map(|i| r[i].int()).collect::<anyhow::Result<_>>()?;
+        let count = |k: usize| u64::try_from(counts[k]).unwrap_or(0);
+        let faults = FaultCounts {
+            timed_out: count(0),
+            crashed: count(1),
+            bad_output: count(2),
+            failed_to_start: count(3),
+            benched: 0,
+        };
+        if !super::super::could_not_play(&faults, u64::try_from(r[6].int()?).unwrap_or(0)) {
+            continue;
+        }
+        broken.push(r);
+        for (kind, count) in ["timed_out", "crashed", "bad_output", "failed_to_start"]
+            .iter()
+            .zip(&counts)
+        {
+            if *count > 0 && !kinds.iter().any(|k| k == kind) {
+                kinds.push(kind.to_string());
+            }
+        }
+    }
+    let share = broken.len() as f64 / rows.len() as f64;
+    if first_games && broken.len() < rows.len() || !first_games && share <= suspension.share {
+        return Ok(None);
+    }
+    // The first fault of the latest such game, as its reason (bounded: faults are quoted).
+    let example = broken
+        .iter()
+        .find_map(|r| {
+            let faults: serde_json::Value = serde_json::from_str(&r[5].text().ok()?).ok()?;
+            faults.get(0)?.get("reason")?.as_str().map(str::to_string)
+        })
+        .unwrap_or_default();
+    let games: Vec<String> = broken
+        .iter()
+        .rev()
+        .map(|r| r[0].int().map(|g| g.to_string()))
+        .collect::<anyhow::Result<_>>()?;
+    let measure = if first_games {
+        format!(
+            "in each of its first {} games (games {}): it could not play",
+            rows.len(),
+            games.join(", ")
+        )
+    } else {
+        format!(
+            "in {} of its last {} games (games {}), over the {:.0}% allowed",
+            broken.len(),
+            rows.len(),
+            games.join(", "),
+            suspension.share * 100.0
+        )
+    };
+    Ok(Some(format!(
+        "suspended: faults ({}) {measure}; the latest: {example}",
+        kinds.join(", ")
+    )))
+}

@@ -1,0 +1,378 @@
+//! The builders beside `hill run`: received submissions taken authors in turn, built and
+//! validated through the owner's own path, what their author may read kept capped and scrubbed;
+//! and what a stop left half-done, recovered.
+
+use super::*;
+
+/// How many submissions the builders are building or validating now.
+pub(crate) fn at_the_door(db: &dyn Connection) -> anyhow::Result<usize> {
+    Ok(db
+        .value(
+            "SELECT COUNT(*) FROM hill_submissions WHERE status IN ('building', 'validating')",
+            &[],
+        )?
+        .int()? as usize)
+}
+
+/// After a stop: clears uploads never recorded, and puts a submission caught building or
+/// validating back in the queue once; one caught a second time is refused, since it may be
+/// what stopped koth (a build that took the machine's memory): an upload never brings the
+/// hill down more than twice.
+pub(crate) fn recover(hill: &Hill) -> anyhow::Result<()> {
+    let db = hill.store.connection();
+    let unfinished = format!("status IN ('building', 'validating') AND tries >= {BUILD_TRIES}");
+    let given_up = db.query(
+        &format!("SELECT bot FROM hill_submissions WHERE {unfinished}"),
+        &[],
+    )?;
+    db.execute(
+        &format!(
+            "UPDATE hill_submissions SET status = 'refused', files_kept = 0, reason = ?1,
+                 updated_at = {} WHERE {unfinished}",
+            now(db.dialect()),
+        ),
+        &[UNFINISHED.into()],
+    )?;
+    for row in given_up {
+        release_name(db, &row[0].text()?)?;
+    }
+    db.execute(
+        "UPDATE hill_submissions SET status = 'received'
+         WHERE status IN ('building', 'validating')",
+        &[],
+    )?;
+    let folder = hill.dir.join(FOLDER);
+    let incoming = folder.join(INCOMING);
+    if incoming.exists() {
+        std::fs::remove_dir_all(&incoming)
+            .with_context(|| format!("cannot clear {}", incoming.display()))?;
+    }
+    let waiting: Vec<String> = db
+        .query(
+            "SELECT id FROM hill_submissions WHERE status = 'received'",
+            &[],
+        )?
+        .iter()
+        .map(|r| r[0].text())
+        .collect::<anyhow::Result<_>>()?;
+    for entry in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !waiting.contains(&name) {
+            std::fs::remove_dir_all(entry.path())
+                .with_context(|| format!("cannot clear {}", entry.path().display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// Builds and validates received submissions on `submissions.builders` threads beside
+/// `hill run`'s games, each one submission at a time, until stopped.
+pub(crate) struct Builder {
+    stop: Arc<AtomicBool>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Builder {
+    /// Starts the builders of `hill`, each with a connection of its own to the hill's
+    /// database (a submission is begun by one of them only: see [`build_next`]).
+    pub(crate) fn start(hill: Hill) -> anyhow::Result<Builder> {
+        recover(&hill)?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let mut threads = Vec::new();
+        for n in 0..hill.config.submissions.builders {
+            let hill = hill.reopen()?;
+            let stopped = Arc::clone(&stop);
+            let thread = std::thread::Builder::new()
+                .name(format!("koth-builder-{n}"))
+                .spawn(move || {
+                    while !stopped.load(Ordering::Relaxed) && !koth_bot::interrupt::requested() {
+                        match build_next(&hill) {
+                            Ok(true) => {}
+                            Ok(false) => std::thread::sleep(POLL),
+                            Err(err) => {
+                                tracing::error!("a builder of submissions: {err:#}");
+                                std::thread::sleep(POLL * 10);
+                            }
+                        }
+                    }
+                })?;
+            threads.push(thread);
+        }
+        Ok(Builder { stop, threads })
+    }
+}
+
+impl Drop for Builder {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        for thread in self.threads.drain(..) {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// Builds and validates the next received submission, if there is one: authors take turns
+/// (the author whose last build began longest ago goes first, then that author's oldest
+/// upload), so one author's many uploads delay another's by one build at most.
+pub(crate) fn build_next(hill: &Hill) -> anyhow::Result<bool> {
+    let db = hill.store.connection();
+    let Some(row) = db.row(
+        "SELECT s.id, s.bot, s.author FROM hill_submissions s WHERE s.status = 'received'
+         ORDER BY (SELECT COALESCE(MAX(b.build_started_at), 0) FROM hill_submissions b
+                   WHERE b.author = s.author), s.seq
+         LIMIT 1",
+        &[],
+    )?
+    else {
+        return Ok(false);
+    };
+    let (id, bot, author) = (row[0].text()?, row[1].text()?, row[2].text()?);
+    let begun = db.execute(
+        &format!(
+            "UPDATE hill_submissions SET status = 'building', tries = tries + 1,
+                 build_started_at = {now}, updated_at = {now}
+             WHERE id = ?1 AND status = 'received'",
+            now = now(db.dialect())
+        ),
+        &[id.as_str().into()],
+    )?;
+    if begun == 0 {
+        return Ok(true);
+    }
+    let folder = hill.dir.join(FOLDER).join(&id);
+    let set = |status: &str| {
+        db.execute(
+            &format!(
+                "UPDATE hill_submissions SET status = ?2, updated_at = {} WHERE id = ?1",
+                now(db.dialect())
+            ),
+            &[id.as_str().into(), status.into()],
+        )
+        .map(drop)
+    };
+    // `hill run`'s terminal tells its owner of each upload, and (in its games' loop) of the
+    // version it becomes.
+    eprintln!(
+        "koth: an upload of {} by {} arrived (submission {id}): building and validating it",
+        koth_bot::text::shown(&bot),
+        koth_bot::text::shown(&author)
+    );
+    tracing::info!(id, bot, "submission building");
+    let added = versions::add_followed(hill, &folder, &mut |step| {
+        set(match step {
+            Step::Building => "building",
+            Step::Validating => "validating",
+        })
+    });
+    if koth_bot::interrupt::requested() {
+        // Cut short by a stop, no fault of the upload's: it is built again, from its first
+        // try, when the hill runs again.
+        db.execute(
+            "UPDATE hill_submissions SET status = 'received', tries = tries - 1 WHERE id = ?1",
+            &[id.as_str().into()],
+        )?;
+        return Ok(false);
+    }
+    let added = added.unwrap_or_else(|err| versions::Added {
+        bot: bot.clone(),
+        refused: Some(format!("{err:#}")),
+        summary: Some("it could not be read".into()),
+        ..versions::Added::default()
+    });
+    // What the author reads names their bot's own folders `.`, wherever the server put them.
+    let private = logs::Paths::new(&hill.dir).folder(&folder, ".");
+    let stderr = added
+        .validation
+        .as_deref()
+        .and_then(|game| stderr_of(game, &private));
+    let version_digest = db
+        .row(
+            "SELECT digest FROM hill_versions WHERE name = ?1 AND version = ?2",
+            &[bot.as_str().into(), added.version.map(i64::from).into()],
+        )?
+        .map(|r| r[0].text())
+        .transpose()?;
+    let faults: Vec<String> = added.faults.iter().map(|f| private.scrub(f)).collect();
+    db.execute(
+        &format!(
+            "UPDATE hill_submissions SET status = ?2, reason = ?3, version = ?4,
+                 version_digest = ?5, files_kept = ?6, build_log = ?7, faults = ?8, stderr = ?9,
+                 detail = ?10, updated_at = {} WHERE id = ?1",
+            now(db.dialect())
+        ),
+        &[
+            id.as_str().into(),
+            if added.version.is_some() {
+                "active"
+            } else {
+                "refused"
+            }
+            .into(),
+            added.summary.as_deref().map(short_reason).into(),
+            added.version.map(i64::from).into(),
+            version_digest.into(),
+            i64::from(added.version.is_some()).into(),
+            added
+                .build_log
+                .as_deref()
+                .map(|log| capped(&private.scrub(&String::from_utf8_lossy(log))))
+                .into(),
+            serde_json::to_string(&faults)?.into(),
+            stderr.into(),
+            added
+                .refused
+                .as_deref()
+                .map(|why| capped(&private.scrub(why)))
+                .into(),
+        ],
+    )?;
+    if added.version.is_none() {
+        eprintln!(
+            "koth: the upload of {} (submission {id}) is refused: {}",
+            koth_bot::text::shown(&bot),
+            koth_bot::text::shown(
+                &added
+                    .summary
+                    .as_deref()
+                    .map(short_reason)
+                    .unwrap_or_default()
+                    .replace('\n', " | ")
+            )
+        );
+    }
+    tracing::info!(
+        id,
+        bot,
+        version = added.version,
+        refused = added.refused,
+        "submission done"
+    );
+    std::fs::remove_dir_all(&folder)
+        .with_context(|| format!("cannot clear {}", folder.display()))?;
+    match added.version {
+        Some(_) => prune(hill, &bot)?,
+        None => release_name(db, &bot)?,
+    }
+    Ok(true)
+}
+
+/// Frees the name of a refused bot that never joined the hill, unless another upload of it
+/// waits: a refusal does not keep a name from its next author.
+fn release_name(db: &dyn Connection, bot: &str) -> anyhow::Result<()> {
+    db.execute(
+        "DELETE FROM hill_bot_owners WHERE bot = ?1
+         AND NOT EXISTS (SELECT 1 FROM hill_versions WHERE name = ?1)
+         AND NOT EXISTS (SELECT 1 FROM hill_submissions WHERE bot = ?1
+                         AND status IN ('received', 'building', 'validating'))",
+        &[bot.into()],
+    )?;
+    Ok(())
+}
+
+/// Removes the files of `bot`'s versions older than the newest `kept_versions` (and not
+/// active); their games and ratings stay.
+fn prune(hill: &Hill, bot: &str) -> anyhow::Result<()> {
+    let db = hill.store.connection();
+    let keep = hill.config.submissions.kept_versions as usize;
+    let rows = db.query(
+        "SELECT v.digest, v.state, v.id, b.name, b.dir FROM hill_versions v
+         JOIN bots b ON b.id = v.id WHERE v.name = ?1 ORDER BY v.version DESC",
+        &[bot.into()],
+    )?;
+    let mut kept = Vec::new();
+    for (i, row) in rows.iter().enumerate() {
+        let digest = row[0].text()?;
+        if i < keep || row[1].text()? == "active" || kept.contains(&digest) {
+            kept.push(digest);
+            continue;
+        }
+        // Only the hill's own copy is ever removed, whatever an edited row names.
+        let row_id = row[2].int()? as usize;
+        let stored = match versions::folder_of(
+            &hill.dir,
+            row_id,
+            &row[3].text()?,
+            Path::new(&row[4].text()?),
+            &digest,
+        ) {
+            Ok(stored) => stored,
+            Err(refused) => {
+                tracing::warn!("not pruned: {refused}");
+                continue;
+            }
+        };
+        if stored.exists() {
+            std::fs::remove_dir_all(&stored)
+                .with_context(|| format!("cannot prune {}", stored.display()))?;
+            tracing::info!(bot, digest, "an old version's files pruned");
+        }
+        db.execute(
+            "UPDATE hill_submissions SET files_kept = 0 WHERE version_digest = ?1",
+            &[digest.as_str().into()],
+        )?;
+    }
+    Ok(())
+}
+
+/// The stderr of a validation game's bots, scrubbed by `paths`, each distinct text once with
+/// the seats that wrote it, capped: copies of one bot write alike, one of them maybe more
+/// often (restarted round after round), so a text is taken as the one it repeats.
+fn stderr_of(game: &Path, paths: &logs::Paths) -> Option<String> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(game.join(koth_bot::seat::STDERR_DIR))
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    files.sort();
+    // Each distinct text, with the seats that wrote it and how often each did.
+    let mut distinct: Vec<(Vec<(usize, usize)>, String)> = Vec::new();
+    for (seat, file) in files.iter().enumerate() {
+        let bytes = std::fs::read(file).unwrap_or_default();
+        if bytes.is_empty() {
+            continue;
+        }
+        let text = paths.scrub(&String::from_utf8_lossy(&bytes));
+        let (unit, times) = repeated(&text);
+        match distinct.iter_mut().find(|(_, said)| said == unit) {
+            Some((seats, _)) => seats.push((seat + 1, times)),
+            None => distinct.push((vec![(seat + 1, times)], unit.to_string())),
+        }
+    }
+    let text: String = distinct
+        .iter()
+        .map(|(seats, text)| {
+            let listed: Vec<String> = seats
+                .iter()
+                .map(|&(seat, times)| match times {
+                    1 => seat.to_string(),
+                    _ => format!("{seat} ×{times}"),
+                })
+                .collect();
+            let named = match seats.len() {
+                1 => format!("seat {}", listed[0]),
+                _ => format!("seats {} (the same)", listed.join(", ")),
+            };
+            format!("== {named}\n{}\n", text.trim_end())
+        })
+        .collect();
+    (!text.is_empty()).then(|| capped(&text))
+}
+
+/// The shortest text `text` is made of, repeated, and how many times (up to 100: a bot
+/// restarted in each round of its game).
+fn repeated(text: &str) -> (&str, usize) {
+    for times in (2..=text.len().min(100)).rev() {
+        if !text.len().is_multiple_of(times) || !text.is_char_boundary(text.len() / times) {
+            continue;
+        }
+        let unit = &text[..text.len() / times];
+        if text
+            .as_bytes()
+            .chunks(unit.len())
+            .all(|c| c == unit.as_bytes())
+        {
+            return (unit, times);
+        }
+    }
+    (text, 1)
+}
