@@ -109,6 +109,56 @@ fn every_command_names_its_address_serve_and_spells_fault_kinds_one_way() {
     }
 }
 
+#[test]
+fn every_output_folder_is_dir_and_every_hill_command_takes_hill() {
+    for path in commands() {
+        let help = help(&path);
+        let name = path.join(" ");
+        // A folder of outputs is `--dir DIR`, never another word (`--log-dir` kept as an alias).
+        if help.contains("outputs go") {
+            assert!(
+                help.contains("--dir <DIR>") && help.contains("[alias: --log-dir]"),
+                "`koth {name} --help` names its output folder otherwise:\n{help}"
+            );
+        }
+        assert!(
+            !help.contains("--log-dir <"),
+            "`koth {name}` spells its folder --log-dir"
+        );
+        // Every hill command that opens a hill folder takes it as `--hill DIR`.
+        let opens_a_hill = path.len() >= 2
+            && path[0] == "hill"
+            && !["create", "submit", "data", "logs", "author"].contains(&path[1].as_str());
+        if opens_a_hill {
+            assert!(
+                help.contains("--hill <DIR>"),
+                "`koth {name}` does not take --hill DIR:\n{help}"
+            );
+        }
+    }
+    // The recording flags of the rat race differ by more than a letter.
+    let ratrace = help(&["ratrace".to_string()]);
+    assert!(
+        ratrace.contains("--record-boards <NAME>") && ratrace.contains("--also-record <N>"),
+        "{ratrace}"
+    );
+    // The older names still work.
+    let tmp = tempfile::tempdir().unwrap();
+    for flag in ["--dir", "--log-dir"] {
+        let dir = tmp.path().join(flag.trim_start_matches('-'));
+        let output = koth()
+            .args([
+                "menace", "match", "--x", "random", "--o", "random", "--games", "1",
+            ])
+            .args(["--seed", "1", flag])
+            .arg(&dir)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{flag}: {output:?}");
+        assert!(dir.join("results.json").is_file(), "{flag}");
+    }
+}
+
 /// A bot folder `root/<folder>` named `name` for `game`, running `script` with Python.
 fn python_bot(
     root: &Path,

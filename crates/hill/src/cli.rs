@@ -2,8 +2,9 @@
 //! folder: a thin door onto the hill's core.
 
 use std::ffi::{OsStr, OsString};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
+use anyhow::Context;
 use clap::Subcommand;
 
 pub use koth_tournament::leaderboard::Format;
@@ -188,9 +189,8 @@ enum Command {
     /// copy of one moment (SQLite's online backup). A hill in PostgreSQL is backed up with
     /// `pg_dump` (docs/hill.md).
     Backup {
-        /// The hill folder.
-        #[arg(value_name = "DIR")]
-        dir: PathBuf,
+        #[command(flatten)]
+        dir: HillFolder,
         /// The backup file (replaced if it exists).
         #[arg(long, value_name = "FILE")]
         to: PathBuf,
@@ -199,8 +199,8 @@ enum Command {
     /// then goes on from the backup's moment.
     Restore {
         /// The hill folder (its versions' folders are the backup's hill's, or a copy of them).
-        #[arg(value_name = "DIR")]
-        dir: PathBuf,
+        #[command(flatten)]
+        dir: HillFolder,
         /// The backup file.
         #[arg(long, value_name = "FILE")]
         from: PathBuf,
@@ -256,24 +256,52 @@ impl HillOption {
     }
 }
 
-/// A hill named by its place: `DIR`, or `--db URL NAME` for one in PostgreSQL.
+/// A hill named by its place: `DIR` (or `--hill DIR`, as every hill command takes it), or
+/// `NAME --db URL` for one in PostgreSQL.
 #[derive(Debug, clap::Args)]
 struct HillTarget {
     /// The hill folder; with --db, the hill's name.
-    #[arg(value_name = "DIR|NAME")]
-    target: PathBuf,
+    #[arg(value_name = "DIR|NAME", required_unless_present = "hill")]
+    target: Option<PathBuf>,
+    /// The hill folder, as the other hill commands name it.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["target", "db"])]
+    hill: Option<PathBuf>,
     /// The PostgreSQL database holding the hill (postgres://user@host:port/database).
     #[arg(long, value_name = "URL")]
     db: Option<String>,
 }
 
 impl HillTarget {
+    /// The folder or name given, whichever way.
+    fn place(&self) -> anyhow::Result<&Path> {
+        (self.target.as_deref().or(self.hill.as_deref()))
+            .context("give the hill: DIR or --hill DIR, or NAME --db URL")
+    }
+
     /// Opens the hill; `dir` is this machine's folder for a shared one.
     fn open(&self, dir: Option<PathBuf>) -> anyhow::Result<Hill> {
         match &self.db {
-            Some(url) => Hill::open_shared(url, &self.target.to_string_lossy(), dir),
-            None => Hill::open(&self.target),
+            Some(url) => Hill::open_shared(url, &self.place()?.to_string_lossy(), dir),
+            None => Hill::open(self.place()?),
         }
+    }
+}
+
+/// A hill folder: `DIR`, or `--hill DIR` as every hill command takes it.
+#[derive(Debug, clap::Args)]
+#[group(required = true, multiple = false)]
+struct HillFolder {
+    /// The hill folder.
+    #[arg(value_name = "DIR")]
+    dir: Option<PathBuf>,
+    /// The hill folder, as the other hill commands name it.
+    #[arg(long = "hill", value_name = "DIR")]
+    hill: Option<PathBuf>,
+}
+
+impl HillFolder {
+    fn path(&self) -> anyhow::Result<&Path> {
+        (self.dir.as_deref().or(self.hill.as_deref())).context("give the hill: DIR or --hill DIR")
     }
 }
 
@@ -389,7 +417,7 @@ pub fn run(args: Args, server: Server) -> anyhow::Result<()> {
                     url: url.clone(),
                     name: name.to_string(),
                 },
-                _ => koth_tournament::Watched::Folder(target.target.clone()),
+                _ => koth_tournament::Watched::Folder(target.place()?.to_path_buf()),
             };
             let local = hill.dir.clone();
             if serve.is_some() {
@@ -489,7 +517,8 @@ pub fn run(args: Args, server: Server) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Backup { dir, to } => {
-            let games = backup::backup(&dir, &to)?;
+            let dir = dir.path()?;
+            let games = backup::backup(dir, &to)?;
             println!(
                 "Backed up {} to {} ({games} games recorded); `koth hill restore {} --from {}` \
                  puts it back",
@@ -501,7 +530,8 @@ pub fn run(args: Args, server: Server) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Restore { dir, from } => {
-            let games = backup::restore(&dir, &from)?;
+            let dir = dir.path()?;
+            let games = backup::restore(dir, &from)?;
             println!(
                 "Restored {} from {} ({games} games recorded); `koth hill run {}` goes on",
                 dir.display(),

@@ -73,12 +73,13 @@ impl TimeoutArg {
     }
 }
 
-/// `--log-dir`, for every command that writes outputs.
+/// `--dir` (also `--log-dir`, its older name), for every command that writes outputs: the
+/// folder option of every koth command that writes one.
 #[derive(Debug, Clone, clap::Args)]
 pub struct LogDirArg {
     /// Where the run's outputs go (results.json, the bots' stderr and transcripts, replays).
     /// Default: logs/<command>-<unix seconds>[-seed<SEED>]/.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long = "dir", visible_alias = "log-dir", value_name = "DIR")]
     pub log_dir: Option<PathBuf>,
 }
 

@@ -61,9 +61,9 @@ pub struct Args {
     /// none or all.
     #[arg(long, value_name = "NAME", default_value_t = RecordBoards::FirstAndFaulted)]
     record_boards: RecordBoards,
-    /// Record this board too; repeat for more boards.
-    #[arg(long, value_name = "N")]
-    record_board: Vec<usize>,
+    /// Record board N too, whatever --record-boards chose; repeat for more boards.
+    #[arg(long, alias = "record-board", value_name = "N")]
+    also_record: Vec<usize>,
     /// Leave CPU placement to the OS. By default, with a bot player, each job and its bot
     /// process share one CPU of their own, when there is a free one for every job (one no other
     /// koth holds): a turn is a round trip between them, and waking another CPU for each one
@@ -101,9 +101,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if !(1..=MAX_JOBS).contains(&args.jobs) {
         bail!("--jobs {}: give 1 to {MAX_JOBS} jobs", args.jobs);
     }
-    if let Some(board) = args.record_board.iter().find(|&&b| b >= args.boards) {
+    if let Some(board) = args.also_record.iter().find(|&&b| b >= args.boards) {
         bail!(
-            "--record-board {board}: the run has boards 0 to {}",
+            "--also-record {board}: the run has boards 0 to {}",
             args.boards - 1
         );
     }
@@ -142,7 +142,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let options = Options {
         jobs: args.jobs,
-        also_record: args.record_board.clone(),
+        also_record: args.also_record.clone(),
         built_in,
     };
     let started = Instant::now();
