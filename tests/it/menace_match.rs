@@ -260,3 +260,24 @@ fn a_tictactoe_match_keeps_to_one_cpu_of_its_share() {
         assert_eq!(line, format!("cpus {}", cpus[0]), "{seat}");
     }
 }
+
+#[test]
+fn alternating_games_say_which_side_was_x_and_which_o() {
+    let tmp = tempfile::tempdir().unwrap();
+    let output = crate::support::tournament::koth()
+        .args(["menace", "match", "--x", "random", "--o", "perfect"])
+        .args(["--games", "2", "--alternate", "--seed", "1", "--dir"])
+        .arg(tmp.path().join("out"))
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("game 1 (X random, O perfect): "),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("game 2 (X perfect, O random): "),
+        "{stdout}"
+    );
+}

@@ -296,7 +296,21 @@ fn run_match(args: &MatchArgs) -> anyhow::Result<()> {
             Outcome::Won(m) => format!("{} wins", m.as_char()),
             Outcome::Draw => "draw".into(),
         };
-        print!("game {}: {result:<6} moves {}", game.game, moves.join(" "));
+        // Alternating, the sides swap marks: each line says who was X and who O.
+        let sides = if args.alternate {
+            format!(
+                " (X {}, O {})",
+                koth_bot::text::shown(&game.x),
+                koth_bot::text::shown(&game.o)
+            )
+        } else {
+            String::new()
+        };
+        print!(
+            "game {}{sides}: {result:<6} moves {}",
+            game.game,
+            moves.join(" ")
+        );
         if let Some(f) = &record.fault {
             let who = if f.mark == Mark::X { &game.x } else { &game.o };
             let at = f.turn.map(|t| format!(" at move {t}")).unwrap_or_default();
