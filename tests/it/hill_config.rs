@@ -24,7 +24,23 @@ fn a_hill_file_keeps_the_game_keys_and_refuses_a_bot_list_naming_the_key() {
         .unwrap_err()
         .to_string();
     assert!(
-        err.starts_with("hill.toml: `bots_dir` is not a hill key"),
+        err.starts_with("hill.toml: line 2: `bots_dir` is not a hill key"),
+        "{err}"
+    );
+    // A key no file takes is named at its own line, with the keys a hill file takes (never a
+    // tournament's bot list).
+    let err = HillConfig::parse(
+        "game = \"tictactoe\"\n# a comment\nrounds = 4\nanswr_ms = 300\n",
+        path,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.starts_with("hill.toml: line 4: `answr_ms` is not a key of a hill file; it takes "),
+        "{err}"
+    );
+    assert!(
+        err.contains("answer_ms") && err.contains("placement_games") && !err.contains("bots_dir"),
         "{err}"
     );
     let err = HillConfig::parse("game = \"tictactoe\"\nfar_share = 2.0\n", path)

@@ -189,9 +189,30 @@ impl HillConfig {
         let named = |e: anyhow::Error| anyhow::anyhow!("{}: {e}", path.display());
         let mut table: toml::Table = toml::from_str(text)
             .map_err(|e| anyhow::anyhow!("{}: {}", path.display(), e.to_string().trim_end()))?;
-        for (key, why) in NOT_FOR_A_HILL {
-            if table.contains_key(key) {
-                return Err(named(anyhow::anyhow!("`{key}` is not a hill key: {why}")));
+        // Each key checked against the file itself, so a refusal names its own line (the
+        // game's keys are read below by the tournament's `Config`, from a copy).
+        let keys = toml::de::DeTable::parse(text)
+            .map_err(|e| anyhow::anyhow!("{}: {}", path.display(), e.to_string().trim_end()))?;
+        for (key, _) in keys.get_ref().iter() {
+            let key_name: &str = key.get_ref();
+            let line = text[..key.span().start].matches('\n').count() + 1;
+            let at = |why: String| anyhow::anyhow!("{}: line {line}: {why}", path.display());
+            if let Some((_, why)) = NOT_FOR_A_HILL.iter().find(|(k, _)| *k == key_name) {
+                return Err(at(format!("`{key_name}` is not a hill key: {why}")));
+            }
+            if !HILL_KEYS.contains(&key_name) && !koth_tournament::config::KEYS.contains(&key_name)
+            {
+                let taken: Vec<&str> = koth_tournament::config::KEYS
+                    .iter()
+                    .filter(|k| !NOT_FOR_A_HILL.iter().any(|(not, _)| not == *k))
+                    .chain(HILL_KEYS.iter())
+                    .copied()
+                    .collect();
+                return Err(at(format!(
+                    "`{}` is not a key of a hill file; it takes {}",
+                    koth_bot::text::shown(key_name),
+                    taken.join(", ")
+                )));
             }
         }
         let mut hill = toml::Table::new();

@@ -114,6 +114,39 @@ pub struct Config {
     pub options: toml::Table,
 }
 
+/// Every key of a tournament file, as [`Config`] reads them: what a hill file, which takes the
+/// game's keys of them, checks its own file against, naming the line of a key it does not take.
+pub const KEYS: &[&str] = &[
+    "name",
+    "game",
+    "bots",
+    "bots_file",
+    "bots_dir",
+    "games",
+    "rounds",
+    "answer_ms",
+    "exit_ms",
+    "clock",
+    "backstop_ms",
+    "answer_fuel",
+    "exit_fuel",
+    "wasm_only",
+    "jobs",
+    "seed",
+    "players_per_game",
+    "sandbox",
+    "memory_mb",
+    "file_mb",
+    "languages",
+    "build_timeout_s",
+    "keep_working_copies",
+    "data_mb",
+    "challenger",
+    "sprt",
+    "record_boards",
+    "options",
+];
+
 /// The most games a tournament file may ask for: the whole schedule is drawn and written to
 /// the database before the first game, so a mistyped count must not exhaust memory or disk.
 pub(crate) const MAX_GAMES: u32 = 1_000_000;
@@ -521,4 +554,27 @@ fn check_folder_name(name: &str) -> Result<(), String> {
 fn absolute(base: &Path, path: &Path) -> PathBuf {
     let joined = base.join(path);
     std::path::absolute(&joined).unwrap_or(joined)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_lists_every_key_a_tournament_file_takes() {
+        // serde names the keys it takes when it refuses another: the list must be that one.
+        let err = Config::parse("no_such_key = 1\n", Path::new("t.toml"))
+            .unwrap_err()
+            .to_string();
+        let taken: Vec<&str> = err
+            .split_once("expected one of ")
+            .map(|(_, list)| {
+                list.trim()
+                    .split(", ")
+                    .map(|k| k.trim_matches('`'))
+                    .collect()
+            })
+            .unwrap_or_default();
+        assert_eq!(taken, KEYS, "{err}");
+    }
 }
