@@ -991,6 +991,24 @@ fn an_author_submits_through_the_page_and_watches_it_build() {
         })
         .await;
         screenshot(&client, "hill-bot-rolled-back.png").await;
+        // Her second submission says the same as the page: replaced by v1.
+        let listed: Value = reqwest::Client::new()
+            .get(format!("{}/api/submissions", served.url))
+            .bearer_auth(&ada)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let second = listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["version"] == 2)
+            .expect("her v2's submission is listed");
+        assert_eq!(second["status"], "replaced", "{listed}");
+        assert_eq!(second["reason"], "replaced by v1", "{listed}");
     });
     drop(served);
 }

@@ -51,8 +51,11 @@ fn select(hill: &Hill, filter: &str, params: &[Value]) -> anyhow::Result<Vec<(St
                  s.author, s.build_log, s.faults, s.stderr,
                  (SELECT MAX(v.version) FROM hill_versions v WHERE v.name = s.bot), s.detail,
                  v.state, v.suspended,
-                 (SELECT MIN(n.version) FROM hill_versions n
-                  WHERE n.name = s.bot AND n.version > s.version)
+                 COALESCE(
+                     (SELECT a.version FROM hill_versions a WHERE a.name = s.bot
+                      AND a.state = 'active' AND a.version < s.version),
+                     (SELECT MIN(n.version) FROM hill_versions n
+                      WHERE n.name = s.bot AND n.version > s.version))
              FROM hill_submissions s
              LEFT JOIN hill_versions v ON v.name = s.bot AND v.version = s.version
              WHERE {filter}
@@ -63,7 +66,9 @@ fn select(hill: &Hill, filter: &str, params: &[Value]) -> anyhow::Result<Vec<(St
     rows.iter()
         .map(|r| {
             // An accepted submission lives on as its version does: its status follows the
-            // version's state, stored in `hill_versions` alone.
+            // version's state, stored in `hill_versions` alone; replaced by the bot's active
+            // version where its author rolled back to an older one (as its page says), else by
+            // the next.
             let (status, reason) = match (r[3].text()?.as_str(), r[13].opt_text()?.as_deref()) {
                 ("active", Some("replaced")) => (
                     "replaced".to_string(),
