@@ -133,16 +133,31 @@ pub struct Entry {
 
 /// The one order of every table and of its king: the higher figure first, those not yet
 /// fitted after; a tie goes to the player with more games, then to the earlier one (lower id).
+/// Figures are compared to [`TIED_WITHIN`] of the table's largest: two equal records fit to
+/// figures that differ in their eighth digit or so, as the fit happened to converge (a hill
+/// refits from its last fit), and such noise must not order them.
 pub fn in_order(entries: &mut [Entry]) {
+    let scale = entries
+        .iter()
+        .filter_map(|e| e.value)
+        .map(f64::abs)
+        .fold(1.0, f64::max);
+    // A key per figure, on one grid for the whole table, so the order stays a total one.
+    let step = TIED_WITHIN * scale;
+    let key = |e: &Entry| e.value.map(|v| (v / step).round());
     entries.sort_by(|a, b| {
         b.value
             .is_some()
             .cmp(&a.value.is_some())
-            .then(b.value.unwrap_or(0.0).total_cmp(&a.value.unwrap_or(0.0)))
+            .then(key(b).unwrap_or(0.0).total_cmp(&key(a).unwrap_or(0.0)))
             .then(b.games.cmp(&a.games))
             .then(a.id.cmp(&b.id))
     });
 }
+
+/// Figures this close, as a share of a table's largest, are tied ([`in_order`]): far above a
+/// fit's convergence (about 1e-8), far below any difference a table shows.
+const TIED_WITHIN: f64 = 1e-6;
 
 /// The king of a table in order ([`in_order`]): its first version that has played its
 /// `placement_games` ([`placed`]) — who leads, however narrowly, as a king of the hill means. A
@@ -248,6 +263,16 @@ mod tests {
         in_order(&mut table);
         let ids: Vec<usize> = table.iter().map(|e| e.id).collect();
         assert_eq!(ids, [2, 1, 3, 0]);
+        // Figures apart only by a fit's noise are tied too: more games first, then the earlier.
+        let mut noisy = vec![
+            entry(1, 1500.0 + 2e-5, 100.0, 5),
+            entry(0, 1500.0, 100.0, 5),
+            entry(2, 1500.0 - 1e-5, 100.0, 9),
+            entry(3, 1500.1, 100.0, 1),
+        ];
+        in_order(&mut noisy);
+        let ids: Vec<usize> = noisy.iter().map(|e| e.id).collect();
+        assert_eq!(ids, [3, 2, 0, 1]);
         // Tied: the king is the first as ties are broken, never another.
         assert_eq!(king(&table, 4), Some(2));
         // Not before its placement games: then there is none.
