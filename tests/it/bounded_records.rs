@@ -81,7 +81,7 @@ fn assert_every_file_small(dir: &Path) -> usize {
 /// 200 is in, and its length.
 fn assert_quotes_the_huge_line(reason: &str) {
     let quoted = format!("\"x{}…\" (1048575 bytes)", "é".repeat(99));
-    assert!(reason.ends_with(&quoted), "{reason}");
+    assert!(reason.contains(&quoted), "{reason}");
     assert!(reason.len() < 400, "{} bytes", reason.len());
 }
 

@@ -103,7 +103,20 @@ impl Answer {
         if line == "NONE" {
             return Ok(Answer::None);
         }
-        let expected = || format!("expected `VERTEX x,y` or `NONE`, got {}", quote(line));
+        // A line that is no try at an answer is most often a debug line printed to stdout,
+        // which the bot then pays for with the answer it prints after: say where those go.
+        let debugging = !line.starts_with("VERTEX") && !line.starts_with("NONE");
+        let expected = || {
+            format!(
+                "expected `VERTEX x,y` or `NONE`, got {}{}",
+                quote(line),
+                if debugging {
+                    " (an answer is one line on stdout; debug output goes to stderr)"
+                } else {
+                    ""
+                }
+            )
+        };
         let coords = line.strip_prefix("VERTEX ").ok_or_else(expected)?;
         let (x, y) = coords.split_once(',').ok_or_else(expected)?;
         match (x.trim().parse(), y.trim().parse()) {
@@ -166,5 +179,9 @@ mod tests {
             let err = Answer::parse(line).unwrap_err();
             assert!(err.contains(&format!("{:?}", line.trim())), "{err}");
         }
+        // A debug line is told where debug output goes; a try at an answer is not.
+        let debug = Answer::parse("thinking about (3, 4)").unwrap_err();
+        assert!(debug.ends_with("debug output goes to stderr)"), "{debug}");
+        assert!(!Answer::parse("VERTEX 1").unwrap_err().contains("stderr"));
     }
 }
