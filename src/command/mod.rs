@@ -31,6 +31,9 @@ enum Command {
     /// Serve a tournament's web dashboard (live progress, leaderboard, games and replays), or a
     /// hill's pages (its king, leaderboard, games, bots and kings).
     Serve(serve::Args),
+    /// Follow a game in the terminal while it is played, on any koth server: its records as
+    /// they come, and its result.
+    Watch(serve::follow::WatchArgs),
     /// koth's own compiler of a contained bot's WASI module, which koth runs in a sandbox under
     /// the bot's build caps: compiles MODULE and writes the compiled module to OUT.
     #[command(name = "compile-wasm", hide = true)]
@@ -103,6 +106,7 @@ fn run(command: Command) -> anyhow::Result<()> {
         Command::Replay(args) => replay::run(args),
         Command::Worker(args) => tournament::worker::run(args, hill::worker::join),
         Command::Serve(args) => serve::run(args),
+        Command::Watch(args) => serve::follow::run(args),
         Command::CompileWasm { module, out } => koth_bot::wasm::compile_to(&module, &out),
     }
 }

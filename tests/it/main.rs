@@ -22,6 +22,7 @@ mod hill_postgres;
 mod hill_restore;
 mod killed_koth;
 mod learning;
+mod live;
 mod madcars;
 mod menace_match;
 mod menace_play;

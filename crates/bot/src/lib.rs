@@ -8,6 +8,8 @@
 //! - [`lines`], [`clock`], [`stderr`], [`transcript`], [`timing`], [`live`]: the parts a process
 //!   is made of — its stdout cut into lines, the clocks limits are measured on, its stderr file,
 //!   the record of its conversation, its answers' timings, and every process still alive.
+//! - [`record`]: the game's public record, `replay.jsonl`, written by its seats (every answer
+//!   and fault, in the order of the prompts) for a game that writes none of its own.
 //! - [`error`] and [`fault`]: what can go wrong with a bot, and how a match keeps it;
 //!   [`unanswered`]: the likely mistake behind a time-out (an answer never flushed);
 //!   [`starvation`]: when a time-out is koth's fault instead (the bot was kept from the CPU).
@@ -44,6 +46,7 @@ pub(crate) mod lines;
 pub(crate) mod live;
 pub mod logs;
 pub mod process;
+pub mod record;
 pub mod roster;
 pub mod running;
 pub mod sandbox;

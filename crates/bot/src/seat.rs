@@ -27,6 +27,7 @@ use anyhow::Context;
 
 use super::data::{self, DATA_FOLDER, DEFAULT_CAP_MB, DataCap};
 use super::process::Asked;
+use super::record::{FaultAt, GameRecord, Place, RECORD_FILE};
 use super::running::{Running, Start};
 use super::{
     Answer, AnswerStats, BotError, BotSpec, Clock, Ending, Fault, FaultKind, FaultLog, Limits,
@@ -142,6 +143,10 @@ pub struct SeatOptions {
     pub ending: Ending,
     /// The match's seed, which seeds a WASI bot's randomness (with its name and round).
     pub seed: u64,
+    /// Whether the seats write the game's public record, `replay.jsonl` ([`GameRecord`]):
+    /// `false` for a game that writes a record of its own there (paths) or records its boards
+    /// one by one (the rat race).
+    pub public_record: bool,
 }
 
 impl SeatOptions {
@@ -153,6 +158,7 @@ impl SeatOptions {
             private_file: None,
             ending: Ending::Exit,
             seed,
+            public_record: true,
         }
     }
 }
@@ -196,6 +202,31 @@ pub struct Seat {
     faults: FaultLog,
     /// Answer timings of the processes already ended.
     ended_timing: AnswerStats,
+    /// The seat's part in the game's public record, where the game has the seats write one.
+    record: Option<SeatRecord>,
+}
+
+/// A seat's handle to the game's [`GameRecord`]: its seat number, and the place of the answer
+/// to its prompt in flight.
+struct SeatRecord {
+    record: GameRecord,
+    seat: usize,
+    waiting: Option<Place>,
+}
+
+impl SeatRecord {
+    /// Gives up the place of a prompt that will get no answer, so the record goes on past it.
+    fn abandon_waiting(&mut self) {
+        if let Some(place) = self.waiting.take() {
+            self.record.abandon(place);
+        }
+    }
+}
+
+impl Drop for SeatRecord {
+    fn drop(&mut self) {
+        self.abandon_waiting();
+    }
 }
 
 impl Seat {
@@ -205,10 +236,28 @@ impl Seat {
         log_dir: &Path,
         options: &SeatOptions,
     ) -> anyhow::Result<Vec<Seat>> {
+        let names: Vec<&str> = bots.iter().map(|bot| bot.name.as_str()).collect();
+        let record = match options.public_record {
+            true => Some(
+                GameRecord::create(log_dir, options.seed, &names).with_context(|| {
+                    format!("cannot create {}", log_dir.join(RECORD_FILE).display())
+                })?,
+            ),
+            false => None,
+        };
         slugs(bots)
             .into_iter()
             .zip(bots)
-            .map(|(slug, spec)| Seat::open(spec.clone(), &slug, log_dir, options.clone()))
+            .enumerate()
+            .map(|(seat, (slug, spec))| {
+                let mut opened = Seat::open(spec.clone(), &slug, log_dir, options.clone())?;
+                opened.record = record.clone().map(|record| SeatRecord {
+                    record,
+                    seat,
+                    waiting: None,
+                });
+                Ok(opened)
+            })
             .collect()
     }
 
@@ -257,6 +306,7 @@ impl Seat {
             noted_round: None,
             faults: FaultLog::default(),
             ended_timing: AnswerStats::default(),
+            record: None,
         })
     }
 
@@ -267,7 +317,7 @@ impl Seat {
     /// Starts round `round`: a new process if the game's [`Restart`] policy asks for one now (a
     /// start that fails is recorded as the bot's fault). Returns whether the bot is running.
     pub async fn begin(&mut self, round: u32) -> bool {
-        self.round = round;
+        self.enter_round(round);
         let start = match self.options.restart {
             Restart::EveryRound => true,
             Restart::AfterFault => !self.is_running(),
@@ -347,7 +397,12 @@ impl Seat {
             self.transcript.note_turn(turn);
         }
         let asked = self.running()?.prompt(prompt, limit);
-        asked.map_err(|error| self.record(&error, at))
+        let asked = asked.map_err(|error| self.record(&error, at))?;
+        if let Some(record) = &mut self.record {
+            record.abandon_waiting();
+            record.waiting = Some(record.record.reserve(record.seat, self.round, at.turn));
+        }
+        Ok(asked)
     }
 
     /// Waits for the answer to the prompt `asked` came from. A late answer, a crash, a closed
@@ -358,6 +413,11 @@ impl Seat {
     pub async fn answer(&mut self, asked: Asked, at: At<'_>) -> Result<Answer, BotError> {
         let answer = self.running()?.answer(asked).await;
         let answer = answer.map_err(|error| self.record(&error, at))?;
+        if let Some(record) = &mut self.record
+            && let Some(place) = record.waiting.take()
+        {
+            record.record.answer(place, &answer.line);
+        }
         if let Some(ask) = self.spec.data {
             let cap = DataCap::of_mb(ask.mb.unwrap_or(DEFAULT_CAP_MB));
             if let Err(reason) = data::check(&self.spec.dir.join(DATA_FOLDER), cap) {
@@ -378,6 +438,15 @@ impl Seat {
 
     /// Records a fault the game found (an answer its rules refuse), in the current round.
     pub fn fault(&mut self, kind: FaultKind, turn: Option<u32>, reason: String) {
+        if let Some(record) = &mut self.record {
+            let at = FaultAt {
+                seat: record.seat,
+                round: self.round,
+                turn,
+                place: record.waiting.take(),
+            };
+            record.record.fault(at, kind.as_str(), &reason);
+        }
         self.faults.push(Fault {
             bot: self.spec.name.clone(),
             kind,
@@ -390,6 +459,9 @@ impl Seat {
     /// Kills the bot's process now, after a fault the game found that ends its round (or, with
     /// [`Restart::Never`], its match).
     pub async fn stop(&mut self) {
+        if let Some(record) = &mut self.record {
+            record.abandon_waiting();
+        }
         if let Some(process) = self.process.take() {
             self.ended_timing.merge(process.stats());
             process.kill().await;
@@ -431,6 +503,9 @@ impl Seat {
     /// its stderr goes to [`Seat::stderr`].
     pub fn enter_round(&mut self, round: u32) {
         self.round = round;
+        if let Some(record) = &self.record {
+            record.record.round(round);
+        }
     }
 
     /// The bot's capped stderr log.

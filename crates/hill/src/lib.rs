@@ -47,7 +47,7 @@ pub mod records;
 pub(crate) mod run;
 pub(crate) mod store;
 pub mod submissions;
-pub(crate) mod submit;
+pub mod submit;
 pub(crate) mod versions;
 
 pub use versions::roll_back;

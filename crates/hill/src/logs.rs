@@ -281,17 +281,25 @@ fn public_json(file: &Path) -> Option<String> {
         _ => return None,
     };
     let text = std::fs::read_to_string(file).ok()?;
-    let public = |text: &str| match serde_json::from_str::<serde_json::Value>(text) {
+    Some(match lines {
+        true => text
+            .lines()
+            .map(|line| public_record(line) + "\n")
+            .collect(),
+        false => public_record(&text),
+    })
+}
+
+/// A JSON text (a line of a game's record, a result) as everyone may read it: every string in
+/// it that quotes a bot's stderr in koth's words alone. What is not JSON stays as it is.
+pub fn public_record(text: &str) -> String {
+    match serde_json::from_str::<serde_json::Value>(text) {
         Ok(mut value) => {
             public_strings(&mut value);
             value.to_string()
         }
         Err(_) => text.to_string(),
-    };
-    Some(match lines {
-        true => text.lines().map(|line| public(line) + "\n").collect(),
-        false => public(&text),
-    })
+    }
 }
 
 /// Every string of `value`, at any depth, that quotes a bot's stderr, in koth's words alone.

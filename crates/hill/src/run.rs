@@ -64,6 +64,11 @@ pub(crate) fn run(
     // once (and not counted among the `games` more this run plays for).
     store::rate_recorded(store.connection(), hill.config.suspension, u32::MAX)?;
     store::set_placement_games(store.connection(), hill.config.tuning.placement_games)?;
+    // The hill file may have changed since the last run: its server holds records this long.
+    store.set_meta(
+        koth_tournament::store::LIVE_DELAY_META,
+        &hill.config.game.live_delay_s.unwrap_or(0.0).to_string(),
+    )?;
     store::set_fewest_seats(
         store.connection(),
         hill.config.fewest().min(hill.config.players()),

@@ -59,13 +59,20 @@ pub(crate) enum Wait {
 
 /// An HTTP client for the hill at `to`, and its base address.
 fn client(to: &str) -> anyhow::Result<(reqwest::blocking::Client, &str)> {
+    let client = http_client(Some(Duration::from_secs(300)))?;
+    Ok((client, to.trim_end_matches('/')))
+}
+
+/// An HTTP client of koth's servers whose requests end within `timeout` (`None`: a stream
+/// followed as long as it lasts), connecting within 10 s.
+pub fn http_client(timeout: Option<Duration>) -> anyhow::Result<reqwest::blocking::Client> {
     // rustls's own provider (ring), chosen once; reqwest's TLS takes whichever is installed.
     let _ = rustls::crypto::ring::default_provider().install_default();
-    let client = reqwest::blocking::Client::builder()
-        .timeout(Duration::from_secs(300))
+    reqwest::blocking::Client::builder()
+        .timeout(timeout)
+        .connect_timeout(Duration::from_secs(10))
         .build()
-        .context("cannot start an HTTP client")?;
-    Ok((client, to.trim_end_matches('/')))
+        .context("cannot start an HTTP client")
 }
 
 /// Sends the bot of `folder` to the hill at `to`; with `fresh_data`, a learning bot's new

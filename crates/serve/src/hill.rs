@@ -88,6 +88,11 @@ pub(crate) fn site(reader: Arc<Reader>) -> Site {
         .route("/api/events", get(move || events(news.subscribe(), "hill")))
         .route("/bots/{name}/ratings.svg", get(ratings_plot))
         .route("/games/{index}", get(super::replay))
+        .route("/api/games/{index}/live", get(super::live::stream))
+        .route("/api/live", get(super::live::in_progress))
+        .route("/tv", get(super::live::tv))
+        .route("/live.js", get(super::live::script))
+        .route("/live.css", get(super::live::style))
         .with_state(reader);
     Site { routes, poller }
 }

@@ -55,8 +55,10 @@ use tokio::io::AsyncWriteExt;
 use tokio::sync::{Semaphore, watch};
 
 mod clients;
+pub mod follow;
 pub(crate) mod hill;
 mod hill_page;
+mod live;
 mod plot;
 mod submissions;
 
@@ -216,6 +218,11 @@ fn dashboard(reader: Arc<Reader>) -> Site {
             get(move || events(news.subscribe(), "progress")),
         )
         .route("/games/{index}", get(replay))
+        .route("/api/games/{index}/live", get(live::stream))
+        .route("/api/live", get(live::in_progress))
+        .route("/tv", get(live::tv))
+        .route("/live.js", get(live::script))
+        .route("/live.css", get(live::style))
         .route("/plots/ratings.svg", get(ratings_plot))
         .route("/games/{index}/points.svg", get(points_plot))
         .with_state(reader);
@@ -357,6 +364,8 @@ pub(crate) struct Reader {
     stderr_private: bool,
     /// Whether it is a hill's database (a tournament's, with the hill's tables beside).
     hill: bool,
+    /// The games followed live now.
+    live: Arc<live::Live>,
 }
 
 /// Where the tournament is read from.
@@ -420,6 +429,7 @@ impl Reader {
         let mut reader = Reader {
             source,
             memo: Mutex::default(),
+            live: Arc::new(live::Live::new()),
             stderr_private: false,
             hill: false,
         };
@@ -813,22 +823,31 @@ async fn replay(
         let public = koth_hill::logs::public_copy(&folder)?;
         koth_replay::page_of(public.path(), board)
     })
-    .await?
-    .map_err(|e| match state.as_deref() {
-        // Played elsewhere (a worker's) or not begun: its files come when it ends.
-        Some("pending") => Failure(
-            StatusCode::NOT_FOUND,
-            format!("game {index} has not started yet: its replay shows here once it is played"),
-        ),
-        Some("running") => Failure(
-            StatusCode::NOT_FOUND,
-            format!("game {index} is in progress: its replay shows here once it ends"),
-        ),
-        _ => Failure(
-            StatusCode::NOT_FOUND,
-            format!("game {index} has no replay to show: {e:#}"),
-        ),
-    })?;
+    .await?;
+    let home = if hill { "the hill" } else { "the tournament" };
+    let page = match (page, state.as_deref()) {
+        (Ok(page), _) => page,
+        // Not begun: its files come when it is played.
+        (Err(_), Some("pending")) => {
+            return Err(Failure(
+                StatusCode::NOT_FOUND,
+                format!(
+                    "game {index} has not started yet: its replay shows here once it is played"
+                ),
+            ));
+        }
+        // Its game's page cannot be made from what was played so far: followed live alone.
+        (Err(_), Some("running")) => {
+            let page = live::page(index, home);
+            return Ok(([(header::CONTENT_TYPE, "text/html; charset=utf-8")], page).into_response());
+        }
+        (Err(e), _) => {
+            return Err(Failure(
+                StatusCode::NOT_FOUND,
+                format!("game {index} has no replay to show: {e:#}"),
+            ));
+        }
+    };
     // Where a hill keeps its bots' logs for their authors, an author reads theirs here.
     let page = match private {
         true => {
@@ -840,28 +859,28 @@ async fn replay(
         }
         false => page,
     };
-    let page = with_way_back(
-        &page,
-        index,
-        if hill { "the hill" } else { "the tournament" },
-        playing,
-    );
+    let page = with_way_back(&page, index, home, playing);
     Ok(([(header::CONTENT_TYPE, "text/html; charset=utf-8")], page).into_response())
 }
 
 /// A served replay `page` (a viewer's own page, which `koth replay --html` writes alone) with
 /// a line at its top: the way back to the site's front page, `home`, the game's number, and
-/// whether it is still being `playing` (the page then holds what was played when it was read).
+/// whether it is still being `playing`: the page then holds what was played when it was read,
+/// under a panel following the rest live ([`live::panel`]), which makes it the whole replay
+/// when the game ends.
 fn with_way_back(page: &str, index: u32, home: &str, playing: bool) -> String {
-    let progress = if playing {
-        " · <b id=\"in-progress\">in progress</b>: what was played when this page was \
-         read (<a href=\"\">reload</a> for more)"
-    } else {
-        ""
+    let (progress, panel) = match playing {
+        true => (
+            " · <b id=\"in-progress\">in progress</b>: below, what was played when this page \
+             was read; the rest is followed live here",
+            live::panel(index),
+        ),
+        false => ("", String::new()),
     };
     let nav = format!(
         "<nav id=\"way-back\" style=\"font: 14px sans-serif; margin: 0 0 8px\">\
-         <a href=\"/\">← {home}</a> · game <b id=\"game-number\">{index}</b>{progress}</nav>"
+         <a href=\"/\">← {home}</a> · game <b id=\"game-number\">{index}</b>{progress}</nav>\
+         {panel}"
     );
     match page.find("<body>") {
         Some(at) => {

@@ -26,6 +26,8 @@
 //! keep_working_copies = false # keep each game's working copies of its bots (removed by default)
 //! data_mb = 4                 # the most a learning bot's data/ may hold, in MiB (bot.toml's
 //!                             # `data`); 0 forbids learning bots
+//! live_delay_s = 0            # seconds a game's records wait before a watcher gets them
+//!                             # (`/api/games/N/live`): the server holds them that long for all
 //! record_boards = "all"       # the rat race's boards kept as replays: "first-and-faulted"
 //!                             # (board 0 and the first board the bot faulted on; the default),
 //!                             # "none" or "all"
@@ -112,6 +114,9 @@ pub struct Config {
     /// game ([`Game::check_options`]).
     #[serde(default)]
     pub options: toml::Table,
+    /// How old a game's record must be before the server sends it to a watcher, in seconds;
+    /// absent = 0 (as it is played).
+    pub live_delay_s: Option<f64>,
 }
 
 /// Every key of a tournament file, as [`Config`] reads them: what a hill file, which takes the
@@ -145,7 +150,11 @@ pub const KEYS: &[&str] = &[
     "sprt",
     "record_boards",
     "options",
+    "live_delay_s",
 ];
+
+/// The longest delay of a game's records to its watchers: an hour.
+const MAX_LIVE_DELAY_S: f64 = 3600.0;
 
 /// The most games a tournament file may ask for: the whole schedule is drawn and written to
 /// the database before the first game, so a mistyped count must not exhaust memory or disk.
@@ -232,6 +241,12 @@ impl Config {
         if let Some(name) = &self.name {
             check_folder_name(name)
                 .map_err(|e| anyhow::anyhow!("`name` = {:?}: {e}", koth_bot::text::shown(name)))?;
+        }
+        if let Some(delay) = self
+            .live_delay_s
+            .filter(|s| !(0.0..=MAX_LIVE_DELAY_S).contains(s))
+        {
+            bail!("`live_delay_s` = {delay}: give 0 to {MAX_LIVE_DELAY_S} seconds");
         }
         if self.backstop_ms.is_some() && self.clock == ClockName::Wall {
             bail!("`backstop_ms` applies only to clock = \"cpu\"");

@@ -148,6 +148,9 @@ impl Plan {
         if config.challenger.is_some() {
             meta.push((GAUNTLET_META, serde_json::to_string(&config.sprt)?));
         }
+        if let Some(delay) = config.live_delay_s {
+            meta.push((store::LIVE_DELAY_META, delay.to_string()));
+        }
         Ok(Plan {
             config,
             bots,

@@ -196,8 +196,12 @@ impl ReplayLog {
         self.out.flush().context("cannot write the replay")
     }
 
+    /// Writes `value` as a line, flushed at once: a server streams the file's lines to the
+    /// game's watchers while it is played, and a line it reads is whole.
     fn line(&mut self, value: &impl Serialize) -> anyhow::Result<()> {
         let text = serde_json::to_string(value).context("cannot serialize the replay")?;
-        writeln!(self.out, "{text}").context("cannot write the replay")
+        writeln!(self.out, "{text}")
+            .and_then(|()| self.out.flush())
+            .context("cannot write the replay")
     }
 }

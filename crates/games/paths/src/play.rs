@@ -30,6 +30,8 @@ const ORDER_STREAM: u64 = 0;
 pub(crate) fn seat_options(setup: &MatchSetup) -> SeatOptions {
     SeatOptions {
         private_file: Some("data.txt"),
+        // Its own `replay.jsonl` holds every turn's choices as the rules accepted them.
+        public_record: false,
         ..SeatOptions::new(setup.limits, Restart::EveryRound, setup.seed)
     }
 }

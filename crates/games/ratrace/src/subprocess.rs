@@ -27,6 +27,9 @@ const PIPE_BYTES: usize = 1 << 20;
 pub(crate) fn seat_options(limits: Limits, seed: u64) -> SeatOptions {
     SeatOptions {
         pipe_bytes: Some(PIPE_BYTES),
+        // Its boards are its record (`--also-record`): jobs play them at once, and a board's
+        // answers are thousands of lines.
+        public_record: false,
         ..SeatOptions::new(limits, Restart::AfterFault, seed)
     }
 }

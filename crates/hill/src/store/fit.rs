@@ -6,6 +6,7 @@ use anyhow::Context;
 use koth_ranking::Strength;
 
 use super::{Connection, now};
+use koth_tournament::store::set_meta;
 
 /// Every recorded result for the fit: (game, version, score), by game.
 pub(crate) fn scores(db: &dyn Connection) -> anyhow::Result<Vec<(u32, usize, f64)>> {
@@ -77,15 +78,6 @@ pub(crate) struct FitWritten<'a> {
     pub unplayed: f64,
     /// The games a version plays before it is ranked, which the board reads.
     pub placement_games: u32,
-}
-
-fn set_meta(db: &dyn Connection, key: &str, value: &str) -> anyhow::Result<()> {
-    db.execute(
-        "INSERT INTO meta (key, value) VALUES (?1, ?2)
-         ON CONFLICT (key) DO UPDATE SET value = ?2",
-        &[key.into(), value.into()],
-    )?;
-    Ok(())
 }
 
 /// Keeps the hill file's `placement_games` where the board reads it: a run writes it as it

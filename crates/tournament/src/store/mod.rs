@@ -209,6 +209,11 @@ impl Store {
         Ok(())
     }
 
+    /// Sets meta key `key` to `value`.
+    pub fn set_meta(&self, key: &str, value: &str) -> anyhow::Result<()> {
+        set_meta(&*self.db, key, value)
+    }
+
     pub fn meta(&self, key: &str) -> anyhow::Result<Option<String>> {
         self.db
             .row("SELECT value FROM meta WHERE key = ?1", params![key])?
@@ -702,6 +707,11 @@ impl Store {
         Ok(games)
     }
 
+    /// The games being played now, lowest index first.
+    pub fn running_games(&self) -> anyhow::Result<Vec<GameRow>> {
+        self.games_where("WHERE g.state = 'running'")
+    }
+
     /// The mean wall time of the games done, in milliseconds; `None` before the first.
     pub fn mean_wall_ms(&self) -> anyhow::Result<Option<f64>> {
         self.db
@@ -921,6 +931,20 @@ pub fn skip_pending_of(db: &dyn Connection, bots: &[usize]) -> anyhow::Result<u6
 }
 
 /// The folder of game `index` in the tournament folder `dir`.
+/// The meta key of the delay of a game's records to its watchers, in seconds (a tournament
+/// file's or hill file's `live_delay_s`), which its server holds them for.
+pub const LIVE_DELAY_META: &str = "live_delay_s";
+
+/// Sets meta key `key` of `db` to `value`.
+pub fn set_meta(db: &dyn Connection, key: &str, value: &str) -> anyhow::Result<()> {
+    db.execute(
+        "INSERT INTO meta (key, value) VALUES (?1, ?2)
+         ON CONFLICT (key) DO UPDATE SET value = ?2",
+        &[key.into(), value.into()],
+    )?;
+    Ok(())
+}
+
 pub fn game_dir(dir: &Path, index: u32) -> PathBuf {
     dir.join("games").join(index.to_string())
 }

@@ -1,0 +1,176 @@
+// Follows a game's records as they are played (`/api/games/N/live`), in a panel of any page:
+// "live" while they come, a slider to scrub back through them and "now" to follow again, and
+// the end. Every text of a bot's is set as text, never as markup.
+"use strict";
+
+function kothLive(panel, index, options) {
+  const opts = Object.assign({ onEnd: null, shown: 12 }, options || {});
+  const records = [];
+  let seats = [];
+  let following = true;
+  let ended = null;
+
+  panel.classList.add("koth-live");
+  panel.innerHTML =
+    '<div class="koth-live-head"><b class="koth-live-state">● live</b> ' +
+    '<span class="koth-live-count">0 records</span> ' +
+    '<input class="koth-live-scrub" type="range" min="0" max="0" value="0" aria-label="record"> ' +
+    '<button class="koth-live-now" type="button">now</button></div>' +
+    '<ol class="koth-live-lines"></ol>';
+  const state = panel.querySelector(".koth-live-state");
+  const count = panel.querySelector(".koth-live-count");
+  const scrub = panel.querySelector(".koth-live-scrub");
+  const now = panel.querySelector(".koth-live-now");
+  const lines = panel.querySelector(".koth-live-lines");
+
+  function seatName(i) {
+    return typeof seats[i] === "string" ? seats[i] : "seat " + (Number(i) + 1);
+  }
+
+  function where(r) {
+    const parts = [];
+    if (r.round !== undefined) parts.push("round " + r.round);
+    if (r.turn !== undefined) parts.push("turn " + r.turn);
+    return parts.join(", ");
+  }
+
+  // One record in words: the kinds every game's record has, and any other as its JSON.
+  function describe(r) {
+    switch (r.kind) {
+      case "seats":
+        return "seats: " + (r.seats || []).join(" · ");
+      case "round":
+        return "round " + r.round + " begins";
+      case "answer":
+        return where(r) + " · " + seatName(r.seat) + ": " + r.line;
+      case "fault":
+        return where(r) + " · " + seatName(r.seat) + " ✗ " + r.fault + ": " + r.reason;
+      case "full":
+        return "(the record is full: the rest of the game is in its replay at the end)";
+      default: {
+        const text = JSON.stringify(r);
+        return text.length > 240 ? text.slice(0, 240) + "…" : text;
+      }
+    }
+  }
+
+  function show() {
+    const at = following ? records.length : Number(scrub.value);
+    scrub.max = String(records.length);
+    if (following) scrub.value = String(records.length);
+    count.textContent =
+      (following ? records.length : at + " of " + records.length) + " records";
+    now.disabled = following;
+    lines.replaceChildren();
+    for (let i = Math.max(0, at - opts.shown); i < at; i++) {
+      const li = document.createElement("li");
+      li.value = i + 1;
+      li.textContent = describe(records[i]);
+      if (records[i].kind === "fault") li.className = "koth-live-fault";
+      lines.appendChild(li);
+    }
+  }
+
+  scrub.addEventListener("input", () => {
+    following = Number(scrub.value) >= records.length;
+    show();
+  });
+  now.addEventListener("click", () => {
+    following = true;
+    show();
+  });
+
+  // The stream read by hand rather than by EventSource, which passes on only the event names
+  // it was told of, while a game's record may be of any kind: every event is taken, and a
+  // dropped stream is read again after the last id taken.
+  let lastId = 0;
+  let stopped = false;
+  let controller = null;
+
+  function take(name, data) {
+    if (name === "end") {
+      stopped = true;
+      try {
+        ended = JSON.parse(data);
+      } catch (_) {
+        ended = {};
+      }
+      state.textContent = "ended";
+      state.classList.add("koth-live-ended");
+      show();
+      if (opts.onEnd) opts.onEnd(ended);
+      return;
+    }
+    let record;
+    try {
+      record = JSON.parse(data);
+    } catch (_) {
+      return;
+    }
+    if (record.kind === "seats" && Array.isArray(record.seats)) seats = record.seats;
+    records.push(record);
+    show();
+  }
+
+  // Takes the whole events in `text`; returns what is left of an event not ended yet.
+  function events(text) {
+    let end;
+    while ((end = text.indexOf("\n\n")) >= 0) {
+      const block = text.slice(0, end);
+      text = text.slice(end + 2);
+      let name = "message";
+      let id = null;
+      const data = [];
+      for (const line of block.split("\n")) {
+        if (line.startsWith("event: ")) name = line.slice(7);
+        else if (line.startsWith("id: ")) id = Number(line.slice(4));
+        else if (line.startsWith("data: ")) data.push(line.slice(6));
+      }
+      if (!data.length) continue;
+      if (id !== null) {
+        if (id <= lastId) continue;
+        lastId = id;
+      }
+      take(name, data.join("\n"));
+    }
+    return text;
+  }
+
+  async function read() {
+    while (!stopped) {
+      try {
+        controller = new AbortController();
+        const response = await fetch("/api/games/" + index + "/live?from=" + lastId, {
+          signal: controller.signal,
+        });
+        if (!response.ok) throw new Error("HTTP " + response.status);
+        state.textContent = "● live";
+        const reader = response.body.getReader();
+        const decoder = new TextDecoder();
+        let text = "";
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          text = events(text + decoder.decode(value, { stream: true }));
+          if (stopped) break;
+        }
+      } catch (_) {
+        if (stopped) break;
+      }
+      if (!stopped) {
+        state.textContent = "● live (reconnecting…)";
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+      }
+    }
+  }
+  read();
+
+  return {
+    records: () => records.length,
+    ended: () => ended,
+    close: () => {
+      stopped = true;
+      if (controller) controller.abort();
+    },
+  };
+}

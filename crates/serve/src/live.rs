@@ -1,0 +1,608 @@
+//! Games followed while they are played: a game's records as Server-Sent Events, the games in
+//! progress, and the page that follows the best of them.
+//!
+//! | address | what |
+//! |---|---|
+//! | `/api/games/{index}/live` | the game's records, one event each (`id:` its number from 1, `event:` its `kind`, `data:` its line of `replay.jsonl`), then `end` with the result; resumed after `Last-Event-ID` or `?from=ID` |
+//! | `/api/live` | the games in progress: number, game, seats (name, rating), watchers, the stream |
+//! | `/tv` | follows the game in progress whose seats are rated highest, then the next |
+//!
+//! A game's records are read from its `replay.jsonl` as it is written ([`koth_bot::record`]
+//! writes one for every game that writes none of its own) by one task per game followed,
+//! however many watch it: each record is encoded as an event once, kept for the whole game
+//! (a watcher resumes from any id, not from a window), and shared by all its watchers, who
+//! are told of new ones through a [`watch`] channel. A game never waits for a watcher: the
+//! task reads a file the game writes anyway. A watcher reads at its own pace from the shared
+//! records, so a slow one costs no memory; one that keeps records waiting for over
+//! [`SLOW_WATCHER`] is dropped (it resumes by id). No record leaves before it is
+//! `live_delay_s` old (the tournament's or hill's setting): the delay is the server's, for
+//! every client.
+
+use std::collections::HashMap;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::time::{Duration, Instant, SystemTime};
+
+use axum::extract::{Path as UrlPath, Query, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{Html, IntoResponse, Response};
+use bytes::Bytes;
+use serde::{Deserialize, Serialize};
+use tokio::sync::watch;
+
+use super::{Failure, Reader, Watching, with_store};
+use koth_bot::record::RECORD_FILE;
+use koth_tournament::store::{self, Store};
+
+/// How often a followed game's file is looked at for new records.
+const TAIL: Duration = Duration::from_millis(100);
+/// How often a followed game's state is read, to know it ended.
+const STATE_EVERY: Duration = Duration::from_millis(500);
+/// How long a record may wait for a watcher that does not take it before the watcher is
+/// dropped.
+const SLOW_WATCHER: Duration = Duration::from_secs(10);
+/// A comment sent to an idle stream, so that proxies keep it and a gone client is noticed.
+const KEEP_ALIVE: Duration = Duration::from_secs(15);
+/// How long a followed game's records are kept after its last watcher left.
+const KEEP: Duration = Duration::from_secs(60);
+/// The most records of one game read at a time.
+const READ_BYTES: u64 = 1 << 20;
+
+/// Every game followed now, by its number.
+pub(crate) struct Live {
+    feeds: Mutex<HashMap<u32, Arc<Feed>>>,
+}
+
+impl Live {
+    pub(crate) fn new() -> Live {
+        Live {
+            feeds: Mutex::default(),
+        }
+    }
+
+    /// The feed of game `index`, begun (its task started) if nobody follows it yet.
+    fn feed(self: &Arc<Live>, reader: &Arc<Reader>, index: u32) -> Arc<Feed> {
+        let mut feeds = self.feeds.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(feed) = feeds.get(&index) {
+            return Arc::clone(feed);
+        }
+        let (published, _) = watch::channel(0);
+        let feed = Arc::new(Feed {
+            log: RwLock::default(),
+            published,
+            watchers: AtomicUsize::new(0),
+        });
+        feeds.insert(index, Arc::clone(&feed));
+        tokio::spawn(follow(
+            Arc::clone(self),
+            Arc::clone(reader),
+            index,
+            Arc::clone(&feed),
+        ));
+        feed
+    }
+
+    /// How many watch game `index` now.
+    fn watchers(&self, index: u32) -> usize {
+        let feeds = self.feeds.lock().unwrap_or_else(PoisonError::into_inner);
+        feeds
+            .get(&index)
+            .map_or(0, |feed| feed.watchers.load(Ordering::Relaxed))
+    }
+
+    fn forget(&self, index: u32) {
+        let mut feeds = self.feeds.lock().unwrap_or_else(PoisonError::into_inner);
+        feeds.remove(&index);
+    }
+}
+
+/// One followed game: its records released so far, each an encoded event.
+struct Feed {
+    log: RwLock<FeedLog>,
+    /// The number of records released, told to every watcher when it grows (and when the
+    /// end is released).
+    published: watch::Sender<usize>,
+    watchers: AtomicUsize,
+}
+
+#[derive(Default)]
+struct FeedLog {
+    /// Record `i` (id `i + 1`), as its whole event.
+    events: Vec<Bytes>,
+    /// The `end` event, once released: no record follows it.
+    end: Option<Bytes>,
+}
+
+/// What the task following a game reads of it and has not released yet.
+struct Tail {
+    path: PathBuf,
+    offset: u64,
+    /// A line begun but not ended yet.
+    partial: Vec<u8>,
+    /// Records read, with when they were, waiting for the delay.
+    held: std::collections::VecDeque<(Instant, Bytes)>,
+    next_id: u64,
+    /// Whether the bots' stderr is their authors' alone: quotes of it are left out.
+    private: bool,
+}
+
+/// Follows game `index` for `feed`: reads its new records every [`TAIL`], releases them when
+/// they are old enough, and the end once the game is no longer running; then keeps them while
+/// anyone watches, and for [`KEEP`] after.
+async fn follow(live: Arc<Live>, reader: Arc<Reader>, index: u32, feed: Arc<Feed>) {
+    let begun = with_store(&reader, move |store, dir| {
+        let delay = store
+            .meta(store::LIVE_DELAY_META)?
+            .and_then(|value| value.parse::<f64>().ok())
+            .filter(|seconds| seconds.is_finite() && *seconds >= 0.0)
+            .map_or(Duration::ZERO, Duration::from_secs_f64);
+        let folder = store.game_folder(dir, index, Some(RECORD_FILE))?;
+        Ok((delay, folder.join(RECORD_FILE)))
+    })
+    .await;
+    let (delay, path) = match begun {
+        Ok(begun) => begun,
+        Err(Failure(_, message)) => {
+            release_end(&feed, &serde_json::json!({"error": message}));
+            return linger(&live, index, &feed).await;
+        }
+    };
+    let mut tail = Tail {
+        path,
+        offset: 0,
+        partial: Vec::new(),
+        held: Default::default(),
+        next_id: 1,
+        private: reader.stderr_private,
+    };
+    let mut looked = Instant::now() - STATE_EVERY;
+    let mut ended: Option<(Instant, serde_json::Value)> = None;
+    loop {
+        if ended.is_none() && looked.elapsed() >= STATE_EVERY {
+            looked = Instant::now();
+            let ended_now = with_store(&reader, move |store, dir| ending(store, dir, index)).await;
+            if let Ok(Some(end)) = ended_now {
+                let end = match tail.private {
+                    true => serde_json::from_str(&koth_hill::logs::public_record(&end.to_string()))
+                        .unwrap_or(end),
+                    false => end,
+                };
+                // Whatever the game wrote before it ended is read first.
+                read_new(&mut tail);
+                ended = Some((Instant::now(), end));
+            }
+        }
+        if ended.is_none() {
+            read_new(&mut tail);
+        }
+        release(&feed, &mut tail, delay);
+        if let Some((when, end)) = &ended
+            && tail.held.is_empty()
+            && when.elapsed() >= delay
+        {
+            release_end(&feed, end);
+            return linger(&live, index, &feed).await;
+        }
+        if feed.watchers.load(Ordering::Relaxed) == 0 && feed.published.is_closed() {
+            // Nobody follows it any more: stop reading; the next watcher begins again.
+            live.forget(index);
+            return;
+        }
+        tokio::time::sleep(TAIL).await;
+    }
+}
+
+/// Keeps an ended game's records while anyone watches it, and [`KEEP`] after.
+async fn linger(live: &Live, index: u32, feed: &Feed) {
+    let mut idle_since = Instant::now();
+    loop {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        if feed.watchers.load(Ordering::Relaxed) > 0 {
+            idle_since = Instant::now();
+        } else if idle_since.elapsed() >= KEEP {
+            live.forget(index);
+            return;
+        }
+    }
+}
+
+/// The `end` of game `index` once it is no longer being played: its state and, if it was
+/// played, its result; `None` while it is pending or running.
+fn ending(
+    store: &Store,
+    dir: &std::path::Path,
+    index: u32,
+) -> anyhow::Result<Option<serde_json::Value>> {
+    let state = store.game_state(index)?;
+    let state = match state.as_deref() {
+        Some("pending" | "running") => return Ok(None),
+        Some(state) => state.to_string(),
+        None => "unknown".to_string(),
+    };
+    let result = store
+        .game_folder(dir, index, Some(koth_game::RESULTS_FILE))
+        .ok()
+        .and_then(|folder| std::fs::read_to_string(folder.join(koth_game::RESULTS_FILE)).ok())
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+        .and_then(|mut results| results.get_mut("result").map(serde_json::Value::take));
+    Ok(Some(serde_json::json!({"state": state, "result": result})))
+}
+
+/// Reads what was added to the game's file since the last look, each whole line a record
+/// held for release. A file that shrank was begun again (the game is played again after
+/// koth's fault): what follows its end is read from the new start.
+fn read_new(tail: &mut Tail) {
+    let Ok(mut file) = std::fs::File::open(&tail.path) else {
+        return;
+    };
+    let Ok(len) = file.metadata().map(|m| m.len()) else {
+        return;
+    };
+    if len < tail.offset {
+        // Played again from the start: the records already released stand (they were what
+        // was played), and the new attempt's follow under new ids.
+        tail.offset = 0;
+        tail.partial.clear();
+    }
+    if len == tail.offset || file.seek(SeekFrom::Start(tail.offset)).is_err() {
+        return;
+    }
+    let mut added = Vec::new();
+    let Ok(read) = file.take(READ_BYTES).read_to_end(&mut added) else {
+        return;
+    };
+    tail.offset += read as u64;
+    let now = Instant::now();
+    let mut rest = &added[..];
+    while let Some(end) = rest.iter().position(|&b| b == b'\n') {
+        tail.partial.extend_from_slice(&rest[..end]);
+        rest = &rest[end + 1..];
+        let line = std::mem::take(&mut tail.partial);
+        if let Some(event) = event(tail.next_id, &line, tail.private) {
+            tail.held.push_back((now, event));
+            tail.next_id += 1;
+        }
+    }
+    tail.partial.extend_from_slice(rest);
+}
+
+/// The event of record `id`, whose line is `line` (as everyone may read it if `private`);
+/// `None` for a line that is no JSON object on one line (a damaged file): it could not be
+/// sent as one event.
+fn event(id: u64, line: &[u8], private: bool) -> Option<Bytes> {
+    #[derive(Deserialize)]
+    struct Kind {
+        kind: Option<String>,
+    }
+    let text = std::str::from_utf8(line).ok()?;
+    if text.contains('\r') {
+        return None;
+    }
+    let kind = serde_json::from_str::<Kind>(text).ok()?.kind;
+    let public;
+    let text = match private {
+        true => {
+            public = koth_hill::logs::public_record(text);
+            public.as_str()
+        }
+        false => text,
+    };
+    let kind = kind
+        .filter(|kind| {
+            (1..=32).contains(&kind.len())
+                && kind.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')
+        })
+        .unwrap_or_else(|| "record".to_string());
+    Some(Bytes::from(format!(
+        "id: {id}\nevent: {kind}\ndata: {text}\n\n"
+    )))
+}
+
+/// Releases every held record at least `delay` old.
+fn release(feed: &Feed, tail: &mut Tail, delay: Duration) {
+    let mut released = Vec::new();
+    while let Some((when, _)) = tail.held.front() {
+        if when.elapsed() < delay {
+            break;
+        }
+        if let Some((_, event)) = tail.held.pop_front() {
+            released.push(event);
+        }
+    }
+    if released.is_empty() {
+        return;
+    }
+    let count = {
+        let mut log = feed.log.write().unwrap_or_else(PoisonError::into_inner);
+        log.events.extend(released);
+        log.events.len()
+    };
+    feed.published.send_replace(count);
+}
+
+fn release_end(feed: &Feed, end: &serde_json::Value) {
+    let event = Bytes::from(format!("event: end\ndata: {end}\n\n"));
+    let count = {
+        let mut log = feed.log.write().unwrap_or_else(PoisonError::into_inner);
+        log.end = Some(event);
+        log.events.len()
+    };
+    // Told even when no record came: a watcher waits for a change.
+    feed.published.send_modify(|published| *published = count);
+}
+
+#[derive(Deserialize)]
+pub(crate) struct FromQuery {
+    from: Option<String>,
+}
+
+/// `GET /api/games/{index}/live`: the game's records after `Last-Event-ID` (or `?from=ID`; from
+/// the first without either), as they are released, then its `end`.
+pub(crate) async fn stream(
+    State(reader): Watching,
+    UrlPath(index): UrlPath<u32>,
+    Query(query): Query<FromQuery>,
+    headers: HeaderMap,
+) -> Result<Response, Failure> {
+    let last = headers
+        .get("last-event-id")
+        .and_then(|id| id.to_str().ok())
+        .map(str::to_string)
+        .or(query.from);
+    let after = match last.as_deref().map(str::trim) {
+        None | Some("") => 0,
+        Some(id) => id.parse::<usize>().map_err(|_| {
+            Failure(
+                StatusCode::BAD_REQUEST,
+                format!("{id:?} is not a record's id (a whole number, from 1)"),
+            )
+        })?,
+    };
+    let exists = with_store(&reader, move |store, _| store.game_state(index)).await?;
+    if exists.is_none() {
+        return Err(Failure(
+            StatusCode::NOT_FOUND,
+            format!("there is no game {index}"),
+        ));
+    }
+    let feed = reader.live.feed(&reader, index);
+    feed.watchers.fetch_add(1, Ordering::Relaxed);
+    let watcher = Watcher {
+        published: feed.published.subscribe(),
+        feed,
+        next: after,
+        owed_since: None,
+        done: false,
+    };
+    let body = futures::stream::unfold(watcher, |mut watcher| async move {
+        let event = watcher.next_event().await?;
+        Some((Ok::<_, std::convert::Infallible>(event), watcher))
+    });
+    Ok((
+        [
+            (header::CONTENT_TYPE, "text/event-stream"),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        axum::body::Body::from_stream(body),
+    )
+        .into_response())
+}
+
+/// One watcher of a game: the next record it is sent.
+struct Watcher {
+    feed: Arc<Feed>,
+    published: watch::Receiver<usize>,
+    /// The index of the next record to send (its id is one more).
+    next: usize,
+    /// Since when records have waited for this watcher to take them.
+    owed_since: Option<Instant>,
+    done: bool,
+}
+
+impl Drop for Watcher {
+    fn drop(&mut self) {
+        self.feed.watchers.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+impl Watcher {
+    /// The next event for this watcher: a record, the end, or a keep-alive; `None` when its
+    /// stream is over (the end sent, or the watcher too slow).
+    async fn next_event(&mut self) -> Option<Bytes> {
+        if self.done {
+            return None;
+        }
+        if let Some(since) = self.owed_since
+            && since.elapsed() > SLOW_WATCHER
+        {
+            // It can come back with the last id it has.
+            return None;
+        }
+        loop {
+            let (record, end, more) = {
+                let log = self.feed.log.read().unwrap_or_else(PoisonError::into_inner);
+                let record = log.events.get(self.next).cloned();
+                (record, log.end.clone(), log.events.len() > self.next + 1)
+            };
+            if let Some(record) = record {
+                self.next += 1;
+                // A record left waiting when this one is sent is owed from now.
+                self.owed_since = match more {
+                    true => Some(self.owed_since.unwrap_or_else(Instant::now)),
+                    false => None,
+                };
+                return Some(record);
+            }
+            if let Some(end) = end {
+                self.done = true;
+                return Some(end);
+            }
+            self.owed_since = None;
+            self.published.borrow_and_update();
+            tokio::select! {
+                changed = self.published.changed() => changed.ok()?,
+                () = tokio::time::sleep(KEEP_ALIVE) => return Some(Bytes::from_static(b":\n\n")),
+            }
+        }
+    }
+}
+
+/// A game in progress as the store has it, and when it began.
+struct Running {
+    row: store::GameRow,
+    started: Option<u64>,
+}
+
+/// A game in progress, as `/api/live` lists it.
+#[derive(Debug, Serialize)]
+struct LiveGame {
+    index: u32,
+    game: String,
+    seats: Vec<LiveSeat>,
+    /// When it began (Unix seconds), where its folder is on this machine.
+    started: Option<u64>,
+    watchers: usize,
+    stream: String,
+    page: String,
+}
+
+#[derive(Debug, Serialize)]
+struct LiveSeat {
+    name: String,
+    /// The bot's rating on the table now, where it has one.
+    rating: Option<f64>,
+}
+
+/// `GET /api/live`: the games in progress, those whose seats are rated highest first.
+pub(crate) async fn in_progress(State(reader): Watching) -> Result<Response, Failure> {
+    let hill = reader.hill;
+    let games = with_store(&reader, move |store, dir| {
+        let game = store.meta("game")?.unwrap_or_default();
+        let names: Vec<String> = store.bots()?.into_iter().map(|b| b.name).collect();
+        let ratings = ratings(store, dir, hill, &names)?;
+        let running: Vec<Running> = store
+            .running_games()?
+            .into_iter()
+            .map(|row| {
+                let path = store::game_dir(dir, row.index).join(RECORD_FILE);
+                let started = std::fs::metadata(path)
+                    .and_then(|m| m.created())
+                    .ok()
+                    .and_then(|t| t.duration_since(SystemTime::UNIX_EPOCH).ok())
+                    .map(|d| d.as_secs());
+                Running { row, started }
+            })
+            .collect();
+        Ok((game, names, ratings, running))
+    })
+    .await?;
+    let (game, names, ratings, running) = games;
+    let mut listed: Vec<LiveGame> = running
+        .into_iter()
+        .map(|Running { row, started }| LiveGame {
+            index: row.index,
+            game: game.clone(),
+            seats: row
+                .seats
+                .iter()
+                .map(|seat| LiveSeat {
+                    name: names.get(seat.bot).cloned().unwrap_or_default(),
+                    rating: ratings.get(&seat.bot).copied(),
+                })
+                .collect(),
+            started,
+            watchers: reader.live.watchers(row.index),
+            stream: format!("/api/games/{}/live", row.index),
+            page: format!("/games/{}", row.index),
+        })
+        .collect();
+    listed.sort_by(|a, b| {
+        best(b)
+            .total_cmp(&best(a))
+            .then_with(|| a.index.cmp(&b.index))
+    });
+    Ok(axum::Json(listed).into_response())
+}
+
+/// The rating a game is chosen by for `/tv`: the mean of its seats' (unrated seats count as
+/// the lowest).
+fn best(game: &LiveGame) -> f64 {
+    let rated: Vec<f64> = game.seats.iter().filter_map(|s| s.rating).collect();
+    match rated.is_empty() {
+        true => f64::NEG_INFINITY,
+        false => rated.iter().sum::<f64>() / game.seats.len() as f64,
+    }
+}
+
+/// Each bot's rating on the table now, by its id: a hill's versions' conservative ratings, or
+/// a tournament's leaderboard's.
+fn ratings(
+    store: &Store,
+    dir: &std::path::Path,
+    hill: bool,
+    names: &[String],
+) -> anyhow::Result<HashMap<usize, f64>> {
+    let table: Vec<(String, f64)> = match hill {
+        true => koth_hill::board::of(store)?
+            .standings
+            .into_iter()
+            .filter_map(|s| Some((format!("{} v{}", s.name, s.version), s.rating?)))
+            .collect(),
+        false => koth_tournament::leaderboard_from(store, dir)?
+            .standings
+            .into_iter()
+            .filter(|s| s.games > 0)
+            .map(|s| (s.name, s.mean))
+            .collect(),
+    };
+    Ok(table
+        .into_iter()
+        .filter_map(|(name, rating)| names.iter().position(|n| *n == name).map(|id| (id, rating)))
+        .collect())
+}
+
+const TV: &str = include_str!("tv.html");
+const SCRIPT: &str = include_str!("live.js");
+const STYLE: &str = include_str!("live.css");
+
+/// `GET /tv`: the page that follows the best game in progress.
+pub(crate) async fn tv() -> Html<&'static str> {
+    Html(TV)
+}
+
+/// `GET /live.js`: the panel that follows a game ([`panel`]).
+pub(crate) async fn script() -> Response {
+    ([(header::CONTENT_TYPE, "text/javascript")], SCRIPT).into_response()
+}
+
+/// `GET /live.css`: its style.
+pub(crate) async fn style() -> Response {
+    ([(header::CONTENT_TYPE, "text/css")], STYLE).into_response()
+}
+
+/// The panel following game `index`, for a page; `reload` when it ends (the page is then the
+/// game's ordinary replay).
+pub(crate) fn panel(index: u32) -> String {
+    format!(
+        "<link rel=\"stylesheet\" href=\"/live.css\"><div id=\"live\"></div>\
+         <script src=\"/live.js\"></script><script>kothLive(document.getElementById(\"live\"), \
+         {index}, {{onEnd: () => setTimeout(() => location.reload(), 1000)}});</script>"
+    )
+}
+
+/// The page of game `index` while it is played, where its game's own page cannot be made yet:
+/// the panel alone, under the way back to `home`.
+pub(crate) fn page(index: u32, home: &str) -> String {
+    format!(
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+         <title>game {index} (live)</title></head><body style=\"margin: 12px\">\
+         <nav id=\"way-back\" style=\"font: 14px sans-serif; margin: 0 0 8px\">\
+         <a href=\"/\">← {home}</a> · game <b id=\"game-number\">{index}</b> · \
+         <b id=\"in-progress\">in progress</b>: followed live below; its replay shows \
+         here when it ends</nav>{}</body></html>",
+        panel(index)
+    )
+}

@@ -1,0 +1,361 @@
+//! Games followed while they are played: a real tournament served on 127.0.0.1 with bots slow
+//! enough to watch, its games' records read as Server-Sent Events while they are played,
+//! resumed by id, and compared with the `replay.jsonl` each game leaves; the delay the server
+//! holds them for; the page of a game in progress in Chromium.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant, SystemTime};
+
+use fantoccini::Locator;
+
+use crate::dashboard::{browser, console_errors, screenshot, serving, text_of, until};
+use crate::support::tournament::koth;
+
+/// A noughts & crosses bot taking the first free cell after `pause_s` seconds.
+fn slow_bot(root: &Path, name: &str, pause_s: f64) -> PathBuf {
+    let dir = root.join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("bot.toml"),
+        format!("name = \"{name}\"\nrun = \"python3 -u slow.py\"\ngames = [\"tictactoe\"]\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("slow.py"),
+        format!(
+            "import sys, time\n\
+             for line in sys.stdin:\n\
+             \x20   parts = line.split()\n\
+             \x20   if len(parts) == 2 and parts[0] == 'MOVE':\n\
+             \x20       time.sleep({pause_s})\n\
+             \x20       print(parts[1].index('.'), flush=True)\n"
+        ),
+    )
+    .unwrap();
+    dir
+}
+
+/// A tournament of two slow bots, one game at a time, each game 4 games of noughts & crosses.
+fn slow_tournament(root: &Path, games: u32, extra: &str) -> PathBuf {
+    let a = slow_bot(root, "Slow", 0.12);
+    let b = slow_bot(root, "Slower", 0.12);
+    let path = root.join("t.toml");
+    std::fs::write(
+        &path,
+        format!(
+            "game = \"tictactoe\"\nbots = [{a:?}, {b:?}]\ngames = {games}\nrounds = 4\n\
+             jobs = 1\nsandbox = false\nanswer_ms = 3000\nseed = 3\n{extra}"
+        ),
+    )
+    .unwrap();
+    path
+}
+
+/// One event of a stream.
+#[derive(Debug, Clone, PartialEq)]
+struct Event {
+    id: Option<u64>,
+    name: String,
+    data: String,
+    /// When it arrived.
+    at: SystemTime,
+}
+
+/// Reads the events of `url` (after `last` if given) until `enough` holds of those read, or
+/// the stream ends.
+fn events(url: &str, last: Option<u64>, enough: impl Fn(&[Event]) -> bool) -> Vec<Event> {
+    let client = koth::hill::submit::http_client(Some(Duration::from_secs(120))).unwrap();
+    let mut request = client.get(url);
+    if let Some(last) = last {
+        request = request.header("Last-Event-ID", last.to_string());
+    }
+    let response = request.send().unwrap();
+    assert_eq!(response.status(), 200, "{url}");
+    assert_eq!(
+        response.headers()["content-type"],
+        "text/event-stream",
+        "{url}"
+    );
+    let mut read = Vec::new();
+    let (mut id, mut name, mut data) = (None, String::new(), Vec::new());
+    for line in BufReader::new(response).lines() {
+        let Ok(line) = line else { break };
+        if line.is_empty() {
+            if !data.is_empty() {
+                read.push(Event {
+                    id: id.take(),
+                    name: std::mem::take(&mut name),
+                    data: std::mem::take(&mut data).join("\n"),
+                    at: SystemTime::now(),
+                });
+                if enough(&read) {
+                    break;
+                }
+            }
+            continue;
+        }
+        if let Some(value) = line.strip_prefix("id: ") {
+            id = Some(value.parse().unwrap());
+        } else if let Some(value) = line.strip_prefix("event: ") {
+            name = value.to_string();
+        } else if let Some(value) = line.strip_prefix("data: ") {
+            data.push(value.to_string());
+        }
+    }
+    read
+}
+
+fn get(url: &str) -> reqwest::blocking::Response {
+    let client = koth::hill::submit::http_client(Some(Duration::from_secs(30))).unwrap();
+    client.get(url).send().unwrap()
+}
+
+fn get_json(url: &str) -> serde_json::Value {
+    get(url).json().unwrap()
+}
+
+/// The games `/api/live` lists, once it lists at least one.
+fn live_games(base: &str) -> Vec<serde_json::Value> {
+    let started = Instant::now();
+    loop {
+        let listed = get_json(&format!("{base}api/live"));
+        let games = listed.as_array().unwrap().clone();
+        if !games.is_empty() {
+            return games;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "no game went live"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn joined(events: &[Event]) -> String {
+    events
+        .iter()
+        .filter(|e| e.name != "end")
+        .map(|e| format!("{}\n", e.data))
+        .collect()
+}
+
+#[test]
+fn a_game_is_read_live_resumed_by_id_and_its_records_are_its_replay() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("t");
+    let (run, base) = serving(
+        koth()
+            .args(["tournament", "run"])
+            .arg(slow_tournament(tmp.path(), 2, ""))
+            .arg("--dir")
+            .arg(&dir)
+            .args(["--serve", "127.0.0.1:0", "--serve-after"]),
+    );
+    let games = live_games(&base);
+    let game = &games[0];
+    let index = game["index"].as_u64().unwrap();
+    assert_eq!(game["game"], "tictactoe");
+    let seats: Vec<&str> = game["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        seats.contains(&"Slow") && seats.contains(&"Slower"),
+        "{game}"
+    );
+    let stream = format!(
+        "{base}{}",
+        game["stream"].as_str().unwrap().trim_start_matches('/')
+    );
+
+    // Read while it is played: the first records, then the watcher goes away.
+    let first = events(&stream, None, |read| read.len() >= 6);
+    assert_eq!(first.len(), 6);
+    let ids: Vec<u64> = first.iter().map(|e| e.id.unwrap()).collect();
+    assert_eq!(ids, [1, 2, 3, 4, 5, 6]);
+    assert_eq!(first[0].name, "seats");
+    let results = dir
+        .join("games")
+        .join(index.to_string())
+        .join("results.json");
+    assert!(
+        !results.exists(),
+        "the records were read before the game ended"
+    );
+
+    // Resumed after the last id it had, by header and by query: none missing, none twice.
+    let rest = events(&stream, Some(6), |_| false);
+    let end = rest.last().unwrap();
+    assert_eq!(end.name, "end", "{rest:?}");
+    let ended: serde_json::Value = serde_json::from_str(&end.data).unwrap();
+    assert_eq!(ended["state"], "done");
+    assert_eq!(ended["result"]["game"], "tictactoe");
+    assert_eq!(rest[0].id, Some(7));
+    let by_query = events(&format!("{stream}?from=6"), None, |_| false);
+    assert_eq!(
+        by_query
+            .iter()
+            .map(|e| (&e.id, &e.data))
+            .collect::<Vec<_>>(),
+        rest.iter().map(|e| (&e.id, &e.data)).collect::<Vec<_>>()
+    );
+    let mut whole = first.clone();
+    whole.extend(rest.iter().cloned());
+    let replay = std::fs::read_to_string(results.with_file_name("replay.jsonl")).unwrap();
+    assert_eq!(
+        joined(&whole),
+        replay,
+        "the stream is the replay, byte for byte"
+    );
+    let kinds: Vec<&str> = whole.iter().map(|e| e.name.as_str()).collect();
+    assert!(
+        kinds.contains(&"answer") && kinds.contains(&"round"),
+        "{kinds:?}"
+    );
+
+    // A finished game answers its whole stream at once, then its end.
+    let again = events(&stream, None, |_| false);
+    assert_eq!(joined(&again), replay);
+    assert_eq!(again.last().unwrap().name, "end");
+    // An id that is no number is refused; a game that does not exist is not found.
+    let refused = get(&format!("{stream}?from=x"));
+    assert_eq!(refused.status(), 400);
+    let missing = get(&format!("{base}api/games/99/live"));
+    assert_eq!(missing.status(), 404);
+    drop(run);
+}
+
+#[test]
+fn the_server_holds_every_record_for_the_delay_the_tournament_file_gives() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("t");
+    let (_run, base) = serving(
+        koth()
+            .args(["tournament", "run"])
+            .arg(slow_tournament(tmp.path(), 1, "live_delay_s = 2\n"))
+            .arg("--dir")
+            .arg(&dir)
+            .args(["--serve", "127.0.0.1:0", "--serve-after"]),
+    );
+    let games = live_games(&base);
+    let index = games[0]["index"].as_u64().unwrap();
+    let folder = dir.join("games").join(index.to_string());
+    let stream = format!("{base}api/games/{index}/live");
+    let read = events(&stream, None, |_| false);
+    // The first record is the seats line, written as the game began: it came 2 s later at
+    // the earliest; the end, 2 s after the game's result was written.
+    let began = std::fs::metadata(folder.join("replay.jsonl"))
+        .unwrap()
+        .created()
+        .unwrap();
+    let first = read.first().unwrap();
+    assert!(
+        first.at.duration_since(began).unwrap() >= Duration::from_millis(1900),
+        "{:?}",
+        first.at.duration_since(began)
+    );
+    let end = read.last().unwrap();
+    assert_eq!(end.name, "end");
+    let ended = std::fs::metadata(folder.join("results.json"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    assert!(
+        end.at.duration_since(ended).unwrap() >= Duration::from_millis(1900),
+        "{:?}",
+        end.at.duration_since(ended)
+    );
+    let replay = std::fs::read_to_string(folder.join("replay.jsonl")).unwrap();
+    assert_eq!(joined(&read), replay);
+}
+
+#[test]
+fn a_game_s_page_follows_it_live_in_the_browser_and_becomes_its_replay() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("t");
+    let (_run, base) = serving(
+        koth()
+            .args(["tournament", "run"])
+            .arg(slow_tournament(tmp.path(), 2, ""))
+            .arg("--dir")
+            .arg(&dir)
+            .args(["--serve", "127.0.0.1:0", "--serve-after"]),
+    );
+    let games = live_games(&base);
+    let index = games[0]["index"].as_u64().unwrap();
+    let runtime = koth::game::runtime().unwrap();
+    runtime.block_on(async {
+        let (_driver, client) = browser().await;
+        client.goto(&format!("{base}games/{index}")).await.unwrap();
+        until("the page says the game is live", || async {
+            text_of(&client, ".koth-live-state").await.contains("live")
+        })
+        .await;
+        let count = || async {
+            let text = text_of(&client, ".koth-live-count").await;
+            text.split(' ').next().unwrap().parse::<u32>().unwrap_or(0)
+        };
+        until("records arrive", || async { count().await > 0 }).await;
+        let seen = count().await;
+        screenshot(&client, "live-game.png").await;
+        until("more records arrive while the page stays open", || async {
+            count().await > seen
+        })
+        .await;
+        assert!(
+            text_of(&client, ".koth-live-lines").await.contains("Slow"),
+            "the records name the seats"
+        );
+        // Scrubbed back, it stays where the watcher put it; "now" follows again.
+        client
+            .execute(
+                "const s = document.querySelector('.koth-live-scrub'); s.value = 1; \
+                 s.dispatchEvent(new Event('input'));",
+                vec![],
+            )
+            .await
+            .unwrap();
+        assert!(
+            text_of(&client, ".koth-live-count")
+                .await
+                .starts_with("1 of ")
+        );
+        client
+            .find(Locator::Css(".koth-live-now"))
+            .await
+            .unwrap()
+            .click()
+            .await
+            .unwrap();
+        assert!(!text_of(&client, ".koth-live-count").await.contains(" of "));
+        // At its end the page is the game's replay.
+        until("the page becomes the finished game's replay", || async {
+            client.find(Locator::Css("#in-progress")).await.is_err()
+        })
+        .await;
+        let errors = console_errors(&client).await;
+        assert!(errors.is_empty(), "{errors:?}");
+
+        // The tv page follows a game in progress, the next one when it ends.
+        client.goto(&format!("{base}tv")).await.unwrap();
+        until("tv shows a game", || async {
+            text_of(&client, "#title").await.contains("game ")
+                || text_of(&client, "#title").await.contains("no game")
+        })
+        .await;
+        let errors = console_errors(&client).await;
+        assert!(errors.is_empty(), "{errors:?}");
+    });
+    // `koth watch` follows a game in the terminal, to its end.
+    let finished = Command::new(env!("CARGO_BIN_EXE_koth"))
+        .args(["watch", &base, &index.to_string()])
+        .output()
+        .unwrap();
+    assert!(finished.status.success(), "{finished:?}");
+    let shown = String::from_utf8_lossy(&finished.stdout);
+    assert!(shown.contains("Slow") && shown.contains("ended"), "{shown}");
+}
