@@ -359,3 +359,58 @@ fn a_game_s_page_follows_it_live_in_the_browser_and_becomes_its_replay() {
     let shown = String::from_utf8_lossy(&finished.stdout);
     assert!(shown.contains("Slow") && shown.contains("ended"), "{shown}");
 }
+
+#[test]
+fn a_worker_s_game_is_followed_live_through_postgresql_with_the_same_ids_and_resume() {
+    let root = tempfile::tempdir().unwrap();
+    let file = slow_tournament(root.path(), 1, "");
+    let url = crate::support::postgres::database("live");
+    let submitted = crate::support::tournament::succeed(
+        koth()
+            .args(["tournament", "submit"])
+            .arg(&file)
+            .args(["--db", &url]),
+    );
+    let name = String::from_utf8_lossy(&submitted.stdout)
+        .lines()
+        .last()
+        .unwrap()
+        .to_string();
+    let (_server, port) =
+        crate::dashboard::serve_with(&["--db".as_ref(), url.as_ref(), name.as_ref()]);
+    let base = format!("http://127.0.0.1:{port}/");
+    // A worker on "another machine": its own folder, the server reads only the database.
+    let worker = koth()
+        .args(["worker", "--db", &url, "--jobs", "1", "--root"])
+        .arg(root.path())
+        .arg("--dir")
+        .arg(root.path().join("w"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let worker = crate::dashboard::Killed(worker);
+    let games = live_games(&base);
+    let stream = format!("{base}api/games/{}/live", games[0]["index"]);
+    let first = events(&stream, None, |read| read.len() >= 4);
+    let ids: Vec<u64> = first.iter().map(|e| e.id.unwrap()).collect();
+    assert_eq!(ids, [1, 2, 3, 4]);
+    let progress = get_json(&format!("{base}api/progress"));
+    assert_eq!(
+        progress["done"], 0,
+        "read while the worker played it: {progress}"
+    );
+    let rest = events(&stream, Some(4), |_| false);
+    assert_eq!(rest[0].id, Some(5));
+    assert_eq!(rest.last().unwrap().name, "end");
+    let mut whole = first;
+    whole.extend(rest);
+    // Once played, the game's stream is its stored replay.jsonl: the same records, the same ids.
+    let stored = events(&stream, None, |_| false);
+    assert_eq!(
+        whole.iter().map(|e| (&e.id, &e.data)).collect::<Vec<_>>(),
+        stored.iter().map(|e| (&e.id, &e.data)).collect::<Vec<_>>()
+    );
+    assert!(joined(&stored).lines().count() > 10);
+    drop(worker);
+}

@@ -19,8 +19,8 @@
 
 use std::collections::VecDeque;
 use std::fs::File;
-use std::io::Write;
-use std::path::Path;
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::json;
@@ -208,6 +208,62 @@ impl RecordFile {
     }
 }
 
+/// A reader of a record as it is written: each call gives the lines ended since the last
+/// (a line not ended yet waits for its end), so a record can be followed while its game is
+/// played, by a server or by a worker sending it on. A file that shrank was begun again (the
+/// game is played again after koth's fault): it is read from its new start.
+pub struct Follower {
+    path: PathBuf,
+    offset: u64,
+    partial: Vec<u8>,
+}
+
+/// The most of a record read at one call.
+const FOLLOW_BYTES: u64 = 1 << 20;
+
+impl Follower {
+    pub fn new(path: PathBuf) -> Follower {
+        Follower {
+            path,
+            offset: 0,
+            partial: Vec::new(),
+        }
+    }
+
+    /// The lines ended since the last call (none if the file is not there yet), and whether
+    /// the file was begun again since.
+    pub fn new_lines(&mut self) -> (Vec<Vec<u8>>, bool) {
+        let Ok(mut file) = File::open(&self.path) else {
+            return (Vec::new(), false);
+        };
+        let Ok(len) = file.metadata().map(|m| m.len()) else {
+            return (Vec::new(), false);
+        };
+        let restarted = len < self.offset;
+        if restarted {
+            self.offset = 0;
+            self.partial.clear();
+        }
+        if len == self.offset || file.seek(SeekFrom::Start(self.offset)).is_err() {
+            return (Vec::new(), restarted);
+        }
+        let mut added = Vec::new();
+        let Ok(read) = file.take(FOLLOW_BYTES).read_to_end(&mut added) else {
+            return (Vec::new(), restarted);
+        };
+        self.offset += read as u64;
+        let mut lines = Vec::new();
+        let mut rest = &added[..];
+        while let Some(end) = rest.iter().position(|&b| b == b'\n') {
+            self.partial.extend_from_slice(&rest[..end]);
+            rest = &rest[end + 1..];
+            lines.push(std::mem::take(&mut self.partial));
+        }
+        self.partial.extend_from_slice(rest);
+        (lines, restarted)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -272,5 +328,20 @@ mod tests {
         assert!(size <= RECORD_BYTES + 64, "{size}");
         let text = std::fs::read_to_string(dir.path().join(RECORD_FILE)).unwrap();
         assert_eq!(text.lines().last(), Some("{\"kind\":\"full\"}"));
+    }
+
+    #[test]
+    fn a_follower_gives_each_ended_line_once_and_starts_again_on_a_new_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(RECORD_FILE);
+        let mut follower = Follower::new(path.clone());
+        assert_eq!(follower.new_lines(), (vec![], false));
+        std::fs::write(&path, "{\"a\":1}\n{\"b\"").unwrap();
+        assert_eq!(follower.new_lines(), (vec![b"{\"a\":1}".to_vec()], false));
+        std::fs::write(&path, "{\"a\":1}\n{\"b\":2}\n").unwrap();
+        assert_eq!(follower.new_lines(), (vec![b"{\"b\":2}".to_vec()], false));
+        assert_eq!(follower.new_lines(), (vec![], false));
+        std::fs::write(&path, "{\"c\":3}\n").unwrap();
+        assert_eq!(follower.new_lines(), (vec![b"{\"c\":3}".to_vec()], true));
     }
 }

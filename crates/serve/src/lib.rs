@@ -438,6 +438,12 @@ impl Reader {
         Ok(reader)
     }
 
+    /// Whether the tournament is in PostgreSQL: its games are played by workers, whose games
+    /// in progress are followed through its rows.
+    fn is_shared(&self) -> bool {
+        matches!(self.source, Source::Shared { .. })
+    }
+
     /// The tournament, for the start-up line.
     fn describe(&self) -> String {
         match &self.source {

@@ -174,3 +174,36 @@ function kothLive(panel, index, options) {
     },
   };
 }
+
+// Lists the games in progress (`/api/live`) in `list`, each linked to its page, looked at
+// every 5 s; the first is the one /tv follows.
+function kothLiveList(list) {
+  async function refresh() {
+    let games = [];
+    try {
+      const response = await fetch("/api/live");
+      if (response.ok) games = await response.json();
+    } catch (_) {}
+    list.replaceChildren();
+    if (!games.length) {
+      const li = document.createElement("li");
+      li.className = "note";
+      li.textContent = "no game is being played now";
+      list.appendChild(li);
+      return;
+    }
+    for (const game of games) {
+      const li = document.createElement("li");
+      const link = document.createElement("a");
+      link.href = game.page;
+      link.textContent = "game " + game.index;
+      li.appendChild(link);
+      const seats = game.seats.map((s) => s.name).join(" vs ");
+      const watchers = game.watchers === 1 ? "1 watcher" : game.watchers + " watchers";
+      li.appendChild(document.createTextNode(": " + seats + " · " + watchers));
+      list.appendChild(li);
+    }
+  }
+  refresh();
+  setInterval(refresh, 5000);
+}

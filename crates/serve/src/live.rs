@@ -18,9 +18,7 @@
 //! `live_delay_s` old (the tournament's or hill's setting): the delay is the server's, for
 //! every client.
 
-use std::collections::HashMap;
-use std::io::{Read, Seek, SeekFrom};
-use std::path::PathBuf;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::{Duration, Instant, SystemTime};
@@ -33,7 +31,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::watch;
 
 use super::{Failure, Reader, Watching, with_store};
-use koth_bot::record::RECORD_FILE;
+use koth_bot::record::{Follower, RECORD_FILE};
 use koth_tournament::store::{self, Store};
 
 /// How often a followed game's file is looked at for new records.
@@ -47,8 +45,6 @@ const SLOW_WATCHER: Duration = Duration::from_secs(10);
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
 /// How long a followed game's records are kept after its last watcher left.
 const KEEP: Duration = Duration::from_secs(60);
-/// The most records of one game read at a time.
-const READ_BYTES: u64 = 1 << 20;
 
 /// Every game followed now, by its number.
 pub(crate) struct Live {
@@ -62,26 +58,39 @@ impl Live {
         }
     }
 
-    /// The feed of game `index`, begun (its task started) if nobody follows it yet.
-    fn feed(self: &Arc<Live>, reader: &Arc<Reader>, index: u32) -> Arc<Feed> {
+    /// A new watcher of game `index` from after record `after`, its feed begun (its task
+    /// started) if nobody follows the game yet.
+    fn watch(self: &Arc<Live>, reader: &Arc<Reader>, index: u32, after: usize) -> Watcher {
         let mut feeds = self.feeds.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(feed) = feeds.get(&index) {
-            return Arc::clone(feed);
+        let feed = match feeds.get(&index) {
+            Some(feed) => Arc::clone(feed),
+            None => {
+                let (published, _) = watch::channel(0);
+                let feed = Arc::new(Feed {
+                    log: RwLock::default(),
+                    published,
+                    watchers: AtomicUsize::new(0),
+                });
+                feeds.insert(index, Arc::clone(&feed));
+                tokio::spawn(follow(
+                    Arc::clone(self),
+                    Arc::clone(reader),
+                    index,
+                    Arc::clone(&feed),
+                ));
+                feed
+            }
+        };
+        // Counted under the lock that [`Live::idle`] takes: a feed is never dropped as idle
+        // while a watcher joins it.
+        feed.watchers.fetch_add(1, Ordering::Relaxed);
+        Watcher {
+            published: feed.published.subscribe(),
+            feed,
+            next: after,
+            owed_since: None,
+            done: false,
         }
-        let (published, _) = watch::channel(0);
-        let feed = Arc::new(Feed {
-            log: RwLock::default(),
-            published,
-            watchers: AtomicUsize::new(0),
-        });
-        feeds.insert(index, Arc::clone(&feed));
-        tokio::spawn(follow(
-            Arc::clone(self),
-            Arc::clone(reader),
-            index,
-            Arc::clone(&feed),
-        ));
-        feed
     }
 
     /// How many watch game `index` now.
@@ -92,9 +101,19 @@ impl Live {
             .map_or(0, |feed| feed.watchers.load(Ordering::Relaxed))
     }
 
-    fn forget(&self, index: u32) {
+    /// Whether nobody watches `feed`, game `index`'s, any more: it is then dropped, and the
+    /// next watcher begins a new one.
+    fn idle(&self, index: u32, feed: &Arc<Feed>) -> bool {
         let mut feeds = self.feeds.lock().unwrap_or_else(PoisonError::into_inner);
-        feeds.remove(&index);
+        let idle = feed.watchers.load(Ordering::Relaxed) == 0;
+        if idle
+            && feeds
+                .get(&index)
+                .is_some_and(|kept| Arc::ptr_eq(kept, feed))
+        {
+            feeds.remove(&index);
+        }
+        idle
     }
 }
 
@@ -115,31 +134,51 @@ struct FeedLog {
     end: Option<Bytes>,
 }
 
+/// Where the task following a game reads its records: the file the game writes on this
+/// machine, or the rows a worker sends of it to a shared database.
+enum Records {
+    File(Follower),
+    /// The rows after `after`.
+    Rows {
+        after: u64,
+    },
+}
+
 /// What the task following a game reads of it and has not released yet.
 struct Tail {
-    path: PathBuf,
-    offset: u64,
-    /// A line begun but not ended yet.
-    partial: Vec<u8>,
+    records: Records,
     /// Records read, with when they were, waiting for the delay.
-    held: std::collections::VecDeque<(Instant, Bytes)>,
+    held: VecDeque<(Instant, Bytes)>,
     next_id: u64,
     /// Whether the bots' stderr is their authors' alone: quotes of it are left out.
     private: bool,
+}
+
+impl Tail {
+    fn hold(&mut self, lines: impl IntoIterator<Item = Vec<u8>>) {
+        let now = Instant::now();
+        for line in lines {
+            if let Some(event) = event(self.next_id, &line, self.private) {
+                self.held.push_back((now, event));
+            }
+            // Ids are line numbers, whatever a damaged line: a worker's rows are numbered so.
+            self.next_id += 1;
+        }
+    }
 }
 
 /// Follows game `index` for `feed`: reads its new records every [`TAIL`], releases them when
 /// they are old enough, and the end once the game is no longer running; then keeps them while
 /// anyone watches, and for [`KEEP`] after.
 async fn follow(live: Arc<Live>, reader: Arc<Reader>, index: u32, feed: Arc<Feed>) {
+    let shared = reader.is_shared();
     let begun = with_store(&reader, move |store, dir| {
         let delay = store
             .meta(store::LIVE_DELAY_META)?
             .and_then(|value| value.parse::<f64>().ok())
             .filter(|seconds| seconds.is_finite() && *seconds >= 0.0)
             .map_or(Duration::ZERO, Duration::from_secs_f64);
-        let folder = store.game_folder(dir, index, Some(RECORD_FILE))?;
-        Ok((delay, folder.join(RECORD_FILE)))
+        Ok((delay, store::game_dir(dir, index).join(RECORD_FILE)))
     })
     .await;
     let (delay, path) = match begun {
@@ -150,10 +189,11 @@ async fn follow(live: Arc<Live>, reader: Arc<Reader>, index: u32, feed: Arc<Feed
         }
     };
     let mut tail = Tail {
-        path,
-        offset: 0,
-        partial: Vec::new(),
-        held: Default::default(),
+        records: match shared {
+            true => Records::Rows { after: 0 },
+            false => Records::File(Follower::new(path)),
+        },
+        held: VecDeque::new(),
         next_id: 1,
         private: reader.stderr_private,
     };
@@ -170,12 +210,12 @@ async fn follow(live: Arc<Live>, reader: Arc<Reader>, index: u32, feed: Arc<Feed
                     false => end,
                 };
                 // Whatever the game wrote before it ended is read first.
-                read_new(&mut tail);
+                read_rest(&reader, index, &mut tail).await;
                 ended = Some((Instant::now(), end));
             }
         }
         if ended.is_none() {
-            read_new(&mut tail);
+            read_new(&reader, index, &mut tail).await;
         }
         release(&feed, &mut tail, delay);
         if let Some((when, end)) = &ended
@@ -185,24 +225,62 @@ async fn follow(live: Arc<Live>, reader: Arc<Reader>, index: u32, feed: Arc<Feed
             release_end(&feed, end);
             return linger(&live, index, &feed).await;
         }
-        if feed.watchers.load(Ordering::Relaxed) == 0 && feed.published.is_closed() {
-            // Nobody follows it any more: stop reading; the next watcher begins again.
-            live.forget(index);
+        if live.idle(index, &feed) {
+            // Nobody follows it any more: the next watcher begins again.
             return;
         }
         tokio::time::sleep(TAIL).await;
     }
 }
 
+/// Reads the records added since the last look: the file's new lines, or the rows a worker
+/// sent since.
+async fn read_new(reader: &Arc<Reader>, index: u32, tail: &mut Tail) {
+    match &mut tail.records {
+        Records::File(follower) => {
+            let (lines, _) = follower.new_lines();
+            tail.hold(lines);
+        }
+        &mut Records::Rows { after } => {
+            let rows = with_store(reader, move |store, _| store.live_records(index, after)).await;
+            let Ok(rows) = rows else { return };
+            if let Some(&(last, _)) = rows.last() {
+                tail.records = Records::Rows { after: last };
+            }
+            tail.next_id = after + 1;
+            tail.hold(rows.into_iter().map(|(_, line)| line.into_bytes()));
+        }
+    }
+}
+
+/// Reads the rest of an ended game's records: the file's last lines, or for a shared
+/// database the lines of its stored `replay.jsonl` after the last row read (its rows go once
+/// its files are stored).
+async fn read_rest(reader: &Arc<Reader>, index: u32, tail: &mut Tail) {
+    let Records::Rows { after } = tail.records else {
+        return read_new(reader, index, tail).await;
+    };
+    let stored = with_store(reader, move |store, dir| {
+        let folder = store.game_folder(dir, index, Some(RECORD_FILE))?;
+        Ok(std::fs::read(folder.join(RECORD_FILE)).unwrap_or_default())
+    })
+    .await;
+    let Ok(stored) = stored else { return };
+    let lines: Vec<Vec<u8>> = stored.split(|&b| b == b'\n').map(<[u8]>::to_vec).collect();
+    // The text after the last newline is no line (empty, for a whole file).
+    let ended = lines.len().saturating_sub(1);
+    tail.next_id = after + 1;
+    tail.hold(lines.into_iter().take(ended).skip(after as usize));
+}
+
 /// Keeps an ended game's records while anyone watches it, and [`KEEP`] after.
-async fn linger(live: &Live, index: u32, feed: &Feed) {
+async fn linger(live: &Live, index: u32, feed: &Arc<Feed>) {
     let mut idle_since = Instant::now();
     loop {
         tokio::time::sleep(Duration::from_secs(1)).await;
         if feed.watchers.load(Ordering::Relaxed) > 0 {
             idle_since = Instant::now();
-        } else if idle_since.elapsed() >= KEEP {
-            live.forget(index);
+        } else if idle_since.elapsed() >= KEEP && live.idle(index, feed) {
             return;
         }
     }
@@ -228,44 +306,6 @@ fn ending(
         .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
         .and_then(|mut results| results.get_mut("result").map(serde_json::Value::take));
     Ok(Some(serde_json::json!({"state": state, "result": result})))
-}
-
-/// Reads what was added to the game's file since the last look, each whole line a record
-/// held for release. A file that shrank was begun again (the game is played again after
-/// koth's fault): what follows its end is read from the new start.
-fn read_new(tail: &mut Tail) {
-    let Ok(mut file) = std::fs::File::open(&tail.path) else {
-        return;
-    };
-    let Ok(len) = file.metadata().map(|m| m.len()) else {
-        return;
-    };
-    if len < tail.offset {
-        // Played again from the start: the records already released stand (they were what
-        // was played), and the new attempt's follow under new ids.
-        tail.offset = 0;
-        tail.partial.clear();
-    }
-    if len == tail.offset || file.seek(SeekFrom::Start(tail.offset)).is_err() {
-        return;
-    }
-    let mut added = Vec::new();
-    let Ok(read) = file.take(READ_BYTES).read_to_end(&mut added) else {
-        return;
-    };
-    tail.offset += read as u64;
-    let now = Instant::now();
-    let mut rest = &added[..];
-    while let Some(end) = rest.iter().position(|&b| b == b'\n') {
-        tail.partial.extend_from_slice(&rest[..end]);
-        rest = &rest[end + 1..];
-        let line = std::mem::take(&mut tail.partial);
-        if let Some(event) = event(tail.next_id, &line, tail.private) {
-            tail.held.push_back((now, event));
-            tail.next_id += 1;
-        }
-    }
-    tail.partial.extend_from_slice(rest);
 }
 
 /// The event of record `id`, whose line is `line` (as everyone may read it if `private`);
@@ -367,15 +407,7 @@ pub(crate) async fn stream(
             format!("there is no game {index}"),
         ));
     }
-    let feed = reader.live.feed(&reader, index);
-    feed.watchers.fetch_add(1, Ordering::Relaxed);
-    let watcher = Watcher {
-        published: feed.published.subscribe(),
-        feed,
-        next: after,
-        owed_since: None,
-        done: false,
-    };
+    let watcher = reader.live.watch(&reader, index, after);
     let body = futures::stream::unfold(watcher, |mut watcher| async move {
         let event = watcher.next_event().await?;
         Some((Ok::<_, std::convert::Infallible>(event), watcher))

@@ -23,6 +23,7 @@ use tokio::task::JoinSet;
 use koth_bot::text;
 
 use koth_bot::cpu::Claim;
+use koth_bot::record::{Follower, RECORD_FILE};
 use koth_game::{Game, MatchResult};
 
 use super::schedule::ScheduledGame;
@@ -118,6 +119,11 @@ pub async fn run(policy: &mut dyn Policy, jobs: usize, game: &dyn Game) -> anyho
     // The time each running game's claim took, logged with its result's as the database's cost
     // of the game (`scripts/bench-workers.sh` reads it).
     let mut claim_ms: HashMap<u32, f64> = HashMap::new();
+    // A shared database's games in progress, whose records are sent on to it as they are
+    // played, for servers on other machines to stream ([`send_records`]).
+    let mut sent: HashMap<u32, SentRecord> = HashMap::new();
+    let mut sending = tokio::time::interval(SEND_EVERY);
+    sending.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         let Turn { room, passed } = policy.turn()?;
         let mut refused = false;
@@ -140,6 +146,14 @@ pub async fn run(policy: &mut dyn Policy, jobs: usize, game: &dyn Game) -> anyho
             };
             tracing::info!(game = game.index, attempt, "game started {described}");
             claim_ms.insert(game.index, asked.elapsed().as_secs_f64() * 1000.0);
+            if shared {
+                // An earlier attempt's lines go: this one sends its own from the first.
+                if let Err(err) = policy.store().drop_live_records(game.index) {
+                    tracing::warn!("cannot clear game {}'s live records: {err:#}", game.index);
+                }
+                let record = store::game_dir(policy.games_folder(), game.index).join(RECORD_FILE);
+                sent.insert(game.index, SentRecord::new(record));
+            }
             running.spawn(play_one(parts, game, attempt));
         }
         if running.is_empty() {
@@ -162,8 +176,14 @@ pub async fn run(policy: &mut dyn Policy, jobs: usize, game: &dyn Game) -> anyho
                 renew(policy.store(), policy.claimant());
                 continue;
             }
+            _ = sending.tick(), if !sent.is_empty() => {
+                send_records(policy.store(), &mut sent);
+                continue;
+            }
         };
         let Some(joined) = joined else { continue };
+        // Its last lines are sent before its result, which ends its stream.
+        send_records(policy.store(), &mut sent);
         match take_back(policy.store(), joined)? {
             Ended::Played {
                 game,
@@ -182,6 +202,12 @@ pub async fn run(policy: &mut dyn Policy, jobs: usize, game: &dyn Game) -> anyho
                 let accepted = policy
                     .store()
                     .record_result(&game, attempt, &result, wall_ms, &folder, &changes)?;
+                if sent.remove(&game.index).is_some() {
+                    // Its stored files hold its record now.
+                    if let Err(err) = policy.store().drop_live_records(game.index) {
+                        tracing::warn!("cannot clear game {}'s live records: {err:#}", game.index);
+                    }
+                }
                 let db_ms = claim_ms.remove(&game.index).unwrap_or_default()
                     + recording.elapsed().as_secs_f64() * 1000.0;
                 if !accepted {
@@ -199,6 +225,7 @@ pub async fn run(policy: &mut dyn Policy, jobs: usize, game: &dyn Game) -> anyho
                 shown,
             } => {
                 claim_ms.remove(&game.index);
+                sent.remove(&game.index);
                 policy.say(&format!(
                     "game {} attempt {attempt}: harness fault: {shown}",
                     game.index
@@ -208,6 +235,48 @@ pub async fn run(policy: &mut dyn Policy, jobs: usize, game: &dyn Game) -> anyho
         }
     }
     Ok(())
+}
+
+/// How often the records of a shared database's games in progress are sent on to it.
+const SEND_EVERY: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// A game's record being sent on to a shared database: its file as it is written, and the
+/// number of its next line.
+struct SentRecord {
+    follower: Follower,
+    next: u64,
+}
+
+impl SentRecord {
+    fn new(path: std::path::PathBuf) -> SentRecord {
+        SentRecord {
+            follower: Follower::new(path),
+            next: 1,
+        }
+    }
+}
+
+/// Sends the lines each game in progress added to its record since the last time. Best
+/// effort: a line that cannot be sent now is sent with the next (its game never waits), and
+/// a game's stored files hold its whole record in the end.
+fn send_records(store: &Store, sent: &mut HashMap<u32, SentRecord>) {
+    for (&game, record) in sent.iter_mut() {
+        let (lines, restarted) = record.follower.new_lines();
+        if restarted {
+            record.next = 1;
+        }
+        if lines.is_empty() {
+            continue;
+        }
+        let lines: Vec<String> = lines
+            .into_iter()
+            .map(|line| String::from_utf8_lossy(&line).into_owned())
+            .collect();
+        match store.add_live_records(game, record.next, &lines) {
+            Ok(()) => record.next += lines.len() as u64,
+            Err(err) => tracing::warn!("cannot send game {game}'s live records: {err:#}"),
+        }
+    }
 }
 
 /// How a game task ended, as the loop that claimed the game takes it back ([`take_back`]).

@@ -707,6 +707,41 @@ impl Store {
         Ok(games)
     }
 
+    /// Sends lines `first`, `first + 1`… of game `game`'s record, as it is played here, to the
+    /// servers that stream it from this database (schema 9).
+    pub fn add_live_records(&self, game: u32, first: u64, lines: &[String]) -> anyhow::Result<()> {
+        self.db.transaction(|db| {
+            for (seq, line) in (first..).zip(lines) {
+                db.execute(
+                    "INSERT INTO live_records (game, seq, line) VALUES (?1, ?2, ?3)
+                     ON CONFLICT (game, seq) DO UPDATE SET line = ?3",
+                    &[game.into(), (seq as i64).into(), line.as_str().into()],
+                )?;
+            }
+            Ok(())
+        })
+    }
+
+    /// The lines of game `game`'s record after line `after`, with their numbers, as the game's
+    /// worker sent them so far.
+    pub fn live_records(&self, game: u32, after: u64) -> anyhow::Result<Vec<(u64, String)>> {
+        let rows = self.db.query(
+            "SELECT seq, line FROM live_records WHERE game = ?1 AND seq > ?2 ORDER BY seq",
+            &[game.into(), (after as i64).into()],
+        )?;
+        rows.iter()
+            .map(|row| Ok((row[0].int()? as u64, row[1].text()?)))
+            .collect()
+    }
+
+    /// Forgets game `game`'s record lines: its files hold them once stored, and an attempt
+    /// played again sends its own.
+    pub fn drop_live_records(&self, game: u32) -> anyhow::Result<()> {
+        self.db
+            .execute("DELETE FROM live_records WHERE game = ?1", &[game.into()])?;
+        Ok(())
+    }
+
     /// The games being played now, lowest index first.
     pub fn running_games(&self) -> anyhow::Result<Vec<GameRow>> {
         self.games_where("WHERE g.state = 'running'")

@@ -13,7 +13,7 @@ use anyhow::Context;
 use super::sql::{Connection, Dialect, Value};
 
 /// The schema this koth writes and reads.
-pub(crate) const LATEST: i64 = 8;
+pub(crate) const LATEST: i64 = 9;
 
 /// The meta key of the schema's version.
 const VERSION_KEY: &str = "schema_version";
@@ -83,6 +83,14 @@ CREATE TABLE IF NOT EXISTS game_data (
     started TEXT NOT NULL, kept TEXT, note TEXT, PRIMARY KEY (game, seat));
 CREATE INDEX IF NOT EXISTS game_data_by_bot ON game_data (bot, game);
 CREATE INDEX IF NOT EXISTS seats_by_bot ON seats (bot, game);
+";
+
+/// Version 9: the records of games in progress that workers play (a line of each game's
+/// `replay.jsonl` by its number from 1), which servers on other machines stream while it is
+/// played; a game's rows go when its files are stored.
+const LIVE: &str = "
+CREATE TABLE IF NOT EXISTS live_records (
+    game INTEGER NOT NULL, seq INTEGER NOT NULL, line TEXT NOT NULL, PRIMARY KEY (game, seq));
 ";
 
 /// `sql` in `dialect`'s words for the types.
@@ -199,6 +207,7 @@ fn apply(db: &dyn Connection, step: i64) -> anyhow::Result<()> {
             add_column(db, "bots", "data_mb", "INTEGER")?;
             db.batch(&typed(DATA, dialect))
         }
+        9 => db.batch(&typed(LIVE, dialect)),
         _ => anyhow::bail!("no schema version {step}"),
     }
 }
