@@ -453,6 +453,15 @@ fn a_game_s_replay_says_it_is_in_progress_while_it_is_played() {
     let (status, page) = get(port, "/games/0");
     assert!(status.contains(" 200 "), "{status}: {page}");
     assert!(!page.contains("in-progress"), "{page}");
+    // Its stream is its replay, then its end.
+    let stream = crate::live::events(
+        &format!("http://127.0.0.1:{port}/api/games/0/live"),
+        None,
+        |_| false,
+    );
+    assert_eq!(stream.last().unwrap().name, "end");
+    let replay = std::fs::read_to_string(dir.join("games/0/replay.jsonl")).unwrap();
+    assert_eq!(crate::live::joined(&stream), replay);
 }
 
 /// A graded bot `name` (p = 0.5) that waits 0.2 s before each answer, so a game of it lasts a

@@ -55,9 +55,9 @@ fn slow_tournament(root: &Path, games: u32, extra: &str) -> PathBuf {
 
 /// One event of a stream.
 #[derive(Debug, Clone, PartialEq)]
-struct Event {
-    id: Option<u64>,
-    name: String,
+pub(crate) struct Event {
+    pub(crate) id: Option<u64>,
+    pub(crate) name: String,
     data: String,
     /// When it arrived.
     at: SystemTime,
@@ -65,7 +65,11 @@ struct Event {
 
 /// Reads the events of `url` (after `last` if given) until `enough` holds of those read, or
 /// the stream ends.
-fn events(url: &str, last: Option<u64>, enough: impl Fn(&[Event]) -> bool) -> Vec<Event> {
+pub(crate) fn events(
+    url: &str,
+    last: Option<u64>,
+    enough: impl Fn(&[Event]) -> bool,
+) -> Vec<Event> {
     let client = koth::hill::submit::http_client(Some(Duration::from_secs(120))).unwrap();
     let mut request = client.get(url);
     if let Some(last) = last {
@@ -133,7 +137,7 @@ fn live_games(base: &str) -> Vec<serde_json::Value> {
     }
 }
 
-fn joined(events: &[Event]) -> String {
+pub(crate) fn joined(events: &[Event]) -> String {
     events
         .iter()
         .filter(|e| e.name != "end")
@@ -413,4 +417,53 @@ fn a_worker_s_game_is_followed_live_through_postgresql_with_the_same_ids_and_res
     );
     assert!(joined(&stored).lines().count() > 10);
     drop(worker);
+}
+
+#[test]
+fn a_client_that_reads_nothing_is_dropped_while_another_reads_the_whole_game() {
+    use std::io::{Read, Write};
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("t");
+    crate::support::tournament::succeed(
+        koth()
+            .args(["tournament", "run"])
+            .arg(slow_tournament(tmp.path(), 1, ""))
+            .arg("--dir")
+            .arg(&dir),
+    );
+    // A game with a record far larger than the sockets between client and server hold.
+    let replay = dir.join("games/0/replay.jsonl");
+    let mut text = std::fs::read_to_string(&replay).unwrap();
+    let line = format!("{{\"kind\":\"note\",\"text\":\"{}\"}}\n", "x".repeat(200));
+    text.push_str(&line.repeat(200_000));
+    std::fs::write(&replay, &text).unwrap();
+    let (_server, port) = crate::dashboard::serve(&dir);
+    let url = format!("http://127.0.0.1:{port}/api/games/0/live");
+
+    let mut stalled = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(
+        stalled,
+        "GET /api/games/0/live HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+    )
+    .unwrap();
+    // Another watcher reads it all meanwhile, at its own pace.
+    let read = events(&url, None, |_| false);
+    let whole = joined(&read);
+    assert!(whole == text, "{} of {} bytes", whole.len(), text.len());
+    assert_eq!(read.last().unwrap().name, "end");
+    // The stalled client is dropped 10 s after the socket filled: what it reads then ends
+    // short of the game.
+    std::thread::sleep(Duration::from_secs(14));
+    stalled
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    let mut got = Vec::new();
+    let _ = stalled.read_to_end(&mut got);
+    assert!(
+        got.len() < text.len(),
+        "{} of {} bytes",
+        got.len(),
+        text.len()
+    );
+    assert!(!String::from_utf8_lossy(&got).contains("event: end"));
 }

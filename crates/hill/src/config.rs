@@ -1,7 +1,7 @@
 //! The hill file: a tournament file's settings of a game (`game`, `players_per_game`, `rounds`,
 //! `answer_ms`, `exit_ms`, `clock`, `backstop_ms`, `sandbox`, `memory_mb`, `file_mb`,
-//! `build_timeout_s`, `record_boards`, `seed`, `jobs`, `answer_fuel`, `exit_fuel`, `wasm_only`,
-//! `languages`),
+//! `build_timeout_s`, `record_boards`, `live_delay_s`, `seed`, `jobs`, `answer_fuel`,
+//! `exit_fuel`, `wasm_only`, `languages`),
 //! checked by the tournament's own [`Config`], and the hill's own keys:
 //!
 //! ```toml

@@ -293,6 +293,10 @@ fn public_json(file: &Path) -> Option<String> {
 /// A JSON text (a line of a game's record, a result) as everyone may read it: every string in
 /// it that quotes a bot's stderr in koth's words alone. What is not JSON stays as it is.
 pub fn public_record(text: &str) -> String {
+    // A text quoting no stderr stays byte for byte what it was.
+    if koth_bot::error::without_stderr(text).is_none() {
+        return text.to_string();
+    }
     match serde_json::from_str::<serde_json::Value>(text) {
         Ok(mut value) => {
             public_strings(&mut value);

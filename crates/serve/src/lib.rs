@@ -13,6 +13,7 @@
 //! | `/games/{index}?board=B` | the game's replay page, where its game writes one (`board`: a rat-race game's recorded board) |
 //! | `/plots/ratings.svg` | each bot's rating ± σ over its games |
 //! | `/games/{index}/points.svg` | a paths game's points per bot, round by round |
+//! | `/api/games/{index}/live`, `/api/live`, `/tv` | games followed while they are played ([`live`]) |
 //!
 //! What a request reads is kept until the games' states change (a finished game's result never
 //! changes), so many open pages of a large tournament cost one read per change, not one each;
@@ -60,6 +61,7 @@ pub(crate) mod hill;
 mod hill_page;
 mod live;
 mod plot;
+mod stalled;
 mod submissions;
 
 pub use koth_game::cli::{Guard, MAX_CONNECTIONS};
@@ -279,7 +281,7 @@ async fn serve_site(
             let connection = hyper::server::conn::http1::Builder::new()
                 .timer(TokioTimer::new())
                 .header_read_timeout(HEADER_TIMEOUT)
-                .serve_connection(TokioIo::new(stream), service);
+                .serve_connection(TokioIo::new(stalled::Stalled::new(stream)), service);
             // A client that went away, or was too slow, is no error of the server's.
             let _ = connection.await;
             drop((permit, client));

@@ -13,8 +13,9 @@
 //! (a watcher resumes from any id, not from a window), and shared by all its watchers, who
 //! are told of new ones through a [`watch`] channel. A game never waits for a watcher: the
 //! task reads a file the game writes anyway. A watcher reads at its own pace from the shared
-//! records, so a slow one costs no memory; one that keeps records waiting for over
-//! [`SLOW_WATCHER`] is dropped (it resumes by id). No record leaves before it is
+//! records, so a slow one costs no memory and nothing is buffered for it; one that takes
+//! nothing for [`super::stalled::STALLED_WRITE`] is dropped (it resumes by id). No record
+//! leaves before it is
 //! `live_delay_s` old (the tournament's or hill's setting): the delay is the server's, for
 //! every client.
 
@@ -38,9 +39,6 @@ use koth_tournament::store::{self, Store};
 const TAIL: Duration = Duration::from_millis(100);
 /// How often a followed game's state is read, to know it ended.
 const STATE_EVERY: Duration = Duration::from_millis(500);
-/// How long a record may wait for a watcher that does not take it before the watcher is
-/// dropped.
-const SLOW_WATCHER: Duration = Duration::from_secs(10);
 /// A comment sent to an idle stream, so that proxies keep it and a gone client is noticed.
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
 /// How long a followed game's records are kept after its last watcher left.
@@ -88,7 +86,6 @@ impl Live {
             published: feed.published.subscribe(),
             feed,
             next: after,
-            owed_since: None,
             done: false,
         }
     }
@@ -258,7 +255,15 @@ async fn read_new(reader: &Arc<Reader>, index: u32, tail: &mut Tail) {
 /// its files are stored).
 async fn read_rest(reader: &Arc<Reader>, index: u32, tail: &mut Tail) {
     let Records::Rows { after } = tail.records else {
-        return read_new(reader, index, tail).await;
+        // A file's lines are read a chunk at a time: all of them now.
+        while let Records::File(follower) = &mut tail.records {
+            let (lines, _) = follower.new_lines();
+            if lines.is_empty() {
+                break;
+            }
+            tail.hold(lines);
+        }
+        return;
     };
     let stored = with_store(reader, move |store, dir| {
         let folder = store.game_folder(dir, index, Some(RECORD_FILE))?;
@@ -428,8 +433,6 @@ struct Watcher {
     published: watch::Receiver<usize>,
     /// The index of the next record to send (its id is one more).
     next: usize,
-    /// Since when records have waited for this watcher to take them.
-    owed_since: Option<Instant>,
     done: bool,
 }
 
@@ -440,38 +443,25 @@ impl Drop for Watcher {
 }
 
 impl Watcher {
-    /// The next event for this watcher: a record, the end, or a keep-alive; `None` when its
-    /// stream is over (the end sent, or the watcher too slow).
+    /// The next event for this watcher: a record, the end, or a keep-alive; `None` once the
+    /// end is sent.
     async fn next_event(&mut self) -> Option<Bytes> {
         if self.done {
             return None;
         }
-        if let Some(since) = self.owed_since
-            && since.elapsed() > SLOW_WATCHER
-        {
-            // It can come back with the last id it has.
-            return None;
-        }
         loop {
-            let (record, end, more) = {
+            let (record, end) = {
                 let log = self.feed.log.read().unwrap_or_else(PoisonError::into_inner);
-                let record = log.events.get(self.next).cloned();
-                (record, log.end.clone(), log.events.len() > self.next + 1)
+                (log.events.get(self.next).cloned(), log.end.clone())
             };
             if let Some(record) = record {
                 self.next += 1;
-                // A record left waiting when this one is sent is owed from now.
-                self.owed_since = match more {
-                    true => Some(self.owed_since.unwrap_or_else(Instant::now)),
-                    false => None,
-                };
                 return Some(record);
             }
             if let Some(end) = end {
                 self.done = true;
                 return Some(end);
             }
-            self.owed_since = None;
             self.published.borrow_and_update();
             tokio::select! {
                 changed = self.published.changed() => changed.ok()?,
