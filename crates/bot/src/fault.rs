@@ -149,7 +149,8 @@ impl FaultCounts {
         *self.of_mut(kind) += 1;
     }
 
-    pub(crate) fn of(&self, kind: FaultKind) -> u64 {
+    /// How many faults of `kind`.
+    pub fn of(&self, kind: FaultKind) -> u64 {
         match kind {
             FaultKind::TimedOut => self.timed_out,
             FaultKind::Crashed => self.crashed,

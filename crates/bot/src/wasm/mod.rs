@@ -300,7 +300,21 @@ impl WasmBot {
                         answer
                     });
                 }
-                Some(None) => break Err(self.ended_error()),
+                Some(None) => {
+                    // An answer that ran out of fuel burnt its whole budget: counted with the
+                    // others, so the fuel line's maximum and near misses include it.
+                    if let Some(Ended::OutOfFuel {
+                        budget,
+                        exiting: false,
+                    }) = self.ended
+                    {
+                        self.stats.record_fuel(budget, self.answer_fuel);
+                        if let Some(transcript) = &self.transcript {
+                            transcript.note_fuel(budget);
+                        }
+                    }
+                    break Err(self.ended_error());
+                }
                 None => {
                     let wall = self.clock == Clock::Wall;
                     break Err(BotError::Timeout {
