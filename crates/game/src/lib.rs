@@ -70,6 +70,57 @@ pub struct ReplayAt {
     pub text: bool,
 }
 
+/// How a game's records number its rounds and turns. A person reads and types both counted from
+/// 1 in every game (reports, `--drive`, `koth replay --round/--turn`, viewers, pages); what is
+/// stored (`results.json`, `replay.jsonl`, transcripts, databases) keeps the game's own numbers,
+/// which for paths, as its original controller wrote them, start at 0. Every place a person
+/// reads a round or turn goes through this, so a fault shows at one place everywhere.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Numbering {
+    /// The number the records give the first round (a rat-race board, a flag level…).
+    pub first_round: u32,
+    /// The number the records give the first turn of a round.
+    pub first_turn: u32,
+}
+
+impl Numbering {
+    /// Records that count from 1 already.
+    pub const FROM_ONE: Numbering = Numbering {
+        first_round: 1,
+        first_turn: 1,
+    };
+
+    /// The numbering of the game called `game` in the registry; [`Numbering::FROM_ONE`] for
+    /// a game it does not have.
+    pub fn of(game: &str) -> Numbering {
+        registry::by_name(game).map_or(Numbering::FROM_ONE, |game| game.numbering())
+    }
+
+    /// Round `stored`, as a person reads it.
+    pub fn round(self, stored: u32) -> u32 {
+        (stored + 1).saturating_sub(self.first_round)
+    }
+
+    /// Turn `stored`, as a person reads it.
+    pub fn turn(self, stored: u32) -> u32 {
+        (stored + 1).saturating_sub(self.first_turn)
+    }
+
+    /// The stored number of the round a person calls `shown` (from 1); `None` for 0.
+    pub fn stored_round(self, shown: u32) -> Option<u32> {
+        shown.checked_sub(1).map(|r| r + self.first_round)
+    }
+
+    /// `round 3, turn 7`, `round 3`, or `None` without a round, as a person reads them.
+    pub fn place(self, round: Option<u32>, turn: Option<u32>) -> Option<String> {
+        let round = round?;
+        Some(match turn {
+            Some(turn) => format!("round {}, turn {}", self.round(round), self.turn(turn)),
+            None => format!("round {}", self.round(round)),
+        })
+    }
+}
+
 /// The viewer options a game's replay takes beside `--text`: a round (`--round`), a turn
 /// (`--turn`), a board (`--board`). `koth replay` refuses any other, naming it and the game.
 #[derive(Debug, Clone, Copy, Default)]
@@ -112,6 +163,10 @@ pub trait Replay {
     fn page(&self, path: &Path, board: Option<usize>) -> Option<anyhow::Result<String>> {
         let _ = (path, board);
         None
+    }
+    /// How the game's records number rounds and turns ([`Numbering`]): from 1 unless it says.
+    fn numbering(&self) -> Numbering {
+        Numbering::FROM_ONE
     }
     /// The options [`Replay::show`] takes: none by default, so `koth replay` refuses them.
     fn options(&self) -> ReplayOptions {
