@@ -12,8 +12,8 @@ use anyhow::{Context, bail};
 use koth_bot::sandbox;
 use koth_bot::text;
 use koth_bot::{Limits, build, roster};
-use koth_game::{Numbering, ReplayAt};
 use koth_game::cli::{SandboxArgs, limit_ms_parser};
+use koth_game::{Numbering, ReplayAt};
 use koth_replay::drive::{self, DriveOptions};
 use koth_replay::tui;
 use koth_tournament::store::Store;
@@ -261,8 +261,8 @@ fn run_drive(
         limits.answer.as_millis()
     );
     // Rounds and turns as a person reads them, from 1, whatever the game stores.
-    let numbering = koth_replay::game_of(&log_dir)
-        .map_or(Numbering::FROM_ONE, |(game, _)| game.numbering());
+    let numbering =
+        koth_replay::game_of(&log_dir).map_or(Numbering::FROM_ONE, |(game, _)| game.numbering());
     let options = DriveOptions {
         round: stored_round(numbering, args.round)?,
         numbering,

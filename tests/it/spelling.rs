@@ -318,10 +318,13 @@ fn a_fault_is_at_one_round_and_turn_everywhere() {
     assert!(output.status.success(), "{report}");
     // Stored from 0: round 0, turn 2 (of the 4 turns of two bots' rounds).
     let results: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(log.join("results.json")).unwrap())
-            .unwrap();
+        serde_json::from_str(&std::fs::read_to_string(log.join("results.json")).unwrap()).unwrap();
     let fault = &results["faults"][0];
-    assert_eq!((&fault["round"], &fault["turn"]), (&0.into(), &2.into()), "{results}");
+    assert_eq!(
+        (&fault["round"], &fault["turn"]),
+        (&0.into(), &2.into()),
+        "{results}"
+    );
     assert_eq!(results["faults"].as_array().unwrap().len(), 1, "{results}");
     // Read from 1: round 1, turn 3, and where debug output goes.
     assert!(
@@ -348,7 +351,10 @@ fn a_fault_is_at_one_round_and_turn_everywhere() {
         .unwrap();
     let driven = String::from_utf8_lossy(&drive.stdout);
     assert!(!drive.status.success(), "{driven}");
-    assert!(driven.contains("round 1, turn 3 (transcript line "), "{driven}");
+    assert!(
+        driven.contains("round 1, turn 3 (transcript line "),
+        "{driven}"
+    );
     // Only round 1 is compared when asked: the same place; rounds count from 1.
     let drive = koth()
         .args(["replay", "--as", "Debugging", "--round", "1", "--drive"])
@@ -357,7 +363,10 @@ fn a_fault_is_at_one_round_and_turn_everywhere() {
         .output()
         .unwrap();
     let driven = String::from_utf8_lossy(&drive.stdout);
-    assert!(driven.contains("round 1, turn 3 (transcript line "), "{driven}");
+    assert!(
+        driven.contains("round 1, turn 3 (transcript line "),
+        "{driven}"
+    );
     let drive = koth()
         .args(["replay", "--as", "Debugging", "--round", "0", "--drive"])
         .arg(&other)
@@ -378,7 +387,10 @@ fn a_fault_is_at_one_round_and_turn_everywhere() {
         .unwrap();
     let text = String::from_utf8_lossy(&replay.stdout);
     assert!(replay.status.success(), "{text}");
-    assert!(text.starts_with("Round 1 of 2, after turn 3 of 4"), "{text}");
+    assert!(
+        text.starts_with("Round 1 of 2, after turn 3 of 4"),
+        "{text}"
+    );
     assert!(
         text.contains("faults in turn 3 (1 in the game)") && text.contains("thinking about"),
         "{text}"
@@ -390,7 +402,10 @@ fn a_fault_is_at_one_round_and_turn_everywhere() {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&replay.stdout);
-    assert!(text.starts_with("Round 2 of 2, after turn 3 of 4"), "{text}");
+    assert!(
+        text.starts_with("Round 2 of 2, after turn 3 of 4"),
+        "{text}"
+    );
     assert!(!text.contains("thinking about"), "{text}");
     let replay = koth()
         .args(["replay", "--round", "3", "--text"])
@@ -398,7 +413,10 @@ fn a_fault_is_at_one_round_and_turn_everywhere() {
         .output()
         .unwrap();
     let refused = String::from_utf8_lossy(&replay.stderr);
-    assert!(refused.contains("no round 3: the log has rounds 1 to 2"), "{refused}");
+    assert!(
+        refused.contains("no round 3: the log has rounds 1 to 2"),
+        "{refused}"
+    );
 
     // The web page, drawn by headless Chromium, opened where the report placed the fault:
     // round 1 just after turn 3, with the fault listed at that place.

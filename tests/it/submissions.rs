@@ -1392,7 +1392,10 @@ fn an_author_reads_their_bots_ranked_game_logs_and_no_one_else_does() {
         faults.iter().any(|f| f.contains(" ×")),
         "a count: {printed}"
     );
-    assert!(!printed.contains("more faults, counted but not kept"), "{printed}");
+    assert!(
+        !printed.contains("more faults, counted but not kept"),
+        "{printed}"
+    );
     assert_eq!(
         printed.matches("--- validation game's stderr").count(),
         1,

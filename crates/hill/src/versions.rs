@@ -598,11 +598,11 @@ mod tests {
         let mixed = [copy("a", 2, 2, "one"), copy("b", 1, 1, "two")];
         assert_eq!(
             distinct_faults(&mixed),
-            ["crashed ×3: one (2 of the 3 kept)", "crashed ×3: two (1 of the 3 kept)"]
+            [
+                "crashed ×3: one (2 of the 3 kept)",
+                "crashed ×3: two (1 of the 3 kept)"
+            ]
         );
-        assert_eq!(
-            distinct_faults(&[copy("a", 1, 1, "one")]),
-            ["crashed: one"]
-        );
+        assert_eq!(distinct_faults(&[copy("a", 1, 1, "one")]), ["crashed: one"]);
     }
 }

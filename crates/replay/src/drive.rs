@@ -19,7 +19,6 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 
 use koth_bot::FuelStats;
-use koth_game::Numbering;
 pub use koth_bot::running::{Running, Start};
 use koth_bot::seat::{
     self, BOT_NOTE, DROPPED_NOTE, LIMITS_NOTE, PRIVATE_FILE_NOTE, ROUND_NOTE, SEED_NOTE,
@@ -28,6 +27,7 @@ use koth_bot::seat::{
 use koth_bot::stderr::STDERR_CAP;
 use koth_bot::transcript::{FUEL_NOTE, TRANSCRIPT_FULL_NOTE, TRANSCRIPT_LINE_BYTES, TURN_NOTE};
 use koth_bot::{self as bot, BotError, BotSpec, Ending, Limits, StderrLog, Transcript};
+use koth_game::Numbering;
 
 /// One round of a transcript, as the bot lived it.
 #[derive(Debug, Clone, PartialEq)]
