@@ -106,9 +106,11 @@ impl Numbering {
         (stored + 1).saturating_sub(self.first_turn)
     }
 
-    /// The stored number of the round a person calls `shown` (from 1); `None` for 0.
+    /// The stored number of the round a person calls `shown` (from 1); `None` for 0 in a game
+    /// whose records count from 0 (it would be no round). In one whose records count from 1, 0
+    /// stays 0: the rat race, which declares no numbering yet, keeps its board 0 reachable.
     pub fn stored_round(self, shown: u32) -> Option<u32> {
-        shown.checked_sub(1).map(|r| r + self.first_round)
+        (shown + self.first_round).checked_sub(1)
     }
 
     /// `round 3, turn 7`, `round 3`, or `None` without a round, as a person reads them.
@@ -287,4 +289,33 @@ pub trait Game: Sync + Replay {
         false
     }
     fn play<'a>(&'a self, setup: &'a MatchSetup) -> BoxFuture<'a, anyhow::Result<MatchResult>>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Numbering;
+
+    #[test]
+    fn a_person_reads_rounds_and_turns_from_1_whatever_the_records_count_from() {
+        let paths = Numbering {
+            first_round: 0,
+            first_turn: 0,
+        };
+        assert_eq!(
+            paths.place(Some(0), Some(4)).as_deref(),
+            Some("round 1, turn 5")
+        );
+        assert_eq!(paths.place(Some(2), None).as_deref(), Some("round 3"));
+        assert_eq!(paths.place(None, Some(4)), None);
+        assert_eq!(paths.stored_round(1), Some(0));
+        assert_eq!(paths.stored_round(0), None);
+        let menace = Numbering::FROM_ONE;
+        assert_eq!(
+            menace.place(Some(2), Some(3)).as_deref(),
+            Some("round 2, turn 3")
+        );
+        assert_eq!(menace.stored_round(2), Some(2));
+        // A record counting from 1 has no round 0 to be refused: it is looked for, as before.
+        assert_eq!(menace.stored_round(0), Some(0));
+    }
 }
