@@ -12,8 +12,8 @@ use anyhow::{Context, bail};
 use koth_bot::sandbox;
 use koth_bot::text;
 use koth_bot::{Limits, build, roster};
-use koth_game::ReplayAt;
 use koth_game::cli::{SandboxArgs, limit_ms_parser};
+use koth_game::{Numbering, ReplayAt};
 use koth_replay::drive::{self, DriveOptions};
 use koth_replay::tui;
 use koth_tournament::store::Store;
@@ -37,14 +37,15 @@ pub struct Args {
     /// learning bot starts from the snapshot of its data kept there.
     #[arg(long, value_name = "URL", requires = "game")]
     pub db: Option<String>,
-    /// What to show first: a paths game's round (from 0), a noughts & crosses match's game or a
-    /// flag game's level (from 1, as results.json and its faults number them); default: the
-    /// first. With --drive, the only round compared.
+    /// What to show first, counted from 1 in every game as the reports count: a paths game's
+    /// round, a noughts & crosses match's game or a flag game's level; default: the first. With
+    /// --drive, the only round compared.
     #[arg(long, value_name = "N")]
     pub round: Option<u32>,
-    /// Show it after this many turns (paths, which needs replay.jsonl) or moves (noughts &
-    /// crosses, flag), or a rat-race board at the last recorded turn up to this one; default:
-    /// the end.
+    /// Show it just after turn N, counted from 1 as the reports count (paths, which needs
+    /// replay.jsonl) or move N (noughts & crosses, flag), so a fault reported in turn N is
+    /// shown; 0 is the start. A rat-race board is shown at its last recorded turn up to N.
+    /// Default: the end.
     #[arg(long, value_name = "N")]
     pub turn: Option<usize>,
     /// Print what the viewer would show first as plain text instead of opening it.
@@ -100,7 +101,7 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
     }
     let (game, path) = koth_replay::game_of(&args.path)?;
     let at = ReplayAt {
-        round: args.round,
+        round: stored_round(game.numbering(), args.round)?,
         turn: args.turn,
         board: args.board,
         text: args.text,
@@ -118,6 +119,17 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
         print!("{}", fuel_text(&koth_replay::log_folder(&args.path)));
     }
     Ok(())
+}
+
+/// The round a person typed (`--round`, from 1) as the game's records number it.
+fn stored_round(numbering: Numbering, shown: Option<u32>) -> anyhow::Result<Option<u32>> {
+    shown
+        .map(|shown| {
+            numbering
+                .stored_round(shown)
+                .context("--round counts from 1, as the reports do: the first round is 1")
+        })
+        .transpose()
 }
 
 /// Refuses a viewer option that the game's viewer does not take (`--round` for a game without
@@ -248,8 +260,12 @@ fn run_drive(
         path.display(),
         limits.answer.as_millis()
     );
+    // Rounds and turns as a person reads them, from 1, whatever the game stores.
+    let numbering =
+        koth_replay::game_of(&log_dir).map_or(Numbering::FROM_ONE, |(game, _)| game.numbering());
     let options = DriveOptions {
-        round: args.round,
+        round: stored_round(numbering, args.round)?,
+        numbering,
         all_differences: args.all_differences,
         limits,
         stderr_log: args.stderr_log.clone(),
@@ -268,6 +284,7 @@ fn run_drive(
         );
     }
     if let Some(round) = driven.not_driven_from {
+        let round = numbering.round(round);
         println!(
             "(the transcript reached its size limit in round {round} and stopped: round {round} \
              and the later ones were not recorded whole, and were not driven)"
@@ -276,7 +293,7 @@ fn run_drive(
     if driven.unreported_differences > 0 {
         println!(
             "(the rounds before round {} were played only to rebuild what the bot keeps between rounds; they differed in {} place(s))",
-            args.round.unwrap_or(0),
+            args.round.unwrap_or(1),
             driven.unreported_differences
         );
     }

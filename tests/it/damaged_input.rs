@@ -257,7 +257,7 @@ fn a_damaged_replay_is_refused_by_every_replay_command() {
         let before = listing(root.path(), &dir);
         let commands: [&[&str]; 5] = [
             &["replay", "g", "--text"],
-            &["replay", "g", "--round", "0", "--turn", "1", "--text"],
+            &["replay", "g", "--round", "1", "--turn", "1", "--text"],
             &["replay", "g", "--html", "g/page.html"],
             // The terminal viewer: the replay is refused before any screen is drawn.
             &["replay", "g"],

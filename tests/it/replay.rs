@@ -111,9 +111,10 @@ fn a_real_log_reads_back_to_the_results_and_the_turns_rebuild_its_grids() {
 fn koth_replay_text_prints_a_round_and_a_turn() {
     let (_dir, out) = played_game();
     let log = graphical::read(&out.join("graphical_log.txt")).unwrap();
-    let replay = koth(&[out.to_str().unwrap(), "--round", "2", "--text"]);
+    // Rounds count from 1 as a person reads them: round 3 is the log's `Round 2`.
+    let replay = koth(&[out.to_str().unwrap(), "--round", "3", "--text"]);
     let lines: Vec<&str> = replay.lines().collect();
-    assert_eq!(lines[0], "Round 2 of 3, end");
+    assert_eq!(lines[0], "Round 3 of 3, end");
     let side = log.side();
     let rows: Vec<String> = lines[1..=side].iter().map(|l| l[2..].to_string()).collect();
     assert_eq!(rows, log.rounds[2].rows);
@@ -128,7 +129,7 @@ fn koth_replay_text_prints_a_round_and_a_turn() {
     let turn = koth(&[
         out.to_str().unwrap(),
         "--round",
-        "1",
+        "2",
         "--turn",
         "2",
         "--text",
@@ -140,7 +141,7 @@ fn koth_replay_text_prints_a_round_and_a_turn() {
         .iter()
         .map(|r| format!("  {r}\n"))
         .collect();
-    assert!(turn.starts_with("Round 1 of 3, after turn 2 of "), "{turn}");
+    assert!(turn.starts_with("Round 2 of 3, after turn 2 of "), "{turn}");
     assert!(turn.contains(&expected), "{turn}");
 
     // The graphical log alone (no replay.jsonl) still shows rounds, and says what turns need.
@@ -207,10 +208,11 @@ fn the_web_viewer_shows_the_asked_turn_and_scores_in_chromium() {
     let profile = dir.path().join("chromium-profile");
 
     // Mid-round: the turn asked for, no points yet, totals of the rounds before.
-    let url = format!("file://{}?round=1&turn=2", page.display());
+    // Rounds count from 1, as a person reads them: round 2 is the log's `Round 1`.
+    let url = format!("file://{}?round=2&turn=2", page.display());
     let output = chromium(&profile, &["--dump-dom"], &url);
     let dom = String::from_utf8_lossy(&output.stdout);
-    assert!(dom.contains(r#"<span id="round">1</span>"#), "{dom}");
+    assert!(dom.contains(r#"<span id="round">2</span>"#), "{dom}");
     assert!(dom.contains(r#"<span id="turn">2</span>"#), "{dom}");
     for (bot, round0) in points[0].iter().enumerate() {
         assert!(
@@ -224,7 +226,7 @@ fn the_web_viewer_shows_the_asked_turn_and_scores_in_chromium() {
     }
 
     // A round's end: its points and the running totals.
-    let url = format!("file://{}?round=2", page.display());
+    let url = format!("file://{}?round=3", page.display());
     let output = chromium(&profile, &["--dump-dom"], &url);
     let dom = String::from_utf8_lossy(&output.stdout);
     for bot in 0..points[0].len() {
@@ -242,7 +244,7 @@ fn the_web_viewer_shows_the_asked_turn_and_scores_in_chromium() {
     // Cargo's scratch folder for integration tests (target/tmp), kept for a person to look at.
     let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("replay-screenshot.png");
     let shot = format!("--screenshot={}", target.display());
-    let url = format!("file://{}?round=1&turn=3", page.display());
+    let url = format!("file://{}?round=2&turn=3", page.display());
     let _ = std::fs::remove_file(&target);
     chromium(&profile, &[&shot, "--window-size=1000,800"], &url);
     let png = std::fs::read(&target).expect("chromium wrote no screenshot");
@@ -295,7 +297,12 @@ fn the_web_viewer_explains_a_turn_its_answers_their_times_and_a_fault_with_its_r
     );
     let reason = fault["reason"].as_str().unwrap();
     // The grid just after the turn of the late bot's fault.
-    let url = format!("file://{}?round={round}&turn={}", page.display(), turn + 1);
+    let url = format!(
+        "file://{}?round={}&turn={}",
+        page.display(),
+        round + 1,
+        turn + 1
+    );
     let profile = dir.path().join("chromium-profile");
     let dom =
         String::from_utf8_lossy(&chromium(&profile, &["--dump-dom"], &url).stdout).into_owned();
@@ -303,6 +310,11 @@ fn the_web_viewer_explains_a_turn_its_answers_their_times_and_a_fault_with_its_r
     // protocol and results.json) is the grid's "turn N of M" and its answers' "turn N".
     assert!(
         dom.contains(&format!("Answers in turn {}", turn + 1)),
+        "{dom}"
+    );
+    // So are rounds: the fault is listed at the place the game's report names.
+    assert!(
+        dom.contains(&format!("round {} turn {}: ", round + 1, turn + 1)),
         "{dom}"
     );
     // Every fault is listed with its reason; the one of this turn is marked, and stands in its
@@ -618,7 +630,7 @@ fn driving_the_same_bot_is_identical_and_a_changed_build_differs() {
 
     // Compressed transcripts read the same; the transcript's file name works as NAME too.
     gzip_transcripts(&out);
-    let (code, stdout, stderr) = drive(&out, &builder, "paths-random-builder", &["--round", "2"]);
+    let (code, stdout, stderr) = drive(&out, &builder, "paths-random-builder", &["--round", "3"]);
     assert_eq!(code, 0, "{stdout}{stderr}");
     assert!(
         stdout.contains("identical: 32 prompt(s) in 1 round(s)"),
@@ -640,7 +652,7 @@ fn driving_the_same_bot_is_identical_and_a_changed_build_differs() {
     let (code, stdout, stderr) = drive(&out, &changed, "Random Builder", &[]);
     assert_eq!(code, 1, "{stdout}");
     assert!(stderr.contains("differ from the recording"), "{stderr}");
-    let difference = stdout.split_once("round 0, turn ").expect(&stdout).1;
+    let difference = stdout.split_once("round 1, turn ").expect(&stdout).1;
     assert!(difference.contains("  prompt:   ACTIVATE "), "{stdout}");
     assert!(difference.contains("  recorded: VERTEX "), "{stdout}");
     assert!(difference.contains("  now:      VERTEX "), "{stdout}");
@@ -652,7 +664,7 @@ fn driving_the_same_bot_is_identical_and_a_changed_build_differs() {
     let (code, all, _) = drive(&out, &changed, "Random Builder", &["--all-differences"]);
     assert_eq!(code, 1);
     assert!(all.matches("recorded:").count() > 1, "{all}");
-    assert!(all.contains("round 2, turn "), "{all}");
+    assert!(all.contains("round 3, turn "), "{all}");
 
     // A name that is not there: the error lists those that are.
     let (code, _, stderr) = drive(&out, &builder, "Nobody", &[]);
@@ -663,10 +675,10 @@ fn driving_the_same_bot_is_identical_and_a_changed_build_differs() {
         "{stderr}"
     );
     // So is a round the game did not have.
-    let (code, _, stderr) = drive(&out, &builder, "Column", &["--round", "3"]);
+    let (code, _, stderr) = drive(&out, &builder, "Column", &["--round", "4"]);
     assert_eq!(code, 1);
     assert!(
-        stderr.contains("no round 3 (it has 3 rounds, from 0)"),
+        stderr.contains("no round 4 (it has 3 rounds, from 1)"),
         "{stderr}"
     );
     // A log folder without transcripts is named in the error.
@@ -722,9 +734,9 @@ fn driving_a_crashing_or_hanging_build_shows_the_round_turn_prompt_and_why() {
     );
 
     // Fed what the polite bot received, the crashing build fails at its third prompt.
-    let (code, stdout, stderr) = drive(&out, &crasher, "polite", &["--round", "1"]);
+    let (code, stdout, stderr) = drive(&out, &crasher, "polite", &["--round", "2"]);
     assert_eq!(code, 1, "{stdout}{stderr}");
-    let expected = "round 1, turn 1 (transcript line ";
+    let expected = "round 2, turn 2 (transcript line ";
     let at = stdout.find(expected).expect(&stdout);
     let difference: Vec<&str> = stdout[at..].lines().collect();
     assert_eq!(difference[1], "  sent:     OWNED 0 N N", "{stdout}");
@@ -742,7 +754,7 @@ fn driving_a_crashing_or_hanging_build_shows_the_round_turn_prompt_and_why() {
     assert_eq!(code, 1, "{stdout}");
     assert!(stdout.contains("(300 ms per answer)"), "{stdout}");
     assert!(
-        stdout.contains("round 0, turn 1 (transcript line "),
+        stdout.contains("round 1, turn 2 (transcript line "),
         "{stdout}"
     );
     assert!(
@@ -752,7 +764,7 @@ fn driving_a_crashing_or_hanging_build_shows_the_round_turn_prompt_and_why() {
     // And the fixed build answers where the recorded one crashed.
     let (code, stdout, _) = drive(&out, &polite, "crasher", &[]);
     assert_eq!(code, 1, "{stdout}");
-    assert!(stdout.contains("round 0, turn 1"), "{stdout}");
+    assert!(stdout.contains("round 1, turn 2"), "{stdout}");
     assert!(
         stdout.contains("  recorded: crashed: exited (exit status: 3)"),
         "{stdout}"

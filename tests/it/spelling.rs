@@ -250,3 +250,190 @@ fn every_output_spells_a_fault_kind_as_results_do() {
     assert!(said.contains("had faults: crashed: "), "{said}");
     assert_one_spelling("the hill's refusal", &said);
 }
+
+/// Every count of a game's own command says in its help what one is: `--rounds` of paths, the
+/// `--games` of noughts & crosses, the rat race's `--boards`, Mad Cars' `--matches`.
+#[test]
+fn every_count_flag_says_what_one_is() {
+    let mut counts = Vec::new();
+    for path in commands() {
+        let help = help(&path);
+        for (flag, unit) in [
+            ("--rounds <N>", "round"),
+            ("--games <N>", "game"),
+            ("--boards <N>", "board"),
+            ("--matches <N>", "match"),
+        ] {
+            let Some((_, after)) = help.split_once(flag) else {
+                continue;
+            };
+            // The flag's own description: up to the next option.
+            let said = after.split("\n  -").next().unwrap_or(after);
+            let said = said.split_whitespace().collect::<Vec<_>>().join(" ");
+            assert!(
+                said.contains(&format!("one {unit} is")),
+                "`koth {} {flag}` does not say what one {unit} is: {said}",
+                path.join(" ")
+            );
+            counts.push(format!("{} {flag}", path.join(" ")));
+        }
+    }
+    assert!(counts.len() >= 4, "{counts:?}");
+}
+
+/// One numbering: a fault is at the same round and turn, counted from 1, in the game's report,
+/// `koth replay --drive`, `koth replay --round R --turn T --text` and the web page, though paths
+/// stores both from 0. The bot printed a debug line before its answer: the fault says where
+/// debug output goes, and the transcript keeps the answer it dropped.
+#[test]
+fn a_fault_is_at_one_round_and_turn_everywhere() {
+    let root = tempfile::tempdir().unwrap();
+    // A debug line before its answer at the third DESTROY (`DESTROY 2`) of the first round
+    // only: the first time, it leaves a mark in its folder.
+    let debugging = "import os, sys\n\
+                     mark = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'faulted')\n\
+                     for line in sys.stdin:\n    \
+                     words = line.split()\n    \
+                     if words and words[0] in ('DESTROY', 'ACTIVATE'):\n        \
+                     if words[0] == 'DESTROY' and words[1] == '2' and not os.path.exists(mark):\n            \
+                     open(mark, 'w').close()\n            \
+                     print('thinking about turn 2')\n        \
+                     print('NONE', flush=True)\n";
+    let quiet = "import sys\nfor line in sys.stdin:\n    \
+                 if line.startswith(('DESTROY', 'ACTIVATE')):\n        \
+                 print('NONE', flush=True)\n";
+    let bot = python_bot(root.path(), "debugging", "Debugging", "paths", debugging);
+    let other = python_bot(root.path(), "quiet", "Quiet", "paths", quiet);
+    let log = root.path().join("game");
+    let output = koth()
+        .args(["paths", "--rounds", "2", "--seed", "1", "--dir"])
+        .arg(&log)
+        .arg("--bot")
+        .arg(&bot)
+        .arg("--bot")
+        .arg(&other)
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{report}");
+    // Stored from 0: round 0, turn 2 (of the 4 turns of two bots' rounds).
+    let results: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(log.join("results.json")).unwrap()).unwrap();
+    let fault = &results["faults"][0];
+    assert_eq!(
+        (&fault["round"], &fault["turn"]),
+        (&0.into(), &2.into()),
+        "{results}"
+    );
+    assert_eq!(results["faults"].as_array().unwrap().len(), 1, "{results}");
+    // Read from 1: round 1, turn 3, and where debug output goes.
+    assert!(
+        report.contains(
+            "Debugging (round 1, turn 3): bad_output: DESTROY 2: expected `VERTEX x,y` or \
+             `NONE`, got \"thinking about turn 2\" (an answer is one line on stdout; debug \
+             output goes to stderr)"
+        ),
+        "{report}"
+    );
+    // The answer it printed after the debug line was dropped, and its transcript shows it.
+    let transcript = std::fs::read_to_string(log.join("transcripts/debugging.txt")).unwrap();
+    assert!(
+        transcript.contains("< ") && transcript.contains("# dropped, printed unasked: NONE\n"),
+        "{transcript}"
+    );
+
+    // Driven by a bot that answers NONE throughout, it differs there first.
+    let drive = koth()
+        .args(["replay", "--as", "Debugging", "--drive"])
+        .arg(&other)
+        .arg(&log)
+        .output()
+        .unwrap();
+    let driven = String::from_utf8_lossy(&drive.stdout);
+    assert!(!drive.status.success(), "{driven}");
+    assert!(
+        driven.contains("round 1, turn 3 (transcript line "),
+        "{driven}"
+    );
+    // Only round 1 is compared when asked: the same place; rounds count from 1.
+    let drive = koth()
+        .args(["replay", "--as", "Debugging", "--round", "1", "--drive"])
+        .arg(&other)
+        .arg(&log)
+        .output()
+        .unwrap();
+    let driven = String::from_utf8_lossy(&drive.stdout);
+    assert!(
+        driven.contains("round 1, turn 3 (transcript line "),
+        "{driven}"
+    );
+    let drive = koth()
+        .args(["replay", "--as", "Debugging", "--round", "0", "--drive"])
+        .arg(&other)
+        .arg(&log)
+        .output()
+        .unwrap();
+    let refused = String::from_utf8_lossy(&drive.stderr);
+    assert!(
+        !drive.status.success() && refused.contains("--round counts from 1"),
+        "{refused}"
+    );
+
+    // The text replay of round 1 just after turn 3 shows the fault in that turn.
+    let replay = koth()
+        .args(["replay", "--round", "1", "--turn", "3", "--text"])
+        .arg(&log)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&replay.stdout);
+    assert!(replay.status.success(), "{text}");
+    assert!(
+        text.starts_with("Round 1 of 2, after turn 3 of 4"),
+        "{text}"
+    );
+    assert!(
+        text.contains("faults in turn 3 (1 in the game)") && text.contains("thinking about"),
+        "{text}"
+    );
+    // Round 2 has no fault, and there is no round 3.
+    let replay = koth()
+        .args(["replay", "--round", "2", "--turn", "3", "--text"])
+        .arg(&log)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&replay.stdout);
+    assert!(
+        text.starts_with("Round 2 of 2, after turn 3 of 4"),
+        "{text}"
+    );
+    assert!(!text.contains("thinking about"), "{text}");
+    let replay = koth()
+        .args(["replay", "--round", "3", "--text"])
+        .arg(&log)
+        .output()
+        .unwrap();
+    let refused = String::from_utf8_lossy(&replay.stderr);
+    assert!(
+        refused.contains("no round 3: the log has rounds 1 to 2"),
+        "{refused}"
+    );
+
+    // The web page, drawn by headless Chromium, opened where the report placed the fault:
+    // round 1 just after turn 3, with the fault listed at that place.
+    let page = root.path().join("page.html");
+    let written = koth()
+        .args(["replay", "--html"])
+        .arg(&page)
+        .arg(&log)
+        .output()
+        .unwrap();
+    assert!(written.status.success(), "{written:?}");
+    let url = format!("file://{}?round=1&turn=3", page.display());
+    let profile = root.path().join("chromium-profile");
+    let dom = crate::replay::chromium(&profile, &["--dump-dom"], &url);
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    assert!(dom.contains(r#"<span id="round">1</span>"#), "{dom}");
+    assert!(dom.contains(r#"<span id="turn">3</span>"#), "{dom}");
+    assert!(dom.contains("Answers in turn 3"), "{dom}");
+    assert!(dom.contains("round 1 turn 3: Debugging"), "{dom}");
+}

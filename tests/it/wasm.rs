@@ -601,3 +601,24 @@ fn a_wasi_bot_s_fuel_per_answer_is_kept_shown_and_measured() {
     assert_eq!(mine["timing"]["fuel"]["budget"], budget);
     assert_eq!(mine["timing"]["fuel"]["near_misses"], 0);
 }
+
+/// The answer that ran out of fuel is counted with the others: the fuel line's maximum is the
+/// budget it burnt, and it is a near miss, in the report, results and transcript alike.
+#[test]
+fn the_answer_that_ran_out_of_fuel_is_counted_in_the_fuel_line() {
+    let root = tempfile::tempdir().unwrap();
+    let bot = ttt_bot(root.path(), "looper", Some("loop"));
+    let out = root.path().join("out");
+    let results = play_match(&bot, 1, &out, &["--answer-fuel", "2000000"]);
+    let looper = bot_result(&results, "looper");
+    assert_eq!(looper["status"], "timed_out", "{looper}");
+    let fuel = &looper["timing"]["fuel"];
+    assert!(fuel["answers"].as_u64().unwrap() >= 1, "{fuel}");
+    assert_eq!(fuel["max"], 2_000_000, "{fuel}");
+    assert!(fuel["near_misses"].as_u64().unwrap() >= 1, "{fuel}");
+    let transcript = std::fs::read_to_string(out.join("transcripts/looper.txt")).unwrap();
+    assert!(transcript.contains("# fuel 2000000"), "{transcript}");
+    let replay = succeed(koth().args(["replay", "--text"]).arg(&out));
+    let replay = String::from_utf8_lossy(&replay.stdout);
+    assert!(replay.contains("max 2M fuel per answer"), "{replay}");
+}

@@ -242,7 +242,7 @@ fn three_workers_one_killed_mid_game_record_every_game_once_with_the_scores_of_o
             .args(["replay", "--db", &url, &name, "0", "--text"])
             .current_dir(root.path()),
     );
-    assert!(String::from_utf8_lossy(&replay.stdout).starts_with("Round 0 of 2"));
+    assert!(String::from_utf8_lossy(&replay.stdout).starts_with("Round 1 of 2"));
 }
 
 #[test]

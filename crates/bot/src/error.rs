@@ -6,6 +6,7 @@ use std::time::Duration;
 use thiserror::Error;
 
 use super::FaultKind;
+use super::starvation::CpuWaits;
 use super::unanswered::Unanswered;
 
 /// Why a bot could not be talked to. The message is what users read in results and logs.
@@ -27,12 +28,11 @@ pub enum BotError {
     /// [`super::starvation`]). A time-out still for the game, but a harness fault for a
     /// tournament, which plays the game again.
     #[error(
-        "no answer within {} ms, but it and koth waited {} ms of that for a CPU other programs \
-         held: koth's fault, not the bot's",
-        limit.as_millis(),
-        waited.as_millis()
+        "no answer within {} ms, but {waited} of that for a CPU other programs held: koth's \
+         fault, not the bot's",
+        limit.as_millis()
     )]
-    Starved { limit: Duration, waited: Duration },
+    Starved { limit: Duration, waited: CpuWaits },
     #[error("used {} ms of CPU time for one answer (limit {} ms)", used.as_millis(), limit.as_millis())]
     CpuTimeout { used: Duration, limit: Duration },
     #[error("did not exit within {} ms after its last message", limit.as_millis())]
@@ -41,12 +41,11 @@ pub enum BotError {
     /// its exit limit (see [`super::starvation`]); a harness fault for a tournament, as
     /// [`BotError::Starved`] is.
     #[error(
-        "did not exit within {} ms after its last message, but it and koth waited {} ms of \
-         that for a CPU other programs held: koth's fault, not the bot's",
-        limit.as_millis(),
-        waited.as_millis()
+        "did not exit within {} ms after its last message, but {waited} of that for a CPU \
+         other programs held: koth's fault, not the bot's",
+        limit.as_millis()
     )]
-    StarvedExit { limit: Duration, waited: Duration },
+    StarvedExit { limit: Duration, waited: CpuWaits },
     /// A WASI bot that burnt its fuel budget ([`super::Limits::answer_fuel`], or
     /// [`super::Limits::exit_fuel`] once its input ended).
     #[error("ran out of fuel: burnt its budget of {budget} fuel {}", if *exiting { "after its last message without exiting" } else { "for one answer" })]

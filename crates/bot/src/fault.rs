@@ -21,6 +21,18 @@ pub fn quote(line: &str) -> String {
     format!("{:?} ({} bytes)", format!("{start}…"), line.len())
 }
 
+/// What a bad answer's reason adds after its line when that line was no try at an answer
+/// (`tried` false): most often a debug line printed to stdout, which the bot then pays for with
+/// the answer it printed after it (dropped as printed unasked, as its transcript shows). Every
+/// game says it in these words.
+pub fn debug_hint(tried: bool) -> &'static str {
+    if tried {
+        ""
+    } else {
+        " (an answer is one line on stdout; debug output goes to stderr)"
+    }
+}
+
 /// `line` if it holds at most `max` bytes, else its first `max` bytes (cut on a character
 /// boundary) and a note of its length: `xxxx… [koth: 1048575 bytes, cut]`. For records that keep
 /// a bot's lines (transcripts, a flag walk), so that one huge line cannot make them huge.
@@ -149,7 +161,8 @@ impl FaultCounts {
         *self.of_mut(kind) += 1;
     }
 
-    pub(crate) fn of(&self, kind: FaultKind) -> u64 {
+    /// How many faults of `kind`.
+    pub fn of(&self, kind: FaultKind) -> u64 {
         match kind {
             FaultKind::TimedOut => self.timed_out,
             FaultKind::Crashed => self.crashed,

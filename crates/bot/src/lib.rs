@@ -67,7 +67,7 @@ pub use clock::{Clock, Ending, Limits, MAX_LIMIT_MS, cpu_time};
 pub use error::BotError;
 pub use fault::{
     BotStatus, FAULTS_KEPT_PER_KIND, Fault, FaultCounts, FaultKind, FaultLog, cut_line,
-    cut_line_parts, cut_words, quote,
+    cut_line_parts, cut_words, debug_hint, quote,
 };
 pub(crate) use live::kill_all;
 pub use process::{Asked, BotProcess};

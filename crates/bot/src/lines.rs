@@ -85,10 +85,14 @@ impl LineReader {
     /// holds right now, without waiting: the next line read is then the answer to the next
     /// prompt. A strict request/answer protocol has no use for such lines, and the original
     /// controllers would have desynchronised instead.
-    pub(super) fn drop_unasked_lines(&mut self) {
+    /// Each line dropped goes to `dropped` (without its newline), for the transcript.
+    pub(super) fn drop_unasked_lines(&mut self, mut dropped: impl FnMut(&[u8])) {
         // Bounded, for a bot that prints as fast as koth reads.
         for _ in 0..16 {
             if let Some(last) = memchr::memrchr(b'\n', &self.buf) {
+                for line in self.buf[..last].split(|&b| b == b'\n') {
+                    dropped(line.strip_suffix(b"\r").unwrap_or(line));
+                }
                 self.buf.drain(..=last);
                 self.scanned = 0;
             }

@@ -386,7 +386,12 @@ impl BotProcess {
         } else {
             Duration::ZERO
         };
-        self.stdout.drop_unasked_lines();
+        let transcript = &self.transcript;
+        self.stdout.drop_unasked_lines(|line| {
+            if let Some(transcript) = transcript {
+                transcript.note_unasked(&String::from_utf8_lossy(line));
+            }
+        });
         self.record(b'?', prompt);
         let cpu_before = match self.clock {
             Clock::Wall => None,

@@ -62,11 +62,11 @@ impl Waits {
 
     /// How long koth and the bot `pid` waited for a CPU that others held since `self` was taken
     /// (see the module's rule); `None` if the figures cannot be read now.
-    pub(crate) fn starved_since(&self, pid: i32, bot_cpu: Duration) -> Option<Duration> {
+    pub(crate) fn starved_since(&self, pid: i32, bot_cpu: Duration) -> Option<CpuWaits> {
         Some(self.starved_until(&Waits::now(pid, bot_cpu)?))
     }
 
-    fn starved_until(&self, now: &Waits) -> Duration {
+    fn starved_until(&self, now: &Waits) -> CpuWaits {
         let ns = |later: u64, earlier: u64| Duration::from_nanos(later.saturating_sub(earlier));
         let bot_others = now
             .bot_cpu
@@ -74,14 +74,43 @@ impl Waits {
             .saturating_sub(ns(now.bot_ran, self.bot_ran));
         // Each wait less what the bot's own other threads and processes ran meanwhile: the
         // most of it they can explain, whichever CPU each was on.
-        ns(now.koth_waited, self.koth_waited).saturating_sub(bot_others)
-            + ns(now.bot_waited, self.bot_waited).saturating_sub(bot_others)
+        CpuWaits {
+            koth: ns(now.koth_waited, self.koth_waited).saturating_sub(bot_others),
+            bot: ns(now.bot_waited, self.bot_waited).saturating_sub(bot_others),
+        }
+    }
+}
+
+/// How long koth's thread and the bot's main thread each waited for a CPU that others held
+/// during one answer (or exit). Each is one thread's wait within the time allowed, so never
+/// more than it; the rule adds the two, so their sum may be, and a reason names them apart.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CpuWaits {
+    pub koth: Duration,
+    pub bot: Duration,
+}
+
+impl CpuWaits {
+    fn total(self) -> Duration {
+        self.koth + self.bot
+    }
+}
+
+/// `the bot waited 1800 ms and koth 1775 ms`, as a starved time-out's reason says.
+impl std::fmt::Display for CpuWaits {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the bot waited {} ms and koth {} ms",
+            self.bot.as_millis(),
+            self.koth.as_millis()
+        )
     }
 }
 
 /// Whether `waited` for a CPU out of `allowed` makes a time-out koth's fault.
-pub(crate) fn starved(waited: Duration, allowed: Duration) -> bool {
-    waited.as_secs_f64() > STARVED_SHARE * allowed.as_secs_f64()
+pub(crate) fn starved(waited: CpuWaits, allowed: Duration) -> bool {
+    waited.total().as_secs_f64() > STARVED_SHARE * allowed.as_secs_f64()
 }
 
 /// A task's time on a CPU and time waiting for one, in nanoseconds: the first two fields of a
@@ -111,7 +140,7 @@ mod tests {
     fn a_bot_kept_from_the_cpu_by_others_is_starved() {
         // Over a second: the bot ran 500 ms and waited 500 ms while another run had the CPU.
         let waited = waits(0, 0, 0, 0).starved_until(&waits(0, 500, 500, 500));
-        assert_eq!(waited, Duration::from_millis(500));
+        assert_eq!(waited.total(), Duration::from_millis(500));
         assert!(starved(waited, Duration::from_secs(1)));
     }
 
@@ -119,7 +148,7 @@ mod tests {
     fn a_bot_kept_from_the_cpu_by_its_own_threads_is_not() {
         // Its main thread waited 600 ms while its other threads used 600 ms of CPU.
         let waited = waits(0, 0, 0, 0).starved_until(&waits(0, 400, 600, 1000));
-        assert_eq!(waited, Duration::ZERO);
+        assert_eq!(waited.total(), Duration::ZERO);
         assert!(!starved(waited, Duration::from_secs(1)));
     }
 
@@ -129,7 +158,7 @@ mod tests {
         // the bot's main thread waited nearly all of it, and the bot's processes used the CPU
         // they waited for. Judged on the main thread alone, it was "starved".
         let waited = waits(0, 0, 0, 0).starved_until(&waits(280, 30, 270, 300));
-        assert_eq!(waited, Duration::from_millis(10));
+        assert_eq!(waited.total(), Duration::from_millis(10));
         assert!(!starved(waited, Duration::from_millis(300)));
     }
 
@@ -141,6 +170,23 @@ mod tests {
         assert!(
             !starved(background, Duration::from_secs(1)),
             "{background:?}"
+        );
+    }
+
+    #[test]
+    fn a_reason_names_each_wait_within_the_limit() {
+        // Both threads kept from the CPU most of a 1000 ms answer: 1700 ms in all, but each
+        // wait is within the limit, and the reason says each.
+        let waited = waits(0, 0, 0, 0).starved_until(&waits(850, 150, 850, 150));
+        assert!(starved(waited, Duration::from_secs(1)));
+        let error = crate::BotError::Starved {
+            limit: Duration::from_secs(1),
+            waited,
+        };
+        assert_eq!(
+            error.to_string(),
+            "no answer within 1000 ms, but the bot waited 850 ms and koth 850 ms of that for \
+             a CPU other programs held: koth's fault, not the bot's"
         );
     }
 

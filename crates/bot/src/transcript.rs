@@ -35,6 +35,11 @@ pub const TRANSCRIPT_LINE_BYTES: usize = 4096;
 /// The note naming the turn of the prompts that follow it, followed by the turn.
 pub const TURN_NOTE: &str = "turn ";
 
+/// The note of a line the bot printed unasked (after its answer, before the next prompt),
+/// which koth dropped, followed by the line: a debug line's fault is often followed by the
+/// answer the bot meant, and a person reading the transcript sees it here.
+pub const UNASKED_NOTE: &str = "dropped, printed unasked: ";
+
 /// The note after a WASI bot's answer, followed by the fuel it burnt for it.
 pub const FUEL_NOTE: &str = "fuel ";
 
@@ -210,6 +215,14 @@ impl Transcript {
         let turn = digits.format(turn).as_bytes();
         self.lock()
             .write_line(&[b"# ", TURN_NOTE.as_bytes(), turn, b"\n"]);
+    }
+
+    /// A `# dropped, printed unasked: LINE` note ([`UNASKED_NOTE`]), the line cut as an
+    /// answer is.
+    pub(super) fn note_unasked(&self, line: &str) {
+        let line = super::cut_line(line, TRANSCRIPT_LINE_BYTES);
+        self.lock()
+            .write_line(&[b"# ", UNASKED_NOTE.as_bytes(), line.as_bytes(), b"\n"]);
     }
 
     /// A `# fuel F` note ([`FUEL_NOTE`]) after a WASI bot's answer: the fuel it burnt for it.

@@ -70,6 +70,59 @@ pub struct ReplayAt {
     pub text: bool,
 }
 
+/// How a game's records number its rounds and turns. A person reads and types both counted from
+/// 1 in every game (reports, `--drive`, `koth replay --round/--turn`, viewers, pages); what is
+/// stored (`results.json`, `replay.jsonl`, transcripts, databases) keeps the game's own numbers,
+/// which for paths, as its original controller wrote them, start at 0. Every place a person
+/// reads a round or turn goes through this, so a fault shows at one place everywhere.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Numbering {
+    /// The number the records give the first round (a rat-race board, a flag level…).
+    pub first_round: u32,
+    /// The number the records give the first turn of a round.
+    pub first_turn: u32,
+}
+
+impl Numbering {
+    /// Records that count from 1 already.
+    pub const FROM_ONE: Numbering = Numbering {
+        first_round: 1,
+        first_turn: 1,
+    };
+
+    /// The numbering of the game called `game` in the registry; [`Numbering::FROM_ONE`] for
+    /// a game it does not have.
+    pub fn of(game: &str) -> Numbering {
+        registry::by_name(game).map_or(Numbering::FROM_ONE, |game| game.numbering())
+    }
+
+    /// Round `stored`, as a person reads it.
+    pub fn round(self, stored: u32) -> u32 {
+        (stored + 1).saturating_sub(self.first_round)
+    }
+
+    /// Turn `stored`, as a person reads it.
+    pub fn turn(self, stored: u32) -> u32 {
+        (stored + 1).saturating_sub(self.first_turn)
+    }
+
+    /// The stored number of the round a person calls `shown` (from 1); `None` for 0 in a game
+    /// whose records count from 0 (it would be no round). In one whose records count from 1, 0
+    /// stays 0: the rat race, which declares no numbering yet, keeps its board 0 reachable.
+    pub fn stored_round(self, shown: u32) -> Option<u32> {
+        (shown + self.first_round).checked_sub(1)
+    }
+
+    /// `round 3, turn 7`, `round 3`, or `None` without a round, as a person reads them.
+    pub fn place(self, round: Option<u32>, turn: Option<u32>) -> Option<String> {
+        let round = round?;
+        Some(match turn {
+            Some(turn) => format!("round {}, turn {}", self.round(round), self.turn(turn)),
+            None => format!("round {}", self.round(round)),
+        })
+    }
+}
+
 /// The viewer options a game's replay takes beside `--text`: a round (`--round`), a turn
 /// (`--turn`), a board (`--board`). `koth replay` refuses any other, naming it and the game.
 #[derive(Debug, Clone, Copy, Default)]
@@ -112,6 +165,10 @@ pub trait Replay {
     fn page(&self, path: &Path, board: Option<usize>) -> Option<anyhow::Result<String>> {
         let _ = (path, board);
         None
+    }
+    /// How the game's records number rounds and turns ([`Numbering`]): from 1 unless it says.
+    fn numbering(&self) -> Numbering {
+        Numbering::FROM_ONE
     }
     /// The options [`Replay::show`] takes: none by default, so `koth replay` refuses them.
     fn options(&self) -> ReplayOptions {
@@ -232,4 +289,33 @@ pub trait Game: Sync + Replay {
         false
     }
     fn play<'a>(&'a self, setup: &'a MatchSetup) -> BoxFuture<'a, anyhow::Result<MatchResult>>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Numbering;
+
+    #[test]
+    fn a_person_reads_rounds_and_turns_from_1_whatever_the_records_count_from() {
+        let paths = Numbering {
+            first_round: 0,
+            first_turn: 0,
+        };
+        assert_eq!(
+            paths.place(Some(0), Some(4)).as_deref(),
+            Some("round 1, turn 5")
+        );
+        assert_eq!(paths.place(Some(2), None).as_deref(), Some("round 3"));
+        assert_eq!(paths.place(None, Some(4)), None);
+        assert_eq!(paths.stored_round(1), Some(0));
+        assert_eq!(paths.stored_round(0), None);
+        let menace = Numbering::FROM_ONE;
+        assert_eq!(
+            menace.place(Some(2), Some(3)).as_deref(),
+            Some("round 2, turn 3")
+        );
+        assert_eq!(menace.stored_round(2), Some(2));
+        // A record counting from 1 has no round 0 to be refused: it is looked for, as before.
+        assert_eq!(menace.stored_round(0), Some(0));
+    }
 }

@@ -62,7 +62,8 @@ enum Command {
         /// Games at once [default: the hill file's `jobs`, else the number of cores].
         #[arg(long, value_name = "N")]
         jobs: Option<usize>,
-        /// Stop once N more games are rated, however many workers play them.
+        /// Stop once N more games are rated, however many workers play them; one game is a
+        /// whole game of the hill's game among its seated versions (its `rounds` in it).
         #[arg(long, value_name = "N")]
         games: Option<u32>,
         /// With --db: how long a game this run claims stays its own without a renewal; a killed

@@ -134,8 +134,9 @@ pub struct Added {
     pub build_log: Option<Vec<u8>>,
     /// The folder of its validation game, if it was played.
     pub validation: Option<PathBuf>,
-    /// The faults of its validation game, each distinct one once (`kind: reason (×count)`),
-    /// without the stderr they quote: the game's stderr is kept beside.
+    /// The faults of its validation game, each distinct one once after its kind's count over
+    /// every copy (`kind ×count: reason`), without the stderr they quote: the game's stderr is
+    /// kept beside.
     pub faults: Vec<String>,
 }
 
@@ -467,7 +468,11 @@ fn validate_at(
             .first()
             .map(|f| format!("{}: {}", f.kind, f.reason))
             .unwrap_or_else(|| b.status.to_string());
-        let f = &b.fault_counts;
+        // Every copy's faults, as the list of distinct faults counts them.
+        let mut f = koth_bot::FaultCounts::default();
+        for bot in &result.bots {
+            f.merge(&bot.fault_counts);
+        }
         let counts: Vec<String> = [
             ("failed_to_start", f.failed_to_start),
             ("timed_out", f.timed_out),
@@ -502,37 +507,102 @@ fn validate_at(
     Ok((refused, faults))
 }
 
-/// Each distinct fault of `bots` once, with how often it was kept (copies of one bot fault
-/// alike, round after round), in koth's words without the stderr it quotes; then how many more
-/// were counted but not kept, if any.
+/// Each distinct fault of `bots` once, in koth's words without the stderr it quotes, after its
+/// kind's true count over every copy (`crashed ×140: exited …`); one number for how many there
+/// were, everywhere. A match keeps only the first [`koth_bot::FAULTS_KEPT_PER_KIND`] of each
+/// kind per bot with their reasons, so where fewer were kept than counted, or the kept ones
+/// differ, a clause apart says how many of those kept say this: `(the first 70 kept)`,
+/// `(12 of the 70 kept)`.
 fn distinct_faults(bots: &[koth_game::BotResult]) -> Vec<String> {
-    let mut distinct: Vec<(String, usize)> = Vec::new();
+    let mut counted = koth_bot::FaultCounts::default();
+    for bot in bots {
+        counted.merge(&bot.fault_counts);
+    }
+    // Per kind, in the order first kept: each distinct reason and how many kept faults say it.
+    let mut kinds: Vec<(koth_bot::FaultKind, Vec<(&str, u64)>)> = Vec::new();
     for fault in bots.iter().flat_map(|b| &b.faults) {
         let reason = koth_bot::error::without_stderr(&fault.reason).unwrap_or(&fault.reason);
-        let said = format!("{}: {reason}", fault.kind);
-        match distinct.iter_mut().find(|(s, _)| *s == said) {
+        let reasons = match kinds.iter().position(|(kind, _)| *kind == fault.kind) {
+            Some(at) => &mut kinds[at].1,
+            None => {
+                kinds.push((fault.kind, Vec::new()));
+                &mut kinds.last_mut().expect("just pushed").1
+            }
+        };
+        match reasons.iter_mut().find(|(said, _)| *said == reason) {
             Some((_, count)) => *count += 1,
-            None => distinct.push((said, 1)),
+            None => reasons.push((reason, 1)),
         }
     }
-    let kept: usize = distinct.iter().map(|(_, count)| count).sum();
-    let counted: u64 = bots
-        .iter()
-        .map(|b| {
-            let f = &b.fault_counts;
-            f.timed_out + f.crashed + f.bad_output + f.failed_to_start
-        })
-        .sum();
-    let mut faults: Vec<String> = distinct
-        .into_iter()
-        .map(|(said, count)| match count {
-            1 => said,
-            _ => format!("{said} (×{count})"),
-        })
-        .collect();
-    let more = counted.saturating_sub(kept as u64);
-    if more > 0 {
-        faults.push(format!("and {more} more faults, counted but not kept"));
+    let mut faults = Vec::new();
+    for (kind, reasons) in kinds {
+        let kept: u64 = reasons.iter().map(|(_, count)| count).sum();
+        let total = counted.of(kind).max(kept);
+        let named = match total {
+            1 => kind.to_string(),
+            _ => format!("{kind} ×{total}"),
+        };
+        let several = reasons.len() > 1;
+        for (reason, count) in reasons {
+            faults.push(if several {
+                format!("{named}: {reason} ({count} of the {kept} kept)")
+            } else if kept < total {
+                format!("{named}: {reason} (the first {kept} kept)")
+            } else {
+                format!("{named}: {reason}")
+            });
+        }
     }
     faults
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use koth_bot::{AnswerStats, BotStatus, Fault, FaultCounts, FaultKind};
+
+    /// A copy of a bot that crashed `crashed` times, of which the match kept `kept`, each with
+    /// `reason`.
+    fn copy(name: &str, crashed: u64, kept: u64, reason: &str) -> koth_game::BotResult {
+        koth_game::BotResult {
+            name: name.into(),
+            score: 0.0,
+            status: BotStatus::Crashed,
+            faults: (0..kept)
+                .map(|round| Fault {
+                    bot: name.into(),
+                    kind: FaultKind::Crashed,
+                    round: Some(round as u32 + 1),
+                    turn: None,
+                    reason: reason.into(),
+                })
+                .collect(),
+            fault_counts: FaultCounts {
+                crashed,
+                ..FaultCounts::default()
+            },
+            timing: AnswerStats::default(),
+        }
+    }
+
+    #[test]
+    fn a_fault_is_counted_once_over_every_copy_and_what_was_kept_is_a_clause_apart() {
+        // Seven copies, each crashing 20 times, each keeping its first 10: 140 in all.
+        let copies: Vec<_> = (0..7)
+            .map(|n| copy(&format!("c{n}"), 20, 10, "exited (exit status: 1)"))
+            .collect();
+        assert_eq!(
+            distinct_faults(&copies),
+            ["crashed ×140: exited (exit status: 1) (the first 70 kept)"]
+        );
+        let mixed = [copy("a", 2, 2, "one"), copy("b", 1, 1, "two")];
+        assert_eq!(
+            distinct_faults(&mixed),
+            [
+                "crashed ×3: one (2 of the 3 kept)",
+                "crashed ×3: two (1 of the 3 kept)"
+            ]
+        );
+        assert_eq!(distinct_faults(&[copy("a", 1, 1, "one")]), ["crashed: one"]);
+    }
 }

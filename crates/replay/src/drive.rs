@@ -27,6 +27,7 @@ use koth_bot::seat::{
 use koth_bot::stderr::STDERR_CAP;
 use koth_bot::transcript::{FUEL_NOTE, TRANSCRIPT_FULL_NOTE, TRANSCRIPT_LINE_BYTES, TURN_NOTE};
 use koth_bot::{self as bot, BotError, BotSpec, Ending, Limits, StderrLog, Transcript};
+use koth_game::Numbering;
 
 /// One round of a transcript, as the bot lived it.
 #[derive(Debug, Clone, PartialEq)]
@@ -312,7 +313,8 @@ pub fn find(log_dir: &Path, name: &str) -> anyhow::Result<(PathBuf, Script)> {
     )
 }
 
-/// What the driven bot did now, where it differs from the recording.
+/// What the driven bot did now, where it differs from the recording: its round and turn as a
+/// person reads them, from 1 ([`DriveOptions::numbering`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Difference {
     pub round: u32,
@@ -377,6 +379,9 @@ pub struct DriveOptions {
     /// Where the driven bot's stderr goes; without one, only its last lines are kept, quoted in
     /// crash reasons.
     pub stderr_log: Option<PathBuf>,
+    /// How the game numbers its rounds and turns: a difference and a message name them as a
+    /// person reads them, from 1, as the game's report does.
+    pub numbering: Numbering,
 }
 
 /// The outcome of a drive.
@@ -401,17 +406,20 @@ pub async fn drive(
     options: &DriveOptions,
     on_difference: &mut dyn FnMut(&Difference),
 ) -> anyhow::Result<Driven> {
+    let shown = |round: u32| options.numbering.round(round);
     if let Some(round) = options.round
         && !script.rounds.iter().any(|r| r.round == round)
     {
         bail!(
-            "the transcript has no round {round} (it has {} rounds, from 0)",
+            "the transcript has no round {} (it has {} rounds, from 1)",
+            shown(round),
             script.rounds.len()
         );
     }
     if let (Some(round), Some(full)) = (options.round, script.full_in_round)
         && round >= full
     {
+        let (round, full) = (shown(round), shown(full));
         bail!(
             "the transcript reached its size limit in round {full} and stopped, so round {round} \
              was not recorded whole and cannot be driven (rounds before {full} can)"
@@ -455,7 +463,12 @@ pub async fn drive(
             driven.rounds += 1;
             driven.prompts += prompts;
             driven.cut_answers += cut_answers;
-            for difference in differences {
+            for mut difference in differences {
+                // Named as a person reads them, as the game's report names its faults.
+                difference.round = shown(difference.round);
+                if let Moment::Prompt { turn, .. } = &mut difference.at {
+                    *turn = turn.map(|turn| options.numbering.turn(turn));
+                }
                 on_difference(&difference);
                 driven.differences.push(difference);
             }

@@ -88,14 +88,11 @@ pub fn results_text(folder: &Path) -> anyhow::Result<String> {
             bot.fault_counts.total()
         );
     }
+    let numbering = koth_game::Numbering::of(&result.game);
     for fault in result.bots.iter().flat_map(|b| &b.faults) {
-        let mut at = String::new();
-        if let Some(round) = fault.round {
-            at += &format!(" (round {round}");
-            at += &fault
-                .turn
-                .map_or(")".into(), |turn| format!(", turn {turn})"));
-        }
+        let at = numbering
+            .place(fault.round, fault.turn)
+            .map_or(String::new(), |place| format!(" ({place})"));
         text += &format!(
             "{}{at}: {}: {}\n",
             fault.bot,

@@ -268,10 +268,15 @@ impl WasmBot {
                 // process's are; being told apart by when the bot printed them, not by when
                 // koth read them, they are the same lines on every machine.
                 Some(Some(Printed {
-                    line: Ok(_),
+                    line: Ok(line),
                     fuel: None,
                     clock_ns,
-                })) => self.clock_ms = clock_ns / 1_000_000,
+                })) => {
+                    self.clock_ms = clock_ns / 1_000_000;
+                    if let Some(transcript) = &self.transcript {
+                        transcript.note_unasked(&line);
+                    }
+                }
                 Some(Some(printed)) => {
                     self.clock_ms = printed.clock_ns / 1_000_000;
                     break printed.line.map(|line| {
@@ -300,7 +305,21 @@ impl WasmBot {
                         answer
                     });
                 }
-                Some(None) => break Err(self.ended_error()),
+                Some(None) => {
+                    // An answer that ran out of fuel burnt its whole budget: counted with the
+                    // others, so the fuel line's maximum and near misses include it.
+                    if let Some(Ended::OutOfFuel {
+                        budget,
+                        exiting: false,
+                    }) = self.ended
+                    {
+                        self.stats.record_fuel(budget, self.answer_fuel);
+                        if let Some(transcript) = &self.transcript {
+                            transcript.note_fuel(budget);
+                        }
+                    }
+                    break Err(self.ended_error());
+                }
                 None => {
                     let wall = self.clock == Clock::Wall;
                     break Err(BotError::Timeout {

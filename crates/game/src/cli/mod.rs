@@ -134,9 +134,12 @@ pub struct AnyGameArg {
 
 impl AnyGameArg {
     /// The bot of folder `dir`, refused if its manifest does not list `game` (unless
-    /// `--any-game`).
+    /// `--any-game`). A learning bot is told where its data goes outside a tournament.
     pub fn load_bot(&self, game: &str, dir: &Path) -> anyhow::Result<BotSpec> {
         let spec = roster::load_bot(dir)?;
+        if let Some(ask) = spec.data {
+            eprintln!("{}", data_note(&spec, ask));
+        }
         let (_, games) = roster::load_manifest(dir)?;
         if !self.any_game && !games.iter().any(|g| g == game) {
             bail!(
@@ -163,6 +166,22 @@ impl AnyGameArg {
         roster::check_unique_names(&bots)?;
         Ok(bots)
     }
+}
+
+/// Where a learning bot's data goes in a game's own command, and its cap: its own folder's
+/// `data/`, kept from one command to the next, checked after each answer against the cap a
+/// tournament or hill that allows its ask would give it ([`DataAsk::cap`] of the default);
+/// a tournament or hill gives each game a copy instead, and never reads this folder.
+fn data_note(spec: &BotSpec, ask: koth_bot::DataAsk) -> String {
+    let cap = ask.cap(ask.mb.unwrap_or(koth_bot::data::DEFAULT_CAP_MB));
+    format!(
+        "{}: `data` in its bot.toml: its data is {} (without --sandbox), kept from one game to the next and \
+         checked after each answer against its cap of {} (a tournament or hill gives each game \
+         a copy of its data of its own, and never reads this folder)",
+        koth_bot::text::shown(&spec.name),
+        spec.dir.join(koth_bot::data::DATA_FOLDER).display(),
+        cap.describe()
+    )
 }
 
 /// The prologue of a game's command, written once, after every mistake in its arguments has

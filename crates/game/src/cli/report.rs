@@ -75,6 +75,8 @@ pub fn print_result(result: &MatchResult, log_dir: &Path) {
         );
     }
     let total: u64 = result.bots.iter().map(|b| b.fault_counts.total()).sum();
+    // Rounds and turns as a person reads them, from 1, whatever the game stores.
+    let numbering = crate::Numbering::of(&result.game);
     if total == 0 {
         println!("faults: 0");
     } else {
@@ -89,11 +91,9 @@ pub fn print_result(result: &MatchResult, log_dir: &Path) {
         .flat_map(|b| &b.faults)
         .take(FAULTS_SHOWN)
     {
-        let at = match (fault.round, fault.turn) {
-            (Some(round), Some(turn)) => format!("round {round}, turn {turn}"),
-            (Some(round), None) => format!("round {round}"),
-            _ => "the match".to_string(),
-        };
+        let at = numbering
+            .place(fault.round, fault.turn)
+            .unwrap_or_else(|| "the match".to_string());
         println!(
             "  {} ({at}): {}: {}",
             text::shown(&fault.bot),

@@ -121,8 +121,14 @@ impl Flag {
             match protocol::parse_answer(line) {
                 Ok(moves) => results.push(scored(level, &moves, line)),
                 Err(why) => {
-                    let reason =
-                        format!("answered {} for level {}: {why}", quote(line), level.name);
+                    // Moves are letters without spaces: a line with spaces is most likely a
+                    // debug line.
+                    let reason = format!(
+                        "answered {} for level {}: {why}{}",
+                        quote(line),
+                        level.name,
+                        koth_bot::debug_hint(!line.contains(' '))
+                    );
                     seat.fault(FaultKind::BadOutput, None, reason);
                     results.push(scored(level, &[], ""));
                     seat.stop().await;

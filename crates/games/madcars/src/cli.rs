@@ -12,8 +12,9 @@ pub struct Args {
     /// A bot folder holding a bot.toml; give two: the first is player 1 (it starts on the left).
     #[arg(long, value_name = "DIR", num_args = 1, required = true)]
     bot: Vec<PathBuf>,
-    /// Matches in the game, each on a distinct (map, car) pair drawn with the seed; each player
-    /// has half as many lives, rounded up.
+    /// Matches in the game; one match is a map and a car (a pair drawn with the seed, each
+    /// match's distinct), played to its end. Each player has half as many lives,
+    /// rounded up.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MATCHES,
           value_parser = clap::value_parser!(u32).range(1..))]
     matches: u32,

@@ -143,7 +143,12 @@ pub(crate) const DEBUG_KEPT: usize = 200;
 pub(crate) fn read_answer(line: &str) -> Reading {
     let Ok(value) = serde_json::from_str::<Value>(line) else {
         return Reading::Random {
-            reason: format!("answered {}, which is not JSON", quote(line)),
+            reason: format!(
+                "answered {}, which is not JSON{}",
+                quote(line),
+                // Not even the start of a JSON value: most likely a debug line.
+                koth_bot::debug_hint(line.trim_start().starts_with(['{', '[']))
+            ),
         };
     };
     // Python's truth: an empty object or list, 0, "", false or null is "no turn".

@@ -52,6 +52,7 @@ struct MatchArgs {
     /// The O player: random, perfect or a bot folder.
     #[arg(long, value_name = "PLAYER")]
     o: String,
+    /// Games in the match; one game is a board of noughts & crosses played to a win or a draw.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_GAMES,
           value_parser = clap::value_parser!(u32).range(1..))]
     games: u32,
@@ -72,7 +73,7 @@ struct MatchArgs {
 
 #[derive(Debug, clap::Args)]
 struct TrainArgs {
-    /// Games to train for.
+    /// Games to train for; one game is a board of noughts & crosses played to a win or a draw.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     games: u32,
     /// The opponent, playing O: random, perfect or a bot folder.

@@ -39,9 +39,11 @@ pub(crate) fn end(outcome: Outcome, mark: Mark) -> String {
 /// The free square a bot playing `mark` answered on `board`, or why the answer loses the game.
 pub fn parse_move(answer: &str, board: &Board, mark: Mark) -> Result<usize, String> {
     match parse_square(answer) {
+        // A square is one or two characters: a longer line is most likely a debug line.
         None => Err(format!(
-            "answered {}, which is not a square (0–8 or two letters like LM)",
-            quote(answer)
+            "answered {}, which is not a square (0–8 or two letters like LM){}",
+            quote(answer),
+            koth_bot::debug_hint(answer.trim().chars().count() <= 2)
         )),
         Some(square) if !board.is_free(square) => Err(format!(
             "answered {} as {}: square {square} is taken on {}",

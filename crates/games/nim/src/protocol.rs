@@ -27,9 +27,14 @@ pub(crate) fn end(won: bool) -> &'static str {
 /// The stones an answer takes from `heap`, or why it loses the game.
 pub(crate) fn parse_take(answer: &str, heap: u32) -> Result<u32, String> {
     let taken = answer.trim().parse::<u32>().map_err(|_| {
+        // A line that does not even start with a digit is most likely a debug line.
+        let tried = answer
+            .trim()
+            .starts_with(|c: char| c.is_ascii_digit() || c == '-');
         format!(
-            "answered {}, which is not a number of stones",
-            quote(answer)
+            "answered {}, which is not a number of stones{}",
+            quote(answer),
+            koth_bot::debug_hint(tried)
         )
     })?;
     super::rules::take(heap, taken).map(|_| taken)

@@ -16,7 +16,8 @@ pub struct Args {
     /// whose manifest lists games = ["paths"].
     #[arg(long, value_name = "DIR")]
     bot: Vec<PathBuf>,
-    /// Rounds in the game.
+    /// Rounds in the game; one round is a fresh grid of N² turns for N bots (every bot starts
+    /// anew), scored at its end.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_ROUNDS,
           value_parser = clap::value_parser!(u32).range(1..))]
     rounds: u32,

@@ -110,11 +110,7 @@ impl Answer {
             format!(
                 "expected `VERTEX x,y` or `NONE`, got {}{}",
                 quote(line),
-                if debugging {
-                    " (an answer is one line on stdout; debug output goes to stderr)"
-                } else {
-                    ""
-                }
+                koth_bot::debug_hint(!debugging)
             )
         };
         let coords = line.strip_prefix("VERTEX ").ok_or_else(expected)?;

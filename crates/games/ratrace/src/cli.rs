@@ -38,7 +38,7 @@ pub struct Args {
     /// text.
     #[arg(long, value_name = "NAME", conflicts_with = "player")]
     protocol: Option<String>,
-    /// How many boards to play.
+    /// Boards to play; one board is a fresh track from the seed, raced for up to 10,000 turns.
     #[arg(long, value_name = "N", default_value_t = 50)]
     boards: usize,
     #[command(flatten)]

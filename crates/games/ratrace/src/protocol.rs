@@ -249,13 +249,21 @@ pub(crate) fn write_lean_turn(
     }
 }
 
+/// Whether `line` is a try at moves: it starts as a move does. A line that does not is most
+/// likely a debug line.
+fn tried(line: &str) -> bool {
+    line.trim_start()
+        .starts_with(|c: char| c.is_ascii_digit() || c == '-')
+}
+
 /// Reads a lean answer: exactly `expected` digits, one move each, `3·(dy+1) + (dx+1)`.
 pub fn parse_lean_moves(line: &str, expected: usize, out: &mut Vec<Move>) -> Result<(), String> {
     if line.len() != expected {
         return Err(format!(
-            "answered {} characters for {expected} specimens: {}",
+            "answered {} characters for {expected} specimens: {}{}",
             line.len(),
-            quote(line)
+            quote(line),
+            koth_bot::debug_hint(tried(line))
         ));
     }
     // Checked whole first, then converted with no branch and no length stored per move.
@@ -395,8 +403,9 @@ fn parse_tokens(line: &str, expected: usize, out: &mut Vec<Move>) -> Result<(), 
     }
     if count != expected {
         return Err(format!(
-            "answered {count} moves for {expected} specimens: {}",
-            quote(line)
+            "answered {count} moves for {expected} specimens: {}{}",
+            quote(line),
+            koth_bot::debug_hint(tried(line))
         ));
     }
     Ok(())

@@ -48,6 +48,14 @@ impl Replay for Paths {
         Some(page_of(path))
     }
 
+    /// From 0, rounds and turns alike, as the original controller's logs and protocol count.
+    fn numbering(&self) -> koth_game::Numbering {
+        koth_game::Numbering {
+            first_round: 0,
+            first_turn: 0,
+        }
+    }
+
     fn options(&self) -> ReplayOptions {
         ReplayOptions {
             round: true,
@@ -146,8 +154,9 @@ impl Game {
     pub fn frame(&self, round: u32, turn: Option<usize>) -> anyhow::Result<Frame> {
         let Some(logged) = self.log.rounds.get(round as usize) else {
             bail!(
-                "no round {round}: the log has rounds 0 to {}",
-                self.rounds().saturating_sub(1)
+                "no round {}: the log has rounds 1 to {}",
+                round + 1,
+                self.rounds()
             );
         };
         let mut totals = vec![0u64; self.log.bots.len()];
@@ -169,7 +178,10 @@ impl Game {
                 };
                 let available = replay.turns_in(round);
                 if turn > available {
-                    bail!("round {round} has turns 0 to {available}");
+                    bail!(
+                        "round {} has turns 1 to {available} (0: its start)",
+                        round + 1
+                    );
                 }
                 let finished = turn == available;
                 if finished {
@@ -199,7 +211,8 @@ impl Game {
     /// A frame as plain text: a title line, the grid (two spaces before each row, as in the
     /// graphical log), then one line per bot with its letter, name, points and total.
     pub fn text(&self, frame: &Frame) -> String {
-        let mut text = format!("Round {} of {}", frame.round, self.rounds());
+        // Counted from 1, as a person reads rounds in every game; the log counts from 0.
+        let mut text = format!("Round {} of {}", frame.round + 1, self.rounds());
         match frame.turn {
             Some(turn) => {
                 text += &format!(", after turn {turn} of {}\n", self.turns_in(frame.round))

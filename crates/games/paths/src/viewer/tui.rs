@@ -183,7 +183,7 @@ impl<'a> Viewer<'a> {
         };
         let title = format!(
             " Round {}/{} {turn} · {} ",
-            self.frame.round,
+            self.frame.round + 1,
             self.game.rounds(),
             self.playback.label()
         );
@@ -621,7 +621,7 @@ mod tests {
         let explanation = Explanation::default();
         let mut viewer = Viewer::new(&game, &explanation, game.frame(0, None).unwrap());
         let screen = rendered(&mut viewer);
-        assert!(screen[0].contains("Round 0/2 end · 1×"), "{screen:#?}");
+        assert!(screen[0].contains("Round 1/2 end · 1×"), "{screen:#?}");
         // Zoom 2: each vertex is two cells wide; a broken vertex is a cross.
         assert!(screen[1].starts_with("│a b . . × "), "{screen:#?}");
         assert!(screen[4].starts_with("│× a × b . "), "{screen:#?}");
@@ -649,7 +649,7 @@ mod tests {
         assert!(viewer.key(KeyCode::Char('Z')));
         assert!(viewer.key(KeyCode::Down));
         let screen = rendered(&mut viewer);
-        assert!(screen[0].contains("Round 1/2 end"), "{screen:#?}");
+        assert!(screen[0].contains("Round 2/2 end"), "{screen:#?}");
         assert!(screen[1].starts_with("│aaaaa"), "{screen:#?}");
         assert!(screen[1].contains("Random Builder: 40 / 43"), "{screen:#?}");
         assert!(screen[2].contains("Checkpoint: 7 / 36"), "{screen:#?}");
