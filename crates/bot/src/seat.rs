@@ -142,6 +142,32 @@ pub struct SeatOptions {
     pub ending: Ending,
     /// The match's seed, which seeds a WASI bot's randomness (with its name and round).
     pub seed: u64,
+    /// What each new process is sent first ([`OnStart`]); nothing if `None`.
+    pub on_start: Option<OnStart>,
+}
+
+/// A game's hook on a process's start: the lines each new process of a seat is sent first,
+/// before the next prompt — its first and every restart's alike, so a bot restarted after a
+/// fault is told again what it was told at the start (its seat, say), not only what follows.
+#[derive(Clone)]
+pub struct OnStart(pub std::sync::Arc<StartLines>);
+
+/// The function behind [`OnStart`]: the lines a process starting at [`SeatStart`] is sent.
+pub type StartLines = dyn Fn(&SeatStart) -> Vec<String> + Send + Sync;
+
+impl std::fmt::Debug for OnStart {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("OnStart(…)")
+    }
+}
+
+/// What [`OnStart`] is told of the process that starts: its seat's place among the match's
+/// seats, how many there are, and the round it starts in.
+#[derive(Debug, Clone, Copy)]
+pub struct SeatStart {
+    pub seat: usize,
+    pub seats: usize,
+    pub round: u32,
 }
 
 impl SeatOptions {
@@ -153,6 +179,7 @@ impl SeatOptions {
             private_file: None,
             ending: Ending::Exit,
             seed,
+            on_start: None,
         }
     }
 }
@@ -177,6 +204,8 @@ impl At<'_> {
 /// One bot's seat in a match (see the module's documentation).
 pub struct Seat {
     spec: BotSpec,
+    /// Its place among the match's seats, and how many there are, for [`OnStart`].
+    place: (usize, usize),
     options: SeatOptions,
     stderr: StderrLog,
     transcript: Transcript,
@@ -208,15 +237,21 @@ impl Seat {
         slugs(bots)
             .into_iter()
             .zip(bots)
-            .map(|(slug, spec)| Seat::open(spec.clone(), &slug, log_dir, options.clone()))
+            .enumerate()
+            .map(|(seat, (slug, spec))| {
+                let place = (seat, bots.len());
+                Seat::open(spec.clone(), &slug, place, log_dir, options.clone())
+            })
             .collect()
     }
 
-    /// Seats `spec`: creates `stderr/<slug>.log` and `transcripts/<slug>.txt` in `log_dir` and
-    /// empties the bot's private file. No process starts before [`Seat::begin`].
+    /// Seats `spec` at `place` (its seat, of how many): creates `stderr/<slug>.log` and
+    /// `transcripts/<slug>.txt` in `log_dir` and empties the bot's private file. No process
+    /// starts before [`Seat::begin`].
     pub(crate) fn open(
         spec: BotSpec,
         slug: &str,
+        place: (usize, usize),
         log_dir: &Path,
         options: SeatOptions,
     ) -> anyhow::Result<Seat> {
@@ -245,6 +280,7 @@ impl Seat {
         }
         Ok(Seat {
             spec,
+            place,
             options,
             stderr,
             transcript,
@@ -303,6 +339,17 @@ impl Seat {
             Ok(mut process) => {
                 process.set_clock(self.options.limits.clock);
                 process.set_transcript(self.transcript.clone());
+                if let Some(OnStart(lines)) = &self.options.on_start {
+                    let start = SeatStart {
+                        seat: self.place.0,
+                        seats: self.place.1,
+                        round: self.round,
+                    };
+                    for line in lines(&start) {
+                        // Queued: it goes out with the next prompt, first.
+                        let _ = process.send(&line);
+                    }
+                }
                 self.process = Some(process);
                 self.start_error = None;
             }

@@ -11,6 +11,10 @@
 
 pub mod story;
 
+/// The terminal library the viewers draw with, for a game's viewer to name its types through the
+/// kit rather than depend on it itself: one version, chosen here.
+pub use ratatui;
+
 use std::time::{Duration, Instant};
 
 use ratatui::Frame as Screen;
