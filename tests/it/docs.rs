@@ -1,5 +1,7 @@
-//! The docs against the code: the list of games against the registry, and every relative link
-//! of README.md, ARCHITECTURE.md and docs/ against the files and headings it leads to.
+//! The docs against the code: the list of games against the registry, every relative link of
+//! README.md, ARCHITECTURE.md and docs/ against the files and headings it leads to, and every
+//! command block of README.md and docs/ run against the built `koth` (docs/README.md, "Command
+//! blocks").
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -149,4 +151,179 @@ fn every_relative_link_of_the_docs_leads_to_a_file_and_heading() {
         }
     }
     assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+}
+
+/// The languages of a fenced block that holds commands.
+const COMMAND_LANGUAGES: [&str; 4] = ["sh", "console", "bash", "shell"];
+
+/// A command of a command block: where it is, its text, and the exit status it is written to
+/// end with (`# exit status N` at its end; else 0).
+struct DocCommand {
+    place: String,
+    text: String,
+    status: i32,
+}
+
+/// The commands of the Markdown `text` (of the file shown as `shown`) that a test runs: those of
+/// every fenced block whose language is a shell's, unless its info string says `ignore`. In a
+/// `console` block a command is a line after `$ ` (the lines between are its output, shown,
+/// not compared); in the others every line but comments. A line ending in `\` goes on.
+fn doc_commands(shown: &str, text: &str) -> Vec<DocCommand> {
+    let mut commands = Vec::new();
+    let mut block: Option<(bool, bool)> = None; // (a console block, ignored)
+    let mut pending: Option<(usize, String)> = None;
+    for (index, line) in text.lines().enumerate() {
+        // A fence may be indented, in a list.
+        if let Some(info) = line.trim_start().strip_prefix("```") {
+            block = match block {
+                Some(_) => None,
+                None => {
+                    let words: Vec<&str> = info.split_whitespace().collect();
+                    let language = words.first().copied().unwrap_or("");
+                    if COMMAND_LANGUAGES.contains(&language) {
+                        Some((language == "console", words.contains(&"ignore")))
+                    } else {
+                        Some((false, true))
+                    }
+                }
+            };
+            continue;
+        }
+        let Some((console, ignored)) = block else {
+            continue;
+        };
+        if ignored {
+            continue;
+        }
+        let command = match (&mut pending, console) {
+            (Some((_, text)), _) => {
+                text.push('\n');
+                text.push_str(line);
+                None
+            }
+            (None, true) => line.strip_prefix("$ ").map(|c| (index + 1, c.to_string())),
+            (None, false) if line.trim().is_empty() || line.trim_start().starts_with('#') => None,
+            (None, false) => Some((index + 1, line.to_string())),
+        };
+        if let Some(command) = command {
+            pending = Some(command);
+        }
+        if pending
+            .as_ref()
+            .is_some_and(|(_, text)| !text.ends_with('\\'))
+        {
+            let (number, text) = pending.take().unwrap();
+            let status = text
+                .rsplit_once("# exit status ")
+                .and_then(|(_, n)| n.trim().parse().ok())
+                .unwrap_or(0);
+            commands.push(DocCommand {
+                place: format!("{shown}:{number}"),
+                text,
+                status,
+            });
+        }
+    }
+    commands
+}
+
+#[test]
+fn console_blocks_are_read_as_commands_and_output() {
+    let text = "```console\n$ koth a \\\n  --b\nout\n$ koth c  # exit status 1\n```\n\
+                ```sh ignore\nkoth d\n```\n```sh\n# a comment\nkoth e\n```\n```toml\nx = 1\n```\n";
+    let commands = doc_commands("x.md", text);
+    let shown: Vec<(&str, &str, i32)> = commands
+        .iter()
+        .map(|c| (c.place.as_str(), c.text.as_str(), c.status))
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            ("x.md:2", "koth a \\\n  --b", 0),
+            ("x.md:5", "koth c  # exit status 1", 1),
+            ("x.md:12", "koth e", 0),
+        ]
+    );
+}
+
+/// Every command of README.md and docs/ that is not marked `ignore` runs as written: each file's
+/// commands in turn, in a fresh folder holding a copy of the repository's bots, tournament and
+/// hill files, `bots.txt`, levels and test bots, with the built `koth` first on `PATH`. Its output is not
+/// compared (seeds and times differ from run to run); its exit status is.
+#[test]
+fn every_command_block_of_the_docs_runs() {
+    let koth = PathBuf::from(env!("CARGO_BIN_EXE_koth"));
+    let path = format!(
+        "{}:{}",
+        koth.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let files: Vec<(String, Vec<DocCommand>)> = markdown_files()
+        .into_iter()
+        .map(|file| {
+            let shown = file.strip_prefix(repo()).unwrap().display().to_string();
+            let text = std::fs::read_to_string(&file).unwrap();
+            let commands = doc_commands(&shown, &text);
+            (shown, commands)
+        })
+        .filter(|(_, commands)| !commands.is_empty())
+        .collect();
+    assert!(
+        files.iter().any(|(shown, _)| shown == "docs/first-bot.md"),
+        "docs/first-bot.md has commands to run"
+    );
+    let failures: Vec<String> = std::thread::scope(|scope| {
+        let runs: Vec<_> = files
+            .iter()
+            .map(|(_, commands)| scope.spawn(|| run_doc_commands(commands, &path)))
+            .collect();
+        runs.into_iter()
+            .flat_map(|run| run.join().unwrap())
+            .collect()
+    });
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// Runs `commands` in turn in a fresh folder; returns what went wrong, one entry a command.
+fn run_doc_commands(commands: &[DocCommand], path: &str) -> Vec<String> {
+    let folder = tempfile::tempdir().unwrap();
+    std::fs::create_dir(folder.path().join("tests")).unwrap();
+    for (from, to) in [
+        ("bots", "."),
+        ("bots.txt", "."),
+        ("config", "."),
+        ("levels", "."),
+        ("tests/bots", "tests"),
+    ] {
+        let copied = std::process::Command::new("cp")
+            .arg("-r")
+            .arg(repo().join(from))
+            .arg(folder.path().join(to))
+            .status()
+            .unwrap();
+        assert!(copied.success(), "cp -r {from}");
+    }
+    let mut failures = Vec::new();
+    for command in commands {
+        let output = std::process::Command::new("bash")
+            .arg("-c")
+            .arg(&command.text)
+            .current_dir(folder.path())
+            .env("PATH", path)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        let status = output.status.code().unwrap_or(-1);
+        if status != command.status {
+            failures.push(format!(
+                "{}: `{}` ended with status {status}, the docs say {}\nstdout:\n{}\nstderr:\n{}",
+                command.place,
+                command.text,
+                command.status,
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            ));
+        }
+    }
+    failures
 }

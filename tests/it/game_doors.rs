@@ -1,6 +1,7 @@
-//! Every game of the registry — paths, the rat race, noughts & crosses, flag, Mad Cars and the
-//! example game Nim — through its two doors and its seats, with real bots and the real `koth`
-//! binary:
+//! Every game of the registry, and the test tree's newcomer Colonel Blotto (`tests/blotto/`,
+//! added through the registry alone as `docs/adding-a-game.md` says), through its two doors and
+//! its seats, with real bots and the real `koth` binary (Blotto's: koth's command line with it
+//! installed):
 //! - one door: a game played by its own command (for a game that has one) and the same game
 //!   played in a tournament, with the same seed, bots and rounds, give the same results;
 //! - the seat: the tournament's clock (`clock = "cpu"`) and `exit_ms` reach every game, every
@@ -9,15 +10,19 @@
 //!   --drive` plays a bot its transcript in every game.
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use serde_json::Value;
 
 use crate::dashboard::{browser, console_errors, until};
-use crate::support::tournament::{koth, query, repo, run_tournament, succeed};
+use crate::support::cpus::own_cpu_locks;
+use crate::support::tournament::{koth, query, repo, succeed};
 
 /// One of the games, with bots that play it quickly and the same way every time.
 struct Case {
     game: &'static str,
+    /// The command line that has the game: `koth`, or a newcomer's example binary.
+    binary: fn() -> Command,
     /// Bot folders, made under the test's folder.
     bots: Vec<PathBuf>,
     /// Rounds (boards, games) per match; `None`: the game's own.
@@ -99,10 +104,51 @@ fn madcars_bot(root: &Path, folder: &str, name: &str, seed: u32) -> PathBuf {
     dir
 }
 
-/// Every game of the registry, its bots made under `root`.
+/// The example binary `blotto`: koth's command line with the newcomer Colonel Blotto installed.
+fn blotto() -> Command {
+    // target/<profile>/deps/it-… → target/<profile>/examples/blotto
+    let exe = std::env::current_exe().unwrap();
+    let path = exe
+        .parent()
+        .and_then(Path::parent)
+        .unwrap()
+        .join("examples/blotto");
+    assert!(
+        path.is_file(),
+        "{} is missing: `cargo test` builds it; for `cargo test --test it`, run \
+         `cargo build --release --example blotto` first",
+        path.display()
+    );
+    Command::new(path)
+}
+
+/// A Colonel Blotto bot folder named `name` that sends `army` every round and writes the seat
+/// it was told to stderr.
+fn blotto_bot(root: &Path, folder: &str, name: &str, army: &str) -> PathBuf {
+    let dir = root.join(folder);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("bot.toml"),
+        format!("name = {name:?}\nrun = \"python3 -u army.py\"\ngames = [\"blotto\"]\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("army.py"),
+        format!(
+            "import sys\nfor line in sys.stdin:\n    w = line.split()\n    if w[0] == 'SEAT':\n        \
+             print('seat', w[1], file=sys.stderr)\n    elif w[0] == 'ALLOCATE':\n        \
+             print({army:?})\n"
+        ),
+    )
+    .unwrap();
+    dir
+}
+
+/// Every game of the registry, then the newcomer Blotto, their bots made under `root`.
 fn cases(root: &Path) -> Vec<Case> {
-    let cases = vec![
+    let mut cases = vec![
         Case {
+            binary: koth,
             game: "paths",
             bots: vec![
                 sample_bot(root, "paths-destroyer", None),
@@ -119,6 +165,7 @@ fn cases(root: &Path) -> Vec<Case> {
             }),
         },
         Case {
+            binary: koth,
             game: "ratrace",
             bots: vec![ratrace_bot(root, "edge-runner", "Edge Runner", "polite")],
             rounds: Some(3),
@@ -130,6 +177,7 @@ fn cases(root: &Path) -> Vec<Case> {
             }),
         },
         Case {
+            binary: koth,
             game: "tictactoe",
             bots: vec![
                 sample_bot(root, "ttt-python", None),
@@ -154,12 +202,14 @@ fn cases(root: &Path) -> Vec<Case> {
             }),
         },
         Case {
+            binary: koth,
             game: "flag",
             bots: vec![sample_bot(root, "flag-solver-py", None)],
             rounds: None,
             command: Some(|seats, _, _| strings(&["flag", "play", "--bot", &seats[0]])),
         },
         Case {
+            binary: koth,
             game: "madcars",
             bots: vec![
                 madcars_bot(root, "driver-one", "Driver One", 1),
@@ -182,6 +232,7 @@ fn cases(root: &Path) -> Vec<Case> {
             }),
         },
         Case {
+            binary: koth,
             game: "nim",
             bots: vec![
                 crate::nim::nim_bot(root, "nim-perfect", "perfect"),
@@ -208,6 +259,25 @@ fn cases(root: &Path) -> Vec<Case> {
             case.game
         );
     }
+    // Two of Blotto's armies tie on the first battlefield and share its point.
+    cases.push(Case {
+        binary: blotto,
+        game: "blotto",
+        bots: vec![
+            blotto_bot(root, "blotto-even", "Even", "20 20 20 20 20"),
+            blotto_bot(root, "blotto-left", "Left", "50 50 0 0 0"),
+            blotto_bot(root, "blotto-split", "Split", "50 0 50 0 0"),
+        ],
+        rounds: Some(3),
+        command: Some(|seats, seed, rounds| {
+            let mut args = strings(&["blotto"]);
+            for bot in seats {
+                args.extend(["--bot".into(), bot.clone()]);
+            }
+            args.extend(["--rounds".into(), rounds.unwrap(), "--seed".into(), seed]);
+            args
+        }),
+    });
     cases
 }
 
@@ -231,7 +301,14 @@ fn tournament(case: &Case, dir: &Path, out: &Path, settings: &str) {
         ),
     )
     .unwrap();
-    run_tournament(&file, out, &[]);
+    let mut command = (case.binary)();
+    succeed(
+        own_cpu_locks(&mut command, out.parent().unwrap())
+            .args(["tournament", "run"])
+            .arg(&file)
+            .arg("--dir")
+            .arg(out),
+    );
 }
 
 fn read_json(path: &Path) -> Value {
@@ -335,7 +412,7 @@ fn each_game_played_by_its_command_and_in_a_tournament_gives_the_same_results() 
         }
         let log_dir = tmp.path().join(format!("{}-command", case.game));
         let args = own_command(&case, &seats, seed_of(&in_tournament), &log_dir);
-        succeed(koth().args(&args));
+        succeed((case.binary)().args(&args));
         let by_command = read_json(&log_dir.join("results.json"));
         assert_eq!(
             outcome(&by_command),
@@ -372,6 +449,7 @@ fn wrapped(root: &Path, case: &Case, mode: &str, ms: u32) -> Case {
     let mut bots = case.bots.clone();
     bots[0] = dir;
     Case {
+        binary: case.binary,
         game: case.game,
         bots,
         rounds: case.rounds,
@@ -475,8 +553,8 @@ fn a_tournament_s_exit_limit_reaches_every_game() {
 }
 
 /// `koth replay LOG --drive BOT --as NAME`: exit code and stdout.
-fn drive(log: &Path, bot: &Path, name: &str) -> (i32, String) {
-    let out = koth()
+fn drive(binary: fn() -> Command, log: &Path, bot: &Path, name: &str) -> (i32, String) {
+    let out = binary()
         .arg("replay")
         .arg(log)
         .arg("--drive")
@@ -520,7 +598,7 @@ fn every_game_writes_a_transcript_and_a_stderr_file_per_bot_which_drive_plays_ag
         }
 
         // Every game's text view tells its story: answers, faults, each bot's stderr.
-        let told = succeed(koth().arg("replay").arg(&game).arg("--text"));
+        let told = succeed((case.binary)().arg("replay").arg(&game).arg("--text"));
         let told = String::from_utf8_lossy(&told.stdout);
         assert!(told.contains("answer"), "{}: {told}", case.game);
         assert!(told.contains("fault"), "{}: {told}", case.game);
@@ -534,7 +612,7 @@ fn every_game_writes_a_transcript_and_a_stderr_file_per_bot_which_drive_plays_ag
 
         // The same bot, fed its transcript, answers the same.
         let first = &case.bots[0];
-        let (code, text) = drive(&game, first, &bot_name(first));
+        let (code, text) = drive(case.binary, &game, first, &bot_name(first));
         assert_eq!(code, 0, "{}: {text}", case.game);
         assert!(text.contains("identical: "), "{}: {text}", case.game);
     }
@@ -546,7 +624,7 @@ fn every_game_writes_a_transcript_and_a_stderr_file_per_bot_which_drive_plays_ag
     let out = root.join("ratrace-tournament");
     tournament(&ratrace, &root, &out, "answer_ms = 2000\n");
     let changed = ratrace_bot(&root, "edge-runner-changed", "Edge Runner", "range");
-    let (code, text) = drive(&out.join("games/0"), &changed, "Edge Runner");
+    let (code, text) = drive(koth, &out.join("games/0"), &changed, "Edge Runner");
     assert_eq!(code, 1, "{text}");
     assert!(
         text.contains("recorded:") && text.contains("now:"),
@@ -566,7 +644,7 @@ fn every_game_s_web_replay_opens_in_chromium_without_a_console_error() {
         let out = tmp.path().join(format!("{}-tournament", case.game));
         tournament(&case, tmp.path(), &out, "answer_ms = 2000\n");
         let page = tmp.path().join(format!("{}.html", case.game));
-        let made = koth()
+        let made = (case.binary)()
             .arg("replay")
             .arg(out.join("games/0"))
             .arg("--html")
@@ -603,4 +681,74 @@ fn every_game_s_web_replay_opens_in_chromium_without_a_console_error() {
         }
         client.close().await.unwrap();
     });
+}
+
+/// What Blotto proves beyond the checks every game passes: the seat hook tells a bot restarted
+/// after a fault its seat again, and a battlefield tied by two armies gives each half its point,
+/// as results.json, the dashboard's per-round points and `replay --round` show.
+#[test]
+fn blotto_tells_a_restarted_bot_its_seat_and_shares_a_tied_field() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let crasher = blotto_bot(root, "blotto-crash", "Crash", "50 0 50 0 0");
+    // It dies when asked for round 2's army; koth starts it again for round 3.
+    std::fs::write(
+        crasher.join("army.py"),
+        "import sys\nfor line in sys.stdin:\n    w = line.split()\n    \
+         if w[0] == 'ALLOCATE' and w[1] == '2':\n        sys.exit(3)\n    \
+         elif w[0] == 'ALLOCATE':\n        print('50 0 50 0 0')\n",
+    )
+    .unwrap();
+    let bots = [
+        blotto_bot(root, "blotto-even", "Even", "20 20 20 20 20"),
+        blotto_bot(root, "blotto-left", "Left", "50 50 0 0 0"),
+        crasher,
+    ];
+    let game = root.join("game");
+    let mut command = blotto();
+    command.args(["blotto", "--rounds", "3", "--seed", "2", "--dir"]);
+    command.arg(&game);
+    for bot in &bots {
+        command.arg("--bot").arg(bot);
+    }
+    succeed(&mut command);
+
+    let transcript = std::fs::read_to_string(game.join("transcripts/blotto-crash.txt")).unwrap();
+    let told: Vec<&str> = transcript
+        .lines()
+        .filter(|l| l.ends_with("SEAT 2 OF 3"))
+        .collect();
+    assert_eq!(
+        told.len(),
+        2,
+        "its first process and its restart:\n{transcript}"
+    );
+    assert!(transcript.contains("# round 3"), "{transcript}");
+
+    let results = read_json(&game.join("results.json"));
+    // Round 1: Left and Crash tie on the first battlefield (0.5 each) and win one more each.
+    assert_eq!(results["points"][0], serde_json::json!([2.0, 1.5, 1.5]));
+    // Round 2, Crash gave nothing: Left takes the first two, Even the other three.
+    assert_eq!(results["points"][1], serde_json::json!([3.0, 2.0, 0.0]));
+    let scores: Vec<f64> = (0..3)
+        .map(|b| results["result"]["bots"][b]["score"].as_f64().unwrap())
+        .collect();
+    assert_eq!(scores, [7.0, 5.0, 3.0], "{results}");
+
+    let round = succeed(
+        blotto()
+            .arg("replay")
+            .arg(&game)
+            .args(["--round", "2", "--text"]),
+    );
+    let round = String::from_utf8_lossy(&round.stdout);
+    let answers = round
+        .split("answers in round 2")
+        .nth(1)
+        .and_then(|rest| rest.split("faults").next())
+        .unwrap_or_default();
+    assert!(
+        answers.contains("50 50 0 0 0") && answers.contains("crashed"),
+        "round 2's answers, Crash's crash among them:\n{round}"
+    );
 }

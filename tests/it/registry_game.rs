@@ -2,8 +2,8 @@
 //! bid (`tests/lowbid/`, built as the example `lowbid`), added to koth through the registry
 //! alone, is found by every command of koth's own command line: its own command and `--help`,
 //! a tournament and its leaderboard, a hill, the dashboard, `koth replay` in the terminal, as
-//! text and as a web page (and `--round`, which its viewer does not take, refused), and
-//! `--drive`.
+//! text (the story of a round whose one prompt opens it, `--round`) and as a web page (and
+//! `--board`, which its viewer does not take, refused), and `--drive`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -96,15 +96,34 @@ fn a_game_added_through_the_registry_alone_is_in_every_command() {
     let transcript = std::fs::read_to_string(game.join("transcripts/one.txt")).unwrap();
     assert!(transcript.contains("# in round 2\n"), "{transcript}");
 
-    // koth replay: the terminal and --text (the kit's view of results.json), the page, and an
-    // option its viewer does not take refused by name.
+    // koth replay: the terminal and --text (the kit's view of results.json, then the story
+    // of a round told from the transcripts: a round is one BID prompt, and its answers are
+    // found by it), the page, and an option its viewer does not take refused by name.
     for extra in [&[][..], &["--text"][..]] {
         let shown = text(&succeed(lowbid().arg("replay").arg(&game).args(extra)));
         assert!(
             shown.contains("lowbid (seed 5)") && shown.contains("wordy"),
             "{shown}"
         );
+        assert!(shown.contains("answers in round 1"), "{shown}");
+        assert!(!shown.contains("none recorded"), "{shown}");
     }
+    let round = text(&succeed(
+        lowbid()
+            .arg("replay")
+            .arg(&game)
+            .args(["--round", "2", "--text"]),
+    ));
+    let told = round
+        .split("answers in round 2")
+        .nth(1)
+        .and_then(|rest| rest.split("faults").next())
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        told.contains("wordy") && told.contains("many") && !told.contains("none recorded"),
+        "round 2's answers, wordy's word among them:\n{round}"
+    );
     let page = root.join("page.html");
     succeed(lowbid().arg("replay").arg(&game).arg("--html").arg(&page));
     let page = std::fs::read_to_string(page).unwrap();
@@ -115,13 +134,13 @@ fn a_game_added_through_the_registry_alone_is_in_every_command() {
     let refused = lowbid()
         .arg("replay")
         .arg(&game)
-        .args(["--round", "1"])
+        .args(["--board", "1"])
         .output()
         .unwrap();
     let error = String::from_utf8_lossy(&refused.stderr);
     assert!(!refused.status.success());
     assert!(
-        error.contains("--round does not apply to a game of lowbid"),
+        error.contains("--board does not apply to a game of lowbid"),
         "{error}"
     );
 

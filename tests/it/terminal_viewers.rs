@@ -443,3 +443,32 @@ fn koth_replay_help_lists_the_keys_of_each_terminal_viewer() {
         assert!(help.contains(heading), "{heading:?} in\n{help}");
     }
 }
+
+/// `koth replay DIR` with no terminal to draw on (a pipe, a script) says so and names the
+/// options that work there, with a non-zero exit; it never panics.
+#[test]
+fn a_viewer_without_a_terminal_names_text_and_html() {
+    let tmp = tempfile::tempdir().unwrap();
+    let game = tmp.path().join("game");
+    succeed(
+        koth()
+            .args(["menace", "match", "--games", "1", "--x"])
+            .arg(repo().join("bots/ttt-python"))
+            .arg("--o")
+            .arg(repo().join("bots/ttt-js"))
+            .arg("--dir")
+            .arg(&game),
+    );
+    let shown = koth()
+        .arg("replay")
+        .arg(&game)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&shown.stderr);
+    assert_eq!(shown.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("no terminal") && said.contains("--text") && !said.contains("panicked"),
+        "{said}"
+    );
+}

@@ -8,13 +8,14 @@
 use std::path::{Path, PathBuf};
 
 use koth::bot::{At, FaultKind, Restart, SeatOptions};
-use koth::cli::{AnyGameArg, LogDirArg, SandboxArgs, SeedArg, TimeoutArg, match_folder, report};
+use koth::cli::MatchArgs;
 use koth::game::together::{RoundGame, Table, TogetherRules, play_together};
 use koth::game::{
-    BoxFuture, Game, GameCommand, MatchResult, MatchSetup, Ranking, Replay, ReplayAt, play_placed,
-    write_results,
+    BoxFuture, Game, GameCommand, MatchResult, MatchSetup, Ranking, Replay, ReplayAt,
+    ReplayOptions, play_placed, write_results,
 };
 use koth::replay::kit;
+use koth::replay::tui::story::{self, Story};
 
 /// The game, for the registry.
 pub struct LowBid;
@@ -121,10 +122,34 @@ impl Game for LowBid {
     }
 }
 
-/// No viewer of its own: the kit's text of its `results.json`, and a page of its bids.
+/// No board to draw: the kit's text of its `results.json` and the story of one round
+/// (`--round`) told from the transcripts, each round one `BID` prompt; a page of its bids.
 impl Replay for LowBid {
-    fn show(&self, path: &Path, _at: ReplayAt) -> Option<anyhow::Result<()>> {
-        Some(kit::results_text(path).map(|text| print!("{text}")))
+    fn show(&self, path: &Path, at: ReplayAt) -> Option<anyhow::Result<()>> {
+        Some((|| {
+            let story = Story {
+                title: "Lowest unique bid".to_string(),
+                summary: kit::results_text(path)?
+                    .lines()
+                    .map(str::to_string)
+                    .collect(),
+                part_name: "round",
+                turn_name: "turn",
+                opener: "BID",
+                part: at.round,
+                turn: None,
+                most_turns: 20,
+            };
+            print!("{}", story::text(path, &story)?);
+            Ok(())
+        })())
+    }
+
+    fn options(&self) -> ReplayOptions {
+        ReplayOptions {
+            round: true,
+            ..ReplayOptions::default()
+        }
     }
 
     fn page(&self, path: &Path, _board: Option<usize>) -> Option<anyhow::Result<String>> {
@@ -145,15 +170,7 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = RULES.default_rounds)]
     rounds: u32,
     #[command(flatten)]
-    seed: SeedArg,
-    #[command(flatten)]
-    timeout: TimeoutArg,
-    #[command(flatten)]
-    log_dir: LogDirArg,
-    #[command(flatten)]
-    contain: SandboxArgs,
-    #[command(flatten)]
-    any_game: AnyGameArg,
+    shared: MatchArgs,
 }
 
 /// `lowbid`, for the registry.
@@ -166,19 +183,8 @@ pub fn command() -> GameCommand {
 }
 
 fn run(args: Args) -> anyhow::Result<()> {
-    let bots = args.any_game.load_bots(NAME, &args.bot)?;
-    let seed = args.seed.choose();
-    let (log_dir, bots) =
-        match_folder(NAME, seed, &args.log_dir, &args.contain, &bots, Vec::new())?;
-    let names = bots.iter().map(|b| b.name.clone()).collect();
-    let (bar, progress) = report::match_progress(args.rounds, "round", names);
-    let setup = MatchSetup {
-        rounds: Some(args.rounds),
-        progress: Some(progress),
-        ..MatchSetup::new(bots, seed, log_dir.clone(), args.timeout.limits())
-    };
-    let result = koth::game::runtime()?.block_on(LowBid.play(&setup))?;
-    bar.finish_and_clear();
-    report::print_result(&result, &log_dir);
+    let options = Default::default();
+    args.shared
+        .play(&LowBid, &args.bot, args.rounds, "round", options)?;
     Ok(())
 }

@@ -71,7 +71,7 @@ pub use fault::{
 };
 pub(crate) use live::kill_all;
 pub use process::{Asked, BotProcess};
-pub use seat::{At, Restart, Seat, SeatOptions};
+pub use seat::{At, OnStart, Restart, Seat, SeatOptions, SeatStart};
 pub use spec::{BotSpec, DataAsk, Sandbox, WASI_COMMAND};
 pub use stderr::StderrLog;
 pub use timing::{Answer, AnswerStats, FuelFigures, FuelStats, suggested_budget};

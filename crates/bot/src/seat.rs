@@ -147,6 +147,32 @@ pub struct SeatOptions {
     /// `false` for a game that writes a record of its own there (paths) or records its boards
     /// one by one (the rat race).
     pub public_record: bool,
+    /// What each new process is sent first ([`OnStart`]); nothing if `None`.
+    pub on_start: Option<OnStart>,
+}
+
+/// A game's hook on a process's start: the lines each new process of a seat is sent first,
+/// before the next prompt — its first and every restart's alike, so a bot restarted after a
+/// fault is told again what it was told at the start (its seat, say), not only what follows.
+#[derive(Clone)]
+pub struct OnStart(pub std::sync::Arc<StartLines>);
+
+/// The function behind [`OnStart`]: the lines a process starting at [`SeatStart`] is sent.
+pub type StartLines = dyn Fn(&SeatStart) -> Vec<String> + Send + Sync;
+
+impl std::fmt::Debug for OnStart {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("OnStart(…)")
+    }
+}
+
+/// What [`OnStart`] is told of the process that starts: its seat's place among the match's
+/// seats, how many there are, and the round it starts in.
+#[derive(Debug, Clone, Copy)]
+pub struct SeatStart {
+    pub seat: usize,
+    pub seats: usize,
+    pub round: u32,
 }
 
 impl SeatOptions {
@@ -159,6 +185,7 @@ impl SeatOptions {
             ending: Ending::Exit,
             seed,
             public_record: true,
+            on_start: None,
         }
     }
 }
@@ -183,6 +210,8 @@ impl At<'_> {
 /// One bot's seat in a match (see the module's documentation).
 pub struct Seat {
     spec: BotSpec,
+    /// Its place among the match's seats, and how many there are, for [`OnStart`].
+    place: (usize, usize),
     options: SeatOptions,
     stderr: StderrLog,
     transcript: Transcript,
@@ -250,7 +279,8 @@ impl Seat {
             .zip(bots)
             .enumerate()
             .map(|(seat, (slug, spec))| {
-                let mut opened = Seat::open(spec.clone(), &slug, log_dir, options.clone())?;
+                let place = (seat, bots.len());
+                let mut opened = Seat::open(spec.clone(), &slug, place, log_dir, options.clone())?;
                 opened.record = record.clone().map(|record| SeatRecord {
                     record,
                     seat,
@@ -261,11 +291,13 @@ impl Seat {
             .collect()
     }
 
-    /// Seats `spec`: creates `stderr/<slug>.log` and `transcripts/<slug>.txt` in `log_dir` and
-    /// empties the bot's private file. No process starts before [`Seat::begin`].
+    /// Seats `spec` at `place` (its seat, of how many): creates `stderr/<slug>.log` and
+    /// `transcripts/<slug>.txt` in `log_dir` and empties the bot's private file. No process
+    /// starts before [`Seat::begin`].
     pub(crate) fn open(
         spec: BotSpec,
         slug: &str,
+        place: (usize, usize),
         log_dir: &Path,
         options: SeatOptions,
     ) -> anyhow::Result<Seat> {
@@ -294,6 +326,7 @@ impl Seat {
         }
         Ok(Seat {
             spec,
+            place,
             options,
             stderr,
             transcript,
@@ -353,6 +386,17 @@ impl Seat {
             Ok(mut process) => {
                 process.set_clock(self.options.limits.clock);
                 process.set_transcript(self.transcript.clone());
+                if let Some(OnStart(lines)) = &self.options.on_start {
+                    let start = SeatStart {
+                        seat: self.place.0,
+                        seats: self.place.1,
+                        round: self.round,
+                    };
+                    for line in lines(&start) {
+                        // Queued: it goes out with the next prompt, first.
+                        let _ = process.send(&line);
+                    }
+                }
                 self.process = Some(process);
                 self.start_error = None;
             }

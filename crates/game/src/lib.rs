@@ -133,12 +133,12 @@ pub struct ReplayOptions {
 }
 
 /// Each bot's points round by round in a recorded game, for the dashboard's plot of a game
-/// played in rounds that score (paths).
+/// played in rounds that score (paths). A round's points may be fractional (a prize shared).
 #[derive(Debug, Clone)]
 pub struct RoundPoints {
     pub bots: Vec<String>,
     /// Per round, each bot's points in that round, in `bots` order.
-    pub rounds: Vec<Vec<u64>>,
+    pub rounds: Vec<Vec<f64>>,
 }
 
 /// The replay hook: how a game's recorded folder is shown. Every [`Game`] is one (it is a

@@ -85,8 +85,9 @@ pub struct Transcribed {
 /// Every transcript in the game folder `folder` that reads (a damaged one is left out: a page
 /// explains less and still shows), with its stderr. A game opens its parts with a line that
 /// needs no answer — noughts & crosses a game with `START`, the rat race a board with
-/// `RATRACE b`, flag a level with `LEVEL` —: each answer is placed after the last line that
-/// starts with `opener`.
+/// `RATRACE b`, flag a level with `LEVEL` —, or with a prompt when its round is one prompt
+/// (lowbid's `BID`): each answer is placed after the last line, sent or prompted, that starts
+/// with `opener`.
 pub fn transcribed(folder: &Path, opener: &str) -> Vec<Transcribed> {
     let mut found = Vec::new();
     for (path, script) in drive::scripts(folder).unwrap_or_default() {
@@ -106,10 +107,16 @@ pub fn transcribed(folder: &Path, opener: &str) -> Vec<Transcribed> {
                     Step::Send(_) => {}
                     Step::Ask {
                         turn,
+                        prompt,
                         recorded,
                         took_ms,
                         ..
                     } => {
+                        // A game whose round is one prompt opens each part with it.
+                        if prompt.starts_with(opener) {
+                            last_opener = Some(prompt.clone());
+                            openers += 1;
+                        }
                         let fault = matches!(recorded, Recorded::Fault(_));
                         let answer = match recorded {
                             Recorded::Answer(line) => line.clone(),

@@ -28,15 +28,15 @@ pub(crate) fn points_by_round(log: &RoundPoints) -> anyhow::Result<String> {
 
 fn draw_points(svg: &mut String, log: &RoundPoints) -> Result<(), Box<dyn std::error::Error>> {
     let rounds = log.rounds.len().max(1);
-    let mut totals = vec![vec![0u64]; log.bots.len()];
+    let mut totals = vec![vec![0.0]; log.bots.len()];
     for round in &log.rounds {
         for (bot, points) in round.iter().enumerate() {
             if let Some(line) = totals.get_mut(bot) {
-                line.push(line.last().copied().unwrap_or(0) + points);
+                line.push(line.last().copied().unwrap_or(0.0) + points);
             }
         }
     }
-    let top = totals.iter().flatten().copied().max().unwrap_or(0).max(1);
+    let top = totals.iter().flatten().copied().fold(1.0, f64::max);
     {
         let root = SVGBackend::with_string(svg, (900, 420)).into_drawing_area();
         root.fill(&WHITE)?;
@@ -45,7 +45,7 @@ fn draw_points(svg: &mut String, log: &RoundPoints) -> Result<(), Box<dyn std::e
             .margin(10)
             .x_label_area_size(30)
             .y_label_area_size(60)
-            .build_cartesian_2d(0..rounds, 0..top + top / 10 + 1)?;
+            .build_cartesian_2d(0..rounds, 0.0..top * 1.1)?;
         chart
             .configure_mesh()
             .x_desc("round")
@@ -211,4 +211,23 @@ fn legend<X: Ranged, Y: Ranged>(
         .draw()
         .map_err(|e| e.to_string())?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A game whose rounds share their points draws them as they are, halves included.
+    #[test]
+    fn fractional_points_are_plotted_as_they_are() {
+        let log = RoundPoints {
+            bots: vec!["Half".into(), "Whole".into()],
+            rounds: vec![vec![0.5, 0.0], vec![0.25, 0.0]],
+        };
+        let svg = points_by_round(&log).unwrap();
+        // The y axis reaches just past the largest total, 0.75, in labels of tenths, not whole
+        // points.
+        let texts: Vec<&str> = svg.split(['<', '>']).map(str::trim).collect();
+        assert!(texts.contains(&"0.6") && texts.contains(&"Half"), "{svg}");
+    }
 }

@@ -206,6 +206,58 @@ pub fn match_folder(
     Ok((log_dir, bots))
 }
 
+/// The arguments every game's own command shares, flattened into its `Args` as one: `--seed`,
+/// `--timeout-ms`, `--dir`, `--sandbox` and its caps, `--any-game`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct MatchArgs {
+    #[command(flatten)]
+    pub seed: SeedArg,
+    #[command(flatten)]
+    pub timeout: TimeoutArg,
+    #[command(flatten)]
+    pub log_dir: LogDirArg,
+    #[command(flatten)]
+    pub contain: SandboxArgs,
+    #[command(flatten)]
+    pub any_game: AnyGameArg,
+}
+
+impl MatchArgs {
+    /// A game's own command played, the `run` every plain game would otherwise copy: the bot
+    /// folders `bots` loaded for `game` (refused by name where their `bot.toml` does not list
+    /// it, unless `--any-game`) and built, a new log folder, one match of `rounds` (each a
+    /// `unit`: `round`, `game`…, on the progress bar) with the game's `options` (its tournament
+    /// file's `[options]`), played by the same `Game::play` a tournament calls, then the report
+    /// every command prints. Returns the result and the log folder, for a game's own lines.
+    pub fn play(
+        &self,
+        game: &dyn crate::Game,
+        bots: &[PathBuf],
+        rounds: u32,
+        unit: &str,
+        options: toml::Table,
+    ) -> anyhow::Result<(crate::MatchResult, PathBuf)> {
+        let name = game.name();
+        game.check_options(Some(rounds), &options)?;
+        let bots = self.any_game.load_bots(name, bots)?;
+        let seed = self.seed.choose();
+        let (log_dir, bots) =
+            match_folder(name, seed, &self.log_dir, &self.contain, &bots, Vec::new())?;
+        let names = bots.iter().map(|b| b.name.clone()).collect();
+        let (bar, progress) = report::match_progress(rounds, unit, names);
+        let setup = crate::MatchSetup {
+            rounds: Some(rounds),
+            progress: Some(progress),
+            options,
+            ..crate::MatchSetup::new(bots, seed, log_dir.clone(), self.timeout.limits())
+        };
+        let result = crate::runtime()?.block_on(game.play(&setup))?;
+        bar.finish_and_clear();
+        report::print_result(&result, &log_dir);
+        Ok((result, log_dir))
+    }
+}
+
 /// The parser of every time limit in milliseconds: 1 to [`MAX_LIMIT_MS`] (a zero limit would
 /// fault every bot at its first answer).
 pub fn limit_ms_parser() -> clap::builder::RangedU64ValueParser<u64> {

@@ -4,8 +4,6 @@
 
 use std::path::Path;
 
-use ratatui::text::Line;
-
 use super::{MadCars, replay};
 use koth_game::{Replay, ReplayAt, ReplayOptions};
 use koth_replay::kit;
@@ -23,7 +21,7 @@ impl Replay for MadCars {
             let (title, rest) = summary.split_once('\n').unwrap_or((&summary, ""));
             let story = Story {
                 title: title.to_string(),
-                summary: rest.lines().map(|l| Line::raw(l.to_string())).collect(),
+                summary: rest.lines().map(str::to_string).collect(),
                 part_name: "match",
                 opener: super::protocol::NEW_MATCH,
                 turn_name: "tick",

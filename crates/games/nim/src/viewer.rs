@@ -4,7 +4,6 @@
 use std::path::Path;
 
 use anyhow::Context;
-use ratatui::text::Line;
 
 use super::Nim;
 use koth_game::{Replay, ReplayAt, ReplayOptions};
@@ -25,10 +24,7 @@ impl Replay for Nim {
                 .collect();
             let story = Story {
                 title: format!("Nim: {}", bots.join(" against ")),
-                summary: super::play::summary(&results)
-                    .into_iter()
-                    .map(Line::raw)
-                    .collect(),
+                summary: super::play::summary(&results),
                 part_name: "game",
                 opener: super::protocol::START,
                 turn_name: "move",

@@ -11,6 +11,10 @@
 
 pub mod story;
 
+/// The terminal library the viewers draw with, for a game's viewer to name its types through the
+/// kit rather than depend on it itself: one version, chosen here.
+pub use ratatui;
+
 use std::time::{Duration, Instant};
 
 use ratatui::Frame as Screen;
@@ -40,7 +44,12 @@ const IDLE: Duration = Duration::from_secs(1);
 /// Runs `view` in the terminal until `q`, and gives the terminal back as it was, also after an
 /// error.
 pub fn run(view: &mut impl View) -> anyhow::Result<()> {
-    let mut terminal = ratatui::init();
+    // Without a terminal (a pipe, a script, a test) there is nothing to draw on: said, not a panic.
+    let mut terminal = ratatui::try_init().map_err(|e| {
+        anyhow::anyhow!(
+            "no terminal to show the viewer in ({e}): --text prints what it would show, --html FILE writes a web page"
+        )
+    })?;
     let outcome = (|| -> anyhow::Result<()> {
         let mut next_step = Instant::now();
         loop {

@@ -20,13 +20,14 @@ use koth_game::MatchResult;
 pub struct Story<'a> {
     /// The game's title line.
     pub title: String,
-    /// The game's own summary, as the board's lines.
-    pub summary: Vec<Line<'static>>,
+    /// The game's own summary, a line each.
+    pub summary: Vec<String>,
     /// What a part is (`game`, `match`) and a turn (`move`, `tick`).
     pub part_name: &'a str,
     pub turn_name: &'a str,
-    /// The start of the line koth sends to open a part (`START`, `{"type": "new_match"`), by
-    /// which an answer's part is counted ([`Answered::part`]).
+    /// The start of the line koth sends to open a part (`START`, `{"type": "new_match"`), or of
+    /// the prompt that is a part by itself (lowbid's `BID`), by which an answer's part is
+    /// counted ([`Answered::part`]).
     pub opener: &'a str,
     /// The part to tell (a round, from 1); the first if none.
     pub part: Option<u32>,
@@ -89,7 +90,12 @@ pub fn text(folder: &Path, story: &Story) -> anyhow::Result<String> {
     for t in &transcripts {
         panels.push(super::stderr_text(&t.bot, &t.stderr));
     }
-    Ok(super::text(&story.title, &story.summary, &panels))
+    let summary: Vec<Line> = story
+        .summary
+        .iter()
+        .map(|l| Line::raw(l.as_str()))
+        .collect();
+    Ok(super::text(&story.title, &summary, &panels))
 }
 
 /// The part's answers, a line each: its turn, bot, time and what it answered (a fault in red).

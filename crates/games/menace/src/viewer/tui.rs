@@ -7,12 +7,12 @@
 use std::path::Path;
 
 use anyhow::bail;
-use ratatui::Frame as Screen;
-use ratatui::crossterm::event::KeyCode;
-use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::{Color, Modifier, Style};
-use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Paragraph};
+use koth_replay::tui::ratatui::Frame as Screen;
+use koth_replay::tui::ratatui::crossterm::event::KeyCode;
+use koth_replay::tui::ratatui::layout::{Constraint, Layout, Rect};
+use koth_replay::tui::ratatui::style::{Color, Modifier, Style};
+use koth_replay::tui::ratatui::text::{Line, Span};
+use koth_replay::tui::ratatui::widgets::{Block, Paragraph};
 
 use super::explain::{GameExplained, MatchExplained, explain};
 use koth_replay::tui::{

@@ -73,7 +73,11 @@ impl Replay for Paths {
         Some(
             graphical::read(&folder.join("graphical_log.txt")).map(|log| RoundPoints {
                 bots: log.bots,
-                rounds: log.rounds.into_iter().map(|round| round.points).collect(),
+                rounds: log
+                    .rounds
+                    .into_iter()
+                    .map(|round| round.points.into_iter().map(|p| p as f64).collect())
+                    .collect(),
             }),
         )
     }

@@ -6,12 +6,12 @@
 
 use std::collections::HashMap;
 
-use ratatui::Frame as Screen;
-use ratatui::crossterm::event::KeyCode;
-use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::{Color, Modifier, Style};
-use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Paragraph, Row, Table, Wrap};
+use koth_replay::tui::ratatui::Frame as Screen;
+use koth_replay::tui::ratatui::crossterm::event::KeyCode;
+use koth_replay::tui::ratatui::layout::{Constraint, Layout, Rect};
+use koth_replay::tui::ratatui::style::{Color, Modifier, Style};
+use koth_replay::tui::ratatui::text::{Line, Span};
+use koth_replay::tui::ratatui::widgets::{Block, Paragraph, Row, Table, Wrap};
 
 use super::Explanation;
 use super::{Frame, Game};
@@ -589,8 +589,8 @@ mod tests {
     use super::super::graphical;
     use super::super::turns::Replay;
     use super::*;
-    use ratatui::Terminal;
-    use ratatui::backend::TestBackend;
+    use koth_replay::tui::ratatui::Terminal;
+    use koth_replay::tui::ratatui::backend::TestBackend;
 
     const LOG: &str = "Initializing bots.\nBots:\n  Random Builder (a)\n  Checkpoint (b)\n\
         Running 2 rounds.\n  Round 0\n  Finished, computing score.\n  ab.. \n  .b...\n  .ba..\n\

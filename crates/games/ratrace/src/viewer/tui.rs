@@ -8,13 +8,13 @@
 use std::path::Path;
 
 use anyhow::bail;
-use ratatui::Frame as Screen;
-use ratatui::crossterm::event::KeyCode;
-use ratatui::layout::{Constraint, Layout};
-use ratatui::style::{Color, Modifier, Style};
-use ratatui::symbols::Marker;
-use ratatui::text::{Line, Span};
-use ratatui::widgets::{Axis, Block, Chart, Dataset, GraphType, Paragraph};
+use koth_replay::tui::ratatui::Frame as Screen;
+use koth_replay::tui::ratatui::crossterm::event::KeyCode;
+use koth_replay::tui::ratatui::layout::{Constraint, Layout};
+use koth_replay::tui::ratatui::style::{Color, Modifier, Style};
+use koth_replay::tui::ratatui::symbols::Marker;
+use koth_replay::tui::ratatui::text::{Line, Span};
+use koth_replay::tui::ratatui::widgets::{Axis, Block, Chart, Dataset, GraphType, Paragraph};
 
 use super::explain::{BoardExplained, explain};
 use crate::recording::{BoardRecording, Frame, LATER_EVERY};
