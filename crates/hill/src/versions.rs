@@ -101,13 +101,13 @@ pub fn roll_back(hill: &Hill, name: &str, version: u32) -> anyhow::Result<Option
     )?;
     if let Some(row) = row.filter(|_| !hill.store.is_shared()) {
         let label = format!("{name} v{version}");
-        let dir = PathBuf::from(row[2].text()?);
+        let dir = PathBuf::from(row.text("dir")?);
         let stored = folder_of(
             &hill.dir,
-            row[0].int()? as usize,
+            row.int("id")? as usize,
             &label,
             &dir,
-            &row[1].text()?,
+            &row.text("digest")?,
         )
         .map_err(|refused| anyhow::anyhow!("{refused}"))?;
         anyhow::ensure!(

@@ -65,7 +65,7 @@ pub use koth_game::cli::{Guard, MAX_CONNECTIONS};
 use clients::{Clients, Peer, cap_forwarded};
 use koth_tournament::cli::Target;
 use koth_tournament::leaderboard::rating_history;
-use koth_tournament::store::{self, GameRow, Store};
+use koth_tournament::store::{self, GameRow, GameState, Store};
 use koth_tournament::{Watched, leaderboard_from};
 
 const PAGE: &str = include_str!("dashboard.html");
@@ -661,7 +661,7 @@ async fn games(State(reader): Watching, Query(filter): Query<Filter>) -> Result<
         .filter(|g| match &filter.outcome {
             None => true,
             Some(outcome) => {
-                g.state == *outcome
+                g.state.as_str() == outcome
                     || g.seats.iter().any(|s| {
                         bot.is_none_or(|b| s.bot == b)
                             && s.status.as_deref() == Some(outcome.as_str())
@@ -804,7 +804,7 @@ async fn replay(
 ) -> Result<Response, Failure> {
     let (folder, board) = (game_folder(&reader, index).await?, query.board);
     let state = with_store(&reader, move |store, _| store.game_state(index)).await?;
-    let playing = matches!(state.as_deref(), Some("pending" | "running"));
+    let playing = matches!(state, Some(GameState::Pending | GameState::Running));
     let (private, hill) = (reader.stderr_private, reader.hill);
     let page = blocking(move || {
         if !private {
@@ -814,13 +814,13 @@ async fn replay(
         koth_replay::page_of(public.path(), board)
     })
     .await?
-    .map_err(|e| match state.as_deref() {
+    .map_err(|e| match state {
         // Played elsewhere (a worker's) or not begun: its files come when it ends.
-        Some("pending") => Failure(
+        Some(GameState::Pending) => Failure(
             StatusCode::NOT_FOUND,
             format!("game {index} has not started yet: its replay shows here once it is played"),
         ),
-        Some("running") => Failure(
+        Some(GameState::Running) => Failure(
             StatusCode::NOT_FOUND,
             format!("game {index} is in progress: its replay shows here once it ends"),
         ),

@@ -14,7 +14,13 @@ pub(crate) fn scores(db: &dyn Connection) -> anyhow::Result<Vec<(u32, usize, f64
         &[],
     )?
     .iter()
-    .map(|r| Ok((r[0].int()? as u32, r[1].int()? as usize, r[2].real()?)))
+    .map(|r| {
+        Ok((
+            r.int("game")? as u32,
+            r.int("bot")? as usize,
+            r.real("score")?,
+        ))
+    })
     .collect()
 }
 
@@ -150,7 +156,7 @@ pub(crate) fn write_fit(db: &dyn Connection, fit: &FitWritten) -> anyhow::Result
         let before: Vec<(usize, u32)> = db
             .query("SELECT version, games FROM hill_fit", &[])?
             .iter()
-            .map(|r| Ok((r[0].int()? as usize, r[1].int()? as u32)))
+            .map(|r| Ok((r.int("version")? as usize, r.int("games")? as u32)))
             .collect::<anyhow::Result<_>>()?;
         db.execute("DELETE FROM hill_fit", &[])?;
         for f in fitted {
@@ -189,7 +195,7 @@ pub(crate) fn write_fit(db: &dyn Connection, fit: &FitWritten) -> anyhow::Result
                  LIMIT 1",
                 &[],
             )?
-            .map(|r| r[0].int().map(|k| k as usize))
+            .map(|r| r.int("version").map(|k| k as usize))
             .transpose()?;
         if king == Some(crowned) {
             return Ok(None);
@@ -224,7 +230,7 @@ pub(crate) fn last_fitted(db: &dyn Connection, version: usize) -> anyhow::Result
         "SELECT rating FROM hill_fit_history WHERE version = ?1 ORDER BY game DESC LIMIT 1",
         &[version.into()],
     )?
-    .map(|r| r[0].real())
+    .map(|r| r.real("rating"))
     .transpose()
 }
 
@@ -237,10 +243,10 @@ pub(crate) fn fit(db: &dyn Connection) -> anyhow::Result<Vec<StoredFit>> {
     .iter()
     .map(|r| {
         Ok(StoredFit {
-            version: r[0].int()? as usize,
-            value: r[1].real()?,
-            half_width: r[2].real()?,
-            games: r[3].int()? as u32,
+            version: r.int("version")? as usize,
+            value: r.real("rating")?,
+            half_width: r.real("half_width")?,
+            games: r.int("games")? as u32,
         })
     })
     .collect()
@@ -254,6 +260,12 @@ pub(crate) fn kings(db: &dyn Connection) -> anyhow::Result<Vec<(usize, u32, i64)
         &[],
     )?
     .iter()
-    .map(|r| Ok((r[0].int()? as usize, r[1].int()? as u32, r[2].int()?)))
+    .map(|r| {
+        Ok((
+            r.int("version")? as usize,
+            r.int("since_game")? as u32,
+            r.int("since")?,
+        ))
+    })
     .collect()
 }
