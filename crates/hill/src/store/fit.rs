@@ -5,6 +5,8 @@ use anyhow::Context;
 
 use koth_ranking::Strength;
 
+use koth_tournament::store::set_meta;
+
 use super::{Connection, now};
 
 /// Every recorded result for the fit: (game, version, score), by game.
@@ -85,25 +87,16 @@ pub(crate) struct FitWritten<'a> {
     pub placement_games: u32,
 }
 
-fn set_meta(db: &dyn Connection, key: &str, value: &str) -> anyhow::Result<()> {
-    db.execute(
-        "INSERT INTO meta (key, value) VALUES (?1, ?2)
-         ON CONFLICT (key) DO UPDATE SET value = ?2",
-        &[key.into(), value.into()],
-    )?;
-    Ok(())
-}
-
 /// Keeps the hill file's `placement_games` where the board reads it: a run writes it as it
 /// starts and with each fit.
 pub(crate) fn set_placement_games(db: &dyn Connection, games: u32) -> anyhow::Result<()> {
-    set_meta(db, "placement_games", &games.to_string())
+    set_meta(db, "placement_games", Some(&games.to_string()))
 }
 
 /// Keeps the fewest seats a game of the hill has (`min_players`) where the board reads it, to
 /// say a hill with fewer versions waits: a run writes it as it starts.
 pub(crate) fn set_fewest_seats(db: &dyn Connection, seats: usize) -> anyhow::Result<()> {
-    set_meta(db, "fewest_seats", &seats.to_string())
+    set_meta(db, "fewest_seats", Some(&seats.to_string()))
 }
 
 /// The fewest seats the hill's run last wrote (none before any run: nothing is said to wait).
@@ -139,20 +132,16 @@ pub(crate) fn write_fit(db: &dyn Connection, fit: &FitWritten) -> anyhow::Result
         placement_games,
     } = *fit;
     db.transaction(|db| {
-        set_meta(db, "unplayed", &unplayed.to_string())?;
+        set_meta(db, "unplayed", Some(&unplayed.to_string()))?;
         set_placement_games(db, placement_games)?;
-        match lead {
-            Some(Lead {
-                first,
-                second,
-                interval,
-            }) => db.execute(
-                "INSERT INTO meta (key, value) VALUES ('lead', ?1)
-                 ON CONFLICT (key) DO UPDATE SET value = ?1",
-                &[format!("{first} {second} {interval}").into()],
-            )?,
-            None => db.execute("DELETE FROM meta WHERE key = 'lead'", &[])?,
-        };
+        let lead = lead.map(
+            |Lead {
+                 first,
+                 second,
+                 interval,
+             }| format!("{first} {second} {interval}"),
+        );
+        set_meta(db, "lead", lead.as_deref())?;
         let before: Vec<(usize, u32)> = db
             .query("SELECT version, games FROM hill_fit", &[])?
             .iter()

@@ -12,10 +12,10 @@ use skillratings::weng_lin::WengLinRating;
 
 use koth_bot::{BotSpec, FuelStats};
 use koth_tournament::schedule::ScheduledGame;
-use koth_tournament::store::fuel_of;
 use koth_tournament::store::schema::{add_column, columns};
 pub use koth_tournament::store::sql::{Connection, Dialect, Value};
 pub(crate) use koth_tournament::store::{DONE, PENDING, RUNNING};
+use koth_tournament::store::{data, fuel_of};
 
 use super::matchmaking::{History, Met};
 
@@ -494,12 +494,13 @@ pub(crate) fn add_version(
         // A learning bot's new version starts from its previous version's data, unless its
         // author asked for a clean start (`fresh_data`, `hill submit --fresh-data`).
         if spec.data.is_some_and(|ask| !ask.fresh) {
-            db.execute(
-                "INSERT INTO bot_data (bot, digest)
-                 SELECT ?1, d.digest FROM bot_data d JOIN hill_versions v ON v.id = d.bot
-                 WHERE v.name = ?2 AND v.version = ?3",
-                &[id.into(), spec.name.as_str().into(), (version - 1).into()],
+            let previous = db.row(
+                "SELECT id FROM hill_versions WHERE name = ?1 AND version = ?2",
+                &[spec.name.as_str().into(), (version - 1).into()],
             )?;
+            if let Some(previous) = previous {
+                data::inherit_data(db, id as usize, previous.int("id")? as usize)?;
+            }
         }
         let first_game = db
             .value("SELECT COALESCE(MAX(idx) + 1, 0) FROM games", &[])?

@@ -152,6 +152,12 @@ fn keep(db: &dyn Connection, snapshot: &Snapshot) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Gives `bot` the data `from` has now, in the caller's transaction (a hill's new version
+/// starts from its previous version's).
+pub fn inherit_data(db: &dyn Connection, bot: usize, from: usize) -> anyhow::Result<()> {
+    set_current(db, bot, &current(db, from)?)
+}
+
 /// Makes `digest` `bot`'s data, in the caller's transaction.
 pub(crate) fn set_current(db: &dyn Connection, bot: usize, digest: &str) -> anyhow::Result<()> {
     db.execute("DELETE FROM bot_data WHERE bot = ?1", params![bot])?;

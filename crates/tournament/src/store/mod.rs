@@ -958,6 +958,20 @@ pub fn insert_bot(
     Ok(())
 }
 
+/// Sets `key` of `meta` to `value`, or removes it (`None`), on `db` (in the caller's
+/// transaction: a hill keeps its fit's figures there).
+pub fn set_meta(db: &dyn Connection, key: &str, value: Option<&str>) -> anyhow::Result<()> {
+    match value {
+        Some(value) => db.execute(
+            "INSERT INTO meta (key, value) VALUES (?1, ?2)
+             ON CONFLICT (key) DO UPDATE SET value = ?2",
+            params![key, value],
+        )?,
+        None => db.execute("DELETE FROM meta WHERE key = ?1", params![key])?,
+    };
+    Ok(())
+}
+
 /// Queues `game` with its seats, on `db` (in the caller's transaction: a hill queues a game
 /// with why it chose it).
 pub fn insert_game(db: &dyn Connection, game: &ScheduledGame) -> anyhow::Result<()> {
