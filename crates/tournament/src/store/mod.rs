@@ -44,6 +44,9 @@ macro_rules! params {
 }
 
 pub mod data;
+mod files;
+pub use files::game_dir;
+use files::game_files;
 
 /// What a game's result changes beyond its own rows, recorded in its transaction.
 #[derive(Debug, Clone, Copy, Default)]
@@ -128,12 +131,6 @@ impl GameState {
             .into_iter()
             .find(|s| s.as_str() == state)
             .with_context(|| format!("a game's state {state:?} is none koth knows"))
-    }
-}
-
-impl std::fmt::Display for GameState {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 
@@ -848,87 +845,12 @@ impl Store {
         rows.iter().map(stored_result).collect()
     }
 
-    /// The files game `game` left in its folder, as stored in a shared database: each path
-    /// (relative to the game's folder) with its bytes; only the file `only` if given.
-    pub fn files(&self, game: u32, only: Option<&str>) -> anyhow::Result<Vec<(String, Vec<u8>)>> {
-        let rows = match only {
-            None => self.db.query(
-                "SELECT path, size, zstd FROM files WHERE game = ?1 ORDER BY path",
-                params![game],
-            )?,
-            Some(path) => self.db.query(
-                "SELECT path, size, zstd FROM files WHERE game = ?1 AND path = ?2",
-                params![game, path],
-            )?,
-        };
-        rows.iter()
-            .map(|r| {
-                let path = r.text("path")?;
-                let size = r.int("size")? as usize;
-                let bytes = zstd::bulk::decompress(r.bytes("zstd")?, size)
-                    .with_context(|| format!("game {game}'s file {path} is damaged"))?;
-                Ok((path, bytes))
-            })
-            .collect()
-    }
-
-    /// Writes the files of game `game` stored in a shared database into the folder `dir`,
-    /// only the file `only` if given; returns how many it wrote.
-    pub fn extract(&self, game: u32, dir: &Path, only: Option<&str>) -> anyhow::Result<usize> {
-        let files = self.files(game, only)?;
-        for (path, bytes) in &files {
-            // Paths were written by koth from a game folder; one that would leave `dir` is a
-            // damaged (or forged) database.
-            let relative = Path::new(path);
-            anyhow::ensure!(
-                relative
-                    .components()
-                    .all(|c| matches!(c, std::path::Component::Normal(_))),
-                "game {game}'s stored file {path:?} is not a path inside its folder"
-            );
-            let target = dir.join(relative);
-            if let Some(parent) = target.parent() {
-                std::fs::create_dir_all(parent)
-                    .with_context(|| format!("cannot create {}", parent.display()))?;
-            }
-            std::fs::write(&target, bytes)
-                .with_context(|| format!("cannot write {}", target.display()))?;
-        }
-        Ok(files.len())
-    }
-
     /// Game `game`'s state, if the store has the game.
     pub fn game_state(&self, game: u32) -> anyhow::Result<Option<GameState>> {
         self.db
             .row("SELECT state FROM games WHERE idx = ?1", &[game.into()])?
             .map(|row| GameState::of_column(&row.text("state")?))
             .transpose()
-    }
-
-    /// The folder of game `game` under `dir` holding its files (all, or the file `only`): in a
-    /// tournament folder, the game's own; for a shared database, a copy under `dir` made the
-    /// first time it is asked for and kept, since a game's files are stored once, with its
-    /// accepted result, and never change. A game not finished yet has an empty folder.
-    pub fn game_folder(
-        &self,
-        dir: &Path,
-        game: u32,
-        only: Option<&str>,
-    ) -> anyhow::Result<PathBuf> {
-        let folder = game_dir(dir, game);
-        if !self.is_shared() {
-            return Ok(folder);
-        }
-        // A whole copy is marked beside the folder, so the folder holds the game's files only.
-        let copied = match only {
-            Some(name) => folder.join(name),
-            None => dir.join("games").join(format!("{game}.copied")),
-        };
-        if !copied.exists() && self.extract(game, &folder, only)? > 0 && only.is_none() {
-            std::fs::write(&copied, "")
-                .with_context(|| format!("cannot write {}", copied.display()))?;
-        }
-        Ok(folder)
     }
 }
 
@@ -1005,11 +927,6 @@ pub fn skip_pending_of(db: &dyn Connection, bots: &[usize]) -> anyhow::Result<u6
     )
 }
 
-/// The folder of game `index` in the tournament folder `dir`.
-pub fn game_dir(dir: &Path, index: u32) -> PathBuf {
-    dir.join("games").join(index.to_string())
-}
-
 /// The database's clock, in whole seconds since 1970: leases are compared on one clock,
 /// whichever machines the workers run on.
 fn now(dialect: Dialect) -> &'static str {
@@ -1076,32 +993,6 @@ pub fn fuel_of(value: &Value) -> anyhow::Result<Option<FuelStats>> {
         .opt_text()?
         .map(|json| serde_json::from_str(&json).context("stored fuel figures are damaged"))
         .transpose()
-}
-
-/// The files of a game's folder `dir`, but the bots' working copies (`bots/`): each path
-/// relative to `dir`, its size, and its bytes compressed with zstd.
-fn game_files(dir: &Path) -> anyhow::Result<Vec<(String, usize, Vec<u8>)>> {
-    let mut files = Vec::new();
-    let mut folders = vec![dir.to_path_buf()];
-    while let Some(folder) = folders.pop() {
-        let entries = std::fs::read_dir(&folder)
-            .with_context(|| format!("cannot read {}", folder.display()))?;
-        for entry in entries {
-            let entry = entry?;
-            let path = entry.path();
-            let kind = entry.file_type()?;
-            if kind.is_dir() && !(folder == dir && entry.file_name() == "bots") {
-                folders.push(path);
-            } else if kind.is_file() {
-                let bytes = std::fs::read(&path)
-                    .with_context(|| format!("cannot read {}", path.display()))?;
-                let relative = path.strip_prefix(dir)?.to_string_lossy().into_owned();
-                files.push((relative, bytes.len(), zstd::bulk::compress(&bytes, 3)?));
-            }
-        }
-    }
-    files.sort();
-    Ok(files)
 }
 
 fn status_name(status: BotStatus) -> String {
