@@ -11,7 +11,7 @@ use anyhow::Context;
 
 use koth_bot::cpu::Claim;
 use koth_bot::{BotSpec, build, roster};
-use koth_tournament::play::{GameParts, Played, play_one};
+use koth_tournament::play::{GameParts, GameReport, play_one};
 use koth_tournament::schedule::ScheduledGame;
 
 use super::store;
@@ -443,7 +443,7 @@ fn validate_at(
         Some(players) => format!("its validation game of {players} seats"),
         None => "its validation game".to_string(),
     };
-    let Played { outcome, .. } = koth_game::runtime()?.block_on(play_one(parts, game, 1));
+    let GameReport { outcome, .. } = koth_game::runtime()?.block_on(play_one(parts, game, 1));
     let (result, data) = match outcome {
         Ok(played) => played,
         Err(harness) => {
