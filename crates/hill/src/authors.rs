@@ -74,15 +74,15 @@ pub(crate) fn list(db: &dyn Connection) -> anyhow::Result<Vec<Author>> {
     let owners = db.query("SELECT author, bot FROM hill_bot_owners ORDER BY bot", &[])?;
     rows.iter()
         .map(|r| {
-            let name = r[0].text()?;
+            let name = r.text("name")?;
             let bots = owners
                 .iter()
-                .filter(|o| o[0].text().is_ok_and(|a| a == name))
-                .map(|o| o[1].text())
+                .filter(|o| o.text("author").is_ok_and(|a| a == name))
+                .map(|o| o.text("bot"))
                 .collect::<anyhow::Result<_>>()?;
             Ok(Author {
-                added_at: r[1].int()?,
-                revoked: !matches!(r[2], Value::Null),
+                added_at: r.int("added_at")?,
+                revoked: !matches!(r.get("revoked_at")?, Value::Null),
                 bots,
                 name,
             })
@@ -121,7 +121,7 @@ pub fn authenticate(db: &dyn Connection, token: &str) -> anyhow::Result<Option<S
         "SELECT name FROM hill_authors WHERE token_hash = ?1 AND revoked_at IS NULL",
         &[hash(token).into()],
     )?
-    .map(|r| r[0].text())
+    .map(|r| r.text("name"))
     .transpose()
 }
 
@@ -132,7 +132,7 @@ pub(crate) fn owner_of(db: &dyn Connection, bot: &str) -> anyhow::Result<Option<
         "SELECT author FROM hill_bot_owners WHERE bot = ?1",
         &[bot.into()],
     )? {
-        return Ok(Some(row[0].text()?));
+        return Ok(Some(row.text("author")?));
     }
     let owners = db.row("SELECT 1 FROM hill_versions WHERE name = ?1", &[bot.into()])?;
     Ok(owners.map(|_| String::new()))
@@ -148,7 +148,7 @@ pub(crate) fn look_alike(db: &dyn Connection, bot: &str) -> anyhow::Result<Optio
         &[],
     )?;
     for row in names {
-        let name = row[0].text()?;
+        let name = row.text("bot")?;
         if name != bot && koth_bot::text::look(&name) == look {
             return Ok(Some(name));
         }
@@ -221,7 +221,11 @@ mod tests {
         let stored = db
             .query("SELECT token_hash FROM hill_authors", &[])
             .unwrap();
-        assert!(stored.iter().all(|r| r[0].text().unwrap() != token));
+        assert!(
+            stored
+                .iter()
+                .all(|r| r.text("token_hash").unwrap() != token)
+        );
         assert!(add(db, "ada").unwrap_err().to_string().contains("already"));
         revoke(db, "ada").unwrap();
         assert_eq!(authenticate(db, &token).unwrap(), None);

@@ -19,7 +19,7 @@ use rusqlite::backup::{Backup, StepResult};
 use rusqlite::{Connection, OpenFlags};
 
 use koth_tournament::lock::FolderLock;
-use koth_tournament::store::{self as tstore, Store};
+use koth_tournament::store::{self as tstore, DONE, Store};
 
 use super::versions;
 
@@ -64,10 +64,11 @@ pub(crate) fn backup(dir: &Path, to: &Path) -> anyhow::Result<i64> {
         "the copy {} failed its check: {integrity}",
         partial.display()
     );
-    let games: i64 =
-        copy.query_row("SELECT COUNT(*) FROM games WHERE state = 'done'", [], |r| {
-            r.get(0)
-        })?;
+    let games: i64 = copy.query_row(
+        &format!("SELECT COUNT(*) FROM games WHERE state = '{DONE}'"),
+        [],
+        |r| r.get(0),
+    )?;
     copy.close()
         .map_err(|(_, e)| e)
         .with_context(|| format!("cannot write {}", partial.display()))?;
@@ -97,7 +98,10 @@ pub(crate) fn restore(dir: &Path, from: &Path) -> anyhow::Result<i64> {
     })?;
     let games = checked
         .connection()
-        .value("SELECT COUNT(*) FROM games WHERE state = 'done'", &[])?
+        .value(
+            &format!("SELECT COUNT(*) FROM games WHERE state = '{DONE}'"),
+            &[],
+        )?
         .int()?;
     drop(checked);
     let partial = partial_of(&target)?;
@@ -129,15 +133,15 @@ fn check_versions(store: &Store, dir: &Path) -> anyhow::Result<()> {
         &[],
     )?;
     for row in &rows {
-        let (id, name) = (row[0].int()? as usize, row[1].text()?);
-        let digest = row[3].opt_text()?.unwrap_or_default();
-        let version = row[4].opt_text()?;
+        let (id, name) = (row.int("id")? as usize, row.text("name")?);
+        let digest = row.opt_text("hash")?.unwrap_or_default();
+        let version = row.opt_text("digest")?;
         anyhow::ensure!(
             version.as_deref() == Some(digest.as_str()),
             "version {name:?} (row {id} of the hill's `bots` table): its digest {digest:?} is not \
              its version's, {version:?}"
         );
-        versions::folder_of(dir, id, &name, Path::new(&row[2].text()?), &digest)?;
+        versions::folder_of(dir, id, &name, Path::new(&row.text("dir")?), &digest)?;
     }
     Ok(())
 }

@@ -143,7 +143,7 @@ pub fn ranking_of(store: &Store) -> anyhow::Result<Ranking> {
 }
 
 /// Reads the leaderboard of the hill in `store`.
-pub fn of(store: &Store) -> anyhow::Result<HillBoard> {
+pub fn read(store: &Store) -> anyhow::Result<HillBoard> {
     let db = store.connection();
     let versions = store::versions(db)?;
     let fit = store::fit(db)?;

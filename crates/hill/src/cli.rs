@@ -440,9 +440,9 @@ pub fn run(args: Args, server: Server) -> anyhow::Result<()> {
             let words: Vec<&OsStr> = words.iter().map(OsString::as_os_str).collect();
             let resume = koth_bot::interrupt::resume_with(&words);
             let store = hill.store.reconnect()?;
-            run::run(hill, jobs, games, lease_s, serve_when_ready)?;
+            run::run_hill(hill, jobs, games, lease_s, serve_when_ready)?;
             drop(resume);
-            print!("{}", board::of(&store)?.render(Format::Table));
+            print!("{}", board::read(&store)?.render(Format::Table));
             Ok(())
         }
         Command::Status { hill } => {
@@ -450,7 +450,7 @@ pub fn run(args: Args, server: Server) -> anyhow::Result<()> {
             let queued = store::queued(hill.store.connection())?.len();
             print!(
                 "{}",
-                board::of(&hill.store)?.status(queued, &hill.add_target())
+                board::read(&hill.store)?.status(queued, &hill.add_target())
             );
             let offered = koth_bot::languages::with_versions(hill.languages()?);
             print!(
@@ -586,13 +586,13 @@ fn author(command: AuthorCommand) -> anyhow::Result<()> {
 pub fn leaderboard(dir: &std::path::Path, format: Format) -> anyhow::Result<()> {
     let store =
         koth_tournament::store::Store::reopen_read_only(&dir.join(koth_tournament::store::FILE))?;
-    print!("{}", board::of(&store)?.render(format));
+    print!("{}", board::read(&store)?.render(format));
     Ok(())
 }
 
 /// `koth leaderboard --db URL NAME` of a hill in PostgreSQL, in `format`.
 pub fn leaderboard_shared(url: &str, name: &str, format: Format) -> anyhow::Result<()> {
     let store = koth_tournament::store::Store::open_postgres_read_only(url, name)?;
-    print!("{}", board::of(&store)?.render(format));
+    print!("{}", board::read(&store)?.render(format));
     Ok(())
 }

@@ -12,11 +12,11 @@ pub const DIGEST_HEADER: &str = "x-koth-data-digest";
 /// The id of the latest version of bot `name`, whose data is the bot's.
 fn latest_version(store: &Store, name: &str) -> anyhow::Result<Option<(usize, bool)>> {
     let row = store.connection().row(
-        "SELECT v.id, CASE WHEN b.data_mb IS NULL THEN 0 ELSE 1 END FROM hill_versions v JOIN bots b ON b.id = v.id
+        "SELECT v.id, CASE WHEN b.data_mb IS NULL THEN 0 ELSE 1 END AS learns FROM hill_versions v JOIN bots b ON b.id = v.id
          WHERE v.name = ?1 ORDER BY v.version DESC LIMIT 1",
         &[name.into()],
     )?;
-    row.map(|r| Ok((r[0].int()? as usize, r[1].int()? != 0)))
+    row.map(|r| Ok((r.int("id")? as usize, r.int("learns")? != 0)))
         .transpose()
 }
 

@@ -132,9 +132,9 @@ pub fn read(
         .iter()
         .map(|r| {
             Ok(PlayedGame {
-                game: r[0].int()? as u32,
-                version: r[1].int()? as u32,
-                status: r[2].text()?,
+                game: r.int("game")? as u32,
+                version: r.int("version")? as u32,
+                status: r.text("status")?,
             })
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
@@ -164,7 +164,7 @@ pub fn read(
         )?
         .iter()
         .map(|r| {
-            let id = r[0].int()? as usize;
+            let id = r.int("bot")? as usize;
             specs
                 .get(id)
                 .cloned()
@@ -176,7 +176,7 @@ pub fn read(
     let seats = rows
         .iter()
         .map(|r| {
-            let slug = &slugs[r[0].int()? as usize];
+            let slug = &slugs[r.int("seat")? as usize];
             let stderr = std::fs::read(folder.join(seat::STDERR_DIR).join(format!("{slug}.log")))
                 .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
                 .unwrap_or_default();
@@ -187,11 +187,11 @@ pub fn read(
             )
             .unwrap_or_default();
             let faults: Vec<koth_bot::Fault> =
-                serde_json::from_str(&r[5].text()?).unwrap_or_default();
+                serde_json::from_str(&r.text("faults")?).unwrap_or_default();
             Ok(SeatLogs {
-                version: r[2].int()? as u32,
-                score: r[3].real()?,
-                status: r[4].text()?,
+                version: r.int("version")? as u32,
+                score: r.real("score")?,
+                status: r.text("status")?,
                 faults: faults
                     .iter()
                     .map(|f| paths.scrub(&format!("{}: {}", f.kind, f.reason)))
@@ -217,7 +217,7 @@ pub fn seated(store: &Store, game: u32) -> anyhow::Result<Vec<String>> {
          WHERE r.game = ?1 ORDER BY r.seat",
         &[game.into()],
     )? {
-        let name = row[0].text()?;
+        let name = row.text("name")?;
         if !names.contains(&name) {
             names.push(name);
         }

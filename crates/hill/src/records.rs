@@ -9,7 +9,8 @@ use serde::Serialize;
 use koth_tournament::store::Store;
 pub use koth_tournament::store::sql::{Connection, Row};
 
-use super::store::{self, Version, VersionState};
+use super::store::{self, ACTIVE, Version, VersionState};
+use koth_tournament::store::GameState;
 
 /// What changes whenever the hill's leaderboard, kings, versions or games may have: a few sums
 /// over the versions and the fit, and the last game chosen, so comparing it costs the number of
@@ -21,14 +22,16 @@ pub struct Stamp(Row);
 pub fn stamp(db: &dyn Connection) -> anyhow::Result<Stamp> {
     let row = db
         .row(
-            "SELECT (SELECT COUNT(*) FROM hill_versions),
-                (SELECT COUNT(*) FROM hill_versions WHERE state = 'active' AND suspended IS NULL),
+            &format!(
+                "SELECT (SELECT COUNT(*) FROM hill_versions),
+                (SELECT COUNT(*) FROM hill_versions WHERE state = '{ACTIVE}' AND suspended IS NULL),
                 (SELECT CAST(COALESCE(SUM(games), 0) AS BIGINT) FROM hill_versions),
                 (SELECT COUNT(*) FROM hill_kings),
                 (SELECT COUNT(*) FROM hill_fit),
                 (SELECT COALESCE(SUM(rating), 0) FROM hill_fit),
                 (SELECT COALESCE(MAX(idx), -1) FROM games),
-                (SELECT COUNT(*) FROM hill_versions WHERE suspended IS NOT NULL)",
+                (SELECT COUNT(*) FROM hill_versions WHERE suspended IS NOT NULL)"
+            ),
             &[],
         )?
         .unwrap_or_default();
@@ -48,7 +51,7 @@ pub struct Seat {
 #[derive(Debug, Clone, Serialize)]
 pub struct HillGame {
     pub index: u32,
-    pub state: String,
+    pub state: GameState,
     pub wall_ms: Option<f64>,
     /// Why matchmaking chose it.
     pub reason: Option<String>,
@@ -245,7 +248,7 @@ pub fn bot(store: &Store, name: &str) -> anyhow::Result<Option<BotRecord>> {
     let opponents = db
         .query(
             &format!(
-                "SELECT o.name, COUNT(*), {}, {}, {}
+                "SELECT o.name, COUNT(*) AS games, {} AS wins, {} AS draws, {} AS losses
                  FROM results a JOIN results b ON b.game = a.game AND b.seat <> a.seat
                  JOIN hill_versions o ON o.id = b.bot
                  WHERE a.bot IN ({ids}) AND o.name <> ?1
@@ -259,26 +262,25 @@ pub fn bot(store: &Store, name: &str) -> anyhow::Result<Option<BotRecord>> {
         .iter()
         .map(|r| {
             Ok(Opponent {
-                name: r[0].text()?,
-                games: r[1].int()? as u32,
-                wins: r[2].int()? as u32,
-                draws: r[3].int()? as u32,
-                losses: r[4].int()? as u32,
+                name: r.text("name")?,
+                games: r.int("games")? as u32,
+                wins: r.int("wins")? as u32,
+                draws: r.int("draws")? as u32,
+                losses: r.int("losses")? as u32,
             })
         })
         .collect::<anyhow::Result<_>>()?;
-    let totals = db
-        .row(
-            &format!(
-                "SELECT {}, {}, {}, {} FROM results WHERE bot IN ({ids})",
-                counted("timed_out_faults > 0"),
-                counted("crashed_faults > 0"),
-                counted("bad_output_faults > 0"),
-                counted("failed_to_start_faults > 0"),
-            ),
-            &[],
-        )?
-        .unwrap_or_default();
+    let totals = db.row(
+        &format!(
+            "SELECT {} AS timed_out, {} AS crashed, {} AS bad_output, {} AS failed_to_start
+                 FROM results WHERE bot IN ({ids})",
+            counted("timed_out_faults > 0"),
+            counted("crashed_faults > 0"),
+            counted("bad_output_faults > 0"),
+            counted("failed_to_start_faults > 0"),
+        ),
+        &[],
+    )?;
     let label = |id: i64| {
         versions
             .iter()
@@ -298,30 +300,29 @@ pub fn bot(store: &Store, name: &str) -> anyhow::Result<Option<BotRecord>> {
         )?
         .iter()
         .map(|r| {
-            let kinds = ["timed_out", "crashed", "bad_output", "failed_to_start"]
+            let kinds = store::FAULT_KINDS
                 .iter()
-                .enumerate()
-                .filter(|(k, _)| r[2 + k].int().is_ok_and(|n| n > 0))
-                .map(|(_, kind)| kind.to_string())
+                .filter(|kind| r.int(&format!("{kind}_faults")).is_ok_and(|n| n > 0))
+                .map(|kind| kind.to_string())
                 .collect();
-            let reason = r[6].text().ok().and_then(|faults| {
+            let reason = r.text("faults").ok().and_then(|faults| {
                 let faults: serde_json::Value = serde_json::from_str(&faults).ok()?;
                 faults.get(0)?.get("reason")?.as_str().map(str::to_string)
             });
             Ok(FaultedGame {
-                game: r[0].int()? as u32,
-                version: label(r[1].int()?).unwrap_or(0),
+                game: r.int("game")? as u32,
+                version: label(r.int("bot")?).unwrap_or(0),
                 kinds,
                 reason,
             })
         })
         .collect::<anyhow::Result<_>>()?;
-    let at = |k: usize| totals.get(k).map_or(Ok(0), |n| n.int().map(|n| n as u32));
+    let at = |kind: &str| totals.as_ref().map_or(Ok(0), |row| row.count(kind));
     let faults = Faults {
-        timed_out: at(0)?,
-        crashed: at(1)?,
-        bad_output: at(2)?,
-        failed_to_start: at(3)?,
+        timed_out: at("timed_out")?,
+        crashed: at("crashed")?,
+        bad_output: at("bad_output")?,
+        failed_to_start: at("failed_to_start")?,
         latest,
     };
     let kings = store::kings(db)?;
@@ -373,11 +374,13 @@ pub fn rating_history(store: &Store, name: &str) -> anyhow::Result<Option<Vec<Ra
         &[],
     )?;
     for r in &rows {
-        let id = r[0].int()? as usize;
+        let id = r.int("version")? as usize;
         if let Some(k) = versions.iter().position(|v| v.id == id) {
-            lines[k]
-                .1
-                .push((r[1].int()? as u32, r[2].real()?, r[3].real()?));
+            lines[k].1.push((
+                r.int("game")? as u32,
+                r.real("rating")?,
+                r.real("half_width")?,
+            ));
         }
     }
     Ok(Some(lines))

@@ -38,7 +38,7 @@ const REFIT_EVERY: Duration = Duration::from_millis(500);
 /// shared one by a lock of its database's: two runs of one hill are refused.
 /// `ready` is called once the run holds the hill and its builder has recovered (the moment
 /// its server may start taking uploads).
-pub(crate) fn run(
+pub(crate) fn run_hill(
     hill: Hill,
     jobs: Option<usize>,
     games: Option<u32>,

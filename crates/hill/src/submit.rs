@@ -21,6 +21,8 @@ use serde::de::DeserializeOwned;
 
 use koth_bot::roster;
 
+use super::submissions::SubmissionStatus;
+
 /// How long `--wait` follows a submission before it gives up (a build's limit is at most an
 /// hour, and a validation game is one game).
 const WAIT_AT_MOST: Duration = Duration::from_secs(2 * 3600);
@@ -33,7 +35,7 @@ struct Submission {
     id: String,
     bot: String,
     version: Option<u32>,
-    status: String,
+    status: SubmissionStatus,
     reason: Option<String>,
     private: Option<Private>,
 }
@@ -152,11 +154,8 @@ fn follow(
     mut submission: Submission,
 ) -> anyhow::Result<Submission> {
     let started = Instant::now();
-    let mut said = submission.status.clone();
-    while !matches!(
-        submission.status.as_str(),
-        "active" | "refused" | "suspended" | "replaced" | "retired"
-    ) {
+    let mut said = submission.status;
+    while !submission.status.is_final() {
         if started.elapsed() > WAIT_AT_MOST {
             bail!(
                 "submission {} is still {} after {} s; `koth hill submit` stops waiting",
@@ -169,7 +168,7 @@ fn follow(
         submission = ask(client, base, token, &submission.id)?;
         if submission.status != said {
             println!("{}", submission.status);
-            said = submission.status.clone();
+            said = submission.status;
         }
     }
     if let Some(private) = &submission.private {
@@ -191,19 +190,24 @@ fn follow(
         koth_bot::text::shown(&submission.bot),
         submission.version.unwrap_or_default(),
     );
-    match submission.status.as_str() {
-        "active" => {
+    match submission.status {
+        SubmissionStatus::Active => {
             println!("{bot} v{version} is active on the hill");
             Ok(submission)
         }
-        "replaced" | "retired" => {
+        SubmissionStatus::Replaced | SubmissionStatus::Retired => {
             println!(
                 "{bot} v{version} was accepted, and is {} since",
-                koth_bot::text::shown(submission.reason.as_deref().unwrap_or(&submission.status))
+                koth_bot::text::shown(
+                    submission
+                        .reason
+                        .as_deref()
+                        .unwrap_or(submission.status.as_str())
+                )
             );
             Ok(submission)
         }
-        "suspended" => bail!(
+        SubmissionStatus::Suspended => bail!(
             "{bot} v{version} was accepted, then {}",
             koth_bot::text::shown_lines(submission.reason.as_deref().unwrap_or("suspended"))
         ),
@@ -327,18 +331,21 @@ fn watch_games(
             println!("{bot} v{version}: {played} ranked games");
             said = played;
         }
-        match submission.status.as_str() {
-            "suspended" => bail!(
+        match submission.status {
+            SubmissionStatus::Suspended => bail!(
                 "{bot} v{version} was suspended after {played} ranked games: {}\n\
                  its logs: koth hill logs {:?} --to {base} --token \"$KOTH_TOKEN\"",
                 koth_bot::text::shown_lines(submission.reason.as_deref().unwrap_or("suspended")),
                 submission.bot,
             ),
-            "replaced" | "retired" => {
+            SubmissionStatus::Replaced | SubmissionStatus::Retired => {
                 println!(
                     "{bot} v{version} is {} after {played} ranked games",
                     koth_bot::text::shown(
-                        submission.reason.as_deref().unwrap_or(&submission.status)
+                        submission
+                            .reason
+                            .as_deref()
+                            .unwrap_or(submission.status.as_str())
                     )
                 );
                 return Ok(());

@@ -11,7 +11,7 @@ use anyhow::Context;
 
 use koth_bot::cpu::Claim;
 use koth_bot::{BotSpec, build, roster};
-use koth_tournament::play::{GameParts, Played, play_one};
+use koth_tournament::play::{GameParts, GameReport, play_one};
 use koth_tournament::schedule::ScheduledGame;
 
 use super::store;
@@ -101,13 +101,13 @@ pub fn roll_back(hill: &Hill, name: &str, version: u32) -> anyhow::Result<Option
     )?;
     if let Some(row) = row.filter(|_| !hill.store.is_shared()) {
         let label = format!("{name} v{version}");
-        let dir = PathBuf::from(row[2].text()?);
+        let dir = PathBuf::from(row.text("dir")?);
         let stored = folder_of(
             &hill.dir,
-            row[0].int()? as usize,
+            row.int("id")? as usize,
             &label,
             &dir,
-            &row[1].text()?,
+            &row.text("digest")?,
         )
         .map_err(|refused| anyhow::anyhow!("{refused}"))?;
         anyhow::ensure!(
@@ -444,7 +444,7 @@ fn validate_at(
         Some(players) => format!("its validation game of {players} seats"),
         None => "its validation game".to_string(),
     };
-    let Played { outcome, .. } = koth_game::runtime()?.block_on(play_one(parts, game, 1));
+    let GameReport { outcome, .. } = koth_game::runtime()?.block_on(play_one(parts, game, 1));
     let (result, data) = match outcome {
         Ok(played) => played,
         Err(harness) => {

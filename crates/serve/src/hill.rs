@@ -102,7 +102,7 @@ fn asset(kind: &'static str, body: &'static str) -> Response {
 }
 
 fn read_hill(store: &Store, dir: &Path) -> anyhow::Result<HillView> {
-    let mut board = board::of(store)?;
+    let mut board = board::read(store)?;
     if koth_hill::logs_are_private(store, dir)? {
         board.in_public();
     }

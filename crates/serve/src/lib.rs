@@ -69,7 +69,7 @@ pub use koth_game::cli::{Guard, MAX_CONNECTIONS};
 use clients::{Clients, Peer, cap_forwarded};
 use koth_tournament::cli::Target;
 use koth_tournament::leaderboard::rating_history;
-use koth_tournament::store::{self, GameRow, Store};
+use koth_tournament::store::{self, GameRow, GameState, Store};
 use koth_tournament::{Watched, leaderboard_from};
 
 const PAGE: &str = include_str!("dashboard.html");
@@ -679,7 +679,7 @@ async fn games(State(reader): Watching, Query(filter): Query<Filter>) -> Result<
         .filter(|g| match &filter.outcome {
             None => true,
             Some(outcome) => {
-                g.state == *outcome
+                g.state.as_str() == outcome
                     || g.seats.iter().any(|s| {
                         bot.is_none_or(|b| s.bot == b)
                             && s.status.as_deref() == Some(outcome.as_str())
@@ -822,7 +822,7 @@ async fn replay(
 ) -> Result<Response, Failure> {
     let (folder, board) = (game_folder(&reader, index).await?, query.board);
     let state = with_store(&reader, move |store, _| store.game_state(index)).await?;
-    let playing = matches!(state.as_deref(), Some("pending" | "running"));
+    let playing = matches!(state, Some(GameState::Pending | GameState::Running));
     let (private, hill) = (reader.stderr_private, reader.hill);
     let page = blocking(move || {
         if !private {
@@ -833,10 +833,10 @@ async fn replay(
     })
     .await?;
     let home = if hill { "the hill" } else { "the tournament" };
-    let page = match (page, state.as_deref()) {
+    let page = match (page, state) {
         (Ok(page), _) => page,
         // Not begun: its files come when it is played.
-        (Err(_), Some("pending")) => {
+        (Err(_), Some(GameState::Pending)) => {
             return Err(Failure(
                 StatusCode::NOT_FOUND,
                 format!(
@@ -845,7 +845,7 @@ async fn replay(
             ));
         }
         // Its game's page cannot be made from what was played so far: followed live alone.
-        (Err(_), Some("running")) => {
+        (Err(_), Some(GameState::Running)) => {
             let page = live::page(index, home);
             return Ok(([(header::CONTENT_TYPE, "text/html; charset=utf-8")], page).into_response());
         }

@@ -33,7 +33,7 @@ use tokio::sync::watch;
 
 use super::{Failure, Reader, Watching, with_store};
 use koth_bot::record::{Follower, RECORD_FILE};
-use koth_tournament::store::{self, Store};
+use koth_tournament::store::{self, GameState, Store};
 
 /// How often a followed game's file is looked at for new records.
 const TAIL: Duration = Duration::from_millis(100);
@@ -299,10 +299,10 @@ fn ending(
     index: u32,
 ) -> anyhow::Result<Option<serde_json::Value>> {
     let state = store.game_state(index)?;
-    let state = match state.as_deref() {
-        Some("pending" | "running") => return Ok(None),
-        Some(state) => state.to_string(),
-        None => "unknown".to_string(),
+    let state = match state {
+        Some(GameState::Pending | GameState::Running) => return Ok(None),
+        Some(state) => state.as_str(),
+        None => "unknown",
     };
     let result = store
         .game_folder(dir, index, Some(koth_game::RESULTS_FILE))
@@ -567,7 +567,7 @@ fn ratings(
     names: &[String],
 ) -> anyhow::Result<HashMap<usize, f64>> {
     let table: Vec<(String, f64)> = match hill {
-        true => koth_hill::board::of(store)?
+        true => koth_hill::board::read(store)?
             .standings
             .into_iter()
             .filter_map(|s| Some((format!("{} v{}", s.name, s.version), s.rating?)))

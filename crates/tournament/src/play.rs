@@ -36,7 +36,7 @@ pub struct GameParts {
 
 /// Plays one game from a clean folder. `Err` is a harness fault: the game's own error, a panic
 /// in the game, a folder that cannot be prepared or a result that does not fit the game.
-pub async fn play_one(parts: GameParts, game: ScheduledGame, attempt: u32) -> Played {
+pub async fn play_one(parts: GameParts, game: ScheduledGame, attempt: u32) -> GameReport {
     let started = Instant::now();
     let outcome = async {
         // Clearing and copying folders blocks: on the blocking pool, games starting together
@@ -111,7 +111,7 @@ pub async fn play_one(parts: GameParts, game: ScheduledGame, attempt: u32) -> Pl
         Ok((result, data))
     }
     .await;
-    Played {
+    GameReport {
         game,
         attempt,
         claim: parts.claim,
@@ -266,7 +266,7 @@ fn prepare_folder(
 }
 
 /// A game task's report.
-pub struct Played {
+pub struct GameReport {
     pub game: ScheduledGame,
     pub attempt: u32,
     /// The CPUs the game had to itself, to be freed.

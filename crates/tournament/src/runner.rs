@@ -8,7 +8,7 @@
 //! - A game is recorded only by the loop that claimed it, for the attempt it claimed, and only
 //!   while its claim holds ([`Store::record_result`] says whether it did): a late result of a
 //!   game another worker took over is never counted.
-//! - A game task always comes back through [`take_back`], which frees its CPUs, waits out a stop
+//! - A game task always comes back through [`collect_task`], which frees its CPUs, waits out a stop
 //!   koth was asked for, and records a harness fault as one: a fault is never a bot's.
 //! - No game is played whose parts cannot be made: the policy refuses it (`None`), having
 //!   recorded why (the game given up, or its bot passed from then on), and the next turn claims
@@ -32,7 +32,7 @@ use super::worker::POLL;
 use anyhow::Context;
 
 use super::ATTEMPTS;
-use super::play::{GameParts, Played, play_one};
+use super::play::{GameParts, GameReport, play_one};
 use super::store::SeatData;
 
 /// What may be claimed in a turn of the loop.
@@ -184,8 +184,8 @@ pub async fn run(policy: &mut dyn Policy, jobs: usize, game: &dyn Game) -> anyho
         let Some(joined) = joined else { continue };
         // Its last lines are sent before its result, which ends its stream.
         send_records(policy.store(), &mut sent);
-        match take_back(policy.store(), joined)? {
-            Ended::Played {
+        match collect_task(policy.store(), joined)? {
+            TaskEnd::Played {
                 game,
                 attempt,
                 result,
@@ -219,7 +219,7 @@ pub async fn run(policy: &mut dyn Policy, jobs: usize, game: &dyn Game) -> anyho
                 tracing::info!(game = game.index, attempt, wall_ms, db_ms, "game finished");
                 policy.recorded(&game, &result, &streaks)?;
             }
-            Ended::Fault {
+            TaskEnd::Fault {
                 game,
                 attempt,
                 shown,
@@ -279,8 +279,8 @@ fn send_records(store: &Store, sent: &mut HashMap<u32, SentRecord>) {
     }
 }
 
-/// How a game task ended, as the loop that claimed the game takes it back ([`take_back`]).
-pub enum Ended {
+/// How a game task ended, as the loop that claimed the game takes it back ([`collect_task`]).
+pub enum TaskEnd {
     /// Played: its result, to be recorded for its attempt.
     Played {
         game: ScheduledGame,
@@ -303,14 +303,14 @@ pub enum Ended {
 /// a hill's, a worker's): waits out a stop koth was asked for (the game may have ended only
 /// because koth is killing the bots: it stays `running`, to be played again), frees the game's
 /// CPUs for the next game or another koth, and records a harness fault as one.
-pub fn take_back(
+pub fn collect_task(
     store: &Store,
-    joined: Result<Played, tokio::task::JoinError>,
-) -> anyhow::Result<Ended> {
+    joined: Result<GameReport, tokio::task::JoinError>,
+) -> anyhow::Result<TaskEnd> {
     if koth_bot::interrupt::requested() {
         koth_bot::interrupt::wait_for_exit();
     }
-    let Played {
+    let GameReport {
         game,
         attempt,
         claim,
@@ -319,7 +319,7 @@ pub fn take_back(
     } = joined.context("a game task was lost")?;
     drop(claim);
     match outcome {
-        Ok((result, data)) => Ok(Ended::Played {
+        Ok((result, data)) => Ok(TaskEnd::Played {
             game,
             attempt,
             result,
@@ -337,7 +337,7 @@ pub fn take_back(
                 gave_up,
                 "harness fault: {shown}"
             );
-            Ok(Ended::Fault {
+            Ok(TaskEnd::Fault {
                 game,
                 attempt,
                 shown,

@@ -70,7 +70,7 @@ pub(super) struct Printed {
 
 /// How the bot's run ended.
 #[derive(Debug, Clone)]
-pub(super) enum Ended {
+pub(super) enum GuestExit {
     /// `proc_exit`, or returning from `_start` (0).
     Exited(i32),
     /// It burnt its budget: the answer budget, or the exit budget once its input ended.
@@ -703,7 +703,7 @@ fn on_call(mut ctx: StoreContextMut<'_, Guest>, hook: CallHook) -> wasmtime::Res
 
 /// Runs the bot's `_start` in `store` to its end, as koth polls it, and says how it ended.
 /// Dropped before, it stops the bot where it was.
-pub(super) async fn run(ready: Arc<InstancePre<Guest>>, mut store: Store<Guest>) -> Ended {
+pub(super) async fn run(ready: Arc<InstancePre<Guest>>, mut store: Store<Guest>) -> GuestExit {
     let result = async {
         let instance = ready.instantiate_async(&mut store).await?;
         instance
@@ -713,14 +713,14 @@ pub(super) async fn run(ready: Arc<InstancePre<Guest>>, mut store: Store<Guest>)
     }
     .await;
     match result {
-        Ok(()) => Ended::Exited(0),
+        Ok(()) => GuestExit::Exited(0),
         Err(error) => {
             if let Some(exit) = error.downcast_ref::<wasmtime_wasi::I32Exit>() {
-                Ended::Exited(exit.0)
+                GuestExit::Exited(exit.0)
             } else if error.downcast_ref::<wasmtime::Trap>() == Some(&wasmtime::Trap::OutOfFuel) {
                 let exiting = store.data().shared.lock().fuel.phase == Phase::Exiting;
                 let budgets = store.data().budgets;
-                Ended::OutOfFuel {
+                GuestExit::OutOfFuel {
                     budget: if exiting {
                         budgets.exit
                     } else {
@@ -729,7 +729,7 @@ pub(super) async fn run(ready: Arc<InstancePre<Guest>>, mut store: Store<Guest>)
                     exiting,
                 }
             } else {
-                Ended::Trapped(crate::cut_line(&format!("{error:#}"), 300).into_owned())
+                GuestExit::Trapped(crate::cut_line(&format!("{error:#}"), 300).into_owned())
             }
         }
     }

@@ -39,7 +39,7 @@ use std::time::{Duration, Instant};
 pub use direct::{CallLoop, DirectInstance, DirectModule, DirectSetup};
 pub use engine::compile_to;
 pub use engine::{Compile, cache_file, load};
-use guest::{Budgets, Ended, Printed, QUEUED_INPUT, Setup, Shared, UNLIMITED};
+use guest::{Budgets, GuestExit, Printed, QUEUED_INPUT, Setup, Shared, UNLIMITED};
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::SeedableRng;
 
@@ -86,14 +86,14 @@ fn table_may_grow(desired: usize, maximum: Option<usize>) -> bool {
 }
 
 /// A bot's run: its `_start`, as wasmtime's async call.
-type Run = Pin<Box<dyn Future<Output = Ended> + Send>>;
+type Run = Pin<Box<dyn Future<Output = GuestExit> + Send>>;
 
 /// A running WASI bot.
 pub struct WasmBot {
     shared: Arc<Shared>,
     /// Its run until it ends (or koth stops it: dropping the run stops the bot where it is).
     run: Option<Run>,
-    ended: Option<Ended>,
+    ended: Option<GuestExit>,
     /// How long it has run, all its polls.
     ran: Duration,
     /// How long the thread's other WASI bots had run when it was last prompted.
@@ -308,7 +308,7 @@ impl WasmBot {
                 Some(None) => {
                     // An answer that ran out of fuel burnt its whole budget: counted with the
                     // others, so the fuel line's maximum and near misses include it.
-                    if let Some(Ended::OutOfFuel {
+                    if let Some(GuestExit::OutOfFuel {
                         budget,
                         exiting: false,
                     }) = self.ended
@@ -405,12 +405,14 @@ impl WasmBot {
     fn ended_error(&self) -> BotError {
         let stderr_tail = self.stderr.tail();
         match self.ended.clone() {
-            Some(Ended::Exited(code)) => BotError::Exited {
+            Some(GuestExit::Exited(code)) => BotError::Exited {
                 status: format!("exit status: {code}"),
                 stderr_tail,
             },
-            Some(Ended::OutOfFuel { budget, exiting }) => BotError::OutOfFuel { budget, exiting },
-            Some(Ended::Trapped(trap)) => BotError::Exited {
+            Some(GuestExit::OutOfFuel { budget, exiting }) => {
+                BotError::OutOfFuel { budget, exiting }
+            }
+            Some(GuestExit::Trapped(trap)) => BotError::Exited {
                 status: format!("trapped: {trap}"),
                 stderr_tail,
             },
@@ -440,7 +442,7 @@ impl WasmBot {
                     Some(Some(_)) => {}
                     // Its answer budget if it never read the end of its input.
                     Some(None) => match self.ended {
-                        Some(Ended::OutOfFuel { budget, exiting }) => {
+                        Some(GuestExit::OutOfFuel { budget, exiting }) => {
                             break Some(BotError::OutOfFuel { budget, exiting });
                         }
                         _ => break None,

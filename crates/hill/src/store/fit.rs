@@ -15,7 +15,13 @@ pub(crate) fn scores(db: &dyn Connection) -> anyhow::Result<Vec<(u32, usize, f64
         &[],
     )?
     .iter()
-    .map(|r| Ok((r[0].int()? as u32, r[1].int()? as usize, r[2].real()?)))
+    .map(|r| {
+        Ok((
+            r.int("game")? as u32,
+            r.int("bot")? as usize,
+            r.real("score")?,
+        ))
+    })
     .collect()
 }
 
@@ -83,13 +89,13 @@ pub(crate) struct FitWritten<'a> {
 /// Keeps the hill file's `placement_games` where the board reads it: a run writes it as it
 /// starts and with each fit.
 pub(crate) fn set_placement_games(db: &dyn Connection, games: u32) -> anyhow::Result<()> {
-    set_meta(db, "placement_games", &games.to_string())
+    set_meta(db, "placement_games", Some(&games.to_string()))
 }
 
 /// Keeps the fewest seats a game of the hill has (`min_players`) where the board reads it, to
 /// say a hill with fewer versions waits: a run writes it as it starts.
 pub(crate) fn set_fewest_seats(db: &dyn Connection, seats: usize) -> anyhow::Result<()> {
-    set_meta(db, "fewest_seats", &seats.to_string())
+    set_meta(db, "fewest_seats", Some(&seats.to_string()))
 }
 
 /// The fewest seats the hill's run last wrote (none before any run: nothing is said to wait).
@@ -125,24 +131,20 @@ pub(crate) fn write_fit(db: &dyn Connection, fit: &FitWritten) -> anyhow::Result
         placement_games,
     } = *fit;
     db.transaction(|db| {
-        set_meta(db, "unplayed", &unplayed.to_string())?;
+        set_meta(db, "unplayed", Some(&unplayed.to_string()))?;
         set_placement_games(db, placement_games)?;
-        match lead {
-            Some(Lead {
-                first,
-                second,
-                interval,
-            }) => db.execute(
-                "INSERT INTO meta (key, value) VALUES ('lead', ?1)
-                 ON CONFLICT (key) DO UPDATE SET value = ?1",
-                &[format!("{first} {second} {interval}").into()],
-            )?,
-            None => db.execute("DELETE FROM meta WHERE key = 'lead'", &[])?,
-        };
+        let lead = lead.map(
+            |Lead {
+                 first,
+                 second,
+                 interval,
+             }| format!("{first} {second} {interval}"),
+        );
+        set_meta(db, "lead", lead.as_deref())?;
         let before: Vec<(usize, u32)> = db
             .query("SELECT version, games FROM hill_fit", &[])?
             .iter()
-            .map(|r| Ok((r[0].int()? as usize, r[1].int()? as u32)))
+            .map(|r| Ok((r.int("version")? as usize, r.int("games")? as u32)))
             .collect::<anyhow::Result<_>>()?;
         db.execute("DELETE FROM hill_fit", &[])?;
         for f in fitted {
@@ -181,7 +183,7 @@ pub(crate) fn write_fit(db: &dyn Connection, fit: &FitWritten) -> anyhow::Result
                  LIMIT 1",
                 &[],
             )?
-            .map(|r| r[0].int().map(|k| k as usize))
+            .map(|r| r.int("version").map(|k| k as usize))
             .transpose()?;
         if king == Some(crowned) {
             return Ok(None);
@@ -216,7 +218,7 @@ pub(crate) fn last_fitted(db: &dyn Connection, version: usize) -> anyhow::Result
         "SELECT rating FROM hill_fit_history WHERE version = ?1 ORDER BY game DESC LIMIT 1",
         &[version.into()],
     )?
-    .map(|r| r[0].real())
+    .map(|r| r.real("rating"))
     .transpose()
 }
 
@@ -229,10 +231,10 @@ pub(crate) fn fit(db: &dyn Connection) -> anyhow::Result<Vec<StoredFit>> {
     .iter()
     .map(|r| {
         Ok(StoredFit {
-            version: r[0].int()? as usize,
-            value: r[1].real()?,
-            half_width: r[2].real()?,
-            games: r[3].int()? as u32,
+            version: r.int("version")? as usize,
+            value: r.real("rating")?,
+            half_width: r.real("half_width")?,
+            games: r.int("games")? as u32,
         })
     })
     .collect()
@@ -246,6 +248,12 @@ pub(crate) fn kings(db: &dyn Connection) -> anyhow::Result<Vec<(usize, u32, i64)
         &[],
     )?
     .iter()
-    .map(|r| Ok((r[0].int()? as usize, r[1].int()? as u32, r[2].int()?)))
+    .map(|r| {
+        Ok((
+            r.int("version")? as usize,
+            r.int("since_game")? as u32,
+            r.int("since")?,
+        ))
+    })
     .collect()
 }

@@ -12,9 +12,10 @@ use skillratings::weng_lin::WengLinRating;
 
 use koth_bot::{BotSpec, FuelStats};
 use koth_tournament::schedule::ScheduledGame;
-use koth_tournament::store::fuel_of;
 use koth_tournament::store::schema::{add_column, columns};
 pub use koth_tournament::store::sql::{Connection, Dialect, Value};
+pub(crate) use koth_tournament::store::{DONE, PENDING, RUNNING};
+use koth_tournament::store::{data, fuel_of};
 
 use super::matchmaking::{History, Met};
 
@@ -180,13 +181,13 @@ fn count_lineups(db: &dyn Connection) -> anyhow::Result<()> {
     let mut game = None;
     let mut seats: Vec<(usize, f64)> = Vec::new();
     for r in &rows {
-        let this = r[0].int()?;
+        let this = r.int("game")?;
         if game != Some(this) && !seats.is_empty() {
             count(&seats);
             seats.clear();
         }
         game = Some(this);
-        seats.push((r[1].int()? as usize, r[2].real()?));
+        seats.push((r.int("bot")? as usize, r.real("score")?));
     }
     if !seats.is_empty() {
         count(&seats);
@@ -211,13 +212,13 @@ pub(crate) fn history(db: &dyn Connection) -> anyhow::Result<History> {
         "SELECT lineup, games FROM hill_lineups WHERE alike = games",
         &[],
     )? {
-        let versions = r[0]
-            .text()?
+        let versions = r
+            .text("lineup")?
             .split(',')
             .map(str::parse)
             .collect::<Result<Vec<usize>, _>>()
             .context("a line-up in hill_lineups")?;
-        let games = r[1].int()? as u32;
+        let games = r.int("games")? as u32;
         history.add_lineup(
             &versions,
             Met {
@@ -228,26 +229,26 @@ pub(crate) fn history(db: &dyn Connection) -> anyhow::Result<History> {
     }
     for r in db.query("SELECT version, games, alike FROM hill_presence", &[])? {
         history.add_presence(
-            r[0].int()? as usize,
+            r.int("version")? as usize,
             Met {
-                games: r[1].int()? as u32,
-                alike: r[2].int()? as u32,
+                games: r.int("games")? as u32,
+                alike: r.int("alike")? as u32,
             },
         );
     }
     if let Some(r) = db.row("SELECT games, alike FROM hill_outcomes WHERE id = 0", &[])? {
         history.add_outcomes(Met {
-            games: r[0].int()? as u32,
-            alike: r[1].int()? as u32,
+            games: r.int("games")? as u32,
+            alike: r.int("alike")? as u32,
         });
     }
     for r in db.query("SELECT a, b, games, alike FROM hill_pairs", &[])? {
         history.add(
-            r[0].int()? as usize,
-            r[1].int()? as usize,
+            r.int("a")? as usize,
+            r.int("b")? as usize,
             Met {
-                games: r[2].int()? as u32,
-                alike: r[3].int()? as u32,
+                games: r.int("games")? as u32,
+                alike: r.int("alike")? as u32,
             },
         );
     }
@@ -270,8 +271,8 @@ pub(crate) fn packed(db: &dyn Connection, digest: &str) -> anyhow::Result<Option
     )?
     .map(|r| {
         Ok(Packed {
-            built: r[0].text()?,
-            tgz: r[1].bytes()?.to_vec(),
+            built: r.text("built")?,
+            tgz: r.bytes("tgz")?.to_vec(),
         })
     })
     .transpose()
@@ -315,6 +316,10 @@ pub struct Version {
     pub fuel: Option<FuelStats>,
 }
 
+/// The kinds of fault counted against a version, as `results` names their columns
+/// (`{kind}_faults`).
+pub(crate) const FAULT_KINDS: [&str; 4] = ["timed_out", "crashed", "bad_output", "failed_to_start"];
+
 /// A version's state, as every page and command says it (`active`, `suspended`, `replaced`,
 /// `retired` in JSON).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -334,17 +339,22 @@ pub enum VersionState {
 impl VersionState {
     /// The state of a `hill_versions` row: its `state` column, and whether it has a reason
     /// in `suspended`.
-    fn of_row(state: &str, suspended: bool) -> anyhow::Result<VersionState> {
-        Ok(match state {
-            "active" if suspended => VersionState::Suspended,
-            "active" => VersionState::Active,
-            "replaced" => VersionState::Replaced,
-            "retired" => VersionState::Retired,
-            other => anyhow::bail!("a version's state {other:?} is none koth knows"),
+    pub(crate) fn of_row(state: &str, suspended: bool) -> anyhow::Result<VersionState> {
+        let stored = [
+            VersionState::Active,
+            VersionState::Replaced,
+            VersionState::Retired,
+        ];
+        Ok(match stored.into_iter().find(|s| s.as_str() == state) {
+            Some(VersionState::Active) if suspended => VersionState::Suspended,
+            Some(stored) => stored,
+            None => anyhow::bail!("a version's state {state:?} is none koth knows"),
         })
     }
 
-    pub fn as_str(self) -> &'static str {
+    /// The state as pages say it and, but `suspended`, as the `state` column holds it: the
+    /// one place each is spelt.
+    pub const fn as_str(self) -> &'static str {
         match self {
             VersionState::Active => "active",
             VersionState::Suspended => "suspended",
@@ -353,6 +363,11 @@ impl VersionState {
         }
     }
 }
+
+// The states as statements write them (`state = '{ACTIVE}'`).
+pub(crate) const ACTIVE: &str = VersionState::Active.as_str();
+const REPLACED: &str = VersionState::Replaced.as_str();
+const RETIRED: &str = VersionState::Retired.as_str();
 
 impl std::fmt::Display for VersionState {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -383,7 +398,7 @@ pub(crate) fn versions(db: &dyn Connection) -> anyhow::Result<Vec<Version>> {
     let fuel = if columns(db, "hill_versions")?.contains(&"fuel".to_string()) {
         "fuel"
     } else {
-        "NULL"
+        "NULL AS fuel"
     };
     let rows = db.query(
         &format!(
@@ -394,25 +409,25 @@ pub(crate) fn versions(db: &dyn Connection) -> anyhow::Result<Vec<Version>> {
     )?;
     rows.iter()
         .map(|r| {
-            let suspended = r[5].opt_text()?;
-            let state = VersionState::of_row(&r[4].text()?, suspended.is_some())?;
+            let suspended = r.opt_text("suspended")?;
+            let state = VersionState::of_row(&r.text("state")?, suspended.is_some())?;
             Ok(Version {
-                id: r[0].int()? as usize,
-                name: r[1].text()?,
-                version: r[2].int()? as u32,
-                digest: r[3].text()?,
+                id: r.int("id")? as usize,
+                name: r.text("name")?,
+                version: r.int("version")? as u32,
+                digest: r.text("digest")?,
                 state,
                 suspended,
-                added_at: r[6].int()?,
-                mu: r[7].real()?,
-                sigma: r[8].real()?,
-                games: r[9].int()? as u32,
-                faulted: r[10].int()? as u32,
-                last_game: match &r[11] {
+                added_at: r.int("added_at")?,
+                mu: r.real("mu")?,
+                sigma: r.real("sigma")?,
+                games: r.int("games")? as u32,
+                faulted: r.int("faulted")? as u32,
+                last_game: match r.get("last_game")? {
                     Value::Null => None,
                     v => Some(v.int()? as u32),
                 },
-                fuel: fuel_of(&r[12])?,
+                fuel: fuel_of(r.get("fuel")?)?,
             })
         })
         .collect()
@@ -464,11 +479,11 @@ pub(crate) fn add_version(
         )?;
         let fresh = WengLinRating::new();
         let (version, mu) = match last {
-            Some(r) => (r[0].int()? + 1, r[1].real()?),
+            Some(r) => (r.int("version")? + 1, r.real("mu")?),
             None => (1, fresh.rating),
         };
         db.execute(
-            "UPDATE hill_versions SET state = 'replaced' WHERE name = ?1 AND state = 'active'",
+            &format!("UPDATE hill_versions SET state = '{REPLACED}' WHERE name = ?1 AND state = '{ACTIVE}'"),
             &[spec.name.as_str().into()],
         )?;
         let labelled = BotSpec {
@@ -479,12 +494,13 @@ pub(crate) fn add_version(
         // A learning bot's new version starts from its previous version's data, unless its
         // author asked for a clean start (`fresh_data`, `hill submit --fresh-data`).
         if spec.data.is_some_and(|ask| !ask.fresh) {
-            db.execute(
-                "INSERT INTO bot_data (bot, digest)
-                 SELECT ?1, d.digest FROM bot_data d JOIN hill_versions v ON v.id = d.bot
-                 WHERE v.name = ?2 AND v.version = ?3",
-                &[id.into(), spec.name.as_str().into(), (version - 1).into()],
+            let previous = db.row(
+                "SELECT id FROM hill_versions WHERE name = ?1 AND version = ?2",
+                &[spec.name.as_str().into(), (version - 1).into()],
             )?;
+            if let Some(previous) = previous {
+                data::inherit_data(db, id as usize, previous.int("id")? as usize)?;
+            }
         }
         let first_game = db
             .value("SELECT COALESCE(MAX(idx) + 1, 0) FROM games", &[])?
@@ -493,7 +509,7 @@ pub(crate) fn add_version(
             &format!(
                 "INSERT INTO hill_versions (id, name, version, digest, state, added_at, mu,
                      sigma, games, faulted, counted_from)
-                 VALUES (?1, ?2, ?3, ?4, 'active', {}, ?5, ?6, 0, 0, ?7)",
+                 VALUES (?1, ?2, ?3, ?4, '{ACTIVE}', {}, ?5, ?6, 0, 0, ?7)",
                 now(db.dialect())
             ),
             &[
@@ -515,24 +531,26 @@ pub(crate) fn add_version(
 pub(crate) fn change_active(db: &dyn Connection, name: &str, change: Change) -> anyhow::Result<()> {
     let changed = match change {
         Change::Retire => db.execute(
-            "UPDATE hill_versions SET state = 'retired' WHERE name = ?1 AND state = 'active'",
+            &format!("UPDATE hill_versions SET state = '{RETIRED}' WHERE name = ?1 AND state = '{ACTIVE}'"),
             &[name.into()],
         )?,
         Change::Resume => db.execute(
-            "UPDATE hill_versions SET suspended = NULL,
+            &format!("UPDATE hill_versions SET suspended = NULL,
                  counted_from = (SELECT COALESCE(MAX(idx) + 1, 0) FROM games)
-             WHERE name = ?1 AND state = 'active'",
+             WHERE name = ?1 AND state = '{ACTIVE}'"),
             &[name.into()],
         )?,
     };
     if changed == 0 {
         let names: Vec<String> = db
             .query(
-                "SELECT DISTINCT name FROM hill_versions WHERE state = 'active' ORDER BY name",
+                &format!(
+                    "SELECT DISTINCT name FROM hill_versions WHERE state = '{ACTIVE}' ORDER BY name"
+                ),
                 &[],
             )?
             .iter()
-            .map(|r| r[0].text().map(|n| format!("{n:?}")))
+            .map(|r| r.text("name").map(|n| format!("{n:?}")))
             .collect::<anyhow::Result<_>>()?;
         anyhow::bail!(
             "the hill has no active bot {name:?}; its active bots are {}",
@@ -563,7 +581,7 @@ pub(crate) fn roll_back(
                 &[name.into()],
             )?
             .iter()
-            .map(|r| Ok((r[0].int()? as u32, r[1].text()?)))
+            .map(|r| Ok((r.int("version")? as u32, r.text("state")?)))
             .collect::<anyhow::Result<_>>()?;
         let listed = || {
             let all: Vec<String> = versions.iter().map(|(v, _)| format!("v{v}")).collect();
@@ -572,23 +590,23 @@ pub(crate) fn roll_back(
         match versions.iter().find(|(v, _)| *v == version) {
             None if versions.is_empty() => anyhow::bail!("the hill has no bot {name:?}"),
             None => anyhow::bail!("{name:?} has no v{version}; its versions are {}", listed()),
-            Some((_, state)) if state == "active" => {
+            Some((_, state)) if state == ACTIVE => {
                 anyhow::bail!("{name:?} v{version} is its active version already")
             }
             Some(_) => {}
         }
         let from = versions
             .iter()
-            .find(|(_, state)| state == "active")
+            .find(|(_, state)| state == ACTIVE)
             .map(|(v, _)| *v);
         db.execute(
-            "UPDATE hill_versions SET state = 'replaced' WHERE name = ?1 AND state = 'active'",
+            &format!("UPDATE hill_versions SET state = '{REPLACED}' WHERE name = ?1 AND state = '{ACTIVE}'"),
             &[name.into()],
         )?;
         db.execute(
-            "UPDATE hill_versions SET state = 'active', suspended = NULL,
+            &format!("UPDATE hill_versions SET state = '{ACTIVE}', suspended = NULL,
                  counted_from = (SELECT COALESCE(MAX(idx) + 1, 0) FROM games)
-             WHERE name = ?1 AND version = ?2",
+             WHERE name = ?1 AND version = ?2"),
             &[name.into(), version.into()],
         )?;
         Ok(from)
@@ -605,16 +623,18 @@ pub(crate) enum Change {
 /// The games chosen and not finished (pending or running), each with its seats.
 pub(crate) fn queued(db: &dyn Connection) -> anyhow::Result<Vec<Vec<usize>>> {
     let rows = db.query(
-        "SELECT s.game, s.bot FROM seats s JOIN games g ON g.idx = s.game
-         WHERE g.state IN ('pending', 'running') ORDER BY s.game, s.seat",
+        &format!(
+            "SELECT s.game, s.bot FROM seats s JOIN games g ON g.idx = s.game
+         WHERE g.state IN ('{PENDING}', '{RUNNING}') ORDER BY s.game, s.seat"
+        ),
         &[],
     )?;
     let mut games: Vec<(i64, Vec<usize>)> = Vec::new();
     for r in &rows {
-        let game = r[0].int()?;
+        let game = r.int("game")?;
         match games.last_mut() {
-            Some((g, seats)) if *g == game => seats.push(r[1].int()? as usize),
-            _ => games.push((game, vec![r[1].int()? as usize])),
+            Some((g, seats)) if *g == game => seats.push(r.int("bot")? as usize),
+            _ => games.push((game, vec![r.int("bot")? as usize])),
         }
     }
     Ok(games.into_iter().map(|(_, seats)| seats).collect())
@@ -624,8 +644,10 @@ pub(crate) fn queued(db: &dyn Connection) -> anyhow::Result<Vec<Vec<usize>>> {
 pub(crate) fn recorded_unrated(db: &dyn Connection) -> anyhow::Result<u32> {
     Ok(db
         .value(
-            "SELECT COUNT(*) FROM hill_games h JOIN games g ON g.idx = h.game
-             WHERE h.rated = 0 AND g.state = 'done'",
+            &format!(
+                "SELECT COUNT(*) FROM hill_games h JOIN games g ON g.idx = h.game
+             WHERE h.rated = 0 AND g.state = '{DONE}'"
+            ),
             &[],
         )?
         .int()? as u32)
@@ -664,7 +686,7 @@ pub(crate) fn reason(db: &dyn Connection, game: u32) -> anyhow::Result<Option<St
         "SELECT reason FROM hill_games WHERE game = ?1",
         &[game.into()],
     )?
-    .map(|r| r[0].text())
+    .map(|r| r.text("reason"))
     .transpose()
 }
 

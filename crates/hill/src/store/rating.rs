@@ -9,7 +9,7 @@ use koth_bot::{FaultCounts, FuelStats};
 use koth_tournament::store::fuel_of;
 
 use super::super::config::Suspension;
-use super::{Connection, lineup_key};
+use super::{Connection, DONE, FAULT_KINDS, lineup_key};
 
 /// A seat's result as rating reads it.
 struct SeatResult {
@@ -38,12 +38,14 @@ pub(crate) fn rate_recorded(
 ) -> anyhow::Result<(u32, Vec<(usize, String)>)> {
     let games: Vec<u32> = db
         .query(
-            "SELECT h.game FROM hill_games h JOIN games g ON g.idx = h.game
-             WHERE h.rated = 0 AND g.state = 'done' ORDER BY h.game",
+            &format!(
+                "SELECT h.game FROM hill_games h JOIN games g ON g.idx = h.game
+             WHERE h.rated = 0 AND g.state = '{DONE}' ORDER BY h.game"
+            ),
             &[],
         )?
         .iter()
-        .map(|r| Ok(r[0].int()? as u32))
+        .map(|r| Ok(r.int("game")? as u32))
         .collect::<anyhow::Result<_>>()?;
     let mut suspended = Vec::new();
     let mut rated = 0;
@@ -80,18 +82,18 @@ fn rate_one(
         )?
         .iter()
         .map(|r| {
-            let count = |i: usize| -> anyhow::Result<u64> { Ok(r[i].int()? as u64) };
+            let count = |column: &str| -> anyhow::Result<u64> { Ok(r.int(column)? as u64) };
             Ok(SeatResult {
-                bot: r[0].int()? as usize,
-                score: r[1].real()?,
+                bot: r.int("bot")? as usize,
+                score: r.real("score")?,
                 faulted: faulted(&FaultCounts {
-                    timed_out: count(2)?,
-                    crashed: count(3)?,
-                    bad_output: count(4)?,
-                    failed_to_start: count(5)?,
+                    timed_out: count("timed_out_faults")?,
+                    crashed: count("crashed_faults")?,
+                    bad_output: count("bad_output_faults")?,
+                    failed_to_start: count("failed_to_start_faults")?,
                     benched: 0,
                 }),
-                fuel: fuel_of(&r[6])?,
+                fuel: fuel_of(r.get("fuel")?)?,
             })
         })
         .collect::<anyhow::Result<_>>()?;
@@ -105,11 +107,11 @@ fn rate_one(
             )?
             .with_context(|| format!("game {game} seats version {}, which is unknown", seat.bot))?;
         ratings.push(WengLinRating {
-            rating: row[0].real()?,
-            uncertainty: row[1].real()?,
+            rating: row.real("mu")?,
+            uncertainty: row.real("sigma")?,
         });
         // The version's fuel so far with this game's merged in, as the leaderboard reads it.
-        let mut fuel = fuel_of(&row[2])?;
+        let mut fuel = fuel_of(row.get("fuel")?)?;
         if let Some(game) = &seat.fuel {
             fuel.get_or_insert_default().merge(game);
         }
@@ -211,7 +213,7 @@ fn data_suspension_of(
     let notes: Vec<String> = db
         .query(
             &format!(
-                "SELECT COALESCE(d.note, '') FROM game_data d JOIN hill_versions v ON v.id = d.bot
+                "SELECT COALESCE(d.note, '') AS note FROM game_data d JOIN hill_versions v ON v.id = d.bot
                  WHERE d.bot = ?1 AND d.game >= v.counted_from AND v.suspended IS NULL
                  ORDER BY d.game DESC LIMIT {}",
                 suspension.window
@@ -219,7 +221,7 @@ fn data_suspension_of(
             &[id.into()],
         )?
         .iter()
-        .map(|r| r[0].text())
+        .map(|r| r.text("note"))
         .collect::<anyhow::Result<_>>()?;
     if notes.len() < suspension.window as usize {
         return Ok(None);
@@ -274,7 +276,10 @@ fn suspension_of(
     let mut broken = Vec::new();
     let mut kinds: Vec<String> = Vec::new();
     for r in &rows {
-        let counts: Vec<i64> = (1..=4).map(|i| r[i].int()).collect::<anyhow::Result<_>>()?;
+        let counts: Vec<i64> = FAULT_KINDS
+            .iter()
+            .map(|kind| r.int(&format!("{kind}_faults")))
+            .collect::<anyhow::Result<_>>()?;
         let count = |k: usize| u64::try_from(counts[k]).unwrap_or(0);
         let faults = FaultCounts {
             timed_out: count(0),
@@ -283,14 +288,11 @@ fn suspension_of(
             failed_to_start: count(3),
             benched: 0,
         };
-        if !super::super::could_not_play(&faults, u64::try_from(r[6].int()?).unwrap_or(0)) {
+        if !super::super::could_not_play(&faults, u64::try_from(r.int("answers")?).unwrap_or(0)) {
             continue;
         }
         broken.push(r);
-        for (kind, count) in ["timed_out", "crashed", "bad_output", "failed_to_start"]
-            .iter()
-            .zip(&counts)
-        {
+        for (kind, count) in FAULT_KINDS.iter().zip(&counts) {
             if *count > 0 && !kinds.iter().any(|k| k == kind) {
                 kinds.push(kind.to_string());
             }
@@ -304,14 +306,14 @@ fn suspension_of(
     let example = broken
         .iter()
         .find_map(|r| {
-            let faults: serde_json::Value = serde_json::from_str(&r[5].text().ok()?).ok()?;
+            let faults: serde_json::Value = serde_json::from_str(&r.text("faults").ok()?).ok()?;
             faults.get(0)?.get("reason")?.as_str().map(str::to_string)
         })
         .unwrap_or_default();
     let games: Vec<String> = broken
         .iter()
         .rev()
-        .map(|r| r[0].int().map(|g| g.to_string()))
+        .map(|r| r.int("game").map(|g| g.to_string()))
         .collect::<anyhow::Result<_>>()?;
     let measure = if first_games {
         format!(

@@ -8,7 +8,7 @@ use super::*;
 pub(crate) fn at_the_door(db: &dyn Connection) -> anyhow::Result<usize> {
     Ok(db
         .value(
-            "SELECT COUNT(*) FROM hill_submissions WHERE status IN ('building', 'validating')",
+            &format!("SELECT COUNT(*) FROM hill_submissions WHERE status IN ('{BUILDING}', '{VALIDATING}')"),
             &[],
         )?
         .int()? as usize)
@@ -20,25 +20,27 @@ pub(crate) fn at_the_door(db: &dyn Connection) -> anyhow::Result<usize> {
 /// hill down more than twice.
 pub(crate) fn recover(hill: &Hill) -> anyhow::Result<()> {
     let db = hill.store.connection();
-    let unfinished = format!("status IN ('building', 'validating') AND tries >= {BUILD_TRIES}");
+    let unfinished = format!("status IN ('{BUILDING}', '{VALIDATING}') AND tries >= {BUILD_TRIES}");
     let given_up = db.query(
         &format!("SELECT bot FROM hill_submissions WHERE {unfinished}"),
         &[],
     )?;
     db.execute(
         &format!(
-            "UPDATE hill_submissions SET status = 'refused', files_kept = 0, reason = ?1,
+            "UPDATE hill_submissions SET status = '{REFUSED}', files_kept = 0, reason = ?1,
                  updated_at = {} WHERE {unfinished}",
             now(db.dialect()),
         ),
         &[UNFINISHED.into()],
     )?;
     for row in given_up {
-        release_name(db, &row[0].text()?)?;
+        release_name(db, &row.text("bot")?)?;
     }
     db.execute(
-        "UPDATE hill_submissions SET status = 'received'
-         WHERE status IN ('building', 'validating')",
+        &format!(
+            "UPDATE hill_submissions SET status = '{RECEIVED}'
+         WHERE status IN ('{BUILDING}', '{VALIDATING}')"
+        ),
         &[],
     )?;
     let folder = hill.dir.join(FOLDER);
@@ -49,11 +51,11 @@ pub(crate) fn recover(hill: &Hill) -> anyhow::Result<()> {
     }
     let waiting: Vec<String> = db
         .query(
-            "SELECT id FROM hill_submissions WHERE status = 'received'",
+            &format!("SELECT id FROM hill_submissions WHERE status = '{RECEIVED}'"),
             &[],
         )?
         .iter()
-        .map(|r| r[0].text())
+        .map(|r| r.text("id"))
         .collect::<anyhow::Result<_>>()?;
     for entry in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
@@ -117,21 +119,23 @@ impl Drop for Builder {
 pub(crate) fn build_next(hill: &Hill) -> anyhow::Result<bool> {
     let db = hill.store.connection();
     let Some(row) = db.row(
-        "SELECT s.id, s.bot, s.author FROM hill_submissions s WHERE s.status = 'received'
+        &format!(
+            "SELECT s.id, s.bot, s.author FROM hill_submissions s WHERE s.status = '{RECEIVED}'
          ORDER BY (SELECT COALESCE(MAX(b.build_started_at), 0) FROM hill_submissions b
                    WHERE b.author = s.author), s.seq
-         LIMIT 1",
+         LIMIT 1"
+        ),
         &[],
     )?
     else {
         return Ok(false);
     };
-    let (id, bot, author) = (row[0].text()?, row[1].text()?, row[2].text()?);
+    let (id, bot, author) = (row.text("id")?, row.text("bot")?, row.text("author")?);
     let begun = db.execute(
         &format!(
-            "UPDATE hill_submissions SET status = 'building', tries = tries + 1,
+            "UPDATE hill_submissions SET status = '{BUILDING}', tries = tries + 1,
                  build_started_at = {now}, updated_at = {now}
-             WHERE id = ?1 AND status = 'received'",
+             WHERE id = ?1 AND status = '{RECEIVED}'",
             now = now(db.dialect())
         ),
         &[id.as_str().into()],
@@ -140,13 +144,13 @@ pub(crate) fn build_next(hill: &Hill) -> anyhow::Result<bool> {
         return Ok(true);
     }
     let folder = hill.dir.join(FOLDER).join(&id);
-    let set = |status: &str| {
+    let set = |status: SubmissionStatus| {
         db.execute(
             &format!(
                 "UPDATE hill_submissions SET status = ?2, updated_at = {} WHERE id = ?1",
                 now(db.dialect())
             ),
-            &[id.as_str().into(), status.into()],
+            &[id.as_str().into(), status.as_str().into()],
         )
         .map(drop)
     };
@@ -160,15 +164,17 @@ pub(crate) fn build_next(hill: &Hill) -> anyhow::Result<bool> {
     tracing::info!(id, bot, "submission building");
     let added = versions::add_followed(hill, &folder, &mut |step| {
         set(match step {
-            Step::Building => "building",
-            Step::Validating => "validating",
+            Step::Building => SubmissionStatus::Building,
+            Step::Validating => SubmissionStatus::Validating,
         })
     });
     if koth_bot::interrupt::requested() {
         // Cut short by a stop, no fault of the upload's: it is built again, from its first
         // try, when the hill runs again.
         db.execute(
-            "UPDATE hill_submissions SET status = 'received', tries = tries - 1 WHERE id = ?1",
+            &format!(
+                "UPDATE hill_submissions SET status = '{RECEIVED}', tries = tries - 1 WHERE id = ?1"
+            ),
             &[id.as_str().into()],
         )?;
         return Ok(false);
@@ -190,7 +196,7 @@ pub(crate) fn build_next(hill: &Hill) -> anyhow::Result<bool> {
             "SELECT digest FROM hill_versions WHERE name = ?1 AND version = ?2",
             &[bot.as_str().into(), added.version.map(i64::from).into()],
         )?
-        .map(|r| r[0].text())
+        .map(|r| r.text("digest"))
         .transpose()?;
     let faults: Vec<String> = added.faults.iter().map(|f| private.scrub(f)).collect();
     db.execute(
@@ -202,11 +208,11 @@ pub(crate) fn build_next(hill: &Hill) -> anyhow::Result<bool> {
         ),
         &[
             id.as_str().into(),
-            if added.version.is_some() {
-                "active"
-            } else {
-                "refused"
+            match added.version.is_some() {
+                true => SubmissionStatus::Active,
+                false => SubmissionStatus::Refused,
             }
+            .as_str()
             .into(),
             added.summary.as_deref().map(short_reason).into(),
             added.version.map(i64::from).into(),
@@ -260,10 +266,12 @@ pub(crate) fn build_next(hill: &Hill) -> anyhow::Result<bool> {
 /// waits: a refusal does not keep a name from its next author.
 fn release_name(db: &dyn Connection, bot: &str) -> anyhow::Result<()> {
     db.execute(
-        "DELETE FROM hill_bot_owners WHERE bot = ?1
+        &format!(
+            "DELETE FROM hill_bot_owners WHERE bot = ?1
          AND NOT EXISTS (SELECT 1 FROM hill_versions WHERE name = ?1)
          AND NOT EXISTS (SELECT 1 FROM hill_submissions WHERE bot = ?1
-                         AND status IN ('received', 'building', 'validating'))",
+                         AND status IN ('{RECEIVED}', '{BUILDING}', '{VALIDATING}'))"
+        ),
         &[bot.into()],
     )?;
     Ok(())
@@ -281,18 +289,18 @@ fn prune(hill: &Hill, bot: &str) -> anyhow::Result<()> {
     )?;
     let mut kept = Vec::new();
     for (i, row) in rows.iter().enumerate() {
-        let digest = row[0].text()?;
-        if i < keep || row[1].text()? == "active" || kept.contains(&digest) {
+        let digest = row.text("digest")?;
+        if i < keep || row.text("state")? == ACTIVE || kept.contains(&digest) {
             kept.push(digest);
             continue;
         }
         // Only the hill's own copy is ever removed, whatever an edited row names.
-        let row_id = row[2].int()? as usize;
+        let row_id = row.int("id")? as usize;
         let stored = match versions::folder_of(
             &hill.dir,
             row_id,
-            &row[3].text()?,
-            Path::new(&row[4].text()?),
+            &row.text("name")?,
+            Path::new(&row.text("dir")?),
             &digest,
         ) {
             Ok(stored) => stored,

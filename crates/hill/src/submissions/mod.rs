@@ -28,7 +28,7 @@ use koth_bot::roster;
 pub use koth_tournament::store::sql::{Connection, Dialect, Value};
 
 use super::config::HillConfig;
-use super::store::now;
+use super::store::{ACTIVE, now};
 use super::versions::{self, Step};
 use super::{Hill, authors, logs};
 
@@ -36,7 +36,8 @@ mod builder;
 mod status;
 
 pub(crate) use builder::{Builder, at_the_door};
-pub use status::{of_author, status};
+use status::{BUILDING, RECEIVED, REFUSED, VALIDATING};
+pub use status::{SubmissionStatus, of_author, status};
 
 /// The hill folder's folder of submissions.
 pub(crate) const FOLDER: &str = "submissions";
@@ -147,7 +148,7 @@ pub struct Status {
     pub bot: String,
     /// The version it is (active), or would be if accepted now.
     pub version: Option<u32>,
-    pub status: String,
+    pub status: SubmissionStatus,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     pub received_at: i64,
@@ -202,7 +203,7 @@ pub fn gate(hill: &Hill, token: Option<&str>) -> Result<String, Refusal> {
     let row = db
         .row(
             &format!(
-                "SELECT COUNT(*), MIN(received_at) FROM hill_submissions
+                "SELECT COUNT(*) AS sent, MIN(received_at) AS oldest FROM hill_submissions
                  WHERE author = ?1 AND received_at > {} - 3600",
                 now(db.dialect())
             ),
@@ -210,9 +211,9 @@ pub fn gate(hill: &Hill, token: Option<&str>) -> Result<String, Refusal> {
         )
         .map_err(harness)?;
     if let Some(row) = row
-        && row[0].int().map_err(harness)? >= i64::from(limits.per_hour)
+        && row.int("sent").map_err(harness)? >= i64::from(limits.per_hour)
     {
-        let oldest = row[1].int().map_err(harness)?;
+        let oldest = row.int("oldest").map_err(harness)?;
         let now = clock_now();
         return Err(Refusal::TooSoon {
             why: format!(
@@ -225,8 +226,8 @@ pub fn gate(hill: &Hill, token: Option<&str>) -> Result<String, Refusal> {
     }
     let waiting = db
         .value(
-            "SELECT COUNT(*) FROM hill_submissions WHERE status IN ('received', 'building', \
-             'validating')",
+            &format!("SELECT COUNT(*) FROM hill_submissions WHERE status IN ('{RECEIVED}', '{BUILDING}', \
+             '{VALIDATING}')"),
             &[],
         )
         .and_then(|v| v.int())
@@ -257,7 +258,7 @@ pub fn record_refusal(
         &format!(
             "INSERT INTO hill_submissions (id, author, bot, upload_digest, upload_bytes,
                  unpacked_bytes, status, reason, files_kept, seq, received_at, updated_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, 0, 'refused', ?6, 0, {SEQ}, {now}, {now})",
+             VALUES (?1, ?2, ?3, ?4, ?5, 0, '{REFUSED}', ?6, 0, {SEQ}, {now}, {now})",
             now = now(db.dialect())
         ),
         &[
@@ -429,13 +430,15 @@ fn record(
             // Refused at its build or validation (begun: `tries`), the same folder is refused
             // again, so it is that submission; refused before (a rate, a full queue, a name),
             // it may be sent again.
-            "SELECT id FROM hill_submissions WHERE author = ?1 AND upload_digest = ?2
-             AND (status <> 'refused' OR tries > 0) ORDER BY seq DESC",
+            &format!(
+                "SELECT id FROM hill_submissions WHERE author = ?1 AND upload_digest = ?2
+             AND (status <> '{REFUSED}' OR tries > 0) ORDER BY seq DESC"
+            ),
             &[author.into(), upload.digest.as_str().into()],
         )
         .map_err(|e| named(harness(e)))?
     {
-        let id = earlier[0].text().map_err(|e| named(harness(e)))?;
+        let id = earlier.text("id").map_err(|e| named(harness(e)))?;
         return status(hill, &id, Some(author))
             .map_err(|e| named(harness(e)))?
             .map(|status| (status, false))
@@ -467,11 +470,13 @@ fn record(
                     ))));
                 }
                 let mine = db.value(
-                    "SELECT COUNT(*) FROM hill_bot_owners o WHERE o.author = ?1 AND (
+                    &format!(
+                        "SELECT COUNT(*) FROM hill_bot_owners o WHERE o.author = ?1 AND (
                          EXISTS (SELECT 1 FROM hill_versions v
-                                 WHERE v.name = o.bot AND v.state = 'active')
+                                 WHERE v.name = o.bot AND v.state = '{ACTIVE}')
                          OR EXISTS (SELECT 1 FROM hill_submissions s WHERE s.bot = o.bot
-                                 AND s.status IN ('received', 'building', 'validating')))",
+                                 AND s.status IN ('{RECEIVED}', '{BUILDING}', '{VALIDATING}')))"
+                    ),
                     &[author.into()],
                 )?;
                 if mine.int()? >= i64::from(limits.active_bots) {
@@ -504,7 +509,7 @@ fn record(
             &format!(
                 "INSERT INTO hill_submissions (id, author, bot, upload_digest, upload_bytes,
                      unpacked_bytes, status, files_kept, seq, received_at, updated_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'received', 1, {SEQ}, {now}, {now})",
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, '{RECEIVED}', 1, {SEQ}, {now}, {now})",
                 now = now(db.dialect())
             ),
             &[

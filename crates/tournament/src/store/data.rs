@@ -70,10 +70,10 @@ impl Store {
             out.push(Some(match row {
                 None => Snapshot::empty(),
                 Some(r) => Snapshot {
-                    digest: r[0].text()?,
-                    tar_gz: r[1].bytes()?.to_vec(),
-                    bytes: r[2].int()? as u64,
-                    entries: r[3].int()? as u64,
+                    digest: r.text("digest")?,
+                    tar_gz: r.bytes("tgz")?.to_vec(),
+                    bytes: r.int("bytes")? as u64,
+                    entries: r.int("entries")? as u64,
                 },
             }));
         }
@@ -95,7 +95,7 @@ impl Store {
                 "SELECT tgz FROM data_snapshots WHERE digest = ?1",
                 params![digest],
             )?
-            .map(|r| r[0].bytes().map(<[u8]>::to_vec))
+            .map(|r| r.bytes("tgz").map(<[u8]>::to_vec))
             .transpose()
     }
 
@@ -108,11 +108,11 @@ impl Store {
         rows.iter()
             .map(|r| {
                 Ok(GameData {
-                    seat: r[0].int()? as usize,
-                    bot: r[1].int()? as usize,
-                    started: r[2].text()?,
-                    kept: r[3].opt_text()?,
-                    note: r[4].opt_text()?,
+                    seat: r.int("seat")? as usize,
+                    bot: r.int("bot")? as usize,
+                    started: r.text("started")?,
+                    kept: r.opt_text("kept")?,
+                    note: r.opt_text("note")?,
                 })
             })
             .collect()
@@ -132,7 +132,7 @@ impl Store {
 fn current(db: &dyn Connection, bot: usize) -> anyhow::Result<String> {
     Ok(db
         .row("SELECT digest FROM bot_data WHERE bot = ?1", params![bot])?
-        .map(|r| r[0].text())
+        .map(|r| r.text("digest"))
         .transpose()?
         .unwrap_or_else(empty_digest))
 }
@@ -150,6 +150,12 @@ fn keep(db: &dyn Connection, snapshot: &Snapshot) -> anyhow::Result<()> {
         ],
     )?;
     Ok(())
+}
+
+/// Gives `bot` the data `from` has now, in the caller's transaction (a hill's new version
+/// starts from its previous version's).
+pub fn inherit_data(db: &dyn Connection, bot: usize, from: usize) -> anyhow::Result<()> {
+    set_current(db, bot, &current(db, from)?)
 }
 
 /// Makes `digest` `bot`'s data, in the caller's transaction.
@@ -209,7 +215,7 @@ fn prune(db: &dyn Connection, bot: usize) -> anyhow::Result<()> {
     else {
         return Ok(());
     };
-    let oldest_kept: Value = oldest_kept[0].clone();
+    let oldest_kept: Value = oldest_kept.get("game")?.clone();
     db.execute(
         "DELETE FROM data_snapshots WHERE digest IN
              (SELECT started FROM game_data WHERE bot = ?1 AND game < ?2)

@@ -44,6 +44,9 @@ macro_rules! params {
 }
 
 pub mod data;
+mod files;
+pub use files::game_dir;
+use files::game_files;
 
 /// What a game's result changes beyond its own rows, recorded in its transaction.
 #[derive(Debug, Clone, Copy, Default)]
@@ -86,6 +89,58 @@ impl Progress {
     }
 }
 
+/// A game's state, as its `games.state` column holds it (and the dashboard shows it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GameState {
+    /// Queued, to be claimed.
+    Pending,
+    /// Claimed and being played, under a lease in a shared database.
+    Running,
+    /// Played and recorded.
+    Done,
+    /// Left unplayed: a bot of it was decided or retired.
+    Skipped,
+    /// Given up on after as many attempts as the harness allows.
+    HarnessFailed,
+}
+
+impl GameState {
+    const ALL: [GameState; 5] = [
+        GameState::Pending,
+        GameState::Running,
+        GameState::Done,
+        GameState::Skipped,
+        GameState::HarnessFailed,
+    ];
+
+    /// The state as the column spells it: the one place each is spelt.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            GameState::Pending => "pending",
+            GameState::Running => "running",
+            GameState::Done => "done",
+            GameState::Skipped => "skipped",
+            GameState::HarnessFailed => "harness_failed",
+        }
+    }
+
+    /// The state of a `games.state` value.
+    pub fn of_column(state: &str) -> anyhow::Result<GameState> {
+        GameState::ALL
+            .into_iter()
+            .find(|s| s.as_str() == state)
+            .with_context(|| format!("a game's state {state:?} is none koth knows"))
+    }
+}
+
+// The states as statements write them (`state = '{PENDING}'`).
+pub const PENDING: &str = GameState::Pending.as_str();
+pub const RUNNING: &str = GameState::Running.as_str();
+pub const DONE: &str = GameState::Done.as_str();
+const SKIPPED: &str = GameState::Skipped.as_str();
+const HARNESS_FAILED: &str = GameState::HarnessFailed.as_str();
+
 /// A game as the dashboard lists it.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct GameRow {
@@ -93,7 +148,7 @@ pub struct GameRow {
     /// As text: a seed needs all 64 bits, JavaScript's numbers keep 53.
     #[serde(serialize_with = "as_text")]
     pub seed: u64,
-    pub state: String,
+    pub state: GameState,
     pub wall_ms: Option<f64>,
     pub seats: Vec<SeatRow>,
 }
@@ -211,13 +266,13 @@ impl Store {
 
     /// Sets meta key `key` to `value`.
     pub fn set_meta(&self, key: &str, value: &str) -> anyhow::Result<()> {
-        set_meta(&*self.db, key, value)
+        set_meta(&*self.db, key, Some(value))
     }
 
     pub fn meta(&self, key: &str) -> anyhow::Result<Option<String>> {
         self.db
             .row("SELECT value FROM meta WHERE key = ?1", params![key])?
-            .map(|r| r[0].text())
+            .map(|r| r.text("value"))
             .transpose()
     }
 
@@ -229,7 +284,7 @@ impl Store {
             .any(|c| c == "data_mb")
         {
             true => "data_mb",
-            false => "NULL",
+            false => "NULL AS data_mb",
         };
         let rows = self.db.query(
             &format!(
@@ -240,9 +295,9 @@ impl Store {
         )?;
         rows.iter()
             .map(|r| {
-                let name = r[0].text()?;
-                let command = r[2].text()?;
-                let protocols = r[5].text()?;
+                let name = r.text("name")?;
+                let command = r.text("command")?;
+                let protocols = r.text("protocols")?;
                 let command: Vec<String> = serde_json::from_str(&command)
                     .ok()
                     .filter(|c: &Vec<String>| !c.is_empty())
@@ -251,14 +306,14 @@ impl Store {
                     format!("the bot \"{name}\" has bad protocols: {protocols:?}")
                 })?;
                 Ok(BotSpec {
-                    dir: r[1].text()?.into(),
+                    dir: r.text("dir")?.into(),
                     command,
-                    build: r[3].opt_text()?,
-                    origin: r[4].text()?,
+                    build: r.opt_text("build")?,
+                    origin: r.text("origin")?,
                     sandbox: None,
                     benched: None,
                     protocols,
-                    data: r[6].opt_int()?.map(|mb| DataAsk {
+                    data: r.opt_int("data_mb")?.map(|mb| DataAsk {
                         mb: u64::try_from(mb).ok().filter(|&mb| mb > 0),
                         fresh: false,
                     }),
@@ -271,7 +326,7 @@ impl Store {
     /// Each bot's content hash as submitted (`None` for a tournament not submitted to workers).
     pub fn bot_hashes(&self) -> anyhow::Result<Vec<Option<String>>> {
         let rows = self.db.query("SELECT hash FROM bots ORDER BY id", &[])?;
-        rows.iter().map(|r| r[0].opt_text()).collect()
+        rows.iter().map(|r| r.opt_text("hash")).collect()
     }
 
     /// The whole schedule, by index.
@@ -286,18 +341,18 @@ impl Store {
             .iter()
             .map(|r| {
                 Ok(ScheduledGame {
-                    index: r[0].int()? as u32,
-                    seed: r[1].int()? as u64,
+                    index: r.int("idx")? as u32,
+                    seed: r.int("seed")? as u64,
                     seats: Vec::new(),
                 })
             })
             .collect::<anyhow::Result<_>>()?;
         for seat in &seats {
-            let game = seat[0].int()?;
+            let game = seat.int("game")?;
             let at = schedule
                 .binary_search_by_key(&game, |g| g.index.into())
                 .map_err(|_| anyhow::anyhow!("a seat of game {game}, which is not scheduled"))?;
-            schedule[at].seats.push(seat[1].int()? as usize);
+            schedule[at].seats.push(seat.int("bot")? as usize);
         }
         Ok(schedule)
     }
@@ -307,8 +362,8 @@ impl Store {
     /// store no other koth uses (SQLite, under the folder lock).
     pub fn requeue_unfinished(&self) -> anyhow::Result<()> {
         self.db.execute(
-            "UPDATE games SET state = 'pending', attempts = 0, worker = NULL, lease_until = NULL
-             WHERE state IN ('running', 'harness_failed')",
+            &format!("UPDATE games SET state = '{PENDING}', attempts = 0, worker = NULL, lease_until = NULL
+             WHERE state IN ('{RUNNING}', '{HARNESS_FAILED}')"),
             &[],
         )?;
         Ok(())
@@ -335,34 +390,34 @@ impl Store {
                 "AND NOT EXISTS (SELECT 1 FROM seats mine
                      JOIN bots learner ON learner.id = mine.bot AND learner.data_mb IS NOT NULL
                      JOIN seats theirs ON theirs.bot = mine.bot AND theirs.game <> mine.game
-                     JOIN games busy ON busy.idx = theirs.game AND busy.state = 'running' {live}
+                     JOIN games busy ON busy.idx = theirs.game AND busy.state = '{RUNNING}' {live}
                      WHERE mine.game = games.idx)"
             )
         };
         let sql = match self.db.dialect() {
             // One koth plays a SQLite tournament (the folder lock), so a running game is its own.
             Dialect::Sqlite => format!(
-                "UPDATE games SET state = 'running', attempts = attempts + 1, worker = ?1,
+                "UPDATE games SET state = '{RUNNING}', attempts = attempts + 1, worker = ?1,
                      lease_until = {now} + ?2
-                 WHERE idx = (SELECT idx FROM games WHERE state = 'pending' {refused_seats}
+                 WHERE idx = (SELECT idx FROM games WHERE state = '{PENDING}' {refused_seats}
                      {} ORDER BY idx LIMIT 1)
-                 RETURNING idx, seed, attempts, 'pending', NULL,
+                 RETURNING idx, seed, attempts, '{PENDING}' AS was, NULL AS held_by,
                      (SELECT group_concat(bot, ',') FROM
-                         (SELECT bot FROM seats WHERE game = games.idx ORDER BY seat))",
+                         (SELECT bot FROM seats WHERE game = games.idx ORDER BY seat)) AS seats",
                 busy_learner("")
             ),
             Dialect::Postgres => format!(
                 "WITH next AS (
                      SELECT idx, state AS was, worker AS held_by FROM games
-                     WHERE (state = 'pending' OR (state = 'running' AND lease_until < {now}))
+                     WHERE (state = '{PENDING}' OR (state = '{RUNNING}' AND lease_until < {now}))
                          {refused_seats} {}
                      ORDER BY idx LIMIT 1 FOR UPDATE SKIP LOCKED)
-                 UPDATE games SET state = 'running', attempts = attempts + 1, worker = ?1,
+                 UPDATE games SET state = '{RUNNING}', attempts = attempts + 1, worker = ?1,
                      lease_until = {now} + ?2
                  FROM next WHERE games.idx = next.idx
                  RETURNING games.idx, games.seed, games.attempts, next.was, next.held_by,
                      (SELECT string_agg(bot::TEXT, ',' ORDER BY seat) FROM seats
-                      WHERE game = games.idx)",
+                      WHERE game = games.idx) AS seats",
                 busy_learner(&format!("AND busy.lease_until >= {now}"))
             ),
         };
@@ -397,9 +452,10 @@ impl Store {
             let Some(row) = row else {
                 return Ok(None);
             };
-            let (index, seed, attempt) = (row[0].int()?, row[1].int()?, row[2].int()? as u32);
-            if row[3].text()? == "running" {
-                let held_by = row[4].opt_text()?.unwrap_or_default();
+            let (index, seed) = (row.int("idx")?, row.int("seed")?);
+            let attempt = row.int("attempts")? as u32;
+            if GameState::of_column(&row.text("was")?)? == GameState::Running {
+                let held_by = row.opt_text("held_by")?.unwrap_or_default();
                 self.db.execute(
                     "INSERT INTO harness_faults (game, attempt, message) VALUES (?1, ?2, ?3)",
                     params![
@@ -415,12 +471,14 @@ impl Store {
             if attempt > attempts {
                 // Given up; look further.
                 self.db.execute(
-                    "UPDATE games SET state = 'harness_failed', worker = NULL WHERE idx = ?1",
+                    &format!(
+                        "UPDATE games SET state = '{HARNESS_FAILED}', worker = NULL WHERE idx = ?1"
+                    ),
                     params![index],
                 )?;
                 continue;
             }
-            let seats = row[5].opt_text()?.unwrap_or_default();
+            let seats = row.opt_text("seats")?.unwrap_or_default();
             let seats = seats
                 .split(',')
                 .map(|bot| bot.parse::<usize>())
@@ -444,7 +502,7 @@ impl Store {
             .db
             .value(
                 &format!(
-                    "SELECT COUNT(*) FROM games WHERE state IN ('pending', 'running') \
+                    "SELECT COUNT(*) FROM games WHERE state IN ('{PENDING}', '{RUNNING}') \
                      {refused_seats}"
                 ),
                 &[],
@@ -456,7 +514,7 @@ impl Store {
     pub fn renew(&self, claimant: &Claimant) -> anyhow::Result<u64> {
         self.db.execute(
             &format!(
-                "UPDATE games SET lease_until = {} + ?2 WHERE worker = ?1 AND state = 'running'",
+                "UPDATE games SET lease_until = {} + ?2 WHERE worker = ?1 AND state = '{RUNNING}'",
                 now(self.db.dialect())
             ),
             params![claimant.worker.as_str(), claimant.lease_s as i64],
@@ -495,8 +553,8 @@ impl Store {
         };
         self.db.transaction(|db| {
             let accepted = db.execute(
-                "UPDATE games SET state = 'done', wall_ms = ?3, worker = NULL, lease_until = NULL
-                 WHERE idx = ?1 AND attempts = ?2 AND state = 'running'",
+                &format!("UPDATE games SET state = '{DONE}', wall_ms = ?3, worker = NULL, lease_until = NULL
+                 WHERE idx = ?1 AND attempts = ?2 AND state = '{RUNNING}'"),
                 params![game.index, attempt, wall_ms],
             )?;
             if accepted == 0 {
@@ -587,12 +645,17 @@ impl Store {
         message: &str,
         gave_up: bool,
     ) -> anyhow::Result<()> {
-        let state = if gave_up { "harness_failed" } else { "pending" };
+        let state = match gave_up {
+            true => GameState::HarnessFailed,
+            false => GameState::Pending,
+        };
         self.db.transaction(|db| {
             let current = db.execute(
-                "UPDATE games SET state = ?3, worker = NULL, lease_until = NULL
-                 WHERE idx = ?1 AND attempts = ?2 AND state = 'running'",
-                params![game, attempt, state],
+                &format!(
+                    "UPDATE games SET state = ?3, worker = NULL, lease_until = NULL
+                 WHERE idx = ?1 AND attempts = ?2 AND state = '{RUNNING}'"
+                ),
+                params![game, attempt, state.as_str()],
             )?;
             if current > 0 {
                 db.execute(
@@ -611,7 +674,7 @@ impl Store {
             let mut skipped = 0;
             for &game in games {
                 skipped += db.execute(
-                    "UPDATE games SET state = 'skipped' WHERE idx = ?1 AND state = 'pending'",
+                    &format!("UPDATE games SET state = '{SKIPPED}' WHERE idx = ?1 AND state = '{PENDING}'"),
                     params![game],
                 )?;
             }
@@ -647,7 +710,7 @@ impl Store {
         let rows = self
             .db
             .query("SELECT start_failures FROM bots ORDER BY id", &[])?;
-        rows.iter().map(|r| Ok(r[0].int()? as u32)).collect()
+        rows.iter().map(|r| r.count("start_failures")).collect()
     }
 
     /// The bots on the bench, by id, with why.
@@ -656,7 +719,7 @@ impl Store {
             .db
             .query("SELECT bot, reason FROM bench ORDER BY bot", &[])?;
         rows.iter()
-            .map(|r| Ok((r[0].int()? as usize, r[1].text()?)))
+            .map(|r| Ok((r.int("bot")? as usize, r.text("reason")?)))
             .collect()
     }
 
@@ -664,31 +727,33 @@ impl Store {
         let row = self
             .db
             .row(
-                "SELECT COUNT(*),
-                    SUM(CASE WHEN state = 'done' THEN 1 ELSE 0 END),
-                    SUM(CASE WHEN state = 'running' THEN 1 ELSE 0 END),
-                    SUM(CASE WHEN state = 'harness_failed' THEN 1 ELSE 0 END),
-                    SUM(CASE WHEN state = 'skipped' THEN 1 ELSE 0 END),
-                    (SELECT COUNT(*) FROM harness_faults)
-                 FROM games",
+                &format!(
+                    "SELECT COUNT(*) AS total,
+                    SUM(CASE WHEN state = '{DONE}' THEN 1 ELSE 0 END) AS done,
+                    SUM(CASE WHEN state = '{RUNNING}' THEN 1 ELSE 0 END) AS running,
+                    SUM(CASE WHEN state = '{HARNESS_FAILED}' THEN 1 ELSE 0 END) AS harness_failed,
+                    SUM(CASE WHEN state = '{SKIPPED}' THEN 1 ELSE 0 END) AS skipped,
+                    (SELECT COUNT(*) FROM harness_faults) AS harness_faults
+                 FROM games"
+                ),
                 &[],
             )?
             .context("no counts of the games")?;
         // A sum over no rows is NULL; PostgreSQL sums integers as NUMERIC, read here as text.
-        let count = |v: &Value| -> anyhow::Result<u32> {
-            Ok(match v {
+        let count = |column: &str| -> anyhow::Result<u32> {
+            Ok(match row.get(column)? {
                 Value::Null => 0,
                 Value::Int(n) => *n as u32,
                 other => other.text()?.parse()?,
             })
         };
         Ok(Progress {
-            total: count(&row[0])?,
-            done: count(&row[1])?,
-            running: count(&row[2])?,
-            harness_failed: count(&row[3])?,
-            skipped: count(&row[4])?,
-            harness_faults: count(&row[5])?,
+            total: count("total")?,
+            done: count("done")?,
+            running: count("running")?,
+            harness_failed: count("harness_failed")?,
+            skipped: count("skipped")?,
+            harness_faults: count("harness_faults")?,
         })
     }
 
@@ -700,7 +765,7 @@ impl Store {
     /// The `count` games done with the highest indices, highest first.
     pub fn last_done(&self, count: u32) -> anyhow::Result<Vec<GameRow>> {
         let mut games = self.games_where(&format!(
-            "WHERE g.idx IN (SELECT idx FROM games WHERE state = 'done' ORDER BY idx DESC \
+            "WHERE g.idx IN (SELECT idx FROM games WHERE state = '{DONE}' ORDER BY idx DESC \
              LIMIT {count})"
         ))?;
         games.reverse();
@@ -730,7 +795,7 @@ impl Store {
             &[game.into(), (after as i64).into()],
         )?;
         rows.iter()
-            .map(|row| Ok((row[0].int()? as u64, row[1].text()?)))
+            .map(|row| Ok((row.int("seq")? as u64, row.text("line")?)))
             .collect()
     }
 
@@ -744,13 +809,16 @@ impl Store {
 
     /// The games being played now, lowest index first.
     pub fn running_games(&self) -> anyhow::Result<Vec<GameRow>> {
-        self.games_where("WHERE g.state = 'running'")
+        self.games_where(&format!("WHERE g.state = '{RUNNING}'"))
     }
 
     /// The mean wall time of the games done, in milliseconds; `None` before the first.
     pub fn mean_wall_ms(&self) -> anyhow::Result<Option<f64>> {
         self.db
-            .value("SELECT AVG(wall_ms) FROM games WHERE state = 'done'", &[])?
+            .value(
+                &format!("SELECT AVG(wall_ms) FROM games WHERE state = '{DONE}'"),
+                &[],
+            )?
             .opt_real()
     }
 
@@ -768,19 +836,19 @@ impl Store {
         )?;
         let mut games: Vec<GameRow> = Vec::new();
         for row in &rows {
-            let index = row[0].int()? as u32;
+            let index = row.int("idx")? as u32;
             let seat = SeatRow {
-                bot: row[4].int()? as usize,
-                score: row[5].opt_real()?,
-                status: row[6].opt_text()?,
+                bot: row.int("bot")? as usize,
+                score: row.opt_real("score")?,
+                status: row.opt_text("status")?,
             };
             match games.last_mut() {
                 Some(game) if game.index == index => game.seats.push(seat),
                 _ => games.push(GameRow {
                     index,
-                    seed: row[1].int()? as u64,
-                    state: row[2].text()?,
-                    wall_ms: row[3].opt_real()?,
+                    seed: row.int("seed")? as u64,
+                    state: GameState::of_column(&row.text("state")?)?,
+                    wall_ms: row.opt_real("wall_ms")?,
                     seats: vec![seat],
                 }),
             }
@@ -807,7 +875,7 @@ impl Store {
         let fuel = if schema::columns(&*self.db, "results")?.contains(&"fuel".to_string()) {
             "fuel"
         } else {
-            "NULL"
+            "NULL AS fuel"
         };
         let rows = self.db.query(
             &format!(
@@ -822,87 +890,12 @@ impl Store {
         rows.iter().map(stored_result).collect()
     }
 
-    /// The files game `game` left in its folder, as stored in a shared database: each path
-    /// (relative to the game's folder) with its bytes; only the file `only` if given.
-    pub fn files(&self, game: u32, only: Option<&str>) -> anyhow::Result<Vec<(String, Vec<u8>)>> {
-        let rows = match only {
-            None => self.db.query(
-                "SELECT path, size, zstd FROM files WHERE game = ?1 ORDER BY path",
-                params![game],
-            )?,
-            Some(path) => self.db.query(
-                "SELECT path, size, zstd FROM files WHERE game = ?1 AND path = ?2",
-                params![game, path],
-            )?,
-        };
-        rows.iter()
-            .map(|r| {
-                let path = r[0].text()?;
-                let size = r[1].int()? as usize;
-                let bytes = zstd::bulk::decompress(r[2].bytes()?, size)
-                    .with_context(|| format!("game {game}'s file {path} is damaged"))?;
-                Ok((path, bytes))
-            })
-            .collect()
-    }
-
-    /// Writes the files of game `game` stored in a shared database into the folder `dir`,
-    /// only the file `only` if given; returns how many it wrote.
-    pub fn extract(&self, game: u32, dir: &Path, only: Option<&str>) -> anyhow::Result<usize> {
-        let files = self.files(game, only)?;
-        for (path, bytes) in &files {
-            // Paths were written by koth from a game folder; one that would leave `dir` is a
-            // damaged (or forged) database.
-            let relative = Path::new(path);
-            anyhow::ensure!(
-                relative
-                    .components()
-                    .all(|c| matches!(c, std::path::Component::Normal(_))),
-                "game {game}'s stored file {path:?} is not a path inside its folder"
-            );
-            let target = dir.join(relative);
-            if let Some(parent) = target.parent() {
-                std::fs::create_dir_all(parent)
-                    .with_context(|| format!("cannot create {}", parent.display()))?;
-            }
-            std::fs::write(&target, bytes)
-                .with_context(|| format!("cannot write {}", target.display()))?;
-        }
-        Ok(files.len())
-    }
-
-    /// Game `game`'s state (`pending`, `running`, `done`, …), if the store has the game.
-    pub fn game_state(&self, game: u32) -> anyhow::Result<Option<String>> {
+    /// Game `game`'s state, if the store has the game.
+    pub fn game_state(&self, game: u32) -> anyhow::Result<Option<GameState>> {
         self.db
             .row("SELECT state FROM games WHERE idx = ?1", &[game.into()])?
-            .map(|row| row[0].text())
+            .map(|row| GameState::of_column(&row.text("state")?))
             .transpose()
-    }
-
-    /// The folder of game `game` under `dir` holding its files (all, or the file `only`): in a
-    /// tournament folder, the game's own; for a shared database, a copy under `dir` made the
-    /// first time it is asked for and kept, since a game's files are stored once, with its
-    /// accepted result, and never change. A game not finished yet has an empty folder.
-    pub fn game_folder(
-        &self,
-        dir: &Path,
-        game: u32,
-        only: Option<&str>,
-    ) -> anyhow::Result<PathBuf> {
-        let folder = game_dir(dir, game);
-        if !self.is_shared() {
-            return Ok(folder);
-        }
-        // A whole copy is marked beside the folder, so the folder holds the game's files only.
-        let copied = match only {
-            Some(name) => folder.join(name),
-            None => dir.join("games").join(format!("{game}.copied")),
-        };
-        if !copied.exists() && self.extract(game, &folder, only)? > 0 && only.is_none() {
-            std::fs::write(&copied, "")
-                .with_context(|| format!("cannot write {}", copied.display()))?;
-        }
-        Ok(folder)
     }
 }
 
@@ -932,11 +925,25 @@ pub fn insert_bot(
     Ok(())
 }
 
+/// Sets `key` of `meta` to `value`, or removes it (`None`), on `db` (in the caller's
+/// transaction: a hill keeps its fit's figures there).
+pub fn set_meta(db: &dyn Connection, key: &str, value: Option<&str>) -> anyhow::Result<()> {
+    match value {
+        Some(value) => db.execute(
+            "INSERT INTO meta (key, value) VALUES (?1, ?2)
+             ON CONFLICT (key) DO UPDATE SET value = ?2",
+            params![key, value],
+        )?,
+        None => db.execute("DELETE FROM meta WHERE key = ?1", params![key])?,
+    };
+    Ok(())
+}
+
 /// Queues `game` with its seats, on `db` (in the caller's transaction: a hill queues a game
 /// with why it chose it).
 pub fn insert_game(db: &dyn Connection, game: &ScheduledGame) -> anyhow::Result<()> {
     db.execute(
-        "INSERT INTO games (idx, seed, state, attempts) VALUES (?1, ?2, 'pending', 0)",
+        &format!("INSERT INTO games (idx, seed, state, attempts) VALUES (?1, ?2, '{PENDING}', 0)"),
         // Seeds are stored as their bits: SQL integers are signed 64-bit.
         params![game.index, game.seed as i64],
     )?;
@@ -957,7 +964,7 @@ pub fn skip_pending_of(db: &dyn Connection, bots: &[usize]) -> anyhow::Result<u6
     let ids: Vec<String> = bots.iter().map(usize::to_string).collect();
     db.execute(
         &format!(
-            "UPDATE games SET state = 'skipped' WHERE state = 'pending' AND EXISTS
+            "UPDATE games SET state = '{SKIPPED}' WHERE state = '{PENDING}' AND EXISTS
                  (SELECT 1 FROM seats s WHERE s.game = games.idx AND s.bot IN ({}))",
             ids.join(", ")
         ),
@@ -965,24 +972,9 @@ pub fn skip_pending_of(db: &dyn Connection, bots: &[usize]) -> anyhow::Result<u6
     )
 }
 
-/// The folder of game `index` in the tournament folder `dir`.
 /// The meta key of the delay of a game's records to its watchers, in seconds (a tournament
 /// file's or hill file's `live_delay_s`), which its server holds them for.
 pub const LIVE_DELAY_META: &str = "live_delay_s";
-
-/// Sets meta key `key` of `db` to `value`.
-pub fn set_meta(db: &dyn Connection, key: &str, value: &str) -> anyhow::Result<()> {
-    db.execute(
-        "INSERT INTO meta (key, value) VALUES (?1, ?2)
-         ON CONFLICT (key) DO UPDATE SET value = ?2",
-        &[key.into(), value.into()],
-    )?;
-    Ok(())
-}
-
-pub fn game_dir(dir: &Path, index: u32) -> PathBuf {
-    dir.join("games").join(index.to_string())
-}
 
 /// The database's clock, in whole seconds since 1970: leases are compared on one clock,
 /// whichever machines the workers run on.
@@ -1017,30 +1009,30 @@ fn without_bots(bots: &[usize]) -> String {
 }
 
 fn stored_result(r: &Row) -> anyhow::Result<StoredResult> {
-    let game = r[0].int()? as u32;
-    let status = r[3].text()?;
-    let count = |i: usize| -> anyhow::Result<u64> { Ok(r[i].int()? as u64) };
+    let game = r.int("game")? as u32;
+    let status = r.text("status")?;
+    let count = |column: &str| -> anyhow::Result<u64> { Ok(r.int(column)? as u64) };
     Ok(StoredResult {
         game,
-        bot: r[1].int()? as usize,
-        score: r[2].real()?,
+        bot: r.int("bot")? as usize,
+        score: r.real("score")?,
         status: parse_status(&status)
             .with_context(|| format!("unknown status {status:?} in game {game}"))?,
-        answers: count(4)?,
-        max_wall_ms: r[5].real()?,
-        total_wall_ms: r[6].real()?,
-        max_cpu_ms: r[7].opt_real()?,
-        near_misses: count(8)?,
+        answers: count("answers")?,
+        max_wall_ms: r.real("max_wall_ms")?,
+        total_wall_ms: r.real("total_wall_ms")?,
+        max_cpu_ms: r.opt_real("max_cpu_ms")?,
+        near_misses: count("near_misses")?,
         faults: FaultCounts {
-            timed_out: count(9)?,
-            crashed: count(10)?,
-            bad_output: count(11)?,
-            failed_to_start: count(12)?,
-            benched: count(13)?,
+            timed_out: count("timed_out_faults")?,
+            crashed: count("crashed_faults")?,
+            bad_output: count("bad_output_faults")?,
+            failed_to_start: count("failed_to_start_faults")?,
+            benched: count("benched_faults")?,
         },
         // Stored as its bits: SQL integers are signed.
-        seed: r[14].int()? as u64,
-        fuel: fuel_of(&r[15]).with_context(|| format!("in game {game}"))?,
+        seed: r.int("seed")? as u64,
+        fuel: fuel_of(r.get("fuel")?).with_context(|| format!("in game {game}"))?,
     })
 }
 
@@ -1050,32 +1042,6 @@ pub fn fuel_of(value: &Value) -> anyhow::Result<Option<FuelStats>> {
         .opt_text()?
         .map(|json| serde_json::from_str(&json).context("stored fuel figures are damaged"))
         .transpose()
-}
-
-/// The files of a game's folder `dir`, but the bots' working copies (`bots/`): each path
-/// relative to `dir`, its size, and its bytes compressed with zstd.
-fn game_files(dir: &Path) -> anyhow::Result<Vec<(String, usize, Vec<u8>)>> {
-    let mut files = Vec::new();
-    let mut folders = vec![dir.to_path_buf()];
-    while let Some(folder) = folders.pop() {
-        let entries = std::fs::read_dir(&folder)
-            .with_context(|| format!("cannot read {}", folder.display()))?;
-        for entry in entries {
-            let entry = entry?;
-            let path = entry.path();
-            let kind = entry.file_type()?;
-            if kind.is_dir() && !(folder == dir && entry.file_name() == "bots") {
-                folders.push(path);
-            } else if kind.is_file() {
-                let bytes = std::fs::read(&path)
-                    .with_context(|| format!("cannot read {}", path.display()))?;
-                let relative = path.strip_prefix(dir)?.to_string_lossy().into_owned();
-                files.push((relative, bytes.len(), zstd::bulk::compress(&bytes, 3)?));
-            }
-        }
-    }
-    files.sort();
-    Ok(files)
 }
 
 fn status_name(status: BotStatus) -> String {

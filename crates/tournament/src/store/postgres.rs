@@ -114,7 +114,7 @@ impl Store {
             let taken: Vec<String> = db
                 .query("SELECT name FROM public.koth_tournaments", &[])?
                 .iter()
-                .map(|r| r[0].text())
+                .map(|r| r.text("name"))
                 .collect::<anyhow::Result<_>>()?;
             let name = (1..)
                 .map(|n| match n {
@@ -245,6 +245,6 @@ fn tournaments_in(db: &dyn Connection) -> anyhow::Result<Vec<(String, String)>> 
         &[],
     )?
     .iter()
-    .map(|r| Ok((r[0].text()?, r[1].text()?)))
+    .map(|r| Ok((r.text("name")?, r.text("schema_name")?)))
     .collect()
 }

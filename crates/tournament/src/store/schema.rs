@@ -113,7 +113,7 @@ pub(crate) fn version(db: &dyn Connection) -> anyhow::Result<i64> {
     match row {
         None => Ok(1),
         Some(row) => {
-            let text = row[0].text()?;
+            let text = row.text("value")?;
             text.parse()
                 .with_context(|| format!("its schema version {text:?} is not a number"))
         }
@@ -234,10 +234,10 @@ pub fn columns(db: &dyn Connection, table: &str) -> anyhow::Result<Vec<String>> 
     let rows = match db.dialect() {
         Dialect::Sqlite => db.query("SELECT name FROM pragma_table_info(?1)", &[table.into()])?,
         Dialect::Postgres => db.query(
-            "SELECT column_name::TEXT FROM information_schema.columns
+            "SELECT column_name::TEXT AS name FROM information_schema.columns
              WHERE table_schema = current_schema() AND table_name = ?1",
             &[table.into()],
         )?,
     };
-    rows.iter().map(|r| r[0].text()).collect()
+    rows.iter().map(|r| r.text("name")).collect()
 }

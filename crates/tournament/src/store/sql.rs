@@ -7,7 +7,7 @@
 //! the claim's row lock, the clock) is spelt out where it differs, under [`Dialect`].
 
 use std::collections::HashMap;
-use std::sync::mpsc;
+use std::sync::{Arc, mpsc};
 
 use anyhow::Context;
 
@@ -121,7 +121,62 @@ impl<T: Into<Value>> From<Option<T>> for Value {
     }
 }
 
-pub type Row = Vec<Value>;
+/// One row a query returned, read by column name: a statement's column is its name, or the
+/// alias an expression is given (`COUNT(*) AS games`), the same in either database.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Row {
+    columns: Arc<[String]>,
+    values: Vec<Value>,
+}
+
+impl Row {
+    fn new(columns: Arc<[String]>, values: Vec<Value>) -> Row {
+        Row { columns, values }
+    }
+
+    /// The value of the column called `column`.
+    pub fn get(&self, column: &str) -> anyhow::Result<&Value> {
+        self.columns
+            .iter()
+            .position(|c| c == column)
+            .map(|i| &self.values[i])
+            .with_context(|| format!("no column {column:?} among {:?}", self.columns))
+    }
+
+    pub fn int(&self, column: &str) -> anyhow::Result<i64> {
+        self.get(column)?.int()
+    }
+
+    pub fn opt_int(&self, column: &str) -> anyhow::Result<Option<i64>> {
+        self.get(column)?.opt_int()
+    }
+
+    pub fn real(&self, column: &str) -> anyhow::Result<f64> {
+        self.get(column)?.real()
+    }
+
+    pub fn opt_real(&self, column: &str) -> anyhow::Result<Option<f64>> {
+        self.get(column)?.opt_real()
+    }
+
+    pub fn text(&self, column: &str) -> anyhow::Result<String> {
+        self.get(column)?.text()
+    }
+
+    pub fn opt_text(&self, column: &str) -> anyhow::Result<Option<String>> {
+        self.get(column)?.opt_text()
+    }
+
+    pub fn bytes(&self, column: &str) -> anyhow::Result<&[u8]> {
+        self.get(column)?.bytes()
+    }
+
+    /// A count or a small index: a non-negative integer column.
+    pub fn count(&self, column: &str) -> anyhow::Result<u32> {
+        let value = self.int(column)?;
+        u32::try_from(value).with_context(|| format!("column {column:?}: {value} is no count"))
+    }
+}
 
 /// A connection to a tournament's database. Statements use `?1`-style parameters.
 pub trait Connection: Send {
@@ -139,11 +194,13 @@ impl dyn Connection + '_ {
         Ok(self.query(sql, params)?.into_iter().next())
     }
 
-    /// The first column of the one row `sql` returns (a count, an average).
+    /// The one column of the one row `sql` returns (a count, an average).
     pub fn value(&self, sql: &str, params: &[Value]) -> anyhow::Result<Value> {
-        self.row(sql, params)?
-            .and_then(|row| row.into_iter().next())
-            .with_context(|| format!("no row from {sql}"))
+        let row = self
+            .row(sql, params)?
+            .with_context(|| format!("no row from {sql}"))?;
+        anyhow::ensure!(row.values.len() == 1, "{sql} returns more than one column");
+        Ok(row.values.into_iter().next().unwrap_or(Value::Null))
     }
 
     /// Runs `work` in one transaction: all of it is written, or (on an error) none.
@@ -198,7 +255,8 @@ impl Connection for Sqlite {
     fn query(&self, sql: &str, params: &[Value]) -> anyhow::Result<Vec<Row>> {
         use rusqlite::types::ValueRef;
         let mut stmt = self.0.prepare_cached(sql)?;
-        let columns = stmt.column_count();
+        let names: Arc<[String]> = stmt.column_names().map(str::to_string).collect();
+        let columns = names.len();
         let mut rows = stmt.query(rusqlite::params_from_iter(params))?;
         let mut out = Vec::new();
         while let Some(row) = rows.next()? {
@@ -212,7 +270,7 @@ impl Connection for Sqlite {
                     ValueRef::Blob(v) => Value::Bytes(v.to_vec()),
                 });
             }
-            out.push(values);
+            out.push(Row::new(names.clone(), values));
         }
         Ok(out)
     }
@@ -405,10 +463,18 @@ impl Connection for Postgres {
         let (sql, params) = (sql.to_string(), params.to_vec());
         self.call(move |c| {
             let statement = c.prepared(&sql)?;
+            let names: Arc<[String]> = statement
+                .columns()
+                .iter()
+                .map(|c| c.name().to_string())
+                .collect();
             c.client
                 .query(&statement, &as_params(&params))?
                 .iter()
-                .map(|row| (0..row.len()).map(|i| postgres_value(row, i)).collect())
+                .map(|row| {
+                    let values = (0..row.len()).map(|i| postgres_value(row, i));
+                    Ok(Row::new(names.clone(), values.collect::<Result<_, _>>()?))
+                })
                 .collect()
         })
     }

@@ -122,7 +122,7 @@ fn check_database(db: &dyn Connection) -> anyhow::Result<()> {
         "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name",
         &[],
     )? {
-        let table = table[0].text()?;
+        let table = table.text("name")?;
         let wanted = schema::columns(first, &table)?;
         let found = schema::columns(db, &table)?;
         anyhow::ensure!(!found.is_empty(), "it has no table `{table}`");
@@ -139,7 +139,7 @@ fn check_database(db: &dyn Connection) -> anyhow::Result<()> {
     for (table, column) in [("bots", "id"), ("seats", "bot"), ("results", "bot")] {
         let stray = db.row(
             &format!(
-                "SELECT quote({column}) FROM {table} \
+                "SELECT quote({column}) AS stray FROM {table} \
                  WHERE typeof({column}) <> 'integer' OR {column} < 0 OR {column} >= ?1 LIMIT 1"
             ),
             &[bots.into()],
@@ -147,7 +147,7 @@ fn check_database(db: &dyn Connection) -> anyhow::Result<()> {
         if let Some(stray) = stray {
             anyhow::bail!(
                 "`{table}.{column}` = {} is not one of its {bots} bots",
-                stray[0].text()?
+                stray.text("stray")?
             );
         }
     }
