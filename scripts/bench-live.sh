@@ -24,6 +24,6 @@ run() { # GAMES WATCHERS ROUNDS PAUSE_S
 if [ $# -ge 2 ]; then
   run "$1" "$2" "${3:-6}" "${4:-0.2}"
 else
-  run 1 1000 6 0.2
-  run 100 100 6 0.2
+  run 1 1000 4 0.2
+  run 100 100 10 0.2
 fi
