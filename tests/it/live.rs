@@ -467,3 +467,45 @@ fn a_client_that_reads_nothing_is_dropped_while_another_reads_the_whole_game() {
     );
     assert!(!String::from_utf8_lossy(&got).contains("event: end"));
 }
+
+#[test]
+fn a_run_s_server_caps_a_client_s_streams_as_its_flags_say() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("t");
+    let (run, base) = serving(
+        koth()
+            .args(["tournament", "run"])
+            .arg(slow_tournament(tmp.path(), 2, ""))
+            .arg("--dir")
+            .arg(&dir)
+            .args(["--serve", "127.0.0.1:0", "--serve-after"])
+            .args(["--max-per-client", "2"]),
+    );
+    let games = live_games(&base);
+    let stream = format!(
+        "{base}{}",
+        games[0]["stream"].as_str().unwrap().trim_start_matches('/')
+    );
+    // Two streams held open from 127.0.0.1, as the flag allows; a third is refused.
+    let held: Vec<_> = (0..2).map(|_| get(&stream)).collect();
+    for response in &held {
+        assert_eq!(response.status(), 200);
+    }
+    // Refused at the door, before its request is read: the answer is read off the socket.
+    let host = base.trim_start_matches("http://").trim_end_matches('/');
+    let mut third = std::net::TcpStream::connect(host).unwrap();
+    third
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let path = games[0]["stream"].as_str().unwrap();
+    std::io::Write::write_all(
+        &mut third,
+        format!("GET {path} HTTP/1.1\r\nHost: {host}\r\n\r\n").as_bytes(),
+    )
+    .unwrap();
+    let mut answer = String::new();
+    let _ = std::io::Read::read_to_string(&mut third, &mut answer);
+    assert!(answer.starts_with("HTTP/1.1 503"), "{answer:?}");
+    drop(held);
+    drop(run);
+}

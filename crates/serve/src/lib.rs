@@ -122,9 +122,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 }
 
 /// Starts the dashboard of `watched` on a thread of its own, beside a tournament run; returns
-/// the address it listens on. It ends with the process.
-pub fn spawn(watched: Watched, addr: SocketAddr) -> anyhow::Result<SocketAddr> {
-    spawn_with(watched, addr, Guard::default(), Router::new())
+/// the address it listens on, answering its clients as `guard` says. It ends with the process.
+pub fn spawn(watched: Watched, addr: SocketAddr, guard: Guard) -> anyhow::Result<SocketAddr> {
+    spawn_with(watched, addr, guard, Router::new())
 }
 
 /// Starts the server of a hill beside `hill run`: its pages and the door for its authors'

@@ -81,6 +81,8 @@ struct ServeArg {
     /// exits when the run ends, as an unattended script needs).
     #[arg(long, requires = "serve")]
     serve_after: bool,
+    #[command(flatten)]
+    guard: koth_game::cli::Guard,
 }
 
 /// A tournament to read: its folder, or its name in a PostgreSQL database.
@@ -122,7 +124,11 @@ pub struct LeaderboardArgs {
 
 /// What serves a tournament's dashboard beside its run (`--serve`): `koth serve`'s `spawn`,
 /// handed in by `main.rs` because the dashboard sits above the tournament and reads it.
-pub type Dashboard = fn(Watched, std::net::SocketAddr) -> anyhow::Result<std::net::SocketAddr>;
+pub type Dashboard = fn(
+    Watched,
+    std::net::SocketAddr,
+    koth_game::cli::Guard,
+) -> anyhow::Result<std::net::SocketAddr>;
 
 pub fn run(args: Args, dashboard: Dashboard) -> anyhow::Result<()> {
     match args.command {
@@ -300,7 +306,7 @@ fn play(
     log_to(&tournament.dir)?;
     let dashboard = match serve.serve {
         Some(addr) => {
-            let addr = dashboard(watched, addr)?;
+            let addr = dashboard(watched, addr, serve.guard.clone())?;
             println!("Dashboard: http://{addr}/");
             Some(addr)
         }
