@@ -10,7 +10,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use fantoccini::Locator;
 
-use crate::dashboard::{browser, console_errors, screenshot, serving, text_of, until};
+use crate::dashboard::{Killed, browser, console_errors, screenshot, serving, text_of, until};
 use crate::support::tournament::koth;
 
 /// A noughts & crosses bot taking the first free cell after `pause_s` seconds.
@@ -51,6 +51,22 @@ fn slow_tournament(root: &Path, games: u32, extra: &str) -> PathBuf {
     )
     .unwrap();
     path
+}
+
+/// A tournament of `games` slow games (with `extra` in its file) run in `root/t` and served on
+/// a free port until the test ends: the run, its address and its folder.
+fn served(root: &Path, games: u32, extra: &str, flags: &[&str]) -> (Killed, String, PathBuf) {
+    let dir = root.join("t");
+    let (run, base) = serving(
+        koth()
+            .args(["tournament", "run"])
+            .arg(slow_tournament(root, games, extra))
+            .arg("--dir")
+            .arg(&dir)
+            .args(["--serve", "127.0.0.1:0", "--serve-after"])
+            .args(flags),
+    );
+    (run, base, dir)
 }
 
 /// One event of a stream.
@@ -148,15 +164,7 @@ pub(crate) fn joined(events: &[Event]) -> String {
 #[test]
 fn a_game_is_read_live_resumed_by_id_and_its_records_are_its_replay() {
     let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("t");
-    let (run, base) = serving(
-        koth()
-            .args(["tournament", "run"])
-            .arg(slow_tournament(tmp.path(), 2, ""))
-            .arg("--dir")
-            .arg(&dir)
-            .args(["--serve", "127.0.0.1:0", "--serve-after"]),
-    );
+    let (run, base, dir) = served(tmp.path(), 2, "", &[]);
     let games = live_games(&base);
     let game = &games[0];
     let index = game["index"].as_u64().unwrap();
@@ -236,15 +244,7 @@ fn a_game_is_read_live_resumed_by_id_and_its_records_are_its_replay() {
 #[test]
 fn the_server_holds_every_record_for_the_delay_the_tournament_file_gives() {
     let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("t");
-    let (_run, base) = serving(
-        koth()
-            .args(["tournament", "run"])
-            .arg(slow_tournament(tmp.path(), 1, "live_delay_s = 2\n"))
-            .arg("--dir")
-            .arg(&dir)
-            .args(["--serve", "127.0.0.1:0", "--serve-after"]),
-    );
+    let (_run, base, dir) = served(tmp.path(), 1, "live_delay_s = 2\n", &[]);
     let games = live_games(&base);
     let index = games[0]["index"].as_u64().unwrap();
     let folder = dir.join("games").join(index.to_string());
@@ -280,15 +280,7 @@ fn the_server_holds_every_record_for_the_delay_the_tournament_file_gives() {
 #[test]
 fn a_game_s_page_follows_it_live_in_the_browser_and_becomes_its_replay() {
     let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("t");
-    let (_run, base) = serving(
-        koth()
-            .args(["tournament", "run"])
-            .arg(slow_tournament(tmp.path(), 2, ""))
-            .arg("--dir")
-            .arg(&dir)
-            .args(["--serve", "127.0.0.1:0", "--serve-after"]),
-    );
+    let (_run, base, _) = served(tmp.path(), 2, "", &[]);
     let games = live_games(&base);
     let index = games[0]["index"].as_u64().unwrap();
     let runtime = koth::game::runtime().unwrap();
@@ -471,16 +463,7 @@ fn a_client_that_reads_nothing_is_dropped_while_another_reads_the_whole_game() {
 #[test]
 fn a_run_s_server_caps_a_client_s_streams_as_its_flags_say() {
     let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("t");
-    let (run, base) = serving(
-        koth()
-            .args(["tournament", "run"])
-            .arg(slow_tournament(tmp.path(), 2, ""))
-            .arg("--dir")
-            .arg(&dir)
-            .args(["--serve", "127.0.0.1:0", "--serve-after"])
-            .args(["--max-per-client", "2"]),
-    );
+    let (run, base, _) = served(tmp.path(), 2, "", &["--max-per-client", "2"]);
     let games = live_games(&base);
     let stream = format!(
         "{base}{}",
