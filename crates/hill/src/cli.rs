@@ -68,7 +68,7 @@ enum Command {
         games: Option<u32>,
         /// With --db: how long a game this run claims stays its own without a renewal; a killed
         /// run's games go back to the queue after this long.
-        #[arg(long, value_name = "S", default_value_t = koth_tournament::worker::DEFAULT_LEASE_S,
+        #[arg(long, value_name = "S", default_value_t = koth_tournament::shared::DEFAULT_LEASE_S,
               value_parser = clap::value_parser!(u64).range(3..=3600), requires = "db")]
         lease_s: u64,
         /// Serve the hill's web pages (as `koth serve DIR` does) on ADDR while it plays

@@ -23,6 +23,7 @@ pub mod play;
 mod policy;
 pub mod runner;
 pub mod schedule;
+pub mod shared;
 pub mod store;
 pub mod worker;
 
@@ -44,8 +45,8 @@ use lock::FolderLock;
 use play::GameParts;
 use policy::{Points, TournamentPolicy};
 use schedule::ScheduledGame;
+use shared::{prepare_copy, relative_to};
 use store::{Claimant, Store, StoredResult};
-use worker::{prepare_copy, relative_to};
 
 /// The copy of the tournament file kept in the tournament folder.
 pub(crate) const CONFIG_COPY: &str = "tournament.toml";
@@ -382,7 +383,7 @@ impl Tournament {
             sandbox,
             store,
             refused,
-            claimant: Claimant::new(worker::DEFAULT_LEASE_S),
+            claimant: Claimant::new(shared::DEFAULT_LEASE_S),
             _lock: lock,
         })
     }

@@ -27,8 +27,8 @@ use koth_bot::record::{Follower, RECORD_FILE};
 use koth_game::{Game, MatchResult};
 
 use super::schedule::ScheduledGame;
+use super::shared::POLL;
 use super::store::{self, Claimant, Claimed, Store};
-use super::worker::POLL;
 use anyhow::Context;
 
 use super::ATTEMPTS;

@@ -13,22 +13,13 @@
 //! through the [`JoinOther`] that `main.rs` hands it.
 
 use std::collections::HashMap;
-use std::path::{Component, Path, PathBuf};
-use std::time::Duration;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
 use super::Tournament;
-use super::config::Config;
+use super::shared::{DEFAULT_LEASE_S, POLL};
 use super::store::{self, Claimant, Database, Store};
-use koth_bot::BotSpec;
-
-/// How long a claim lasts unless renewed, unless `--lease-s` says otherwise: a dead worker's
-/// games are back in the queue this long after its last renewal.
-pub const DEFAULT_LEASE_S: u64 = 30;
-/// How often a worker with nothing to claim looks at the queue again (one small query): often
-/// enough that the last worker waiting on another's game leaves soon after it ends.
-pub(crate) const POLL: Duration = Duration::from_millis(250);
 
 /// `koth worker --db URL [--jobs N] [--root DIR] [--dir DIR] [--wait] [--lease-s S]`
 #[derive(Debug, clap::Args)]
@@ -158,98 +149,4 @@ fn folder_name(name: &str) -> String {
             }
         })
         .collect()
-}
-
-/// The bot `bot` (its folder stored relative to the tournament file's) as this worker plays
-/// it: its folder under `root`, checked against the content hash submitted, copied to `copy`
-/// and built there, so the folder under `root` stays as submitted. Returns the copy.
-pub(crate) fn prepare_copy(
-    bot: &BotSpec,
-    root: &Path,
-    copy: &Path,
-    hash: Option<&str>,
-    config: &Config,
-) -> anyhow::Result<PathBuf> {
-    let source = root.join(&bot.dir);
-    anyhow::ensure!(
-        source.is_dir(),
-        "no folder {} (a worker finds bot folders under --root {}, laid out as they were beside \
-         the tournament file)",
-        source.display(),
-        root.display()
-    );
-    let here = koth_bot::digest::digest(&BotSpec {
-        dir: source.clone(),
-        ..bot.clone()
-    })?;
-    if let Some(submitted) = hash {
-        anyhow::ensure!(
-            here == submitted,
-            "its folder {} is not the one submitted (content hash {} here, {} submitted)",
-            source.display(),
-            &here[..12],
-            &submitted[..submitted.len().min(12)]
-        );
-    }
-    if copy.exists() {
-        std::fs::remove_dir_all(copy)
-            .with_context(|| format!("cannot clear {}", copy.display()))?;
-    }
-    koth_bot::build::copy_folder(&source, copy)
-        .with_context(|| format!("cannot copy {} to {}", source.display(), copy.display()))?;
-    let built = BotSpec {
-        dir: copy.to_path_buf(),
-        ..bot.clone()
-    };
-    let built = koth_bot::build::prepare(
-        std::slice::from_ref(&built),
-        config.build_limit(),
-        config.sandbox().as_ref(),
-    )?;
-    Ok(built[0].dir.clone())
-}
-
-/// `path` relative to `base` (both absolute), through `..` where it lies outside.
-pub(crate) fn relative_to(path: &Path, base: &Path) -> PathBuf {
-    let (path, base) = (lexical(path), lexical(base));
-    let common = path.iter().zip(&base).take_while(|(a, b)| a == b).count();
-    let mut relative: PathBuf = base[common..].iter().map(|_| "..").collect();
-    relative.extend(&path[common..]);
-    if relative.as_os_str().is_empty() {
-        relative.push(".");
-    }
-    relative
-}
-
-/// The components of `path` with `.` and `name/..` taken out, as written (links are not
-/// followed: a bot folder is named as the tournament file names it).
-fn lexical(path: &Path) -> Vec<Component<'_>> {
-    let mut parts: Vec<Component<'_>> = Vec::new();
-    for part in path.components() {
-        match part {
-            Component::CurDir => {}
-            Component::ParentDir if matches!(parts.last(), Some(Component::Normal(_))) => {
-                parts.pop();
-            }
-            other => parts.push(other),
-        }
-    }
-    parts
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_bot_folder_is_stored_relative_to_the_tournament_files_folder() {
-        let rel = |p: &str, b: &str| relative_to(Path::new(p), Path::new(b));
-        assert_eq!(
-            rel("/r/config/../bots/x", "/r/config"),
-            Path::new("../bots/x")
-        );
-        assert_eq!(rel("/r/bots/x", "/r"), Path::new("bots/x"));
-        assert_eq!(rel("/r", "/r"), Path::new("."));
-        assert_eq!(rel("/a/b", "/c/d"), Path::new("../../a/b"));
-    }
 }
