@@ -20,6 +20,9 @@ enum Command {
     Tournament(tournament::cli::Args),
     /// A king of the hill that never ends: create a hill, add bots at any time, play it.
     Hill(hill::cli::Args),
+    /// A hill's contest: its phase and countdown, closing it by hand, and its final exported
+    /// and verified.
+    Contest(hill::contest::cli::Args),
     /// Print a tournament's or a hill's leaderboard.
     Leaderboard(tournament::cli::LeaderboardArgs),
     /// Replay a recorded game in its game's viewer (terminal, text or web page), or drive a bot
@@ -91,6 +94,7 @@ fn run(command: Command) -> anyhow::Result<()> {
     match command {
         Command::Tournament(args) => tournament::cli::run(args, serve::spawn),
         Command::Hill(args) => hill::cli::run(args, serve::spawn_hill),
+        Command::Contest(args) => hill::contest::cli::run(args),
         Command::Leaderboard(args) => {
             if let Some(dir) = args.folder().filter(|dir| hill::is_hill_folder(dir)) {
                 hill::cli::leaderboard(dir, args.format())

@@ -7,6 +7,7 @@ mod bounded_records;
 mod cli;
 mod containment;
 mod containment_edges;
+mod contest;
 mod damaged_input;
 mod dashboard;
 mod dashboard_guard;

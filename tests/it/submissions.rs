@@ -20,7 +20,7 @@ use crate::support::tournament::{koth, query, repo, succeed};
 
 /// A noughts & crosses bot `name` in `root/<folder>` (the graded player: the perfect move with
 /// probability `p`), with `extra` lines in its bot.toml.
-fn bot(root: &Path, folder: &str, name: &str, p: f64, extra: &str) -> PathBuf {
+pub(crate) fn bot(root: &Path, folder: &str, name: &str, p: f64, extra: &str) -> PathBuf {
     let dir = root.join(folder);
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::copy(
@@ -65,7 +65,7 @@ fn hill_with(root: &Path, top: &str, limits: &str) -> PathBuf {
     dir
 }
 
-fn author(dir: &Path, name: &str) -> String {
+pub(crate) fn author(dir: &Path, name: &str) -> String {
     let output = succeed(
         koth()
             .args(["hill", "author", "add", name, "--hill"])
@@ -128,13 +128,13 @@ fn client() -> Client {
 }
 
 /// The folder `dir` as a `.tar.gz`.
-fn packed(dir: &Path) -> Vec<u8> {
+pub(crate) fn packed(dir: &Path) -> Vec<u8> {
     let mut tar = tar::Builder::new(GzEncoder::new(Vec::new(), Compression::fast()));
     tar.append_dir_all(".", dir).unwrap();
     tar.into_inner().unwrap().finish().unwrap()
 }
 
-fn post(url: &str, token: Option<&str>, body: Vec<u8>) -> (StatusCode, Value) {
+pub(crate) fn post(url: &str, token: Option<&str>, body: Vec<u8>) -> (StatusCode, Value) {
     let mut request = client()
         .post(format!("{url}/api/submissions"))
         .header("Content-Type", "application/gzip")
@@ -171,7 +171,7 @@ fn settled(url: &str, id: &str, token: &str) -> Value {
     }
 }
 
-fn submit(bot: &Path, url: &str, token: &str) -> std::process::Output {
+pub(crate) fn submit(bot: &Path, url: &str, token: &str) -> std::process::Output {
     koth()
         .args(["hill", "submit"])
         .arg(bot)

@@ -31,7 +31,6 @@ use nix::fcntl::{AtFlags, OFlag, OpenHow, ResolveFlag};
 use nix::sys::stat::{Mode, SFlag};
 
 use anyhow::Context;
-use sha2::{Digest, Sha256};
 
 /// The folder of a learning bot's working copy that holds its data.
 pub const DATA_FOLDER: &str = "data";
@@ -116,7 +115,7 @@ impl Snapshot {
             }
         }
         let tar = tar.into_inner()?;
-        let digest = hex(&Sha256::digest(&tar));
+        let digest = super::digest::sha256_hex(&tar);
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
         gz.write_all(&tar)?;
         Ok(Snapshot {
@@ -131,10 +130,6 @@ impl Snapshot {
 /// The digest of an empty data folder: what a learning bot starts its first game from.
 pub fn empty_digest() -> String {
     Snapshot::empty().digest
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
 /// One entry of a data folder, relative to it.

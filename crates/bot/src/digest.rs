@@ -50,11 +50,17 @@ pub fn digest(bot: &BotSpec) -> anyhow::Result<String> {
             std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
         part(&bytes);
     }
-    Ok(hasher
-        .finalize()
-        .iter()
-        .map(|byte| format!("{byte:02x}"))
-        .collect())
+    Ok(hex(&hasher.finalize()))
+}
+
+/// The SHA-256 of `bytes`, as lowercase hex: how koth names any file's content it publishes.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
+}
+
+/// `bytes` as lowercase hex.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
 /// Every file and link under `dir`/`relative`, relative to `dir`, but `data.txt` at the top.

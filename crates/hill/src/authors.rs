@@ -8,7 +8,6 @@
 //! with `koth hill add` belongs to the owner.
 
 use anyhow::bail;
-use sha2::{Digest, Sha256};
 
 pub use koth_tournament::store::sql::{Connection, Value};
 
@@ -177,15 +176,11 @@ fn new_token() -> anyhow::Result<String> {
     rand::rngs::SysRng
         .try_fill_bytes(&mut bytes)
         .map_err(|e| anyhow::anyhow!("the system's random generator failed: {e}"))?;
-    Ok(format!("{TOKEN_PREFIX}{}", hex(&bytes)))
+    Ok(format!("{TOKEN_PREFIX}{}", koth_bot::digest::hex(&bytes)))
 }
 
 fn hash(token: &str) -> String {
-    hex(&Sha256::digest(token.as_bytes()))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    koth_bot::digest::sha256_hex(token.as_bytes())
 }
 
 #[cfg(test)]

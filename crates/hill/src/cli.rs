@@ -260,7 +260,7 @@ impl HillOption {
 /// A hill named by its place: `DIR` (or `--hill DIR`, as every hill command takes it), or
 /// `NAME --db URL` for one in PostgreSQL.
 #[derive(Debug, clap::Args)]
-struct HillTarget {
+pub(crate) struct HillTarget {
     /// The hill folder; with --db, the hill's name.
     #[arg(value_name = "DIR|NAME", required_unless_present = "hill")]
     target: Option<PathBuf>,
@@ -280,7 +280,7 @@ impl HillTarget {
     }
 
     /// Opens the hill; `dir` is this machine's folder for a shared one.
-    fn open(&self, dir: Option<PathBuf>) -> anyhow::Result<Hill> {
+    pub(crate) fn open(&self, dir: Option<PathBuf>) -> anyhow::Result<Hill> {
         match &self.db {
             Some(url) => Hill::open_shared(url, &self.place()?.to_string_lossy(), dir),
             None => Hill::open(self.place()?),
@@ -440,9 +440,24 @@ pub fn run(args: Args, server: Server) -> anyhow::Result<()> {
             let words: Vec<&OsStr> = words.iter().map(OsString::as_os_str).collect();
             let resume = koth_bot::interrupt::resume_with(&words);
             let store = hill.store.reconnect()?;
+            let contest = hill.config.contest;
+            let folder = hill.dir.clone();
             run::run_hill(hill, jobs, games, lease_s, serve_when_ready)?;
             drop(resume);
             print!("{}", board::read(&store)?.render(Format::Table));
+            let published = contest
+                .map(|c| super::contest::phase(&c, &store))
+                .transpose()?
+                == Some(super::contest::Phase::Published);
+            if serve.is_some() && published && !koth_bot::interrupt::requested() {
+                // The run is over, but the final's page is what its readers come for.
+                println!(
+                    "The contest's final is published ({}); its pages are served until koth is \
+                     stopped (Ctrl-C)",
+                    folder.join(super::contest::RESULT_FILE).display()
+                );
+                koth_bot::interrupt::wait_for_exit();
+            }
             Ok(())
         }
         Command::Status { hill } => {
@@ -461,6 +476,7 @@ pub fn run(args: Args, server: Server) -> anyhow::Result<()> {
         }
         Command::Retire { name, hill } => {
             let hill = hill.open(None)?;
+            super::contest::refuse_if_frozen(&hill, &name, "retiring it")?;
             store::change_active(hill.store.connection(), &name, Change::Retire)?;
             println!("{name:?} is retired: no longer scheduled, its games kept");
             Ok(())
@@ -489,6 +505,7 @@ pub fn run(args: Args, server: Server) -> anyhow::Result<()> {
         } => super::submit::data(&name, &to, &token, out.as_deref()),
         Command::WipeData { name, hill } => {
             let hill = hill.open(None)?;
+            super::contest::refuse_if_frozen(&hill, &name, "wiping its data")?;
             println!("{}", super::data::wipe(&hill.store, &name)?);
             Ok(())
         }

@@ -29,6 +29,11 @@
 //! build_queue = 20           # submissions waiting to be built, the whole hill's
 //! builders = 1               # submissions built at once
 //! public_logs = false        # stderr and transcripts for everyone, not just their author
+//!
+//! [contest]                  # a contest: a deadline, a frozen field and a final (optional)
+//! closes = "2026-12-01T18:00:00Z"  # uploads and new versions close then (RFC 3339, UTC)
+//! finalists = 8              # the table's first this many at the close play the final
+//! budget = 2000              # the most games the final may play (whole balanced rounds)
 //! ```
 //!
 //! A hill has no bot list and no game count: bots join with `koth hill add`, and games are
@@ -41,6 +46,7 @@ use serde::Deserialize;
 
 use koth_tournament::config::Config;
 
+use super::contest::{Contest, ContestKeys};
 use super::matchmaking::Tuning;
 
 /// The hill's own keys.
@@ -53,6 +59,7 @@ struct HillKeys {
     suspend_share: Option<f64>,
     suspend_window: Option<u32>,
     submissions: Option<Submissions>,
+    contest: Option<ContestKeys>,
 }
 
 /// What the hill takes from authors over HTTP, and how much (`[submissions]`). The defaults
@@ -147,6 +154,8 @@ pub struct HillConfig {
     pub tuning: Tuning,
     pub suspension: Suspension,
     pub submissions: Submissions,
+    /// A contest's close, finalists and budget (`[contest]`, [`crate::contest`]).
+    pub contest: Option<Contest>,
 }
 
 /// When a version stops being scheduled for its faults.
@@ -158,13 +167,14 @@ pub struct Suspension {
     pub window: u32,
 }
 
-const HILL_KEYS: [&str; 6] = [
+const HILL_KEYS: [&str; 7] = [
     "min_players",
     "placement_games",
     "far_share",
     "suspend_share",
     "suspend_window",
     "submissions",
+    "contest",
 ];
 /// Keys of a tournament file a hill has no use for.
 const NOT_FOR_A_HILL: [(&str, &str); 6] = [
@@ -241,9 +251,15 @@ impl HillConfig {
             },
             submissions: keys.submissions.unwrap_or_default(),
             game,
+            contest: None,
         };
         config.check().map_err(named)?;
-        Ok(config)
+        let contest = keys
+            .contest
+            .map(|c| c.check(config.players(), config.fewest()))
+            .transpose()
+            .map_err(named)?;
+        Ok(HillConfig { contest, ..config })
     }
 
     fn check(&self) -> anyhow::Result<()> {

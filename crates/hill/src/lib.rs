@@ -39,6 +39,7 @@ pub(crate) mod backup;
 pub mod board;
 pub mod cli;
 pub mod config;
+pub mod contest;
 pub mod data;
 pub(crate) mod files;
 pub mod logs;
@@ -86,10 +87,20 @@ fn file_of(store: &Store, dir: &Path) -> anyhow::Result<HillConfig> {
     if !store.is_shared() {
         return HillConfig::load(&dir.join(FILE_COPY));
     }
-    let text = store
+    HillConfig::parse(
+        &file_text(store, dir)?,
+        Path::new(&format!("{}'s file", store.location())),
+    )
+}
+
+/// The text of the hill file [`file_of`] reads.
+fn file_text(store: &Store, dir: &Path) -> anyhow::Result<String> {
+    if !store.is_shared() {
+        return koth_bot::text::read(&dir.join(FILE_COPY));
+    }
+    store
         .meta(HILL_FILE_META)?
-        .with_context(|| format!("{} has no hill file", store.location()))?;
-    HillConfig::parse(&text, Path::new(&format!("{}'s file", store.location())))
+        .with_context(|| format!("{} has no hill file", store.location()))
 }
 
 /// A hill opened from its folder.

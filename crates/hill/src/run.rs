@@ -24,6 +24,7 @@ use koth_tournament::schedule::ScheduledGame;
 use koth_tournament::store::{Claimant, Store};
 
 use super::board::Waiting;
+use super::contest;
 use super::matchmaking::{self, Candidate};
 use super::store::{self, Version, VersionState};
 use super::versions::{NOT_ITS_COPY, NotItsCopy};
@@ -130,6 +131,7 @@ pub(crate) async fn play(
         queued: 0,
         scheduled: 0,
         said_waiting: false,
+        in_final: None,
     };
     runner::run(&mut policy, jobs, game).await
 }
@@ -154,6 +156,8 @@ struct HillPolicy<'a> {
     scheduled: usize,
     /// Whether the hill's waiting for bots was said since a game last started.
     said_waiting: bool,
+    /// Where a contest's final is, once the contest has closed.
+    in_final: Option<contest::Step>,
 }
 
 impl runner::Policy for HillPolicy<'_> {
@@ -180,9 +184,11 @@ impl runner::Policy for HillPolicy<'_> {
                 tracing::info!("{line}");
             }
             self.before.clone_from(&versions);
+            // A contest's finalists play the final whatever their state since the close.
+            let finalists = contest::finalist_ids(&hill.store)?;
             let unscheduled: Vec<usize> = versions
                 .iter()
-                .filter(|v| !v.scheduled())
+                .filter(|v| !v.scheduled() && !finalists.contains(&v.id))
                 .map(|v| v.id)
                 .collect();
             self.scheduled = versions.iter().filter(|v| v.scheduled()).count();
@@ -228,8 +234,14 @@ impl runner::Policy for HillPolicy<'_> {
                         "queued games of versions no longer scheduled dropped"
                     );
                 }
-                self.wanted = still_wanted(self.recorded);
-                if self.wanted > 0 {
+                // After a contest's close, the final's games instead of chosen ones.
+                self.in_final = contest::turn(hill)?;
+                self.wanted = match self.in_final {
+                    Some(contest::Step::Done) => 0,
+                    Some(contest::Step::Playing) => u32::MAX,
+                    None => still_wanted(self.recorded),
+                };
+                if self.wanted > 0 && self.in_final.is_none() {
                     self.queued = fill_queue(hill, &versions, self.jobs, self.wanted)?;
                 }
             }
@@ -300,6 +312,10 @@ impl runner::Policy for HillPolicy<'_> {
     fn waits(&mut self) -> anyhow::Result<bool> {
         if matches!(self.role, Role::Worker) || self.wanted == 0 {
             return Ok(false);
+        }
+        if self.in_final.is_some() {
+            // The final's games may be with workers: its next round waits for them.
+            return Ok(true);
         }
         if self.queued == 0 && !self.said_waiting {
             let waiting = Waiting {

@@ -31,3 +31,25 @@ function duration(ms) {
   return ms < 999.5 ? Math.round(ms) + " ms" : (ms / 1000).toFixed(1) + " s";
 }
 
+
+// The countdown to a contest's close in `#countdown` (the server drew its seconds left),
+// kept each second; at the close the page is read again, in its new phase.
+function countdown() {
+  const el = $("countdown");
+  if (!el) return;
+  let left = Number(el.dataset.left);
+  const show = () => {
+    const d = Math.floor(left / 86400), h = Math.floor(left / 3600) % 24;
+    const m = Math.floor(left / 60) % 60, s = left % 60;
+    el.textContent = d ? `${d} d ${h} h` : h ? `${h} h ${m} min` : m ? `${m} min ${s} s` : `${s} s`;
+  };
+  show();
+  const timer = setInterval(() => {
+    left = Math.max(0, left - 1);
+    show();
+    if (left === 0) {
+      clearInterval(timer);
+      setTimeout(() => location.reload(), 2000);
+    }
+  }, 1000);
+}

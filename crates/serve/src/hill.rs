@@ -46,6 +46,7 @@ use koth_hill::records;
 use koth_tournament::store::Store;
 
 const PAGE: &str = include_str!("hill.html");
+const CONTEST_PAGE: &str = include_str!("contest.html");
 const BOT_PAGE: &str = include_str!("hill_bot.html");
 /// What both pages share: the look, the escaping, the tables.
 const SHARED: &str = include_str!("hill.js");
@@ -84,6 +85,9 @@ pub(crate) fn site(reader: Arc<Reader>) -> Site {
         .route("/api/hill/bots/{name}/games/{index}/logs", get(game_logs))
         .route("/api/hill/bots/{name}/data", get(author_data))
         .route("/api/hill", get(hill))
+        .route("/contest", get(contest_page))
+        .route("/api/contest", get(contest))
+        .route("/api/contest/manifest", get(manifest))
         .route("/api/hill/bots/{name}", get(bot))
         .route("/api/events", get(move || events(news.subscribe(), "hill")))
         .route("/bots/{name}/ratings.svg", get(ratings_plot))
@@ -110,6 +114,7 @@ fn read_hill(store: &Store, dir: &Path) -> anyhow::Result<HillView> {
         board,
         last: records::recent_games(store, LAST_GAMES)?,
         languages: koth_hill::languages_of(store, dir)?,
+        contest: koth_hill::contest::view(store, dir)?,
     })
 }
 
@@ -155,6 +160,59 @@ async fn bot_page(State(reader): Watching, UrlPath(name): UrlPath<String>) -> Re
 async fn hill(State(reader): Watching) -> Result<Response, Failure> {
     let view = memoized(&reader, "hill", read_hill).await?;
     Ok(axum::Json(&*view).into_response())
+}
+
+/// The contest of the hill and its manifest, or 404 for a hill without one.
+async fn read_contest(
+    reader: &Arc<Reader>,
+) -> Result<(koth_hill::contest::View, Option<String>), Failure> {
+    with_store(reader, |store, dir| {
+        let view = koth_hill::contest::view(store, dir)?;
+        let manifest = koth_hill::contest::manifest_text(store)?;
+        Ok(view.map(|view| (view, manifest)))
+    })
+    .await?
+    .ok_or_else(|| {
+        Failure(
+            StatusCode::NOT_FOUND,
+            "this hill has no contest (its hill file has no [contest] table)".into(),
+        )
+    })
+}
+
+/// The contest's page: its phase, the frozen field, and the published final.
+async fn contest_page(State(reader): Watching) -> Response {
+    match read_contest(&reader).await {
+        Ok((view, manifest)) => {
+            let manifest = manifest.and_then(|text| serde_json::from_str(&text).ok());
+            Html(hill_page::contest(
+                CONTEST_PAGE,
+                Ok((&view, manifest.as_ref())),
+            ))
+            .into_response()
+        }
+        Err(Failure(status, why)) => {
+            (status, Html(hill_page::contest(CONTEST_PAGE, Err(&why)))).into_response()
+        }
+    }
+}
+
+/// `GET /api/contest`: the contest as its page shows it, with the published result.
+async fn contest(State(reader): Watching) -> Result<Response, Failure> {
+    let (view, _) = read_contest(&reader).await?;
+    Ok(axum::Json(view).into_response())
+}
+
+/// `GET /api/contest/manifest`: the manifest's exact bytes (their SHA-256 is the one
+/// published); 404 before the close.
+async fn manifest(State(reader): Watching) -> Result<Response, Failure> {
+    match read_contest(&reader).await? {
+        (_, Some(text)) => Ok(([(header::CONTENT_TYPE, "application/json")], text).into_response()),
+        (_, None) => Err(Failure(
+            StatusCode::NOT_FOUND,
+            "the contest has not closed: its manifest is written at the close".into(),
+        )),
+    }
 }
 
 /// A name the hill has no bot of: the request's mistake.

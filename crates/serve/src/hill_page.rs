@@ -7,6 +7,7 @@
 use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
 
 use koth_hill::board::HillBoard;
+use koth_hill::contest::{Manifest, View as ContestView};
 use koth_hill::records::{BotRecord, HillGame};
 
 /// The hill as its page shows it: drawn here, and sent as JSON to the page's script.
@@ -18,6 +19,8 @@ pub(crate) struct HillView {
     pub(crate) last: Vec<HillGame>,
     /// The interpreters and compilers the hill offers its bots, with their versions.
     pub(crate) languages: Vec<koth_bot::languages::Language>,
+    /// Its contest, if its file declares one.
+    pub(crate) contest: Option<ContestView>,
 }
 
 /// `text` safe in HTML, as text or inside an attribute's quotes.
@@ -283,6 +286,21 @@ pub(crate) fn front(page: &str, view: Result<&HillView, &str>) -> String {
             ),
             ("games", board.games_done.to_string()),
             (
+                "contest",
+                view.contest.as_ref().map_or(String::new(), contest_line),
+            ),
+            (
+                "contest_phase",
+                view.contest
+                    .as_ref()
+                    .map_or("", |c| c.phase.as_str())
+                    .to_string(),
+            ),
+            (
+                "contest_hidden",
+                if view.contest.is_some() { "" } else { "hidden" }.to_string(),
+            ),
+            (
                 "waiting",
                 board.waiting.as_ref().map_or(String::new(), |waiting| {
                     escape(&format!("The hill {}.", waiting.line()))
@@ -507,6 +525,209 @@ pub(crate) fn bot(page: &str, name: &str, record: Result<&BotRecord, &str>) -> S
             ("reigns", escape(&reigns)),
         ],
     )
+}
+
+/// The front page's line of a contest: its phase, its close (with a countdown the page's
+/// script keeps), the manifest's digest, and a link to its page.
+fn contest_line(contest: &ContestView) -> String {
+    let close = match contest.closes_in_s {
+        Some(left) => format!(
+            "closes at {} (in <span id=\"countdown\" data-left=\"{left}\">{left} s</span>)",
+            escape(&contest.closes)
+        ),
+        None => format!("closed at {}", escape(&contest.closes)),
+    };
+    let manifest = contest
+        .manifest_sha256
+        .as_ref()
+        .map_or(String::new(), |sha| {
+            format!(
+                " · <a href=\"/api/contest/manifest\">manifest</a> SHA-256 <code>{}</code>",
+                escape(sha)
+            )
+        });
+    format!(
+        "<b>Contest: {}</b> · {close}{manifest} · <a href=\"/contest\">the contest</a>",
+        contest.phase.as_str()
+    )
+}
+
+/// The contest's page (`contest.html`): its phase and close, the frozen field with its
+/// digests, the final's progress, and once published its table (places, ties, intervals),
+/// the matrix of every pair and its games.
+pub(crate) fn contest(
+    page: &str,
+    contest: Result<(&ContestView, Option<&Manifest>), &str>,
+) -> String {
+    let (contest, manifest) = match contest {
+        Ok(found) => found,
+        Err(why) => return fill(page, &[("error", escape(why)), ("title", "Contest".into())]),
+    };
+    let field: Vec<Vec<String>> = manifest.map_or(Vec::new(), |m| {
+        m.finalists
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                vec![
+                    (i + 1).to_string(),
+                    format!("{} v{}", bot_link(&f.name), f.version),
+                    interval(f.low, f.high, 2),
+                    f.games.to_string(),
+                    format!(
+                        "<code>{}</code>",
+                        escape(&f.source_digest[..f.source_digest.len().min(16)])
+                    ),
+                    format!(
+                        "<code>{}</code>",
+                        escape(&f.built_digest[..f.built_digest.len().min(16)])
+                    ),
+                ]
+            })
+            .collect()
+    });
+    let mut parts = vec![
+        (
+            "title",
+            escape(&format!("Contest: {}", contest.phase.as_str())),
+        ),
+        ("line", contest_line(contest)),
+        (
+            "field",
+            table(
+                &[
+                    "at the close",
+                    "finalist",
+                    "95% interval then",
+                    "games",
+                    "source SHA-256",
+                    "built SHA-256",
+                ],
+                &field,
+                &[1],
+                &[],
+            ),
+        ),
+        (
+            "progress",
+            escape(&format!(
+                "The final: the first {} at the close, in whole balanced rounds, at most {} games. \
+                 Round {}: {} games scored, {} to play.",
+                contest.finalists,
+                contest.budget,
+                contest.rounds,
+                contest.final_games_done,
+                contest.final_games_left
+            )),
+        ),
+    ];
+    if let Some(result) = &contest.result {
+        // Points to two decimals, an Elo-scale rating whole, as the hill's table shows them.
+        let digits = if manifest.is_some_and(|m| m.ranking == "points") {
+            2
+        } else {
+            0
+        };
+        let name = |f: usize| result.finalists.get(f).map_or("?", String::as_str);
+        let lines: Vec<Vec<String>> = result
+            .table
+            .lines
+            .iter()
+            .map(|l| {
+                vec![
+                    l.place.to_string(),
+                    escape(name(l.finalist)),
+                    format!("{:.digits$} ± {:.digits$}", l.value, l.interval),
+                    l.games.to_string(),
+                    match (l.lead, l.apart_from_next) {
+                        (Some(lead), Some(apart)) => format!(
+                            "{lead:.digits$}, {}",
+                            if apart {
+                                "intervals apart"
+                            } else {
+                                "<b>tied</b>: intervals overlap"
+                            }
+                        ),
+                        _ => String::new(),
+                    },
+                ]
+            })
+            .collect();
+        let order: Vec<usize> = result.table.lines.iter().map(|l| l.finalist).collect();
+        let head: Vec<String> = std::iter::once(String::new())
+            .chain(order.iter().map(|&f| name(f).to_string()))
+            .collect();
+        let head: Vec<&str> = head.iter().map(String::as_str).collect();
+        let matrix: Vec<Vec<String>> = order
+            .iter()
+            .map(|&row| {
+                std::iter::once(escape(name(row)))
+                    .chain(order.iter().map(|&col| {
+                        if row == col {
+                            "–".to_string()
+                        } else {
+                            format!("{:.2}", result.table.matrix[row][col])
+                        }
+                    }))
+                    .collect()
+            })
+            .collect();
+        let games: Vec<Vec<String>> = result
+            .final_games
+            .iter()
+            .map(|g| {
+                vec![
+                    game_link(g.index),
+                    g.round.to_string(),
+                    (g.table + 1).to_string(),
+                    g.outcomes
+                        .iter()
+                        .map(|o| format!("{} {}", escape(name(o.finalist)), score(o.score)))
+                        .collect::<Vec<_>>()
+                        .join(" · "),
+                ]
+            })
+            .collect();
+        parts.extend([
+            (
+                "stopped",
+                escape(&format!(
+                    "Published: it stopped on {}. {} games scored in {} round(s); {} attempts \
+                     failed by the harness were played again, never scored.",
+                    result.stopped, result.games, result.rounds, result.replayed
+                )),
+            ),
+            (
+                "final",
+                table(
+                    &[
+                        "place",
+                        "finalist",
+                        "figure ± 95%",
+                        "games",
+                        "lead over the next",
+                    ],
+                    &lines,
+                    &[1],
+                    &[],
+                ),
+            ),
+            ("matrix_is", escape(&result.table.matrix_is)),
+            ("matrix", table(&head, &matrix, &[0], &[])),
+            (
+                "games",
+                table(
+                    &["game", "round", "table", "finalists and scores"],
+                    &games,
+                    &[3],
+                    &[],
+                ),
+            ),
+            ("published_hidden", String::new()),
+        ]);
+    } else {
+        parts.push(("published_hidden", "hidden".into()));
+    }
+    fill(page, &parts)
 }
 
 #[cfg(test)]

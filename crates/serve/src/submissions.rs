@@ -376,6 +376,7 @@ fn refused(refusal: &Refusal) -> Response {
         Refusal::Unreadable(_) => StatusCode::UNPROCESSABLE_ENTITY,
         Refusal::TooSoon { .. } => StatusCode::TOO_MANY_REQUESTS,
         Refusal::Closed(_) => StatusCode::SERVICE_UNAVAILABLE,
+        Refusal::AfterClose(_) => StatusCode::FORBIDDEN,
     };
     let mut response = error(code, &refusal.to_string());
     let headers = response.headers_mut();

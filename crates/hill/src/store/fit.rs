@@ -11,7 +11,9 @@ use koth_tournament::store::set_meta;
 /// Every recorded result for the fit: (game, version, score), by game.
 pub(crate) fn scores(db: &dyn Connection) -> anyhow::Result<Vec<(u32, usize, f64)>> {
     db.query(
-        "SELECT r.game, r.bot, r.score FROM results r ORDER BY r.game, r.seat",
+        // A contest's final games are the final's alone, never the hill's table.
+        "SELECT r.game, r.bot, r.score FROM results r
+         WHERE r.game NOT IN (SELECT game FROM hill_final) ORDER BY r.game, r.seat",
         &[],
     )?
     .iter()

@@ -19,6 +19,7 @@ use koth_tournament::store::{data, fuel_of};
 
 use super::matchmaking::{History, Met};
 
+pub(crate) mod contest;
 mod fit;
 mod rating;
 
@@ -67,6 +68,10 @@ CREATE TABLE IF NOT EXISTS hill_outcomes (
 -- while another line-up is untried.
 CREATE TABLE IF NOT EXISTS hill_lineups (
     lineup TEXT PRIMARY KEY, games INTEGER NOT NULL, alike INTEGER NOT NULL);
+-- A contest's final games (`contest::step`): each one's round and table (its seed's), and the
+-- game it plays again after every attempt of that one failed by the harness.
+CREATE TABLE IF NOT EXISTS hill_final (
+    game INTEGER PRIMARY KEY, round INTEGER NOT NULL, tbl INTEGER NOT NULL, replay_of INTEGER);
 -- A bot's games and ratings, read by its page and by suspension, without reading every game's.
 CREATE INDEX IF NOT EXISTS hill_results_by_bot ON results (bot, game);
 CREATE INDEX IF NOT EXISTS hill_ratings_by_version ON hill_ratings (version, game);

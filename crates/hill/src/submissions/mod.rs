@@ -127,6 +127,9 @@ pub enum Refusal {
     /// The hill takes no uploads.
     #[error("{0}")]
     Closed(String),
+    /// The hill's contest has closed: it takes no new bot or version for good.
+    #[error("{0}")]
+    AfterClose(String),
 }
 
 /// An upload stored whole by the caller, as it arrived.
@@ -196,6 +199,8 @@ pub fn gate(hill: &Hill, token: Option<&str>) -> Result<String, Refusal> {
     let token = token.ok_or_else(|| {
         Refusal::NotAnAuthor("no token: send `Authorization: Bearer TOKEN`".into())
     })?;
+    crate::contest::refuse_after_close(hill, "an upload")
+        .map_err(|closed| Refusal::AfterClose(format!("{closed:#}")))?;
     let author = authors::authenticate(db, token)
         .map_err(harness)?
         .ok_or_else(|| Refusal::NotAnAuthor("this token is unknown or revoked".into()))?;
