@@ -10,7 +10,9 @@
 //!    16 in turn: its place after 40 of its games against its true place, and the games after
 //!    which its place stays within one of the truth (median over 40 seeds).
 //! 3. **Cost**: choosing a game among 1,000 active versions; the refit of 1,000 versions and
-//!    1,000,000 games, of a placement game of two and of a points game of three.
+//!    1,000,000 games, of a placement game of two and of a points game of three
+//!    (`-- cost --versions=10000 --games=10000000` for another size; the true strengths span
+//!    the same range whatever the size).
 //!
 //! Games are drawn from a known model (Davidson's for placement, Poisson points for points) with
 //! strengths evenly spread, so they cost nothing and the true order is known; the matchmaking
@@ -18,7 +20,7 @@
 //! `scripts/bench-hill.sh` measures what needs processes and a database (the leaderboard of a
 //! hill of a million games, games per second against a tournament).
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use koth::hill::matchmaking::{Candidate, History, Tuning, choose, from_fit};
 use koth::ranking::order::{Games, fit, fit_from};
@@ -360,6 +362,42 @@ const SETTLED: [(Model, &str, f64); 2] = [
     (Model::Points, "points game of 3", 0.25),
 ];
 
+/// Wall and CPU time (this thread's) since a moment: on a machine shared with other work, the
+/// CPU time is the figure that does not move with the load.
+struct Stopwatch {
+    wall: Instant,
+    cpu: Duration,
+}
+
+impl Stopwatch {
+    fn start() -> Stopwatch {
+        Stopwatch {
+            wall: Instant::now(),
+            cpu: thread_cpu(),
+        }
+    }
+
+    /// Seconds of CPU and of wall time since the start.
+    fn seconds(&self) -> (f64, f64) {
+        (
+            (thread_cpu() - self.cpu).as_secs_f64(),
+            self.wall.elapsed().as_secs_f64(),
+        )
+    }
+
+    /// "C s of CPU (W s wall)".
+    fn said(&self) -> String {
+        let (cpu, wall) = self.seconds();
+        format!("{cpu:.2} s of CPU ({wall:.2} s wall)")
+    }
+}
+
+fn thread_cpu() -> Duration {
+    nix::time::clock_gettime(nix::time::ClockId::CLOCK_THREAD_CPUTIME_ID)
+        .map(Duration::from)
+        .expect("Linux keeps a thread's CPU clock")
+}
+
 fn main() {
     // `cargo bench` passes `--bench`; anything else (cargo test's listing) runs nothing.
     // `cargo bench --bench hill -- PART…` runs only the parts named: `whole`, `newcomer`,
@@ -438,22 +476,34 @@ fn main() {
     if !runs("cost") {
         return;
     }
-    // Choosing a game among 1,000 active versions.
+    // The hill's size: 1,000 versions and 1,000,000 games unless `--versions=N`, `--games=N`
+    // ask for another (issue 58 measures 10,000 and 10,000,000).
+    let size = |flag: &str, default: usize| match args.iter().find_map(|a| a.strip_prefix(flag)) {
+        Some(n) => n.replace(['_', ','], "").parse().unwrap_or_else(|_| {
+            eprintln!("hill bench: {flag}{n} is not a number");
+            std::process::exit(2);
+        }),
+        None => default,
+    };
+    let versions = size("--versions=", 1000);
+    let game_count = size("--games=", 1_000_000);
+    let hill_size = format!("{versions} versions and {game_count} games");
+    // Choosing a game among the active versions.
     let mut rng = koth::seed::rng(1, 3);
-    let candidates: Vec<Candidate> = (0..1000)
+    let candidates: Vec<Candidate> = (0..versions)
         .map(|k| Candidate {
             mu: rng.random_range(10.0..40.0),
             sigma: rng.random_range(0.8..8.3),
             games: rng.random_range(10..5000),
-            last_chosen: Some(rng.random_range(0..1_000_000)),
+            last_chosen: Some(rng.random_range(0..game_count as u32)),
             queued: rng.random_range(0..2),
             ..candidate(k)
         })
         .collect();
     // Each version has met its 20 nearest in id 10 times, a third of them alike.
     let mut history = History::default();
-    for a in 0..1000usize {
-        for b in a + 1..(a + 21).min(1000) {
+    for a in 0..versions {
+        for b in a + 1..(a + 21).min(versions) {
             history.add(
                 a,
                 b,
@@ -464,26 +514,38 @@ fn main() {
             );
         }
     }
-    let mut times = Vec::new();
+    let (mut cpu, mut wall) = (Vec::new(), Vec::new());
     for next in 0..1001u32 {
         let mut rng = koth::seed::rng(1, u64::from(next));
-        let started = Instant::now();
-        let choice = choose(&candidates, 2, 1_000_000 + next, TUNING, &history, &mut rng);
-        times.push(started.elapsed().as_secs_f64() * 1000.0);
+        let started = Stopwatch::start();
+        let choice = choose(
+            &candidates,
+            2,
+            game_count as u32 + next,
+            TUNING,
+            &history,
+            &mut rng,
+        );
+        let (c, w) = started.seconds();
+        cpu.push(c * 1000.0);
+        wall.push(w * 1000.0);
         assert!(choice.is_some());
     }
     println!(
-        "Choosing a game among 1,000 active versions: median {:.3} ms",
-        median(times)
+        "Choosing a game among {versions} active versions: median {:.3} ms of CPU ({:.3} ms \
+         wall)",
+        median(cpu),
+        median(wall)
     );
 
-    // The refit of 1,000 versions and 1,000,000 games, most between near ratings.
-    let versions = 1000;
-    let strength: Vec<f64> = (0..versions).map(|k| k as f64 * 0.005).collect();
+    // The refit of the hill's games, most between near ratings.
+    let strength: Vec<f64> = (0..versions)
+        .map(|k| k as f64 * 5.0 / versions as f64)
+        .collect();
     let mut rng = koth::seed::rng(2, 3);
-    let started = Instant::now();
+    let started = Stopwatch::start();
     let mut games = Games::default();
-    for _ in 0..1_000_000 {
+    for _ in 0..game_count {
         let i = rng.random_range(0..versions);
         let j = if rng.random_bool(0.9) {
             (i + rng.random_range(1..20)) % versions
@@ -493,15 +555,14 @@ fn main() {
         let outcome = Model::Placement.play(&strength, &[i, j], &mut rng);
         games.add(&[(i, outcome[0]), (j, outcome[1])]);
     }
-    let gathered = started.elapsed().as_secs_f64();
-    let started = Instant::now();
+    let gathered = started.said();
+    let started = Stopwatch::start();
     let fitted = fit(versions, &games);
-    let fitted_s = started.elapsed().as_secs_f64();
+    let fitted_s = started.said();
     let ratings: Vec<f64> = fitted.iter().map(|s| s.value).collect();
     println!(
-        "Refit of 1,000 versions and 1,000,000 games: {:.2} s to gather the games, {fitted_s:.2} s \
-         to fit (tau {:.3} against the truth)",
-        gathered,
+        "Refit of {hill_size}: {gathered} to gather the games, {fitted_s} to fit (tau {:.3} \
+         against the truth)",
         kendall_tau(&strength, &ratings)
     );
     // As `hill run` refits: 100 games more, from the last fit's strengths.
@@ -512,11 +573,11 @@ fn main() {
         games.add(&[(i, outcome[0]), (j, outcome[1])]);
     }
     let last: Vec<f64> = fitted.iter().map(|s| s.theta).collect();
-    let started = Instant::now();
+    let started = Stopwatch::start();
     fit_from(&games, &last);
     println!(
-        "The same after 100 more games, from the last fit: {:.2} s",
-        started.elapsed().as_secs_f64()
+        "The same after 100 more games, from the last fit: {}",
+        started.said()
     );
 
     // The same for a points game of three, its Poisson points multiplying.
@@ -534,19 +595,18 @@ fn main() {
         }
         seats
     }
-    for _ in 0..1_000_000 {
+    for _ in 0..game_count {
         let seats = near(versions, &mut rng);
         let scores = Model::Points.play(&strength, &seats, &mut rng);
         let seated: Vec<(usize, f64)> = seats.iter().copied().zip(scores).collect();
         games.add(&seated);
     }
-    let started = Instant::now();
+    let started = Stopwatch::start();
     let fitted = ranking::fit(&games, &vec![0.0; versions]);
-    let fitted_s = started.elapsed().as_secs_f64();
+    let fitted_s = started.said();
     let figures: Vec<f64> = fitted.strengths.iter().map(|s| s.value).collect();
     println!(
-        "Refit of 1,000 versions and 1,000,000 games of three (points): {fitted_s:.2} s (tau \
-         {:.3} against the truth)",
+        "Refit of {hill_size} of three (points): {fitted_s} (tau {:.3} against the truth)",
         kendall_tau(&strength, &figures)
     );
     for _ in 0..100 {
@@ -556,10 +616,10 @@ fn main() {
         games.add(&seated);
     }
     let last: Vec<f64> = fitted.strengths.iter().map(|s| s.theta).collect();
-    let started = Instant::now();
+    let started = Stopwatch::start();
     ranking::fit(&games, &last);
     println!(
-        "The same after 100 more games, from the last fit: {:.2} s",
-        started.elapsed().as_secs_f64()
+        "The same after 100 more games, from the last fit: {}",
+        started.said()
     );
 }

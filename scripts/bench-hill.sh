@@ -11,59 +11,79 @@
 #   4. games per second of a hill of 4 instant bots against a tournament of the same bots
 #      and game (paths, 2 players a game, 10 rounds, 200 games).
 #   bash scripts/bench-hill.sh
+#   VERSIONS=10000 GAMES=10000000 bash scripts/bench-hill.sh   (another hill's size for 1-3;
+#   WORK=DIR keeps the database there, and a database already there is used again)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --quiet
 koth=$PWD/target/release/koth
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+versions=${VERSIONS:-1000}
+games=${GAMES:-1000000}
+if [ -n "${WORK:-}" ]; then
+  work=$WORK
+  mkdir -p "$work"
+else
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+fi
 
-cargo bench --quiet --bench hill
+cargo bench --quiet --bench hill -- --versions="$versions" --games="$games"
 
-# 2. A hill database of 1,000 versions and 1,000,000 games, written directly.
+# 2. A hill database of that many versions and games, written directly.
+if [ ! -f "$work/big/results.sqlite" ]; then
 printf 'game = "tictactoe"\nseed = 1\nsandbox = false\n' > "$work/hill-big.toml"
 "$koth" hill create "$work/hill-big.toml" --dir "$work/big" > /dev/null
-python3 - "$work/big/results.sqlite" <<'PY'
-import random, sqlite3, sys
+python3 - "$work/big/results.sqlite" "$versions" "$games" <<'PY'
+import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
 db.execute("PRAGMA journal_mode = OFF")
 db.execute("PRAGMA synchronous = OFF")
-V, G = 1000, 1_000_000
-rng = random.Random(1)
+db.execute("PRAGMA cache_size = -1000000")
+V, G = int(sys.argv[2]), int(sys.argv[3])
 db.executemany("INSERT INTO bots (id, name, dir, command, build, origin, protocols, hash) VALUES (?, ?, 'versions/x', '[\"true\"]', NULL, 'bench', '{}', 'x')",
                ((v, f"bot{v} v1") for v in range(V)))
-db.executemany("INSERT INTO hill_versions (id, name, version, digest, state, added_at, mu, sigma, games, faulted, counted_from) VALUES (?, ?, 1, 'x', 'active', 0, ?, 1.0, 2000, 0, 0)",
-               ((v, f"bot{v}", 25 + v / 100) for v in range(V)))
-db.executemany("INSERT INTO hill_fit (version, rating, half_width, games, fitted_games) VALUES (?, ?, 20.0, 2000, ?)",
-               ((v, 1000 + v, G) for v in range(V)))
-db.execute("INSERT INTO hill_kings VALUES (999, 100, 0)")
-def games():
-    for g in range(G):
-        yield (g, rng.getrandbits(62))
-db.executemany("INSERT INTO games (idx, seed, state, attempts, wall_ms) VALUES (?, ?, 'done', 1, 5.0)", games())
-def seats():
-    for g in range(G):
-        a = rng.randrange(V); b = (a + rng.randrange(1, 20)) % V
-        yield (g, 0, a); yield (g, 1, b)
-db.executemany("INSERT INTO seats (game, seat, bot) VALUES (?, ?, ?)", seats())
+db.executemany("INSERT INTO hill_versions (id, name, version, digest, state, added_at, mu, sigma, games, faulted, counted_from) VALUES (?, ?, 1, 'x', 'active', 0, ?, 1.0, ?, 0, 0)",
+               ((v, f"bot{v}", 25 + v / 100, 2 * G // V) for v in range(V)))
+db.executemany("INSERT INTO hill_fit (version, rating, half_width, games, fitted_games) VALUES (?, ?, 20.0, ?, ?)",
+               ((v, 1000 + v, 2 * G // V, G) for v in range(V)))
+db.execute("INSERT INTO hill_kings (version, since_game, since) VALUES (?, 100, 0)", (V - 1,))
+db.execute("INSERT INTO hill_outcomes (id, games, alike) VALUES (0, ?, 0)", (G,))
+# The games are made by SQLite itself (its random(), so each run's differ; ten million games
+# through Python took over an hour on this machine), the tables' own indexes built after the
+# rows, as a sort, instead of row by row.
+indexes = db.execute("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL "
+                     "AND tbl_name IN ('games', 'seats', 'results', 'hill_games', 'hill_ratings')").fetchall()
+for name, _ in indexes:
+    db.execute(f"DROP INDEX {name}")
+db.execute("""WITH RECURSIVE n(g) AS (SELECT 0 UNION ALL SELECT g + 1 FROM n WHERE g + 1 < ?)
+              INSERT INTO games (idx, seed, state, attempts, wall_ms)
+              SELECT g, random() & 4611686018427387903, 'done', 1, 5.0 FROM n""", (G,))
+# Two near in id a game, as the hill pairs near ratings.
+db.execute("INSERT INTO seats (game, seat, bot) SELECT idx, 0, abs(random() % ?) FROM games", (V,))
+db.execute("""INSERT INTO seats (game, seat, bot)
+              SELECT game, 1, (bot + 1 + abs(random() % 19)) % ? FROM seats WHERE seat = 0 ORDER BY game""", (V,))
 db.execute("""INSERT INTO results (game, seat, bot, score, status, faults, answers, max_wall_ms, total_wall_ms, near_misses)
-              SELECT game, seat, bot, seat, 'finished', '[]', 5, 1.0, 5.0, 0 FROM seats""")
+              SELECT game, seat, bot, seat, 'finished', '[]', 5, 1.0, 5.0, 0 FROM seats ORDER BY game, seat""")
 db.execute("INSERT INTO hill_games (game, reason, rated, chosen_at) SELECT idx, 'bench', 1, 0 FROM games")
-db.execute("INSERT INTO hill_ratings (game, version, mu, sigma) SELECT game, bot, 25.0 + (game % 100) / 50.0, 1.0 FROM results")
+db.execute("""INSERT INTO hill_ratings (game, version, mu, sigma)
+              SELECT game, bot, 25.0 + (game % 100) / 50.0, 1.0 FROM results ORDER BY game, bot""")
+for _, sql in indexes:
+    db.execute(sql)
 db.commit()
 PY
-python3 - "$koth" "$work/big" <<'PY'
+fi
+python3 - "$koth" "$work/big" "$versions" "$games" <<'PY'
 import statistics, subprocess, sys, time
 times = []
 for _ in range(21):
     start = time.perf_counter()
     subprocess.run([sys.argv[1], "leaderboard", sys.argv[2], "--format", "json"], check=True, stdout=subprocess.DEVNULL)
     times.append((time.perf_counter() - start) * 1000)
-print(f"Leaderboard of a hill of 1,000 versions and 1,000,000 games: median {statistics.median(times):.1f} ms (21 runs, process start included)")
+print(f"Leaderboard of a hill of {int(sys.argv[3]):,} versions and {int(sys.argv[4]):,} games: median {statistics.median(times):.1f} ms (21 runs, process start included)")
 PY
 
 # 3. The hill's pages on that hill: each address asked in turn, the median of its times.
-python3 - "$koth" "$work/big" <<'PY'
+python3 - "$koth" "$work/big" "$versions" "$games" <<'PY'
 import socket, statistics, subprocess, sys, time, urllib.request
 def free_port():
     with socket.socket() as s:
@@ -100,7 +120,7 @@ rows = {
     "/ (the page)": [timed(base + "/") for _ in range(50)],
 }
 server.terminate(); server.wait()
-print("The hill's pages, 1,000 versions and 1,000,000 games (median ms):")
+print(f"The hill's pages, {int(sys.argv[3]):,} versions and {int(sys.argv[4]):,} games (median ms):")
 for what, times in rows.items():
     print(f"  {what}: {statistics.median(times):.1f} ms")
 PY

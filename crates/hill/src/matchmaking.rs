@@ -314,19 +314,13 @@ pub fn choose(
             }
         }
     }
-    let need = |k: usize| -> (f64, String) {
+    // Each version's need of a game, and its terms; the reason is written for the one chosen
+    // only (writing one for each of 10,000 versions cost more than the rest of the choice).
+    let need = |k: usize| -> (f64, Option<[f64; 3]>) {
         let c = &active[k];
         let queued = f64::from(c.queued);
         if c.games + c.queued < tuning.placement_games {
-            return (
-                1000.0 - queued,
-                format!(
-                    "placement game {} of {} for {}",
-                    c.games + c.queued + 1,
-                    tuning.placement_games,
-                    c.label
-                ),
-            );
+            return (1000.0 - queued, None);
         }
         // A gain is at most ½; doubled, it weighs as the other terms.
         let teach = 2.0 * best[k].0;
@@ -338,6 +332,18 @@ pub fn choose(
             .map_or(n, |last| f64::from(next - last.min(next)))
             / (n / players as f64)
             / 4.0;
+        (teach + few + idle - queued, Some([teach, few, idle]))
+    };
+    let reason = |k: usize, terms: Option<[f64; 3]>| -> String {
+        let c = &active[k];
+        let Some([teach, few, idle]) = terms else {
+            return format!(
+                "placement game {} of {} for {}",
+                c.games + c.queued + 1,
+                tuning.placement_games,
+                c.label
+            );
+        };
         let teaching = match active.get(best[k].1) {
             Some(o) => format!(
                 "its order against {} is the most likely to be settled by a game",
@@ -354,15 +360,13 @@ pub fn choose(
             .iter()
             .max_by(|a, b| a.0.total_cmp(&b.0))
             .expect("three terms");
-        (
-            teach + few + idle - queued,
-            format!("{} ({} games, σ {:.2}): {why}", c.label, c.games, c.sigma),
-        )
+        format!("{} ({} games, σ {:.2}): {why}", c.label, c.games, c.sigma)
     };
-    let (focal, (_, focal_reason)) = (0..active.len())
+    let (focal, (_, focal_terms)) = (0..active.len())
         .map(|k| (k, need(k)))
         .max_by(|a, b| a.1.0.total_cmp(&b.1.0).then(b.0.cmp(&a.0)))
         .expect("at least one candidate");
+    let focal_reason = reason(focal, focal_terms);
     let me = &active[focal];
     let focus = if me.games + me.queued < tuning.placement_games {
         (me.sigma / START_SIGMA)
@@ -394,18 +398,18 @@ pub fn choose(
                         .map(|&s| gain(&active[s], &active[o], history, 1.0))
                         .sum::<f64>()
             };
-            let added = |o: usize| {
-                let mut with = seated.clone();
-                with.push(o);
-                let free = players - with.len();
-                with_pairs(o) * pays(&with, free, &absent) - 0.001 * f64::from(active[o].queued)
-            };
+            // The line-up with each candidate in its last seat in turn (one vector for all).
+            let mut with = seated.clone();
+            with.push(usize::MAX);
+            let free = players - with.len();
             let pick = others
                 .iter()
                 .copied()
                 .filter(|o| !seated.contains(o))
                 .fold(None, |best: Option<(usize, f64)>, o| {
-                    let g = added(o);
+                    *with.last_mut().expect("a seat") = o;
+                    let g = with_pairs(o) * pays(&with, free, &absent)
+                        - 0.001 * f64::from(active[o].queued);
                     match best {
                         Some((_, b)) if b >= g => best,
                         _ => Some((o, g)),
