@@ -429,3 +429,86 @@ fn hill_run_games_n_rates_exactly_n_more_games_while_a_worker_plays_beside_it() 
         "each game rated once"
     );
 }
+
+/// A contest on a PostgreSQL hill: closed by hand, its final played by its `hill run` and a
+/// worker on another machine's folder, published once, and exported from the database's files
+/// into an archive that verifies.
+#[test]
+fn a_postgres_hill_s_final_is_played_by_workers_too_and_its_export_verifies() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let url = postgres::database("hill_contest");
+    let file = root.join("hill-final.toml");
+    std::fs::write(
+        &file,
+        "game = \"tictactoe\"\nrounds = 2\nanswer_ms = 2000\nseed = 7\njobs = 1\n\
+         sandbox = false\nplacement_games = 2\n\
+         [contest]\ncloses = \"2099-01-01T00:00:00Z\"\nfinalists = 3\nbudget = 12\n",
+    )
+    .unwrap();
+    succeed(
+        command(root)
+            .args(["hill", "create"])
+            .arg(&file)
+            .args(["--db", &url]),
+    );
+    let name = "final";
+    let bots = [
+        graded(root, "a", "A", 1.0),
+        graded(root, "b", "B", 0.5),
+        graded(root, "c", "C", 0.0),
+    ];
+    succeed(
+        command(root)
+            .args(["hill", "add"])
+            .args(&bots)
+            .args(["--db", &url, name, "--dir"])
+            .arg(root.join("adder")),
+    );
+    let runner = root.join("runner");
+    finished(
+        hill_run(root, &url, name, &runner, 6),
+        Duration::from_secs(180),
+    );
+    let closed = succeed(command(root).args(["contest", "close", name, "--db", &url]));
+    assert!(String::from_utf8_lossy(&closed.stdout).contains("is closed at"));
+    // The worker, with room for three games, beside a run that plays one at a time.
+    let worker = Killed(worker(root, &url, &root.join("w"), 3));
+    let mut run = command(root);
+    run.args(["hill", "run", "--db", &url, name, "--jobs", "1", "--dir"])
+        .arg(&runner)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    finished(run.spawn().unwrap(), Duration::from_secs(300));
+    drop(worker);
+    let status = succeed(command(root).args(["contest", "status", name, "--db", &url]));
+    let status = String::from_utf8_lossy(&status.stdout).into_owned();
+    assert!(status.contains(": published"), "{status}");
+    // Whole rounds of six, every one scored once, some by the worker.
+    let scored = count(
+        &url,
+        name,
+        "SELECT COUNT(*) FROM hill_final f JOIN games g ON g.idx = f.game \
+         WHERE g.state = 'done'",
+    );
+    assert!(scored == 6 || scored == 12, "{scored} final games");
+    let finals: Vec<i64> = played_in(&root.join("w").join(name))
+        .into_iter()
+        .filter(|g| {
+            count(
+                &url,
+                name,
+                &format!("SELECT COUNT(*) FROM hill_final WHERE game = {g}"),
+            ) == 1
+        })
+        .collect();
+    assert!(!finals.is_empty(), "the worker played no final game");
+    let export = root.join("final.tar.gz");
+    succeed(
+        command(root)
+            .args(["contest", "export", name, "--db", &url, "--to"])
+            .arg(&export),
+    );
+    let verified = succeed(command(root).args(["contest", "verify"]).arg(&export));
+    assert!(String::from_utf8_lossy(&verified.stdout).contains("bit for bit"));
+}
