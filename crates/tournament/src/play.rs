@@ -14,6 +14,7 @@ use koth_bot::{BotSpec, BotStatus, Limits, Sandbox, roster, sandbox};
 use koth_game::{Game, MatchResult, MatchSetup, RecordBoards};
 
 use super::schedule::ScheduledGame;
+use super::settings::MatchSettings;
 use super::store::SeatData;
 
 /// What a game task needs, owned, so the task can run on its own.
@@ -32,6 +33,35 @@ pub struct GameParts {
     /// Per seat, the data a learning bot starts from (`None` for a bot that keeps none), as
     /// the store had it when the game was claimed.
     pub data: Vec<Option<Snapshot>>,
+}
+
+impl GameParts {
+    /// What a game of `game` needs, played with `settings` by `bots` in `dir` on the CPUs of
+    /// `claim`, each learning bot starting from its `data`, contained by `sandbox` (the
+    /// settings' own, or one lent more programs).
+    pub fn new(
+        settings: &MatchSettings,
+        game: &'static dyn Game,
+        sandbox: Option<Sandbox>,
+        claim: Claim,
+        dir: PathBuf,
+        data: Vec<Option<Snapshot>>,
+        bots: Vec<BotSpec>,
+    ) -> GameParts {
+        GameParts {
+            game,
+            claim,
+            dir,
+            bots,
+            limits: settings.limits(),
+            rounds: settings.rounds,
+            record_boards: settings.record_boards.unwrap_or_default(),
+            options: settings.options.clone(),
+            sandbox,
+            keep_working_copies: settings.keep_working_copies,
+            data,
+        }
+    }
 }
 
 /// Plays one game from a clean folder. `Err` is a harness fault: the game's own error, a panic
