@@ -18,7 +18,7 @@ use koth::cli::MatchArgs;
 use koth::game::together::{RoundGame, Table, TogetherRules, play_together};
 use koth::game::{
     BoxFuture, Game, GameCommand, MatchResult, MatchSetup, Ranking, Replay, ReplayAt,
-    ReplayOptions, RoundPoints, play_placed, write_results,
+    ReplayOptions, RoundPoints, play_placed,
 };
 use koth::replay::kit;
 use koth::replay::tui::story::{self, Story};
@@ -132,7 +132,7 @@ async fn play(setup: &MatchSetup) -> anyhow::Result<MatchResult> {
         "armies": rounds.armies,
         "points": rounds.points,
     });
-    write_results(&setup.log_dir, &results)?;
+    setup.write_results(&results)?;
     Ok(result)
 }
 

@@ -172,7 +172,7 @@ proptest! {
     ) {
         let path = Path::new("t.toml");
         if let Ok(config) = Config::parse(&lossy(&text), path) {
-            let _ = (config.limits(), config.jobs(), config.name(path), config.build_limit());
+            let _ = (config.settings.limits(), config.settings.jobs(), config.settings.name(path), config.settings.build_limit());
         }
     }
 

@@ -18,10 +18,11 @@ fn parse(text: &str) -> anyhow::Result<Config> {
 #[test]
 fn a_minimal_file_takes_the_defaults() {
     let config = parse("game = \"paths\"\nbots_dir = \"bots\"\ngames = 3\n").unwrap();
-    assert_eq!(config.limits().answer, Duration::from_secs(1));
-    assert_eq!(config.limits().clock, Clock::Wall);
+    assert_eq!(config.settings.limits().answer, Duration::from_secs(1));
+    assert_eq!(config.settings.limits().clock, Clock::Wall);
     assert_eq!(
         config
+            .settings
             .name(Path::new("config/tournament-paths.toml"))
             .unwrap(),
         "paths"
@@ -49,6 +50,7 @@ fn a_name_with_a_format_character_or_too_long_is_refused() {
     }
     let config = parse(base).unwrap();
     let error = config
+        .settings
         .name(Path::new(&format!("{}.toml", "x".repeat(65))))
         .unwrap_err();
     assert!(error.to_string().contains("give a `name`"), "{error}");
@@ -60,7 +62,7 @@ fn the_cpu_clock_gets_a_backstop() {
         parse("game = \"paths\"\nbots_dir = \"b\"\ngames = 1\nanswer_ms = 200\nclock = \"cpu\"\n")
             .unwrap();
     assert_eq!(
-        config.limits().clock,
+        config.settings.limits().clock,
         Clock::Cpu {
             backstop: Duration::from_secs(1)
         }
@@ -95,6 +97,7 @@ fn record_boards_is_a_known_choice_for_a_game_that_records_boards() {
     assert_eq!(
         parse("game = \"ratrace\"\nbots_dir = \"b\"\ngames = 1\n")
             .unwrap()
+            .settings
             .record_boards,
         None
     );
@@ -104,7 +107,7 @@ fn record_boards_is_a_known_choice_for_a_game_that_records_boards() {
         ("all", RecordBoards::All),
     ] {
         let config = parse(&file("ratrace", name)).unwrap();
-        assert_eq!(config.record_boards, Some(record));
+        assert_eq!(config.settings.record_boards, Some(record));
     }
     let unknown = parse(&file("ratrace", "every")).unwrap_err().to_string();
     assert!(

@@ -12,7 +12,7 @@ use koth::cli::MatchArgs;
 use koth::game::together::{RoundGame, Table, TogetherRules, play_together};
 use koth::game::{
     BoxFuture, Game, GameCommand, MatchResult, MatchSetup, Ranking, Replay, ReplayAt,
-    ReplayOptions, play_placed, write_results,
+    ReplayOptions, play_placed,
 };
 use koth::replay::kit;
 use koth::replay::tui::story::{self, Story};
@@ -96,7 +96,7 @@ async fn play(setup: &MatchSetup) -> anyhow::Result<MatchResult> {
     let played = play_together(setup, &options, &RULES, &mut bids).await?;
     let result = played.result(NAME, setup.seed);
     let results = serde_json::json!({ "result": &result, "bids": bids.rounds });
-    write_results(&setup.log_dir, &results)?;
+    setup.write_results(&results)?;
     Ok(result)
 }
 

@@ -6,7 +6,7 @@
 
 use serde::Serialize;
 
-use super::{BotResult, BoxFuture, MatchResult, MatchSetup, RoundProgress, write_results};
+use super::{BotResult, BoxFuture, MatchResult, MatchSetup, RoundProgress};
 use koth_bot::{Restart, Seat, SeatOptions};
 
 /// One game of a duel, as a two-player game plays it.
@@ -115,9 +115,6 @@ pub async fn play_duel<G: OneGame>(
             record,
         })
         .collect();
-    write_results(
-        &setup.log_dir,
-        &serde_json::json!({ "result": &result, "games": games }),
-    )?;
+    setup.write_results(&serde_json::json!({ "result": &result, "games": games }))?;
     Ok(result)
 }

@@ -22,10 +22,9 @@ use std::pin::Pin;
 
 use serde::{Deserialize, Serialize};
 
-pub use result::write_results;
 pub use result::{BotResult, MatchResult, RESULTS_FILE};
 pub use runtime::{play_placed, runtime};
-pub use setup::{MatchSetup, ProgressFn, RecordBoards, RoundProgress};
+pub use setup::{MatchSetup, ProgressFn, RecordBoards, ResultsTo, RoundProgress};
 
 /// How a bot's scores over many matches are averaged on a leaderboard.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,8 +1,5 @@
 //! What a match leaves behind: each bot's score, faults, status and timing.
 
-use std::path::Path;
-
-use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
 use koth_bot::{AnswerStats, BotStatus, Fault, FaultCounts, FaultLog};
@@ -52,11 +49,3 @@ pub struct MatchResult {
 /// the game's name (`"game"` at the top, or the [`MatchResult`]'s under `"result"`), by which
 /// `koth replay` and the dashboard choose the viewer; the rest is the game's own.
 pub const RESULTS_FILE: &str = "results.json";
-
-/// Writes `results` (a [`MatchResult`] under `"result"` with the game's own records beside it)
-/// as the [`RESULTS_FILE`] of `log_dir`, pretty-printed.
-pub fn write_results(log_dir: &Path, results: &impl Serialize) -> anyhow::Result<()> {
-    let path = log_dir.join(RESULTS_FILE);
-    std::fs::write(&path, serde_json::to_string_pretty(results)?)
-        .with_context(|| format!("cannot write {}", path.display()))
-}

@@ -1,9 +1,13 @@
 //! What a game is given to play one match, and what it tells while it plays.
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+
+use anyhow::Context;
 
 use koth_bot::{BotSpec, Limits};
+
+use crate::RESULTS_FILE;
 
 /// Everything a game needs to play one match.
 #[derive(Clone)]
@@ -29,6 +33,19 @@ pub struct MatchSetup {
     /// The game's own options, from a tournament file's `[options]` table (Nim's `heap`);
     /// empty: the game's defaults. [`crate::Game::check_options`] has checked them.
     pub options: toml::Table,
+    /// Where the match's [`RESULTS_FILE`] goes ([`MatchSetup::write_results`]).
+    pub results: ResultsTo,
+}
+
+/// Where a match's [`RESULTS_FILE`] goes: to its folder (a match played alone), or held for
+/// the caller, which adds what only it knows once the game is over (a learning bot's data
+/// faults) and writes it: either way the file is written once, by one owner.
+#[derive(Clone, Default)]
+pub enum ResultsTo {
+    #[default]
+    Folder,
+    /// Held here, as the game wrote it.
+    Held(Arc<Mutex<Option<String>>>),
 }
 
 impl MatchSetup {
@@ -46,6 +63,29 @@ impl MatchSetup {
             cpus: Vec::new(),
             record_boards: RecordBoards::default(),
             options: toml::Table::new(),
+            results: ResultsTo::Folder,
+        }
+    }
+
+    /// Writes `results` (a [`MatchResult`](crate::MatchResult) under `"result"` with the
+    /// game's own records beside it), pretty-printed, as the match's [`RESULTS_FILE`].
+    pub fn write_results(&self, results: &impl serde::Serialize) -> anyhow::Result<()> {
+        self.write_results_text(serde_json::to_string_pretty(results)?)
+    }
+
+    /// Writes `text` as the match's [`RESULTS_FILE`]: into `log_dir`, or held for the caller
+    /// ([`ResultsTo`]).
+    pub fn write_results_text(&self, text: String) -> anyhow::Result<()> {
+        match &self.results {
+            ResultsTo::Folder => {
+                let path = self.log_dir.join(RESULTS_FILE);
+                std::fs::write(&path, text)
+                    .with_context(|| format!("cannot write {}", path.display()))
+            }
+            ResultsTo::Held(held) => {
+                *held.lock().unwrap_or_else(|e| e.into_inner()) = Some(text);
+                Ok(())
+            }
         }
     }
 }

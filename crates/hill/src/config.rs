@@ -1,8 +1,8 @@
-//! The hill file: a tournament file's settings of a game (`game`, `players_per_game`, `rounds`,
-//! `answer_ms`, `exit_ms`, `clock`, `backstop_ms`, `sandbox`, `memory_mb`, `file_mb`,
-//! `build_timeout_s`, `record_boards`, `live_delay_s`, `seed`, `jobs`, `answer_fuel`,
-//! `exit_fuel`, `wasm_only`, `languages`),
-//! checked by the tournament's own [`Config`], and the hill's own keys:
+//! The hill file: the match settings a tournament file takes too ([`MatchSettings`]: `game`,
+//! `players_per_game`, `rounds`, `answer_ms`, `exit_ms`, `clock`, `backstop_ms`, `sandbox`,
+//! `memory_mb`, `file_mb`, `build_timeout_s`, `record_boards`, `live_delay_s`, `seed`, `jobs`,
+//! `answer_fuel`, `exit_fuel`, `wasm_only`, `languages`, …), read and checked by the same code,
+//! and the hill's own keys:
 //!
 //! ```toml
 //! name = "ttt"               # the hill's name; absent = the file's name without `hill-`
@@ -44,14 +44,13 @@ use std::path::Path;
 use anyhow::bail;
 use serde::Deserialize;
 
-use koth_tournament::config::Config;
+use koth_tournament::settings::{self, MatchSettings};
 
 use super::contest::{Contest, ContestKeys};
 use super::matchmaking::Tuning;
 
-/// The hill's own keys.
+/// The hill's own keys (the file's keys are checked before it is read).
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
 struct HillKeys {
     min_players: Option<usize>,
     placement_games: Option<u32>,
@@ -146,8 +145,8 @@ impl Submissions {
 /// A parsed hill file.
 #[derive(Debug, Clone)]
 pub struct HillConfig {
-    /// The game's settings, as a tournament file holds them.
-    pub game: Config,
+    /// The match settings, as a tournament file holds them.
+    pub game: MatchSettings,
     /// The fewest seats a game of the hill has (`min_players`); none: the fewest the game
     /// takes. No game is seated below it: a new hill waits until that many versions are active.
     pub min_players: Option<usize>,
@@ -176,7 +175,7 @@ const HILL_KEYS: [&str; 7] = [
     "submissions",
     "contest",
 ];
-/// Keys of a tournament file a hill has no use for.
+/// Keys of a tournament file (its lineup) a hill has no use for.
 const NOT_FOR_A_HILL: [(&str, &str); 6] = [
     ("bots", "bots join a hill with `koth hill add`"),
     ("bots_file", "bots join a hill with `koth hill add`"),
@@ -197,12 +196,12 @@ impl HillConfig {
     /// Reads a hill file's text; every error names the file and the key.
     pub fn parse(text: &str, path: &Path) -> anyhow::Result<HillConfig> {
         let named = |e: anyhow::Error| anyhow::anyhow!("{}: {e}", path.display());
-        let mut table: toml::Table = toml::from_str(text)
-            .map_err(|e| anyhow::anyhow!("{}: {}", path.display(), e.to_string().trim_end()))?;
-        // Each key checked against the file itself, so a refusal names its own line (the
-        // game's keys are read below by the tournament's `Config`, from a copy).
-        let keys = toml::de::DeTable::parse(text)
-            .map_err(|e| anyhow::anyhow!("{}: {}", path.display(), e.to_string().trim_end()))?;
+        let toml_error = |e: toml::de::Error| {
+            anyhow::anyhow!("{}: {}", path.display(), e.to_string().trim_end())
+        };
+        // Each key checked against the file itself, so a refusal names its own line; each part
+        // is then read from the whole text, passing over the other part's keys.
+        let keys = toml::de::DeTable::parse(text).map_err(toml_error)?;
         for (key, _) in keys.get_ref().iter() {
             let key_name: &str = key.get_ref();
             let line = text[..key.span().start].matches('\n').count() + 1;
@@ -210,11 +209,9 @@ impl HillConfig {
             if let Some((_, why)) = NOT_FOR_A_HILL.iter().find(|(k, _)| *k == key_name) {
                 return Err(at(format!("`{key_name}` is not a hill key: {why}")));
             }
-            if !HILL_KEYS.contains(&key_name) && !koth_tournament::config::KEYS.contains(&key_name)
-            {
-                let taken: Vec<&str> = koth_tournament::config::KEYS
+            if !HILL_KEYS.contains(&key_name) && !settings::KEYS.contains(&key_name) {
+                let taken: Vec<&str> = settings::KEYS
                     .iter()
-                    .filter(|k| !NOT_FOR_A_HILL.iter().any(|(not, _)| not == *k))
                     .chain(HILL_KEYS.iter())
                     .copied()
                     .collect();
@@ -225,20 +222,9 @@ impl HillConfig {
                 )));
             }
         }
-        let mut hill = toml::Table::new();
-        for key in HILL_KEYS {
-            if let Some(value) = table.remove(key) {
-                hill.insert(key.into(), value);
-            }
-        }
-        let keys: HillKeys = hill
-            .try_into()
-            .map_err(|e: toml::de::Error| named(anyhow::anyhow!("{}", e.message())))?;
-        // The game's settings are a tournament's, checked by the same code: a bot list and a
-        // count are all a hill does not have.
-        table.insert("bots".into(), toml::Value::Array(vec![]));
-        table.insert("games".into(), toml::Value::Integer(1));
-        let game = Config::parse(&toml::to_string(&table)?, path)?;
+        let keys: HillKeys = toml::from_str(text).map_err(toml_error)?;
+        let game = MatchSettings::read(text).map_err(toml_error)?;
+        game.check().map_err(named)?;
         let config = HillConfig {
             min_players: keys.min_players,
             tuning: Tuning {

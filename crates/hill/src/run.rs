@@ -577,19 +577,15 @@ fn parts(
     claim: Claim,
 ) -> anyhow::Result<GameParts> {
     let config = &hill.config.game;
-    Ok(GameParts {
-        game: config.game()?,
+    Ok(GameParts::new(
+        config,
+        config.game()?,
+        config.sandbox(),
         claim,
-        dir: koth_tournament::store::game_dir(&hill.dir, game.index),
-        data: hill.store.data_of(&seats, &game.seats)?,
-        bots: seats,
-        limits: config.limits(),
-        rounds: config.rounds,
-        record_boards: config.record_boards.unwrap_or_default(),
-        options: config.options.clone(),
-        sandbox: config.sandbox(),
-        keep_working_copies: config.keep_working_copies,
-    })
+        koth_tournament::store::game_dir(&hill.dir, game.index),
+        hill.store.data_of(&seats, &game.seats)?,
+        seats,
+    ))
 }
 
 /// The refit, on a thread of its own with its own connection: whenever games were recorded

@@ -412,33 +412,35 @@ fn validate_at(
             ..seat
         })
         .collect();
+    let dir = match at {
+        Some(players) => hill
+            .dir
+            .join("validation")
+            .join(digest)
+            .join(format!("{players}-seats")),
+        None => hill.dir.join("validation").join(digest),
+    };
+    // A learning bot's copies validate from empty folders; what they leave is not kept.
+    let data = seats
+        .iter()
+        .map(|seat| seat.data.map(|_| koth_bot::data::Snapshot::empty()))
+        .collect();
+    let claim = Claim::unpinned("a validation game".into());
     let parts = GameParts {
-        game: config.game()?,
-        claim: Claim::unpinned("a validation game".into()),
-        dir: match at {
-            Some(players) => hill
-                .dir
-                .join("validation")
-                .join(digest)
-                .join(format!("{players}-seats")),
-            None => hill.dir.join("validation").join(digest),
-        },
-        // A learning bot's copies validate from empty folders; what they leave is not kept.
-        data: seats
-            .iter()
-            .map(|seat| seat.data.map(|_| koth_bot::data::Snapshot::empty()))
-            .collect(),
-        bots: seats,
-        limits: config.limits(),
         rounds: Some(
             config
                 .rounds
                 .map_or(VALIDATION_ROUNDS, |r| r.min(VALIDATION_ROUNDS)),
         ),
-        record_boards: config.record_boards.unwrap_or_default(),
-        options: config.options.clone(),
-        sandbox: config.sandbox(),
-        keep_working_copies: config.keep_working_copies,
+        ..GameParts::new(
+            config,
+            config.game()?,
+            config.sandbox(),
+            claim,
+            dir,
+            data,
+            seats,
+        )
     };
     let game = ScheduledGame {
         index: 0,

@@ -2,6 +2,7 @@
 //! every result kept in SQLite so that a stopped tournament resumes where it was.
 //!
 //! - [`config`]: the tournament file.
+//! - [`settings`]: the match settings a tournament file and a hill file both take.
 //! - [`schedule`]: which bots play which game with which seed, fixed up front by the master seed.
 //! - [`gauntlet`]: one challenger against each opponent, its score against each and the
 //!   sequential test that stops an opponent's games once the result is clear.
@@ -23,6 +24,7 @@ pub mod play;
 mod policy;
 pub mod runner;
 pub mod schedule;
+pub mod settings;
 pub mod shared;
 pub mod store;
 pub mod worker;
@@ -35,8 +37,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 use koth_bot::BotStatus;
 use koth_bot::cpu::Claim;
 use koth_bot::text;
-use koth_bot::{BotSpec, Limits, Sandbox, build, sandbox};
-use koth_game::{Average, BotResult, Game, MatchResult, Ranking, RecordBoards};
+use koth_bot::{BotSpec, Sandbox, build, sandbox};
+use koth_game::{Average, BotResult, Game, MatchResult, Ranking};
 
 use config::Config;
 use gauntlet::{Gauntlet, SprtConfig, Verdict};
@@ -45,6 +47,7 @@ use lock::FolderLock;
 use play::GameParts;
 use policy::{Points, TournamentPolicy};
 use schedule::ScheduledGame;
+use settings::MatchSettings;
 use shared::{prepare_copy, relative_to};
 use store::{Claimant, Store, StoredResult};
 
@@ -80,18 +83,11 @@ pub(crate) struct Tournament {
     pub seed: u64,
     game: &'static dyn Game,
     bots: Vec<BotSpec>,
-    limits: Limits,
-    rounds: Option<u32>,
-    /// Which boards a game that records boards one by one keeps (the file's `record_boards`).
-    record_boards: RecordBoards,
-    /// The game's own options (the file's `[options]`).
-    options: toml::Table,
+    /// What every game is played with: the file's match settings.
+    settings: MatchSettings,
     jobs: usize,
     /// How bots are contained; `None` when the file says `sandbox = false`.
     sandbox: Option<Sandbox>,
-    /// Whether a game's working copies of its bots stay in its folder once it is recorded (the
-    /// file's `keep_working_copies`).
-    keep_working_copies: bool,
     store: Store,
     /// Bots this koth does not play (a worker whose copy is not the one submitted, or whose
     /// build failed): their games are left to other workers.
@@ -122,23 +118,23 @@ impl Plan {
         let config = Config::load(file)?;
         let base = file.parent().unwrap_or(Path::new("."));
         let bots = config.load_bots(base, file)?;
-        if config.sandbox().is_some() {
+        if config.settings.sandbox().is_some() {
             sandbox::check_available()?;
         }
-        let name = config.name(file)?;
-        let seed = koth_game::seed::choose(seed.or(config.seed));
-        let per_game = config.players_per_game.unwrap_or(bots.len());
-        let games = match config.challenger {
-            Some(_) => gauntlet::schedule(bots.len() - 1, config.games, seed),
-            None => schedule::schedule(bots.len(), per_game, config.games, seed),
+        let name = config.settings.name(file)?;
+        let seed = koth_game::seed::choose(seed.or(config.settings.seed));
+        let per_game = config.settings.players_per_game.unwrap_or(bots.len());
+        let games = match config.lineup.challenger {
+            Some(_) => gauntlet::schedule(bots.len() - 1, config.lineup.games, seed),
+            None => schedule::schedule(bots.len(), per_game, config.lineup.games, seed),
         };
         let mut meta = vec![
             ("name", name.clone()),
-            ("game", config.game.clone()),
+            ("game", config.settings.game.clone()),
             ("seed", seed.to_string()),
             (
                 SANDBOX_META,
-                if config.sandbox().is_some() {
+                if config.settings.sandbox().is_some() {
                     "on"
                 } else {
                     "off"
@@ -146,10 +142,10 @@ impl Plan {
                 .into(),
             ),
         ];
-        if config.challenger.is_some() {
-            meta.push((GAUNTLET_META, serde_json::to_string(&config.sprt)?));
+        if config.lineup.challenger.is_some() {
+            meta.push((GAUNTLET_META, serde_json::to_string(&config.lineup.sprt)?));
         }
-        if let Some(delay) = config.live_delay_s {
+        if let Some(delay) = config.settings.live_delay_s {
             meta.push((store::LIVE_DELAY_META, delay.to_string()));
         }
         Ok(Plan {
@@ -195,7 +191,11 @@ impl Tournament {
         }
         let sandbox = plan.config.sandbox_for(&plan.bots);
         let store = (|| {
-            let built = build::prepare(&plan.bots, plan.config.build_limit(), sandbox.as_ref())?;
+            let built = build::prepare(
+                &plan.bots,
+                plan.config.settings.build_limit(),
+                sandbox.as_ref(),
+            )?;
             std::fs::create_dir_all(dir.join("games")).with_context(|| {
                 format!("cannot create the tournament folder {}", dir.display())
             })?;
@@ -211,7 +211,7 @@ impl Tournament {
                 let _ = std::fs::remove_dir_all(created);
             }
         })?;
-        let jobs = plan.config.jobs();
+        let jobs = plan.config.settings.jobs();
         Tournament::assemble(&plan.config, store, built, vec![], dir, jobs, Some(lock))
     }
 
@@ -251,7 +251,7 @@ impl Tournament {
         if sandbox.is_some() {
             sandbox::check_available()?;
         }
-        let built = build::prepare(&playing, config.build_limit(), sandbox.as_ref())?;
+        let built = build::prepare(&playing, config.settings.build_limit(), sandbox.as_ref())?;
         // The games are played by the bots as built: a contained bot from its build copy.
         for bot in built {
             if let Some(entry) = bots.iter_mut().find(|b| b.name == bot.name) {
@@ -267,7 +267,7 @@ impl Tournament {
             bots,
             vec![],
             dir.to_path_buf(),
-            config.jobs(),
+            config.settings.jobs(),
             Some(lock),
         )
     }
@@ -310,7 +310,7 @@ impl Tournament {
             .meta(FILE_META)?
             .with_context(|| format!("{} has no tournament file", store.location()))?;
         let config = Config::parse(&text, Path::new(&format!("{}'s file", store.location())))?;
-        if config.sandbox().is_some() {
+        if config.settings.sandbox().is_some() {
             sandbox::check_available()?;
         }
         let hashes = store.bot_hashes()?;
@@ -332,7 +332,7 @@ impl Tournament {
                 }
             }
         }
-        let jobs = jobs.unwrap_or_else(|| config.jobs());
+        let jobs = jobs.unwrap_or_else(|| config.settings.jobs());
         Tournament::assemble(
             &config,
             store,
@@ -359,7 +359,7 @@ impl Tournament {
             }
         }
         for bot in &mut bots {
-            bot.data = config.data_for(bot.data);
+            bot.data = config.settings.data_for(bot.data);
         }
         let seed = store
             .meta("seed")?
@@ -370,15 +370,11 @@ impl Tournament {
             dir,
             name: store.meta("name")?.unwrap_or_default(),
             seed,
-            game: config.game()?,
+            game: config.settings.game()?,
             start_failures: store.start_failures()?,
             gauntlet: gauntlet_of(&store, &store.results()?)?,
             bots,
-            limits: config.limits(),
-            rounds: config.rounds,
-            record_boards: config.record_boards.unwrap_or_default(),
-            keep_working_copies: config.keep_working_copies,
-            options: config.options.clone(),
+            settings: config.settings.clone(),
             jobs,
             sandbox,
             store,
@@ -564,19 +560,15 @@ impl Tournament {
 
     fn setup_parts(&self, game: &ScheduledGame, claim: Claim) -> anyhow::Result<GameParts> {
         let bots: Vec<BotSpec> = game.seats.iter().map(|&b| self.bots[b].clone()).collect();
-        Ok(GameParts {
-            game: self.game,
+        Ok(GameParts::new(
+            &self.settings,
+            self.game,
+            self.sandbox.clone(),
             claim,
-            dir: store::game_dir(&self.dir, game.index),
-            data: self.store.data_of(&bots, &game.seats)?,
+            store::game_dir(&self.dir, game.index),
+            self.store.data_of(&bots, &game.seats)?,
             bots,
-            limits: self.limits,
-            rounds: self.rounds,
-            record_boards: self.record_boards,
-            options: self.options.clone(),
-            sandbox: self.sandbox.clone(),
-            keep_working_copies: self.keep_working_copies,
-        })
+        ))
     }
 }
 

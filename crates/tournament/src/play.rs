@@ -4,6 +4,7 @@
 
 use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use futures::FutureExt;
@@ -11,9 +12,10 @@ use futures::FutureExt;
 use koth_bot::cpu::Claim;
 use koth_bot::data::{DATA_FOLDER, DataCap, Snapshot};
 use koth_bot::{BotSpec, BotStatus, Limits, Sandbox, roster, sandbox};
-use koth_game::{Game, MatchResult, MatchSetup, RecordBoards};
+use koth_game::{Game, MatchResult, MatchSetup, RecordBoards, ResultsTo};
 
 use super::schedule::ScheduledGame;
+use super::settings::MatchSettings;
 use super::store::SeatData;
 
 /// What a game task needs, owned, so the task can run on its own.
@@ -32,6 +34,35 @@ pub struct GameParts {
     /// Per seat, the data a learning bot starts from (`None` for a bot that keeps none), as
     /// the store had it when the game was claimed.
     pub data: Vec<Option<Snapshot>>,
+}
+
+impl GameParts {
+    /// What a game of `game` needs, played with `settings` by `bots` in `dir` on the CPUs of
+    /// `claim`, each learning bot starting from its `data`, contained by `sandbox` (the
+    /// settings' own, or one lent more programs).
+    pub fn new(
+        settings: &MatchSettings,
+        game: &'static dyn Game,
+        sandbox: Option<Sandbox>,
+        claim: Claim,
+        dir: PathBuf,
+        data: Vec<Option<Snapshot>>,
+        bots: Vec<BotSpec>,
+    ) -> GameParts {
+        GameParts {
+            game,
+            claim,
+            dir,
+            bots,
+            limits: settings.limits(),
+            rounds: settings.rounds,
+            record_boards: settings.record_boards.unwrap_or_default(),
+            options: settings.options.clone(),
+            sandbox,
+            keep_working_copies: settings.keep_working_copies,
+            data,
+        }
+    }
 }
 
 /// Plays one game from a clean folder. `Err` is a harness fault: the game's own error, a panic
@@ -55,11 +86,13 @@ pub async fn play_one(parts: GameParts, game: ScheduledGame, attempt: u32) -> Ga
         .await
         .map_err(|e| format!("preparing the game's folder panicked: {e}"))??;
         let played_bots = bots.clone();
+        let held = Arc::new(Mutex::new(None));
         let setup = MatchSetup {
             rounds: parts.rounds,
             cpus: parts.claim.cpus().to_vec(),
             record_boards: parts.record_boards,
             options: parts.options,
+            results: ResultsTo::Held(held.clone()),
             ..MatchSetup::new(bots, game.seed, parts.dir.clone(), parts.limits)
         };
         let played = AssertUnwindSafe(parts.game.play(&setup))
@@ -83,32 +116,25 @@ pub async fn play_one(parts: GameParts, game: ScheduledGame, attempt: u32) -> Ga
             let copies = parts.dir.join(koth_bot::roster::WORKING_COPIES);
             let _ = tokio::task::spawn_blocking(move || std::fs::remove_dir_all(copies)).await;
         }
-        let mut result = match played {
-            Ok(Ok(result)) => result,
-            Ok(Err(err)) => return Err(format!("{err:#}")),
-            Err(panic) => return Err(format!("the game panicked: {}", panic_message(&*panic))),
-        };
-        // A time-out koth caused by keeping the bot from the CPU must not count against it.
-        if let Some(bot) = result.bots.iter().find(|b| b.timing.starved_timeouts > 0) {
-            return Err(format!(
-                "{:?} timed out {} time(s) while other programs kept it or koth from the CPU \
-                 (koth's fault, not the bot's)",
-                bot.name, bot.timing.starved_timeouts
-            ));
+        let mut data_faults = false;
+        let outcome = checked(played, &game).map(|mut result| {
+            let before = fault_count(&result);
+            let data = seat_data(&game, &parts.data, left, &mut result);
+            data_faults = fault_count(&result) != before;
+            (result, data)
+        });
+        // The results file, written once: as the game wrote it, with its learning bots' data
+        // faults where they added some.
+        let written = held.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(mut text) = written {
+            if let (Ok((result, _)), true) = (&outcome, data_faults) {
+                text = with_data_faults(&parts.dir, text, result)?;
+            }
+            let path = parts.dir.join(koth_game::RESULTS_FILE);
+            std::fs::write(&path, text)
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         }
-        if result.bots.len() != game.seats.len() {
-            return Err(format!(
-                "the game returned {} results for {} bots",
-                result.bots.len(),
-                game.seats.len()
-            ));
-        }
-        let before = result.bots.iter().map(|b| b.faults.len()).sum::<usize>();
-        let data = seat_data(&game, &parts.data, left, &mut result);
-        if result.bots.iter().map(|b| b.faults.len()).sum::<usize>() != before {
-            record_data_faults(&parts.dir, &result)?;
-        }
-        Ok((result, data))
+        outcome
     }
     .await;
     GameReport {
@@ -118,6 +144,39 @@ pub async fn play_one(parts: GameParts, game: ScheduledGame, attempt: u32) -> Ga
         outcome,
         elapsed: started.elapsed(),
     }
+}
+
+/// The game's result, or why it is a harness fault: the game's own error or panic, a bot kept
+/// from the CPU by koth, or a result that does not fit the seats.
+fn checked(
+    played: std::thread::Result<anyhow::Result<MatchResult>>,
+    game: &ScheduledGame,
+) -> Result<MatchResult, String> {
+    let result = match played {
+        Ok(Ok(result)) => result,
+        Ok(Err(err)) => return Err(format!("{err:#}")),
+        Err(panic) => return Err(format!("the game panicked: {}", panic_message(&*panic))),
+    };
+    // A time-out koth caused by keeping the bot from the CPU must not count against it.
+    if let Some(bot) = result.bots.iter().find(|b| b.timing.starved_timeouts > 0) {
+        return Err(format!(
+            "{:?} timed out {} time(s) while other programs kept it or koth from the CPU \
+             (koth's fault, not the bot's)",
+            bot.name, bot.timing.starved_timeouts
+        ));
+    }
+    if result.bots.len() != game.seats.len() {
+        return Err(format!(
+            "the game returned {} results for {} bots",
+            result.bots.len(),
+            game.seats.len()
+        ));
+    }
+    Ok(result)
+}
+
+fn fault_count(result: &MatchResult) -> usize {
+    result.bots.iter().map(|b| b.faults.len()).sum()
 }
 
 /// Fills each learning bot's `data/` in its working copy with the data it starts from, and
@@ -179,22 +238,19 @@ fn keep_data(bots: &[BotSpec], left: &[Option<Result<Snapshot, String>>]) {
     }
 }
 
-/// Puts `result`, with the faults its learning bots' data added, in place of the one the game
-/// wrote under `"result"` in its `results.json` in `dir`, so that the game's record and its
+/// The results file `text` the game wrote in `dir`, with `result` (the faults its learning
+/// bots' data added) in place of the one under `"result"`, so that the game's record and its
 /// viewers tell them too.
-fn record_data_faults(dir: &Path, result: &MatchResult) -> Result<(), String> {
-    let path = dir.join(koth_game::RESULTS_FILE);
-    let Ok(text) = std::fs::read_to_string(&path) else {
-        return Ok(());
+fn with_data_faults(dir: &Path, text: String, result: &MatchResult) -> Result<String, String> {
+    let mut written: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+        let path = dir.join(koth_game::RESULTS_FILE);
+        format!("{} is damaged: {e}", path.display())
+    })?;
+    let Some(slot) = written.get_mut("result") else {
+        return Ok(text);
     };
-    let mut written: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| format!("{} is damaged: {e}", path.display()))?;
-    if let Some(slot) = written.get_mut("result") {
-        *slot = serde_json::to_value(result).map_err(|e| e.to_string())?;
-        let text = serde_json::to_string_pretty(&written).map_err(|e| e.to_string())?;
-        std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    }
-    Ok(())
+    *slot = serde_json::to_value(result).map_err(|e| e.to_string())?;
+    serde_json::to_string_pretty(&written).map_err(|e| e.to_string())
 }
 
 /// How the note of a learning bot's data begins when its folder held what data may not (over

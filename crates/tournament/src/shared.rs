@@ -61,8 +61,8 @@ pub(crate) fn prepare_copy(
     };
     let built = koth_bot::build::prepare(
         std::slice::from_ref(&built),
-        config.build_limit(),
-        config.sandbox().as_ref(),
+        config.settings.build_limit(),
+        config.settings.sandbox().as_ref(),
     )?;
     Ok(built[0].dir.clone())
 }

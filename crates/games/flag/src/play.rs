@@ -156,7 +156,7 @@ impl Flag {
             )],
         };
         let json = serde_json::json!({ "result": &result, "levels": &results });
-        koth_game::write_results(&setup.log_dir, &json)?;
+        setup.write_results(&json)?;
         Ok((result, results))
     }
 }

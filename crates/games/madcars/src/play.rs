@@ -309,7 +309,7 @@ pub(crate) async fn play(
         "tick_cap_reached": game.tick_cap_reached,
         "result": &result,
     });
-    koth_game::write_results(&setup.log_dir, &json)?;
+    setup.write_results(&json)?;
     Ok((result, game))
 }
 

@@ -371,7 +371,7 @@ pub(crate) async fn play_match(
         bots,
     };
     let json = serde_json::json!({ "result": &result, "games": &summaries });
-    koth_game::write_results(&setup.log_dir, &json)?;
+    setup.write_results(&json)?;
     Ok(Played {
         result,
         tallies,

@@ -109,10 +109,10 @@ pub(crate) struct Results {
 }
 
 impl Results {
-    pub(crate) fn write(&self, path: &Path) -> anyhow::Result<()> {
+    /// The text of the match's results file.
+    pub(crate) fn text(&self) -> anyhow::Result<String> {
         let text = serde_json::to_string_pretty(self).context("cannot serialize the results")?;
-        std::fs::write(path, text + "\n")
-            .with_context(|| format!("cannot write {}", path.display()))
+        Ok(text + "\n")
     }
 }
 

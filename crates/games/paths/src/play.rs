@@ -102,7 +102,7 @@ pub(crate) async fn play(setup: &MatchSetup) -> anyhow::Result<(MatchResult, Res
         faults: faults.kept().to_vec(),
         fault_counts: names.iter().map(|name| faults.counts(name)).collect(),
     };
-    results.write(&setup.log_dir.join(koth_game::RESULTS_FILE))?;
+    setup.write_results_text(results.text()?)?;
     let match_result = MatchResult {
         game: "paths".into(),
         seed: setup.seed,

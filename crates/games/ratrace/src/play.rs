@@ -283,7 +283,7 @@ pub(crate) fn play(
         "recorded": &played.recorded,
         "boards": &records,
     });
-    koth_game::write_results(&setup.log_dir, &json)?;
+    setup.write_results(&json)?;
     Ok(Match {
         result,
         records,
