@@ -18,7 +18,7 @@ use crate::support::tournament::{koth, query, succeed};
 
 /// Seconds from the field's being in to the close: time for a stranger's upload to be built
 /// and validated, and for ranked games.
-const CLOSE_S: u64 = 40;
+const CLOSE_S: u64 = 60;
 
 /// Stops `run` as Ctrl-C does, and waits for it.
 fn interrupt(run: crate::dashboard::Killed) {

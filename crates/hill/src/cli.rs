@@ -476,7 +476,12 @@ pub fn run(args: Args, server: Server) -> anyhow::Result<()> {
         }
         Command::Retire { name, hill } => {
             let hill = hill.open(None)?;
-            super::contest::refuse_if_frozen(&hill, &name, "retiring it")?;
+            super::contest::refuse_if_frozen(
+                hill.config.contest.as_ref(),
+                &hill.store,
+                &name,
+                "retiring it",
+            )?;
             store::change_active(hill.store.connection(), &name, Change::Retire)?;
             println!("{name:?} is retired: no longer scheduled, its games kept");
             Ok(())
@@ -505,7 +510,12 @@ pub fn run(args: Args, server: Server) -> anyhow::Result<()> {
         } => super::submit::data(&name, &to, &token, out.as_deref()),
         Command::WipeData { name, hill } => {
             let hill = hill.open(None)?;
-            super::contest::refuse_if_frozen(&hill, &name, "wiping its data")?;
+            super::contest::refuse_if_frozen(
+                hill.config.contest.as_ref(),
+                &hill.store,
+                &name,
+                "wiping its data",
+            )?;
             println!("{}", super::data::wipe(&hill.store, &name)?);
             Ok(())
         }

@@ -43,10 +43,11 @@ use std::path::Path;
 
 use anyhow::bail;
 use serde::Deserialize;
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
 
 use koth_tournament::settings::{self, MatchSettings};
 
-use super::contest::{Contest, ContestKeys};
 use super::matchmaking::Tuning;
 
 /// The hill's own keys (the file's keys are checked before it is read).
@@ -337,5 +338,76 @@ impl HillConfig {
         } else {
             vec![fewest, most]
         }
+    }
+}
+
+/// A hill file's `[contest]`, checked.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Contest {
+    /// When submissions close, in unix seconds.
+    pub closes: i64,
+    pub finalists: usize,
+    pub budget: u32,
+}
+
+/// `[contest]` as the file writes it: `closes` a TOML datetime or an RFC 3339 string.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ContestKeys {
+    closes: toml::Value,
+    finalists: usize,
+    budget: u32,
+}
+
+impl ContestKeys {
+    /// The contest, its keys checked alone (`seats`: the most a game of the hill seats, the
+    /// fewest it may).
+    pub(crate) fn check(&self, seats: usize, fewest: usize) -> anyhow::Result<Contest> {
+        let text = match &self.closes {
+            toml::Value::String(text) => text.clone(),
+            toml::Value::Datetime(when) => when.to_string(),
+            other => bail!(
+                "`contest.closes` = {other}: give a UTC time, as RFC 3339 \
+                 (closes = \"2026-12-01T18:00:00Z\")"
+            ),
+        };
+        let closes = OffsetDateTime::parse(&text, &Rfc3339).map_err(|e| {
+            anyhow::anyhow!(
+                "`contest.closes` = {text:?}: {e}; give a time with its offset, as RFC 3339 \
+                 (closes = \"2026-12-01T18:00:00Z\")"
+            )
+        })?;
+        let finalists = self.finalists;
+        if !(2..=256).contains(&finalists) {
+            bail!("`contest.finalists` = {finalists}: give 2 to 256");
+        }
+        let at_table = seats.min(finalists);
+        if at_table < fewest {
+            bail!(
+                "`contest.finalists` = {finalists}: a game of this hill seats at least {fewest}, \
+                 so a final needs that many finalists"
+            );
+        }
+        let Some(round) =
+            super::contest::schedule::round_size(finalists, at_table).filter(|&n| n <= 100_000)
+        else {
+            bail!(
+                "`contest.finalists` = {finalists} at tables of {at_table}: a balanced round of \
+                 the final (every table, every seat) would pass 100000 games; give fewer"
+            );
+        };
+        if self.budget < round {
+            bail!(
+                "`contest.budget` = {}: one balanced round of the final is {round} games \
+                 ({finalists} finalists, {at_table} a game: every table once with every seat \
+                 taken by each); give at least {round}",
+                self.budget
+            );
+        }
+        Ok(Contest {
+            closes: closes.unix_timestamp(),
+            finalists,
+            budget: self.budget,
+        })
     }
 }

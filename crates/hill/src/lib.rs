@@ -9,7 +9,9 @@
 //! - [`fit`]: the order-independent ranking, Bradley–Terry with draws / Plackett–Luce (pure).
 //! - [`store`]: the hill's tables beside a tournament's in the same database.
 //! - [`run`]: the loop that plays the hill's games with the tournament's runner; as `hill run`
-//!   it also keeps the queue filled, rates each game once, and refits off the games' path.
+//!   it also keeps the queue filled and rates each game once.
+//! - [`refit`]: the displayed ranking fitted again, off the games' path.
+//! - [`contest`]: a contest's close, frozen field, final and published result.
 //! - [`files`]: a shared hill's version folders, through its database by digest.
 //! - [`worker`]: how `koth worker` joins a shared hill, to play only.
 //! - [`board`]: the hill's leaderboard and status.
@@ -45,6 +47,7 @@ pub(crate) mod files;
 pub mod logs;
 pub mod matchmaking;
 pub mod records;
+pub(crate) mod refit;
 pub(crate) mod run;
 pub(crate) mod store;
 pub mod submissions;

@@ -8,9 +8,7 @@
 //! attempts); its rating once (marked rated in the rating's own transaction).
 
 use std::collections::HashMap;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::time::{Duration, Instant};
+use std::sync::atomic::Ordering;
 
 use anyhow::Context;
 
@@ -26,13 +24,11 @@ use koth_tournament::store::{Claimant, Store};
 use super::board::Waiting;
 use super::contest;
 use super::matchmaking::{self, Candidate};
+use super::refit::Refit;
 use super::store::{self, Version, VersionState};
 use super::versions::{NOT_ITS_COPY, NotItsCopy};
 use super::{Hill, config::HillConfig};
-use koth_ranking::{self as ranking, Entry, Games, Ranking};
-
-/// How often the refit thread looks for new games.
-const REFIT_EVERY: Duration = Duration::from_millis(500);
+use koth_ranking::Ranking;
 
 /// Plays `hill` until koth is stopped, or until `games` more games are rated; `jobs` games at
 /// once (default the file's `jobs`). A hill in a folder is held by its folder's lock, a
@@ -586,154 +582,6 @@ fn parts(
         hill.store.data_of(&seats, &game.seats)?,
         seats,
     ))
-}
-
-/// The refit, on a thread of its own with its own connection: whenever games were recorded
-/// since the last fit, every game of an active version is fitted again and the fit and the
-/// king stored.
-pub(crate) struct Refit {
-    ranking: Ranking,
-    placement_games: u32,
-    recorded: Arc<AtomicU32>,
-    stop: Arc<AtomicBool>,
-    thread: Option<std::thread::JoinHandle<Vec<f64>>>,
-}
-
-impl Refit {
-    fn start(store: Store, ranking: Ranking, placement_games: u32) -> Refit {
-        let recorded = Arc::new(AtomicU32::new(1));
-        let stop = Arc::new(AtomicBool::new(false));
-        let (r, s) = (recorded.clone(), stop.clone());
-        let thread = std::thread::spawn(move || {
-            // Each refit starts from the last one's strengths.
-            let mut last = Vec::new();
-            while !s.load(Ordering::Relaxed) {
-                if r.swap(0, Ordering::Relaxed) > 0 {
-                    let started = Instant::now();
-                    match refit(&store, ranking, placement_games, &mut last) {
-                        Ok(()) => tracing::info!(
-                            ms = started.elapsed().as_secs_f64() * 1000.0,
-                            "refitted"
-                        ),
-                        Err(err) => tracing::warn!("the refit failed: {err:#}"),
-                    }
-                }
-                std::thread::sleep(REFIT_EVERY);
-            }
-            last
-        });
-        Refit {
-            ranking,
-            placement_games,
-            recorded,
-            stop,
-            thread: Some(thread),
-        }
-    }
-
-    /// Stops the thread and fits once more, so the stored fit includes every game recorded.
-    fn stop_and_fit_once(mut self, store: &Store) -> anyhow::Result<()> {
-        self.stop.store(true, Ordering::Relaxed);
-        let mut last = self
-            .thread
-            .take()
-            .and_then(|thread| thread.join().ok())
-            .unwrap_or_default();
-        refit(store, self.ranking, self.placement_games, &mut last)
-    }
-}
-
-/// Fits every game with a current version in it (active or suspended) by the game's
-/// `ranking`, and stores the fit, how sure the first's lead over the runner-up is, and, if it
-/// changed, the king: the table's first ([`ranking::in_order`], the board's own order) once it
-/// has played its `placement_games` ([`ranking::king`]). Starts from
-/// `last`, each version's coordinate at the last fit, and leaves this fit's there.
-pub(crate) fn refit(
-    store: &Store,
-    ranking: Ranking,
-    placement_games: u32,
-    last: &mut Vec<f64>,
-) -> anyhow::Result<()> {
-    let db = store.connection();
-    let versions = store::versions(db)?;
-    let current: Vec<&Version> = versions.iter().filter(|v| v.current()).collect();
-    let scores = store::scores(db)?;
-    let mut games = Games::new(ranking);
-    let mut counted = 0u32;
-    let mut played = vec![0u32; versions.len()];
-    for game in scores.chunk_by(|a, b| a.0 == b.0) {
-        if !game
-            .iter()
-            .any(|(_, v, _)| current.iter().any(|a| a.id == *v))
-        {
-            continue;
-        }
-        counted += 1;
-        let seats: Vec<(usize, f64)> = game.iter().map(|&(_, v, s)| (v, s)).collect();
-        for &(v, _) in &seats {
-            if let Some(p) = played.get_mut(v) {
-                *p += 1;
-            }
-        }
-        games.add(&seats);
-    }
-    last.resize(versions.len(), 0.0);
-    let fit = ranking::fit(&games, last);
-    let strengths = &fit.strengths;
-    *last = strengths.iter().map(|s| s.theta).collect();
-    let fitted: Vec<store::Fitted> = current
-        .iter()
-        .map(|v| store::Fitted {
-            version: v.id,
-            strength: strengths[v.id],
-            games: played[v.id],
-        })
-        .collect();
-    let mut table: Vec<Entry> = current
-        .iter()
-        .filter(|v| v.scheduled())
-        .map(|v| Entry {
-            id: v.id,
-            value: Some(strengths[v.id].value),
-            interval: strengths[v.id].interval,
-            games: played[v.id],
-        })
-        .collect();
-    ranking::in_order(&mut table);
-    let crowned = ranking::king(&table, placement_games);
-    // The lead of the ranked: the first two that have placed.
-    let ranked: Vec<&Entry> = table
-        .iter()
-        .filter(|entry| ranking::placed(entry, placement_games))
-        .collect();
-    let lead = match ranked.as_slice() {
-        [first, second, ..] => Some(store::Lead {
-            first: first.id,
-            second: second.id,
-            interval: fit.lead_interval(first.id, second.id),
-        }),
-        _ => None,
-    };
-    let last_game = scores.last().map(|s| s.0);
-    let unplayed = fit.unplayed_interval();
-    let fit = store::FitWritten {
-        fitted: &fitted,
-        games: counted,
-        last_game,
-        crowned,
-        lead,
-        unplayed,
-        placement_games,
-    };
-    if let Some(king) = store::write_fit(db, &fit)? {
-        let label = versions
-            .iter()
-            .find(|v| v.id == king)
-            .map_or_else(|| king.to_string(), Version::label);
-        eprintln!("koth: {label} is the new king");
-        tracing::info!(king = label, "a new king");
-    }
-    Ok(())
 }
 
 #[cfg(test)]

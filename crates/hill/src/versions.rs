@@ -93,7 +93,12 @@ pub(crate) fn folder_of(
 /// for a version whose files the hill no longer keeps (older than `kept_versions`). Returns
 /// the version it replaced, if any.
 pub fn roll_back(hill: &Hill, name: &str, version: u32) -> anyhow::Result<Option<u32>> {
-    super::contest::refuse_if_frozen(hill, name, "rolling it back")?;
+    super::contest::refuse_if_frozen(
+        hill.config.contest.as_ref(),
+        &hill.store,
+        name,
+        "rolling it back",
+    )?;
     let db = hill.store.connection();
     let row = db.row(
         "SELECT v.id, v.digest, b.dir FROM hill_versions v JOIN bots b ON b.id = v.id
@@ -173,7 +178,11 @@ pub(crate) fn add_followed(
     step: &mut dyn FnMut(Step) -> anyhow::Result<()>,
 ) -> anyhow::Result<Added> {
     let (spec, games) = roster::load_manifest(source)?;
-    if let Err(closed) = super::contest::refuse_after_close(hill, "a new bot or version") {
+    if let Err(closed) = super::contest::refuse_after_close(
+        hill.config.contest.as_ref(),
+        &hill.store,
+        "a new bot or version",
+    ) {
         return Ok(Added::refused(
             &spec.name,
             format!("{closed:#}"),

@@ -9,6 +9,8 @@
 //! | `/bots/{name}` | a bot's page: its versions, its rating over time, its results against each opponent, its faults |
 //! | `/api/hill` | the leaderboard (`koth leaderboard --format json`'s), the last games, and the languages offered (`languages`: each `name`, its `aliases`, `path`, `version`) |
 //! | `/api/hill/bots/{name}` | a bot's record, as its page shows it; 404 for a name the hill has not |
+//! | `/contest` | a contest's page: its phase and close, the frozen field, the published final (docs/contest.md) |
+//! | `/api/contest`, `/api/contest/manifest` | the contest as its page shows it; the manifest's exact bytes, 404 before the close |
 //! | `/api/events` | server-sent events: `hill` (the games rated, the king) whenever the hill moves |
 //! | `/bots/{name}/ratings.svg` | the bot's figure of the table (points per game, or an Elo-scale rating) with its 95% interval over the hill's games, a line per version |
 //! | `/games/{index}` | the game's replay page, as the dashboard's; where the hill's logs are its authors', with a form for an author's own |

@@ -60,7 +60,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         Command::Close { hill } => {
             let hill = hill.open(None)?;
-            let at = super::close_now(&hill)?;
+            let at = super::close_now(hill.config.contest.as_ref(), &hill.store)?;
             println!(
                 "the contest of {} is closed at {}: uploads and new versions are refused; \
                  `koth hill run` freezes the field and plays the final",

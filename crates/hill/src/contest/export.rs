@@ -16,7 +16,8 @@ use flate2::write::GzEncoder;
 use koth_bot::digest::sha256_hex;
 use koth_ranking::Ranking;
 
-use super::{FinalResult, Hill, Manifest, result, standing};
+use super::{FinalResult, Manifest, result, standing};
+use crate::Hill;
 
 const MANIFEST: &str = "manifest.json";
 const RESULT: &str = "final.json";
@@ -48,7 +49,7 @@ pub fn export(hill: &Hill, to: &Path) -> anyhow::Result<usize> {
     add(MANIFEST, manifest_text.as_bytes())?;
     add(RESULT, result_text.as_bytes())?;
     for game in &result.final_games {
-        for (path, bytes) in super::game_files(hill, game.index)? {
+        for (path, bytes) in game_files(hill, game.index)? {
             add(&format!("games/{}/{path}", game.index), &bytes)?;
         }
     }
@@ -199,6 +200,52 @@ fn check_scores(
             "{name}: its scores {scores:?} are not final.json's for game {}",
             game.index
         );
+    }
+    Ok(())
+}
+
+/// The files of game `index` as everyone may read them, by path in its folder: from the hill
+/// folder, or a shared hill's database; a hill whose logs are its authors' gives its public
+/// copy ([`logs::public_copy`]); a bot's kept working copy is its author's, never published.
+pub(crate) fn game_files(hill: &Hill, index: u32) -> anyhow::Result<Vec<(String, Vec<u8>)>> {
+    let fetched;
+    let mut dir = koth_tournament::store::game_dir(&hill.dir, index);
+    if hill.store.is_shared() {
+        fetched = tempfile::tempdir().context("cannot make a folder for a game's files")?;
+        hill.store.extract(index, fetched.path(), None)?;
+        dir = fetched.path().to_path_buf();
+    }
+    let public;
+    if crate::logs_are_private(&hill.store, &hill.dir)? {
+        public = crate::logs::public_copy(&dir)?;
+        dir = public.path().to_path_buf();
+    }
+    let mut files = Vec::new();
+    read_tree(&dir, Path::new(""), &mut files)?;
+    files.retain(|(path, _)| !Path::new(path).starts_with(koth_bot::roster::WORKING_COPIES));
+    files.sort();
+    Ok(files)
+}
+
+fn read_tree(
+    root: &Path,
+    relative: &Path,
+    files: &mut Vec<(String, Vec<u8>)>,
+) -> anyhow::Result<()> {
+    let dir = root.join(relative);
+    for entry in
+        std::fs::read_dir(&dir).with_context(|| format!("cannot read {}", dir.display()))?
+    {
+        let entry = entry?;
+        let path = relative.join(entry.file_name());
+        let kind = entry.file_type()?;
+        if kind.is_dir() {
+            read_tree(root, &path, files)?;
+        } else if kind.is_file() {
+            let bytes = std::fs::read(root.join(&path))
+                .with_context(|| format!("cannot read {}", root.join(&path).display()))?;
+            files.push((path.to_string_lossy().into_owned(), bytes));
+        }
     }
     Ok(())
 }

@@ -199,7 +199,7 @@ pub fn gate(hill: &Hill, token: Option<&str>) -> Result<String, Refusal> {
     let token = token.ok_or_else(|| {
         Refusal::NotAnAuthor("no token: send `Authorization: Bearer TOKEN`".into())
     })?;
-    crate::contest::refuse_after_close(hill, "an upload")
+    crate::contest::refuse_after_close(hill.config.contest.as_ref(), &hill.store, "an upload")
         .map_err(|closed| Refusal::AfterClose(format!("{closed:#}")))?;
     let author = authors::authenticate(db, token)
         .map_err(harness)?
