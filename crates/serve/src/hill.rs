@@ -116,7 +116,11 @@ fn read_hill(store: &Store, dir: &Path) -> anyhow::Result<HillView> {
         board,
         last: records::recent_games(store, LAST_GAMES)?,
         languages: koth_hill::languages_of(store, dir)?,
-        contest: koth_hill::contest::view(store, dir)?,
+        // The phase and the close; the result, with every final game, is `/api/contest`'s.
+        contest: koth_hill::contest::view(store, dir)?.map(|contest| koth_hill::contest::View {
+            result: None,
+            ..contest
+        }),
     })
 }
 

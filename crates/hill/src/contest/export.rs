@@ -75,9 +75,20 @@ pub fn verify(path: &Path) -> anyhow::Result<Verified> {
     check(&entries).map_err(|e| anyhow::anyhow!("{}: does not verify: {e:#}", path.display()))
 }
 
+/// A file of the archive: its SHA-256, and its bytes if verifying reads them (the manifest, the
+/// result, each game's `results.json`); every other file is only hashed as it streams past.
+struct Entry {
+    sha256: String,
+    bytes: Option<Vec<u8>>,
+}
+
+/// The most bytes of a file verifying reads whole.
+const MOST_READ: u64 = 64 << 20;
+
 /// The archive's files, by path, read entry by entry within [`MOST_ENTRIES`] and
-/// [`MOST_BYTES`].
-fn unpack(path: &Path) -> anyhow::Result<BTreeMap<String, Vec<u8>>> {
+/// [`MOST_BYTES`], in memory only where they are read ([`Entry`]).
+fn unpack(path: &Path) -> anyhow::Result<BTreeMap<String, Entry>> {
+    use sha2::{Digest, Sha256};
     let file = std::fs::File::open(path).context("cannot read it")?;
     let mut archive = tar::Archive::new(GzDecoder::new(file));
     let mut entries = BTreeMap::new();
@@ -93,20 +104,49 @@ fn unpack(path: &Path) -> anyhow::Result<BTreeMap<String, Vec<u8>>> {
         if entries.len() >= MOST_ENTRIES || bytes > MOST_BYTES {
             bail!("more than {MOST_ENTRIES} files or {MOST_BYTES} bytes: not a contest's export");
         }
-        let mut content = Vec::with_capacity(size.min(1 << 20) as usize);
-        entry
-            .read_to_end(&mut content)
-            .with_context(|| format!("cannot read {name}"))?;
-        if entries.insert(name.clone(), content).is_some() {
+        let read = name == MANIFEST
+            || name == RESULT
+            || name.ends_with(&format!("/{}", koth_game::RESULTS_FILE));
+        if read && size > MOST_READ {
+            bail!("{name} is {size} bytes, more than a contest's export holds");
+        }
+        let mut hasher = Sha256::new();
+        let mut kept = read.then(Vec::new);
+        let mut chunk = vec![0u8; 1 << 16];
+        loop {
+            let n = entry
+                .read(&mut chunk)
+                .with_context(|| format!("cannot read {name}"))?;
+            if n == 0 {
+                break;
+            }
+            hasher.update(&chunk[..n]);
+            if let Some(kept) = kept.as_mut() {
+                kept.extend_from_slice(&chunk[..n]);
+            }
+        }
+        let entry = Entry {
+            sha256: koth_bot::digest::hex(&hasher.finalize()),
+            bytes: kept,
+        };
+        if entries.insert(name.clone(), entry).is_some() {
             bail!("{name} is in it twice");
         }
     }
     Ok(entries)
 }
 
-fn check(entries: &BTreeMap<String, Vec<u8>>) -> anyhow::Result<Verified> {
-    let manifest_bytes = entries.get(MANIFEST).context("no manifest.json")?;
-    let result_bytes = entries.get(RESULT).context("no final.json")?;
+/// The bytes of `name`, which [`unpack`] read whole.
+fn read<'a>(entries: &'a BTreeMap<String, Entry>, name: &str) -> anyhow::Result<&'a [u8]> {
+    entries
+        .get(name)
+        .and_then(|e| e.bytes.as_deref())
+        .with_context(|| format!("no {name}"))
+}
+
+fn check(entries: &BTreeMap<String, Entry>) -> anyhow::Result<Verified> {
+    let manifest_bytes = read(entries, MANIFEST)?;
+    let result_bytes = read(entries, RESULT)?;
     let manifest: Manifest =
         serde_json::from_slice(manifest_bytes).context("manifest.json is not a manifest")?;
     let result: FinalResult =
@@ -131,10 +171,10 @@ fn check(entries: &BTreeMap<String, Vec<u8>>) -> anyhow::Result<Verified> {
     for game in &result.final_games {
         for (path, digest) in &game.files {
             let name = format!("games/{}/{path}", game.index);
-            let bytes = entries
+            let entry = entries
                 .get(&name)
                 .with_context(|| format!("{name} is missing"))?;
-            if &sha256_hex(bytes) != digest {
+            if &entry.sha256 != digest {
                 bail!("{name} is not the file the final played: its SHA-256 differs");
             }
             listed.insert(name);
@@ -174,14 +214,9 @@ fn check(entries: &BTreeMap<String, Vec<u8>>) -> anyhow::Result<Verified> {
 }
 
 /// Checks a game's seed and scores in final.json against its own `results.json`.
-fn check_scores(
-    game: &super::FinalGame,
-    entries: &BTreeMap<String, Vec<u8>>,
-) -> anyhow::Result<()> {
+fn check_scores(game: &super::FinalGame, entries: &BTreeMap<String, Entry>) -> anyhow::Result<()> {
     let name = format!("games/{}/{}", game.index, koth_game::RESULTS_FILE);
-    let bytes = entries
-        .get(&name)
-        .with_context(|| format!("{name} is missing"))?;
+    let bytes = read(entries, &name)?;
     let value: serde_json::Value =
         serde_json::from_slice(bytes).with_context(|| format!("{name} is not JSON"))?;
     let result = value.get("result").unwrap_or(&value);
