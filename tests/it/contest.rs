@@ -12,6 +12,7 @@ use reqwest::StatusCode;
 use serde_json::Value;
 
 use crate::dashboard::{browser, console_errors, screenshot, serving, text_of, until};
+use crate::hill::create_hill;
 use crate::submissions::{author, bot, packed, post, submit};
 use crate::support::cpus::own_cpu_locks;
 use crate::support::tournament::{koth, query, succeed};
@@ -87,7 +88,6 @@ fn with_a_byte_changed(from: &Path, to: &Path, name: &str) {
 fn a_contest_closes_freezes_its_field_and_publishes_a_final_anyone_can_verify() {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path();
-    let file = root.join("hill-contest.toml");
     let hill_file = |closes: &str| {
         format!(
             "game = \"tictactoe\"\nrounds = 2\nanswer_ms = 2000\nseed = 5\njobs = 2\n\
@@ -95,15 +95,7 @@ fn a_contest_closes_freezes_its_field_and_publishes_a_final_anyone_can_verify() 
              [contest]\ncloses = {closes:?}\nfinalists = 3\nbudget = 90\n"
         )
     };
-    std::fs::write(&file, hill_file("2099-01-01T00:00:00Z")).unwrap();
-    let dir = root.join("hill");
-    succeed(
-        koth()
-            .args(["hill", "create"])
-            .arg(&file)
-            .arg("--dir")
-            .arg(&dir),
-    );
+    let dir = create_hill(root, &hill_file("2099-01-01T00:00:00Z"));
     let grades = [
         ("Perfect", 1.0),
         ("Good", 0.6),
