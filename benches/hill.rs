@@ -14,6 +14,11 @@
 //!    (`-- cost --versions=10000 --games=10000000` for another size; the true strengths span
 //!    the same range whatever the size).
 //!
+//! 4. **A contest's final** (`-- final`): the top 16 of a field of 100 play the contest's final
+//!    (its balanced rounds, its table and its stopping rule, koth's own code) until every
+//!    adjacent pair is apart at 95% or the budget ends; the games it needs against a round robin
+//!    of a length fixed beforehand that is as sure (every adjacent pair apart in 95% of seeds).
+//!
 //! Games are drawn from a known model (Davidson's for placement, Poisson points for points) with
 //! strengths evenly spread, so they cost nothing and the true order is known; the matchmaking
 //! and the fits are koth's own code.
@@ -280,6 +285,126 @@ fn games_to_rank(model: Model, method: Method, step: f64, seed: u64, cap: u32) -
     cap
 }
 
+/// Finalists of the contest figure, the top of a field of [`FIELD`].
+const FINALISTS: usize = 16;
+const FIELD: usize = 100;
+
+/// How a final of the field's top [`FINALISTS`] went: after each of its rounds (up to
+/// `rounds`), whether every adjacent pair of its table was apart, how many were not, and
+/// whether its order was the true one.
+struct FinalRun {
+    sure: Vec<bool>,
+    unseparated: Vec<usize>,
+    true_order: Vec<bool>,
+}
+
+/// Plays `rounds` rounds of the contest's final among the top [`FINALISTS`] of a field of
+/// [`FIELD`] with neighbours `step` apart, each round the contest's balanced one, its table
+/// read after each as `hill run` reads it.
+fn final_run(model: Model, step: f64, seed: u64, rounds: u32) -> FinalRun {
+    use koth::hill::contest::{schedule, standing};
+    // Finalist f is the field's (f+1)th best: the places at the close are the true ones, as a
+    // hill that has settled gives them.
+    let strength: Vec<f64> = (0..FINALISTS)
+        .map(|f| (FIELD - 1 - f) as f64 * step)
+        .collect();
+    let round = schedule::round(FINALISTS, model.players());
+    let mut rng = koth::seed::rng(seed, 11);
+    let mut games: Vec<Vec<standing::Outcome>> = Vec::new();
+    let mut run = FinalRun {
+        sure: Vec::new(),
+        unseparated: Vec::new(),
+        true_order: Vec::new(),
+    };
+    for _ in 0..rounds {
+        for seating in &round {
+            let scores = model.play(&strength, &seating.seats, &mut rng);
+            games.push(
+                seating
+                    .seats
+                    .iter()
+                    .zip(scores)
+                    .map(|(&finalist, score)| standing::Outcome { finalist, score })
+                    .collect(),
+            );
+        }
+        let table = standing::table(model.ranking(), FINALISTS, &games);
+        run.sure.push(table.sure());
+        run.unseparated.push(table.unseparated().len());
+        run.true_order.push(
+            table
+                .lines
+                .iter()
+                .enumerate()
+                .all(|(place, line)| line.finalist == place),
+        );
+    }
+    run
+}
+
+/// The finals of the contest figure: the game, in words, its neighbours' distance, and the
+/// most rounds its budget allows.
+const FINALS: [(Model, &str, f64, u32); 4] = [
+    (Model::Placement, "placement game of 2", 0.25, 200),
+    (Model::Placement, "placement game of 2", 0.5, 200),
+    (Model::Points, "points game of 3", 0.25, 24),
+    (Model::Points, "points game of 3", 0.5, 24),
+];
+
+/// Prints the contest figure over `seeds`: the games the final plays before it stops, and the
+/// length a round robin fixed beforehand needs to be as sure.
+fn finals(seeds: std::ops::RangeInclusive<u64>) {
+    let span = format!("seeds {}-{}", seeds.start(), seeds.end());
+    for (model, what, step, budget) in FINALS {
+        let size = koth::hill::contest::schedule::round_size(FINALISTS, model.players())
+            .expect("a round of 16 fits");
+        let runs: Vec<FinalRun> = seeds
+            .clone()
+            .map(|s| final_run(model, step, s, budget))
+            .collect();
+        // The final stops at its first sure round, else at the budget.
+        let stops: Vec<usize> = runs
+            .iter()
+            .map(|r| {
+                r.sure
+                    .iter()
+                    .position(|&s| s)
+                    .map_or(r.sure.len(), |k| k + 1)
+            })
+            .collect();
+        let stopped_sure = runs.iter().filter(|r| r.sure.contains(&true)).count();
+        let games: Vec<f64> = stops.iter().map(|&k| (k as u32 * size) as f64).collect();
+        let right = runs
+            .iter()
+            .zip(&stops)
+            .filter(|(r, k)| r.true_order[**k - 1])
+            .count();
+        let left_apart: Vec<usize> = runs
+            .iter()
+            .zip(&stops)
+            .map(|(r, &k)| r.unseparated[k - 1])
+            .collect();
+        // A round robin of fixed length as sure: the fewest rounds after which 95% of the
+        // seeds' tables have every adjacent pair apart.
+        let fixed = (1..=budget as usize)
+            .find(|&k| runs.iter().filter(|r| r.sure[k - 1]).count() * 100 >= runs.len() * 95);
+        println!(
+            "A final of the top {FINALISTS} of {FIELD}, {what}, neighbours {step} apart (rounds \
+             of {size} games, at most {budget} rounds; {span}): stops after median {:.0}, mean \
+             {:.0} games; every adjacent pair apart in {stopped_sure} of {} seeds, the true \
+             order in {right}; pairs left unseparated per seed {left_apart:?}; a round robin \
+             fixed beforehand as sure (every pair apart in 95% of seeds) plays {}",
+            median(games.clone()),
+            games.iter().sum::<f64>() / games.len() as f64,
+            runs.len(),
+            fixed.map_or(format!("more than {} games", budget * size), |k| format!(
+                "{} games",
+                k as u32 * size
+            )),
+        );
+    }
+}
+
 /// Games a newcomer plays in [`newcomer`]; its place is read every [`NEWCOMER_CHECK`] of them.
 const NEWCOMER_GAMES: u32 = 120;
 const NEWCOMER_CHECK: u32 = 4;
@@ -401,7 +526,7 @@ fn thread_cpu() -> Duration {
 fn main() {
     // `cargo bench` passes `--bench`; anything else (cargo test's listing) runs nothing.
     // `cargo bench --bench hill -- PART…` runs only the parts named: `whole`, `newcomer`,
-    // `cost`.
+    // `cost`, `final` (the contest's, only when named).
     let args: Vec<String> = std::env::args().collect();
     if !args.iter().any(|a| a == "--bench") {
         return;
@@ -450,6 +575,9 @@ fn main() {
                 games.iter().sum::<f64>() / games.len() as f64
             );
         }
+    }
+    if parts.iter().any(|p| *p == "final") {
+        finals(seeds.clone());
     }
     let settled = if runs("newcomer") { &SETTLED[..] } else { &[] };
     let newcomers = settled

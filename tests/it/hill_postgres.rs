@@ -126,16 +126,19 @@ fn signal(child: &Child, signal: nix::sys::signal::Signal) {
     nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), signal).unwrap();
 }
 
+/// A game of the slow bot's (which lasts seconds), for [`kill_while_playing`].
+const SLOW_GAME: &str = "EXISTS (SELECT 1 FROM seats s JOIN bots b ON b.id = s.bot \
+                         WHERE s.game = games.idx AND b.name = 'Slow v1')";
+
 /// Kills `child` (a worker or a hill run of hill `name`, its games in folder `dir`) with kill -9
-/// once it plays a game of the slow bot's (which lasts seconds), checks that no bot of its
-/// outlives it, and returns that game's index. A claimed game is played once its folder is
+/// once it plays a game that `which` (a condition on `games`) holds for, checks that no bot of
+/// its outlives it, and returns that game's index. A claimed game is played once its folder is
 /// there: before, the worker may still be getting the versions' files, and a kill then leaves
 /// it none (CI failed so: "w1 fetched no version").
-fn kill_while_playing(url: &str, name: &str, mut child: Child, dir: &Path) -> i64 {
+fn kill_while_playing(url: &str, name: &str, mut child: Child, dir: &Path, which: &str) -> i64 {
     let held = format!(
         "SELECT COALESCE(MIN(idx), -1) FROM games WHERE state = 'running' AND worker LIKE '%:{}:%' \
-         AND EXISTS (SELECT 1 FROM seats s JOIN bots b ON b.id = s.bot \
-                     WHERE s.game = games.idx AND b.name = 'Slow v1')",
+         AND {which}",
         child.id()
     );
     let start = Instant::now();
@@ -230,9 +233,9 @@ fn a_postgres_hill_is_played_by_its_run_and_two_workers_each_game_once_a_killed_
     // The first worker is killed with kill -9 while it plays a game, then the hill run while
     // it plays one: each game is played again once its lease runs out, and the run started
     // again takes the killed one's lock, gone with its connection.
-    let killed_worker = kill_while_playing(&url, name, first, &w1.join(name));
+    let killed_worker = kill_while_playing(&url, name, first, &w1.join(name), SLOW_GAME);
     wait_for(&url, name, rated, 4, Duration::from_secs(60));
-    let killed_run = kill_while_playing(&url, name, run, &root.join("runner"));
+    let killed_run = kill_while_playing(&url, name, run, &root.join("runner"), SLOW_GAME);
     let rated_before = count(&url, name, rated);
     finished(
         hill_run(root, &url, name, &root.join("runner"), 6),
@@ -472,15 +475,70 @@ fn a_postgres_hill_s_final_is_played_by_workers_too_and_its_export_verifies() {
     );
     let closed = succeed(command(root).args(["contest", "close", name, "--db", &url]));
     assert!(String::from_utf8_lossy(&closed.stdout).contains("is closed at"));
-    // The worker, with room for three games, beside a run that plays one at a time.
-    let worker = Killed(worker(root, &url, &root.join("w"), 3));
+    // A worker, with room for three games, beside a run that plays one at a time; killed with
+    // kill -9 while it plays a final game, whose lease runs out and which another plays.
     let mut run = command(root);
-    run.args(["hill", "run", "--db", &url, name, "--jobs", "1", "--dir"])
-        .arg(&runner)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
-    finished(run.spawn().unwrap(), Duration::from_secs(300));
+    run.args([
+        "hill",
+        "run",
+        "--db",
+        &url,
+        name,
+        "--jobs",
+        "1",
+        "--lease-s",
+        "3",
+        "--dir",
+    ])
+    .arg(&runner)
+    .stdout(Stdio::null())
+    .stderr(Stdio::null());
+    let run = run.spawn().unwrap();
+    let lost = root.join("lost");
+    let killed = kill_while_playing(
+        &url,
+        name,
+        worker(root, &url, &lost, 3),
+        &lost.join(name),
+        "idx IN (SELECT game FROM hill_final)",
+    );
+    let worker = Killed(worker(root, &url, &root.join("w"), 3));
+    finished(run, Duration::from_secs(300));
     drop(worker);
+    // The killed worker's game counted once, from the attempt that finished.
+    assert_eq!(
+        count(
+            &url,
+            name,
+            &format!("SELECT COUNT(*) FROM games WHERE idx = {killed} AND state = 'done'")
+        ),
+        1
+    );
+    assert_eq!(
+        count(
+            &url,
+            name,
+            &format!(
+                "SELECT COUNT(*) FROM harness_faults WHERE game = {killed} \
+                 AND message LIKE '%stopped renewing its claim%'"
+            )
+        ),
+        1
+    );
+    assert_eq!(
+        count(
+            &url,
+            name,
+            "SELECT COUNT(*) FROM results r JOIN hill_final f ON f.game = r.game"
+        ),
+        2 * count(
+            &url,
+            name,
+            "SELECT COUNT(*) FROM hill_final f JOIN games g ON g.idx = f.game \
+             WHERE g.state = 'done'"
+        ),
+        "every final game scored once, two seats each"
+    );
     let status = succeed(command(root).args(["contest", "status", name, "--db", &url]));
     let status = String::from_utf8_lossy(&status.stdout).into_owned();
     assert!(status.contains(": published"), "{status}");
