@@ -310,25 +310,35 @@ fn final_run(model: Model, step: f64, seed: u64, rounds: u32) -> FinalRun {
         .collect();
     let round = schedule::round(FINALISTS, model.players());
     let mut rng = koth::seed::rng(seed, 11);
-    let mut games: Vec<Vec<standing::Outcome>> = Vec::new();
+    let mut games: Vec<(u32, u32, Vec<standing::Outcome>)> = Vec::new();
     let mut run = FinalRun {
         sure: Vec::new(),
         unseparated: Vec::new(),
         true_order: Vec::new(),
     };
-    for _ in 0..rounds {
+    for number in 1..=rounds {
         for seating in &round {
             let scores = model.play(&strength, &seating.seats, &mut rng);
-            games.push(
+            games.push((
+                number,
+                seating.table,
                 seating
                     .seats
                     .iter()
                     .zip(scores)
                     .map(|(&finalist, score)| standing::Outcome { finalist, score })
                     .collect(),
-            );
+            ));
         }
-        let table = standing::table(model.ranking(), FINALISTS, &games);
+        let scored: Vec<standing::Scored> = games
+            .iter()
+            .map(|(round, table, outcomes)| standing::Scored {
+                round: *round,
+                table: *table,
+                outcomes,
+            })
+            .collect();
+        let table = standing::table(model.ranking(), FINALISTS, &scored);
         run.sure.push(table.sure());
         run.unseparated.push(table.unseparated().len());
         run.true_order.push(

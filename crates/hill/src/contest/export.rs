@@ -196,12 +196,11 @@ fn check(entries: &BTreeMap<String, Entry>) -> anyhow::Result<Verified> {
         "placement" => Ranking::Placement,
         other => bail!("manifest.json: the ranking {other:?} is none koth knows"),
     };
-    let outcomes: Vec<Vec<standing::Outcome>> = result
-        .final_games
-        .iter()
-        .map(|g| g.outcomes.clone())
-        .collect();
-    let table = standing::table(ranking, names.len(), &outcomes);
+    let table = standing::table(
+        ranking,
+        names.len(),
+        &super::standing_of(&result.final_games),
+    );
     if serde_json::to_string(&table)? != serde_json::to_string(&result.table)? {
         bail!("the table recomputed from the games is not final.json's table");
     }

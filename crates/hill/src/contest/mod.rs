@@ -293,6 +293,18 @@ pub struct FinalGame {
     pub files: std::collections::BTreeMap<String, String>,
 }
 
+/// The final's games as its table reads them.
+pub(crate) fn standing_of(games: &[FinalGame]) -> Vec<standing::Scored<'_>> {
+    games
+        .iter()
+        .map(|g| standing::Scored {
+            round: g.round,
+            table: g.table,
+            outcomes: &g.outcomes,
+        })
+        .collect()
+}
+
 /// Writes `value` under `key` unless it is there, and returns what is there: the first
 /// writer's bytes, whoever that was.
 fn write_once(store: &Store, key: &str, value: &str) -> anyhow::Result<String> {

@@ -12,7 +12,7 @@ use super::export::game_files;
 use super::{
     ClosingLine, FinalGame, FinalResult, FinalSettings, Finalist, MANIFEST_FILE, MANIFEST_META,
     Manifest, RESULT_FILE, RESULT_META, closed, closes_at, manifest, render, rfc3339, schedule,
-    standing, write_once,
+    standing, standing_of, write_once,
 };
 use crate::config::Contest;
 use crate::store::{self, contest as db};
@@ -218,9 +218,7 @@ fn step(hill: &Hill) -> anyhow::Result<Step> {
     };
     if finalists >= 2 && rounds > 0 {
         let scored = scored_games(hill, &manifest)?;
-        let outcomes: Vec<Vec<standing::Outcome>> =
-            scored.iter().map(|g| g.outcomes.clone()).collect();
-        let table = standing::table(ranking, finalists, &outcomes);
+        let table = standing::table(ranking, finalists, &standing_of(&scored));
         let next_fits =
             u64::from(rounds + 1) * u64::from(settings.round_size) <= u64::from(settings.budget);
         if table.sure() || !next_fits {

@@ -5,6 +5,8 @@
 //! bit: the fit starts from zeros and adds the games in their order, so anyone holding the
 //! games recomputes it (`koth contest verify`).
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use koth_ranking::{self as ranking, Entry, Games, Ranking};
@@ -61,16 +63,60 @@ impl Table {
     }
 }
 
+/// A final game as the table reads it: the round and the table of the round it belongs to,
+/// and its outcome.
+#[derive(Debug, Clone, Copy)]
+pub struct Scored<'a> {
+    pub round: u32,
+    pub table: u32,
+    pub outcomes: &'a [Outcome],
+}
+
+/// A finalist at a table of a round: its points over its seats there.
+struct TableSeat {
+    finalist: usize,
+    points: f64,
+    seats: u32,
+}
+
 /// The table of `finalists` after `games` (in the order they are numbered).
-pub fn table(ranking: Ranking, finalists: usize, games: &[Vec<Outcome>]) -> Table {
-    let mut fitted = Games::new(ranking);
+///
+/// A table of a round, not a game, is what the fit counts: the games of a table share one
+/// seed, each finalist in each seat once, so they share that seed's luck (in the Grid-Routing
+/// Battle, the grid decides how much everyone at it can score) and are not independent. Read
+/// one by one, they would make the intervals narrower than the games warrant and call pairs
+/// apart too soon. So each table is fitted as one game whose scores are each finalist's mean
+/// over its seats, as chess engine testers score a pair of games from one opening with the
+/// colours reversed as one outcome (fastchess's and cutechess's pentanomial statistics).
+pub fn table(ranking: Ranking, finalists: usize, games: &[Scored]) -> Table {
     let mut played = vec![0u32; finalists];
+    // Each table's finalists, by round and table, with the sum of their scores and their
+    // seats there.
+    let mut tables: BTreeMap<(u32, u32), Vec<TableSeat>> = BTreeMap::new();
     for game in games {
-        let seats: Vec<(usize, f64)> = game.iter().map(|o| (o.finalist, o.score)).collect();
-        for o in game {
+        let seats = tables.entry((game.round, game.table)).or_default();
+        for o in game.outcomes {
             played[o.finalist] += 1;
+            match seats.iter_mut().find(|s| s.finalist == o.finalist) {
+                Some(seat) => {
+                    seat.points += o.score;
+                    seat.seats += 1;
+                }
+                None => seats.push(TableSeat {
+                    finalist: o.finalist,
+                    points: o.score,
+                    seats: 1,
+                }),
+            }
         }
-        fitted.add(&seats);
+    }
+    let mut fitted = Games::new(ranking);
+    for seats in tables.values() {
+        let means: Vec<(usize, f64)> = seats
+            .iter()
+            .map(|s| (s.finalist, s.points / f64::from(s.seats)))
+            .collect();
+        fitted.add(&means);
     }
     let fit = ranking::fit(&fitted, &vec![0.0; finalists]);
     let mut order: Vec<Entry> = (0..finalists)
@@ -105,8 +151,8 @@ pub fn table(ranking: Ranking, finalists: usize, games: &[Vec<Outcome>]) -> Tabl
     let values: Vec<f64> = (0..finalists).map(|f| fit.strengths[f].value).collect();
     let (matrix_is, expected): (&str, fn(f64, f64) -> f64) = match ranking {
         Ranking::Placement => (
-            "the chance the row's finalist finishes ahead of the column's in a game of the two \
-             (from their ratings on the Elo scale)",
+            "the chance the row's finalist finishes ahead of the column's at a table of the two, \
+             each in each seat once (from their ratings on the Elo scale)",
             |a, b| 1.0 / (1.0 + 10f64.powf((b - a) / 400.0)),
         ),
         Ranking::Points => (
@@ -128,6 +174,19 @@ pub fn table(ranking: Ranking, finalists: usize, games: &[Vec<Outcome>]) -> Tabl
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each game its own table, as a final of one seat a table would play.
+    fn scored(games: &[Vec<Outcome>]) -> Vec<Scored<'_>> {
+        games
+            .iter()
+            .enumerate()
+            .map(|(k, outcomes)| Scored {
+                round: 1,
+                table: k as u32,
+                outcomes,
+            })
+            .collect()
+    }
 
     fn duel(winner: usize, loser: usize) -> Vec<Outcome> {
         vec![
@@ -151,7 +210,7 @@ mod tests {
                 games.push(duel(w, l));
             }
         }
-        let table = table(Ranking::Placement, 4, &games);
+        let table = table(Ranking::Placement, 4, &scored(&games));
         let order: Vec<usize> = table.lines.iter().map(|l| l.finalist).collect();
         assert_eq!(order[0], 0);
         assert_eq!(order[3], 3);
@@ -162,7 +221,7 @@ mod tests {
         assert!(table.matrix[0][3] > 0.9 && table.matrix[3][0] < 0.1);
         assert!((table.matrix[1][2] - 0.5).abs() < 0.05);
         // The same games give the same table, bit for bit.
-        let again = super::table(Ranking::Placement, 4, &games);
+        let again = super::table(Ranking::Placement, 4, &scored(&games));
         assert_eq!(
             serde_json::to_string(&table).unwrap(),
             serde_json::to_string(&again).unwrap()
@@ -170,9 +229,50 @@ mod tests {
     }
 
     #[test]
+    fn a_tables_games_that_share_its_luck_count_once() {
+        // Points games of two whose table decides the scores: each table's rotations are the
+        // same game again. Played twice, a table is no surer than played once.
+        let games: Vec<Vec<Outcome>> = (0..12)
+            .map(|k| {
+                let luck = f64::from(k % 4) * 50.0;
+                vec![
+                    Outcome {
+                        finalist: 0,
+                        score: luck + 10.0,
+                    },
+                    Outcome {
+                        finalist: 1,
+                        score: luck,
+                    },
+                ]
+            })
+            .collect();
+        let once = table(Ranking::Points, 2, &scored(&games));
+        let twice: Vec<Scored> = games
+            .iter()
+            .enumerate()
+            .flat_map(|(k, outcomes)| {
+                let seat = Scored {
+                    round: 1,
+                    table: k as u32,
+                    outcomes,
+                };
+                [seat, seat]
+            })
+            .collect();
+        let twice = table(Ranking::Points, 2, &twice);
+        for (a, b) in once.lines.iter().zip(&twice.lines) {
+            assert_eq!(a.finalist, b.finalist);
+            assert!((a.value - b.value).abs() < 1e-9, "{once:?} {twice:?}");
+            assert!((a.interval - b.interval).abs() < 1e-9, "{once:?} {twice:?}");
+            assert_eq!(b.games, 2 * a.games);
+        }
+    }
+
+    #[test]
     fn few_games_separate_nothing() {
         let games = vec![duel(0, 1), duel(1, 2)];
-        let table = table(Ranking::Placement, 3, &games);
+        let table = table(Ranking::Placement, 3, &scored(&games));
         assert!(table.lines.iter().all(|l| l.place == 1), "{table:?}");
     }
 }
