@@ -1,0 +1,346 @@
+//! The queue's claims: a game taken for a worker with its next attempt, its lease renewed while
+//! it plays, and its result or harness fault recorded once, for that attempt only.
+
+use std::path::Path;
+
+use anyhow::Context;
+
+use koth_game::MatchResult;
+
+use super::sql::{Connection, Dialect, Value};
+use super::{
+    Changes, DONE, GameState, HARNESS_FAILED, PENDING, RUNNING, Store, data, game_files, now,
+    rows_of, status_name, without_bots,
+};
+use crate::schedule::ScheduledGame;
+
+/// A game taken from the queue: what to play, and the attempt its result must name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Claimed {
+    pub game: ScheduledGame,
+    pub attempt: u32,
+}
+
+/// Who claims a game, and how long a claim lasts unless renewed (PostgreSQL only: SQLite's
+/// folder lock already keeps every other koth out).
+#[derive(Debug, Clone)]
+pub struct Claimant {
+    /// `host:pid:nonce`, unique among the workers of a database.
+    pub worker: String,
+    pub lease_s: u64,
+}
+
+impl Claimant {
+    /// This process, as a worker: `host:pid:nonce`.
+    pub fn new(lease_s: u64) -> Claimant {
+        let host = nix::unistd::gethostname()
+            .ok()
+            .and_then(|h| h.into_string().ok())
+            .unwrap_or_else(|| "localhost".into());
+        let nonce: u32 = rand::random();
+        Claimant {
+            worker: format!("{host}:{}:{nonce:08x}", std::process::id()),
+            lease_s,
+        }
+    }
+}
+
+impl Store {
+    /// Takes the first game in the queue, none of whose bots is in `refused`, for `claimant`:
+    /// marks it `running` with its next attempt. With PostgreSQL, a game whose lease ran out
+    /// (its worker died, or lost the database) is in the queue too, and the lost attempt is
+    /// recorded as a harness fault; a game that has had `attempts` attempts is given up instead.
+    /// Workers never wait on each other: a game another is claiming is passed over
+    /// (`FOR UPDATE SKIP LOCKED`).
+    pub fn claim(
+        &self,
+        claimant: &Claimant,
+        refused: &[usize],
+        attempts: u32,
+    ) -> anyhow::Result<Option<Claimed>> {
+        let refused_seats = without_bots(refused);
+        let now = now(self.db.dialect());
+        // A learning bot plays one game at a time, each from the data the one before left: a
+        // game holding a learning bot that another running game holds waits.
+        let busy_learner = |live: &str| {
+            format!(
+                "AND NOT EXISTS (SELECT 1 FROM seats mine
+                     JOIN bots learner ON learner.id = mine.bot AND learner.data_mb IS NOT NULL
+                     JOIN seats theirs ON theirs.bot = mine.bot AND theirs.game <> mine.game
+                     JOIN games busy ON busy.idx = theirs.game AND busy.state = '{RUNNING}' {live}
+                     WHERE mine.game = games.idx)"
+            )
+        };
+        let sql = match self.db.dialect() {
+            // One koth plays a SQLite tournament (the folder lock), so a running game is its own.
+            Dialect::Sqlite => format!(
+                "UPDATE games SET state = '{RUNNING}', attempts = attempts + 1, worker = ?1,
+                     lease_until = {now} + ?2
+                 WHERE idx = (SELECT idx FROM games WHERE state = '{PENDING}' {refused_seats}
+                     {} ORDER BY idx LIMIT 1)
+                 RETURNING idx, seed, attempts, '{PENDING}' AS was, NULL AS held_by,
+                     (SELECT group_concat(bot, ',') FROM
+                         (SELECT bot FROM seats WHERE game = games.idx ORDER BY seat)) AS seats",
+                busy_learner("")
+            ),
+            Dialect::Postgres => format!(
+                "WITH next AS (
+                     SELECT idx, state AS was, worker AS held_by FROM games
+                     WHERE (state = '{PENDING}' OR (state = '{RUNNING}' AND lease_until < {now}))
+                         {refused_seats} {}
+                     ORDER BY idx LIMIT 1 FOR UPDATE SKIP LOCKED)
+                 UPDATE games SET state = '{RUNNING}', attempts = attempts + 1, worker = ?1,
+                     lease_until = {now} + ?2
+                 FROM next WHERE games.idx = next.idx
+                 RETURNING games.idx, games.seed, games.attempts, next.was, next.held_by,
+                     (SELECT string_agg(bot::TEXT, ',' ORDER BY seat) FROM seats
+                      WHERE game = games.idx) AS seats",
+                busy_learner(&format!("AND busy.lease_until >= {now}"))
+            ),
+        };
+        // One statement, atomic on its own: the common case costs one round trip. With
+        // learning bots in a shared database, claims take turns (an advisory lock held to the
+        // claim's commit), so that two workers never both see a learning bot free: a claim
+        // then costs three round trips more.
+        let serialised = self.is_shared()
+            && self
+                .db
+                .value("SELECT COUNT(*) FROM bots WHERE data_mb IS NOT NULL", &[])?
+                .int()?
+                > 0;
+        loop {
+            let claimed = |db: &dyn Connection| {
+                if serialised {
+                    db.query(
+                        "SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.claim'))::TEXT",
+                        &[],
+                    )?;
+                }
+                db.row(
+                    &sql,
+                    params![claimant.worker.as_str(), claimant.lease_s as i64],
+                )
+            };
+            let row = if serialised {
+                self.db.transaction(claimed)?
+            } else {
+                claimed(&*self.db)?
+            };
+            let Some(row) = row else {
+                return Ok(None);
+            };
+            let (index, seed) = (row.int("idx")?, row.int("seed")?);
+            let attempt = row.int("attempts")? as u32;
+            if GameState::of_column(&row.text("was")?)? == GameState::Running {
+                let held_by = row.opt_text("held_by")?.unwrap_or_default();
+                self.db.execute(
+                    "INSERT INTO harness_faults (game, attempt, message) VALUES (?1, ?2, ?3)",
+                    params![
+                        index,
+                        attempt - 1,
+                        format!(
+                            "its worker {held_by} stopped renewing its claim (killed, or cut off \
+                             from the database); the game went back to the queue"
+                        )
+                    ],
+                )?;
+            }
+            if attempt > attempts {
+                // Given up; look further.
+                self.db.execute(
+                    &format!(
+                        "UPDATE games SET state = '{HARNESS_FAILED}', worker = NULL WHERE idx = ?1"
+                    ),
+                    params![index],
+                )?;
+                continue;
+            }
+            let seats = row.opt_text("seats")?.unwrap_or_default();
+            let seats = seats
+                .split(',')
+                .map(|bot| bot.parse::<usize>())
+                .collect::<Result<_, _>>()
+                .with_context(|| format!("game {index} has seats {seats:?}"))?;
+            return Ok(Some(Claimed {
+                game: ScheduledGame {
+                    index: index as u32,
+                    seed: seed as u64,
+                    seats,
+                },
+                attempt,
+            }));
+        }
+    }
+
+    /// How many games are still to play or being played, but those with a bot in `refused`.
+    pub fn unplayed(&self, refused: &[usize]) -> anyhow::Result<u32> {
+        let refused_seats = without_bots(refused);
+        Ok(self
+            .db
+            .value(
+                &format!(
+                    "SELECT COUNT(*) FROM games WHERE state IN ('{PENDING}', '{RUNNING}') \
+                     {refused_seats}"
+                ),
+                &[],
+            )?
+            .int()? as u32)
+    }
+
+    /// Extends the leases of the games `claimant` is playing; returns how many it holds.
+    pub fn renew(&self, claimant: &Claimant) -> anyhow::Result<u64> {
+        self.db.execute(
+            &format!(
+                "UPDATE games SET lease_until = {} + ?2 WHERE worker = ?1 AND state = '{RUNNING}'",
+                now(self.db.dialect())
+            ),
+            params![claimant.worker.as_str(), claimant.lease_s as i64],
+        )
+    }
+
+    /// Records a finished game — its bots' results, its state, the start-failure streaks it
+    /// changed (`streaks`: a bot and its failures at start-up in a row, kept with the bench so
+    /// that a resume carries them on), and, in a shared database, the files of its folder `dir`
+    /// (compressed), and its learning bots' data (`data`, [`data::record`]) — in one
+    /// transaction. Returns `false`, recording nothing, if `attempt` is no
+    /// longer the game's: its claim was lost and another worker has it, so this result must not
+    /// count.
+    pub fn record_result(
+        &self,
+        game: &ScheduledGame,
+        attempt: u32,
+        result: &MatchResult,
+        wall_ms: f64,
+        dir: &Path,
+        changes: &Changes<'_>,
+    ) -> anyhow::Result<bool> {
+        let Changes { streaks, data } = *changes;
+        anyhow::ensure!(
+            result.bots.len() == game.seats.len(),
+            "game {} returned {} results for {} bots",
+            game.index,
+            result.bots.len(),
+            game.seats.len()
+        );
+        // Read and compressed before the transaction, so it is not held open meanwhile.
+        let files = if self.is_shared() {
+            game_files(dir)?
+        } else {
+            Vec::new()
+        };
+        self.db.transaction(|db| {
+            let accepted = db.execute(
+                &format!("UPDATE games SET state = '{DONE}', wall_ms = ?3, worker = NULL, lease_until = NULL
+                 WHERE idx = ?1 AND attempts = ?2 AND state = '{RUNNING}'"),
+                params![game.index, attempt, wall_ms],
+            )?;
+            if accepted == 0 {
+                return Ok(false);
+            }
+            // One statement for the seats and one for the files: round trips are most of a
+            // shared database's cost.
+            let mut values = Vec::new();
+            for (seat, (bot, outcome)) in game.seats.iter().zip(&result.bots).enumerate() {
+                let t = &outcome.timing;
+                let counts = &outcome.fault_counts;
+                values.extend([
+                    Value::from(game.index),
+                    seat.into(),
+                    (*bot).into(),
+                    outcome.score.into(),
+                    status_name(outcome.status).into(),
+                    serde_json::to_string(&outcome.faults)?.into(),
+                    (t.answers as i64).into(),
+                    t.max_wall_ms.into(),
+                    t.total_wall_ms.into(),
+                    t.max_cpu_ms.into(),
+                    t.total_cpu_ms.into(),
+                    (t.near_misses as i64).into(),
+                    (counts.timed_out as i64).into(),
+                    (counts.crashed as i64).into(),
+                    (counts.bad_output as i64).into(),
+                    (counts.failed_to_start as i64).into(),
+                    (counts.benched as i64).into(),
+                    t.fuel
+                        .as_ref()
+                        .map(serde_json::to_string)
+                        .transpose()?
+                        .into(),
+                ]);
+            }
+            db.execute(
+                &format!(
+                    "INSERT INTO results (game, seat, bot, score, status, faults, answers,
+                        max_wall_ms, total_wall_ms, max_cpu_ms, total_cpu_ms, near_misses,
+                        timed_out_faults, crashed_faults, bad_output_faults,
+                        failed_to_start_faults, benched_faults, fuel)
+                     VALUES {}",
+                    rows_of(game.seats.len(), 18)
+                ),
+                &values,
+            )?;
+            if !files.is_empty() {
+                let mut values = Vec::new();
+                for (path, size, zstd) in &files {
+                    values.extend([
+                        Value::from(game.index),
+                        path.as_str().into(),
+                        (*size as i64).into(),
+                        zstd.clone().into(),
+                    ]);
+                }
+                db.execute(
+                    &format!(
+                        "INSERT INTO files (game, path, size, zstd) VALUES {}",
+                        rows_of(files.len(), 4)
+                    ),
+                    &values,
+                )?;
+            }
+            data::record(db, game.index, data)?;
+            // Only the streaks that changed (none, while every bot starts), each its own row
+            // lock, taken in the order of the bots so that two results never deadlock.
+            let mut streaks = streaks.to_vec();
+            streaks.sort_unstable();
+            for (bot, failures) in streaks {
+                db.execute(
+                    "UPDATE bots SET start_failures = ?2 WHERE id = ?1",
+                    params![bot, failures],
+                )?;
+            }
+            Ok(true)
+        })
+    }
+
+    /// Records a harness fault (koth's failure, not a bot's) of `attempt`, and puts the game
+    /// back in the queue, or gives it up (`gave_up`). Nothing is recorded if the attempt is no
+    /// longer the game's (its claim was lost).
+    pub fn record_harness_fault(
+        &self,
+        game: u32,
+        attempt: u32,
+        message: &str,
+        gave_up: bool,
+    ) -> anyhow::Result<()> {
+        let state = match gave_up {
+            true => GameState::HarnessFailed,
+            false => GameState::Pending,
+        };
+        self.db.transaction(|db| {
+            let current = db.execute(
+                &format!(
+                    "UPDATE games SET state = ?3, worker = NULL, lease_until = NULL
+                 WHERE idx = ?1 AND attempts = ?2 AND state = '{RUNNING}'"
+                ),
+                params![game, attempt, state.as_str()],
+            )?;
+            if current > 0 {
+                db.execute(
+                    "INSERT INTO harness_faults (game, attempt, message) VALUES (?1, ?2, ?3)",
+                    params![game, attempt, message],
+                )?;
+            }
+            Ok(())
+        })
+    }
+}
