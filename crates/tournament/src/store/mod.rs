@@ -25,7 +25,6 @@ use anyhow::Context;
 
 use koth_bot::{BotSpec, DataAsk};
 use koth_bot::{BotStatus, FaultCounts, FuelStats};
-use koth_game::MatchResult;
 
 use super::schedule::ScheduledGame;
 use sql::{Connection, Dialect, Row, Value};
@@ -731,7 +730,7 @@ fn parse_status(name: &str) -> Option<BotStatus> {
 mod tests {
     use super::*;
     use koth_bot::AnswerStats;
-    use koth_game::BotResult;
+    use koth_game::{BotResult, MatchResult};
 
     /// The meta keys every tournament writes.
     fn meta() -> [(&'static str, String); 3] {
