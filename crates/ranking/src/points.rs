@@ -49,7 +49,7 @@
 
 use std::collections::HashMap;
 
-use super::Strength;
+use super::{Strength, conjugate_gradients};
 
 /// The ridge on a player's own strength, in games: it is pulled towards the game's mean as
 /// much as one game at the mean would pull it.
@@ -641,34 +641,6 @@ impl Field {
 /// integer, but the means divide by it anyway).
 fn binomial(n: usize, r: usize) -> f64 {
     (0..r).fold(1.0, |c, q| c * (n - q) as f64 / (q + 1) as f64)
-}
-
-/// Solves `A x = b` for a symmetric positive definite `A` (given as its product), from `start`.
-fn conjugate_gradients(times: &dyn Fn(&[f64]) -> Vec<f64>, b: &[f64], start: &[f64]) -> Vec<f64> {
-    let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(a, b)| a * b).sum::<f64>();
-    let mut x = start.to_vec();
-    let ax = times(&x);
-    let mut r: Vec<f64> = b.iter().zip(&ax).map(|(b, a)| b - a).collect();
-    let mut p = r.clone();
-    let mut rr = dot(&r, &r);
-    let goal = 1e-20 * dot(b, b).max(1e-300);
-    for _ in 0..(10 * b.len()).max(100) {
-        if rr <= goal {
-            break;
-        }
-        let ap = times(&p);
-        let alpha = rr / dot(&p, &ap);
-        for k in 0..x.len() {
-            x[k] += alpha * p[k];
-            r[k] -= alpha * ap[k];
-        }
-        let next = dot(&r, &r);
-        for k in 0..p.len() {
-            p[k] = r[k] + next / rr * p[k];
-        }
-        rr = next;
-    }
-    x
 }
 
 #[cfg(test)]
