@@ -326,15 +326,19 @@ impl Curvature {
 
     /// Newton's step: the curvature's system solved by conjugate gradients, scaled by the
     /// diagonal (Jacobi's preconditioner) so that a version of a thousand games and one of ten
-    /// converge alike.
+    /// converge alike. Far from the optimum the step is solved only roughly (its residual the
+    /// square root of the gradient's size, at most half of it: Eisenstat and Walker's forcing
+    /// term), since the next step corrects it; near it, as closely as the gradient is small.
     fn newton_step(&self) -> Vec<f64> {
         let scale: Vec<f64> = self.diagonal.iter().map(|d| 1.0 / d.sqrt()).collect();
         let scaled = |v: &[f64]| -> Vec<f64> { v.iter().zip(&scale).map(|(v, s)| v * s).collect() };
         let b = scaled(&self.gradient);
+        let size = b.iter().map(|b| b * b).sum::<f64>().sqrt();
         let y = conjugate_gradients(
             &|y| scaled(&self.times(&scaled(y))),
             &b,
             &vec![0.0; b.len()],
+            size.sqrt().min(0.5),
         );
         scaled(&y)
     }

@@ -63,6 +63,8 @@ const TABLE_PRIOR: f64 = 30.0;
 const POOLED_GAMES: f64 = 2.0;
 /// Newton's steps at most; from zeros a fit takes about ten.
 const NEWTON_STEPS: usize = 200;
+/// How far each system is solved: its residual a ten-billionth of its right side.
+const SOLVED: f64 = 1e-10;
 
 /// Games to fit, by player index: every seat's player and points, game after game.
 #[derive(Debug, Default, Clone)]
@@ -378,7 +380,12 @@ impl Spread {
                 contrast[n + j] += figure * d;
             }
         }
-        let w = conjugate_gradients(&|z| self.normal.times(z), &contrast, &vec![0.0; 2 * n]);
+        let w = conjugate_gradients(
+            &|z| self.normal.times(z),
+            &contrast,
+            &vec![0.0; 2 * n],
+            SOLVED,
+        );
         let moved = linear_parts(&self.games, &w);
         let mut variance = 0.0;
         for (seats, start) in self.games.each().zip(&self.games.starts) {
@@ -470,7 +477,12 @@ pub fn fit_from(games: &Games, start: &[f64]) -> (Vec<Strength>, Spread) {
             gradient[i] += PRIOR_GAMES * level * (1.0 - z[i].exp());
             gradient[players + i] -= table_ridge * z[players + i];
         }
-        let step = conjugate_gradients(&|v| normal.times(v), &gradient, &vec![0.0; 2 * players]);
+        let step = conjugate_gradients(
+            &|v| normal.times(v),
+            &gradient,
+            &vec![0.0; 2 * players],
+            SOLVED,
+        );
         // Twice the rise a full step promises (Newton's decrement, squared).
         let promised: f64 = gradient.iter().zip(&step).map(|(g, s)| g * s).sum();
         steps += 1;
