@@ -47,7 +47,7 @@ db.executemany("INSERT INTO hill_versions (id, name, version, digest, state, add
 db.executemany("INSERT INTO hill_fit (version, rating, half_width, games, fitted_games) VALUES (?, ?, 20.0, ?, ?)",
                ((v, 1000 + v, 2 * G // V, G) for v in range(V)))
 db.execute("INSERT INTO hill_kings (version, since_game, since) VALUES (?, 100, 0)", (V - 1,))
-db.execute("INSERT INTO hill_outcomes (id, games, alike) VALUES (0, ?, 0)", (G,))
+db.execute("INSERT OR REPLACE INTO hill_outcomes (id, games, alike) VALUES (0, ?, 0)", (G,))
 # The games are made by SQLite itself (its random(), so each run's differ; ten million games
 # through Python took over an hour on this machine), the tables' own indexes built after the
 # rows, as a sort, instead of row by row.

@@ -36,6 +36,8 @@
 
 use std::collections::HashMap;
 
+use rustc_hash::FxBuildHasher;
+
 use rand::RngExt;
 use rand::seq::SliceRandom;
 
@@ -84,16 +86,20 @@ pub struct Met {
 }
 
 /// The games played so far, as matchmaking reads them: per pair of versions, and per version.
+/// Its maps hash with `FxHash`: a choice among 10,000 versions reads them some 50,000 times,
+/// and with the standard library's SipHash the reads were most of its time (`perf`,
+/// docs/benchmarks.md, the hill at 10,000 versions). Their keys are the hill's own version
+/// numbers, not chosen by anyone who could make them collide.
 #[derive(Debug, Clone, Default)]
 pub struct History {
-    pairs: HashMap<(usize, usize), Met>,
-    own: HashMap<usize, Met>,
+    pairs: HashMap<(usize, usize), Met, FxBuildHasher>,
+    own: HashMap<usize, Met, FxBuildHasher>,
     /// Per version, its games and how many ended all alike (every seat scoring the same).
-    presence: HashMap<usize, Met>,
+    presence: HashMap<usize, Met, FxBuildHasher>,
     /// Every game, and how many ended all alike.
     outcomes: Met,
     /// Per line-up (its versions, ascending), its games and how many ended all alike.
-    lineups: HashMap<Vec<usize>, Met>,
+    lineups: HashMap<Vec<usize>, Met, FxBuildHasher>,
 }
 
 impl History {
@@ -247,9 +253,8 @@ fn phi(x: f64) -> f64 {
 }
 
 /// The chance that `a` and `b` do not score alike in their next game together, from their
-/// games together with a prior worth [`ALIKE_PRIOR_GAMES`] at their own rates.
-fn unlike(a: &Candidate, b: &Candidate, history: &History) -> f64 {
-    let met = history.met(a.id, b.id);
+/// games together (`met`) with a prior worth [`ALIKE_PRIOR_GAMES`] at their own rates.
+fn unlike(a: &Candidate, b: &Candidate, met: Met, history: &History) -> f64 {
     let prior = (history.alike_rate(a.id) + history.alike_rate(b.id)) / 2.0;
     1.0 - (f64::from(met.alike) + ALIKE_PRIOR_GAMES * prior)
         / (f64::from(met.games) + ALIKE_PRIOR_GAMES)
@@ -262,7 +267,7 @@ fn gain(a: &Candidate, b: &Candidate, history: &History, focus: f64) -> f64 {
     let met = history.met(a.id, b.id);
     let spread = focus * (a.sigma.powi(2) + b.sigma.powi(2)).sqrt();
     let unsure = phi(-(a.mu - b.mu).abs() / spread.max(1e-9));
-    unsure * unlike(a, b, history) / (1.0 + f64::from(met.games))
+    unsure * unlike(a, b, met, history) / (1.0 + f64::from(met.games))
 }
 
 /// The chance that a game of the line-up `seated`, with `free` seats still to fill, does not end

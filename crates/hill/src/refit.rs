@@ -83,26 +83,31 @@ pub(crate) fn refit(
     let db = store.connection();
     let versions = store::versions(db)?;
     let current: Vec<&Version> = versions.iter().filter(|v| v.current()).collect();
-    let scores = store::scores(db)?;
+    // By id: a game's seats are looked up here ten million times in a large hill.
+    let mut is_current = vec![false; versions.len()];
+    for v in &current {
+        if let Some(c) = is_current.get_mut(v.id) {
+            *c = true;
+        }
+    }
     let mut games = Games::new(ranking);
     let mut counted = 0u32;
     let mut played = vec![0u32; versions.len()];
-    for game in scores.chunk_by(|a, b| a.0 == b.0) {
-        if !game
+    let last_game = store::each_game(db, |seats| {
+        if !seats
             .iter()
-            .any(|(_, v, _)| current.iter().any(|a| a.id == *v))
+            .any(|&(v, _)| is_current.get(v).copied().unwrap_or(false))
         {
-            continue;
+            return;
         }
         counted += 1;
-        let seats: Vec<(usize, f64)> = game.iter().map(|&(_, v, s)| (v, s)).collect();
-        for &(v, _) in &seats {
+        for &(v, _) in seats {
             if let Some(p) = played.get_mut(v) {
                 *p += 1;
             }
         }
-        games.add(&seats);
-    }
+        games.add(seats);
+    })?;
     last.resize(versions.len(), 0.0);
     let fit = ranking::fit(&games, last);
     let strengths = &fit.strengths;
@@ -140,7 +145,6 @@ pub(crate) fn refit(
         }),
         _ => None,
     };
-    let last_game = scores.last().map(|s| s.0);
     let unplayed = fit.unplayed_interval();
     let fit = store::FitWritten {
         fitted: &fitted,

@@ -190,6 +190,41 @@ pub fn apart(first: &Entry, second: &Entry) -> bool {
     }
 }
 
+/// Solves `A x = b` for a symmetric positive definite `A` (given as its product), from `start`,
+/// until the residual is `tolerance` of `b` or less: the Newton step of both fits, whose
+/// curvature is sparse (a game couples only its own players).
+pub(crate) fn conjugate_gradients(
+    times: &dyn Fn(&[f64]) -> Vec<f64>,
+    b: &[f64],
+    start: &[f64],
+    tolerance: f64,
+) -> Vec<f64> {
+    let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(a, b)| a * b).sum::<f64>();
+    let mut x = start.to_vec();
+    let ax = times(&x);
+    let mut r: Vec<f64> = b.iter().zip(&ax).map(|(b, a)| b - a).collect();
+    let mut p = r.clone();
+    let mut rr = dot(&r, &r);
+    let goal = tolerance * tolerance * dot(b, b).max(1e-300);
+    for _ in 0..(10 * b.len()).max(100) {
+        if rr <= goal {
+            break;
+        }
+        let ap = times(&p);
+        let alpha = rr / dot(&p, &ap);
+        for k in 0..x.len() {
+            x[k] += alpha * p[k];
+            r[k] -= alpha * ap[k];
+        }
+        let next = dot(&r, &r);
+        for k in 0..p.len() {
+            p[k] = r[k] + next / rr * p[k];
+        }
+        rr = next;
+    }
+    x
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -18,6 +18,8 @@
 
 use std::collections::BTreeMap;
 
+use super::conjugate_gradients;
+
 /// The prior's standard deviation on each log-strength.
 const PRIOR_SD: f64 = 3.0;
 /// The prior's standard deviation on `log ν`: without it, a pair that only ever drew would
@@ -96,38 +98,46 @@ pub fn fit(players: usize, games: &Games) -> Vec<Strength> {
 
 /// [`fit`] starting from the log-strengths `start` (one per player; the last fit's, so a refit
 /// after a few more games takes a few steps): the same optimum, reached sooner.
+///
+/// Each step is Newton's on every strength and `log ν` together, its system solved by conjugate
+/// gradients on the sparse curvature (a pair's games couple only its two players): the field's
+/// standard method for a Bradley–Terry fit of many players (a "truncated Newton" step; the
+/// points fit takes the same). A step on each strength alone, with the others held, moved what
+/// one end of a long chain of neighbours learnt across to the other only a few places a step:
+/// at 10,000 versions it had not converged in 500 steps and six minutes (docs/benchmarks.md,
+/// the hill at 10,000 versions). The whole step takes a handful whatever the chain's length.
 pub fn fit_from(games: &Games, start: &[f64]) -> Vec<Strength> {
     let players = start.len();
+    // Flat, in the map's order: the fit walks every pair several times a step.
+    let pairs: Vec<((usize, usize), [f64; 3])> = games
+        .pairs
+        .iter()
+        .map(|(&pair, &counts)| (pair, counts))
+        .collect();
+    let games = Flat {
+        pairs,
+        rankings: &games.rankings,
+    };
     let mut theta = start.to_vec();
     let mut log_nu = 0.0_f64;
-    let has_draws = games.pairs.values().any(|c| c[1] > 0.0);
-    let mut current = log_likelihood(&theta, log_nu, has_draws, games);
-    for _ in 0..500 {
-        let (gradient, curvature) = derivatives(&theta, log_nu, games);
-        let steps: Vec<f64> = gradient
-            .iter()
-            .zip(&curvature)
-            .map(|(g, h)| g / h)
-            .collect();
-        // The draw parameter's own Newton step.
-        let nu_step = if has_draws {
-            let (g, h) = nu_derivatives(&theta, log_nu, games);
-            let prior = 1.0 / (NU_PRIOR_SD * NU_PRIOR_SD);
-            (g - log_nu * prior) / (h + prior)
-        } else {
-            0.0
-        };
-        // A Newton step on each coordinate at once can overshoot where players are coupled:
-        // halve it until the likelihood rises.
+    let has_draws = games.pairs.iter().any(|(_, c)| c[1] > 0.0);
+    let mut current = log_likelihood(&theta, log_nu, has_draws, &games);
+    for _ in 0..NEWTON_STEPS {
+        let curvature = Curvature::at(&theta, log_nu, has_draws, &games);
+        let step = curvature.newton_step();
+        let (steps, nu_step) = step.split_at(players);
+        let nu_step = nu_step[0];
+        // The likelihood is concave, so the whole step rises unless the quadratic is far from
+        // it (the first steps from a poor start): halve it until the likelihood rises.
         let mut scale = 1.0;
         let moved = loop {
             let trial: Vec<f64> = theta
                 .iter()
-                .zip(&steps)
+                .zip(steps)
                 .map(|(t, s)| t + scale * s)
                 .collect();
             let trial_nu = log_nu + scale * nu_step;
-            let value = log_likelihood(&trial, trial_nu, has_draws, games);
+            let value = log_likelihood(&trial, trial_nu, has_draws, &games);
             if value >= current - 1e-12 {
                 theta = trial;
                 log_nu = trial_nu;
@@ -139,25 +149,31 @@ pub fn fit_from(games: &Games, start: &[f64]) -> Vec<Strength> {
                 break 0.0;
             }
         };
-        let largest = steps
-            .iter()
-            .chain([&nu_step])
-            .fold(0.0_f64, |m, s| m.max(s.abs()));
+        let largest = step.iter().fold(0.0_f64, |m, s| m.max(s.abs()));
         if moved == 0.0 || largest * moved < 1e-7 {
             break;
         }
     }
-    let (_, curvature) = derivatives(&theta, log_nu, games);
+    let curvature = Curvature::at(&theta, log_nu, has_draws, &games);
     let mean = theta.iter().sum::<f64>() / players.max(1) as f64;
     theta
         .iter()
-        .zip(curvature)
+        .zip(&curvature.diagonal)
         .map(|(t, h)| Strength {
             theta: t - mean,
             value: ELO_MEAN + (t - mean) * ELO_PER_UNIT,
             interval: 1.96 / h.sqrt() * ELO_PER_UNIT,
         })
         .collect()
+}
+
+/// Newton's steps at most: each takes the whole curvature, so a fit ends in a handful.
+const NEWTON_STEPS: usize = 100;
+
+/// The games as a fit walks them: the pairs in one flat vector, in the map's order.
+struct Flat<'a> {
+    pairs: Vec<((usize, usize), [f64; 3])>,
+    rankings: &'a [Vec<Vec<usize>>],
 }
 
 /// The Davidson probabilities of a pair: (i wins, draw, j wins).
@@ -170,7 +186,7 @@ fn pair_probabilities(ti: f64, tj: f64, log_nu: f64) -> [f64; 3] {
 }
 
 /// The penalised log-likelihood; without draws in the data, `ν` plays no part.
-fn log_likelihood(theta: &[f64], log_nu: f64, has_draws: bool, games: &Games) -> f64 {
+fn log_likelihood(theta: &[f64], log_nu: f64, has_draws: bool, games: &Flat) -> f64 {
     let mut total = -theta.iter().map(|t| t * t).sum::<f64>() / (2.0 * PRIOR_SD * PRIOR_SD);
     let log_nu = if has_draws {
         total -= log_nu * log_nu / (2.0 * NU_PRIOR_SD * NU_PRIOR_SD);
@@ -178,7 +194,7 @@ fn log_likelihood(theta: &[f64], log_nu: f64, has_draws: bool, games: &Games) ->
     } else {
         f64::NEG_INFINITY
     };
-    for (&(i, j), counts) in &games.pairs {
+    for &((i, j), counts) in &games.pairs {
         let p = pair_probabilities(theta[i], theta[j], log_nu);
         for (count, p) in counts.iter().zip(p) {
             if *count > 0.0 {
@@ -186,7 +202,7 @@ fn log_likelihood(theta: &[f64], log_nu: f64, has_draws: bool, games: &Games) ->
             }
         }
     }
-    for places in &games.rankings {
+    for places in games.rankings {
         let mut remaining: Vec<usize> = places.iter().flatten().copied().collect();
         for place in places {
             let m = remaining.iter().map(|&r| theta[r]).fold(f64::MIN, f64::max);
@@ -204,51 +220,128 @@ fn log_likelihood(theta: &[f64], log_nu: f64, has_draws: bool, games: &Games) ->
     total
 }
 
-/// Each θ's gradient and curvature (minus the second derivative, > 0) of the penalised
-/// log-likelihood.
-fn derivatives(theta: &[f64], log_nu: f64, games: &Games) -> (Vec<f64>, Vec<f64>) {
-    let prior = 1.0 / (PRIOR_SD * PRIOR_SD);
-    let mut gradient: Vec<f64> = theta.iter().map(|t| -t * prior).collect();
-    let mut curvature = vec![prior; theta.len()];
-    for (&(i, j), &[wins, draws, losses]) in &games.pairs {
-        let n = wins + draws + losses;
-        let [pi, pd, pj] = pair_probabilities(theta[i], theta[j], log_nu);
-        let (ai, aj) = (pi + pd / 2.0, pj + pd / 2.0);
-        gradient[i] += wins + draws / 2.0 - n * ai;
-        gradient[j] += losses + draws / 2.0 - n * aj;
-        curvature[i] += n * (pi + pd / 4.0 - ai * ai);
-        curvature[j] += n * (pj + pd / 4.0 - aj * aj);
-    }
-    for places in &games.rankings {
-        let mut remaining: Vec<usize> = places.iter().flatten().copied().collect();
-        for place in places {
-            let m = remaining.iter().map(|&r| theta[r]).fold(f64::MIN, f64::max);
-            let sum: f64 = remaining.iter().map(|&r| (theta[r] - m).exp()).sum();
-            let k = place.len() as f64;
-            for &r in &remaining {
-                let share = (theta[r] - m).exp() / sum;
-                gradient[r] -= k * share;
-                curvature[r] += k * share * (1.0 - share);
-            }
-            for &p in place {
-                gradient[p] += 1.0;
-            }
-            remaining.retain(|r| !place.contains(r));
-        }
-    }
-    (gradient, curvature)
+/// The penalised log-likelihood's gradient and curvature (minus its second derivatives) at one
+/// point, in the unknowns θ (one per player) and `log ν` (the last). The curvature is kept as
+/// its parts, so that its product with a vector costs one walk of the pairs and the games of
+/// more, never a dense matrix.
+struct Curvature {
+    gradient: Vec<f64>,
+    /// The curvature's diagonal: each unknown's with the others held.
+    diagonal: Vec<f64>,
+    /// Each pair's `n ∂a_i/∂θ_i`: it couples `θ_i` and `θ_j` by minus that much.
+    pair_weights: Vec<(usize, usize, f64)>,
+    /// Each pair's coupling of `θ_i` with `log ν` (`θ_j`'s is its opposite).
+    nu_couplings: Vec<f64>,
+    /// Each place of a game of more: how many share it, and every player still to place with
+    /// its chance of being chosen (Plackett–Luce's `k (diag(s) − s sᵀ)` over them).
+    stages: Vec<(f64, Vec<(usize, f64)>)>,
 }
 
-/// The gradient and curvature of the log-likelihood in `log ν`.
-fn nu_derivatives(theta: &[f64], log_nu: f64, games: &Games) -> (f64, f64) {
-    let (mut g, mut h) = (0.0, 0.0);
-    for (&(i, j), &[wins, draws, losses]) in &games.pairs {
-        let n = wins + draws + losses;
-        let [_, pd, _] = pair_probabilities(theta[i], theta[j], log_nu);
-        g += draws - n * pd;
-        h += n * pd * (1.0 - pd);
+impl Curvature {
+    fn at(theta: &[f64], log_nu: f64, has_draws: bool, games: &Flat) -> Curvature {
+        let players = theta.len();
+        let prior = 1.0 / (PRIOR_SD * PRIOR_SD);
+        let nu_prior = 1.0 / (NU_PRIOR_SD * NU_PRIOR_SD);
+        let mut gradient: Vec<f64> = theta.iter().map(|t| -t * prior).collect();
+        let mut diagonal = vec![prior; players];
+        let mut pair_weights = Vec::with_capacity(games.pairs.len());
+        let mut nu_couplings = Vec::with_capacity(games.pairs.len());
+        let (mut nu_gradient, mut nu_curvature) = (-log_nu * nu_prior, nu_prior);
+        for &((i, j), [wins, draws, losses]) in &games.pairs {
+            let n = wins + draws + losses;
+            let [pi, pd, pj] = pair_probabilities(theta[i], theta[j], log_nu);
+            let (ai, aj) = (pi + pd / 2.0, pj + pd / 2.0);
+            gradient[i] += wins + draws / 2.0 - n * ai;
+            gradient[j] += losses + draws / 2.0 - n * aj;
+            // `pi + pd/4 − ai²` and `pj + pd/4 − aj²` are equal (`ai + aj = 1`): the pair's
+            // likelihood moves with `θ_i − θ_j` alone.
+            let weight = n * (pi + pd / 4.0 - ai * ai);
+            diagonal[i] += weight;
+            diagonal[j] += weight;
+            pair_weights.push((i, j, weight));
+            nu_gradient += draws - n * pd;
+            nu_curvature += n * pd * (1.0 - pd);
+            nu_couplings.push(n * pd * (pj - pi) / 2.0);
+        }
+        let mut stages = Vec::new();
+        for places in games.rankings {
+            let mut remaining: Vec<usize> = places.iter().flatten().copied().collect();
+            for place in places {
+                let m = remaining.iter().map(|&r| theta[r]).fold(f64::MIN, f64::max);
+                let sum: f64 = remaining.iter().map(|&r| (theta[r] - m).exp()).sum();
+                let k = place.len() as f64;
+                let shares: Vec<(usize, f64)> = remaining
+                    .iter()
+                    .map(|&r| (r, (theta[r] - m).exp() / sum))
+                    .collect();
+                for &(r, share) in &shares {
+                    gradient[r] -= k * share;
+                    diagonal[r] += k * share * (1.0 - share);
+                }
+                for &p in place {
+                    gradient[p] += 1.0;
+                }
+                stages.push((k, shares));
+                remaining.retain(|r| !place.contains(r));
+            }
+        }
+        if has_draws {
+            gradient.push(nu_gradient);
+            diagonal.push(nu_curvature);
+        } else {
+            // Without draws `ν` plays no part: its row is the identity, its step zero.
+            gradient.push(0.0);
+            diagonal.push(1.0);
+            nu_couplings.fill(0.0);
+        }
+        Curvature {
+            gradient,
+            diagonal,
+            pair_weights,
+            nu_couplings,
+            stages,
+        }
     }
-    (g, h)
+
+    /// The curvature times `v`.
+    fn times(&self, v: &[f64]) -> Vec<f64> {
+        let nu = v.len() - 1;
+        let mut product: Vec<f64> = self.diagonal.iter().zip(v).map(|(d, v)| d * v).collect();
+        for (&(i, j, weight), &coupling) in self.pair_weights.iter().zip(&self.nu_couplings) {
+            product[i] -= weight * v[j];
+            product[j] -= weight * v[i];
+            product[i] += coupling * v[nu];
+            product[j] -= coupling * v[nu];
+            product[nu] += coupling * (v[i] - v[j]);
+        }
+        for (k, shares) in &self.stages {
+            let mean: f64 = shares.iter().map(|&(r, s)| s * v[r]).sum();
+            for &(r, s) in shares {
+                // The diagonal's `k s (1 − s)` is already in; the rest of `k s (v_r − s·v)`.
+                product[r] -= k * s * (mean - s * v[r]);
+            }
+        }
+        product
+    }
+
+    /// Newton's step: the curvature's system solved by conjugate gradients, scaled by the
+    /// diagonal (Jacobi's preconditioner) so that a version of a thousand games and one of ten
+    /// converge alike. Far from the optimum the step is solved only roughly (its residual the
+    /// square root of the gradient's size, at most half of it: Eisenstat and Walker's forcing
+    /// term), since the next step corrects it; near it, as closely as the gradient is small.
+    fn newton_step(&self) -> Vec<f64> {
+        let scale: Vec<f64> = self.diagonal.iter().map(|d| 1.0 / d.sqrt()).collect();
+        let scaled = |v: &[f64]| -> Vec<f64> { v.iter().zip(&scale).map(|(v, s)| v * s).collect() };
+        let b = scaled(&self.gradient);
+        let size = b.iter().map(|b| b * b).sum::<f64>().sqrt();
+        let y = conjugate_gradients(
+            &|y| scaled(&self.times(&scaled(y))),
+            &b,
+            &vec![0.0; b.len()],
+            size.sqrt().min(0.5),
+        );
+        scaled(&y)
+    }
 }
 
 #[cfg(test)]
@@ -311,6 +404,147 @@ mod tests {
         let start: Vec<f64> = [0.4, -0.2, 0.0, 0.1, 0.3].to_vec();
         for (a, b) in fitted.iter().zip(&fit_from(&reversed, &start)) {
             assert!((a.value - b.value).abs() < 0.01, "{a:?} {b:?}");
+        }
+    }
+
+    /// The coordinate-wise derivatives the fit took before its steps took the whole curvature
+    /// (kept here as the reference the new ones must equal).
+    fn derivatives_before(
+        theta: &[f64],
+        log_nu: f64,
+        games: &Flat,
+    ) -> (Vec<f64>, Vec<f64>, f64, f64) {
+        let prior = 1.0 / (PRIOR_SD * PRIOR_SD);
+        let mut gradient: Vec<f64> = theta.iter().map(|t| -t * prior).collect();
+        let mut curvature = vec![prior; theta.len()];
+        let (mut nu_g, mut nu_h) = (0.0, 0.0);
+        for &((i, j), [wins, draws, losses]) in &games.pairs {
+            let n = wins + draws + losses;
+            let [pi, pd, pj] = pair_probabilities(theta[i], theta[j], log_nu);
+            let (ai, aj) = (pi + pd / 2.0, pj + pd / 2.0);
+            gradient[i] += wins + draws / 2.0 - n * ai;
+            gradient[j] += losses + draws / 2.0 - n * aj;
+            curvature[i] += n * (pi + pd / 4.0 - ai * ai);
+            curvature[j] += n * (pj + pd / 4.0 - aj * aj);
+            nu_g += draws - n * pd;
+            nu_h += n * pd * (1.0 - pd);
+        }
+        for places in games.rankings {
+            let mut remaining: Vec<usize> = places.iter().flatten().copied().collect();
+            for place in places {
+                let m = remaining.iter().map(|&r| theta[r]).fold(f64::MIN, f64::max);
+                let sum: f64 = remaining.iter().map(|&r| (theta[r] - m).exp()).sum();
+                let k = place.len() as f64;
+                for &r in &remaining {
+                    let share = (theta[r] - m).exp() / sum;
+                    gradient[r] -= k * share;
+                    curvature[r] += k * share * (1.0 - share);
+                }
+                for &p in place {
+                    gradient[p] += 1.0;
+                }
+                remaining.retain(|r| !place.contains(r));
+            }
+        }
+        (gradient, curvature, nu_g, nu_h)
+    }
+
+    /// Random games of two (with draws) and of four (with shared places) among six players.
+    fn random_games(seed: u64) -> Games {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let mut games = Games::default();
+        for _ in 0..200 {
+            let seats = if rng.random_bool(0.7) { 2 } else { 4 };
+            let mut players: Vec<usize> = (0..6).collect();
+            for k in 0..seats {
+                let pick = rng.random_range(k..6);
+                players.swap(k, pick);
+            }
+            let seated: Vec<(usize, f64)> = players[..seats]
+                .iter()
+                .map(|&p| (p, f64::from(rng.random_range(0..3u8))))
+                .collect();
+            games.add(&seated);
+        }
+        games
+    }
+
+    #[test]
+    fn the_whole_curvature_has_the_coordinatewise_derivatives_and_is_the_likelihoods_own() {
+        for seed in 0..5 {
+            let games = random_games(seed);
+            let flat = Flat {
+                pairs: games.pairs.iter().map(|(&k, &c)| (k, c)).collect(),
+                rankings: &games.rankings,
+            };
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(100 + seed);
+            let theta: Vec<f64> = (0..6).map(|_| rng.random_range(-1.5..1.5)).collect();
+            let log_nu: f64 = rng.random_range(-1.0..1.0);
+            let curvature = Curvature::at(&theta, log_nu, true, &flat);
+            // The same gradient and diagonal as the derivatives the fit took before.
+            let (gradient, diagonal, nu_g, nu_h) = derivatives_before(&theta, log_nu, &flat);
+            let nu_prior = 1.0 / (NU_PRIOR_SD * NU_PRIOR_SD);
+            let close = |a: f64, b: f64| (a - b).abs() < 1e-9 * (1.0 + a.abs());
+            for k in 0..6 {
+                assert!(close(curvature.gradient[k], gradient[k]), "{k}");
+                assert!(close(curvature.diagonal[k], diagonal[k]), "{k}");
+            }
+            assert!(close(curvature.gradient[6], nu_g - log_nu * nu_prior));
+            assert!(close(curvature.diagonal[6], nu_h + nu_prior));
+            // Each column of the whole curvature is minus the gradient's change (central
+            // differences of the log-likelihood's own gradient).
+            let h = 1e-5;
+            for k in 0..7 {
+                let moved = |by: f64| {
+                    let mut t = theta.clone();
+                    let mut nu = log_nu;
+                    if k < 6 {
+                        t[k] += by;
+                    } else {
+                        nu += by;
+                    }
+                    Curvature::at(&t, nu, true, &flat).gradient
+                };
+                let (up, down) = (moved(h), moved(-h));
+                let mut unit = vec![0.0; 7];
+                unit[k] = 1.0;
+                let column = curvature.times(&unit);
+                for r in 0..7 {
+                    let numeric = -(up[r] - down[r]) / (2.0 * h);
+                    assert!(
+                        (column[r] - numeric).abs() < 1e-5 * (1.0 + numeric.abs()),
+                        "seed {seed}, ({r}, {k}): {} against {numeric}",
+                        column[r]
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_fit_ends_where_the_coordinatewise_derivatives_are_zero() {
+        // The old fit's fixed point: every θ's and `log ν`'s derivative zero. The likelihood's
+        // gradient sums to zero over the θ, so at the optimum the prior's does too and the θ's
+        // mean is zero: the fit's shown θ (less their mean) are the optimum's own.
+        let nu_prior = 1.0 / (NU_PRIOR_SD * NU_PRIOR_SD);
+        for seed in 0..5 {
+            let games = random_games(seed);
+            let theta: Vec<f64> = fit(6, &games).iter().map(|s| s.theta).collect();
+            let flat = Flat {
+                pairs: games.pairs.iter().map(|(&k, &c)| (k, c)).collect(),
+                rankings: &games.rankings,
+            };
+            // `log ν` at its optimum given the θ, by its own Newton steps.
+            let mut log_nu = 0.0;
+            for _ in 0..100 {
+                let (_, _, g, h) = derivatives_before(&theta, log_nu, &flat);
+                log_nu += (g - log_nu * nu_prior) / (h + nu_prior);
+            }
+            let (gradient, _, g, _) = derivatives_before(&theta, log_nu, &flat);
+            assert!((g - log_nu * nu_prior).abs() < 1e-6, "seed {seed}: {g}");
+            for (k, g) in gradient.iter().enumerate() {
+                assert!(g.abs() < 1e-6, "seed {seed}, player {k}: {g}");
+            }
         }
     }
 

@@ -49,7 +49,7 @@
 
 use std::collections::HashMap;
 
-use super::Strength;
+use super::{Strength, conjugate_gradients};
 
 /// The ridge on a player's own strength, in games: it is pulled towards the game's mean as
 /// much as one game at the mean would pull it.
@@ -63,6 +63,8 @@ const TABLE_PRIOR: f64 = 30.0;
 const POOLED_GAMES: f64 = 2.0;
 /// Newton's steps at most; from zeros a fit takes about ten.
 const NEWTON_STEPS: usize = 200;
+/// How far each system is solved: its residual a ten-billionth of its right side.
+const SOLVED: f64 = 1e-10;
 
 /// Games to fit, by player index: every seat's player and points, game after game.
 #[derive(Debug, Default, Clone)]
@@ -378,7 +380,12 @@ impl Spread {
                 contrast[n + j] += figure * d;
             }
         }
-        let w = conjugate_gradients(&|z| self.normal.times(z), &contrast, &vec![0.0; 2 * n]);
+        let w = conjugate_gradients(
+            &|z| self.normal.times(z),
+            &contrast,
+            &vec![0.0; 2 * n],
+            SOLVED,
+        );
         let moved = linear_parts(&self.games, &w);
         let mut variance = 0.0;
         for (seats, start) in self.games.each().zip(&self.games.starts) {
@@ -470,7 +477,12 @@ pub fn fit_from(games: &Games, start: &[f64]) -> (Vec<Strength>, Spread) {
             gradient[i] += PRIOR_GAMES * level * (1.0 - z[i].exp());
             gradient[players + i] -= table_ridge * z[players + i];
         }
-        let step = conjugate_gradients(&|v| normal.times(v), &gradient, &vec![0.0; 2 * players]);
+        let step = conjugate_gradients(
+            &|v| normal.times(v),
+            &gradient,
+            &vec![0.0; 2 * players],
+            SOLVED,
+        );
         // Twice the rise a full step promises (Newton's decrement, squared).
         let promised: f64 = gradient.iter().zip(&step).map(|(g, s)| g * s).sum();
         steps += 1;
@@ -641,34 +653,6 @@ impl Field {
 /// integer, but the means divide by it anyway).
 fn binomial(n: usize, r: usize) -> f64 {
     (0..r).fold(1.0, |c, q| c * (n - q) as f64 / (q + 1) as f64)
-}
-
-/// Solves `A x = b` for a symmetric positive definite `A` (given as its product), from `start`.
-fn conjugate_gradients(times: &dyn Fn(&[f64]) -> Vec<f64>, b: &[f64], start: &[f64]) -> Vec<f64> {
-    let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(a, b)| a * b).sum::<f64>();
-    let mut x = start.to_vec();
-    let ax = times(&x);
-    let mut r: Vec<f64> = b.iter().zip(&ax).map(|(b, a)| b - a).collect();
-    let mut p = r.clone();
-    let mut rr = dot(&r, &r);
-    let goal = 1e-20 * dot(b, b).max(1e-300);
-    for _ in 0..(10 * b.len()).max(100) {
-        if rr <= goal {
-            break;
-        }
-        let ap = times(&p);
-        let alpha = rr / dot(&p, &ap);
-        for k in 0..x.len() {
-            x[k] += alpha * p[k];
-            r[k] -= alpha * ap[k];
-        }
-        let next = dot(&r, &r);
-        for k in 0..p.len() {
-            p[k] = r[k] + next / rr * p[k];
-        }
-        rr = next;
-    }
-    x
 }
 
 #[cfg(test)]
