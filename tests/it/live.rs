@@ -1,7 +1,8 @@
 //! Games followed while they are played: a real tournament served on 127.0.0.1 with bots slow
 //! enough to watch, its games' records read as Server-Sent Events while they are played,
 //! resumed by id, and compared with the `replay.jsonl` each game leaves; the delay the server
-//! holds them for; the page of a game in progress in Chromium.
+//! holds them for; the page of a game in progress in Chromium, whose own board (every game's
+//! viewer) advances while the game is played and becomes its replay at the end.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -354,6 +355,261 @@ fn a_game_s_page_follows_it_live_in_the_browser_and_becomes_its_replay() {
     assert!(finished.status.success(), "{finished:?}");
     let shown = String::from_utf8_lossy(&finished.stdout);
     assert!(shown.contains("Slow") && shown.contains("ended"), "{shown}");
+}
+
+/// How many records the page's panel holds.
+async fn records(client: &fantoccini::Client) -> u32 {
+    let text = text_of(client, ".koth-live-count").await;
+    let all = text.split(" of ").last().unwrap_or_default();
+    all.split(' ').next().unwrap().parse().unwrap_or(0)
+}
+
+/// Where the board shown in the live page's frame stands, by `measure` (a script's
+/// expression over the frame's document `d`); -1 before it shows a board.
+async fn progress(client: &fantoccini::Client, measure: &str) -> i64 {
+    let script = format!(
+        "const f = document.querySelector('.koth-live-view iframe:not(.koth-live-behind)'); \
+         const d = f && f.contentDocument; \
+         if (!d || !d.location.pathname.endsWith('/view')) return -1; \
+         try {{ const n = {measure}; return Number.isFinite(n) ? n : -1; }} catch (e) {{ return -1; }}"
+    );
+    let value = client.execute(&script, vec![]).await.unwrap();
+    value
+        .as_i64()
+        .or(value.as_f64().map(|f| f as i64))
+        .unwrap_or(-1)
+}
+
+/// Where the board of the page itself stands (a finished game's replay), by `measure`.
+async fn top_progress(client: &fantoccini::Client, measure: &str) -> i64 {
+    let script = format!(
+        "const d = document; try {{ const n = {measure}; return Number.isFinite(n) ? n : -1; }} \
+         catch (e) {{ return -1; }}"
+    );
+    let value = client.execute(&script, vec![]).await.unwrap();
+    value
+        .as_i64()
+        .or(value.as_f64().map(|f| f as i64))
+        .unwrap_or(-1)
+}
+
+/// The open page of a game in progress: its board shows, then advances while the game is
+/// still played, with no console error.
+async fn board_follows(client: &fantoccini::Client, measure: &str) {
+    until("the game's board shows in its live page", || async {
+        progress(client, measure).await >= 0
+    })
+    .await;
+    let first = progress(client, measure).await;
+    until("the board advances as records arrive", || async {
+        progress(client, measure).await > first
+    })
+    .await;
+    assert!(
+        client.find(Locator::Css("#in-progress")).await.is_ok(),
+        "the board advanced while the game was played"
+    );
+    let errors = console_errors(client).await;
+    assert!(errors.is_empty(), "{errors:?}");
+}
+
+/// A bot for `game` in Python, `name`, that sleeps `pause_s` before each answer: `answer` is
+/// the body of a function of the prompt's words `w` returning the answer, or `None` for a
+/// line that needs none.
+fn slow_python_bot(root: &Path, name: &str, game: &str, pause_s: f64, answer: &str) -> PathBuf {
+    let dir = root.join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("bot.toml"),
+        format!("name = \"{name}\"\nrun = \"python3 -u slow.py\"\ngames = [\"{game}\"]\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("slow.py"),
+        format!(
+            "import json, random, sys, time\n\
+             def answer(w):\n{answer}\n\
+             for line in sys.stdin:\n\
+             \x20   said = answer(line.split())\n\
+             \x20   if said is not None:\n\
+             \x20       time.sleep({pause_s})\n\
+             \x20       print(said, flush=True)\n"
+        ),
+    )
+    .unwrap();
+    dir
+}
+
+/// Runs `command` (a tournament run, its file given) with its dashboard on a free port,
+/// follows its first game's page in Chromium while it is played: its own board, read by
+/// `measure`, advances, and the page becomes the game's replay, whose board `measure` reads too.
+fn followed_in_the_browser(command: &mut Command, dir: &Path, measure: &str, hold: bool) {
+    let runtime = koth::game::runtime().unwrap();
+    runtime.block_on(async {
+        // The browser first: it takes longer to start than a short game to end.
+        let (_driver, client) = browser().await;
+        let (_run, base) = serving(command.arg("--dir").arg(dir).args([
+            "--serve",
+            "127.0.0.1:0",
+            "--serve-after",
+        ]));
+        let games = live_games(&base);
+        let index = games[0]["index"].as_u64().unwrap();
+        client.goto(&format!("{base}games/{index}")).await.unwrap();
+        board_follows(&client, measure).await;
+        if hold {
+            held_and_followed_again(&client, measure).await;
+        }
+        until("the page becomes the finished game's replay", || async {
+            client.find(Locator::Css("#in-progress")).await.is_err()
+        })
+        .await;
+        assert!(
+            top_progress(&client, measure).await >= 0,
+            "its replay's board"
+        );
+        let errors = console_errors(&client).await;
+        assert!(errors.is_empty(), "{errors:?}");
+    });
+}
+
+/// A watcher who moves the board (a touch in its frame) keeps it where they put it while
+/// records arrive; "now" follows again (while the game is still played).
+async fn held_and_followed_again(client: &fantoccini::Client, measure: &str) {
+    let playing = || async { client.find(Locator::Css("#in-progress")).await.is_ok() };
+    let held = progress(client, measure).await;
+    client
+        .execute(
+            "document.querySelector('.koth-live-view iframe:not(.koth-live-behind)')\
+             .contentDocument.dispatchEvent(new Event('pointerdown'));",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert!(text_of(client, ".koth-live-count").await.contains(" of "));
+    let more = records(client).await + 3;
+    until("more records arrive while the board is held", || async {
+        !playing().await || records(client).await >= more
+    })
+    .await;
+    if !playing().await {
+        return;
+    }
+    assert_eq!(progress(client, measure).await, held);
+    client
+        .find(Locator::Css(".koth-live-now"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    until("the board follows again", || async {
+        !playing().await || progress(client, measure).await > held
+    })
+    .await;
+}
+
+#[test]
+fn a_paths_game_s_own_board_follows_it_live_turn_by_turn() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Each turn: no vertex broken, a random one activated (a taken one is a wasted choice).
+    let bot = |name: &str| {
+        slow_python_bot(
+            tmp.path(),
+            name,
+            "paths",
+            0.08,
+            "\x20   global side\n\
+             \x20   if w and w[0] == 'BEGIN': side = int(w[3])\n\
+             \x20   if w and w[0] == 'SCORE': sys.exit(0)\n\
+             \x20   if w and w[0] == 'DESTROY': return 'NONE'\n\
+             \x20   if w and w[0] == 'ACTIVATE': return 'VERTEX %d,%d' % (random.randrange(side), random.randrange(side))\n\
+             \x20   return None",
+        )
+    };
+    let (a, b) = (bot("Left"), bot("Right"));
+    let file = tmp.path().join("t.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "game = \"paths\"\nbots = [{a:?}, {b:?}]\ngames = 1\nrounds = 5\njobs = 1\n\
+             sandbox = false\nseed = 3\n"
+        ),
+    )
+    .unwrap();
+    followed_in_the_browser(
+        koth().args(["tournament", "run"]).arg(&file),
+        &tmp.path().join("t"),
+        "Number(d.getElementById('round').textContent) * 1000 + Number(d.getElementById('turn').textContent)",
+        false,
+    );
+}
+
+#[test]
+fn a_game_added_through_the_registry_alone_is_followed_live_on_its_own_page() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bots: Vec<PathBuf> = ["Low", "Mid", "High"]
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            slow_python_bot(
+                tmp.path(),
+                name,
+                "lowbid",
+                0.25,
+                &format!("\x20   return {} if w and w[0] == 'BID' else None", i + 1),
+            )
+        })
+        .collect();
+    let file = tmp.path().join("t.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "game = \"lowbid\"\nbots = {bots:?}\ngames = 1\nrounds = 20\njobs = 1\n\
+             sandbox = false\nseed = 3\n"
+        ),
+    )
+    .unwrap();
+    followed_in_the_browser(
+        crate::registry_game::lowbid()
+            .args(["tournament", "run"])
+            .arg(&file),
+        &tmp.path().join("t"),
+        "d.getElementById('bids').textContent.split('\\n').length",
+        true,
+    );
+}
+
+#[test]
+fn a_mad_cars_game_s_own_board_follows_it_live_tick_by_tick() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    // A driver at random, 5 ms a tick: a match of a few hundred ticks against the keep-away.
+    let random = slow_python_bot(
+        tmp.path(),
+        "Dawdler",
+        "madcars",
+        0.005,
+        "\x20   m = json.loads(' '.join(w)) if w else {}\n\
+         \x20   if m.get('type') != 'tick': return None\n\
+         \x20   return json.dumps({'command': random.choice(['left', 'right', 'stop'])})",
+    );
+    let file = tmp.path().join("t.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "game = \"madcars\"\nbots = [{:?}, {random:?}]\ngames = 1\nrounds = 2\njobs = 1\n\
+             sandbox = false\nseed = 5\n",
+            repo.join("bots/madcars-keepaway-py"),
+        ),
+    )
+    .unwrap();
+    followed_in_the_browser(
+        koth().args(["tournament", "run"]).arg(&file),
+        &tmp.path().join("t"),
+        "Number(d.getElementById('slider').max)",
+        false,
+    );
 }
 
 #[test]
