@@ -38,15 +38,16 @@ fn slow_bot(root: &Path, name: &str, pause_s: f64) -> PathBuf {
     dir
 }
 
-/// A tournament of two slow bots, one game at a time, each game 4 games of noughts & crosses.
-fn slow_tournament(root: &Path, games: u32, extra: &str) -> PathBuf {
+/// A tournament of two slow bots, one game at a time, each game `rounds` games of noughts &
+/// crosses (about 0.9 s each: the first free cell, X wins in 7 moves).
+fn slow_tournament(root: &Path, games: u32, rounds: u32, extra: &str) -> PathBuf {
     let a = slow_bot(root, "Slow", 0.12);
     let b = slow_bot(root, "Slower", 0.12);
     let path = root.join("t.toml");
     std::fs::write(
         &path,
         format!(
-            "game = \"tictactoe\"\nbots = [{a:?}, {b:?}]\ngames = {games}\nrounds = 4\n\
+            "game = \"tictactoe\"\nbots = [{a:?}, {b:?}]\ngames = {games}\nrounds = {rounds}\n\
              jobs = 1\nsandbox = false\nanswer_ms = 3000\nseed = 3\n{extra}"
         ),
     )
@@ -54,14 +55,20 @@ fn slow_tournament(root: &Path, games: u32, extra: &str) -> PathBuf {
     path
 }
 
-/// A tournament of `games` slow games (with `extra` in its file) run in `root/t` and served on
-/// a free port until the test ends: the run, its address and its folder.
-fn served(root: &Path, games: u32, extra: &str, flags: &[&str]) -> (Killed, String, PathBuf) {
+/// A tournament of `games` slow games of `rounds` rounds (with `extra` in its file) run in
+/// `root/t` and served on a free port until the test ends: the run, its address and its folder.
+fn served(
+    root: &Path,
+    games: u32,
+    rounds: u32,
+    extra: &str,
+    flags: &[&str],
+) -> (Killed, String, PathBuf) {
     let dir = root.join("t");
     let (run, base) = serving(
         koth()
             .args(["tournament", "run"])
-            .arg(slow_tournament(root, games, extra))
+            .arg(slow_tournament(root, games, rounds, extra))
             .arg("--dir")
             .arg(&dir)
             .args(["--serve", "127.0.0.1:0", "--serve-after"])
@@ -165,7 +172,7 @@ pub(crate) fn joined(events: &[Event]) -> String {
 #[test]
 fn a_game_is_read_live_resumed_by_id_and_its_records_are_its_replay() {
     let tmp = tempfile::tempdir().unwrap();
-    let (run, base, dir) = served(tmp.path(), 2, "", &[]);
+    let (run, base, dir) = served(tmp.path(), 2, 4, "", &[]);
     let games = live_games(&base);
     let game = &games[0];
     let index = game["index"].as_u64().unwrap();
@@ -245,7 +252,7 @@ fn a_game_is_read_live_resumed_by_id_and_its_records_are_its_replay() {
 #[test]
 fn the_server_holds_every_record_for_the_delay_the_tournament_file_gives() {
     let tmp = tempfile::tempdir().unwrap();
-    let (_run, base, dir) = served(tmp.path(), 1, "live_delay_s = 2\n", &[]);
+    let (_run, base, dir) = served(tmp.path(), 1, 4, "live_delay_s = 2\n", &[]);
     let games = live_games(&base);
     let index = games[0]["index"].as_u64().unwrap();
     let folder = dir.join("games").join(index.to_string());
@@ -281,12 +288,14 @@ fn the_server_holds_every_record_for_the_delay_the_tournament_file_gives() {
 #[test]
 fn a_game_s_page_follows_it_live_in_the_browser_and_becomes_its_replay() {
     let tmp = tempfile::tempdir().unwrap();
-    let (_run, base, _) = served(tmp.path(), 2, "", &[]);
-    let games = live_games(&base);
-    let index = games[0]["index"].as_u64().unwrap();
     let runtime = koth::game::runtime().unwrap();
-    runtime.block_on(async {
+    let (_run, base, index) = runtime.block_on(async {
+        // The browser first, as it takes seconds to start on a loaded machine; then games of
+        // 16 rounds (about 15 s each), opened once listed live: long enough to be watched.
         let (_driver, client) = browser().await;
+        let (run, base, _) = served(tmp.path(), 2, 16, "", &[]);
+        let games = live_games(&base);
+        let index = games[0]["index"].as_u64().unwrap();
         client.goto(&format!("{base}games/{index}")).await.unwrap();
         until("the page says the game is live", || async {
             text_of(&client, ".koth-live-state").await.contains("live")
@@ -346,6 +355,7 @@ fn a_game_s_page_follows_it_live_in_the_browser_and_becomes_its_replay() {
         .await;
         let errors = console_errors(&client).await;
         assert!(errors.is_empty(), "{errors:?}");
+        (run, base, index)
     });
     // `koth watch` follows a game in the terminal, to its end.
     let finished = Command::new(env!("CARGO_BIN_EXE_koth"))
@@ -464,20 +474,20 @@ fn followed_in_the_browser(command: &mut Command, dir: &Path, measure: &str, hol
             client.find(Locator::Css("#in-progress")).await.is_err()
         })
         .await;
-        assert!(
-            top_progress(&client, measure).await >= 0,
-            "its replay's board"
-        );
+        until("the replay's board is drawn", || async {
+            top_progress(&client, measure).await >= 0
+        })
+        .await;
         let errors = console_errors(&client).await;
         assert!(errors.is_empty(), "{errors:?}");
     });
 }
 
 /// A watcher who moves the board (a touch in its frame) keeps it where they put it while
-/// records arrive; "now" follows again (while the game is still played).
+/// records arrive; "now" follows again. The game is long enough for all of it to happen while
+/// it is played, which is asserted: the page is live throughout.
 async fn held_and_followed_again(client: &fantoccini::Client, measure: &str) {
-    let playing = || async { client.find(Locator::Css("#in-progress")).await.is_ok() };
-    let held = progress(client, measure).await;
+    // The touch first, then the board read: a frame loading meanwhile is no longer shown.
     client
         .execute(
             "document.querySelector('.koth-live-view iframe:not(.koth-live-behind)')\
@@ -486,16 +496,21 @@ async fn held_and_followed_again(client: &fantoccini::Client, measure: &str) {
         )
         .await
         .unwrap();
+    let held = progress(client, measure).await;
+    assert!(held >= 0, "a board is shown when held");
     assert!(text_of(client, ".koth-live-count").await.contains(" of "));
     let more = records(client).await + 3;
     until("more records arrive while the board is held", || async {
-        !playing().await || records(client).await >= more
+        records(client).await >= more
     })
     .await;
-    if !playing().await {
-        return;
-    }
-    assert_eq!(progress(client, measure).await, held);
+    // Well over the page's second between loads of the board.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(
+        progress(client, measure).await,
+        held,
+        "the board stays held"
+    );
     client
         .find(Locator::Css(".koth-live-now"))
         .await
@@ -504,9 +519,13 @@ async fn held_and_followed_again(client: &fantoccini::Client, measure: &str) {
         .await
         .unwrap();
     until("the board follows again", || async {
-        !playing().await || progress(client, measure).await > held
+        progress(client, measure).await > held
     })
     .await;
+    assert!(
+        client.find(Locator::Css("#in-progress")).await.is_ok(),
+        "the board was held and followed again while the game was played"
+    );
 }
 
 #[test]
@@ -546,6 +565,19 @@ fn a_paths_game_s_own_board_follows_it_live_turn_by_turn() {
 }
 
 #[test]
+fn a_noughts_and_crosses_game_s_own_board_follows_it_live_move_by_move() {
+    let tmp = tempfile::tempdir().unwrap();
+    // 16 games of noughts & crosses, about 15 s: long enough to watch a few of them.
+    let file = slow_tournament(tmp.path(), 1, 16, "");
+    followed_in_the_browser(
+        koth().args(["tournament", "run"]).arg(&file),
+        &tmp.path().join("t"),
+        "Number(d.getElementById('game').textContent) * 100 + Number(d.getElementById('move').textContent)",
+        true,
+    );
+}
+
+#[test]
 fn a_game_added_through_the_registry_alone_is_followed_live_on_its_own_page() {
     let tmp = tempfile::tempdir().unwrap();
     let bots: Vec<PathBuf> = ["Low", "Mid", "High"]
@@ -561,11 +593,12 @@ fn a_game_added_through_the_registry_alone_is_followed_live_on_its_own_page() {
             )
         })
         .collect();
+    // 80 rounds, the bids a quarter of a second each: 20 s at least, to hold and follow again.
     let file = tmp.path().join("t.toml");
     std::fs::write(
         &file,
         format!(
-            "game = \"lowbid\"\nbots = {bots:?}\ngames = 1\nrounds = 20\njobs = 1\n\
+            "game = \"lowbid\"\nbots = {bots:?}\ngames = 1\nrounds = 80\njobs = 1\n\
              sandbox = false\nseed = 3\n"
         ),
     )
@@ -615,7 +648,7 @@ fn a_mad_cars_game_s_own_board_follows_it_live_tick_by_tick() {
 #[test]
 fn a_worker_s_game_is_followed_live_through_postgresql_with_the_same_ids_and_resume() {
     let root = tempfile::tempdir().unwrap();
-    let file = slow_tournament(root.path(), 1, "");
+    let file = slow_tournament(root.path(), 1, 4, "");
     let url = crate::support::postgres::database("live");
     let submitted = crate::support::tournament::succeed(
         koth()
@@ -675,7 +708,7 @@ fn a_client_that_reads_nothing_is_dropped_while_another_reads_the_whole_game() {
     crate::support::tournament::succeed(
         koth()
             .args(["tournament", "run"])
-            .arg(slow_tournament(tmp.path(), 1, ""))
+            .arg(slow_tournament(tmp.path(), 1, 4, ""))
             .arg("--dir")
             .arg(&dir),
     );
@@ -719,7 +752,7 @@ fn a_client_that_reads_nothing_is_dropped_while_another_reads_the_whole_game() {
 #[test]
 fn a_run_s_server_caps_a_client_s_streams_as_its_flags_say() {
     let tmp = tempfile::tempdir().unwrap();
-    let (run, base, _) = served(tmp.path(), 2, "", &["--max-per-client", "2"]);
+    let (run, base, _) = served(tmp.path(), 2, 4, "", &["--max-per-client", "2"]);
     let games = live_games(&base);
     let stream = format!(
         "{base}{}",
