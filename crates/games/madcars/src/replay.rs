@@ -138,7 +138,7 @@ impl Recorder {
             d: round2(deadline),
             t: tick,
         })?;
-        if tick % FLUSH_TICKS == 0 {
+        if tick.is_multiple_of(FLUSH_TICKS) {
             self.out.flush().context("cannot write the replay")?;
         }
         Ok(())
