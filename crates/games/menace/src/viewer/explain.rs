@@ -277,7 +277,8 @@ mod tests {
                  \"line\":\"{line}\"}}\n"
             )
         };
-        // Game 1: X (seat 0) takes the top row; game 2: X is seat 1, O names a taken square.
+        // Game 1: X (seat 0) takes the top row (its moves are both marks', in turn); game 2: X
+        // is seat 1, O names a taken square.
         let mut record = String::from(
             "{\"kind\":\"seats\",\"seed\":\"3\",\"seats\":[\"A\",\"B\"]}\n\
              {\"kind\":\"round\",\"round\":1}\n",
@@ -296,7 +297,7 @@ mod tests {
         assert_eq!(games.len(), 3);
         assert_eq!(
             (&games[0].x[..], &games[0].winner[..], &games[0].moves[..]),
-            ("A", "X", &[0, 1, 2][..])
+            ("A", "X", &[0, 3, 1, 4, 2][..])
         );
         assert_eq!((&games[1].x[..], &games[1].winner[..]), ("B", "X"));
         assert!(games[1].fault.as_ref().unwrap().contains("taken"));
