@@ -578,6 +578,82 @@ fn a_noughts_and_crosses_game_s_own_board_follows_it_live_move_by_move() {
 }
 
 #[test]
+fn a_flag_game_s_own_board_follows_it_live_level_by_level() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Each of the 5 shipped levels answered after 3 s (a walk right, then down): 15 s.
+    let bot = slow_python_bot(
+        tmp.path(),
+        "Walker",
+        "flag",
+        3.0,
+        "\x20   return 'RRDD' if w and w[0] == 'SOLVE' else None",
+    );
+    let file = tmp.path().join("t.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "game = \"flag\"\nbots = [{bot:?}]\ngames = 1\njobs = 1\nsandbox = false\n\
+             seed = 3\nanswer_ms = 10000\n"
+        ),
+    )
+    .unwrap();
+    followed_in_the_browser(
+        koth().args(["tournament", "run"]).arg(&file),
+        &tmp.path().join("t"),
+        "Number(d.getElementById('levels').textContent) * 1000 + Number(d.getElementById('move').textContent)",
+        false,
+    );
+}
+
+#[test]
+fn a_rat_race_board_follows_it_live_turn_by_turn() {
+    let tmp = tempfile::tempdir().unwrap();
+    // The example player's forward moves by colour, 30 ms a turn, gone after turn 300: a board of 9 s
+    // or more, kept as every game's first board is, ended by the bot's leaving.
+    let dir = tmp.path().join("Plodder");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("bot.toml"),
+        "name = \"Plodder\"\nrun = \"python3 -u slow.py\"\ngames = [\"ratrace\"]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("slow.py"),
+        r#"import sys, time
+HEX = {c: int(c, 16) for c in "0123456789abcdef"}
+FORWARD = ((8, "1,-1"), (13, "1,0"), (18, "1,1"))
+def move(genome, view):
+    scored = [((genome >> (6 * HEX[view[i]])) & 63, t) for i, t in FORWARD if view[i] in HEX]
+    return max(scored)[1] if scored else "0,1"
+for line in sys.stdin:
+    w = line.split()
+    if w and w[0] == "TURN":
+        if int(w[1]) > 300:
+            sys.exit(0)
+        specimens = [sys.stdin.readline().split() for _ in range(int(w[2]))]
+        time.sleep(0.03)
+        print(" ".join(move(int(g, 16), v) for g, v in specimens), flush=True)
+"#,
+    )
+    .unwrap();
+    let file = tmp.path().join("t.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "game = \"ratrace\"\nbots = [{dir:?}]\ngames = 1\nrounds = 1\njobs = 1\n\
+             sandbox = false\nseed = 3\nanswer_ms = 5000\n"
+        ),
+    )
+    .unwrap();
+    followed_in_the_browser(
+        koth().args(["tournament", "run"]).arg(&file),
+        &tmp.path().join("t"),
+        "Number(d.getElementById('turn').textContent)",
+        false,
+    );
+}
+
+#[test]
 fn a_game_added_through_the_registry_alone_is_followed_live_on_its_own_page() {
     let tmp = tempfile::tempdir().unwrap();
     let bots: Vec<PathBuf> = ["Low", "Mid", "High"]

@@ -4,11 +4,15 @@
 // what was played so far (`/games/N/view?now`, opened where the game stands) is loaded again
 // as records arrive, into a second frame shown once drawn, so the board advances without a
 // blank; a watcher who scrubs back (the slider, or the viewer's own controls) keeps the board
-// where they put it, and "now" follows again. Every text of a bot's is set as text.
+// where they put it, and "now" follows again; a board that moves with no record arriving is
+// loaded again after a quiet spell. Every text of a bot's is set as text.
 "use strict";
 
 function kothLive(panel, index, options) {
-  const opts = Object.assign({ onEnd: null, shown: 12, view: null, viewEveryMs: 1000 }, options || {});
+  const opts = Object.assign(
+    { onEnd: null, shown: 12, view: null, viewEveryMs: 1000, viewQuietMs: 3000 },
+    options || {},
+  );
   const records = [];
   let seats = [];
   let following = true;
@@ -81,6 +85,7 @@ function kothLive(panel, index, options) {
   let viewWanted = false;
   let viewAt = 0;
   let viewTimer = null;
+  let loads = 0;
   if (opts.view) {
     opts.view.classList.add("koth-live-view");
     for (let i = 0; i < 2; i++) {
@@ -110,7 +115,9 @@ function kothLive(panel, index, options) {
     viewWanted = false;
     viewLoading = true;
     viewAt = Date.now();
-    frames[1].src = "/games/" + index + "/view?now&at=" + records.length;
+    // Each load its own address, as the board may move with no new record.
+    loads += 1;
+    frames[1].src = "/games/" + index + "/view?now&at=" + records.length + "." + loads;
   }
 
   // A page loaded into the hidden frame: shown in place of the other, unless the watcher
@@ -122,6 +129,7 @@ function kothLive(panel, index, options) {
       return;
     }
     viewLoading = false;
+    quiet();
     const stop = () => {
       if (!following) return;
       following = false;
@@ -136,6 +144,17 @@ function kothLive(panel, index, options) {
       fit(frames[0]);
     }
     if (viewWanted) refreshView();
+  }
+
+  // A board drawn from files its game writes beside its record moves with no record arriving
+  // (the rat race's boards, which are its only record): while followed, it is loaded again
+  // after `viewQuietMs` without a load, until the game ends.
+  let quietTimer = null;
+  function quiet() {
+    clearTimeout(quietTimer);
+    quietTimer = setTimeout(() => {
+      if (!stopped) refreshView();
+    }, opts.viewQuietMs);
   }
 
   // The shown frame as tall as its page.
