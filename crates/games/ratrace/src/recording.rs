@@ -231,12 +231,15 @@ impl BoardRecording {
     /// ([`Self::stream_to`]): whole, or else to its last whole frame.
     pub fn read_so_far(path: &Path) -> anyhow::Result<BoardRecording> {
         let text = koth_bot::text::read(path)?;
-        if let Ok(whole) = Self::parse(path, &text) {
-            return Ok(whole);
+        match serde_json::from_str::<BoardRecording>(&text) {
+            // Not closed yet: the text after the last newline is not a whole frame yet.
+            Err(e) if e.is_eof() => {
+                let lines = text.rfind('\n').map_or("", |end| &text[..end]);
+                Self::parse(path, &format!("{lines}]}}"))
+            }
+            // Whole, or damaged as a whole file is: checked, or refused, as `read` does.
+            _ => Self::parse(path, &text),
         }
-        // The text after the last newline is not a whole frame yet.
-        let lines = text.rfind('\n').map_or("", |end| &text[..end]);
-        Self::parse(path, &format!("{lines}]}}"))
     }
 
     fn parse(path: &Path, text: &str) -> anyhow::Result<BoardRecording> {

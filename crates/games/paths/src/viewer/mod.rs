@@ -272,7 +272,9 @@ impl Game {
             let points = frame
                 .points
                 .as_ref()
-                .map_or("-".to_string(), |p| p[index].to_string());
+                // A round still played has no points logged yet.
+                .and_then(|p| p.get(index))
+                .map_or("-".to_string(), u64::to_string);
             text += &format!(
                 "{letter} {name}: {points} points, total {}\n",
                 frame.totals[index]
