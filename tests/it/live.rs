@@ -1,7 +1,8 @@
 //! Games followed while they are played: a real tournament served on 127.0.0.1 with bots slow
 //! enough to watch, its games' records read as Server-Sent Events while they are played,
 //! resumed by id, and compared with the `replay.jsonl` each game leaves; the delay the server
-//! holds them for; the page of a game in progress in Chromium.
+//! holds them for; the page of a game in progress in Chromium, whose own board (every game's
+//! viewer) advances while the game is played and becomes its replay at the end.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -37,15 +38,16 @@ fn slow_bot(root: &Path, name: &str, pause_s: f64) -> PathBuf {
     dir
 }
 
-/// A tournament of two slow bots, one game at a time, each game 4 games of noughts & crosses.
-fn slow_tournament(root: &Path, games: u32, extra: &str) -> PathBuf {
+/// A tournament of two slow bots, one game at a time, each game `rounds` games of noughts &
+/// crosses (about 0.9 s each: the first free cell, X wins in 7 moves).
+fn slow_tournament(root: &Path, games: u32, rounds: u32, extra: &str) -> PathBuf {
     let a = slow_bot(root, "Slow", 0.12);
     let b = slow_bot(root, "Slower", 0.12);
     let path = root.join("t.toml");
     std::fs::write(
         &path,
         format!(
-            "game = \"tictactoe\"\nbots = [{a:?}, {b:?}]\ngames = {games}\nrounds = 4\n\
+            "game = \"tictactoe\"\nbots = [{a:?}, {b:?}]\ngames = {games}\nrounds = {rounds}\n\
              jobs = 1\nsandbox = false\nanswer_ms = 3000\nseed = 3\n{extra}"
         ),
     )
@@ -53,14 +55,20 @@ fn slow_tournament(root: &Path, games: u32, extra: &str) -> PathBuf {
     path
 }
 
-/// A tournament of `games` slow games (with `extra` in its file) run in `root/t` and served on
-/// a free port until the test ends: the run, its address and its folder.
-fn served(root: &Path, games: u32, extra: &str, flags: &[&str]) -> (Killed, String, PathBuf) {
+/// A tournament of `games` slow games of `rounds` rounds (with `extra` in its file) run in
+/// `root/t` and served on a free port until the test ends: the run, its address and its folder.
+fn served(
+    root: &Path,
+    games: u32,
+    rounds: u32,
+    extra: &str,
+    flags: &[&str],
+) -> (Killed, String, PathBuf) {
     let dir = root.join("t");
     let (run, base) = serving(
         koth()
             .args(["tournament", "run"])
-            .arg(slow_tournament(root, games, extra))
+            .arg(slow_tournament(root, games, rounds, extra))
             .arg("--dir")
             .arg(&dir)
             .args(["--serve", "127.0.0.1:0", "--serve-after"])
@@ -164,7 +172,7 @@ pub(crate) fn joined(events: &[Event]) -> String {
 #[test]
 fn a_game_is_read_live_resumed_by_id_and_its_records_are_its_replay() {
     let tmp = tempfile::tempdir().unwrap();
-    let (run, base, dir) = served(tmp.path(), 2, "", &[]);
+    let (run, base, dir) = served(tmp.path(), 2, 4, "", &[]);
     let games = live_games(&base);
     let game = &games[0];
     let index = game["index"].as_u64().unwrap();
@@ -244,7 +252,7 @@ fn a_game_is_read_live_resumed_by_id_and_its_records_are_its_replay() {
 #[test]
 fn the_server_holds_every_record_for_the_delay_the_tournament_file_gives() {
     let tmp = tempfile::tempdir().unwrap();
-    let (_run, base, dir) = served(tmp.path(), 1, "live_delay_s = 2\n", &[]);
+    let (_run, base, dir) = served(tmp.path(), 1, 4, "live_delay_s = 2\n", &[]);
     let games = live_games(&base);
     let index = games[0]["index"].as_u64().unwrap();
     let folder = dir.join("games").join(index.to_string());
@@ -280,12 +288,14 @@ fn the_server_holds_every_record_for_the_delay_the_tournament_file_gives() {
 #[test]
 fn a_game_s_page_follows_it_live_in_the_browser_and_becomes_its_replay() {
     let tmp = tempfile::tempdir().unwrap();
-    let (_run, base, _) = served(tmp.path(), 2, "", &[]);
-    let games = live_games(&base);
-    let index = games[0]["index"].as_u64().unwrap();
     let runtime = koth::game::runtime().unwrap();
-    runtime.block_on(async {
+    let (_run, base, index) = runtime.block_on(async {
+        // The browser first, as it takes seconds to start on a loaded machine; then games of
+        // 16 rounds (about 15 s each), opened once listed live: long enough to be watched.
         let (_driver, client) = browser().await;
+        let (run, base, _) = served(tmp.path(), 2, 16, "", &[]);
+        let games = live_games(&base);
+        let index = games[0]["index"].as_u64().unwrap();
         client.goto(&format!("{base}games/{index}")).await.unwrap();
         until("the page says the game is live", || async {
             text_of(&client, ".koth-live-state").await.contains("live")
@@ -345,6 +355,7 @@ fn a_game_s_page_follows_it_live_in_the_browser_and_becomes_its_replay() {
         .await;
         let errors = console_errors(&client).await;
         assert!(errors.is_empty(), "{errors:?}");
+        (run, base, index)
     });
     // `koth watch` follows a game in the terminal, to its end.
     let finished = Command::new(env!("CARGO_BIN_EXE_koth"))
@@ -356,10 +367,364 @@ fn a_game_s_page_follows_it_live_in_the_browser_and_becomes_its_replay() {
     assert!(shown.contains("Slow") && shown.contains("ended"), "{shown}");
 }
 
+/// How many records the page's panel holds.
+async fn records(client: &fantoccini::Client) -> u32 {
+    let text = text_of(client, ".koth-live-count").await;
+    let all = text.split(" of ").last().unwrap_or_default();
+    all.split(' ').next().unwrap().parse().unwrap_or(0)
+}
+
+/// Where the board shown in the live page's frame stands, by `measure` (a script's
+/// expression over the frame's document `d`); -1 before it shows a board.
+async fn progress(client: &fantoccini::Client, measure: &str) -> i64 {
+    let script = format!(
+        "const f = document.querySelector('.koth-live-view iframe:not(.koth-live-behind)'); \
+         const d = f && f.contentDocument; \
+         if (!d || !d.location.pathname.endsWith('/view')) return -1; \
+         try {{ const n = {measure}; return Number.isFinite(n) ? n : -1; }} catch (e) {{ return -1; }}"
+    );
+    let value = client.execute(&script, vec![]).await.unwrap();
+    value
+        .as_i64()
+        .or(value.as_f64().map(|f| f as i64))
+        .unwrap_or(-1)
+}
+
+/// Where the board of the page itself stands (a finished game's replay), by `measure`.
+async fn top_progress(client: &fantoccini::Client, measure: &str) -> i64 {
+    let script = format!(
+        "const d = document; try {{ const n = {measure}; return Number.isFinite(n) ? n : -1; }} \
+         catch (e) {{ return -1; }}"
+    );
+    let value = client.execute(&script, vec![]).await.unwrap();
+    value
+        .as_i64()
+        .or(value.as_f64().map(|f| f as i64))
+        .unwrap_or(-1)
+}
+
+/// The open page of a game in progress: its board shows, then advances while the game is
+/// still played, with no console error.
+async fn board_follows(client: &fantoccini::Client, measure: &str) {
+    until("the game's board shows in its live page", || async {
+        progress(client, measure).await >= 0
+    })
+    .await;
+    let first = progress(client, measure).await;
+    until("the board advances as records arrive", || async {
+        progress(client, measure).await > first
+    })
+    .await;
+    assert!(
+        client.find(Locator::Css("#in-progress")).await.is_ok(),
+        "the board advanced while the game was played"
+    );
+    let errors = console_errors(client).await;
+    assert!(errors.is_empty(), "{errors:?}");
+}
+
+/// A bot for `game` in Python, `name`, that sleeps `pause_s` before each answer: `answer` is
+/// the body of a function of the prompt's words `w` returning the answer, or `None` for a
+/// line that needs none.
+fn slow_python_bot(root: &Path, name: &str, game: &str, pause_s: f64, answer: &str) -> PathBuf {
+    let dir = root.join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("bot.toml"),
+        format!("name = \"{name}\"\nrun = \"python3 -u slow.py\"\ngames = [\"{game}\"]\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("slow.py"),
+        format!(
+            "import json, random, sys, time\n\
+             def answer(w):\n{answer}\n\
+             for line in sys.stdin:\n\
+             \x20   said = answer(line.split())\n\
+             \x20   if said is not None:\n\
+             \x20       time.sleep({pause_s})\n\
+             \x20       print(said, flush=True)\n"
+        ),
+    )
+    .unwrap();
+    dir
+}
+
+/// Runs `command` (a tournament run, its file given) with its dashboard on a free port,
+/// follows its first game's page in Chromium while it is played: its own board, read by
+/// `measure`, advances, and the page becomes the game's replay, whose board `measure` reads too.
+fn followed_in_the_browser(command: &mut Command, dir: &Path, measure: &str, hold: bool) {
+    let runtime = koth::game::runtime().unwrap();
+    runtime.block_on(async {
+        // The browser first: it takes longer to start than a short game to end.
+        let (_driver, client) = browser().await;
+        let (_run, base) = serving(command.arg("--dir").arg(dir).args([
+            "--serve",
+            "127.0.0.1:0",
+            "--serve-after",
+        ]));
+        let games = live_games(&base);
+        let index = games[0]["index"].as_u64().unwrap();
+        client.goto(&format!("{base}games/{index}")).await.unwrap();
+        board_follows(&client, measure).await;
+        if hold {
+            held_and_followed_again(&client, measure).await;
+        }
+        until("the page becomes the finished game's replay", || async {
+            client.find(Locator::Css("#in-progress")).await.is_err()
+        })
+        .await;
+        until("the replay's board is drawn", || async {
+            top_progress(&client, measure).await >= 0
+        })
+        .await;
+        let errors = console_errors(&client).await;
+        assert!(errors.is_empty(), "{errors:?}");
+    });
+}
+
+/// A watcher who moves the board (a touch in its frame) keeps it where they put it while
+/// records arrive; "now" follows again. The game is long enough for all of it to happen while
+/// it is played, which is asserted: the page is live throughout.
+async fn held_and_followed_again(client: &fantoccini::Client, measure: &str) {
+    // The touch first, then the board read: a frame loading meanwhile is no longer shown.
+    client
+        .execute(
+            "document.querySelector('.koth-live-view iframe:not(.koth-live-behind)')\
+             .contentDocument.dispatchEvent(new Event('pointerdown'));",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let held = progress(client, measure).await;
+    assert!(held >= 0, "a board is shown when held");
+    assert!(text_of(client, ".koth-live-count").await.contains(" of "));
+    let more = records(client).await + 3;
+    until("more records arrive while the board is held", || async {
+        records(client).await >= more
+    })
+    .await;
+    // Well over the page's second between loads of the board.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(
+        progress(client, measure).await,
+        held,
+        "the board stays held"
+    );
+    client
+        .find(Locator::Css(".koth-live-now"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    until("the board follows again", || async {
+        progress(client, measure).await > held
+    })
+    .await;
+    assert!(
+        client.find(Locator::Css("#in-progress")).await.is_ok(),
+        "the board was held and followed again while the game was played"
+    );
+}
+
+#[test]
+fn a_paths_game_s_own_board_follows_it_live_turn_by_turn() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Each turn: no vertex broken, a random one activated (a taken one is a wasted choice).
+    let bot = |name: &str| {
+        slow_python_bot(
+            tmp.path(),
+            name,
+            "paths",
+            0.08,
+            "\x20   global side\n\
+             \x20   if w and w[0] == 'BEGIN': side = int(w[3])\n\
+             \x20   if w and w[0] == 'SCORE': sys.exit(0)\n\
+             \x20   if w and w[0] == 'DESTROY': return 'NONE'\n\
+             \x20   if w and w[0] == 'ACTIVATE': return 'VERTEX %d,%d' % (random.randrange(side), random.randrange(side))\n\
+             \x20   return None",
+        )
+    };
+    let (a, b) = (bot("Left"), bot("Right"));
+    let file = tmp.path().join("t.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "game = \"paths\"\nbots = [{a:?}, {b:?}]\ngames = 1\nrounds = 5\njobs = 1\n\
+             sandbox = false\nseed = 3\n"
+        ),
+    )
+    .unwrap();
+    followed_in_the_browser(
+        koth().args(["tournament", "run"]).arg(&file),
+        &tmp.path().join("t"),
+        "Number(d.getElementById('round').textContent) * 1000 + Number(d.getElementById('turn').textContent)",
+        false,
+    );
+}
+
+#[test]
+fn a_noughts_and_crosses_game_s_own_board_follows_it_live_move_by_move() {
+    let tmp = tempfile::tempdir().unwrap();
+    // 16 games of noughts & crosses, about 15 s: long enough to watch a few of them.
+    let file = slow_tournament(tmp.path(), 1, 16, "");
+    followed_in_the_browser(
+        koth().args(["tournament", "run"]).arg(&file),
+        &tmp.path().join("t"),
+        "Number(d.getElementById('game').textContent) * 100 + Number(d.getElementById('move').textContent)",
+        true,
+    );
+}
+
+#[test]
+fn a_flag_game_s_own_board_follows_it_live_level_by_level() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Each of the 5 shipped levels answered after 3 s (a walk right, then down): 15 s.
+    let bot = slow_python_bot(
+        tmp.path(),
+        "Walker",
+        "flag",
+        3.0,
+        "\x20   return 'RRDD' if w and w[0] == 'SOLVE' else None",
+    );
+    let file = tmp.path().join("t.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "game = \"flag\"\nbots = [{bot:?}]\ngames = 1\njobs = 1\nsandbox = false\n\
+             seed = 3\nanswer_ms = 10000\n"
+        ),
+    )
+    .unwrap();
+    followed_in_the_browser(
+        koth().args(["tournament", "run"]).arg(&file),
+        &tmp.path().join("t"),
+        "Number(d.getElementById('levels').textContent) * 1000 + Number(d.getElementById('move').textContent)",
+        false,
+    );
+}
+
+#[test]
+fn a_rat_race_board_follows_it_live_turn_by_turn() {
+    let tmp = tempfile::tempdir().unwrap();
+    // The example player's forward moves by colour, 30 ms a turn, gone after turn 300: a board of 9 s
+    // or more, kept as every game's first board is, ended by the bot's leaving.
+    let dir = tmp.path().join("Plodder");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("bot.toml"),
+        "name = \"Plodder\"\nrun = \"python3 -u slow.py\"\ngames = [\"ratrace\"]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("slow.py"),
+        r#"import sys, time
+HEX = {c: int(c, 16) for c in "0123456789abcdef"}
+FORWARD = ((8, "1,-1"), (13, "1,0"), (18, "1,1"))
+def move(genome, view):
+    scored = [((genome >> (6 * HEX[view[i]])) & 63, t) for i, t in FORWARD if view[i] in HEX]
+    return max(scored)[1] if scored else "0,1"
+for line in sys.stdin:
+    w = line.split()
+    if w and w[0] == "TURN":
+        if int(w[1]) > 300:
+            sys.exit(0)
+        specimens = [sys.stdin.readline().split() for _ in range(int(w[2]))]
+        time.sleep(0.03)
+        print(" ".join(move(int(g, 16), v) for g, v in specimens), flush=True)
+"#,
+    )
+    .unwrap();
+    let file = tmp.path().join("t.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "game = \"ratrace\"\nbots = [{dir:?}]\ngames = 1\nrounds = 1\njobs = 1\n\
+             sandbox = false\nseed = 3\nanswer_ms = 5000\n"
+        ),
+    )
+    .unwrap();
+    followed_in_the_browser(
+        koth().args(["tournament", "run"]).arg(&file),
+        &tmp.path().join("t"),
+        "Number(d.getElementById('turn').textContent)",
+        false,
+    );
+}
+
+#[test]
+fn a_game_added_through_the_registry_alone_is_followed_live_on_its_own_page() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bots: Vec<PathBuf> = ["Low", "Mid", "High"]
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            slow_python_bot(
+                tmp.path(),
+                name,
+                "lowbid",
+                0.25,
+                &format!("\x20   return {} if w and w[0] == 'BID' else None", i + 1),
+            )
+        })
+        .collect();
+    // 80 rounds, the bids a quarter of a second each: 20 s at least, to hold and follow again.
+    let file = tmp.path().join("t.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "game = \"lowbid\"\nbots = {bots:?}\ngames = 1\nrounds = 80\njobs = 1\n\
+             sandbox = false\nseed = 3\n"
+        ),
+    )
+    .unwrap();
+    followed_in_the_browser(
+        crate::registry_game::lowbid()
+            .args(["tournament", "run"])
+            .arg(&file),
+        &tmp.path().join("t"),
+        "d.getElementById('bids').textContent.split('\\n').length",
+        true,
+    );
+}
+
+#[test]
+fn a_mad_cars_game_s_own_board_follows_it_live_tick_by_tick() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    // A driver at random, 5 ms a tick: a match of a few hundred ticks against the keep-away.
+    let random = slow_python_bot(
+        tmp.path(),
+        "Dawdler",
+        "madcars",
+        0.005,
+        "\x20   m = json.loads(' '.join(w)) if w else {}\n\
+         \x20   if m.get('type') != 'tick': return None\n\
+         \x20   return json.dumps({'command': random.choice(['left', 'right', 'stop'])})",
+    );
+    let file = tmp.path().join("t.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "game = \"madcars\"\nbots = [{:?}, {random:?}]\ngames = 1\nrounds = 2\njobs = 1\n\
+             sandbox = false\nseed = 5\n",
+            repo.join("bots/madcars-keepaway-py"),
+        ),
+    )
+    .unwrap();
+    followed_in_the_browser(
+        koth().args(["tournament", "run"]).arg(&file),
+        &tmp.path().join("t"),
+        "Number(d.getElementById('slider').max)",
+        false,
+    );
+}
+
 #[test]
 fn a_worker_s_game_is_followed_live_through_postgresql_with_the_same_ids_and_resume() {
     let root = tempfile::tempdir().unwrap();
-    let file = slow_tournament(root.path(), 1, "");
+    let file = slow_tournament(root.path(), 1, 4, "");
     let url = crate::support::postgres::database("live");
     let submitted = crate::support::tournament::succeed(
         koth()
@@ -419,7 +784,7 @@ fn a_client_that_reads_nothing_is_dropped_while_another_reads_the_whole_game() {
     crate::support::tournament::succeed(
         koth()
             .args(["tournament", "run"])
-            .arg(slow_tournament(tmp.path(), 1, ""))
+            .arg(slow_tournament(tmp.path(), 1, 4, ""))
             .arg("--dir")
             .arg(&dir),
     );
@@ -463,7 +828,7 @@ fn a_client_that_reads_nothing_is_dropped_while_another_reads_the_whole_game() {
 #[test]
 fn a_run_s_server_caps_a_client_s_streams_as_its_flags_say() {
     let tmp = tempfile::tempdir().unwrap();
-    let (run, base, _) = served(tmp.path(), 2, "", &["--max-per-client", "2"]);
+    let (run, base, _) = served(tmp.path(), 2, 4, "", &["--max-per-client", "2"]);
     let games = live_games(&base);
     let stream = format!(
         "{base}{}",

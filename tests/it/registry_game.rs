@@ -13,7 +13,7 @@ use crate::dashboard::{Killed, free_port, get};
 use crate::support::tournament::{query, succeed};
 
 /// The example binary: koth's command line with lowbid installed beside koth's games.
-fn lowbid() -> Command {
+pub(crate) fn lowbid() -> Command {
     // target/<profile>/deps/it-… → target/<profile>/examples/lowbid
     let exe = std::env::current_exe().unwrap();
     let path = exe

@@ -15,6 +15,7 @@ use koth::game::{
     ReplayOptions, play_placed,
 };
 use koth::replay::kit;
+use koth::replay::record::{Line, Record};
 use koth::replay::tui::story::{self, Story};
 
 /// The game, for the registry.
@@ -152,13 +153,45 @@ impl Replay for LowBid {
         }
     }
 
+    /// The bids of every round; while the game is played (no `results.json` yet), of every
+    /// round its record holds so far.
     fn page(&self, path: &Path, _board: Option<usize>) -> Option<anyhow::Result<String>> {
         Some((|| {
-            let text = std::fs::read_to_string(path.join(koth::game::RESULTS_FILE))?;
-            let results: serde_json::Value = serde_json::from_str(&text)?;
+            let results = match (
+                path.join(koth::game::RESULTS_FILE).exists(),
+                Record::read(path),
+            ) {
+                (false, Some(record)) => bids_so_far(&record),
+                _ => {
+                    let text = std::fs::read_to_string(path.join(koth::game::RESULTS_FILE))?;
+                    serde_json::from_str(&text)?
+                }
+            };
             Ok(kit::page(PAGE, "/*GAME*/null", &results))
         })())
     }
+}
+
+/// What `results.json` will hold of the rounds its `record` holds so far: each seat's bid
+/// (`null` for an answer that is none, or none yet), and the seed.
+fn bids_so_far(record: &Record) -> serde_json::Value {
+    let mut rounds: Vec<Vec<Option<u32>>> = Vec::new();
+    for line in &record.lines {
+        let Line::Answer {
+            seat, round, line, ..
+        } = line
+        else {
+            continue;
+        };
+        let index = (*round as usize).saturating_sub(1);
+        if rounds.len() <= index {
+            rounds.resize(index + 1, vec![None; record.seats.len()]);
+        }
+        if let Some(bid) = rounds[index].get_mut(*seat) {
+            *bid = parse_bid(line).ok();
+        }
+    }
+    serde_json::json!({ "result": { "seed": record.seed }, "bids": rounds })
 }
 
 #[derive(Debug, clap::Args)]

@@ -3,12 +3,14 @@
 //! terminal, as text or as a web page ([`page_of`]) for `koth replay` (`crate::command::replay`)
 //! and the dashboard; the viewer kit those viewers build on (`kit`: pages, embedded JSON, the
 //! default text view; `tui`: the terminal's loop, panels and keys; `explain`: answers placed in
-//! their game from the transcripts); and driving a new build of a bot with the lines it
+//! their game from the transcripts; `record`: a game's public record read back, what a viewer
+//! draws a game in progress from); and driving a new build of a bot with the lines it
 //! received in a recorded game (`drive`).
 
 pub mod drive;
 pub mod explain;
 pub mod kit;
+pub mod record;
 pub mod tui;
 
 use std::path::{Path, PathBuf};
@@ -80,6 +82,22 @@ pub fn game_of(path: &Path) -> anyhow::Result<(&'static dyn koth_game::Game, Pat
 /// boards to choose from.
 pub fn page_of(path: &Path, board: Option<usize>) -> anyhow::Result<String> {
     let (game, path) = game_of(path)?;
+    page_by(game, &path, board)
+}
+
+/// The web page of a game of `name` being played in `folder`, which has no `results.json` yet
+/// to name its game: its own viewer, drawing what was played so far.
+pub fn page_in_progress(name: &str, folder: &Path, board: Option<usize>) -> anyhow::Result<String> {
+    let game = koth_game::registry::by_name(name)
+        .with_context(|| format!("a game of {name:?}, which this koth does not have"))?;
+    page_by(game, folder, board)
+}
+
+fn page_by(
+    game: &'static dyn koth_game::Game,
+    path: &Path,
+    board: Option<usize>,
+) -> anyhow::Result<String> {
     if let Some(board) = board.filter(|_| !game.records_boards()) {
         bail!(
             "{}: board {board} asked for, but a game of {} has no boards to choose from",
@@ -87,7 +105,7 @@ pub fn page_of(path: &Path, board: Option<usize>) -> anyhow::Result<String> {
             game.name()
         );
     }
-    match game.page(&path, board) {
+    match game.page(path, board) {
         Some(page) => page,
         None => bail!(
             "{}: a game of {}, which has no web viewer",

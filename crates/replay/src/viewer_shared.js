@@ -15,3 +15,6 @@ function playback(stepMs, tick) {
   button.onclick = toggle;
   return toggle;
 }
+// `?now` in the address (the page of a game in progress, made from what was played so far, as
+// a server's live page loads it): the viewer opens at its last step, where the game stands.
+const openAtNow = new URLSearchParams(location.search).has("now");

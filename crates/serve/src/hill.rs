@@ -14,6 +14,7 @@
 //! | `/api/events` | server-sent events: `hill` (the games rated, the king) whenever the hill moves |
 //! | `/bots/{name}/ratings.svg` | the bot's figure of the table (points per game, or an Elo-scale rating) with its 95% interval over the hill's games, a line per version |
 //! | `/games/{index}` | the game's replay page, as the dashboard's; where the hill's logs are its authors', with a form for an author's own |
+//! | `/games/{index}/view` | the game's own viewer page alone, as the dashboard's |
 //! | `/api/hill/bots/{name}/games/{index}/logs` | the bot's stderr, transcript and faults in full in that game, for its author (`Authorization: Bearer TOKEN`): `401` without a token the hill knows, `403` for another's bot |
 //! | `/api/hill/bots/{name}/logs` | the same of its latest game, with its last games listed |
 //! | `/api/hill/bots/{name}/data` | a learning bot's data now, a `.tar.gz` (its digest in `x-koth-data-digest`), for its author alone: `401` / `403` as its logs |
@@ -94,6 +95,7 @@ pub(crate) fn site(reader: Arc<Reader>) -> Site {
         .route("/api/events", get(move || events(news.subscribe(), "hill")))
         .route("/bots/{name}/ratings.svg", get(ratings_plot))
         .route("/games/{index}", get(super::replay))
+        .route("/games/{index}/view", get(super::view))
         .route("/api/games/{index}/live", get(super::live::stream))
         .route("/api/live", get(super::live::in_progress))
         .route("/tv", get(super::live::tv))

@@ -10,7 +10,8 @@
 //! | `/api/leaderboard` | the leaderboard, the same JSON as `koth leaderboard --format json` |
 //! | `/api/games?bot=NAME&outcome=KIND` | the games, filtered by a bot and by how they ended |
 //! | `/api/events` | server-sent events: `progress` whenever the tournament moves |
-//! | `/games/{index}?board=B` | the game's replay page, where its game writes one (`board`: a rat-race game's recorded board) |
+//! | `/games/{index}?board=B` | the game's replay page, where its game writes one (`board`: a rat-race game's recorded board); while it is played, its board followed live ([`live`]) |
+//! | `/games/{index}/view?board=B&now` | the game's own viewer page alone, made from what was played so far (`now`: opened where the game stands) |
 //! | `/plots/ratings.svg` | each bot's rating ± σ over its games |
 //! | `/games/{index}/points.svg` | a paths game's points per bot, round by round |
 //! | `/api/games/{index}/live`, `/api/live`, `/tv` | games followed while they are played ([`live`]) |
@@ -220,6 +221,7 @@ fn dashboard(reader: Arc<Reader>) -> Site {
             get(move || events(news.subscribe(), "progress")),
         )
         .route("/games/{index}", get(replay))
+        .route("/games/{index}/view", get(view))
         .route("/api/games/{index}/live", get(live::stream))
         .route("/api/live", get(live::in_progress))
         .route("/tv", get(live::tv))
@@ -820,20 +822,18 @@ async fn replay(
     UrlPath(index): UrlPath<u32>,
     Query(query): Query<ReplayQuery>,
 ) -> Result<Response, Failure> {
-    let (folder, board) = (game_folder(&reader, index).await?, query.board);
     let state = with_store(&reader, move |store, _| store.game_state(index)).await?;
-    let playing = matches!(state, Some(GameState::Pending | GameState::Running));
-    let (private, hill) = (reader.stderr_private, reader.hill);
-    let page = blocking(move || {
-        if !private {
-            return koth_replay::page_of(&folder, board);
-        }
-        let public = koth_hill::logs::public_copy(&folder)?;
-        koth_replay::page_of(public.path(), board)
-    })
-    .await?;
-    let home = if hill { "the hill" } else { "the tournament" };
-    let page = match (page, state) {
+    let home = if reader.hill {
+        "the hill"
+    } else {
+        "the tournament"
+    };
+    if state == Some(GameState::Running) {
+        // Its board, made again as the game goes, under the panel that follows it.
+        let page = live::page(index, home);
+        return Ok(([(header::CONTENT_TYPE, "text/html; charset=utf-8")], page).into_response());
+    }
+    let page = match (viewer_page(&reader, index, query.board).await?, state) {
         (Ok(page), _) => page,
         // Not begun: its files come when it is played.
         (Err(_), Some(GameState::Pending)) => {
@@ -844,11 +844,6 @@ async fn replay(
                 ),
             ));
         }
-        // Its game's page cannot be made from what was played so far: followed live alone.
-        (Err(_), Some(GameState::Running)) => {
-            let page = live::page(index, home);
-            return Ok(([(header::CONTENT_TYPE, "text/html; charset=utf-8")], page).into_response());
-        }
         (Err(e), _) => {
             return Err(Failure(
                 StatusCode::NOT_FOUND,
@@ -857,7 +852,7 @@ async fn replay(
         }
     };
     // Where a hill keeps its bots' logs for their authors, an author reads theirs here.
-    let page = match private {
+    let page = match reader.stderr_private {
         true => {
             let seated = with_store(&reader, move |store, _| {
                 koth_hill::logs::seated(store, index)
@@ -867,28 +862,65 @@ async fn replay(
         }
         false => page,
     };
-    let page = with_way_back(&page, index, home, playing);
+    let page = with_way_back(&page, index, home);
+    Ok(([(header::CONTENT_TYPE, "text/html; charset=utf-8")], page).into_response())
+}
+
+/// Game `index`'s own viewer page made from its folder as it stands (what everyone may read
+/// of it, where a hill's logs are its authors'), or why it cannot be.
+async fn viewer_page(
+    reader: &Arc<Reader>,
+    index: u32,
+    board: Option<usize>,
+) -> Result<anyhow::Result<String>, Failure> {
+    let (folder, name) = with_store(reader, move |store, dir| {
+        Ok((
+            store.game_folder(dir, index, None)?,
+            store.meta("game")?.unwrap_or_default(),
+        ))
+    })
+    .await?;
+    let private = reader.stderr_private;
+    blocking(move || {
+        let public;
+        let folder = match private {
+            true => {
+                public = koth_hill::logs::public_copy(&folder)?;
+                public.path()
+            }
+            false => folder.as_path(),
+        };
+        match folder.join(koth_game::RESULTS_FILE).exists() {
+            true => koth_replay::page_of(folder, board),
+            // Played so far: no results.json names its game yet.
+            false => koth_replay::page_of(folder, board)
+                .or_else(|_| koth_replay::page_in_progress(&name, folder, board)),
+        }
+    })
+    .await
+}
+
+/// `/games/{index}/view`: the game's own viewer page alone, made from what was played so far
+/// (`?now`: opened where the game stands), which the page of a game in progress shows and
+/// makes again as its records arrive ([`live::page`]); a word in its place while its viewer
+/// cannot be made yet.
+pub(crate) async fn view(
+    State(reader): Watching,
+    UrlPath(index): UrlPath<u32>,
+    Query(query): Query<ReplayQuery>,
+) -> Result<Response, Failure> {
+    let page = viewer_page(&reader, index, query.board)
+        .await?
+        .unwrap_or_else(|e| live::no_view_yet(&format!("{e:#}")));
     Ok(([(header::CONTENT_TYPE, "text/html; charset=utf-8")], page).into_response())
 }
 
 /// A served replay `page` (a viewer's own page, which `koth replay --html` writes alone) with
-/// a line at its top: the way back to the site's front page, `home`, the game's number, and
-/// whether it is still being `playing`: the page then holds what was played when it was read,
-/// under a panel following the rest live ([`live::panel`]), which makes it the whole replay
-/// when the game ends.
-fn with_way_back(page: &str, index: u32, home: &str, playing: bool) -> String {
-    let (progress, panel) = match playing {
-        true => (
-            " · <b id=\"in-progress\">in progress</b>: below, what was played when this page \
-             was read; the rest is followed live here",
-            live::panel(index),
-        ),
-        false => ("", String::new()),
-    };
+/// a line at its top: the way back to the site's front page, `home`, and the game's number.
+fn with_way_back(page: &str, index: u32, home: &str) -> String {
     let nav = format!(
         "<nav id=\"way-back\" style=\"font: 14px sans-serif; margin: 0 0 8px\">\
-         <a href=\"/\">← {home}</a> · game <b id=\"game-number\">{index}</b>{progress}</nav>\
-         {panel}"
+         <a href=\"/\">← {home}</a> · game <b id=\"game-number\">{index}</b></nav>"
     );
     match page.find("<body>") {
         Some(at) => {

@@ -1,10 +1,18 @@
 // Follows a game's records as they are played (`/api/games/N/live`), in a panel of any page:
 // "live" while they come, a slider to scrub back through them and "now" to follow again, and
-// the end. Every text of a bot's is set as text, never as markup.
+// the end. With `view` (an element), the game's own viewer follows it too: its page made from
+// what was played so far (`/games/N/view?now`, opened where the game stands) is loaded again
+// as records arrive, into a second frame shown once drawn, so the board advances without a
+// blank; a watcher who scrubs back (the slider, or the viewer's own controls) keeps the board
+// where they put it, and "now" follows again; a board that moves with no record arriving is
+// loaded again after a quiet spell. Every text of a bot's is set as text.
 "use strict";
 
 function kothLive(panel, index, options) {
-  const opts = Object.assign({ onEnd: null, shown: 12 }, options || {});
+  const opts = Object.assign(
+    { onEnd: null, shown: 12, view: null, viewEveryMs: 1000, viewQuietMs: 3000 },
+    options || {},
+  );
   const records = [];
   let seats = [];
   let following = true;
@@ -71,13 +79,101 @@ function kothLive(panel, index, options) {
     }
   }
 
+  // The viewer's two frames: the one shown, and the one the next page loads into.
+  const frames = [];
+  let viewLoading = false;
+  let viewWanted = false;
+  let viewAt = 0;
+  let viewTimer = null;
+  let loads = 0;
+  if (opts.view) {
+    opts.view.classList.add("koth-live-view");
+    for (let i = 0; i < 2; i++) {
+      const frame = document.createElement("iframe");
+      frame.title = "the game's board";
+      // The frame behind is laid out at the same width, unseen, so its page draws as shown.
+      frame.classList.toggle("koth-live-behind", i === 1);
+      opts.view.appendChild(frame);
+      frames.push(frame);
+      frame.addEventListener("load", () => drawn(frame));
+    }
+  }
+
+  // Loads the viewer again, at most once each `viewEveryMs`, while the watcher follows.
+  function refreshView() {
+    if (!frames.length || !following) return;
+    viewWanted = true;
+    if (viewLoading || viewTimer) return;
+    const wait = viewAt + opts.viewEveryMs - Date.now();
+    if (wait > 0) {
+      viewTimer = setTimeout(() => {
+        viewTimer = null;
+        refreshView();
+      }, wait);
+      return;
+    }
+    viewWanted = false;
+    viewLoading = true;
+    viewAt = Date.now();
+    // Each load its own address, as the board may move with no new record.
+    loads += 1;
+    frames[1].src = "/games/" + index + "/view?now&at=" + records.length + "." + loads;
+  }
+
+  // A page loaded into the hidden frame: shown in place of the other, unless the watcher
+  // scrubbed back meanwhile; a touch or a key in it means the watcher moves the board.
+  function drawn(frame) {
+    const doc = frame.contentDocument;
+    // (A frame's first, empty page is no view.)
+    if (frame !== frames[1] || !viewLoading || !doc || !doc.location.pathname.endsWith("/view")) {
+      return;
+    }
+    viewLoading = false;
+    quiet();
+    const stop = () => {
+      if (!following) return;
+      following = false;
+      show();
+    };
+    doc.addEventListener("pointerdown", stop);
+    doc.addEventListener("keydown", stop);
+    if (following) {
+      frame.classList.remove("koth-live-behind");
+      frames[0].classList.add("koth-live-behind");
+      frames.reverse();
+      fit(frames[0]);
+    }
+    if (viewWanted) refreshView();
+  }
+
+  // A board drawn from files its game writes beside its record moves with no record arriving
+  // (the rat race's boards, which are its only record): while followed, it is loaded again
+  // after `viewQuietMs` without a load, until the game ends.
+  let quietTimer = null;
+  function quiet() {
+    clearTimeout(quietTimer);
+    quietTimer = setTimeout(() => {
+      if (!stopped) refreshView();
+    }, opts.viewQuietMs);
+  }
+
+  // The shown frame as tall as its page.
+  function fit(frame) {
+    const doc = frame.contentDocument;
+    if (doc && doc.documentElement) {
+      frame.style.height = Math.max(240, doc.documentElement.scrollHeight + 8) + "px";
+    }
+  }
+
   scrub.addEventListener("input", () => {
     following = Number(scrub.value) >= records.length;
     show();
+    refreshView();
   });
   now.addEventListener("click", () => {
     following = true;
     show();
+    refreshView();
   });
 
   // The stream read by hand rather than by EventSource, which passes on only the event names
@@ -110,6 +206,7 @@ function kothLive(panel, index, options) {
     if (record.kind === "seats" && Array.isArray(record.seats)) seats = record.seats;
     records.push(record);
     show();
+    refreshView();
   }
 
   // Takes the whole events in `text`; returns what is left of an event not ended yet.
@@ -164,10 +261,12 @@ function kothLive(panel, index, options) {
     }
   }
   read();
+  refreshView();
 
   return {
     records: () => records.length,
     ended: () => ended,
+    following: () => following,
     close: () => {
       stopped = true;
       if (controller) controller.abort();

@@ -594,7 +594,7 @@ pub(crate) async fn tv() -> Html<&'static str> {
     Html(TV)
 }
 
-/// `GET /live.js`: the panel that follows a game ([`panel`]).
+/// `GET /live.js`: the panel that follows a game, and its board ([`page`]).
 pub(crate) async fn script() -> Response {
     ([(header::CONTENT_TYPE, "text/javascript")], SCRIPT).into_response()
 }
@@ -604,27 +604,35 @@ pub(crate) async fn style() -> Response {
     ([(header::CONTENT_TYPE, "text/css")], STYLE).into_response()
 }
 
-/// The panel following game `index`, for a page; `reload` when it ends (the page is then the
-/// game's ordinary replay).
-pub(crate) fn panel(index: u32) -> String {
-    format!(
-        "<link rel=\"stylesheet\" href=\"/live.css\"><div id=\"live\"></div>\
-         <script src=\"/live.js\"></script><script>kothLive(document.getElementById(\"live\"), \
-         {index}, {{onEnd: () => setTimeout(() => location.reload(), 1000)}});</script>"
-    )
-}
-
-/// The page of game `index` while it is played, where its game's own page cannot be made yet:
-/// the panel alone, under the way back to `home`.
+/// The page of game `index` while it is played, under the way back to `home`: the panel
+/// following its records ("live", a slider, "now") above its own viewer's page
+/// (`/games/N/view`, in a frame), made again from what was played as records arrive and shown
+/// where the game stands while the watcher follows it; when the game ends, the page is
+/// reloaded and is then its ordinary replay.
 pub(crate) fn page(index: u32, home: &str) -> String {
     format!(
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-         <title>game {index} (live)</title></head><body style=\"margin: 12px\">\
+         <title>game {index} (live)</title><link rel=\"stylesheet\" href=\"/live.css\">\
+         </head><body style=\"margin: 12px\">\
          <nav id=\"way-back\" style=\"font: 14px sans-serif; margin: 0 0 8px\">\
          <a href=\"/\">← {home}</a> · game <b id=\"game-number\">{index}</b> · \
-         <b id=\"in-progress\">in progress</b>: followed live below; its replay shows \
-         here when it ends</nav>{}</body></html>",
-        panel(index)
+         <b id=\"in-progress\">in progress</b>: followed live; its replay shows here when it \
+         ends</nav><div id=\"live\"></div><div id=\"live-view\"></div>\
+         <script src=\"/live.js\"></script><script>kothLive(document.getElementById(\"live\"), \
+         {index}, {{view: document.getElementById(\"live-view\"), \
+         onEnd: () => setTimeout(() => location.reload(), 1000)}});</script></body></html>"
+    )
+}
+
+/// What `/games/N/view` shows while game N's viewer cannot be made from what was played so
+/// far (its files come later, or it has no web viewer): why, as text.
+pub(crate) fn no_view_yet(why: &str) -> String {
+    let why = super::hill_page::escape(why);
+    format!(
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>no board yet\
+         </title></head><body style=\"font: 14px sans-serif; color: #555\">\
+         <p id=\"no-view\">No board to show yet: the records above are the game so far.</p>\
+         <p style=\"font-size: 12px\">{why}</p></body></html>"
     )
 }

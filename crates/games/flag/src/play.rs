@@ -72,7 +72,9 @@ pub static SHIPPED: LazyLock<Flag> = LazyLock::new(|| Flag {
         .collect(),
 });
 
-fn scored(level: &Level, moves: &[Move], answer: &str) -> LevelResult {
+/// `level`'s result for the walk of `moves`, the bot's `answer` (its viewer scores a game in
+/// progress with it too, from its record).
+pub(crate) fn scored(level: &Level, moves: &[Move], answer: &str) -> LevelResult {
     let (outcome, _) = walk(level, moves.iter().copied());
     LevelResult {
         level: level.name.clone(),

@@ -52,6 +52,10 @@ pub(crate) struct Recorder {
 /// The replay's buffer: the compressor gets the lines 64 KiB at a time.
 const BUFFER: usize = 64 << 10;
 
+/// How many ticks apart the replay is flushed to its file: a second of play at the game's 60
+/// ticks a second, a few bytes of the compressor's each.
+const FLUSH_TICKS: u32 = 60;
+
 /// `x` kept to 2 decimals.
 fn round2(x: f64) -> f64 {
     (x * 100.0).round() / 100.0
@@ -117,7 +121,10 @@ impl Recorder {
         }))
     }
 
-    /// A tick: the cars and the deadline as the bots saw them, and what each answered.
+    /// A tick: the cars and the deadline as the bots saw them, and what each answered. Every
+    /// [`FLUSH_TICKS`] ticks what was written is flushed through the compressor, so that a
+    /// server can draw the game while it is played ([`read_so_far`]); at fixed ticks, so a seed
+    /// still gives the same file.
     pub(crate) fn tick(
         &mut self,
         tick: u32,
@@ -130,7 +137,11 @@ impl Recorder {
             cars: [car(&cars[0]), car(&cars[1])],
             d: round2(deadline),
             t: tick,
-        })
+        })?;
+        if tick.is_multiple_of(FLUSH_TICKS) {
+            self.out.flush().context("cannot write the replay")?;
+        }
+        Ok(())
     }
 
     /// The game is over: who lost each match is in `results.json`.
@@ -153,6 +164,28 @@ pub fn read(path: &Path) -> anyhow::Result<Vec<Value>> {
     flate2::read::GzDecoder::new(file)
         .read_to_string(&mut text)
         .with_context(|| format!("{}: not a gzipped Mad Cars replay", path.display()))?;
+    parse(path, &text)
+}
+
+/// Reads the replay of a game still being played: the lines flushed so far, to the last whole
+/// one (its file ends where the compressor was last flushed, not where a gzip file ends).
+pub fn read_so_far(path: &Path) -> anyhow::Result<Vec<Value>> {
+    use std::io::Read;
+    let file =
+        std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let mut bytes = Vec::new();
+    // The error is the file's end, cut short: what came before it is the game so far.
+    let _ = flate2::read::GzDecoder::new(file).read_to_end(&mut bytes);
+    let whole = bytes
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |end| end + 1);
+    let text = std::str::from_utf8(&bytes[..whole])
+        .with_context(|| format!("{}: not a Mad Cars replay", path.display()))?;
+    parse(path, text)
+}
+
+fn parse(path: &Path, text: &str) -> anyhow::Result<Vec<Value>> {
     text.lines()
         .enumerate()
         .map(|(i, line)| {

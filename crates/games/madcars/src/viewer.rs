@@ -34,11 +34,21 @@ impl Replay for MadCars {
         })())
     }
 
+    /// Every tick; while the game is played (no `results.json` yet), every tick flushed so far.
     fn page(&self, path: &Path, _board: Option<usize>) -> Option<anyhow::Result<String>> {
-        Some(
-            replay::read(&path.join(replay::FILE))
-                .map(|lines| kit::page(PAGE, "/*GAME*/null", &lines)),
-        )
+        let file = path.join(replay::FILE);
+        let lines = match path.join(koth_game::RESULTS_FILE).exists() {
+            true => replay::read(&file),
+            false => replay::read_so_far(&file),
+        };
+        Some(lines.and_then(|lines| {
+            // The page draws ticks: a game begun has none until the first is flushed.
+            anyhow::ensure!(
+                lines.iter().any(|line| line.get("t").is_some()),
+                "no tick has been played yet"
+            );
+            Ok(kit::page(PAGE, "/*GAME*/null", &lines))
+        }))
     }
 
     fn options(&self) -> ReplayOptions {

@@ -461,20 +461,28 @@ pub(crate) struct BoardRecord {
     pub recording: Option<BoardRecording>,
 }
 
-/// Plays board `board` for `player`, recording its positions if `record`.
+/// Plays board `board` for `player`, recording its positions if `record`, written to
+/// `streamed` as it goes if given (a board kept however it ends, watched while it is played).
 pub(crate) fn play_board(
     run_seed: u64,
     board: usize,
     player_name: &str,
     player: &mut dyn Player,
     record: bool,
+    streamed: Option<&Path>,
 ) -> BoardRecord {
     let started = Instant::now();
     let thread_cpu_before = thread_cpu();
     let seed = board_seed(run_seed, board);
     let mut rng = board_rng(seed);
     let track = Track::generate(&mut rng);
-    let mut recording = record.then(|| BoardRecording::new(player_name, board, seed, &track));
+    let mut recording = record.then(|| {
+        let mut recording = BoardRecording::new(player_name, board, seed, &track);
+        if let Some(path) = streamed {
+            recording.stream_to(path);
+        }
+        recording
+    });
     let mut player_cpu = Duration::ZERO;
     let bytes_before = player.bytes_sent();
     let outcome = match player.begin_board(board, seed, &track.views) {
@@ -716,8 +724,19 @@ pub(crate) fn play_boards(
                     if board >= config.boards {
                         break;
                     }
-                    let record =
-                        play_board(run_seed, board, &name, player, config.record.records(board));
+                    // A board kept however it ends is written as it is played, to be watched.
+                    let streamed = config
+                        .record
+                        .always(board)
+                        .then(|| config.log_dir.join(BoardRecording::file_name(board)));
+                    let record = play_board(
+                        run_seed,
+                        board,
+                        &name,
+                        player,
+                        config.record.records(board),
+                        streamed.as_deref(),
+                    );
                     // Told here, before the next board starts: with one job, no board after
                     // the first fault is recorded.
                     config.record.ended(board, record.error.is_some());

@@ -8,8 +8,16 @@
 //! every turn up to [`EVERY_TURN_UNTIL`] — a specimen's whole lifetime, to watch the first
 //! generations find their way — then every [`LATER_EVERY`] turns, and after the board's last
 //! turn. Recording only reads the board, so it cannot change its outcome.
+//!
+//! A board kept however it ends is also written to its file as it is played
+//! ([`BoardRecording::stream_to`]): its track, then a frame a line, appended at most every
+//! [`STREAM_EVERY`], which [`BoardRecording::read_so_far`] reads to its last whole frame, so a
+//! server draws the board while the game is played. At the board's end the whole recording
+//! replaces that file at once.
 
-use std::path::Path;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
@@ -21,6 +29,9 @@ use super::track::{CELLS, GOAL_X, HEIGHT, Kind, Track, WIDTH};
 pub(crate) const EVERY_TURN_UNTIL: u32 = MAX_AGE as u32;
 /// After [`EVERY_TURN_UNTIL`], a frame every this many turns.
 pub(crate) const LATER_EVERY: u32 = 10;
+
+/// How often a board written as it is played has its new frames appended to its file.
+pub(crate) const STREAM_EVERY: Duration = Duration::from_millis(250);
 
 /// The board's state after a turn.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -53,6 +64,18 @@ pub struct BoardRecording {
     /// Cells where new specimens are placed.
     pub starts: Vec<u32>,
     pub frames: Vec<Frame>,
+    /// Where the recording is written as the board is played, if it is.
+    #[serde(skip)]
+    streamed: Option<Streamed>,
+}
+
+/// A recording's file written as its board is played: how many frames it holds, and when they
+/// were last appended (never yet: `None`).
+#[derive(Debug, Clone, PartialEq)]
+struct Streamed {
+    path: PathBuf,
+    written: usize,
+    at: Option<Instant>,
 }
 
 impl BoardRecording {
@@ -76,6 +99,65 @@ impl BoardRecording {
             deadly,
             starts: track.starts.iter().map(|&c| c as u32).collect(),
             frames: Vec::new(),
+            streamed: None,
+        }
+    }
+
+    /// Writes the recording to `path` from now on as its board is played: the track and its
+    /// frames so far (`"frames":[` then a frame a line, each after the first led by a comma), new
+    /// frames appended at most every [`STREAM_EVERY`]. Only a view while the game is played: a
+    /// file that cannot be written so is written whole at the end ([`Self::write`]), where a
+    /// failure is the run's.
+    pub(crate) fn stream_to(&mut self, path: &Path) {
+        let Ok(whole) = serde_json::to_string(&BoardRecording {
+            frames: Vec::new(),
+            ..self.clone()
+        }) else {
+            return;
+        };
+        let Some(head) = whole.strip_suffix("]}") else {
+            return;
+        };
+        if std::fs::write(path, format!("{head}\n")).is_ok() {
+            self.streamed = Some(Streamed {
+                path: path.to_path_buf(),
+                written: 0,
+                at: None,
+            });
+            self.append();
+        }
+    }
+
+    /// Appends the frames not yet in the streamed file, unless it was written less than
+    /// [`STREAM_EVERY`] ago; a file that cannot be written is no longer streamed to.
+    fn append(&mut self) {
+        let Some(streamed) = self.streamed.as_mut() else {
+            return;
+        };
+        if streamed.written == self.frames.len()
+            || streamed.at.is_some_and(|at| at.elapsed() < STREAM_EVERY)
+        {
+            return;
+        }
+        let mut lines = String::new();
+        for (i, frame) in self.frames.iter().enumerate().skip(streamed.written) {
+            let Ok(json) = serde_json::to_string(frame) else {
+                break;
+            };
+            lines += if i == 0 { "" } else { "," };
+            lines += &json;
+            lines += "\n";
+        }
+        let appended = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&streamed.path)
+            .and_then(|mut file| file.write_all(lines.as_bytes()));
+        match appended {
+            Ok(()) => {
+                streamed.written = self.frames.len();
+                streamed.at = Some(Instant::now());
+            }
+            Err(_) => self.streamed = None,
         }
     }
 
@@ -102,6 +184,7 @@ impl BoardRecording {
             points: board.points,
             cells,
         });
+        self.append();
     }
 
     /// Records the board after its last turn, unless that frame is already there.
@@ -125,15 +208,42 @@ impl BoardRecording {
             .ok()
     }
 
+    /// Writes the whole recording to `path`, replacing at once the file written as the board
+    /// was played, if it was ([`Self::stream_to`]), so that a reader never finds it half
+    /// written.
     pub fn write(&self, path: &Path) -> anyhow::Result<()> {
         let text = serde_json::to_string(self)?;
-        std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
+        let mut name = path.file_name().unwrap_or_default().to_os_string();
+        name.push(".part");
+        let part = path.with_file_name(name);
+        std::fs::write(&part, text)
+            .and_then(|()| std::fs::rename(&part, path))
+            .with_context(|| format!("cannot write {}", path.display()))
     }
 
     /// Reads a recording; the error names the file.
     pub fn read(path: &Path) -> anyhow::Result<BoardRecording> {
         let text = koth_bot::text::read(path)?;
-        let recording: BoardRecording = serde_json::from_str(&text)
+        Self::parse(path, &text)
+    }
+
+    /// Reads a recording that may still be written as its board is played
+    /// ([`Self::stream_to`]): whole, or else to its last whole frame.
+    pub fn read_so_far(path: &Path) -> anyhow::Result<BoardRecording> {
+        let text = koth_bot::text::read(path)?;
+        match serde_json::from_str::<BoardRecording>(&text) {
+            // Not closed yet: the text after the last newline is not a whole frame yet.
+            Err(e) if e.is_eof() => {
+                let lines = text.rfind('\n').map_or("", |end| &text[..end]);
+                Self::parse(path, &format!("{lines}]}}"))
+            }
+            // Whole, or damaged as a whole file is: checked, or refused, as `read` does.
+            _ => Self::parse(path, &text),
+        }
+    }
+
+    fn parse(path: &Path, text: &str) -> anyhow::Result<BoardRecording> {
+        let recording: BoardRecording = serde_json::from_str(text)
             .with_context(|| format!("{}: not a rat-race board recording", path.display()))?;
         recording
             .check()
@@ -186,5 +296,45 @@ impl BoardRecording {
             );
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use koth_game::seed;
+
+    #[test]
+    fn a_board_written_as_it_is_played_is_read_to_its_last_whole_frame() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(BoardRecording::file_name(0));
+        let mut rng = seed::rng(1, 0);
+        let track = Track::generate(&mut rng);
+        let board = Board::new(&track, rng);
+        let mut recording = BoardRecording::new("p", 0, 1, &track);
+        recording.stream_to(&path);
+        // The first frame is appended at once, the next not before STREAM_EVERY has passed.
+        recording.frame(0, &board);
+        recording.frame(1, &board);
+        let so_far = BoardRecording::read_so_far(&path).unwrap();
+        assert_eq!(so_far.frames, recording.frames[..1]);
+        assert_eq!(
+            (so_far.colours, so_far.starts),
+            (recording.colours.clone(), recording.starts.clone())
+        );
+        assert!(BoardRecording::read(&path).is_err(), "not whole yet");
+        // A frame cut short by the writer is not read.
+        let cut = dir.path().join(BoardRecording::file_name(1));
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        text += ",{\"turn\":1,\"popul";
+        std::fs::write(&cut, text).unwrap();
+        assert_eq!(BoardRecording::read_so_far(&cut).unwrap().frames.len(), 1);
+        // At the board's end the whole recording replaces it.
+        recording.last(2, &board);
+        recording.write(&path).unwrap();
+        let whole = BoardRecording::read(&path).unwrap();
+        assert_eq!(whole.frames, recording.frames);
+        assert_eq!(whole.frames.len(), 3);
+        assert_eq!(BoardRecording::read_so_far(&path).unwrap().frames.len(), 3);
     }
 }

@@ -9,13 +9,16 @@
 
 use std::path::Path;
 
-use anyhow::{Context, anyhow, ensure};
+use anyhow::{Context, anyhow, bail, ensure};
 use serde::{Deserialize, Serialize, Serializer};
 
+use crate::play::scored;
+use crate::protocol::parse_answer;
 use crate::rules::{Level, Walker, fitness, parse_moves};
 use koth_bot::{Fault, cut_line_parts};
 use koth_game::MatchResult;
 use koth_replay::explain::{Answered, transcribed};
+use koth_replay::record::{Line, Record};
 
 /// A flag game as both viewers explain it (the page embeds it as JSON).
 #[derive(Debug, Clone, Serialize)]
@@ -112,11 +115,69 @@ pub(crate) fn explain(folder: &Path) -> anyhow::Result<FlagExplained> {
         path.display()
     );
     let bot = &results.result.bots[0];
+    explained(folder, &bot.name, &results.levels, bot.faults.clone())
+}
+
+/// The viewer's data for a flag game still being played in `folder` on `levels` (no
+/// `results.json` yet): the levels its record (`replay.jsonl`) has an answer or a fault for so
+/// far, each answer walked with the rules as the game walks it, a level with a fault as the
+/// empty walk.
+pub(crate) fn so_far(folder: &Path, levels: &[Level]) -> anyhow::Result<FlagExplained> {
+    let record = Record::read(folder)
+        .with_context(|| format!("{}: no record of a flag game yet", folder.display()))?;
+    let [bot] = record.seats.as_slice() else {
+        bail!(
+            "{}: expected the record of a flag game of one bot",
+            folder.display()
+        );
+    };
+    let mut played: Vec<LevelRecord> = Vec::new();
+    let mut last_round = 0;
+    for line in &record.lines {
+        let (round, answer) = match line {
+            Line::Answer { round, line, .. } => (*round, line.as_str()),
+            Line::Fault { round, .. } => (*round, ""),
+            Line::Round { .. } => continue,
+        };
+        // A level is a round, counted from 1; its answer comes before any fault it earns.
+        let Some(level) = (round as usize).checked_sub(1).and_then(|i| levels.get(i)) else {
+            continue;
+        };
+        if round == last_round {
+            continue;
+        }
+        last_round = round;
+        // An answer the record cut is walked as far as it was kept.
+        let kept = cut_line_parts(answer).map_or(answer, |(start, _)| start);
+        let result = match parse_answer(kept) {
+            Ok(moves) => scored(level, &moves, answer.trim()),
+            Err(_) => scored(level, &[], ""),
+        };
+        played.push(LevelRecord {
+            level: result.level,
+            solved: result.solved,
+            fitness: result.fitness,
+            moves: result.moves,
+            flag_value: Some(result.flag_value),
+            map: Some(result.map),
+        });
+    }
+    explained(folder, bot, &played, record.faults())
+}
+
+/// The viewer's data for `bot`'s game in `folder` of `played` levels, with its `faults`.
+fn explained(
+    folder: &Path,
+    bot: &str,
+    played: &[LevelRecord],
+    faults: Vec<Fault>,
+) -> anyhow::Result<FlagExplained> {
+    let path = folder.join("results.json");
     let transcript = transcribed(folder, "LEVEL")
         .into_iter()
-        .find(|t| t.bot == bot.name);
+        .find(|t| t.bot == bot);
     let mut levels = Vec::new();
-    for (index, record) in results.levels.iter().enumerate() {
+    for (index, record) in played.iter().enumerate() {
         let (level, walk) = walked(record).with_context(|| {
             format!("{}: level {} ({})", path.display(), index + 1, record.level)
         })?;
@@ -137,9 +198,9 @@ pub(crate) fn explain(folder: &Path) -> anyhow::Result<FlagExplained> {
         });
     }
     Ok(FlagExplained {
-        bot: bot.name.clone(),
+        bot: bot.to_string(),
         levels,
-        faults: bot.faults.clone(),
+        faults,
         stderr: transcript.map(|t| t.stderr).unwrap_or_default(),
     })
 }
@@ -199,4 +260,49 @@ fn walked(record: &LevelRecord) -> anyhow::Result<(LevelMap, Vec<Walked>)> {
         flag_value: level.flag_value,
     };
     Ok((shown, walk))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::play::SHIPPED;
+
+    #[test]
+    fn a_game_in_progress_is_its_record_so_far_walked_with_the_rules() {
+        let dir = tempfile::tempdir().unwrap();
+        // Level 1 answered, level 2 a fault, level 3's answer cut short by the writer.
+        std::fs::write(
+            dir.path().join("replay.jsonl"),
+            "{\"kind\":\"seats\",\"seed\":\"3\",\"seats\":[\"W\"]}\n\
+             {\"kind\":\"round\",\"round\":1}\n\
+             {\"kind\":\"answer\",\"seat\":0,\"round\":1,\"turn\":null,\"line\":\"RRDD\"}\n\
+             {\"kind\":\"round\",\"round\":2}\n\
+             {\"kind\":\"fault\",\"seat\":0,\"round\":2,\"turn\":null,\"fault\":\"timed_out\",\
+             \"reason\":\"late\"}\n\
+             {\"kind\":\"round\",\"round\":3}\n\
+             {\"kind\":\"answer\",\"seat\":0,\"ro",
+        )
+        .unwrap();
+        let explained = so_far(dir.path(), &SHIPPED.levels).unwrap();
+        assert_eq!(explained.bot, "W");
+        assert_eq!(explained.levels.len(), 2);
+        let first = &SHIPPED.levels[0];
+        let walked = scored(first, &parse_answer("RRDD").unwrap(), "RRDD");
+        let shown = &explained.levels[0];
+        assert_eq!(
+            (&shown.name, shown.solved, shown.fitness, &shown.moves[..]),
+            (&first.name, walked.solved, walked.fitness, "RRDD")
+        );
+        // Walked up to where it was solved or stuck, from its first move.
+        assert!((1..=4).contains(&shown.walk.len()), "{:?}", shown.walk);
+        assert_eq!(shown.walk[0].letter, 'R');
+        let faulted = &explained.levels[1];
+        assert_eq!(
+            (&faulted.name, &faulted.moves[..], faulted.walk.len()),
+            (&SHIPPED.levels[1].name, "", 0)
+        );
+        assert_eq!(explained.faults.len(), 1);
+        assert_eq!(explained.faults[0].round, Some(2));
+        assert_eq!(explained.faults[0].bot, "W");
+    }
 }

@@ -22,8 +22,14 @@ impl Replay for Flag {
         )
     }
 
+    /// Every level; while the game is played (no `results.json` yet), every level its record
+    /// holds so far, played on this game's levels.
     fn page(&self, path: &Path, _board: Option<usize>) -> Option<anyhow::Result<String>> {
-        Some(explain::explain(path).map(|data| kit::page(PAGE, "/*GAME*/null", &data)))
+        let explained = match path.join(koth_game::RESULTS_FILE).exists() {
+            true => explain::explain(path),
+            false => explain::so_far(path, &self.levels),
+        };
+        Some(explained.map(|data| kit::page(PAGE, "/*GAME*/null", &data)))
     }
 
     fn options(&self) -> ReplayOptions {

@@ -13,10 +13,11 @@ use std::path::Path;
 use anyhow::{Context, bail, ensure};
 use serde::{Deserialize, Serialize};
 
-use crate::rules::Board;
+use crate::rules::{Board, Outcome};
 use koth_bot::Fault;
 use koth_game::MatchResult;
 use koth_replay::explain::{Answered, transcribed};
+use koth_replay::record::{Line, Record};
 
 /// What the game's `results.json` holds.
 #[derive(Debug, Deserialize)]
@@ -89,14 +90,27 @@ impl Results {
 }
 
 /// The viewer's data for the match in `folder`: the bots, every game with each turn's answer
-/// (`null` where no transcript tells), the faults and each bot's stderr tail.
+/// (`null` where no transcript tells), the faults and each bot's stderr tail. A match still
+/// being played has no `results.json` yet: it is the games of its record so far ([`so_far`]).
 pub(crate) fn explain(folder: &Path) -> anyhow::Result<MatchExplained> {
     let path = folder.join("results.json");
-    let text = koth_bot::text::read(&path)?;
-    let results: Results = serde_json::from_str(&text)
-        .with_context(|| format!("{}: not a noughts & crosses result", path.display()))?;
-    check(&results).with_context(|| format!("{}", path.display()))?;
-    let names = results.names();
+    let (names, games, faults) = match (path.exists(), Record::read(folder)) {
+        (false, Some(record)) => so_far(&record)?,
+        _ => {
+            let text = koth_bot::text::read(&path)?;
+            let results: Results = serde_json::from_str(&text)
+                .with_context(|| format!("{}: not a noughts & crosses result", path.display()))?;
+            check(&results).with_context(|| format!("{}", path.display()))?;
+            let faults = results
+                .result
+                .bots
+                .iter()
+                .flat_map(|b| b.faults.iter().cloned())
+                .collect();
+            let names = results.names().iter().map(|n| n.to_string()).collect();
+            (names, results.games, faults)
+        }
+    };
     let transcripts = transcribed(folder, "START");
     // Each answer by its bot, game and turn. A bot against itself has two transcripts of one
     // name; only the one that was asked has a game's prompt, so the two never collide.
@@ -109,8 +123,7 @@ pub(crate) fn explain(folder: &Path) -> anyhow::Result<MatchExplained> {
             }
         }
     }
-    let games: Vec<GameExplained> = results
-        .games
+    let games: Vec<GameExplained> = games
         .iter()
         .map(|game| {
             // The turn after the last move is the one a faulting answer was asked in.
@@ -126,12 +139,6 @@ pub(crate) fn explain(folder: &Path) -> anyhow::Result<MatchExplained> {
                 answers,
             }
         })
-        .collect();
-    let faults: Vec<Fault> = results
-        .result
-        .bots
-        .iter()
-        .flat_map(|b| b.faults.iter().cloned())
         .collect();
     let stderr: Vec<String> = names
         .iter()
@@ -149,11 +156,72 @@ pub(crate) fn explain(folder: &Path) -> anyhow::Result<MatchExplained> {
         })
         .collect();
     Ok(MatchExplained {
-        bots: names.iter().map(|n| n.to_string()).collect(),
+        bots: names,
         games,
         faults,
         stderr,
     })
+}
+
+/// The games of a match in progress from its `record`: each game (a round of the record) with
+/// the squares its answers named, read with the rules as the match read them, its X the seat
+/// that answered its first move, and its winner once decided (`""` while it is played). Only a
+/// match of two bots has one: a built-in player's moves are in no record.
+fn so_far(record: &Record) -> anyhow::Result<(Vec<String>, Vec<GameRecord>, Vec<Fault>)> {
+    ensure!(
+        record.seats.len() == 2,
+        "a match with a built-in player: its games show at its end"
+    );
+    let mut games: Vec<(GameRecord, Board)> = Vec::new();
+    for line in &record.lines {
+        let (seat, round) = match line {
+            Line::Answer { seat, round, .. } | Line::Fault { seat, round, .. } => (*seat, *round),
+            Line::Round { .. } => continue,
+        };
+        if games.last().is_none_or(|(game, _)| game.game != round) {
+            let (x, o) = (seat.min(1), 1 - seat.min(1));
+            games.push((
+                GameRecord {
+                    game: round,
+                    x: record.seats[x].clone(),
+                    o: record.seats[o].clone(),
+                    winner: String::new(),
+                    moves: Vec::new(),
+                    fault: None,
+                },
+                Board::empty(),
+            ));
+        }
+        let Some((game, board)) = games.last_mut() else {
+            continue;
+        };
+        if !game.winner.is_empty() {
+            continue;
+        }
+        let mark = board.to_move();
+        let named = match line {
+            Line::Answer { line, .. } => crate::protocol::parse_move(line, board, mark),
+            Line::Fault { reason, .. } => Err(reason.clone()),
+            Line::Round { .. } => continue,
+        };
+        match named {
+            Ok(square) => {
+                *board = board.with(square, mark);
+                game.moves.push(square);
+                game.winner = match board.outcome() {
+                    Some(Outcome::Won(mark)) => mark.as_char().to_string(),
+                    Some(Outcome::Draw) => "draw".to_string(),
+                    None => String::new(),
+                };
+            }
+            Err(reason) => {
+                game.fault = Some(reason);
+                game.winner = mark.other().as_char().to_string();
+            }
+        }
+    }
+    let games = games.into_iter().map(|(game, _)| game).collect();
+    Ok((record.seats.clone(), games, record.faults()))
 }
 
 /// What the viewer relies on: two bots, and games between them that the rules allow.
@@ -194,4 +262,49 @@ fn check(results: &Results) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_match_in_progress_is_its_record_so_far_read_with_the_rules() {
+        let dir = tempfile::tempdir().unwrap();
+        let answer = |seat: usize, round: u32, turn: u32, line: &str| {
+            format!(
+                "{{\"kind\":\"answer\",\"seat\":{seat},\"round\":{round},\"turn\":{turn},\
+                 \"line\":\"{line}\"}}\n"
+            )
+        };
+        // Game 1: X (seat 0) takes the top row (its moves are both marks', in turn); game 2: X
+        // is seat 1, O names a taken square.
+        let mut record = String::from(
+            "{\"kind\":\"seats\",\"seed\":\"3\",\"seats\":[\"A\",\"B\"]}\n\
+             {\"kind\":\"round\",\"round\":1}\n",
+        );
+        for (turn, (seat, square)) in [(0, 0), (1, 3), (0, 1), (1, 4), (0, 2)].iter().enumerate() {
+            record += &answer(*seat, 1, turn as u32 + 1, &square.to_string());
+        }
+        record += "{\"kind\":\"round\",\"round\":2}\n";
+        record += &answer(1, 2, 1, "4");
+        record += &answer(0, 2, 2, "4");
+        record += &answer(1, 3, 1, "4");
+        std::fs::write(dir.path().join("replay.jsonl"), record).unwrap();
+        let explained = explain(dir.path()).unwrap();
+        assert_eq!(explained.bots, ["A", "B"]);
+        let games: Vec<_> = explained.games.iter().map(|g| &g.record).collect();
+        assert_eq!(games.len(), 3);
+        assert_eq!(
+            (&games[0].x[..], &games[0].winner[..], &games[0].moves[..]),
+            ("A", "X", &[0, 3, 1, 4, 2][..])
+        );
+        assert_eq!((&games[1].x[..], &games[1].winner[..]), ("B", "X"));
+        assert!(games[1].fault.as_ref().unwrap().contains("taken"));
+        assert_eq!(
+            (&games[2].winner[..], &games[2].moves[..]),
+            ("", &[4][..]),
+            "a game still played has no winner"
+        );
+    }
 }

@@ -120,8 +120,12 @@ impl Game {
         } else {
             path.to_path_buf()
         };
-        let log = graphical::read(&log_path)?;
         let replay_path = folder.join("replay.jsonl");
+        let in_progress = path.is_dir() && !folder.join(koth_game::RESULTS_FILE).exists();
+        if in_progress && replay_path.is_file() {
+            return Game::so_far(&log_path, &replay_path);
+        }
+        let log = graphical::read(&log_path)?;
         let turns = if replay_path.is_file() {
             let replay = Turns::read(&replay_path)?;
             if replay.header.bots != log.bots {
@@ -136,6 +140,43 @@ impl Game {
             None
         };
         Ok(Game { log, turns })
+    }
+
+    /// A game still being played (no `results.json` yet): its graphical log, written a buffer
+    /// at a time, holds its rounds' points only up to some round, while `replay.jsonl` holds
+    /// every turn played. Each round the replay has is a round of the game, its grid the
+    /// replay's after its last turn, its points the log's where it has them (none yet else).
+    fn so_far(log_path: &Path, replay_path: &Path) -> anyhow::Result<Game> {
+        let replay = Turns::read(replay_path)?;
+        let logged = graphical::read(log_path)
+            .ok()
+            .filter(|log| log.bots == replay.header.bots);
+        let mut rounds: Vec<u32> = replay.turns.iter().map(|t| t.round).collect();
+        rounds.dedup();
+        let rounds = rounds
+            .into_iter()
+            .map(|round| graphical::Round {
+                index: round,
+                rows: replay.grid(round, replay.turns_in(round)).rows(),
+                points: logged
+                    .as_ref()
+                    .and_then(|log| log.rounds.iter().find(|r| r.index == round))
+                    .map(|r| r.points.clone())
+                    .unwrap_or_default(),
+            })
+            .collect::<Vec<_>>();
+        anyhow::ensure!(!rounds.is_empty(), "no turn has been played yet");
+        let log = GameLog {
+            bots: replay.header.bots.clone(),
+            rounds_announced: replay.header.rounds,
+            rounds,
+            standings: Vec::new(),
+            too_slow: Vec::new(),
+        };
+        Ok(Game {
+            log,
+            turns: Some(replay),
+        })
     }
 
     pub fn rounds(&self) -> u32 {
@@ -231,7 +272,9 @@ impl Game {
             let points = frame
                 .points
                 .as_ref()
-                .map_or("-".to_string(), |p| p[index].to_string());
+                // A round still played has no points logged yet.
+                .and_then(|p| p.get(index))
+                .map_or("-".to_string(), u64::to_string);
             text += &format!(
                 "{letter} {name}: {points} points, total {}\n",
                 frame.totals[index]

@@ -37,11 +37,16 @@ impl Replay for RatRace {
         })())
     }
 
+    /// A recorded board; while the game is played (no `results.json` yet), the board as far
+    /// as it was written, frame by frame, as it is played.
     fn page(&self, path: &Path, board: Option<usize>) -> Option<anyhow::Result<String>> {
         Some((|| {
             let recording_path = board_recording(path, board)?;
-            let recording = BoardRecording::read(&recording_path)?;
             let folder = log_folder(&recording_path);
+            let recording = match folder.join(koth_game::RESULTS_FILE).exists() {
+                true => BoardRecording::read(&recording_path)?,
+                false => BoardRecording::read_so_far(&recording_path)?,
+            };
             let explanation = explain::explain(&folder, recording.board)?;
             let recorded = explain::recorded(&folder)?;
             Ok(board_page(&recording, explanation.as_ref(), &recorded))
