@@ -24,19 +24,12 @@ else
     work=$(mktemp -d)
     trap 'rm -rf "$work"' EXIT
 fi
-# Python 2 by its full path, as scripts/hill-originals.sh lends it.
-if [ -z "${PYTHON2:-}" ] && command -v pyenv > /dev/null; then
-    PYTHON2=$(PYENV_VERSION=2.7.18 pyenv which python2)
-fi
-PYTHON2=${PYTHON2:-$(command -v python2)}
-languages="languages = [\"python3\", \"java\", \"javac\", \"bash\", \"$PYTHON2\"]"
+source scripts/grid-routing-hill.sh
 bots=$(bash scripts/grid-routing-originals.sh "$checkout" "$work/bots")
-{
-    grep -v '^seed' config/hill-paths.toml
-    printf 'seed = %s\n%s\n' "$seed" "$languages"
-    # Closed by hand below: the close in the file is only a far date.
-    printf '[contest]\ncloses = "2100-01-01T00:00:00Z"\nfinalists = 8\nbudget = %s\n' "$budget"
-} > "$work/contest.toml"
+grid_routing_hill_file "$seed" "$work/contest.toml"
+# Closed by hand below: the close in the file is only a far date.
+printf '[contest]\ncloses = "2100-01-01T00:00:00Z"\nfinalists = 8\nbudget = %s\n' "$budget" \
+    >> "$work/contest.toml"
 "$koth" hill create "$work/contest.toml" --dir "$work/hill" > /dev/null
 "$koth" hill add "$bots"/* --hill "$work/hill" > /dev/null
 "$koth" contest close "$work/hill" > /dev/null

@@ -16,15 +16,9 @@ koth=$PWD/target/release/koth
 work=$(mktemp -d)
 run=
 trap '[ -n "$run" ] && kill "$run" 2> /dev/null; wait; rm -rf "$work"' EXIT
-# Python 2 by its full path (PYTHON2, else pyenv's 2.7, else PATH's), as scripts/hill-originals.sh.
-if [ -z "${PYTHON2:-}" ] && command -v pyenv > /dev/null; then
-    PYTHON2=$(PYENV_VERSION=2.7.18 pyenv which python2)
-fi
-PYTHON2=${PYTHON2:-$(command -v python2)}
+source scripts/grid-routing-hill.sh
 bots=$(bash scripts/grid-routing-originals.sh "$checkout" "$work/bots")
-grep -v '^seed' config/hill-paths.toml > "$work/hill-paths.toml"
-printf 'seed = %s\nlanguages = ["python3", "java", "javac", "bash", "%s"]\n' "$seed" "$PYTHON2" \
-    >> "$work/hill-paths.toml"
+grid_routing_hill_file "$seed" "$work/hill-paths.toml"
 "$koth" hill create "$work/hill-paths.toml" --dir "$work/hill" > /dev/null
 for author in ada bob cy dee; do
     "$koth" hill author add "$author" --hill "$work/hill" | tail -1 > "$work/$author.token"

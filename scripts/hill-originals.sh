@@ -24,16 +24,9 @@ else
     work=$(mktemp -d)
     trap 'rm -rf "$work"' EXIT
 fi
-# Python 2 by its full path (PYTHON2, else pyenv's 2.7, else PATH's): a bot's environment is
-# koth's fixed list, so a version manager's choice does not reach it.
-if [ -z "${PYTHON2:-}" ] && command -v pyenv > /dev/null; then
-    PYTHON2=$(PYENV_VERSION=2.7.18 pyenv which python2)
-fi
-PYTHON2=${PYTHON2:-$(command -v python2)}
-languages="languages = [\"python3\", \"java\", \"javac\", \"bash\", \"$PYTHON2\"]"
+source scripts/grid-routing-hill.sh
 bots=$(bash scripts/grid-routing-originals.sh "$checkout" "$work/bots")
-grep -v '^seed' config/hill-paths.toml > "$work/hill-paths.toml"
-printf 'seed = %s\n%s\n' "$seed" "$languages" >> "$work/hill-paths.toml"
+grid_routing_hill_file "$seed" "$work/hill-paths.toml"
 players=$(sed -n 's/^players_per_game *= *\([0-9]*\).*/\1/p' config/hill-paths.toml)
 rounds=$(sed -n 's/^rounds *= *\([0-9]*\).*/\1/p' config/hill-paths.toml)
 printf 'game = "paths"\nbots_dir = "%s"\ngames = %s\nplayers_per_game = %s\nrounds = %s\nanswer_ms = 1000\nclock = "cpu"\nbackstop_ms = 5000\nseed = %s\n%s\n' \

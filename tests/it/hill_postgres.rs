@@ -159,6 +159,30 @@ fn kill_while_playing(url: &str, name: &str, mut child: Child, dir: &Path, which
     }
 }
 
+/// Asserts that game `killed` of hill `name`, whose player was killed `lost` times while it
+/// played it, was played again and counted once, each lost attempt a harness fault.
+fn assert_played_again_once(url: &str, name: &str, killed: i64, lost: i64) {
+    assert_eq!(
+        count(
+            url,
+            name,
+            &format!("SELECT COUNT(*) FROM games WHERE idx = {killed} AND state = 'done'")
+        ),
+        1
+    );
+    assert_eq!(
+        count(
+            url,
+            name,
+            &format!(
+                "SELECT COUNT(*) FROM harness_faults WHERE game = {killed} \
+                 AND message LIKE '%stopped renewing its claim%'"
+            )
+        ),
+        lost
+    );
+}
+
 /// The games (by index) whose folder in a machine's folder `dir` holds a result.
 fn played_in(dir: &Path) -> Vec<i64> {
     std::fs::read_dir(dir.join("games"))
@@ -296,25 +320,7 @@ fn a_postgres_hill_is_played_by_its_run_and_two_workers_each_game_once_a_killed_
     let kills = [killed_worker, killed_run];
     for killed in kills {
         let lost = kills.iter().filter(|&&k| k == killed).count() as i64;
-        assert_eq!(
-            count(
-                &url,
-                name,
-                &format!("SELECT COUNT(*) FROM games WHERE idx = {killed} AND state = 'done'")
-            ),
-            1
-        );
-        assert_eq!(
-            count(
-                &url,
-                name,
-                &format!(
-                    "SELECT COUNT(*) FROM harness_faults WHERE game = {killed} \
-                     AND message LIKE '%stopped renewing its claim%'"
-                )
-            ),
-            lost
-        );
+        assert_played_again_once(&url, name, killed, lost);
     }
 
     // Each worker played games with files it got from the database alone.
@@ -506,25 +512,7 @@ fn a_postgres_hill_s_final_is_played_by_workers_too_and_its_export_verifies() {
     finished(run, Duration::from_secs(300));
     drop(worker);
     // The killed worker's game counted once, from the attempt that finished.
-    assert_eq!(
-        count(
-            &url,
-            name,
-            &format!("SELECT COUNT(*) FROM games WHERE idx = {killed} AND state = 'done'")
-        ),
-        1
-    );
-    assert_eq!(
-        count(
-            &url,
-            name,
-            &format!(
-                "SELECT COUNT(*) FROM harness_faults WHERE game = {killed} \
-                 AND message LIKE '%stopped renewing its claim%'"
-            )
-        ),
-        1
-    );
+    assert_played_again_once(&url, name, killed, 1);
     assert_eq!(
         count(
             &url,
