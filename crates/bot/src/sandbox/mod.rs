@@ -587,7 +587,7 @@ impl Launch {
                     nix::sys::resource::setrlimit(resource, value, value)?;
                 }
                 // The bot is bwrap's child, started before koth could set its policy after the
-                // spawn (see process.rs, run_as_batch): set here, bwrap and the bot inherit it.
+                // spawn (see process/mod.rs, run_as_batch): set here, bwrap and the bot inherit it.
                 let batch = libc::sched_param { sched_priority: 0 };
                 libc::sched_setscheduler(0, libc::SCHED_BATCH, &batch);
                 if !reach.is_empty() || data.is_some() {

@@ -1,0 +1,152 @@
+//! What matchmaking reads of the games so far: the games per pair of versions, per version and
+//! per line-up whose games all ended alike, and in all; counted once from the rated games for a
+//! hill made before those tables existed.
+
+use std::collections::HashMap;
+
+use anyhow::Context;
+
+use super::Connection;
+use crate::matchmaking::{History, Met};
+
+/// The rated games, each with whether every seat scored alike, as SQL.
+const RATED_OUTCOMES: &str =
+    "SELECT x.game, CASE WHEN MAX(x.score) = MIN(x.score) THEN 1 ELSE 0 END
+     AS alike FROM results x JOIN hill_games h ON h.game = x.game AND h.rated = 1 GROUP BY x.game";
+
+/// A hill made before `hill_presence` and `hill_outcomes` existed: counted once from its rated
+/// games.
+pub(super) fn count_presence(db: &dyn Connection) -> anyhow::Result<()> {
+    db.execute(
+        &format!(
+            "INSERT INTO hill_presence (version, games, alike)
+             SELECT r.bot, COUNT(*), SUM(g.alike)
+             FROM (SELECT DISTINCT game, bot FROM results) r JOIN ({RATED_OUTCOMES}) g
+                 ON g.game = r.game
+             WHERE NOT EXISTS (SELECT 1 FROM hill_presence)
+             GROUP BY r.bot
+             ON CONFLICT (version) DO NOTHING"
+        ),
+        &[],
+    )?;
+    // Without a group, the totals are one row even of no game (then 0 and 0).
+    db.execute(
+        &format!(
+            "INSERT INTO hill_outcomes (id, games, alike)
+             SELECT 0, COUNT(*), COALESCE(SUM(g.alike), 0) FROM ({RATED_OUTCOMES}) g
+             WHERE NOT EXISTS (SELECT 1 FROM hill_outcomes)
+             ON CONFLICT (id) DO NOTHING"
+        ),
+        &[],
+    )?;
+    Ok(())
+}
+
+/// A line-up's key in `hill_lineups`: its versions' ids, ascending, joined by commas.
+pub(super) fn lineup_key(versions: &[usize]) -> String {
+    let mut ids = versions.to_vec();
+    ids.sort_unstable();
+    ids.dedup();
+    ids.iter()
+        .map(usize::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// A hill made before `hill_lineups` existed: its rated games' line-ups counted once.
+pub(super) fn count_lineups(db: &dyn Connection) -> anyhow::Result<()> {
+    let counted = db.value("SELECT COUNT(*) FROM hill_lineups", &[])?.int()?;
+    let rated = db
+        .value("SELECT COUNT(*) FROM hill_games WHERE rated = 1", &[])?
+        .int()?;
+    if counted > 0 || rated == 0 {
+        return Ok(());
+    }
+    let rows = db.query(
+        "SELECT r.game, r.bot, r.score FROM results r
+         JOIN hill_games h ON h.game = r.game AND h.rated = 1 ORDER BY r.game",
+        &[],
+    )?;
+    let mut lineups: HashMap<String, Met> = HashMap::new();
+    let mut count = |seats: &[(usize, f64)]| {
+        let versions: Vec<usize> = seats.iter().map(|s| s.0).collect();
+        let met = lineups.entry(lineup_key(&versions)).or_default();
+        met.games += 1;
+        met.alike += u32::from(seats.iter().all(|s| s.1 == seats[0].1));
+    };
+    let mut game = None;
+    let mut seats: Vec<(usize, f64)> = Vec::new();
+    for r in &rows {
+        let this = r.int("game")?;
+        if game != Some(this) && !seats.is_empty() {
+            count(&seats);
+            seats.clear();
+        }
+        game = Some(this);
+        seats.push((r.int("bot")? as usize, r.real("score")?));
+    }
+    if !seats.is_empty() {
+        count(&seats);
+    }
+    db.transaction(|db| {
+        for (lineup, met) in &lineups {
+            db.execute(
+                "INSERT INTO hill_lineups (lineup, games, alike) VALUES (?1, ?2, ?3)",
+                &[lineup.as_str().into(), met.games.into(), met.alike.into()],
+            )?;
+        }
+        Ok(())
+    })
+}
+
+/// The games played so far per pair of versions, per version, per line-up whose games all
+/// ended alike, and in all, for matchmaking.
+pub(crate) fn history(db: &dyn Connection) -> anyhow::Result<History> {
+    let mut history = History::default();
+    // A line-up with a game that paid someone is never barren again: only the others are read.
+    for r in db.query(
+        "SELECT lineup, games FROM hill_lineups WHERE alike = games",
+        &[],
+    )? {
+        let versions = r
+            .text("lineup")?
+            .split(',')
+            .map(str::parse)
+            .collect::<Result<Vec<usize>, _>>()
+            .context("a line-up in hill_lineups")?;
+        let games = r.int("games")? as u32;
+        history.add_lineup(
+            &versions,
+            Met {
+                games,
+                alike: games,
+            },
+        );
+    }
+    for r in db.query("SELECT version, games, alike FROM hill_presence", &[])? {
+        history.add_presence(
+            r.int("version")? as usize,
+            Met {
+                games: r.int("games")? as u32,
+                alike: r.int("alike")? as u32,
+            },
+        );
+    }
+    if let Some(r) = db.row("SELECT games, alike FROM hill_outcomes WHERE id = 0", &[])? {
+        history.add_outcomes(Met {
+            games: r.int("games")? as u32,
+            alike: r.int("alike")? as u32,
+        });
+    }
+    for r in db.query("SELECT a, b, games, alike FROM hill_pairs", &[])? {
+        history.add(
+            r.int("a")? as usize,
+            r.int("b")? as usize,
+            Met {
+                games: r.int("games")? as u32,
+                alike: r.int("alike")? as u32,
+            },
+        );
+    }
+    Ok(history)
+}
