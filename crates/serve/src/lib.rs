@@ -35,18 +35,16 @@
 //! files live in its database: the server copies a game's into a temporary folder the first
 //! time a page needs them and keeps them, since a finished game's files never change.
 
-use std::any::Any;
-use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
 use axum::Router;
-use axum::extract::{Path as UrlPath, Query, Request, State};
+use axum::extract::{Path as UrlPath, Query, State};
 use axum::http::{StatusCode, header};
-use axum::middleware::{self, Next};
+use axum::middleware;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
@@ -60,18 +58,22 @@ mod clients;
 pub mod follow;
 pub(crate) mod hill;
 mod hill_page;
+mod hosts;
 mod live;
 mod plot;
+mod reader;
 mod stalled;
 mod submissions;
 
 pub use koth_game::cli::{Guard, MAX_CONNECTIONS};
 
 use clients::{Clients, Peer, cap_forwarded};
+use hosts::{Hosts, check_host};
 use koth_tournament::cli::Target;
 use koth_tournament::leaderboard::rating_history;
-use koth_tournament::store::{self, GameRow, GameState, Store};
+use koth_tournament::store::{GameRow, GameState, Store};
 use koth_tournament::{Watched, leaderboard_from};
+pub(crate) use reader::{Failure, Reader, Stamp, Watching, blocking, memoized, stamp, with_store};
 
 const PAGE: &str = include_str!("dashboard.html");
 /// How often the event stream looks at the database for news.
@@ -307,269 +309,6 @@ async fn refuse(mut stream: tokio::net::TcpStream) {
         stream.shutdown().await
     };
     let _ = tokio::time::timeout(HEADER_TIMEOUT, refused).await;
-}
-
-/// The host names the server answers for.
-struct Hosts {
-    names: Vec<String>,
-}
-
-impl Hosts {
-    fn new(local: SocketAddr, allowed: &[String]) -> Hosts {
-        let listening = match local.ip() {
-            std::net::IpAddr::V4(ip) => ip.to_string(),
-            std::net::IpAddr::V6(ip) => format!("[{ip}]"),
-        };
-        let mut names: Vec<String> = ["127.0.0.1", "localhost", "[::1]"]
-            .into_iter()
-            .map(str::to_string)
-            .chain([listening])
-            .chain(allowed.iter().map(|host| host.to_ascii_lowercase()))
-            .collect();
-        names.dedup();
-        Hosts { names }
-    }
-
-    /// Whether a request whose `Host` is `host` (a name, and maybe a port) is for this server.
-    fn allow(&self, host: &str) -> bool {
-        let host = host.to_ascii_lowercase();
-        // `[::1]:8080`, `name:8080`, or a name alone.
-        let name = match host.rfind(':') {
-            Some(colon) if !host[colon..].contains(']') => &host[..colon],
-            _ => &host[..],
-        };
-        self.names.iter().any(|allowed| allowed == name)
-    }
-}
-
-/// Refuses a request that does not name this server in its `Host`: 421, as a browser sends a
-/// page's requests to the address it was given, under another site's name.
-async fn check_host(State(hosts): State<Arc<Hosts>>, request: Request, next: Next) -> Response {
-    let host = request
-        .headers()
-        .get(header::HOST)
-        .and_then(|host| host.to_str().ok());
-    match host {
-        Some(host) if hosts.allow(host) => next.run(request).await,
-        _ => (
-            StatusCode::MISDIRECTED_REQUEST,
-            "this dashboard answers only the host names it serves (see --allow-host)\n",
-        )
-            .into_response(),
-    }
-}
-
-/// How the server reads the tournament or the hill it shows.
-pub(crate) struct Reader {
-    source: Source,
-    memo: Mutex<Memo>,
-    /// A hill whose bots' stderr is their authors' alone (`submissions.public_logs` unset): its
-    /// replay pages are made without it.
-    stderr_private: bool,
-    /// Whether it is a hill's database (a tournament's, with the hill's tables beside).
-    hill: bool,
-    /// The games followed live now.
-    live: Arc<live::Live>,
-}
-
-/// Where the tournament is read from.
-enum Source {
-    /// A tournament folder, its database opened read-only for each request.
-    Folder(PathBuf),
-    /// A tournament in PostgreSQL.
-    Shared {
-        url: String,
-        name: String,
-        /// The read-only connection; `None` after a failed read, which may have lost it.
-        connection: Mutex<Option<Store>>,
-        /// The copies of games' files, `games/<index>/` as in a tournament folder.
-        copies: tempfile::TempDir,
-    },
-}
-
-/// What the server read of the tournament as it stood at `stamp`: until it changes no result
-/// changes, so every request till then is answered from here.
-#[derive(Default)]
-struct Memo {
-    stamp: Option<Stamp>,
-    values: HashMap<&'static str, Arc<dyn Any + Send + Sync>>,
-}
-
-/// What changes whenever what the server shows may have: a tournament's games' states, or what
-/// a hill's run writes ([`koth_hill::records::Stamp`]).
-#[derive(Debug, Clone, PartialEq)]
-enum Stamp {
-    Games(store::Progress),
-    Hill(koth_hill::records::Stamp),
-}
-
-/// The [`Stamp`] of the tournament in `store` (a hill's if `hill`).
-fn stamp(store: &Store, hill: bool) -> anyhow::Result<Stamp> {
-    Ok(match hill {
-        true => Stamp::Hill(koth_hill::records::stamp(store.connection())?),
-        false => Stamp::Games(store.progress()?),
-    })
-}
-
-impl Reader {
-    /// Checks that `watched` can be read, as the server will read it.
-    fn open(watched: Watched) -> anyhow::Result<Reader> {
-        let source = match watched {
-            Watched::Folder(dir) => {
-                Store::open_read_only(&dir.join(store::FILE))?;
-                Source::Folder(dir)
-            }
-            Watched::Shared { url, name } => {
-                let store = Store::open_postgres_read_only(&url, &name)?;
-                Source::Shared {
-                    url,
-                    name,
-                    connection: Mutex::new(Some(store)),
-                    copies: tempfile::tempdir()
-                        .context("cannot make a folder for copies of the games' files")?,
-                }
-            }
-        };
-        let mut reader = Reader {
-            source,
-            memo: Mutex::default(),
-            live: Arc::new(live::Live::new()),
-            stderr_private: false,
-            hill: false,
-        };
-        reader.hill = reader.read(|store, _| koth_hill::is_hill(store))?;
-        reader.stderr_private = reader.read(koth_hill::logs_are_private)?;
-        Ok(reader)
-    }
-
-    /// Whether the tournament is in PostgreSQL: its games are played by workers, whose games
-    /// in progress are followed through its rows.
-    fn is_shared(&self) -> bool {
-        matches!(self.source, Source::Shared { .. })
-    }
-
-    /// The tournament, for the start-up line.
-    fn describe(&self) -> String {
-        match &self.source {
-            Source::Folder(dir) => dir.display().to_string(),
-            Source::Shared { url, name, .. } => {
-                format!("tournament {name} in {}", store::shown(url))
-            }
-        }
-    }
-
-    /// Runs `read` (blocking) on the tournament's store and the folder its games' folders are
-    /// in.
-    fn read<T>(&self, read: impl FnOnce(&Store, &Path) -> anyhow::Result<T>) -> anyhow::Result<T> {
-        match &self.source {
-            Source::Folder(dir) => read(&Store::reopen_read_only(&dir.join(store::FILE))?, dir),
-            Source::Shared {
-                url,
-                name,
-                connection,
-                copies,
-            } => {
-                // One request at a time on the connection, and on the copies.
-                let mut connection = connection.lock().unwrap_or_else(PoisonError::into_inner);
-                let store = match connection.take() {
-                    Some(store) => store,
-                    None => Store::open_postgres_read_only(url, name)?,
-                };
-                let read = read(&store, copies.path());
-                if read.is_ok() {
-                    *connection = Some(store);
-                }
-                read
-            }
-        }
-    }
-
-    /// [`Reader::read`], its value named `what` kept in the [`Memo`] and reused until the
-    /// tournament moves: a large tournament's leaderboard costs tens of milliseconds to read,
-    /// and every open page asks for it.
-    fn memoized<T: Send + Sync + 'static>(
-        &self,
-        what: &'static str,
-        read: impl FnOnce(&Store, &Path) -> anyhow::Result<T>,
-    ) -> anyhow::Result<Arc<T>> {
-        let memo = || self.memo.lock().unwrap_or_else(PoisonError::into_inner);
-        self.read(|store, dir| {
-            let stamp = stamp(store, self.hill)?;
-            {
-                let mut memo = memo();
-                if memo.stamp.as_ref() != Some(&stamp) {
-                    *memo = Memo {
-                        stamp: Some(stamp.clone()),
-                        values: HashMap::new(),
-                    };
-                } else if let Some(Ok(kept)) = memo
-                    .values
-                    .get(what)
-                    .map(|kept| Arc::clone(kept).downcast::<T>())
-                {
-                    return Ok(kept);
-                }
-            }
-            // Read with the memo free, so other requests are answered meanwhile. The value may
-            // be newer than `stamp`, never older: the next request reads the news.
-            let value = Arc::new(read(store, dir)?);
-            let mut memo = memo();
-            if memo.stamp.as_ref() == Some(&stamp) {
-                memo.values.insert(what, value.clone());
-            }
-            Ok(value)
-        })
-    }
-}
-
-type Watching = State<Arc<Reader>>;
-
-/// A failed request: the error's message, as plain text, with a status.
-struct Failure(StatusCode, String);
-
-impl IntoResponse for Failure {
-    fn into_response(self) -> Response {
-        (self.0, self.1).into_response()
-    }
-}
-
-impl From<anyhow::Error> for Failure {
-    fn from(err: anyhow::Error) -> Failure {
-        Failure(StatusCode::INTERNAL_SERVER_ERROR, format!("{err:#}"))
-    }
-}
-
-/// Runs `read` on the tournament ([`Reader::read`]), off the server's thread.
-async fn with_store<T: Send + 'static>(
-    reader: &Arc<Reader>,
-    read: impl FnOnce(&Store, &Path) -> anyhow::Result<T> + Send + 'static,
-) -> Result<T, Failure> {
-    let reader = Arc::clone(reader);
-    blocking(move || reader.read(read))
-        .await?
-        .map_err(Failure::from)
-}
-
-/// Runs `work` off the server's thread, as reading files and databases blocks; the outer
-/// error is a task that panicked or was cancelled, the inner one the work's own.
-async fn blocking<T: Send + 'static>(
-    work: impl FnOnce() -> anyhow::Result<T> + Send + 'static,
-) -> Result<anyhow::Result<T>, Failure> {
-    tokio::task::spawn_blocking(work)
-        .await
-        .map_err(|e| Failure(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))
-}
-
-/// [`Reader::memoized`], off the server's thread.
-async fn memoized<T: Send + Sync + 'static>(
-    reader: &Arc<Reader>,
-    what: &'static str,
-    read: impl FnOnce(&Store, &Path) -> anyhow::Result<T> + Send + 'static,
-) -> Result<Arc<T>, Failure> {
-    let reader = Arc::clone(reader);
-    blocking(move || reader.memoized(what, read))
-        .await?
-        .map_err(Failure::from)
 }
 
 /// Where a tournament stands, for the page's header and its live updates.
