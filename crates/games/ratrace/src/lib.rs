@@ -13,6 +13,7 @@
 
 pub mod cli;
 pub(crate) mod direct;
+mod game;
 pub(crate) mod play;
 pub(crate) mod player;
 pub(crate) mod plot;
@@ -23,4 +24,4 @@ pub(crate) mod subprocess;
 pub mod track;
 pub mod viewer;
 
-pub use play::RatRace;
+pub use game::RatRace;
