@@ -79,24 +79,13 @@ struct TableSeat {
     seats: u32,
 }
 
-/// The table of `finalists` after `games` (in the order they are numbered).
-///
-/// A table of a round, not a game, is what the fit counts: the games of a table share one
-/// seed, each finalist in each seat once, so they share that seed's luck (in the Grid-Routing
-/// Battle, the grid decides how much everyone at it can score) and are not independent. Read
-/// one by one, they would make the intervals narrower than the games warrant and call pairs
-/// apart too soon. So each table is fitted as one game whose scores are each finalist's mean
-/// over its seats, as chess engine testers score a pair of games from one opening with the
-/// colours reversed as one outcome (fastchess's and cutechess's pentanomial statistics).
-pub fn table(ranking: Ranking, finalists: usize, games: &[Scored]) -> Table {
-    let mut played = vec![0u32; finalists];
-    // Each table's finalists, by round and table, with the sum of their scores and their
-    // seats there.
+/// Each table's finalists, by round and table, with the sum of their scores and their seats
+/// there.
+fn per_table(games: &[Scored]) -> BTreeMap<(u32, u32), Vec<TableSeat>> {
     let mut tables: BTreeMap<(u32, u32), Vec<TableSeat>> = BTreeMap::new();
     for game in games {
         let seats = tables.entry((game.round, game.table)).or_default();
         for o in game.outcomes {
-            played[o.finalist] += 1;
             match seats.iter_mut().find(|s| s.finalist == o.finalist) {
                 Some(seat) => {
                     seat.points += o.score;
@@ -110,8 +99,27 @@ pub fn table(ranking: Ranking, finalists: usize, games: &[Scored]) -> Table {
             }
         }
     }
+    tables
+}
+
+/// The table of `finalists` after `games` (in the order they are numbered).
+///
+/// A table of a round, not a game, is what the fit counts: the games of a table share one
+/// seed, each finalist in each seat once, so they share that seed's luck (in the Grid-Routing
+/// Battle, the grid decides how much everyone at it can score) and are not independent. Read
+/// one by one, they would make the intervals narrower than the games warrant and call pairs
+/// apart too soon. So each table is fitted as one game whose scores are each finalist's mean
+/// over its seats, as chess engine testers score a pair of games from one opening with the
+/// colours reversed as one outcome (fastchess's and cutechess's pentanomial statistics).
+pub fn table(ranking: Ranking, finalists: usize, games: &[Scored]) -> Table {
+    let mut played = vec![0u32; finalists];
+    for game in games {
+        for o in game.outcomes {
+            played[o.finalist] += 1;
+        }
+    }
     let mut fitted = Games::new(ranking);
-    for seats in tables.values() {
+    for seats in per_table(games).values() {
         let means: Vec<(usize, f64)> = seats
             .iter()
             .map(|s| (s.finalist, s.points / f64::from(s.seats)))
