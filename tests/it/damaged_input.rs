@@ -301,20 +301,20 @@ fn a_board_recording_with_cells_off_the_board_is_refused() {
             cells: vec![4_000_000_000, 1],
         });
     recording
-        .write(&root.path().join("board-0.replay.json"))
+        .write(&root.path().join("board-1.replay.json"))
         .unwrap();
     // The web page, the text and the terminal viewer (refused before any screen is drawn).
     let commands: [&[&str]; 3] = [
-        &["replay", "board-0.replay.json", "--html", "page.html"],
-        &["replay", "board-0.replay.json", "--text"],
-        &["replay", "board-0.replay.json"],
+        &["replay", "board-1.replay.json", "--html", "page.html"],
+        &["replay", "board-1.replay.json", "--text"],
+        &["replay", "board-1.replay.json"],
     ];
     for command in commands {
         let output = koth(root.path(), command);
         assert_refused(
             &output,
             1,
-            &["board-0.replay.json", "turn 3", "on-board cell"],
+            &["board-1.replay.json", "turn 3", "on-board cell"],
         );
     }
     assert!(!root.path().join("page.html").exists());
@@ -341,18 +341,18 @@ fn a_board_recording_with_no_frame_or_frames_out_of_order_is_refused() {
         (backwards, "the frame of turn 2 comes after that of turn 5"),
     ] {
         recording
-            .write(&root.path().join("board-0.replay.json"))
+            .write(&root.path().join("board-1.replay.json"))
             .unwrap();
         let commands: [&[&str]; 3] = [
-            &["replay", "board-0.replay.json", "--html", "page.html"],
-            &["replay", "board-0.replay.json", "--text"],
-            &["replay", "board-0.replay.json"],
+            &["replay", "board-1.replay.json", "--html", "page.html"],
+            &["replay", "board-1.replay.json", "--text"],
+            &["replay", "board-1.replay.json"],
         ];
         for command in commands {
             assert_refused(
                 &koth(root.path(), command),
                 1,
-                &["board-0.replay.json", why],
+                &["board-1.replay.json", why],
             );
         }
         assert!(!root.path().join("page.html").exists());

@@ -283,7 +283,7 @@ proptest! {
     #[test]
     fn the_board_recording_reader_never_panics(text in damaged(sample_recording())) {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("board-0.replay.json");
+        let path = dir.path().join("board-1.replay.json");
         std::fs::write(&path, &text).unwrap();
         if let Ok(recording) = BoardRecording::read(&path) {
             let _ = koth::games::ratrace::viewer::board_page(&recording, None, &[]);

@@ -631,8 +631,8 @@ fn every_game_writes_a_transcript_and_a_stderr_file_per_bot_which_drive_plays_ag
         "{text}"
     );
     assert!(
-        text.contains("round 0, turn 1"),
-        "board 0's first turn: {text}"
+        text.contains("round 1, turn 1"),
+        "the first board's first turn: {text}"
     );
 }
 

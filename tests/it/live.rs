@@ -467,6 +467,14 @@ fn followed_in_the_browser(command: &mut Command, dir: &Path, measure: &str, hol
         let index = games[0]["index"].as_u64().unwrap();
         client.goto(&format!("{base}games/{index}")).await.unwrap();
         board_follows(&client, measure).await;
+        // The panel reads rounds and turns from 1, whatever the game's records count from.
+        let lines = text_of(&client, ".koth-live-lines").await;
+        assert!(
+            ["round 0", "turn 0", "\"round\":0", "\"turn\":0"]
+                .iter()
+                .all(|stored| !lines.contains(stored)),
+            "{lines}"
+        );
         if hold {
             held_and_followed_again(&client, measure).await;
         }

@@ -551,7 +551,7 @@ fn a_game_s_replay_shows_each_tick_in_chromium_and_sums_up_in_the_terminal() {
     let bad = player(tmp.path(), "bad", "Bad", "garbage 3 40");
     let log = tmp.path().join("g");
     let args = ["--matches", "3", "--seed", "5"];
-    let (_, results) = game(&[&good, &bad], &log, &args);
+    let (report, results) = game(&[&good, &bad], &log, &args);
     let lines = koth::games::madcars::replay::read(&log.join("replay.jsonl.gz")).unwrap();
     assert_eq!(lines[0]["bots"], serde_json::json!(["Good", "Bad"]));
     let matches = lines.iter().filter(|l| l["map"].is_string()).count();
@@ -596,6 +596,26 @@ fn a_game_s_replay_shows_each_tick_in_chromium_and_sums_up_in_the_terminal() {
         summary.contains("stderr: Bad:\n  garbage from tick 40\n"),
         "{summary}"
     );
+    // The first fault at one tick everywhere a person reads it, counted from 1 (the replay
+    // stores ticks from 0): the report, the summary and the story's faults.
+    let first_fault = ticks
+        .iter()
+        .find(|l| l["a"][1]["f"].is_string())
+        .and_then(|l| l["t"].as_u64())
+        .expect("Bad faults");
+    let tick = first_fault + 1;
+    assert!(
+        report.contains(&format!("Bad (round 1, turn {tick}): bad_output")),
+        "{report}"
+    );
+    assert!(
+        summary.contains(&format!("  tick {tick}: Bad: ")),
+        "{summary}"
+    );
+    assert!(
+        summary.contains(&format!("match 1 tick {tick}: Bad bad_output")),
+        "{summary}"
+    );
     assert!(
         summary.contains("stderr: Good:\n  (nothing)\n"),
         "{summary}"
@@ -609,6 +629,8 @@ fn a_game_s_replay_shows_each_tick_in_chromium_and_sums_up_in_the_terminal() {
         .nth(20)
         .and_then(|l| l["t"].as_u64())
         .expect("a second match of at least 20 ticks");
+    // Stored from 0, read and typed from 1, as the report counts.
+    let second = second + 1;
     let story = succeed(koth().arg("replay").arg(&log).args([
         "--text",
         "--round",
@@ -633,7 +655,7 @@ fn a_game_s_replay_shows_each_tick_in_chromium_and_sums_up_in_the_terminal() {
     // The web viewer at tick 60 of the game: the HUD says what the replay says.
     let page = tmp.path().join("game.html");
     succeed(koth().arg("replay").arg(&log).arg("--html").arg(&page));
-    let at = ticks.iter().find(|l| l["t"] == 60).unwrap();
+    let at = ticks.iter().find(|l| l["t"] == 59).unwrap();
     let url = format!("file://{}?tick=60", page.display());
     let profile = tmp.path().join("profile");
     let dom = crate::replay::chromium(&profile, &["--dump-dom"], &url).stdout;

@@ -31,8 +31,9 @@ fn faulty(mode: &str) -> String {
     test_bot("faulty.py", mode)
 }
 
-/// A bad answer on board 0 ends that board with an error naming the player, board, turn and
-/// what was wrong; board 1 is played by a new process and ends normally.
+/// A bad answer on the first board ends that board with an error naming the player, board (from
+/// 1, as a person counts), turn and what was wrong; the second is played by a new process and
+/// ends normally.
 fn check_fault(mode: &str, extra: &[&str], kind: &str, expected: &str) {
     let command = faulty(mode);
     let mut args = vec!["--bot-cmd", &command, "--boards", "2", "--seed", "9"];
@@ -44,7 +45,7 @@ fn check_fault(mode: &str, extra: &[&str], kind: &str, expected: &str) {
         .as_str()
         .expect("board 0 records an error");
     assert!(
-        error.contains("faulty.py") && error.contains("board 0, turn 1"),
+        error.contains("faulty.py") && error.contains("board 1, turn 1"),
         "{error}"
     );
     assert!(error.contains(expected), "{error}");
@@ -302,6 +303,42 @@ fn dump_track_prints_the_board_track() {
     assert!(output.status.success());
     let text = String::from_utf8(output.stdout).unwrap();
     assert!(text.starts_with("seed 5\nboard 2 seed "), "{text}");
+    // Board 2 is the second: the seed stored for board 1 (from 0) in a run of seed 5.
+    let run = koth()
+        .args([
+            "ratrace",
+            "--player",
+            "colorscore",
+            "--boards",
+            "2",
+            "--seed",
+            "5",
+        ])
+        .output()
+        .unwrap();
+    let run = String::from_utf8(run.stdout).unwrap();
+    let dumped = text
+        .lines()
+        .nth(1)
+        .unwrap()
+        .trim_start_matches("board 2 seed ");
+    let second = run
+        .lines()
+        .find(|l| l.starts_with("board   2 seed "))
+        .unwrap_or_else(|| panic!("{run}"));
+    assert!(
+        second.contains(&format!(" seed {dumped:>20} ")),
+        "{second} / {dumped}"
+    );
+    let zero = koth()
+        .args(["ratrace", "--seed", "5", "--dump-track", "0"])
+        .output()
+        .unwrap();
+    assert!(!zero.status.success());
+    assert!(
+        String::from_utf8_lossy(&zero.stderr).contains("--dump-track 0: boards count from 1"),
+        "{zero:?}"
+    );
     let hex_rows = text
         .lines()
         .filter(|l| l.len() == 55 && l[2..].chars().all(|c| c.is_ascii_hexdigit()))

@@ -33,7 +33,7 @@ fn a_match_scores_the_geometric_mean_and_records_faults() {
     let runtime = koth::game::runtime().unwrap();
     let result = runtime.block_on(game.play(&setup)).unwrap();
     let bot = &result.bots[0];
-    // Both boards end with 1 point: board 0 by the fault, board 1 by every specimen dying.
+    // Both boards end with 1 point: the first by the fault, the second by every specimen dying.
     assert_eq!(bot.score, 1.0);
     assert_eq!(bot.status, BotStatus::BadOutput);
     assert_eq!(bot.faults.len(), 1);
@@ -44,11 +44,12 @@ fn a_match_scores_the_geometric_mean_and_records_faults() {
         "{:?}",
         bot.faults[0]
     );
-    // The same results file as `koth ratrace` writes, and board 0, the first to fault, turn by
-    // turn; board 1 ended well, and is not kept.
+    // The same results file as `koth ratrace` writes, and the first board, the first to fault,
+    // turn by turn (its file named from 1, as a person counts); the second ended well, and is
+    // not kept.
     assert!(logs.path().join("results.json").is_file());
-    assert!(logs.path().join("board-0.replay.json").is_file());
-    assert!(!logs.path().join("board-1.replay.json").exists());
+    assert!(logs.path().join("board-1.replay.json").is_file());
+    assert!(!logs.path().join("board-2.replay.json").exists());
     // Both boards' answers (the bad one was still an answer) are timed.
     assert_eq!(bot.timing.answers, 2, "{:?}", bot.timing);
 }

@@ -1,5 +1,5 @@
-//! The boards a rat-race match keeps in a tournament (`record_boards`): board 0 and the first
-//! board the bot faulted on, written into the game's folder by the match, and shown by the
+//! The boards a rat-race match keeps in a tournament (`record_boards`): the first board and the
+//! first board the bot faulted on, written into the game's folder by the match, and shown by the
 //! dashboard (`/games/N`, `/games/N?board=B`), in a real tournament with a bot that crashes on a
 //! later board.
 
@@ -12,7 +12,8 @@ use crate::support::tournament::{koth, repo, run_tournament};
 use crate::viewers::{click, embedded};
 
 /// A bot folder in `dir` whose player (`tests/ratrace_bots/faulty.py`, copied in) crashes in
-/// turn 3 of board 2 and ends every other board after one turn.
+/// turn 3 of board 2 as the protocol counts (from 0), board 3 as a person does, and ends every
+/// other board after one turn.
 fn crashes_on_board_2(dir: &Path) -> PathBuf {
     let bot = dir.join("crashes-on-2");
     std::fs::create_dir_all(&bot).unwrap();
@@ -65,7 +66,7 @@ fn a_tournament_keeps_board_0_and_the_faulted_board_and_the_dashboard_shows_each
         let folder = out.join(format!("games/{game}"));
         assert_eq!(
             board_files(&folder),
-            ["board-0.replay.json", "board-2.replay.json"],
+            ["board-1.replay.json", "board-3.replay.json"],
             "game {game}"
         );
         let results: Value =
@@ -76,7 +77,7 @@ fn a_tournament_keeps_board_0_and_the_faulted_board_and_the_dashboard_shows_each
         assert_eq!(results["boards"][2]["turns"], 3);
         // The faulted board is recorded up to its fault.
         let board: Value = serde_json::from_str(
-            &std::fs::read_to_string(folder.join("board-2.replay.json")).unwrap(),
+            &std::fs::read_to_string(folder.join("board-3.replay.json")).unwrap(),
         )
         .unwrap();
         let turns: Vec<u64> = board["frames"]
@@ -104,24 +105,25 @@ fn a_tournament_keeps_board_0_and_the_faulted_board_and_the_dashboard_shows_each
         listed,
         [(0, Value::Null), (2, Value::String("crashed".into()))]
     );
-    let (status, page) = get(port, "/games/1?board=2");
+    // Boards are stored from 0 and asked for from 1, as a person counts.
+    let (status, page) = get(port, "/games/1?board=3");
     assert!(status.contains("200"), "{status}: {page}");
     let shown = embedded(&page, "BOARD");
     assert_eq!(shown["board"], 2);
     assert_eq!(shown["explanation"]["fault"]["kind"], "crashed");
     assert_eq!(shown["explanation"]["fault"]["turn"], 3);
     // A board that was not kept, and a board that is not a number.
-    let (status, message) = get(port, "/games/1?board=1");
+    let (status, message) = get(port, "/games/1?board=2");
     assert!(status.contains("404"), "{status}");
     assert!(
         message.contains("game 1 has no replay to show")
-            && message.contains("board 1 was not recorded (recorded: 0, 2)"),
+            && message.contains("board 2 was not recorded (recorded: 1, 3)"),
         "{message}"
     );
     let (status, _) = get(port, "/games/1?board=two");
     assert!(status.contains("400"), "{status}");
 
-    // In a browser: the page of board 0 links to board 2's, which shows the crash.
+    // In a browser: the page of board 1 links to board 3's, which shows the crash.
     let runtime = koth::game::runtime().unwrap();
     runtime.block_on(async {
         let (_driver, client) = browser().await;
@@ -129,18 +131,18 @@ fn a_tournament_keeps_board_0_and_the_faulted_board_and_the_dashboard_shows_each
             .goto(&format!("http://127.0.0.1:{port}/games/1"))
             .await
             .unwrap();
-        until("board 0 is shown", || async {
-            text_of(&client, "#title").await.starts_with("Board 0 ")
+        until("board 1 is shown", || async {
+            text_of(&client, "#title").await.starts_with("Board 1 ")
         })
         .await;
         let boards = text_of(&client, "#boards").await;
         assert!(
-            boards.contains("Recorded boards of this run (2): board 0, board 2 (crashed)"),
+            boards.contains("Recorded boards of this run (2): board 1, board 3 (crashed)"),
             "{boards}"
         );
         click(&client, "#boards a").await;
-        until("board 2 is shown", || async {
-            text_of(&client, "#title").await.starts_with("Board 2 ")
+        until("board 3 is shown", || async {
+            text_of(&client, "#title").await.starts_with("Board 3 ")
         })
         .await;
         assert!(
@@ -149,7 +151,7 @@ fn a_tournament_keeps_board_0_and_the_faulted_board_and_the_dashboard_shows_each
                 .await
                 .unwrap()
                 .as_str()
-                .ends_with("/games/1?board=2")
+                .ends_with("/games/1?board=3")
         );
         let fault = text_of(&client, "#fault").await;
         assert!(fault.starts_with("turn 3: crashed"), "{fault}");

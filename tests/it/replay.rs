@@ -797,7 +797,8 @@ fn a_recorded_rat_race_board_plays_the_same_and_shows_in_chromium() {
     let recorded = dir.path().join("recorded");
     let with = colorscore(
         &recorded,
-        &["--record-boards", "none", "--record-board", "1"],
+        // The second board, stored as board 1 (from 0), typed and named as a person counts.
+        &["--record-boards", "none", "--also-record", "2"],
     );
     let without = colorscore(&dir.path().join("plain"), &["--record-boards", "none"]);
     // Recording only watches: the same boards, the same points, turns and history.
@@ -809,8 +810,8 @@ fn a_recorded_rat_race_board_plays_the_same_and_shows_in_chromium() {
             );
         }
     }
-    assert!(!recorded.join("board-0.replay.json").exists());
-    let path = recorded.join("board-1.replay.json");
+    assert!(!recorded.join("board-1.replay.json").exists());
+    let path = recorded.join("board-2.replay.json");
     let size = std::fs::metadata(&path).unwrap().len();
     let board: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     let frames = board["frames"].as_array().unwrap();
@@ -862,7 +863,7 @@ fn a_recorded_rat_race_board_plays_the_same_and_shows_in_chromium() {
         String::from_utf8_lossy(&chromium(&profile, &["--dump-dom"], &url).stdout).into_owned();
     assert!(dom.contains(r#"<span id="turn">50</span>"#), "{dom}");
     let title = format!(
-        "Board 1 (seed {}), player colorscore",
+        "Board 2 (seed {}), player colorscore",
         with["boards"][1]["seed"]
     );
     assert!(dom.contains(&title), "{dom}");
@@ -899,14 +900,14 @@ fn a_recorded_rat_race_board_plays_the_same_and_shows_in_chromium() {
     let html = dir.path().join("x.html");
     let (code, _, stderr) = replay_status(&[
         "--board".as_ref(),
-        "0".as_ref(),
+        "1".as_ref(),
         "--html".as_ref(),
         html.as_os_str(),
         recorded.as_os_str(),
     ]);
     assert_ne!(code, 0);
     assert!(
-        stderr.contains("board 0 was not recorded (recorded: 1)"),
+        stderr.contains("board 1 was not recorded (recorded: 2)"),
         "{stderr}"
     );
 }

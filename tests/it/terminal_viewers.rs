@@ -79,10 +79,10 @@ fn the_rat_race_viewer_steps_to_the_fault_with_its_reason_the_answers_times_and_
     let page = koth::replay::page_of(&log, None).unwrap();
     let explained = &embedded(&page, "BOARD")["explanation"];
     let mut viewer =
-        koth::games::ratrace::viewer::tui::Viewer::open(&log.join("board-0.replay.json"), Some(0))
+        koth::games::ratrace::viewer::tui::Viewer::open(&log.join("board-1.replay.json"), Some(0))
             .unwrap();
     let shown = screen(&mut viewer);
-    assert_shows(&shown, "Board 0 (seed ");
+    assert_shows(&shown, "Board 1 (seed ");
     assert_shows(&shown, "Turn 0 of 6: population ");
     assert!(
         side(&shown).contains("Turn 0 is the board as placed"),
@@ -330,7 +330,7 @@ fn koth_replay_text_prints_a_boards_a_matchs_and_a_flag_games_state_at_a_turn() 
     let log = faulty_rat_race(dir.path());
     let text = replay(&[log.to_str().unwrap(), "--text", "--turn", "3"]).unwrap();
     let lines: Vec<&str> = text.lines().collect();
-    assert!(lines[0].starts_with("Board 0 (seed "), "{text}");
+    assert!(lines[0].starts_with("Board 1 (seed "), "{text}");
     assert!(lines[1].starts_with("Turn 3 of 6: population "), "{text}");
     for row in &lines[2..17] {
         assert_eq!(row.chars().count(), 2 + 53, "{row:?} in\n{text}");
@@ -345,7 +345,7 @@ fn koth_replay_text_prints_a_boards_a_matchs_and_a_flag_games_state_at_a_turn() 
     assert!(end.contains("Turn 6 of 6"), "{end}");
     let error = replay(&[log.to_str().unwrap(), "--text", "--turn", "7"]).unwrap_err();
     assert!(
-        error.contains("board-0.replay.json: board 0 has turns 0 to 6"),
+        error.contains("board-1.replay.json: board 1 has turns 0 to 6"),
         "{error}"
     );
     let error = replay(&[log.to_str().unwrap(), "--text", "--round", "1"]).unwrap_err();

@@ -74,7 +74,7 @@ pub struct ReplayAt {
 /// stored (`results.json`, `replay.jsonl`, transcripts, databases) keeps the game's own numbers,
 /// which for paths, as its original controller wrote them, start at 0. Every place a person
 /// reads a round or turn goes through this, so a fault shows at one place everywhere.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct Numbering {
     /// The number the records give the first round (a rat-race board, a flag level…).
     pub first_round: u32,
@@ -107,9 +107,16 @@ impl Numbering {
 
     /// The stored number of the round a person calls `shown` (from 1); `None` for 0 in a game
     /// whose records count from 0 (it would be no round). In one whose records count from 1, 0
-    /// stays 0: the rat race, which declares no numbering yet, keeps its board 0 reachable.
+    /// stays 0, as it always was looked for.
     pub fn stored_round(self, shown: u32) -> Option<u32> {
         (shown + self.first_round).checked_sub(1)
+    }
+
+    /// The stored number of the turn a person calls `shown` (from 1; 0, the start, before the
+    /// first turn, stays 0 where the records count from 1 and has no stored number where they
+    /// count from 0).
+    pub fn stored_turn(self, shown: u32) -> Option<u32> {
+        (shown + self.first_turn).checked_sub(1)
     }
 
     /// `round 3, turn 7`, `round 3`, or `None` without a round, as a person reads them.
@@ -308,6 +315,7 @@ mod tests {
         assert_eq!(paths.place(None, Some(4)), None);
         assert_eq!(paths.stored_round(1), Some(0));
         assert_eq!(paths.stored_round(0), None);
+        assert_eq!(paths.stored_turn(5), Some(4));
         let menace = Numbering::FROM_ONE;
         assert_eq!(
             menace.place(Some(2), Some(3)).as_deref(),

@@ -95,7 +95,7 @@ impl MatchSetup {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum RecordBoards {
-    /// Board 0, and the first board that ended with a fault of the bot: what a bot's author
+    /// The first board, and the first board that ended with a fault of the bot: what a bot's author
     /// needs to see how it plays and why it failed, at the cost of one or two boards.
     #[default]
     FirstAndFaulted,

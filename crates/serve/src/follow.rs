@@ -12,6 +12,7 @@ use anyhow::{Context, bail};
 use serde_json::Value;
 
 use koth_bot::text::shown;
+use koth_game::Numbering;
 
 /// `koth watch URL [GAME]`
 #[derive(Debug, clap::Args)]
@@ -52,6 +53,11 @@ pub fn run(args: WatchArgs) -> anyhow::Result<()> {
         match response {
             Ok(response) => {
                 away_since = None;
+                let game = response
+                    .headers()
+                    .get(crate::live::GAME_HEADER)
+                    .and_then(|name| name.to_str().ok());
+                shown_to.numbering = Numbering::of(game.unwrap_or_default());
                 if shown_to.follow(BufReader::new(response), &mut out.lock())? {
                     return Ok(());
                 }
@@ -67,11 +73,22 @@ pub fn run(args: WatchArgs) -> anyhow::Result<()> {
     }
 }
 
-/// What has been shown of a game: the last record's id, and its seats' names.
-#[derive(Default)]
+/// What has been shown of a game: the last record's id, its seats' names, and how its records
+/// number rounds and turns (the stream's [`crate::live::GAME_HEADER`] says).
 struct Shown {
     last: u64,
     seats: Vec<String>,
+    numbering: Numbering,
+}
+
+impl Default for Shown {
+    fn default() -> Shown {
+        Shown {
+            last: 0,
+            seats: Vec::new(),
+            numbering: Numbering::FROM_ONE,
+        }
+    }
 }
 
 impl Shown {
@@ -120,10 +137,12 @@ impl Shown {
 
     /// One record in words: the kinds every game's record has, and any other as its JSON.
     fn describe(&mut self, record: &Value) -> String {
+        let number = |key: &str| u32::try_from(record[key].as_u64()?).ok();
+        let round = number("round").map(|r| self.numbering.round(r));
         let at = || {
-            let mut at = format!("round {}", record["round"]);
-            if let Some(turn) = record.get("turn") {
-                at.push_str(&format!(", turn {turn}"));
+            let mut at = format!("round {}", round.unwrap_or_default());
+            if let Some(turn) = number("turn") {
+                at.push_str(&format!(", turn {}", self.numbering.turn(turn)));
             }
             at
         };
@@ -142,7 +161,7 @@ impl Shown {
                 let names: Vec<String> = self.seats.iter().map(|s| shown(s).into_owned()).collect();
                 format!("seats: {}", names.join(" · "))
             }
-            Some("round") => format!("round {} begins", record["round"]),
+            Some("round") => format!("round {} begins", round.unwrap_or_default()),
             Some("answer") => format!("{} · {}: {}", at(), self.seat(record), text("line")),
             Some("fault") => format!(
                 "{} · {} ✗ {}: {}",
@@ -152,7 +171,16 @@ impl Shown {
                 text("reason")
             ),
             _ => {
-                let json = record.to_string();
+                // A game's own record: its round and turn in words, from 1, and the rest as JSON.
+                let mut rest = record.clone();
+                if let Some(fields) = rest.as_object_mut() {
+                    fields.remove("round");
+                    fields.remove("turn");
+                }
+                let json = match round {
+                    Some(_) => format!("{} · {rest}", at()),
+                    None => rest.to_string(),
+                };
                 let cut: String = json.chars().take(200).collect();
                 shown(&cut).into_owned()
             }
@@ -173,5 +201,41 @@ impl Shown {
             }
         }
         said
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_read_rounds_and_turns_from_1_by_the_game_s_numbering() {
+        let mut shown = Shown {
+            numbering: Numbering {
+                first_round: 0,
+                first_turn: 0,
+            },
+            ..Shown::default()
+        };
+        let stream = "id: 1\nevent: seats\ndata: {\"kind\":\"seats\",\"seats\":[\"A\",\"B\"]}\n\n\
+                      id: 2\nevent: answer\ndata: {\"kind\":\"answer\",\"round\":0,\"seat\":1,\"turn\":4,\"line\":\"NONE\"}\n\n\
+                      id: 3\nevent: record\ndata: {\"round\":2,\"turn\":0,\"destroy\":[null]}\n\n";
+        let mut out = Vec::new();
+        assert!(!shown.follow(stream.as_bytes(), &mut out).unwrap());
+        let out = String::from_utf8(out).unwrap();
+        assert!(out.contains("round 1, turn 5 · B: NONE"), "{out}");
+        assert!(
+            out.contains("round 3, turn 1 · {\"destroy\":[null]}"),
+            "{out}"
+        );
+        // A game whose records count from 1 keeps its numbers.
+        let mut shown = Shown::default();
+        let mut out = Vec::new();
+        shown.follow(stream.as_bytes(), &mut out).unwrap();
+        assert!(
+            String::from_utf8(out)
+                .unwrap()
+                .contains("round 2, turn 0 · ")
+        );
     }
 }

@@ -561,7 +561,10 @@ async fn replay(
     UrlPath(index): UrlPath<u32>,
     Query(query): Query<ReplayQuery>,
 ) -> Result<Response, Failure> {
-    let state = with_store(&reader, move |store, _| store.game_state(index)).await?;
+    let (state, game) = with_store(&reader, move |store, _| {
+        Ok((store.game_state(index)?, store.meta("game")?))
+    })
+    .await?;
     let home = if reader.hill {
         "the hill"
     } else {
@@ -569,7 +572,7 @@ async fn replay(
     };
     if state == Some(GameState::Running) {
         // Its board, made again as the game goes, under the panel that follows it.
-        let page = live::page(index, home);
+        let page = live::page(index, home, game.as_deref().unwrap_or_default());
         return Ok(([(header::CONTENT_TYPE, "text/html; charset=utf-8")], page).into_response());
     }
     let page = match (viewer_page(&reader, index, query.board).await?, state) {

@@ -35,10 +35,15 @@ function kothLive(panel, index, options) {
     return typeof seats[i] === "string" ? seats[i] : "seat " + (Number(i) + 1);
   }
 
+  // Records keep the game's own numbers; a person reads rounds and turns from 1.
+  const numbering = opts.numbering || { first_round: 1, first_turn: 1 };
+  const round = (stored) => stored + 1 - numbering.first_round;
+  const turn = (stored) => stored + 1 - numbering.first_turn;
+
   function where(r) {
     const parts = [];
-    if (r.round !== undefined) parts.push("round " + r.round);
-    if (r.turn !== undefined) parts.push("turn " + r.turn);
+    if (r.round !== undefined) parts.push("round " + round(r.round));
+    if (r.turn !== undefined) parts.push("turn " + turn(r.turn));
     return parts.join(", ");
   }
 
@@ -48,7 +53,7 @@ function kothLive(panel, index, options) {
       case "seats":
         return "seats: " + (r.seats || []).join(" · ");
       case "round":
-        return "round " + r.round + " begins";
+        return "round " + round(r.round) + " begins";
       case "answer":
         return where(r) + " · " + seatName(r.seat) + ": " + r.line;
       case "fault":
@@ -56,7 +61,12 @@ function kothLive(panel, index, options) {
       case "full":
         return "(the record is full: the rest of the game is in its replay at the end)";
       default: {
-        const text = JSON.stringify(r);
+        // A game's own record: its round and turn in words, from 1, and the rest as JSON.
+        const rest = Object.assign({}, r);
+        delete rest.round;
+        delete rest.turn;
+        const json = JSON.stringify(rest);
+        const text = r.round !== undefined ? where(r) + " · " + json : json;
         return text.length > 240 ? text.slice(0, 240) + "…" : text;
       }
     }

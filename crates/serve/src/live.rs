@@ -33,6 +33,7 @@ use tokio::sync::watch;
 
 use super::{Failure, Reader, Watching, with_store};
 use koth_bot::record::{Follower, RECORD_FILE};
+use koth_game::Numbering;
 use koth_tournament::store::{self, GameState, Store};
 
 /// How often a followed game's file is looked at for new records.
@@ -378,6 +379,9 @@ fn release_end(feed: &Feed, end: &serde_json::Value) {
     feed.published.send_modify(|published| *published = count);
 }
 
+/// The header of a live stream that names its game's kind (`paths`, `madcars`…).
+pub const GAME_HEADER: header::HeaderName = header::HeaderName::from_static("x-koth-game");
+
 #[derive(Deserialize)]
 pub(crate) struct FromQuery {
     from: Option<String>,
@@ -405,7 +409,10 @@ pub(crate) async fn stream(
             )
         })?,
     };
-    let exists = with_store(&reader, move |store, _| store.game_state(index)).await?;
+    let (exists, game) = with_store(&reader, move |store, _| {
+        Ok((store.game_state(index)?, store.meta("game")?))
+    })
+    .await?;
     if exists.is_none() {
         return Err(Failure(
             StatusCode::NOT_FOUND,
@@ -419,8 +426,11 @@ pub(crate) async fn stream(
     });
     Ok((
         [
-            (header::CONTENT_TYPE, "text/event-stream"),
-            (header::CACHE_CONTROL, "no-cache"),
+            (header::CONTENT_TYPE, "text/event-stream".to_string()),
+            (header::CACHE_CONTROL, "no-cache".to_string()),
+            // The records keep the game's own numbers; a client shows them as a person
+            // counts, from 1, by the game's numbering (`koth watch`).
+            (GAME_HEADER, game.unwrap_or_default()),
         ],
         axum::body::Body::from_stream(body),
     )
@@ -488,6 +498,8 @@ struct LiveGame {
     watchers: usize,
     stream: String,
     page: String,
+    /// How its records number rounds and turns, for a page to show them from 1.
+    numbering: Numbering,
 }
 
 #[derive(Debug, Serialize)]
@@ -536,6 +548,7 @@ pub(crate) async fn in_progress(State(reader): Watching) -> Result<Response, Fai
                 .collect(),
             started,
             watchers: reader.live.watchers(row.index),
+            numbering: Numbering::of(&game),
             stream: format!("/api/games/{}/live", row.index),
             page: format!("/games/{}", row.index),
         })
@@ -609,7 +622,8 @@ pub(crate) async fn style() -> Response {
 /// (`/games/N/view`, in a frame), made again from what was played as records arrive and shown
 /// where the game stands while the watcher follows it; when the game ends, the page is
 /// reloaded and is then its ordinary replay.
-pub(crate) fn page(index: u32, home: &str) -> String {
+pub(crate) fn page(index: u32, home: &str, game: &str) -> String {
+    let numbering = koth_replay::kit::script_json(&serde_json::json!(Numbering::of(game)));
     format!(
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
@@ -620,7 +634,7 @@ pub(crate) fn page(index: u32, home: &str) -> String {
          <b id=\"in-progress\">in progress</b>: followed live; its replay shows here when it \
          ends</nav><div id=\"live\"></div><div id=\"live-view\"></div>\
          <script src=\"/live.js\"></script><script>kothLive(document.getElementById(\"live\"), \
-         {index}, {{view: document.getElementById(\"live-view\"), \
+         {index}, {{view: document.getElementById(\"live-view\"), numbering: {numbering}, \
          onEnd: () => setTimeout(() => location.reload(), 1000)}});</script></body></html>"
     )
 }

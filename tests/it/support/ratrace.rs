@@ -44,8 +44,8 @@ pub fn faulty_rat_race(dir: &Path) -> PathBuf {
             "1",
             "--seed",
             "9",
-            "--record-board",
-            "0",
+            "--also-record",
+            "1",
         ],
     );
     assert_eq!(results["boards"][0]["turns"], 6, "{results}");

@@ -185,12 +185,13 @@ fn data_note(spec: &BotSpec, ask: koth_bot::DataAsk) -> String {
 }
 
 /// The prologue of a game's command, written once, after every mistake in its arguments has
-/// been reported: `bots`' build steps run, the log folder (`--log-dir`, or one named after
-/// `command` and `seed`) created, and the bots contained in it if `--sandbox` asks, lent the
-/// programs `lent` (those a `bots.txt` names by full path, its owner's words).
+/// been reported: `bots`' build steps run, the log folder (`--dir`, or one named after
+/// `command` and `seed`, if the command is random) created, and the bots contained in it if
+/// `--sandbox` asks, lent the programs `lent` (those a `bots.txt` names by full path, its
+/// owner's words).
 pub fn match_folder(
     command: &str,
-    seed: u64,
+    seed: Option<u64>,
     log_dir: &LogDirArg,
     contain: &SandboxArgs,
     bots: &[BotSpec],
@@ -201,7 +202,7 @@ pub fn match_folder(
         ..s
     });
     let bots = build::prepare(bots, build::DEFAULT_BUILD_LIMIT, sandbox.as_ref())?;
-    let log_dir = log_dir.create(command, Some(seed))?;
+    let log_dir = log_dir.create(command, seed)?;
     let bots = sandbox::contain(&bots, sandbox.as_ref(), &log_dir)?;
     Ok((log_dir, bots))
 }
@@ -222,13 +223,81 @@ pub struct MatchArgs {
     pub any_game: AnyGameArg,
 }
 
+/// What a game's own command plays: one match of `bots` (loaded and checked for `game`),
+/// chosen `seed` and `rounds` (each a `unit`: `round`, `match`…, on the progress bar), with the
+/// game's `options` (its tournament file's `[options]`), on CPU `cpu` if asked, lending its bots
+/// the programs `lent` (a `bots.txt` names by full path).
+pub struct OneMatch<'a> {
+    pub game: &'a str,
+    pub bots: Vec<BotSpec>,
+    pub lent: Vec<PathBuf>,
+    pub seed: u64,
+    pub rounds: u32,
+    pub unit: &'a str,
+    pub options: toml::Table,
+    pub cpu: Option<usize>,
+}
+
+/// A match made ready by [`MatchArgs::prepare`]: its setup, and what lasts until it ends (the
+/// progress bar, the CPU claim).
+pub struct Prepared {
+    pub setup: crate::MatchSetup,
+    pub log_dir: PathBuf,
+    bar: indicatif::ProgressBar,
+    /// Held until the match ends, so that no other koth pins to its CPU meanwhile.
+    _claim: koth_bot::cpu::Claim,
+}
+
+impl Prepared {
+    /// The match has ended: its progress bar is cleared, for a game's own lines.
+    pub fn ended(&self) {
+        self.bar.finish_and_clear();
+    }
+
+    /// The match has ended: the bar cleared, then the report every command prints.
+    pub fn report(&self, result: &crate::MatchResult) {
+        self.ended();
+        report::print_result(result, &self.log_dir);
+    }
+}
+
 impl MatchArgs {
+    /// A game's own command, its match made ready once its arguments are checked: the bots'
+    /// folder built and contained ([`match_folder`]), the progress bar, the CPU claimed and
+    /// this thread pinned to it (the bots, started from here, keep to it too).
+    pub fn prepare(&self, one: OneMatch) -> anyhow::Result<Prepared> {
+        let (log_dir, bots) = match_folder(
+            one.game,
+            Some(one.seed),
+            &self.log_dir,
+            &self.contain,
+            &one.bots,
+            one.lent,
+        )?;
+        let names = bots.iter().map(|b| b.name.clone()).collect();
+        let (bar, progress) = report::match_progress(one.rounds, one.unit, names);
+        let claim = koth_bot::cpu::claim_given(one.cpu);
+        let setup = crate::MatchSetup {
+            rounds: Some(one.rounds),
+            progress: Some(progress),
+            options: one.options,
+            cpus: claim.cpus().to_vec(),
+            ..crate::MatchSetup::new(bots, one.seed, log_dir.clone(), self.timeout.limits())
+        };
+        koth_bot::cpu::pin_current_thread(&setup.cpus);
+        Ok(Prepared {
+            setup,
+            log_dir,
+            bar,
+            _claim: claim,
+        })
+    }
+
     /// A game's own command played, the `run` every plain game would otherwise copy: the bot
     /// folders `bots` loaded for `game` (refused by name where their `bot.toml` does not list
-    /// it, unless `--any-game`) and built, a new log folder, one match of `rounds` (each a
-    /// `unit`: `round`, `game`…, on the progress bar) with the game's `options` (its tournament
-    /// file's `[options]`), played by the same `Game::play` a tournament calls, then the report
-    /// every command prints. Returns the result and the log folder, for a game's own lines.
+    /// it, unless `--any-game`), its match made ready ([`Self::prepare`]) and played by the
+    /// same `Game::play` a tournament calls, then the report every command prints. Returns the
+    /// result and the log folder, for a game's own lines.
     pub fn play(
         &self,
         game: &dyn crate::Game,
@@ -240,21 +309,19 @@ impl MatchArgs {
         let name = game.name();
         game.check_options(Some(rounds), &options)?;
         let bots = self.any_game.load_bots(name, bots)?;
-        let seed = self.seed.choose();
-        let (log_dir, bots) =
-            match_folder(name, seed, &self.log_dir, &self.contain, &bots, Vec::new())?;
-        let names = bots.iter().map(|b| b.name.clone()).collect();
-        let (bar, progress) = report::match_progress(rounds, unit, names);
-        let setup = crate::MatchSetup {
-            rounds: Some(rounds),
-            progress: Some(progress),
+        let prepared = self.prepare(OneMatch {
+            game: name,
+            bots,
+            lent: Vec::new(),
+            seed: self.seed.choose(),
+            rounds,
+            unit,
             options,
-            ..crate::MatchSetup::new(bots, seed, log_dir.clone(), self.timeout.limits())
-        };
-        let result = crate::runtime()?.block_on(game.play(&setup))?;
-        bar.finish_and_clear();
-        report::print_result(&result, &log_dir);
-        Ok((result, log_dir))
+            cpu: None,
+        })?;
+        let result = crate::runtime()?.block_on(game.play(&prepared.setup))?;
+        prepared.report(&result);
+        Ok((result, prepared.log_dir))
     }
 }
 

@@ -13,8 +13,7 @@ use super::exact::{self, Verdict};
 use super::ga::{self, Generation, Params};
 use super::play::{Flag, SHIPPED, load_levels};
 use super::rules::{Level, Move, Walker, moves_to_string, walk};
-use koth_bot::{build, sandbox};
-use koth_game::cli::{AnyGameArg, LogDirArg, SandboxArgs, SeedArg, TimeoutArg, report};
+use koth_game::cli::{self, AnyGameArg, LogDirArg, SandboxArgs, SeedArg, TimeoutArg, report};
 use koth_game::{GameCommand, MatchSetup};
 
 #[derive(Debug, clap::Args)]
@@ -359,15 +358,15 @@ fn play(args: &PlayArgs) -> anyhow::Result<()> {
         load_levels(&args.levels)?
     };
     let spec = args.any_game.load_bot("flag", &args.bot)?;
-    let spec = build::prepare(
-        std::slice::from_ref(&spec),
-        build::DEFAULT_BUILD_LIMIT,
-        args.contain.sandbox().as_ref(),
-    )?
-    .remove(0);
-    let log_dir = args.log_dir.create("flag-play", None)?;
-    let bots = sandbox::contain(&[spec], args.contain.sandbox().as_ref(), &log_dir)?;
-    // Nothing in flag is random: the seed is only recorded.
+    // Nothing in flag is random: the folder is named without a seed, and seed 0 is recorded.
+    let (log_dir, bots) = cli::match_folder(
+        "flag-play",
+        None,
+        &args.log_dir,
+        &args.contain,
+        &[spec],
+        Vec::new(),
+    )?;
     let setup = MatchSetup::new(bots, 0, log_dir.clone(), args.timeout.limits());
     let game = Flag { levels };
     let runtime = koth_game::runtime()?;

@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 
 use super::play::{self, DEFAULT_MATCHES, Options};
-use koth_game::cli::{self, AnyGameArg, LogDirArg, SandboxArgs, SeedArg, TimeoutArg, report};
-use koth_game::{GameCommand, MatchSetup};
+use koth_game::GameCommand;
+use koth_game::cli::{MatchArgs, OneMatch, report};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -26,21 +26,13 @@ pub struct Args {
     #[arg(long, value_name = "NAME")]
     car: Vec<String>,
     #[command(flatten)]
-    seed: SeedArg,
-    #[command(flatten)]
-    timeout: TimeoutArg,
-    #[command(flatten)]
-    log_dir: LogDirArg,
+    common: MatchArgs,
     /// Keep koth and both bots on this CPU: a tick is a round trip between koth and each bot,
     /// and on one CPU none of them wakes another (a quarter less of koth's time per tick on a
     /// busy machine), but the two bots then think one after the other: for quick bots, or one
     /// game per CPU. If another koth holds the CPU, the game runs unpinned and says so.
     #[arg(long, value_name = "N", value_parser = koth_bot::cpu::parse_cpu)]
     cpu: Option<usize>,
-    #[command(flatten)]
-    contain: SandboxArgs,
-    #[command(flatten)]
-    any_game: AnyGameArg,
     /// Print koth's own CPU time per tick at the end (for the benchmarks).
     #[arg(long, hide = true)]
     report_cpu: bool,
@@ -59,8 +51,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         anyhow::bail!("--bot: give two bot folders, not {}", args.bot.len());
     }
     super::physics::check_available()?;
-    let bots = args.any_game.load_bots("madcars", &args.bot)?;
-    let seed = args.seed.choose();
+    let bots = args.common.any_game.load_bots("madcars", &args.bot)?;
+    let seed = args.common.seed.choose();
     let options = Options {
         matches: Some(args.matches),
         maps: args.map.clone(),
@@ -68,28 +60,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     // A mistake in --map, --car or --matches is reported before any folder is made.
     play::draw_pairs(&options, args.matches, seed)?;
-    let (log_dir, bots) = cli::match_folder(
-        "madcars",
+    let prepared = args.common.prepare(OneMatch {
+        game: "madcars",
+        bots,
+        lent: Vec::new(),
         seed,
-        &args.log_dir,
-        &args.contain,
-        &bots,
-        Vec::new(),
-    )?;
-    let names = bots.iter().map(|b| b.name.clone()).collect();
-    let (bar, progress) = report::match_progress(args.matches, "match", names);
-    // Held until the game ends, so no other koth pins to the CPU meanwhile.
-    let claim = koth_bot::cpu::claim_given(args.cpu);
-    let setup = MatchSetup {
-        rounds: Some(args.matches),
-        progress: Some(progress),
-        cpus: claim.cpus().to_vec(),
-        ..MatchSetup::new(bots, seed, log_dir.clone(), args.timeout.limits())
-    };
-    // The bots are started from this thread, and so keep to its CPU too.
-    koth_bot::cpu::pin_current_thread(&setup.cpus);
-    let (result, game) = koth_game::runtime()?.block_on(play::play(&setup, &options))?;
-    bar.finish_and_clear();
+        rounds: args.matches,
+        unit: "match",
+        options: Default::default(),
+        cpu: args.cpu,
+    })?;
+    let (result, game) = koth_game::runtime()?.block_on(play::play(&prepared.setup, &options))?;
+    prepared.ended();
     for (index, played) in game.matches.iter().enumerate() {
         let losers = if played.losers.is_empty() {
             "no one (the tick cap)".to_string()
@@ -114,7 +96,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Some(winner) => println!("winner: {winner}"),
         None => println!("a draw"),
     }
-    report::print_result(&result, &log_dir);
+    prepared.report(&result);
     if args.report_cpu {
         let cpu = report::own_cpu()?;
         println!(

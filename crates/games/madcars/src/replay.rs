@@ -244,7 +244,9 @@ pub fn summary(lines: &[Value]) -> String {
             if let Some(fault) = answer["f"].as_str() {
                 faults += 1;
                 if faults <= FAULTS_LISTED {
-                    let _ = writeln!(text, "  tick {}: {bot}: {fault}", line["t"]);
+                    // Ticks are stored from 0 and read from 1.
+                    let tick = line["t"].as_u64().map_or(0, |t| t + 1);
+                    let _ = writeln!(text, "  tick {tick}: {bot}: {fault}");
                 }
             }
         }

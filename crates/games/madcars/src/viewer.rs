@@ -51,6 +51,15 @@ impl Replay for MadCars {
         }))
     }
 
+    /// Matches from 1; ticks from 0, as the organisers' controller counts them (and a bot
+    /// reads them nowhere: the protocol sends no tick number).
+    fn numbering(&self) -> koth_game::Numbering {
+        koth_game::Numbering {
+            first_round: 1,
+            first_turn: 0,
+        }
+    }
+
     fn options(&self) -> ReplayOptions {
         ReplayOptions {
             round: true,

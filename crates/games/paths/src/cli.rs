@@ -4,8 +4,8 @@ use std::path::{Path, PathBuf};
 
 use super::play::{self, DEFAULT_ROUNDS};
 use koth_bot::{BotSpec, roster};
-use koth_game::cli::{self, AnyGameArg, LogDirArg, SandboxArgs, SeedArg, TimeoutArg, report};
-use koth_game::{GameCommand, MatchSetup};
+use koth_game::GameCommand;
+use koth_game::cli::{MatchArgs, OneMatch, report};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -22,11 +22,7 @@ pub struct Args {
           value_parser = clap::value_parser!(u32).range(1..))]
     rounds: u32,
     #[command(flatten)]
-    seed: SeedArg,
-    #[command(flatten)]
-    timeout: TimeoutArg,
-    #[command(flatten)]
-    log_dir: LogDirArg,
+    common: MatchArgs,
     /// Keep koth and every bot of the game on this CPU. Cheaper for koth (no CPU is woken per
     /// prompt: a quarter less time per turn), and a game that cannot disturb another running on
     /// the other CPUs; but the bots of a phase then think one after another, so give it to games
@@ -34,10 +30,6 @@ pub struct Args {
     /// unpinned and says so.
     #[arg(long, value_name = "N", value_parser = koth_bot::cpu::parse_cpu)]
     cpu: Option<usize>,
-    #[command(flatten)]
-    contain: SandboxArgs,
-    #[command(flatten)]
-    any_game: AnyGameArg,
     /// Print koth's own CPU time per turn at the end (for the benchmark script).
     #[arg(long, hide = true)]
     report_cpu: bool,
@@ -49,31 +41,24 @@ pub fn command() -> GameCommand {
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let bots = load_bots(&args)?;
-    let seed = args.seed.choose();
     // A bots.txt is its owner's: a program its lines name by full path is lent to its bot.
     let lent = match args.bots_file {
         Some(_) => roster::named_by_path(&bots),
         None => Vec::new(),
     };
-    let (log_dir, bots) =
-        cli::match_folder("paths", seed, &args.log_dir, &args.contain, &bots, lent)?;
-    let names = bots.iter().map(|b| b.name.clone()).collect();
-    let (bar, progress) = report::match_progress(args.rounds, "round", names);
-    // Held until the game ends, so no other koth pins to the CPU meanwhile.
-    let claim = koth_bot::cpu::claim_given(args.cpu);
-    let setup = MatchSetup {
-        rounds: Some(args.rounds),
-        progress: Some(progress),
-        cpus: claim.cpus().to_vec(),
-        ..MatchSetup::new(bots, seed, log_dir.clone(), args.timeout.limits())
-    };
-
-    koth_bot::cpu::pin_current_thread(&setup.cpus);
-    let runtime = koth_game::runtime()?;
+    let prepared = args.common.prepare(OneMatch {
+        game: "paths",
+        bots,
+        lent,
+        seed: args.common.seed.choose(),
+        rounds: args.rounds,
+        unit: "round",
+        options: Default::default(),
+        cpu: args.cpu,
+    })?;
     // Stopping koth is koth_bot::interrupt's: it kills every bot process group before koth exits.
-    let (result, results) = runtime.block_on(play::play(&setup))?;
-    bar.finish_and_clear();
-    report::print_result(&result, &log_dir);
+    let (result, results) = koth_game::runtime()?.block_on(play::play(&prepared.setup))?;
+    prepared.report(&result);
     if args.report_cpu {
         let turns = results.rounds as u64 * (results.bots.len() as u64).pow(2);
         let cpu = report::own_cpu()?;
@@ -91,7 +76,7 @@ fn load_bots(args: &Args) -> anyhow::Result<Vec<BotSpec>> {
     let bots = if let Some(file) = &args.bots_file {
         roster::load_bots_txt(file)?
     } else if !args.bot.is_empty() {
-        args.any_game.load_bots("paths", &args.bot)?
+        args.common.any_game.load_bots("paths", &args.bot)?
     } else {
         roster::discover(Path::new("bots"), "paths")?
     };

@@ -8,7 +8,10 @@ use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::direct;
-use super::play::{Contestant, Match, Options, Summary, board_rng, board_seed, play, protocol_of};
+use super::play::{
+    Contestant, Match, Options, Summary, board_rng, board_seed, play, protocol_of, shown_board,
+    stored_board,
+};
 use super::player;
 use super::plot;
 use super::protocol::Protocol;
@@ -48,20 +51,20 @@ pub struct Args {
     jobs: usize,
     #[command(flatten)]
     log_dir: LogDirArg,
-    /// Print this board's track and exit.
+    /// Print board N's track (from 1, the first board) and exit.
     #[arg(long, value_name = "N")]
     dump_track: Option<usize>,
     #[command(flatten)]
     timeout: TimeoutArg,
-    /// Write an SVG of population and points over turns per board (board-<N>.svg).
+    /// Write an SVG of population and points over turns per board (board-<N>.svg, N from 1).
     #[arg(long)]
     plot: bool,
-    /// Which boards to record turn by turn in board-<N>.replay.json, for `koth replay`:
-    /// first-and-faulted (board 0, and the first board that ended with a fault of the bot),
-    /// none or all.
+    /// Which boards to record turn by turn in board-<N>.replay.json (N from 1), for `koth
+    /// replay`: first-and-faulted (board 1, and the first board that ended with a fault of the
+    /// bot), none or all.
     #[arg(long, value_name = "NAME", default_value_t = RecordBoards::FirstAndFaulted)]
     record_boards: RecordBoards,
-    /// Record board N too, whatever --record-boards chose; repeat for more boards.
+    /// Record board N (from 1) too, whatever --record-boards chose; repeat for more boards.
     #[arg(long, alias = "record-board", value_name = "N")]
     also_record: Vec<usize>,
     /// Leave CPU placement to the OS. By default, with a bot player, each job and its bot
@@ -87,10 +90,11 @@ pub fn command() -> GameCommand {
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let run_seed = args.seed.choose();
-    if let Some(board) = args.dump_track {
+    if let Some(shown) = args.dump_track {
+        let board = stored_board(shown).context("--dump-track 0: boards count from 1")?;
         let seed = board_seed(run_seed, board);
         let track = Track::generate(&mut board_rng(seed));
-        println!("board {board} seed {seed}");
+        println!("board {shown} seed {seed}");
         print!("{}", track.render());
         return Ok(());
     }
@@ -101,10 +105,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if !(1..=MAX_JOBS).contains(&args.jobs) {
         bail!("--jobs {}: give 1 to {MAX_JOBS} jobs", args.jobs);
     }
-    if let Some(board) = args.also_record.iter().find(|&&b| b >= args.boards) {
+    if let Some(board) = args
+        .also_record
+        .iter()
+        .find(|&&b| !(1..=args.boards).contains(&b))
+    {
         bail!(
-            "--also-record {board}: the run has boards 0 to {}",
-            args.boards - 1
+            "--also-record {board}: the run has boards 1 to {}",
+            args.boards
         );
     }
     let log_dir = args.log_dir.create("ratrace", Some(run_seed))?;
@@ -142,7 +150,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let options = Options {
         jobs: args.jobs,
-        also_record: args.also_record.clone(),
+        also_record: args
+            .also_record
+            .iter()
+            .filter_map(|&b| stored_board(b))
+            .collect(),
         built_in,
     };
     let started = Instant::now();
@@ -181,13 +193,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     );
     if args.plot {
         for record in &records {
-            let path = log_dir.join(format!("board-{}.svg", record.board));
+            let path = log_dir.join(format!("board-{}.svg", shown_board(record.board)));
             plot::board(&path, record)?;
         }
     }
     for board in recorded {
         let path = log_dir.join(BoardRecording::file_name(board));
-        println!("board {board} recorded in {}", path.display());
+        println!(
+            "board {} recorded in {}",
+            shown_board(board),
+            path.display()
+        );
     }
     report::print_result(&result, &log_dir);
     Ok(())
@@ -256,7 +272,10 @@ fn play_all(setup: &MatchSetup, options: &Options) -> anyhow::Result<Match> {
     let played = play(setup, options, &mut |record| {
         let mut line = format!(
             "board {:>3} seed {:>20} points {:>6} turns {:>5}",
-            record.board, record.seed, record.points, record.turns
+            shown_board(record.board),
+            record.seed,
+            record.points,
+            record.turns
         );
         if let Some(error) = &record.error {
             line.push_str(&format!("  ERROR: {error}"));

@@ -278,6 +278,18 @@ pub(crate) fn play_turns(
     }
 }
 
+/// Board `stored` as a person reads it. Boards are stored from 0 (their seeds, `results.json`,
+/// the protocol's `RATRACE b`) and read and typed from 1 (output, flags, file names, viewers),
+/// as every game's rounds are ([`koth_game::Numbering`]).
+pub(crate) fn shown_board(stored: usize) -> usize {
+    stored + 1
+}
+
+/// The stored number of the board a person calls `shown`; `None` for 0, which is no board.
+pub(crate) fn stored_board(shown: usize) -> Option<usize> {
+    shown.checked_sub(1)
+}
+
 /// The seed of board `board` of the run with seed `run_seed`.
 pub(crate) fn board_seed(run_seed: u64, board: usize) -> u64 {
     seed::rng(run_seed, board as u64).random::<u64>()
@@ -373,7 +385,8 @@ pub(crate) fn play_board(
     let (error, fault_kind) = match outcome.fault {
         Some((turn, fault)) => (
             Some(format!(
-                "player \"{player_name}\", board {board}, turn {turn}: {}",
+                "player \"{player_name}\", board {}, turn {turn}: {}",
+                shown_board(board),
                 fault.reason
             )),
             Some(fault.kind),

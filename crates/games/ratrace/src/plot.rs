@@ -22,7 +22,13 @@ pub(crate) fn board(path: &Path, record: &BoardRecord) -> anyhow::Result<()> {
             .map(|s| (s.turn, s.population as u64))
             .collect();
         let points: Vec<(u32, u64)> = record.history.iter().map(|s| (s.turn, s.points)).collect();
-        let title = |what: &str| format!("board {} (seed {}): {what}", record.board, record.seed);
+        let title = |what: &str| {
+            format!(
+                "board {} (seed {}): {what}",
+                super::play::shown_board(record.board),
+                record.seed
+            )
+        };
         line_chart(&top, &title("population"), "population", &population, BLUE)?;
         line_chart(&bottom, &title("points"), "points", &points, RED)?;
         root.present()?;

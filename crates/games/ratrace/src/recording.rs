@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
+use super::play::{shown_board, stored_board};
 use super::rules::{Board, MAX_AGE};
 use super::track::{CELLS, GOAL_X, HEIGHT, Kind, Track, WIDTH};
 
@@ -194,18 +195,21 @@ impl BoardRecording {
         }
     }
 
-    /// The file name of board `board`'s recording in a run's log folder.
+    /// The file name of board `board`'s recording in a run's log folder: named by the board's
+    /// number as a person reads it, from 1.
     pub(crate) fn file_name(board: usize) -> String {
-        format!("board-{board}.replay.json")
+        format!("board-{}.replay.json", shown_board(board))
     }
 
     /// The board whose recording the file `name` is, if it is one ([`Self::file_name`]'s
     /// inverse).
     pub(crate) fn board_of(name: &str) -> Option<usize> {
-        name.strip_prefix("board-")?
-            .strip_suffix(".replay.json")?
-            .parse()
-            .ok()
+        stored_board(
+            name.strip_prefix("board-")?
+                .strip_suffix(".replay.json")?
+                .parse()
+                .ok()?,
+        )
     }
 
     /// Writes the whole recording to `path`, replacing at once the file written as the board

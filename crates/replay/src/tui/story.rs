@@ -14,7 +14,7 @@ use serde::Deserialize;
 use super::{BOLD, FAULT, NOW, Panel};
 use crate::explain::{Answered, transcribed};
 use koth_bot::Fault;
-use koth_game::MatchResult;
+use koth_game::{MatchResult, Numbering};
 
 /// How a game's parts and turns are called, and which one to tell.
 pub struct Story<'a> {
@@ -31,7 +31,7 @@ pub struct Story<'a> {
     pub opener: &'a str,
     /// The part to tell (a round, from 1); the first if none.
     pub part: Option<u32>,
-    /// The turn up to which to tell it; its last if none.
+    /// The turn up to which to tell it (from 1, as a person counts); its last if none.
     pub turn: Option<u32>,
     /// The most turns listed, those up to `turn`: a Mad Cars match has thousands of ticks.
     pub most_turns: usize,
@@ -54,6 +54,8 @@ pub fn text(folder: &Path, story: &Story) -> anyhow::Result<String> {
         .iter()
         .flat_map(|b| b.faults.iter().cloned())
         .collect();
+    // The records' own numbers, shown and typed as a person counts, from 1.
+    let numbering = koth_game::Numbering::of(&results.result.game);
     let transcripts = transcribed(folder, story.opener);
     let part = story.part.unwrap_or(1);
     // Each bot's answers in the part, with the bot's name, in the order of their turns.
@@ -68,7 +70,17 @@ pub fn text(folder: &Path, story: &Story) -> anyhow::Result<String> {
         .collect();
     answers.sort_by_key(|(_, a)| a.turn);
     let last = answers.iter().filter_map(|(_, a)| a.turn).max();
-    let until = story.turn.or(last);
+    let until = match story.turn {
+        None => last,
+        Some(shown) => {
+            // Turn 0, the start, in records counting from 0: nothing answered yet.
+            let stored = numbering.stored_turn(shown);
+            if stored.is_none() {
+                answers.clear();
+            }
+            stored
+        }
+    };
     answers.retain(|(_, a)| a.turn <= until);
     let turns: Vec<Option<u32>> = {
         let mut turns: Vec<Option<u32>> = answers.iter().map(|(_, a)| a.turn).collect();
@@ -81,12 +93,13 @@ pub fn text(folder: &Path, story: &Story) -> anyhow::Result<String> {
     answers.retain(|(_, a)| first_listed.is_none_or(|first| a.turn >= first));
     let mut panels = vec![answers_panel(
         story,
+        numbering,
         part,
         &answers,
         first_listed.is_some(),
         until,
     )];
-    panels.push(faults_panel(story, &faults, part, until));
+    panels.push(faults_panel(story, numbering, &faults, part, until));
     for t in &transcripts {
         panels.push(super::stderr_text(&t.bot, &t.stderr));
     }
@@ -101,6 +114,7 @@ pub fn text(folder: &Path, story: &Story) -> anyhow::Result<String> {
 /// The part's answers, a line each: its turn, bot, time and what it answered (a fault in red).
 fn answers_panel(
     story: &Story,
+    numbering: Numbering,
     part: u32,
     answers: &[(&str, &Answered)],
     cut: bool,
@@ -120,7 +134,9 @@ fn answers_panel(
         BOLD,
     )];
     for (bot, answer) in answers {
-        let turn = answer.turn.map_or(String::new(), |t| t.to_string());
+        let turn = answer
+            .turn
+            .map_or(String::new(), |t| numbering.turn(t).to_string());
         let ms = answer.ms.map_or(String::new(), |ms| ms.to_string());
         let bot: String = bot.chars().take(width).collect();
         let said = if answer.fault {
@@ -144,7 +160,7 @@ fn answers_panel(
             " (its last {} {}s up to {})",
             story.most_turns,
             story.turn_name,
-            until.map_or(String::new(), |t| t.to_string())
+            until.map_or(String::new(), |t| numbering.turn(t).to_string())
         );
     }
     if answers.is_empty() {
@@ -154,19 +170,29 @@ fn answers_panel(
 }
 
 /// Every fault kept, with its part and turn; those of the turn told highlighted.
-fn faults_panel(story: &Story, faults: &[Fault], part: u32, until: Option<u32>) -> Panel {
+fn faults_panel(
+    story: &Story,
+    numbering: Numbering,
+    faults: &[Fault],
+    part: u32,
+    until: Option<u32>,
+) -> Panel {
     let lines = faults
         .iter()
         .map(|f| {
             let at = [
-                f.round.map(|r| format!("{} {r}", story.part_name)),
-                f.turn.map(|t| format!("{} {t}", story.turn_name)),
+                f.round
+                    .map(|r| format!("{} {}", story.part_name, numbering.round(r))),
+                f.turn
+                    .map(|t| format!("{} {}", story.turn_name, numbering.turn(t))),
             ]
             .into_iter()
             .flatten()
             .collect::<Vec<_>>()
             .join(" ");
-            let now = f.round == Some(part) && f.turn.is_some() && f.turn == until;
+            let now = f.round.map(|r| numbering.round(r)) == Some(part)
+                && f.turn.is_some()
+                && f.turn == until;
             super::fault_line(&at, &f.bot, f.kind.as_str(), &f.reason, now)
         })
         .collect();

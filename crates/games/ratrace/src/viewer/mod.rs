@@ -11,6 +11,7 @@ use anyhow::{Context, bail};
 use serde_json::json;
 
 use super::RatRace;
+use super::play::{shown_board, stored_board};
 use super::recording::BoardRecording;
 use explain::BoardExplained;
 use koth_game::{Replay, ReplayAt, ReplayOptions};
@@ -53,6 +54,14 @@ impl Replay for RatRace {
         })())
     }
 
+    /// Boards from 0, as their seeds and the protocol's `RATRACE b` count them; turns from 1.
+    fn numbering(&self) -> koth_game::Numbering {
+        koth_game::Numbering {
+            first_round: 0,
+            first_turn: 1,
+        }
+    }
+
     fn options(&self) -> ReplayOptions {
         ReplayOptions {
             round: false,
@@ -92,9 +101,9 @@ pub(crate) fn recorded_boards(folder: &Path) -> anyhow::Result<Vec<usize>> {
     Ok(recorded)
 }
 
-/// The rat-race board recording `path` names: the file itself, or board `board` (default: the
-/// first recorded) of a rat-race log folder.
-pub(crate) fn board_recording(path: &Path, board: Option<usize>) -> anyhow::Result<PathBuf> {
+/// The rat-race board recording `path` names: the file itself, or board `shown` (from 1, as a
+/// person counts; default: the first recorded) of a rat-race log folder.
+pub(crate) fn board_recording(path: &Path, shown: Option<usize>) -> anyhow::Result<PathBuf> {
     if path.is_file() {
         let name = path.file_name().unwrap_or_default().to_string_lossy();
         if BoardRecording::board_of(&name).is_none() {
@@ -109,21 +118,25 @@ pub(crate) fn board_recording(path: &Path, board: Option<usize>) -> anyhow::Resu
     let Some(&first) = recorded.first() else {
         bail!(
             "{} holds no recorded board: it was played with record_boards = \"none\" (or \
-             --record-boards none); run koth ratrace with --record-board B to record board B",
+             --record-boards none); run koth ratrace with --also-record B to record board B",
             path.display()
         );
     };
-    let board = board.unwrap_or(first);
-    if !recorded.contains(&board) {
+    let board = match shown {
+        Some(shown) => stored_board(shown),
+        None => Some(first),
+    };
+    let Some(board) = board.filter(|board| recorded.contains(board)) else {
         bail!(
-            "{}: board {board} was not recorded (recorded: {})",
+            "{}: board {} was not recorded (recorded: {})",
             path.display(),
+            shown.unwrap_or_default(),
             recorded
                 .iter()
-                .map(usize::to_string)
+                .map(|&b| shown_board(b).to_string())
                 .collect::<Vec<_>>()
                 .join(", ")
         );
-    }
+    };
     Ok(path.join(BoardRecording::file_name(board)))
 }

@@ -17,6 +17,7 @@ use koth_replay::tui::ratatui::text::{Line, Span};
 use koth_replay::tui::ratatui::widgets::{Axis, Block, Chart, Dataset, GraphType, Paragraph};
 
 use super::explain::{BoardExplained, explain};
+use crate::play::shown_board;
 use crate::recording::{BoardRecording, Frame, LATER_EVERY};
 use koth_replay::tui::{self, CURSOR_KEYS, DIM, FAULT, Keys, Panel, Place, Playback, View};
 
@@ -95,7 +96,7 @@ impl Viewer {
                 _ => bail!(
                     "{}: board {} has turns {} to {last}",
                     path.display(),
-                    recording.board,
+                    shown_board(recording.board),
                     recording.frames[0].turn
                 ),
             },
@@ -176,7 +177,9 @@ impl Viewer {
     fn title(&self) -> String {
         format!(
             "Board {} (seed {}), player {}",
-            self.recording.board, self.recording.seed, self.recording.player
+            shown_board(self.recording.board),
+            self.recording.seed,
+            self.recording.player
         )
     }
 
