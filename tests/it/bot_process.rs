@@ -112,6 +112,30 @@ async fn a_crash_is_reported_with_exit_status_and_stderr() {
 }
 
 #[tokio::test]
+async fn a_bot_that_exited_before_reading_its_prompt_is_a_crash_with_its_status() {
+    let spec = BotSpec {
+        name: "gone".into(),
+        command: vec![
+            "sh".into(),
+            "-c".into(),
+            "echo leaving early >&2; exit 3".into(),
+        ],
+        ..faulty("gone", "koth-test-gone")
+    };
+    let mut bot = BotProcess::spawn(&spec, &StderrLog::discard()).unwrap();
+    // Long gone before koth writes: the write finds the pipe closed.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let fault = bot.ask("DESTROY 0", LIMIT).await.unwrap_err();
+    assert_eq!(fault.kind(), FaultKind::Crashed, "{fault}");
+    let reason = fault.to_string();
+    assert!(
+        reason.contains("exit status: 3") && reason.contains("leaving early"),
+        "the exit, not the pipe: {reason}"
+    );
+    bot.finish(LIMIT, Ending::Exit).await;
+}
+
+#[tokio::test]
 async fn closing_stdout_is_a_crash() {
     check_fault("close_stdout", FaultKind::Crashed, "closed its stdout").await;
 }

@@ -71,6 +71,16 @@ impl BotProcess {
         self.started.take();
     }
 
+    /// Why the bot stopped reading its input (`broken`, a write that found the pipe closed):
+    /// its exit with its status, when it has exited — a crash before it read its prompt is a
+    /// crash, not a pipe — else `broken`.
+    pub(super) async fn why_it_stopped_reading(&mut self, broken: BotError) -> BotError {
+        match self.closed_error().await {
+            exited @ BotError::Exited { .. } => exited,
+            _ => broken,
+        }
+    }
+
     /// Why stdout closed: an exit with its status if the process is gone (given a moment to be
     /// reaped), else a bot that closed stdout but lives on.
     pub(super) async fn closed_error(&mut self) -> BotError {

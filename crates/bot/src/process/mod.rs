@@ -68,6 +68,9 @@ pub struct Asked {
     limit: Duration,
     grace: Duration,
     cpu_before: Option<Duration>,
+    /// The prompt could not be written: the bot had stopped reading. Why (an exit, with its
+    /// status) is told when its answer is awaited.
+    broken: Option<BotError>,
 }
 
 impl Asked {
@@ -79,6 +82,7 @@ impl Asked {
             limit,
             grace,
             cpu_before: None,
+            broken: None,
         }
     }
 
@@ -402,13 +406,18 @@ impl BotProcess {
             Clock::Cpu { .. } => self.cpu_time().or(Some(Duration::ZERO)),
         };
         let started = Instant::now();
-        let written = self.write_now(prompt).map_err(|e| self.stop(e))?;
+        let (written, broken) = match self.write_now(prompt) {
+            Ok(written) => (written, None),
+            Err(broken @ BotError::BrokenPipe { .. }) => (true, Some(broken)),
+            Err(e) => return Err(self.stop(e)),
+        };
         Ok(Asked {
             started,
             written,
             limit,
             grace,
             cpu_before,
+            broken,
         })
     }
 
@@ -421,7 +430,12 @@ impl BotProcess {
             limit,
             grace,
             cpu_before,
+            broken,
         } = asked;
+        if let Some(broken) = broken {
+            let fault = self.why_it_stopped_reading(broken).await;
+            return Err(self.stop(fault));
+        }
         let allowed = limit + grace;
         let wait = match self.clock {
             Clock::Wall => allowed,
@@ -437,7 +451,9 @@ impl BotProcess {
                 let sent = if written {
                     started
                 } else {
-                    self.write_queued().await?;
+                    if let Err(broken) = self.write_queued().await {
+                        return Err(self.why_it_stopped_reading(broken).await);
+                    }
                     Instant::now()
                 };
                 // Watching the process as well as its stdout tells a crash at once even when a
