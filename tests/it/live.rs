@@ -721,10 +721,35 @@ fn a_mad_cars_game_s_own_board_follows_it_live_tick_by_tick() {
     );
 }
 
+/// When each line of the file at `path` was first seen, by its number from 1 (the file is
+/// looked at every 2 ms, for at most two minutes, until `stop`), and whether it was there at
+/// the first look (then it was written earlier, at an unknown time).
+fn stamp_lines(
+    path: PathBuf,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+) -> std::thread::JoinHandle<Vec<(SystemTime, bool)>> {
+    std::thread::spawn(move || {
+        let mut follower = koth::bot::record::Follower::new(path);
+        let mut stamps = Vec::new();
+        let began = Instant::now();
+        let mut first = true;
+        while !stop.load(std::sync::atomic::Ordering::Relaxed)
+            && began.elapsed() < Duration::from_secs(120)
+        {
+            let (lines, _) = follower.new_lines();
+            let now = SystemTime::now();
+            stamps.extend(lines.iter().map(|_| (now, first)));
+            first = first && lines.is_empty();
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        stamps
+    })
+}
+
 #[test]
 fn a_worker_s_game_is_followed_live_through_postgresql_with_the_same_ids_and_resume() {
     let root = tempfile::tempdir().unwrap();
-    let file = slow_tournament(root.path(), 1, 4, "");
+    let file = slow_tournament(root.path(), 1, 8, "");
     let url = crate::support::postgres::database("live");
     let submitted = crate::support::tournament::succeed(
         koth()
@@ -752,7 +777,16 @@ fn a_worker_s_game_is_followed_live_through_postgresql_with_the_same_ids_and_res
         .unwrap();
     let worker = crate::dashboard::Killed(worker);
     let games = live_games(&base);
-    let stream = format!("{base}api/games/{}/live", games[0]["index"]);
+    let index = games[0]["index"].as_u64().unwrap();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let stamper = stamp_lines(
+        root.path()
+            .join("w")
+            .join(&name)
+            .join(format!("games/{index}/replay.jsonl")),
+        stop.clone(),
+    );
+    let stream = format!("{base}api/games/{index}/live");
     let first = events(&stream, None, |read| read.len() >= 4);
     let ids: Vec<u64> = first.iter().map(|e| e.id.unwrap()).collect();
     assert_eq!(ids, [1, 2, 3, 4]);
@@ -762,7 +796,30 @@ fn a_worker_s_game_is_followed_live_through_postgresql_with_the_same_ids_and_res
         "read while the worker played it: {progress}"
     );
     let rest = events(&stream, Some(4), |_| false);
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let stamps = stamper.join().unwrap();
     assert_eq!(rest[0].id, Some(5));
+    // The time from the worker's game writing a line of its record to a watcher's receipt of
+    // it, for the lines written while the test looked (docs/benchmarks.md, "Watching games
+    // live": a measurement, not a goal this test holds).
+    let mut waits: Vec<f64> = rest
+        .iter()
+        .filter_map(|e| {
+            let (written, before) = stamps.get(e.id? as usize - 1)?;
+            let wait = e.at.duration_since(*written).ok()?;
+            (!before).then_some(wait.as_secs_f64() * 1000.0)
+        })
+        .collect();
+    waits.sort_by(f64::total_cmp);
+    assert!(!waits.is_empty(), "no record was timed");
+    eprintln!(
+        "a worker's record, written to received through PostgreSQL: {} records, mean {:.1} ms, \
+         p50 {:.1} ms, max {:.1} ms",
+        waits.len(),
+        waits.iter().sum::<f64>() / waits.len() as f64,
+        waits[waits.len() / 2],
+        waits[waits.len() - 1]
+    );
     assert_eq!(rest.last().unwrap().name, "end");
     let mut whole = first;
     whole.extend(rest);
