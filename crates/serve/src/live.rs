@@ -126,6 +126,12 @@ impl Live {
         }
     }
 
+    /// Whether game `index` is followed now (so it exists).
+    fn follows(&self, index: u32) -> bool {
+        let feeds = self.feeds.lock().unwrap_or_else(PoisonError::into_inner);
+        feeds.contains_key(&index)
+    }
+
     /// How many watch game `index` now.
     fn watchers(&self, index: u32) -> usize {
         let feeds = self.feeds.lock().unwrap_or_else(PoisonError::into_inner);
@@ -515,12 +521,18 @@ pub(crate) async fn stream(
             )
         })?,
     };
-    let exists = with_store(&reader, move |store, _| store.game_state(index)).await?;
-    if exists.is_none() {
-        return Err(Failure(
-            StatusCode::NOT_FOUND,
-            format!("there is no game {index}"),
-        ));
+    // A game followed now exists: a watcher joins it without reading the store, which costs a
+    // blocking thread and (for a tournament folder) an SQLite connection opened for the one
+    // read. A thousand watchers arriving together took as many threads and connections, which
+    // the allocator kept after they went: a third of the memory a watcher cost.
+    if !reader.live.follows(index) {
+        let exists = with_store(&reader, move |store, _| store.game_state(index)).await?;
+        if exists.is_none() {
+            return Err(Failure(
+                StatusCode::NOT_FOUND,
+                format!("there is no game {index}"),
+            ));
+        }
     }
     let watcher = reader.live.watch(&reader, index, after);
     let body = futures::stream::unfold(watcher, |mut watcher| async move {
