@@ -779,13 +779,13 @@ fn a_worker_s_game_is_followed_live_through_postgresql_with_the_same_ids_and_res
     let games = live_games(&base);
     let index = games[0]["index"].as_u64().unwrap();
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let stamper = stamp_lines(
-        root.path()
-            .join("w")
-            .join(&name)
-            .join(format!("games/{index}/replay.jsonl")),
-        stop.clone(),
-    );
+    // The record as the worker writes it, on its machine.
+    let written = root
+        .path()
+        .join("w")
+        .join(&name)
+        .join(format!("games/{index}/replay.jsonl"));
+    let stamper = stamp_lines(written.clone(), stop.clone());
     let stream = format!("{base}api/games/{index}/live");
     let first = events(&stream, None, |read| read.len() >= 4);
     let ids: Vec<u64> = first.iter().map(|e| e.id.unwrap()).collect();
@@ -823,6 +823,9 @@ fn a_worker_s_game_is_followed_live_through_postgresql_with_the_same_ids_and_res
     assert_eq!(rest.last().unwrap().name, "end");
     let mut whole = first;
     whole.extend(rest);
+    // What was read while the worker played it, through the database, is the worker's file
+    // byte for byte.
+    assert_eq!(joined(&whole), std::fs::read_to_string(&written).unwrap());
     // Once played, the game's stream is its stored replay.jsonl: the same records, the same ids.
     let stored = events(&stream, None, |_| false);
     assert_eq!(
@@ -831,6 +834,62 @@ fn a_worker_s_game_is_followed_live_through_postgresql_with_the_same_ids_and_res
     );
     assert!(joined(&stored).lines().count() > 10);
     drop(worker);
+}
+
+#[test]
+fn a_worker_s_rows_sent_without_a_notice_still_reach_the_watchers() {
+    // A notice lost (its connection dropped as the rows came) is made up for by the server's
+    // slow look at a followed game's rows: rows written here without a `NOTIFY` arrive.
+    let root = tempfile::tempdir().unwrap();
+    let file = slow_tournament(root.path(), 1, 1, "");
+    let url = crate::support::postgres::database("untold");
+    let submitted = crate::support::tournament::succeed(
+        koth()
+            .args(["tournament", "submit"])
+            .arg(&file)
+            .args(["--db", &url]),
+    );
+    let name = String::from_utf8_lossy(&submitted.stdout)
+        .lines()
+        .last()
+        .unwrap()
+        .to_string();
+    let mut db = crate::support::postgres::client(&url);
+    let schema: String = db
+        .query_one(
+            "SELECT schema_name FROM koth_tournaments WHERE name = $1",
+            &[&name],
+        )
+        .unwrap()
+        .get(0);
+    // Game 0 as a worker playing it leaves it, but for the notices.
+    db.batch_execute(&format!(
+        "UPDATE {schema}.games SET state = 'running' WHERE idx = 0"
+    ))
+    .unwrap();
+    let (_server, port) =
+        crate::dashboard::serve_with(&["--db".as_ref(), url.as_ref(), name.as_ref()]);
+    let stream = format!("http://127.0.0.1:{port}/api/games/0/live");
+    let watcher = std::thread::spawn(move || events(&stream, None, |read| read.len() >= 3));
+    // The game is followed (its rows read once, none there) before any row comes.
+    std::thread::sleep(Duration::from_secs(1));
+    let lines: Vec<String> = (1..=3)
+        .map(|n| format!("{{\"kind\":\"note\",\"n\":{n}}}"))
+        .collect();
+    for (seq, line) in (1i64..).zip(&lines) {
+        db.execute(
+            &format!("INSERT INTO {schema}.live_records (game, seq, line) VALUES (0, $1, $2)"),
+            &[&seq, line],
+        )
+        .unwrap();
+    }
+    let read = watcher.join().unwrap();
+    assert_eq!(
+        read.iter()
+            .map(|e| (e.id, e.data.clone()))
+            .collect::<Vec<_>>(),
+        (1..=3).map(Some).zip(lines).collect::<Vec<_>>()
+    );
 }
 
 #[test]
