@@ -523,8 +523,9 @@ pub(crate) async fn stream(
     };
     // A game followed now exists: a watcher joins it without reading the store, which costs a
     // blocking thread and (for a tournament folder) an SQLite connection opened for the one
-    // read. A thousand watchers arriving together took as many threads and connections, which
-    // the allocator kept after they went: a third of the memory a watcher cost.
+    // read. A thousand watchers arriving together took as many threads and connections, whose
+    // memory the allocator kept after they went: 14–22% of what a watcher cost
+    // (docs/benchmarks.md, "Watching games live").
     if !reader.live.follows(index) {
         let exists = with_store(&reader, move |store, _| store.game_state(index)).await?;
         if exists.is_none() {
