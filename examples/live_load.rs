@@ -13,8 +13,11 @@
 //!
 //! usage: `live_load KOTH WORK_DIR [key=value…]`, keys (defaults): games (100), jobs (100),
 //! watchers (100, per game), pause_s (0.2, each bot's sleep per answer), rounds (6),
-//! per_address (100), ramp (1000 connections a second), poll_ms (2), timeout_s (600). Every loop is bounded in count and
-//! time; the server listens on 127.0.0.1 only. `scripts/bench-live.sh` builds and runs it.
+//! per_address (100), ramp (1000 connections a second), poll_ms (2), timeout_s (600), bot (a
+//! program run as `BOT PAUSE_S` that plays as the Python bot does, costing no CPU while it
+//! sleeps: `scripts/bench-live.sh` compiles one in C; without it, the Python bot). Every loop is
+//! bounded in count and time; the server listens on 127.0.0.1 only. `scripts/bench-live.sh`
+//! builds and runs it.
 
 use std::collections::HashMap;
 use std::io::Read;
@@ -41,6 +44,7 @@ struct Settings {
     ramp: u32,
     poll: Duration,
     timeout: Duration,
+    bot: Option<PathBuf>,
 }
 
 fn settings(args: &[String]) -> Settings {
@@ -54,6 +58,7 @@ fn settings(args: &[String]) -> Settings {
         ramp: 1000,
         poll: Duration::from_millis(2),
         timeout: Duration::from_secs(600),
+        bot: None,
     };
     for arg in args {
         let (key, value) = arg
@@ -71,8 +76,9 @@ fn settings(args: &[String]) -> Settings {
             "timeout_s" => {
                 s.timeout = Duration::from_secs(value.parse().unwrap_or_else(|_| bad(arg)))
             }
+            "bot" => s.bot = Some(PathBuf::from(value)),
             _ => panic!(
-                "{key:?}: not a setting (games, jobs, watchers, pause_s, rounds, per_address, poll_ms, timeout_s)"
+                "{key:?}: not a setting (games, jobs, watchers, pause_s, rounds, per_address, ramp, poll_ms, timeout_s, bot)"
             ),
         }
     }
@@ -83,13 +89,18 @@ fn bad(arg: &str) -> ! {
     panic!("{arg:?}: the value is not a number")
 }
 
-/// A noughts & crosses bot taking the first free cell after `pause_s` seconds.
-fn slow_bot(root: &Path, name: &str, pause_s: f64) -> PathBuf {
+/// A noughts & crosses bot taking the first free cell after `pause_s` seconds: `program` run
+/// as `PROGRAM PAUSE_S`, or a Python one.
+fn slow_bot(root: &Path, name: &str, pause_s: f64, program: Option<&Path>) -> PathBuf {
     let dir = root.join(name);
     std::fs::create_dir_all(&dir).unwrap();
+    let run = match program {
+        Some(program) => format!("{} {pause_s}", program.display()),
+        None => "python3 -u slow.py".to_string(),
+    };
     std::fs::write(
         dir.join("bot.toml"),
-        format!("name = \"{name}\"\nrun = \"python3 -u slow.py\"\ngames = [\"tictactoe\"]\n"),
+        format!("name = \"{name}\"\nrun = {run:?}\ngames = [\"tictactoe\"]\n"),
     )
     .unwrap();
     std::fs::write(
@@ -277,8 +288,8 @@ fn main() {
     };
     let s = settings(&args[2..]);
     std::fs::create_dir_all(&work).unwrap();
-    let a = slow_bot(&work, "Slow", s.pause_s);
-    let b = slow_bot(&work, "Slower", s.pause_s);
+    let a = slow_bot(&work, "Slow", s.pause_s, s.bot.as_deref());
+    let b = slow_bot(&work, "Slower", s.pause_s, s.bot.as_deref());
     let toml = work.join("t.toml");
     std::fs::write(
         &toml,

@@ -729,10 +729,35 @@ fn a_mad_cars_game_s_own_board_follows_it_live_tick_by_tick() {
     );
 }
 
+/// When each line of the file at `path` was first seen, by its number from 1 (the file is
+/// looked at every 2 ms, for at most two minutes, until `stop`), and whether it was there at
+/// the first look (then it was written earlier, at an unknown time).
+fn stamp_lines(
+    path: PathBuf,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+) -> std::thread::JoinHandle<Vec<(SystemTime, bool)>> {
+    std::thread::spawn(move || {
+        let mut follower = koth::bot::record::Follower::new(path);
+        let mut stamps = Vec::new();
+        let began = Instant::now();
+        let mut first = true;
+        while !stop.load(std::sync::atomic::Ordering::Relaxed)
+            && began.elapsed() < Duration::from_secs(120)
+        {
+            let (lines, _) = follower.new_lines();
+            let now = SystemTime::now();
+            stamps.extend(lines.iter().map(|_| (now, first)));
+            first = first && lines.is_empty();
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        stamps
+    })
+}
+
 #[test]
 fn a_worker_s_game_is_followed_live_through_postgresql_with_the_same_ids_and_resume() {
     let root = tempfile::tempdir().unwrap();
-    let file = slow_tournament(root.path(), 1, 4, "");
+    let file = slow_tournament(root.path(), 1, 8, "");
     let url = crate::support::postgres::database("live");
     let submitted = crate::support::tournament::succeed(
         koth()
@@ -760,7 +785,16 @@ fn a_worker_s_game_is_followed_live_through_postgresql_with_the_same_ids_and_res
         .unwrap();
     let worker = crate::dashboard::Killed(worker);
     let games = live_games(&base);
-    let stream = format!("{base}api/games/{}/live", games[0]["index"]);
+    let index = games[0]["index"].as_u64().unwrap();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    // The record as the worker writes it, on its machine.
+    let written = root
+        .path()
+        .join("w")
+        .join(&name)
+        .join(format!("games/{index}/replay.jsonl"));
+    let stamper = stamp_lines(written.clone(), stop.clone());
+    let stream = format!("{base}api/games/{index}/live");
     let first = events(&stream, None, |read| read.len() >= 4);
     let ids: Vec<u64> = first.iter().map(|e| e.id.unwrap()).collect();
     assert_eq!(ids, [1, 2, 3, 4]);
@@ -770,10 +804,36 @@ fn a_worker_s_game_is_followed_live_through_postgresql_with_the_same_ids_and_res
         "read while the worker played it: {progress}"
     );
     let rest = events(&stream, Some(4), |_| false);
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let stamps = stamper.join().unwrap();
     assert_eq!(rest[0].id, Some(5));
+    // The time from the worker's game writing a line of its record to a watcher's receipt of
+    // it, for the lines written while the test looked (docs/benchmarks.md, "Watching games
+    // live": a measurement, not a goal this test holds).
+    let mut waits: Vec<f64> = rest
+        .iter()
+        .filter_map(|e| {
+            let (written, before) = stamps.get(e.id? as usize - 1)?;
+            let wait = e.at.duration_since(*written).ok()?;
+            (!before).then_some(wait.as_secs_f64() * 1000.0)
+        })
+        .collect();
+    waits.sort_by(f64::total_cmp);
+    assert!(!waits.is_empty(), "no record was timed");
+    eprintln!(
+        "a worker's record, written to received through PostgreSQL: {} records, mean {:.1} ms, \
+         p50 {:.1} ms, max {:.1} ms",
+        waits.len(),
+        waits.iter().sum::<f64>() / waits.len() as f64,
+        waits[waits.len() / 2],
+        waits[waits.len() - 1]
+    );
     assert_eq!(rest.last().unwrap().name, "end");
     let mut whole = first;
     whole.extend(rest);
+    // What was read while the worker played it, through the database, is the worker's file
+    // byte for byte.
+    assert_eq!(joined(&whole), std::fs::read_to_string(&written).unwrap());
     // Once played, the game's stream is its stored replay.jsonl: the same records, the same ids.
     let stored = events(&stream, None, |_| false);
     assert_eq!(
@@ -782,6 +842,62 @@ fn a_worker_s_game_is_followed_live_through_postgresql_with_the_same_ids_and_res
     );
     assert!(joined(&stored).lines().count() > 10);
     drop(worker);
+}
+
+#[test]
+fn a_worker_s_rows_sent_without_a_notice_still_reach_the_watchers() {
+    // A notice lost (its connection dropped as the rows came) is made up for by the server's
+    // slow look at a followed game's rows: rows written here without a `NOTIFY` arrive.
+    let root = tempfile::tempdir().unwrap();
+    let file = slow_tournament(root.path(), 1, 1, "");
+    let url = crate::support::postgres::database("untold");
+    let submitted = crate::support::tournament::succeed(
+        koth()
+            .args(["tournament", "submit"])
+            .arg(&file)
+            .args(["--db", &url]),
+    );
+    let name = String::from_utf8_lossy(&submitted.stdout)
+        .lines()
+        .last()
+        .unwrap()
+        .to_string();
+    let mut db = crate::support::postgres::client(&url);
+    let schema: String = db
+        .query_one(
+            "SELECT schema_name FROM koth_tournaments WHERE name = $1",
+            &[&name],
+        )
+        .unwrap()
+        .get(0);
+    // Game 0 as a worker playing it leaves it, but for the notices.
+    db.batch_execute(&format!(
+        "UPDATE {schema}.games SET state = 'running' WHERE idx = 0"
+    ))
+    .unwrap();
+    let (_server, port) =
+        crate::dashboard::serve_with(&["--db".as_ref(), url.as_ref(), name.as_ref()]);
+    let stream = format!("http://127.0.0.1:{port}/api/games/0/live");
+    let watcher = std::thread::spawn(move || events(&stream, None, |read| read.len() >= 3));
+    // The game is followed (its rows read once, none there) before any row comes.
+    std::thread::sleep(Duration::from_secs(1));
+    let lines: Vec<String> = (1..=3)
+        .map(|n| format!("{{\"kind\":\"note\",\"n\":{n}}}"))
+        .collect();
+    for (seq, line) in (1i64..).zip(&lines) {
+        db.execute(
+            &format!("INSERT INTO {schema}.live_records (game, seq, line) VALUES (0, $1, $2)"),
+            &[&seq, line],
+        )
+        .unwrap();
+    }
+    let read = watcher.join().unwrap();
+    assert_eq!(
+        read.iter()
+            .map(|e| (e.id, e.data.clone()))
+            .collect::<Vec<_>>(),
+        (1..=3).map(Some).zip(lines).collect::<Vec<_>>()
+    );
 }
 
 #[test]

@@ -21,7 +21,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::sync::{Arc, Mutex, PoisonError, RwLock, Weak};
 use std::time::{Duration, Instant, SystemTime};
 
 use axum::extract::{Path as UrlPath, Query, State};
@@ -29,7 +29,7 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 use bytes::Bytes;
 use serde::{Deserialize, Serialize};
-use tokio::sync::watch;
+use tokio::sync::{Notify, watch};
 
 use super::{Failure, Reader, Watching, with_store};
 use koth_bot::record::{Follower, RECORD_FILE};
@@ -38,8 +38,14 @@ use koth_tournament::store::{self, GameState, Store};
 
 /// How often a followed game's file is looked at for new records.
 const TAIL: Duration = Duration::from_millis(100);
-/// How often a followed game's state is read, to know it ended.
+/// How often, at most, a followed game's state is read, to know it ended.
 const STATE_EVERY: Duration = Duration::from_millis(500);
+/// How often a worker's game's rows and state are read without being told of new ones: the
+/// safety net for a notice lost with the listening connection.
+const UNTOLD: Duration = Duration::from_secs(5);
+/// How long the listener for workers' notices waits at a time before it looks whether the
+/// server still follows games, and how long after a lost connection it connects again.
+const HEAR: Duration = Duration::from_secs(1);
 /// A comment sent to an idle stream, so that proxies keep it and a gone client is noticed.
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
 /// How long a followed game's records are kept after its last watcher left.
@@ -48,12 +54,15 @@ const KEEP: Duration = Duration::from_secs(60);
 /// Every game followed now, by its number.
 pub(crate) struct Live {
     feeds: Mutex<HashMap<u32, Arc<Feed>>>,
+    /// The kind of game the server's store holds (`paths`…), once a stream has read it.
+    game: std::sync::OnceLock<String>,
 }
 
 impl Live {
     pub(crate) fn new() -> Live {
         Live {
             feeds: Mutex::default(),
+            game: std::sync::OnceLock::new(),
         }
     }
 
@@ -69,6 +78,7 @@ impl Live {
                     log: RwLock::default(),
                     published,
                     watchers: AtomicUsize::new(0),
+                    told: Notify::new(),
                 });
                 feeds.insert(index, Arc::clone(&feed));
                 tokio::spawn(follow(
@@ -89,6 +99,41 @@ impl Live {
             next: after,
             done: false,
         }
+    }
+
+    /// Listens, on a thread of its own, for the notices workers send with the rows of their
+    /// games in progress on `channel` of the database at `url`, and tells each followed game's
+    /// task of its own: a worker's record reaches its watchers as soon as its row is
+    /// committed, and a game's rows are read only when some came. Stops when the server
+    /// no longer holds `self`.
+    pub(crate) fn hear(self: &Arc<Live>, url: String, channel: String) -> anyhow::Result<()> {
+        let live = Arc::downgrade(self);
+        std::thread::Builder::new()
+            .name("live notices".into())
+            .spawn(move || hear(&live, &url, &channel))?;
+        Ok(())
+    }
+
+    /// Tells game `index`'s task, if it is followed, that it has new rows.
+    fn told(&self, index: u32) {
+        let feeds = self.feeds.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(feed) = feeds.get(&index) {
+            feed.told.notify_one();
+        }
+    }
+
+    /// Tells every followed game's task to read its rows: notices may have been lost.
+    fn told_all(&self) {
+        let feeds = self.feeds.lock().unwrap_or_else(PoisonError::into_inner);
+        for feed in feeds.values() {
+            feed.told.notify_one();
+        }
+    }
+
+    /// Whether game `index` is followed now (so it exists).
+    fn follows(&self, index: u32) -> bool {
+        let feeds = self.feeds.lock().unwrap_or_else(PoisonError::into_inner);
+        feeds.contains_key(&index)
     }
 
     /// How many watch game `index` now.
@@ -122,6 +167,52 @@ struct Feed {
     /// end is released).
     published: watch::Sender<usize>,
     watchers: AtomicUsize,
+    /// Told when a worker sent rows of the game ([`Live::hear`]); kept until the task reads
+    /// them if it is busy then.
+    told: Notify,
+}
+
+/// The listener's loop ([`Live::hear`]): until `live` is gone, waits for notices, connecting
+/// again after a lost connection (every followed game then reads its rows: some may have come
+/// unheard).
+fn hear(live: &Weak<Live>, url: &str, channel: &str) {
+    let mut notices: Option<store::LiveNotices> = None;
+    let mut failed = false;
+    loop {
+        let told = match notices.as_mut() {
+            None => match store::LiveNotices::listen(url, channel) {
+                Ok(listening) => {
+                    notices = Some(listening);
+                    failed = false;
+                    None
+                }
+                Err(err) => {
+                    if !failed {
+                        tracing::warn!(
+                            "cannot hear workers' live records (read every {UNTOLD:?} meanwhile): {err:#}"
+                        );
+                    }
+                    failed = true;
+                    std::thread::sleep(HEAR);
+                    Some(Vec::new())
+                }
+            },
+            Some(listening) => match listening.wait(HEAR) {
+                Ok(games) => Some(games),
+                Err(err) => {
+                    tracing::warn!("lost the connection that hears workers' live records: {err:#}");
+                    notices = None;
+                    Some(Vec::new())
+                }
+            },
+        };
+        let Some(live) = live.upgrade() else { return };
+        match told {
+            // Listening anew: what came meanwhile is read now.
+            None => live.told_all(),
+            Some(games) => games.into_iter().for_each(|game| live.told(game)),
+        }
+    }
 }
 
 #[derive(Default)]
@@ -165,9 +256,9 @@ impl Tail {
     }
 }
 
-/// Follows game `index` for `feed`: reads its new records every [`TAIL`], releases them when
-/// they are old enough, and the end once the game is no longer running; then keeps them while
-/// anyone watches, and for [`KEEP`] after.
+/// Follows game `index` for `feed`: reads its new records (every [`TAIL`] from its file, when
+/// told from a worker's rows), releases them when they are old enough, and the end once the
+/// game is no longer running; then keeps them while anyone watches, and for [`KEEP`] after.
 async fn follow(live: Arc<Live>, reader: Arc<Reader>, index: u32, feed: Arc<Feed>) {
     let shared = reader.is_shared();
     let begun = with_store(&reader, move |store, dir| {
@@ -195,11 +286,17 @@ async fn follow(live: Arc<Live>, reader: Arc<Reader>, index: u32, feed: Arc<Feed
         next_id: 1,
         private: reader.stderr_private,
     };
-    let mut looked = Instant::now() - STATE_EVERY;
+    // A worker's game is read when its worker tells of new rows ([`Live::hear`]), or every
+    // [`UNTOLD`]; a game's file here, every [`TAIL`].
+    let told_of = matches!(tail.records, Records::Rows { .. });
+    let mut looked = Instant::now() - UNTOLD;
+    // Whether its records and its state are to be read (a file's: always, at every look).
+    let (mut rows_due, mut state_due) = (true, true);
     let mut ended: Option<(Instant, serde_json::Value)> = None;
     loop {
-        if ended.is_none() && looked.elapsed() >= STATE_EVERY {
+        if ended.is_none() && state_due && looked.elapsed() >= STATE_EVERY {
             looked = Instant::now();
+            state_due = !told_of;
             let ended_now = with_store(&reader, move |store, dir| ending(store, dir, index)).await;
             if let Ok(Some(end)) = ended_now {
                 let end = match tail.private {
@@ -212,7 +309,8 @@ async fn follow(live: Arc<Live>, reader: Arc<Reader>, index: u32, feed: Arc<Feed
                 ended = Some((Instant::now(), end));
             }
         }
-        if ended.is_none() {
+        if ended.is_none() && rows_due {
+            rows_due = !told_of;
             read_new(&reader, index, &mut tail).await;
         }
         release(&feed, &mut tail, delay);
@@ -227,7 +325,28 @@ async fn follow(live: Arc<Live>, reader: Arc<Reader>, index: u32, feed: Arc<Feed
             // Nobody follows it any more: the next watcher begins again.
             return;
         }
-        tokio::time::sleep(TAIL).await;
+        if !told_of {
+            tokio::time::sleep(TAIL).await;
+            continue;
+        }
+        // Until told, or the next record's release, the end's, a state's look put off, or
+        // the safety net's look.
+        let mut wait = UNTOLD.saturating_sub(looked.elapsed());
+        if state_due && ended.is_none() {
+            wait = wait.min(STATE_EVERY.saturating_sub(looked.elapsed()));
+        }
+        match (tail.held.front(), &ended) {
+            (Some((when, _)), _) | (None, Some((when, _))) => {
+                wait = wait.min(delay.saturating_sub(when.elapsed()));
+            }
+            (None, None) => {}
+        }
+        tokio::select! {
+            () = feed.told.notified() => (rows_due, state_due) = (true, true),
+            () = tokio::time::sleep(wait) => if looked.elapsed() >= UNTOLD {
+                (rows_due, state_due) = (true, true);
+            },
+        }
     }
 }
 
@@ -409,15 +528,23 @@ pub(crate) async fn stream(
             )
         })?,
     };
-    let (exists, game) = with_store(&reader, move |store, _| {
-        Ok((store.game_state(index)?, store.meta("game")?))
-    })
-    .await?;
-    if exists.is_none() {
-        return Err(Failure(
-            StatusCode::NOT_FOUND,
-            format!("there is no game {index}"),
-        ));
+    // A game followed now exists: a watcher joins it without reading the store, which costs a
+    // blocking thread and (for a tournament folder) an SQLite connection opened for the one
+    // read. A thousand watchers arriving together took as many threads and connections, whose
+    // memory the allocator kept after they went: 14–22% of what a watcher cost
+    // (docs/benchmarks.md, "Watching games live"). The kind of game is the store's, read once.
+    if !reader.live.follows(index) || reader.live.game.get().is_none() {
+        let (exists, game) = with_store(&reader, move |store, _| {
+            Ok((store.game_state(index)?, store.meta("game")?))
+        })
+        .await?;
+        if exists.is_none() {
+            return Err(Failure(
+                StatusCode::NOT_FOUND,
+                format!("there is no game {index}"),
+            ));
+        }
+        reader.live.game.get_or_init(|| game.unwrap_or_default());
     }
     let watcher = reader.live.watch(&reader, index, after);
     let body = futures::stream::unfold(watcher, |mut watcher| async move {
@@ -430,7 +557,10 @@ pub(crate) async fn stream(
             (header::CACHE_CONTROL, "no-cache".to_string()),
             // The records keep the game's own numbers; a client shows them as a person
             // counts, from 1, by the game's numbering (`koth watch`).
-            (GAME_HEADER, game.unwrap_or_default()),
+            (
+                GAME_HEADER,
+                reader.live.game.get().cloned().unwrap_or_default(),
+            ),
         ],
         axum::body::Body::from_stream(body),
     )

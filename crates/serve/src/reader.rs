@@ -71,6 +71,7 @@ pub(crate) fn stamp(store: &Store, hill: bool) -> anyhow::Result<Stamp> {
 impl Reader {
     /// Checks that `watched` can be read, as the server will read it.
     pub(crate) fn open(watched: Watched) -> anyhow::Result<Reader> {
+        let live = Arc::new(live::Live::new());
         let source = match watched {
             Watched::Folder(dir) => {
                 Store::open_read_only(&dir.join(store::FILE))?;
@@ -78,6 +79,9 @@ impl Reader {
             }
             Watched::Shared { url, name } => {
                 let store = Store::open_postgres_read_only(&url, &name)?;
+                if let Some(channel) = store.live_channel() {
+                    live.hear(url.clone(), channel)?;
+                }
                 Source::Shared {
                     url,
                     name,
@@ -90,7 +94,7 @@ impl Reader {
         let mut reader = Reader {
             source,
             memo: Mutex::default(),
-            live: Arc::new(live::Live::new()),
+            live,
             stderr_private: false,
             hill: false,
         };

@@ -91,6 +91,74 @@ impl Address {
     pub(crate) fn describe(&self) -> String {
         format!("tournament {} in {}", self.name, shown(&self.url))
     }
+
+    /// The channel of [`Store::live_channel`]: one per tournament, as a database's
+    /// notifications reach every connection that listens, whatever its schema.
+    pub(crate) fn live_channel(&self) -> String {
+        format!("koth_live_{}", self.schema_name)
+    }
+}
+
+/// A connection of its own that hears which of a tournament's games in progress its workers
+/// sent records of ([`Store::live_channel`]), for a server that streams them: it reads a game's
+/// rows when told, not on a timer.
+///
+/// A plain `postgres` client, not a [`Postgres`] handle: a handle's thread runs one call at a
+/// time, and a wait for notices would hold every other call up. Like a handle's, the client
+/// drives a runtime of its own: it is made and used on a thread outside any async runtime.
+pub struct LiveNotices {
+    client: postgres::Client,
+}
+
+/// The most notices [`LiveNotices::wait`] takes at once.
+const MOST_TOLD: usize = 10_000;
+
+impl LiveNotices {
+    /// Listens on `channel` of the database at `url`.
+    pub fn listen(url: &str, channel: &str) -> anyhow::Result<LiveNotices> {
+        let mut client = postgres::Client::connect(url, postgres::NoTls)
+            .map_err(|e| anyhow::anyhow!("cannot connect to {}: {}", shown(url), describe(&e)))?;
+        // A channel is an identifier: quoted, whatever the schema's name.
+        client
+            .batch_execute(&format!("LISTEN \"{}\"", channel.replace('"', "\"\"")))
+            .map_err(|e| anyhow::anyhow!("cannot listen on {}: {}", shown(url), describe(&e)))?;
+        Ok(LiveNotices { client })
+    }
+
+    /// The games told of within `timeout` (waited for only while none is), each once, with
+    /// every notice pending then; none if none came. An error once the connection is lost.
+    pub fn wait(&mut self, timeout: std::time::Duration) -> anyhow::Result<Vec<u32>> {
+        use postgres::fallible_iterator::FallibleIterator;
+        let lost = |e: postgres::Error| anyhow::anyhow!("{}", describe(&e));
+        let mut told = Vec::new();
+        {
+            let mut notices = self.client.notifications();
+            let first = notices.timeout_iter(timeout).next().map_err(lost)?;
+            if let Some(first) = first {
+                told.push(first);
+                // Those pending now, not those that keep coming: a flood is read the next time.
+                let mut pending = notices.iter();
+                while told.len() < MOST_TOLD
+                    && let Some(notice) = pending.next().map_err(lost)?
+                {
+                    told.push(notice);
+                }
+            }
+        }
+        let mut games = Vec::new();
+        for notice in told {
+            if let Ok(game) = notice.payload().parse::<u32>()
+                && !games.contains(&game)
+            {
+                games.push(game);
+            }
+        }
+        anyhow::ensure!(
+            !self.client.is_closed(),
+            "the connection that listens for games' records was lost"
+        );
+        Ok(games)
+    }
 }
 
 impl Store {
