@@ -99,7 +99,7 @@ fn file_of(store: &Store, dir: &Path) -> anyhow::Result<HillConfig> {
 /// The text of the hill file [`file_of`] reads.
 fn file_text(store: &Store, dir: &Path) -> anyhow::Result<String> {
     if !store.is_shared() {
-        return koth_bot::text::read(&dir.join(FILE_COPY));
+        return koth_base::text::read(&dir.join(FILE_COPY));
     }
     store
         .meta(HILL_FILE_META)?
@@ -160,7 +160,7 @@ impl Hill {
         let plan = Plan::new(file)?;
         let (name, seed) = (plan.name.clone(), plan.seed);
         let dir = dir.unwrap_or_else(|| {
-            koth_bot::logs::default_folder(|secs| format!("hill-{name}-{secs}"))
+            koth_base::logs::default_folder(|secs| format!("hill-{name}-{secs}"))
         });
         std::fs::create_dir_all(&dir)
             .with_context(|| format!("cannot create the hill folder {}", dir.display()))?;
@@ -191,7 +191,7 @@ impl Hill {
     pub(crate) fn create_shared(file: &Path, url: &str) -> anyhow::Result<Hill> {
         let plan = Plan::new(file)?;
         let mut meta = plan.meta();
-        meta.push((HILL_FILE_META, koth_bot::text::read(file)?));
+        meta.push((HILL_FILE_META, koth_base::text::read(file)?));
         let store = Store::submit(url, &plan.name, &meta, &[], &[], &[])?;
         // Its own tables are made by every opening too: a create cut short here is made whole.
         store::create_tables(store.connection())?;

@@ -12,8 +12,8 @@ use std::sync::atomic::Ordering;
 
 use anyhow::Context;
 
+use koth_base::cpu::Claim;
 use koth_bot::BotSpec;
-use koth_bot::cpu::Claim;
 use koth_game::MatchResult;
 use koth_tournament::lock::FolderLock;
 use koth_tournament::play::GameParts;
@@ -208,7 +208,7 @@ impl runner::Policy for HillPolicy<'_> {
                     let name = versions.iter().find(|v| v.id == version).map(|v| &v.name);
                     eprintln!(
                         "koth: {label} is {}; `koth hill resume-bot {:?} {}` schedules it again",
-                        koth_bot::text::shown(&reason),
+                        koth_base::text::shown(&reason),
                         name.map_or("NAME", |n| n.as_str()),
                         hill.add_target()
                     );
@@ -283,7 +283,7 @@ impl runner::Policy for HillPolicy<'_> {
                 // No machine may play it: its row, not this machine's files, is at fault. The
                 // game fails for good and the version is suspended, with the row named to the
                 // owner and no path on the hill's public pages.
-                let message = koth_bot::text::shown(&format!("{err:#}")).into_owned();
+                let message = koth_base::text::shown(&format!("{err:#}")).into_owned();
                 hill.store
                     .record_harness_fault(game.index, attempt, &message, true)?;
                 store::suspend(hill.store.connection(), version, NOT_ITS_COPY)?;

@@ -229,7 +229,7 @@ fn no_bot(name: &str) -> Failure {
         StatusCode::NOT_FOUND,
         format!(
             "the hill has no bot called {:?}",
-            koth_bot::text::shown(name)
+            koth_base::text::shown(name)
         ),
     )
 }

@@ -114,7 +114,7 @@ pub(crate) const MAX_GAMES: u32 = 1_000_000;
 impl Config {
     /// Reads and checks a tournament file; every error names the file (and the line or key).
     pub(crate) fn load(path: &Path) -> anyhow::Result<Config> {
-        let text = koth_bot::text::read(path)?;
+        let text = koth_base::text::read(path)?;
         Config::parse(&text, path)
     }
 

@@ -34,9 +34,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 
+use koth_base::cpu::Claim;
+use koth_base::text;
 use koth_bot::BotStatus;
-use koth_bot::cpu::Claim;
-use koth_bot::text;
 use koth_bot::{BotSpec, Sandbox, build, sandbox};
 use koth_game::{Average, BotResult, Game, MatchResult, Ranking};
 
@@ -168,7 +168,7 @@ impl Tournament {
     ) -> anyhow::Result<Self> {
         let plan = Plan::new(file, seed)?;
         let dir = dir.unwrap_or_else(|| {
-            koth_bot::logs::default_folder(|secs| format!("tournament-{}-{secs}", plan.name))
+            koth_base::logs::default_folder(|secs| format!("tournament-{}-{secs}", plan.name))
         });
         // The outermost folder this creates (`logs/` too, the first time), removed again if the
         // tournament cannot start.
@@ -292,7 +292,7 @@ impl Tournament {
             })
             .collect();
         let mut meta = plan.meta;
-        meta.push((FILE_META, koth_bot::text::read(file)?));
+        meta.push((FILE_META, koth_base::text::read(file)?));
         Store::submit(url, &plan.name, &meta, &bots, &hashes, &plan.games)
     }
 
@@ -536,7 +536,7 @@ impl Tournament {
         let mut benched = Vec::new();
         for &(bot, failures) in streaks {
             if failures >= BENCH_AFTER && self.bots[bot].benched.is_none() {
-                let unbench = koth_bot::interrupt::shell_command(&[
+                let unbench = koth_base::interrupt::shell_command(&[
                     "koth".as_ref(),
                     "tournament".as_ref(),
                     "resume".as_ref(),

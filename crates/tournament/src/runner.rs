@@ -20,9 +20,9 @@ use std::time::Instant;
 
 use tokio::task::JoinSet;
 
-use koth_bot::text;
+use koth_base::text;
 
-use koth_bot::cpu::Claim;
+use koth_base::cpu::Claim;
 use koth_bot::record::{Follower, RECORD_FILE};
 use koth_game::{Game, MatchResult};
 
@@ -98,14 +98,14 @@ pub async fn run(policy: &mut dyn Policy, jobs: usize, game: &dyn Game) -> anyho
     // slow each other down, and a game and its bots take turns on their CPU instead of waking
     // another. A game that finds no CPU free (other koth processes hold them) runs unpinned,
     // and the log says so.
-    let allowed = koth_bot::cpu::allowed();
+    let allowed = koth_base::cpu::allowed();
     let share = (allowed.len() / jobs.max(1)).min(game.most_cpus());
     let placement = if share == 0 {
         format!("unpinned: {jobs} games at once on {} CPUs", allowed.len())
     } else {
         format!(
             "each on {share} free CPU(s) of {} claimed as it starts, else unpinned",
-            koth_bot::cpu::list(&allowed)
+            koth_base::cpu::list(&allowed)
         )
     };
     policy.say(&format!("games run {placement}"));
@@ -137,7 +137,7 @@ pub async fn run(policy: &mut dyn Policy, jobs: usize, game: &dyn Game) -> anyho
             let claim = if share == 0 {
                 Claim::unpinned("more games at once than CPUs".into())
             } else {
-                koth_bot::cpu::claim(&allowed, 1, share)
+                koth_base::cpu::claim(&allowed, 1, share)
             };
             let described = claim.describe();
             let Some(parts) = policy.parts(&game, attempt, claim)? else {
@@ -307,8 +307,8 @@ pub fn collect_task(
     store: &Store,
     joined: Result<GameReport, tokio::task::JoinError>,
 ) -> anyhow::Result<TaskEnd> {
-    if koth_bot::interrupt::requested() {
-        koth_bot::interrupt::wait_for_exit();
+    if koth_base::interrupt::requested() {
+        koth_base::interrupt::wait_for_exit();
     }
     let GameReport {
         game,

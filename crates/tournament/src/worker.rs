@@ -80,7 +80,7 @@ pub type JoinOther =
 pub fn run(args: Args, join_other: JoinOther) -> anyhow::Result<()> {
     let work = args
         .dir
-        .unwrap_or_else(|| koth_bot::logs::default_folder(|secs| format!("worker-{secs}")));
+        .unwrap_or_else(|| koth_base::logs::default_folder(|secs| format!("worker-{secs}")));
     std::fs::create_dir_all(&work)
         .with_context(|| format!("cannot create the worker's folder {}", work.display()))?;
     anyhow::ensure!(

@@ -86,7 +86,7 @@ pub struct LogDirArg {
 impl LogDirArg {
     /// The folder given, or `logs/<command>-<unix seconds>[-seed<seed>]/`, created.
     pub fn create(&self, command: &str, seed: Option<u64>) -> anyhow::Result<PathBuf> {
-        koth_bot::logs::create_folder(self.log_dir.clone(), |secs| match seed {
+        koth_base::logs::create_folder(self.log_dir.clone(), |secs| match seed {
             Some(seed) => format!("{command}-{secs}-seed{seed}"),
             None => format!("{command}-{secs}"),
         })
@@ -178,7 +178,7 @@ fn data_note(spec: &BotSpec, ask: koth_bot::DataAsk) -> String {
         "{}: `data` in its bot.toml: its data is {} (without --sandbox), kept from one game to the next and \
          checked after each answer against its cap of {} (a tournament or hill gives each game \
          a copy of its data of its own, and never reads this folder)",
-        koth_bot::text::shown(&spec.name),
+        koth_base::text::shown(&spec.name),
         spec.dir.join(koth_bot::data::DATA_FOLDER).display(),
         cap.describe()
     )

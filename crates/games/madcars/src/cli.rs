@@ -35,7 +35,7 @@ pub struct Args {
     /// and on one CPU none of them wakes another (a quarter less of koth's time per tick on a
     /// busy machine), but the two bots then think one after the other: for quick bots, or one
     /// game per CPU. If another koth holds the CPU, the game runs unpinned and says so.
-    #[arg(long, value_name = "N", value_parser = koth_bot::cpu::parse_cpu)]
+    #[arg(long, value_name = "N", value_parser = koth_base::cpu::parse_cpu)]
     cpu: Option<usize>,
     #[command(flatten)]
     contain: SandboxArgs,
@@ -79,7 +79,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let names = bots.iter().map(|b| b.name.clone()).collect();
     let (bar, progress) = report::match_progress(args.matches, "match", names);
     // Held until the game ends, so no other koth pins to the CPU meanwhile.
-    let claim = koth_bot::cpu::claim_given(args.cpu);
+    let claim = koth_base::cpu::claim_given(args.cpu);
     let setup = MatchSetup {
         rounds: Some(args.matches),
         progress: Some(progress),
@@ -87,7 +87,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ..MatchSetup::new(bots, seed, log_dir.clone(), args.timeout.limits())
     };
     // The bots are started from this thread, and so keep to its CPU too.
-    koth_bot::cpu::pin_current_thread(&setup.cpus);
+    koth_base::cpu::pin_current_thread(&setup.cpus);
     let (result, game) = koth_game::runtime()?.block_on(play::play(&setup, &options))?;
     bar.finish_and_clear();
     for (index, played) in game.matches.iter().enumerate() {

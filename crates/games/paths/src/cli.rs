@@ -32,7 +32,7 @@ pub struct Args {
     /// the other CPUs; but the bots of a phase then think one after another, so give it to games
     /// of quick bots, or to one game per CPU. If another koth holds the CPU, the game runs
     /// unpinned and says so.
-    #[arg(long, value_name = "N", value_parser = koth_bot::cpu::parse_cpu)]
+    #[arg(long, value_name = "N", value_parser = koth_base::cpu::parse_cpu)]
     cpu: Option<usize>,
     #[command(flatten)]
     contain: SandboxArgs,
@@ -60,7 +60,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let names = bots.iter().map(|b| b.name.clone()).collect();
     let (bar, progress) = report::match_progress(args.rounds, "round", names);
     // Held until the game ends, so no other koth pins to the CPU meanwhile.
-    let claim = koth_bot::cpu::claim_given(args.cpu);
+    let claim = koth_base::cpu::claim_given(args.cpu);
     let setup = MatchSetup {
         rounds: Some(args.rounds),
         progress: Some(progress),
@@ -68,9 +68,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ..MatchSetup::new(bots, seed, log_dir.clone(), args.timeout.limits())
     };
 
-    koth_bot::cpu::pin_current_thread(&setup.cpus);
+    koth_base::cpu::pin_current_thread(&setup.cpus);
     let runtime = koth_game::runtime()?;
-    // Stopping koth is koth_bot::interrupt's: it kills every bot process group before koth exits.
+    // Stopping koth is koth_base::interrupt's: it kills every bot process group before koth exits.
     let (result, results) = runtime.block_on(play::play(&setup))?;
     bar.finish_and_clear();
     report::print_result(&result, &log_dir);

@@ -398,10 +398,10 @@ pub(crate) fn play_board(
 }
 
 /// Pins the calling thread, and so the bot processes it starts, to the `job`-th of `cpus`, when
-/// each of the `jobs` can have one of its own (see [`koth_bot::cpu`]).
+/// each of the `jobs` can have one of its own (see [`koth_base::cpu`]).
 fn pin_to_cpu(job: usize, jobs: usize, cpus: &[usize]) {
     if jobs <= cpus.len() {
-        koth_bot::cpu::pin_current_thread(&cpus[job..=job]);
+        koth_base::cpu::pin_current_thread(&cpus[job..=job]);
     }
 }
 

@@ -87,7 +87,7 @@ impl Builder {
             let thread = std::thread::Builder::new()
                 .name(format!("koth-builder-{n}"))
                 .spawn(move || {
-                    while !stopped.load(Ordering::Relaxed) && !koth_bot::interrupt::requested() {
+                    while !stopped.load(Ordering::Relaxed) && !koth_base::interrupt::requested() {
                         match build_next(&hill) {
                             Ok(true) => {}
                             Ok(false) => std::thread::sleep(POLL),
@@ -158,8 +158,8 @@ pub(crate) fn build_next(hill: &Hill) -> anyhow::Result<bool> {
     // version it becomes.
     eprintln!(
         "koth: an upload of {} by {} arrived (submission {id}): building and validating it",
-        koth_bot::text::shown(&bot),
-        koth_bot::text::shown(&author)
+        koth_base::text::shown(&bot),
+        koth_base::text::shown(&author)
     );
     tracing::info!(id, bot, "submission building");
     let added = versions::add_followed(hill, &folder, &mut |step| {
@@ -168,7 +168,7 @@ pub(crate) fn build_next(hill: &Hill) -> anyhow::Result<bool> {
             Step::Validating => SubmissionStatus::Validating,
         })
     });
-    if koth_bot::interrupt::requested() {
+    if koth_base::interrupt::requested() {
         // Cut short by a stop, no fault of the upload's: it is built again, from its first
         // try, when the hill runs again.
         db.execute(
@@ -235,8 +235,8 @@ pub(crate) fn build_next(hill: &Hill) -> anyhow::Result<bool> {
     if added.version.is_none() {
         eprintln!(
             "koth: the upload of {} (submission {id}) is refused: {}",
-            koth_bot::text::shown(&bot),
-            koth_bot::text::shown(
+            koth_base::text::shown(&bot),
+            koth_base::text::shown(
                 &added
                     .summary
                     .as_deref()
