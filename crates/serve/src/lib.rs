@@ -55,6 +55,7 @@ use tokio::io::AsyncWriteExt;
 use tokio::sync::{Semaphore, watch};
 
 mod clients;
+mod contest_page;
 pub mod follow;
 pub(crate) mod hill;
 mod hill_page;
