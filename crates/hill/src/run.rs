@@ -251,7 +251,7 @@ impl runner::Policy for HillPolicy<'_> {
             let room = self.jobs.saturating_sub(at_the_door).max(1);
             return Ok(Turn {
                 room: room.min(usize::try_from(self.wanted).unwrap_or(usize::MAX)),
-                passed: unscheduled
+                left_to_others: unscheduled
                     .iter()
                     .chain(self.refused.iter())
                     .copied()
@@ -260,7 +260,7 @@ impl runner::Policy for HillPolicy<'_> {
         }
     }
 
-    fn parts(
+    fn game_parts(
         &mut self,
         game: &ScheduledGame,
         attempt: u32,
@@ -277,7 +277,7 @@ impl runner::Policy for HillPolicy<'_> {
                     reason.unwrap_or_default()
                 );
                 self.said_waiting = false;
-                parts(hill, game, seats, claim).map(Some)
+                parts_with_seats(hill, game, seats, claim).map(Some)
             }
             Err((version, err)) if err.downcast_ref::<NotItsCopy>().is_some() => {
                 // No machine may play it: its row, not this machine's files, is at fault. The
@@ -566,7 +566,7 @@ fn seats(hill: &Hill, game: &ScheduledGame) -> Result<Vec<BotSpec>, (usize, anyh
 }
 
 /// What the tournament's runner needs to play `game` with `seats`.
-fn parts(
+fn parts_with_seats(
     hill: &Hill,
     game: &ScheduledGame,
     seats: Vec<BotSpec>,

@@ -411,7 +411,7 @@ pub(crate) fn logs(
     struct Logs {
         game: u32,
         seats: Vec<Seat>,
-        games: Vec<Played>,
+        games: Vec<GameOfBot>,
     }
     #[derive(Deserialize)]
     struct Seat {
@@ -423,7 +423,7 @@ pub(crate) fn logs(
         transcript: String,
     }
     #[derive(Deserialize)]
-    struct Played {
+    struct GameOfBot {
         game: u32,
         version: u32,
         status: String,

@@ -11,7 +11,7 @@
 //! - A game task always comes back through [`collect_task`], which frees its CPUs, waits out a stop
 //!   koth was asked for, and records a harness fault as one: a fault is never a bot's.
 //! - No game is played whose parts cannot be made: the policy refuses it (`None`), having
-//!   recorded why (the game given up, or its bot passed from then on), and the next turn claims
+//!   recorded why (the game given up, or its bot passed over from then on), and the next turn claims
 //!   another.
 
 use std::collections::HashMap;
@@ -41,7 +41,7 @@ pub struct Turn {
     /// How many games may run at once now (at most the loop's `jobs`).
     pub room: usize,
     /// The bots whose games this koth leaves to others (or to no one).
-    pub passed: Vec<usize>,
+    pub left_to_others: Vec<usize>,
 }
 
 /// What a loop that plays claimed games does around them ([module](self)).
@@ -58,7 +58,7 @@ pub trait Policy {
     /// What the claimed `game` needs to be played, holding `claim`; `None` if this koth will
     /// not play it, its harness fault recorded by the policy: no more games are claimed in the
     /// turn.
-    fn parts(
+    fn game_parts(
         &mut self,
         game: &ScheduledGame,
         attempt: u32,
@@ -105,8 +105,11 @@ pub async fn run(policy: &mut dyn Policy, jobs: usize, game: &dyn Game) -> anyho
     let mut sending = tokio::time::interval(SEND_EVERY);
     sending.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
-        let Turn { room, passed } = policy.turn()?;
-        let refused = flight.start(policy, room.min(jobs), &passed, &cpus)?;
+        let Turn {
+            room,
+            left_to_others,
+        } = policy.turn()?;
+        let refused = flight.start(policy, room.min(jobs), &left_to_others, &cpus)?;
         if flight.running.is_empty() {
             // A game refused: the next turn claims another (the policy now passes its bot, or
             // gave the game up).
@@ -217,24 +220,26 @@ struct InFlight {
 
 impl InFlight {
     /// Claims and starts games until `room` run or none is left to claim, passing the bots
-    /// `passed`; true if the policy refused one (the turn then claims no more).
+    /// `left_to_others`; true if the policy refused one (the turn then claims no more).
     fn start(
         &mut self,
         policy: &mut dyn Policy,
         room: usize,
-        passed: &[usize],
+        left_to_others: &[usize],
         cpus: &CpuShare,
     ) -> anyhow::Result<bool> {
         while self.running.len() < room {
             let asked = Instant::now();
             let Some(Claimed { game, attempt }) =
-                policy.store().claim(policy.claimant(), passed, ATTEMPTS)?
+                policy
+                    .store()
+                    .claim(policy.claimant(), left_to_others, ATTEMPTS)?
             else {
                 break;
             };
             let claim = cpus.claim();
             let described = claim.describe();
-            let Some(parts) = policy.parts(&game, attempt, claim)? else {
+            let Some(parts) = policy.game_parts(&game, attempt, claim)? else {
                 return Ok(true);
             };
             tracing::info!(game = game.index, attempt, "game started {described}");
@@ -467,13 +472,13 @@ mod tests {
     }
 
     /// A policy as small as one can be: plays every game of its store, leaving those of the
-    /// bots in `passed`, and refusing (as a harness fault) those seating `refused`.
+    /// bots in `left_to_others`, and refusing (as a harness fault) those seating `refused`.
     struct Plays {
         store: Store,
         claimant: Claimant,
         dir: PathBuf,
         bots: Vec<BotSpec>,
-        passed: Vec<usize>,
+        left_to_others: Vec<usize>,
         refused: Option<usize>,
         recorded: Vec<u32>,
         said: RefCell<Vec<String>>,
@@ -492,10 +497,10 @@ mod tests {
         fn turn(&mut self) -> anyhow::Result<Turn> {
             Ok(Turn {
                 room: 2,
-                passed: self.passed.clone(),
+                left_to_others: self.left_to_others.clone(),
             })
         }
-        fn parts(
+        fn game_parts(
             &mut self,
             game: &ScheduledGame,
             attempt: u32,
@@ -546,7 +551,7 @@ mod tests {
     }
 
     /// Three bots, every pair twice: six games of Nim in a SQLite store under `root`.
-    fn plays(root: &Path, passed: Vec<usize>, refused: Option<usize>) -> Plays {
+    fn plays(root: &Path, left_to_others: Vec<usize>, refused: Option<usize>) -> Plays {
         let bots: Vec<BotSpec> = ["a", "b", "c"].iter().map(|n| taker(root, n)).collect();
         let games: Vec<ScheduledGame> = [(0, 1), (0, 2), (1, 2), (1, 0), (2, 0), (2, 1)]
             .iter()
@@ -564,7 +569,7 @@ mod tests {
             claimant: Claimant::new(60),
             dir: root.to_path_buf(),
             bots,
-            passed,
+            left_to_others,
             refused,
             recorded: Vec::new(),
             said: RefCell::new(Vec::new()),

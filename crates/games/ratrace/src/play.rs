@@ -446,7 +446,7 @@ pub(crate) struct RunConfig {
 }
 
 /// A played run.
-pub(crate) struct Played {
+pub(crate) struct PlayedRun {
     /// In board order.
     pub records: Vec<BoardRecord>,
     /// A bot player's answer timings, over all its processes.
@@ -543,7 +543,7 @@ pub(crate) fn play_boards(
     run_seed: u64,
     config: &RunConfig,
     on_record: &mut dyn FnMut(&BoardRecord),
-) -> anyhow::Result<Played> {
+) -> anyhow::Result<PlayedRun> {
     let next = AtomicUsize::new(0);
     let (sender, receiver) = mpsc::channel();
     let mut records = Vec::with_capacity(config.boards);
@@ -674,7 +674,7 @@ pub(crate) fn play_boards(
         );
     }
     records.sort_by_key(|r| r.board);
-    Ok(Played {
+    Ok(PlayedRun {
         records,
         timing,
         faults,
