@@ -60,15 +60,11 @@ pub(crate) fn run_hill(
     // Games recorded before a stop, or by workers while no run was rating, are rated now,
     // once (and not counted among the `games` more this run plays for).
     store::rate_recorded(store.connection(), hill.config.suspension, u32::MAX)?;
-    store::set_placement_games(store.connection(), hill.config.tuning.placement_games)?;
-    // The hill file may have changed since the last run: its server holds records this long.
-    store.set_meta(
-        koth_tournament::store::LIVE_DELAY_META,
-        &hill.config.game.live_delay_s.unwrap_or(0.0).to_string(),
-    )?;
-    store::set_fewest_seats(
+    store::write_run_settings(
         store.connection(),
+        hill.config.tuning.placement_games,
         hill.config.fewest().min(hill.config.players()),
+        hill.config.game.live_delay_s.unwrap_or(0.0),
     )?;
     let jobs = jobs.unwrap_or_else(|| hill.config.game.jobs()).max(1);
     let refit = Refit::start(
@@ -121,7 +117,7 @@ pub(crate) async fn play(
         role,
         refused,
         recorded: 0,
-        told: before.len(),
+        versions_told: before.len(),
         before,
         wanted: u32::MAX,
         queued: 0,
@@ -144,7 +140,7 @@ struct HillPolicy<'a> {
     /// Games this run rated.
     recorded: u32,
     /// The versions this run has told of, and the versions as it last saw them.
-    told: usize,
+    versions_told: usize,
     before: Vec<Version>,
     /// Games still wanted, and queued, at the last turn; versions scheduled then.
     wanted: u32,
@@ -214,10 +210,10 @@ impl runner::Policy for HillPolicy<'_> {
                     );
                     tracing::warn!(version = label, "{reason}");
                 }
-                for new in versions.iter().skip(self.told) {
+                for new in versions.iter().skip(self.versions_told) {
                     eprintln!("koth: {}", joined(new, &versions));
                 }
-                self.told = self.told.max(versions.len());
+                self.versions_told = self.versions_told.max(versions.len());
                 if rated > 0 {
                     // Ratings and suspensions changed: choose with the new ones.
                     continue;

@@ -239,7 +239,7 @@ fn record_outcome(
     let stderr = added
         .validation
         .as_deref()
-        .and_then(|game| stderr_of(game, &private));
+        .and_then(|game| stderr_of(game, private));
     let version_digest = db
         .row(
             "SELECT digest FROM hill_versions WHERE name = ?1 AND version = ?2",
