@@ -2,10 +2,10 @@
 //!
 //! koth is a workspace of crates in floors; each crate names only the ones below it, and the
 //! compiler holds it to that (ARCHITECTURE.md):
+//! - [`base`] (`koth-base`): the helpers every crate may use (text from outside and names,
+//!   CPUs, log and cache folders, interruption), knowing no bot and no game.
 //! - [`bot`] (`koth-bot`): bot processes over a line protocol (spawn, contain, lines, time
-//!   limits, faults) and the lists of bots to start, with the helpers it needs (uploaded
-//!   archives, CPUs, text from outside, log folders, interruption). It knows nothing about any
-//!   game.
+//!   limits, faults) and the lists of bots to start. It knows nothing about any game.
 //! - [`game`] (`koth-game`): the small interface every game implements, the result of a match,
 //!   the loops of a duel and of bots answering together, the registry of games as installed,
 //!   and what every game's command shares; [`ranking`] (`koth-ranking`): how results become a
@@ -21,8 +21,8 @@
 pub mod command;
 pub mod games;
 
+pub use koth_base as base;
 pub use koth_bot as bot;
-pub use koth_bot::{archive, cpu, interrupt, logs, text};
 pub use koth_game as game;
 pub use koth_game::{cli, seed, stats};
 pub use koth_hill as hill;

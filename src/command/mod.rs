@@ -60,8 +60,8 @@ pub fn main() -> ExitCode {
     let matches = Command::augment_subcommands(koth).get_matches();
     // Bots run in process groups of their own, out of reach of the terminal's Ctrl-C: stopping
     // koth must stop them.
-    koth_bot::interrupt::install();
-    koth_bot::interrupt::end_quietly_on_broken_pipe();
+    koth_base::interrupt::install(koth_bot::stop_every_bot);
+    koth_base::interrupt::end_quietly_on_broken_pipe(koth_bot::stop_every_bot);
     if let Ok(koth) = std::env::current_exe() {
         koth_bot::use_compiler(koth);
     }
@@ -83,7 +83,7 @@ pub fn main() -> ExitCode {
             // newlines: a build's log quoted in it reads as the lines it was.
             eprintln!(
                 "koth: error: {}",
-                koth_bot::text::shown_lines(&format!("{err:#}"))
+                koth_base::text::shown_lines(&format!("{err:#}"))
             );
             ExitCode::FAILURE
         }

@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 
+use koth_base::text;
 use koth_bot::sandbox;
-use koth_bot::text;
 use koth_bot::{Limits, build, roster};
 use koth_game::cli::{SandboxArgs, limit_ms_parser};
 use koth_game::{Numbering, ReplayAt};

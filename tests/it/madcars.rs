@@ -719,7 +719,7 @@ fn cpu_keeps_koth_and_both_bots_on_one_cpu() {
     let one = player(tmp.path(), "one", "One", "cpus 1");
     let two = player(tmp.path(), "two", "Two", "cpus 2");
     // The last CPU koth may use: not the first, where an unpinned process would sit anyway.
-    let cpu = *koth::cpu::allowed().last().unwrap();
+    let cpu = *koth::base::cpu::allowed().last().unwrap();
     let log = tmp.path().join("g");
     let args = ["--matches", "1", "--seed", "1", "--cpu", &cpu.to_string()];
     game(&[&one, &two], &log, &args);

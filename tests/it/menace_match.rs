@@ -239,7 +239,7 @@ fn a_tictactoe_match_keeps_to_one_cpu_of_its_share() {
         bot.name = format!("Cpus {seat}");
         bots.push(bot);
     }
-    let cpus = koth::cpu::allowed();
+    let cpus = koth::base::cpu::allowed();
     let setup = MatchSetup {
         rounds: Some(2),
         cpus: cpus.clone(),

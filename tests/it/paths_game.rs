@@ -269,7 +269,7 @@ fn a_game_of_no_rounds_is_refused() {
 fn a_game_given_a_cpu_keeps_every_bot_there() {
     let tmp = tempfile::tempdir().unwrap();
     let bots = cpu_reporting_paths_bots(tmp.path(), 2);
-    let cpu = *koth::cpu::allowed().last().unwrap();
+    let cpu = *koth::base::cpu::allowed().last().unwrap();
     let cpu_arg = cpu.to_string();
     let mut args = vec!["--cpu", &cpu_arg];
     for bot in &bots {

@@ -14,7 +14,7 @@ use crate::support::tournament::{query, repo};
 /// The first two CPUs the test may use, as `taskset` takes them (`0,1`), or `None` on a machine
 /// with one.
 fn two_cpus() -> Option<(Vec<usize>, String)> {
-    let allowed = koth::cpu::allowed();
+    let allowed = koth::base::cpu::allowed();
     let two = allowed.get(..2)?.to_vec();
     let list = format!("{},{}", two[0], two[1]);
     Some((two, list))

@@ -44,7 +44,7 @@ fn a_name_with_a_format_character_or_too_long_is_refused() {
         assert!(
             !format!("{error:#}")
                 .chars()
-                .any(koth_bot::text::is_unprintable),
+                .any(koth_base::text::is_unprintable),
             "{error:#}"
         );
     }

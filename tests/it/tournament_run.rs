@@ -220,7 +220,7 @@ fn jobs_is_bounded_with_a_clear_error() {
 
 #[test]
 fn each_rat_race_match_keeps_to_a_cpu_of_its_own() {
-    let cpus = koth::cpu::allowed();
+    let cpus = koth::base::cpu::allowed();
     let tmp = tempfile::tempdir().unwrap();
     let bot = tmp.path().join("cpus");
     std::fs::create_dir_all(&bot).unwrap();
@@ -268,7 +268,7 @@ fn paths_game_cpus(out: &Path, game: usize) -> Vec<Vec<usize>> {
 
 #[test]
 fn paths_games_share_the_cpus_out_and_keep_their_bots_on_their_share() {
-    let cpus = koth::cpu::allowed();
+    let cpus = koth::base::cpu::allowed();
     let tmp = tempfile::tempdir().unwrap();
     let bots = cpu_reporting_paths_bots(tmp.path(), 2);
     let bots: Vec<&Path> = bots.iter().map(PathBuf::as_path).collect();

@@ -252,14 +252,14 @@ fn compile_contained(
 /// else `~/.cache`), else `koth-builds-<uid>` in the system's temp folder; private to koth's
 /// user (a contained bot's user reaches its own build's entries through its sandbox alone).
 fn build_folder() -> anyhow::Result<PathBuf> {
-    crate::logs::cache_folder("builds")
+    koth_base::logs::cache_folder("builds")
 }
 
 /// Waits for, then holds, the lock `name` in koth's private lock folder (shared by every koth
 /// of this user on the machine).
 fn lock(name: &str) -> anyhow::Result<Flock<File>> {
-    let folder =
-        crate::cpu::open_lock_folder(&crate::cpu::lock_folder()).map_err(anyhow::Error::msg)?;
+    let folder = koth_base::cpu::open_lock_folder(&koth_base::cpu::lock_folder())
+        .map_err(anyhow::Error::msg)?;
     let flags = OFlag::O_RDWR | OFlag::O_CREAT | OFlag::O_CLOEXEC | OFlag::O_NOFOLLOW;
     let file = nix::fcntl::openat(
         &folder,

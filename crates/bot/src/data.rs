@@ -496,23 +496,24 @@ pub enum Placement {
 
 /// Unpacks the snapshot `tar_gz` as the data folder `dir`, replacing what is there (a working
 /// copy's empty folder), placed as `placement` asks. It is unpacked with the archive reader
-/// every upload goes through (`crate::archive`), within `cap`: beside the folder and renamed
+/// every upload goes through (`koth_base::archive`), within `cap`: beside the folder and renamed
 /// into place, or into the volume, which then stands for the folder until [`take`].
 pub fn put(tar_gz: &[u8], dir: &Path, cap: DataCap, placement: Placement) -> anyhow::Result<()> {
     let parent = dir.parent().context("a data folder has a parent")?;
     let mut archive = tempfile::NamedTempFile::new_in(parent)
         .with_context(|| format!("cannot write in {}", parent.display()))?;
     archive.write_all(tar_gz)?;
-    let caps = crate::archive::Caps {
+    let caps = koth_base::archive::Caps {
         unpacked_bytes: cap.bytes,
         entries: cap.entries,
         path_bytes: 4096,
         depth: MAX_DEPTH,
     };
     let unpack = |into: &Path| {
-        crate::archive::unpack(archive.path(), crate::archive::Kind::TarGz, into, &caps).map_err(
-            |e| anyhow::anyhow!("cannot unpack the bot's data into {}: {e}", dir.display()),
-        )
+        koth_base::archive::unpack(archive.path(), koth_base::archive::Kind::TarGz, into, &caps)
+            .map_err(|e| {
+                anyhow::anyhow!("cannot unpack the bot's data into {}: {e}", dir.display())
+            })
     };
     let volume = match placement {
         Placement::Volume if nix::unistd::geteuid().is_root() => match Volume::create(cap) {

@@ -245,7 +245,7 @@ fn ask(program: &Path, flag: &str) -> Option<String> {
         }
     }
     let line = text.lines().map(str::trim).find(|l| !l.is_empty())?;
-    Some(crate::text::shown(&line.chars().take(VERSION_CHARS).collect::<String>()).into_owned())
+    Some(koth_base::text::shown(&line.chars().take(VERSION_CHARS).collect::<String>()).into_owned())
 }
 
 fn is_executable(path: &Path) -> bool {
@@ -296,7 +296,7 @@ pub fn refusal(bot: &BotSpec, offered: &[Language]) -> Option<String> {
             return Some(format!(
                 "its command names the program {} by a full path: name the language instead \
                  (this hill offers {})",
-                crate::text::shown(&name),
+                koth_base::text::shown(&name),
                 list()
             ));
         }
@@ -312,7 +312,7 @@ pub fn refusal(bot: &BotSpec, offered: &[Language]) -> Option<String> {
         if language || missing {
             return Some(format!(
                 "its command uses `{}`, which this hill does not offer (it offers {})",
-                crate::text::shown(&name),
+                koth_base::text::shown(&name),
                 list()
             ));
         }

@@ -25,26 +25,23 @@
 //!   bots are.
 //! - [`languages`]: the interpreters and compilers a tournament or hill offers, with their
 //!   versions, and the refusal of a bot whose command names one it does not.
+//! - [`stop_every_bot`]: what `koth_base::interrupt` stops when koth is told to stop.
 //! - [`sandbox`] and [`cgroup`]: containment — a bot that sees only the system, its interpreter
 //!   and its own folder, with no network, no other processes, no privileges and capped
 //!   resources.
 
-pub mod archive;
 pub mod build;
 pub mod cgroup;
 pub(crate) mod child;
 pub(crate) mod clock;
-pub mod cpu;
 pub mod data;
 pub mod digest;
 pub(crate) mod env;
 pub mod error;
 pub(crate) mod fault;
-pub mod interrupt;
 pub mod languages;
 pub(crate) mod lines;
 pub(crate) mod live;
-pub mod logs;
 pub mod process;
 pub mod record;
 pub mod roster;
@@ -55,7 +52,6 @@ pub mod seccomp;
 pub(crate) mod spec;
 pub(crate) mod starvation;
 pub mod stderr;
-pub mod text;
 pub mod timing;
 pub mod transcript;
 pub mod uid;
@@ -77,3 +73,10 @@ pub use stderr::StderrLog;
 pub use timing::{Answer, AnswerStats, FuelFigures, FuelStats, suggested_budget};
 pub use transcript::{Transcript, flush_transcripts};
 pub use unanswered::Unanswered;
+
+/// Kills every bot process (and any started from now on) and writes out the open transcripts:
+/// what stopping koth stops, handed by `main` to `koth_base::interrupt`, which knows no bot.
+pub fn stop_every_bot() {
+    kill_all();
+    flush_transcripts();
+}

@@ -11,7 +11,7 @@ use anyhow::{Context, bail};
 use serde::Deserialize;
 
 use super::spec::BotSpec;
-use crate::text::check_name;
+use koth_base::text::check_name;
 
 /// The name of koth's manifest file inside a bot's folder.
 pub const MANIFEST: &str = "bot.toml";
@@ -102,7 +102,7 @@ pub fn load_manifest(dir: &Path) -> anyhow::Result<(BotSpec, Vec<String>)> {
             MANIFEST_MAX_BYTES >> 10
         );
     }
-    let text = crate::text::read(&path)?;
+    let text = koth_base::text::read(&path)?;
     parse_manifest(&text, dir)
 }
 
@@ -156,11 +156,11 @@ pub fn parse_manifest(text: &str, dir: &Path) -> anyhow::Result<(BotSpec, Vec<St
             path.display()
         );
     }
-    let name = crate::text::normalized_name(&manifest.name);
+    let name = koth_base::text::normalized_name(&manifest.name);
     if let Err(problem) = check_name(&name) {
         bail!(
             "{}: `name` {problem}",
-            crate::text::shown(&path.display().to_string())
+            koth_base::text::shown(&path.display().to_string())
         );
     }
     let games: std::collections::HashSet<&String> = manifest.games.iter().collect();
@@ -215,7 +215,7 @@ pub fn discover(root: &Path, game: &str) -> anyhow::Result<Vec<BotSpec>> {
 /// triples — name, subdirectory of `bots/` next to the file, command — and reading stops at the
 /// first empty line.
 pub fn load_bots_txt(path: &Path) -> anyhow::Result<Vec<BotSpec>> {
-    let text = crate::text::read(path)?;
+    let text = koth_base::text::read(path)?;
     let bots_root = path.parent().unwrap_or(Path::new(".")).join("bots");
     let mut lines = Vec::new();
     for (index, line) in text.lines().enumerate() {
@@ -261,7 +261,7 @@ pub fn load_bots_txt(path: &Path) -> anyhow::Result<Vec<BotSpec>> {
         if let Err(problem) = check_name(name) {
             bail!(
                 "{}:{}: the bot's name {problem}",
-                crate::text::shown(&path.display().to_string()),
+                koth_base::text::shown(&path.display().to_string()),
                 name_line
             );
         }

@@ -179,7 +179,7 @@ impl Transcript {
     /// compressed to `x.txt.gz`. The error names the file(s) looked for.
     pub fn read(path: &Path) -> anyhow::Result<String> {
         if path.is_file() {
-            return crate::text::read(path);
+            return koth_base::text::read(path);
         }
         let compressed = gz_path(path);
         let file = std::fs::File::open(&compressed).with_context(|| {
@@ -193,7 +193,7 @@ impl Transcript {
         flate2::read::GzDecoder::new(file)
             .read_to_end(&mut bytes)
             .with_context(|| format!("cannot read {}", compressed.display()))?;
-        crate::text::from_bytes(bytes, &compressed)
+        koth_base::text::from_bytes(bytes, &compressed)
     }
 
     /// A `# ` line of the caller's own, such as where a round begins.

@@ -71,7 +71,7 @@ impl BotUid {
 fn lease_folder() -> Result<&'static OwnedFd, String> {
     static FOLDER: OnceLock<Result<OwnedFd, String>> = OnceLock::new();
     FOLDER
-        .get_or_init(|| crate::cpu::open_lock_folder(Path::new(LEASE_FOLDER)))
+        .get_or_init(|| koth_base::cpu::open_lock_folder(Path::new(LEASE_FOLDER)))
         .as_ref()
         .map_err(Clone::clone)
 }

@@ -17,7 +17,7 @@ pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 }
 
 /// Plays the match `make_match` returns on a [`runtime`] on a thread of its own, kept
-/// with the bots it starts to `cpus` ([`koth_bot::cpu::run_placed`]), and awaits its result.
+/// with the bots it starts to `cpus` ([`koth_base::cpu::run_placed`]), and awaits its result.
 pub async fn play_placed<T, M>(
     cpus: Vec<usize>,
     make_match: impl FnOnce() -> M + Send + 'static,
@@ -26,5 +26,5 @@ where
     T: Send + 'static,
     M: Future<Output = anyhow::Result<T>>,
 {
-    koth_bot::cpu::run_placed(cpus, move || runtime()?.block_on(make_match())).await
+    koth_base::cpu::run_placed(cpus, move || runtime()?.block_on(make_match())).await
 }

@@ -25,7 +25,7 @@ pub struct MatchSetup {
     /// Told after each round, for progress bars; may be absent.
     pub progress: Option<ProgressFn>,
     /// CPUs no other match uses meanwhile, when the caller has some to give (empty: run
-    /// anywhere). Games keep themselves and their bots there (see [`koth_bot::cpu`]).
+    /// anywhere). Games keep themselves and their bots there (see [`koth_base::cpu`]).
     pub cpus: Vec<usize>,
     /// Which boards a game that records its boards one by one keeps (the rat race); a game
     /// that writes its whole replay ([`crate::Game::records_boards`] false) ignores it.

@@ -42,12 +42,12 @@ pub struct Table {
 }
 
 /// A match played: its seats, finished, and each seat's total points, in seat order.
-pub struct Played {
+pub struct FinishedTable {
     pub seats: Vec<Seat>,
     pub totals: Vec<f64>,
 }
 
-impl Played {
+impl FinishedTable {
     /// The match's result: each bot's total, with its seat's faults and timing.
     pub fn result(&self, game: &str, seed: u64) -> MatchResult {
         MatchResult {
@@ -113,7 +113,7 @@ pub async fn play_together<G: RoundGame>(
     options: &SeatOptions,
     rules: &TogetherRules,
     game: &mut G,
-) -> anyhow::Result<Played> {
+) -> anyhow::Result<FinishedTable> {
     let seats = Seat::open_all(&setup.bots, &setup.log_dir, options)?;
     let mut table = Table { seats };
     let rounds = setup.rounds.unwrap_or(rules.default_rounds);
@@ -136,7 +136,7 @@ pub async fn play_together<G: RoundGame>(
         }
     }
     table.finish_all("").await;
-    Ok(Played {
+    Ok(FinishedTable {
         seats: table.seats,
         totals,
     })

@@ -41,7 +41,7 @@ pub(crate) struct Author {
 
 /// Adds author `name` and returns its token, which is never shown again.
 pub(crate) fn add(db: &dyn Connection, name: &str) -> anyhow::Result<String> {
-    if let Err(problem) = koth_bot::text::check_name(name) {
+    if let Err(problem) = koth_base::text::check_name(name) {
         bail!("the author's name {problem}");
     }
     let token = new_token()?;
@@ -137,18 +137,18 @@ pub(crate) fn owner_of(db: &dyn Connection, bot: &str) -> anyhow::Result<Option<
     Ok(owners.map(|_| String::new()))
 }
 
-/// Another bot's name that reads like `bot` (the same confusable skeleton, [`koth_bot::text::look`])
+/// Another bot's name that reads like `bot` (the same confusable skeleton, [`koth_base::text::look`])
 /// without being it, if the hill has one: a stranger's "Win оr Blоck" (a Cyrillic "о") beside
 /// the owner's "Win or Block".
 pub(crate) fn look_alike(db: &dyn Connection, bot: &str) -> anyhow::Result<Option<String>> {
-    let look = koth_bot::text::look(bot);
+    let look = koth_base::text::look(bot);
     let names = db.query(
         "SELECT bot FROM hill_bot_owners UNION SELECT name FROM hill_versions",
         &[],
     )?;
     for row in names {
         let name = row.text("bot")?;
-        if name != bot && koth_bot::text::look(&name) == look {
+        if name != bot && koth_base::text::look(&name) == look {
             return Ok(Some(name));
         }
     }

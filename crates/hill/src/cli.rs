@@ -438,7 +438,7 @@ pub fn run(args: Args, server: Server) -> anyhow::Result<()> {
             };
             let words = resume_words();
             let words: Vec<&OsStr> = words.iter().map(OsString::as_os_str).collect();
-            let resume = koth_bot::interrupt::resume_with(&words);
+            let resume = koth_base::interrupt::resume_with(&words);
             let store = hill.store.reconnect()?;
             let contest = hill.config.contest;
             let folder = hill.dir.clone();
@@ -449,14 +449,14 @@ pub fn run(args: Args, server: Server) -> anyhow::Result<()> {
                 .map(|c| super::contest::phase(&c, &store))
                 .transpose()?
                 == Some(super::contest::Phase::Published);
-            if serve.is_some() && published && !koth_bot::interrupt::requested() {
+            if serve.is_some() && published && !koth_base::interrupt::requested() {
                 // The run is over, but the final's page is what its readers come for.
                 println!(
                     "The contest's final is published ({}); its pages are served until koth is \
                      stopped (Ctrl-C)",
                     folder.join(super::contest::RESULT_FILE).display()
                 );
-                koth_bot::interrupt::wait_for_exit();
+                koth_base::interrupt::wait_for_exit();
             }
             Ok(())
         }
@@ -590,12 +590,12 @@ fn author(command: AuthorCommand) -> anyhow::Result<()> {
             for author in authors {
                 println!(
                     "{}{}  bots: {}",
-                    koth_bot::text::shown(&author.name),
+                    koth_base::text::shown(&author.name),
                     if author.revoked { " (revoked)" } else { "" },
                     if author.bots.is_empty() {
                         "none".to_string()
                     } else {
-                        koth_bot::text::shown(&author.bots.join(", ")).into_owned()
+                        koth_base::text::shown(&author.bots.join(", ")).into_owned()
                     }
                 );
             }

@@ -85,7 +85,7 @@ pub struct Submissions {
 
 impl Default for Submissions {
     fn default() -> Submissions {
-        let caps = koth_bot::archive::Caps::default();
+        let caps = koth_base::archive::Caps::default();
         Submissions {
             upload_mb: 10,
             unpacked_mb: caps.unpacked_bytes >> 20,
@@ -106,8 +106,8 @@ impl Default for Submissions {
 
 impl Submissions {
     /// What an upload may unpack to.
-    pub fn caps(&self) -> koth_bot::archive::Caps {
-        koth_bot::archive::Caps {
+    pub fn caps(&self) -> koth_base::archive::Caps {
+        koth_base::archive::Caps {
             unpacked_bytes: self.unpacked_mb << 20,
             entries: self.entries,
             path_bytes: self.path_bytes,
@@ -191,7 +191,7 @@ const NOT_FOR_A_HILL: [(&str, &str); 6] = [
 
 impl HillConfig {
     pub(crate) fn load(path: &Path) -> anyhow::Result<HillConfig> {
-        HillConfig::parse(&koth_bot::text::read(path)?, path)
+        HillConfig::parse(&koth_base::text::read(path)?, path)
     }
 
     /// Reads a hill file's text; every error names the file and the key.
@@ -218,7 +218,7 @@ impl HillConfig {
                     .collect();
                 return Err(at(format!(
                     "`{}` is not a key of a hill file; it takes {}",
-                    koth_bot::text::shown(key_name),
+                    koth_base::text::shown(key_name),
                     taken.join(", ")
                 )));
             }

@@ -22,7 +22,7 @@ fn latest_version(store: &Store, name: &str) -> anyhow::Result<Option<(usize, bo
 
 /// Empties bot `name`'s data: its next game starts from an empty folder. Returns what to say.
 pub(crate) fn wipe(store: &Store, name: &str) -> anyhow::Result<String> {
-    let shown = koth_bot::text::shown(name);
+    let shown = koth_base::text::shown(name);
     let Some((id, learns)) = latest_version(store, name)? else {
         anyhow::bail!("the hill has no bot called {shown:?}");
     };
@@ -46,7 +46,7 @@ pub fn read(
     if let Err(denied) = authorized(store, name, token, "its data")? {
         return Ok(Err(denied));
     }
-    let shown = koth_bot::text::shown(name);
+    let shown = koth_base::text::shown(name);
     let Some((id, learns)) = latest_version(store, name)? else {
         return Ok(Err(Denied::Missing(format!(
             "the hill has no bot called {shown:?}"

@@ -1,7 +1,7 @@
 //! A shared hill's version files, through its database: a version's folder as built is packed
 //! (`.tar.gz`, entry by entry) when it is added and stored once per digest (`hill_files`); a
 //! `hill run` or `koth worker` on any machine that needs it unpacks it into its own folder
-//! (`versions/<digest>/`, a cache kept between games) with [`koth_bot::archive::unpack`] — which
+//! (`versions/<digest>/`, a cache kept between games) with [`koth_base::archive::unpack`] — which
 //! lets in files and folders only, within caps — and checks it against the content digest
 //! taken when it was packed. No folder is shared between machines.
 
@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
+use koth_base::archive::{self, Caps, Kind};
 use koth_bot::BotSpec;
-use koth_bot::archive::{self, Caps, Kind};
 pub use koth_tournament::store::sql::Connection;
 
 use super::store::{self, Packed};

@@ -99,7 +99,7 @@ fn file_of(store: &Store, dir: &Path) -> anyhow::Result<HillConfig> {
 /// The text of the hill file [`file_of`] reads.
 fn file_text(store: &Store, dir: &Path) -> anyhow::Result<String> {
     if !store.is_shared() {
-        return koth_bot::text::read(&dir.join(FILE_COPY));
+        return koth_base::text::read(&dir.join(FILE_COPY));
     }
     store
         .meta(HILL_FILE_META)?
@@ -116,14 +116,14 @@ pub struct Hill {
 }
 
 /// A hill as its file and a master seed make it, before it is stored.
-struct Plan {
+struct HillPlan {
     config: HillConfig,
     name: String,
     seed: u64,
 }
 
-impl Plan {
-    fn new(file: &Path) -> anyhow::Result<Plan> {
+impl HillPlan {
+    fn new(file: &Path) -> anyhow::Result<HillPlan> {
         let config = HillConfig::load(file)?;
         if config.game.sandbox().is_some() {
             koth_bot::sandbox::check_available()?;
@@ -131,7 +131,7 @@ impl Plan {
         let name = config.game.name(file)?;
         let name = name.strip_prefix("hill-").unwrap_or(&name).to_string();
         let seed = koth_game::seed::choose(config.game.seed);
-        Ok(Plan { config, name, seed })
+        Ok(HillPlan { config, name, seed })
     }
 
     /// The meta keys of its database.
@@ -157,10 +157,10 @@ impl Plan {
 impl Hill {
     /// Creates a hill from hill file `file` in folder `dir` (default `logs/hill-<name>-<secs>`).
     pub(crate) fn create(file: &Path, dir: Option<PathBuf>) -> anyhow::Result<Hill> {
-        let plan = Plan::new(file)?;
+        let plan = HillPlan::new(file)?;
         let (name, seed) = (plan.name.clone(), plan.seed);
         let dir = dir.unwrap_or_else(|| {
-            koth_bot::logs::default_folder(|secs| format!("hill-{name}-{secs}"))
+            koth_base::logs::default_folder(|secs| format!("hill-{name}-{secs}"))
         });
         std::fs::create_dir_all(&dir)
             .with_context(|| format!("cannot create the hill folder {}", dir.display()))?;
@@ -189,9 +189,9 @@ impl Hill {
     /// own, and named as one is (the file's name, or `name-2`… if the database has that name
     /// already). Its file is kept in the database (`hill_file`), as a tournament's is.
     pub(crate) fn create_shared(file: &Path, url: &str) -> anyhow::Result<Hill> {
-        let plan = Plan::new(file)?;
+        let plan = HillPlan::new(file)?;
         let mut meta = plan.meta();
-        meta.push((HILL_FILE_META, koth_bot::text::read(file)?));
+        meta.push((HILL_FILE_META, koth_base::text::read(file)?));
         let store = Store::submit(url, &plan.name, &meta, &[], &[], &[])?;
         // Its own tables are made by every opening too: a create cut short here is made whole.
         store::create_tables(store.connection())?;

@@ -94,7 +94,7 @@ pub fn authorized(
             "this token is unknown or revoked".into(),
         )));
     };
-    let shown = koth_bot::text::shown(name);
+    let shown = koth_base::text::shown(name);
     Ok(match authors::owner_of(db, name)? {
         None => Err(Denied::Missing(format!(
             "the hill has no bot called {shown:?}"
@@ -119,7 +119,7 @@ pub fn read(
     if let Err(denied) = authorized(store, name, token, "its logs")? {
         return Ok(Err(denied));
     }
-    let shown = koth_bot::text::shown(name);
+    let shown = koth_base::text::shown(name);
     let games = db
         .query(
             &format!(
@@ -368,7 +368,7 @@ impl Paths {
                 &[Step::Any],
             ));
         }
-        if let Ok(cache) = koth_bot::logs::cache_folder("builds") {
+        if let Ok(cache) = koth_base::logs::cache_folder("builds") {
             for form in forms(&cache) {
                 own.push((format!("{form}/"), &[Step::Any]));
             }

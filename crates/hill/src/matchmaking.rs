@@ -299,79 +299,12 @@ pub fn choose(
     if active.len() < players.max(1) {
         return None;
     }
-    let n = active.len() as f64;
     let mut absent: Vec<(f64, usize)> = (0..active.len())
         .map(|k| (history.alike_without(active[k].id), k))
         .collect();
     absent.sort_by(|a, b| b.0.total_cmp(&a.0));
-    // Each version's best gain against its neighbours in rating: the order that matters.
-    let mut by_rating: Vec<usize> = (0..active.len()).collect();
-    by_rating.sort_by(|&a, &b| active[a].mu.total_cmp(&active[b].mu));
-    let mut best = vec![(0.0_f64, usize::MAX); active.len()];
-    for (at, &k) in by_rating.iter().enumerate() {
-        for &o in &by_rating[at + 1..(at + 1 + NEIGHBOURS).min(by_rating.len())] {
-            let g = gain(&active[k], &active[o], history, 1.0);
-            if g > best[k].0 {
-                best[k] = (g, o);
-            }
-            if g > best[o].0 {
-                best[o] = (g, k);
-            }
-        }
-    }
-    // Each version's need of a game, and its terms; the reason is written for the one chosen
-    // only (writing one for each of 10,000 versions cost more than the rest of the choice).
-    let need = |k: usize| -> (f64, Option<[f64; 3]>) {
-        let c = &active[k];
-        let queued = f64::from(c.queued);
-        if c.games + c.queued < tuning.placement_games {
-            return (1000.0 - queued, None);
-        }
-        // A gain is at most ½; doubled, it weighs as the other terms.
-        let teach = 2.0 * best[k].0;
-        let few = 0.5 / (1.0 + f64::from(c.games) / 10.0);
-        // A version plays about every n / players games: idle is measured in those, and grows
-        // without bound, so every active version is chosen in its turn.
-        let idle = c
-            .last_chosen
-            .map_or(n, |last| f64::from(next - last.min(next)))
-            / (n / players as f64)
-            / 4.0;
-        (teach + few + idle - queued, Some([teach, few, idle]))
-    };
-    let reason = |k: usize, terms: Option<[f64; 3]>| -> String {
-        let c = &active[k];
-        let Some([teach, few, idle]) = terms else {
-            return format!(
-                "placement game {} of {} for {}",
-                c.games + c.queued + 1,
-                tuning.placement_games,
-                c.label
-            );
-        };
-        let teaching = match active.get(best[k].1) {
-            Some(o) => format!(
-                "its order against {} is the most likely to be settled by a game",
-                o.label
-            ),
-            None => "its order against its neighbours is unsure".into(),
-        };
-        let terms = [
-            (teach, teaching.as_str()),
-            (few, "it has few games"),
-            (idle, "it has not played for long"),
-        ];
-        let (_, why) = terms
-            .iter()
-            .max_by(|a, b| a.0.total_cmp(&b.0))
-            .expect("three terms");
-        format!("{} ({} games, σ {:.2}): {why}", c.label, c.games, c.sigma)
-    };
-    let (focal, (_, focal_terms)) = (0..active.len())
-        .map(|k| (k, need(k)))
-        .max_by(|a, b| a.1.0.total_cmp(&b.1.0).then(b.0.cmp(&a.0)))
-        .expect("at least one candidate");
-    let focal_reason = reason(focal, focal_terms);
+    let best = best_neighbours(active, history);
+    let (focal, focal_reason) = focal_version(active, players, next, tuning, &best);
     let me = &active[focal];
     let focus = if me.games + me.queued < tuning.placement_games {
         (me.sigma / START_SIGMA)
@@ -389,42 +322,15 @@ pub fn choose(
     if far {
         seated.extend(others.iter().take(players - 1));
     } else {
-        // One by one, the opponent that makes the line-up teach the most: the gain of its
-        // pairs (with the focal version's counted twice: its own uncertainty is what it was
-        // chosen for) weighed by the chance that its game does not end all alike. A version
-        // without which no game pays is seated for the pairs it lets teach, not its own.
-        let mut pairs = 0.0;
-        while seated.len() < players {
-            let with_pairs = |o: usize| {
-                pairs
-                    + 2.0 * gain(me, &active[o], history, focus)
-                    + seated[1..]
-                        .iter()
-                        .map(|&s| gain(&active[s], &active[o], history, 1.0))
-                        .sum::<f64>()
-            };
-            // The line-up with each candidate in its last seat in turn (one vector for all).
-            let mut with = seated.clone();
-            with.push(usize::MAX);
-            let free = players - with.len();
-            let pick = others
-                .iter()
-                .copied()
-                .filter(|o| !seated.contains(o))
-                .fold(None, |best: Option<(usize, f64)>, o| {
-                    *with.last_mut().expect("a seat") = o;
-                    let g = with_pairs(o) * pays(&with, free, &absent)
-                        - 0.001 * f64::from(active[o].queued);
-                    match best {
-                        Some((_, b)) if b >= g => best,
-                        _ => Some((o, g)),
-                    }
-                })
-                .expect("enough candidates")
-                .0;
-            pairs = with_pairs(pick);
-            seated.push(pick);
-        }
+        seat_teaching_most(
+            active,
+            history,
+            &absent,
+            &mut seated,
+            &others,
+            players,
+            focus,
+        );
     }
     let lineup_gain = |seated: &[usize]| -> f64 {
         seated
@@ -461,6 +367,142 @@ pub fn choose(
     // No version always sits first (X in noughts & crosses moves first).
     seats.shuffle(rng);
     Some(Choice { seats, reason })
+}
+
+/// Each version's best gain against its neighbours in rating (the order that matters), with
+/// the index of that neighbour (`usize::MAX` for none).
+fn best_neighbours(active: &[Candidate], history: &History) -> Vec<(f64, usize)> {
+    let mut by_rating: Vec<usize> = (0..active.len()).collect();
+    by_rating.sort_by(|&a, &b| active[a].mu.total_cmp(&active[b].mu));
+    let mut best = vec![(0.0_f64, usize::MAX); active.len()];
+    for (at, &k) in by_rating.iter().enumerate() {
+        for &o in &by_rating[at + 1..(at + 1 + NEIGHBOURS).min(by_rating.len())] {
+            let g = gain(&active[k], &active[o], history, 1.0);
+            if g > best[k].0 {
+                best[k] = (g, o);
+            }
+            if g > best[o].0 {
+                best[o] = (g, k);
+            }
+        }
+    }
+    best
+}
+
+/// The version that needs a game the most (the first of equals), and why. A version in
+/// placement needs one before any other; else its need is what a game would teach (`best`, its
+/// best gain against a neighbour), how few games it has and how long it has not played, less
+/// its games already queued.
+fn focal_version(
+    active: &[Candidate],
+    players: usize,
+    next: u32,
+    tuning: Tuning,
+    best: &[(f64, usize)],
+) -> (usize, String) {
+    let n = active.len() as f64;
+    // Each version's need of a game, and its terms; the reason is written for the one chosen
+    // only (writing one for each of 10,000 versions cost more than the rest of the choice).
+    let need = |k: usize| -> (f64, Option<[f64; 3]>) {
+        let c = &active[k];
+        let queued = f64::from(c.queued);
+        if c.games + c.queued < tuning.placement_games {
+            return (1000.0 - queued, None);
+        }
+        // A gain is at most ½; doubled, it weighs as the other terms.
+        let teach = 2.0 * best[k].0;
+        let few = 0.5 / (1.0 + f64::from(c.games) / 10.0);
+        // A version plays about every n / players games: idle is measured in those, and grows
+        // without bound, so every active version is chosen in its turn.
+        let idle = c
+            .last_chosen
+            .map_or(n, |last| f64::from(next - last.min(next)))
+            / (n / players as f64)
+            / 4.0;
+        (teach + few + idle - queued, Some([teach, few, idle]))
+    };
+    let (focal, (_, terms)) = (0..active.len())
+        .map(|k| (k, need(k)))
+        .max_by(|a, b| a.1.0.total_cmp(&b.1.0).then(b.0.cmp(&a.0)))
+        .expect("at least one candidate");
+    let c = &active[focal];
+    let Some([teach, few, idle]) = terms else {
+        let reason = format!(
+            "placement game {} of {} for {}",
+            c.games + c.queued + 1,
+            tuning.placement_games,
+            c.label
+        );
+        return (focal, reason);
+    };
+    let teaching = match active.get(best[focal].1) {
+        Some(o) => format!(
+            "its order against {} is the most likely to be settled by a game",
+            o.label
+        ),
+        None => "its order against its neighbours is unsure".into(),
+    };
+    let terms = [
+        (teach, teaching.as_str()),
+        (few, "it has few games"),
+        (idle, "it has not played for long"),
+    ];
+    let (_, why) = terms
+        .iter()
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .expect("three terms");
+    let reason = format!("{} ({} games, σ {:.2}): {why}", c.label, c.games, c.sigma);
+    (focal, reason)
+}
+
+/// Seats beside the focal version (`seated[0]`), one by one until `players` sit, the opponent
+/// among `others` that makes the line-up teach the most: the gain of its pairs (with the focal
+/// version's counted twice, read with `focus`: its own uncertainty is what it was chosen for)
+/// weighed by the chance that its game does not end all alike (`absent`, as [`pays`] reads
+/// it). A version without which no game pays is seated for the pairs it lets teach, not its
+/// own.
+fn seat_teaching_most(
+    active: &[Candidate],
+    history: &History,
+    absent: &[(f64, usize)],
+    seated: &mut Vec<usize>,
+    others: &[usize],
+    players: usize,
+    focus: f64,
+) {
+    let me = &active[seated[0]];
+    let mut pairs = 0.0;
+    while seated.len() < players {
+        let with_pairs = |o: usize| {
+            pairs
+                + 2.0 * gain(me, &active[o], history, focus)
+                + seated[1..]
+                    .iter()
+                    .map(|&s| gain(&active[s], &active[o], history, 1.0))
+                    .sum::<f64>()
+        };
+        // The line-up with each candidate in its last seat in turn (one vector for all).
+        let mut with = seated.clone();
+        with.push(usize::MAX);
+        let free = players - with.len();
+        let pick = others
+            .iter()
+            .copied()
+            .filter(|o| !seated.contains(o))
+            .fold(None, |best: Option<(usize, f64)>, o| {
+                *with.last_mut().expect("a seat") = o;
+                let g =
+                    with_pairs(o) * pays(&with, free, absent) - 0.001 * f64::from(active[o].queued);
+                match best {
+                    Some((_, b)) if b >= g => best,
+                    _ => Some((o, g)),
+                }
+            })
+            .expect("enough candidates")
+            .0;
+        pairs = with_pairs(pick);
+        seated.push(pick);
+    }
 }
 
 /// A line-up of as many of the `active` (by index) as `seated` that is not barren: the best

@@ -12,8 +12,8 @@ use std::sync::atomic::Ordering;
 
 use anyhow::Context;
 
+use koth_base::cpu::Claim;
 use koth_bot::BotSpec;
-use koth_bot::cpu::Claim;
 use koth_game::MatchResult;
 use koth_tournament::lock::FolderLock;
 use koth_tournament::play::GameParts;
@@ -60,15 +60,11 @@ pub(crate) fn run_hill(
     // Games recorded before a stop, or by workers while no run was rating, are rated now,
     // once (and not counted among the `games` more this run plays for).
     store::rate_recorded(store.connection(), hill.config.suspension, u32::MAX)?;
-    store::set_placement_games(store.connection(), hill.config.tuning.placement_games)?;
-    // The hill file may have changed since the last run: its server holds records this long.
-    store.set_meta(
-        koth_tournament::store::LIVE_DELAY_META,
-        &hill.config.game.live_delay_s.unwrap_or(0.0).to_string(),
-    )?;
-    store::set_fewest_seats(
+    store::write_run_settings(
         store.connection(),
+        hill.config.tuning.placement_games,
         hill.config.fewest().min(hill.config.players()),
+        hill.config.game.live_delay_s.unwrap_or(0.0),
     )?;
     let jobs = jobs.unwrap_or_else(|| hill.config.game.jobs()).max(1);
     let refit = Refit::start(
@@ -121,7 +117,7 @@ pub(crate) async fn play(
         role,
         refused,
         recorded: 0,
-        told: before.len(),
+        versions_told: before.len(),
         before,
         wanted: u32::MAX,
         queued: 0,
@@ -144,7 +140,7 @@ struct HillPolicy<'a> {
     /// Games this run rated.
     recorded: u32,
     /// The versions this run has told of, and the versions as it last saw them.
-    told: usize,
+    versions_told: usize,
     before: Vec<Version>,
     /// Games still wanted, and queued, at the last turn; versions scheduled then.
     wanted: u32,
@@ -208,16 +204,16 @@ impl runner::Policy for HillPolicy<'_> {
                     let name = versions.iter().find(|v| v.id == version).map(|v| &v.name);
                     eprintln!(
                         "koth: {label} is {}; `koth hill resume-bot {:?} {}` schedules it again",
-                        koth_bot::text::shown(&reason),
+                        koth_base::text::shown(&reason),
                         name.map_or("NAME", |n| n.as_str()),
                         hill.add_target()
                     );
                     tracing::warn!(version = label, "{reason}");
                 }
-                for new in versions.iter().skip(self.told) {
+                for new in versions.iter().skip(self.versions_told) {
                     eprintln!("koth: {}", joined(new, &versions));
                 }
-                self.told = self.told.max(versions.len());
+                self.versions_told = self.versions_told.max(versions.len());
                 if rated > 0 {
                     // Ratings and suspensions changed: choose with the new ones.
                     continue;
@@ -251,7 +247,7 @@ impl runner::Policy for HillPolicy<'_> {
             let room = self.jobs.saturating_sub(at_the_door).max(1);
             return Ok(Turn {
                 room: room.min(usize::try_from(self.wanted).unwrap_or(usize::MAX)),
-                passed: unscheduled
+                left_to_others: unscheduled
                     .iter()
                     .chain(self.refused.iter())
                     .copied()
@@ -260,7 +256,7 @@ impl runner::Policy for HillPolicy<'_> {
         }
     }
 
-    fn parts(
+    fn game_parts(
         &mut self,
         game: &ScheduledGame,
         attempt: u32,
@@ -277,13 +273,13 @@ impl runner::Policy for HillPolicy<'_> {
                     reason.unwrap_or_default()
                 );
                 self.said_waiting = false;
-                parts(hill, game, seats, claim).map(Some)
+                parts_with_seats(hill, game, seats, claim).map(Some)
             }
             Err((version, err)) if err.downcast_ref::<NotItsCopy>().is_some() => {
                 // No machine may play it: its row, not this machine's files, is at fault. The
                 // game fails for good and the version is suspended, with the row named to the
                 // owner and no path on the hill's public pages.
-                let message = koth_bot::text::shown(&format!("{err:#}")).into_owned();
+                let message = koth_base::text::shown(&format!("{err:#}")).into_owned();
                 hill.store
                     .record_harness_fault(game.index, attempt, &message, true)?;
                 store::suspend(hill.store.connection(), version, NOT_ITS_COPY)?;
@@ -566,7 +562,7 @@ fn seats(hill: &Hill, game: &ScheduledGame) -> Result<Vec<BotSpec>, (usize, anyh
 }
 
 /// What the tournament's runner needs to play `game` with `seats`.
-fn parts(
+fn parts_with_seats(
     hill: &Hill,
     game: &ScheduledGame,
     seats: Vec<BotSpec>,

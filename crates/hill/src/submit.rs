@@ -98,7 +98,7 @@ pub(crate) fn submit(
         (true, Some(ask)) if ask.fresh => None,
         (true, Some(_)) => {
             let path = folder.join(roster::MANIFEST);
-            let text = koth_bot::text::read(&path)?;
+            let text = koth_base::text::read(&path)?;
             if toml::from_str::<toml::Table>(&text)?.contains_key("fresh_data") {
                 bail!(
                     "{}: says `fresh_data = false`, and --fresh-data asks the opposite: remove \
@@ -122,7 +122,7 @@ pub(crate) fn submit(
     let submission: Submission = answer(response)?;
     println!(
         "{} v{}: submission {} ({} bytes packed), {}",
-        koth_bot::text::shown(&submission.bot),
+        koth_base::text::shown(&submission.bot),
         submission.version.unwrap_or_default(),
         submission.id,
         packed.len(),
@@ -174,20 +174,20 @@ fn follow(
     if let Some(private) = &submission.private {
         // Each once: the build log, each distinct fault (with its count), the stderr.
         if let Some(log) = private.build_log.as_deref().filter(|l| !l.is_empty()) {
-            println!("--- build log\n{}", koth_bot::text::shown_lines(log));
+            println!("--- build log\n{}", koth_base::text::shown_lines(log));
         }
         for fault in &private.faults {
-            println!("fault: {}", koth_bot::text::shown(fault));
+            println!("fault: {}", koth_base::text::shown(fault));
         }
         if let Some(stderr) = &private.stderr {
             println!(
                 "--- validation game's stderr\n{}",
-                koth_bot::text::shown_lines(stderr)
+                koth_base::text::shown_lines(stderr)
             );
         }
     }
     let (bot, version) = (
-        koth_bot::text::shown(&submission.bot),
+        koth_base::text::shown(&submission.bot),
         submission.version.unwrap_or_default(),
     );
     match submission.status {
@@ -198,7 +198,7 @@ fn follow(
         SubmissionStatus::Replaced | SubmissionStatus::Retired => {
             println!(
                 "{bot} v{version} was accepted, and is {} since",
-                koth_bot::text::shown(
+                koth_base::text::shown(
                     submission
                         .reason
                         .as_deref()
@@ -209,11 +209,11 @@ fn follow(
         }
         SubmissionStatus::Suspended => bail!(
             "{bot} v{version} was accepted, then {}",
-            koth_bot::text::shown_lines(submission.reason.as_deref().unwrap_or("suspended"))
+            koth_base::text::shown_lines(submission.reason.as_deref().unwrap_or("suspended"))
         ),
         _ => bail!(
             "{bot} was refused: {}",
-            koth_bot::text::shown_lines(submission.reason.as_deref().unwrap_or("no reason given"))
+            koth_base::text::shown_lines(submission.reason.as_deref().unwrap_or("no reason given"))
         ),
     }
 }
@@ -295,7 +295,7 @@ fn watch_games(
 ) -> anyhow::Result<()> {
     let started = Instant::now();
     let version = submission.version.unwrap_or_default();
-    let bot = koth_bot::text::shown(&submission.bot).into_owned();
+    let bot = koth_base::text::shown(&submission.bot).into_owned();
     let record_path = format!(
         "{base}/api/hill/bots/{}",
         percent_encoding::utf8_percent_encode(&submission.bot, percent_encoding::NON_ALPHANUMERIC)
@@ -322,7 +322,7 @@ fn watch_games(
                         .as_deref()
                         .map_or(String::new(), |reason| format!(
                             ": {}",
-                            koth_bot::text::shown(reason)
+                            koth_base::text::shown(reason)
                         ))
                 );
             }
@@ -335,13 +335,13 @@ fn watch_games(
             SubmissionStatus::Suspended => bail!(
                 "{bot} v{version} was suspended after {played} ranked games: {}\n\
                  its logs: koth hill logs {:?} --to {base} --token \"$KOTH_TOKEN\"",
-                koth_bot::text::shown_lines(submission.reason.as_deref().unwrap_or("suspended")),
+                koth_base::text::shown_lines(submission.reason.as_deref().unwrap_or("suspended")),
                 submission.bot,
             ),
             SubmissionStatus::Replaced | SubmissionStatus::Retired => {
                 println!(
                     "{bot} v{version} is {} after {played} ranked games",
-                    koth_bot::text::shown(
+                    koth_base::text::shown(
                         submission
                             .reason
                             .as_deref()
@@ -411,7 +411,7 @@ pub(crate) fn logs(
     struct Logs {
         game: u32,
         seats: Vec<Seat>,
-        games: Vec<Played>,
+        games: Vec<GameOfBot>,
     }
     #[derive(Deserialize)]
     struct Seat {
@@ -423,7 +423,7 @@ pub(crate) fn logs(
         transcript: String,
     }
     #[derive(Deserialize)]
-    struct Played {
+    struct GameOfBot {
         game: u32,
         version: u32,
         status: String,
@@ -435,23 +435,23 @@ pub(crate) fn logs(
         None => format!("{base}/api/hill/bots/{encoded}/logs"),
     };
     let logs: Logs = get(&client, &path, Some(token))?;
-    let bot = koth_bot::text::shown(name);
+    let bot = koth_base::text::shown(name);
     for seat in &logs.seats {
         println!(
             "{bot} v{} in game {}: {}, score {}",
             seat.version, logs.game, seat.status, seat.score
         );
         for fault in &seat.faults {
-            println!("fault: {}", koth_bot::text::shown(fault));
+            println!("fault: {}", koth_base::text::shown(fault));
         }
         match seat.stderr.is_empty() {
             true => println!("--- stderr: nothing"),
-            false => println!("--- stderr\n{}", koth_bot::text::shown_lines(&seat.stderr)),
+            false => println!("--- stderr\n{}", koth_base::text::shown_lines(&seat.stderr)),
         }
         if transcript {
             println!(
                 "--- transcript\n{}",
-                koth_bot::text::shown_lines(&seat.transcript)
+                koth_base::text::shown_lines(&seat.transcript)
             );
         }
     }
@@ -499,7 +499,7 @@ pub(crate) fn data(name: &str, to: &str, token: &str, out: Option<&Path>) -> any
     std::fs::write(out, &bytes).with_context(|| format!("cannot write {}", out.display()))?;
     println!(
         "{}'s data ({} bytes packed, digest {digest}) written to {}",
-        koth_bot::text::shown(name),
+        koth_base::text::shown(name),
         bytes.len(),
         out.display()
     );
@@ -546,7 +546,7 @@ fn answer<T: DeserializeOwned>(response: reqwest::blocking::Response) -> anyhow:
     let retry = retry.map_or(String::new(), |s| format!(" (try again in {s} s)"));
     bail!(
         "the hill refused it ({status}): {}{retry}",
-        koth_bot::text::shown_lines(&why)
+        koth_base::text::shown_lines(&why)
     )
 }
 

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
-use koth_bot::cpu::Claim;
+use koth_base::cpu::Claim;
 use koth_bot::{BotSpec, build, roster};
 use koth_tournament::play::{GameParts, GameReport, play_one};
 use koth_tournament::schedule::ScheduledGame;

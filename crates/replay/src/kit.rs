@@ -75,7 +75,7 @@ pub fn results_text(folder: &Path) -> anyhow::Result<String> {
         result: MatchResult,
     }
     let path = folder.join(koth_game::RESULTS_FILE);
-    let results: Results = serde_json::from_str(&koth_bot::text::read(&path)?)
+    let results: Results = serde_json::from_str(&koth_base::text::read(&path)?)
         .with_context(|| format!("{}: not a match's result", path.display()))?;
     let result = results.result;
     let mut text = format!("{} (seed {})\n", result.game, result.seed);
@@ -100,7 +100,7 @@ pub fn results_text(folder: &Path) -> anyhow::Result<String> {
             fault.reason
         );
     }
-    Ok(koth_bot::text::shown_lines(&text))
+    Ok(koth_base::text::shown_lines(&text))
 }
 
 /// `data` as JSON to put inside a page's `<script>`: `<`, `>` and `&` written `\u003c`,

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use serde_json::Value;
 
-use koth_bot::text::shown;
+use koth_base::text::shown;
 use koth_game::Numbering;
 
 /// `koth watch URL [GAME]`

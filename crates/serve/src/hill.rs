@@ -41,7 +41,8 @@ use tokio::sync::watch;
 
 use super::hill_page::HillView;
 use super::{
-    Failure, Reader, Site, Watching, events, hill_page, memoized, plot, poll_news, with_store,
+    Failure, Reader, Site, Watching, contest_page, events, hill_page, memoized, plot, poll_news,
+    with_store,
 };
 use koth_hill::board;
 pub use koth_hill::logs;
@@ -193,14 +194,14 @@ async fn contest_page(State(reader): Watching) -> Response {
     match read_contest(&reader).await {
         Ok((view, manifest)) => {
             let manifest = manifest.and_then(|text| serde_json::from_str(&text).ok());
-            Html(hill_page::contest(
+            Html(contest_page::contest(
                 CONTEST_PAGE,
                 Ok((&view, manifest.as_ref())),
             ))
             .into_response()
         }
         Err(Failure(status, why)) => {
-            (status, Html(hill_page::contest(CONTEST_PAGE, Err(&why)))).into_response()
+            (status, Html(contest_page::contest(CONTEST_PAGE, Err(&why)))).into_response()
         }
     }
 }
@@ -229,7 +230,7 @@ fn no_bot(name: &str) -> Failure {
         StatusCode::NOT_FOUND,
         format!(
             "the hill has no bot called {:?}",
-            koth_bot::text::shown(name)
+            koth_base::text::shown(name)
         ),
     )
 }

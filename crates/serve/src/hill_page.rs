@@ -2,12 +2,13 @@
 //! tables and the last games in their HTML, so `curl` and a reader with script off see the
 //! hill; the pages' script then keeps them live from the same JSON. Each `{{key}}` of the
 //! embedded page is replaced by its part, every name and text a bot or its author wrote escaped
-//! ([`escape`]), as the script's `text()` escapes it.
+//! ([`escape`]), as the script's `text()` escapes it. A contest's page is drawn with the same
+//! kit in [`super::contest_page`].
 
 use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
 
-use koth_hill::board::HillBoard;
-use koth_hill::contest::{Manifest, View as ContestView};
+use koth_hill::board::{HillBoard, Reign};
+use koth_hill::contest::View as ContestView;
 use koth_hill::records::{BotRecord, HillGame};
 
 /// The hill as its page shows it: drawn here, and sent as JSON to the page's script.
@@ -40,7 +41,7 @@ pub(crate) fn escape(text: &str) -> String {
 }
 
 /// `page` with each `{{key}}` replaced by its value; a key without one is left empty.
-fn fill(page: &str, parts: &[(&str, String)]) -> String {
+pub(crate) fn fill(page: &str, parts: &[(&str, String)]) -> String {
     let mut out =
         String::with_capacity(page.len() + parts.iter().map(|p| p.1.len()).sum::<usize>());
     let mut rest = page;
@@ -59,7 +60,7 @@ fn fill(page: &str, parts: &[(&str, String)]) -> String {
     out
 }
 
-fn bot_link(name: &str) -> String {
+pub(crate) fn bot_link(name: &str) -> String {
     format!(
         "<a href=\"/bots/{}\">{}</a>",
         utf8_percent_encode(name, NON_ALPHANUMERIC),
@@ -67,7 +68,7 @@ fn bot_link(name: &str) -> String {
     )
 }
 
-fn game_link(index: u32) -> String {
+pub(crate) fn game_link(index: u32) -> String {
     format!("<a href=\"/games/{index}\">{index}</a>")
 }
 
@@ -77,11 +78,11 @@ fn num(x: Option<f64>, digits: usize) -> String {
 
 /// A game's score as its game gave it: a whole number without decimals (`355`, never
 /// `355.0`), else to two decimals at most (`0.5`), as the script's `score()` writes it.
-fn score(x: f64) -> String {
+pub(crate) fn score(x: f64) -> String {
     format!("{}", (x * 100.0).round() / 100.0 + 0.0)
 }
 
-fn interval(low: Option<f64>, high: Option<f64>, digits: usize) -> String {
+pub(crate) fn interval(low: Option<f64>, high: Option<f64>, digits: usize) -> String {
     match (low, high) {
         (Some(low), Some(high)) => format!("{low:.digits$}–{high:.digits$}"),
         _ => "–".to_string(),
@@ -118,7 +119,7 @@ fn when(unix: i64) -> String {
 
 /// A table's rows (cells already HTML, their texts escaped) under `head`; the columns in
 /// `left` aligned left, those in `why` wrapped: the script's `table()`.
-fn table(head: &[&str], rows: &[Vec<String>], left: &[usize], why: &[usize]) -> String {
+pub(crate) fn table(head: &[&str], rows: &[Vec<String>], left: &[usize], why: &[usize]) -> String {
     let class = |i: usize| {
         if why.contains(&i) {
             "why"
@@ -197,66 +198,6 @@ pub(crate) fn front(page: &str, view: Result<&HillView, &str>) -> String {
     };
     let board = &view.board;
     let reign = board.kings.last().filter(|_| board.king.is_some());
-    let points = board.ranking == koth_game::Ranking::Points;
-    let digits = if points { 2 } else { 0 };
-    let standings: Vec<Vec<String>> = board
-        .standings
-        .iter()
-        .map(|s| {
-            vec![
-                s.rank.map_or("–".to_string(), |rank| rank.to_string()),
-                bot_link(&s.name),
-                format!("v{}", s.version),
-                num(s.rating, digits),
-                interval(s.low, s.high, digits),
-                format!("{:.1} ± {:.1}", s.mu, s.sigma),
-                s.games.to_string(),
-                s.faulted.to_string(),
-                escape(&board.state_shown(s)),
-            ]
-        })
-        .collect();
-    let last: Vec<Vec<String>> = view
-        .last
-        .iter()
-        .map(|g| {
-            vec![
-                game_link(g.index),
-                seats(g),
-                winner(g),
-                escape(g.reason.as_deref().unwrap_or_default()),
-                duration(g.wall_ms),
-            ]
-        })
-        .collect();
-    let kings: Vec<Vec<String>> = board
-        .kings
-        .iter()
-        .enumerate()
-        .map(|(i, k)| {
-            let until = board.kings.get(i + 1).map_or("now".to_string(), |next| {
-                format!("game {} ({})", next.since_game, when(next.since))
-            });
-            vec![
-                format!("{} v{}", bot_link(&k.name), k.version),
-                format!("game {} ({})", k.since_game, when(k.since)),
-                until,
-            ]
-        })
-        .rev()
-        .collect();
-    let history: Vec<Vec<String>> = board
-        .history
-        .iter()
-        .map(|(name, version, state, games)| {
-            vec![
-                bot_link(name),
-                format!("v{version}"),
-                escape(state),
-                games.to_string(),
-            ]
-        })
-        .collect();
     let title = format!("Hill {} ({})", board.name, board.game);
     fill(
         page,
@@ -273,16 +214,7 @@ pub(crate) fn front(page: &str, view: Result<&HillView, &str>) -> String {
             ("statistic", escape(&board.statistic)),
             (
                 "king_since",
-                reign.map_or(String::new(), |r| {
-                    let lead = board
-                        .lead_line()
-                        .map_or(String::new(), |line| format!("; {line}"));
-                    escape(&format!(
-                        "since game {} ({}){lead}",
-                        r.since_game,
-                        when(r.since)
-                    ))
-                }),
+                reign.map_or(String::new(), |r| king_since(board, r)),
             ),
             ("games", board.games_done.to_string()),
             (
@@ -315,59 +247,143 @@ pub(crate) fn front(page: &str, view: Result<&HillView, &str>) -> String {
                 }
                 .to_string(),
             ),
-            (
-                "leaderboard",
-                table(
-                    &[
-                        "#",
-                        "bot",
-                        "version",
-                        if points {
-                            "points/game (adj.)"
-                        } else {
-                            "rating"
-                        },
-                        "95% interval",
-                        "online μ ± σ",
-                        "games",
-                        "faulted",
-                        "status",
-                    ],
-                    &standings,
-                    &[1],
-                    &[8],
-                ),
-            ),
-            (
-                "last",
-                table(
-                    &[
-                        "game",
-                        "bots and scores",
-                        "winner",
-                        "why it was chosen",
-                        "time",
-                    ],
-                    &last,
-                    &[1, 2],
-                    // A game of seven lists seven bots: its seats wrap, as the reason does.
-                    &[1, 3],
-                ),
-            ),
-            (
-                "kings",
-                table(&["king", "from", "until"], &kings, &[0, 1, 2], &[]),
-            ),
+            ("leaderboard", leaderboard_table(board)),
+            ("last", last_games_table(&view.last)),
+            ("kings", kings_table(board)),
             (
                 "history_hidden",
-                if history.is_empty() { "hidden" } else { "" }.into(),
+                if board.history.is_empty() {
+                    "hidden"
+                } else {
+                    ""
+                }
+                .into(),
             ),
-            (
-                "history",
-                table(&["bot", "version", "state", "games"], &history, &[0], &[]),
-            ),
+            ("history", history_table(board)),
         ],
     )
+}
+
+/// When the reigning king took the hill, and by how much it leads, if it surely does.
+fn king_since(board: &HillBoard, reign: &Reign) -> String {
+    let lead = board
+        .lead_line()
+        .map_or(String::new(), |line| format!("; {line}"));
+    escape(&format!(
+        "since game {} ({}){lead}",
+        reign.since_game,
+        when(reign.since)
+    ))
+}
+
+/// The front page's leaderboard: a row per version in the board's order.
+fn leaderboard_table(board: &HillBoard) -> String {
+    let points = board.ranking == koth_game::Ranking::Points;
+    let digits = if points { 2 } else { 0 };
+    let standings: Vec<Vec<String>> = board
+        .standings
+        .iter()
+        .map(|s| {
+            vec![
+                s.rank.map_or("–".to_string(), |rank| rank.to_string()),
+                bot_link(&s.name),
+                format!("v{}", s.version),
+                num(s.rating, digits),
+                interval(s.low, s.high, digits),
+                format!("{:.1} ± {:.1}", s.mu, s.sigma),
+                s.games.to_string(),
+                s.faulted.to_string(),
+                escape(&board.state_shown(s)),
+            ]
+        })
+        .collect();
+    table(
+        &[
+            "#",
+            "bot",
+            "version",
+            if points {
+                "points/game (adj.)"
+            } else {
+                "rating"
+            },
+            "95% interval",
+            "online μ ± σ",
+            "games",
+            "faulted",
+            "status",
+        ],
+        &standings,
+        &[1],
+        &[8],
+    )
+}
+
+/// The last games played: their seats and scores, winner, why each was chosen, and time.
+fn last_games_table(last: &[HillGame]) -> String {
+    let last: Vec<Vec<String>> = last
+        .iter()
+        .map(|g| {
+            vec![
+                game_link(g.index),
+                seats(g),
+                winner(g),
+                escape(g.reason.as_deref().unwrap_or_default()),
+                duration(g.wall_ms),
+            ]
+        })
+        .collect();
+    table(
+        &[
+            "game",
+            "bots and scores",
+            "winner",
+            "why it was chosen",
+            "time",
+        ],
+        &last,
+        &[1, 2],
+        // A game of seven lists seven bots: its seats wrap, as the reason does.
+        &[1, 3],
+    )
+}
+
+/// Every king the hill has had, the latest first, each with the games of its reign.
+fn kings_table(board: &HillBoard) -> String {
+    let kings: Vec<Vec<String>> = board
+        .kings
+        .iter()
+        .enumerate()
+        .map(|(i, k)| {
+            let until = board.kings.get(i + 1).map_or("now".to_string(), |next| {
+                format!("game {} ({})", next.since_game, when(next.since))
+            });
+            vec![
+                format!("{} v{}", bot_link(&k.name), k.version),
+                format!("game {} ({})", k.since_game, when(k.since)),
+                until,
+            ]
+        })
+        .rev()
+        .collect();
+    table(&["king", "from", "until"], &kings, &[0, 1, 2], &[])
+}
+
+/// The versions no longer scheduled (replaced or retired), with their state.
+fn history_table(board: &HillBoard) -> String {
+    let history: Vec<Vec<String>> = board
+        .history
+        .iter()
+        .map(|(name, version, state, games)| {
+            vec![
+                bot_link(name),
+                format!("v{version}"),
+                escape(state),
+                games.to_string(),
+            ]
+        })
+        .collect();
+    table(&["bot", "version", "state", "games"], &history, &[0], &[])
 }
 
 /// A bot's page (`hill_bot.html`) drawn with its record, or with `error` (a name the hill has
@@ -529,7 +545,7 @@ pub(crate) fn bot(page: &str, name: &str, record: Result<&BotRecord, &str>) -> S
 
 /// The front page's line of a contest: its phase, its close (with a countdown the page's
 /// script keeps), the manifest's digest, and a link to its page.
-fn contest_line(contest: &ContestView) -> String {
+pub(crate) fn contest_line(contest: &ContestView) -> String {
     let close = match contest.closes_in_s {
         Some(left) => format!(
             "closes at {} (in <span id=\"countdown\" data-left=\"{left}\">{left} s</span>)",
@@ -550,184 +566,6 @@ fn contest_line(contest: &ContestView) -> String {
         "<b>Contest: {}</b> · {close}{manifest} · <a href=\"/contest\">the contest</a>",
         contest.phase.as_str()
     )
-}
-
-/// The contest's page (`contest.html`): its phase and close, the frozen field with its
-/// digests, the final's progress, and once published its table (places, ties, intervals),
-/// the matrix of every pair and its games.
-pub(crate) fn contest(
-    page: &str,
-    contest: Result<(&ContestView, Option<&Manifest>), &str>,
-) -> String {
-    let (contest, manifest) = match contest {
-        Ok(found) => found,
-        Err(why) => return fill(page, &[("error", escape(why)), ("title", "Contest".into())]),
-    };
-    let field: Vec<Vec<String>> = manifest.map_or(Vec::new(), |m| {
-        m.finalists
-            .iter()
-            .enumerate()
-            .map(|(i, f)| {
-                vec![
-                    (i + 1).to_string(),
-                    format!("{} v{}", bot_link(&f.name), f.version),
-                    interval(f.low, f.high, 2),
-                    f.games.to_string(),
-                    format!(
-                        "<code>{}</code>",
-                        escape(&f.source_digest[..f.source_digest.len().min(16)])
-                    ),
-                    format!(
-                        "<code>{}</code>",
-                        escape(&f.built_digest[..f.built_digest.len().min(16)])
-                    ),
-                ]
-            })
-            .collect()
-    });
-    let mut parts = vec![
-        (
-            "title",
-            escape(&format!("Contest: {}", contest.phase.as_str())),
-        ),
-        ("line", contest_line(contest)),
-        (
-            "field",
-            table(
-                &[
-                    "at the close",
-                    "finalist",
-                    "95% interval then",
-                    "games",
-                    "source SHA-256",
-                    "built SHA-256",
-                ],
-                &field,
-                &[1],
-                &[],
-            ),
-        ),
-        (
-            "progress",
-            escape(&format!(
-                "The final: the first {} at the close, in whole balanced rounds, at most {} games. \
-                 Round {}: {} games scored, {} to play.",
-                contest.finalists,
-                contest.budget,
-                contest.rounds,
-                contest.final_games_done,
-                contest.final_games_left
-            )),
-        ),
-    ];
-    if let Some(result) = &contest.result {
-        // Points to two decimals, an Elo-scale rating whole, as the hill's table shows them.
-        let digits = if manifest.is_some_and(|m| m.ranking == "points") {
-            2
-        } else {
-            0
-        };
-        let name = |f: usize| result.finalists.get(f).map_or("?", String::as_str);
-        let lines: Vec<Vec<String>> = result
-            .table
-            .lines
-            .iter()
-            .map(|l| {
-                vec![
-                    l.place.to_string(),
-                    escape(name(l.finalist)),
-                    format!("{:.digits$} ± {:.digits$}", l.value, l.interval),
-                    l.games.to_string(),
-                    match (l.lead, l.apart_from_next) {
-                        (Some(lead), Some(apart)) => format!(
-                            "{lead:.digits$}, {}",
-                            if apart {
-                                "intervals apart"
-                            } else {
-                                "<b>tied</b>: intervals overlap"
-                            }
-                        ),
-                        _ => String::new(),
-                    },
-                ]
-            })
-            .collect();
-        let order: Vec<usize> = result.table.lines.iter().map(|l| l.finalist).collect();
-        let head: Vec<String> = std::iter::once(String::new())
-            .chain(order.iter().map(|&f| name(f).to_string()))
-            .collect();
-        let head: Vec<&str> = head.iter().map(String::as_str).collect();
-        let matrix: Vec<Vec<String>> = order
-            .iter()
-            .map(|&row| {
-                std::iter::once(escape(name(row)))
-                    .chain(order.iter().map(|&col| {
-                        if row == col {
-                            "–".to_string()
-                        } else {
-                            format!("{:.2}", result.table.matrix[row][col])
-                        }
-                    }))
-                    .collect()
-            })
-            .collect();
-        let games: Vec<Vec<String>> = result
-            .final_games
-            .iter()
-            .map(|g| {
-                vec![
-                    game_link(g.index),
-                    g.round.to_string(),
-                    (g.table + 1).to_string(),
-                    g.outcomes
-                        .iter()
-                        .map(|o| format!("{} {}", escape(name(o.finalist)), score(o.score)))
-                        .collect::<Vec<_>>()
-                        .join(" · "),
-                ]
-            })
-            .collect();
-        parts.extend([
-            (
-                "stopped",
-                escape(&format!(
-                    "Published: it stopped on {}. {} games scored in {} round(s); {} attempts \
-                     failed by the harness were played again, never scored.",
-                    result.stopped, result.games, result.rounds, result.replayed
-                )),
-            ),
-            (
-                "final",
-                table(
-                    &[
-                        "place",
-                        "finalist",
-                        "figure ± 95%",
-                        "games",
-                        "lead over the next",
-                    ],
-                    &lines,
-                    &[1],
-                    &[],
-                ),
-            ),
-            ("matrix_is", escape(&result.table.matrix_is)),
-            ("matrix", table(&head, &matrix, &[0], &[])),
-            (
-                "games",
-                table(
-                    &["game", "round", "table", "finalists and scores"],
-                    &games,
-                    &[3],
-                    &[],
-                ),
-            ),
-            ("published_hidden", String::new()),
-        ]);
-    } else {
-        parts.push(("published_hidden", "hidden".into()));
-    }
-    fill(page, &parts)
 }
 
 #[cfg(test)]

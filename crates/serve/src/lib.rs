@@ -55,6 +55,7 @@ use tokio::io::AsyncWriteExt;
 use tokio::sync::{Semaphore, watch};
 
 mod clients;
+mod contest_page;
 pub mod follow;
 pub(crate) mod hill;
 mod hill_page;
@@ -462,7 +463,7 @@ async fn poll_news<T: Send + Sync + 'static>(
             // The next page to listen is told where things stand.
             shown = None;
         } else {
-            let told = match with_store(&reader, move |store, _| stamp(store, hill)).await {
+            let latest = match with_store(&reader, move |store, _| stamp(store, hill)).await {
                 Ok(now) if shown.as_ref() == Some(&now) => None,
                 Ok(now) => match memoized(&reader, what, read).await {
                     Ok(value) => match tell(&value) {
@@ -476,8 +477,8 @@ async fn poll_news<T: Send + Sync + 'static>(
                 },
                 Err(Failure(_, message)) => Some(News::Failed(message)),
             };
-            if let Some(told) = told {
-                news.send_replace(Some(told));
+            if let Some(latest) = latest {
+                news.send_replace(Some(latest));
             }
         }
         tokio::time::sleep(POLL).await;
@@ -492,9 +493,9 @@ async fn events(news: watch::Receiver<Option<News>>, name: &'static str) -> impl
             news.changed().await.ok()?;
         }
         loop {
-            let told = news.borrow_and_update().clone();
-            if let Some(told) = told {
-                let event = match told {
+            let latest = news.borrow_and_update().clone();
+            if let Some(latest) = latest {
+                let event = match latest {
                     News::Fresh(json) => Event::default().event(name).data(json.as_str()),
                     News::Failed(message) => Event::default().event("error").data(message),
                 };

@@ -32,7 +32,7 @@ use futures::StreamExt;
 use sha2::{Digest, Sha256};
 use tokio::io::AsyncWriteExt;
 
-use koth_bot::archive::Kind;
+use koth_base::archive::Kind;
 use koth_hill::config::HillConfig;
 pub use koth_hill::submissions::{self, Refusal, Status, Upload};
 use koth_hill::{Hill, authors};

@@ -142,7 +142,7 @@ pub fn run(args: Args, dashboard: Dashboard) -> anyhow::Result<()> {
             let store = Tournament::submit(&file, &url, seed)?;
             let name = store.meta("name")?.unwrap_or_default();
             let work = dir.unwrap_or_else(|| {
-                koth_bot::logs::default_folder(|secs| format!("tournament-{name}-{secs}"))
+                koth_base::logs::default_folder(|secs| format!("tournament-{name}-{secs}"))
             });
             let root = file.parent().unwrap_or(Path::new("."));
             let tournament = Tournament::join(store, root, &work, None)?;
@@ -313,7 +313,7 @@ fn play(
         None => None,
     };
     let words: Vec<&OsStr> = resume.iter().map(OsString::as_os_str).collect();
-    let resume = koth_bot::interrupt::resume_with(&words);
+    let resume = koth_base::interrupt::resume_with(&words);
     let board = tournament.run()?;
     // A finished tournament has nothing to resume.
     drop(resume);

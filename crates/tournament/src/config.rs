@@ -49,7 +49,7 @@ use serde::Deserialize;
 use koth_bot::{BotSpec, Sandbox, roster};
 
 use super::gauntlet::SprtConfig;
-use super::settings::{MatchSettings, check_keys};
+use super::settings::{self, MatchSettings, check_keys};
 
 /// A parsed tournament file: its match settings and its lineup. Parsing touches no other file;
 /// [`Config::load_bots`] reads the bots.
@@ -73,39 +73,41 @@ pub struct Lineup {
     pub sprt: Option<SprtConfig>,
 }
 
-/// Every key of a tournament file: the [match settings](super::settings::KEYS) and the
-/// [`Lineup`]'s, in the order a refusal lists them.
-pub const KEYS: &[&str] = &[
-    "name",
-    "game",
+/// The [`Lineup`]'s keys, which a tournament file takes beside the
+/// [match settings](super::settings::KEYS).
+const LINEUP_KEYS: [&str; 6] = [
     "bots",
     "bots_file",
     "bots_dir",
     "games",
-    "rounds",
-    "answer_ms",
-    "exit_ms",
-    "clock",
-    "backstop_ms",
-    "answer_fuel",
-    "exit_fuel",
-    "wasm_only",
-    "jobs",
-    "seed",
-    "players_per_game",
-    "sandbox",
-    "memory_mb",
-    "file_mb",
-    "languages",
-    "build_timeout_s",
-    "keep_working_copies",
-    "data_mb",
     "challenger",
     "sprt",
-    "record_boards",
-    "options",
-    "live_delay_s",
 ];
+
+/// Every key of a tournament file, each name written once (in [`LINEUP_KEYS`] or the settings'
+/// list), in the order a refusal lists them: the settings' `name` and `game`, the line-up's,
+/// then the rest of the settings'.
+pub const KEYS: &[&str] = &{
+    let (name_and_game, rest) = settings::KEYS.split_at(2);
+    joined::<{ settings::KEYS.len() + LINEUP_KEYS.len() }>([name_and_game, &LINEUP_KEYS, rest])
+};
+
+/// `parts` one after the other, in a constant (serde's refusal of an unknown key takes a
+/// `'static` list).
+const fn joined<const N: usize>(parts: [&[&'static str]; 3]) -> [&'static str; N] {
+    let mut keys = [""; N];
+    let (mut part, mut at) = (0, 0);
+    while part < parts.len() {
+        let mut i = 0;
+        while i < parts[part].len() {
+            keys[at] = parts[part][i];
+            (i, at) = (i + 1, at + 1);
+        }
+        part += 1;
+    }
+    assert!(at == N, "the count of keys is the parts' lengths added");
+    keys
+}
 
 /// The most games a tournament file may ask for: the whole schedule is drawn and written to
 /// the database before the first game, so a mistyped count must not exhaust memory or disk.
@@ -114,7 +116,7 @@ pub(crate) const MAX_GAMES: u32 = 1_000_000;
 impl Config {
     /// Reads and checks a tournament file; every error names the file (and the line or key).
     pub(crate) fn load(path: &Path) -> anyhow::Result<Config> {
-        let text = koth_bot::text::read(path)?;
+        let text = koth_base::text::read(path)?;
         Config::parse(&text, path)
     }
 

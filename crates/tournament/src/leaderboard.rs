@@ -201,12 +201,12 @@ impl Leaderboard {
     }
 
     /// The leaderboard as text in `format`. Names come from the database, so a table, Markdown
-    /// or CSV shows them escaped ([`koth_bot::text::shown`]); JSON escapes them its own way.
+    /// or CSV shows them escaped ([`koth_base::text::shown`]); JSON escapes them its own way.
     pub(crate) fn render(&self, format: Format) -> String {
         match format {
-            Format::Table => koth_bot::text::shown_lines(&self.table()),
-            Format::Markdown => koth_bot::text::shown_lines(&self.markdown()),
-            Format::Csv => koth_bot::text::shown_lines(&self.csv()),
+            Format::Table => koth_base::text::shown_lines(&self.table()),
+            Format::Markdown => koth_base::text::shown_lines(&self.markdown()),
+            Format::Csv => koth_base::text::shown_lines(&self.csv()),
             Format::Json => {
                 serde_json::to_string_pretty(self).expect("plain data serializes") + "\n"
             }

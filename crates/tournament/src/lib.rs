@@ -34,9 +34,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 
+use koth_base::cpu::Claim;
+use koth_base::text;
 use koth_bot::BotStatus;
-use koth_bot::cpu::Claim;
-use koth_bot::text;
 use koth_bot::{BotSpec, Sandbox, build, sandbox};
 use koth_game::{Average, BotResult, Game, MatchResult, Ranking};
 
@@ -104,7 +104,7 @@ pub(crate) struct Tournament {
 }
 
 /// A tournament as a tournament file and a master seed make it, before it is stored.
-struct Plan {
+struct TournamentPlan {
     config: Config,
     bots: Vec<BotSpec>,
     name: String,
@@ -112,9 +112,9 @@ struct Plan {
     meta: Vec<(&'static str, String)>,
 }
 
-impl Plan {
+impl TournamentPlan {
     /// Reads and checks the tournament file `file` and decides every game.
-    fn new(file: &Path, seed: Option<u64>) -> anyhow::Result<Plan> {
+    fn new(file: &Path, seed: Option<u64>) -> anyhow::Result<TournamentPlan> {
         let config = Config::load(file)?;
         let base = file.parent().unwrap_or(Path::new("."));
         let bots = config.load_bots(base, file)?;
@@ -148,7 +148,7 @@ impl Plan {
         if let Some(delay) = config.settings.live_delay_s {
             meta.push((store::LIVE_DELAY_META, delay.to_string()));
         }
-        Ok(Plan {
+        Ok(TournamentPlan {
             config,
             bots,
             name,
@@ -166,9 +166,9 @@ impl Tournament {
         dir: Option<PathBuf>,
         seed: Option<u64>,
     ) -> anyhow::Result<Self> {
-        let plan = Plan::new(file, seed)?;
+        let plan = TournamentPlan::new(file, seed)?;
         let dir = dir.unwrap_or_else(|| {
-            koth_bot::logs::default_folder(|secs| format!("tournament-{}-{secs}", plan.name))
+            koth_base::logs::default_folder(|secs| format!("tournament-{}-{secs}", plan.name))
         });
         // The outermost folder this creates (`logs/` too, the first time), removed again if the
         // tournament cannot start.
@@ -276,7 +276,7 @@ impl Tournament {
     /// with every game decided and each bot's content hash, for workers to play; plays nothing.
     /// Bot folders are stored relative to the file's folder, where a worker's `--root` is.
     pub(crate) fn submit(file: &Path, url: &str, seed: Option<u64>) -> anyhow::Result<Store> {
-        let plan = Plan::new(file, seed)?;
+        let plan = TournamentPlan::new(file, seed)?;
         let base = std::path::absolute(file.parent().unwrap_or(Path::new(".")))?;
         let hashes = plan
             .bots
@@ -292,7 +292,7 @@ impl Tournament {
             })
             .collect();
         let mut meta = plan.meta;
-        meta.push((FILE_META, koth_bot::text::read(file)?));
+        meta.push((FILE_META, koth_base::text::read(file)?));
         Store::submit(url, &plan.name, &meta, &bots, &hashes, &plan.games)
     }
 
@@ -536,7 +536,7 @@ impl Tournament {
         let mut benched = Vec::new();
         for &(bot, failures) in streaks {
             if failures >= BENCH_AFTER && self.bots[bot].benched.is_none() {
-                let unbench = koth_bot::interrupt::shell_command(&[
+                let unbench = koth_base::interrupt::shell_command(&[
                     "koth".as_ref(),
                     "tournament".as_ref(),
                     "resume".as_ref(),

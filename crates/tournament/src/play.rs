@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use futures::FutureExt;
 
-use koth_bot::cpu::Claim;
+use koth_base::cpu::Claim;
 use koth_bot::data::{DATA_FOLDER, DataCap, Snapshot};
 use koth_bot::{BotSpec, BotStatus, Limits, Sandbox, roster, sandbox};
 use koth_game::{Game, MatchResult, MatchSetup, RecordBoards, ResultsTo};

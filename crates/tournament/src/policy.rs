@@ -38,11 +38,11 @@ impl runner::Policy for TournamentPolicy<'_> {
         }
         Ok(runner::Turn {
             room: tournament.jobs,
-            passed: tournament.refused.clone(),
+            left_to_others: tournament.refused.clone(),
         })
     }
 
-    fn parts(
+    fn game_parts(
         &mut self,
         game: &ScheduledGame,
         _attempt: u32,

@@ -11,7 +11,7 @@
 //! - A game task always comes back through [`collect_task`], which frees its CPUs, waits out a stop
 //!   koth was asked for, and records a harness fault as one: a fault is never a bot's.
 //! - No game is played whose parts cannot be made: the policy refuses it (`None`), having
-//!   recorded why (the game given up, or its bot passed from then on), and the next turn claims
+//!   recorded why (the game given up, or its bot passed over from then on), and the next turn claims
 //!   another.
 
 use std::collections::HashMap;
@@ -20,9 +20,9 @@ use std::time::Instant;
 
 use tokio::task::JoinSet;
 
-use koth_bot::text;
+use koth_base::text;
 
-use koth_bot::cpu::Claim;
+use koth_base::cpu::Claim;
 use koth_bot::record::{Follower, RECORD_FILE};
 use koth_game::{Game, MatchResult};
 
@@ -41,7 +41,7 @@ pub struct Turn {
     /// How many games may run at once now (at most the loop's `jobs`).
     pub room: usize,
     /// The bots whose games this koth leaves to others (or to no one).
-    pub passed: Vec<usize>,
+    pub left_to_others: Vec<usize>,
 }
 
 /// What a loop that plays claimed games does around them ([module](self)).
@@ -58,7 +58,7 @@ pub trait Policy {
     /// What the claimed `game` needs to be played, holding `claim`; `None` if this koth will
     /// not play it, its harness fault recorded by the policy: no more games are claimed in the
     /// turn.
-    fn parts(
+    fn game_parts(
         &mut self,
         game: &ScheduledGame,
         attempt: u32,
@@ -93,70 +93,24 @@ pub trait Policy {
 
 /// Plays claimed games, `jobs` at once, as `policy` says, until it stops.
 pub async fn run(policy: &mut dyn Policy, jobs: usize, game: &dyn Game) -> anyhow::Result<()> {
-    // With a CPU for every game running at once, each game claims its share of them as it
-    // starts and keeps it for as long as it runs (see `MatchSetup::cpus`): games then never
-    // slow each other down, and a game and its bots take turns on their CPU instead of waking
-    // another. A game that finds no CPU free (other koth processes hold them) runs unpinned,
-    // and the log says so.
-    let allowed = koth_bot::cpu::allowed();
-    let share = (allowed.len() / jobs.max(1)).min(game.most_cpus());
-    let placement = if share == 0 {
-        format!("unpinned: {jobs} games at once on {} CPUs", allowed.len())
-    } else {
-        format!(
-            "each on {share} free CPU(s) of {} claimed as it starts, else unpinned",
-            koth_bot::cpu::list(&allowed)
-        )
-    };
-    policy.say(&format!("games run {placement}"));
-    tracing::info!("games run {placement}");
+    let cpus = CpuShare::new(jobs, game);
+    policy.say(&format!("games run {}", cpus.placement));
+    tracing::info!("games run {}", cpus.placement);
     // A shared database's claims are leases, renewed every third of theirs while games run,
     // between the loop's other statements on the one connection: the games run on threads of
     // their own, so nothing here waits long.
     let mut renewal = renewal(policy.claimant());
     let shared = policy.store().is_shared();
-    let mut running = JoinSet::new();
-    // The time each running game's claim took, logged with its result's as the database's cost
-    // of the game (`scripts/bench-workers.sh` reads it).
-    let mut claim_ms: HashMap<u32, f64> = HashMap::new();
-    // A shared database's games in progress, whose records are sent on to it as they are
-    // played, for servers on other machines to stream ([`send_records`]).
-    let mut sent: HashMap<u32, SentRecord> = HashMap::new();
+    let mut flight = InFlight::default();
     let mut sending = tokio::time::interval(SEND_EVERY);
     sending.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
-        let Turn { room, passed } = policy.turn()?;
-        let mut refused = false;
-        while running.len() < room.min(jobs) {
-            let asked = Instant::now();
-            let Some(Claimed { game, attempt }) =
-                policy.store().claim(policy.claimant(), &passed, ATTEMPTS)?
-            else {
-                break;
-            };
-            let claim = if share == 0 {
-                Claim::unpinned("more games at once than CPUs".into())
-            } else {
-                koth_bot::cpu::claim(&allowed, 1, share)
-            };
-            let described = claim.describe();
-            let Some(parts) = policy.parts(&game, attempt, claim)? else {
-                refused = true;
-                break;
-            };
-            tracing::info!(game = game.index, attempt, "game started {described}");
-            claim_ms.insert(game.index, asked.elapsed().as_secs_f64() * 1000.0);
-            if shared {
-                // An earlier attempt's lines go: this one sends its own from the first.
-                if let Err(err) = policy.store().drop_live_records(game.index) {
-                    tracing::warn!("cannot clear game {}'s live records: {err:#}", game.index);
-                }
-                let record = store::game_dir(policy.games_folder(), game.index).join(RECORD_FILE);
-                sent.insert(game.index, SentRecord::new(record));
-            }
-            running.spawn(play_one(parts, game, attempt));
-        }
-        if running.is_empty() {
+        let Turn {
+            room,
+            left_to_others,
+        } = policy.turn()?;
+        let refused = flight.start(policy, room.min(jobs), &left_to_others, &cpus)?;
+        if flight.running.is_empty() {
             // A game refused: the next turn claims another (the policy now passes its bot, or
             // gave the game up).
             if refused {
@@ -168,22 +122,22 @@ pub async fn run(policy: &mut dyn Policy, jobs: usize, game: &dyn Game) -> anyho
             tokio::time::sleep(POLL).await;
             continue;
         }
-        let poll = policy.looks_again(running.len(), jobs);
+        let poll = policy.looks_again(flight.running.len(), jobs);
         let joined = tokio::select! {
-            joined = running.join_next() => joined,
+            joined = flight.running.join_next() => joined,
             () = tokio::time::sleep(POLL), if poll => continue,
             _ = renewal.tick(), if shared => {
                 renew(policy.store(), policy.claimant());
                 continue;
             }
-            _ = sending.tick(), if !sent.is_empty() => {
-                send_records(policy.store(), &mut sent);
+            _ = sending.tick(), if !flight.sent.is_empty() => {
+                send_records(policy.store(), &mut flight.sent);
                 continue;
             }
         };
         let Some(joined) = joined else { continue };
         // Its last lines are sent before its result, which ends its stream.
-        send_records(policy.store(), &mut sent);
+        send_records(policy.store(), &mut flight.sent);
         match collect_task(policy.store(), joined)? {
             TaskEnd::Played {
                 game,
@@ -191,41 +145,14 @@ pub async fn run(policy: &mut dyn Policy, jobs: usize, game: &dyn Game) -> anyho
                 result,
                 wall_ms,
                 data,
-            } => {
-                let folder = store::game_dir(policy.games_folder(), game.index);
-                let recording = Instant::now();
-                let streaks = policy.streaks(&game, &result);
-                let changes = store::Changes {
-                    streaks: &streaks,
-                    data: &data,
-                };
-                let accepted = policy
-                    .store()
-                    .record_result(&game, attempt, &result, wall_ms, &folder, &changes)?;
-                if sent.remove(&game.index).is_some() {
-                    // Its stored files hold its record now.
-                    if let Err(err) = policy.store().drop_live_records(game.index) {
-                        tracing::warn!("cannot clear game {}'s live records: {err:#}", game.index);
-                    }
-                }
-                let db_ms = claim_ms.remove(&game.index).unwrap_or_default()
-                    + recording.elapsed().as_secs_f64() * 1000.0;
-                if !accepted {
-                    let message = not_counted(game.index, attempt);
-                    tracing::warn!("{message}");
-                    policy.say(&message);
-                    continue;
-                }
-                tracing::info!(game = game.index, attempt, wall_ms, db_ms, "game finished");
-                policy.recorded(&game, &result, &streaks)?;
-            }
+            } => flight.record(policy, &game, attempt, &result, wall_ms, &data)?,
             TaskEnd::Fault {
                 game,
                 attempt,
                 shown,
             } => {
-                claim_ms.remove(&game.index);
-                sent.remove(&game.index);
+                flight.claim_ms.remove(&game.index);
+                flight.sent.remove(&game.index);
                 policy.say(&format!(
                     "game {} attempt {attempt}: harness fault: {shown}",
                     game.index
@@ -235,6 +162,141 @@ pub async fn run(policy: &mut dyn Policy, jobs: usize, game: &dyn Game) -> anyho
         }
     }
     Ok(())
+}
+
+/// The CPUs each game claims as it starts. With a CPU for every game running at once, each
+/// game claims its share of them and keeps it for as long as it runs (see `MatchSetup::cpus`):
+/// games then never slow each other down, and a game and its bots take turns on their CPU
+/// instead of waking another. A game that finds no CPU free (other koth processes hold them)
+/// runs unpinned, and the log says so.
+struct CpuShare {
+    allowed: Vec<usize>,
+    /// How many CPUs a game claims; 0 when there are more games at once than CPUs.
+    per_game: usize,
+    /// How the games are placed, for the terminal and the log.
+    placement: String,
+}
+
+impl CpuShare {
+    fn new(jobs: usize, game: &dyn Game) -> CpuShare {
+        let allowed = koth_base::cpu::allowed();
+        let per_game = (allowed.len() / jobs.max(1)).min(game.most_cpus());
+        let placement = if per_game == 0 {
+            format!("unpinned: {jobs} games at once on {} CPUs", allowed.len())
+        } else {
+            format!(
+                "each on {per_game} free CPU(s) of {} claimed as it starts, else unpinned",
+                koth_base::cpu::list(&allowed)
+            )
+        };
+        CpuShare {
+            allowed,
+            per_game,
+            placement,
+        }
+    }
+
+    /// The CPUs of a game that starts now.
+    fn claim(&self) -> Claim {
+        if self.per_game == 0 {
+            Claim::unpinned("more games at once than CPUs".into())
+        } else {
+            koth_base::cpu::claim(&self.allowed, 1, self.per_game)
+        }
+    }
+}
+
+/// The games in flight, and what the loop keeps of each until its result is recorded.
+#[derive(Default)]
+struct InFlight {
+    running: JoinSet<GameReport>,
+    /// The time each running game's claim took, logged with its result's as the database's
+    /// cost of the game (`scripts/bench-workers.sh` reads it).
+    claim_ms: HashMap<u32, f64>,
+    /// A shared database's games in progress, whose records are sent on to it as they are
+    /// played, for servers on other machines to stream ([`send_records`]).
+    sent: HashMap<u32, SentRecord>,
+}
+
+impl InFlight {
+    /// Claims and starts games until `room` run or none is left to claim, passing the bots
+    /// `left_to_others`; true if the policy refused one (the turn then claims no more).
+    fn start(
+        &mut self,
+        policy: &mut dyn Policy,
+        room: usize,
+        left_to_others: &[usize],
+        cpus: &CpuShare,
+    ) -> anyhow::Result<bool> {
+        while self.running.len() < room {
+            let asked = Instant::now();
+            let Some(Claimed { game, attempt }) =
+                policy
+                    .store()
+                    .claim(policy.claimant(), left_to_others, ATTEMPTS)?
+            else {
+                break;
+            };
+            let claim = cpus.claim();
+            let described = claim.describe();
+            let Some(parts) = policy.game_parts(&game, attempt, claim)? else {
+                return Ok(true);
+            };
+            tracing::info!(game = game.index, attempt, "game started {described}");
+            self.claim_ms
+                .insert(game.index, asked.elapsed().as_secs_f64() * 1000.0);
+            if policy.store().is_shared() {
+                // An earlier attempt's lines go: this one sends its own from the first.
+                if let Err(err) = policy.store().drop_live_records(game.index) {
+                    tracing::warn!("cannot clear game {}'s live records: {err:#}", game.index);
+                }
+                let record = store::game_dir(policy.games_folder(), game.index).join(RECORD_FILE);
+                self.sent.insert(game.index, SentRecord::new(record));
+            }
+            self.running.spawn(play_one(parts, game, attempt));
+        }
+        Ok(false)
+    }
+
+    /// Records a played game's result for its attempt, with the streaks the policy says it
+    /// changes and its learning bots' data; the policy hears of it only if it was accepted
+    /// (else the game was no longer this koth's, and the terminal says it was not counted).
+    fn record(
+        &mut self,
+        policy: &mut dyn Policy,
+        game: &ScheduledGame,
+        attempt: u32,
+        result: &MatchResult,
+        wall_ms: f64,
+        data: &[SeatData],
+    ) -> anyhow::Result<()> {
+        let folder = store::game_dir(policy.games_folder(), game.index);
+        let recording = Instant::now();
+        let streaks = policy.streaks(game, result);
+        let changes = store::Changes {
+            streaks: &streaks,
+            data,
+        };
+        let accepted = policy
+            .store()
+            .record_result(game, attempt, result, wall_ms, &folder, &changes)?;
+        if self.sent.remove(&game.index).is_some() {
+            // Its stored files hold its record now.
+            if let Err(err) = policy.store().drop_live_records(game.index) {
+                tracing::warn!("cannot clear game {}'s live records: {err:#}", game.index);
+            }
+        }
+        let db_ms = self.claim_ms.remove(&game.index).unwrap_or_default()
+            + recording.elapsed().as_secs_f64() * 1000.0;
+        if !accepted {
+            let message = not_counted(game.index, attempt);
+            tracing::warn!("{message}");
+            policy.say(&message);
+            return Ok(());
+        }
+        tracing::info!(game = game.index, attempt, wall_ms, db_ms, "game finished");
+        policy.recorded(game, result, &streaks)
+    }
 }
 
 /// How often the records of a shared database's games in progress are sent on to it: how
@@ -310,8 +372,8 @@ pub fn collect_task(
     store: &Store,
     joined: Result<GameReport, tokio::task::JoinError>,
 ) -> anyhow::Result<TaskEnd> {
-    if koth_bot::interrupt::requested() {
-        koth_bot::interrupt::wait_for_exit();
+    if koth_base::interrupt::requested() {
+        koth_base::interrupt::wait_for_exit();
     }
     let GameReport {
         game,
@@ -413,13 +475,13 @@ mod tests {
     }
 
     /// A policy as small as one can be: plays every game of its store, leaving those of the
-    /// bots in `passed`, and refusing (as a harness fault) those seating `refused`.
+    /// bots in `left_to_others`, and refusing (as a harness fault) those seating `refused`.
     struct Plays {
         store: Store,
         claimant: Claimant,
         dir: PathBuf,
         bots: Vec<BotSpec>,
-        passed: Vec<usize>,
+        left_to_others: Vec<usize>,
         refused: Option<usize>,
         recorded: Vec<u32>,
         said: RefCell<Vec<String>>,
@@ -438,10 +500,10 @@ mod tests {
         fn turn(&mut self) -> anyhow::Result<Turn> {
             Ok(Turn {
                 room: 2,
-                passed: self.passed.clone(),
+                left_to_others: self.left_to_others.clone(),
             })
         }
-        fn parts(
+        fn game_parts(
             &mut self,
             game: &ScheduledGame,
             attempt: u32,
@@ -492,7 +554,7 @@ mod tests {
     }
 
     /// Three bots, every pair twice: six games of Nim in a SQLite store under `root`.
-    fn plays(root: &Path, passed: Vec<usize>, refused: Option<usize>) -> Plays {
+    fn plays(root: &Path, left_to_others: Vec<usize>, refused: Option<usize>) -> Plays {
         let bots: Vec<BotSpec> = ["a", "b", "c"].iter().map(|n| taker(root, n)).collect();
         let games: Vec<ScheduledGame> = [(0, 1), (0, 2), (1, 2), (1, 0), (2, 0), (2, 1)]
             .iter()
@@ -510,7 +572,7 @@ mod tests {
             claimant: Claimant::new(60),
             dir: root.to_path_buf(),
             bots,
-            passed,
+            left_to_others,
             refused,
             recorded: Vec::new(),
             said: RefCell::new(Vec::new()),

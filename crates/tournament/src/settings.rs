@@ -208,7 +208,7 @@ impl MatchSettings {
         }
         if let Some(name) = &self.name {
             check_folder_name(name)
-                .map_err(|e| anyhow::anyhow!("`name` = {:?}: {e}", koth_bot::text::shown(name)))?;
+                .map_err(|e| anyhow::anyhow!("`name` = {:?}: {e}", koth_base::text::shown(name)))?;
         }
         if let Some(delay) = self
             .live_delay_s
@@ -359,7 +359,7 @@ impl MatchSettings {
     /// The tournament's name: the `name` key, or the file's name without `tournament-`. It is
     /// part of the default folder's name under `logs/`, so it is a plain folder name (the key
     /// is checked by [`MatchSettings::check`]; a file's stem cannot hold a `/`), and a name as
-    /// [`koth_bot::text::check_name`] says.
+    /// [`koth_base::text::check_name`] says.
     pub fn name(&self, file: &Path) -> anyhow::Result<String> {
         if let Some(name) = &self.name {
             return Ok(name.clone());
@@ -375,8 +375,8 @@ impl MatchSettings {
         check_folder_name(&name).map_err(|e| {
             anyhow::anyhow!(
                 "{}: the tournament's name {:?}, from the file's name, {e}; give a `name`",
-                koth_bot::text::shown(&file.display().to_string()),
-                koth_bot::text::shown(&name)
+                koth_base::text::shown(&file.display().to_string()),
+                koth_base::text::shown(&name)
             )
         })?;
         Ok(name)
@@ -392,7 +392,7 @@ fn check_folder_name(name: &str) -> Result<(), String> {
     if name.contains('/') {
         return Err("a name must be a plain folder name: no `/`".into());
     }
-    koth_bot::text::check_name(name).map_err(|problem| format!("the name {problem}"))
+    koth_base::text::check_name(name).map_err(|problem| format!("the name {problem}"))
 }
 
 #[cfg(test)]

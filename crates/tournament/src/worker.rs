@@ -3,7 +3,7 @@
 //!
 //! A worker goes through the database's tournaments oldest first and plays every game it can
 //! claim (see [`Store::claim`]); each claim is a lease that it keeps renewing while it plays
-//! (`Tournament::play_all`), so a worker killed with `kill -9`, or whose machine vanishes, gives
+//! (`runner::run`), so a worker killed with `kill -9`, or whose machine vanishes, gives
 //! its games back to the queue once its leases run out, and another worker plays them. A worker
 //! does all of this on one connection to the database ([`Database`]). It stops when no game it could play
 //! is left — none queued and none held by another worker — or, with `--wait`, waits for new
@@ -80,7 +80,7 @@ pub type JoinOther =
 pub fn run(args: Args, join_other: JoinOther) -> anyhow::Result<()> {
     let work = args
         .dir
-        .unwrap_or_else(|| koth_bot::logs::default_folder(|secs| format!("worker-{secs}")));
+        .unwrap_or_else(|| koth_base::logs::default_folder(|secs| format!("worker-{secs}")));
     std::fs::create_dir_all(&work)
         .with_context(|| format!("cannot create the worker's folder {}", work.display()))?;
     anyhow::ensure!(

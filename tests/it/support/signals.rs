@@ -2,7 +2,7 @@
 //! relies on, whatever the test itself was started with.
 //!
 //! koth keeps a SIGINT or SIGHUP it was started ignoring ignored, as shells and `nohup` mean it
-//! (`crates/bot/src/interrupt.rs`), and a blocked signal stays pending across `exec`. A test run started in
+//! (`crates/base/src/interrupt.rs`), and a blocked signal stays pending across `exec`. A test run started in
 //! the background (`&`, which ignores SIGINT), under `nohup` (SIGHUP) or by a CI runner that
 //! blocks signals would hand those to every koth it starts, and a test's SIGINT would then
 //! change nothing. So every test that signals koth starts it through [`default_signals`], and

@@ -446,40 +446,7 @@ impl BotProcess {
         let pid = self.cpu_pid();
         let meter = self.cpu_meter();
         let (result, waits) = {
-            let read = async {
-                // Measured from when the prompt was in the pipe.
-                let sent = if written {
-                    started
-                } else {
-                    if let Err(broken) = self.write_queued().await {
-                        return Err(self.why_it_stopped_reading(broken).await);
-                    }
-                    Instant::now()
-                };
-                // Watching the process as well as its stdout tells a crash at once even when a
-                // child of the bot still holds the pipe open. A line already on its way still
-                // counts: the reader gets a moment to take it.
-                let event = tokio::select! {
-                    biased;
-                    event = self.stdout.next() => event,
-                    _ = self.child.wait() => {
-                        tokio::time::timeout(Duration::from_millis(50), self.stdout.next())
-                            .await
-                            .unwrap_or(ReadEvent::Closed)
-                    }
-                };
-                match event {
-                    ReadEvent::Line(line) => Ok(Answer {
-                        wall: sent.elapsed(),
-                        cpu: cpu_before
-                            .and_then(|before| Some(self.cpu_time()?.saturating_sub(before))),
-                        line,
-                    }),
-                    ReadEvent::TooLong => Err(BotError::LineTooLong { max: MAX_LINE }),
-                    ReadEvent::NotUtf8 => Err(BotError::NotUtf8),
-                    ReadEvent::Closed => Err(self.closed_error().await),
-                }
-            };
+            let read = self.read_answer(started, written, cpu_before);
             tokio::pin!(read);
             // Two steps, so an answer that is not quick has the run-queue figures taken at its
             // start, to tell whether a time-out was the bot's fault (see `starvation`).
@@ -503,51 +470,107 @@ impl BotProcess {
             })
         };
         let result = match result {
-            Ok(Ok(answer)) => {
-                self.record(b'<', &answer.line);
-                self.rest(answer.wall);
-                let used = match (self.clock, answer.cpu) {
-                    (Clock::Cpu { .. }, Some(cpu)) => cpu,
-                    _ => answer.wall,
-                };
-                self.stats.record(&answer, used, allowed);
-                match self.clock {
-                    Clock::Cpu { .. } if used > allowed => Err(BotError::CpuTimeout {
-                        used,
-                        limit: allowed,
-                    }),
-                    Clock::Wall if used > allowed => {
-                        Err(starved(allowed).unwrap_or(BotError::Timeout {
-                            limit,
-                            grace,
-                            stdout: Unanswered::Answered,
-                        }))
-                    }
-                    _ => Ok(answer),
-                }
-            }
+            Ok(Ok(answer)) => self.judge(answer, limit, grace, &starved),
             Ok(Err(e)) => Err(e),
-            Err(_) => Err(starved(wait).unwrap_or_else(|| {
-                let stdout = self.stdout.unanswered(self.flush);
-                match self.clock {
-                    Clock::Wall => BotError::Timeout {
-                        limit,
-                        grace,
-                        stdout,
-                    },
-                    // The CPU clock's wall-clock backstop ran out.
-                    Clock::Cpu { .. } => BotError::Timeout {
-                        limit: wait,
-                        grace: Duration::ZERO,
-                        stdout,
-                    },
-                }
-            })),
+            Err(_) => Err(starved(wait).unwrap_or_else(|| self.timed_out(limit, grace, wait))),
         };
         if let Err(BotError::Starved { .. }) = result {
             self.stats.starved_timeouts += 1;
         }
         result.map_err(|e| self.stop(e))
+    }
+
+    /// Reads the answer line to a prompt written at `started` (or still queued, unless
+    /// `written`), with its wall time from when the prompt was in the pipe and the CPU time
+    /// the bot used since `cpu_before`; with no limit of its own (the caller's).
+    async fn read_answer(
+        &mut self,
+        started: Instant,
+        written: bool,
+        cpu_before: Option<Duration>,
+    ) -> Result<Answer, BotError> {
+        // Measured from when the prompt was in the pipe.
+        let sent = if written {
+            started
+        } else {
+            if let Err(broken) = self.write_queued().await {
+                return Err(self.why_it_stopped_reading(broken).await);
+            }
+            Instant::now()
+        };
+        // Watching the process as well as its stdout tells a crash at once even when a child
+        // of the bot still holds the pipe open. A line already on its way still counts: the
+        // reader gets a moment to take it.
+        let event = tokio::select! {
+            biased;
+            event = self.stdout.next() => event,
+            _ = self.child.wait() => {
+                tokio::time::timeout(Duration::from_millis(50), self.stdout.next())
+                    .await
+                    .unwrap_or(ReadEvent::Closed)
+            }
+        };
+        match event {
+            ReadEvent::Line(line) => Ok(Answer {
+                wall: sent.elapsed(),
+                cpu: cpu_before.and_then(|before| Some(self.cpu_time()?.saturating_sub(before))),
+                line,
+            }),
+            ReadEvent::TooLong => Err(BotError::LineTooLong { max: MAX_LINE }),
+            ReadEvent::NotUtf8 => Err(BotError::NotUtf8),
+            ReadEvent::Closed => Err(self.closed_error().await),
+        }
+    }
+
+    /// An answer that came before the wait ran out, recorded, and held to its limit (`limit`
+    /// and `grace`) on the bot's clock: over it on the wall clock is koth's fault when the bot
+    /// was kept from the CPU (`starved`), else a time-out.
+    fn judge(
+        &mut self,
+        answer: Answer,
+        limit: Duration,
+        grace: Duration,
+        starved: &impl Fn(Duration) -> Option<BotError>,
+    ) -> Result<Answer, BotError> {
+        let allowed = limit + grace;
+        self.record(b'<', &answer.line);
+        self.rest(answer.wall);
+        let used = match (self.clock, answer.cpu) {
+            (Clock::Cpu { .. }, Some(cpu)) => cpu,
+            _ => answer.wall,
+        };
+        self.stats.record(&answer, used, allowed);
+        match self.clock {
+            Clock::Cpu { .. } if used > allowed => Err(BotError::CpuTimeout {
+                used,
+                limit: allowed,
+            }),
+            Clock::Wall if used > allowed => Err(starved(allowed).unwrap_or(BotError::Timeout {
+                limit,
+                grace,
+                stdout: Unanswered::Answered,
+            })),
+            _ => Ok(answer),
+        }
+    }
+
+    /// The time-out of an answer that did not come within `wait`, with what the bot's stdout
+    /// held (the likely mistake behind it).
+    fn timed_out(&mut self, limit: Duration, grace: Duration, wait: Duration) -> BotError {
+        let stdout = self.stdout.unanswered(self.flush);
+        match self.clock {
+            Clock::Wall => BotError::Timeout {
+                limit,
+                grace,
+                stdout,
+            },
+            // The CPU clock's wall-clock backstop ran out.
+            Clock::Cpu { .. } => BotError::Timeout {
+                limit: wait,
+                grace: Duration::ZERO,
+                stdout,
+            },
+        }
     }
 
     /// After an answer that took `wall`: counts it as time the bot may have used answering,

@@ -52,10 +52,12 @@ use super::seccomp;
 use super::spec::{BotSpec, Sandbox};
 use super::uid::BotUid;
 
+mod mounts;
 mod owner;
 mod probe;
 mod programs;
 
+use mounts::ReachStep;
 pub use probe::check_available;
 use programs::interpreter_folders;
 pub(crate) use programs::{shebang_names, shell_line_programs, started_programs};
@@ -175,17 +177,6 @@ enum Writable<'a> {
     Compile(&'a Path),
 }
 
-/// One step of making a folder reachable for `nobody` (see [`Launch::reach`]).
-#[derive(Clone)]
-enum ReachStep {
-    /// An empty, enterable folder over one `nobody` may not enter (`/root`).
-    Cover(CString),
-    /// A folder on such a cover, on the way to a bound folder.
-    Mkdir(CString),
-    /// The bound folder itself, at its own path on the cover.
-    Bind(CString),
-}
-
 impl Launch {
     /// The launch of `spec`'s command contained by `sandbox`, with control groups of its own
     /// where the machine allows.
@@ -233,11 +224,7 @@ impl Launch {
             Some(path) => bail!("{} is not an executable file", path.display()),
             None => bail!("{} was not found", program.display()),
         }
-        let pipe = || {
-            nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)
-                .context("cannot create a pipe for bwrap")
-        };
-        let (info, info_writer) = pipe()?;
+        let (info, info_writer) = bwrap_pipe()?;
         let uid = if nix::unistd::geteuid().is_root() {
             Some(BotUid::lease().map_err(anyhow::Error::msg)?)
         } else {
@@ -256,97 +243,10 @@ impl Launch {
         };
         let dir = std::path::absolute(&spec.dir)
             .with_context(|| format!("{spec}: no folder {}", spec.dir.display()))?;
-        use nix::sys::resource::Resource;
-        launch.limits = vec![
-            (Resource::RLIMIT_FSIZE, sandbox.file_mb << 20),
-            (Resource::RLIMIT_NOFILE, sandbox.open_files),
-        ];
-        if let Some(seconds) = sandbox.cpu_seconds {
-            launch.limits.push((Resource::RLIMIT_CPU, seconds));
-        }
-        let groups = launch.groups.as_ref();
-        if !groups.is_some_and(BotGroups::caps_memory) {
-            launch
-                .limits
-                .push((Resource::RLIMIT_DATA, sandbox.memory_mb << 20));
-        }
-        if !groups.is_some_and(BotGroups::caps_processes) {
-            launch
-                .limits
-                .push((Resource::RLIMIT_NPROC, sandbox.processes));
-        }
-        launch.args(["--unshare-all", "--unshare-user", "--disable-userns"]);
-        launch.arg("--die-with-parent");
-        launch.arg("--new-session");
-        launch.arg("--as-pid-1");
-        launch.args(["--cap-drop", "ALL"]);
-        launch.arg("--info-fd");
-        launch.arg(info_writer.as_raw_fd().to_string());
-        launch.inherited.push(info_writer);
-        // The system-call filter, read by bwrap from a pipe that holds the whole program.
-        let filter = seccomp::program().map_err(anyhow::Error::msg)?;
-        let (filter_reader, filter_writer) = pipe()?;
-        std::fs::File::from(filter_writer)
-            .write_all(filter)
-            .context("cannot hand bwrap its system-call filter")?;
-        launch.arg("--seccomp");
-        launch.arg(filter_reader.as_raw_fd().to_string());
-        launch.inherited.push(filter_reader);
-        // Joining control groups takes a cgroup v1 process most of a millisecond (the kernel
-        // waits for an RCU grace period): not done in the child, where koth's spawn would wait
-        // for it bot after bot, but by a thread of koth's while bwrap builds the sandbox, which
-        // then waits before it starts the bot (see `started`).
-        if launch.groups.is_some() {
-            let (blocked, release) = pipe()?;
-            launch.arg("--block-fd");
-            launch.arg(blocked.as_raw_fd().to_string());
-            launch.inherited.push(blocked);
-            launch.release = Some(release);
-        }
-        let id = SANDBOX_UID.to_string();
-        launch.args(["--uid", &id, "--gid", &id, "--hostname", "koth-bot"]);
-        for folder in SYSTEM_FOLDERS {
-            let path = Path::new(folder);
-            match std::fs::read_link(path) {
-                Ok(target) => {
-                    launch.arg("--symlink");
-                    launch.arg(target);
-                    launch.arg(path);
-                }
-                Err(_) if path.is_dir() => launch.bind("--ro-bind", path, path)?,
-                Err(_) => {}
-            }
-        }
-        // The bot's own memory-backed folders, each sized so that together they hold no more
-        // than its memory cap: where no control group counts what a bot keeps in them, a cap
-        // per file alone would let it hold gigabytes there.
-        let [tmp_bytes, folder_bytes, shm_bytes] = sandbox.tmpfs_bytes();
-        launch.args(["--proc", "/proc", "--dev", "/dev"]);
-        launch.args(["--size", &shm_bytes.to_string(), "--tmpfs", "/dev/shm"]);
-        launch.args(["--remount-ro", "/dev"]);
-        launch.args(["--size", &tmp_bytes.to_string(), "--tmpfs", "/tmp"]);
-        for install in interpreter_folders(spec, &dir) {
-            launch.bind("--ro-bind", &install, &install)?;
-        }
-        match writable {
-            Writable::WorkingFolder => {
-                let data = spec.data.is_some();
-                if data {
-                    let folder = dir.join(DATA_FOLDER);
-                    if let Some(volume) = super::data::volume_of(&folder) {
-                        let target = CString::new(folder.as_os_str().as_bytes())
-                            .with_context(|| format!("{} has a NUL byte", folder.display()))?;
-                        launch.data = Some((volume, target));
-                    }
-                }
-                launch.working_folder(&dir, folder_bytes, sandbox.lent_from.as_deref(), data)?
-            }
-            Writable::BuildFolder => launch.bind("--bind", &dir, &dir)?,
-            Writable::Compile(compiler) => {
-                launch.bind("--bind", &dir, &dir)?;
-                launch.bind("--ro-bind", compiler, compiler)?;
-            }
-        }
+        launch.set_limits(sandbox);
+        launch.isolate(info_writer)?;
+        let folder_bytes = launch.system(spec, &dir, sandbox)?;
+        launch.writable(spec, &dir, sandbox, writable, folder_bytes)?;
         // The root itself (the folders made on the way to the binds) is read-only: nothing of
         // the bot's can be written outside its folder and /tmp, each of them capped.
         launch.args(["--remount-ro", "/"]);
@@ -364,6 +264,127 @@ impl Launch {
         launch.arg(program);
         launch.args(&spec.command[1..]);
         Ok(launch)
+    }
+
+    /// The rlimits set in the child: file size, open files and CPU time always; memory and
+    /// processes only where no control group caps them.
+    fn set_limits(&mut self, sandbox: &Sandbox) {
+        use nix::sys::resource::Resource;
+        self.limits = vec![
+            (Resource::RLIMIT_FSIZE, sandbox.file_mb << 20),
+            (Resource::RLIMIT_NOFILE, sandbox.open_files),
+        ];
+        if let Some(seconds) = sandbox.cpu_seconds {
+            self.limits.push((Resource::RLIMIT_CPU, seconds));
+        }
+        let groups = self.groups.as_ref();
+        if !groups.is_some_and(BotGroups::caps_memory) {
+            self.limits
+                .push((Resource::RLIMIT_DATA, sandbox.memory_mb << 20));
+        }
+        if !groups.is_some_and(BotGroups::caps_processes) {
+            self.limits
+                .push((Resource::RLIMIT_NPROC, sandbox.processes));
+        }
+    }
+
+    /// `bwrap`'s namespaces, dropped capabilities and descriptors: the info pipe whose write
+    /// end is `info_writer`, the system-call filter, and the pipe it waits on when the bot
+    /// has control groups.
+    fn isolate(&mut self, info_writer: OwnedFd) -> anyhow::Result<()> {
+        self.args(["--unshare-all", "--unshare-user", "--disable-userns"]);
+        self.arg("--die-with-parent");
+        self.arg("--new-session");
+        self.arg("--as-pid-1");
+        self.args(["--cap-drop", "ALL"]);
+        self.arg("--info-fd");
+        self.arg(info_writer.as_raw_fd().to_string());
+        self.inherited.push(info_writer);
+        // The system-call filter, read by bwrap from a pipe that holds the whole program.
+        let filter = seccomp::program().map_err(anyhow::Error::msg)?;
+        let (filter_reader, filter_writer) = bwrap_pipe()?;
+        std::fs::File::from(filter_writer)
+            .write_all(filter)
+            .context("cannot hand bwrap its system-call filter")?;
+        self.arg("--seccomp");
+        self.arg(filter_reader.as_raw_fd().to_string());
+        self.inherited.push(filter_reader);
+        // Joining control groups takes a cgroup v1 process most of a millisecond (the kernel
+        // waits for an RCU grace period): not done in the child, where koth's spawn would wait
+        // for it bot after bot, but by a thread of koth's while bwrap builds the sandbox, which
+        // then waits before it starts the bot (see `started`).
+        if self.groups.is_some() {
+            let (blocked, release) = bwrap_pipe()?;
+            self.arg("--block-fd");
+            self.arg(blocked.as_raw_fd().to_string());
+            self.inherited.push(blocked);
+            self.release = Some(release);
+        }
+        Ok(())
+    }
+
+    /// The world around the bot's folder: its user and host name, the system's folders
+    /// read-only, `/proc`, `/dev`, a capped `/dev/shm` and `/tmp`, and the installs of the
+    /// programs its command names. Returns the bytes left for its working folder.
+    fn system(&mut self, spec: &BotSpec, dir: &Path, sandbox: &Sandbox) -> anyhow::Result<u64> {
+        let id = SANDBOX_UID.to_string();
+        self.args(["--uid", &id, "--gid", &id, "--hostname", "koth-bot"]);
+        for folder in SYSTEM_FOLDERS {
+            let path = Path::new(folder);
+            match std::fs::read_link(path) {
+                Ok(target) => {
+                    self.arg("--symlink");
+                    self.arg(target);
+                    self.arg(path);
+                }
+                Err(_) if path.is_dir() => self.bind("--ro-bind", path, path)?,
+                Err(_) => {}
+            }
+        }
+        // The bot's own memory-backed folders, each sized so that together they hold no more
+        // than its memory cap: where no control group counts what a bot keeps in them, a cap
+        // per file alone would let it hold gigabytes there.
+        let [tmp_bytes, folder_bytes, shm_bytes] = sandbox.tmpfs_bytes();
+        self.args(["--proc", "/proc", "--dev", "/dev"]);
+        self.args(["--size", &shm_bytes.to_string(), "--tmpfs", "/dev/shm"]);
+        self.args(["--remount-ro", "/dev"]);
+        self.args(["--size", &tmp_bytes.to_string(), "--tmpfs", "/tmp"]);
+        for install in interpreter_folders(spec, dir) {
+            self.bind("--ro-bind", &install, &install)?;
+        }
+        Ok(folder_bytes)
+    }
+
+    /// What the program may write besides `/tmp` (`writable`): a bot's working folder of
+    /// `folder_bytes` (with its data volume), or a build's or compiler's whole folder `dir`.
+    fn writable(
+        &mut self,
+        spec: &BotSpec,
+        dir: &Path,
+        sandbox: &Sandbox,
+        writable: Writable,
+        folder_bytes: u64,
+    ) -> anyhow::Result<()> {
+        match writable {
+            Writable::WorkingFolder => {
+                let data = spec.data.is_some();
+                if data {
+                    let folder = dir.join(DATA_FOLDER);
+                    if let Some(volume) = super::data::volume_of(&folder) {
+                        let target = CString::new(folder.as_os_str().as_bytes())
+                            .with_context(|| format!("{} has a NUL byte", folder.display()))?;
+                        self.data = Some((volume, target));
+                    }
+                }
+                self.working_folder(dir, folder_bytes, sandbox.lent_from.as_deref(), data)?
+            }
+            Writable::BuildFolder => self.bind("--bind", dir, dir)?,
+            Writable::Compile(compiler) => {
+                self.bind("--bind", dir, dir)?;
+                self.bind("--ro-bind", compiler, compiler)?;
+            }
+        }
+        Ok(())
     }
 
     /// The bot's folder `dir` as it sees it: a memory-backed folder of `bytes` (so what it
@@ -440,54 +461,6 @@ impl Launch {
         self.arg(option);
         self.arg(source);
         self.arg(target);
-        Ok(())
-    }
-
-    /// Plans the mounts that let `nobody` reach `folder` when one of the folders above it may
-    /// not be entered by others (a bot's interpreter under `/root`, mode 0700): the topmost
-    /// such folder is covered, in the child's own mount namespace only, by an empty one that
-    /// holds nothing but the path down to `folder`, with `folder` bound there. `bwrap`, which
-    /// resolves a bind's path as the user it runs as, then finds it; the rest of `/root` stays
-    /// out of reach.
-    fn reach(&mut self, folder: &Path) -> anyhow::Result<()> {
-        use std::os::unix::fs::PermissionsExt;
-        let ancestors: Vec<&Path> = folder.ancestors().skip(1).collect();
-        let closed = ancestors
-            .iter()
-            .rev()
-            .find(|dir| std::fs::metadata(dir).is_ok_and(|m| m.permissions().mode() & 0o001 == 0));
-        let Some(closed) = closed else {
-            return Ok(());
-        };
-        let path = |p: &Path| {
-            CString::new(p.as_os_str().as_encoded_bytes())
-                .with_context(|| format!("{} has a NUL byte", p.display()))
-        };
-        let reached = |bound: &CString| {
-            folder.starts_with(Path::new(std::ffi::OsStr::from_bytes(bound.as_bytes())))
-        };
-        if self
-            .reach
-            .iter()
-            .any(|step| matches!(step, ReachStep::Bind(bound) if reached(bound)))
-        {
-            return Ok(());
-        }
-        let cover = path(closed)?;
-        if !self
-            .reach
-            .iter()
-            .any(|step| matches!(step, ReachStep::Cover(c) if *c == cover))
-        {
-            self.reach.push(ReachStep::Cover(cover));
-        }
-        let below = folder.strip_prefix(closed).unwrap_or(folder);
-        let mut dir = closed.to_path_buf();
-        for part in below.components() {
-            dir.push(part);
-            self.reach.push(ReachStep::Mkdir(path(&dir)?));
-        }
-        self.reach.push(ReachStep::Bind(path(folder)?));
         Ok(())
     }
 
@@ -591,80 +564,7 @@ impl Launch {
                 let batch = libc::sched_param { sched_priority: 0 };
                 libc::sched_setscheduler(0, libc::SCHED_BATCH, &batch);
                 if !reach.is_empty() || data.is_some() {
-                    let none = std::ptr::null();
-                    let private = libc::MS_REC | libc::MS_PRIVATE;
-                    if libc::unshare(libc::CLONE_NEWNS) != 0
-                        || libc::mount(none, c"/".as_ptr(), none, private, none.cast()) != 0
-                    {
-                        return fail();
-                    }
-                    // Each bound folder is first detached as a copy of its mount, in this
-                    // namespace, so that covering the folder above it does not hide it.
-                    for (step, tree) in reach.iter().zip(trees.iter_mut()) {
-                        if let ReachStep::Bind(folder) = step {
-                            let flags = OPEN_TREE_CLONE | libc::O_CLOEXEC as u32 | AT_RECURSIVE;
-                            let fd = libc::syscall(
-                                libc::SYS_open_tree,
-                                libc::AT_FDCWD,
-                                folder.as_ptr(),
-                                flags,
-                            );
-                            if fd < 0 {
-                                return fail();
-                            }
-                            *tree = fd as i32;
-                        }
-                    }
-                    for (step, &tree) in reach.iter().zip(trees.iter()) {
-                        let failed = match step {
-                            ReachStep::Cover(dir) => {
-                                libc::mount(
-                                    c"tmpfs".as_ptr(),
-                                    dir.as_ptr(),
-                                    c"tmpfs".as_ptr(),
-                                    libc::MS_NOSUID | libc::MS_NODEV,
-                                    c"mode=0755".as_ptr().cast(),
-                                ) != 0
-                            }
-                            ReachStep::Mkdir(dir) => {
-                                libc::mkdir(dir.as_ptr(), 0o755) != 0
-                                    && std::io::Error::last_os_error().raw_os_error()
-                                        != Some(libc::EEXIST)
-                            }
-                            ReachStep::Bind(folder) => {
-                                libc::syscall(
-                                    libc::SYS_move_mount,
-                                    tree,
-                                    c"".as_ptr(),
-                                    libc::AT_FDCWD,
-                                    folder.as_ptr(),
-                                    MOVE_MOUNT_F_EMPTY_PATH,
-                                ) != 0
-                            }
-                        };
-                        if failed {
-                            return fail();
-                        }
-                    }
-                    // The data volume last, on the bot's `data/` wherever a reach step put
-                    // its working folder: a copy of the mount, so the volume itself stays
-                    // detached and koth's, for the next process of the bot and for the end.
-                    if let Some((volume, target)) = &data {
-                        let flags = OPEN_TREE_CLONE | libc::O_CLOEXEC as u32 | AT_EMPTY_PATH;
-                        let copy = libc::syscall(libc::SYS_open_tree, *volume, c"".as_ptr(), flags);
-                        if copy < 0
-                            || libc::syscall(
-                                libc::SYS_move_mount,
-                                copy,
-                                c"".as_ptr(),
-                                libc::AT_FDCWD,
-                                target.as_ptr(),
-                                MOVE_MOUNT_F_EMPTY_PATH,
-                            ) != 0
-                        {
-                            return fail();
-                        }
-                    }
+                    mounts::mount_in_child(&reach, &mut trees, data.as_ref())?;
                 }
                 if let Some(id) = uid
                     && (libc::setgroups(0, std::ptr::null()) != 0
@@ -681,11 +581,10 @@ impl Launch {
     }
 }
 
-// The new mount API's flags (linux/mount.h), which the libc crate does not export.
-const OPEN_TREE_CLONE: u32 = 1;
-const AT_RECURSIVE: u32 = 0x8000;
-const AT_EMPTY_PATH: u32 = 0x1000;
-const MOVE_MOUNT_F_EMPTY_PATH: u32 = 0x4;
+/// A pipe for `bwrap`, close-on-exec (its ends are made inheritable in the child only).
+fn bwrap_pipe() -> anyhow::Result<(OwnedFd, OwnedFd)> {
+    nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).context("cannot create a pipe for bwrap")
+}
 
 /// A contained bot once `bwrap` runs: which process is the bot (known once `bwrap` has said),
 /// and its control groups, kept until the bot has ended.

@@ -209,7 +209,7 @@ pub fn cache_file(path: &Path) -> anyhow::Result<PathBuf> {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect();
-    Ok(crate::logs::cache_folder("wasm")?.join(format!("{key}.cwasm")))
+    Ok(koth_base::logs::cache_folder("wasm")?.join(format!("{key}.cwasm")))
 }
 
 /// The module at `path`, from the disk cache or, where `compile` allows, compiled into it.

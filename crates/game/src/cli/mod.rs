@@ -86,7 +86,7 @@ pub struct LogDirArg {
 impl LogDirArg {
     /// The folder given, or `logs/<command>-<unix seconds>[-seed<seed>]/`, created.
     pub fn create(&self, command: &str, seed: Option<u64>) -> anyhow::Result<PathBuf> {
-        koth_bot::logs::create_folder(self.log_dir.clone(), |secs| match seed {
+        koth_base::logs::create_folder(self.log_dir.clone(), |secs| match seed {
             Some(seed) => format!("{command}-{secs}-seed{seed}"),
             None => format!("{command}-{secs}"),
         })
@@ -178,7 +178,7 @@ fn data_note(spec: &BotSpec, ask: koth_bot::DataAsk) -> String {
         "{}: `data` in its bot.toml: its data is {} (without --sandbox), kept from one game to the next and \
          checked after each answer against its cap of {} (a tournament or hill gives each game \
          a copy of its data of its own, and never reads this folder)",
-        koth_bot::text::shown(&spec.name),
+        koth_base::text::shown(&spec.name),
         spec.dir.join(koth_bot::data::DATA_FOLDER).display(),
         cap.describe()
     )
@@ -245,7 +245,7 @@ pub struct Prepared {
     pub log_dir: PathBuf,
     bar: indicatif::ProgressBar,
     /// Held until the match ends, so that no other koth pins to its CPU meanwhile.
-    _claim: koth_bot::cpu::Claim,
+    _claim: koth_base::cpu::Claim,
 }
 
 impl Prepared {
@@ -276,7 +276,7 @@ impl MatchArgs {
         )?;
         let names = bots.iter().map(|b| b.name.clone()).collect();
         let (bar, progress) = report::match_progress(one.rounds, one.unit, names);
-        let claim = koth_bot::cpu::claim_given(one.cpu);
+        let claim = koth_base::cpu::claim_given(one.cpu);
         let setup = crate::MatchSetup {
             rounds: Some(one.rounds),
             progress: Some(progress),
@@ -284,7 +284,7 @@ impl MatchArgs {
             cpus: claim.cpus().to_vec(),
             ..crate::MatchSetup::new(bots, one.seed, log_dir.clone(), self.timeout.limits())
         };
-        koth_bot::cpu::pin_current_thread(&setup.cpus);
+        koth_base::cpu::pin_current_thread(&setup.cpus);
         Ok(Prepared {
             setup,
             log_dir,

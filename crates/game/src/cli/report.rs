@@ -8,8 +8,8 @@ use std::sync::Arc;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::{MatchResult, ProgressFn, RoundProgress};
+use koth_base::text;
 use koth_bot::FAULTS_KEPT_PER_KIND;
-use koth_bot::text;
 
 /// Faults printed with their reasons; results.json keeps more.
 const FAULTS_SHOWN: usize = 10;

@@ -110,7 +110,7 @@ pub struct Level {
 
 impl Level {
     pub fn load(path: &Path) -> anyhow::Result<Level> {
-        let text = koth_bot::text::read(path)?;
+        let text = koth_base::text::read(path)?;
         let name = path
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())

@@ -31,7 +31,7 @@ pub struct Args {
     /// and on one CPU none of them wakes another (a quarter less of koth's time per tick on a
     /// busy machine), but the two bots then think one after the other: for quick bots, or one
     /// game per CPU. If another koth holds the CPU, the game runs unpinned and says so.
-    #[arg(long, value_name = "N", value_parser = koth_bot::cpu::parse_cpu)]
+    #[arg(long, value_name = "N", value_parser = koth_base::cpu::parse_cpu)]
     cpu: Option<usize>,
     /// Print koth's own CPU time per tick at the end (for the benchmarks).
     #[arg(long, hide = true)]

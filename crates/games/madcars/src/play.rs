@@ -193,23 +193,7 @@ pub(crate) async fn play(
     let mut ticks = Ticks::default();
     'game: for (index, &(map, car)) in pairs.iter().enumerate() {
         let lives_now = [players[0].lives, players[1].lives];
-        for (me, player) in players.iter_mut().enumerate() {
-            // A match is a round of the bot's seat: its faults name the match.
-            if player.connected && !player.seat.begin(index as u32 + 1).await {
-                player.connected = false;
-            }
-            if player.connected {
-                let message = protocol::new_match(
-                    lives_now[me],
-                    lives_now[1 - me],
-                    map.proto_json(),
-                    car.proto_json(),
-                );
-                if player.seat.send(&message).is_err() {
-                    player.connected = false;
-                }
-            }
-        }
+        begin_match(&mut players, index, lives_now, map, car).await;
         recorder.new_match(map, car, lives_now)?;
         let mut game_match = Match::new(map, car);
         let started = tick;
@@ -268,11 +252,6 @@ pub(crate) async fn play(
         player.seat.finish("after the game: ").await;
     }
     recorder.finish()?;
-    let winner = match players[0].lives.cmp(&players[1].lives) {
-        std::cmp::Ordering::Greater => Some(names[0].clone()),
-        std::cmp::Ordering::Less => Some(names[1].clone()),
-        std::cmp::Ordering::Equal => None,
-    };
     let game = GameRecord {
         matches,
         lives: names
@@ -280,10 +259,59 @@ pub(crate) async fn play(
             .zip(&players)
             .map(|(name, p)| (name.clone(), p.lives.into()))
             .collect(),
-        winner,
+        winner: winner(&players, &names),
         ticks: tick,
         tick_cap_reached,
     };
+    let result = write_results(setup, &players, &game)?;
+    Ok((result, game))
+}
+
+/// Begins match `index` (of `map` and `car`) on every seat still connected, telling each its
+/// lives and its opponent's (`lives_now`, in seat order); a seat that cannot be told is
+/// disconnected.
+async fn begin_match(
+    players: &mut [Player],
+    index: usize,
+    lives_now: [u32; 2],
+    map: &MapProto,
+    car: &CarProto,
+) {
+    for (me, player) in players.iter_mut().enumerate() {
+        // A match is a round of the bot's seat: its faults name the match.
+        if player.connected && !player.seat.begin(index as u32 + 1).await {
+            player.connected = false;
+        }
+        if player.connected {
+            let message = protocol::new_match(
+                lives_now[me],
+                lives_now[1 - me],
+                map.proto_json(),
+                car.proto_json(),
+            );
+            if player.seat.send(&message).is_err() {
+                player.connected = false;
+            }
+        }
+    }
+}
+
+/// The bot with more lives left (`names` in seat order); `None` for a draw.
+fn winner(players: &[Player], names: &[String]) -> Option<String> {
+    match players[0].lives.cmp(&players[1].lives) {
+        std::cmp::Ordering::Greater => Some(names[0].clone()),
+        std::cmp::Ordering::Less => Some(names[1].clone()),
+        std::cmp::Ordering::Equal => None,
+    }
+}
+
+/// The game's result (each bot's lives left as its score), written with the game's record as
+/// `results.json`.
+fn write_results(
+    setup: &MatchSetup,
+    players: &[Player],
+    game: &GameRecord,
+) -> anyhow::Result<MatchResult> {
     let result = MatchResult {
         game: "madcars".into(),
         seed: setup.seed,
@@ -310,7 +338,7 @@ pub(crate) async fn play(
         "result": &result,
     });
     setup.write_results(&json)?;
-    Ok((result, game))
+    Ok(result)
 }
 
 /// What a player did with one tick.

@@ -301,8 +301,8 @@ fn run_match(args: &MatchArgs) -> anyhow::Result<()> {
         let sides = if args.alternate {
             format!(
                 " (X {}, O {})",
-                koth_bot::text::shown(&game.x),
-                koth_bot::text::shown(&game.o)
+                koth_base::text::shown(&game.x),
+                koth_base::text::shown(&game.o)
             )
         } else {
             String::new()
@@ -318,8 +318,8 @@ fn run_match(args: &MatchArgs) -> anyhow::Result<()> {
             print!(
                 "  [{} {} lost by fault{at}: {}]",
                 f.mark.as_char(),
-                koth_bot::text::shown(who),
-                koth_bot::text::shown(&f.reason)
+                koth_base::text::shown(who),
+                koth_base::text::shown(&f.reason)
             );
         }
         println!();

@@ -267,7 +267,7 @@ impl Menace {
     }
 
     pub(crate) fn load(path: &Path) -> anyhow::Result<Menace> {
-        let text = koth_bot::text::read(path)?;
+        let text = koth_base::text::read(path)?;
         Menace::from_text(&text, &path.display().to_string())
     }
 

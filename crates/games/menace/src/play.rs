@@ -256,7 +256,7 @@ pub(crate) struct GameSummary {
 }
 
 /// A played match.
-pub(crate) struct Played {
+pub(crate) struct PlayedMatch {
     pub result: MatchResult,
     /// Each side's wins, draws and losses.
     pub tallies: [Tally; 2],
@@ -274,7 +274,7 @@ pub(crate) async fn play_match(
     sides: Vec<Side>,
     alternate: bool,
     on_game: &mut dyn FnMut(&GameSummary, &GameRecord),
-) -> anyhow::Result<Played> {
+) -> anyhow::Result<PlayedMatch> {
     if sides.len() != 2 {
         anyhow::bail!("{NAME} takes exactly 2 players, got {}", sides.len());
     }
@@ -372,7 +372,7 @@ pub(crate) async fn play_match(
     };
     let json = serde_json::json!({ "result": &result, "games": &summaries });
     setup.write_results(&json)?;
-    Ok(Played {
+    Ok(PlayedMatch {
         result,
         tallies,
         menace,

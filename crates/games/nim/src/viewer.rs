@@ -14,8 +14,9 @@ impl Replay for Nim {
     fn show(&self, path: &Path, at: ReplayAt) -> Option<anyhow::Result<()>> {
         Some((|| {
             let file = path.join(koth_game::RESULTS_FILE);
-            let results: serde_json::Value = serde_json::from_str(&koth_bot::text::read(&file)?)
-                .with_context(|| format!("{}: not a Nim match's result", file.display()))?;
+            let results: serde_json::Value =
+                serde_json::from_str(&koth_base::text::read(&file)?)
+                    .with_context(|| format!("{}: not a Nim match's result", file.display()))?;
             let bots: Vec<&str> = results["result"]["bots"]
                 .as_array()
                 .map_or(&[][..], Vec::as_slice)

@@ -28,7 +28,7 @@ pub struct Args {
     /// the other CPUs; but the bots of a phase then think one after another, so give it to games
     /// of quick bots, or to one game per CPU. If another koth holds the CPU, the game runs
     /// unpinned and says so.
-    #[arg(long, value_name = "N", value_parser = koth_bot::cpu::parse_cpu)]
+    #[arg(long, value_name = "N", value_parser = koth_base::cpu::parse_cpu)]
     cpu: Option<usize>,
     /// Print koth's own CPU time per turn at the end (for the benchmark script).
     #[arg(long, hide = true)]
@@ -56,7 +56,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         options: Default::default(),
         cpu: args.cpu,
     })?;
-    // Stopping koth is koth_bot::interrupt's: it kills every bot process group before koth exits.
+    // Stopping koth is koth_base::interrupt's: it kills every bot process group before koth exits.
     let (result, results) = koth_game::runtime()?.block_on(play::play(&prepared.setup))?;
     prepared.report(&result);
     if args.report_cpu {

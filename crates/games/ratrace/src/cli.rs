@@ -17,7 +17,7 @@ use super::plot;
 use super::protocol::Protocol;
 use super::recording::BoardRecording;
 use super::track::Track;
-use koth_bot::cpu::Claim;
+use koth_base::cpu::Claim;
 use koth_bot::sandbox;
 use koth_bot::{BotSpec, build};
 use koth_game::GameCommand;
@@ -127,13 +127,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .clone()
         .or_else(|| bots.first().map(|b| b.name.clone()))
         .unwrap_or_default();
-    // Held until the run ends: the CPUs its jobs keep to, one each (see `koth_bot::cpu`).
+    // Held until the run ends: the CPUs its jobs keep to, one each (see `koth_base::cpu`).
     let claim = if built_in.is_some() {
         Claim::unpinned("a built-in player runs in koth's own threads".into())
     } else if args.no_pin {
         Claim::unpinned("--no-pin".into())
     } else {
-        koth_bot::cpu::claim(&koth_bot::cpu::allowed(), args.jobs, args.jobs)
+        koth_base::cpu::claim(&koth_base::cpu::allowed(), args.jobs, args.jobs)
     };
     println!(
         "player {player} on {} boards, {} job(s) {}; logs in {}",

@@ -146,7 +146,7 @@ impl Game for RatRace {
             let setup = setup.clone();
             // The engine blocks for the whole match, so it gets a thread of its own; its one
             // job keeps to the first CPU the match was given, with its bot.
-            koth_bot::cpu::run_placed(Vec::new(), move || {
+            koth_base::cpu::run_placed(Vec::new(), move || {
                 Ok(play(&setup, &Options::default(), &mut |_| {})?.result)
             })
             .await

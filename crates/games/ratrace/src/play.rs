@@ -411,10 +411,10 @@ pub(crate) fn play_board(
 }
 
 /// Pins the calling thread, and so the bot processes it starts, to the `job`-th of `cpus`, when
-/// each of the `jobs` can have one of its own (see [`koth_bot::cpu`]).
+/// each of the `jobs` can have one of its own (see [`koth_base::cpu`]).
 fn pin_to_cpu(job: usize, jobs: usize, cpus: &[usize]) {
     if jobs <= cpus.len() {
-        koth_bot::cpu::pin_current_thread(&cpus[job..=job]);
+        koth_base::cpu::pin_current_thread(&cpus[job..=job]);
     }
 }
 
@@ -459,7 +459,7 @@ pub(crate) struct RunConfig {
 }
 
 /// A played run.
-pub(crate) struct Played {
+pub(crate) struct PlayedRun {
     /// In board order.
     pub records: Vec<BoardRecord>,
     /// A bot player's answer timings, over all its processes.
@@ -556,7 +556,7 @@ pub(crate) fn play_boards(
     run_seed: u64,
     config: &RunConfig,
     on_record: &mut dyn FnMut(&BoardRecord),
-) -> anyhow::Result<Played> {
+) -> anyhow::Result<PlayedRun> {
     let next = AtomicUsize::new(0);
     let (sender, receiver) = mpsc::channel();
     let mut records = Vec::with_capacity(config.boards);
@@ -687,7 +687,7 @@ pub(crate) fn play_boards(
         );
     }
     records.sort_by_key(|r| r.board);
-    Ok(Played {
+    Ok(PlayedRun {
         records,
         timing,
         faults,

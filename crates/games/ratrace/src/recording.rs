@@ -227,14 +227,14 @@ impl BoardRecording {
 
     /// Reads a recording; the error names the file.
     pub fn read(path: &Path) -> anyhow::Result<BoardRecording> {
-        let text = koth_bot::text::read(path)?;
+        let text = koth_base::text::read(path)?;
         Self::parse(path, &text)
     }
 
     /// Reads a recording that may still be written as its board is played
     /// ([`Self::stream_to`]): whole, or else to its last whole frame.
     pub fn read_so_far(path: &Path) -> anyhow::Result<BoardRecording> {
-        let text = koth_bot::text::read(path)?;
+        let text = koth_base::text::read(path)?;
         match serde_json::from_str::<BoardRecording>(&text) {
             // Not closed yet: the text after the last newline is not a whole frame yet.
             Err(e) if e.is_eof() => {

@@ -343,7 +343,7 @@ pub fn render(result: &FinalResult) -> String {
         out.push_str(&format!(
             "{:>4}  {:<28} {:>9.3} ± {:<8.3} {:>5} games  {apart}\n",
             line.place,
-            koth_bot::text::shown(name),
+            koth_base::text::shown(name),
             line.value,
             line.interval,
             line.games

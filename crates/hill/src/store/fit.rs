@@ -115,19 +115,44 @@ pub(crate) struct FitWritten<'a> {
 /// Keeps the hill file's `placement_games` where the board reads it: a run writes it as it
 /// starts and with each fit.
 pub(crate) fn set_placement_games(db: &dyn Connection, games: u32) -> anyhow::Result<()> {
-    set_meta(db, "placement_games", Some(&games.to_string()))
+    set_meta(db, PLACEMENT_GAMES_META, Some(&games.to_string()))
 }
 
-/// Keeps the fewest seats a game of the hill has (`min_players`) where the board reads it, to
-/// say a hill with fewer versions waits: a run writes it as it starts.
-pub(crate) fn set_fewest_seats(db: &dyn Connection, seats: usize) -> anyhow::Result<()> {
-    set_meta(db, "fewest_seats", Some(&seats.to_string()))
+/// The `meta` key of the hill file's `placement_games`, where the board reads it.
+const PLACEMENT_GAMES_META: &str = "placement_games";
+
+/// The `meta` key of the fewest seats a game of the hill has (`min_players`), where the board
+/// reads it to say a hill with fewer versions waits.
+const FEWEST_SEATS_META: &str = "fewest_seats";
+
+/// What a run writes as it starts, from the hill file (which may have changed since the last
+/// run), for the board and the server to read: its placement games (written again with each
+/// fit), the fewest seats a game has, and how long the server holds a game's records
+/// (`live_delay_s`).
+pub(crate) fn write_run_settings(
+    db: &dyn Connection,
+    placement_games: u32,
+    fewest_seats: usize,
+    live_delay_s: f64,
+) -> anyhow::Result<()> {
+    let settings = [
+        (PLACEMENT_GAMES_META, placement_games.to_string()),
+        (
+            koth_tournament::store::LIVE_DELAY_META,
+            live_delay_s.to_string(),
+        ),
+        (FEWEST_SEATS_META, fewest_seats.to_string()),
+    ];
+    for (key, value) in &settings {
+        set_meta(db, key, Some(value))?;
+    }
+    Ok(())
 }
 
 /// The fewest seats the hill's run last wrote (none before any run: nothing is said to wait).
 pub(crate) fn fewest_seats(store: &koth_tournament::store::Store) -> anyhow::Result<Option<usize>> {
     Ok(store
-        .meta("fewest_seats")?
+        .meta(FEWEST_SEATS_META)?
         .and_then(|text| text.parse().ok()))
 }
 
@@ -135,7 +160,7 @@ pub(crate) fn fewest_seats(store: &koth_tournament::store::Store) -> anyhow::Res
 /// ranked).
 pub(crate) fn placement_games(store: &koth_tournament::store::Store) -> anyhow::Result<u32> {
     Ok(store
-        .meta("placement_games")?
+        .meta(PLACEMENT_GAMES_META)?
         .and_then(|text| text.parse().ok())
         .unwrap_or(0))
 }

@@ -87,7 +87,7 @@ impl Builder {
             let thread = std::thread::Builder::new()
                 .name(format!("koth-builder-{n}"))
                 .spawn(move || {
-                    while !stopped.load(Ordering::Relaxed) && !koth_bot::interrupt::requested() {
+                    while !stopped.load(Ordering::Relaxed) && !koth_base::interrupt::requested() {
                         match build_next(&hill) {
                             Ok(true) => {}
                             Ok(false) => std::thread::sleep(POLL),
@@ -118,29 +118,11 @@ impl Drop for Builder {
 /// upload), so one author's many uploads delay another's by one build at most.
 pub(crate) fn build_next(hill: &Hill) -> anyhow::Result<bool> {
     let db = hill.store.connection();
-    let Some(row) = db.row(
-        &format!(
-            "SELECT s.id, s.bot, s.author FROM hill_submissions s WHERE s.status = '{RECEIVED}'
-         ORDER BY (SELECT COALESCE(MAX(b.build_started_at), 0) FROM hill_submissions b
-                   WHERE b.author = s.author), s.seq
-         LIMIT 1"
-        ),
-        &[],
-    )?
-    else {
+    let Some((id, bot, author)) = next_received(db)? else {
         return Ok(false);
     };
-    let (id, bot, author) = (row.text("id")?, row.text("bot")?, row.text("author")?);
-    let begun = db.execute(
-        &format!(
-            "UPDATE hill_submissions SET status = '{BUILDING}', tries = tries + 1,
-                 build_started_at = {now}, updated_at = {now}
-             WHERE id = ?1 AND status = '{RECEIVED}'",
-            now = now(db.dialect())
-        ),
-        &[id.as_str().into()],
-    )?;
-    if begun == 0 {
+    if !begin_build(db, &id)? {
+        // Another builder took it first.
         return Ok(true);
     }
     let folder = hill.dir.join(FOLDER).join(&id);
@@ -158,8 +140,8 @@ pub(crate) fn build_next(hill: &Hill) -> anyhow::Result<bool> {
     // version it becomes.
     eprintln!(
         "koth: an upload of {} by {} arrived (submission {id}): building and validating it",
-        koth_bot::text::shown(&bot),
-        koth_bot::text::shown(&author)
+        koth_base::text::shown(&bot),
+        koth_base::text::shown(&author)
     );
     tracing::info!(id, bot, "submission building");
     let added = versions::add_followed(hill, &folder, &mut |step| {
@@ -168,7 +150,7 @@ pub(crate) fn build_next(hill: &Hill) -> anyhow::Result<bool> {
             Step::Validating => SubmissionStatus::Validating,
         })
     });
-    if koth_bot::interrupt::requested() {
+    if koth_base::interrupt::requested() {
         // Cut short by a stop, no fault of the upload's: it is built again, from its first
         // try, when the hill runs again.
         db.execute(
@@ -187,14 +169,81 @@ pub(crate) fn build_next(hill: &Hill) -> anyhow::Result<bool> {
     });
     // What the author reads names their bot's own folders `.`, wherever the server put them.
     let private = logs::Paths::new(&hill.dir).folder(&folder, ".");
+    record_outcome(db, &id, &bot, &added, &private)?;
+    if added.version.is_none() {
+        say_refused(&bot, &id, &added);
+    }
+    tracing::info!(
+        id,
+        bot,
+        version = added.version,
+        refused = added.refused,
+        "submission done"
+    );
+    std::fs::remove_dir_all(&folder)
+        .with_context(|| format!("cannot clear {}", folder.display()))?;
+    match added.version {
+        Some(_) => prune(hill, &bot)?,
+        None => release_name(db, &bot)?,
+    }
+    Ok(true)
+}
+
+/// The received submission whose turn it is (its id, bot and author), if any: the author
+/// whose last build began longest ago first, then that author's oldest upload.
+fn next_received(db: &dyn Connection) -> anyhow::Result<Option<(String, String, String)>> {
+    let Some(row) = db.row(
+        &format!(
+            "SELECT s.id, s.bot, s.author FROM hill_submissions s WHERE s.status = '{RECEIVED}'
+         ORDER BY (SELECT COALESCE(MAX(b.build_started_at), 0) FROM hill_submissions b
+                   WHERE b.author = s.author), s.seq
+         LIMIT 1"
+        ),
+        &[],
+    )?
+    else {
+        return Ok(None);
+    };
+    Ok(Some((
+        row.text("id")?,
+        row.text("bot")?,
+        row.text("author")?,
+    )))
+}
+
+/// Marks submission `id` as building, one try more; false if it was no longer received (a
+/// builder of another process took it first).
+fn begin_build(db: &dyn Connection, id: &str) -> anyhow::Result<bool> {
+    let begun = db.execute(
+        &format!(
+            "UPDATE hill_submissions SET status = '{BUILDING}', tries = tries + 1,
+                 build_started_at = {now}, updated_at = {now}
+             WHERE id = ?1 AND status = '{RECEIVED}'",
+            now = now(db.dialect())
+        ),
+        &[id.into()],
+    )?;
+    Ok(begun != 0)
+}
+
+/// Records what became of submission `id` of `bot`: active as its new version, or refused,
+/// with what its author reads (the reason, build log, faults, stderr and detail), each with
+/// the server's folders named as `private` says.
+fn record_outcome(
+    db: &dyn Connection,
+    id: &str,
+    bot: &str,
+    added: &versions::Added,
+    private: &logs::Paths,
+) -> anyhow::Result<()> {
     let stderr = added
         .validation
         .as_deref()
-        .and_then(|game| stderr_of(game, &private));
+        .and_then(|game| stderr_of(game, private));
     let version_digest = db
         .row(
             "SELECT digest FROM hill_versions WHERE name = ?1 AND version = ?2",
-            &[bot.as_str().into(), added.version.map(i64::from).into()],
+            &[bot.into(), added.version.map(i64::from).into()],
         )?
         .map(|r| r.text("digest"))
         .transpose()?;
@@ -207,7 +256,7 @@ pub(crate) fn build_next(hill: &Hill) -> anyhow::Result<bool> {
             now(db.dialect())
         ),
         &[
-            id.as_str().into(),
+            id.into(),
             match added.version.is_some() {
                 true => SubmissionStatus::Active,
                 false => SubmissionStatus::Refused,
@@ -232,34 +281,23 @@ pub(crate) fn build_next(hill: &Hill) -> anyhow::Result<bool> {
                 .into(),
         ],
     )?;
-    if added.version.is_none() {
-        eprintln!(
-            "koth: the upload of {} (submission {id}) is refused: {}",
-            koth_bot::text::shown(&bot),
-            koth_bot::text::shown(
-                &added
-                    .summary
-                    .as_deref()
-                    .map(short_reason)
-                    .unwrap_or_default()
-                    .replace('\n', " | ")
-            )
-        );
-    }
-    tracing::info!(
-        id,
-        bot,
-        version = added.version,
-        refused = added.refused,
-        "submission done"
+    Ok(())
+}
+
+/// Tells `hill run`'s terminal that submission `id` of `bot` is refused, and why in a line.
+fn say_refused(bot: &str, id: &str, added: &versions::Added) {
+    eprintln!(
+        "koth: the upload of {} (submission {id}) is refused: {}",
+        koth_base::text::shown(bot),
+        koth_base::text::shown(
+            &added
+                .summary
+                .as_deref()
+                .map(short_reason)
+                .unwrap_or_default()
+                .replace('\n', " | ")
+        )
     );
-    std::fs::remove_dir_all(&folder)
-        .with_context(|| format!("cannot clear {}", folder.display()))?;
-    match added.version {
-        Some(_) => prune(hill, &bot)?,
-        None => release_name(db, &bot)?,
-    }
-    Ok(true)
 }
 
 /// Frees the name of a refused bot that never joined the hill, unless another upload of it

@@ -2,7 +2,7 @@
 //!
 //! A submission goes `received` → `building` → `validating` → `active`, or ends `refused` with
 //! its reason. At the door ([`accept`]) the upload, already stored whole by the caller, is
-//! unpacked with [`koth_bot::archive`] (files and folders only, capped), its `bot.toml` read and
+//! unpacked with [`koth_base::archive`] (files and folders only, capped), its `bot.toml` read and
 //! checked, the author's limits applied and the bot's name claimed; only then is it recorded,
 //! `received`. Refusals at the door are recorded too (`refused`, no files kept), so they count
 //! against the author's rate. The [`Builder`] takes received submissions one at a time, oldest
@@ -23,7 +23,7 @@ use std::time::Duration;
 use anyhow::Context;
 use serde::Serialize;
 
-use koth_bot::archive::{self, Kind};
+use koth_base::archive::{self, Kind};
 use koth_bot::roster;
 pub use koth_tournament::store::sql::{Connection, Dialect, Value};
 

@@ -420,7 +420,7 @@ pub fn plain(line: &Line) -> String {
 
 /// A viewer's screen as `--text` prints it: the title, the board's lines, then each panel. A
 /// control or format character (a bot's stderr or answer may hold any) is written escaped,
-/// `\u{1b}` ([`koth_bot::text::shown`]), so that printing the text cannot drive the terminal; the
+/// `\u{1b}` ([`koth_base::text::shown`]), so that printing the text cannot drive the terminal; the
 /// screen leaves them out.
 pub fn text(title: &str, board: &[Line], panels: &[Panel]) -> String {
     let mut text = format!("{title}\n");
@@ -430,7 +430,7 @@ pub fn text(title: &str, board: &[Line], panels: &[Panel]) -> String {
     for panel in panels {
         text += &panel.text();
     }
-    koth_bot::text::shown_lines(&text)
+    koth_base::text::shown_lines(&text)
 }
 
 /// A fault as the viewers list it: where it happened (`game 1 move 2: `, or nothing), its bot in

@@ -46,7 +46,7 @@ struct Results {
 /// The story of the game in `folder` as `--text` prints it.
 pub fn text(folder: &Path, story: &Story) -> anyhow::Result<String> {
     let path = folder.join(koth_game::RESULTS_FILE);
-    let results: Results = serde_json::from_str(&koth_bot::text::read(&path)?)
+    let results: Results = serde_json::from_str(&koth_base::text::read(&path)?)
         .with_context(|| format!("{}: not a match's result", path.display()))?;
     let faults: Vec<Fault> = results
         .result

@@ -7,7 +7,7 @@ use anyhow::Context;
 
 use koth_game::MatchResult;
 
-use super::sql::{Connection, Dialect, Value};
+use super::sql::{Connection, Dialect, Row, Value};
 use super::{
     Changes, DONE, GameState, HARNESS_FAILED, PENDING, RUNNING, Store, data, game_files, now,
     rows_of, status_name, without_bots,
@@ -58,46 +58,7 @@ impl Store {
         refused: &[usize],
         attempts: u32,
     ) -> anyhow::Result<Option<Claimed>> {
-        let refused_seats = without_bots(refused);
-        let now = now(self.db.dialect());
-        // A learning bot plays one game at a time, each from the data the one before left: a
-        // game holding a learning bot that another running game holds waits.
-        let busy_learner = |live: &str| {
-            format!(
-                "AND NOT EXISTS (SELECT 1 FROM seats mine
-                     JOIN bots learner ON learner.id = mine.bot AND learner.data_mb IS NOT NULL
-                     JOIN seats theirs ON theirs.bot = mine.bot AND theirs.game <> mine.game
-                     JOIN games busy ON busy.idx = theirs.game AND busy.state = '{RUNNING}' {live}
-                     WHERE mine.game = games.idx)"
-            )
-        };
-        let sql = match self.db.dialect() {
-            // One koth plays a SQLite tournament (the folder lock), so a running game is its own.
-            Dialect::Sqlite => format!(
-                "UPDATE games SET state = '{RUNNING}', attempts = attempts + 1, worker = ?1,
-                     lease_until = {now} + ?2
-                 WHERE idx = (SELECT idx FROM games WHERE state = '{PENDING}' {refused_seats}
-                     {} ORDER BY idx LIMIT 1)
-                 RETURNING idx, seed, attempts, '{PENDING}' AS was, NULL AS held_by,
-                     (SELECT group_concat(bot, ',') FROM
-                         (SELECT bot FROM seats WHERE game = games.idx ORDER BY seat)) AS seats",
-                busy_learner("")
-            ),
-            Dialect::Postgres => format!(
-                "WITH next AS (
-                     SELECT idx, state AS was, worker AS held_by FROM games
-                     WHERE (state = '{PENDING}' OR (state = '{RUNNING}' AND lease_until < {now}))
-                         {refused_seats} {}
-                     ORDER BY idx LIMIT 1 FOR UPDATE SKIP LOCKED)
-                 UPDATE games SET state = '{RUNNING}', attempts = attempts + 1, worker = ?1,
-                     lease_until = {now} + ?2
-                 FROM next WHERE games.idx = next.idx
-                 RETURNING games.idx, games.seed, games.attempts, next.was, next.held_by,
-                     (SELECT string_agg(bot::TEXT, ',' ORDER BY seat) FROM seats
-                      WHERE game = games.idx) AS seats",
-                busy_learner(&format!("AND busy.lease_until >= {now}"))
-            ),
-        };
+        let sql = claim_statement(self.db.dialect(), refused);
         // One statement, atomic on its own: the common case costs one round trip. With
         // learning bots in a shared database, claims take turns (an advisory lock held to the
         // claim's commit), so that two workers never both see a learning bot free: a claim
@@ -129,20 +90,13 @@ impl Store {
             let Some(row) = row else {
                 return Ok(None);
             };
-            let (index, seed) = (row.int("idx")?, row.int("seed")?);
+            let index = row.int("idx")?;
             let attempt = row.int("attempts")? as u32;
             if GameState::of_column(&row.text("was")?)? == GameState::Running {
-                let held_by = row.opt_text("held_by")?.unwrap_or_default();
-                self.db.execute(
-                    "INSERT INTO harness_faults (game, attempt, message) VALUES (?1, ?2, ?3)",
-                    params![
-                        index,
-                        attempt - 1,
-                        format!(
-                            "its worker {held_by} stopped renewing its claim (killed, or cut off \
-                             from the database); the game went back to the queue"
-                        )
-                    ],
+                self.record_lost_lease(
+                    index,
+                    attempt,
+                    &row.opt_text("held_by")?.unwrap_or_default(),
                 )?;
             }
             if attempt > attempts {
@@ -155,21 +109,25 @@ impl Store {
                 )?;
                 continue;
             }
-            let seats = row.opt_text("seats")?.unwrap_or_default();
-            let seats = seats
-                .split(',')
-                .map(|bot| bot.parse::<usize>())
-                .collect::<Result<_, _>>()
-                .with_context(|| format!("game {index} has seats {seats:?}"))?;
-            return Ok(Some(Claimed {
-                game: ScheduledGame {
-                    index: index as u32,
-                    seed: seed as u64,
-                    seats,
-                },
-                attempt,
-            }));
+            return Ok(Some(claimed_of(&row)?));
         }
+    }
+
+    /// Records, as a harness fault of the attempt before `attempt` of game `index`, that its
+    /// worker `held_by` let its lease run out.
+    fn record_lost_lease(&self, index: i64, attempt: u32, held_by: &str) -> anyhow::Result<()> {
+        self.db.execute(
+            "INSERT INTO harness_faults (game, attempt, message) VALUES (?1, ?2, ?3)",
+            params![
+                index,
+                attempt - 1,
+                format!(
+                    "its worker {held_by} stopped renewing its claim (killed, or cut off \
+                     from the database); the game went back to the queue"
+                )
+            ],
+        )?;
+        Ok(())
     }
 
     /// How many games are still to play or being played, but those with a bot in `refused`.
@@ -239,64 +197,8 @@ impl Store {
             }
             // One statement for the seats and one for the files: round trips are most of a
             // shared database's cost.
-            let mut values = Vec::new();
-            for (seat, (bot, outcome)) in game.seats.iter().zip(&result.bots).enumerate() {
-                let t = &outcome.timing;
-                let counts = &outcome.fault_counts;
-                values.extend([
-                    Value::from(game.index),
-                    seat.into(),
-                    (*bot).into(),
-                    outcome.score.into(),
-                    status_name(outcome.status).into(),
-                    serde_json::to_string(&outcome.faults)?.into(),
-                    (t.answers as i64).into(),
-                    t.max_wall_ms.into(),
-                    t.total_wall_ms.into(),
-                    t.max_cpu_ms.into(),
-                    t.total_cpu_ms.into(),
-                    (t.near_misses as i64).into(),
-                    (counts.timed_out as i64).into(),
-                    (counts.crashed as i64).into(),
-                    (counts.bad_output as i64).into(),
-                    (counts.failed_to_start as i64).into(),
-                    (counts.benched as i64).into(),
-                    t.fuel
-                        .as_ref()
-                        .map(serde_json::to_string)
-                        .transpose()?
-                        .into(),
-                ]);
-            }
-            db.execute(
-                &format!(
-                    "INSERT INTO results (game, seat, bot, score, status, faults, answers,
-                        max_wall_ms, total_wall_ms, max_cpu_ms, total_cpu_ms, near_misses,
-                        timed_out_faults, crashed_faults, bad_output_faults,
-                        failed_to_start_faults, benched_faults, fuel)
-                     VALUES {}",
-                    rows_of(game.seats.len(), 18)
-                ),
-                &values,
-            )?;
-            if !files.is_empty() {
-                let mut values = Vec::new();
-                for (path, size, zstd) in &files {
-                    values.extend([
-                        Value::from(game.index),
-                        path.as_str().into(),
-                        (*size as i64).into(),
-                        zstd.clone().into(),
-                    ]);
-                }
-                db.execute(
-                    &format!(
-                        "INSERT INTO files (game, path, size, zstd) VALUES {}",
-                        rows_of(files.len(), 4)
-                    ),
-                    &values,
-                )?;
-            }
+            insert_results(db, game, result)?;
+            insert_files(db, game.index, &files)?;
             data::record(db, game.index, data)?;
             // Only the streaks that changed (none, while every bot starts), each its own row
             // lock, taken in the order of the bots so that two results never deadlock.
@@ -343,4 +245,147 @@ impl Store {
             Ok(())
         })
     }
+}
+
+/// The statement that claims the first game in the queue none of whose bots is in `refused`.
+/// With SQLite one koth plays the tournament (the folder lock), so a running game is its own;
+/// with PostgreSQL a game whose lease ran out is in the queue too, and a game another worker is
+/// claiming is passed over (`FOR UPDATE SKIP LOCKED`).
+fn claim_statement(dialect: Dialect, refused: &[usize]) -> String {
+    let refused_seats = without_bots(refused);
+    let now = now(dialect);
+    // A learning bot plays one game at a time, each from the data the one before left: a
+    // game holding a learning bot that another running game holds waits.
+    let busy_learner = |live: &str| {
+        format!(
+            "AND NOT EXISTS (SELECT 1 FROM seats mine
+                 JOIN bots learner ON learner.id = mine.bot AND learner.data_mb IS NOT NULL
+                 JOIN seats theirs ON theirs.bot = mine.bot AND theirs.game <> mine.game
+                 JOIN games busy ON busy.idx = theirs.game AND busy.state = '{RUNNING}' {live}
+                 WHERE mine.game = games.idx)"
+        )
+    };
+    match dialect {
+        Dialect::Sqlite => format!(
+            "UPDATE games SET state = '{RUNNING}', attempts = attempts + 1, worker = ?1,
+                 lease_until = {now} + ?2
+             WHERE idx = (SELECT idx FROM games WHERE state = '{PENDING}' {refused_seats}
+                 {} ORDER BY idx LIMIT 1)
+             RETURNING idx, seed, attempts, '{PENDING}' AS was, NULL AS held_by,
+                 (SELECT group_concat(bot, ',') FROM
+                     (SELECT bot FROM seats WHERE game = games.idx ORDER BY seat)) AS seats",
+            busy_learner("")
+        ),
+        Dialect::Postgres => format!(
+            "WITH next AS (
+                 SELECT idx, state AS was, worker AS held_by FROM games
+                 WHERE (state = '{PENDING}' OR (state = '{RUNNING}' AND lease_until < {now}))
+                     {refused_seats} {}
+                 ORDER BY idx LIMIT 1 FOR UPDATE SKIP LOCKED)
+             UPDATE games SET state = '{RUNNING}', attempts = attempts + 1, worker = ?1,
+                 lease_until = {now} + ?2
+             FROM next WHERE games.idx = next.idx
+             RETURNING games.idx, games.seed, games.attempts, next.was, next.held_by,
+                 (SELECT string_agg(bot::TEXT, ',' ORDER BY seat) FROM seats
+                  WHERE game = games.idx) AS seats",
+            busy_learner(&format!("AND busy.lease_until >= {now}"))
+        ),
+    }
+}
+
+/// The game and attempt a claim's returned `row` names.
+fn claimed_of(row: &Row) -> anyhow::Result<Claimed> {
+    let (index, seed) = (row.int("idx")?, row.int("seed")?);
+    let attempt = row.int("attempts")? as u32;
+    let seats = row.opt_text("seats")?.unwrap_or_default();
+    let seats = seats
+        .split(',')
+        .map(|bot| bot.parse::<usize>())
+        .collect::<Result<_, _>>()
+        .with_context(|| format!("game {index} has seats {seats:?}"))?;
+    Ok(Claimed {
+        game: ScheduledGame {
+            index: index as u32,
+            seed: seed as u64,
+            seats,
+        },
+        attempt,
+    })
+}
+
+/// Inserts a game's results, a row per seat, in one statement.
+fn insert_results(
+    db: &dyn Connection,
+    game: &ScheduledGame,
+    result: &MatchResult,
+) -> anyhow::Result<()> {
+    let mut values = Vec::new();
+    for (seat, (bot, outcome)) in game.seats.iter().zip(&result.bots).enumerate() {
+        let t = &outcome.timing;
+        let counts = &outcome.fault_counts;
+        values.extend([
+            Value::from(game.index),
+            seat.into(),
+            (*bot).into(),
+            outcome.score.into(),
+            status_name(outcome.status).into(),
+            serde_json::to_string(&outcome.faults)?.into(),
+            (t.answers as i64).into(),
+            t.max_wall_ms.into(),
+            t.total_wall_ms.into(),
+            t.max_cpu_ms.into(),
+            t.total_cpu_ms.into(),
+            (t.near_misses as i64).into(),
+            (counts.timed_out as i64).into(),
+            (counts.crashed as i64).into(),
+            (counts.bad_output as i64).into(),
+            (counts.failed_to_start as i64).into(),
+            (counts.benched as i64).into(),
+            t.fuel
+                .as_ref()
+                .map(serde_json::to_string)
+                .transpose()?
+                .into(),
+        ]);
+    }
+    db.execute(
+        &format!(
+            "INSERT INTO results (game, seat, bot, score, status, faults, answers,
+                max_wall_ms, total_wall_ms, max_cpu_ms, total_cpu_ms, near_misses,
+                timed_out_faults, crashed_faults, bad_output_faults,
+                failed_to_start_faults, benched_faults, fuel)
+             VALUES {}",
+            rows_of(game.seats.len(), 18)
+        ),
+        &values,
+    )?;
+    Ok(())
+}
+
+/// Inserts a game's stored files (path, size, compressed bytes), if any, in one statement.
+fn insert_files(
+    db: &dyn Connection,
+    game: u32,
+    files: &[(String, usize, Vec<u8>)],
+) -> anyhow::Result<()> {
+    if files.is_empty() {
+        return Ok(());
+    }
+    let mut values = Vec::new();
+    for (path, size, zstd) in files {
+        values.extend([
+            Value::from(game),
+            path.as_str().into(),
+            (*size as i64).into(),
+            zstd.clone().into(),
+        ]);
+    }
+    db.execute(
+        &format!(
+            "INSERT INTO files (game, path, size, zstd) VALUES {}",
+            rows_of(files.len(), 4)
+        ),
+        &values,
+    )?;
+    Ok(())
 }

@@ -106,7 +106,7 @@ struct LevelRecord {
 /// walk step by step, the bot's answer and its time, the faults and the bot's stderr tail.
 pub(crate) fn explain(folder: &Path) -> anyhow::Result<FlagExplained> {
     let path = folder.join("results.json");
-    let text = koth_bot::text::read(&path)?;
+    let text = koth_base::text::read(&path)?;
     let results: Results = serde_json::from_str(&text)
         .with_context(|| format!("{}: not a flag result", path.display()))?;
     ensure!(

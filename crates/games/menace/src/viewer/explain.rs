@@ -97,7 +97,7 @@ pub(crate) fn explain(folder: &Path) -> anyhow::Result<MatchExplained> {
     let (names, games, faults) = match (path.exists(), Record::read(folder)) {
         (false, Some(record)) => so_far(&record)?,
         _ => {
-            let text = koth_bot::text::read(&path)?;
+            let text = koth_base::text::read(&path)?;
             let results: Results = serde_json::from_str(&text)
                 .with_context(|| format!("{}: not a noughts & crosses result", path.display()))?;
             check(&results).with_context(|| format!("{}", path.display()))?;

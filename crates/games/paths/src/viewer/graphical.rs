@@ -37,7 +37,7 @@ impl GameLog {
 
 /// Reads and parses the log at `path`; errors name the file and line.
 pub fn read(path: &Path) -> anyhow::Result<GameLog> {
-    let text = koth_bot::text::read(path)?;
+    let text = koth_base::text::read(path)?;
     parse(&text).map_err(|e| anyhow::anyhow!("{}:{e}", path.display()))
 }
 

@@ -32,7 +32,7 @@ impl Replay {
     /// the grid the header announces (and the grid to be the one the rules give its bots), so
     /// a damaged replay is refused here rather than met while drawing it.
     pub fn read(path: &Path) -> anyhow::Result<Replay> {
-        let text = koth_bot::text::read(path)?;
+        let text = koth_base::text::read(path)?;
         Replay::parse(&text, path)
     }
 

@@ -74,7 +74,7 @@ fn results(folder: &Path) -> anyhow::Result<Option<Results>> {
     if !path.is_file() {
         return Ok(None);
     }
-    let text = koth_bot::text::read(&path)?;
+    let text = koth_base::text::read(&path)?;
     let results = serde_json::from_str(&text)
         .with_context(|| format!("{}: not a rat-race run's results", path.display()))?;
     Ok(Some(results))

@@ -1,9 +1,9 @@
 //! What koth does when it is told to stop: SIGINT (Ctrl-C), SIGTERM or SIGHUP (a closed
 //! terminal or SSH session).
 //!
-//! [`install`] starts one thread that waits for these signals. On the first, it kills every bot
-//! process ([`crate::kill_all`], which also kills any bot started afterwards), writes out
-//! the open transcripts, says what happened and — when the running command registered one with
+//! [`install`] starts one thread that waits for these signals. On the first, it stops the work
+//! `main` handed in (the bot layer's `koth_bot::stop_every_bot`: it kills every bot process, and
+//! any started afterwards, and writes out the open transcripts), says what happened and — when the running command registered one with
 //! [`resume_with`] — the exact command that carries on, and exits. A second signal ends koth at
 //! once, should the first stop ever hang (a transcript stuck on a full disk, say).
 //!
@@ -34,8 +34,9 @@ static REQUESTED: AtomicBool = AtomicBool::new(false);
 static RESUME_COMMAND: Mutex<Option<String>> = Mutex::new(None);
 
 /// Starts the thread that stops koth on SIGINT, SIGTERM or SIGHUP (each of the last two unless
-/// koth was started ignoring it). Called once, by `main`.
-pub fn install() {
+/// koth was started ignoring it), calling `stop_work` first. Called once, by `main`: this crate
+/// knows no bot, so the bot layer's stop is handed in.
+pub fn install(stop_work: fn()) {
     let watched = [SIGTERM, SIGINT, SIGHUP]
         .into_iter()
         .filter(|&signal| signal == SIGTERM || !ignored(signal));
@@ -47,7 +48,7 @@ pub fn install() {
         let Some(first) = received.next() else {
             return;
         };
-        std::thread::spawn(move || stop(first));
+        std::thread::spawn(move || stop(first, stop_work));
         if let Some(second) = received.next() {
             say(&format!(
                 "koth: {} again: exiting at once",
@@ -111,28 +112,28 @@ impl Drop for ResumeCommand {
 /// Ends koth quietly with exit status 0 when its output is gone: `koth … | head` closes the
 /// pipe once it has read enough, and Rust, which ignores SIGPIPE, then panics in `println!`.
 /// The reader has what it wanted, so it is no error: the bots are killed and the transcripts
-/// written as on a signal, and nothing is said. Installed once, by `main`.
-pub fn end_quietly_on_broken_pipe() {
+/// written as on a signal (`stop_work`), and nothing is said. Installed once, by `main`.
+pub fn end_quietly_on_broken_pipe(stop_work: fn()) {
     let report = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         let message = info.payload_as_str().unwrap_or_default();
         if message.starts_with("failed printing to std") && message.contains("Broken pipe") {
-            stop_every_bot();
+            stop_everything(stop_work);
             std::process::exit(0);
         }
         report(info);
     }));
 }
 
-/// Marks koth as stopping, kills every bot process and writes out the open transcripts.
-fn stop_every_bot() {
+/// Marks koth as stopping, then stops its work (kills every bot process and writes out the open
+/// transcripts): in that order, so that a runner never records a game its bots were killed in.
+fn stop_everything(stop_work: fn()) {
     REQUESTED.store(true, Ordering::SeqCst);
-    crate::kill_all();
-    crate::flush_transcripts();
+    stop_work();
 }
 
-fn stop(signal: i32) -> ! {
-    stop_every_bot();
+fn stop(signal: i32, stop_work: fn()) -> ! {
+    stop_everything(stop_work);
     say(&format!(
         "\nkoth: interrupted by {}: every bot process was killed",
         signal_name(signal)

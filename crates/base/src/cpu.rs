@@ -157,7 +157,7 @@ pub fn list(cpus: &[usize]) -> String {
 
 /// The folder of the CPU locks: `$XDG_RUNTIME_DIR/koth` (the login session's folder of the
 /// user's own), else `koth-<uid>` in the system's temp folder.
-pub(crate) fn lock_folder() -> PathBuf {
+pub fn lock_folder() -> PathBuf {
     match std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from) {
         Some(dir) if dir.is_absolute() => dir.join("koth"),
         _ => std::env::temp_dir().join(format!("koth-{}", geteuid())),
@@ -168,7 +168,7 @@ pub(crate) fn lock_folder() -> PathBuf {
 /// unless it is a folder (not a symbolic link someone planted in a shared `/tmp`, which is not
 /// followed) that belongs to this user and is closed to everyone else: whoever can write it
 /// could hold every CPU, or swap a lock file for a link to another file of the user's.
-pub(crate) fn open_lock_folder(path: &Path) -> Result<OwnedFd, String> {
+pub fn open_lock_folder(path: &Path) -> Result<OwnedFd, String> {
     let uid = geteuid();
     let refuse = |why: String| format!("cannot use koth's lock folder {}: {why}", path.display());
     match nix::unistd::mkdir(path, Mode::S_IRWXU) {

@@ -96,7 +96,7 @@ pub fn read(path: &Path) -> anyhow::Result<String> {
 }
 
 /// `bytes` (read from `path`) as text.
-pub(crate) fn from_bytes(bytes: Vec<u8>, path: &Path) -> anyhow::Result<String> {
+pub fn from_bytes(bytes: Vec<u8>, path: &Path) -> anyhow::Result<String> {
     String::from_utf8(bytes).map_err(|e| {
         let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
         let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;
