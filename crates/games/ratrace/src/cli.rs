@@ -8,14 +8,11 @@ use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::direct;
-use super::play::{
-    Contestant, Match, Options, Summary, board_rng, board_seed, play, protocol_of, shown_board,
-    stored_board,
-};
+use super::play::{Contestant, Match, Options, Summary, board_rng, board_seed, play, protocol_of};
 use super::player;
 use super::plot;
 use super::protocol::Protocol;
-use super::recording::BoardRecording;
+use super::recording::{BoardRecording, shown_board, stored_board};
 use super::track::Track;
 use koth_base::cpu::Claim;
 use koth_bot::sandbox;

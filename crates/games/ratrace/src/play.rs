@@ -22,7 +22,7 @@ use serde::Serialize;
 use super::direct::DirectPlayer;
 use super::player::{self, Player, PlayerFault};
 use super::protocol::Protocol;
-use super::recording::BoardRecording;
+use super::recording::{BoardRecording, shown_board};
 use super::rules::{Board, TURNS};
 use super::subprocess::{self, SubprocessPlayer};
 use super::track::Track;
@@ -276,18 +276,6 @@ pub(crate) fn play_turns(
         history,
         fault,
     }
-}
-
-/// Board `stored` as a person reads it. Boards are stored from 0 (their seeds, `results.json`,
-/// the protocol's `RATRACE b`) and read and typed from 1 (output, flags, file names, viewers),
-/// as every game's rounds are ([`koth_game::Numbering`]).
-pub(crate) fn shown_board(stored: usize) -> usize {
-    stored + 1
-}
-
-/// The stored number of the board a person calls `shown`; `None` for 0, which is no board.
-pub(crate) fn stored_board(shown: usize) -> Option<usize> {
-    shown.checked_sub(1)
 }
 
 /// The seed of board `board` of the run with seed `run_seed`.

@@ -25,7 +25,7 @@ pub(crate) fn board(path: &Path, record: &BoardRecord) -> anyhow::Result<()> {
         let title = |what: &str| {
             format!(
                 "board {} (seed {}): {what}",
-                super::play::shown_board(record.board),
+                super::recording::shown_board(record.board),
                 record.seed
             )
         };

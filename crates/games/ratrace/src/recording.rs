@@ -22,7 +22,6 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
-use super::play::{shown_board, stored_board};
 use super::rules::{Board, MAX_AGE};
 use super::track::{CELLS, GOAL_X, HEIGHT, Kind, Track, WIDTH};
 
@@ -30,6 +29,18 @@ use super::track::{CELLS, GOAL_X, HEIGHT, Kind, Track, WIDTH};
 pub(crate) const EVERY_TURN_UNTIL: u32 = MAX_AGE as u32;
 /// After [`EVERY_TURN_UNTIL`], a frame every this many turns.
 pub(crate) const LATER_EVERY: u32 = 10;
+
+/// Board `stored` as a person reads it. Boards are stored from 0 (their seeds, `results.json`,
+/// the protocol's `RATRACE b`) and read and typed from 1 (output, flags, file names, viewers),
+/// as every game's rounds are ([`koth_game::Numbering`]).
+pub(crate) fn shown_board(stored: usize) -> usize {
+    stored + 1
+}
+
+/// The stored number of the board a person calls `shown`; `None` for 0, which is no board.
+pub(crate) fn stored_board(shown: usize) -> Option<usize> {
+    shown.checked_sub(1)
+}
 
 /// How often a board written as it is played has its new frames appended to its file.
 pub(crate) const STREAM_EVERY: Duration = Duration::from_millis(250);

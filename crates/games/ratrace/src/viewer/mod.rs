@@ -11,8 +11,8 @@ use anyhow::{Context, bail};
 use serde_json::json;
 
 use super::RatRace;
-use super::play::{shown_board, stored_board};
 use super::recording::BoardRecording;
+use super::recording::{shown_board, stored_board};
 use explain::BoardExplained;
 use koth_game::{Replay, ReplayAt, ReplayOptions};
 use koth_replay::{kit, log_folder};

@@ -17,7 +17,7 @@ use koth_replay::tui::ratatui::text::{Line, Span};
 use koth_replay::tui::ratatui::widgets::{Axis, Block, Chart, Dataset, GraphType, Paragraph};
 
 use super::explain::{BoardExplained, explain};
-use crate::play::shown_board;
+use crate::recording::shown_board;
 use crate::recording::{BoardRecording, Frame, LATER_EVERY};
 use koth_replay::tui::{self, CURSOR_KEYS, DIM, FAULT, Keys, Panel, Place, Playback, View};
 
