@@ -98,10 +98,10 @@ pub(crate) fn site(reader: Arc<Reader>) -> Site {
         .route("/games/{index}", get(super::replay))
         .route("/games/{index}/view", get(super::view))
         .route("/api/games/{index}/live", get(super::live::stream))
-        .route("/api/live", get(super::live::in_progress))
-        .route("/tv", get(super::live::tv))
-        .route("/live.js", get(super::live::script))
-        .route("/live.css", get(super::live::style))
+        .route("/api/live", get(super::live_pages::in_progress))
+        .route("/tv", get(super::live_pages::tv))
+        .route("/live.js", get(super::live_pages::script))
+        .route("/live.css", get(super::live_pages::style))
         .with_state(reader);
     Site { routes, poller }
 }

@@ -61,6 +61,7 @@ pub(crate) mod hill;
 mod hill_page;
 mod hosts;
 mod live;
+mod live_pages;
 mod plot;
 mod reader;
 mod stalled;
@@ -226,10 +227,10 @@ fn dashboard(reader: Arc<Reader>) -> Site {
         .route("/games/{index}", get(replay))
         .route("/games/{index}/view", get(view))
         .route("/api/games/{index}/live", get(live::stream))
-        .route("/api/live", get(live::in_progress))
-        .route("/tv", get(live::tv))
-        .route("/live.js", get(live::script))
-        .route("/live.css", get(live::style))
+        .route("/api/live", get(live_pages::in_progress))
+        .route("/tv", get(live_pages::tv))
+        .route("/live.js", get(live_pages::script))
+        .route("/live.css", get(live_pages::style))
         .route("/plots/ratings.svg", get(ratings_plot))
         .route("/games/{index}/points.svg", get(points_plot))
         .with_state(reader);
@@ -573,7 +574,7 @@ async fn replay(
     };
     if state == Some(GameState::Running) {
         // Its board, made again as the game goes, under the panel that follows it.
-        let page = live::page(index, home, game.as_deref().unwrap_or_default());
+        let page = live_pages::page(index, home, game.as_deref().unwrap_or_default());
         return Ok(([(header::CONTENT_TYPE, "text/html; charset=utf-8")], page).into_response());
     }
     let page = match (viewer_page(&reader, index, query.board).await?, state) {
@@ -645,7 +646,7 @@ async fn viewer_page(
 
 /// `/games/{index}/view`: the game's own viewer page alone, made from what was played so far
 /// (`?now`: opened where the game stands), which the page of a game in progress shows and
-/// makes again as its records arrive ([`live::page`]); a word in its place while its viewer
+/// makes again as its records arrive ([`live_pages::page`]); a word in its place while its viewer
 /// cannot be made yet.
 pub(crate) async fn view(
     State(reader): Watching,
@@ -654,7 +655,7 @@ pub(crate) async fn view(
 ) -> Result<Response, Failure> {
     let page = viewer_page(&reader, index, query.board)
         .await?
-        .unwrap_or_else(|e| live::no_view_yet(&format!("{e:#}")));
+        .unwrap_or_else(|e| live_pages::no_view_yet(&format!("{e:#}")));
     Ok(([(header::CONTENT_TYPE, "text/html; charset=utf-8")], page).into_response())
 }
 
