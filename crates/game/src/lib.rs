@@ -82,6 +82,13 @@ pub struct Numbering {
     pub first_turn: u32,
 }
 
+/// Records that count from 1, as a game's are unless it says otherwise.
+impl Default for Numbering {
+    fn default() -> Numbering {
+        Numbering::FROM_ONE
+    }
+}
+
 impl Numbering {
     /// Records that count from 1 already.
     pub const FROM_ONE: Numbering = Numbering {

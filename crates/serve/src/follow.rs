@@ -75,20 +75,11 @@ pub fn run(args: WatchArgs) -> anyhow::Result<()> {
 
 /// What has been shown of a game: the last record's id, its seats' names, and how its records
 /// number rounds and turns (the stream's [`crate::live::GAME_HEADER`] says).
+#[derive(Default)]
 struct Shown {
     last: u64,
     seats: Vec<String>,
     numbering: Numbering,
-}
-
-impl Default for Shown {
-    fn default() -> Shown {
-        Shown {
-            last: 0,
-            seats: Vec::new(),
-            numbering: Numbering::FROM_ONE,
-        }
-    }
 }
 
 impl Shown {
