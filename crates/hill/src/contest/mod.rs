@@ -39,7 +39,7 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
-use koth_tournament::store::Store;
+use koth_tournament::store::{Store, insert_meta_once};
 
 use crate::config::Contest;
 use crate::store::contest as db;
@@ -308,7 +308,7 @@ pub(crate) fn standing_of(games: &[FinalGame]) -> Vec<standing::Scored<'_>> {
 /// Writes `value` under `key` unless it is there, and returns what is there: the first
 /// writer's bytes, whoever that was.
 fn write_once(store: &Store, key: &str, value: &str) -> anyhow::Result<String> {
-    db::insert_meta_once(store.connection(), key, value)?;
+    insert_meta_once(store.connection(), key, value)?;
     store
         .meta(key)?
         .with_context(|| format!("{key} vanished from {}", store.location()))

@@ -108,24 +108,14 @@ pub(crate) fn final_harness_faults(db: &dyn Connection) -> anyhow::Result<u32> {
         .int()? as u32)
 }
 
-/// Skips the ranked games not begun (at the close); returns how many.
+/// Skips the ranked games not begun (at the close), through the tournament's store, which owns
+/// the games; the final's games stay. Returns how many.
 pub(crate) fn drop_ranked_queue(db: &dyn Connection) -> anyhow::Result<u64> {
-    db.execute(
-        &format!(
-            "UPDATE games SET state = '{}' WHERE state = '{}'
-             AND idx NOT IN (SELECT game FROM hill_final)",
-            GameState::Skipped.as_str(),
-            GameState::Pending.as_str()
-        ),
-        &[],
-    )
+    let finals: Vec<u32> = db
+        .query("SELECT game FROM hill_final", &[])?
+        .iter()
+        .map(|row| Ok(row.int("game")? as u32))
+        .collect::<anyhow::Result<_>>()?;
+    tstore::skip_pending_except(db, &finals)
 }
 
-/// Sets `key` of `meta` to `value` unless it has one: the first writer's value stays.
-pub(crate) fn insert_meta_once(db: &dyn Connection, key: &str, value: &str) -> anyhow::Result<()> {
-    db.execute(
-        "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO NOTHING",
-        &[key.into(), value.into()],
-    )?;
-    Ok(())
-}

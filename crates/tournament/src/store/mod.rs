@@ -577,6 +577,16 @@ pub fn set_meta(db: &dyn Connection, key: &str, value: Option<&str>) -> anyhow::
     Ok(())
 }
 
+/// Sets `key` of `meta` to `value` unless it has one: the first writer's value stays (a
+/// contest's manifest and result, written once whichever process gets there first).
+pub fn insert_meta_once(db: &dyn Connection, key: &str, value: &str) -> anyhow::Result<()> {
+    db.execute(
+        "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO NOTHING",
+        params![key, value],
+    )?;
+    Ok(())
+}
+
 /// Queues `game` with its seats, on `db` (in the caller's transaction: a hill queues a game
 /// with why it chose it).
 pub fn insert_game(db: &dyn Connection, game: &ScheduledGame) -> anyhow::Result<()> {
@@ -592,6 +602,21 @@ pub fn insert_game(db: &dyn Connection, game: &ScheduledGame) -> anyhow::Result<
         )?;
     }
     Ok(())
+}
+
+/// Skips every game not yet started but those in `keep`; returns how many. A contest's freeze
+/// drops the ranked games still queued and keeps its final's.
+pub fn skip_pending_except(db: &dyn Connection, keep: &[u32]) -> anyhow::Result<u64> {
+    let kept = if keep.is_empty() {
+        String::new()
+    } else {
+        let ids: Vec<String> = keep.iter().map(u32::to_string).collect();
+        format!(" AND idx NOT IN ({})", ids.join(", "))
+    };
+    db.execute(
+        &format!("UPDATE games SET state = '{SKIPPED}' WHERE state = '{PENDING}'{kept}"),
+        &[],
+    )
 }
 
 /// Skips the games not yet started that seat any of `bots`; returns how many.
