@@ -52,33 +52,7 @@ enum Command {
     /// Play the hill until stopped (Ctrl-C; `koth hill run DIR` again goes on), or until N more
     /// games are rated. With --db, `koth worker --db URL` on other machines plays its games
     /// too.
-    Run {
-        #[command(flatten)]
-        hill: HillTarget,
-        /// With --db: this machine's folder for the hill, its versions' files and its games
-        /// [default: logs/hill-<name>].
-        #[arg(long, value_name = "DIR", requires = "db")]
-        dir: Option<PathBuf>,
-        /// Games at once [default: the hill file's `jobs`, else the number of cores].
-        #[arg(long, value_name = "N")]
-        jobs: Option<usize>,
-        /// Stop once N more games are rated, however many workers play them; one game is a
-        /// whole game of the hill's game among its seated versions (its `rounds` in it).
-        #[arg(long, value_name = "N")]
-        games: Option<u32>,
-        /// With --db: how long a game this run claims stays its own without a renewal; a killed
-        /// run's games go back to the queue after this long.
-        #[arg(long, value_name = "S", default_value_t = koth_tournament::shared::DEFAULT_LEASE_S,
-              value_parser = clap::value_parser!(u64).range(3..=3600), requires = "db")]
-        lease_s: u64,
-        /// Serve the hill's web pages (as `koth serve DIR` does) on ADDR while it plays
-        /// [default: 127.0.0.1:8080].
-        #[arg(long, visible_alias = "addr", value_name = "ADDR", num_args = 0..=1,
-              default_missing_value = "127.0.0.1:8080")]
-        serve: Option<std::net::SocketAddr>,
-        #[command(flatten)]
-        guard: koth_game::cli::Guard,
-    },
+    Run(RunArgs),
     /// Show the hill: its leaderboard, its queue, suspended bots with why, and its kings.
     Status {
         #[command(flatten)]
@@ -206,6 +180,36 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         from: PathBuf,
     },
+}
+
+/// `koth hill run`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    hill: HillTarget,
+    /// With --db: this machine's folder for the hill, its versions' files and its games
+    /// [default: logs/hill-<name>].
+    #[arg(long, value_name = "DIR", requires = "db")]
+    dir: Option<PathBuf>,
+    /// Games at once [default: the hill file's `jobs`, else the number of cores].
+    #[arg(long, value_name = "N")]
+    jobs: Option<usize>,
+    /// Stop once N more games are rated, however many workers play them; one game is a
+    /// whole game of the hill's game among its seated versions (its `rounds` in it).
+    #[arg(long, value_name = "N")]
+    games: Option<u32>,
+    /// With --db: how long a game this run claims stays its own without a renewal; a killed
+    /// run's games go back to the queue after this long.
+    #[arg(long, value_name = "S", default_value_t = koth_tournament::shared::DEFAULT_LEASE_S,
+          value_parser = clap::value_parser!(u64).range(3..=3600), requires = "db")]
+    lease_s: u64,
+    /// Serve the hill's web pages (as `koth serve DIR` does) on ADDR while it plays
+    /// [default: 127.0.0.1:8080].
+    #[arg(long, visible_alias = "addr", value_name = "ADDR", num_args = 0..=1,
+          default_missing_value = "127.0.0.1:8080")]
+    serve: Option<std::net::SocketAddr>,
+    #[command(flatten)]
+    guard: koth_game::cli::Guard,
 }
 
 #[derive(Debug, Subcommand)]
@@ -343,137 +347,10 @@ pub type Server = fn(
 /// authors' submissions; handed in by `main.rs`, since the server sits above the hill.
 pub fn run(args: Args, server: Server) -> anyhow::Result<()> {
     match args.command {
-        Command::Create {
-            file,
-            db: Some(url),
-            ..
-        } => {
-            let hill = Hill::create_shared(&file, &url)?;
-            let url = koth_tournament::store::shown(&url);
-            println!(
-                "Hill {} ({}) in {url} (seed {}); `koth hill add BOT_DIR --db {url} {}` adds bots",
-                hill.name, hill.config.game.game, hill.seed, hill.name
-            );
-            Ok(())
-        }
-        Command::Create {
-            file,
-            dir,
-            db: None,
-        } => {
-            let hill = Hill::create(&file, dir)?;
-            println!(
-                "Hill {} ({}) in {} (seed {}); `koth hill add BOT_DIR --hill {}` adds bots",
-                hill.name,
-                hill.config.game.game,
-                hill.dir.display(),
-                hill.seed,
-                hill.dir.display()
-            );
-            Ok(())
-        }
-        Command::Add { bots, hill, dir } => {
-            let hill = hill.open(dir)?;
-            hill.make_folder()?;
-            koth_tournament::cli::log_to(&hill.dir)?;
-            let mut refused = 0;
-            for dir in &bots {
-                let added = versions::add(&hill, dir)?;
-                match (added.version, &added.refused) {
-                    (Some(version), _) => println!("{} v{version}: accepted", added.bot),
-                    (None, reason) => {
-                        refused += 1;
-                        println!(
-                            "{}: refused: {}",
-                            added.bot,
-                            reason.as_deref().unwrap_or_default()
-                        );
-                    }
-                }
-            }
-            anyhow::ensure!(refused == 0, "{refused} of {} bots refused", bots.len());
-            Ok(())
-        }
-        Command::Run {
-            hill: target,
-            dir,
-            jobs,
-            games,
-            lease_s,
-            serve,
-            guard,
-        } => {
-            let hill = target.open(dir)?;
-            hill.make_folder()?;
-            koth_tournament::cli::log_to(&hill.dir)?;
-            println!(
-                "Hill {} ({}) in {} (seed {})",
-                hill.name,
-                hill.config.game.game,
-                hill.store.location(),
-                hill.seed
-            );
-            let watched = match (&target.db, hill.store.shared_name()) {
-                (Some(url), Some((_, name))) => koth_tournament::Watched::Shared {
-                    url: url.clone(),
-                    name: name.to_string(),
-                },
-                _ => koth_tournament::Watched::Folder(target.place()?.to_path_buf()),
-            };
-            let local = hill.dir.clone();
-            if serve.is_some() {
-                // Each language's version asked now, off the run's path, so the pages that
-                // list them (`/api/hill`, `/submit`) answer at once.
-                let offered = hill.languages()?;
-                std::thread::spawn(move || koth_bot::languages::with_versions(offered));
-            }
-            // Served once the run holds the hill and has cleared what a stopped run left of
-            // its uploads, so no upload of this run's is taken for a leftover.
-            let serve_when_ready = move || -> anyhow::Result<()> {
-                if let Some(addr) = serve {
-                    let addr = server(watched, local, addr, guard)?;
-                    println!("Dashboard: http://{addr}/  submissions: http://{addr}/submit");
-                }
-                Ok(())
-            };
-            let words = resume_words();
-            let words: Vec<&OsStr> = words.iter().map(OsString::as_os_str).collect();
-            let resume = koth_base::interrupt::resume_with(&words);
-            let store = hill.store.reconnect()?;
-            let contest = hill.config.contest;
-            let folder = hill.dir.clone();
-            run::run_hill(hill, jobs, games, lease_s, serve_when_ready)?;
-            drop(resume);
-            print!("{}", board::read(&store)?.render(Format::Table));
-            let published = contest
-                .map(|c| super::contest::phase(&c, &store))
-                .transpose()?
-                == Some(super::contest::Phase::Published);
-            if serve.is_some() && published && !koth_base::interrupt::requested() {
-                // The run is over, but the final's page is what its readers come for.
-                println!(
-                    "The contest's final is published ({}); its pages are served until koth is \
-                     stopped (Ctrl-C)",
-                    folder.join(super::contest::RESULT_FILE).display()
-                );
-                koth_base::interrupt::wait_for_exit();
-            }
-            Ok(())
-        }
-        Command::Status { hill } => {
-            let hill = hill.open(None)?;
-            let queued = store::queued(hill.store.connection())?.len();
-            print!(
-                "{}",
-                board::read(&hill.store)?.status(queued, &hill.add_target())
-            );
-            let offered = koth_bot::languages::with_versions(hill.languages()?);
-            print!(
-                "\nLanguages offered (a bot's `run` and `build` may use these):\n{}",
-                koth_bot::languages::listed(&offered)
-            );
-            Ok(())
-        }
+        Command::Create { file, dir, db } => create(&file, dir, db),
+        Command::Add { bots, hill, dir } => add(&bots, hill, dir),
+        Command::Run(args) => play(args, server),
+        Command::Status { hill } => status(hill),
         Command::Retire { name, hill } => {
             let hill = hill.open(None)?;
             super::contest::refuse_if_frozen(
@@ -544,31 +421,175 @@ pub fn run(args: Args, server: Server) -> anyhow::Result<()> {
             println!("{name:?} is scheduled again");
             Ok(())
         }
-        Command::Backup { dir, to } => {
-            let dir = dir.path()?;
-            let games = backup::backup(dir, &to)?;
+        Command::Backup { dir, to } => backup_to(dir, &to),
+        Command::Restore { dir, from } => restore_from(dir, &from),
+    }
+}
+
+/// `koth hill create`: a hill in a folder, or with `--db` in PostgreSQL.
+fn create(file: &Path, dir: Option<PathBuf>, db: Option<String>) -> anyhow::Result<()> {
+    match db {
+        Some(url) => {
+            let hill = Hill::create_shared(file, &url)?;
+            let url = koth_tournament::store::shown(&url);
             println!(
-                "Backed up {} to {} ({games} games recorded); `koth hill restore {} --from {}` \
-                 puts it back",
-                dir.display(),
-                to.display(),
-                dir.display(),
-                to.display()
+                "Hill {} ({}) in {url} (seed {}); `koth hill add BOT_DIR --db {url} {}` adds bots",
+                hill.name, hill.config.game.game, hill.seed, hill.name
             );
             Ok(())
         }
-        Command::Restore { dir, from } => {
-            let dir = dir.path()?;
-            let games = backup::restore(dir, &from)?;
+        None => {
+            let hill = Hill::create(file, dir)?;
             println!(
-                "Restored {} from {} ({games} games recorded); `koth hill run {}` goes on",
-                dir.display(),
-                from.display(),
-                dir.display()
+                "Hill {} ({}) in {} (seed {}); `koth hill add BOT_DIR --hill {}` adds bots",
+                hill.name,
+                hill.config.game.game,
+                hill.dir.display(),
+                hill.seed,
+                hill.dir.display()
             );
             Ok(())
         }
     }
+}
+
+/// `koth hill add`: each bot's folder built and validated into a version; fails if any is
+/// refused, after trying them all.
+fn add(bots: &[PathBuf], hill: HillOption, dir: Option<PathBuf>) -> anyhow::Result<()> {
+    let hill = hill.open(dir)?;
+    hill.make_folder()?;
+    koth_tournament::cli::log_to(&hill.dir)?;
+    let mut refused = 0;
+    for dir in bots {
+        let added = versions::add(&hill, dir)?;
+        match (added.version, &added.refused) {
+            (Some(version), _) => println!("{} v{version}: accepted", added.bot),
+            (None, reason) => {
+                refused += 1;
+                println!(
+                    "{}: refused: {}",
+                    added.bot,
+                    reason.as_deref().unwrap_or_default()
+                );
+            }
+        }
+    }
+    anyhow::ensure!(refused == 0, "{refused} of {} bots refused", bots.len());
+    Ok(())
+}
+
+/// `koth hill backup`.
+fn backup_to(dir: HillFolder, to: &Path) -> anyhow::Result<()> {
+    let dir = dir.path()?;
+    let games = backup::backup(dir, to)?;
+    println!(
+        "Backed up {} to {} ({games} games recorded); `koth hill restore {} --from {}` \
+         puts it back",
+        dir.display(),
+        to.display(),
+        dir.display(),
+        to.display()
+    );
+    Ok(())
+}
+
+/// `koth hill restore`.
+fn restore_from(dir: HillFolder, from: &Path) -> anyhow::Result<()> {
+    let dir = dir.path()?;
+    let games = backup::restore(dir, from)?;
+    println!(
+        "Restored {} from {} ({games} games recorded); `koth hill run {}` goes on",
+        dir.display(),
+        from.display(),
+        dir.display()
+    );
+    Ok(())
+}
+
+/// `koth hill status`: the table with the queue and suspensions, and the languages offered.
+fn status(hill: HillTarget) -> anyhow::Result<()> {
+    let hill = hill.open(None)?;
+    let queued = store::queued(hill.store.connection())?.len();
+    print!(
+        "{}",
+        board::read(&hill.store)?.status(queued, &hill.add_target())
+    );
+    let offered = koth_bot::languages::with_versions(hill.languages()?);
+    print!(
+        "\nLanguages offered (a bot's `run` and `build` may use these):\n{}",
+        koth_bot::languages::listed(&offered)
+    );
+    Ok(())
+}
+
+/// `koth hill run`: plays the hill until stopped or `--games` more are rated, serving its pages
+/// beside it with `--serve`, then prints its table.
+fn play(args: RunArgs, server: Server) -> anyhow::Result<()> {
+    let RunArgs {
+        hill: target,
+        dir,
+        jobs,
+        games,
+        lease_s,
+        serve,
+        guard,
+    } = args;
+    let hill = target.open(dir)?;
+    hill.make_folder()?;
+    koth_tournament::cli::log_to(&hill.dir)?;
+    println!(
+        "Hill {} ({}) in {} (seed {})",
+        hill.name,
+        hill.config.game.game,
+        hill.store.location(),
+        hill.seed
+    );
+    let watched = match (&target.db, hill.store.shared_name()) {
+        (Some(url), Some((_, name))) => koth_tournament::Watched::Shared {
+            url: url.clone(),
+            name: name.to_string(),
+        },
+        _ => koth_tournament::Watched::Folder(target.place()?.to_path_buf()),
+    };
+    let local = hill.dir.clone();
+    if serve.is_some() {
+        // Each language's version asked now, off the run's path, so the pages that
+        // list them (`/api/hill`, `/submit`) answer at once.
+        let offered = hill.languages()?;
+        std::thread::spawn(move || koth_bot::languages::with_versions(offered));
+    }
+    // Served once the run holds the hill and has cleared what a stopped run left of
+    // its uploads, so no upload of this run's is taken for a leftover.
+    let serve_when_ready = move || -> anyhow::Result<()> {
+        if let Some(addr) = serve {
+            let addr = server(watched, local, addr, guard)?;
+            println!("Dashboard: http://{addr}/  submissions: http://{addr}/submit");
+        }
+        Ok(())
+    };
+    let words = resume_words();
+    let words: Vec<&OsStr> = words.iter().map(OsString::as_os_str).collect();
+    let resume = koth_base::interrupt::resume_with(&words);
+    let store = hill.store.reconnect()?;
+    let contest = hill.config.contest;
+    let folder = hill.dir.clone();
+    run::run_hill(hill, jobs, games, lease_s, serve_when_ready)?;
+    drop(resume);
+    print!("{}", board::read(&store)?.render(Format::Table));
+    let published = contest
+        .map(|c| super::contest::phase(&c, &store))
+        .transpose()?
+        == Some(super::contest::Phase::Published);
+    if serve.is_some() && published && !koth_base::interrupt::requested() {
+        // The run is over, but the final's page is what its readers come for.
+        println!(
+            "The contest's final is published ({}); its pages are served until koth is \
+             stopped (Ctrl-C)",
+            folder.join(super::contest::RESULT_FILE).display()
+        );
+        koth_base::interrupt::wait_for_exit();
+    }
+    Ok(())
 }
 
 fn author(command: AuthorCommand) -> anyhow::Result<()> {

@@ -118,4 +118,3 @@ pub(crate) fn drop_ranked_queue(db: &dyn Connection) -> anyhow::Result<u64> {
         .collect::<anyhow::Result<_>>()?;
     tstore::skip_pending_except(db, &finals)
 }
-
