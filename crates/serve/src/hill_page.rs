@@ -401,6 +401,36 @@ pub(crate) fn bot(page: &str, name: &str, record: Result<&BotRecord, &str>) -> S
             ],
         );
     };
+    let faults = fault_rows(b);
+    fill(
+        page,
+        &[
+            ("title", escape(&b.name)),
+            ("page_title", escape(&format!("koth hill: {}", b.name))),
+            ("ratings", format!("{path}/ratings.svg")),
+            ("versions", versions_table(b)),
+            ("opponents", opponents_table(b)),
+            ("fault_counts", fault_counts(b)),
+            (
+                "faults_hidden",
+                if faults.is_empty() { "hidden" } else { "" }.into(),
+            ),
+            (
+                "faults",
+                table(
+                    &["game", "version", "kinds", "first fault"],
+                    &faults,
+                    &[2],
+                    &[3],
+                ),
+            ),
+            ("reigns", escape(&reigns(b))),
+        ],
+    )
+}
+
+/// A bot's page's versions, newest first.
+fn versions_table(b: &BotRecord) -> String {
     let versions: Vec<Vec<String>> = b
         .versions
         .iter()
@@ -424,6 +454,27 @@ pub(crate) fn bot(page: &str, name: &str, record: Result<&BotRecord, &str>) -> S
             ]
         })
         .collect();
+    table(
+        &[
+            "version",
+            "state",
+            "added",
+            "digest",
+            "games",
+            "faulted",
+            "rating",
+            "95% interval",
+            "online μ ± σ",
+            "suspended",
+        ],
+        &versions,
+        &[1, 3],
+        &[9],
+    )
+}
+
+/// A bot's page's record against each opponent.
+fn opponents_table(b: &BotRecord) -> String {
     let opponents: Vec<Vec<String>> = b
         .opponents
         .iter()
@@ -440,8 +491,34 @@ pub(crate) fn bot(page: &str, name: &str, record: Result<&BotRecord, &str>) -> S
             ]
         })
         .collect();
+    table(
+        &["opponent", "games", "won", "drawn", "lost", "score"],
+        &opponents,
+        &[0],
+        &[],
+    )
+}
+
+/// How many of a bot's games had each kind of fault.
+fn fault_counts(b: &BotRecord) -> String {
     let f = &b.faults;
-    let faults: Vec<Vec<String>> = f
+    format!(
+        "Games with a fault: {} timed_out, {} crashed, {} bad_output, {} failed_to_start{}",
+        f.timed_out,
+        f.crashed,
+        f.bad_output,
+        f.failed_to_start,
+        if f.latest.is_empty() {
+            "."
+        } else {
+            "; the latest:"
+        }
+    )
+}
+
+/// A bot's latest faulted games, each with its first fault.
+fn fault_rows(b: &BotRecord) -> Vec<Vec<String>> {
+    b.faults
         .latest
         .iter()
         .map(|g| {
@@ -452,95 +529,31 @@ pub(crate) fn bot(page: &str, name: &str, record: Result<&BotRecord, &str>) -> S
                 escape(g.reason.as_deref().unwrap_or_default()),
             ]
         })
+        .collect()
+}
+
+/// A bot's reigns as king, in words.
+fn reigns(b: &BotRecord) -> String {
+    if b.reigns.is_empty() {
+        return "Never king.".to_string();
+    }
+    let reigns: Vec<String> = b
+        .reigns
+        .iter()
+        .map(|r| {
+            let until = match (r.until_game, r.until) {
+                (Some(game), Some(at)) => format!("until game {game} ({})", when(at)),
+                _ => "until now".to_string(),
+            };
+            format!(
+                "v{} from game {} ({}) {until}",
+                r.version,
+                r.since_game,
+                when(r.since)
+            )
+        })
         .collect();
-    let reigns = if b.reigns.is_empty() {
-        "Never king.".to_string()
-    } else {
-        let reigns: Vec<String> = b
-            .reigns
-            .iter()
-            .map(|r| {
-                let until = match (r.until_game, r.until) {
-                    (Some(game), Some(at)) => format!("until game {game} ({})", when(at)),
-                    _ => "until now".to_string(),
-                };
-                format!(
-                    "v{} from game {} ({}) {until}",
-                    r.version,
-                    r.since_game,
-                    when(r.since)
-                )
-            })
-            .collect();
-        reigns.join("; ")
-    };
-    fill(
-        page,
-        &[
-            ("title", escape(&b.name)),
-            ("page_title", escape(&format!("koth hill: {}", b.name))),
-            ("ratings", format!("{path}/ratings.svg")),
-            (
-                "versions",
-                table(
-                    &[
-                        "version",
-                        "state",
-                        "added",
-                        "digest",
-                        "games",
-                        "faulted",
-                        "rating",
-                        "95% interval",
-                        "online μ ± σ",
-                        "suspended",
-                    ],
-                    &versions,
-                    &[1, 3],
-                    &[9],
-                ),
-            ),
-            (
-                "opponents",
-                table(
-                    &["opponent", "games", "won", "drawn", "lost", "score"],
-                    &opponents,
-                    &[0],
-                    &[],
-                ),
-            ),
-            (
-                "fault_counts",
-                format!(
-                    "Games with a fault: {} timed_out, {} crashed, {} bad_output, {} \
-                     failed_to_start{}",
-                    f.timed_out,
-                    f.crashed,
-                    f.bad_output,
-                    f.failed_to_start,
-                    if f.latest.is_empty() {
-                        "."
-                    } else {
-                        "; the latest:"
-                    }
-                ),
-            ),
-            (
-                "faults_hidden",
-                if faults.is_empty() { "hidden" } else { "" }.into(),
-            ),
-            (
-                "faults",
-                table(
-                    &["game", "version", "kinds", "first fault"],
-                    &faults,
-                    &[2],
-                    &[3],
-                ),
-            ),
-            ("reigns", escape(&reigns)),
-        ],
-    )
+    reigns.join("; ")
 }
 
 /// The front page's line of a contest: its phase, its close (with a countdown the page's
