@@ -17,6 +17,7 @@ use koth_bot::{BotSpec, Transcript, seat};
 use koth_tournament::store::Store;
 
 use super::authors;
+use super::records::BotRecord;
 
 /// What the public reads where a bot's logs would be.
 pub(crate) const KEPT_FOR_AUTHOR: &str = "kept for its author";
@@ -30,6 +31,24 @@ pub(crate) fn public_reason(reason: &str) -> String {
     match koth_bot::error::without_stderr(reason) {
         Some(said) => format!("{said} (its stderr is {KEPT_FOR_AUTHOR})"),
         None => reason.to_string(),
+    }
+}
+
+impl BotRecord {
+    /// As everyone may read it where a bot's stderr is its author's: its faults' and
+    /// suspensions' reasons in koth's words alone.
+    pub fn in_public(&mut self) {
+        let public = |reason: &mut Option<String>| {
+            if let Some(reason) = reason {
+                *reason = public_reason(reason);
+            }
+        };
+        for version in &mut self.versions {
+            public(&mut version.version.suspended);
+        }
+        for game in &mut self.faults.latest {
+            public(&mut game.reason);
+        }
     }
 }
 

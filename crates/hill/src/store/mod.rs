@@ -18,6 +18,7 @@ pub(crate) mod contest;
 mod fit;
 mod history;
 mod rating;
+pub mod records;
 
 pub(crate) use fit::*;
 pub(crate) use history::history;

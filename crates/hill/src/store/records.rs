@@ -1,15 +1,15 @@
-//! What the hill's pages read beyond its leaderboard ([`super::board`]): the games played last
+//! What the hill's pages read beyond its leaderboard ([`crate::board`]): the games played last
 //! with why each was chosen, each bot's record (its versions, its rating after each game, its
 //! results against each opponent, its faults), and a stamp that changes whenever any of it or
 //! the leaderboard may have. Each read costs the games of one bot or a bounded number of games,
-//! never the number of games of the hill (the indexes of [`super::store`] see to that).
+//! never the number of games of the hill (the indexes of [`super`] see to that).
 
 use serde::Serialize;
 
 use koth_tournament::store::Store;
 pub use koth_tournament::store::sql::{Connection, Row};
 
-use super::store::{self, ACTIVE, Version, VersionState};
+use super::{self as store, ACTIVE, Version, VersionState};
 use koth_tournament::store::GameState;
 
 /// What changes whenever the hill's leaderboard, kings, versions or games may have: a few sums
@@ -159,24 +159,6 @@ pub struct BotRecord {
     pub reigns: Vec<BotReign>,
 }
 
-impl BotRecord {
-    /// As everyone may read it where a bot's stderr is its author's: its faults' and
-    /// suspensions' reasons in koth's words alone.
-    pub fn in_public(&mut self) {
-        let public = |reason: &mut Option<String>| {
-            if let Some(reason) = reason {
-                *reason = super::logs::public_reason(reason);
-            }
-        };
-        for version in &mut self.versions {
-            public(&mut version.version.suspended);
-        }
-        for game in &mut self.faults.latest {
-            public(&mut game.reason);
-        }
-    }
-}
-
 /// A reign of a version of the bot as king.
 #[derive(Debug, Clone, Serialize)]
 pub struct BotReign {
@@ -207,13 +189,24 @@ pub fn bot(store: &Store, name: &str) -> anyhow::Result<Option<BotRecord>> {
         return Ok(None);
     }
     let ids = id_list(&versions);
-    let fit = store::fit(db)?;
+    Ok(Some(BotRecord {
+        name: name.to_string(),
+        versions: version_records(&versions, &store::fit(db)?),
+        opponents: opponents(db, name, &ids)?,
+        faults: faults(db, &versions, &ids)?,
+        reigns: reigns(db, &versions)?,
+    }))
+}
+
+/// Each of a bot's `versions` with its fitted figure and its status in words: replaced by
+/// which version, or rolled back from which.
+fn version_records(versions: &[Version], fit: &[store::StoredFit]) -> Vec<VersionRecord> {
     let active = versions
         .iter()
         .find(|v| v.state == VersionState::Active)
         .map(|v| v.version);
     let newest = versions.iter().map(|v| v.version).max();
-    let records = versions
+    versions
         .iter()
         .map(|v| {
             let fitted = fit.iter().find(|f| f.version == v.id);
@@ -244,32 +237,39 @@ pub fn bot(store: &Store, name: &str) -> anyhow::Result<Option<BotRecord>> {
                 status,
             }
         })
-        .collect();
-    let opponents = db
-        .query(
-            &format!(
-                "SELECT o.name, COUNT(*) AS games, {} AS wins, {} AS draws, {} AS losses
-                 FROM results a JOIN results b ON b.game = a.game AND b.seat <> a.seat
-                 JOIN hill_versions o ON o.id = b.bot
-                 WHERE a.bot IN ({ids}) AND o.name <> ?1
-                 GROUP BY o.name ORDER BY o.name",
-                counted("a.score > b.score"),
-                counted("a.score = b.score"),
-                counted("a.score < b.score"),
-            ),
-            &[name.into()],
-        )?
-        .iter()
-        .map(|r| {
-            Ok(Opponent {
-                name: r.text("name")?,
-                games: r.int("games")? as u32,
-                wins: r.int("wins")? as u32,
-                draws: r.int("draws")? as u32,
-                losses: r.int("losses")? as u32,
-            })
+        .collect()
+}
+
+/// The games of the versions `ids` of the bot called `name` against each other bot.
+fn opponents(db: &dyn Connection, name: &str, ids: &str) -> anyhow::Result<Vec<Opponent>> {
+    db.query(
+        &format!(
+            "SELECT o.name, COUNT(*) AS games, {} AS wins, {} AS draws, {} AS losses
+             FROM results a JOIN results b ON b.game = a.game AND b.seat <> a.seat
+             JOIN hill_versions o ON o.id = b.bot
+             WHERE a.bot IN ({ids}) AND o.name <> ?1
+             GROUP BY o.name ORDER BY o.name",
+            counted("a.score > b.score"),
+            counted("a.score = b.score"),
+            counted("a.score < b.score"),
+        ),
+        &[name.into()],
+    )?
+    .iter()
+    .map(|r| {
+        Ok(Opponent {
+            name: r.text("name")?,
+            games: r.int("games")? as u32,
+            wins: r.int("wins")? as u32,
+            draws: r.int("draws")? as u32,
+            losses: r.int("losses")? as u32,
         })
-        .collect::<anyhow::Result<_>>()?;
+    })
+    .collect()
+}
+
+/// How many games of the versions `ids` had each kind of fault, and the latest such games.
+fn faults(db: &dyn Connection, versions: &[Version], ids: &str) -> anyhow::Result<Faults> {
     let totals = db.row(
         &format!(
             "SELECT {} AS timed_out, {} AS crashed, {} AS bad_output, {} AS failed_to_start
@@ -281,52 +281,63 @@ pub fn bot(store: &Store, name: &str) -> anyhow::Result<Option<BotRecord>> {
         ),
         &[],
     )?;
+    let at = |kind: &str| totals.as_ref().map_or(Ok(0), |row| row.count(kind));
+    Ok(Faults {
+        timed_out: at("timed_out")?,
+        crashed: at("crashed")?,
+        bad_output: at("bad_output")?,
+        failed_to_start: at("failed_to_start")?,
+        latest: latest_faulted(db, versions, ids)?,
+    })
+}
+
+/// The latest games of the versions `ids` with a fault, each with its kinds and first reason.
+fn latest_faulted(
+    db: &dyn Connection,
+    versions: &[Version],
+    ids: &str,
+) -> anyhow::Result<Vec<FaultedGame>> {
     let label = |id: i64| {
         versions
             .iter()
             .find(|v| v.id as i64 == id)
             .map(|v| v.version)
     };
-    let latest = db
-        .query(
-            &format!(
-                "SELECT game, bot, timed_out_faults, crashed_faults, bad_output_faults,
-                     failed_to_start_faults, faults
-                 FROM results WHERE bot IN ({ids}) AND timed_out_faults + crashed_faults
-                     + bad_output_faults + failed_to_start_faults > 0
-                 ORDER BY game DESC LIMIT {FAULTED_GAMES}"
-            ),
-            &[],
-        )?
-        .iter()
-        .map(|r| {
-            let kinds = store::FAULT_KINDS
-                .iter()
-                .filter(|kind| r.int(&format!("{kind}_faults")).is_ok_and(|n| n > 0))
-                .map(|kind| kind.to_string())
-                .collect();
-            let reason = r.text("faults").ok().and_then(|faults| {
-                let faults: serde_json::Value = serde_json::from_str(&faults).ok()?;
-                faults.get(0)?.get("reason")?.as_str().map(str::to_string)
-            });
-            Ok(FaultedGame {
-                game: r.int("game")? as u32,
-                version: label(r.int("bot")?).unwrap_or(0),
-                kinds,
-                reason,
-            })
+    db.query(
+        &format!(
+            "SELECT game, bot, timed_out_faults, crashed_faults, bad_output_faults,
+                 failed_to_start_faults, faults
+             FROM results WHERE bot IN ({ids}) AND timed_out_faults + crashed_faults
+                 + bad_output_faults + failed_to_start_faults > 0
+             ORDER BY game DESC LIMIT {FAULTED_GAMES}"
+        ),
+        &[],
+    )?
+    .iter()
+    .map(|r| {
+        let kinds = store::FAULT_KINDS
+            .iter()
+            .filter(|kind| r.int(&format!("{kind}_faults")).is_ok_and(|n| n > 0))
+            .map(|kind| kind.to_string())
+            .collect();
+        let reason = r.text("faults").ok().and_then(|faults| {
+            let faults: serde_json::Value = serde_json::from_str(&faults).ok()?;
+            faults.get(0)?.get("reason")?.as_str().map(str::to_string)
+        });
+        Ok(FaultedGame {
+            game: r.int("game")? as u32,
+            version: label(r.int("bot")?).unwrap_or(0),
+            kinds,
+            reason,
         })
-        .collect::<anyhow::Result<_>>()?;
-    let at = |kind: &str| totals.as_ref().map_or(Ok(0), |row| row.count(kind));
-    let faults = Faults {
-        timed_out: at("timed_out")?,
-        crashed: at("crashed")?,
-        bad_output: at("bad_output")?,
-        failed_to_start: at("failed_to_start")?,
-        latest,
-    };
+    })
+    .collect()
+}
+
+/// The reigns as king of any of a bot's `versions`, each until the next king's.
+fn reigns(db: &dyn Connection, versions: &[Version]) -> anyhow::Result<Vec<BotReign>> {
     let kings = store::kings(db)?;
-    let reigns = kings
+    Ok(kings
         .iter()
         .enumerate()
         .filter_map(|(k, &(id, since_game, since))| {
@@ -339,14 +350,7 @@ pub fn bot(store: &Store, name: &str) -> anyhow::Result<Option<BotRecord>> {
                 until: next.map(|k| k.2),
             })
         })
-        .collect();
-    Ok(Some(BotRecord {
-        name: name.to_string(),
-        versions: records,
-        opponents,
-        faults,
-        reigns,
-    }))
+        .collect())
 }
 
 /// The fitted figure of each version of the bot called `name` over time, as the table shows
