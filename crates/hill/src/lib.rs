@@ -36,7 +36,6 @@
 //! schema of its own, its file in `meta`); each machine that adds to it or plays it has a
 //! folder of its own for it, laid out as a hill folder but for the database and the file.
 
-pub mod authors;
 pub(crate) mod backup;
 pub mod board;
 pub mod cli;
@@ -49,7 +48,7 @@ pub mod matchmaking;
 pub(crate) mod refit;
 pub(crate) mod run;
 pub(crate) mod store;
-pub use store::records;
+pub use store::{authors, records};
 pub mod submissions;
 pub mod submit;
 pub(crate) mod versions;

@@ -18,6 +18,8 @@ use koth_tournament::store::Store;
 
 use super::authors;
 use super::records::BotRecord;
+pub use super::store::logs::PlayedGame;
+use super::store::logs as db_rows;
 
 /// What the public reads where a bot's logs would be.
 pub(crate) const KEPT_FOR_AUTHOR: &str = "kept for its author";
@@ -61,15 +63,6 @@ pub enum Denied {
     NotYours(String),
     /// No such bot, or no such game of it.
     Missing(String),
-}
-
-/// A game a bot played, as its logs list it.
-#[derive(Debug, Clone, Serialize)]
-pub struct PlayedGame {
-    pub game: u32,
-    pub version: u32,
-    /// Its status in that game (`ok`, `crashed`, `timed_out`…).
-    pub status: String,
 }
 
 /// One seat of the bot in a game, with its logs.
@@ -134,40 +127,18 @@ pub fn read(
     game: Option<u32>,
     token: Option<&str>,
 ) -> anyhow::Result<Result<GameLogs, Denied>> {
-    let db = store.connection();
     if let Err(denied) = authorized(store, name, token, "its logs")? {
         return Ok(Err(denied));
     }
+    let db = store.connection();
     let shown = koth_base::text::shown(name);
-    let games = db
-        .query(
-            &format!(
-                "SELECT r.game, v.version, r.status FROM results r
-                 JOIN hill_versions v ON v.id = r.bot
-                 WHERE v.name = ?1 ORDER BY r.game DESC LIMIT {LISTED_GAMES}"
-            ),
-            &[name.into()],
-        )?
-        .iter()
-        .map(|r| {
-            Ok(PlayedGame {
-                game: r.int("game")? as u32,
-                version: r.int("version")? as u32,
-                status: r.text("status")?,
-            })
-        })
-        .collect::<anyhow::Result<Vec<_>>>()?;
+    let games = db_rows::games_of(db, name, LISTED_GAMES)?;
     let Some(game) = game.or_else(|| games.first().map(|g| g.game)) else {
         return Ok(Err(Denied::Missing(format!(
             "{shown} has played no ranked game yet"
         ))));
     };
-    let rows = db.query(
-        "SELECT r.seat, r.bot, v.version, r.score, r.status, r.faults FROM results r
-         JOIN hill_versions v ON v.id = r.bot
-         WHERE r.game = ?1 AND v.name = ?2 ORDER BY r.seat",
-        &[game.into(), name.into()],
-    )?;
+    let rows = db_rows::seats_of(db, game, name)?;
     if rows.is_empty() {
         return Ok(Err(Denied::Missing(format!(
             "{shown} did not play game {game} (or it is not recorded yet)"
@@ -176,14 +147,9 @@ pub fn read(
     let folder = store.game_folder(dir, game, None)?;
     // Each seat's files are named as the game named them: by its version's folder.
     let specs = store.bots()?;
-    let seated: Vec<BotSpec> = db
-        .query(
-            "SELECT bot FROM results WHERE game = ?1 ORDER BY seat",
-            &[game.into()],
-        )?
-        .iter()
-        .map(|r| {
-            let id = r.int("bot")? as usize;
+    let seated: Vec<BotSpec> = db_rows::seated_versions(db, game)?
+        .into_iter()
+        .map(|id| {
             specs
                 .get(id)
                 .cloned()
@@ -193,33 +159,9 @@ pub fn read(
     let slugs = seat::slugs(&seated);
     let paths = Paths::new(dir);
     let seats = rows
-        .iter()
-        .map(|r| {
-            let slug = &slugs[r.int("seat")? as usize];
-            let stderr = std::fs::read(folder.join(seat::STDERR_DIR).join(format!("{slug}.log")))
-                .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
-                .unwrap_or_default();
-            let transcript = Transcript::read(
-                &folder
-                    .join(seat::TRANSCRIPTS_DIR)
-                    .join(format!("{slug}.txt")),
-            )
-            .unwrap_or_default();
-            let faults: Vec<koth_bot::Fault> =
-                serde_json::from_str(&r.text("faults")?).unwrap_or_default();
-            Ok(SeatLogs {
-                version: r.int("version")? as u32,
-                score: r.real("score")?,
-                status: r.text("status")?,
-                faults: faults
-                    .iter()
-                    .map(|f| paths.scrub(&format!("{}: {}", f.kind, f.reason)))
-                    .collect(),
-                stderr: paths.scrub(&stderr),
-                transcript: paths.scrub(&transcript),
-            })
-        })
-        .collect::<anyhow::Result<_>>()?;
+        .into_iter()
+        .map(|row| seat_logs(&folder, &slugs[row.seat], &paths, row))
+        .collect();
     Ok(Ok(GameLogs {
         bot: name.to_string(),
         game,
@@ -228,15 +170,36 @@ pub fn read(
     }))
 }
 
+/// A seat's logs from the game's `folder`, where its files are named `slug`: its stderr and
+/// transcript, scrubbed of the hill's paths, beside its recorded result.
+fn seat_logs(folder: &Path, slug: &str, paths: &Paths, row: db_rows::SeatRow) -> SeatLogs {
+    let stderr = std::fs::read(folder.join(seat::STDERR_DIR).join(format!("{slug}.log")))
+        .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+        .unwrap_or_default();
+    let transcript = Transcript::read(
+        &folder
+            .join(seat::TRANSCRIPTS_DIR)
+            .join(format!("{slug}.txt")),
+    )
+    .unwrap_or_default();
+    let faults: Vec<koth_bot::Fault> = serde_json::from_str(&row.faults).unwrap_or_default();
+    SeatLogs {
+        version: row.version,
+        score: row.score,
+        status: row.status,
+        faults: faults
+            .iter()
+            .map(|f| paths.scrub(&format!("{}: {}", f.kind, f.reason)))
+            .collect(),
+        stderr: paths.scrub(&stderr),
+        transcript: paths.scrub(&transcript),
+    }
+}
+
 /// The names of the bots seated in game `game`, in seat order (each once).
 pub fn seated(store: &Store, game: u32) -> anyhow::Result<Vec<String>> {
     let mut names: Vec<String> = Vec::new();
-    for row in store.connection().query(
-        "SELECT v.name FROM results r JOIN hill_versions v ON v.id = r.bot
-         WHERE r.game = ?1 ORDER BY r.seat",
-        &[game.into()],
-    )? {
-        let name = row.text("name")?;
+    for name in db_rows::seated_names(store.connection(), game)? {
         if !names.contains(&name) {
             names.push(name);
         }

@@ -14,9 +14,11 @@ pub use koth_tournament::store::sql::{Connection, Dialect, Value};
 pub(crate) use koth_tournament::store::{DONE, PENDING, RUNNING};
 use koth_tournament::store::{data, fuel_of};
 
+pub mod authors;
 pub(crate) mod contest;
 mod fit;
 mod history;
+pub mod logs;
 mod rating;
 pub mod records;
 

@@ -11,7 +11,7 @@ use anyhow::bail;
 
 pub use koth_tournament::store::sql::{Connection, Value};
 
-use super::store::now;
+use super::now;
 
 const TABLES: &str = "
 CREATE TABLE IF NOT EXISTS hill_authors (
