@@ -86,7 +86,10 @@ pub fn parse(text: &str) -> anyhow::Result<GameLog> {
             points,
         });
     }
-    let (standings, too_slow) = lines.final_results()?;
+    let FinalResults {
+        standings,
+        too_slow,
+    } = lines.final_results()?;
     Ok(GameLog {
         bots,
         rounds_announced,
@@ -94,6 +97,12 @@ pub fn parse(text: &str) -> anyhow::Result<GameLog> {
         standings,
         too_slow,
     })
+}
+
+/// What a finished game's log lists after its rounds (as [`GameLog`] keeps them).
+struct FinalResults {
+    standings: Vec<(String, u64)>,
+    too_slow: Vec<String>,
 }
 
 fn is_grid_char(c: char) -> bool {
@@ -177,11 +186,14 @@ impl Lines<'_> {
 
     /// What follows the rounds, if the game finished: `Final results:` with each bot's total,
     /// then the bots that were too slow, if any.
-    fn final_results(&mut self) -> anyhow::Result<(Vec<(String, u64)>, Vec<String>)> {
+    fn final_results(&mut self) -> anyhow::Result<FinalResults> {
         let mut standings = Vec::new();
         let mut too_slow = Vec::new();
         if self.peek().is_none() {
-            return Ok((standings, too_slow));
+            return Ok(FinalResults {
+                standings,
+                too_slow,
+            });
         }
         self.expect_exact("Final results:")?;
         while let Some(line) = self.peek() {
@@ -207,7 +219,10 @@ impl Lines<'_> {
                 self.next += 1;
             }
         }
-        Ok((standings, too_slow))
+        Ok(FinalResults {
+            standings,
+            too_slow,
+        })
     }
 }
 
