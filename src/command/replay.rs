@@ -11,10 +11,10 @@ use anyhow::{Context, bail};
 
 use koth_base::text;
 use koth_bot::sandbox;
-use koth_bot::{Limits, build, roster};
+use koth_bot::{BotSpec, Limits, build, roster};
 use koth_game::cli::{SandboxArgs, limit_ms_parser};
 use koth_game::{Numbering, ReplayAt};
-use koth_replay::drive::{self, DriveOptions};
+use koth_replay::drive::{self, DriveOptions, Driven};
 use koth_replay::tui;
 use koth_tournament::store::Store;
 
@@ -224,29 +224,7 @@ fn run_drive(
 ) -> anyhow::Result<()> {
     let log_dir = koth_replay::log_folder(&args.path);
     let (path, script) = drive::find(&log_dir, name)?;
-    // Absolute, so the bot's name in messages says exactly which folder ran.
-    let bot_dir = bot_dir
-        .canonicalize()
-        .with_context(|| format!("no bot folder {}", bot_dir.display()))?;
-    let spec = roster::load_bot(&bot_dir)?;
-    let sandbox = args.contain.sandbox();
-    let spec = build::prepare(
-        std::slice::from_ref(&spec),
-        build::DEFAULT_BUILD_LIMIT,
-        sandbox.as_ref(),
-    )?
-    .remove(0);
-    let spec = match sandbox {
-        Some(sandbox) => sandbox::contain(
-            std::slice::from_ref(&spec),
-            Some(&sandbox),
-            &log_dir.join("drive"),
-        )?
-        .into_iter()
-        .next()
-        .context("one bot was contained")?,
-        None => spec,
-    };
+    let spec = driven_bot(args, bot_dir, &log_dir)?;
     let recorded = script.bot.as_deref().unwrap_or(name);
     let spec = super::drive_data::with_data(spec, &log_dir, recorded, shared)?;
     let limits = match (args.timeout_ms, script.limits) {
@@ -275,6 +253,40 @@ fn run_drive(
         // The recorded and new answers are the bot's bytes.
         print!("{}", text::shown_lines(&difference.to_string()))
     }))?;
+    report_driven(args, numbering, &driven)
+}
+
+/// The bot in `bot_dir`, built and (unless `--contain` says not) contained, with its folder
+/// for this drive in `log_dir`.
+fn driven_bot(args: &Args, bot_dir: &Path, log_dir: &Path) -> anyhow::Result<BotSpec> {
+    // Absolute, so the bot's name in messages says exactly which folder ran.
+    let bot_dir = bot_dir
+        .canonicalize()
+        .with_context(|| format!("no bot folder {}", bot_dir.display()))?;
+    let spec = roster::load_bot(&bot_dir)?;
+    let sandbox = args.contain.sandbox();
+    let spec = build::prepare(
+        std::slice::from_ref(&spec),
+        build::DEFAULT_BUILD_LIMIT,
+        sandbox.as_ref(),
+    )?
+    .remove(0);
+    Ok(match sandbox {
+        Some(sandbox) => sandbox::contain(
+            std::slice::from_ref(&spec),
+            Some(&sandbox),
+            &log_dir.join("drive"),
+        )?
+        .into_iter()
+        .next()
+        .context("one bot was contained")?,
+        None => spec,
+    })
+}
+
+/// Prints what the drive found beyond its differences (answers compared cut, rounds not driven
+/// or not reported) and its verdict: an error if the bot's answers differ.
+fn report_driven(args: &Args, numbering: Numbering, driven: &Driven) -> anyhow::Result<()> {
     if driven.cut_answers > 0 {
         println!(
             "({} recorded answer(s) were too long to keep whole (over {} bytes): each was compared \

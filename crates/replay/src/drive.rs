@@ -117,142 +117,169 @@ pub struct Script {
 impl Script {
     /// Parses a transcript's text; errors name `path` and the line.
     pub fn parse(text: &str, path: &Path) -> anyhow::Result<Script> {
-        let mut script = Script {
-            bot: None,
-            limits: None,
-            private_file: None,
-            seed: 0,
-            ending: Ending::Exit,
-            rounds: Vec::new(),
-            full_in_round: None,
-            fuel: None,
+        let mut reader = ScriptReader {
+            script: Script {
+                bot: None,
+                limits: None,
+                private_file: None,
+                seed: 0,
+                ending: Ending::Exit,
+                rounds: Vec::new(),
+                full_in_round: None,
+                fuel: None,
+            },
+            path,
+            turn: None,
+            asked_at: 0,
         };
-        let bad =
-            |index: usize, what: &str| anyhow::anyhow!("{}:{}: {what}", path.display(), index + 1);
-        // The turn of the prompts that follow, from the last `# turn` note of the round.
-        let mut turn = None;
-        // When the last prompt was sent, in the transcript's milliseconds.
-        let mut asked_at = 0;
         for (index, line) in text.lines().enumerate() {
-            if let Some(note) = line.strip_prefix("# ") {
-                if let Some(name) = note.strip_prefix(BOT_NOTE) {
-                    script.bot = Some(name.to_string());
-                } else if let Some(limits) = note.strip_prefix(LIMITS_NOTE) {
-                    script.limits = Some(
-                        seat::parse_limits_note(limits)
-                            .ok_or_else(|| bad(index, "damaged limits note"))?,
-                    );
-                } else if let Some(seed) = note.strip_prefix(SEED_NOTE) {
-                    script.seed = seed
-                        .parse()
-                        .map_err(|_| bad(index, "expected `# seed N`"))?;
-                } else if let Some(file) = note.strip_prefix(PRIVATE_FILE_NOTE) {
-                    // Only a plain file name in the bot's folder: a damaged or hostile
-                    // transcript must not name a file elsewhere to be emptied.
-                    let plain = Path::new(file).file_name().is_some_and(|name| name == file);
-                    if !plain || file.starts_with('.') {
-                        return Err(bad(index, "a private file must be a plain file name"));
-                    }
-                    script.private_file = Some(file.to_string());
-                } else if let Some(round) = note.strip_prefix(ROUND_NOTE) {
-                    let round = round
-                        .parse()
-                        .map_err(|_| bad(index, "expected `# round R`"))?;
-                    turn = None;
-                    script.rounds.push(RoundScript {
-                        round,
-                        steps: Vec::new(),
-                        end_fault: None,
-                    });
-                } else if let Some(number) = note.strip_prefix(TURN_NOTE) {
-                    let number = number
-                        .parse()
-                        .map_err(|_| bad(index, "expected `# turn T`"))?;
-                    turn = Some(number);
-                } else if let Some(fuel) = note.strip_prefix(FUEL_NOTE) {
-                    let fuel = fuel
-                        .parse()
-                        .map_err(|_| bad(index, "expected `# fuel F`"))?;
-                    let budget = script.limits.and_then(|l| l.answer_fuel);
-                    script.fuel.get_or_insert_default().record(fuel, budget);
-                } else if note == DROPPED_NOTE {
-                    script.ending = Ending::Dropped;
-                } else if note.starts_with(TRANSCRIPT_FULL_NOTE) {
-                    script.full_in_round = script.rounds.last().map(|r| r.round);
-                }
-                continue;
-            }
-            let (marker, rest) = line
-                .split_once(' ')
-                .ok_or_else(|| bad(index, "expected `MARKER MS LINE`"))?;
-            // The line itself may be empty (an empty answer): then there is no space after ms.
-            let (ms, text) = rest.split_once(' ').unwrap_or((rest, ""));
-            let ms = ms
-                .parse::<u64>()
-                .map_err(|_| bad(index, "expected milliseconds after the marker"))?;
-            let round = script
-                .rounds
-                .last_mut()
-                .ok_or_else(|| bad(index, "a line before the first `# round` note"))?;
-            let (last_ask, took) = match round.steps.last_mut() {
-                Some(Step::Ask {
-                    recorded, took_ms, ..
-                }) => (Some(recorded), Some(took_ms)),
-                _ => (None, None),
-            };
-            let cut = bot::cut_line_parts(text);
-            if let (Some((_, bytes)), ">" | "?") = (cut, marker) {
-                return Err(bad(
-                    index,
-                    &format!(
-                        "this line koth sent was {bytes} bytes long, and only its start was \
-                         recorded: it cannot be sent again"
-                    ),
-                ));
-            }
-            match (marker, last_ask) {
-                (">", _) => round.steps.push(Step::Send(text.to_string())),
-                ("?", _) => {
-                    asked_at = ms;
-                    round.steps.push(Step::Ask {
-                        line: index + 1,
-                        turn,
-                        prompt: text.to_string(),
-                        recorded: Recorded::Nothing,
-                        took_ms: None,
-                    })
-                }
-                ("<", Some(recorded @ Recorded::Nothing)) => {
-                    if let Some(took) = took {
-                        *took = Some(ms.saturating_sub(asked_at));
-                    }
-                    *recorded = match cut {
-                        Some((start, bytes)) => Recorded::CutAnswer {
-                            start: start.to_string(),
-                            bytes,
-                        },
-                        None => Recorded::Answer(text.to_string()),
-                    }
-                }
-                ("!", last_ask) => {
-                    let (kind, reason) = text.split_once(": ").unwrap_or(("fault", text));
-                    let fault = RecordedFault {
-                        // Transcripts before koth spelt every kind in snake case wrote
-                        // `timed out`.
-                        kind: kind.replace(' ', "_"),
-                        reason: reason.to_string(),
-                    };
-                    match last_ask {
-                        // A late answer is recorded, then the fault it was.
-                        Some(recorded) => *recorded = Recorded::Fault(fault),
-                        None => round.end_fault = Some(fault),
-                    }
-                }
-                ("<", _) => return Err(bad(index, "an answer without a prompt (`?`) before it")),
-                _ => return Err(bad(index, "expected `>`, `?`, `<`, `!` or `#`")),
+            match line.strip_prefix("# ") {
+                Some(note) => reader.note(index, note)?,
+                None => reader.exchange(index, line)?,
             }
         }
-        Ok(script)
+        Ok(reader.script)
+    }
+}
+
+/// A transcript read line by line into a [`Script`], with what a line needs from the lines
+/// before it.
+struct ScriptReader<'a> {
+    script: Script,
+    path: &'a Path,
+    /// The turn of the prompts that follow, from the last `# turn` note of the round.
+    turn: Option<u32>,
+    /// When the last prompt was sent, in the transcript's milliseconds.
+    asked_at: u64,
+}
+
+/// The error for line `index` (from 0) of the transcript at `path`.
+fn bad_line(path: &Path, index: usize, what: &str) -> anyhow::Error {
+    anyhow::anyhow!("{}:{}: {what}", path.display(), index + 1)
+}
+
+impl ScriptReader<'_> {
+    /// A `# ` note (`note` is what follows it): the bot, the limits, the seed, a round, a turn,
+    /// a WASI answer's fuel, the ending; a note koth does not know is skipped.
+    fn note(&mut self, index: usize, note: &str) -> anyhow::Result<()> {
+        let bad = |what: &str| bad_line(self.path, index, what);
+        let script = &mut self.script;
+        if let Some(name) = note.strip_prefix(BOT_NOTE) {
+            script.bot = Some(name.to_string());
+        } else if let Some(limits) = note.strip_prefix(LIMITS_NOTE) {
+            script.limits =
+                Some(seat::parse_limits_note(limits).ok_or_else(|| bad("damaged limits note"))?);
+        } else if let Some(seed) = note.strip_prefix(SEED_NOTE) {
+            script.seed = seed.parse().map_err(|_| bad("expected `# seed N`"))?;
+        } else if let Some(file) = note.strip_prefix(PRIVATE_FILE_NOTE) {
+            // Only a plain file name in the bot's folder: a damaged or hostile
+            // transcript must not name a file elsewhere to be emptied.
+            let plain = Path::new(file).file_name().is_some_and(|name| name == file);
+            if !plain || file.starts_with('.') {
+                return Err(bad("a private file must be a plain file name"));
+            }
+            script.private_file = Some(file.to_string());
+        } else if let Some(round) = note.strip_prefix(ROUND_NOTE) {
+            let round = round.parse().map_err(|_| bad("expected `# round R`"))?;
+            self.turn = None;
+            script.rounds.push(RoundScript {
+                round,
+                steps: Vec::new(),
+                end_fault: None,
+            });
+        } else if let Some(number) = note.strip_prefix(TURN_NOTE) {
+            self.turn = Some(number.parse().map_err(|_| bad("expected `# turn T`"))?);
+        } else if let Some(fuel) = note.strip_prefix(FUEL_NOTE) {
+            let fuel = fuel.parse().map_err(|_| bad("expected `# fuel F`"))?;
+            let budget = script.limits.and_then(|l| l.answer_fuel);
+            script.fuel.get_or_insert_default().record(fuel, budget);
+        } else if note == DROPPED_NOTE {
+            script.ending = Ending::Dropped;
+        } else if note.starts_with(TRANSCRIPT_FULL_NOTE) {
+            script.full_in_round = script.rounds.last().map(|r| r.round);
+        }
+        Ok(())
+    }
+
+    /// A `MARKER MS LINE` line: a line sent (`>`), a prompt (`?`), an answer (`<`) or a fault
+    /// (`!`), added to the current round.
+    fn exchange(&mut self, index: usize, line: &str) -> anyhow::Result<()> {
+        let path = self.path;
+        let bad = |what: &str| bad_line(path, index, what);
+        let (marker, rest) = line
+            .split_once(' ')
+            .ok_or_else(|| bad("expected `MARKER MS LINE`"))?;
+        // The line itself may be empty (an empty answer): then there is no space after ms.
+        let (ms, text) = rest.split_once(' ').unwrap_or((rest, ""));
+        let ms = ms
+            .parse::<u64>()
+            .map_err(|_| bad("expected milliseconds after the marker"))?;
+        let round = self
+            .script
+            .rounds
+            .last_mut()
+            .ok_or_else(|| bad("a line before the first `# round` note"))?;
+        let (last_ask, took) = match round.steps.last_mut() {
+            Some(Step::Ask {
+                recorded, took_ms, ..
+            }) => (Some(recorded), Some(took_ms)),
+            _ => (None, None),
+        };
+        let cut = bot::cut_line_parts(text);
+        if let (Some((_, bytes)), ">" | "?") = (cut, marker) {
+            return Err(bad(&format!(
+                "this line koth sent was {bytes} bytes long, and only its start was \
+                 recorded: it cannot be sent again"
+            )));
+        }
+        match (marker, last_ask) {
+            (">", _) => round.steps.push(Step::Send(text.to_string())),
+            ("?", _) => {
+                self.asked_at = ms;
+                round.steps.push(Step::Ask {
+                    line: index + 1,
+                    turn: self.turn,
+                    prompt: text.to_string(),
+                    recorded: Recorded::Nothing,
+                    took_ms: None,
+                })
+            }
+            ("<", Some(recorded @ Recorded::Nothing)) => {
+                if let Some(took) = took {
+                    *took = Some(ms.saturating_sub(self.asked_at));
+                }
+                *recorded = match cut {
+                    Some((start, bytes)) => Recorded::CutAnswer {
+                        start: start.to_string(),
+                        bytes,
+                    },
+                    None => Recorded::Answer(text.to_string()),
+                }
+            }
+            ("!", last_ask) => {
+                let fault = RecordedFault::parse(text);
+                match last_ask {
+                    // A late answer is recorded, then the fault it was.
+                    Some(recorded) => *recorded = Recorded::Fault(fault),
+                    None => round.end_fault = Some(fault),
+                }
+            }
+            ("<", _) => return Err(bad("an answer without a prompt (`?`) before it")),
+            _ => return Err(bad("expected `>`, `?`, `<`, `!` or `#`")),
+        }
+        Ok(())
+    }
+}
+
+impl RecordedFault {
+    /// A `!` line's text, `kind: reason` (a bare reason is a `fault`).
+    fn parse(text: &str) -> RecordedFault {
+        let (kind, reason) = text.split_once(": ").unwrap_or(("fault", text));
+        RecordedFault {
+            // Transcripts before koth spelt every kind in snake case wrote `timed out`.
+            kind: kind.replace(' ', "_"),
+            reason: reason.to_string(),
+        }
     }
 }
 
@@ -406,25 +433,7 @@ pub async fn drive(
     options: &DriveOptions,
     on_difference: &mut dyn FnMut(&Difference),
 ) -> anyhow::Result<Driven> {
-    let shown = |round: u32| options.numbering.round(round);
-    if let Some(round) = options.round
-        && !script.rounds.iter().any(|r| r.round == round)
-    {
-        bail!(
-            "the transcript has no round {} (it has {} rounds, from 1)",
-            shown(round),
-            script.rounds.len()
-        );
-    }
-    if let (Some(round), Some(full)) = (options.round, script.full_in_round)
-        && round >= full
-    {
-        let (round, full) = (shown(round), shown(full));
-        bail!(
-            "the transcript reached its size limit in round {full} and stopped, so round {round} \
-             was not recorded whole and cannot be driven (rounds before {full} can)"
-        );
-    }
+    check_round_drivable(script, options)?;
     let scratch = bot::seat::prepare_files(spec, script.private_file.as_deref())?;
     let stderr = match &options.stderr_log {
         Some(path) => StderrLog::create(path, STDERR_CAP)
@@ -463,15 +472,7 @@ pub async fn drive(
             driven.rounds += 1;
             driven.prompts += prompts;
             driven.cut_answers += cut_answers;
-            for mut difference in differences {
-                // Named as a person reads them, as the game's report names its faults.
-                difference.round = shown(difference.round);
-                if let Moment::Prompt { turn, .. } = &mut difference.at {
-                    *turn = turn.map(|turn| options.numbering.turn(turn));
-                }
-                on_difference(&difference);
-                driven.differences.push(difference);
-            }
+            driven.report(differences, options.numbering, on_difference);
             if !options.all_differences && !driven.differences.is_empty() {
                 break;
             }
@@ -481,6 +482,50 @@ pub async fn drive(
         }
     }
     Ok(driven)
+}
+
+/// An error unless the round `--round` asks for (if any) is in `script` and recorded whole.
+fn check_round_drivable(script: &Script, options: &DriveOptions) -> anyhow::Result<()> {
+    let shown = |round: u32| options.numbering.round(round);
+    if let Some(round) = options.round
+        && !script.rounds.iter().any(|r| r.round == round)
+    {
+        bail!(
+            "the transcript has no round {} (it has {} rounds, from 1)",
+            shown(round),
+            script.rounds.len()
+        );
+    }
+    if let (Some(round), Some(full)) = (options.round, script.full_in_round)
+        && round >= full
+    {
+        let (round, full) = (shown(round), shown(full));
+        bail!(
+            "the transcript reached its size limit in round {full} and stopped, so round {round} \
+             was not recorded whole and cannot be driven (rounds before {full} can)"
+        );
+    }
+    Ok(())
+}
+
+impl Driven {
+    /// Adds a reported round's `differences`, each passed to `on_difference` first.
+    fn report(
+        &mut self,
+        differences: Vec<Difference>,
+        numbering: Numbering,
+        on_difference: &mut dyn FnMut(&Difference),
+    ) {
+        for mut difference in differences {
+            // Named as a person reads them, as the game's report names its faults.
+            difference.round = numbering.round(difference.round);
+            if let Moment::Prompt { turn, .. } = &mut difference.at {
+                *turn = turn.map(|turn| numbering.turn(turn));
+            }
+            on_difference(&difference);
+            self.differences.push(difference);
+        }
+    }
 }
 
 /// Plays one round's script to a new process (or WASI module, started as `start` says); returns
@@ -518,12 +563,13 @@ async fn drive_round(
     let mut prompts = 0;
     let mut cut_answers = 0;
     for step in &round.steps {
-        match step {
+        let (line, turn, prompt, recorded) = match step {
             Step::Send(line) => {
                 sent.push(line.clone());
                 // Only queued (it fails only for a stopped bot, and a fault ends the round
                 // below): a bot that stopped reading shows when the next prompt is written.
                 let _ = process.send(line);
+                continue;
             }
             Step::Ask {
                 line,
@@ -531,60 +577,82 @@ async fn drive_round(
                 prompt,
                 recorded,
                 ..
-            } => {
-                if *recorded == Recorded::Nothing {
-                    // Nothing to compare with: the recording stops here.
-                    break;
-                }
-                prompts += 1;
-                let now = process.ask(prompt, limits.answer).await;
-                let same = match (&now, recorded) {
-                    (Ok(answer), Recorded::Answer(then)) => answer.line == *then,
-                    (Ok(answer), Recorded::CutAnswer { start, bytes }) => {
-                        cut_answers += 1;
-                        answer.line.len() == *bytes && answer.line.starts_with(start.as_str())
-                    }
-                    (Err(e), Recorded::Fault(then)) => e.status_name() == then.kind,
-                    _ => false,
-                };
-                if !same {
-                    let now_text = match &now {
-                        Ok(answer) => format!(
-                            "{} ({} ms)",
-                            bot::cut_line(&answer.line, TRANSCRIPT_LINE_BYTES),
-                            answer.wall.as_millis()
-                        ),
-                        Err(e) => e.with_status(),
-                    };
-                    let at = Moment::Prompt {
-                        line: *line,
-                        turn: *turn,
-                        sent: sent.clone(),
-                        prompt: prompt.clone(),
-                    };
-                    differences.push(differ(at, recorded.to_string(), now_text));
-                    // A fault stops the bot; later prompts of the round could only fail too.
-                    if now.is_err() || stop_at_first {
-                        process.kill().await;
-                        return (prompts, cut_answers);
-                    }
-                }
-                sent.clear();
+            } => (*line, *turn, prompt, recorded),
+        };
+        if *recorded == Recorded::Nothing {
+            // Nothing to compare with: the recording stops here.
+            break;
+        }
+        prompts += 1;
+        let now = process.ask(prompt, limits.answer).await;
+        if now.is_ok() && matches!(recorded, Recorded::CutAnswer { .. }) {
+            cut_answers += 1;
+        }
+        if !answered_as_recorded(&now, recorded) {
+            let at = Moment::Prompt {
+                line,
+                turn,
+                sent: sent.clone(),
+                prompt: prompt.clone(),
+            };
+            differences.push(differ(at, recorded.to_string(), now_text(&now)));
+            // A fault stops the bot; later prompts of the round could only fail too.
+            if now.is_err() || stop_at_first {
+                process.kill().await;
+                return (prompts, cut_answers);
             }
         }
+        sent.clear();
     }
     let exit = process.finish(limits.exit, ending).await;
+    differences.extend(exit_difference(round, exit));
+    (prompts, cut_answers)
+}
+
+/// Whether the answer (or fault) `now` is the one `recorded`: the same line, the same start and
+/// length for an answer recorded cut, or a fault of the same kind.
+fn answered_as_recorded(now: &Result<bot::Answer, BotError>, recorded: &Recorded) -> bool {
+    match (now, recorded) {
+        (Ok(answer), Recorded::Answer(then)) => answer.line == *then,
+        (Ok(answer), Recorded::CutAnswer { start, bytes }) => {
+            answer.line.len() == *bytes && answer.line.starts_with(start.as_str())
+        }
+        (Err(e), Recorded::Fault(then)) => e.status_name() == then.kind,
+        _ => false,
+    }
+}
+
+/// The answer (cut as a transcript cuts it, with its time) or the fault `now`, for a report.
+fn now_text(now: &Result<bot::Answer, BotError>) -> String {
+    match now {
+        Ok(answer) => format!(
+            "{} ({} ms)",
+            bot::cut_line(&answer.line, TRANSCRIPT_LINE_BYTES),
+            answer.wall.as_millis()
+        ),
+        Err(e) => e.with_status(),
+    }
+}
+
+/// The difference at the end of `round`, if the bot's `exit` (a fault, or `None` for one in
+/// time) is not what was recorded.
+fn exit_difference(round: &RoundScript, exit: Option<BotError>) -> Option<Difference> {
     let then = round.end_fault.as_ref().map(|f| f.kind.as_str());
     let now = exit.as_ref().map(BotError::status_name);
-    if then != now {
-        let recorded = round
-            .end_fault
-            .as_ref()
-            .map_or("exited in time".to_string(), RecordedFault::to_string);
-        let now = exit.map_or("exited in time".to_string(), |e| e.with_status());
-        differences.push(differ(Moment::Exit, recorded, now));
+    if then == now {
+        return None;
     }
-    (prompts, cut_answers)
+    let recorded = round
+        .end_fault
+        .as_ref()
+        .map_or("exited in time".to_string(), RecordedFault::to_string);
+    let now = exit.map_or("exited in time".to_string(), |e| e.with_status());
+    Some(Difference {
+        round: round.round,
+        at: Moment::Exit,
+        recorded,
+        now,
+    })
 }
 
 #[cfg(test)]

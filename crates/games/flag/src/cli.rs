@@ -144,16 +144,40 @@ fn solve(args: SolveArgs) -> anyhow::Result<()> {
         ..Params::default()
     };
     let log_dir = args.log_dir.create("flag-solve", Some(seed))?;
+    let run = run_with_progress(&level, &params, seed, args.report_every.max(1));
+    write_history(&log_dir, &run.history)?;
+    plot(&log_dir.join("progress.svg"), &level, &run.history)?;
+
+    let animate = !args.no_animate && std::io::stdout().is_terminal();
+    if animate {
+        animate_path(&level, &run.best, Duration::from_millis(args.step_ms))?;
+    } else {
+        let (_, walker) = walk(&level, run.best.iter().copied());
+        println!("start:");
+        print!("{}", render(&level, &Walker::new(&level), false));
+        println!("after the best path:");
+        print!("{}", render(&level, &walker, false));
+    }
+    print_run(&level, &run)?;
+    println!(
+        "plot and history: {}",
+        log_dir.join("progress.svg").display()
+    );
+    Ok(())
+}
+
+/// Runs the GA on `level` with `seed`'s stream 0 behind a progress bar, printing a line every
+/// `report_every` generations and at each restart.
+fn run_with_progress(level: &Level, params: &Params, seed: u64, report_every: u32) -> ga::Run {
     let bar = ProgressBar::new(u64::from(params.generations));
     bar.set_style(
         ProgressStyle::with_template("{bar:30} {pos}/{len} generations {per_sec} {msg}")
             .expect("the template is valid"),
     );
-    let report_every = args.report_every.max(1);
     let mut best_so_far = i64::MIN;
     let run = ga::run(
-        &level,
-        &params,
+        level,
+        params,
         &mut koth_game::seed::rng(seed, 0),
         |g: &Generation| {
             best_so_far = best_so_far.max(g.best_fitness);
@@ -176,24 +200,16 @@ fn solve(args: SolveArgs) -> anyhow::Result<()> {
         },
     );
     bar.finish_and_clear();
-    write_history(&log_dir, &run.history)?;
-    plot(&log_dir.join("progress.svg"), &level, &run.history)?;
+    run
+}
 
-    let animate = !args.no_animate && std::io::stdout().is_terminal();
-    if animate {
-        animate_path(&level, &run.best, Duration::from_millis(args.step_ms))?;
-    } else {
-        let (_, walker) = walk(&level, run.best.iter().copied());
-        println!("start:");
-        print!("{}", render(&level, &Walker::new(&level), false));
-        println!("after the best path:");
-        print!("{}", render(&level, &walker, false));
-    }
+/// Prints the GA's best path and fitness, and how it compares with the exact solver's answer.
+fn print_run(level: &Level, run: &ga::Run) -> anyhow::Result<()> {
     let outcome = &run.best_outcome;
     println!(
         "best path ({} genes, the moves that were steps): {}",
         run.best.len(),
-        moves_to_string(&steps_taken(&level, &run.best))
+        moves_to_string(&steps_taken(level, &run.best))
     );
     println!(
         "best fitness {}, {} steps, {}",
@@ -204,8 +220,8 @@ fn solve(args: SolveArgs) -> anyhow::Result<()> {
             None => format!("not solved in {} generations", run.history.len()),
         }
     );
-    let verdict = exact::solve(&level)?;
-    print_exact(&level, &verdict);
+    let verdict = exact::solve(level)?;
+    print_exact(level, &verdict);
     if let (Verdict::Solved(optimal), true) = (&verdict, outcome.solved) {
         println!(
             "the GA's solution takes {} moves, {} more than the shortest",
@@ -213,10 +229,6 @@ fn solve(args: SolveArgs) -> anyhow::Result<()> {
             (outcome.steps as usize).saturating_sub(optimal.len())
         );
     }
-    println!(
-        "plot and history: {}",
-        log_dir.join("progress.svg").display()
-    );
     Ok(())
 }
 

@@ -164,29 +164,7 @@ pub fn run(
             since_better = 0;
             continue;
         }
-        let selected: Vec<usize> = (0..population)
-            .map(|_| select(rng, &scores, params.tournament))
-            .collect();
-        let mut children = Vec::with_capacity(population);
-        for pair in selected.chunks(2) {
-            let (a, b) = (&pop[pair[0]], &pop[pair[1]]);
-            let (mut c1, mut c2) = if rng.random_bool(params.crossover_rate) {
-                let stuck = (scores[pair[0]].stuck_after, scores[pair[1]].stuck_after);
-                let cut = crossover_point(rng, stuck.0, stuck.1);
-                let mut c1 = a[..cut].to_vec();
-                c1.extend_from_slice(&b[cut..]);
-                let mut c2 = b[..cut].to_vec();
-                c2.extend_from_slice(&a[cut..]);
-                (c1, c2)
-            } else {
-                (a.clone(), b.clone())
-            };
-            mutate(rng, &mut c1, params.max_mutations);
-            mutate(rng, &mut c2, params.max_mutations);
-            children.push(c1);
-            children.push(c2);
-        }
-        pop = children;
+        pop = next_generation(rng, &pop, &scores, &params);
     }
     Run {
         best: best.0,
@@ -194,6 +172,39 @@ pub fn run(
         solved_at,
         history,
     }
+}
+
+/// The children of `pop` (scored `scores`): parents picked by tournament, crossed over in pairs
+/// (or copied), then mutated, in the seed's order of draws.
+fn next_generation(
+    rng: &mut Rng,
+    pop: &[Chromosome],
+    scores: &[Outcome],
+    params: &Params,
+) -> Vec<Chromosome> {
+    let selected: Vec<usize> = (0..params.population)
+        .map(|_| select(rng, scores, params.tournament))
+        .collect();
+    let mut children = Vec::with_capacity(params.population);
+    for pair in selected.chunks(2) {
+        let (a, b) = (&pop[pair[0]], &pop[pair[1]]);
+        let (mut c1, mut c2) = if rng.random_bool(params.crossover_rate) {
+            let stuck = (scores[pair[0]].stuck_after, scores[pair[1]].stuck_after);
+            let cut = crossover_point(rng, stuck.0, stuck.1);
+            let mut c1 = a[..cut].to_vec();
+            c1.extend_from_slice(&b[cut..]);
+            let mut c2 = b[..cut].to_vec();
+            c2.extend_from_slice(&a[cut..]);
+            (c1, c2)
+        } else {
+            (a.clone(), b.clone())
+        };
+        mutate(rng, &mut c1, params.max_mutations);
+        mutate(rng, &mut c2, params.max_mutations);
+        children.push(c1);
+        children.push(c2);
+    }
+    children
 }
 
 #[cfg(test)]

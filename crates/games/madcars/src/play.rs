@@ -15,7 +15,7 @@ use super::protocol::{self, Command, Reading, Ticks};
 use super::replay::{Answered, Recorder};
 use super::rules::{MAX_TICKS, Match};
 use koth_bot::seat::At;
-use koth_bot::{Ending, FaultKind, Restart, Seat, SeatOptions};
+use koth_bot::{BotSpec, Ending, FaultKind, Restart, Seat, SeatOptions};
 use koth_game::seed::{self, Rng};
 use koth_game::{
     BotResult, BoxFuture, Breakdown, Game, MatchResult, MatchSetup, RESULTS_FILE, Ranking,
@@ -150,6 +150,19 @@ struct Player {
     lives: u32,
 }
 
+/// A game under way: its players, its replay, and what runs on from match to match.
+struct Playing {
+    players: Vec<Player>,
+    recorder: Recorder,
+    /// The tick messages, written anew each tick.
+    ticks: Ticks,
+    /// Stream 1 of the seed: it drives the cars of answers the organisers' server answered
+    /// with a random command.
+    rng: Rng,
+    /// Ticks played so far, counted across the matches.
+    tick: u32,
+}
+
 /// Plays one game between the setup's two bots with `options`, and writes `results.json`.
 pub(crate) async fn play(
     setup: &MatchSetup,
@@ -161,93 +174,48 @@ pub(crate) async fn play(
     physics::check_available()?;
     let count = options.matches.or(setup.rounds).unwrap_or(DEFAULT_MATCHES);
     let pairs = draw_pairs(options, count, setup.seed)?;
-    let lives = count.div_ceil(2);
-    // Stream 1 drives the cars of answers the organisers' server answered with a random command.
-    let mut rng: Rng = seed::rng(setup.seed, 1);
-    // The organisers' server sent nothing after a game and never asked a bot to exit: it
-    // dropped the connection and destroyed the bot's container, so their bots may loop on end
-    // of input.
-    let seat_options = SeatOptions {
-        ending: Ending::Dropped,
-        ..SeatOptions::new(setup.limits, Restart::Never, setup.seed)
-    };
-    let seats = Seat::open_all(
-        &[first.clone(), second.clone()],
-        &setup.log_dir,
-        &seat_options,
-    )?;
-    let mut players: Vec<Player> = seats
-        .into_iter()
-        .map(|seat| Player {
-            seat,
-            connected: true,
-            answer_time: std::time::Duration::ZERO,
-            lives,
-        })
-        .collect();
+    let rng: Rng = seed::rng(setup.seed, 1);
+    let players = open_players(setup, [first, second], count.div_ceil(2))?;
     let names: Vec<String> = players.iter().map(|p| p.seat.name().to_string()).collect();
-    let mut recorder = Recorder::create(&setup.log_dir, &names, setup.seed)?;
+    let mut playing = Playing {
+        recorder: Recorder::create(&setup.log_dir, &names, setup.seed)?,
+        players,
+        ticks: Ticks::default(),
+        rng,
+        tick: 0,
+    };
     let mut matches = Vec::new();
-    let mut tick: u32 = 0;
     let mut tick_cap_reached = false;
-    let mut ticks = Ticks::default();
-    'game: for (index, &(map, car)) in pairs.iter().enumerate() {
-        let lives_now = [players[0].lives, players[1].lives];
-        begin_match(&mut players, index, lives_now, map, car).await;
-        recorder.new_match(map, car, lives_now)?;
-        let mut game_match = Match::new(map, car);
-        let started = tick;
-        let dead = loop {
-            let asking = game_match.start_tick();
-            let cars = [game_match.car_state(0), game_match.car_state(1)];
-            let deadline = game_match.deadline_position();
-            let answers = if asking {
-                let messages = ticks.write(&cars, deadline);
-                ask_both(&mut players, &mut game_match, messages, tick, &mut rng).await
-            } else {
-                Default::default()
-            };
-            recorder.tick(tick, cars, deadline, &answers)?;
-            let ended = game_match.finish_tick();
-            tick += 1;
-            if let Some(dead) = ended {
-                break dead;
-            }
-            if tick >= MAX_TICKS {
-                tick_cap_reached = true;
-                matches.push(MatchRecord {
-                    map: map.name,
-                    car: car.name,
-                    ticks: tick - started,
-                    losers: Vec::new(),
-                });
-                break 'game;
-            }
-        };
-        let mut losers = Vec::new();
-        for (player, died) in players.iter_mut().zip(dead) {
-            if died {
-                player.lives -= 1;
-                losers.push(player.seat.name().to_string());
-            }
-        }
+    for (index, &(map, car)) in pairs.iter().enumerate() {
+        let started = playing.tick;
+        let dead = playing.play_match(index, map, car).await?;
+        tick_cap_reached = dead.is_none();
         matches.push(MatchRecord {
             map: map.name,
             car: car.name,
-            ticks: tick - started,
-            losers,
+            ticks: playing.tick - started,
+            losers: dead.map_or_else(Vec::new, |dead| playing.lose_lives(dead)),
         });
+        if tick_cap_reached {
+            break;
+        }
         if let Some(progress) = &setup.progress {
             progress(&RoundProgress {
                 rounds_done: matches.len() as u32,
                 rounds_total: pairs.len() as u32,
-                totals: players.iter().map(|p| p.lives as f64).collect(),
+                totals: playing.players.iter().map(|p| p.lives as f64).collect(),
             });
         }
-        if players.iter().any(|p| p.lives == 0) {
+        if playing.players.iter().any(|p| p.lives == 0) {
             break;
         }
     }
+    let Playing {
+        mut players,
+        recorder,
+        tick,
+        ..
+    } = playing;
     for player in &mut players {
         player.seat.finish("after the game: ").await;
     }
@@ -265,6 +233,84 @@ pub(crate) async fn play(
     };
     let result = write_results(setup, &players, &game)?;
     Ok((result, game))
+}
+
+/// The seats of `bots`, opened as the organisers' server played them, each with `lives`.
+fn open_players(
+    setup: &MatchSetup,
+    [first, second]: [&BotSpec; 2],
+    lives: u32,
+) -> anyhow::Result<Vec<Player>> {
+    // The organisers' server sent nothing after a game and never asked a bot to exit: it
+    // dropped the connection and destroyed the bot's container, so their bots may loop on end
+    // of input.
+    let seat_options = SeatOptions {
+        ending: Ending::Dropped,
+        ..SeatOptions::new(setup.limits, Restart::Never, setup.seed)
+    };
+    let seats = Seat::open_all(
+        &[first.clone(), second.clone()],
+        &setup.log_dir,
+        &seat_options,
+    )?;
+    Ok(seats
+        .into_iter()
+        .map(|seat| Player {
+            seat,
+            connected: true,
+            answer_time: std::time::Duration::ZERO,
+            lives,
+        })
+        .collect())
+}
+
+impl Playing {
+    /// Plays match `index`, on `map` with `car`, tick by tick: returns which cars' buttons were
+    /// touched (in seat order), or `None` if the game reached [`MAX_TICKS`] first.
+    async fn play_match(
+        &mut self,
+        index: usize,
+        map: &MapProto,
+        car: &CarProto,
+    ) -> anyhow::Result<Option<[bool; 2]>> {
+        let lives_now = [self.players[0].lives, self.players[1].lives];
+        begin_match(&mut self.players, index, lives_now, map, car).await;
+        self.recorder.new_match(map, car, lives_now)?;
+        let mut game_match = Match::new(map, car);
+        loop {
+            let asking = game_match.start_tick();
+            let cars = [game_match.car_state(0), game_match.car_state(1)];
+            let deadline = game_match.deadline_position();
+            let answers = if asking {
+                let messages = self.ticks.write(&cars, deadline);
+                let (players, rng) = (&mut self.players, &mut self.rng);
+                ask_both(players, &mut game_match, messages, self.tick, rng).await
+            } else {
+                Default::default()
+            };
+            self.recorder.tick(self.tick, cars, deadline, &answers)?;
+            let ended = game_match.finish_tick();
+            self.tick += 1;
+            if let Some(dead) = ended {
+                return Ok(Some(dead));
+            }
+            if self.tick >= MAX_TICKS {
+                return Ok(None);
+            }
+        }
+    }
+
+    /// Takes a life from each player whose car `dead` says died; returns their names.
+    fn lose_lives(&mut self, dead: [bool; 2]) -> Vec<String> {
+        let mut losers = Vec::new();
+        for (player, died) in self.players.iter_mut().zip(dead) {
+            if died {
+                player.lives -= 1;
+                losers.push(player.seat.name().to_string());
+            }
+        }
+        losers
+    }
 }
 
 /// Begins match `index` (of `map` and `car`) on every seat still connected, telling each its

@@ -8,7 +8,8 @@
 use super::cars::{CarProto, Drive};
 use super::maps::{self, MapProto};
 use super::physics::{
-    BodyId, ConstraintId, Space, Vect, moment_for_box, moment_for_circle, moment_for_poly, vect,
+    BodyId, ConstraintId, ShapeId, Space, Vect, moment_for_box, moment_for_circle, moment_for_poly,
+    vect,
 };
 use super::protocol::{CarState, Command};
 
@@ -237,6 +238,63 @@ fn build_car(
     spawn: Vect,
 ) -> (Car, Add) {
     let mirror = direction as f64;
+    let (body, car_shape, button) = build_car_body(space, proto, group, mirror);
+    let car_wheel = CarWheel {
+        proto,
+        body,
+        group,
+        mirror,
+    };
+    let rear = car_wheel.build(
+        space,
+        &proto.rear,
+        matches!(proto.drive, Drive::Rear | Drive::Both),
+    );
+    let front = car_wheel.build(space, &proto.front, proto.drive == Drive::Both);
+    let motors: Vec<ConstraintId> = [rear.motor, front.motor].into_iter().flatten().collect();
+    let car = Car {
+        group,
+        direction,
+        body,
+        rear: rear.body,
+        front: front.body,
+        rear_radius: proto.rear.radius as f64,
+        front_radius: proto.front.radius as f64,
+        motors: motors.clone(),
+        max_speed: proto.max_speed as f64,
+        torque: proto.torque as f64,
+    };
+    let at = |(x, y): (i64, i64)| vect(spawn.x + x as f64 * mirror, spawn.y + y as f64);
+    let (rear_at, front_at) = (at(proto.rear.position), at(proto.front.position));
+    let add: Add = Box::new(move |space: &mut Space| {
+        space.set_position(body, spawn);
+        space.set_position(front.body, front_at);
+        space.set_position(rear.body, rear_at);
+        space.add_shape(button);
+        space.add_body(body);
+        space.add_shape(car_shape);
+        space.add_body(rear.body);
+        space.add_body(front.body);
+        for wheel in [&rear, &front] {
+            space.add_shape(wheel.shape);
+            space.add_constraint(wheel.groove);
+            space.add_constraint(wheel.spring);
+        }
+        for motor in motors {
+            space.add_constraint(motor);
+        }
+    });
+    (car, add)
+}
+
+/// The car's body with its shape and its button (a sensor), made in `Car.__init__`'s order,
+/// mirrored by `mirror` (1 or -1): returns the body, the car shape and the button.
+fn build_car_body(
+    space: &mut Space,
+    proto: &CarProto,
+    group: usize,
+    mirror: f64,
+) -> (BodyId, ShapeId, ShapeId) {
     let poly: Vec<Vect> = proto
         .body_poly
         .iter()
@@ -261,11 +319,36 @@ fn build_car(
     // polygon's centroid, as the organisers' order has it.
     let centroid = space.shape_center_of_gravity(car_shape);
     space.set_center_of_gravity(body, centroid);
+    (body, car_shape, button)
+}
 
-    let mut wheel = |wheel: &super::cars::Wheel, driven: bool| {
+/// What every wheel of one car shares: the car's kind, its body, its player's group and its
+/// mirror (1 or -1).
+struct CarWheel<'a> {
+    proto: &'a CarProto,
+    body: BodyId,
+    group: usize,
+    mirror: f64,
+}
+
+/// A wheel made and not yet added to the space: its body, its shape, the groove and the
+/// damped spring that hold it to the car, and its motor if it is driven.
+struct WheelParts {
+    body: BodyId,
+    shape: ShapeId,
+    groove: ConstraintId,
+    spring: ConstraintId,
+    motor: Option<ConstraintId>,
+}
+
+impl CarWheel<'_> {
+    /// Makes `wheel` as `Car.__init__` makes each wheel, in its order: body, shape, groove, spring and,
+    /// if `driven`, the motor.
+    fn build(&self, space: &mut Space, wheel: &super::cars::Wheel, driven: bool) -> WheelParts {
+        let (body, mirror) = (self.body, self.mirror);
         let mass = wheel.mass as f64;
         let radius = wheel.radius as f64;
-        let moment = if proto.squared_wheels {
+        let moment = if self.proto.squared_wheels {
             moment_for_box(mass, radius * 2.0, radius * 2.0)
         } else {
             moment_for_circle(mass, radius)
@@ -273,12 +356,12 @@ fn build_car(
         let wheel_body = space.new_body(mass, moment);
         let (wx, wy) = wheel.position;
         space.set_position(wheel_body, vect(wx as f64 * mirror, wy as f64));
-        let shape = if proto.squared_wheels {
+        let shape = if self.proto.squared_wheels {
             space.new_box(wheel_body, radius * 2.0, radius * 2.0)
         } else {
             space.new_circle(wheel_body, radius)
         };
-        space.set_group(shape, group);
+        space.set_group(shape, self.group);
         space.set_friction(shape, wheel.friction.value());
         space.set_elasticity(shape, wheel.elasticity);
         let (dx, dy) = (
@@ -302,56 +385,12 @@ fn build_car(
             wheel.damp_damping,
         );
         let motor = driven.then(|| space.new_simple_motor(wheel_body, body, 0.0));
-        (wheel_body, shape, groove, spring, motor)
-    };
-    let rear = wheel(
-        &proto.rear,
-        matches!(proto.drive, Drive::Rear | Drive::Both),
-    );
-    let front = wheel(&proto.front, proto.drive == Drive::Both);
-    let motors: Vec<ConstraintId> = [rear.4, front.4].into_iter().flatten().collect();
-    let car = Car {
-        group,
-        direction,
-        body,
-        rear: rear.0,
-        front: front.0,
-        rear_radius: proto.rear.radius as f64,
-        front_radius: proto.front.radius as f64,
-        motors: motors.clone(),
-        max_speed: proto.max_speed as f64,
-        torque: proto.torque as f64,
-    };
-    let (rear_offset, front_offset) = (proto.rear.position, proto.front.position);
-    let add: Add = Box::new(move |space: &mut Space| {
-        space.set_position(body, spawn);
-        space.set_position(
-            front.0,
-            vect(
-                spawn.x + front_offset.0 as f64 * mirror,
-                spawn.y + front_offset.1 as f64,
-            ),
-        );
-        space.set_position(
-            rear.0,
-            vect(
-                spawn.x + rear_offset.0 as f64 * mirror,
-                spawn.y + rear_offset.1 as f64,
-            ),
-        );
-        space.add_shape(button);
-        space.add_body(body);
-        space.add_shape(car_shape);
-        space.add_body(rear.0);
-        space.add_body(front.0);
-        for (shape, groove, spring) in [(rear.1, rear.2, rear.3), (front.1, front.2, front.3)] {
-            space.add_shape(shape);
-            space.add_constraint(groove);
-            space.add_constraint(spring);
+        WheelParts {
+            body: wheel_body,
+            shape,
+            groove,
+            spring,
+            motor,
         }
-        for motor in motors {
-            space.add_constraint(motor);
-        }
-    });
-    (car, add)
+    }
 }

@@ -279,24 +279,7 @@ pub(crate) async fn play_match(
         anyhow::bail!("{NAME} takes exactly 2 players, got {}", sides.len());
     }
     let names: Vec<String> = sides.iter().map(Side::name).collect();
-    let bots: Vec<BotSpec> = sides
-        .iter()
-        .filter_map(|side| match side {
-            Side::Bot(spec) => Some(spec.clone()),
-            _ => None,
-        })
-        .collect();
-    let options = SeatOptions::new(setup.limits, Restart::AfterFault, setup.seed);
-    let mut seats = Seat::open_all(&bots, &setup.log_dir, &options)?.into_iter();
-    let mut players: Vec<Player> = sides
-        .into_iter()
-        .map(|side| match side {
-            Side::Bot(_) => Player::Bot(Box::new(seats.next().expect("a seat per bot"))),
-            Side::Menace(menace) => Player::Menace(menace),
-            Side::Random => Player::Random,
-            Side::Perfect => Player::Perfect,
-        })
-        .collect();
+    let mut players = open_players(setup, sides)?;
     let [first, second] = &mut players[..] else {
         unreachable!("two sides make two players");
     };
@@ -321,18 +304,7 @@ pub(crate) async fn play_match(
         for side in 0..2 {
             tallies[side].add(record.outcome, marks[side]);
         }
-        let (x, o) = if swapped { (1, 0) } else { (0, 1) };
-        let summary = GameSummary {
-            game: round,
-            x: names[x].clone(),
-            o: names[o].clone(),
-            winner: match record.outcome {
-                Outcome::Won(mark) => mark.as_char().to_string(),
-                Outcome::Draw => "draw".into(),
-            },
-            moves: record.moves.clone(),
-            fault: record.fault.as_ref().map(|f| f.reason.clone()),
-        };
+        let summary = GameSummary::of(round, &names, swapped, &record);
         on_game(&summary, &record);
         summaries.push(summary);
         if let Some(progress) = &setup.progress {
@@ -343,6 +315,68 @@ pub(crate) async fn play_match(
             });
         }
     }
+    let (bots, menace) = finish_players(players, &names, tallies).await;
+    let result = MatchResult {
+        game: NAME.into(),
+        seed: setup.seed,
+        bots,
+    };
+    let json = serde_json::json!({ "result": &result, "games": &summaries });
+    setup.write_results(&json)?;
+    Ok(PlayedMatch {
+        result,
+        tallies,
+        menace,
+    })
+}
+
+/// The players of `sides`, in their order: a seat opened for each bot.
+fn open_players(setup: &MatchSetup, sides: Vec<Side>) -> anyhow::Result<Vec<Player>> {
+    let bots: Vec<BotSpec> = sides
+        .iter()
+        .filter_map(|side| match side {
+            Side::Bot(spec) => Some(spec.clone()),
+            _ => None,
+        })
+        .collect();
+    let options = SeatOptions::new(setup.limits, Restart::AfterFault, setup.seed);
+    let mut seats = Seat::open_all(&bots, &setup.log_dir, &options)?.into_iter();
+    Ok(sides
+        .into_iter()
+        .map(|side| match side {
+            Side::Bot(_) => Player::Bot(Box::new(seats.next().expect("a seat per bot"))),
+            Side::Menace(menace) => Player::Menace(menace),
+            Side::Random => Player::Random,
+            Side::Perfect => Player::Perfect,
+        })
+        .collect())
+}
+
+impl GameSummary {
+    /// Game `round` of a match between the sides `names`, the second side X if `swapped`.
+    fn of(round: u32, names: &[String], swapped: bool, record: &GameRecord) -> GameSummary {
+        let (x, o) = if swapped { (1, 0) } else { (0, 1) };
+        GameSummary {
+            game: round,
+            x: names[x].clone(),
+            o: names[o].clone(),
+            winner: match record.outcome {
+                Outcome::Won(mark) => mark.as_char().to_string(),
+                Outcome::Draw => "draw".into(),
+            },
+            moves: record.moves.clone(),
+            fault: record.fault.as_ref().map(|f| f.reason.clone()),
+        }
+    }
+}
+
+/// Ends the match for every player (a bot's process is finished): returns each side's result
+/// (named `names`, scored by `tallies`) and MENACE as it learnt, if it played.
+async fn finish_players(
+    players: Vec<Player>,
+    names: &[String],
+    tallies: [Tally; 2],
+) -> (Vec<BotResult>, Option<Menace>) {
     let mut menace = None;
     let mut bots = Vec::new();
     for (player, (name, tally)) in players.into_iter().zip(names.iter().zip(tallies)) {
@@ -365,16 +399,5 @@ pub(crate) async fn play_match(
         };
         bots.push(result);
     }
-    let result = MatchResult {
-        game: NAME.into(),
-        seed: setup.seed,
-        bots,
-    };
-    let json = serde_json::json!({ "result": &result, "games": &summaries });
-    setup.write_results(&json)?;
-    Ok(PlayedMatch {
-        result,
-        tallies,
-        menace,
-    })
+    (bots, menace)
 }

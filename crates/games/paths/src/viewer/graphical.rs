@@ -57,29 +57,7 @@ pub fn parse(text: &str) -> anyhow::Result<GameLog> {
     };
     lines.expect_exact("Initializing bots.")?;
     lines.expect_exact("Bots:")?;
-    let mut bots = Vec::new();
-    while let Some(line) = lines.peek() {
-        let Some(entry) = line.strip_prefix("  ") else {
-            break;
-        };
-        let Some((name, tag)) = entry.trim_end().rsplit_once(" (") else {
-            return Err(lines.error_here(&format!("expected `  Name (letter)`, found {line:?}")));
-        };
-        if !tag.ends_with(')') {
-            return Err(lines.error_here(&format!("expected `  Name (letter)`, found {line:?}")));
-        }
-        if bots.len() == crate::rules::MAX_BOTS {
-            return Err(lines.error_here(&format!(
-                "more than {} bots, the most a paths game holds",
-                crate::rules::MAX_BOTS
-            )));
-        }
-        bots.push(name.to_string());
-        lines.next += 1;
-    }
-    if bots.is_empty() {
-        return Err(lines.error_here("expected at least one bot under `Bots:`"));
-    }
+    let bots = lines.bots()?;
     let side = crate::rules::side(bots.len());
     let running = lines.take("`Running R rounds.`")?;
     let rounds_announced = running
@@ -90,7 +68,6 @@ pub fn parse(text: &str) -> anyhow::Result<GameLog> {
         .ok_or_else(|| {
             lines.error_prev(&format!("expected `Running R rounds.`, found {running:?}"))
         })?;
-
     let mut rounds = Vec::new();
     while let Some(line) = lines.peek() {
         let Some(index) = line.trim_end().strip_prefix("  Round ") else {
@@ -101,77 +78,18 @@ pub fn parse(text: &str) -> anyhow::Result<GameLog> {
             .map_err(|_| lines.error_here(&format!("expected a round number, found {index:?}")))?;
         lines.next += 1;
         lines.expect_exact("  Finished, computing score.")?;
-        let mut rows = Vec::with_capacity(side);
-        for _ in 0..side {
-            let line = lines.take(&format!("a grid row of {side} characters"))?;
-            let row = line.strip_prefix("  ").unwrap_or(line);
-            let chars = row.chars().count();
-            if chars > side || (chars < side && !trimmed) {
-                return Err(lines.error_prev(&format!(
-                    "expected a grid row of {side} characters, found {chars}"
-                )));
-            }
-            if let Some(bad) = row.chars().find(|c| !is_grid_char(*c)) {
-                return Err(
-                    lines.error_prev(&format!("unexpected character {bad:?} in a grid row"))
-                );
-            }
-            rows.push(format!("{row:<side$}"));
-        }
-        let results = lines.take("`  Results: ...`")?;
-        let Some(numbers) = results.trim_end().strip_prefix("  Results:") else {
-            return Err(lines.error_prev(&format!("expected `  Results: ...`, found {results:?}")));
-        };
-        let points = numbers
-            .split_whitespace()
-            .map(|p| {
-                p.parse::<u64>().map_err(|_| {
-                    lines.error_prev(&format!("expected a number of points, found {p:?}"))
-                })
-            })
-            .collect::<anyhow::Result<Vec<u64>>>()?;
-        if points.len() != bots.len() {
-            return Err(lines.error_prev(&format!(
-                "expected {} numbers of points, found {}",
-                bots.len(),
-                points.len()
-            )));
-        }
+        let rows = lines.grid(side, trimmed)?;
+        let points = lines.points(bots.len())?;
         rounds.push(Round {
             index,
             rows,
             points,
         });
     }
-
-    let mut standings = Vec::new();
-    let mut too_slow = Vec::new();
-    if lines.peek().is_some() {
-        lines.expect_exact("Final results:")?;
-        while let Some(line) = lines.peek() {
-            let Some(entry) = line.strip_prefix("  ") else {
-                break;
-            };
-            let Some((name, total)) = entry.trim_end().rsplit_once(": ") else {
-                return Err(lines.error_here(&format!("expected `  Name: total`, found {line:?}")));
-            };
-            let total = total
-                .parse()
-                .map_err(|_| lines.error_here(&format!("expected a total, found {total:?}")))?;
-            standings.push((name.to_string(), total));
-            lines.next += 1;
-        }
-        if lines.peek().is_some() {
-            lines.expect_exact("The following bots were too slow:")?;
-            while let Some(line) = lines.peek() {
-                let Some(name) = line.strip_prefix("  ") else {
-                    return Err(lines.error_here(&format!("expected `  Name`, found {line:?}")));
-                };
-                too_slow.push(name.trim_end().to_string());
-                lines.next += 1;
-            }
-        }
-    }
+    let FinalResults {
+        standings,
+        too_slow,
+    } = lines.final_results()?;
     Ok(GameLog {
         bots,
         rounds_announced,
@@ -181,8 +99,131 @@ pub fn parse(text: &str) -> anyhow::Result<GameLog> {
     })
 }
 
+/// What a finished game's log lists after its rounds (as [`GameLog`] keeps them).
+struct FinalResults {
+    standings: Vec<(String, u64)>,
+    too_slow: Vec<String>,
+}
+
 fn is_grid_char(c: char) -> bool {
     c == '.' || c == ' ' || c.is_ascii_alphanumeric()
+}
+
+/// The parts of a log, each read from the cursor on.
+impl Lines<'_> {
+    /// The names under `Bots:` (`  Name (letter)`), at least one and at most a game's.
+    fn bots(&mut self) -> anyhow::Result<Vec<String>> {
+        let mut bots = Vec::new();
+        while let Some(line) = self.peek() {
+            let Some(entry) = line.strip_prefix("  ") else {
+                break;
+            };
+            let Some((name, tag)) = entry.trim_end().rsplit_once(" (") else {
+                return Err(self.error_here(&format!("expected `  Name (letter)`, found {line:?}")));
+            };
+            if !tag.ends_with(')') {
+                return Err(self.error_here(&format!("expected `  Name (letter)`, found {line:?}")));
+            }
+            if bots.len() == crate::rules::MAX_BOTS {
+                return Err(self.error_here(&format!(
+                    "more than {} bots, the most a paths game holds",
+                    crate::rules::MAX_BOTS
+                )));
+            }
+            bots.push(name.to_string());
+            self.next += 1;
+        }
+        if bots.is_empty() {
+            return Err(self.error_here("expected at least one bot under `Bots:`"));
+        }
+        Ok(bots)
+    }
+
+    /// A round's grid: `side` rows of `side` characters, a short row padded back if the file
+    /// was `trimmed` by an editor.
+    fn grid(&mut self, side: usize, trimmed: bool) -> anyhow::Result<Vec<String>> {
+        let mut rows = Vec::with_capacity(side);
+        for _ in 0..side {
+            let line = self.take(&format!("a grid row of {side} characters"))?;
+            let row = line.strip_prefix("  ").unwrap_or(line);
+            let chars = row.chars().count();
+            if chars > side || (chars < side && !trimmed) {
+                return Err(self.error_prev(&format!(
+                    "expected a grid row of {side} characters, found {chars}"
+                )));
+            }
+            if let Some(bad) = row.chars().find(|c| !is_grid_char(*c)) {
+                return Err(self.error_prev(&format!("unexpected character {bad:?} in a grid row")));
+            }
+            rows.push(format!("{row:<side$}"));
+        }
+        Ok(rows)
+    }
+
+    /// A round's `  Results: ...` line: the points of each of the `bots`.
+    fn points(&mut self, bots: usize) -> anyhow::Result<Vec<u64>> {
+        let results = self.take("`  Results: ...`")?;
+        let Some(numbers) = results.trim_end().strip_prefix("  Results:") else {
+            return Err(self.error_prev(&format!("expected `  Results: ...`, found {results:?}")));
+        };
+        let points = numbers
+            .split_whitespace()
+            .map(|p| {
+                p.parse::<u64>().map_err(|_| {
+                    self.error_prev(&format!("expected a number of points, found {p:?}"))
+                })
+            })
+            .collect::<anyhow::Result<Vec<u64>>>()?;
+        if points.len() != bots {
+            return Err(self.error_prev(&format!(
+                "expected {} numbers of points, found {}",
+                bots,
+                points.len()
+            )));
+        }
+        Ok(points)
+    }
+
+    /// What follows the rounds, if the game finished: `Final results:` with each bot's total,
+    /// then the bots that were too slow, if any.
+    fn final_results(&mut self) -> anyhow::Result<FinalResults> {
+        let mut standings = Vec::new();
+        let mut too_slow = Vec::new();
+        if self.peek().is_none() {
+            return Ok(FinalResults {
+                standings,
+                too_slow,
+            });
+        }
+        self.expect_exact("Final results:")?;
+        while let Some(line) = self.peek() {
+            let Some(entry) = line.strip_prefix("  ") else {
+                break;
+            };
+            let Some((name, total)) = entry.trim_end().rsplit_once(": ") else {
+                return Err(self.error_here(&format!("expected `  Name: total`, found {line:?}")));
+            };
+            let total = total
+                .parse()
+                .map_err(|_| self.error_here(&format!("expected a total, found {total:?}")))?;
+            standings.push((name.to_string(), total));
+            self.next += 1;
+        }
+        if self.peek().is_some() {
+            self.expect_exact("The following bots were too slow:")?;
+            while let Some(line) = self.peek() {
+                let Some(name) = line.strip_prefix("  ") else {
+                    return Err(self.error_here(&format!("expected `  Name`, found {line:?}")));
+                };
+                too_slow.push(name.trim_end().to_string());
+                self.next += 1;
+            }
+        }
+        Ok(FinalResults {
+            standings,
+            too_slow,
+        })
+    }
 }
 
 /// The file's lines with a cursor; numbers in errors are 1-based.
