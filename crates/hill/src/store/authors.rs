@@ -196,7 +196,7 @@ mod tests {
             &[],
         )
         .unwrap();
-        super::super::store::create_tables(store.connection()).unwrap();
+        crate::store::create_tables(store.connection()).unwrap();
         create_tables(store.connection()).unwrap();
         (dir, store)
     }
