@@ -76,6 +76,8 @@ fn replay(args: &[&str]) -> Result<String, String> {
 fn the_rat_race_viewer_steps_to_the_fault_with_its_reason_the_answers_times_and_stderr() {
     let dir = tempfile::tempdir().unwrap();
     let log = faulty_rat_race(dir.path());
+    // The page is drawn by the game its folder names, through koth\'s registry.
+    koth::games::install();
     let page = koth::replay::page_of(&log, None).unwrap();
     let explained = &embedded(&page, "BOARD")["explanation"];
     let mut viewer =
@@ -181,6 +183,8 @@ fn faulty_match(root: &Path) -> PathBuf {
 fn the_noughts_and_crosses_viewer_steps_to_the_fault_with_its_reason_the_times_and_stderr() {
     let dir = tempfile::tempdir().unwrap();
     let log = faulty_match(dir.path());
+    // The page is drawn by the game its folder names, through koth\'s registry.
+    koth::games::install();
     let page = koth::replay::page_of(&log, None).unwrap();
     let games = &embedded(&page, "MATCH")["games"];
     let mut viewer = koth::games::menace::viewer::tui::Viewer::open(&log, None, Some(0)).unwrap();
@@ -268,6 +272,8 @@ fn the_flag_viewer_walks_a_level_and_shows_the_next_level_s_fault_time_and_stder
     );
     let logs = dir.path().join("g");
     play_with(&bot, &logs);
+    // The page is drawn by the game its folder names, through koth\'s registry.
+    koth::games::install();
     let page = koth::replay::page_of(&logs, None).unwrap();
     let levels = &embedded(&page, "GAME")["levels"];
     let mut viewer = koth::games::flag::viewer::tui::Viewer::open(&logs, None, Some(0)).unwrap();

@@ -147,6 +147,8 @@ fn each_noughts_and_crosses_answer_is_placed_in_its_game_across_a_restart() {
          # turn 3\n? 30 MOVE O...X....\n< 31 8\n",
     )
     .unwrap();
+    // The page is drawn by the game its folder names, through koth\'s registry.
+    koth::games::install();
     let page = koth::replay::page_of(dir.path(), None).unwrap();
     let games = &embedded(&page, "MATCH")["games"];
     // By game and move, both from 1.
