@@ -18,8 +18,8 @@ use koth_tournament::store::Store;
 
 use super::authors;
 use super::records::BotRecord;
-pub use super::store::logs::PlayedGame;
 use super::store::logs as db_rows;
+pub use super::store::logs::PlayedGame;
 
 /// What the public reads where a bot's logs would be.
 pub(crate) const KEPT_FOR_AUTHOR: &str = "kept for its author";

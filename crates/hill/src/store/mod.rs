@@ -21,6 +21,7 @@ mod history;
 pub mod logs;
 mod rating;
 pub mod records;
+pub mod submissions;
 
 pub(crate) use fit::*;
 pub(crate) use history::history;

@@ -3,16 +3,7 @@
 //! and what a stop left half-done, recovered.
 
 use super::*;
-
-/// How many submissions the builders are building or validating now.
-pub(crate) fn at_the_door(db: &dyn Connection) -> anyhow::Result<usize> {
-    Ok(db
-        .value(
-            &format!("SELECT COUNT(*) FROM hill_submissions WHERE status IN ('{BUILDING}', '{VALIDATING}')"),
-            &[],
-        )?
-        .int()? as usize)
-}
+use crate::store::submissions::{self as rows, Outcome, Received, SubmissionStatus};
 
 /// After a stop: clears uploads never recorded, and puts a submission caught building or
 /// validating back in the queue once; one caught a second time is refused, since it may be
@@ -20,43 +11,17 @@ pub(crate) fn at_the_door(db: &dyn Connection) -> anyhow::Result<usize> {
 /// hill down more than twice.
 pub(crate) fn recover(hill: &Hill) -> anyhow::Result<()> {
     let db = hill.store.connection();
-    let unfinished = format!("status IN ('{BUILDING}', '{VALIDATING}') AND tries >= {BUILD_TRIES}");
-    let given_up = db.query(
-        &format!("SELECT bot FROM hill_submissions WHERE {unfinished}"),
-        &[],
-    )?;
-    db.execute(
-        &format!(
-            "UPDATE hill_submissions SET status = '{REFUSED}', files_kept = 0, reason = ?1,
-                 updated_at = {} WHERE {unfinished}",
-            now(db.dialect()),
-        ),
-        &[UNFINISHED.into()],
-    )?;
-    for row in given_up {
-        release_name(db, &row.text("bot")?)?;
+    for bot in rows::recover_unfinished(db, BUILD_TRIES, UNFINISHED)? {
+        rows::release_name(db, &bot)?;
     }
-    db.execute(
-        &format!(
-            "UPDATE hill_submissions SET status = '{RECEIVED}'
-         WHERE status IN ('{BUILDING}', '{VALIDATING}')"
-        ),
-        &[],
-    )?;
+    rows::requeue_unfinished(db)?;
     let folder = hill.dir.join(FOLDER);
     let incoming = folder.join(INCOMING);
     if incoming.exists() {
         std::fs::remove_dir_all(&incoming)
             .with_context(|| format!("cannot clear {}", incoming.display()))?;
     }
-    let waiting: Vec<String> = db
-        .query(
-            &format!("SELECT id FROM hill_submissions WHERE status = '{RECEIVED}'"),
-            &[],
-        )?
-        .iter()
-        .map(|r| r.text("id"))
-        .collect::<anyhow::Result<_>>()?;
+    let waiting = rows::received(db)?;
     for entry in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
         if !waiting.contains(&name) {
@@ -118,24 +83,15 @@ impl Drop for Builder {
 /// upload), so one author's many uploads delay another's by one build at most.
 pub(crate) fn build_next(hill: &Hill) -> anyhow::Result<bool> {
     let db = hill.store.connection();
-    let Some((id, bot, author)) = next_received(db)? else {
+    let Some(Received { id, bot, author }) = rows::next_received(db)? else {
         return Ok(false);
     };
-    if !begin_build(db, &id)? {
+    if !rows::begin_build(db, &id)? {
         // Another builder took it first.
         return Ok(true);
     }
     let folder = hill.dir.join(FOLDER).join(&id);
-    let set = |status: SubmissionStatus| {
-        db.execute(
-            &format!(
-                "UPDATE hill_submissions SET status = ?2, updated_at = {} WHERE id = ?1",
-                now(db.dialect())
-            ),
-            &[id.as_str().into(), status.as_str().into()],
-        )
-        .map(drop)
-    };
+    let set = |status: SubmissionStatus| rows::set_status(db, &id, status);
     // `hill run`'s terminal tells its owner of each upload, and (in its games' loop) of the
     // version it becomes.
     eprintln!(
@@ -153,12 +109,7 @@ pub(crate) fn build_next(hill: &Hill) -> anyhow::Result<bool> {
     if koth_base::interrupt::requested() {
         // Cut short by a stop, no fault of the upload's: it is built again, from its first
         // try, when the hill runs again.
-        db.execute(
-            &format!(
-                "UPDATE hill_submissions SET status = '{RECEIVED}', tries = tries - 1 WHERE id = ?1"
-            ),
-            &[id.as_str().into()],
-        )?;
+        rows::put_back(db, &id)?;
         return Ok(false);
     }
     let added = added.unwrap_or_else(|err| versions::Added {
@@ -169,7 +120,7 @@ pub(crate) fn build_next(hill: &Hill) -> anyhow::Result<bool> {
     });
     // What the author reads names their bot's own folders `.`, wherever the server put them.
     let private = logs::Paths::new(&hill.dir).folder(&folder, ".");
-    record_outcome(db, &id, &bot, &added, &private)?;
+    rows::record_outcome(db, &id, &bot, outcome(&added, &private)?)?;
     if added.version.is_none() {
         say_refused(&bot, &id, &added);
     }
@@ -184,104 +135,31 @@ pub(crate) fn build_next(hill: &Hill) -> anyhow::Result<bool> {
         .with_context(|| format!("cannot clear {}", folder.display()))?;
     match added.version {
         Some(_) => prune(hill, &bot)?,
-        None => release_name(db, &bot)?,
+        None => rows::release_name(db, &bot)?,
     }
     Ok(true)
 }
 
-/// The received submission whose turn it is (its id, bot and author), if any: the author
-/// whose last build began longest ago first, then that author's oldest upload.
-fn next_received(db: &dyn Connection) -> anyhow::Result<Option<(String, String, String)>> {
-    let Some(row) = db.row(
-        &format!(
-            "SELECT s.id, s.bot, s.author FROM hill_submissions s WHERE s.status = '{RECEIVED}'
-         ORDER BY (SELECT COALESCE(MAX(b.build_started_at), 0) FROM hill_submissions b
-                   WHERE b.author = s.author), s.seq
-         LIMIT 1"
-        ),
-        &[],
-    )?
-    else {
-        return Ok(None);
-    };
-    Ok(Some((
-        row.text("id")?,
-        row.text("bot")?,
-        row.text("author")?,
-    )))
-}
-
-/// Marks submission `id` as building, one try more; false if it was no longer received (a
-/// builder of another process took it first).
-fn begin_build(db: &dyn Connection, id: &str) -> anyhow::Result<bool> {
-    let begun = db.execute(
-        &format!(
-            "UPDATE hill_submissions SET status = '{BUILDING}', tries = tries + 1,
-                 build_started_at = {now}, updated_at = {now}
-             WHERE id = ?1 AND status = '{RECEIVED}'",
-            now = now(db.dialect())
-        ),
-        &[id.into()],
-    )?;
-    Ok(begun != 0)
-}
-
-/// Records what became of submission `id` of `bot`: active as its new version, or refused,
-/// with what its author reads (the reason, build log, faults, stderr and detail), each with
-/// the server's folders named as `private` says.
-fn record_outcome(
-    db: &dyn Connection,
-    id: &str,
-    bot: &str,
-    added: &versions::Added,
-    private: &logs::Paths,
-) -> anyhow::Result<()> {
-    let stderr = added
-        .validation
-        .as_deref()
-        .and_then(|game| stderr_of(game, private));
-    let version_digest = db
-        .row(
-            "SELECT digest FROM hill_versions WHERE name = ?1 AND version = ?2",
-            &[bot.into(), added.version.map(i64::from).into()],
-        )?
-        .map(|r| r.text("digest"))
-        .transpose()?;
-    let faults: Vec<String> = added.faults.iter().map(|f| private.scrub(f)).collect();
-    db.execute(
-        &format!(
-            "UPDATE hill_submissions SET status = ?2, reason = ?3, version = ?4,
-                 version_digest = ?5, files_kept = ?6, build_log = ?7, faults = ?8, stderr = ?9,
-                 detail = ?10, updated_at = {} WHERE id = ?1",
-            now(db.dialect())
-        ),
-        &[
-            id.into(),
-            match added.version.is_some() {
-                true => SubmissionStatus::Active,
-                false => SubmissionStatus::Refused,
-            }
-            .as_str()
-            .into(),
-            added.summary.as_deref().map(short_reason).into(),
-            added.version.map(i64::from).into(),
-            version_digest.into(),
-            i64::from(added.version.is_some()).into(),
-            added
-                .build_log
-                .as_deref()
-                .map(|log| capped(&private.scrub(&String::from_utf8_lossy(log))))
-                .into(),
-            serde_json::to_string(&faults)?.into(),
-            stderr.into(),
-            added
-                .refused
-                .as_deref()
-                .map(|why| capped(&private.scrub(why)))
-                .into(),
-        ],
-    )?;
-    Ok(())
+/// What became of a built submission, as its author reads it: the reason, build log, faults,
+/// stderr and detail, each with the server's folders named as `private` says, capped.
+fn outcome(added: &versions::Added, private: &logs::Paths) -> anyhow::Result<Outcome> {
+    Ok(Outcome {
+        version: added.version,
+        reason: added.summary.as_deref().map(short_reason),
+        build_log: added
+            .build_log
+            .as_deref()
+            .map(|log| capped(&private.scrub(&String::from_utf8_lossy(log)))),
+        faults: added.faults.iter().map(|f| private.scrub(f)).collect(),
+        stderr: added
+            .validation
+            .as_deref()
+            .and_then(|game| stderr_of(game, private)),
+        detail: added
+            .refused
+            .as_deref()
+            .map(|why| capped(&private.scrub(why))),
+    })
 }
 
 /// Tells `hill run`'s terminal that submission `id` of `bot` is refused, and why in a line.
@@ -300,45 +178,27 @@ fn say_refused(bot: &str, id: &str, added: &versions::Added) {
     );
 }
 
-/// Frees the name of a refused bot that never joined the hill, unless another upload of it
-/// waits: a refusal does not keep a name from its next author.
-fn release_name(db: &dyn Connection, bot: &str) -> anyhow::Result<()> {
-    db.execute(
-        &format!(
-            "DELETE FROM hill_bot_owners WHERE bot = ?1
-         AND NOT EXISTS (SELECT 1 FROM hill_versions WHERE name = ?1)
-         AND NOT EXISTS (SELECT 1 FROM hill_submissions WHERE bot = ?1
-                         AND status IN ('{RECEIVED}', '{BUILDING}', '{VALIDATING}'))"
-        ),
-        &[bot.into()],
-    )?;
-    Ok(())
-}
-
 /// Removes the files of `bot`'s versions older than the newest `kept_versions` (and not
 /// active); their games and ratings stay.
 fn prune(hill: &Hill, bot: &str) -> anyhow::Result<()> {
     let db = hill.store.connection();
     let keep = hill.config.submissions.kept_versions as usize;
-    let rows = db.query(
-        "SELECT v.digest, v.state, v.id, b.name, b.dir FROM hill_versions v
-         JOIN bots b ON b.id = v.id WHERE v.name = ?1 ORDER BY v.version DESC",
-        &[bot.into()],
-    )?;
     let mut kept = Vec::new();
-    for (i, row) in rows.iter().enumerate() {
-        let digest = row.text("digest")?;
-        if i < keep || row.text("state")? == ACTIVE || kept.contains(&digest) {
+    for (i, version) in rows::versions_newest_first(db, bot)?
+        .into_iter()
+        .enumerate()
+    {
+        let digest = version.digest;
+        if i < keep || version.active || kept.contains(&digest) {
             kept.push(digest);
             continue;
         }
         // Only the hill's own copy is ever removed, whatever an edited row names.
-        let row_id = row.int("id")? as usize;
         let stored = match versions::folder_of(
             &hill.dir,
-            row_id,
-            &row.text("name")?,
-            Path::new(&row.text("dir")?),
+            version.id,
+            &version.name,
+            Path::new(&version.dir),
             &digest,
         ) {
             Ok(stored) => stored,
@@ -352,10 +212,7 @@ fn prune(hill: &Hill, bot: &str) -> anyhow::Result<()> {
                 .with_context(|| format!("cannot prune {}", stored.display()))?;
             tracing::info!(bot, digest, "an old version's files pruned");
         }
-        db.execute(
-            "UPDATE hill_submissions SET files_kept = 0 WHERE version_digest = ?1",
-            &[digest.as_str().into()],
-        )?;
+        rows::files_dropped(db, &digest)?;
     }
     Ok(())
 }

@@ -28,16 +28,17 @@ use koth_bot::roster;
 pub use koth_tournament::store::sql::{Connection, Dialect, Value};
 
 use super::config::HillConfig;
-use super::store::{ACTIVE, now};
 use super::versions::{self, Step};
 use super::{Hill, authors, logs};
 
 mod builder;
 mod status;
 
-pub(crate) use builder::{Builder, at_the_door};
-use status::{BUILDING, RECEIVED, REFUSED, VALIDATING};
-pub use status::{SubmissionStatus, of_author, status};
+pub use crate::store::submissions::SubmissionStatus;
+use crate::store::submissions::{self as rows, NewSubmission};
+pub(crate) use crate::store::submissions::{at_the_door, create_tables};
+pub(crate) use builder::Builder;
+pub use status::{of_author, status};
 
 /// The hill folder's folder of submissions.
 pub(crate) const FOLDER: &str = "submissions";
@@ -50,8 +51,6 @@ const LOG_KEPT: usize = 64 << 10;
 const REASON_KEPT: usize = 2 << 10;
 /// What a reason keeps of each of its lines.
 const REASON_LINE_KEPT: usize = 200;
-/// The next submission's number, in the order they arrived.
-const SEQ: &str = "(SELECT COALESCE(MAX(seq), 0) + 1 FROM hill_submissions)";
 /// How often a submission's build is begun at most: a build cut short by koth's own end (a
 /// kill, the machine out of memory) is begun once more, then refused.
 const BUILD_TRIES: i64 = 2;
@@ -59,52 +58,6 @@ const BUILD_TRIES: i64 = 2;
 const UNFINISHED: &str = "the build did not finish (koth stopped during it, twice)";
 /// How often the builder looks for a received submission.
 const POLL: Duration = Duration::from_millis(200);
-
-const TABLES: &str = "
-CREATE TABLE IF NOT EXISTS hill_submissions (
-    id TEXT PRIMARY KEY, author TEXT NOT NULL, bot TEXT NOT NULL, upload_digest TEXT NOT NULL,
-    upload_bytes BIGINT NOT NULL, unpacked_bytes BIGINT NOT NULL, status TEXT NOT NULL,
-    reason TEXT, version BIGINT, version_digest TEXT, files_kept BIGINT NOT NULL,
-    seq BIGINT NOT NULL, received_at BIGINT NOT NULL, updated_at BIGINT NOT NULL,
-    build_log TEXT, faults TEXT, stderr TEXT);
-";
-
-/// Columns added to the table since its first form, with their types: `detail`, the full
-/// reason of a refusal (its author's; `reason` is koth's short public words), `tries`, how often
-/// its build was begun, and `build_started_at`, when the last began (the builder's turns).
-const ADDED_COLUMNS: &[(&str, &str)] = &[
-    ("detail", "TEXT"),
-    ("tries", "BIGINT NOT NULL DEFAULT 0"),
-    ("build_started_at", "BIGINT"),
-];
-
-/// Creates the submissions' table if it is not there, with the columns added since.
-pub(crate) fn create_tables(db: &dyn Connection) -> anyhow::Result<()> {
-    db.batch(TABLES)?;
-    for (column, kind) in ADDED_COLUMNS {
-        let present = match db.dialect() {
-            Dialect::Sqlite => db
-                .row(
-                    "SELECT 1 FROM pragma_table_info('hill_submissions') WHERE name = ?1",
-                    &[(*column).into()],
-                )?
-                .is_some(),
-            Dialect::Postgres => db
-                .row(
-                    "SELECT 1 FROM information_schema.columns WHERE table_schema = \
-                     current_schema() AND table_name = 'hill_submissions' AND column_name = ?1",
-                    &[(*column).into()],
-                )?
-                .is_some(),
-        };
-        if !present {
-            db.batch(&format!(
-                "ALTER TABLE hill_submissions ADD COLUMN {column} {kind}"
-            ))?;
-        }
-    }
-    authors::create_tables(db)
-}
 
 /// Why an upload was not let in: each says what to change.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -205,20 +158,8 @@ pub fn gate(hill: &Hill, token: Option<&str>) -> Result<String, Refusal> {
         .map_err(harness)?
         .ok_or_else(|| Refusal::NotAnAuthor("this token is unknown or revoked".into()))?;
     let limits = &hill.config.submissions;
-    let row = db
-        .row(
-            &format!(
-                "SELECT COUNT(*) AS sent, MIN(received_at) AS oldest FROM hill_submissions
-                 WHERE author = ?1 AND received_at > {} - 3600",
-                now(db.dialect())
-            ),
-            &[author.as_str().into()],
-        )
-        .map_err(harness)?;
-    if let Some(row) = row
-        && row.int("sent").map_err(harness)? >= i64::from(limits.per_hour)
-    {
-        let oldest = row.int("oldest").map_err(harness)?;
+    let (sent, oldest) = rows::sent_in_last_hour(db, &author).map_err(harness)?;
+    if sent >= i64::from(limits.per_hour) {
         let now = clock_now();
         return Err(Refusal::TooSoon {
             why: format!(
@@ -226,17 +167,10 @@ pub fn gate(hill: &Hill, token: Option<&str>) -> Result<String, Refusal> {
                  (`submissions.per_hour`)",
                 limits.per_hour
             ),
-            retry_after_s: (oldest + 3600 - now).clamp(1, 3600) as u64,
+            retry_after_s: (oldest.unwrap_or(now) + 3600 - now).clamp(1, 3600) as u64,
         });
     }
-    let waiting = db
-        .value(
-            &format!("SELECT COUNT(*) FROM hill_submissions WHERE status IN ('{RECEIVED}', '{BUILDING}', \
-             '{VALIDATING}')"),
-            &[],
-        )
-        .and_then(|v| v.int())
-        .map_err(harness)?;
+    let waiting = rows::waiting(db).map_err(harness)?;
     if waiting >= i64::from(limits.build_queue) {
         return Err(Refusal::TooSoon {
             why: format!(
@@ -258,22 +192,16 @@ pub fn record_refusal(
     upload: Option<&Upload>,
     refusal: &Refusal,
 ) {
-    let db = hill.store.connection();
-    let recorded = db.execute(
-        &format!(
-            "INSERT INTO hill_submissions (id, author, bot, upload_digest, upload_bytes,
-                 unpacked_bytes, status, reason, files_kept, seq, received_at, updated_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, 0, '{REFUSED}', ?6, 0, {SEQ}, {now}, {now})",
-            now = now(db.dialect())
-        ),
-        &[
-            new_id().into(),
-            author.into(),
-            bot.into(),
-            upload.map_or(String::new(), |u| u.digest.clone()).into(),
-            upload.map_or(0, |u| u.bytes as i64).into(),
-            short_reason(&refusal.to_string()).into(),
-        ],
+    let recorded = rows::insert_refused(
+        hill.store.connection(),
+        &NewSubmission {
+            id: &new_id(),
+            author,
+            bot,
+            upload_digest: upload.map_or("", |u| u.digest.as_str()),
+            upload_bytes: upload.map_or(0, |u| u.bytes),
+        },
+        &short_reason(&refusal.to_string()),
     );
     if let Err(err) = recorded {
         tracing::warn!("cannot record a refused submission: {err:#}");
@@ -430,20 +358,7 @@ fn record(
     let limits = hill.config.submissions;
     let Unpacked { id, bot, bytes, .. } = unpacked;
     let named = |refusal: Refusal| (bot.clone(), refusal);
-    if let Some(earlier) = db
-        .row(
-            // Refused at its build or validation (begun: `tries`), the same folder is refused
-            // again, so it is that submission; refused before (a rate, a full queue, a name),
-            // it may be sent again.
-            &format!(
-                "SELECT id FROM hill_submissions WHERE author = ?1 AND upload_digest = ?2
-             AND (status <> '{REFUSED}' OR tries > 0) ORDER BY seq DESC"
-            ),
-            &[author.into(), upload.digest.as_str().into()],
-        )
-        .map_err(|e| named(harness(e)))?
-    {
-        let id = earlier.text("id").map_err(|e| named(harness(e)))?;
+    if let Some(id) = rows::earlier_of(db, author, &upload.digest).map_err(|e| named(harness(e)))? {
         return status(hill, &id, Some(author))
             .map_err(|e| named(harness(e)))?
             .map(|status| (status, false))
@@ -474,17 +389,7 @@ fn record(
                          this hill: choose a name that looks different"
                     ))));
                 }
-                let mine = db.value(
-                    &format!(
-                        "SELECT COUNT(*) FROM hill_bot_owners o WHERE o.author = ?1 AND (
-                         EXISTS (SELECT 1 FROM hill_versions v
-                                 WHERE v.name = o.bot AND v.state = '{ACTIVE}')
-                         OR EXISTS (SELECT 1 FROM hill_submissions s WHERE s.bot = o.bot
-                                 AND s.status IN ('{RECEIVED}', '{BUILDING}', '{VALIDATING}')))"
-                    ),
-                    &[author.into()],
-                )?;
-                if mine.int()? >= i64::from(limits.active_bots) {
+                if rows::active_bots_of(db, author)? >= i64::from(limits.active_bots) {
                     return Ok(Err(Refusal::NotYours(format!(
                         "{author} has {} bots on the hill, the hill's cap \
                          (`submissions.active_bots`); send a new version of one of them",
@@ -494,13 +399,7 @@ fn record(
                 authors::claim(db, &bot, author)?;
             }
         }
-        let stored = db
-            .value(
-                "SELECT COALESCE(SUM(unpacked_bytes), 0) FROM hill_submissions
-                 WHERE author = ?1 AND files_kept = 1",
-                &[author.into()],
-            )?
-            .int()? as u64;
+        let stored = rows::stored_bytes_of(db, author)?;
         if stored + bytes > limits.stored_mb << 20 {
             return Ok(Err(Refusal::TooLarge(format!(
                 "{author} keeps {} MiB on the hill and this bot unpacks to {:.1} MiB: over the \
@@ -510,21 +409,16 @@ fn record(
                 limits.stored_mb
             ))));
         }
-        db.execute(
-            &format!(
-                "INSERT INTO hill_submissions (id, author, bot, upload_digest, upload_bytes,
-                     unpacked_bytes, status, files_kept, seq, received_at, updated_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, '{RECEIVED}', 1, {SEQ}, {now}, {now})",
-                now = now(db.dialect())
-            ),
-            &[
-                id.as_str().into(),
-                author.into(),
-                bot.as_str().into(),
-                upload.digest.as_str().into(),
-                (upload.bytes as i64).into(),
-                (bytes as i64).into(),
-            ],
+        rows::insert_received(
+            db,
+            &NewSubmission {
+                id: &id,
+                author,
+                bot: &bot,
+                upload_digest: &upload.digest,
+                upload_bytes: upload.bytes,
+            },
+            bytes,
         )?;
         Ok(Ok(()))
     });
