@@ -96,13 +96,7 @@ pub(crate) fn restore(dir: &Path, from: &Path) -> anyhow::Result<i64> {
             from.display()
         )
     })?;
-    let games = checked
-        .connection()
-        .value(
-            &format!("SELECT COUNT(*) FROM games WHERE state = '{DONE}'"),
-            &[],
-        )?
-        .int()?;
+    let games = i64::from(checked.progress()?.done);
     drop(checked);
     let partial = partial_of(&target)?;
     remove_if_there(&partial)?;
@@ -127,21 +121,16 @@ pub(crate) fn restore(dir: &Path, from: &Path) -> anyhow::Result<i64> {
 /// ([`versions::folder_of`]), or a digest other than its version's: a backup is data, and what
 /// it names is never run.
 fn check_versions(store: &Store, dir: &Path) -> anyhow::Result<()> {
-    let rows = store.connection().query(
-        "SELECT b.id, b.name, b.dir, b.hash, v.digest FROM bots b
-         LEFT JOIN hill_versions v ON v.id = b.id ORDER BY b.id",
-        &[],
-    )?;
-    for row in &rows {
-        let (id, name) = (row.int("id")? as usize, row.text("name")?);
-        let digest = row.opt_text("hash")?.unwrap_or_default();
-        let version = row.opt_text("digest")?;
+    for row in super::store::versions_as_bots(store.connection())? {
+        let (id, name) = (row.id, row.name);
+        let digest = row.hash.unwrap_or_default();
+        let version = row.digest;
         anyhow::ensure!(
             version.as_deref() == Some(digest.as_str()),
             "version {name:?} (row {id} of the hill's `bots` table): its digest {digest:?} is not \
              its version's, {version:?}"
         );
-        versions::folder_of(dir, id, &name, Path::new(&row.text("dir")?), &digest)?;
+        versions::folder_of(dir, id, &name, Path::new(&row.dir), &digest)?;
     }
     Ok(())
 }

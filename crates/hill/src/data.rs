@@ -9,21 +9,10 @@ use super::logs::{Denied, authorized};
 /// The header of a data download naming the snapshot's digest.
 pub const DIGEST_HEADER: &str = "x-koth-data-digest";
 
-/// The id of the latest version of bot `name`, whose data is the bot's.
-fn latest_version(store: &Store, name: &str) -> anyhow::Result<Option<(usize, bool)>> {
-    let row = store.connection().row(
-        "SELECT v.id, CASE WHEN b.data_mb IS NULL THEN 0 ELSE 1 END AS learns FROM hill_versions v JOIN bots b ON b.id = v.id
-         WHERE v.name = ?1 ORDER BY v.version DESC LIMIT 1",
-        &[name.into()],
-    )?;
-    row.map(|r| Ok((r.int("id")? as usize, r.int("learns")? != 0)))
-        .transpose()
-}
-
 /// Empties bot `name`'s data: its next game starts from an empty folder. Returns what to say.
 pub(crate) fn wipe(store: &Store, name: &str) -> anyhow::Result<String> {
     let shown = koth_base::text::shown(name);
-    let Some((id, learns)) = latest_version(store, name)? else {
+    let Some((id, learns)) = crate::store::latest_version(store.connection(), name)? else {
         anyhow::bail!("the hill has no bot called {shown:?}");
     };
     if !learns {
@@ -47,7 +36,7 @@ pub fn read(
         return Ok(Err(denied));
     }
     let shown = koth_base::text::shown(name);
-    let Some((id, learns)) = latest_version(store, name)? else {
+    let Some((id, learns)) = crate::store::latest_version(store.connection(), name)? else {
         return Ok(Err(Denied::Missing(format!(
             "the hill has no bot called {shown:?}"
         ))));

@@ -100,22 +100,11 @@ pub fn roll_back(hill: &Hill, name: &str, version: u32) -> anyhow::Result<Option
         "rolling it back",
     )?;
     let db = hill.store.connection();
-    let row = db.row(
-        "SELECT v.id, v.digest, b.dir FROM hill_versions v JOIN bots b ON b.id = v.id
-         WHERE v.name = ?1 AND v.version = ?2",
-        &[name.into(), version.into()],
-    )?;
-    if let Some(row) = row.filter(|_| !hill.store.is_shared()) {
+    let row = store::version_folder(db, name, version)?;
+    if let Some((id, digest, dir)) = row.filter(|_| !hill.store.is_shared()) {
         let label = format!("{name} v{version}");
-        let dir = PathBuf::from(row.text("dir")?);
-        let stored = folder_of(
-            &hill.dir,
-            row.int("id")? as usize,
-            &label,
-            &dir,
-            &row.text("digest")?,
-        )
-        .map_err(|refused| anyhow::anyhow!("{refused}"))?;
+        let stored = folder_of(&hill.dir, id, &label, Path::new(&dir), &digest)
+            .map_err(|refused| anyhow::anyhow!("{refused}"))?;
         anyhow::ensure!(
             stored.is_dir(),
             "{label}'s files are no longer kept (the hill keeps its bots' newest \

@@ -566,3 +566,69 @@ pub(crate) fn games_rated(db: &dyn Connection) -> anyhow::Result<u32> {
     )?;
     Ok(games.int()?.try_into().unwrap_or(u32::MAX))
 }
+
+/// A row of the tournament's `bots` with its version's digest, as a restore checks them.
+pub(crate) struct BotOfVersion {
+    pub id: usize,
+    pub name: String,
+    pub dir: String,
+    /// The bot row's digest of its folder.
+    pub hash: Option<String>,
+    /// Its version's digest; none if no version names the row.
+    pub digest: Option<String>,
+}
+
+/// Every bot row with its version's digest, by id.
+pub(crate) fn versions_as_bots(db: &dyn Connection) -> anyhow::Result<Vec<BotOfVersion>> {
+    db.query(
+        "SELECT b.id, b.name, b.dir, b.hash, v.digest FROM bots b
+         LEFT JOIN hill_versions v ON v.id = b.id ORDER BY b.id",
+        &[],
+    )?
+    .iter()
+    .map(|row| {
+        Ok(BotOfVersion {
+            id: row.int("id")? as usize,
+            name: row.text("name")?,
+            dir: row.text("dir")?,
+            hash: row.opt_text("hash")?,
+            digest: row.opt_text("digest")?,
+        })
+    })
+    .collect()
+}
+
+/// The id of bot `name`'s latest version, and whether it keeps data (its bot row's `data_mb`).
+pub(crate) fn latest_version(
+    db: &dyn Connection,
+    name: &str,
+) -> anyhow::Result<Option<(usize, bool)>> {
+    let row = db.row(
+        "SELECT v.id, CASE WHEN b.data_mb IS NULL THEN 0 ELSE 1 END AS learns FROM hill_versions v JOIN bots b ON b.id = v.id
+         WHERE v.name = ?1 ORDER BY v.version DESC LIMIT 1",
+        &[name.into()],
+    )?;
+    row.map(|r| Ok((r.int("id")? as usize, r.int("learns")? != 0)))
+        .transpose()
+}
+
+/// Version `version` of bot `name`: its id, digest and folder as its bot row names it.
+pub(crate) fn version_folder(
+    db: &dyn Connection,
+    name: &str,
+    version: u32,
+) -> anyhow::Result<Option<(usize, String, String)>> {
+    db.row(
+        "SELECT v.id, v.digest, b.dir FROM hill_versions v JOIN bots b ON b.id = v.id
+         WHERE v.name = ?1 AND v.version = ?2",
+        &[name.into(), version.into()],
+    )?
+    .map(|row| {
+        Ok((
+            row.int("id")? as usize,
+            row.text("digest")?,
+            row.text("dir")?,
+        ))
+    })
+    .transpose()
+}
