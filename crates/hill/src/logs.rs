@@ -101,7 +101,7 @@ pub fn authorized(
             "no token: send `Authorization: Bearer TOKEN`".into(),
         )));
     };
-    let Some(author) = authors::authenticate(db, token)? else {
+    let Some(author) = authors::authenticate(store, token)? else {
         return Ok(Err(Denied::NotAnAuthor(
             "this token is unknown or revoked".into(),
         )));

@@ -63,7 +63,7 @@ pub(crate) enum Stamp {
 /// The [`Stamp`] of the tournament in `store` (a hill's if `hill`).
 pub(crate) fn stamp(store: &Store, hill: bool) -> anyhow::Result<Stamp> {
     Ok(match hill {
-        true => Stamp::Hill(koth_hill::records::stamp(store.connection())?),
+        true => Stamp::Hill(koth_hill::records::stamp(store)?),
         false => Stamp::Games(store.progress()?),
     })
 }

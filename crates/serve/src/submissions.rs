@@ -255,7 +255,7 @@ async fn one(
     let token = bearer(&headers);
     let found = with_hill(&door, move |hill| {
         let reader = match token {
-            Some(token) => authors::authenticate(hill.store.connection(), &token)?,
+            Some(token) => authors::authenticate(&hill.store, &token)?,
             None => None,
         };
         submissions::status(hill, &id, reader.as_deref())
@@ -328,7 +328,7 @@ async fn mine(State(door): State<Arc<Door>>, headers: HeaderMap) -> Response {
         ));
     };
     let found = with_hill(&door, move |hill| {
-        match authors::authenticate(hill.store.connection(), &token)? {
+        match authors::authenticate(&hill.store, &token)? {
             Some(author) => submissions::of_author(hill, &author).map(Some),
             None => Ok(None),
         }

@@ -12,6 +12,7 @@ use anyhow::bail;
 pub use koth_tournament::store::sql::{Connection, Value};
 
 use super::now;
+use koth_tournament::store::Store;
 
 const TABLES: &str = "
 CREATE TABLE IF NOT EXISTS hill_authors (
@@ -111,17 +112,19 @@ pub(crate) fn revoke(db: &dyn Connection, name: &str) -> anyhow::Result<()> {
 }
 
 /// The author whose token `token` is, unless it is unknown or revoked.
-pub fn authenticate(db: &dyn Connection, token: &str) -> anyhow::Result<Option<String>> {
+pub fn authenticate(store: &Store, token: &str) -> anyhow::Result<Option<String>> {
     if !token.starts_with(TOKEN_PREFIX) || token.len() > 200 {
         return Ok(None);
     }
     // Looked up by the token's hash, so the comparison never sees the token itself.
-    db.row(
-        "SELECT name FROM hill_authors WHERE token_hash = ?1 AND revoked_at IS NULL",
-        &[hash(token).into()],
-    )?
-    .map(|r| r.text("name"))
-    .transpose()
+    store
+        .connection()
+        .row(
+            "SELECT name FROM hill_authors WHERE token_hash = ?1 AND revoked_at IS NULL",
+            &[hash(token).into()],
+        )?
+        .map(|r| r.text("name"))
+        .transpose()
 }
 
 /// Who owns bot name `bot`: `Some(author)`, `Some("")` for the hill's owner (a bot added with
@@ -211,8 +214,11 @@ mod tests {
             "{token}"
         );
         assert_ne!(token, add(db, "bob").unwrap());
-        assert_eq!(authenticate(db, &token).unwrap().as_deref(), Some("ada"));
-        assert_eq!(authenticate(db, "koth_00").unwrap(), None);
+        assert_eq!(
+            authenticate(&store, &token).unwrap().as_deref(),
+            Some("ada")
+        );
+        assert_eq!(authenticate(&store, "koth_00").unwrap(), None);
         let stored = db
             .query("SELECT token_hash FROM hill_authors", &[])
             .unwrap();
@@ -223,7 +229,7 @@ mod tests {
         );
         assert!(add(db, "ada").unwrap_err().to_string().contains("already"));
         revoke(db, "ada").unwrap();
-        assert_eq!(authenticate(db, &token).unwrap(), None);
+        assert_eq!(authenticate(&store, &token).unwrap(), None);
         assert!(
             revoke(db, "carl")
                 .unwrap_err()

@@ -19,8 +19,9 @@ use koth_tournament::store::GameState;
 pub struct Stamp(Row);
 
 /// The hill's [`Stamp`] now.
-pub fn stamp(db: &dyn Connection) -> anyhow::Result<Stamp> {
-    let row = db
+pub fn stamp(store: &Store) -> anyhow::Result<Stamp> {
+    let row = store
+        .connection()
         .row(
             &format!(
                 "SELECT (SELECT COUNT(*) FROM hill_versions),
@@ -609,20 +610,20 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let store = hill(tmp.path());
         let db = store.connection();
-        let before = stamp(db).unwrap();
-        assert_eq!(stamp(db).unwrap(), before);
+        let before = stamp(&store).unwrap();
+        assert_eq!(stamp(&store).unwrap(), before);
         db.execute(
             "INSERT INTO hill_kings (version, since_game, since) VALUES (2, 4, 300)",
             &[],
         )
         .unwrap();
-        let crowned = stamp(db).unwrap();
+        let crowned = stamp(&store).unwrap();
         assert_ne!(crowned, before);
         db.execute(
             "UPDATE hill_versions SET games = games + 1 WHERE id = 2",
             &[],
         )
         .unwrap();
-        assert_ne!(stamp(db).unwrap(), crowned);
+        assert_ne!(stamp(&store).unwrap(), crowned);
     }
 }

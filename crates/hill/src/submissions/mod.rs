@@ -154,7 +154,7 @@ pub fn gate(hill: &Hill, token: Option<&str>) -> Result<String, Refusal> {
     })?;
     crate::contest::refuse_after_close(hill.config.contest.as_ref(), &hill.store, "an upload")
         .map_err(|closed| Refusal::AfterClose(format!("{closed:#}")))?;
-    let author = authors::authenticate(db, token)
+    let author = authors::authenticate(&hill.store, token)
         .map_err(harness)?
         .ok_or_else(|| Refusal::NotAnAuthor("this token is unknown or revoked".into()))?;
     let limits = &hill.config.submissions;
