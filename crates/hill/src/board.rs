@@ -143,115 +143,30 @@ pub fn ranking_of(store: &Store) -> anyhow::Result<Ranking> {
         .map_or(Ranking::Placement, |game| game.ranking()))
 }
 
+/// Versions by id: a table of 10,000 versions looked each up in both lists took 485 ms
+/// (docs/benchmarks.md, the hill at 10,000 versions).
+type VersionsById<'a> = HashMap<usize, &'a Version>;
+
 /// Reads the leaderboard of the hill in `store`.
 pub fn read(store: &Store) -> anyhow::Result<HillBoard> {
     let db = store.connection();
     let versions = store::versions(db)?;
     let fit = store::fit(db)?;
     let ranking = ranking_of(store)?;
-    // By id: a table of 10,000 versions looked each up in both lists, 485 ms for the table
-    // (docs/benchmarks.md, the hill at 10,000 versions).
-    let fit_of: HashMap<usize, &store::StoredFit> = fit.iter().map(|f| (f.version, f)).collect();
-    let version_of: HashMap<usize, &Version> = versions.iter().map(|v| (v.id, v)).collect();
-    let fitted = |id: usize| fit_of.get(&id).copied();
-    // The one order of the table and the king ([`ranking::in_order`]), on the stored fit.
-    let mut order: Vec<Entry> = versions
-        .iter()
-        .filter(|v| v.scheduled())
-        .map(|v| Entry {
-            id: v.id,
-            value: fitted(v.id).map(|f| f.value),
-            interval: fitted(v.id).map_or(0.0, |f| f.half_width),
-            games: fitted(v.id).map_or(0, |f| f.games),
-        })
-        .collect();
-    ranking::in_order(&mut order);
-    // Ranked once placed; the versions still placing after them, most games first.
+    let version_of: VersionsById = versions.iter().map(|v| (v.id, v)).collect();
     let placement_games = store::placement_games(store)?;
-    let (mut order, placing): (Vec<Entry>, Vec<Entry>) = order
-        .into_iter()
-        .partition(|e| ranking::placed(e, placement_games));
-    let ranked = order.len();
-    order.extend(placing);
-    order[ranked..].sort_by(|a, b| b.games.cmp(&a.games).then(a.id.cmp(&b.id)));
-    let version = |id: usize| version_of.get(&id).copied();
-    let standings: Vec<HillStanding> = order
-        .iter()
-        .enumerate()
-        .filter_map(|(k, e)| {
-            let v = version(e.id)?;
-            Some(HillStanding {
-                rank: (k < ranked).then_some(k + 1),
-                name: v.name.clone(),
-                version: v.version,
-                games: v.games,
-                rating: e.value,
-                low: e.value.map(|r| r - e.interval),
-                high: e.value.map(|r| r + e.interval),
-                mu: v.mu,
-                sigma: v.sigma,
-                faulted: v.faulted,
-                fuel: v.fuel.as_ref().map(FuelStats::figures),
-                state: if k < ranked {
-                    v.state.to_string()
-                } else {
-                    "placing".to_string()
-                },
-            })
-        })
-        .collect();
-    let suspended = versions
-        .iter()
-        .filter(|v| v.state == VersionState::Suspended)
-        .map(|v| SuspendedVersion {
-            name: v.name.clone(),
-            version: v.version,
-            games: v.games,
-            faulted: v.faulted,
-            state: v.state.to_string(),
-            reason: v.suspended.clone().unwrap_or_default(),
-        })
-        .collect();
+    let (order, ranked) = table_order(&versions, &fit, placement_games);
+    let standings = standings(&order, ranked, &version_of);
+    let suspended = suspended(&versions);
     let crowned = store::kings(db)?;
-    let kings: Vec<Reign> = crowned
-        .iter()
-        .filter_map(|&(id, since_game, since)| {
-            let v = version(id)?;
-            Some(Reign {
-                name: v.name.clone(),
-                version: v.version,
-                since_game,
-                since,
-            })
-        })
-        .collect();
+    let kings = reigns(&crowned, &version_of);
     // The king is the table's first, once placed; never another.
     let king = crowned
         .last()
         .filter(|(id, _, _)| order.first().is_some_and(|first| first.id == *id))
-        .and_then(|(id, _, _)| version(*id))
+        .and_then(|(id, _, _)| version_of.get(id).copied())
         .map(Version::label);
-    // The stored lead, while its two are still the table's first two ranked.
-    let lead = match (store::lead(store)?, &order[..ranked]) {
-        (Some(lead), [first, second, ..]) if lead.first == first.id && lead.second == second.id => {
-            match (
-                first.value,
-                second.value,
-                version(first.id),
-                version(second.id),
-            ) {
-                (Some(a), Some(b), Some(v1), Some(v2)) => Some(Lead {
-                    first: v1.label(),
-                    second: v2.label(),
-                    by: a - b,
-                    interval: lead.interval,
-                    sure: ranking::apart(first, second),
-                }),
-                _ => None,
-            }
-        }
-        _ => None,
-    };
+    let lead = lead_of(store::lead(store)?, &order[..ranked], &version_of);
     let history = versions
         .iter()
         .filter(|v| !v.current())
@@ -277,6 +192,127 @@ pub fn read(store: &Store) -> anyhow::Result<HillBoard> {
         kings,
         history,
     })
+}
+
+/// The table's order of the scheduled versions, on the stored fit: the one order of the table
+/// and the king ([`ranking::in_order`]) for the placed, then the versions still placing, most
+/// games first; with how many are placed (ranked).
+fn table_order(
+    versions: &[Version],
+    fit: &[store::StoredFit],
+    placement_games: u32,
+) -> (Vec<Entry>, usize) {
+    // By id, as [`VersionsById`] says why.
+    let fit_of: HashMap<usize, &store::StoredFit> = fit.iter().map(|f| (f.version, f)).collect();
+    let fitted = |id: usize| fit_of.get(&id).copied();
+    let mut order: Vec<Entry> = versions
+        .iter()
+        .filter(|v| v.scheduled())
+        .map(|v| Entry {
+            id: v.id,
+            value: fitted(v.id).map(|f| f.value),
+            interval: fitted(v.id).map_or(0.0, |f| f.half_width),
+            games: fitted(v.id).map_or(0, |f| f.games),
+        })
+        .collect();
+    ranking::in_order(&mut order);
+    let (mut order, placing): (Vec<Entry>, Vec<Entry>) = order
+        .into_iter()
+        .partition(|e| ranking::placed(e, placement_games));
+    let ranked = order.len();
+    order.extend(placing);
+    order[ranked..].sort_by(|a, b| b.games.cmp(&a.games).then(a.id.cmp(&b.id)));
+    (order, ranked)
+}
+
+/// The table's lines, in `order` (its first `ranked` ranked, the others placing).
+fn standings(order: &[Entry], ranked: usize, version_of: &VersionsById) -> Vec<HillStanding> {
+    order
+        .iter()
+        .enumerate()
+        .filter_map(|(k, e)| {
+            let v = version_of.get(&e.id).copied()?;
+            Some(HillStanding {
+                rank: (k < ranked).then_some(k + 1),
+                name: v.name.clone(),
+                version: v.version,
+                games: v.games,
+                rating: e.value,
+                low: e.value.map(|r| r - e.interval),
+                high: e.value.map(|r| r + e.interval),
+                mu: v.mu,
+                sigma: v.sigma,
+                faulted: v.faulted,
+                fuel: v.fuel.as_ref().map(FuelStats::figures),
+                state: if k < ranked {
+                    v.state.to_string()
+                } else {
+                    "placing".to_string()
+                },
+            })
+        })
+        .collect()
+}
+
+/// The suspended versions, with why.
+fn suspended(versions: &[Version]) -> Vec<SuspendedVersion> {
+    versions
+        .iter()
+        .filter(|v| v.state == VersionState::Suspended)
+        .map(|v| SuspendedVersion {
+            name: v.name.clone(),
+            version: v.version,
+            games: v.games,
+            faulted: v.faulted,
+            state: v.state.to_string(),
+            reason: v.suspended.clone().unwrap_or_default(),
+        })
+        .collect()
+}
+
+/// The reigns of the `crowned` (version, games recorded then, Unix seconds), named.
+fn reigns(crowned: &[(usize, u32, i64)], version_of: &VersionsById) -> Vec<Reign> {
+    crowned
+        .iter()
+        .filter_map(|&(id, since_game, since)| {
+            let v = version_of.get(&id).copied()?;
+            Some(Reign {
+                name: v.name.clone(),
+                version: v.version,
+                since_game,
+                since,
+            })
+        })
+        .collect()
+}
+
+/// The stored lead, while its two are still the table's first two `ranked`.
+fn lead_of(
+    stored: Option<store::Lead>,
+    ranked: &[Entry],
+    version_of: &VersionsById,
+) -> Option<Lead> {
+    let version = |id: usize| version_of.get(&id).copied();
+    match (stored, ranked) {
+        (Some(lead), [first, second, ..]) if lead.first == first.id && lead.second == second.id => {
+            match (
+                first.value,
+                second.value,
+                version(first.id),
+                version(second.id),
+            ) {
+                (Some(a), Some(b), Some(v1), Some(v2)) => Some(Lead {
+                    first: v1.label(),
+                    second: v2.label(),
+                    by: a - b,
+                    interval: lead.interval,
+                    sure: ranking::apart(first, second),
+                }),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
 }
 
 impl HillBoard {
@@ -362,10 +398,41 @@ impl HillBoard {
         ]
         .map(String::from)
         .to_vec();
+        let rows = self.rows();
+        let title = format!(
+            "Hill {} ({}, ranked by {}): {} games played; king: {}",
+            self.name,
+            self.game,
+            self.statistic,
+            self.games_done,
+            self.king_line()
+        );
+        let apart = if suspended {
+            self.suspended_listing()
+        } else {
+            String::new()
+        };
+        match format {
+            Format::Json => serde_json::to_string_pretty(self).expect("plain data") + "\n",
+            Format::Table => format!("{title}\n\n{}{apart}", aligned(&head, &rows, &[1, 2])),
+            Format::Markdown => {
+                let mut text = format!("{title}\n\n| {} |\n|", head.join(" | "));
+                text += &"---|".repeat(head.len());
+                text.push('\n');
+                for row in &rows {
+                    writeln!(text, "| {} |", row.join(" | ")).unwrap();
+                }
+                text + &apart
+            }
+            Format::Csv => self.csv(),
+        }
+    }
+
+    /// The table's rows as a person reads them, one per standing.
+    fn rows(&self) -> Vec<Vec<String>> {
         let decimals = self.decimals();
         let figure = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.decimals$}"));
-        let rows: Vec<Vec<String>> = self
-            .standings
+        self.standings
             .iter()
             .map(|s| {
                 vec![
@@ -385,15 +452,12 @@ impl HillBoard {
                     FuelFigures::cell(s.fuel.as_ref()),
                 ]
             })
-            .collect();
-        let title = format!(
-            "Hill {} ({}, ranked by {}): {} games played; king: {}",
-            self.name,
-            self.game,
-            self.statistic,
-            self.games_done,
-            self.king_line()
-        );
+            .collect()
+    }
+
+    /// The suspended versions under the table, `\nSuspended:\n  A v1 (…): why\n` (empty
+    /// without any).
+    fn suspended_listing(&self) -> String {
         let apart: Vec<String> = self
             .suspended
             .iter()
@@ -404,62 +468,50 @@ impl HillBoard {
                 )
             })
             .collect();
-        let apart = if apart.is_empty() || !suspended {
+        if apart.is_empty() {
             String::new()
         } else {
             format!("\nSuspended:\n  {}\n", apart.join("\n  "))
-        };
-        match format {
-            Format::Json => serde_json::to_string_pretty(self).expect("plain data") + "\n",
-            Format::Table => format!("{title}\n\n{}{apart}", aligned(&head, &rows, &[1, 2])),
-            Format::Markdown => {
-                let mut text = format!("{title}\n\n| {} |\n|", head.join(" | "));
-                text += &"---|".repeat(head.len());
-                text.push('\n');
-                for row in &rows {
-                    writeln!(text, "| {} |", row.join(" | ")).unwrap();
-                }
-                text + &apart
-            }
-            Format::Csv => {
-                let mut text =
-                    "rank,bot,version,figure,low95,high95,games,faulted,status,fuel_median,\
-                     fuel_max,fuel_near_misses,fuel_budget\n"
-                        .to_string();
-                let opt = |v: Option<f64>| v.map(|v| format!("{v:.3}")).unwrap_or_default();
-                let quoted = |name: &str| format!("\"{}\"", name.replace('"', "\"\""));
-                for s in &self.standings {
-                    writeln!(
-                        text,
-                        "{},{},{},{},{},{},{},{},{},{}",
-                        s.rank.map(|rank| rank.to_string()).unwrap_or_default(),
-                        quoted(&s.name),
-                        s.version,
-                        opt(s.rating),
-                        opt(s.low),
-                        opt(s.high),
-                        s.games,
-                        s.faulted,
-                        s.state,
-                        FuelFigures::csv_fields(s.fuel.as_ref()),
-                    )
-                    .unwrap();
-                }
-                for s in &self.suspended {
-                    writeln!(
-                        text,
-                        ",{},{},,,,{},{},{},,,,",
-                        quoted(&s.name),
-                        s.version,
-                        s.games,
-                        s.faulted,
-                        s.state
-                    )
-                    .unwrap();
-                }
-                text
-            }
         }
+    }
+
+    /// The board as CSV: the standings, then the suspended versions without figures.
+    fn csv(&self) -> String {
+        let mut text = "rank,bot,version,figure,low95,high95,games,faulted,status,fuel_median,\
+                        fuel_max,fuel_near_misses,fuel_budget\n"
+            .to_string();
+        let opt = |v: Option<f64>| v.map(|v| format!("{v:.3}")).unwrap_or_default();
+        let quoted = |name: &str| format!("\"{}\"", name.replace('"', "\"\""));
+        for s in &self.standings {
+            writeln!(
+                text,
+                "{},{},{},{},{},{},{},{},{},{}",
+                s.rank.map(|rank| rank.to_string()).unwrap_or_default(),
+                quoted(&s.name),
+                s.version,
+                opt(s.rating),
+                opt(s.low),
+                opt(s.high),
+                s.games,
+                s.faulted,
+                s.state,
+                FuelFigures::csv_fields(s.fuel.as_ref()),
+            )
+            .unwrap();
+        }
+        for s in &self.suspended {
+            writeln!(
+                text,
+                ",{},{},,,,{},{},{},,,,",
+                quoted(&s.name),
+                s.version,
+                s.games,
+                s.faulted,
+                s.state
+            )
+            .unwrap();
+        }
+        text
     }
 
     /// `hill status`: the leaderboard, the suspended versions with why (and the whole command

@@ -21,13 +21,13 @@ use koth_tournament::runner::{self, Turn};
 use koth_tournament::schedule::ScheduledGame;
 use koth_tournament::store::{Claimant, Store};
 
+use super::Hill;
 use super::board::Waiting;
 use super::contest;
 use super::matchmaking::{self, Candidate};
 use super::refit::Refit;
 use super::store::{self, Version, VersionState};
 use super::versions::{NOT_ITS_COPY, NotItsCopy};
-use super::{Hill, config::HillConfig};
 use koth_ranking::Ranking;
 
 /// Plays `hill` until koth is stopped, or until `games` more games are rated; `jobs` games at
@@ -152,6 +152,86 @@ struct HillPolicy<'a> {
     in_final: Option<contest::Step>,
 }
 
+/// Games still wanted of the `games` a run was asked for (all, without a number), with
+/// `recorded` rated already.
+fn still_wanted(games: Option<u32>, recorded: u32) -> u32 {
+    games.map_or(u32::MAX, |n| n.saturating_sub(recorded))
+}
+
+impl HillPolicy<'_> {
+    /// The runner's rating, at a turn: rates the games recorded, whoever recorded them (games
+    /// this run played, a worker's, and those recorded before a stop), no more than are still
+    /// wanted of `games` (a game queued before this run and played beyond them stays unrated,
+    /// for the next run); tells `refit`, the versions it suspended and those that joined
+    /// (`versions`). Returns how many it rated.
+    fn rate(
+        &mut self,
+        versions: &[Version],
+        games: Option<u32>,
+        refit: &Refit,
+    ) -> anyhow::Result<u32> {
+        let hill = self.hill;
+        let (rated, suspended) = store::rate_recorded(
+            hill.store.connection(),
+            hill.config.suspension,
+            still_wanted(games, self.recorded),
+        )?;
+        self.recorded += rated;
+        refit.recorded.fetch_add(rated, Ordering::Relaxed);
+        for (version, reason) in suspended {
+            let label = versions
+                .iter()
+                .find(|v| v.id == version)
+                .map_or_else(|| version.to_string(), Version::label);
+            let name = versions.iter().find(|v| v.id == version).map(|v| &v.name);
+            eprintln!(
+                "koth: {label} is {}; `koth hill resume-bot {:?} {}` schedules it again",
+                koth_base::text::shown(&reason),
+                name.map_or("NAME", |n| n.as_str()),
+                hill.add_target()
+            );
+            tracing::warn!(version = label, "{reason}");
+        }
+        for new in versions.iter().skip(self.versions_told) {
+            eprintln!("koth: {}", joined(new, versions));
+        }
+        self.versions_told = self.versions_told.max(versions.len());
+        Ok(rated)
+    }
+
+    /// The runner's choice, at a turn with nothing newly rated: drops the games of the
+    /// `unscheduled` versions not begun, moves a contest's final on, and queues chosen games
+    /// among `versions` up to those still wanted of `games`.
+    fn choose(
+        &mut self,
+        versions: &[Version],
+        unscheduled: &[usize],
+        games: Option<u32>,
+    ) -> anyhow::Result<()> {
+        let hill = self.hill;
+        // Games chosen before a version was retired, replaced or suspended, not begun.
+        let dropped =
+            koth_tournament::store::skip_pending_of(hill.store.connection(), unscheduled)?;
+        if dropped > 0 {
+            tracing::info!(
+                dropped,
+                "queued games of versions no longer scheduled dropped"
+            );
+        }
+        // After a contest's close, the final's games instead of chosen ones.
+        self.in_final = contest::turn(hill)?;
+        self.wanted = match self.in_final {
+            Some(contest::Step::Done) => 0,
+            Some(contest::Step::Playing) => u32::MAX,
+            None => still_wanted(games, self.recorded),
+        };
+        if self.wanted > 0 && self.in_final.is_none() {
+            self.queued = fill_queue(hill, versions, self.jobs, self.wanted)?;
+        }
+        Ok(())
+    }
+}
+
 impl runner::Policy for HillPolicy<'_> {
     fn store(&self) -> &Store {
         &self.hill.store
@@ -167,7 +247,6 @@ impl runner::Policy for HillPolicy<'_> {
 
     fn turn(&mut self) -> anyhow::Result<Turn> {
         let (hill, db) = (self.hill, self.hill.store.connection());
-        let config: &HillConfig = &hill.config;
         loop {
             let versions = store::versions(db)?;
             // What the owner did meanwhile (`resume-bot`, `rollback`), told as it is seen.
@@ -187,55 +266,12 @@ impl runner::Policy for HillPolicy<'_> {
             self.wanted = u32::MAX;
             self.queued = 0;
             if let Role::Runner { games, refit } = &self.role {
-                let still_wanted =
-                    |recorded: u32| games.map_or(u32::MAX, |n| n.saturating_sub(recorded));
-                // Rated here, whoever recorded them: games this run played, a worker's, and
-                // those recorded before a stop. No more than are still wanted: a game queued
-                // before this run and played beyond them stays unrated, for the next run.
-                let (rated, suspended) =
-                    store::rate_recorded(db, config.suspension, still_wanted(self.recorded))?;
-                self.recorded += rated;
-                refit.recorded.fetch_add(rated, Ordering::Relaxed);
-                for (version, reason) in suspended {
-                    let label = versions
-                        .iter()
-                        .find(|v| v.id == version)
-                        .map_or_else(|| version.to_string(), Version::label);
-                    let name = versions.iter().find(|v| v.id == version).map(|v| &v.name);
-                    eprintln!(
-                        "koth: {label} is {}; `koth hill resume-bot {:?} {}` schedules it again",
-                        koth_base::text::shown(&reason),
-                        name.map_or("NAME", |n| n.as_str()),
-                        hill.add_target()
-                    );
-                    tracing::warn!(version = label, "{reason}");
-                }
-                for new in versions.iter().skip(self.versions_told) {
-                    eprintln!("koth: {}", joined(new, &versions));
-                }
-                self.versions_told = self.versions_told.max(versions.len());
-                if rated > 0 {
+                let (games, refit) = (*games, *refit);
+                if self.rate(&versions, games, refit)? > 0 {
                     // Ratings and suspensions changed: choose with the new ones.
                     continue;
                 }
-                // Games chosen before a version was retired, replaced or suspended, not begun.
-                let dropped = koth_tournament::store::skip_pending_of(db, &unscheduled)?;
-                if dropped > 0 {
-                    tracing::info!(
-                        dropped,
-                        "queued games of versions no longer scheduled dropped"
-                    );
-                }
-                // After a contest's close, the final's games instead of chosen ones.
-                self.in_final = contest::turn(hill)?;
-                self.wanted = match self.in_final {
-                    Some(contest::Step::Done) => 0,
-                    Some(contest::Step::Playing) => u32::MAX,
-                    None => still_wanted(self.recorded),
-                };
-                if self.wanted > 0 && self.in_final.is_none() {
-                    self.queued = fill_queue(hill, &versions, self.jobs, self.wanted)?;
-                }
+                self.choose(&versions, &unscheduled, games)?;
             }
             // An author waiting at the door goes first: a game's core is left to each
             // submission being built or validated (one game always plays), so a newcomer is

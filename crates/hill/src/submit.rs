@@ -309,48 +309,13 @@ fn watch_games(
             .iter()
             .find(|v| v.version == version)
             .map_or(0, |v| v.games);
-        // Each faulted game of the version followed, once: a fault a game (a learning bot's
-        // data over its cap) is told, not only a suspension.
-        for faulted in record.faults.latest.iter().rev() {
-            if faulted.version == version && faults_told.insert(faulted.game) {
-                println!(
-                    "{bot} v{version}: game {}: {}{}",
-                    faulted.game,
-                    faulted.kinds.join(", "),
-                    faulted
-                        .reason
-                        .as_deref()
-                        .map_or(String::new(), |reason| format!(
-                            ": {}",
-                            koth_base::text::shown(reason)
-                        ))
-                );
-            }
-        }
+        tell_faults(&record, &bot, version, &mut faults_told);
         if played != said {
             println!("{bot} v{version}: {played} ranked games");
             said = played;
         }
-        match submission.status {
-            SubmissionStatus::Suspended => bail!(
-                "{bot} v{version} was suspended after {played} ranked games: {}\n\
-                 its logs: koth hill logs {:?} --to {base} --token \"$KOTH_TOKEN\"",
-                koth_base::text::shown_lines(submission.reason.as_deref().unwrap_or("suspended")),
-                submission.bot,
-            ),
-            SubmissionStatus::Replaced | SubmissionStatus::Retired => {
-                println!(
-                    "{bot} v{version} is {} after {played} ranked games",
-                    koth_base::text::shown(
-                        submission
-                            .reason
-                            .as_deref()
-                            .unwrap_or(submission.status.as_str())
-                    )
-                );
-                return Ok(());
-            }
-            _ => {}
+        if left_the_hill(&submission, &bot, version, played, base)? {
+            return Ok(());
         }
         if played >= games {
             break;
@@ -366,10 +331,78 @@ fn watch_games(
         submission = ask(client, base, token, &submission.id)?;
     }
     let board = get::<Board>(client, &format!("{base}/api/hill"), None)?;
+    tell_standing(&board, &submission.bot, &bot, version, said);
+    Ok(())
+}
+
+/// Prints each faulted game of version `version` of `bot` (as shown) in its `record` not told
+/// yet (`told`, by game), once: a fault a game (a learning bot's data over its cap) is told,
+/// not only a suspension.
+fn tell_faults(
+    record: &BotRecord,
+    bot: &str,
+    version: u32,
+    told: &mut std::collections::HashSet<u32>,
+) {
+    for faulted in record.faults.latest.iter().rev() {
+        if faulted.version == version && told.insert(faulted.game) {
+            println!(
+                "{bot} v{version}: game {}: {}{}",
+                faulted.game,
+                faulted.kinds.join(", "),
+                faulted
+                    .reason
+                    .as_deref()
+                    .map_or(String::new(), |reason| format!(
+                        ": {}",
+                        koth_base::text::shown(reason)
+                    ))
+            );
+        }
+    }
+}
+
+/// Whether `submission`'s version `version` of `bot` (as shown), after `played` ranked games,
+/// was replaced or retired (said, `true`); fails with its reason and the command that reads
+/// its logs from the hill at `base` if it was suspended.
+fn left_the_hill(
+    submission: &Submission,
+    bot: &str,
+    version: u32,
+    played: u32,
+    base: &str,
+) -> anyhow::Result<bool> {
+    match submission.status {
+        SubmissionStatus::Suspended => bail!(
+            "{bot} v{version} was suspended after {played} ranked games: {}\n\
+             its logs: koth hill logs {:?} --to {base} --token \"$KOTH_TOKEN\"",
+            koth_base::text::shown_lines(submission.reason.as_deref().unwrap_or("suspended")),
+            submission.bot,
+        ),
+        SubmissionStatus::Replaced | SubmissionStatus::Retired => {
+            println!(
+                "{bot} v{version} is {} after {played} ranked games",
+                koth_base::text::shown(
+                    submission
+                        .reason
+                        .as_deref()
+                        .unwrap_or(submission.status.as_str())
+                )
+            );
+            Ok(true)
+        }
+        _ => Ok(false),
+    }
+}
+
+/// Prints the standing of version `version` of bot `name` (`bot` as shown) on `board`: its
+/// rank and figure, its placement games while it places, or that the next fit ranks it
+/// (after `said` ranked games).
+fn tell_standing(board: &Board, name: &str, bot: &str, version: u32, said: u32) {
     let ranked = board
         .standings
         .iter()
-        .find(|s| s.name == submission.bot && s.version == version);
+        .find(|s| s.name == name && s.version == version);
     match ranked {
         Some(standing) if standing.rank.is_none() => println!(
             "{bot} v{version} has played {} of its {} placement games; it is ranked once it has \
@@ -395,7 +428,6 @@ fn watch_games(
              ranks it)"
         ),
     }
-    Ok(())
 }
 
 /// Prints the author's logs of bot `name` in game `game` (its latest game if `None`), fetched

@@ -167,66 +167,13 @@ pub(crate) fn add_followed(
     step: &mut dyn FnMut(Step) -> anyhow::Result<()>,
 ) -> anyhow::Result<Added> {
     let (spec, games) = roster::load_manifest(source)?;
-    if let Err(closed) = super::contest::refuse_after_close(
-        hill.config.contest.as_ref(),
-        &hill.store,
-        "a new bot or version",
-    ) {
-        return Ok(Added::refused(
-            &spec.name,
-            format!("{closed:#}"),
-            format!("{closed:#}"),
-        ));
-    }
-    let game = &hill.config.game.game;
-    if !games.iter().any(|g| g == game) {
-        return Ok(Added::refused(
-            &spec.name,
-            format!(
-                "{}: its bot.toml lists games {games:?}, not the hill's \"{game}\"",
-                source.join(roster::MANIFEST).display()
-            ),
-            format!("its bot.toml does not list the hill's game \"{game}\""),
-        ));
-    }
-    if let Err(refused) = hill.config.game.check_wasm_only(&spec) {
-        return Ok(Added::refused(
-            &spec.name,
-            format!("{refused:#}"),
-            "this hill takes only WASI bots (`wasm_only`)",
-        ));
-    }
-    if let Err(refused) = hill.config.game.check_data(&spec) {
-        return Ok(Added::refused(
-            &spec.name,
-            format!("{refused:#}"),
-            format!(
-                "its data is over this hill's cap of {} MiB (`data_mb`)",
-                hill.config.game.data_cap_mb()
-            ),
-        ));
-    }
-    if let Some(why) = koth_bot::languages::refusal(&spec, &hill.languages()?) {
-        return Ok(Added::refused(
-            &spec.name,
-            format!("{}: {why}", roster::MANIFEST),
-            why,
-        ));
+    if let Some(refused) = refused_at_door(hill, &spec, &games, source)? {
+        return Ok(refused);
     }
     let digest = koth_bot::digest::digest(&spec)?;
     let versions = store::versions(hill.store.connection())?;
-    if let Some(current) = versions
-        .iter()
-        .find(|v| v.name == spec.name && v.current() && v.digest == digest)
-    {
-        return Ok(Added::refused(
-            &spec.name,
-            format!(
-                "this folder is already its current version, v{}",
-                current.version
-            ),
-            format!("it is already its current version, v{}", current.version),
-        ));
+    if let Some(refused) = already_current(&versions, &spec.name, &digest) {
+        return Ok(refused);
     }
     let folder = Path::new(VERSIONS).join(&digest);
     let stored = hill.dir.join(&folder);
@@ -237,17 +184,7 @@ pub(crate) fn add_followed(
         step(Step::Building)?;
         match store_copy(hill, &spec, source, &stored) {
             Ok(log) => build_log = log,
-            Err(why) => {
-                let failed = why.downcast_ref::<build::BuildFailed>();
-                let summary = failed.map_or_else(
-                    || "it could not be built".to_string(),
-                    |failed| failed.summary.clone(),
-                );
-                return Ok(Added {
-                    build_log: failed.map(|failed| failed.log.clone()),
-                    ..Added::refused(&spec.name, format!("{why:#}"), summary)
-                });
-            }
+            Err(why) => return Ok(build_refused(&spec.name, &why)),
         }
     }
     let built = BotSpec {
@@ -266,15 +203,20 @@ pub(crate) fn add_followed(
         });
     }
     // A shared hill's workers get the version from the database, not from this folder.
-    let packed = match hill.store.is_shared().then(|| files::pack(&built)) {
-        Some(Err(why)) => {
+    let packed = match hill
+        .store
+        .is_shared()
+        .then(|| files::pack(&built))
+        .transpose()
+    {
+        Ok(packed) => packed,
+        Err(why) => {
             return Ok(Added::refused(
                 &spec.name,
                 format!("{why:#}"),
                 "its files could not be stored (koth's own fault, not the bot's; try again)",
             ));
         }
-        packed => packed.transpose()?,
     };
     let kept = BotSpec {
         dir: folder,
@@ -290,6 +232,89 @@ pub(crate) fn add_followed(
         validation,
         ..Added::default()
     })
+}
+
+/// Why the hill refuses the bot `spec` of folder `source` (whose bot.toml lists `games`) at
+/// its door, before anything is copied: the contest has closed, or the bot does not play the
+/// hill's game, is not WASI where the hill takes only WASI, has data over the hill's cap or is
+/// in a language the hill does not take. None if it may come in.
+fn refused_at_door(
+    hill: &Hill,
+    spec: &BotSpec,
+    games: &[String],
+    source: &Path,
+) -> anyhow::Result<Option<Added>> {
+    if let Err(closed) = super::contest::refuse_after_close(
+        hill.config.contest.as_ref(),
+        &hill.store,
+        "a new bot or version",
+    ) {
+        return Ok(Some(Added::refused(
+            &spec.name,
+            format!("{closed:#}"),
+            format!("{closed:#}"),
+        )));
+    }
+    let game = &hill.config.game.game;
+    if !games.iter().any(|g| g == game) {
+        return Ok(Some(Added::refused(
+            &spec.name,
+            format!(
+                "{}: its bot.toml lists games {games:?}, not the hill's \"{game}\"",
+                source.join(roster::MANIFEST).display()
+            ),
+            format!("its bot.toml does not list the hill's game \"{game}\""),
+        )));
+    }
+    if let Err(refused) = hill.config.game.check_wasm_only(spec) {
+        return Ok(Some(Added::refused(
+            &spec.name,
+            format!("{refused:#}"),
+            "this hill takes only WASI bots (`wasm_only`)",
+        )));
+    }
+    if let Err(refused) = hill.config.game.check_data(spec) {
+        return Ok(Some(Added::refused(
+            &spec.name,
+            format!("{refused:#}"),
+            format!(
+                "its data is over this hill's cap of {} MiB (`data_mb`)",
+                hill.config.game.data_cap_mb()
+            ),
+        )));
+    }
+    Ok(koth_bot::languages::refusal(spec, &hill.languages()?)
+        .map(|why| Added::refused(&spec.name, format!("{}: {why}", roster::MANIFEST), why)))
+}
+
+/// The bot `name` refused because the folder of digest `digest` is already its current
+/// version among `versions`.
+fn already_current(versions: &[store::Version], name: &str, digest: &str) -> Option<Added> {
+    let current = versions
+        .iter()
+        .find(|v| v.name == name && v.current() && v.digest == digest)?;
+    Some(Added::refused(
+        name,
+        format!(
+            "this folder is already its current version, v{}",
+            current.version
+        ),
+        format!("it is already its current version, v{}", current.version),
+    ))
+}
+
+/// The bot `bot` refused because its copy could not be stored or built (`why`), with its
+/// build's log if its build ran.
+fn build_refused(bot: &str, why: &anyhow::Error) -> Added {
+    let failed = why.downcast_ref::<build::BuildFailed>();
+    let summary = failed.map_or_else(
+        || "it could not be built".to_string(),
+        |failed| failed.summary.clone(),
+    );
+    Added {
+        build_log: failed.map(|failed| failed.log.clone()),
+        ..Added::refused(bot, format!("{why:#}"), summary)
+    }
 }
 
 /// Copies `source` to `stored` and builds it there: into a partial folder first, renamed when
@@ -393,53 +418,7 @@ fn validate_at(
     players: usize,
     at: Option<usize>,
 ) -> anyhow::Result<(Option<Refused>, Vec<String>)> {
-    let seats: Vec<BotSpec> = (0..players)
-        .map(|seat| BotSpec {
-            name: match seat {
-                0 => bot.name.clone(),
-                n => format!("{} (copy {n})", bot.name),
-            },
-            ..bot.clone()
-        })
-        .collect();
-    let config = &hill.config.game;
-    let seats: Vec<BotSpec> = seats
-        .into_iter()
-        .map(|seat| BotSpec {
-            data: config.data_for(seat.data),
-            ..seat
-        })
-        .collect();
-    let dir = match at {
-        Some(players) => hill
-            .dir
-            .join("validation")
-            .join(digest)
-            .join(format!("{players}-seats")),
-        None => hill.dir.join("validation").join(digest),
-    };
-    // A learning bot's copies validate from empty folders; what they leave is not kept.
-    let data = seats
-        .iter()
-        .map(|seat| seat.data.map(|_| koth_bot::data::Snapshot::empty()))
-        .collect();
-    let claim = Claim::unpinned("a validation game".into());
-    let parts = GameParts {
-        rounds: Some(
-            config
-                .rounds
-                .map_or(VALIDATION_ROUNDS, |r| r.min(VALIDATION_ROUNDS)),
-        ),
-        ..GameParts::new(
-            config,
-            config.game()?,
-            config.sandbox(),
-            claim,
-            dir,
-            data,
-            seats,
-        )
-    };
+    let parts = validation_parts(hill, bot, digest, players, at)?;
     let game = ScheduledGame {
         index: 0,
         seed: u64::from_str_radix(&digest[..16], 16).unwrap_or_default()
@@ -464,44 +443,7 @@ fn validate_at(
         }
     };
     let faults = distinct_faults(&result.bots);
-    // A copy that could not play refuses it; a rare fault (the original Connector's crash in
-    // a round in a hundred) is recorded, no more.
-    let faulted = result
-        .bots
-        .iter()
-        .find(|b| super::could_not_play(&b.fault_counts, b.timing.answers));
-    let refused = faulted.map(|b| {
-        let first = b
-            .faults
-            .first()
-            .map(|f| format!("{}: {}", f.kind, f.reason))
-            .unwrap_or_else(|| b.status.to_string());
-        // Every copy's faults, as the list of distinct faults counts them.
-        let mut f = koth_bot::FaultCounts::default();
-        for bot in &result.bots {
-            f.merge(&bot.fault_counts);
-        }
-        let counts: Vec<String> = [
-            ("failed_to_start", f.failed_to_start),
-            ("timed_out", f.timed_out),
-            ("crashed", f.crashed),
-            ("bad_output", f.bad_output),
-        ]
-        .iter()
-        .filter(|(_, n)| *n > 0)
-        .map(|(kind, n)| format!("{kind} ×{n}"))
-        .collect();
-        (
-            format!(
-                "{game_named} (against copies of itself, in the hill's validation/{digest}) \
-                 had faults: {first}"
-            ),
-            format!(
-                "{game_named} (against copies of itself) had faults: {}",
-                counts.join(", ")
-            ),
-        )
-    });
+    let refused = faults_refusal(&result.bots, &game_named, digest);
     // A learning bot's data is kept after a ranked game as after this one: one it may not keep
     // (over its cap, a link) would never be kept there either, so it is refused now, by why.
     let refused = refused.or_else(|| {
@@ -513,6 +455,103 @@ fn validate_at(
         Some((said.clone(), said))
     });
     Ok((refused, faults))
+}
+
+/// What a validation game of `bot` at `players` seats (`at`, as [`validate_at`] says) needs:
+/// the bot and its copies, each a learning bot's empty data, in the hill's
+/// `validation/<digest>/` (`<players>-seats/` under it where it validates at two sizes), for
+/// at most [`VALIDATION_ROUNDS`] rounds.
+fn validation_parts(
+    hill: &Hill,
+    bot: &BotSpec,
+    digest: &str,
+    players: usize,
+    at: Option<usize>,
+) -> anyhow::Result<GameParts> {
+    let config = &hill.config.game;
+    let seats: Vec<BotSpec> = (0..players)
+        .map(|seat| BotSpec {
+            name: match seat {
+                0 => bot.name.clone(),
+                n => format!("{} (copy {n})", bot.name),
+            },
+            data: config.data_for(bot.data),
+            ..bot.clone()
+        })
+        .collect();
+    let dir = match at {
+        Some(players) => hill
+            .dir
+            .join("validation")
+            .join(digest)
+            .join(format!("{players}-seats")),
+        None => hill.dir.join("validation").join(digest),
+    };
+    // A learning bot's copies validate from empty folders; what they leave is not kept.
+    let data = seats
+        .iter()
+        .map(|seat| seat.data.map(|_| koth_bot::data::Snapshot::empty()))
+        .collect();
+    let claim = Claim::unpinned("a validation game".into());
+    Ok(GameParts {
+        rounds: Some(
+            config
+                .rounds
+                .map_or(VALIDATION_ROUNDS, |r| r.min(VALIDATION_ROUNDS)),
+        ),
+        ..GameParts::new(
+            config,
+            config.game()?,
+            config.sandbox(),
+            claim,
+            dir,
+            data,
+            seats,
+        )
+    })
+}
+
+/// Why a validation game refuses its bot, if a copy could not play (in full, naming its first
+/// fault, and in short, each kind's count over every copy of `bots`); a rare fault (the
+/// original Connector's crash in a round in a hundred) is recorded, no more.
+fn faults_refusal(
+    bots: &[koth_game::BotResult],
+    game_named: &str,
+    digest: &str,
+) -> Option<Refused> {
+    let faulted = bots
+        .iter()
+        .find(|b| super::could_not_play(&b.fault_counts, b.timing.answers))?;
+    let first = faulted
+        .faults
+        .first()
+        .map(|f| format!("{}: {}", f.kind, f.reason))
+        .unwrap_or_else(|| faulted.status.to_string());
+    // Every copy's faults, as the list of distinct faults counts them.
+    let mut f = koth_bot::FaultCounts::default();
+    for bot in bots {
+        f.merge(&bot.fault_counts);
+    }
+    let counts: Vec<String> = [
+        ("failed_to_start", f.failed_to_start),
+        ("timed_out", f.timed_out),
+        ("crashed", f.crashed),
+        ("bad_output", f.bad_output),
+    ]
+    .iter()
+    .filter(|(_, n)| *n > 0)
+    .map(|(kind, n)| format!("{kind} ×{n}"))
+    .collect();
+    Some((
+        format!(
+            "{game_named} (against copies of itself, in the hill's validation/{digest}) \
+             had faults: {first}"
+        ),
+        format!(
+            "{game_named} (against copies of itself) had faults: {}",
+            counts.join(", ")
+        ),
+    ))
 }
 
 /// Each distinct fault of `bots` once, in koth's words without the stderr it quotes, after its

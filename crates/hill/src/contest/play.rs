@@ -69,13 +69,39 @@ fn freeze(hill: &Hill, contest: &Contest) -> anyhow::Result<()> {
         &mut Vec::new(),
     )?;
     let board = board::read(store)?;
-    let versions = store::versions(store.connection())?;
-    let bots = store.bots()?;
-    // The table's first: its ranked lines, then, if they are too few, those still placing
-    // (most games first), as the table lists them.
+    let finalists = finalists(hill, &board, contest.finalists)?;
+    let manifest = manifest_at_close(hill, contest, ranking, &board, finalists)?;
+    let text = write_once(
+        store,
+        MANIFEST_META,
+        &serde_json::to_string_pretty(&manifest)?,
+    )?;
+    write_file(hill, MANIFEST_FILE, &text)?;
+    let sha = koth_bot::digest::sha256_hex(text.as_bytes());
+    let line = format!(
+        "the contest closed at {}: the manifest ({}) has SHA-256 {sha}{}",
+        manifest.closed_at,
+        hill.dir.join(MANIFEST_FILE).display(),
+        if dropped > 0 {
+            format!("; {dropped} ranked games not begun are dropped")
+        } else {
+            String::new()
+        }
+    );
+    eprintln!("koth: {line}");
+    tracing::info!("{line}");
+    Ok(())
+}
+
+/// The table's first `most` on `board`, each with the digest of the files it is played from:
+/// its ranked lines, then, if they are too few, those still placing (most games first), as the
+/// table lists them.
+fn finalists(hill: &Hill, board: &board::HillBoard, most: usize) -> anyhow::Result<Vec<Finalist>> {
+    let versions = store::versions(hill.store.connection())?;
+    let bots = hill.store.bots()?;
     let mut finalists = Vec::new();
     for line in &board.standings {
-        if finalists.len() == contest.finalists {
+        if finalists.len() == most {
             break;
         }
         let Some(v) = versions
@@ -99,10 +125,23 @@ fn freeze(hill: &Hill, contest: &Contest) -> anyhow::Result<()> {
             games: line.games,
         });
     }
+    Ok(finalists)
+}
+
+/// The manifest frozen at the close: the hill, when and how it closed, the final's settings,
+/// its `finalists` and the closing table (`board`).
+fn manifest_at_close(
+    hill: &Hill,
+    contest: &Contest,
+    ranking: Ranking,
+    board: &board::HillBoard,
+    finalists: Vec<Finalist>,
+) -> anyhow::Result<Manifest> {
+    let store = &hill.store;
     let seats = hill.config.players().min(finalists.len().max(1));
     let (at, by_hand) = closes_at(contest, store)?;
     let hill_file = crate::file_text(store, &hill.dir)?;
-    let manifest = Manifest {
+    Ok(Manifest {
         hill: hill.name.clone(),
         game: hill.config.game.game.clone(),
         ranking: match ranking {
@@ -141,27 +180,7 @@ fn freeze(hill: &Hill, contest: &Contest) -> anyhow::Result<()> {
                 games: l.games,
             })
             .collect(),
-    };
-    let text = write_once(
-        store,
-        MANIFEST_META,
-        &serde_json::to_string_pretty(&manifest)?,
-    )?;
-    write_file(hill, MANIFEST_FILE, &text)?;
-    let sha = koth_bot::digest::sha256_hex(text.as_bytes());
-    let line = format!(
-        "the contest closed at {}: the manifest ({}) has SHA-256 {sha}{}",
-        rfc3339(at),
-        hill.dir.join(MANIFEST_FILE).display(),
-        if dropped > 0 {
-            format!("; {dropped} ranked games not begun are dropped")
-        } else {
-            String::new()
-        }
-    );
-    eprintln!("koth: {line}");
-    tracing::info!("{line}");
-    Ok(())
+    })
 }
 
 /// Moves the final on (after [`freeze`]): plays again with its seats and seed a game whose
@@ -178,7 +197,37 @@ fn step(hill: &Hill) -> anyhow::Result<Step> {
     let finalists = manifest.finalists.len();
     let settings = &manifest.final_settings;
     let conn = store.connection();
+    replay_harness_failed(conn, &db::final_games(conn)?)?;
     let games = db::final_games(conn)?;
+    if games
+        .iter()
+        .any(|g| matches!(g.state, GameState::Pending | GameState::Running))
+    {
+        return Ok(Step::Playing);
+    }
+    let rounds = games.iter().map(|g| g.round).max().unwrap_or(0);
+    if let Some(sha) = published(hill, &manifest, sha, rounds)? {
+        if rounds == 0 {
+            let line = format!(
+                "the final begins: {finalists} finalists, rounds of {} games, at most {}; \
+                 manifest SHA-256 {sha}",
+                settings.round_size, settings.budget
+            );
+            eprintln!("koth: {line}");
+            tracing::info!("{line}");
+        }
+        queue_round(hill, &manifest, rounds + 1)?;
+        return Ok(Step::Playing);
+    }
+    Ok(Step::Done)
+}
+
+/// Queues again, with its seats and seed, each game of the final's `games` whose every attempt
+/// failed by the harness and that was not played again yet.
+fn replay_harness_failed(
+    conn: &dyn store::Connection,
+    games: &[db::FinalGameRow],
+) -> anyhow::Result<()> {
     for failed in games
         .iter()
         .filter(|g| g.state == GameState::HarnessFailed && !g.replayed)
@@ -203,21 +252,27 @@ fn step(hill: &Hill) -> anyhow::Result<Step> {
         )?;
         tracing::warn!(game = failed.game, again = index, "{reason}");
     }
-    let games = db::final_games(conn)?;
-    if games
-        .iter()
-        .any(|g| matches!(g.state, GameState::Pending | GameState::Running))
-    {
-        return Ok(Step::Playing);
-    }
-    let rounds = games.iter().map(|g| g.round).max().unwrap_or(0);
+    Ok(())
+}
+
+/// With the final's `rounds` all played, publishes its result if it is done: its table sure,
+/// the budget spent, or no final (fewer than two finalists). Gives the manifest's `sha` back
+/// while the final goes on (`None` once published).
+fn published(
+    hill: &Hill,
+    manifest: &Manifest,
+    sha: String,
+    rounds: u32,
+) -> anyhow::Result<Option<String>> {
+    let finalists = manifest.finalists.len();
+    let settings = &manifest.final_settings;
     let ranking = if manifest.ranking == "points" {
         Ranking::Points
     } else {
         Ranking::Placement
     };
     if finalists >= 2 && rounds > 0 {
-        let scored = scored_games(hill, &manifest)?;
+        let scored = scored_games(hill, manifest)?;
         let table = standing::table(ranking, finalists, &standing_of(&scored));
         let next_fits =
             u64::from(rounds + 1) * u64::from(settings.round_size) <= u64::from(settings.budget);
@@ -230,26 +285,16 @@ fn step(hill: &Hill) -> anyhow::Result<Step> {
                     settings.round_size, settings.budget
                 )
             };
-            publish(hill, &manifest, sha, stopped, rounds, table, scored)?;
-            return Ok(Step::Done);
+            publish(hill, manifest, sha, stopped, rounds, table, scored)?;
+            return Ok(None);
         }
     } else if finalists < 2 {
         let stopped = "no final: fewer than two bots on the hill at the close".to_string();
         let table = standing::table(ranking, finalists, &[]);
-        publish(hill, &manifest, sha, stopped, 0, table, Vec::new())?;
-        return Ok(Step::Done);
+        publish(hill, manifest, sha, stopped, 0, table, Vec::new())?;
+        return Ok(None);
     }
-    if rounds == 0 {
-        let line = format!(
-            "the final begins: {finalists} finalists, rounds of {} games, at most {}; manifest \
-             SHA-256 {sha}",
-            settings.round_size, settings.budget
-        );
-        eprintln!("koth: {line}");
-        tracing::info!("{line}");
-    }
-    queue_round(hill, &manifest, rounds + 1)?;
-    Ok(Step::Playing)
+    Ok(Some(sha))
 }
 
 /// Queues round `round` of the final: every table with its seed, each seat taken by each.

@@ -7,6 +7,7 @@ use skillratings::weng_lin::WengLinRating;
 
 use koth_bot::{FaultCounts, FuelStats};
 use koth_tournament::store::fuel_of;
+use koth_tournament::store::sql::Row;
 
 use super::super::config::Suspension;
 use super::{Connection, DONE, FAULT_KINDS, lineup_key};
@@ -74,90 +75,12 @@ fn rate_one(
     if marked == 0 {
         return Ok(None);
     }
-    let seats: Vec<SeatResult> = db
-        .query(
-            "SELECT bot, score, timed_out_faults, crashed_faults, bad_output_faults,
-                 failed_to_start_faults, fuel FROM results WHERE game = ?1 ORDER BY seat",
-            &[game.into()],
-        )?
-        .iter()
-        .map(|r| {
-            let count = |column: &str| -> anyhow::Result<u64> { Ok(r.int(column)? as u64) };
-            Ok(SeatResult {
-                bot: r.int("bot")? as usize,
-                score: r.real("score")?,
-                faulted: faulted(&FaultCounts {
-                    timed_out: count("timed_out_faults")?,
-                    crashed: count("crashed_faults")?,
-                    bad_output: count("bad_output_faults")?,
-                    failed_to_start: count("failed_to_start_faults")?,
-                    benched: 0,
-                }),
-                fuel: fuel_of(r.get("fuel")?)?,
-            })
-        })
-        .collect::<anyhow::Result<_>>()?;
-    let mut ratings = Vec::new();
-    let mut fuels = Vec::new();
-    for seat in &seats {
-        let row = db
-            .row(
-                "SELECT mu, sigma, fuel FROM hill_versions WHERE id = ?1",
-                &[seat.bot.into()],
-            )?
-            .with_context(|| format!("game {game} seats version {}, which is unknown", seat.bot))?;
-        ratings.push(WengLinRating {
-            rating: row.real("mu")?,
-            uncertainty: row.real("sigma")?,
-        });
-        // The version's fuel so far with this game's merged in, as the leaderboard reads it.
-        let mut fuel = fuel_of(row.get("fuel")?)?;
-        if let Some(game) = &seat.fuel {
-            fuel.get_or_insert_default().merge(game);
-        }
-        fuels.push(fuel.map(|f| serde_json::to_string(&f)).transpose()?);
-    }
+    let seats = seat_results(db, game)?;
+    let (ratings, fuels) = ratings_and_fuels(db, game, &seats)?;
     let scores: Vec<f64> = seats.iter().map(|s| s.score).collect();
     let updated = koth_tournament::leaderboard::rate_contest(&ratings, &scores);
-    for (k, x) in seats.iter().enumerate() {
-        for y in &seats[k + 1..] {
-            if x.bot == y.bot {
-                continue;
-            }
-            let (a, b) = (x.bot.min(y.bot), x.bot.max(y.bot));
-            db.execute(
-                "INSERT INTO hill_pairs (a, b, games, alike) VALUES (?1, ?2, 1, ?3)
-                 ON CONFLICT (a, b) DO UPDATE SET games = hill_pairs.games + 1,
-                     alike = hill_pairs.alike + ?3",
-                &[a.into(), b.into(), i64::from(x.score == y.score).into()],
-            )?;
-        }
-    }
-    let alike = i64::from(scores.iter().all(|&s| s == scores[0]));
-    let mut present: Vec<usize> = seats.iter().map(|s| s.bot).collect();
-    present.sort_unstable();
-    present.dedup();
-    for version in present {
-        db.execute(
-            "INSERT INTO hill_presence (version, games, alike) VALUES (?1, 1, ?2)
-             ON CONFLICT (version) DO UPDATE SET games = hill_presence.games + 1,
-                 alike = hill_presence.alike + ?2",
-            &[version.into(), alike.into()],
-        )?;
-    }
-    db.execute(
-        "INSERT INTO hill_outcomes (id, games, alike) VALUES (0, 1, ?1)
-         ON CONFLICT (id) DO UPDATE SET games = hill_outcomes.games + 1,
-             alike = hill_outcomes.alike + ?1",
-        &[alike.into()],
-    )?;
-    let versions: Vec<usize> = seats.iter().map(|s| s.bot).collect();
-    db.execute(
-        "INSERT INTO hill_lineups (lineup, games, alike) VALUES (?1, 1, ?2)
-         ON CONFLICT (lineup) DO UPDATE SET games = hill_lineups.games + 1,
-             alike = hill_lineups.alike + ?2",
-        &[lineup_key(&versions).into(), alike.into()],
-    )?;
+    count_pairs(db, &seats)?;
+    count_alike(db, &seats, &scores)?;
     let mut suspended = Vec::new();
     for ((seat, rating), fuel) in seats.iter().zip(updated).zip(fuels) {
         db.execute(
@@ -191,6 +114,112 @@ fn rate_one(
         }
     }
     Ok(Some(suspended))
+}
+
+/// The results of game `game`, seat by seat.
+fn seat_results(db: &dyn Connection, game: u32) -> anyhow::Result<Vec<SeatResult>> {
+    db.query(
+        "SELECT bot, score, timed_out_faults, crashed_faults, bad_output_faults,
+             failed_to_start_faults, fuel FROM results WHERE game = ?1 ORDER BY seat",
+        &[game.into()],
+    )?
+    .iter()
+    .map(|r| {
+        let count = |column: &str| -> anyhow::Result<u64> { Ok(r.int(column)? as u64) };
+        Ok(SeatResult {
+            bot: r.int("bot")? as usize,
+            score: r.real("score")?,
+            faulted: faulted(&FaultCounts {
+                timed_out: count("timed_out_faults")?,
+                crashed: count("crashed_faults")?,
+                bad_output: count("bad_output_faults")?,
+                failed_to_start: count("failed_to_start_faults")?,
+                benched: 0,
+            }),
+            fuel: fuel_of(r.get("fuel")?)?,
+        })
+    })
+    .collect()
+}
+
+/// Each seat's version's online rating before game `game`, and its fuel so far with this
+/// game's merged in (as JSON, none for a process), as the leaderboard reads it.
+fn ratings_and_fuels(
+    db: &dyn Connection,
+    game: u32,
+    seats: &[SeatResult],
+) -> anyhow::Result<(Vec<WengLinRating>, Vec<Option<String>>)> {
+    let mut ratings = Vec::new();
+    let mut fuels = Vec::new();
+    for seat in seats {
+        let row = db
+            .row(
+                "SELECT mu, sigma, fuel FROM hill_versions WHERE id = ?1",
+                &[seat.bot.into()],
+            )?
+            .with_context(|| format!("game {game} seats version {}, which is unknown", seat.bot))?;
+        ratings.push(WengLinRating {
+            rating: row.real("mu")?,
+            uncertainty: row.real("sigma")?,
+        });
+        let mut fuel = fuel_of(row.get("fuel")?)?;
+        if let Some(game) = &seat.fuel {
+            fuel.get_or_insert_default().merge(game);
+        }
+        fuels.push(fuel.map(|f| serde_json::to_string(&f)).transpose()?);
+    }
+    Ok((ratings, fuels))
+}
+
+/// Counts a game of `seats` for each pair of versions in it that matchmaking reads (and
+/// whether the two scored alike).
+fn count_pairs(db: &dyn Connection, seats: &[SeatResult]) -> anyhow::Result<()> {
+    for (k, x) in seats.iter().enumerate() {
+        for y in &seats[k + 1..] {
+            if x.bot == y.bot {
+                continue;
+            }
+            let (a, b) = (x.bot.min(y.bot), x.bot.max(y.bot));
+            db.execute(
+                "INSERT INTO hill_pairs (a, b, games, alike) VALUES (?1, ?2, 1, ?3)
+                 ON CONFLICT (a, b) DO UPDATE SET games = hill_pairs.games + 1,
+                     alike = hill_pairs.alike + ?3",
+                &[a.into(), b.into(), i64::from(x.score == y.score).into()],
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// Counts a game of `seats` (scoring `scores`), and whether every seat scored alike, for each
+/// version present, for every game, and for its line-up.
+fn count_alike(db: &dyn Connection, seats: &[SeatResult], scores: &[f64]) -> anyhow::Result<()> {
+    let alike = i64::from(scores.iter().all(|&s| s == scores[0]));
+    let mut present: Vec<usize> = seats.iter().map(|s| s.bot).collect();
+    present.sort_unstable();
+    present.dedup();
+    for version in present {
+        db.execute(
+            "INSERT INTO hill_presence (version, games, alike) VALUES (?1, 1, ?2)
+             ON CONFLICT (version) DO UPDATE SET games = hill_presence.games + 1,
+                 alike = hill_presence.alike + ?2",
+            &[version.into(), alike.into()],
+        )?;
+    }
+    db.execute(
+        "INSERT INTO hill_outcomes (id, games, alike) VALUES (0, 1, ?1)
+         ON CONFLICT (id) DO UPDATE SET games = hill_outcomes.games + 1,
+             alike = hill_outcomes.alike + ?1",
+        &[alike.into()],
+    )?;
+    let versions: Vec<usize> = seats.iter().map(|s| s.bot).collect();
+    db.execute(
+        "INSERT INTO hill_lineups (lineup, games, alike) VALUES (?1, 1, ?2)
+         ON CONFLICT (lineup) DO UPDATE SET games = hill_lineups.games + 1,
+             alike = hill_lineups.alike + ?2",
+        &[lineup_key(&versions).into(), alike.into()],
+    )?;
+    Ok(())
 }
 
 /// Suspends version `id` for `reason` (a version suspended already keeps its first reason).
@@ -273,31 +302,7 @@ fn suspension_of(
     if first_games && rows.len() < FIRST_GAMES {
         return Ok(None);
     }
-    let mut broken = Vec::new();
-    let mut kinds: Vec<String> = Vec::new();
-    for r in &rows {
-        let counts: Vec<i64> = FAULT_KINDS
-            .iter()
-            .map(|kind| r.int(&format!("{kind}_faults")))
-            .collect::<anyhow::Result<_>>()?;
-        let count = |k: usize| u64::try_from(counts[k]).unwrap_or(0);
-        let faults = FaultCounts {
-            timed_out: count(0),
-            crashed: count(1),
-            bad_output: count(2),
-            failed_to_start: count(3),
-            benched: 0,
-        };
-        if !super::super::could_not_play(&faults, u64::try_from(r.int("answers")?).unwrap_or(0)) {
-            continue;
-        }
-        broken.push(r);
-        for (kind, count) in FAULT_KINDS.iter().zip(&counts) {
-            if *count > 0 && !kinds.iter().any(|k| k == kind) {
-                kinds.push(kind.to_string());
-            }
-        }
-    }
+    let (broken, kinds) = games_it_could_not_play(&rows)?;
     let share = broken.len() as f64 / rows.len() as f64;
     if first_games && broken.len() < rows.len() || !first_games && share <= suspension.share {
         return Ok(None);
@@ -334,4 +339,36 @@ fn suspension_of(
         "suspended: faults ({}) {measure}; the latest: {example}",
         kinds.join(", ")
     )))
+}
+
+/// The games of `rows` (results, latest first) in which the version could not play
+/// ([`super::super::could_not_play`]), and the kinds of their faults, each once, in the order
+/// first met.
+fn games_it_could_not_play(rows: &[Row]) -> anyhow::Result<(Vec<&Row>, Vec<String>)> {
+    let mut broken = Vec::new();
+    let mut kinds: Vec<String> = Vec::new();
+    for r in rows {
+        let counts: Vec<i64> = FAULT_KINDS
+            .iter()
+            .map(|kind| r.int(&format!("{kind}_faults")))
+            .collect::<anyhow::Result<_>>()?;
+        let count = |k: usize| u64::try_from(counts[k]).unwrap_or(0);
+        let faults = FaultCounts {
+            timed_out: count(0),
+            crashed: count(1),
+            bad_output: count(2),
+            failed_to_start: count(3),
+            benched: 0,
+        };
+        if !super::super::could_not_play(&faults, u64::try_from(r.int("answers")?).unwrap_or(0)) {
+            continue;
+        }
+        broken.push(r);
+        for (kind, count) in FAULT_KINDS.iter().zip(&counts) {
+            if *count > 0 && !kinds.iter().any(|k| k == kind) {
+                kinds.push(kind.to_string());
+            }
+        }
+    }
+    Ok((broken, kinds))
 }
