@@ -123,6 +123,19 @@ impl Running {
         }
     }
 
+    /// A process's answer if it comes quickly, waited for in `poll(2)` with no runtime (see
+    /// [`BotProcess::answer_polled`]); else `asked` back, for [`Running::answer`] (a WASI
+    /// bot's always: it answers in `answer`'s call).
+    pub(crate) fn answer_polled(
+        &mut self,
+        asked: Asked,
+    ) -> Result<Result<Answer, BotError>, Asked> {
+        match self {
+            Running::Process(p) => p.answer_polled(asked),
+            Running::Wasm(_) => Err(asked),
+        }
+    }
+
     pub async fn ask(&mut self, prompt: &str, limit: Duration) -> Result<Answer, BotError> {
         let asked = self.prompt(prompt, limit)?;
         self.answer(asked).await
