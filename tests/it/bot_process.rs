@@ -634,7 +634,11 @@ fn a_polled_seat_drops_lines_nobody_asked_for_and_notes_them() {
     assert!(ask_polled_until_fault(&mut seat, &runtime, 5).is_none());
     seat.send("SCORE 0 0").unwrap();
     runtime.block_on(seat.finish(""));
-    assert!(seat.faults().kept().is_empty(), "{:?}", seat.faults().kept());
+    assert!(
+        seat.faults().kept().is_empty(),
+        "{:?}",
+        seat.faults().kept()
+    );
     drop(seat);
     let transcript = std::fs::read_to_string(dir.path().join("transcripts/faulty-chatty.txt"))
         .or_else(|_| {

@@ -5,22 +5,28 @@
 //! no `epoll_wait` and no task woken.
 //!
 //! Only the quick answer is read here: one that comes whole within [`SAMPLE_AFTER`] of its
-//! prompt, as nearly every answer of a fast bot does. Anything else — a prompt the pipe had no
+//! prompt (and the runtime timer's millisecond more, [`TIMER_TICK`]), as nearly every answer of a fast bot does. Anything else — a prompt the pipe had no
 //! room for, a broken pipe, an answer still not come by then, the bot's stdout closed — goes
 //! back to the caller as it was asked, for [`BotProcess::answer`] to finish on the runtime,
-//! which from there does what it always does: its run-queue figures are taken at
-//! [`SAMPLE_AFTER`] for the starvation check, its time limit and fault are the same, and what
+//! which from there does what it always does: its run-queue figures are taken at once (the
+//! runtime took them 1 to 2 ms after the prompt) for the starvation check, its time limit and fault are the same, and what
 //! was read here waits in the line reader's buffer. So an answer read here is judged exactly
 //! as one read there, with no starvation figures (none are taken for a quick answer).
 
 use std::os::fd::AsRawFd;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::{Asked, BotProcess};
 use crate::lines::MAX_LINE;
 use crate::lines::ReadEvent;
 use crate::starvation::SAMPLE_AFTER;
 use crate::{Answer, BotError, Clock};
+
+/// The runtime's timer counts in milliseconds and rounds a deadline up to the next, so the
+/// runtime's wait took its run-queue sample 1 to 2 ms after the prompt, not at [`SAMPLE_AFTER`]
+/// exactly. The quick wait lasts as long: an answer that comes in that second millisecond is
+/// read here too, and costs no `/proc` reads, as it cost none on the runtime.
+const TIMER_TICK: Duration = Duration::from_millis(1);
 
 impl BotProcess {
     /// The answer to the prompt `asked` came from, if it comes quickly (see the module's
@@ -37,7 +43,7 @@ impl BotProcess {
             Clock::Wall => allowed,
             Clock::Cpu { backstop } => backstop.max(allowed),
         };
-        let quick = asked.started + SAMPLE_AFTER.min(wait);
+        let quick = asked.started + (SAMPLE_AFTER + TIMER_TICK).min(wait);
         let event = loop {
             if let Some(event) = self.stdout.take_line() {
                 break event;
@@ -63,7 +69,7 @@ impl BotProcess {
             ReadEvent::NotUtf8 => return Ok(Err(self.stop(BotError::NotUtf8))),
             ReadEvent::Closed => return Err(asked),
         };
-        // No run-queue figures were taken, as for any answer quicker than `SAMPLE_AFTER`.
+        // No run-queue figures were taken, as for any answer before the runtime's first sample.
         let judged = self.judge(answer, asked.limit, asked.grace, &|_| None);
         Ok(judged.map_err(|e| self.stop(e)))
     }
