@@ -26,7 +26,7 @@ use std::time::Duration;
 use anyhow::Context;
 
 use super::data::{self, DATA_FOLDER, DEFAULT_CAP_MB, DataCap};
-use super::process::Asked;
+use super::process::{Asked, Polled};
 use super::record::{FaultAt, GameRecord, Place, RECORD_FILE};
 use super::running::{Running, Start};
 use super::{
@@ -471,8 +471,8 @@ impl Seat {
     ) -> Result<Answer, BotError> {
         let asked = self.prompt(prompt, at)?;
         let answer = match self.running()?.answer_polled(asked) {
-            Ok(answer) => answer,
-            Err(asked) => runtime.block_on(self.running()?.answer(asked)),
+            Polled::Answered(answer) => answer,
+            Polled::Slow(asked) => runtime.block_on(self.running()?.answer(asked)),
         };
         match self.spec.data {
             Some(_) => runtime.block_on(self.answered(answer, at)),

@@ -42,6 +42,8 @@ mod ending;
 mod polled;
 mod spawn;
 
+pub(crate) use polled::Polled;
+
 /// The CPU time a contained bot may use between an answer and its next prompt before it is
 /// frozen (its control group's freezer) between every answer and the next prompt from then on:
 /// a bot that is not asked anything must not take CPU from the bot that is, as a bot whose

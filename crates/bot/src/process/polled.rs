@@ -31,12 +31,9 @@ const TIMER_TICK: Duration = Duration::from_millis(1);
 impl BotProcess {
     /// The answer to the prompt `asked` came from, if it comes quickly (see the module's
     /// documentation); else `asked` back, for [`BotProcess::answer`].
-    pub(crate) fn answer_polled(
-        &mut self,
-        asked: Asked,
-    ) -> Result<Result<Answer, BotError>, Asked> {
+    pub(crate) fn answer_polled(&mut self, asked: Asked) -> Polled {
         if !asked.written || asked.broken.is_some() {
-            return Err(asked);
+            return Polled::Slow(asked);
         }
         let allowed = asked.limit + asked.grace;
         let wait = match self.clock {
@@ -53,7 +50,7 @@ impl BotProcess {
             }
             match self.read_before(quick) {
                 Read::More => {}
-                Read::Nothing => return Err(asked),
+                Read::Nothing => return Polled::Slow(asked),
             }
         };
         let answer = match event {
@@ -64,14 +61,14 @@ impl BotProcess {
                 line,
             },
             ReadEvent::TooLong => {
-                return Ok(Err(self.stop(BotError::LineTooLong { max: MAX_LINE })));
+                return Polled::Answered(Err(self.stop(BotError::LineTooLong { max: MAX_LINE })));
             }
-            ReadEvent::NotUtf8 => return Ok(Err(self.stop(BotError::NotUtf8))),
-            ReadEvent::Closed => return Err(asked),
+            ReadEvent::NotUtf8 => return Polled::Answered(Err(self.stop(BotError::NotUtf8))),
+            ReadEvent::Closed => return Polled::Slow(asked),
         };
         // No run-queue figures were taken, as for any answer before the runtime's first sample.
         let judged = self.judge(answer, asked.limit, asked.grace, &|_| None);
-        Ok(judged.map_err(|e| self.stop(e)))
+        Polled::Answered(judged.map_err(|e| self.stop(e)))
     }
 
     /// Waits in `poll(2)` until the bot's stdout has something or `until` comes, and reads it.
@@ -110,6 +107,14 @@ impl BotProcess {
             _ => Read::Nothing,
         }
     }
+}
+
+/// What waiting for an answer in `poll` gave.
+pub(crate) enum Polled {
+    /// The answer, judged, or the fault it was.
+    Answered(Result<Answer, BotError>),
+    /// No answer yet, or one the runtime must look at: the prompt as it was asked.
+    Slow(Asked),
 }
 
 /// What waiting in `poll` for the bot's stdout gave.
