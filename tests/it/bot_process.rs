@@ -555,3 +555,106 @@ async fn a_java_crash_s_reason_names_its_exception_not_only_its_last_frames() {
     );
     bot.finish(limit, Ending::Exit).await;
 }
+
+/// A seat like the rat race's, whose answers are waited for in `poll(2)` with no runtime
+/// (`Seat::ask_polled`), for `faulty.py` in `mode`; its logs in `dir`.
+fn polled_seat(mode: &str, marker: &str, dir: &Path) -> koth::bot::Seat {
+    use koth::bot::{Limits, Restart, Seat, SeatOptions};
+    let options = SeatOptions::new(Limits::uniform(LIMIT), Restart::AfterFault, 1);
+    std::fs::create_dir_all(dir).unwrap();
+    let mut seats = Seat::open_all(&[faulty(mode, marker)], dir, &options).unwrap();
+    seats.pop().unwrap()
+}
+
+/// Asks `seat` for turns 0, 1, … through `ask_polled` until its first fault (at most `turns`);
+/// every answer before it is `NONE`. Returns the fault, if any, and how long its ask took.
+fn ask_polled_until_fault(
+    seat: &mut koth::bot::Seat,
+    runtime: &tokio::runtime::Runtime,
+    turns: u32,
+) -> Option<(BotError, Duration)> {
+    use koth::bot::At;
+    assert!(runtime.block_on(seat.begin(0)));
+    seat.send("BEGIN 2 4 5").unwrap();
+    for turn in 0..turns {
+        let asked = Instant::now();
+        match seat.ask_polled(&format!("DESTROY {turn}"), At::turn(turn), runtime) {
+            Ok(answer) => assert_eq!(answer.line, "NONE", "turn {turn}"),
+            Err(fault) => return Some((fault, asked.elapsed())),
+        }
+    }
+    None
+}
+
+#[test]
+fn a_polled_seat_holds_its_answers_to_the_same_limit_and_faults() {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for (mode, kind, reason) in [
+        // Past the quick wait: the runtime waits out the limit.
+        ("late", FaultKind::TimedOut, "no answer within 1500 ms"),
+        // Read in `poll`: the end of stdout goes to the runtime, which names the exit.
+        ("crash", FaultKind::Crashed, "exit status: 3"),
+        // Read in `poll` and judged there.
+        ("garbage", FaultKind::BadOutput, "not UTF-8"),
+    ] {
+        let marker = format!("koth-test-polled-{mode}-{}", std::process::id());
+        let mut seat = polled_seat(mode, &marker, &dir.path().join(mode));
+        let (fault, took) = ask_polled_until_fault(&mut seat, &runtime, 5)
+            .unwrap_or_else(|| panic!("{mode}: the third prompt is the faulty one"));
+        assert_eq!(fault.kind(), kind, "{mode}: {fault}");
+        assert!(fault.to_string().contains(reason), "{mode}: {fault}");
+        if mode == "late" {
+            assert!(took >= LIMIT && took < LIMIT * 3, "{mode}: waited {took:?}");
+        }
+        // Recorded once, at its turn, and every later ask fails at once.
+        let kept = seat.faults().kept().to_vec();
+        assert_eq!(kept.len(), 1, "{mode}: {kept:?}");
+        assert_eq!(kept[0].turn, Some(2), "{mode}");
+        let again = seat.ask_polled("DESTROY 3", koth::bot::At::turn(3), &runtime);
+        assert!(matches!(again, Err(BotError::Stopped(_))), "{mode}");
+        runtime.block_on(seat.finish(""));
+        runtime.block_on(assert_no_survivors(&marker));
+    }
+}
+
+#[test]
+fn a_polled_seat_drops_lines_nobody_asked_for_and_notes_them() {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let marker = format!("koth-test-polled-chatty-{}", std::process::id());
+    let mut seat = polled_seat("chatty", &marker, dir.path());
+    // Each answer comes with a line nobody asked for, in the same write: never an answer.
+    assert!(ask_polled_until_fault(&mut seat, &runtime, 5).is_none());
+    seat.send("SCORE 0 0").unwrap();
+    runtime.block_on(seat.finish(""));
+    assert!(
+        seat.faults().kept().is_empty(),
+        "{:?}",
+        seat.faults().kept()
+    );
+    drop(seat);
+    let transcript = std::fs::read_to_string(dir.path().join("transcripts/faulty-chatty.txt"))
+        .or_else(|_| {
+            let only = std::fs::read_dir(dir.path().join("transcripts"))?
+                .next()
+                .expect("one transcript")?;
+            std::fs::read_to_string(only.path())
+        })
+        .unwrap();
+    for prompt in 1..5 {
+        assert!(
+            transcript.contains(&format!(
+                "# dropped, printed unasked: thinking aloud after prompt {prompt}\n"
+            )),
+            "prompt {prompt}: {transcript}"
+        );
+    }
+    runtime.block_on(assert_no_survivors(&marker));
+}

@@ -1,5 +1,7 @@
 //! A bot's stdout cut into answer lines, bounded in length and safe to cancel at any await.
 
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd};
+
 use futures::FutureExt;
 use tokio::io::AsyncReadExt;
 use tokio::process::ChildStdout;
@@ -27,6 +29,13 @@ pub(super) struct LineReader {
     scanned: usize,
     /// Whether the bot has written anything at all.
     written: bool,
+    /// Whether its answers are read with no runtime ([`LineReader::read_now`]): the runtime
+    /// then never learns the pipe's state, so looking for unasked lines reads the pipe itself,
+    /// unless it is `drained`.
+    direct: bool,
+    /// Whether the last read left the pipe empty, as tokio knows it does: it took less than
+    /// there was room for. Looking for unasked lines then reads nothing, as with the runtime.
+    drained: bool,
 }
 
 /// Room made in a [`LineReader`]'s buffer before each read: one read takes an answer line,
@@ -40,6 +49,8 @@ impl LineReader {
             buf: Vec::new(),
             scanned: 0,
             written: false,
+            direct: false,
+            drained: false,
         }
     }
 
@@ -60,7 +71,7 @@ impl LineReader {
     }
 
     /// A complete line already read, if there is one.
-    fn take_line(&mut self) -> Option<ReadEvent> {
+    pub(super) fn take_line(&mut self) -> Option<ReadEvent> {
         let Some(found) = memchr::memchr(b'\n', &self.buf[self.scanned..]) else {
             self.scanned = self.buf.len();
             return None;
@@ -99,13 +110,57 @@ impl LineReader {
             if self.buf.len() > MAX_LINE {
                 return;
             }
-            // Without a readiness event since the last read this returns at once, with no
-            // system call: tokio knows the pipe was drained.
-            match self.read_more().now_or_never() {
+            let read = match self.direct {
+                true if self.drained => None,
+                true => Some(self.read_now()),
+                // Without a readiness event since the last read this returns at once, with no
+                // system call: tokio knows the pipe was drained.
+                false => self.read_more().now_or_never(),
+            };
+            match read {
                 Some(Ok(n)) if n > 0 => {}
                 _ => return,
             }
         }
+    }
+
+    /// Whether more than a line's worth is waiting without a newline.
+    pub(super) fn too_long(&self) -> bool {
+        self.buf.len() > MAX_LINE
+    }
+
+    /// The pipe, for `poll(2)`.
+    pub(super) fn pipe(&self) -> BorrowedFd<'_> {
+        self.pipe.as_fd()
+    }
+
+    /// Appends what the pipe holds now to the buffer, with no runtime (`Ok(0)` at end of file,
+    /// `WouldBlock` when it holds nothing): for a bot whose answers are waited for in `poll(2)`
+    /// on the game's own thread. Every read of unasked lines is then a read of the pipe too.
+    pub(super) fn read_now(&mut self) -> std::io::Result<usize> {
+        self.direct = true;
+        self.buf.reserve(READ_CHUNK);
+        let spare = self.buf.spare_capacity_mut();
+        // SAFETY: `read` writes at most `spare.len()` bytes into the vector's spare capacity,
+        // and only the bytes it reports written are then counted as the vector's.
+        let n = unsafe {
+            nix::libc::read(
+                self.pipe.as_raw_fd(),
+                spare.as_mut_ptr().cast(),
+                spare.len(),
+            )
+        };
+        let room = spare.len();
+        let Ok(n) = usize::try_from(n) else {
+            let error = std::io::Error::last_os_error();
+            self.drained = error.kind() == std::io::ErrorKind::WouldBlock;
+            return Err(error);
+        };
+        // SAFETY: the first `n` bytes of the spare capacity were just written by `read`.
+        unsafe { self.buf.set_len(self.buf.len() + n) };
+        self.written |= n > 0;
+        self.drained = n > 0 && n < room;
+        Ok(n)
     }
 
     /// Reads and throws away everything until end of file: a bot on its way out may still
@@ -137,8 +192,10 @@ impl LineReader {
     /// `read_buf` reads nothing when cancelled.
     async fn read_more(&mut self) -> std::io::Result<usize> {
         self.buf.reserve(READ_CHUNK);
+        let room = self.buf.capacity() - self.buf.len();
         let read = self.pipe.read_buf(&mut self.buf).await;
         self.written |= matches!(read, Ok(n) if n > 0);
+        self.drained = matches!(read, Ok(n) if n > 0 && n < room);
         read
     }
 }

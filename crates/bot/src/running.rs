@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use super::process::Asked;
+use super::process::{Asked, Polled};
 use super::wasm::{self, WasmBot};
 use super::{Answer, AnswerStats, BotError, BotProcess, BotSpec, Ending, Limits, StderrLog};
 use super::{Clock, Transcript};
@@ -120,6 +120,16 @@ impl Running {
         match self {
             Running::Process(p) => p.answer(asked).await,
             Running::Wasm(w) => w.answer(asked).await,
+        }
+    }
+
+    /// A process's answer if it comes quickly, waited for in `poll(2)` with no runtime (see
+    /// [`BotProcess::answer_polled`]); else `asked` back, for [`Running::answer`] (a WASI
+    /// bot's always: it answers in `answer`'s call).
+    pub(crate) fn answer_polled(&mut self, asked: Asked) -> Polled {
+        match self {
+            Running::Process(p) => p.answer_polled(asked),
+            Running::Wasm(_) => Polled::Slow(asked),
         }
     }
 

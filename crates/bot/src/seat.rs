@@ -26,7 +26,7 @@ use std::time::Duration;
 use anyhow::Context;
 
 use super::data::{self, DATA_FOLDER, DEFAULT_CAP_MB, DataCap};
-use super::process::Asked;
+use super::process::{Asked, Polled};
 use super::record::{FaultAt, GameRecord, Place, RECORD_FILE};
 use super::running::{Running, Start};
 use super::{
@@ -456,12 +456,52 @@ impl Seat {
     /// answer's worth past its cap), as a fault.
     pub async fn answer(&mut self, asked: Asked, at: At<'_>) -> Result<Answer, BotError> {
         let answer = self.running()?.answer(asked).await;
+        self.answered(answer, at).await
+    }
+
+    /// [`Seat::ask`] for a game that asks from a thread of its own, one bot at a time: a quick
+    /// answer is waited for in `poll(2)` on this thread with no runtime; `runtime` waits for
+    /// any other (see [`BotProcess::answer_polled`](crate::BotProcess)), so the limits, the
+    /// faults and what is recorded are [`Seat::ask`]'s.
+    pub fn ask_polled(
+        &mut self,
+        prompt: &str,
+        at: At<'_>,
+        runtime: &tokio::runtime::Runtime,
+    ) -> Result<Answer, BotError> {
+        let asked = self.prompt(prompt, at)?;
+        let answer = match self.running()?.answer_polled(asked) {
+            Polled::Answered(answer) => answer,
+            Polled::Slow(asked) => runtime.block_on(self.running()?.answer(asked)),
+        };
+        match self.spec.data {
+            Some(_) => runtime.block_on(self.answered(answer, at)),
+            None => self.take_answer(answer, at),
+        }
+    }
+
+    /// An answer (or the fault instead), recorded.
+    fn take_answer(
+        &mut self,
+        answer: Result<Answer, BotError>,
+        at: At<'_>,
+    ) -> Result<Answer, BotError> {
         let answer = answer.map_err(|error| self.record(&error, at))?;
         if let Some(record) = &mut self.record
             && let Some(place) = record.waiting.take()
         {
             record.record.answer(place, &answer.line);
         }
+        Ok(answer)
+    }
+
+    /// An answer (or the fault instead), recorded, and a learning bot's data folder checked.
+    async fn answered(
+        &mut self,
+        answer: Result<Answer, BotError>,
+        at: At<'_>,
+    ) -> Result<Answer, BotError> {
+        let answer = self.take_answer(answer, at)?;
         if let Some(ask) = self.spec.data {
             let cap = DataCap::of_mb(ask.mb.unwrap_or(DEFAULT_CAP_MB));
             if let Err(reason) = data::check(&self.spec.dir.join(DATA_FOLDER), cap) {

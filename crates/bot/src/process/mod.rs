@@ -22,25 +22,27 @@
 
 use std::io::IoSlice;
 use std::path::PathBuf;
-use std::process::{ExitStatus, Stdio};
+use std::process::ExitStatus;
 use std::time::{Duration, Instant};
 
-use anyhow::Context;
 use futures::FutureExt;
-use nix::fcntl::{FcntlArg, fcntl};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::process::{Child, ChildStdin, Command};
+use tokio::io::AsyncWriteExt;
+use tokio::process::{Child, ChildStdin};
 
 use super::cgroup::BotGroups;
 use super::clock::{STARTUP_GRACE, tree_cpu_time};
 use super::lines::{LineReader, MAX_LINE, ReadEvent};
-use super::live::{kill_group, register};
-use super::sandbox::{self, Launch, Started};
+use super::live::kill_group;
+use super::sandbox::{self, Started};
 use super::spec::Sandbox;
 use super::starvation::{self, SAMPLE_AFTER, Waits};
 use super::{Answer, AnswerStats, BotError, BotSpec, Clock, StderrLog, Transcript, Unanswered};
 
 mod ending;
+mod polled;
+mod spawn;
+
+pub(crate) use polled::Polled;
 
 /// The CPU time a contained bot may use between an answer and its next prompt before it is
 /// frozen (its control group's freezer) between every answer and the next prompt from then on:
@@ -150,110 +152,6 @@ impl BotProcess {
         pipe_bytes: usize,
     ) -> Result<BotProcess, BotError> {
         Self::start(spec, stderr, Some(pipe_bytes))
-    }
-
-    fn start(
-        spec: &BotSpec,
-        stderr: &StderrLog,
-        pipe_bytes: Option<usize>,
-    ) -> Result<BotProcess, BotError> {
-        if let Some(reason) = &spec.benched {
-            return Err(BotError::Benched {
-                reason: reason.clone(),
-            });
-        }
-        let spawn_error = |reason| BotError::spawn(spec, reason);
-        let launch = match &spec.sandbox {
-            Some(sandbox) => Some(
-                Launch::new(spec, sandbox)
-                    .and_then(|launch| {
-                        launch.hand_over(&spec.dir, false).with_context(|| {
-                            format!("cannot hand {} to the bot", spec.dir.display())
-                        })?;
-                        // A learning bot's data is its own to rewrite, all of it.
-                        let data = spec.dir.join(super::data::DATA_FOLDER);
-                        if spec.data.is_some() {
-                            launch.hand_over_data(&data).with_context(|| {
-                                format!("cannot hand {} to the bot", data.display())
-                            })?;
-                        }
-                        Ok(launch)
-                    })
-                    .map_err(|e| spawn_error(format!("{e:#}")))?,
-            ),
-            None => None,
-        };
-        let mut command = match &launch {
-            Some(launch) => launch.command(),
-            None => {
-                let mut command = Command::new(spec.program());
-                command
-                    .args(&spec.command[1..])
-                    .env_clear()
-                    .envs(super::env::bot_environment());
-                super::child::prepare(command.as_std_mut());
-                command
-            }
-        };
-        command
-            .current_dir(&spec.dir)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .kill_on_drop(true);
-        let mut child = command.spawn().map_err(|e| spawn_error(e.to_string()))?;
-        // With process_group(0) the group id is the child's pid.
-        let pgid = child.id().expect("a just-spawned child has a pid") as i32;
-        let started = launch.map(|launch| launch.started(pgid));
-        register(pgid);
-        run_as_batch(pgid);
-        let stdin = child.stdin.take();
-        let stdout = child.stdout.take().expect("stdout is piped");
-        if let Some(bytes) = pipe_bytes {
-            let size = || FcntlArg::F_SETPIPE_SZ(bytes.try_into().unwrap_or(i32::MAX));
-            if let Some(stdin) = &stdin {
-                let _ = fcntl(stdin, size());
-            }
-            let _ = fcntl(&stdout, size());
-        }
-        let stderr_pipe = child.stderr.take().expect("stderr is piped");
-        // Fault messages quote this process's last words, not an earlier process's.
-        stderr.begin_process();
-        let log = stderr.clone();
-        let stderr_task = tokio::spawn(async move {
-            let mut pipe = stderr_pipe;
-            let mut buf = vec![0u8; 8192];
-            // Keep draining after the cap so a chatty bot never blocks on a full pipe.
-            while let Ok(n) = pipe.read(&mut buf).await {
-                if n == 0 {
-                    break;
-                }
-                log.write(&buf[..n]);
-            }
-        });
-        Ok(BotProcess {
-            child,
-            pgid,
-            started,
-            sandbox: spec.sandbox.clone(),
-            dir: spec.dir.clone(),
-            stdin,
-            outbox: Vec::new(),
-            stdout: LineReader::new(stdout),
-            stderr: stderr.clone(),
-            stderr_task: Some(stderr_task),
-            stopped: None,
-            clock: Clock::Wall,
-            stats: AnswerStats::default(),
-            first_answer: true,
-            cpu_mark: None,
-            answered_at: None,
-            restless: false,
-            frozen: false,
-            transcript: None,
-            flush: super::unanswered::flush_hint(spec),
-        })
     }
 
     /// Records every line sent to and received from the bot from now on.
@@ -674,19 +572,6 @@ fn cpus() -> u32 {
     *CPUS.get_or_init(|| {
         std::thread::available_parallelism().map_or(1, |n| u32::try_from(n.get()).unwrap_or(1))
     })
-}
-
-/// Puts the bot under the SCHED_BATCH policy (threads it starts later inherit it). A batch task
-/// gets the same share of the CPU as any other but does not preempt the running task when it
-/// wakes up. Without this, every prompt koth writes wakes the bot and the bot at once throws koth
-/// off the CPU, so koth pays two context switches per answer on top of the pipe: with nine
-/// instant bots, 8.9 context switches per turn instead of 2.3 and about 15 % more of koth's
-/// CPU. A bot loses nothing by it: koth writes a phase's prompts and then sleeps, which frees
-/// the CPU a moment later anyway. Best effort: a kernel that refuses leaves the bot as it was.
-fn run_as_batch(pid: i32) {
-    let param = nix::libc::sched_param { sched_priority: 0 };
-    // SAFETY: sched_setscheduler only reads `param`, which lives across the call.
-    unsafe { nix::libc::sched_setscheduler(pid, nix::libc::SCHED_BATCH, &param) };
 }
 
 fn input_closed() -> BotError {

@@ -8,7 +8,9 @@ use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::direct;
-use super::play::{Contestant, Match, Options, Summary, board_rng, board_seed, play, protocol_of};
+use super::play::{
+    BoardRecord, Contestant, Match, Options, Summary, board_rng, board_seed, play, protocol_of,
+};
 use super::player;
 use super::plot;
 use super::protocol::Protocol;
@@ -88,30 +90,10 @@ pub fn command() -> GameCommand {
 pub fn run(args: Args) -> anyhow::Result<()> {
     let run_seed = args.seed.choose();
     if let Some(shown) = args.dump_track {
-        let board = stored_board(shown).context("--dump-track 0: boards count from 1")?;
-        let seed = board_seed(run_seed, board);
-        let track = Track::generate(&mut board_rng(seed));
-        println!("board {shown} seed {seed}");
-        print!("{}", track.render());
-        return Ok(());
+        return dump_track(shown, run_seed);
     }
     let contestant = contestant(&args)?;
-    if !(1..=MAX_BOARDS).contains(&args.boards) {
-        bail!("--boards {}: give 1 to {MAX_BOARDS} boards", args.boards);
-    }
-    if !(1..=MAX_JOBS).contains(&args.jobs) {
-        bail!("--jobs {}: give 1 to {MAX_JOBS} jobs", args.jobs);
-    }
-    if let Some(board) = args
-        .also_record
-        .iter()
-        .find(|&&b| !(1..=args.boards).contains(&b))
-    {
-        bail!(
-            "--also-record {board}: the run has boards 1 to {}",
-            args.boards
-        );
-    }
+    check_counts(&args)?;
     let log_dir = args.log_dir.create("ratrace", Some(run_seed))?;
     let (bots, built_in) = match contestant {
         Contestant::Bot(spec) => (
@@ -125,13 +107,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .or_else(|| bots.first().map(|b| b.name.clone()))
         .unwrap_or_default();
     // Held until the run ends: the CPUs its jobs keep to, one each (see `koth_base::cpu`).
-    let claim = if built_in.is_some() {
-        Claim::unpinned("a built-in player runs in koth's own threads".into())
-    } else if args.no_pin {
-        Claim::unpinned("--no-pin".into())
-    } else {
-        koth_base::cpu::claim(&koth_base::cpu::allowed(), args.jobs, args.jobs)
-    };
+    let claim = claim_cpus(&args, built_in.is_some());
     println!(
         "player {player} on {} boards, {} job(s) {}; logs in {}",
         args.boards,
@@ -155,12 +131,70 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         built_in,
     };
     let started = Instant::now();
-    let Match {
-        result,
-        records,
-        recorded,
-    } = play_all(&setup, &options)?;
-    let elapsed = started.elapsed().as_secs_f64();
+    let played = play_all(&setup, &options)?;
+    print_boards(&played.records, started.elapsed().as_secs_f64());
+    if args.plot {
+        for record in &played.records {
+            let path = log_dir.join(format!("board-{}.svg", shown_board(record.board)));
+            plot::board(&path, record)?;
+        }
+    }
+    for &board in &played.recorded {
+        let path = log_dir.join(BoardRecording::file_name(board));
+        println!(
+            "board {} recorded in {}",
+            shown_board(board),
+            path.display()
+        );
+    }
+    report::print_result(&played.result, &log_dir);
+    Ok(())
+}
+
+/// `--dump-track`: prints board `shown`'s track (boards count from 1).
+fn dump_track(shown: usize, run_seed: u64) -> anyhow::Result<()> {
+    let board = stored_board(shown).context("--dump-track 0: boards count from 1")?;
+    let seed = board_seed(run_seed, board);
+    let track = Track::generate(&mut board_rng(seed));
+    println!("board {shown} seed {seed}");
+    print!("{}", track.render());
+    Ok(())
+}
+
+/// Refuses a count of boards or jobs out of range, and a board to record that the run lacks.
+fn check_counts(args: &Args) -> anyhow::Result<()> {
+    if !(1..=MAX_BOARDS).contains(&args.boards) {
+        bail!("--boards {}: give 1 to {MAX_BOARDS} boards", args.boards);
+    }
+    if !(1..=MAX_JOBS).contains(&args.jobs) {
+        bail!("--jobs {}: give 1 to {MAX_JOBS} jobs", args.jobs);
+    }
+    if let Some(board) = args
+        .also_record
+        .iter()
+        .find(|&&b| !(1..=args.boards).contains(&b))
+    {
+        bail!(
+            "--also-record {board}: the run has boards 1 to {}",
+            args.boards
+        );
+    }
+    Ok(())
+}
+
+/// The CPUs the run's jobs keep to, one each, for a bot player that is pinned.
+fn claim_cpus(args: &Args, built_in: bool) -> Claim {
+    if built_in {
+        Claim::unpinned("a built-in player runs in koth's own threads".into())
+    } else if args.no_pin {
+        Claim::unpinned("--no-pin".into())
+    } else {
+        koth_base::cpu::claim(&koth_base::cpu::allowed(), args.jobs, args.jobs)
+    }
+}
+
+/// Prints the run's points and its time per board (`elapsed` seconds in all).
+fn print_boards(records: &[BoardRecord], elapsed: f64) {
     let points: Vec<u64> = records.iter().map(|r| r.points).collect();
     let summary = Summary::of(&points);
     let faults = records.iter().filter(|r| r.error.is_some()).count();
@@ -188,22 +222,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         stats::mean(&cpu),
         records.len() as f64 / elapsed
     );
-    if args.plot {
-        for record in &records {
-            let path = log_dir.join(format!("board-{}.svg", shown_board(record.board)));
-            plot::board(&path, record)?;
-        }
-    }
-    for board in recorded {
-        let path = log_dir.join(BoardRecording::file_name(board));
-        println!(
-            "board {} recorded in {}",
-            shown_board(board),
-            path.display()
-        );
-    }
-    report::print_result(&result, &log_dir);
-    Ok(())
 }
 
 fn contestant(args: &Args) -> anyhow::Result<Contestant> {

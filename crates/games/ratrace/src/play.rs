@@ -545,114 +545,28 @@ pub(crate) fn play_boards(
     config: &RunConfig,
     on_record: &mut dyn FnMut(&BoardRecord),
 ) -> anyhow::Result<PlayedRun> {
+    let mut seats = open_seats(contestant, run_seed, config)?.into_iter();
     let next = AtomicUsize::new(0);
     let (sender, receiver) = mpsc::channel();
-    let mut records = Vec::with_capacity(config.boards);
+    let mut taken = Taken::default();
     let mut timing = AnswerStats::default();
     let mut faults = FaultLog::default();
-    let mut recorded = Vec::new();
-    // The first faulted board's recording, until the run ends.
-    let mut held = None;
-    // A recording that could not be written: the run stops.
-    let mut failure = None;
-    // A bot player has a seat per job: its own process, stderr file and transcript.
-    let mut seats = match contestant {
-        Contestant::Bot(spec) => Seat::open_all(
-            &vec![(**spec).clone(); config.jobs],
-            &config.log_dir,
-            &subprocess::seat_options(config.limits, run_seed),
-        )?
-        .into_iter()
-        .map(Some)
-        .collect(),
-        Contestant::BuiltIn(_) => Vec::new(),
-    };
     std::thread::scope(|scope| {
-        let mut jobs = Vec::new();
-        for job in 0..config.jobs {
-            let sender = sender.clone();
-            let next = &next;
-            let seat = seats.get_mut(job).and_then(Option::take);
-            jobs.push(scope.spawn(move || {
-                let name = contestant.name().to_string();
-                let play = |player: &mut dyn Player| loop {
-                    let board = next.fetch_add(1, Ordering::Relaxed);
-                    if board >= config.boards {
-                        break;
-                    }
-                    // A board kept however it ends is written as it is played, to be watched.
-                    let streamed = config
-                        .record
-                        .always(board)
-                        .then(|| config.log_dir.join(BoardRecording::file_name(board)));
-                    let record = play_board(
-                        run_seed,
-                        board,
-                        &name,
-                        player,
-                        config.record.records(board),
-                        streamed.as_deref(),
-                    );
-                    // Told here, before the next board starts: with one job, no board after
-                    // the first fault is recorded.
-                    config.record.ended(board, record.error.is_some());
-                    if sender.send(record).is_err() {
-                        break;
-                    }
+        let jobs: Vec<_> = (0..config.jobs)
+            .map(|job| {
+                let queue = Queue {
+                    contestant,
+                    run_seed,
+                    config,
+                    next: &next,
+                    sender: sender.clone(),
                 };
-                match contestant {
-                    Contestant::BuiltIn(name) => {
-                        let mut player = player::built_in(name).expect("checked before");
-                        play(player.as_mut());
-                        None
-                    }
-                    Contestant::Bot(spec) if config.protocol == Protocol::Direct => {
-                        let seat = seat.expect("a seat for every job");
-                        pin_to_cpu(job, config.jobs, &config.cpus);
-                        let mut player = DirectPlayer::new(seat, (**spec).clone(), config.limits);
-                        play(&mut player);
-                        Some(player.finish())
-                    }
-                    Contestant::Bot(_) => {
-                        let seat = seat.expect("a seat for every job");
-                        pin_to_cpu(job, config.jobs, &config.cpus);
-                        match SubprocessPlayer::new(seat, config.protocol) {
-                            Ok(mut player) => {
-                                play(&mut player);
-                                Some(player.finish())
-                            }
-                            // Without a runtime this job plays nothing; the others go on,
-                            // and a run that lost every job says so below.
-                            Err(e) => {
-                                eprintln!("koth: job {job} cannot start a runtime: {e:#}");
-                                None
-                            }
-                        }
-                    }
-                }
-            }));
-        }
+                let seat = seats.next();
+                scope.spawn(move || queue.play_job(job, seat))
+            })
+            .collect();
         drop(sender);
-        for mut record in receiver {
-            on_record(&record);
-            let written = match record.recording.take() {
-                Some(recording) => config
-                    .record
-                    .keep(record.board, recording, &mut held)
-                    .map(|recording| write_recording(&config.log_dir, &recording)),
-                None => None,
-            };
-            records.push(record);
-            match written {
-                Some(Ok(board)) => recorded.push(board),
-                // Ending the loop drops the receiver: each job stops after its board.
-                Some(Err(e)) => {
-                    failure = Some(e);
-                    break;
-                }
-                None => {}
-            }
-        }
+        taken.take_all(receiver, config, on_record);
         for job in jobs {
             if let Ok(Some(seat)) = job.join() {
                 timing.merge(&seat.timing());
@@ -660,27 +574,184 @@ pub(crate) fn play_boards(
             }
         }
     });
-    if let Some(e) = failure {
-        return Err(e);
-    }
-    if let Some(recording) = config.record.finish(held) {
-        recorded.push(write_recording(&config.log_dir, &recording)?);
-    }
-    recorded.sort();
-    if records.len() < config.boards {
-        bail!(
-            "only {} of {} boards were played (see the messages above)",
-            records.len(),
-            config.boards
-        );
-    }
-    records.sort_by_key(|r| r.board);
+    let (records, recorded) = taken.finish(config)?;
     Ok(PlayedRun {
         records,
         timing,
         faults,
         recorded,
     })
+}
+
+/// A bot player's seats, one per job (its own process, stderr file and transcript); none for
+/// a built-in player.
+fn open_seats(
+    contestant: &Contestant,
+    run_seed: u64,
+    config: &RunConfig,
+) -> anyhow::Result<Vec<Seat>> {
+    match contestant {
+        Contestant::Bot(spec) => Seat::open_all(
+            &vec![(**spec).clone(); config.jobs],
+            &config.log_dir,
+            &subprocess::seat_options(config.limits, run_seed),
+        ),
+        Contestant::BuiltIn(_) => Ok(Vec::new()),
+    }
+}
+
+/// What a job needs to take the run's boards one after another and hand their records over.
+struct Queue<'a> {
+    contestant: &'a Contestant,
+    run_seed: u64,
+    config: &'a RunConfig,
+    /// The next board no job has taken yet.
+    next: &'a AtomicUsize,
+    sender: mpsc::Sender<BoardRecord>,
+}
+
+impl Queue<'_> {
+    /// Job `job`'s part of the run: its player (on `seat`, for a bot) plays boards until none
+    /// is left; returns the seat, with its faults and timings.
+    fn play_job(&self, job: usize, seat: Option<Seat>) -> Option<Seat> {
+        match self.contestant {
+            Contestant::BuiltIn(name) => {
+                let mut player = player::built_in(name).expect("checked before");
+                self.play(player.as_mut());
+                None
+            }
+            Contestant::Bot(spec) => {
+                let seat = seat.expect("a seat for every job");
+                pin_to_cpu(job, self.config.jobs, &self.config.cpus);
+                self.play_bot(job, spec, seat)
+            }
+        }
+    }
+
+    /// [`Queue::play_job`] for a bot `spec` on `seat`, through the protocol its run speaks.
+    fn play_bot(&self, job: usize, spec: &BotSpec, seat: Seat) -> Option<Seat> {
+        let config = self.config;
+        if config.protocol == Protocol::Direct {
+            let mut player = DirectPlayer::new(seat, spec.clone(), config.limits);
+            self.play(&mut player);
+            return Some(player.finish());
+        }
+        match SubprocessPlayer::new(seat, config.protocol) {
+            Ok(mut player) => {
+                self.play(&mut player);
+                Some(player.finish())
+            }
+            // Without a runtime this job plays nothing; the others go on, and a run that lost
+            // every job says so (`Taken::finish`).
+            Err(e) => {
+                eprintln!("koth: job {job} cannot start a runtime: {e:#}");
+                None
+            }
+        }
+    }
+
+    /// Plays the boards no job has taken yet, one after another, until none is left or the run
+    /// stops taking records.
+    fn play(&self, player: &mut dyn Player) {
+        let config = self.config;
+        let name = self.contestant.name();
+        loop {
+            let board = self.next.fetch_add(1, Ordering::Relaxed);
+            if board >= config.boards {
+                break;
+            }
+            // A board kept however it ends is written as it is played, to be watched.
+            let streamed = (config.record)
+                .always(board)
+                .then(|| config.log_dir.join(BoardRecording::file_name(board)));
+            let record = play_board(
+                self.run_seed,
+                board,
+                name,
+                player,
+                config.record.records(board),
+                streamed.as_deref(),
+            );
+            // Told here, before the next board starts: with one job, no board after the first
+            // fault is recorded.
+            config.record.ended(board, record.error.is_some());
+            if self.sender.send(record).is_err() {
+                break;
+            }
+        }
+    }
+}
+
+/// The boards' records as the jobs hand them over, and their recordings written or held.
+#[derive(Default)]
+struct Taken {
+    records: Vec<BoardRecord>,
+    /// The boards whose recordings were written.
+    recorded: Vec<usize>,
+    /// The first faulted board's recording, until the run ends.
+    held: Option<(usize, BoardRecording)>,
+    /// A recording that could not be written: the run stops.
+    failure: Option<anyhow::Error>,
+}
+
+impl Taken {
+    /// Takes every record the jobs send, each told to `on_record`, its recording written now,
+    /// held or dropped; stops at the first recording that cannot be written.
+    fn take_all(
+        &mut self,
+        receiver: mpsc::Receiver<BoardRecord>,
+        config: &RunConfig,
+        on_record: &mut dyn FnMut(&BoardRecord),
+    ) {
+        for mut record in receiver {
+            on_record(&record);
+            let written = match record.recording.take() {
+                Some(recording) => config
+                    .record
+                    .keep(record.board, recording, &mut self.held)
+                    .map(|recording| write_recording(&config.log_dir, &recording)),
+                None => None,
+            };
+            self.records.push(record);
+            match written {
+                Some(Ok(board)) => self.recorded.push(board),
+                // Ending the loop drops the receiver: each job stops after its board.
+                Some(Err(e)) => {
+                    self.failure = Some(e);
+                    return;
+                }
+                None => {}
+            }
+        }
+    }
+
+    /// The records in board order and the boards recorded, once every job has ended: the held
+    /// recording written if it is still the first fault's; an error if a recording could not be
+    /// written or a board was not played.
+    fn finish(self, config: &RunConfig) -> anyhow::Result<(Vec<BoardRecord>, Vec<usize>)> {
+        let Taken {
+            mut records,
+            mut recorded,
+            held,
+            failure,
+        } = self;
+        if let Some(e) = failure {
+            return Err(e);
+        }
+        if let Some(recording) = config.record.finish(held) {
+            recorded.push(write_recording(&config.log_dir, &recording)?);
+        }
+        recorded.sort();
+        if records.len() < config.boards {
+            bail!(
+                "only {} of {} boards were played (see the messages above)",
+                records.len(),
+                config.boards
+            );
+        }
+        records.sort_by_key(|r| r.board);
+        Ok((records, recorded))
+    }
 }
 
 #[cfg(test)]

@@ -124,12 +124,13 @@ impl Player for SubprocessPlayer {
             }
         }
         self.bytes_sent += self.message.len() as u64 + 1;
-        let asked = self
-            .seat
-            .ask(protocol::as_text(&self.message), At::turn(turn));
         let answer = self
-            .runtime
-            .block_on(asked)
+            .seat
+            .ask_polled(
+                protocol::as_text(&self.message),
+                At::turn(turn),
+                &self.runtime,
+            )
             .map_err(|e| Self::bot_fault(&e))?;
         let parsed = match self.board {
             BoardState::Text(_) => protocol::parse_moves(&answer.line, specimens.len(), out),
