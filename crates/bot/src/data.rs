@@ -315,7 +315,7 @@ struct Found<'a> {
 
 impl Found<'_> {
     fn is_dir(&self) -> bool {
-        SFlag::from_bits_truncate(self.stat.st_mode) & SFlag::S_IFMT == SFlag::S_IFDIR
+        kind_of(&self.stat) == SFlag::S_IFDIR
     }
 }
 
@@ -329,83 +329,25 @@ fn walk(
     cap: DataCap,
     visit: &mut dyn FnMut(&Found<'_>) -> Result<(), Refusal>,
 ) -> Result<(), Refusal> {
-    let shown = |relative: &Path| {
-        format!(
-            "data/{}",
-            String::from_utf8_lossy(relative.as_os_str().as_bytes())
-        )
-    };
     let Some(root) = open_root(dir)? else {
         return Ok(());
     };
-    let (mut bytes, mut entries) = (0u64, 0u64);
+    let mut tally = Tally {
+        cap,
+        bytes: 0,
+        entries: 0,
+    };
     let mut folders = vec![(root, PathBuf::new(), 0usize)];
     while let Some((fd, folder, depth)) = folders.pop() {
-        let listing =
-            names_in(&fd).map_err(|e| format!("{} cannot be read: {e}", shown(&folder)))?;
-        let mut names = Vec::new();
-        for entry in listing {
-            let entry = entry.map_err(|e| format!("{} cannot be read: {e}", shown(&folder)))?;
-            entries += 1;
-            if entries > cap.entries {
-                return Err(format!(
-                    "holds more than {} files and folders, its cap",
-                    cap.entries
-                ));
-            }
-            names.push(entry.file_name());
-        }
-        names.sort();
         let mut subfolders = Vec::new();
-        for name in names {
+        for name in tally.sorted_names(&fd, &folder)? {
             let relative = folder.join(&name);
-            if name.to_str().is_none() {
-                return Err(format!("{} has a name that is not UTF-8", shown(&relative)));
-            }
-            let stat = nix::sys::stat::fstatat(&fd, name.as_os_str(), AtFlags::AT_SYMLINK_NOFOLLOW)
-                .map_err(|e| format!("{} cannot be read: {}", shown(&relative), e.desc()))?;
-            let kind = SFlag::from_bits_truncate(stat.st_mode) & SFlag::S_IFMT;
-            let refused = match kind {
-                SFlag::S_IFLNK => Some("is a symbolic link"),
-                SFlag::S_IFIFO => Some("is a pipe"),
-                SFlag::S_IFSOCK => Some("is a socket"),
-                SFlag::S_IFBLK | SFlag::S_IFCHR => Some("is a device"),
-                SFlag::S_IFREG if stat.st_nlink > 1 => {
-                    Some("is a hard link (the file has another name elsewhere)")
-                }
-                SFlag::S_IFREG | SFlag::S_IFDIR => None,
-                _ => Some("is neither a file nor a folder"),
-            };
-            if let Some(why) = refused {
-                return Err(format!(
-                    "{} {why}: data holds files and folders only",
-                    shown(&relative)
-                ));
-            }
-            if kind == SFlag::S_IFDIR {
-                if depth + 1 >= MAX_DEPTH {
-                    return Err(format!(
-                        "{} is nested more than {MAX_DEPTH} folders deep",
-                        shown(&relative)
-                    ));
-                }
-                let opened = open_beneath(
-                    fd.as_fd(),
-                    Path::new(&name),
-                    OFlag::O_DIRECTORY | OFlag::O_RDONLY,
-                )
-                .map_err(|e| format!("{} cannot be read: {}", shown(&relative), e.desc()))?;
+            let stat = plain_entry(&fd, &name, &relative)?;
+            if kind_of(&stat) == SFlag::S_IFDIR {
+                let opened = open_subfolder(&fd, &name, &relative, depth + 1)?;
                 subfolders.push((opened, relative.clone(), depth + 1));
             } else {
-                bytes = bytes.saturating_add(stat.st_size.max(0) as u64);
-                if bytes > cap.bytes {
-                    return Err(format!(
-                        "holds more than its cap of {} MiB ({} bytes counted at {})",
-                        cap.bytes >> 20,
-                        bytes,
-                        shown(&relative)
-                    ));
-                }
+                tally.add_file(&stat, &relative)?;
             }
             visit(&Found {
                 folder: fd.as_fd(),
@@ -418,6 +360,124 @@ fn walk(
         folders.extend(subfolders.into_iter().rev());
     }
     Ok(())
+}
+
+/// An entry's path in the data folder as a refusal names it.
+fn shown(relative: &Path) -> String {
+    format!(
+        "data/{}",
+        String::from_utf8_lossy(relative.as_os_str().as_bytes())
+    )
+}
+
+/// An entry's kind (file, folder, link, ...) from its status.
+fn kind_of(stat: &nix::sys::stat::FileStat) -> SFlag {
+    SFlag::from_bits_truncate(stat.st_mode) & SFlag::S_IFMT
+}
+
+/// What a walk has counted so far against its cap: files' bytes, and files and folders.
+struct Tally {
+    cap: DataCap,
+    bytes: u64,
+    entries: u64,
+}
+
+impl Tally {
+    /// The names in the folder open as `fd` (at `folder` in the data folder), sorted, each
+    /// counted against the cap on entries.
+    fn sorted_names(
+        &mut self,
+        fd: &OwnedFd,
+        folder: &Path,
+    ) -> Result<Vec<std::ffi::OsString>, Refusal> {
+        let listing = names_in(fd).map_err(|e| format!("{} cannot be read: {e}", shown(folder)))?;
+        let mut names = Vec::new();
+        for entry in listing {
+            let entry = entry.map_err(|e| format!("{} cannot be read: {e}", shown(folder)))?;
+            self.entries += 1;
+            if self.entries > self.cap.entries {
+                return Err(format!(
+                    "holds more than {} files and folders, its cap",
+                    self.cap.entries
+                ));
+            }
+            names.push(entry.file_name());
+        }
+        names.sort();
+        Ok(names)
+    }
+
+    /// Counts the file at `relative`, of status `stat`, against the cap on bytes.
+    fn add_file(
+        &mut self,
+        stat: &nix::sys::stat::FileStat,
+        relative: &Path,
+    ) -> Result<(), Refusal> {
+        self.bytes = self.bytes.saturating_add(stat.st_size.max(0) as u64);
+        if self.bytes > self.cap.bytes {
+            return Err(format!(
+                "holds more than its cap of {} MiB ({} bytes counted at {})",
+                self.cap.bytes >> 20,
+                self.bytes,
+                shown(relative)
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The status of the entry `name` in the folder open as `folder`, looked at where it is (never
+/// through a link); refused unless it is a plain file or folder with a UTF-8 name.
+fn plain_entry(
+    folder: &OwnedFd,
+    name: &std::ffi::OsStr,
+    relative: &Path,
+) -> Result<nix::sys::stat::FileStat, Refusal> {
+    if name.to_str().is_none() {
+        return Err(format!("{} has a name that is not UTF-8", shown(relative)));
+    }
+    let stat = nix::sys::stat::fstatat(folder, name, AtFlags::AT_SYMLINK_NOFOLLOW)
+        .map_err(|e| format!("{} cannot be read: {}", shown(relative), e.desc()))?;
+    let refused = match kind_of(&stat) {
+        SFlag::S_IFLNK => Some("is a symbolic link"),
+        SFlag::S_IFIFO => Some("is a pipe"),
+        SFlag::S_IFSOCK => Some("is a socket"),
+        SFlag::S_IFBLK | SFlag::S_IFCHR => Some("is a device"),
+        SFlag::S_IFREG if stat.st_nlink > 1 => {
+            Some("is a hard link (the file has another name elsewhere)")
+        }
+        SFlag::S_IFREG | SFlag::S_IFDIR => None,
+        _ => Some("is neither a file nor a folder"),
+    };
+    if let Some(why) = refused {
+        return Err(format!(
+            "{} {why}: data holds files and folders only",
+            shown(relative)
+        ));
+    }
+    Ok(stat)
+}
+
+/// The subfolder `name` of the folder open as `folder`, opened beneath it at `depth`; refused
+/// past [`MAX_DEPTH`].
+fn open_subfolder(
+    folder: &OwnedFd,
+    name: &std::ffi::OsStr,
+    relative: &Path,
+    depth: usize,
+) -> Result<OwnedFd, Refusal> {
+    if depth >= MAX_DEPTH {
+        return Err(format!(
+            "{} is nested more than {MAX_DEPTH} folders deep",
+            shown(relative)
+        ));
+    }
+    open_beneath(
+        folder.as_fd(),
+        Path::new(name),
+        OFlag::O_DIRECTORY | OFlag::O_RDONLY,
+    )
+    .map_err(|e| format!("{} cannot be read: {}", shown(relative), e.desc()))
 }
 
 /// Checks the data folder `dir` against `cap` without reading its files: what a seat does

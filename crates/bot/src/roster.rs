@@ -217,6 +217,18 @@ pub fn discover(root: &Path, game: &str) -> anyhow::Result<Vec<BotSpec>> {
 pub fn load_bots_txt(path: &Path) -> anyhow::Result<Vec<BotSpec>> {
     let text = koth_base::text::read(path)?;
     let bots_root = path.parent().unwrap_or(Path::new(".")).join("bots");
+    let lines = bots_txt_lines(path, &text)?;
+    let bots = lines
+        .chunks(3)
+        .map(|triple| bots_txt_bot(path, &bots_root, triple))
+        .collect::<anyhow::Result<Vec<BotSpec>>>()?;
+    check_unique_names(&bots)?;
+    Ok(bots)
+}
+
+/// A `bots.txt`'s listed lines, numbered from 1 and trimmed, up to the first empty line and
+/// without comments; fails unless they come in whole triples.
+fn bots_txt_lines<'a>(path: &Path, text: &'a str) -> anyhow::Result<Vec<(usize, &'a str)>> {
     let mut lines = Vec::new();
     for (index, line) in text.lines().enumerate() {
         let line = line.trim_end_matches('\r');
@@ -242,72 +254,82 @@ pub fn load_bots_txt(path: &Path) -> anyhow::Result<Vec<BotSpec>> {
             last
         );
     }
-    let mut bots = Vec::new();
-    for triple in lines.chunks(3) {
-        let [(name_line, name), (dir_line, dir), (cmd_line, cmd)] = triple else {
-            unreachable!("chunks of a multiple of three")
-        };
-        if !Path::new(dir)
-            .components()
-            .all(|c| matches!(c, std::path::Component::Normal(_)))
-        {
-            bail!(
-                "{}:{}: the folder of bot \"{}\" must lie under bots/: {dir:?} leaves it",
-                path.display(),
-                dir_line,
-                name
-            );
-        }
-        if let Err(problem) = check_name(name) {
-            bail!(
-                "{}:{}: the bot's name {problem}",
-                koth_base::text::shown(&path.display().to_string()),
-                name_line
-            );
-        }
-        let folder = bots_root.join(dir);
-        check_folder_path(&folder)?;
-        if !folder.is_dir() {
-            bail!(
-                "{}:{}: the folder of bot \"{}\" does not exist: {}",
-                path.display(),
-                dir_line,
-                name,
-                folder.display()
-            );
-        }
-        let command = split_command(cmd);
-        if command.is_empty() {
-            bail!(
-                "{}:{}: the command of bot \"{}\" is empty",
-                path.display(),
-                cmd_line,
-                name
-            );
-        }
-        // A bots.txt line has no build step or protocols, so a bot whose folder also holds a
-        // bot.toml takes them from there: a compiled bot, or one speaking a game's other
-        // protocol, then works from either kind of list, in every command and tournament alike.
-        let (build, protocols) = if folder.join(MANIFEST).is_file() {
-            let spec = load_manifest(&folder)?.0;
-            (spec.build, spec.protocols)
-        } else {
-            (None, BTreeMap::new())
-        };
-        bots.push(BotSpec {
-            name: name.to_string(),
-            dir: folder,
-            command,
-            build,
-            origin: format!("{}:{}", path.display(), name_line),
-            sandbox: None,
-            benched: None,
-            data: None,
-            protocols,
-        });
+    Ok(lines)
+}
+
+/// The bot of one `bots.txt` triple (name, folder under `bots_root`, command), each checked.
+fn bots_txt_bot(
+    path: &Path,
+    bots_root: &Path,
+    triple: &[(usize, &str)],
+) -> anyhow::Result<BotSpec> {
+    let [(name_line, name), (dir_line, dir), (cmd_line, cmd)] = triple else {
+        unreachable!("chunks of a multiple of three")
+    };
+    if !Path::new(dir)
+        .components()
+        .all(|c| matches!(c, std::path::Component::Normal(_)))
+    {
+        bail!(
+            "{}:{}: the folder of bot \"{}\" must lie under bots/: {dir:?} leaves it",
+            path.display(),
+            dir_line,
+            name
+        );
     }
-    check_unique_names(&bots)?;
-    Ok(bots)
+    if let Err(problem) = check_name(name) {
+        bail!(
+            "{}:{}: the bot's name {problem}",
+            koth_base::text::shown(&path.display().to_string()),
+            name_line
+        );
+    }
+    let folder = bots_root.join(dir);
+    check_folder_path(&folder)?;
+    if !folder.is_dir() {
+        bail!(
+            "{}:{}: the folder of bot \"{}\" does not exist: {}",
+            path.display(),
+            dir_line,
+            name,
+            folder.display()
+        );
+    }
+    let command = split_command(cmd);
+    if command.is_empty() {
+        bail!(
+            "{}:{}: the command of bot \"{}\" is empty",
+            path.display(),
+            cmd_line,
+            name
+        );
+    }
+    let (build, protocols) = build_and_protocols(&folder)?;
+    Ok(BotSpec {
+        name: name.to_string(),
+        dir: folder,
+        command,
+        build,
+        origin: format!("{}:{}", path.display(), name_line),
+        sandbox: None,
+        benched: None,
+        data: None,
+        protocols,
+    })
+}
+
+/// A bots.txt line has no build step or protocols, so a bot whose folder also holds a bot.toml
+/// takes them from there: a compiled bot, or one speaking a game's other protocol, then works
+/// from either kind of list, in every command and tournament alike.
+fn build_and_protocols(
+    folder: &Path,
+) -> anyhow::Result<(Option<String>, BTreeMap<String, String>)> {
+    Ok(if folder.join(MANIFEST).is_file() {
+        let spec = load_manifest(folder)?.0;
+        (spec.build, spec.protocols)
+    } else {
+        (None, BTreeMap::new())
+    })
 }
 
 /// A bot list from a path: a `bots.txt`, or a folder holding a `bot.toml`.

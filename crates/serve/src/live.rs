@@ -259,31 +259,12 @@ impl Tail {
 /// told from a worker's rows), releases them when they are old enough, and the end once the
 /// game is no longer running; then keeps them while anyone watches, and for [`KEEP`] after.
 async fn follow(live: Arc<Live>, reader: Arc<Reader>, index: u32, feed: Arc<Feed>) {
-    let shared = reader.is_shared();
-    let begun = with_store(&reader, move |store, dir| {
-        let delay = store
-            .meta(store::LIVE_DELAY_META)?
-            .and_then(|value| value.parse::<f64>().ok())
-            .filter(|seconds| seconds.is_finite() && *seconds >= 0.0)
-            .map_or(Duration::ZERO, Duration::from_secs_f64);
-        Ok((delay, store::game_dir(dir, index).join(RECORD_FILE)))
-    })
-    .await;
-    let (delay, path) = match begun {
+    let (mut tail, delay) = match Tail::begin(&reader, index).await {
         Ok(begun) => begun,
         Err(Failure(_, message)) => {
             release_end(&feed, &serde_json::json!({"error": message}));
             return linger(&live, index, &feed).await;
         }
-    };
-    let mut tail = Tail {
-        records: match shared {
-            true => Records::Rows { after: 0 },
-            false => Records::File(Follower::new(path)),
-        },
-        held: VecDeque::new(),
-        next_id: 1,
-        private: reader.stderr_private,
     };
     // A worker's game is read when its worker tells of new rows ([`Live::hear`]), or every
     // [`UNTOLD`]; a game's file here, every [`TAIL`].
@@ -296,17 +277,7 @@ async fn follow(live: Arc<Live>, reader: Arc<Reader>, index: u32, feed: Arc<Feed
         if ended.is_none() && state_due && looked.elapsed() >= STATE_EVERY {
             looked = Instant::now();
             state_due = !told_of;
-            let ended_now = with_store(&reader, move |store, dir| ending(store, dir, index)).await;
-            if let Ok(Some(end)) = ended_now {
-                let end = match tail.private {
-                    true => serde_json::from_str(&koth_hill::logs::public_record(&end.to_string()))
-                        .unwrap_or(end),
-                    false => end,
-                };
-                // Whatever the game wrote before it ended is read first.
-                read_rest(&reader, index, &mut tail).await;
-                ended = Some((Instant::now(), end));
-            }
+            ended = end_if_over(&reader, index, &mut tail).await;
         }
         if ended.is_none() && rows_due {
             rows_due = !told_of;
@@ -328,18 +299,7 @@ async fn follow(live: Arc<Live>, reader: Arc<Reader>, index: u32, feed: Arc<Feed
             tokio::time::sleep(TAIL).await;
             continue;
         }
-        // Until told, or the next record's release, the end's, a state's look put off, or
-        // the safety net's look.
-        let mut wait = UNTOLD.saturating_sub(looked.elapsed());
-        if state_due && ended.is_none() {
-            wait = wait.min(STATE_EVERY.saturating_sub(looked.elapsed()));
-        }
-        match (tail.held.front(), &ended) {
-            (Some((when, _)), _) | (None, Some((when, _))) => {
-                wait = wait.min(delay.saturating_sub(when.elapsed()));
-            }
-            (None, None) => {}
-        }
+        let wait = untold_wait(&tail, &ended, looked, state_due, delay);
         tokio::select! {
             () = feed.told.notified() => (rows_due, state_due) = (true, true),
             () = tokio::time::sleep(wait) => if looked.elapsed() >= UNTOLD {
@@ -347,6 +307,77 @@ async fn follow(live: Arc<Live>, reader: Arc<Reader>, index: u32, feed: Arc<Feed
             },
         }
     }
+}
+
+impl Tail {
+    /// The tail of game `index`, nothing read yet, and the store's live delay.
+    async fn begin(reader: &Arc<Reader>, index: u32) -> Result<(Tail, Duration), Failure> {
+        let shared = reader.is_shared();
+        let (delay, path) = with_store(reader, move |store, dir| {
+            let delay = store
+                .meta(store::LIVE_DELAY_META)?
+                .and_then(|value| value.parse::<f64>().ok())
+                .filter(|seconds| seconds.is_finite() && *seconds >= 0.0)
+                .map_or(Duration::ZERO, Duration::from_secs_f64);
+            Ok((delay, store::game_dir(dir, index).join(RECORD_FILE)))
+        })
+        .await?;
+        let tail = Tail {
+            records: match shared {
+                true => Records::Rows { after: 0 },
+                false => Records::File(Follower::new(path)),
+            },
+            held: VecDeque::new(),
+            next_id: 1,
+            private: reader.stderr_private,
+        };
+        Ok((tail, delay))
+    }
+}
+
+/// Game `index`'s end, with when it was seen, if it is no longer running: its records are read
+/// to the last first. A private tail's end quotes no stderr.
+async fn end_if_over(
+    reader: &Arc<Reader>,
+    index: u32,
+    tail: &mut Tail,
+) -> Option<(Instant, serde_json::Value)> {
+    let ended_now = with_store(reader, move |store, dir| ending(store, dir, index)).await;
+    let Ok(Some(end)) = ended_now else {
+        return None;
+    };
+    let end = match tail.private {
+        true => {
+            serde_json::from_str(&koth_hill::logs::public_record(&end.to_string())).unwrap_or(end)
+        }
+        false => end,
+    };
+    // Whatever the game wrote before it ended is read first.
+    read_rest(reader, index, tail).await;
+    Some((Instant::now(), end))
+}
+
+/// How long a worker's game waits, unless told of new rows: until the next record's release,
+/// the end's, a state's look put off (`state_due`), or the safety net's look [`UNTOLD`] after
+/// the last (`looked`).
+fn untold_wait(
+    tail: &Tail,
+    ended: &Option<(Instant, serde_json::Value)>,
+    looked: Instant,
+    state_due: bool,
+    delay: Duration,
+) -> Duration {
+    let mut wait = UNTOLD.saturating_sub(looked.elapsed());
+    if state_due && ended.is_none() {
+        wait = wait.min(STATE_EVERY.saturating_sub(looked.elapsed()));
+    }
+    match (tail.held.front(), ended) {
+        (Some((when, _)), _) | (None, Some((when, _))) => {
+            wait = wait.min(delay.saturating_sub(when.elapsed()));
+        }
+        (None, None) => {}
+    }
+    wait
 }
 
 /// Reads the records added since the last look: the file's new lines, or the rows a worker

@@ -138,111 +138,146 @@ pub fn run(args: Args, dashboard: Dashboard) -> anyhow::Result<()> {
             seed,
             db: Some(url),
             serve,
-        } => {
-            let store = Tournament::submit(&file, &url, seed)?;
-            let name = store.meta("name")?.unwrap_or_default();
-            let work = dir.unwrap_or_else(|| {
-                koth_base::logs::default_folder(|secs| format!("tournament-{name}-{secs}"))
-            });
-            let root = file.parent().unwrap_or(Path::new("."));
-            let tournament = Tournament::join(store, root, &work, None)?;
-            println!(
-                "Tournament {name} in {} (seed {}), its games played in {}",
-                store::shown(&url),
-                tournament.seed,
-                work.display()
-            );
-            // Workers finish a shared tournament; this run was one of them.
-            let resume: Vec<OsString> = vec![
-                "koth".into(),
-                "worker".into(),
-                "--db".into(),
-                store::shown(&url).into(),
-                "--root".into(),
-                root.as_os_str().to_owned(),
-                "--dir".into(),
-                work.into_os_string(),
-            ];
-            let watched = Watched::Shared { url, name };
-            play(tournament, serve, watched, &resume, dashboard)
-        }
+        } => run_shared(&file, dir, seed, url, serve, dashboard),
         Command::Run {
             file,
             dir,
             seed,
             db: None,
             serve,
-        } => {
-            let tournament = Tournament::create(&file, dir, seed)?;
-            println!(
-                "Tournament {} in {} (seed {})",
-                tournament.name,
-                tournament.dir.display(),
-                tournament.seed
-            );
-            play_folder(tournament, serve, dashboard)
-        }
+        } => run_folder(&file, dir, seed, serve, dashboard),
         Command::Resume {
             dir,
             unbench,
             serve,
-        } => {
-            let tournament = Tournament::resume(&dir, &unbench)?;
-            println!(
-                "Resuming tournament {} in {} (seed {})",
-                tournament.name,
-                dir.display(),
-                tournament.seed
-            );
-            play_folder(tournament, serve, dashboard)
-        }
-        Command::Submit { file, db, seed } => {
-            let store = Tournament::submit(&file, &db, seed)?;
-            let progress = store.progress()?;
-            println!(
-                "Submitted {} games to {} (seed {}); `koth worker --db URL --root {}` plays them",
-                progress.total,
-                store.location(),
-                store.meta("seed")?.unwrap_or_default(),
-                file.parent()
-                    .filter(|p| !p.as_os_str().is_empty())
-                    .unwrap_or(Path::new("."))
-                    .display()
-            );
-            // The last line is the name alone, for scripts.
-            println!("{}", store.meta("name")?.unwrap_or_default());
-            Ok(())
-        }
-        Command::Status(target) => {
-            let (store, _) = target.open()?;
-            let p = store.progress()?;
-            println!(
-                "Tournament {} ({}, seed {}): {} of {} games done, {} running (or cut short), \
-                 {} pending, {} given up after harness faults{}; {} harness faults in all",
-                store.meta("name")?.unwrap_or_default(),
-                store.meta("game")?.unwrap_or_default(),
-                store.meta("seed")?.unwrap_or_default(),
-                p.done,
-                p.total,
-                p.running,
-                p.total - p.done - p.running - p.harness_failed - p.skipped,
-                p.harness_failed,
-                if p.skipped > 0 {
-                    format!(", {} skipped (the gauntlet's test had decided)", p.skipped)
-                } else {
-                    String::new()
-                },
-                p.harness_faults
-            );
-            let bots = store.bots()?;
-            for (bot, reason) in store.benched()? {
-                let name = bots.get(bot).map_or("?", |b| b.name.as_str());
-                println!("{name:?} is {reason}");
-            }
-            Ok(())
-        }
+        } => resume(&dir, &unbench, serve, dashboard),
+        Command::Submit { file, db, seed } => submit(&file, &db, seed),
+        Command::Status(target) => status(&target),
         Command::Leaderboard(args) => leaderboard(args),
     }
+}
+
+/// `koth tournament run --db URL FILE`: records the tournament in the shared database, then
+/// plays it as one of its workers.
+fn run_shared(
+    file: &Path,
+    dir: Option<PathBuf>,
+    seed: Option<u64>,
+    url: String,
+    serve: ServeArg,
+    dashboard: Dashboard,
+) -> anyhow::Result<()> {
+    let store = Tournament::submit(file, &url, seed)?;
+    let name = store.meta("name")?.unwrap_or_default();
+    let work = dir.unwrap_or_else(|| {
+        koth_base::logs::default_folder(|secs| format!("tournament-{name}-{secs}"))
+    });
+    let root = file.parent().unwrap_or(Path::new("."));
+    let tournament = Tournament::join(store, root, &work, None)?;
+    println!(
+        "Tournament {name} in {} (seed {}), its games played in {}",
+        store::shown(&url),
+        tournament.seed,
+        work.display()
+    );
+    // Workers finish a shared tournament; this run was one of them.
+    let resume: Vec<OsString> = vec![
+        "koth".into(),
+        "worker".into(),
+        "--db".into(),
+        store::shown(&url).into(),
+        "--root".into(),
+        root.as_os_str().to_owned(),
+        "--dir".into(),
+        work.into_os_string(),
+    ];
+    let watched = Watched::Shared { url, name };
+    play(tournament, serve, watched, &resume, dashboard)
+}
+
+/// `koth tournament run FILE`: creates the tournament's folder and plays it.
+fn run_folder(
+    file: &Path,
+    dir: Option<PathBuf>,
+    seed: Option<u64>,
+    serve: ServeArg,
+    dashboard: Dashboard,
+) -> anyhow::Result<()> {
+    let tournament = Tournament::create(file, dir, seed)?;
+    println!(
+        "Tournament {} in {} (seed {})",
+        tournament.name,
+        tournament.dir.display(),
+        tournament.seed
+    );
+    play_folder(tournament, serve, dashboard)
+}
+
+/// `koth tournament resume DIR`: plays the games a stopped tournament has left.
+fn resume(
+    dir: &Path,
+    unbench: &[String],
+    serve: ServeArg,
+    dashboard: Dashboard,
+) -> anyhow::Result<()> {
+    let tournament = Tournament::resume(dir, unbench)?;
+    println!(
+        "Resuming tournament {} in {} (seed {})",
+        tournament.name,
+        dir.display(),
+        tournament.seed
+    );
+    play_folder(tournament, serve, dashboard)
+}
+
+/// `koth tournament submit FILE --db URL`: records the tournament and its games for workers.
+fn submit(file: &Path, db: &str, seed: Option<u64>) -> anyhow::Result<()> {
+    let store = Tournament::submit(file, db, seed)?;
+    let progress = store.progress()?;
+    println!(
+        "Submitted {} games to {} (seed {}); `koth worker --db URL --root {}` plays them",
+        progress.total,
+        store.location(),
+        store.meta("seed")?.unwrap_or_default(),
+        file.parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."))
+            .display()
+    );
+    // The last line is the name alone, for scripts.
+    println!("{}", store.meta("name")?.unwrap_or_default());
+    Ok(())
+}
+
+/// `koth tournament status DIR|NAME`: how many games are done, running and left, and who is
+/// benched.
+fn status(target: &Target) -> anyhow::Result<()> {
+    let (store, _) = target.open()?;
+    let p = store.progress()?;
+    println!(
+        "Tournament {} ({}, seed {}): {} of {} games done, {} running (or cut short), \
+         {} pending, {} given up after harness faults{}; {} harness faults in all",
+        store.meta("name")?.unwrap_or_default(),
+        store.meta("game")?.unwrap_or_default(),
+        store.meta("seed")?.unwrap_or_default(),
+        p.done,
+        p.total,
+        p.running,
+        p.total - p.done - p.running - p.harness_failed - p.skipped,
+        p.harness_failed,
+        if p.skipped > 0 {
+            format!(", {} skipped (the gauntlet's test had decided)", p.skipped)
+        } else {
+            String::new()
+        },
+        p.harness_faults
+    );
+    let bots = store.bots()?;
+    for (bot, reason) in store.benched()? {
+        let name = bots.get(bot).map_or("?", |b| b.name.as_str());
+        println!("{name:?} is {reason}");
+    }
+    Ok(())
 }
 
 impl LeaderboardArgs {

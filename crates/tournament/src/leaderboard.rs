@@ -97,6 +97,93 @@ pub enum Format {
     Json,
 }
 
+impl Standing {
+    /// The unranked line of the bot `name` from its own results `mine`: its figure is its fit
+    /// over every game when the game has one, else its mean.
+    fn of(
+        name: &str,
+        mine: &[&StoredResult],
+        average: Average,
+        fit: Option<&ranking::Strength>,
+        rating: WengLinRating,
+        on_bench: bool,
+    ) -> Standing {
+        let scores: Vec<f64> = mine.iter().map(|r| r.score).collect();
+        let count = |status| mine.iter().filter(|r| r.status == status).count() as u32;
+        let games = mine.len() as u32;
+        let finished = count(BotStatus::Finished);
+        let (mean, interval, low, high) = average_of(&scores, average);
+        let (figure, figure_interval) = match fit {
+            Some(fit) => (fit.value, Some(fit.interval)),
+            None => (mean, interval),
+        };
+        Standing {
+            rank: 0,
+            name: name.to_string(),
+            games,
+            total: scores.iter().sum(),
+            mean,
+            interval,
+            low,
+            high,
+            figure,
+            figure_interval,
+            rating: rating.rating,
+            uncertainty: rating.uncertainty,
+            finished,
+            bad_output: count(BotStatus::BadOutput),
+            timed_out: count(BotStatus::TimedOut),
+            crashed: count(BotStatus::Crashed),
+            failed_to_start: count(BotStatus::FailedToStart),
+            faults: mine.iter().fold(FaultCounts::default(), |mut all, r| {
+                all.merge(&r.faults);
+                all
+            }),
+            benched: count(BotStatus::Benched),
+            on_bench,
+            flagged: games > 0 && 2 * finished < games,
+            answers: mine.iter().map(|r| r.answers).sum(),
+            near_misses: mine.iter().map(|r| r.near_misses).sum(),
+            max_wall_ms: mine.iter().map(|r| r.max_wall_ms).fold(0.0, f64::max),
+            max_cpu_ms: mine.iter().filter_map(|r| r.max_cpu_ms).reduce(f64::max),
+            fuel: fuel_of(mine),
+        }
+    }
+}
+
+/// `standings` in the one order of every table ([`ranking::in_order`]), a bot without games
+/// last, each numbered with its rank.
+fn in_rank_order(standings: Vec<Standing>) -> Vec<Standing> {
+    let mut order: Vec<Entry> = standings
+        .iter()
+        .enumerate()
+        .map(|(id, s)| Entry {
+            id,
+            value: (s.games > 0).then_some(s.figure),
+            interval: s.figure_interval.unwrap_or(0.0),
+            games: s.games,
+        })
+        .collect();
+    ranking::in_order(&mut order);
+    let mut standings: Vec<Standing> = order.iter().map(|e| standings[e.id].clone()).collect();
+    for (i, s) in standings.iter_mut().enumerate() {
+        s.rank = i + 1;
+    }
+    standings
+}
+
+/// The figure the table is ordered by, in words: the game's fit when `fitted`, else the mean.
+fn statistic_of(fitted: bool, average: Average, ranking: Ranking) -> String {
+    if fitted {
+        return ranking::statistic(ranking).to_string();
+    }
+    match average {
+        Average::Arithmetic => "mean points per game (played alone: no opponents)",
+        Average::Geometric => "geometric mean per game (played alone: no opponents)",
+    }
+    .to_string()
+}
+
 impl Leaderboard {
     /// Standings of `bots` from their stored results, ranked by the game's rule (the hill's
     /// own, [`koth_ranking`]): a game of several players by its fit over every game (points
@@ -117,72 +204,18 @@ impl Leaderboard {
             .enumerate()
             .map(|(id, name)| {
                 let mine: Vec<&StoredResult> = results.iter().filter(|r| r.bot == id).collect();
-                let scores: Vec<f64> = mine.iter().map(|r| r.score).collect();
-                let count = |status| mine.iter().filter(|r| r.status == status).count() as u32;
-                let games = mine.len() as u32;
-                let finished = count(BotStatus::Finished);
-                let (mean, interval, low, high) = average_of(&scores, average);
-                let (figure, figure_interval) = match &fitted {
-                    Some(fitted) => (fitted[id].value, Some(fitted[id].interval)),
-                    None => (mean, interval),
-                };
-                Standing {
-                    rank: 0,
-                    name: name.clone(),
-                    games,
-                    total: scores.iter().sum(),
-                    mean,
-                    interval,
-                    low,
-                    high,
-                    figure,
-                    figure_interval,
-                    rating: ratings[id].rating,
-                    uncertainty: ratings[id].uncertainty,
-                    finished,
-                    bad_output: count(BotStatus::BadOutput),
-                    timed_out: count(BotStatus::TimedOut),
-                    crashed: count(BotStatus::Crashed),
-                    failed_to_start: count(BotStatus::FailedToStart),
-                    faults: mine.iter().fold(FaultCounts::default(), |mut all, r| {
-                        all.merge(&r.faults);
-                        all
-                    }),
-                    benched: count(BotStatus::Benched),
-                    on_bench: on_bench.contains(&id),
-                    flagged: games > 0 && 2 * finished < games,
-                    answers: mine.iter().map(|r| r.answers).sum(),
-                    near_misses: mine.iter().map(|r| r.near_misses).sum(),
-                    max_wall_ms: mine.iter().map(|r| r.max_wall_ms).fold(0.0, f64::max),
-                    max_cpu_ms: mine.iter().filter_map(|r| r.max_cpu_ms).reduce(f64::max),
-                    fuel: fuel_of(&mine),
-                }
+                Standing::of(
+                    name,
+                    &mine,
+                    average,
+                    fitted.as_ref().map(|fitted| &fitted[id]),
+                    ratings[id],
+                    on_bench.contains(&id),
+                )
             })
             .collect();
-        // The one order of every table ([`ranking::in_order`]); a bot without games last.
-        let mut order: Vec<Entry> = standings
-            .iter()
-            .enumerate()
-            .map(|(id, s)| Entry {
-                id,
-                value: (s.games > 0).then_some(s.figure),
-                interval: s.figure_interval.unwrap_or(0.0),
-                games: s.games,
-            })
-            .collect();
-        ranking::in_order(&mut order);
-        let mut standings: Vec<Standing> = order.iter().map(|e| standings[e.id].clone()).collect();
-        for (i, s) in standings.iter_mut().enumerate() {
-            s.rank = i + 1;
-        }
-        let statistic = match &fitted {
-            Some(_) => ranking::statistic(ranking).to_string(),
-            None => match average {
-                Average::Arithmetic => "mean points per game (played alone: no opponents)",
-                Average::Geometric => "geometric mean per game (played alone: no opponents)",
-            }
-            .to_string(),
-        };
+        let standings = in_rank_order(standings);
+        let statistic = statistic_of(fitted.is_some(), average, ranking);
         Leaderboard {
             name,
             games_done: progress.done,

@@ -322,31 +322,20 @@ impl Viewer {
                 ))],
             );
         }
-        let answer = explained.answer_at(turn);
-        let mut time = vec![match answer {
-            _ if turn == 0 => Span::raw("Turn 0 is the board as placed: nothing asked yet."),
-            Some(answer) if answer.fault => Span::styled("a fault instead of an answer", FAULT),
-            Some(answer) => Span::raw(answer.ms.map_or("? ms".into(), |ms| format!("{ms} ms"))),
-            None => match explained.unrecorded_from {
-                Some(from) if turn >= from => Span::raw(format!(
-                    "not recorded: the transcript reached its size limit before turn {from}"
-                )),
-                _ => Span::raw("no answer recorded"),
-            },
-        }];
-        if let Some(fault) = explained.fault.as_ref().filter(|f| f.turn == turn) {
-            time.push(Span::raw(" — "));
-            time.push(Span::styled(
-                format!("{}: {}", fault.kind.as_str(), fault.reason),
-                FAULT,
-            ));
-        }
-        let mut lines = vec![Line::from(time)];
-        if let Some(answer) = answer {
+        let mut lines = vec![time_of_answer(explained, turn)];
+        if let Some(answer) = explained.answer_at(turn) {
             lines.push(Line::raw(answer.answer.clone()));
         }
-        // Past turn 100 frames are 10 turns apart: the answers' times of the turns between (a
-        // damaged recording's frames may be any number of turns apart: none are listed then).
+        lines.extend(self.times_between_frames(explained));
+        lines.extend(slowest_answer(explained, turn));
+        Panel::new(format!("answer in turn {turn}"), lines)
+    }
+
+    /// The answers' times of the turns between the frame shown and the one before, if any lie
+    /// between. Past turn 100 frames are 10 turns apart (a damaged recording's frames may be
+    /// any number of turns apart: none are listed then).
+    fn times_between_frames(&self, explained: &BoardExplained) -> Option<Line<'static>> {
+        let turn = self.frame().turn;
         let before = match self.place.step {
             0 => turn,
             step => self.recording.frames[step - 1].turn,
@@ -362,29 +351,14 @@ impl Viewer {
                 None => "–".into(),
             })
             .collect();
-        if !between.is_empty() {
-            lines.push(Line::raw(format!(
+        (!between.is_empty()).then(|| {
+            Line::raw(format!(
                 "Turns {} to {}, between the frames: {} ms",
                 before + 1,
                 turn - 1,
                 between.join(", ")
-            )));
-        }
-        let slowest = explained
-            .answers
-            .iter()
-            .filter(|a| a.turn.is_some_and(|t| t <= turn))
-            .filter_map(|a| Some((a.ms?, a.turn?)))
-            .fold(None, |slowest: Option<(u64, u32)>, (ms, t)| match slowest {
-                Some((most, _)) if most >= ms => slowest,
-                _ => Some((ms, t)),
-            });
-        if let Some((ms, t)) = slowest {
-            lines.push(Line::raw(format!(
-                "Slowest answer up to here: {ms} ms, in turn {t}."
-            )));
-        }
-        Panel::new(format!("answer in turn {turn}"), lines)
+            ))
+        })
     }
 
     /// The fault that ended the board, highlighted at its turn.
@@ -489,6 +463,44 @@ impl Viewer {
                     .labels(["1".to_string(), format!("1e{top:.0}")]),
             )
     }
+}
+
+/// How long the answer to `turn` took (or why there is none), and the fault if the board ended
+/// on it.
+fn time_of_answer(explained: &BoardExplained, turn: u32) -> Line<'static> {
+    let mut time = vec![match explained.answer_at(turn) {
+        _ if turn == 0 => Span::raw("Turn 0 is the board as placed: nothing asked yet."),
+        Some(answer) if answer.fault => Span::styled("a fault instead of an answer", FAULT),
+        Some(answer) => Span::raw(answer.ms.map_or("? ms".into(), |ms| format!("{ms} ms"))),
+        None => match explained.unrecorded_from {
+            Some(from) if turn >= from => Span::raw(format!(
+                "not recorded: the transcript reached its size limit before turn {from}"
+            )),
+            _ => Span::raw("no answer recorded"),
+        },
+    }];
+    if let Some(fault) = explained.fault.as_ref().filter(|f| f.turn == turn) {
+        time.push(Span::raw(" — "));
+        time.push(Span::styled(
+            format!("{}: {}", fault.kind.as_str(), fault.reason),
+            FAULT,
+        ));
+    }
+    Line::from(time)
+}
+
+/// The slowest answer up to `turn`, with its turn (the first of the slowest).
+fn slowest_answer(explained: &BoardExplained, turn: u32) -> Option<Line<'static>> {
+    let slowest = explained
+        .answers
+        .iter()
+        .filter(|a| a.turn.is_some_and(|t| t <= turn))
+        .filter_map(|a| Some((a.ms?, a.turn?)))
+        .fold(None, |slowest: Option<(u64, u32)>, (ms, t)| match slowest {
+            Some((most, _)) if most >= ms => slowest,
+            _ => Some((ms, t)),
+        });
+    slowest.map(|(ms, t)| Line::raw(format!("Slowest answer up to here: {ms} ms, in turn {t}.")))
 }
 
 /// The style of an empty cell's mark ([`Viewer::track_mark`]).
