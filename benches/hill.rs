@@ -761,12 +761,19 @@ fn main() {
     // The same for a points game of three, its Poisson points multiplying.
     let mut rng = koth::seed::rng(4, 3);
     let mut games = ranking::Games::new(Ranking::Points);
-    /// A table of three near one another in id, as the hill seats them.
+    /// A table of three as the hill's matchmaking seats them: near one another (in id, as
+    /// in rating), and a tenth of the others drawn from anywhere (`far_share`). Before
+    /// 2026-11-29 every seat was near: a chain of 10,000 with no far games, where a version's
+    /// table effect is all but confounded with its neighbours' strengths.
     fn near(versions: usize, rng: &mut impl Rng) -> Vec<usize> {
         let i = rng.random_range(0..versions);
         let mut seats = vec![i];
         while seats.len() < 3 {
-            let j = (i + rng.random_range(1..20)) % versions;
+            let j = if rng.random_bool(0.9) {
+                (i + rng.random_range(1..20)) % versions
+            } else {
+                rng.random_range(0..versions)
+            };
             if !seats.contains(&j) {
                 seats.push(j);
             }
