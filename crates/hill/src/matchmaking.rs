@@ -395,28 +395,8 @@ impl Standing {
         } else {
             1.0
         };
-        let mut others: Vec<usize> = (0..active.len()).filter(|&k| k != focal).collect();
-        // Ties (equal ratings, no games) in a seeded random order.
-        others.shuffle(rng);
-        let far = rng.random_bool(tuning.far_share.clamp(0.0, 1.0));
-        let mut seated = vec![focal];
-        if far {
-            seated.extend(others.iter().take(players - 1));
-        } else {
-            let mut drawn = vec![usize::MAX; active.len()];
-            for (at, &k) in others.iter().enumerate() {
-                drawn[k] = at;
-            }
-            let lineup = Lineup {
-                active,
-                history,
-                absent: &absent,
-                order: &self.order,
-                place: &self.place,
-                drawn: &drawn,
-            };
-            lineup.seat_teaching_most(&mut seated, players, focus);
-        }
+        let (mut seated, far) =
+            self.seat(active, history, &absent, focal, players, focus, tuning, rng);
         let lineup_gain = |seated: &[usize]| -> f64 {
             seated
                 .iter()
@@ -453,6 +433,47 @@ impl Standing {
         // No version always sits first (X in noughts & crosses moves first).
         seats.shuffle(rng);
         Some(Choice { seats, reason })
+    }
+
+    /// The line-up around the `focal` version (indices in `active`, the focal version first)
+    /// and whether it was drawn at random: its opponents those that teach the most
+    /// ([`Lineup::seat_teaching_most`]), or, [`Tuning::far_share`] of the time, drawn at
+    /// random. The others are shuffled first either way: ties are broken in that order.
+    #[allow(clippy::too_many_arguments)]
+    fn seat(
+        &self,
+        active: &[Candidate],
+        history: &History,
+        absent: &[(f64, usize)],
+        focal: usize,
+        players: usize,
+        focus: f64,
+        tuning: Tuning,
+        rng: &mut Rng,
+    ) -> (Vec<usize>, bool) {
+        let mut others: Vec<usize> = (0..active.len()).filter(|&k| k != focal).collect();
+        // Ties (equal ratings, no games) in a seeded random order.
+        others.shuffle(rng);
+        let far = rng.random_bool(tuning.far_share.clamp(0.0, 1.0));
+        let mut seated = vec![focal];
+        if far {
+            seated.extend(others.iter().take(players - 1));
+            return (seated, far);
+        }
+        let mut drawn = vec![usize::MAX; active.len()];
+        for (at, &k) in others.iter().enumerate() {
+            drawn[k] = at;
+        }
+        let lineup = Lineup {
+            active,
+            history,
+            absent,
+            order: &self.order,
+            place: &self.place,
+            drawn: &drawn,
+        };
+        lineup.seat_teaching_most(&mut seated, players, focus);
+        (seated, far)
     }
 
     /// Brings the order and the best gains up to `active` and `history`: computed afresh for

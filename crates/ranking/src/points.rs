@@ -525,7 +525,11 @@ fn newton(games: &Games, mean: f64, mut z: Vec<f64>) -> Fitted {
             .collect();
         let normal = Normal::of(games, &pattern, &expected, &own_ridge, TABLE_PRIOR * level);
         if mean <= 0.0 || settled {
-            return Fitted { z, normal, expected };
+            return Fitted {
+                z,
+                normal,
+                expected,
+            };
         }
         let gradient = gradient(games, level, &z, &expected);
         let step = normal.newton_step(&gradient, level);
@@ -533,7 +537,11 @@ fn newton(games: &Games, mean: f64, mut z: Vec<f64>) -> Fitted {
         let promised: f64 = gradient.iter().zip(&step).map(|(g, s)| g * s).sum();
         steps += 1;
         if steps > NEWTON_STEPS {
-            return Fitted { z, normal, expected };
+            return Fitted {
+                z,
+                normal,
+                expected,
+            };
         }
         // Once the rise is too small to count, the step is taken whole and the fit ends: the
         // steps are solved only as closely as the gradient is small, so the last one is what
@@ -1013,7 +1021,10 @@ mod tests {
             .filter(|&(a, b)| fitted[a].value < fitted[b].value)
             .count();
         let pairs = n * (n - 1) / 2;
-        assert!(concordant as f64 > 0.85 * pairs as f64, "{concordant} of {pairs}");
+        assert!(
+            concordant as f64 > 0.85 * pairs as f64,
+            "{concordant} of {pairs}"
+        );
     }
 
     /// The gradient's size against the curvature's diagonal at every unknown zero.
@@ -1021,7 +1032,13 @@ mod tests {
         let z = vec![0.0; 2 * n];
         let expected = vec![mean; games.seats.len()];
         let own: Vec<f64> = vec![PRIOR_GAMES * mean; n];
-        let normal = Normal::of(games, &Pattern::of(games), &expected, &own, TABLE_PRIOR * mean);
+        let normal = Normal::of(
+            games,
+            &Pattern::of(games),
+            &expected,
+            &own,
+            TABLE_PRIOR * mean,
+        );
         let diagonal = normal.own.iter().chain(&normal.table);
         gradient(games, mean, &z, &expected)
             .iter()
