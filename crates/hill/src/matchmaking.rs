@@ -597,8 +597,13 @@ fn best_neighbour(
 ) -> (f64, usize) {
     let k = order[at];
     let mut best = (0.0_f64, usize::MAX);
-    for near in at.saturating_sub(NEIGHBOURS)..(at + NEIGHBOURS + 1).min(order.len()) {
-        let o = order[near];
+    let from = at.saturating_sub(NEIGHBOURS);
+    for (near, &o) in order
+        .iter()
+        .enumerate()
+        .take(at + NEIGHBOURS + 1)
+        .skip(from)
+    {
         let g = match near.cmp(&at) {
             std::cmp::Ordering::Less => gain(&active[o], &active[k], history, 1.0),
             std::cmp::Ordering::Equal => continue,
