@@ -303,34 +303,6 @@ impl Normal {
         }
     }
 
-    /// Newton's step for `gradient`: the curvature's system solved by conjugate gradients,
-    /// scaled by its diagonal (Jacobi's preconditioner: a player of three thousand seats and
-    /// one of ten, a table effect and an own strength, converge alike), and far from the
-    /// optimum only roughly (a forcing term, as the order fit's: the residual at most the
-    /// scaled gradient's size, read per point of the game's mean `level` so that the points'
-    /// unit does not count, and at most half of it), since the next step corrects it; near the
-    /// optimum as closely as the gradient is small, so the steps still converge quadratically
-    /// (with the square root of the size, as the order fit's, a fit from another start ended
-    /// a few millionths away, within the stopping rule but not as close as before).
-    fn newton_step(&self, gradient: &[f64], level: f64) -> Vec<f64> {
-        let scale: Vec<f64> = self
-            .own
-            .iter()
-            .chain(&self.table)
-            .map(|d| 1.0 / d.sqrt())
-            .collect();
-        let scaled = |v: &[f64]| -> Vec<f64> { v.iter().zip(&scale).map(|(v, s)| v * s).collect() };
-        let b = scaled(gradient);
-        let size = b.iter().map(|b| b * b).sum::<f64>().sqrt() / level.sqrt();
-        let y = conjugate_gradients(
-            &|y| scaled(&self.times(&scaled(y))),
-            &b,
-            &vec![0.0; b.len()],
-            size.min(0.5),
-        );
-        scaled(&y)
-    }
-
     fn times(&self, z: &[f64]) -> Vec<f64> {
         let n = self.players;
         let mut out = vec![0.0; 2 * n];
@@ -516,7 +488,6 @@ fn newton(games: &Games, mean: f64, mut z: Vec<f64>) -> Fitted {
     let mut parts = linear_parts(games, &z);
     let mut current = objective(games, level, &parts, &z);
     let mut steps = 0;
-    let mut settled = false;
     loop {
         let expected: Vec<f64> = parts.iter().map(|x| level * x.exp()).collect();
         let own_ridge: Vec<f64> = z[..players]
@@ -524,7 +495,7 @@ fn newton(games: &Games, mean: f64, mut z: Vec<f64>) -> Fitted {
             .map(|a| PRIOR_GAMES * level * a.exp())
             .collect();
         let normal = Normal::of(games, &pattern, &expected, &own_ridge, TABLE_PRIOR * level);
-        if mean <= 0.0 || settled {
+        if mean <= 0.0 {
             return Fitted {
                 z,
                 normal,
@@ -532,34 +503,41 @@ fn newton(games: &Games, mean: f64, mut z: Vec<f64>) -> Fitted {
             };
         }
         let gradient = gradient(games, level, &z, &expected);
-        let step = normal.newton_step(&gradient, level);
+        let step = conjugate_gradients(
+            &|v| normal.times(v),
+            &gradient,
+            &vec![0.0; 2 * players],
+            SOLVED,
+        );
         // Twice the rise a full step promises (Newton's decrement, squared).
         let promised: f64 = gradient.iter().zip(&step).map(|(g, s)| g * s).sum();
         steps += 1;
-        if steps > NEWTON_STEPS {
+        if promised <= 1e-12 * (1.0 + total) || steps > NEWTON_STEPS {
             return Fitted {
                 z,
                 normal,
                 expected,
             };
         }
-        // Once the rise is too small to count, the step is taken whole and the fit ends: the
-        // steps are solved only as closely as the gradient is small, so the last one is what
-        // brings a fit from another start to the same optimum to a millionth.
-        settled = promised <= 1e-12 * (1.0 + total);
         let mut size = 1.0;
         loop {
             let next: Vec<f64> = z.iter().zip(&step).map(|(z, s)| z + size * s).collect();
             let next_parts = linear_parts(games, &next);
             let value = objective(games, level, &next_parts, &next);
             // A rise too small for the sum's rounding to show is taken as one.
-            if settled || value >= current - 1e-12 * (1.0 + total) || size < 1e-6 {
+            if value >= current - 1e-12 * (1.0 + total) || size < 1e-6 {
                 (z, parts, current) = (next, next_parts, value);
                 break;
             }
             size /= 2.0;
         }
-        settled |= size < 1e-6;
+        if size < 1e-6 {
+            return Fitted {
+                z,
+                normal,
+                expected,
+            };
+        }
     }
 }
 
@@ -976,10 +954,9 @@ mod tests {
     }
 
     #[test]
-    fn the_fit_ends_where_the_gradient_is_zero_though_each_step_is_solved_roughly() {
+    fn the_fit_ends_where_the_gradient_is_zero() {
         // A chain of 300 players, tables of three drawn near one another in number (a tenth
-        // anywhere), Poisson points that multiply: each Newton step's system is solved only
-        // as closely as its forcing term asks, and the fit still ends at the optimum.
+        // anywhere), Poisson points that multiply: the fit ends at the optimum.
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
         let n = 300;
         let strengths: Vec<f64> = (0..n).map(|k| k as f64 * 3.0 / n as f64).collect();
