@@ -12,7 +12,8 @@
 //! 3. **Cost**: choosing a game among 1,000 active versions; the refit of 1,000 versions and
 //!    1,000,000 games, of a placement game of two and of a points game of three
 //!    (`-- cost --versions=10000 --games=10000000` for another size; the true strengths span
-//!    the same range whatever the size).
+//!    the same range whatever the size; `-- choose` only the choosing, afresh and as a hill
+//!    chooses, keeping its [`Standing`] between games).
 //!
 //! 4. **A contest's final** (`-- final`): the top 16 of a field of 100 play the contest's final
 //!    (its balanced rounds, its table and its stopping rule, koth's own code) until every
@@ -27,7 +28,7 @@
 
 use std::time::{Duration, Instant};
 
-use koth::hill::matchmaking::{Candidate, History, Tuning, choose, from_fit};
+use koth::hill::matchmaking::{Candidate, History, Standing, Tuning, choose, from_fit};
 use koth::ranking::order::{Games, fit, fit_from};
 use koth::ranking::{self, Ranking};
 use rand::{Rng, RngExt};
@@ -536,7 +537,7 @@ fn thread_cpu() -> Duration {
 fn main() {
     // `cargo bench` passes `--bench`; anything else (cargo test's listing) runs nothing.
     // `cargo bench --bench hill -- PART…` runs only the parts named: `whole`, `newcomer`,
-    // `cost`, `final` (the contest's, only when named).
+    // `cost`, `choose` (the cost's first part alone), `final` (the contest's, only when named).
     let args: Vec<String> = std::env::args().collect();
     if !args.iter().any(|a| a == "--bench") {
         return;
@@ -611,7 +612,7 @@ fn main() {
         );
     }
 
-    if !runs("cost") {
+    if !runs("cost") && !runs("choose") {
         return;
     }
     // The hill's size: 1,000 versions and 1,000,000 games unless `--versions=N`, `--games=N`
@@ -652,6 +653,7 @@ fn main() {
             );
         }
     }
+    // Each choice afresh, every gain computed again (as `matchmaking::choose`).
     let (mut cpu, mut wall) = (Vec::new(), Vec::new());
     for next in 0..1001u32 {
         let mut rng = koth::seed::rng(1, u64::from(next));
@@ -670,11 +672,49 @@ fn main() {
         assert!(choice.is_some());
     }
     println!(
-        "Choosing a game among {versions} active versions: median {:.3} ms of CPU ({:.3} ms \
-         wall)",
+        "Choosing a game among {versions} active versions, afresh: median {:.3} ms of CPU \
+         ({:.3} ms wall)",
         median(cpu),
         median(wall)
     );
+    // As a hill chooses: the standing kept, and between choices the game played, its pairs
+    // added to the history and its versions' ratings moved (as Weng-Lin's online update).
+    let mut candidates = candidates;
+    let mut standing = Standing::default();
+    let (mut cpu, mut wall) = (Vec::new(), Vec::new());
+    for next in 0..1001u32 {
+        let mut rng = koth::seed::rng(1, u64::from(next));
+        let started = Stopwatch::start();
+        let choice = standing.choose(
+            &candidates,
+            2,
+            game_count as u32 + next,
+            TUNING,
+            &history,
+            &mut rng,
+        );
+        let (c, w) = started.seconds();
+        cpu.push(c * 1000.0);
+        wall.push(w * 1000.0);
+        let seats = choice.expect("a game").seats;
+        let won = rng.random_range(0..2);
+        history.record(&[(seats[0], f64::from(won)), (seats[1], f64::from(1 - won))]);
+        for c in candidates.iter_mut().filter(|c| seats.contains(&c.id)) {
+            c.games += 1;
+            c.last_chosen = Some(game_count as u32 + next);
+            c.mu += rng.random_range(-0.5..0.5);
+            c.sigma *= 0.99;
+        }
+    }
+    println!(
+        "Choosing a game among {versions} active versions as a hill does (the standing kept, \
+         each game recorded): median {:.3} ms of CPU ({:.3} ms wall)",
+        median(cpu),
+        median(wall)
+    );
+    if !runs("cost") {
+        return;
+    }
 
     // The refit of the hill's games, most between near ratings.
     let strength: Vec<f64> = (0..versions)
@@ -721,12 +761,19 @@ fn main() {
     // The same for a points game of three, its Poisson points multiplying.
     let mut rng = koth::seed::rng(4, 3);
     let mut games = ranking::Games::new(Ranking::Points);
-    /// A table of three near one another in id, as the hill seats them.
+    /// A table of three as the hill's matchmaking seats them: near one another (in id, as
+    /// in rating), and a tenth of the others drawn from anywhere (`far_share`). Before
+    /// 2026-11-29 every seat was near: a chain of 10,000 with no far games, where a version's
+    /// table effect is all but confounded with its neighbours' strengths.
     fn near(versions: usize, rng: &mut impl Rng) -> Vec<usize> {
         let i = rng.random_range(0..versions);
         let mut seats = vec![i];
         while seats.len() < 3 {
-            let j = (i + rng.random_range(1..20)) % versions;
+            let j = if rng.random_bool(0.9) {
+                (i + rng.random_range(1..20)) % versions
+            } else {
+                rng.random_range(0..versions)
+            };
             if !seats.contains(&j) {
                 seats.push(j);
             }

@@ -90,7 +90,7 @@ pub struct Met {
 /// and with the standard library's SipHash the reads were most of its time (`perf`,
 /// docs/benchmarks.md, the hill at 10,000 versions). Their keys are the hill's own version
 /// numbers, not chosen by anyone who could make them collide.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug)]
 pub struct History {
     pairs: HashMap<(usize, usize), Met, FxBuildHasher>,
     own: HashMap<usize, Met, FxBuildHasher>,
@@ -100,6 +100,49 @@ pub struct History {
     outcomes: Met,
     /// Per line-up (its versions, ascending), its games and how many ended all alike.
     lineups: HashMap<Vec<usize>, Met, FxBuildHasher>,
+    /// Which history this is (each new or cloned one its own), for a [`Standing`] computed
+    /// from it.
+    id: u64,
+    /// The versions whose pairs changed, in order, since the log was last emptied (`epoch`
+    /// counts those times): a [`Standing`] updates only their neighbours' gains.
+    changed: Vec<usize>,
+    epoch: u64,
+}
+
+/// Versions whose pairs changed that a [`History`] remembers at the most: past it a
+/// [`Standing`] computes every gain again, which costs about as much as this many changes.
+const CHANGES_KEPT: usize = 4096;
+
+/// The number of the next [`History`] made.
+static NEXT_HISTORY: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+impl Default for History {
+    fn default() -> History {
+        History {
+            pairs: HashMap::default(),
+            own: HashMap::default(),
+            presence: HashMap::default(),
+            outcomes: Met::default(),
+            lineups: HashMap::default(),
+            id: NEXT_HISTORY.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            changed: Vec::new(),
+            epoch: 0,
+        }
+    }
+}
+
+impl Clone for History {
+    /// A copy with its own number: what is added to one is not in the other.
+    fn clone(&self) -> History {
+        History {
+            pairs: self.pairs.clone(),
+            own: self.own.clone(),
+            presence: self.presence.clone(),
+            outcomes: self.outcomes,
+            lineups: self.lineups.clone(),
+            ..History::default()
+        }
+    }
 }
 
 impl History {
@@ -117,6 +160,11 @@ impl History {
             own.games += met.games;
             own.alike += met.alike;
         }
+        if self.changed.len() + 2 > CHANGES_KEPT {
+            self.changed.clear();
+            self.epoch += 1;
+        }
+        self.changed.extend([a, b]);
     }
 
     /// Adds `met` to version `v`'s games (as stored: a count per version).
@@ -288,6 +336,7 @@ fn pays(seated: &[usize], free: usize, absent: &[(f64, usize)]) -> f64 {
 
 /// Chooses the next game among `active` for `players` seats, as game number `next` of the hill,
 /// from the games so far (`history`). `None` if there are fewer active versions than seats.
+/// The same as [`Standing::choose`] with a new standing: every gain is computed afresh.
 pub fn choose(
     active: &[Candidate],
     players: usize,
@@ -296,87 +345,236 @@ pub fn choose(
     history: &History,
     rng: &mut Rng,
 ) -> Option<Choice> {
-    if active.len() < players.max(1) {
-        return None;
+    Standing::default().choose(active, players, next, tuning, history, rng)
+}
+
+/// What a choice reads of every active version that a game changes for a few only: the
+/// versions in rating order and each one's best gain against a neighbour in it. Kept between
+/// choices, it is updated only for the versions whose rating or pairs changed and their
+/// neighbours, so a choice among 10,000 versions does not compute 40,000 gains again; the
+/// choice made with it is the one [`choose`] makes (the tests compare them).
+#[derive(Debug, Default)]
+pub struct Standing {
+    /// The history it was computed from: its number, its log's epoch and length then.
+    seen: Option<(u64, u64, usize)>,
+    /// Each active version's id, μ and σ then, and each id's index in it.
+    versions: Vec<(usize, f64, f64)>,
+    index: HashMap<usize, usize, FxBuildHasher>,
+    /// The active versions (indices) by rating, and each one's place in that order.
+    order: Vec<usize>,
+    place: Vec<usize>,
+    /// Each version's best gain against a neighbour in rating, and that neighbour (`usize::MAX`
+    /// for none).
+    best: Vec<(f64, usize)>,
+}
+
+impl Standing {
+    /// Chooses the next game as [`choose`] does, reading the gains this standing keeps where
+    /// neither the versions' ratings nor their pairs changed since the last choice.
+    pub fn choose(
+        &mut self,
+        active: &[Candidate],
+        players: usize,
+        next: u32,
+        tuning: Tuning,
+        history: &History,
+        rng: &mut Rng,
+    ) -> Option<Choice> {
+        if active.len() < players.max(1) {
+            return None;
+        }
+        self.update(active, history);
+        let absent = likeliest_alike_without(active, history, players + 1);
+        let (focal, focal_reason) = focal_version(active, players, next, tuning, &self.best);
+        let me = &active[focal];
+        let focus = if me.games + me.queued < tuning.placement_games {
+            (me.sigma / START_SIGMA)
+                .min(1.0)
+                .powi(4)
+                .max(PLACEMENT_FOCUS)
+        } else {
+            1.0
+        };
+        let (mut seated, far) =
+            self.seat(active, history, &absent, focal, players, focus, tuning, rng);
+        let lineup_gain = |seated: &[usize]| -> f64 {
+            seated
+                .iter()
+                .enumerate()
+                .flat_map(|(x, &a)| seated[x + 1..].iter().map(move |&b| (a, b)))
+                .map(|(a, b)| gain(&active[a], &active[b], history, 1.0))
+                .sum::<f64>()
+                * pays(seated, 0, &absent)
+        };
+        let ids =
+            |seated: &[usize]| -> Vec<usize> { seated.iter().map(|&k| active[k].id).collect() };
+        let mut how = if far {
+            "drawn at random, to compare far ratings"
+        } else {
+            "the line-up expected to teach the most"
+        };
+        if history.barren(&ids(&seated))
+            && let Some(other) = unbarren(&seated, active.len(), history, &ids, &lineup_gain, rng)
+        {
+            seated = other;
+            how = "the line-up expected to teach the most was played before and every game of \
+                   it ended alike";
+        }
+        let gained = lineup_gain(&seated);
+        let names: Vec<&str> = seated[1..]
+            .iter()
+            .map(|&k| active[k].label.as_str())
+            .collect();
+        let reason = format!(
+            "{focal_reason}; against {} ({how}; expected gain {gained:.3})",
+            names.join(", "),
+        );
+        let mut seats: Vec<usize> = seated.iter().map(|&k| active[k].id).collect();
+        // No version always sits first (X in noughts & crosses moves first).
+        seats.shuffle(rng);
+        Some(Choice { seats, reason })
     }
+
+    /// The line-up around the `focal` version (indices in `active`, the focal version first)
+    /// and whether it was drawn at random: its opponents those that teach the most
+    /// ([`Lineup::seat_teaching_most`]), or, [`Tuning::far_share`] of the time, drawn at
+    /// random. The others are shuffled first either way: ties are broken in that order.
+    #[allow(clippy::too_many_arguments)]
+    fn seat(
+        &self,
+        active: &[Candidate],
+        history: &History,
+        absent: &[(f64, usize)],
+        focal: usize,
+        players: usize,
+        focus: f64,
+        tuning: Tuning,
+        rng: &mut Rng,
+    ) -> (Vec<usize>, bool) {
+        let mut others: Vec<usize> = (0..active.len()).filter(|&k| k != focal).collect();
+        // Ties (equal ratings, no games) in a seeded random order.
+        others.shuffle(rng);
+        let far = rng.random_bool(tuning.far_share.clamp(0.0, 1.0));
+        let mut seated = vec![focal];
+        if far {
+            seated.extend(others.iter().take(players - 1));
+            return (seated, far);
+        }
+        let mut drawn = vec![usize::MAX; active.len()];
+        for (at, &k) in others.iter().enumerate() {
+            drawn[k] = at;
+        }
+        let lineup = Lineup {
+            active,
+            history,
+            absent,
+            order: &self.order,
+            place: &self.place,
+            drawn: &drawn,
+        };
+        lineup.seat_teaching_most(&mut seated, players, focus);
+        (seated, far)
+    }
+
+    /// Brings the order and the best gains up to `active` and `history`: computed afresh for
+    /// another list of versions or another history (or one that forgot its changes), else
+    /// again only where a version's rating or pairs changed, within [`NEIGHBOURS`] of it.
+    fn update(&mut self, active: &[Candidate], history: &History) {
+        let same = self.versions.len() == active.len()
+            && self.versions.iter().zip(active).all(|(v, c)| v.0 == c.id);
+        let changed = match self.seen {
+            Some((id, epoch, seen)) if same && id == history.id && epoch == history.epoch => {
+                &history.changed[seen..]
+            }
+            _ => return self.rebuild(active, history),
+        };
+        let mut dirty: Vec<usize> = changed
+            .iter()
+            .filter_map(|v| self.index.get(v).copied())
+            .collect();
+        let mut moved = false;
+        for (k, c) in active.iter().enumerate() {
+            let (_, mu, sigma) = self.versions[k];
+            if mu.to_bits() != c.mu.to_bits() || sigma.to_bits() != c.sigma.to_bits() {
+                dirty.push(k);
+                moved |= mu.to_bits() != c.mu.to_bits();
+                self.versions[k] = (c.id, c.mu, c.sigma);
+            }
+        }
+        // The places whose neighbours changed: those of the dirty versions, and every place
+        // the order changed at.
+        let mut places = Vec::new();
+        if moved {
+            let before = self.order.clone();
+            self.order.sort_by(|&a, &b| by_rating(active, a, b));
+            for (at, (&was, &is)) in before.iter().zip(&self.order).enumerate() {
+                if was != is {
+                    places.push(at);
+                    self.place[is] = at;
+                }
+            }
+        }
+        places.extend(dirty.iter().map(|&k| self.place[k]));
+        let n = self.order.len();
+        let mut again: Vec<usize> = places
+            .iter()
+            .flat_map(|&at| at.saturating_sub(NEIGHBOURS)..(at + NEIGHBOURS + 1).min(n))
+            .collect();
+        again.sort_unstable();
+        again.dedup();
+        for at in again {
+            self.best[self.order[at]] = best_neighbour(active, history, &self.order, at);
+        }
+        self.seen = Some((history.id, history.epoch, history.changed.len()));
+    }
+
+    /// Computes the order and every best gain afresh, each neighbouring pair's gain once.
+    fn rebuild(&mut self, active: &[Candidate], history: &History) {
+        self.versions = active.iter().map(|c| (c.id, c.mu, c.sigma)).collect();
+        self.index = active.iter().enumerate().map(|(k, c)| (c.id, k)).collect();
+        self.order = (0..active.len()).collect();
+        self.order.sort_by(|&a, &b| by_rating(active, a, b));
+        self.place = vec![0; active.len()];
+        for (at, &k) in self.order.iter().enumerate() {
+            self.place[k] = at;
+        }
+        self.best = best_neighbours(active, history, &self.order);
+        self.seen = Some((history.id, history.epoch, history.changed.len()));
+    }
+}
+
+/// The order of versions `a` and `b` (indices in `active`) by rating, the first of equals first.
+fn by_rating(active: &[Candidate], a: usize, b: usize) -> std::cmp::Ordering {
+    active[a].mu.total_cmp(&active[b].mu).then(a.cmp(&b))
+}
+
+/// Each active version's chance of an all-alike game without it, with its index, the likeliest
+/// first (the first of equals first), the first `kept` only: [`pays`] reads no further than the
+/// line-up's size and its free seats.
+fn likeliest_alike_without(
+    active: &[Candidate],
+    history: &History,
+    kept: usize,
+) -> Vec<(f64, usize)> {
     let mut absent: Vec<(f64, usize)> = (0..active.len())
         .map(|k| (history.alike_without(active[k].id), k))
         .collect();
-    absent.sort_by(|a, b| b.0.total_cmp(&a.0));
-    let best = best_neighbours(active, history);
-    let (focal, focal_reason) = focal_version(active, players, next, tuning, &best);
-    let me = &active[focal];
-    let focus = if me.games + me.queued < tuning.placement_games {
-        (me.sigma / START_SIGMA)
-            .min(1.0)
-            .powi(4)
-            .max(PLACEMENT_FOCUS)
-    } else {
-        1.0
-    };
-    let mut others: Vec<usize> = (0..active.len()).filter(|&k| k != focal).collect();
-    // Ties (equal ratings, no games) in a seeded random order.
-    others.shuffle(rng);
-    let far = rng.random_bool(tuning.far_share.clamp(0.0, 1.0));
-    let mut seated = vec![focal];
-    if far {
-        seated.extend(others.iter().take(players - 1));
-    } else {
-        seat_teaching_most(
-            active,
-            history,
-            &absent,
-            &mut seated,
-            &others,
-            players,
-            focus,
-        );
+    let likelier = |a: &(f64, usize), b: &(f64, usize)| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1));
+    if kept < absent.len() {
+        absent.select_nth_unstable_by(kept, likelier);
+        absent.truncate(kept);
     }
-    let lineup_gain = |seated: &[usize]| -> f64 {
-        seated
-            .iter()
-            .enumerate()
-            .flat_map(|(x, &a)| seated[x + 1..].iter().map(move |&b| (a, b)))
-            .map(|(a, b)| gain(&active[a], &active[b], history, 1.0))
-            .sum::<f64>()
-            * pays(seated, 0, &absent)
-    };
-    let ids = |seated: &[usize]| -> Vec<usize> { seated.iter().map(|&k| active[k].id).collect() };
-    let mut how = if far {
-        "drawn at random, to compare far ratings"
-    } else {
-        "the line-up expected to teach the most"
-    };
-    if history.barren(&ids(&seated))
-        && let Some(other) = unbarren(&seated, active.len(), history, &ids, &lineup_gain, rng)
-    {
-        seated = other;
-        how = "the line-up expected to teach the most was played before and every game of it \
-               ended alike";
-    }
-    let gained = lineup_gain(&seated);
-    let names: Vec<&str> = seated[1..]
-        .iter()
-        .map(|&k| active[k].label.as_str())
-        .collect();
-    let reason = format!(
-        "{focal_reason}; against {} ({how}; expected gain {gained:.3})",
-        names.join(", "),
-    );
-    let mut seats: Vec<usize> = seated.iter().map(|&k| active[k].id).collect();
-    // No version always sits first (X in noughts & crosses moves first).
-    seats.shuffle(rng);
-    Some(Choice { seats, reason })
+    absent.sort_by(likelier);
+    absent
 }
 
-/// Each version's best gain against its neighbours in rating (the order that matters), with
-/// the index of that neighbour (`usize::MAX` for none).
-fn best_neighbours(active: &[Candidate], history: &History) -> Vec<(f64, usize)> {
-    let mut by_rating: Vec<usize> = (0..active.len()).collect();
-    by_rating.sort_by(|&a, &b| active[a].mu.total_cmp(&active[b].mu));
+/// Each version's best gain against its neighbours in rating (the order that matters, `order`:
+/// indices by rating), with the index of that neighbour (`usize::MAX` for none): the first of
+/// equals as [`best_neighbour`] walks them.
+fn best_neighbours(active: &[Candidate], history: &History, order: &[usize]) -> Vec<(f64, usize)> {
     let mut best = vec![(0.0_f64, usize::MAX); active.len()];
-    for (at, &k) in by_rating.iter().enumerate() {
-        for &o in &by_rating[at + 1..(at + 1 + NEIGHBOURS).min(by_rating.len())] {
+    for (at, &k) in order.iter().enumerate() {
+        for &o in &order[at + 1..(at + 1 + NEIGHBOURS).min(order.len())] {
             let g = gain(&active[k], &active[o], history, 1.0);
             if g > best[k].0 {
                 best[k] = (g, o);
@@ -384,6 +582,35 @@ fn best_neighbours(active: &[Candidate], history: &History) -> Vec<(f64, usize)>
             if g > best[o].0 {
                 best[o] = (g, k);
             }
+        }
+    }
+    best
+}
+
+/// The best gain of the version at place `at` of `order` against its neighbours, and that
+/// neighbour, as [`best_neighbours`] finds it: those below first, each from the farthest.
+fn best_neighbour(
+    active: &[Candidate],
+    history: &History,
+    order: &[usize],
+    at: usize,
+) -> (f64, usize) {
+    let k = order[at];
+    let mut best = (0.0_f64, usize::MAX);
+    let from = at.saturating_sub(NEIGHBOURS);
+    for (near, &o) in order
+        .iter()
+        .enumerate()
+        .take(at + NEIGHBOURS + 1)
+        .skip(from)
+    {
+        let g = match near.cmp(&at) {
+            std::cmp::Ordering::Less => gain(&active[o], &active[k], history, 1.0),
+            std::cmp::Ordering::Equal => continue,
+            std::cmp::Ordering::Greater => gain(&active[k], &active[o], history, 1.0),
+        };
+        if g > best.0 {
+            best = (g, o);
         }
     }
     best
@@ -455,53 +682,128 @@ fn focal_version(
     (focal, reason)
 }
 
-/// Seats beside the focal version (`seated[0]`), one by one until `players` sit, the opponent
-/// among `others` that makes the line-up teach the most: the gain of its pairs (with the focal
-/// version's counted twice, read with `focus`: its own uncertainty is what it was chosen for)
-/// weighed by the chance that its game does not end all alike (`absent`, as [`pays`] reads
-/// it). A version without which no game pays is seated for the pairs it lets teach, not its
-/// own.
-fn seat_teaching_most(
-    active: &[Candidate],
-    history: &History,
-    absent: &[(f64, usize)],
-    seated: &mut Vec<usize>,
-    others: &[usize],
-    players: usize,
-    focus: f64,
-) {
-    let me = &active[seated[0]];
-    let mut pairs = 0.0;
-    while seated.len() < players {
-        let with_pairs = |o: usize| {
-            pairs
-                + 2.0 * gain(me, &active[o], history, focus)
-                + seated[1..]
-                    .iter()
-                    .map(|&s| gain(&active[s], &active[o], history, 1.0))
-                    .sum::<f64>()
-        };
-        // The line-up with each candidate in its last seat in turn (one vector for all).
-        let mut with = seated.clone();
-        with.push(usize::MAX);
-        let free = players - with.len();
-        let pick = others
-            .iter()
-            .copied()
-            .filter(|o| !seated.contains(o))
-            .fold(None, |best: Option<(usize, f64)>, o| {
-                *with.last_mut().expect("a seat") = o;
-                let g =
-                    with_pairs(o) * pays(&with, free, absent) - 0.001 * f64::from(active[o].queued);
-                match best {
-                    Some((_, b)) if b >= g => best,
-                    _ => Some((o, g)),
+/// What seating a line-up reads: the active versions, the games so far, each version's chance
+/// of an all-alike game without it (as [`pays`] reads it), the versions by rating (`order`,
+/// each one's `place` in it) and each one's place in the seeded random order ties are broken
+/// by (`drawn`).
+struct Lineup<'a> {
+    active: &'a [Candidate],
+    history: &'a History,
+    absent: &'a [(f64, usize)],
+    order: &'a [usize],
+    place: &'a [usize],
+    drawn: &'a [usize],
+}
+
+/// How a seated version's term bounds the gain of any version not yet weighed: its weight in
+/// the line-up's gain, its σ read with the widest σ of all (the spread no pair of it is
+/// wider than), and the next places below and above it in rating order not yet weighed.
+struct Reach {
+    weight: f64,
+    spread: f64,
+    below: usize,
+    above: usize,
+}
+
+impl Lineup<'_> {
+    /// Seats beside the focal version (`seated[0]`), one by one until `players` sit, the
+    /// opponent that makes the line-up teach the most: the gain of its pairs (with the focal
+    /// version's counted twice, read with `focus`: its own uncertainty is what it was chosen
+    /// for) weighed by the chance that its game does not end all alike (`absent`, as [`pays`]
+    /// reads it), the first in `drawn` order of equals. A version without which no game pays
+    /// is seated for the pairs it lets teach, not its own.
+    ///
+    /// The opponents are weighed outward from each seated version in rating order, the nearer
+    /// first, and no further once no version left can beat the best found: a pair's gain is at
+    /// most its chance of being in the wrong order, `Φ(−distance / spread)`, which only falls
+    /// with the distance, and the chance of paying is at most 1 (so the bound is exact, not a
+    /// guess: the same version is seated as by weighing every one).
+    fn seat_teaching_most(&self, seated: &mut Vec<usize>, players: usize, focus: f64) {
+        let active = self.active;
+        let widest = active.iter().map(|c| c.sigma).fold(0.0, f64::max);
+        let mut pairs = 0.0;
+        while seated.len() < players {
+            let with_pairs = |o: usize| {
+                pairs
+                    + 2.0 * gain(&active[seated[0]], &active[o], self.history, focus)
+                    + seated[1..]
+                        .iter()
+                        .map(|&s| gain(&active[s], &active[o], self.history, 1.0))
+                        .sum::<f64>()
+            };
+            // The line-up with each candidate in its last seat in turn (one vector for all).
+            let mut with = seated.clone();
+            with.push(usize::MAX);
+            let free = players - with.len();
+            let mut reach: Vec<Reach> = seated
+                .iter()
+                .enumerate()
+                .map(|(x, &s)| {
+                    let (weight, focus) = if x == 0 { (2.0, focus) } else { (1.0, 1.0) };
+                    let spread = focus * (active[s].sigma.powi(2) + widest.powi(2)).sqrt();
+                    Reach {
+                        weight,
+                        spread: spread.max(1e-9),
+                        below: self.place[s],
+                        above: self.place[s],
+                    }
+                })
+                .collect();
+            // The best so far: its weighed gain, its place in `drawn`, its index.
+            let mut best: Option<(f64, usize, usize)> = None;
+            while let Some((bound, x, down)) = self.nearest(seated, &reach, pairs) {
+                // A little room above the bound for the error function's last bit.
+                if best.is_some_and(|(g, _, _)| bound * (1.0 + 1e-9) < g) {
+                    break;
                 }
-            })
-            .expect("enough candidates")
-            .0;
-        pairs = with_pairs(pick);
-        seated.push(pick);
+                let o = if down {
+                    reach[x].below -= 1;
+                    self.order[reach[x].below]
+                } else {
+                    reach[x].above += 1;
+                    self.order[reach[x].above]
+                };
+                if seated.contains(&o) {
+                    continue;
+                }
+                *with.last_mut().expect("a seat") = o;
+                let g = with_pairs(o) * pays(&with, free, self.absent)
+                    - 0.001 * f64::from(active[o].queued);
+                if best.is_none_or(|(b, at, _)| g > b || (g == b && self.drawn[o] < at)) {
+                    best = Some((g, self.drawn[o], o));
+                }
+            }
+            let pick = best.expect("enough candidates").2;
+            pairs = with_pairs(pick);
+            seated.push(pick);
+        }
+    }
+
+    /// The most any version not yet weighed can add to the line-up (`pairs` and each seated
+    /// version's most against it, from the nearest distance left on either side of it), with
+    /// the seated version (its index in `seated`) and the side (below: `true`) of the next
+    /// version to weigh: the one whose term is the largest. `None` once every version is weighed.
+    fn nearest(&self, seated: &[usize], reach: &[Reach], pairs: f64) -> Option<(f64, usize, bool)> {
+        let mut bound = pairs;
+        let mut next: Option<(f64, usize, bool)> = None;
+        for (x, r) in reach.iter().enumerate() {
+            let mu = self.active[seated[x]].mu;
+            let down = (r.below > 0).then(|| mu - self.active[self.order[r.below - 1]].mu);
+            let up = (r.above + 1 < self.order.len())
+                .then(|| self.active[self.order[r.above + 1]].mu - mu);
+            let (distance, below) = match (down, up) {
+                (Some(d), Some(u)) if d <= u => (d, true),
+                (_, Some(u)) => (u, false),
+                (Some(d), None) => (d, true),
+                (None, None) => continue,
+            };
+            let term = r.weight * phi(-distance / r.spread);
+            bound += term;
+            if next.is_none_or(|(t, _, _)| term > t) {
+                next = Some((term, x, below));
+            }
+        }
+        next.map(|(_, x, below)| (bound, x, below))
     }
 }
 
@@ -547,6 +849,190 @@ fn unbarren(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The full walk the bounded search replaced: every version weighed, for the tests that
+    /// the search seats the same.
+    fn seat_teaching_most_by_every_version(
+        active: &[Candidate],
+        history: &History,
+        absent: &[(f64, usize)],
+        seated: &mut Vec<usize>,
+        others: &[usize],
+        players: usize,
+        focus: f64,
+    ) {
+        let me = &active[seated[0]];
+        let mut pairs = 0.0;
+        while seated.len() < players {
+            let with_pairs = |o: usize| {
+                pairs
+                    + 2.0 * gain(me, &active[o], history, focus)
+                    + seated[1..]
+                        .iter()
+                        .map(|&s| gain(&active[s], &active[o], history, 1.0))
+                        .sum::<f64>()
+            };
+            // The line-up with each candidate in its last seat in turn (one vector for all).
+            let mut with = seated.clone();
+            with.push(usize::MAX);
+            let free = players - with.len();
+            let pick = others
+                .iter()
+                .copied()
+                .filter(|o| !seated.contains(o))
+                .fold(None, |best: Option<(usize, f64)>, o| {
+                    *with.last_mut().expect("a seat") = o;
+                    let g = with_pairs(o) * pays(&with, free, absent)
+                        - 0.001 * f64::from(active[o].queued);
+                    match best {
+                        Some((_, b)) if b >= g => best,
+                        _ => Some((o, g)),
+                    }
+                })
+                .expect("enough candidates")
+                .0;
+            pairs = with_pairs(pick);
+            seated.push(pick);
+        }
+    }
+
+    /// A random hill of `n` versions: ratings spread or tied (a few values), σ from sure to
+    /// new, games among random line-ups of two and three, scores often alike.
+    fn random_hill(seed: u64, n: usize) -> (Vec<Candidate>, History) {
+        let mut rng = koth_game::seed::rng(seed, 1);
+        let tied = rng.random_bool(0.3);
+        let active: Vec<Candidate> = (0..n)
+            .map(|k| Candidate {
+                id: 3 * k + 1,
+                label: format!("bot{k} v1"),
+                mu: if tied {
+                    f64::from(rng.random_range(0..4)) * 2.0
+                } else {
+                    rng.random_range(0.0..50.0)
+                },
+                sigma: rng.random_range(0.5..START_SIGMA),
+                games: rng.random_range(0..30),
+                last_chosen: rng.random_bool(0.8).then(|| rng.random_range(0..100)),
+                queued: rng.random_range(0..2),
+            })
+            .collect();
+        let mut history = History::default();
+        for _ in 0..rng.random_range(0..4 * n) {
+            let seats: Vec<(usize, f64)> = (0..rng.random_range(2..4))
+                .map(|_| {
+                    let v = active[rng.random_range(0..n)].id;
+                    (v, f64::from(rng.random_range(0..3)))
+                })
+                .collect();
+            history.record(&seats);
+        }
+        (active, history)
+    }
+
+    #[test]
+    fn the_bounded_search_seats_the_versions_weighing_every_one_seats() {
+        for seed in 0..400 {
+            let mut rng = koth_game::seed::rng(seed, 2);
+            let n = rng.random_range(3..70);
+            let (active, history) = random_hill(seed, n);
+            let players = rng.random_range(2..=n.min(5));
+            let focal = rng.random_range(0..n);
+            let focus = rng.random_range(0.2..=1.0);
+            let mut others: Vec<usize> = (0..n).filter(|&k| k != focal).collect();
+            others.shuffle(&mut rng);
+            let mut every: Vec<(f64, usize)> = (0..n)
+                .map(|k| (history.alike_without(active[k].id), k))
+                .collect();
+            every.sort_by(|a, b| b.0.total_cmp(&a.0));
+            let absent = likeliest_alike_without(&active, &history, players + 1);
+            assert_eq!(absent, every[..absent.len()], "seed {seed}");
+            let mut standing = Standing::default();
+            standing.update(&active, &history);
+            let mut drawn = vec![usize::MAX; n];
+            for (at, &k) in others.iter().enumerate() {
+                drawn[k] = at;
+            }
+            let lineup = Lineup {
+                active: &active,
+                history: &history,
+                absent: &absent,
+                order: &standing.order,
+                place: &standing.place,
+                drawn: &drawn,
+            };
+            let mut bounded = vec![focal];
+            lineup.seat_teaching_most(&mut bounded, players, focus);
+            let mut walked = vec![focal];
+            seat_teaching_most_by_every_version(
+                &active,
+                &history,
+                &every,
+                &mut walked,
+                &others,
+                players,
+                focus,
+            );
+            assert_eq!(bounded, walked, "seed {seed}, {players} players");
+        }
+    }
+
+    #[test]
+    fn a_standing_kept_between_games_chooses_as_one_computed_afresh() {
+        for seed in 0..40 {
+            let mut rng = koth_game::seed::rng(seed, 3);
+            let n = rng.random_range(5..90);
+            let (mut active, mut history) = random_hill(seed, n);
+            let players = rng.random_range(2..=n.min(4));
+            let mut standing = Standing::default();
+            for next in 100..160 {
+                let kept = standing.choose(
+                    &active,
+                    players,
+                    next,
+                    TUNING,
+                    &history,
+                    &mut koth_game::seed::rng(seed, u64::from(next)),
+                );
+                let afresh = choose(
+                    &active,
+                    players,
+                    next,
+                    TUNING,
+                    &history,
+                    &mut koth_game::seed::rng(seed, u64::from(next)),
+                );
+                assert_eq!(kept, afresh, "seed {seed}, game {next}");
+                let seats = kept.expect("a game").seats;
+                // The game played: its versions' ratings move (or not), its pairs are added.
+                let scores: Vec<(usize, f64)> = seats
+                    .iter()
+                    .map(|&v| (v, f64::from(rng.random_range(0..3))))
+                    .collect();
+                history.record(&scores);
+                for c in active.iter_mut().filter(|c| seats.contains(&c.id)) {
+                    c.games += 1;
+                    c.last_chosen = Some(next);
+                    if rng.random_bool(0.7) {
+                        c.mu += rng.random_range(-3.0..3.0);
+                        c.sigma *= 0.97;
+                    }
+                }
+                // Now and then every rating moves (a refit), or more pairs are added than a
+                // history remembers.
+                if next % 17 == 0 {
+                    for c in &mut active {
+                        c.mu += rng.random_range(-1.0..1.0);
+                    }
+                }
+                if next == 130 {
+                    for _ in 0..CHANGES_KEPT {
+                        let (a, b) = (rng.random_range(0..n), rng.random_range(0..n));
+                        history.add(active[a].id, active[b].id, Met { games: 1, alike: 0 });
+                    }
+                }
+            }
+        }
+    }
 
     fn settled(n: usize) -> Vec<Candidate> {
         (0..n)

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use koth_ranking::{self as ranking, Entry, Games, Ranking};
 use koth_tournament::store::Store;
 
-use super::store::{self, Version};
+use super::store::{self, Connection, Version};
 
 /// How often the refit thread looks for new games.
 const REFIT_EVERY: Duration = Duration::from_millis(500);
@@ -69,30 +69,31 @@ impl Refit {
     }
 }
 
-/// Fits every game with a current version in it (active or suspended) by the game's
-/// `ranking`, and stores the fit, how sure the first's lead over the runner-up is, and, if it
-/// changed, the king: the table's first ([`ranking::in_order`], the board's own order) once it
-/// has played its `placement_games` ([`ranking::king`]). Starts from
-/// `last`, each version's coordinate at the last fit, and leaves this fit's there.
-pub(crate) fn refit(
-    store: &Store,
+/// The games a refit fits: every game with a `current` version in it, how many, each
+/// version's games among them (by id, of `versions` in all) and the last game's index.
+struct Gathered {
+    games: Games,
+    counted: u32,
+    played: Vec<u32>,
+    last_game: Option<u32>,
+}
+
+fn gather(
+    db: &dyn Connection,
     ranking: Ranking,
-    placement_games: u32,
-    last: &mut Vec<f64>,
-) -> anyhow::Result<()> {
-    let db = store.connection();
-    let versions = store::versions(db)?;
-    let current: Vec<&Version> = versions.iter().filter(|v| v.current()).collect();
+    versions: usize,
+    current: &[&Version],
+) -> anyhow::Result<Gathered> {
     // By id: a game's seats are looked up here ten million times in a large hill.
-    let mut is_current = vec![false; versions.len()];
-    for v in &current {
+    let mut is_current = vec![false; versions];
+    for v in current {
         if let Some(c) = is_current.get_mut(v.id) {
             *c = true;
         }
     }
     let mut games = Games::new(ranking);
     let mut counted = 0u32;
-    let mut played = vec![0u32; versions.len()];
+    let mut played = vec![0u32; versions];
     let last_game = store::each_game(db, |seats| {
         if !seats
             .iter()
@@ -108,6 +109,34 @@ pub(crate) fn refit(
         }
         games.add(seats);
     })?;
+    Ok(Gathered {
+        games,
+        counted,
+        played,
+        last_game,
+    })
+}
+
+/// Fits every game with a current version in it (active or suspended) by the game's
+/// `ranking`, and stores the fit, how sure the first's lead over the runner-up is, and, if it
+/// changed, the king: the table's first ([`ranking::in_order`], the board's own order) once it
+/// has played its `placement_games` ([`ranking::king`]). Starts from
+/// `last`, each version's coordinate at the last fit, and leaves this fit's there.
+pub(crate) fn refit(
+    store: &Store,
+    ranking: Ranking,
+    placement_games: u32,
+    last: &mut Vec<f64>,
+) -> anyhow::Result<()> {
+    let db = store.connection();
+    let versions = store::versions(db)?;
+    let current: Vec<&Version> = versions.iter().filter(|v| v.current()).collect();
+    let Gathered {
+        games,
+        counted,
+        played,
+        last_game,
+    } = gather(db, ranking, versions.len(), &current)?;
     last.resize(versions.len(), 0.0);
     let fit = ranking::fit(&games, last);
     let strengths = &fit.strengths;

@@ -540,11 +540,13 @@ fn fill_queue(
         0
     };
     let history = store::history(db)?;
+    // Kept between this fill's choices: only the chosen versions' queue and turn change.
+    let mut standing = matchmaking::Standing::default();
     let mut length = queue.len();
     while length < (jobs + running).min(room) {
         let next = store::next_game(db)?;
         let mut rng = koth_game::seed::rng(hill.seed, (1 << 32) + u64::from(next));
-        let Some(choice) = matchmaking::choose(
+        let Some(choice) = standing.choose(
             &candidates,
             hill.config.seats(candidates.len()),
             next,

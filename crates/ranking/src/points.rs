@@ -441,42 +441,68 @@ pub fn fit_from(games: &Games, start: &[f64]) -> (Vec<Strength>, Spread) {
     } else {
         games.seats.iter().map(|s| s.1).sum::<f64>() / rows as f64
     };
-    let total = mean * rows as f64;
     let mut z = start.to_vec();
     z.resize(2 * players, 0.0);
     if mean <= 0.0 {
         // Nobody scored (or nobody played): there is nothing to tell anyone apart by.
         z.fill(0.0);
     }
+    let fitted = newton(&games, mean, z);
+    figures(games, mean, shift, fitted)
+}
+
+/// Where Newton's method ends: the unknowns, the curvature there and each seat's expected
+/// points.
+struct Fitted {
+    z: Vec<f64>,
+    normal: Normal,
+    expected: Vec<f64>,
+}
+
+/// The gradient of the [`objective`] at `z` whose seats' expected points are `expected`.
+fn gradient(games: &Games, level: f64, z: &[f64], expected: &[f64]) -> Vec<f64> {
+    let players = z.len() / 2;
+    let residuals: Vec<f64> = games
+        .seats
+        .iter()
+        .zip(expected)
+        .map(|(s, e)| s.1 - e)
+        .collect();
+    let mut gradient = transposed_times(games, players, &residuals);
+    for i in 0..players {
+        gradient[i] += PRIOR_GAMES * level * (1.0 - z[i].exp());
+        gradient[players + i] -= TABLE_PRIOR * level * z[players + i];
+    }
+    gradient
+}
+
+/// Newton's method with step halving from `z`, the games' mean points per seat being `mean`
+/// (none scored: the curvature at `z`, no step).
+fn newton(games: &Games, mean: f64, mut z: Vec<f64>) -> Fitted {
+    let players = z.len() / 2;
+    let total = mean * games.seats.len() as f64;
     // The unknowns are the logs of points over the game's mean: `e^m = ȳ`, kept positive
     // when nobody scored so that the curvature stays defined.
     let level = mean.max(f64::MIN_POSITIVE);
-    let table_ridge = TABLE_PRIOR * level;
-    let pattern = Pattern::of(&games);
-    let mut parts = linear_parts(&games, &z);
-    let mut current = objective(&games, level, &parts, &z);
+    let pattern = Pattern::of(games);
+    let mut parts = linear_parts(games, &z);
+    let mut current = objective(games, level, &parts, &z);
     let mut steps = 0;
-    let (normal, expected) = loop {
+    loop {
         let expected: Vec<f64> = parts.iter().map(|x| level * x.exp()).collect();
         let own_ridge: Vec<f64> = z[..players]
             .iter()
             .map(|a| PRIOR_GAMES * level * a.exp())
             .collect();
-        let normal = Normal::of(&games, &pattern, &expected, &own_ridge, table_ridge);
+        let normal = Normal::of(games, &pattern, &expected, &own_ridge, TABLE_PRIOR * level);
         if mean <= 0.0 {
-            break (normal, expected);
+            return Fitted {
+                z,
+                normal,
+                expected,
+            };
         }
-        let residuals: Vec<f64> = games
-            .seats
-            .iter()
-            .zip(&expected)
-            .map(|(s, e)| s.1 - e)
-            .collect();
-        let mut gradient = transposed_times(&games, players, &residuals);
-        for i in 0..players {
-            gradient[i] += PRIOR_GAMES * level * (1.0 - z[i].exp());
-            gradient[players + i] -= table_ridge * z[players + i];
-        }
+        let gradient = gradient(games, level, &z, &expected);
         let step = conjugate_gradients(
             &|v| normal.times(v),
             &gradient,
@@ -487,13 +513,17 @@ pub fn fit_from(games: &Games, start: &[f64]) -> (Vec<Strength>, Spread) {
         let promised: f64 = gradient.iter().zip(&step).map(|(g, s)| g * s).sum();
         steps += 1;
         if promised <= 1e-12 * (1.0 + total) || steps > NEWTON_STEPS {
-            break (normal, expected);
+            return Fitted {
+                z,
+                normal,
+                expected,
+            };
         }
         let mut size = 1.0;
         loop {
             let next: Vec<f64> = z.iter().zip(&step).map(|(z, s)| z + size * s).collect();
-            let next_parts = linear_parts(&games, &next);
-            let value = objective(&games, level, &next_parts, &next);
+            let next_parts = linear_parts(games, &next);
+            let value = objective(games, level, &next_parts, &next);
             // A rise too small for the sum's rounding to show is taken as one.
             if value >= current - 1e-12 * (1.0 + total) || size < 1e-6 {
                 (z, parts, current) = (next, next_parts, value);
@@ -502,9 +532,27 @@ pub fn fit_from(games: &Games, start: &[f64]) -> (Vec<Strength>, Spread) {
             size /= 2.0;
         }
         if size < 1e-6 {
-            break (normal, expected);
+            return Fitted {
+                z,
+                normal,
+                expected,
+            };
         }
-    };
+    }
+}
+
+/// Every player's figure and interval from where the fit ended, and what a lead's interval
+/// needs of it (the games are those fitted, shifted up by `shift`; `mean`, their mean points
+/// per seat).
+fn figures(games: Games, mean: f64, shift: f64, fitted: Fitted) -> (Vec<Strength>, Spread) {
+    let Fitted {
+        z,
+        normal,
+        expected,
+    } = fitted;
+    let players = z.len() / 2;
+    let rows = games.seats.len();
+    let level = mean.max(f64::MIN_POSITIVE);
     let (strength, effect) = z.split_at(players);
     // Residuals, each player's own and the whole fit's.
     let mut residuals = Vec::with_capacity(rows);
@@ -903,6 +951,88 @@ mod tests {
                 (p, (strengths[p] - mean).exp() / 2.0)
             })
             .collect()
+    }
+
+    #[test]
+    fn the_fit_ends_where_the_gradient_is_zero() {
+        // A chain of 300 players, tables of three drawn near one another in number (a tenth
+        // anywhere), Poisson points that multiply: the fit ends at the optimum.
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        let n = 300;
+        let strengths: Vec<f64> = (0..n).map(|k| k as f64 * 3.0 / n as f64).collect();
+        let mut games = Games::default();
+        for _ in 0..20_000 {
+            let i = rng.random_range(0..n);
+            let mut table = vec![i];
+            while table.len() < 3 {
+                let j = if rng.random_bool(0.9) {
+                    (i + rng.random_range(1..20)) % n
+                } else {
+                    rng.random_range(0..n)
+                };
+                if !table.contains(&j) {
+                    table.push(j);
+                }
+            }
+            let seats: Vec<(usize, f64)> = multiplying(&strengths, &table)
+                .into_iter()
+                .map(|(p, mean)| (p, poisson(mean, &mut rng)))
+                .collect();
+            games.add(&seats);
+        }
+        let mean = games.seats.iter().map(|s| s.1).sum::<f64>() / games.seats.len() as f64;
+        let fitted = newton(&games, mean, vec![0.0; 2 * n]);
+        let gradient = gradient(&games, mean, &fitted.z, &fitted.expected);
+        // The gradient against the curvature (the rise a Newton step would still promise),
+        // per point scored in all: from zeros it was of the order of one.
+        let diagonal = fitted.normal.own.iter().chain(&fitted.normal.table);
+        let left: f64 = gradient.iter().zip(diagonal).map(|(g, d)| g * g / d).sum();
+        let total = mean * games.seats.len() as f64;
+        let start = gradient_at_zero(&games, mean, n);
+        assert!(left / total < 1e-10, "{left} left of {total} points");
+        assert!(start / total > 1e-2, "{start} at the start");
+        // And the order is found (τ against the truth).
+        let (fitted, _) = fit_from(&games, &vec![0.0; n]);
+        let concordant = (0..n)
+            .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
+            .filter(|&(a, b)| fitted[a].value < fitted[b].value)
+            .count();
+        let pairs = n * (n - 1) / 2;
+        assert!(
+            concordant as f64 > 0.85 * pairs as f64,
+            "{concordant} of {pairs}"
+        );
+    }
+
+    /// The gradient's size against the curvature's diagonal at every unknown zero.
+    fn gradient_at_zero(games: &Games, mean: f64, n: usize) -> f64 {
+        let z = vec![0.0; 2 * n];
+        let expected = vec![mean; games.seats.len()];
+        let own: Vec<f64> = vec![PRIOR_GAMES * mean; n];
+        let normal = Normal::of(
+            games,
+            &Pattern::of(games),
+            &expected,
+            &own,
+            TABLE_PRIOR * mean,
+        );
+        let diagonal = normal.own.iter().chain(&normal.table);
+        gradient(games, mean, &z, &expected)
+            .iter()
+            .zip(diagonal)
+            .map(|(g, d)| g * g / d)
+            .sum()
+    }
+
+    /// A Poisson draw of mean `lambda` (Knuth's: the means here are small).
+    fn poisson(lambda: f64, rng: &mut impl RngExt) -> f64 {
+        let limit = (-lambda).exp();
+        let (mut k, mut product) = (0.0, rng.random::<f64>());
+        while product > limit {
+            k += 1.0;
+            product *= rng.random::<f64>();
+        }
+        k
     }
 
     #[test]
