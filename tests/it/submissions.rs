@@ -1165,8 +1165,11 @@ fn hostile_uploads_cost_the_hill_no_more_than_its_caps_and_it_plays_on() {
     let done = settled(&url, &id, &bob);
     assert_eq!(done["status"], "refused", "{done}");
     let reason = done["reason"].as_str().unwrap();
+    // Its memory cap stops it; on a machine loaded enough that the compiler's first 256 MiB
+    // take over a minute, its time cap does.
     assert!(
-        reason.contains("compiling its WASI module went over the build's caps (256 MiB"),
+        reason.contains("compiling its WASI module went over the build's caps (256 MiB")
+            || reason.contains("compiling its WASI module did not finish within the build's 60 s"),
         "{reason}"
     );
     assert!(served.run.0.try_wait().unwrap().is_none(), "the hill died");

@@ -369,35 +369,8 @@ fn record(
             });
     }
     let recorded = db.transaction(|db| {
-        let owner = authors::owner_of(db, &bot)?;
-        match owner.as_deref() {
-            Some(owner) if owner == author => {}
-            Some("") => {
-                return Ok(Err(Refusal::NotYours(format!(
-                    "the bot name {bot:?} is the hill owner's"
-                ))));
-            }
-            Some(_) => {
-                return Ok(Err(Refusal::NotYours(format!(
-                    "the bot name {bot:?} is another author's"
-                ))));
-            }
-            None => {
-                if let Some(other) = authors::look_alike(db, &bot)? {
-                    return Ok(Err(Refusal::NotYours(format!(
-                        "the bot name {bot:?} reads the same as {other:?}, another bot's on \
-                         this hill: choose a name that looks different"
-                    ))));
-                }
-                if rows::active_bots_of(db, author)? >= i64::from(limits.active_bots) {
-                    return Ok(Err(Refusal::NotYours(format!(
-                        "{author} has {} bots on the hill, the hill's cap \
-                         (`submissions.active_bots`); send a new version of one of them",
-                        limits.active_bots
-                    ))));
-                }
-                authors::claim(db, &bot, author)?;
-            }
+        if let Some(refusal) = claim_name(db, &bot, author, limits.active_bots)? {
+            return Ok(Err(refusal));
         }
         let stored = rows::stored_bytes_of(db, author)?;
         if stored + bytes > limits.stored_mb << 20 {
@@ -432,6 +405,48 @@ fn record(
         .map_err(|e| named(harness(e)))?
         .map(|status| (status, true))
         .ok_or_else(|| named(harness(anyhow::anyhow!("submission {id} vanished"))))
+}
+
+/// Claims bot name `bot` for `author` in the door's transaction, unless it is another's (or the
+/// hill owner's), reads like another bot's name, or would take `author` past `active_bots`
+/// bots: then the refusal.
+fn claim_name(
+    db: &dyn Connection,
+    bot: &str,
+    author: &str,
+    active_bots: u32,
+) -> anyhow::Result<Option<Refusal>> {
+    let owner = authors::owner_of(db, bot)?;
+    match owner.as_deref() {
+        Some(owner) if owner == author => {}
+        Some("") => {
+            return Ok(Some(Refusal::NotYours(format!(
+                "the bot name {bot:?} is the hill owner's"
+            ))));
+        }
+        Some(_) => {
+            return Ok(Some(Refusal::NotYours(format!(
+                "the bot name {bot:?} is another author's"
+            ))));
+        }
+        None => {
+            if let Some(other) = authors::look_alike(db, bot)? {
+                return Ok(Some(Refusal::NotYours(format!(
+                    "the bot name {bot:?} reads the same as {other:?}, another bot's on \
+                     this hill: choose a name that looks different"
+                ))));
+            }
+            if rows::active_bots_of(db, author)? >= i64::from(active_bots) {
+                return Ok(Some(Refusal::NotYours(format!(
+                    "{author} has {} bots on the hill, the hill's cap \
+                     (`submissions.active_bots`); send a new version of one of them",
+                    active_bots
+                ))));
+            }
+            authors::claim(db, bot, author)?;
+        }
+    }
+    Ok(None)
 }
 
 /// The folder holding `bot.toml`: the archive's root, or its one folder if the author packed
