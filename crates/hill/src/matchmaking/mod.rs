@@ -34,14 +34,15 @@
 //!    were skewed (a version's crashes, a suspension): the best line-up one change away is
 //!    played instead ([`unbarren`]).
 
-use std::collections::HashMap;
-
-use rustc_hash::FxBuildHasher;
-
 use rand::RngExt;
 use rand::seq::SliceRandom;
 
 use koth_game::seed::Rng;
+
+mod history;
+mod standing;
+pub use history::{History, Met};
+pub use standing::Standing;
 
 /// An active version as matchmaking sees it.
 #[derive(Debug, Clone)]
@@ -76,177 +77,6 @@ pub struct Tuning {
 pub struct Choice {
     pub seats: Vec<usize>,
     pub reason: String,
-}
-
-/// Two versions' games together: how many, and in how many they scored alike.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Met {
-    pub games: u32,
-    pub alike: u32,
-}
-
-/// The games played so far, as matchmaking reads them: per pair of versions, and per version.
-/// Its maps hash with `FxHash`: a choice among 10,000 versions reads them some 50,000 times,
-/// and with the standard library's SipHash the reads were most of its time (`perf`,
-/// docs/benchmarks.md, the hill at 10,000 versions). Their keys are the hill's own version
-/// numbers, not chosen by anyone who could make them collide.
-#[derive(Debug)]
-pub struct History {
-    pairs: HashMap<(usize, usize), Met, FxBuildHasher>,
-    own: HashMap<usize, Met, FxBuildHasher>,
-    /// Per version, its games and how many ended all alike (every seat scoring the same).
-    presence: HashMap<usize, Met, FxBuildHasher>,
-    /// Every game, and how many ended all alike.
-    outcomes: Met,
-    /// Per line-up (its versions, ascending), its games and how many ended all alike.
-    lineups: HashMap<Vec<usize>, Met, FxBuildHasher>,
-    /// Which history this is (each new or cloned one its own), for a [`Standing`] computed
-    /// from it.
-    id: u64,
-    /// The versions whose pairs changed, in order, since the log was last emptied (`epoch`
-    /// counts those times): a [`Standing`] updates only their neighbours' gains.
-    changed: Vec<usize>,
-    epoch: u64,
-}
-
-/// Versions whose pairs changed that a [`History`] remembers at the most: past it a
-/// [`Standing`] computes every gain again, which costs about as much as this many changes.
-const CHANGES_KEPT: usize = 4096;
-
-/// The number of the next [`History`] made.
-static NEXT_HISTORY: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-
-impl Default for History {
-    fn default() -> History {
-        History {
-            pairs: HashMap::default(),
-            own: HashMap::default(),
-            presence: HashMap::default(),
-            outcomes: Met::default(),
-            lineups: HashMap::default(),
-            id: NEXT_HISTORY.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
-            changed: Vec::new(),
-            epoch: 0,
-        }
-    }
-}
-
-impl Clone for History {
-    /// A copy with its own number: what is added to one is not in the other.
-    fn clone(&self) -> History {
-        History {
-            pairs: self.pairs.clone(),
-            own: self.own.clone(),
-            presence: self.presence.clone(),
-            outcomes: self.outcomes,
-            lineups: self.lineups.clone(),
-            ..History::default()
-        }
-    }
-}
-
-impl History {
-    /// Adds `met` to the pair `a`, `b` (as stored: a count per pair).
-    pub fn add(&mut self, a: usize, b: usize, met: Met) {
-        if a == b {
-            return;
-        }
-        let key = (a.min(b), a.max(b));
-        let pair = self.pairs.entry(key).or_default();
-        pair.games += met.games;
-        pair.alike += met.alike;
-        for v in [a, b] {
-            let own = self.own.entry(v).or_default();
-            own.games += met.games;
-            own.alike += met.alike;
-        }
-        if self.changed.len() + 2 > CHANGES_KEPT {
-            self.changed.clear();
-            self.epoch += 1;
-        }
-        self.changed.extend([a, b]);
-    }
-
-    /// Adds `met` to version `v`'s games (as stored: a count per version).
-    pub fn add_presence(&mut self, v: usize, met: Met) {
-        let present = self.presence.entry(v).or_default();
-        present.games += met.games;
-        present.alike += met.alike;
-    }
-
-    /// Adds `met` to the count of every game.
-    pub fn add_outcomes(&mut self, met: Met) {
-        self.outcomes.games += met.games;
-        self.outcomes.alike += met.alike;
-    }
-
-    /// Adds `met` to the line-up of `versions` (as stored: a count per line-up).
-    pub fn add_lineup(&mut self, versions: &[usize], met: Met) {
-        let lineup = self.lineups.entry(lineup(versions)).or_default();
-        lineup.games += met.games;
-        lineup.alike += met.alike;
-    }
-
-    /// Whether the line-up of `versions` has played, and every game of it ended all alike.
-    fn barren(&self, versions: &[usize]) -> bool {
-        self.lineups
-            .get(&lineup(versions))
-            .is_some_and(|met| met.games > 0 && met.alike == met.games)
-    }
-
-    /// Adds a game: each seat's version and score.
-    pub fn record(&mut self, seats: &[(usize, f64)]) {
-        let alike = u32::from(seats.iter().all(|s| s.1 == seats[0].1));
-        let game = Met { games: 1, alike };
-        let versions: Vec<usize> = seats.iter().map(|s| s.0).collect();
-        self.add_lineup(&versions, game);
-        let mut present: Vec<usize> = seats.iter().map(|s| s.0).collect();
-        present.sort_unstable();
-        present.dedup();
-        for v in present {
-            self.add_presence(v, game);
-        }
-        self.add_outcomes(game);
-        for (k, &(a, sa)) in seats.iter().enumerate() {
-            for &(b, sb) in &seats[k + 1..] {
-                let alike = u32::from(sa == sb);
-                self.add(a, b, Met { games: 1, alike });
-            }
-        }
-    }
-
-    fn met(&self, a: usize, b: usize) -> Met {
-        self.pairs
-            .get(&(a.min(b), a.max(b)))
-            .copied()
-            .unwrap_or_default()
-    }
-
-    /// The chance that a game without version `v` ends all alike: from the games it did not
-    /// play, with a prior worth [`ALIKE_PRIOR_GAMES`] at the rate of every game (Laplace's rule:
-    /// ½ before any game).
-    fn alike_without(&self, v: usize) -> f64 {
-        let present = self.presence.get(&v).copied().unwrap_or_default();
-        let all = self.outcomes;
-        let rate = (f64::from(all.alike) + 1.0) / (f64::from(all.games) + 2.0);
-        let games = f64::from(all.games.saturating_sub(present.games));
-        let alike = f64::from(all.alike.saturating_sub(present.alike));
-        (alike + ALIKE_PRIOR_GAMES * rate) / (games + ALIKE_PRIOR_GAMES)
-    }
-
-    /// How often a version's pairings end alike (Laplace's rule: ½ before any game).
-    fn alike_rate(&self, v: usize) -> f64 {
-        let own = self.own.get(&v).copied().unwrap_or_default();
-        (f64::from(own.alike) + 1.0) / (f64::from(own.games) + 2.0)
-    }
-}
-
-/// A line-up as [`History`] keys it: its versions, ascending, each once.
-fn lineup(versions: &[usize]) -> Vec<usize> {
-    let mut key = versions.to_vec();
-    key.sort_unstable();
-    key.dedup();
-    key
 }
 
 /// Random line-ups drawn, at the most, looking for one not barren once no single change of
@@ -348,26 +178,6 @@ pub fn choose(
     Standing::default().choose(active, players, next, tuning, history, rng)
 }
 
-/// What a choice reads of every active version that a game changes for a few only: the
-/// versions in rating order and each one's best gain against a neighbour in it. Kept between
-/// choices, it is updated only for the versions whose rating or pairs changed and their
-/// neighbours, so a choice among 10,000 versions does not compute 40,000 gains again; the
-/// choice made with it is the one [`choose`] makes (the tests compare them).
-#[derive(Debug, Default)]
-pub struct Standing {
-    /// The history it was computed from: its number, its log's epoch and length then.
-    seen: Option<(u64, u64, usize)>,
-    /// Each active version's id, μ and σ then, and each id's index in it.
-    versions: Vec<(usize, f64, f64)>,
-    index: HashMap<usize, usize, FxBuildHasher>,
-    /// The active versions (indices) by rating, and each one's place in that order.
-    order: Vec<usize>,
-    place: Vec<usize>,
-    /// Each version's best gain against a neighbour in rating, and that neighbour (`usize::MAX`
-    /// for none).
-    best: Vec<(f64, usize)>,
-}
-
 impl Standing {
     /// Chooses the next game as [`choose`] does, reading the gains this standing keeps where
     /// neither the versions' ratings nor their pairs changed since the last choice.
@@ -395,8 +205,12 @@ impl Standing {
         } else {
             1.0
         };
-        let (mut seated, far) =
-            self.seat(active, history, &absent, focal, players, focus, tuning, rng);
+        let field = Field {
+            active,
+            history,
+            absent: &absent,
+        };
+        let (mut seated, far) = self.seat(field, focal, players, focus, tuning, rng);
         let lineup_gain = |seated: &[usize]| -> f64 {
             seated
                 .iter()
@@ -439,18 +253,20 @@ impl Standing {
     /// and whether it was drawn at random: its opponents those that teach the most
     /// ([`Lineup::seat_teaching_most`]), or, [`Tuning::far_share`] of the time, drawn at
     /// random. The others are shuffled first either way: ties are broken in that order.
-    #[allow(clippy::too_many_arguments)]
     fn seat(
         &self,
-        active: &[Candidate],
-        history: &History,
-        absent: &[(f64, usize)],
+        field: Field,
         focal: usize,
         players: usize,
         focus: f64,
         tuning: Tuning,
         rng: &mut Rng,
     ) -> (Vec<usize>, bool) {
+        let Field {
+            active,
+            history,
+            absent,
+        } = field;
         let mut others: Vec<usize> = (0..active.len()).filter(|&k| k != focal).collect();
         // Ties (equal ratings, no games) in a seeded random order.
         others.shuffle(rng);
@@ -475,77 +291,6 @@ impl Standing {
         lineup.seat_teaching_most(&mut seated, players, focus);
         (seated, far)
     }
-
-    /// Brings the order and the best gains up to `active` and `history`: computed afresh for
-    /// another list of versions or another history (or one that forgot its changes), else
-    /// again only where a version's rating or pairs changed, within [`NEIGHBOURS`] of it.
-    fn update(&mut self, active: &[Candidate], history: &History) {
-        let same = self.versions.len() == active.len()
-            && self.versions.iter().zip(active).all(|(v, c)| v.0 == c.id);
-        let changed = match self.seen {
-            Some((id, epoch, seen)) if same && id == history.id && epoch == history.epoch => {
-                &history.changed[seen..]
-            }
-            _ => return self.rebuild(active, history),
-        };
-        let mut dirty: Vec<usize> = changed
-            .iter()
-            .filter_map(|v| self.index.get(v).copied())
-            .collect();
-        let mut moved = false;
-        for (k, c) in active.iter().enumerate() {
-            let (_, mu, sigma) = self.versions[k];
-            if mu.to_bits() != c.mu.to_bits() || sigma.to_bits() != c.sigma.to_bits() {
-                dirty.push(k);
-                moved |= mu.to_bits() != c.mu.to_bits();
-                self.versions[k] = (c.id, c.mu, c.sigma);
-            }
-        }
-        // The places whose neighbours changed: those of the dirty versions, and every place
-        // the order changed at.
-        let mut places = Vec::new();
-        if moved {
-            let before = self.order.clone();
-            self.order.sort_by(|&a, &b| by_rating(active, a, b));
-            for (at, (&was, &is)) in before.iter().zip(&self.order).enumerate() {
-                if was != is {
-                    places.push(at);
-                    self.place[is] = at;
-                }
-            }
-        }
-        places.extend(dirty.iter().map(|&k| self.place[k]));
-        let n = self.order.len();
-        let mut again: Vec<usize> = places
-            .iter()
-            .flat_map(|&at| at.saturating_sub(NEIGHBOURS)..(at + NEIGHBOURS + 1).min(n))
-            .collect();
-        again.sort_unstable();
-        again.dedup();
-        for at in again {
-            self.best[self.order[at]] = best_neighbour(active, history, &self.order, at);
-        }
-        self.seen = Some((history.id, history.epoch, history.changed.len()));
-    }
-
-    /// Computes the order and every best gain afresh, each neighbouring pair's gain once.
-    fn rebuild(&mut self, active: &[Candidate], history: &History) {
-        self.versions = active.iter().map(|c| (c.id, c.mu, c.sigma)).collect();
-        self.index = active.iter().enumerate().map(|(k, c)| (c.id, k)).collect();
-        self.order = (0..active.len()).collect();
-        self.order.sort_by(|&a, &b| by_rating(active, a, b));
-        self.place = vec![0; active.len()];
-        for (at, &k) in self.order.iter().enumerate() {
-            self.place[k] = at;
-        }
-        self.best = best_neighbours(active, history, &self.order);
-        self.seen = Some((history.id, history.epoch, history.changed.len()));
-    }
-}
-
-/// The order of versions `a` and `b` (indices in `active`) by rating, the first of equals first.
-fn by_rating(active: &[Candidate], a: usize, b: usize) -> std::cmp::Ordering {
-    active[a].mu.total_cmp(&active[b].mu).then(a.cmp(&b))
 }
 
 /// Each active version's chance of an all-alike game without it, with its index, the likeliest
@@ -566,54 +311,6 @@ fn likeliest_alike_without(
     }
     absent.sort_by(likelier);
     absent
-}
-
-/// Each version's best gain against its neighbours in rating (the order that matters, `order`:
-/// indices by rating), with the index of that neighbour (`usize::MAX` for none): the first of
-/// equals as [`best_neighbour`] walks them.
-fn best_neighbours(active: &[Candidate], history: &History, order: &[usize]) -> Vec<(f64, usize)> {
-    let mut best = vec![(0.0_f64, usize::MAX); active.len()];
-    for (at, &k) in order.iter().enumerate() {
-        for &o in &order[at + 1..(at + 1 + NEIGHBOURS).min(order.len())] {
-            let g = gain(&active[k], &active[o], history, 1.0);
-            if g > best[k].0 {
-                best[k] = (g, o);
-            }
-            if g > best[o].0 {
-                best[o] = (g, k);
-            }
-        }
-    }
-    best
-}
-
-/// The best gain of the version at place `at` of `order` against its neighbours, and that
-/// neighbour, as [`best_neighbours`] finds it: those below first, each from the farthest.
-fn best_neighbour(
-    active: &[Candidate],
-    history: &History,
-    order: &[usize],
-    at: usize,
-) -> (f64, usize) {
-    let k = order[at];
-    let mut best = (0.0_f64, usize::MAX);
-    let from = at.saturating_sub(NEIGHBOURS);
-    for (near, &o) in order
-        .iter()
-        .enumerate()
-        .take(at + NEIGHBOURS + 1)
-        .skip(from)
-    {
-        let g = match near.cmp(&at) {
-            std::cmp::Ordering::Less => gain(&active[o], &active[k], history, 1.0),
-            std::cmp::Ordering::Equal => continue,
-            std::cmp::Ordering::Greater => gain(&active[k], &active[o], history, 1.0),
-        };
-        if g > best.0 {
-            best = (g, o);
-        }
-    }
-    best
 }
 
 /// The version that needs a game the most (the first of equals), and why. A version in
@@ -680,6 +377,15 @@ fn focal_version(
         .expect("three terms");
     let reason = format!("{} ({} games, σ {:.2}): {why}", c.label, c.games, c.sigma);
     (focal, reason)
+}
+
+/// What a line-up is seated from: the active versions, their games so far, and each one's
+/// chance of an all-alike game without it ([`likeliest_alike_without`]).
+#[derive(Clone, Copy)]
+struct Field<'a> {
+    active: &'a [Candidate],
+    history: &'a History,
+    absent: &'a [(f64, usize)],
 }
 
 /// What seating a line-up reads: the active versions, the games so far, each version's chance
@@ -848,6 +554,7 @@ fn unbarren(
 
 #[cfg(test)]
 mod tests {
+    use super::history::{CHANGES_KEPT, lineup};
     use super::*;
 
     /// The full walk the bounded search replaced: every version weighed, for the tests that

@@ -1,0 +1,179 @@
+//! [`History`]: the games played so far as matchmaking reads them, and which versions' pairs
+//! changed since a [`super::Standing`] last read it.
+
+use std::collections::HashMap;
+
+use rustc_hash::FxBuildHasher;
+
+use super::ALIKE_PRIOR_GAMES;
+
+/// Two versions' games together: how many, and in how many they scored alike.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Met {
+    pub games: u32,
+    pub alike: u32,
+}
+
+/// The games played so far, as matchmaking reads them: per pair of versions, and per version.
+/// Its maps hash with `FxHash`: a choice among 10,000 versions reads them some 50,000 times,
+/// and with the standard library's SipHash the reads were most of its time (`perf`,
+/// docs/benchmarks.md, the hill at 10,000 versions). Their keys are the hill's own version
+/// numbers, not chosen by anyone who could make them collide.
+#[derive(Debug)]
+pub struct History {
+    pub(super) pairs: HashMap<(usize, usize), Met, FxBuildHasher>,
+    pub(super) own: HashMap<usize, Met, FxBuildHasher>,
+    /// Per version, its games and how many ended all alike (every seat scoring the same).
+    pub(super) presence: HashMap<usize, Met, FxBuildHasher>,
+    /// Every game, and how many ended all alike.
+    pub(super) outcomes: Met,
+    /// Per line-up (its versions, ascending), its games and how many ended all alike.
+    pub(super) lineups: HashMap<Vec<usize>, Met, FxBuildHasher>,
+    /// Which history this is (each new or cloned one its own), for a [`Standing`] computed
+    /// from it.
+    pub(super) id: u64,
+    /// The versions whose pairs changed, in order, since the log was last emptied (`epoch`
+    /// counts those times): a [`Standing`] updates only their neighbours' gains.
+    pub(super) changed: Vec<usize>,
+    pub(super) epoch: u64,
+}
+
+/// Versions whose pairs changed that a [`History`] remembers at the most: past it a
+/// [`Standing`] computes every gain again, which costs about as much as this many changes.
+pub(super) const CHANGES_KEPT: usize = 4096;
+
+/// The number of the next [`History`] made.
+static NEXT_HISTORY: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+impl Default for History {
+    fn default() -> History {
+        History {
+            pairs: HashMap::default(),
+            own: HashMap::default(),
+            presence: HashMap::default(),
+            outcomes: Met::default(),
+            lineups: HashMap::default(),
+            id: NEXT_HISTORY.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            changed: Vec::new(),
+            epoch: 0,
+        }
+    }
+}
+
+impl Clone for History {
+    /// A copy with its own number: what is added to one is not in the other.
+    fn clone(&self) -> History {
+        History {
+            pairs: self.pairs.clone(),
+            own: self.own.clone(),
+            presence: self.presence.clone(),
+            outcomes: self.outcomes,
+            lineups: self.lineups.clone(),
+            ..History::default()
+        }
+    }
+}
+
+impl History {
+    /// Adds `met` to the pair `a`, `b` (as stored: a count per pair).
+    pub fn add(&mut self, a: usize, b: usize, met: Met) {
+        if a == b {
+            return;
+        }
+        let key = (a.min(b), a.max(b));
+        let pair = self.pairs.entry(key).or_default();
+        pair.games += met.games;
+        pair.alike += met.alike;
+        for v in [a, b] {
+            let own = self.own.entry(v).or_default();
+            own.games += met.games;
+            own.alike += met.alike;
+        }
+        if self.changed.len() + 2 > CHANGES_KEPT {
+            self.changed.clear();
+            self.epoch += 1;
+        }
+        self.changed.extend([a, b]);
+    }
+
+    /// Adds `met` to version `v`'s games (as stored: a count per version).
+    pub fn add_presence(&mut self, v: usize, met: Met) {
+        let present = self.presence.entry(v).or_default();
+        present.games += met.games;
+        present.alike += met.alike;
+    }
+
+    /// Adds `met` to the count of every game.
+    pub fn add_outcomes(&mut self, met: Met) {
+        self.outcomes.games += met.games;
+        self.outcomes.alike += met.alike;
+    }
+
+    /// Adds `met` to the line-up of `versions` (as stored: a count per line-up).
+    pub fn add_lineup(&mut self, versions: &[usize], met: Met) {
+        let lineup = self.lineups.entry(lineup(versions)).or_default();
+        lineup.games += met.games;
+        lineup.alike += met.alike;
+    }
+
+    /// Whether the line-up of `versions` has played, and every game of it ended all alike.
+    pub(super) fn barren(&self, versions: &[usize]) -> bool {
+        self.lineups
+            .get(&lineup(versions))
+            .is_some_and(|met| met.games > 0 && met.alike == met.games)
+    }
+
+    /// Adds a game: each seat's version and score.
+    pub fn record(&mut self, seats: &[(usize, f64)]) {
+        let alike = u32::from(seats.iter().all(|s| s.1 == seats[0].1));
+        let game = Met { games: 1, alike };
+        let versions: Vec<usize> = seats.iter().map(|s| s.0).collect();
+        self.add_lineup(&versions, game);
+        let mut present: Vec<usize> = seats.iter().map(|s| s.0).collect();
+        present.sort_unstable();
+        present.dedup();
+        for v in present {
+            self.add_presence(v, game);
+        }
+        self.add_outcomes(game);
+        for (k, &(a, sa)) in seats.iter().enumerate() {
+            for &(b, sb) in &seats[k + 1..] {
+                let alike = u32::from(sa == sb);
+                self.add(a, b, Met { games: 1, alike });
+            }
+        }
+    }
+
+    pub(super) fn met(&self, a: usize, b: usize) -> Met {
+        self.pairs
+            .get(&(a.min(b), a.max(b)))
+            .copied()
+            .unwrap_or_default()
+    }
+
+    /// The chance that a game without version `v` ends all alike: from the games it did not
+    /// play, with a prior worth [`ALIKE_PRIOR_GAMES`] at the rate of every game (Laplace's rule:
+    /// ½ before any game).
+    pub(super) fn alike_without(&self, v: usize) -> f64 {
+        let present = self.presence.get(&v).copied().unwrap_or_default();
+        let all = self.outcomes;
+        let rate = (f64::from(all.alike) + 1.0) / (f64::from(all.games) + 2.0);
+        let games = f64::from(all.games.saturating_sub(present.games));
+        let alike = f64::from(all.alike.saturating_sub(present.alike));
+        (alike + ALIKE_PRIOR_GAMES * rate) / (games + ALIKE_PRIOR_GAMES)
+    }
+
+    /// How often a version's pairings end alike (Laplace's rule: ½ before any game).
+    pub(super) fn alike_rate(&self, v: usize) -> f64 {
+        let own = self.own.get(&v).copied().unwrap_or_default();
+        (f64::from(own.alike) + 1.0) / (f64::from(own.games) + 2.0)
+    }
+}
+
+/// A line-up as [`History`] keys it: its versions, ascending, each once.
+pub(super) fn lineup(versions: &[usize]) -> Vec<usize> {
+    let mut key = versions.to_vec();
+    key.sort_unstable();
+    key.dedup();
+    key
+}
