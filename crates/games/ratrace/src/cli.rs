@@ -7,10 +7,9 @@ use std::time::Instant;
 use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 
+use super::boards::{Contestant, Match, Options, play};
 use super::direct;
-use super::play::{
-    BoardRecord, Contestant, Match, Options, Summary, board_rng, board_seed, play, protocol_of,
-};
+use super::play::{BoardRecord, Summary, board_rng, board_seed, protocol_of};
 use super::player;
 use super::plot;
 use super::protocol::Protocol;

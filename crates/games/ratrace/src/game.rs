@@ -10,7 +10,8 @@ use koth_game::{
 };
 use serde::Deserialize;
 
-use super::play::{Options, play, protocol_of};
+use super::boards::{Options, play};
+use super::play::protocol_of;
 
 pub struct RatRace;
 

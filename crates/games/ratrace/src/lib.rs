@@ -11,6 +11,7 @@
 //! - [`recording`]: a board's positions turn by turn, for the web viewer.
 //! - [`cli`], [`plot`]: the `koth ratrace` command and its plots.
 
+pub(crate) mod boards;
 pub mod cli;
 pub(crate) mod direct;
 mod game;
