@@ -223,6 +223,9 @@ fn the_hill_s_pages_show_its_king_and_board_live_each_bot_and_names_as_text() {
         .await;
         until_drawn(&client, "ratings", 900).await;
         assert!(text_of(&client, "#opponents").await.contains("Strong"));
+        // A bot with no faulted game shows no table of faults, not even its header.
+        let faults = client.find(Locator::Css("#faults")).await.unwrap();
+        assert!(!faults.is_displayed().await.unwrap(), "Weak never faulted");
         screenshot(&client, "hill-bot.png").await;
 
         // Flaky's page: suspended, with why.
@@ -231,6 +234,11 @@ fn the_hill_s_pages_show_its_king_and_board_live_each_bot_and_names_as_text() {
         assert!(
             versions.contains("v1 suspended") && versions.contains("faults (crashed"),
             "{versions}"
+        );
+        let faults = client.find(Locator::Css("#faults")).await.unwrap();
+        assert!(
+            faults.is_displayed().await.unwrap(),
+            "Flaky's faulted games are listed"
         );
 
         // Strong's page: a former king (v1, until its successor was crowned) and the king (v2).
