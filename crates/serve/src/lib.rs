@@ -122,14 +122,24 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             listener.local_addr()?,
             reader.describe()
         );
-        serve(reader, listener, args.guard, Router::new()).await
+        serve(reader, listener, args.guard, door_route(false)).await
     })
 }
 
 /// Starts the dashboard of `watched` on a thread of its own, beside a tournament run; returns
 /// the address it listens on, answering its clients as `guard` says. It ends with the process.
 pub fn spawn(watched: Watched, addr: SocketAddr, guard: Guard) -> anyhow::Result<SocketAddr> {
-    spawn_with(watched, addr, guard, Router::new())
+    spawn_with(watched, addr, guard, door_route(false))
+}
+
+/// `/api/door`: whether this server takes bots from their authors (`{"open": true}` beside
+/// `hill run`), which a hill's pages ask before linking the door, rather than asking for the
+/// door's page itself and logging a failed request where there is none.
+fn door_route(open: bool) -> Router {
+    Router::new().route(
+        "/api/door",
+        get(move || async move { axum::Json(serde_json::json!({ "open": open })) }),
+    )
 }
 
 /// Starts the server of a hill beside `hill run`: its pages and the door for its authors'
@@ -144,7 +154,7 @@ pub fn spawn_hill(
         Watched::Folder(folder) => koth_hill::Hill::open(folder)?,
         Watched::Shared { url, name } => koth_hill::Hill::open_shared(url, name, Some(dir))?,
     };
-    let door = submissions::router(hill);
+    let door = submissions::router(hill).merge(door_route(true));
     spawn_with(watched, addr, guard, door)
 }
 
