@@ -550,8 +550,17 @@ fn a_second_signal_ends_koth_at_once_when_the_first_stop_hangs() {
         unsafe { nix::libc::ioctl(reader.as_raw_fd(), nix::libc::FIONREAD, &mut bytes) };
         bytes
     };
-    // A pipe takes 64 KiB, in pages: the transcript's 8 KiB writes block a little before.
-    wait_for("the transcript's pipe to fill", || queued() >= 48 << 10);
+    // A pipe takes 64 KiB, in pages: the transcript's 8 KiB writes block a little before. Past
+    // 48 KiB koth may still have room for a write or two, and a stop that flushes into that room
+    // does not hang: the pipe is full once it stops growing while the bot keeps playing.
+    let mut last = (queued(), Instant::now());
+    wait_for("the transcript's pipe to fill", || {
+        let now = queued();
+        if now != last.0 {
+            last = (now, Instant::now());
+        }
+        now >= 48 << 10 && last.1.elapsed() >= Duration::from_secs(2)
+    });
     let pid = Pid::from_raw(koth.id() as i32);
     kill(pid, Signal::SIGINT).unwrap();
     // The first stop kills the bot, then hangs writing its transcript. Sent before koth took the
