@@ -121,7 +121,7 @@ pub(crate) fn restore(dir: &Path, from: &Path) -> anyhow::Result<i64> {
 /// ([`versions::folder_of`]), or a digest other than its version's: a backup is data, and what
 /// it names is never run.
 fn check_versions(store: &Store, dir: &Path) -> anyhow::Result<()> {
-    for row in super::store::versions_as_bots(store.connection())? {
+    for row in super::store::versions_as_bots(store)? {
         let (id, name) = (row.id, row.name);
         let digest = row.hash.unwrap_or_default();
         let version = row.digest;

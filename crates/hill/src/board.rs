@@ -149,7 +149,7 @@ type VersionsById<'a> = HashMap<usize, &'a Version>;
 
 /// Reads the leaderboard of the hill in `store`.
 pub fn read(store: &Store) -> anyhow::Result<HillBoard> {
-    let db = store.connection();
+    let db: &dyn store::Connection = store;
     let versions = store::versions(db)?;
     let fit = store::fit(db)?;
     let ranking = ranking_of(store)?;

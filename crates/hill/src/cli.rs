@@ -359,7 +359,7 @@ pub fn run(args: Args, server: Server) -> anyhow::Result<()> {
                 &name,
                 "retiring it",
             )?;
-            store::change_active(hill.store.connection(), &name, Change::Retire)?;
+            store::change_active(&hill.store, &name, Change::Retire)?;
             println!("{name:?} is retired: no longer scheduled, its games kept");
             Ok(())
         }
@@ -417,7 +417,7 @@ pub fn run(args: Args, server: Server) -> anyhow::Result<()> {
         }
         Command::ResumeBot { name, hill } => {
             let hill = hill.open(None)?;
-            store::change_active(hill.store.connection(), &name, Change::Resume)?;
+            store::change_active(&hill.store, &name, Change::Resume)?;
             println!("{name:?} is scheduled again");
             Ok(())
         }
@@ -509,7 +509,7 @@ fn restore_from(dir: HillFolder, from: &Path) -> anyhow::Result<()> {
 /// `koth hill status`: the table with the queue and suspensions, and the languages offered.
 fn status(hill: HillTarget) -> anyhow::Result<()> {
     let hill = hill.open(None)?;
-    let queued = store::queued(hill.store.connection())?.len();
+    let queued = store::queued(&hill.store)?.len();
     print!(
         "{}",
         board::read(&hill.store)?.status(queued, &hill.add_target())
@@ -596,7 +596,7 @@ fn author(command: AuthorCommand) -> anyhow::Result<()> {
     match command {
         AuthorCommand::Add { name, hill } => {
             let hill = hill.open(None)?;
-            let token = authors::add(hill.store.connection(), &name)?;
+            let token = authors::add(&hill.store, &name)?;
             println!(
                 "Author {name:?} added. Their token, shown this once (only its hash is kept):"
             );
@@ -604,7 +604,7 @@ fn author(command: AuthorCommand) -> anyhow::Result<()> {
         }
         AuthorCommand::List { hill } => {
             let hill = hill.open(None)?;
-            let authors = authors::list(hill.store.connection())?;
+            let authors = authors::list(&hill.store)?;
             if authors.is_empty() {
                 println!("No authors yet: `koth hill author add NAME --hill DIR` adds one.");
             }
@@ -623,7 +623,7 @@ fn author(command: AuthorCommand) -> anyhow::Result<()> {
         }
         AuthorCommand::Revoke { name, hill } => {
             let hill = hill.open(None)?;
-            authors::revoke(hill.store.connection(), &name)?;
+            authors::revoke(&hill.store, &name)?;
             println!("{name:?} is revoked: their token is refused from now on");
         }
     }

@@ -12,7 +12,7 @@ pub const DIGEST_HEADER: &str = "x-koth-data-digest";
 /// Empties bot `name`'s data: its next game starts from an empty folder. Returns what to say.
 pub(crate) fn wipe(store: &Store, name: &str) -> anyhow::Result<String> {
     let shown = koth_base::text::shown(name);
-    let Some((id, learns)) = crate::store::latest_version(store.connection(), name)? else {
+    let Some((id, learns)) = crate::store::latest_version(store, name)? else {
         anyhow::bail!("the hill has no bot called {shown:?}");
     };
     if !learns {
@@ -36,7 +36,7 @@ pub fn read(
         return Ok(Err(denied));
     }
     let shown = koth_base::text::shown(name);
-    let Some((id, learns)) = crate::store::latest_version(store.connection(), name)? else {
+    let Some((id, learns)) = crate::store::latest_version(store, name)? else {
         return Ok(Err(Denied::Missing(format!(
             "the hill has no bot called {shown:?}"
         ))));

@@ -172,8 +172,8 @@ impl Hill {
         // Written whole under another name and renamed (`Store::create`): a hill folder either
         // has its database or does not.
         let store = Store::create(&db, &plan.meta(), &[], &[])?;
-        store::create_tables(store.connection())?;
-        submissions::create_tables(store.connection())?;
+        store::create_tables(&store)?;
+        submissions::create_tables(&store)?;
         Ok(Hill {
             dir,
             name,
@@ -193,8 +193,8 @@ impl Hill {
         meta.push((HILL_FILE_META, koth_base::text::read(file)?));
         let store = Store::submit(url, &plan.name, &meta, &[], &[], &[])?;
         // Its own tables are made by every opening too: a create cut short here is made whole.
-        store::create_tables(store.connection())?;
-        submissions::create_tables(store.connection())?;
+        store::create_tables(&store)?;
+        submissions::create_tables(&store)?;
         let name = store.meta("name")?.unwrap_or_default();
         Ok(Hill {
             dir: local_folder(&name, None),
@@ -222,8 +222,8 @@ impl Hill {
     /// The shared hill of `store`, with `dir` as this machine's folder for its versions and
     /// games (made by [`Hill::make_folder`] when something is to be written there).
     pub(crate) fn in_store(store: Store, dir: PathBuf) -> anyhow::Result<Hill> {
-        store::create_tables(store.connection())?;
-        submissions::create_tables(store.connection())?;
+        store::create_tables(&store)?;
+        submissions::create_tables(&store)?;
         let config = file_of(&store, &dir)?;
         let seed = store
             .meta("seed")?
@@ -251,7 +251,7 @@ impl Hill {
     ) -> anyhow::Result<PathBuf> {
         let folder = versions::folder_of(&self.dir, id, &bot.name, &bot.dir, digest)?;
         if self.store.is_shared() && !folder.is_dir() {
-            files::fetch(self.store.connection(), bot, digest, &folder)?;
+            files::fetch(&self.store, bot, digest, &folder)?;
         }
         Ok(folder)
     }
@@ -274,8 +274,8 @@ impl Hill {
                 dir.display()
             );
         }
-        store::create_tables(store.connection())?;
-        submissions::create_tables(store.connection())?;
+        store::create_tables(&store)?;
+        submissions::create_tables(&store)?;
         let config = HillConfig::load(&dir.join(FILE_COPY))?;
         let seed = store
             .meta("seed")?

@@ -15,6 +15,7 @@ use serde::Serialize;
 use koth_bot::roster::WORKING_COPIES;
 use koth_bot::{BotSpec, Transcript, seat};
 use koth_tournament::store::Store;
+use koth_tournament::store::sql::Connection;
 
 use super::authors;
 use super::records::BotRecord;
@@ -95,7 +96,7 @@ pub fn authorized(
     token: Option<&str>,
     what: &str,
 ) -> anyhow::Result<Result<(), Denied>> {
-    let db = store.connection();
+    let db: &dyn Connection = store;
     let Some(token) = token else {
         return Ok(Err(Denied::NotAnAuthor(
             "no token: send `Authorization: Bearer TOKEN`".into(),
@@ -130,7 +131,7 @@ pub fn read(
     if let Err(denied) = authorized(store, name, token, "its logs")? {
         return Ok(Err(denied));
     }
-    let db = store.connection();
+    let db: &dyn Connection = store;
     let shown = koth_base::text::shown(name);
     let games = db_rows::games_of(db, name, LISTED_GAMES)?;
     let Some(game) = game.or_else(|| games.first().map(|g| g.game)) else {
@@ -199,7 +200,7 @@ fn seat_logs(folder: &Path, slug: &str, paths: &Paths, row: db_rows::SeatRow) ->
 /// The names of the bots seated in game `game`, in seat order (each once).
 pub fn seated(store: &Store, game: u32) -> anyhow::Result<Vec<String>> {
     let mut names: Vec<String> = Vec::new();
-    for name in db_rows::seated_names(store.connection(), game)? {
+    for name in db_rows::seated_names(store, game)? {
         if !names.contains(&name) {
             names.push(name);
         }

@@ -128,7 +128,7 @@ pub(crate) fn refit(
     placement_games: u32,
     last: &mut Vec<f64>,
 ) -> anyhow::Result<()> {
-    let db = store.connection();
+    let db: &dyn Connection = store;
     let versions = store::versions(db)?;
     let current: Vec<&Version> = versions.iter().filter(|v| v.current()).collect();
     let Gathered {

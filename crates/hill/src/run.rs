@@ -46,7 +46,7 @@ pub(crate) fn run_hill(
     let lock = if store.is_shared() {
         // Workers may be playing its games: what is `running` stays theirs until their lease
         // runs out, and a killed run's own games come back to the queue the same way.
-        store::lock_run(store.connection(), &store.location())?;
+        store::lock_run(store, &store.location())?;
         None
     } else {
         let lock = FolderLock::take(&hill.dir)?;
@@ -59,9 +59,9 @@ pub(crate) fn run_hill(
     ready()?;
     // Games recorded before a stop, or by workers while no run was rating, are rated now,
     // once (and not counted among the `games` more this run plays for).
-    store::rate_recorded(store.connection(), hill.config.suspension, u32::MAX)?;
+    store::rate_recorded(store, hill.config.suspension, u32::MAX)?;
     store::write_run_settings(
-        store.connection(),
+        store,
         hill.config.tuning.placement_games,
         hill.config.fewest().min(hill.config.players()),
         hill.config.game.live_delay_s.unwrap_or(0.0),
@@ -109,7 +109,7 @@ pub(crate) async fn play(
 ) -> anyhow::Result<()> {
     let game = hill.config.game.game()?;
     // The versions this run has told of: those it finds at its start are not news.
-    let before = store::versions(hill.store.connection())?;
+    let before = store::versions(&hill.store)?;
     let mut policy = HillPolicy {
         hill,
         claimant,
@@ -172,7 +172,7 @@ impl HillPolicy<'_> {
     ) -> anyhow::Result<u32> {
         let hill = self.hill;
         let (rated, suspended) = store::rate_recorded(
-            hill.store.connection(),
+            &hill.store,
             hill.config.suspension,
             still_wanted(games, self.recorded),
         )?;
@@ -210,8 +210,7 @@ impl HillPolicy<'_> {
     ) -> anyhow::Result<()> {
         let hill = self.hill;
         // Games chosen before a version was retired, replaced or suspended, not begun.
-        let dropped =
-            koth_tournament::store::skip_pending_of(hill.store.connection(), unscheduled)?;
+        let dropped = koth_tournament::store::skip_pending_of(&hill.store, unscheduled)?;
         if dropped > 0 {
             tracing::info!(
                 dropped,
@@ -246,7 +245,7 @@ impl runner::Policy for HillPolicy<'_> {
     }
 
     fn turn(&mut self) -> anyhow::Result<Turn> {
-        let (hill, db) = (self.hill, self.hill.store.connection());
+        let (hill, db): (_, &dyn store::Connection) = (self.hill, &self.hill.store);
         loop {
             let versions = store::versions(db)?;
             // What the owner did meanwhile (`resume-bot`, `rollback`), told as it is seen.
@@ -301,7 +300,7 @@ impl runner::Policy for HillPolicy<'_> {
         let hill = self.hill;
         match seats(hill, game) {
             Ok(seats) => {
-                let reason = store::reason(hill.store.connection(), game.index)?;
+                let reason = store::reason(&hill.store, game.index)?;
                 tracing::info!(
                     game = game.index,
                     attempt,
@@ -318,7 +317,7 @@ impl runner::Policy for HillPolicy<'_> {
                 let message = koth_base::text::shown(&format!("{err:#}")).into_owned();
                 hill.store
                     .record_harness_fault(game.index, attempt, &message, true)?;
-                store::suspend(hill.store.connection(), version, NOT_ITS_COPY)?;
+                store::suspend(&hill.store, version, NOT_ITS_COPY)?;
                 eprintln!("koth: {message}; it is suspended, and its folder never run");
                 tracing::warn!(version, "{message}");
                 self.refused.push(version);
@@ -445,7 +444,7 @@ fn ratings(hill: &Hill, versions: &[Version]) -> anyhow::Result<HashMap<usize, (
     let Some(unplayed) = store::unplayed(&hill.store)? else {
         return Ok(HashMap::new());
     };
-    let db = hill.store.connection();
+    let db: &dyn store::Connection = &hill.store;
     let fitted = store::fit(db)?;
     fitted_ratings(versions, &fitted, unplayed, |version| {
         store::last_fitted(db, version)
@@ -503,7 +502,7 @@ fn fill_queue(
     jobs: usize,
     wanted: u32,
 ) -> anyhow::Result<usize> {
-    let db = hill.store.connection();
+    let db: &dyn store::Connection = &hill.store;
     let queue = store::queued(db)?;
     // Only this run chooses games, and a worker moves one from the queue to recorded (or back
     // to the queue), out of both only when it fails: so these two counts bound the games this

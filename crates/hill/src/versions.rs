@@ -13,6 +13,7 @@ use koth_base::cpu::Claim;
 use koth_bot::{BotSpec, build, roster};
 use koth_tournament::play::{GameParts, GameReport, play_one};
 use koth_tournament::schedule::ScheduledGame;
+use koth_tournament::store::sql::Connection;
 
 use super::store;
 use super::{Hill, files};
@@ -99,7 +100,7 @@ pub fn roll_back(hill: &Hill, name: &str, version: u32) -> anyhow::Result<Option
         name,
         "rolling it back",
     )?;
-    let db = hill.store.connection();
+    let db: &dyn Connection = &hill.store;
     let row = store::version_folder(db, name, version)?;
     if let Some((id, digest, dir)) = row.filter(|_| !hill.store.is_shared()) {
         let label = format!("{name} v{version}");
@@ -171,7 +172,7 @@ pub(crate) fn add_followed(
         return Ok(refused);
     }
     let digest = koth_bot::digest::digest(&spec)?;
-    let versions = store::versions(hill.store.connection())?;
+    let versions = store::versions(&hill.store)?;
     if let Some(refused) = already_current(&versions, &spec.name, &digest) {
         return Ok(refused);
     }
@@ -222,8 +223,7 @@ pub(crate) fn add_followed(
         dir: folder,
         ..spec.clone()
     };
-    let (id, version) =
-        store::add_version(hill.store.connection(), &kept, &digest, packed.as_ref())?;
+    let (id, version) = store::add_version(&hill.store, &kept, &digest, packed.as_ref())?;
     tracing::info!(bot = spec.name, version, id, digest, "version added");
     Ok(Added {
         bot: spec.name,

@@ -107,7 +107,7 @@ pub fn phase(contest: &Contest, store: &Store) -> anyhow::Result<Phase> {
     if store.meta(RESULT_META)?.is_some() {
         return Ok(Phase::Published);
     }
-    if !db::final_games(store.connection())?.is_empty() {
+    if !db::final_games(store)?.is_empty() {
         return Ok(Phase::Final);
     }
     Ok(if closed(contest, store)? {
@@ -308,7 +308,7 @@ pub(crate) fn standing_of(games: &[FinalGame]) -> Vec<standing::Scored<'_>> {
 /// Writes `value` under `key` unless it is there, and returns what is there: the first
 /// writer's bytes, whoever that was.
 fn write_once(store: &Store, key: &str, value: &str) -> anyhow::Result<String> {
-    insert_meta_once(store.connection(), key, value)?;
+    insert_meta_once(store, key, value)?;
     store
         .meta(key)?
         .with_context(|| format!("{key} vanished from {}", store.location()))

@@ -7,6 +7,7 @@ use anyhow::Context;
 use koth_ranking::Ranking;
 use koth_tournament::schedule::ScheduledGame;
 use koth_tournament::store::GameState;
+use koth_tournament::store::sql::Connection;
 
 use super::export::game_files;
 use super::{
@@ -60,7 +61,7 @@ fn freeze(hill: &Hill, contest: &Contest) -> anyhow::Result<()> {
     if !closed(contest, store)? || store.meta(MANIFEST_META)?.is_some() {
         return Ok(());
     }
-    let dropped = db::drop_ranked_queue(store.connection())?;
+    let dropped = db::drop_ranked_queue(store)?;
     let ranking = hill.config.game.game()?.ranking();
     refit::refit(
         store,
@@ -97,7 +98,7 @@ fn freeze(hill: &Hill, contest: &Contest) -> anyhow::Result<()> {
 /// its ranked lines, then, if they are too few, those still placing (most games first), as the
 /// table lists them.
 fn finalists(hill: &Hill, board: &board::HillBoard, most: usize) -> anyhow::Result<Vec<Finalist>> {
-    let versions = store::versions(hill.store.connection())?;
+    let versions = store::versions(&hill.store)?;
     let bots = hill.store.bots()?;
     let mut finalists = Vec::new();
     for line in &board.standings {
@@ -196,7 +197,7 @@ fn step(hill: &Hill) -> anyhow::Result<Step> {
     };
     let finalists = manifest.finalists.len();
     let settings = &manifest.final_settings;
-    let conn = store.connection();
+    let conn: &dyn Connection = store;
     replay_harness_failed(conn, &db::final_games(conn)?)?;
     let games = db::final_games(conn)?;
     if games
@@ -300,7 +301,7 @@ fn published(
 /// Queues round `round` of the final: every table with its seed, each seat taken by each.
 fn queue_round(hill: &Hill, manifest: &Manifest, round: u32) -> anyhow::Result<()> {
     let settings = &manifest.final_settings;
-    let conn = hill.store.connection();
+    let conn: &dyn Connection = &hill.store;
     for seating in schedule::round(manifest.finalists.len(), settings.seats) {
         let seed = {
             use rand::Rng;
@@ -327,12 +328,12 @@ fn queue_round(hill: &Hill, manifest: &Manifest, round: u32) -> anyhow::Result<(
 fn scored_games(hill: &Hill, manifest: &Manifest) -> anyhow::Result<Vec<FinalGame>> {
     let place = |id: usize| manifest.finalists.iter().position(|f| f.id == id);
     let mut scored = Vec::new();
-    for game in db::final_games(hill.store.connection())?
+    for game in db::final_games(&hill.store)?
         .into_iter()
         .filter(|g| g.state == GameState::Done)
     {
         let mut outcomes = Vec::new();
-        for (bot, score) in db::scores_of(hill.store.connection(), game.game)? {
+        for (bot, score) in db::scores_of(&hill.store, game.game)? {
             let finalist = place(bot)
                 .with_context(|| format!("final game {} seats a bot no finalist", game.game))?;
             outcomes.push(standing::Outcome { finalist, score });
@@ -377,7 +378,7 @@ fn publish(
         stopped,
         rounds,
         games: final_games.len() as u32,
-        replayed: db::final_harness_faults(hill.store.connection())?,
+        replayed: db::final_harness_faults(&hill.store)?,
         finalists: names,
         table,
         ties,

@@ -36,7 +36,7 @@ pub fn view(store: &Store, dir: &Path) -> anyhow::Result<Option<View>> {
     };
     let (at, by_hand) = closes_at(&contest, store)?;
     let manifest = manifest(store)?;
-    let games = db::final_games(store.connection())?;
+    let games = db::final_games(store)?;
     let done = games.iter().filter(|g| g.state == GameState::Done).count() as u32;
     let left = games
         .iter()

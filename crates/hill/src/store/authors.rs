@@ -12,7 +12,6 @@ use anyhow::bail;
 pub use koth_tournament::store::sql::{Connection, Value};
 
 use super::now;
-use koth_tournament::store::Store;
 
 const TABLES: &str = "
 CREATE TABLE IF NOT EXISTS hill_authors (
@@ -112,19 +111,17 @@ pub(crate) fn revoke(db: &dyn Connection, name: &str) -> anyhow::Result<()> {
 }
 
 /// The author whose token `token` is, unless it is unknown or revoked.
-pub fn authenticate(store: &Store, token: &str) -> anyhow::Result<Option<String>> {
+pub fn authenticate(db: &dyn Connection, token: &str) -> anyhow::Result<Option<String>> {
     if !token.starts_with(TOKEN_PREFIX) || token.len() > 200 {
         return Ok(None);
     }
     // Looked up by the token's hash, so the comparison never sees the token itself.
-    store
-        .connection()
-        .row(
-            "SELECT name FROM hill_authors WHERE token_hash = ?1 AND revoked_at IS NULL",
-            &[hash(token).into()],
-        )?
-        .map(|r| r.text("name"))
-        .transpose()
+    db.row(
+        "SELECT name FROM hill_authors WHERE token_hash = ?1 AND revoked_at IS NULL",
+        &[hash(token).into()],
+    )?
+    .map(|r| r.text("name"))
+    .transpose()
 }
 
 /// Who owns bot name `bot`: `Some(author)`, `Some("")` for the hill's owner (a bot added with
@@ -199,15 +196,15 @@ mod tests {
             &[],
         )
         .unwrap();
-        crate::store::create_tables(store.connection()).unwrap();
-        create_tables(store.connection()).unwrap();
+        crate::store::create_tables(&store).unwrap();
+        create_tables(&store).unwrap();
         (dir, store)
     }
 
     #[test]
     fn a_token_lets_its_author_in_until_revoked_and_only_its_hash_is_kept() {
         let (_dir, store) = db();
-        let db = store.connection();
+        let db: &dyn Connection = &store;
         let token = add(db, "ada").unwrap();
         assert!(
             token.starts_with("koth_") && token.len() == 5 + 64,
@@ -244,7 +241,7 @@ mod tests {
     #[test]
     fn a_name_belongs_to_its_first_author() {
         let (_dir, store) = db();
-        let db = store.connection();
+        let db: &dyn Connection = &store;
         assert!(claim(db, "Fork", "ada").unwrap());
         assert!(claim(db, "Fork", "ada").unwrap());
         assert!(!claim(db, "Fork", "bob").unwrap());

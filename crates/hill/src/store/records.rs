@@ -19,9 +19,8 @@ use koth_tournament::store::GameState;
 pub struct Stamp(Row);
 
 /// The hill's [`Stamp`] now.
-pub fn stamp(store: &Store) -> anyhow::Result<Stamp> {
-    let row = store
-        .connection()
+pub fn stamp(db: &dyn Connection) -> anyhow::Result<Stamp> {
+    let row = db
         .row(
             &format!(
                 "SELECT (SELECT COUNT(*) FROM hill_versions),
@@ -62,7 +61,7 @@ pub struct HillGame {
 /// The `count` games done last (the highest numbers), newest first, each with why it was
 /// chosen.
 pub fn recent_games(store: &Store, count: u32) -> anyhow::Result<Vec<HillGame>> {
-    let db = store.connection();
+    let db: &dyn Connection = store;
     let versions = store::versions(db)?;
     store
         .last_done(count)?
@@ -180,8 +179,7 @@ pub(crate) type Rated = (u32, f64, f64);
 pub(crate) type RatingLine = (String, Vec<Rated>);
 
 /// The record of the bot called `name`; `None` if the hill has no such bot.
-pub fn bot(store: &Store, name: &str) -> anyhow::Result<Option<BotRecord>> {
-    let db = store.connection();
+pub fn bot(db: &dyn Connection, name: &str) -> anyhow::Result<Option<BotRecord>> {
     let versions: Vec<Version> = store::versions(db)?
         .into_iter()
         .filter(|v| v.name == name)
@@ -357,8 +355,7 @@ fn reigns(db: &dyn Connection, versions: &[Version]) -> anyhow::Result<Vec<BotRe
 /// The fitted figure of each version of the bot called `name` over time, as the table shows
 /// it (points per game, or an Elo-scale rating) with its 95% interval: per version (`v1`,
 /// `v2`…), a point at each fit after it played, in game order; `None` if there is no such bot.
-pub fn rating_history(store: &Store, name: &str) -> anyhow::Result<Option<Vec<RatingLine>>> {
-    let db = store.connection();
+pub fn rating_history(db: &dyn Connection, name: &str) -> anyhow::Result<Option<Vec<RatingLine>>> {
     let versions: Vec<Version> = store::versions(db)?
         .into_iter()
         .filter(|v| v.name == name)
@@ -416,7 +413,7 @@ mod tests {
     fn hill(dir: &std::path::Path) -> Store {
         let meta = [("name", "h".to_string()), ("game", "tictactoe".to_string())];
         let store = Store::create(&dir.join("results.sqlite"), &meta, &[], &[]).unwrap();
-        let db = store.connection();
+        let db: &dyn Connection = &store;
         store::create_tables(db).unwrap();
         for (id, name, version, state) in [
             (0usize, "A", 1u32, "replaced"),
@@ -578,7 +575,7 @@ mod tests {
                 unplayed: 500.0,
                 placement_games: 0,
             };
-            store::write_fit(store.connection(), &written).unwrap();
+            store::write_fit(&store, &written).unwrap();
         }
         let lines = rating_history(&store, "A").unwrap().unwrap();
         assert_eq!(lines.len(), 2);
@@ -609,7 +606,7 @@ mod tests {
     fn the_stamp_moves_when_a_king_is_crowned_or_a_game_is_rated() {
         let tmp = tempfile::tempdir().unwrap();
         let store = hill(tmp.path());
-        let db = store.connection();
+        let db: &dyn Connection = &store;
         let before = stamp(&store).unwrap();
         assert_eq!(stamp(&store).unwrap(), before);
         db.execute(

@@ -10,7 +10,7 @@ use crate::store::submissions::{self as rows, Outcome, Received, SubmissionStatu
 /// what stopped koth (a build that took the machine's memory): an upload never brings the
 /// hill down more than twice.
 pub(crate) fn recover(hill: &Hill) -> anyhow::Result<()> {
-    let db = hill.store.connection();
+    let db: &dyn Connection = &hill.store;
     for bot in rows::recover_unfinished(db, BUILD_TRIES, UNFINISHED)? {
         rows::release_name(db, &bot)?;
     }
@@ -82,7 +82,7 @@ impl Drop for Builder {
 /// (the author whose last build began longest ago goes first, then that author's oldest
 /// upload), so one author's many uploads delay another's by one build at most.
 pub(crate) fn build_next(hill: &Hill) -> anyhow::Result<bool> {
-    let db = hill.store.connection();
+    let db: &dyn Connection = &hill.store;
     let Some(Received { id, bot, author }) = rows::next_received(db)? else {
         return Ok(false);
     };
@@ -181,7 +181,7 @@ fn say_refused(bot: &str, id: &str, added: &versions::Added) {
 /// Removes the files of `bot`'s versions older than the newest `kept_versions` (and not
 /// active); their games and ratings stay.
 fn prune(hill: &Hill, bot: &str) -> anyhow::Result<()> {
-    let db = hill.store.connection();
+    let db: &dyn Connection = &hill.store;
     let keep = hill.config.submissions.kept_versions as usize;
     let mut kept = Vec::new();
     for (i, version) in rows::versions_newest_first(db, bot)?

@@ -141,7 +141,7 @@ pub fn new_id() -> String {
 
 /// The author of `token` if they may send an upload now: checked before the body is read.
 pub fn gate(hill: &Hill, token: Option<&str>) -> Result<String, Refusal> {
-    let db = hill.store.connection();
+    let db: &dyn Connection = &hill.store;
     if hill.config.game.sandbox().is_none() {
         return Err(Refusal::Closed(
             "this hill does not contain its bots (`sandbox = false` in its hill file), so it \
@@ -193,7 +193,7 @@ pub fn record_refusal(
     refusal: &Refusal,
 ) {
     let recorded = rows::insert_refused(
-        hill.store.connection(),
+        &hill.store,
         &NewSubmission {
             id: &new_id(),
             author,
@@ -354,7 +354,7 @@ fn record(
     upload: &Upload,
     unpacked: Unpacked,
 ) -> Result<(Status, bool), (String, Refusal)> {
-    let db = hill.store.connection();
+    let db: &dyn Connection = &hill.store;
     let limits = hill.config.submissions;
     let Unpacked { id, bot, bytes, .. } = unpacked;
     let named = |refusal: Refusal| (bot.clone(), refusal);

@@ -46,7 +46,7 @@ fn shown_to(
 }
 
 fn select(hill: &Hill, filter: &str, params: &[Value]) -> anyhow::Result<Vec<(Status, Private)>> {
-    Ok(rows::select(hill.store.connection(), filter, params)?
+    Ok(rows::select(&hill.store, filter, params)?
         .into_iter()
         .map(shown)
         .collect())

@@ -187,14 +187,30 @@ pub struct StoredResult {
     pub seed: u64,
 }
 
+/// A store is the one handle every statement takes, inside a transaction or not (as rusqlite's
+/// `Transaction` is a `Connection`): the hill's own tables (`koth_hill`'s store) are read and
+/// written through it beside the tournament's, and no one takes its connection out.
+impl Connection for Store {
+    fn dialect(&self) -> Dialect {
+        self.db.dialect()
+    }
+
+    fn execute(&self, sql: &str, params: &[Value]) -> anyhow::Result<u64> {
+        self.db.execute(sql, params)
+    }
+
+    fn query(&self, sql: &str, params: &[Value]) -> anyhow::Result<Vec<Row>> {
+        self.db.query(sql, params)
+    }
+
+    fn batch(&self, sql: &str) -> anyhow::Result<()> {
+        self.db.batch(sql)
+    }
+}
+
 impl Store {
     fn new(db: Box<dyn Connection>, source: Source) -> Store {
         Store { db, source }
-    }
-
-    /// The connection, for the tables a hill adds beside a tournament's (`koth_hill`).
-    pub fn connection(&self) -> &dyn Connection {
-        &*self.db
     }
 
     /// Where the database is, for messages: its file, or the tournament and its database.
