@@ -149,16 +149,20 @@ impl<'t> Board<'t> {
             next_id: _,
         } = self;
         expiring.clear();
+        let count = specimens.len();
+        // Cut to the count once, so that no index below needs a check of its own.
+        let moves = &moves[..count];
         if FATES {
             fates.clear();
-            fates.resize(specimens.len(), GONE);
+            fates.resize(count, GONE);
         }
+        let fates = &mut fates[..if FATES { count } else { 0 }];
         // Written by index, not pushed: a push per specimen stored the length back every time.
-        cumulative.resize(specimens.len(), 0);
+        cumulative.resize(count, 0);
         let mut total = 0u64;
         let mut survivors = 0;
         let mut movers = 0;
-        for i in 0..specimens.len() {
+        for i in 0..count {
             let (dx, dy) = moves[i];
             let s = specimens[i];
             let (cell, age, goals) = match track.landings[s.cell as usize][move_index(dx, dy)] {
