@@ -241,8 +241,15 @@ impl Transcript {
     /// written piece by piece into the buffer (through `writeln!` and the u128 of `as_millis` it
     /// was a fifth of koth's instructions per turn in a paths game), and a full transcript
     /// costs one look: a rat-race turn is a line per specimen, thousands of them.
+    /// The clock is read only if there is room: a rat-race board asks 10,000 times, nearly all
+    /// of them after its transcript is full.
     pub(super) fn record(&self, marker: u8, text: &str) {
-        self.record_at(marker, text, self.start.elapsed().as_millis() as u64);
+        let mut file = self.lock();
+        if file.full {
+            return;
+        }
+        let ms = self.start.elapsed().as_millis() as u64;
+        Self::write_record(&mut file, marker, text, ms);
     }
 
     /// [`Transcript::record`] at `ms` of a clock of the caller's: a WASI bot's lines are timed
@@ -252,6 +259,11 @@ impl Transcript {
         if file.full {
             return;
         }
+        Self::write_record(&mut file, marker, text, ms);
+    }
+
+    /// Writes the lines of [`Transcript::record`] into a transcript with room.
+    fn write_record(file: &mut TranscriptFile, marker: u8, text: &str, ms: u64) {
         let mut digits = itoa::Buffer::new();
         let ms = digits.format(ms).as_bytes();
         let mut write = |marker: u8, line: &str| {

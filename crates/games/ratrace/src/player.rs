@@ -33,6 +33,10 @@ pub(crate) struct Specimen {
     pub goals: u32,
 }
 
+/// A specimen's fate after a turn when it does not move again: it died, or dies of age first
+/// (see [`Player::fates`]). No cell's number.
+pub(crate) const GONE: u16 = u16::MAX;
+
 /// A player's fault, which ends the board it happened on.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct PlayerFault {
@@ -51,6 +55,16 @@ pub(crate) trait Player {
         specimens: &[Specimen],
         out: &mut Vec<Move>,
     ) -> Result<(), PlayerFault>;
+    /// Whether the player wants [`Player::fates`] after every turn.
+    fn follows_fates(&self) -> bool {
+        false
+    }
+    /// What the turn just played did to the specimens it moved, in the order they were given to
+    /// [`Player::moves`]: the cell each moves from in the next turn, or [`GONE`]. Called, if the
+    /// player [`Player::follows_fates`], after each turn's moves are applied, as the board
+    /// notes them while it applies them: for a player that tells its process only what changed
+    /// (the lean protocol), so it needs no walk of its own to find who is gone.
+    fn fates(&mut self, _fates: &[u16]) {}
     /// Board `board` ended with `points`.
     fn end_board(&mut self, board: usize, points: u64);
     /// CPU time used so far by the player's own process, for players that are one.

@@ -144,22 +144,25 @@ pub(crate) fn board_line(views: &[View]) -> String {
     "BOARD ".chars().chain(digits).collect()
 }
 
-/// A cell's number as the lean protocol writes it, with the space after it: one copy of four
-/// bytes per specimen, of which `len` count.
+/// A token of the lean protocol's cells line, with the space after it: one copy of four bytes
+/// per specimen, of which `len` count.
 #[derive(Clone, Copy)]
-struct CellText {
+struct Token {
     bytes: [u8; 4],
     len: u8,
 }
 
-const CELL_TEXTS: [CellText; CELLS] = {
-    let mut texts = [CellText {
+/// The token of each fate ([`Player::fates`](super::player::Player::fates)): a cell's number
+/// for each cell, then `x` for a specimen gone, at index [`CELLS`], where
+/// [`GONE`](super::player::GONE) is clamped.
+const FATE_TOKENS: [Token; CELLS + 1] = {
+    let mut tokens = [Token {
         bytes: [b' '; 4],
         len: 0,
-    }; CELLS];
+    }; CELLS + 1];
     let mut cell = 0;
     while cell < CELLS {
-        let text = &mut texts[cell];
+        let token = &mut tokens[cell];
         let mut digits = [0u8; 3];
         let (mut n, mut value) = (0, cell);
         loop {
@@ -172,27 +175,52 @@ const CELL_TEXTS: [CellText; CELLS] = {
         }
         let mut i = 0;
         while i < n {
-            text.bytes[i] = digits[n - 1 - i];
+            token.bytes[i] = digits[n - 1 - i];
             i += 1;
         }
-        text.len = n as u8 + 1;
+        token.len = n as u8 + 1;
         cell += 1;
     }
-    texts
+    tokens[CELLS] = Token {
+        bytes: [b'x', b' ', b' ', b' '],
+        len: 2,
+    };
+    tokens
 };
 
-/// What the lean protocol has told the bot on the current board: the ids of the specimens of
-/// the last `TURN`, in order, and the first id it has not yet sent a genome for.
+/// What the lean protocol keeps between the turns of a board: the tokens of the last `TURN`'s
+/// specimens, written from their fates as the board applied their moves, and the first id it
+/// has not yet sent a genome for.
 #[derive(Debug, Default)]
 pub(crate) struct LeanState {
-    known: Vec<u32>,
+    /// A token and a space for each specimen of the last `TURN`, in order.
+    fate_tokens: Vec<u8>,
     next_new: u32,
 }
 
+impl LeanState {
+    /// Writes the tokens of the last turn's specimens from their `fates`: one lookup and one
+    /// copy each, with no branch.
+    pub(crate) fn note_fates(&mut self, fates: &[u16]) {
+        let text = &mut self.fate_tokens;
+        text.clear();
+        text.resize(4 * fates.len(), 0);
+        let mut end = 0;
+        for (&fate, room) in fates.iter().zip(4..) {
+            let token = FATE_TOKENS[usize::from(fate.min(CELLS as u16))];
+            // `end` is at most 4 less than `room`, which is at most the text's length.
+            text[end..end + 4].copy_from_slice(&token.bytes);
+            end += token.len as usize;
+            debug_assert!(end <= room);
+        }
+        text.truncate(end);
+    }
+}
+
 /// Writes the lean protocol's `TURN` message into `out` (cleared first), without the final
-/// newline, and moves `state` on to this turn. Ids ascend along `specimens` and along the last
-/// turn's, and no id comes back once gone, so one walk over both finds who died and who was
-/// born.
+/// newline, and moves `state` on to this turn. Ids ascend along `specimens`, so the newborns,
+/// whose genomes go out, are those from the first id not yet sent; the others' tokens are
+/// those [`LeanState::note_fates`] wrote.
 pub(crate) fn write_lean_turn(
     turn: u32,
     specimens: &[Specimen],
@@ -214,36 +242,26 @@ pub(crate) fn write_lean_turn(
         );
     }
     out.push(b'\n');
-    // Room for every token at its longest, so each is one fixed-size copy of four bytes (the
-    // bytes past its length are overwritten by the next, or cut at the end).
     let line = out.len();
-    out.resize(line + 4 * (state.known.len() + born.len()) + 4, 0);
-    let mut end = line;
-    let mut put = |text: CellText, out: &mut Vec<u8>| {
-        out[end..end + 4].copy_from_slice(&text.bytes);
-        end += text.len as usize;
-    };
-    const DIED: CellText = CellText {
-        bytes: [b'x', b' ', b' ', b' '],
-        len: 2,
-    };
-    let mut alive = specimens[..old].iter().peekable();
-    for &id in &state.known {
-        match alive.next_if(|specimen| specimen.id == id) {
-            Some(specimen) => put(CELL_TEXTS[specimen.cell as usize], out),
-            None => put(DIED, out),
-        }
-    }
-    debug_assert!(alive.next().is_none(), "a specimen koth never announced");
+    debug_assert_eq!(
+        state
+            .fate_tokens
+            .split(|&byte| byte == b' ')
+            .filter(|token| !token.is_empty() && *token != b"x")
+            .count(),
+        old,
+        "the fates of the last turn tell of the specimens before the newborns"
+    );
+    out.extend_from_slice(&state.fate_tokens);
+    state.fate_tokens.clear();
     for specimen in born {
-        put(CELL_TEXTS[specimen.cell as usize], out);
+        let token = FATE_TOKENS[specimen.cell as usize];
+        out.extend_from_slice(&token.bytes[..token.len as usize]);
     }
     // Without the space after the last token.
-    out.truncate(if end > line { end - 1 } else { line });
-    state.known.clear();
-    state
-        .known
-        .extend(specimens.iter().map(|specimen| specimen.id));
+    if out.len() > line {
+        out.pop();
+    }
     if let Some(last) = born.last() {
         state.next_new = last.id + 1;
     }
@@ -266,9 +284,15 @@ pub fn parse_lean_moves(line: &str, expected: usize, out: &mut Vec<Move>) -> Res
             koth_bot::debug_hint(tried(line))
         ));
     }
-    // Checked whole first, then converted with no branch and no length stored per move.
+    // Checked whole first, in a pass with no branch (the compiler does it 16 or 32 bytes at a
+    // time), then converted with no branch and no length stored per move.
     let bytes = line.as_bytes();
-    if let Some(i) = bytes.iter().position(|byte| !(b'0'..=b'8').contains(byte)) {
+    let highest = bytes
+        .iter()
+        .fold(0, |highest: u8, &byte| highest.max(byte.wrapping_sub(b'0')));
+    if highest > 8
+        && let Some(i) = bytes.iter().position(|byte| !(b'0'..=b'8').contains(byte))
+    {
         // Every byte before was an ASCII digit, so a character starts here.
         let token = line[i..].chars().next().expect("a byte, so a character");
         return Err(format!(
@@ -277,11 +301,7 @@ pub fn parse_lean_moves(line: &str, expected: usize, out: &mut Vec<Move>) -> Res
             quote(&token.to_string())
         ));
     }
-    out.extend(
-        bytes
-            .iter()
-            .map(|&byte| DIGIT_MOVES[byte as usize].unwrap_or_default()),
-    );
+    out.extend(bytes.iter().map(|&byte| DIGIT_MOVES[byte as usize]));
     Ok(())
 }
 
@@ -297,12 +317,13 @@ pub(crate) const MOVE_CODES: [Move; 9] = {
     moves
 };
 
-/// The move each byte stands for in a lean answer: digit `3·(dy+1) + (dx+1)`.
-const DIGIT_MOVES: [Option<Move>; 256] = {
-    let mut moves = [None; 256];
+/// The move each byte stands for in a lean answer: digit `3·(dy+1) + (dx+1)`. Any other byte
+/// is refused before this is read, and reads (0, 0).
+const DIGIT_MOVES: [Move; 256] = {
+    let mut moves = [(0, 0); 256];
     let mut digit = 0;
     while digit < 9 {
-        moves[b'0' as usize + digit] = Some(MOVE_CODES[digit]);
+        moves[b'0' as usize + digit] = MOVE_CODES[digit];
         digit += 1;
     }
     moves
@@ -480,6 +501,7 @@ mod tests {
 
     #[test]
     fn a_lean_turn_sends_newborns_once_and_marks_the_dead() {
+        use super::super::player::GONE;
         let specimen = |id, genome, cell| Specimen {
             id,
             genome,
@@ -501,6 +523,7 @@ mod tests {
             format!("TURN 1 2 2\n{zeros}1\n{zeros}2\n53 106")
         );
         // Specimen 0 died, 1 moved, 2 and 3 were born.
+        state.note_fates(&[GONE, 107]);
         let turn = [
             specimen(1, 2, 107),
             specimen(2, 0xab, 0),
@@ -513,6 +536,7 @@ mod tests {
             format!("TURN 2 3 2\n{ab}\n{zeros}3\nx 107 0 794")
         );
         // Nobody born, everybody dead.
+        state.note_fates(&[GONE; 3]);
         write_lean_turn(3, &[], &mut state, &mut s);
         assert_eq!(as_text(&s), "TURN 3 0 0\nx x x");
     }

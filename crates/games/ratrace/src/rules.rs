@@ -2,7 +2,7 @@
 
 use rand::RngExt;
 
-use super::player::{Move, Player, PlayerFault, Specimen};
+use super::player::{GONE, Move, Player, PlayerFault, Specimen};
 use super::track::{CELLS, Landing, Track, WIDTH, move_index};
 use koth_game::seed;
 
@@ -44,6 +44,9 @@ pub(crate) struct Board<'t> {
     moves: Vec<Move>,
     /// The survivors' running fitness totals, in order of birth, for [`Board::breed`].
     cumulative: Vec<u64>,
+    /// What the last turn did to each specimen it moved, in order: the cell it moves from next,
+    /// or [`GONE`]; kept only for a player that [`Player::follows_fates`], and handed to it.
+    fates: Vec<u16>,
 }
 
 impl<'t> Board<'t> {
@@ -80,6 +83,7 @@ impl<'t> Board<'t> {
             rng,
             moves: Vec::new(),
             cumulative: Vec::new(),
+            fates: Vec::new(),
         }
     }
 
@@ -109,7 +113,12 @@ impl<'t> Board<'t> {
                 ),
             });
         }
-        self.apply_moves();
+        if player.follows_fates() {
+            self.apply_moves::<true>();
+            player.fates(&self.fates);
+        } else {
+            self.apply_moves::<false>();
+        }
         if self.cumulative.len() < 2 {
             return Ok(false);
         }
@@ -119,11 +128,13 @@ impl<'t> Board<'t> {
 
     /// Steps 3–6 of the turn for every specimen, given its move, and step 1 of the next for the
     /// survivors. Also adds up the survivors' fitness for [`Board::breed`] on the way, which
-    /// saves it a pass over them.
+    /// saves it a pass over them, and, with `FATES`, notes each specimen's fate
+    /// ([`Board::fates`]), which saves a player that tells its process only what changed a walk
+    /// of its own to find who is gone.
     // Out of line: inlined into the board's loop it ran short of registers and spilled its
     // vectors on every specimen (4% of a built-in board).
     #[inline(never)]
-    fn apply_moves(&mut self) {
+    fn apply_moves<const FATES: bool>(&mut self) {
         // Borrowed field by field, so the compiler can see they do not overlap and need not
         // reload them from `self` on every specimen.
         let Board {
@@ -134,15 +145,24 @@ impl<'t> Board<'t> {
             rng,
             moves,
             cumulative,
+            fates,
             next_id: _,
         } = self;
         expiring.clear();
+        let count = specimens.len();
+        // Cut to the count once, so that no index below needs a check of its own.
+        let moves = &moves[..count];
+        if FATES {
+            fates.clear();
+            fates.resize(count, GONE);
+        }
+        let fates = &mut fates[..if FATES { count } else { 0 }];
         // Written by index, not pushed: a push per specimen stored the length back every time.
-        cumulative.resize(specimens.len(), 0);
+        cumulative.resize(count, 0);
         let mut total = 0u64;
         let mut survivors = 0;
         let mut movers = 0;
-        for i in 0..specimens.len() {
+        for i in 0..count {
             let (dx, dy) = moves[i];
             let s = specimens[i];
             let (cell, age, goals) = match track.landings[s.cell as usize][move_index(dx, dy)] {
@@ -166,6 +186,9 @@ impl<'t> Board<'t> {
                 Some(aged) => {
                     specimens[movers] = aged;
                     movers += 1;
+                    if FATES {
+                        fates[i] = cell;
+                    }
                 }
                 None => expiring.push((survivors, s)),
             }
@@ -429,6 +452,81 @@ mod tests {
         assert!(board.specimens.iter().any(|s| s.goals > 0));
     }
 
+    /// Moves every specimen right, or up on every third id (off the track from the top row),
+    /// and keeps the fates it is told.
+    struct Follower {
+        fates: Vec<u16>,
+        told: u32,
+    }
+
+    impl Player for Follower {
+        fn begin_board(&mut self, _: usize, _: u64, _: &[View]) -> Result<(), PlayerFault> {
+            Ok(())
+        }
+        fn moves(
+            &mut self,
+            _: u32,
+            specimens: &[Specimen],
+            out: &mut Vec<Move>,
+        ) -> Result<(), PlayerFault> {
+            out.extend(
+                specimens
+                    .iter()
+                    .map(|s| if s.id % 3 == 0 { (0, -1) } else { (1, 0) }),
+            );
+            Ok(())
+        }
+        fn follows_fates(&self) -> bool {
+            true
+        }
+        fn fates(&mut self, fates: &[u16]) {
+            self.fates = fates.to_vec();
+            self.told += 1;
+        }
+        fn end_board(&mut self, _: usize, _: u64) {}
+    }
+
+    #[test]
+    fn a_player_that_follows_fates_is_told_who_moves_on_and_from_where() {
+        // A wall of traps kills some specimens, the others age out or reach the goal: every
+        // fate turns up over 300 turns.
+        let t = track(&[(20, 3, TRAP_HERE), (20, 4, TRAP_HERE), (30, 9, TRAP_HERE)]);
+        let mut board = Board::new(&t, seed::rng(9, 0));
+        let mut player = Follower {
+            fates: Vec::new(),
+            told: 0,
+        };
+        let (mut gone, mut moved) = (0, 0);
+        for turn in 1..=300 {
+            let asked: Vec<u32> = board.specimens.iter().map(|s| s.id).collect();
+            if !board.turn(turn, &mut player).unwrap() {
+                break;
+            }
+            assert_eq!(player.told, turn);
+            assert_eq!(player.fates.len(), asked.len());
+            // The ones that move next, with the cells they move from, are those not gone, in
+            // the order they were asked in; the newborns follow them.
+            let next: Vec<(u32, u16)> = board.specimens[..board.specimens.len() - BRED_PER_TURN]
+                .iter()
+                .map(|s| (s.id, s.cell))
+                .collect();
+            let told: Vec<(u32, u16)> = asked
+                .iter()
+                .zip(&player.fates)
+                .filter(|&(_, &fate)| fate != GONE)
+                .map(|(&id, &fate)| (id, fate))
+                .collect();
+            assert_eq!(told, next, "turn {turn}");
+            gone += player.fates.iter().filter(|&&fate| fate == GONE).count();
+            moved += next.len();
+        }
+        assert!(gone > 100 && moved > 1000, "{gone} gone, {moved} moved");
+        // A player that does not follow them is never told.
+        let mut board = Board::new(&t, seed::rng(9, 0));
+        assert!(board.turn(1, &mut Fixed(vec![(1, 0); 100])).unwrap());
+        assert!(board.fates.is_empty());
+    }
+
     #[test]
     fn a_move_into_a_wall_stays_put() {
         let t = track(&[(6, 5, WALL)]);
@@ -617,7 +715,7 @@ mod tests {
             // The parents alone, never old enough to die.
             board.specimens = vec![parent; 2];
             board.moves = vec![(0, 0); 2];
-            board.apply_moves();
+            board.apply_moves::<false>();
             board.breed();
             distance += board.specimens[2..]
                 .iter()

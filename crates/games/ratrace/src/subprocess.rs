@@ -148,6 +148,16 @@ impl Player for SubprocessPlayer {
         })
     }
 
+    fn follows_fates(&self) -> bool {
+        matches!(self.board, BoardState::Lean(_))
+    }
+
+    fn fates(&mut self, fates: &[u16]) {
+        if let BoardState::Lean(state) = &mut self.board {
+            state.note_fates(fates);
+        }
+    }
+
     fn process_cpu(&self) -> Option<Duration> {
         self.seat.cpu_time()
     }
