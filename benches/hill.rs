@@ -13,7 +13,8 @@
 //!    1,000,000 games, of a placement game of two and of a points game of three
 //!    (`-- cost --versions=10000 --games=10000000` for another size; the true strengths span
 //!    the same range whatever the size; `-- choose` only the choosing, afresh and as a hill
-//!    chooses, keeping its [`Standing`] between games).
+//!    chooses, keeping its [`Standing`] between games; `-- placement-refit` or
+//!    `-- points-refit` one refit alone, the points one with its lead's interval).
 //!
 //! 4. **A contest's final** (`-- final`): the top 16 of a field of 100 play the contest's final
 //!    (its balanced rounds, its table and its stopping rule, koth's own code) until every
