@@ -13,7 +13,8 @@
 //!    1,000,000 games, of a placement game of two and of a points game of three
 //!    (`-- cost --versions=10000 --games=10000000` for another size; the true strengths span
 //!    the same range whatever the size; `-- choose` only the choosing, afresh and as a hill
-//!    chooses, keeping its [`Standing`] between games).
+//!    chooses, keeping its [`Standing`] between games; `-- placement-refit` or
+//!    `-- points-refit` one refit alone, the points one with its lead's interval).
 //!
 //! 4. **A contest's final** (`-- final`): the top 16 of a field of 100 play the contest's final
 //!    (its balanced rounds, its table and its stopping rule, koth's own code) until every
@@ -30,7 +31,7 @@ use std::time::{Duration, Instant};
 
 use koth::hill::matchmaking::{Candidate, History, Standing, Tuning, choose, from_fit};
 use koth::ranking::order::{Games, fit, fit_from};
-use koth::ranking::{self, Ranking};
+use koth::ranking::{self, Ranking, Start};
 use rand::{Rng, RngExt};
 use skillratings::MultiTeamOutcome;
 use skillratings::weng_lin::{WengLinConfig, WengLinRating, weng_lin_multi_team};
@@ -139,7 +140,7 @@ struct Hill {
     /// Each player's online rating (Weng-Lin), what a placement game's matchmaking reads.
     online: Vec<WengLinRating>,
     /// A points game's games so far and the last fit's coordinates.
-    points: Option<(ranking::Games, Vec<f64>)>,
+    points: Option<(ranking::Games, Vec<Start>)>,
 }
 
 impl Hill {
@@ -203,9 +204,9 @@ impl Hill {
             if self.next > 1000 && !self.next.is_multiple_of(16) {
                 return;
             }
-            last.resize(self.candidates.len(), 0.0);
+            last.resize(self.candidates.len(), Start::default());
             let fit = ranking::fit(games, last);
-            *last = fit.strengths.iter().map(|s| s.theta).collect();
+            last.clone_from(&fit.next);
             // As `hill run`: the online ratings until the fit has a spread to read it on.
             let unplayed = fit.unplayed_interval();
             for (k, c) in self.candidates.iter_mut().enumerate() {
@@ -246,7 +247,7 @@ fn fitted(model: Model, players: usize, played: &[(Vec<usize>, Vec<f64>)]) -> Ve
         let seated: Vec<(usize, f64)> = seats.iter().copied().zip(scores.iter().copied()).collect();
         games.add(&seated);
     }
-    ranking::fit(&games, &vec![0.0; players])
+    ranking::fit(&games, &vec![Start::default(); players])
         .strengths
         .iter()
         .map(|s| s.value)
@@ -612,7 +613,8 @@ fn main() {
         );
     }
 
-    if !runs("cost") && !runs("choose") {
+    let refits = |part: &str| runs("cost") || parts.iter().any(|p| *p == part);
+    if !runs("cost") && !runs("choose") && !refits("placement-refit") && !refits("points-refit") {
         return;
     }
     // The hill's size: 1,000 versions and 1,000,000 games unless `--versions=N`, `--games=N`
@@ -626,8 +628,19 @@ fn main() {
     };
     let versions = size("--versions=", 1000);
     let game_count = size("--games=", 1_000_000);
-    let hill_size = format!("{versions} versions and {game_count} games");
-    // Choosing a game among the active versions.
+    if runs("cost") || runs("choose") {
+        choosing(versions, game_count);
+    }
+    if refits("placement-refit") {
+        placement_refit(versions, game_count);
+    }
+    if refits("points-refit") {
+        points_refit(versions, game_count);
+    }
+}
+
+/// Choosing a game among `versions` active versions, afresh and as a hill chooses.
+fn choosing(versions: usize, game_count: usize) {
     let mut rng = koth::seed::rng(1, 3);
     let candidates: Vec<Candidate> = (0..versions)
         .map(|k| Candidate {
@@ -712,11 +725,12 @@ fn main() {
         median(cpu),
         median(wall)
     );
-    if !runs("cost") {
-        return;
-    }
+}
 
-    // The refit of the hill's games, most between near ratings.
+/// The placement refit of `game_count` games of two among `versions`, most between near
+/// ratings: from scratch, and from the last fit after 100 more games.
+fn placement_refit(versions: usize, game_count: usize) {
+    let hill_size = format!("{versions} versions and {game_count} games");
     let strength: Vec<f64> = (0..versions)
         .map(|k| k as f64 * 5.0 / versions as f64)
         .collect();
@@ -757,8 +771,15 @@ fn main() {
         "The same after 100 more games, from the last fit: {}",
         started.said()
     );
+}
 
-    // The same for a points game of three, its Poisson points multiplying.
+/// The points refit of `game_count` games of three among `versions`, their Poisson points
+/// multiplying: from scratch, and from the last fit after 100 more games.
+fn points_refit(versions: usize, game_count: usize) {
+    let hill_size = format!("{versions} versions and {game_count} games");
+    let strength: Vec<f64> = (0..versions)
+        .map(|k| k as f64 * 5.0 / versions as f64)
+        .collect();
     let mut rng = koth::seed::rng(4, 3);
     let mut games = ranking::Games::new(Ranking::Points);
     /// A table of three as the hill's matchmaking seats them: near one another (in id, as
@@ -787,9 +808,18 @@ fn main() {
         games.add(&seated);
     }
     let started = Stopwatch::start();
-    let fitted = ranking::fit(&games, &vec![0.0; versions]);
+    let fitted = ranking::fit(&games, &vec![Start::default(); versions]);
     let fitted_s = started.said();
     let figures: Vec<f64> = fitted.strengths.iter().map(|s| s.value).collect();
+    let last = fitted.next.clone();
+    let mut order: Vec<usize> = (0..versions).collect();
+    order.sort_by(|&a, &b| figures[b].total_cmp(&figures[a]));
+    let started = Stopwatch::start();
+    let lead = fitted.lead_interval(order[0], order[1]);
+    println!(
+        "The lead of the first over the second: {lead:.3} points, {}",
+        started.said()
+    );
     println!(
         "Refit of {hill_size} of three (points): {fitted_s} (tau {:.3} against the truth)",
         kendall_tau(&strength, &figures)
@@ -800,11 +830,12 @@ fn main() {
         let seated: Vec<(usize, f64)> = seats.iter().copied().zip(scores).collect();
         games.add(&seated);
     }
-    let last: Vec<f64> = fitted.strengths.iter().map(|s| s.theta).collect();
     let started = Stopwatch::start();
-    ranking::fit(&games, &last);
+    let fitted = ranking::fit(&games, &last);
+    let figures: Vec<f64> = fitted.strengths.iter().map(|s| s.value).collect();
     println!(
-        "The same after 100 more games, from the last fit: {}",
-        started.said()
+        "The same after 100 more games, from the last fit: {} (tau {:.3})",
+        started.said(),
+        kendall_tau(&strength, &figures)
     );
 }

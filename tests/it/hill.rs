@@ -768,7 +768,8 @@ fn a_points_game_is_ranked_by_points_where_an_order_model_sees_a_tie() {
     for seated in games.values() {
         placement.add(seated);
     }
-    let fitted = koth::ranking::fit(&placement, &vec![0.0; players]).strengths;
+    let fitted =
+        koth::ranking::fit(&placement, &vec![koth::ranking::Start::default(); players]).strengths;
     let (low, high) = fitted.iter().fold((f64::MAX, f64::MIN), |(lo, hi), s| {
         (lo.min(s.value), hi.max(s.value))
     });

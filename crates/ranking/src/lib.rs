@@ -24,6 +24,16 @@ pub struct Strength {
     pub interval: f64,
 }
 
+/// Where a fit starts for one player: zeros, or where the last fit ended ([`Fit::next`]), so a
+/// refit after a few more games takes a step or two.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Start {
+    /// The model's own coordinate ([`Strength::theta`]).
+    pub theta: f64,
+    /// A points fit's table effect (none in an order model).
+    pub effect: f64,
+}
+
 /// Games to fit under a game's rule, by player index.
 #[derive(Debug, Clone)]
 pub struct Games {
@@ -50,16 +60,19 @@ impl Games {
     }
 }
 
-/// A fit: every player's figure, and how sure one's lead over another is.
+/// A fit of `games`: every player's figure, where the next fit may start, and how sure one's
+/// lead over another is.
 #[derive(Debug, Clone)]
-pub struct Fit {
+pub struct Fit<'g> {
     pub strengths: Vec<Strength>,
+    /// Each player's coordinates where this fit ended.
+    pub next: Vec<Start>,
     /// A points fit's spread, for leads clustered by game; none for an order model, whose
     /// leads take the two figures as independent.
-    spread: Option<points::Spread>,
+    spread: Option<points::Spread<'g>>,
 }
 
-impl Fit {
+impl Fit<'_> {
     /// Half the width of the 95% interval this fit gives a player without games (where a
     /// newcomer's figure starts, on the same scale as every figure).
     pub fn unplayed_interval(&self) -> f64 {
@@ -81,21 +94,34 @@ impl Fit {
     }
 }
 
-/// Fits every player, starting from `start` (one coordinate per player: the last fit's
-/// [`Strength::theta`], or zeros).
-pub fn fit(games: &Games, start: &[f64]) -> Fit {
+/// Fits every player, starting from `start` (one per player: the last fit's [`Fit::next`], or
+/// zeros).
+pub fn fit<'g>(games: &'g Games, start: &[Start]) -> Fit<'g> {
     match games.ranking {
         Ranking::Points => {
-            let (strengths, spread) = points::fit_from(&games.points, start);
+            let (strengths, spread, next) = points::fit_from(&games.points, start);
             Fit {
                 strengths,
+                next,
                 spread: Some(spread),
             }
         }
-        Ranking::Placement => Fit {
-            strengths: order::fit_from(&games.order, start),
-            spread: None,
-        },
+        Ranking::Placement => {
+            let thetas: Vec<f64> = start.iter().map(|s| s.theta).collect();
+            let strengths = order::fit_from(&games.order, &thetas);
+            let next = strengths
+                .iter()
+                .map(|s| Start {
+                    theta: s.theta,
+                    effect: 0.0,
+                })
+                .collect();
+            Fit {
+                strengths,
+                next,
+                spread: None,
+            }
+        }
     }
 }
 
@@ -244,8 +270,8 @@ mod tests {
             points.add(&seats);
             places.add(&seats);
         }
-        let by_points = fit(&points, &[0.0; 3]).strengths;
-        let by_places = fit(&places, &[0.0; 3]).strengths;
+        let by_points = fit(&points, &[Start::default(); 3]).strengths;
+        let by_places = fit(&places, &[Start::default(); 3]).strengths;
         assert!(by_points[0].value > by_points[1].value, "{by_points:?}");
         assert!(by_places[1].value > by_places[0].value, "{by_places:?}");
         // Points per game against average opponents, about what each scored.
@@ -262,7 +288,7 @@ mod tests {
                 games.add(&[(0, 2.0 + spread), (1, 1.0), (2, spread / 2.0)]);
             }
             // Player 3 never played.
-            let fitted = fit(&games, &[0.0; 4]);
+            let fitted = fit(&games, &[Start::default(); 4]);
             let unplayed = fitted.unplayed_interval();
             assert!(unplayed > fitted.strengths[0].interval, "{fitted:?}");
             assert!(

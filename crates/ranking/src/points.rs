@@ -49,7 +49,7 @@
 
 use std::collections::HashMap;
 
-use super::{Strength, conjugate_gradients};
+use super::{Start, Strength, conjugate_gradients};
 
 /// The ridge on a player's own strength, in games: it is pulled towards the game's mean as
 /// much as one game at the mean would pull it.
@@ -63,15 +63,23 @@ const TABLE_PRIOR: f64 = 30.0;
 const POOLED_GAMES: f64 = 2.0;
 /// Newton's steps at most; from zeros a fit takes about ten.
 const NEWTON_STEPS: usize = 200;
-/// How far each system is solved: its residual a ten-billionth of its right side.
-const SOLVED: f64 = 1e-10;
+/// How far a lead's system is solved: its residual a millionth of its right side (an
+/// interval is shown to three digits).
+const SOLVED: f64 = 1e-6;
+/// Where Newton's method stops: when the rise a step could still bring (the gradient against
+/// the curvature's diagonal) is this share of every point scored, or less: two fits from
+/// different starts then agree to about a ten-millionth.
+const CONVERGED: f64 = 1e-16;
 
-/// Games to fit, by player index: every seat's player and points, game after game.
+/// Games to fit, by player index: every seat's player and points, game after game. Held
+/// small, since a hill holds every game of its current versions (ten million games of three
+/// in 280 MB): a seat is its player as a `u32` and its points as an `f32` (a game's points,
+/// whole numbers in every game koth has, are exact to 16 million), a game's start a `u32`.
 #[derive(Debug, Default, Clone)]
 pub struct Games {
-    seats: Vec<(usize, f64)>,
+    seats: Vec<(u32, f32)>,
     /// Where each game's seats start in `seats`.
-    starts: Vec<usize>,
+    starts: Vec<u32>,
 }
 
 impl Games {
@@ -80,14 +88,32 @@ impl Games {
         if seats.is_empty() {
             return;
         }
-        self.starts.push(self.seats.len());
-        self.seats.extend_from_slice(seats);
+        let start = u32::try_from(self.seats.len()).expect("fewer than 4 billion seats");
+        self.starts.push(start);
+        self.seats.extend(
+            seats
+                .iter()
+                .map(|&(p, y)| (u32::try_from(p).expect("a player index"), y as f32)),
+        );
     }
 
-    fn each(&self) -> impl Iterator<Item = &[(usize, f64)]> {
+    /// How many games.
+    pub fn len(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.starts.is_empty()
+    }
+
+    fn each(&self) -> impl Iterator<Item = &[(u32, f32)]> {
         self.starts.iter().enumerate().map(|(k, &start)| {
-            let end = self.starts.get(k + 1).copied().unwrap_or(self.seats.len());
-            &self.seats[start..end]
+            let end = self
+                .starts
+                .get(k + 1)
+                .map_or(self.seats.len(), |&s| s as usize);
+            &self.seats[start as usize..end]
         })
     }
 }
@@ -98,255 +124,183 @@ fn neighbour_weight(k: usize) -> f64 {
     if k > 1 { 1.0 / (k - 1) as f64 } else { 0.0 }
 }
 
-/// The players at a table, each with its number of seats.
-fn seated(table: &[(usize, f64)]) -> Vec<(usize, f64)> {
-    let mut seated: Vec<(usize, f64)> = Vec::with_capacity(table.len());
-    for &(p, _) in table {
-        match seated.iter_mut().find(|s| s.0 == p) {
-            Some(s) => s.1 += 1.0,
-            None => seated.push((p, 1.0)),
-        }
-    }
-    seated
-}
-
-/// The model's unknowns `z`: every player's own strength, then every player's table effect.
-/// Each seat's log expectation less `m` is `a_i + c (Σ t over the table − t_i)`, in the order
-/// of the games' seats.
-fn linear_parts(games: &Games, z: &[f64]) -> Vec<f64> {
-    let n = z.len() / 2;
-    let mut parts = Vec::with_capacity(games.seats.len());
-    for table in games.each() {
-        let c = neighbour_weight(table.len());
-        let effects: f64 = table.iter().map(|s| z[n + s.0]).sum();
-        parts.extend(table.iter().map(|&(p, _)| z[p] + c * (effects - z[n + p])));
-    }
-    parts
-}
-
-/// The curvature `Xᵀ W X + ridges` of the fit, `z` being every player's own strength then
-/// every player's table effect. A seat of `i` has the row `e_i` in the own part and
-/// `c (u − e_i)` in the table part (`u`: the table's players summed), weighted by its
-/// expected points, so it is kept sparse: diagonals, and the pairs of players that met.
-#[derive(Debug, Clone)]
-struct Normal {
+/// The games as a fit reads them: every seat's points shifted up by `shift` (the model needs
+/// none below zero), `level` the game's mean points per seat `e^m` (kept positive when nobody
+/// scored, so that the curvature stays defined), `players` players.
+///
+/// The model's unknowns `z` are every player's own strength, then every player's table effect.
+/// A seat of `i` has the row `e_i` in the own part and `c (u − e_i)` in the table part (`u`:
+/// the table's players summed): its log expectation less `m` is `a_i + c (Σ t over the table
+/// − t_i)`. Every pass walks the games table by table and computes each seat's part afresh,
+/// rather than holding a number per seat between passes (ten million games of three: 240 MB
+/// each).
+struct Model<'g> {
+    games: &'g Games,
+    shift: f64,
+    level: f64,
     players: usize,
-    own: Vec<f64>,
-    table: Vec<f64>,
-    /// `(i, j, w)`: the own strength of `i` with the table effect of `j`, in order (a sum in
-    /// another order would differ in its last bits, and two reads of one table with it).
-    cross: Vec<(usize, usize, f64)>,
-    /// `(i, j, w)`, `i < j`: the table effects of `i` and `j`, in order.
-    tables: Vec<(usize, usize, f64)>,
 }
 
-/// Where each game's terms fall in the curvature's sparse parts, found once for a fit: each
-/// Newton step then only weighs them (hashing every pair at every step took most of a fit).
-#[derive(Debug, Clone)]
-struct Pattern {
-    /// The own-and-table pairs `(i, j)`, in order.
-    cross: Vec<(usize, usize)>,
-    /// The table pairs `(j, l)`, `j < l`, in order.
-    tables: Vec<(usize, usize)>,
-    /// Each game's players: the player, its seats there and its first seat's index.
-    seated: Vec<(usize, f64, usize)>,
-    /// Where each game's players start in `seated`.
-    starts: Vec<usize>,
-    /// For each game in turn, the index in `cross` of each of its players with each of its
-    /// players that are neighbours to it (`seated` order, row by row).
-    cross_at: Vec<usize>,
-    /// For each game in turn, the index in `tables` of each pair of its players (`seated`
-    /// order, `j < l` by place).
-    tables_at: Vec<usize>,
-}
-
-impl Pattern {
-    fn of(games: &Games) -> Pattern {
-        let mut seated = Vec::with_capacity(games.seats.len());
-        let mut starts = Vec::with_capacity(games.starts.len());
-        let mut cross: HashMap<(usize, usize), usize> = HashMap::new();
-        let mut tables: HashMap<(usize, usize), usize> = HashMap::new();
-        let (mut cross_at, mut tables_at) = (Vec::new(), Vec::new());
-        for (seats, &start) in games.each().zip(&games.starts) {
-            starts.push(seated.len());
-            let at: Vec<(usize, f64, usize)> = self::seated(seats)
-                .into_iter()
-                .map(|(p, m)| {
-                    (
-                        p,
-                        m,
-                        start + seats.iter().position(|s| s.0 == p).unwrap_or(0),
-                    )
-                })
-                .collect();
-            if seats.len() > 1 {
-                for &(i, mi, _) in &at {
-                    for &(j, _, _) in &at {
-                        if i != j || mi > 1.0 {
-                            let next = cross.len();
-                            cross_at.push(*cross.entry((i, j)).or_insert(next));
-                        }
-                    }
-                }
-                for (x, &(j, _, _)) in at.iter().enumerate() {
-                    for &(l, _, _) in &at[x + 1..] {
-                        let next = tables.len();
-                        let key = if j < l { (j, l) } else { (l, j) };
-                        tables_at.push(*tables.entry(key).or_insert(next));
-                    }
-                }
-            }
-            seated.extend(at);
-        }
-        let (cross, cross_at) = in_order(cross, cross_at);
-        let (tables, tables_at) = in_order(tables, tables_at);
-        Pattern {
-            cross,
-            tables,
-            seated,
-            starts,
-            cross_at,
-            tables_at,
-        }
-    }
-
-    /// The players of game `g`, as in `seated`.
-    fn players(&self, g: usize) -> &[(usize, f64, usize)] {
-        let end = self.starts.get(g + 1).copied().unwrap_or(self.seated.len());
-        &self.seated[self.starts[g]..end]
-    }
-}
-
-/// A sparse part's pairs in order, and the indices that pointed into it as found, renumbered:
-/// a sum in another order would differ in its last bits, and two reads of one table with it.
-fn in_order(
-    found: HashMap<(usize, usize), usize>,
-    at: Vec<usize>,
-) -> (Vec<(usize, usize)>, Vec<usize>) {
-    let mut pairs: Vec<((usize, usize), usize)> = found.into_iter().collect();
-    pairs.sort_unstable_by_key(|&(key, _)| key);
-    let mut renumbered = vec![0; pairs.len()];
-    for (place, &(_, found_at)) in pairs.iter().enumerate() {
-        renumbered[found_at] = place;
-    }
-    (
-        pairs.into_iter().map(|(key, _)| key).collect(),
-        at.into_iter().map(|k| renumbered[k]).collect(),
-    )
-}
-
-impl Normal {
-    /// The curvature with each seat weighted by `expected` (its expected points, in the
-    /// games' order), plus the ridges' diagonals.
-    fn of(
-        games: &Games,
-        pattern: &Pattern,
-        expected: &[f64],
-        own_ridge: &[f64],
-        table_ridge: f64,
-    ) -> Normal {
-        let players = own_ridge.len();
-        let mut own = own_ridge.to_vec();
-        let mut table = vec![table_ridge; players];
-        let mut cross = vec![0.0; pattern.cross.len()];
-        let mut tables = vec![0.0; pattern.tables.len()];
-        let (mut cross_at, mut tables_at) = (pattern.cross_at.iter(), pattern.tables_at.iter());
-        for (g, seats) in games.each().enumerate() {
-            let c = neighbour_weight(seats.len());
-            let at = pattern.players(g);
-            // Each seat of i adds w (e_i e_iᵀ, c e_i (u − e_i)ᵀ and c² (u − e_i)(u − e_i)ᵀ);
-            // every seat of a player at one table has the same expectation.
-            for &(i, mi, seat) in at {
-                own[i] += mi * expected[seat];
-            }
-            if c == 0.0 {
-                continue;
-            }
-            for &(i, mi, seat) in at {
-                let wi = mi * expected[seat];
-                for &(j, mj, _) in at {
-                    let neighbours = mj - if i == j { 1.0 } else { 0.0 };
-                    if i != j || mi > 1.0 {
-                        let k = *cross_at.next().unwrap_or(&0);
-                        cross[k] += wi * c * neighbours;
-                    }
-                }
-            }
-            for (x, &(j, mj, _)) in at.iter().enumerate() {
-                for &(i, mi, seat) in at {
-                    let nj = mj - if i == j { 1.0 } else { 0.0 };
-                    table[j] += mi * expected[seat] * c * c * nj * nj;
-                }
-                for &(l, ml, _) in &at[x + 1..] {
-                    let k = *tables_at.next().unwrap_or(&0);
-                    for &(i, mi, seat) in at {
-                        let nj = mj - if i == j { 1.0 } else { 0.0 };
-                        let nl = ml - if i == l { 1.0 } else { 0.0 };
-                        tables[k] += mi * expected[seat] * c * c * nj * nl;
-                    }
-                }
-            }
-        }
-        let weighed = |pairs: &[(usize, usize)], values: Vec<f64>| {
-            pairs
-                .iter()
-                .zip(values)
-                .map(|(&(i, j), w)| (i, j, w))
-                .collect()
-        };
-        Normal {
-            players,
-            own,
-            table,
-            cross: weighed(&pattern.cross, cross),
-            tables: weighed(&pattern.tables, tables),
-        }
-    }
-
-    fn times(&self, z: &[f64]) -> Vec<f64> {
+impl Model<'_> {
+    /// Each seat of a table with its player, points and linear part.
+    fn parts<'t>(
+        &self,
+        table: &'t [(u32, f32)],
+        z: &'t [f64],
+    ) -> impl Iterator<Item = (usize, f64, f64)> + 't {
         let n = self.players;
-        let mut out = vec![0.0; 2 * n];
+        let shift = self.shift;
+        let c = neighbour_weight(table.len());
+        let effects: f64 = table.iter().map(|s| z[n + s.0 as usize]).sum();
+        table.iter().map(move |&(p, y)| {
+            let p = p as usize;
+            (p, f64::from(y) + shift, z[p] + c * (effects - z[n + p]))
+        })
+    }
+
+    /// The penalised quasi-log-likelihood of `z`: the seats' `y η − e^η`, each player's one
+    /// game at the mean, the table effects' ridge.
+    fn objective(&self, z: &[f64]) -> f64 {
+        let n = self.players;
+        let level = self.level;
+        let mut seats = 0.0;
+        for table in self.games.each() {
+            for (_, y, x) in self.parts(table, z) {
+                seats += y * x - level * x.exp();
+            }
+        }
+        let priors: f64 = z[..n]
+            .iter()
+            .map(|a| PRIOR_GAMES * level * (a - a.exp()))
+            .sum();
+        let ridge: f64 = z[n..].iter().map(|t| t * t).sum::<f64>() * TABLE_PRIOR * level / 2.0;
+        seats + priors - ridge
+    }
+
+    /// The gradient of the [`Model::objective`] at `z`, and the curvature there.
+    fn at(&self, z: &[f64]) -> (Vec<f64>, Normal) {
+        let n = self.players;
+        let level = self.level;
+        let mut gradient = vec![0.0; 2 * n];
+        let own_ridge: Vec<f64> = z[..n]
+            .iter()
+            .map(|a| PRIOR_GAMES * level * a.exp())
+            .collect();
+        let table_ridge = TABLE_PRIOR * level;
+        let mut diagonal = own_ridge.clone();
+        diagonal.resize(2 * n, table_ridge);
+        let mut weights = Vec::with_capacity(self.games.seats.len());
+        let mut seat: Vec<(usize, f64, f64)> = Vec::new();
+        for table in self.games.each() {
+            let c = neighbour_weight(table.len());
+            seat.clear();
+            seat.extend(self.parts(table, z).map(|(p, y, x)| {
+                let expected = level * x.exp();
+                weights.push(expected as f32);
+                (p, expected, y - expected)
+            }));
+            let residuals: f64 = seat.iter().map(|s| s.2).sum();
+            for (k, &(p, expected, residual)) in seat.iter().enumerate() {
+                // `c (u − e_p)`: every neighbour's effect moves this seat.
+                gradient[p] += residual;
+                gradient[n + p] += c * (residuals - residual);
+                diagonal[p] += expected;
+                // The table effect of `p`'s first seat here: its weight in every seat's row.
+                if c > 0.0 && seat[..k].iter().all(|s| s.0 != p) {
+                    let at_table = seat.iter().filter(|s| s.0 == p).count() as f64;
+                    diagonal[n + p] += seat
+                        .iter()
+                        .map(|&(q, w, _)| {
+                            let x = c * (at_table - if q == p { 1.0 } else { 0.0 });
+                            w * x * x
+                        })
+                        .sum::<f64>();
+                }
+            }
+        }
         for i in 0..n {
-            out[i] = self.own[i] * z[i];
-            out[n + i] = self.table[i] * z[n + i];
+            gradient[i] += PRIOR_GAMES * level * (1.0 - z[i].exp());
+            gradient[n + i] -= TABLE_PRIOR * level * z[n + i];
         }
-        for &(i, j, w) in &self.cross {
-            out[i] += w * z[n + j];
-            out[n + j] += w * z[i];
-        }
-        for &(i, j, w) in &self.tables {
-            out[n + i] += w * z[n + j];
-            out[n + j] += w * z[n + i];
+        let normal = Normal {
+            own_ridge,
+            table_ridge,
+            diagonal,
+            weights,
+        };
+        (gradient, normal)
+    }
+
+    /// The curvature `Xᵀ W X + ridges` times `v`, table by table: each seat's row times `v`,
+    /// weighed, and spread back over the unknowns it moves.
+    fn times(&self, normal: &Normal, v: &[f64]) -> Vec<f64> {
+        let n = self.players;
+        let (own, table) = v.split_at(n);
+        let mut out: Vec<f64> = normal
+            .own_ridge
+            .iter()
+            .zip(own)
+            .map(|(r, v)| r * v)
+            .collect();
+        out.extend(table.iter().map(|v| normal.table_ridge * v));
+        let mut weights = normal.weights.iter();
+        let mut weighed: Vec<(usize, f64)> = Vec::new();
+        for seats in self.games.each() {
+            let c = neighbour_weight(seats.len());
+            let effects: f64 = seats.iter().map(|s| table[s.0 as usize]).sum();
+            weighed.clear();
+            let mut sum = 0.0;
+            for (&(p, _), &w) in seats.iter().zip(&mut weights) {
+                let p = p as usize;
+                let y = f64::from(w) * (own[p] + c * (effects - table[p]));
+                sum += y;
+                weighed.push((p, y));
+            }
+            for &(p, y) in &weighed {
+                out[p] += y;
+                out[n + p] += c * (sum - y);
+            }
         }
         out
     }
-}
 
-/// `Xᵀ r`: each seat's `r` (in the games' order) on the unknowns it moves.
-fn transposed_times(games: &Games, players: usize, r: &[f64]) -> Vec<f64> {
-    let mut out = vec![0.0; 2 * players];
-    for (seats, start) in games.each().zip(&games.starts) {
-        let c = neighbour_weight(seats.len());
-        let table_sum: f64 = r[*start..*start + seats.len()].iter().sum();
-        for (&(p, _), rs) in seats.iter().zip(&r[*start..]) {
-            out[p] += rs;
-            // c (u − e_p): every neighbour's effect moves this seat.
-            out[players + p] -= c * rs;
-        }
-        for &(p, _) in seats {
-            out[players + p] += c * table_sum;
-        }
+    /// Solves the curvature's system for `b`, scaled by its diagonal (Jacobi's preconditioner:
+    /// a version of thousands of games and one of ten converge alike), until the residual is
+    /// `tolerance` of the right side.
+    fn solve(&self, normal: &Normal, b: &[f64], tolerance: f64) -> Vec<f64> {
+        let scale: Vec<f64> = normal.diagonal.iter().map(|d| 1.0 / d.sqrt()).collect();
+        let scaled = |v: &[f64]| -> Vec<f64> { v.iter().zip(&scale).map(|(v, s)| v * s).collect() };
+        let y = conjugate_gradients(
+            &|y| scaled(&self.times(normal, &scaled(y))),
+            &scaled(b),
+            &vec![0.0; b.len()],
+            tolerance,
+        );
+        scaled(&y)
     }
-    out
 }
 
-/// What a lead's interval needs of a fit: its curvature, games, residuals and figures.
+/// The curvature of the fit at a point: each seat's expected points (its weight in `Xᵀ W X`,
+/// in the games' order, as an `f32`: a Newton step needs its direction, not its last bits),
+/// the ridges, and the whole diagonal.
 #[derive(Debug, Clone)]
-pub struct Spread {
+struct Normal {
+    own_ridge: Vec<f64>,
+    table_ridge: f64,
+    /// Every unknown's own curvature: the own strengths', then the table effects'.
+    diagonal: Vec<f64>,
+    weights: Vec<f32>,
+}
+
+/// What a lead's interval needs of a fit: its curvature, games, where it ended and its
+/// figures.
+#[derive(Debug, Clone)]
+pub struct Spread<'g> {
+    games: &'g Games,
+    shift: f64,
+    level: f64,
     normal: Normal,
-    games: Games,
-    /// Each seat's points less their expectation, in the order of `games.seats`.
-    residuals: Vec<f64>,
+    z: Vec<f64>,
     /// Every player's figure on the fitted (shifted) scale.
     figures: Vec<f64>,
     /// The field the figures are read against.
@@ -355,7 +309,7 @@ pub struct Spread {
     unplayed: f64,
 }
 
-impl Spread {
+impl Spread<'_> {
     /// Half the width of the 95% interval of a player without games: the whole fit's spread
     /// of a seat's points, held by its one game's worth of prior at the mean.
     pub fn unplayed_interval(&self) -> f64 {
@@ -366,10 +320,16 @@ impl Spread {
     /// clustered by game (this module's notes): `w = H⁻¹ ∇(f_a − f_b)`, and each game adds the
     /// square of `Σ (x_seat · w) e_seat` over its seats.
     pub fn lead_interval(&self, a: usize, b: usize) -> f64 {
-        let n = self.normal.players;
+        let n = self.figures.len();
         if a == b || a >= n || b >= n {
             return 0.0;
         }
+        let model = Model {
+            games: self.games,
+            shift: self.shift,
+            level: self.level,
+            players: n,
+        };
         // A figure is `e^{m + a_i}` times its field's mean: it moves with its own strength
         // and, through the field, with the others' table effects.
         let mut contrast = vec![0.0; 2 * n];
@@ -380,24 +340,17 @@ impl Spread {
                 contrast[n + j] += figure * d;
             }
         }
-        let w = conjugate_gradients(
-            &|z| self.normal.times(z),
-            &contrast,
-            &vec![0.0; 2 * n],
-            SOLVED,
-        );
-        let moved = linear_parts(&self.games, &w);
+        let w = model.solve(&self.normal, &contrast, SOLVED);
         let mut variance = 0.0;
-        for (seats, start) in self.games.each().zip(&self.games.starts) {
-            let range = *start..*start + seats.len();
-            let score: f64 = moved[range.clone()]
-                .iter()
-                .zip(&self.residuals[range])
-                .map(|(x, e)| x * e)
+        for table in self.games.each() {
+            let score: f64 = model
+                .parts(table, &self.z)
+                .zip(model.parts(table, &w))
+                .map(|((_, y, x), (_, _, moved))| moved * (y - self.level * x.exp()))
                 .sum();
             variance += score * score;
         }
-        let clusters = self.games.starts.len() as f64;
+        let clusters = self.games.len() as f64;
         if clusters > 1.0 {
             variance *= clusters / (clusters - 1.0);
         }
@@ -405,169 +358,120 @@ impl Spread {
     }
 }
 
-/// The penalised quasi-log-likelihood of `z` whose seats' linear parts are `parts`, `level`
-/// being the game's mean `ȳ = e^m`: the seats' `y η − e^η`, each player's one game at the
-/// mean, the table effects' ridge.
-fn objective(games: &Games, level: f64, parts: &[f64], z: &[f64]) -> f64 {
-    let n = z.len() / 2;
-    let seats: f64 = games
-        .seats
-        .iter()
-        .zip(parts)
-        .map(|(s, x)| s.1 * x - level * x.exp())
-        .sum();
-    let priors: f64 = z[..n]
-        .iter()
-        .map(|a| PRIOR_GAMES * level * (a - a.exp()))
-        .sum();
-    let ridge: f64 = z[n..].iter().map(|t| t * t).sum::<f64>() * TABLE_PRIOR * level / 2.0;
-    seats + priors - ridge
-}
-
 /// Fits every player's points per game against average opponents, starting Newton's method
-/// from the own strengths `start` (one per player; the last fit's, so a refit after a few
-/// more games takes a few steps). Players without games get the game's mean.
-pub fn fit_from(games: &Games, start: &[f64]) -> (Vec<Strength>, Spread) {
+/// from `start` (one per player: the last fit's own strengths and table effects, so a refit
+/// after a few more games takes a step or two). Players without games get the game's mean.
+/// Returns the figures, what a lead's interval needs, and where the next fit may start.
+pub fn fit_from<'g>(games: &'g Games, start: &[Start]) -> (Vec<Strength>, Spread<'g>, Vec<Start>) {
     let players = start.len();
     let rows = games.seats.len();
     // The model needs points of zero or more: a game's below zero are shifted up.
-    let shift = -games.seats.iter().map(|s| s.1).fold(0.0, f64::min);
-    let games = Games {
-        seats: games.seats.iter().map(|&(p, y)| (p, y + shift)).collect(),
-        starts: games.starts.clone(),
-    };
+    let shift = -games
+        .seats
+        .iter()
+        .map(|s| f64::from(s.1))
+        .fold(0.0, f64::min);
     let mean = if rows == 0 {
         0.0
     } else {
-        games.seats.iter().map(|s| s.1).sum::<f64>() / rows as f64
+        games
+            .seats
+            .iter()
+            .map(|s| f64::from(s.1) + shift)
+            .sum::<f64>()
+            / rows as f64
     };
-    let mut z = start.to_vec();
-    z.resize(2 * players, 0.0);
+    let model = Model {
+        games,
+        shift,
+        level: mean.max(f64::MIN_POSITIVE),
+        players,
+    };
+    let mut z: Vec<f64> = start.iter().map(|s| s.theta).collect();
+    z.extend(start.iter().map(|s| s.effect));
     if mean <= 0.0 {
         // Nobody scored (or nobody played): there is nothing to tell anyone apart by.
         z.fill(0.0);
     }
-    let fitted = newton(&games, mean, z);
-    figures(games, mean, shift, fitted)
-}
-
-/// Where Newton's method ends: the unknowns, the curvature there and each seat's expected
-/// points.
-struct Fitted {
-    z: Vec<f64>,
-    normal: Normal,
-    expected: Vec<f64>,
-}
-
-/// The gradient of the [`objective`] at `z` whose seats' expected points are `expected`.
-fn gradient(games: &Games, level: f64, z: &[f64], expected: &[f64]) -> Vec<f64> {
-    let players = z.len() / 2;
-    let residuals: Vec<f64> = games
-        .seats
-        .iter()
-        .zip(expected)
-        .map(|(s, e)| s.1 - e)
-        .collect();
-    let mut gradient = transposed_times(games, players, &residuals);
-    for i in 0..players {
-        gradient[i] += PRIOR_GAMES * level * (1.0 - z[i].exp());
-        gradient[players + i] -= TABLE_PRIOR * level * z[players + i];
-    }
-    gradient
+    let (z, normal) = newton(&model, mean, z);
+    figures(model, mean, z, normal)
 }
 
 /// Newton's method with step halving from `z`, the games' mean points per seat being `mean`
-/// (none scored: the curvature at `z`, no step).
-fn newton(games: &Games, mean: f64, mut z: Vec<f64>) -> Fitted {
-    let players = z.len() / 2;
-    let total = mean * games.seats.len() as f64;
-    // The unknowns are the logs of points over the game's mean: `e^m = ȳ`, kept positive
-    // when nobody scored so that the curvature stays defined.
-    let level = mean.max(f64::MIN_POSITIVE);
-    let pattern = Pattern::of(games);
-    let mut parts = linear_parts(games, &z);
-    let mut current = objective(games, level, &parts, &z);
+/// (none scored: the curvature at `z`, no step). Each step's system is solved only as closely
+/// as the gradient is small (its residual, as a share of the right side, at most the square
+/// root of the rise still to come as a share of the points: Eisenstat and Walker's forcing
+/// term), since the next step
+/// corrects a rough one; where it ends is read from the gradient itself, so however each step
+/// was solved the fit ends at the optimum. Returns where it ends and the curvature there.
+fn newton(model: &Model, mean: f64, mut z: Vec<f64>) -> (Vec<f64>, Normal) {
+    let total = mean * model.games.seats.len() as f64;
+    let mut current = model.objective(&z);
     let mut steps = 0;
     loop {
-        let expected: Vec<f64> = parts.iter().map(|x| level * x.exp()).collect();
-        let own_ridge: Vec<f64> = z[..players]
+        let (gradient, normal) = model.at(&z);
+        // The rise a Newton step on each unknown alone would promise: what is left to gain.
+        let left: f64 = gradient
             .iter()
-            .map(|a| PRIOR_GAMES * level * a.exp())
-            .collect();
-        let normal = Normal::of(games, &pattern, &expected, &own_ridge, TABLE_PRIOR * level);
-        if mean <= 0.0 {
-            return Fitted {
-                z,
-                normal,
-                expected,
-            };
-        }
-        let gradient = gradient(games, level, &z, &expected);
-        let step = conjugate_gradients(
-            &|v| normal.times(v),
-            &gradient,
-            &vec![0.0; 2 * players],
-            SOLVED,
-        );
-        // Twice the rise a full step promises (Newton's decrement, squared).
-        let promised: f64 = gradient.iter().zip(&step).map(|(g, s)| g * s).sum();
+            .zip(&normal.diagonal)
+            .map(|(g, d)| g * g / d)
+            .sum();
         steps += 1;
-        if promised <= 1e-12 * (1.0 + total) || steps > NEWTON_STEPS {
-            return Fitted {
-                z,
-                normal,
-                expected,
-            };
+        if mean <= 0.0 || left <= CONVERGED * (1.0 + total) || steps > NEWTON_STEPS {
+            return (z, normal);
         }
+        // Near the optimum (within a millionth), the step is solved so that it is the last.
+        let share = left / (1.0 + total);
+        let mut forcing = share.sqrt().min(0.5);
+        if share < 1e-6 {
+            forcing = forcing.min((CONVERGED / share).sqrt() / 10.0);
+        }
+        let step = model.solve(&normal, &gradient, forcing);
         let mut size = 1.0;
         loop {
             let next: Vec<f64> = z.iter().zip(&step).map(|(z, s)| z + size * s).collect();
-            let next_parts = linear_parts(games, &next);
-            let value = objective(games, level, &next_parts, &next);
+            let value = model.objective(&next);
             // A rise too small for the sum's rounding to show is taken as one.
             if value >= current - 1e-12 * (1.0 + total) || size < 1e-6 {
-                (z, parts, current) = (next, next_parts, value);
+                (z, current) = (next, value);
                 break;
             }
             size /= 2.0;
         }
         if size < 1e-6 {
-            return Fitted {
-                z,
-                normal,
-                expected,
-            };
+            let (_, normal) = model.at(&z);
+            return (z, normal);
         }
     }
 }
 
-/// Every player's figure and interval from where the fit ended, and what a lead's interval
-/// needs of it (the games are those fitted, shifted up by `shift`; `mean`, their mean points
-/// per seat).
-fn figures(games: Games, mean: f64, shift: f64, fitted: Fitted) -> (Vec<Strength>, Spread) {
-    let Fitted {
-        z,
-        normal,
-        expected,
-    } = fitted;
-    let players = z.len() / 2;
-    let rows = games.seats.len();
-    let level = mean.max(f64::MIN_POSITIVE);
-    let (strength, effect) = z.split_at(players);
+/// Every player's figure and interval from where the fit ended (`mean` the games' mean points
+/// per seat, shifted), what a lead's interval needs of it, and where the next fit may start.
+fn figures<'g>(
+    model: Model<'g>,
+    mean: f64,
+    z: Vec<f64>,
+    normal: Normal,
+) -> (Vec<Strength>, Spread<'g>, Vec<Start>) {
+    let players = model.players;
+    let rows = model.games.seats.len();
+    let level = model.level;
     // Residuals, each player's own and the whole fit's.
-    let mut residuals = Vec::with_capacity(rows);
     let mut own = vec![0.0; players];
     let mut seen = vec![0u32; players];
     let mut squares = 0.0;
-    for (&(p, y), e) in games.seats.iter().zip(&expected) {
-        residuals.push(y - e);
-        own[p] += (y - e).powi(2);
-        squares += (y - e).powi(2);
-        seen[p] += 1;
+    for table in model.games.each() {
+        for (p, y, x) in model.parts(table, &z) {
+            let residual = y - level * x.exp();
+            own[p] += residual * residual;
+            squares += residual * residual;
+            seen[p] += 1;
+        }
     }
+    let (strength, effect) = z.split_at(players);
     let fitted_players = seen.iter().filter(|&&n| n > 0).count();
     let pooled = squares / (rows.saturating_sub(fitted_players).max(1)) as f64;
-    let field = Field::of(&games, &seen, effect);
+    let field = Field::of(model.games, &seen, effect);
     // A figure `f = e^{m + a} F` moves by `f` with its own strength, whose variance is the
     // seats' spread (one more seat for the prior) over the curvature squared.
     let interval = |figure: f64, games: f64, variance: f64, curvature: f64| {
@@ -582,22 +486,29 @@ fn figures(games: Games, mean: f64, shift: f64, fitted: Fitted) -> (Vec<Strength
             let variance = (own[i] + POOLED_GAMES * pooled) / (n + POOLED_GAMES);
             Strength {
                 theta: strength[i],
-                value: if mean > 0.0 { figures[i] } else { mean } - shift,
-                interval: interval(figures[i], n, variance, normal.own[i]),
+                value: if mean > 0.0 { figures[i] } else { mean } - model.shift,
+                interval: interval(figures[i], n, variance, normal.diagonal[i]),
             }
         })
+        .collect();
+    let next = strength
+        .iter()
+        .zip(effect)
+        .map(|(&theta, &effect)| Start { theta, effect })
         .collect();
     let unplayed_figure = level * field.table_mean(None);
     let unplayed = interval(unplayed_figure, 0.0, pooled, PRIOR_GAMES * level);
     let spread = Spread {
+        games: model.games,
+        shift: model.shift,
+        level,
         normal,
-        games,
-        residuals,
+        z,
         figures,
         field,
         unplayed,
     };
-    (strengths, spread)
+    (strengths, spread, next)
 }
 
 /// The field a player's figure is read against: tables of the games' usual size whose other
@@ -615,6 +526,10 @@ struct Field {
     factors: Vec<Option<f64>>,
     /// The other seats at a table of the games' usual size.
     neighbours: usize,
+    /// Each player's [`Field::table_mean`].
+    means: Vec<f64>,
+    /// The table mean of a player without games: the whole field's.
+    whole: f64,
 }
 
 /// The elementary symmetric polynomials `e_0 … e_r` of `xs`: `e_q` the sum of the products
@@ -630,6 +545,34 @@ fn elementary(xs: impl Iterator<Item = f64>, r: usize) -> Vec<f64> {
     e
 }
 
+/// The elementary symmetric polynomials `e_0 … e_r` of `xs` without each one in turn: those
+/// of the ones before it times those of the ones after it, so a field of 10,000 takes 10,000
+/// products, not 10,000 walks of the field. Sums of products of positive numbers only:
+/// taking one out of the whole's by subtraction would cancel where one dwarfs the rest.
+fn elementary_without_each(xs: &[f64], r: usize) -> Vec<Vec<f64>> {
+    let mut after = vec![vec![0.0; r + 1]; xs.len()];
+    let mut e = elementary(std::iter::empty(), r);
+    for (k, &x) in xs.iter().enumerate().rev() {
+        after[k].copy_from_slice(&e);
+        for q in (1..=r).rev() {
+            e[q] += x * e[q - 1];
+        }
+    }
+    let mut before = elementary(std::iter::empty(), r);
+    let mut out = Vec::with_capacity(xs.len());
+    for (k, &x) in xs.iter().enumerate() {
+        out.push(
+            (0..=r)
+                .map(|q| (0..=q).map(|a| before[a] * after[k][q - a]).sum())
+                .collect(),
+        );
+        for q in (1..=r).rev() {
+            before[q] += x * before[q - 1];
+        }
+    }
+    out
+}
+
 impl Field {
     fn of(games: &Games, seen: &[u32], effect: &[f64]) -> Field {
         // The usual table: the most common size among the games, the larger of a tie.
@@ -642,57 +585,61 @@ impl Field {
             .max_by_key(|&(size, count)| (count, size))
             .map_or(1, |(size, _)| size);
         let c = neighbour_weight(usual);
-        Field {
-            factors: seen
-                .iter()
-                .zip(effect)
-                .map(|(&n, t)| (n > 0).then(|| (c * t).exp()))
-                .collect(),
-            neighbours: usual - 1,
-        }
-    }
-
-    /// The factors of the players in the field other than `without`.
-    fn others(&self, without: &[usize]) -> impl Iterator<Item = f64> {
-        self.factors
+        let factors: Vec<Option<f64>> = seen
             .iter()
-            .enumerate()
-            .filter(move |(j, _)| !without.contains(j))
-            .filter_map(|(_, f)| *f)
-    }
-
-    /// How many neighbours a table of the usual size gives `player` (fewer when the field is
-    /// smaller than a table).
-    fn seats_beside(&self, without: &[usize]) -> usize {
-        self.neighbours.min(self.others(without).count())
+            .zip(effect)
+            .map(|(&n, t)| (n > 0).then(|| (c * t).exp()))
+            .collect();
+        let neighbours = usual - 1;
+        let field: Vec<f64> = factors.iter().filter_map(|f| *f).collect();
+        let mean = |e: &[f64], count: usize| {
+            let r = neighbours.min(count);
+            e[r] / binomial(count, r)
+        };
+        let whole = mean(&elementary(field.iter().copied(), neighbours), field.len());
+        let mut without = elementary_without_each(&field, neighbours).into_iter();
+        let means = factors
+            .iter()
+            .map(|f| match f {
+                Some(_) => without.next().map_or(whole, |e| mean(&e, field.len() - 1)),
+                None => whole,
+            })
+            .collect();
+        Field {
+            factors,
+            neighbours,
+            means,
+            whole,
+        }
     }
 
     /// The mean of `exp(c Σ t_j)` over the tables drawn from the field without `player` (a
     /// player without games, for `None`): `e_r / C(N, r)` of the others' factors.
     fn table_mean(&self, player: Option<usize>) -> f64 {
-        let without: Vec<usize> = player.into_iter().collect();
-        let r = self.seats_beside(&without);
-        let e = elementary(self.others(&without), r);
-        e[r] / binomial(self.others(&without).count(), r)
+        player.map_or(self.whole, |p| self.means[p])
     }
 
     /// How the log of [`Field::table_mean`] of `player` moves with each other player's table
     /// effect: `c x_j e_{r−1}(the others but j) / e_r(the others)`.
     fn log_gradient(&self, player: usize) -> Vec<(usize, f64)> {
-        let r = self.seats_beside(&[player]);
+        let others: Vec<(usize, f64)> = self
+            .factors
+            .iter()
+            .enumerate()
+            .filter(|&(j, _)| j != player)
+            .filter_map(|(j, f)| Some((j, (*f)?)))
+            .collect();
+        let r = self.neighbours.min(others.len());
         if r == 0 {
             return Vec::new();
         }
         let c = neighbour_weight(self.neighbours + 1);
-        let all = elementary(self.others(&[player]), r)[r];
-        self.factors
+        let xs: Vec<f64> = others.iter().map(|o| o.1).collect();
+        let all = elementary(xs.iter().copied(), r)[r];
+        others
             .iter()
-            .enumerate()
-            .filter(|&(j, f)| j != player && f.is_some())
-            .map(|(j, f)| {
-                let without_j = elementary(self.others(&[player, j]), r - 1)[r - 1];
-                (j, c * f.unwrap_or(0.0) * without_j / all)
-            })
+            .zip(elementary_without_each(&xs, r - 1))
+            .map(|(&(j, x), without_j)| (j, c * x * without_j[r - 1] / all))
             .collect()
     }
 }
@@ -722,7 +669,7 @@ mod tests {
             let yj = 50.0 + strengths[j] - strengths[i] + noise(&mut rng);
             games.add(&[(i, yi), (j, yj)]);
         }
-        let fitted = fit_from(&games, &[0.0; 4]).0;
+        let fitted = fit_from(&games, &[Start::default(); 4]).0;
         for (k, f) in fitted.iter().enumerate() {
             // Its points per game against the others, each met as often (as here).
             let others = (strengths.iter().sum::<f64>() - strengths[k]) / 3.0;
@@ -736,7 +683,11 @@ mod tests {
             assert!(f.interval > 0.1 && f.interval < 3.0, "{f:?}");
         }
         // From another start, the same optimum.
-        let again = fit_from(&games, &[5.0, -3.0, 1.0, 0.0]).0;
+        let again = fit_from(
+            &games,
+            &[5.0, -3.0, 1.0, 0.0].map(|theta| Start { theta, effect: 0.0 }),
+        )
+        .0;
         for (a, b) in fitted.iter().zip(&again) {
             assert!((a.value - b.value).abs() < 1e-6, "{a:?} {b:?}");
         }
@@ -778,7 +729,7 @@ mod tests {
         );
         // ...their figures are not (what is left is the table effects' ridge, which believes
         // a strong opponent's effect only as the games show it).
-        let fitted = fit_from(&games, &[0.0; 4]).0;
+        let fitted = fit_from(&games, &[Start::default(); 4]).0;
         assert!(
             (fitted[0].value - fitted[1].value).abs() < 2.5,
             "{fitted:?}"
@@ -806,7 +757,7 @@ mod tests {
                 .collect();
             games.add(&seats);
         }
-        let fitted = fit_from(&games, &[0.0; 4]).0;
+        let fitted = fit_from(&games, &[Start::default(); 4]).0;
         let mut order: Vec<usize> = (0..4).collect();
         order.sort_by(|&x, &y| fitted[y].value.total_cmp(&fitted[x].value));
         assert_eq!(order, [0, 1, 3, 2], "{fitted:?}");
@@ -819,7 +770,7 @@ mod tests {
             games.add(&[(0, 4.0)]);
             games.add(&[(1, 8.0)]);
         }
-        let fitted = fit_from(&games, &[0.0; 3]).0;
+        let fitted = fit_from(&games, &[Start::default(); 3]).0;
         assert!((fitted[2].value - 6.0).abs() < 1e-9, "{fitted:?}");
         // Ridge of one game: 20 games at 4 and one at the mean 6.
         assert!((fitted[0].value - (6.0 - 2.0 * 20.0 / 21.0)).abs() < 1e-6);
@@ -850,7 +801,7 @@ mod tests {
                 (third, 5.0 + luck[2] + noise[5]),
             ]);
         }
-        let (fitted, spread) = fit_from(&shared, &[0.0; 6]);
+        let (fitted, spread, _) = fit_from(&shared, &[Start::default(); 6]);
         let independent = fitted[0].interval.hypot(fitted[1].interval);
         let clustered = spread.lead_interval(0, 1);
         let lead = fitted[0].value - fitted[1].value;
@@ -862,7 +813,7 @@ mod tests {
         assert!((lead - 1.0).abs() < clustered, "{lead} ± {clustered}");
         assert_eq!(spread.lead_interval(1, 0), clustered);
         // Without shared luck the lead is no surer than the two intervals say.
-        let (fitted, spread) = fit_from(&apart, &[0.0; 6]);
+        let (fitted, spread, _) = fit_from(&apart, &[Start::default(); 6]);
         let independent = fitted[0].interval.hypot(fitted[1].interval);
         let clustered = spread.lead_interval(0, 1);
         assert!(
@@ -887,7 +838,7 @@ mod tests {
                 let mut seat = |own: f64| own + luck + rng.random_range(-3.0..3.0);
                 games.add(&[(0, seat(10.0)), (1, seat(10.0)), (third, seat(4.0))]);
             }
-            let (fitted, spread) = fit_from(&games, &[0.0; 6]);
+            let (fitted, spread, _) = fit_from(&games, &[Start::default(); 6]);
             if (fitted[0].value - fitted[1].value).abs() > spread.lead_interval(0, 1) {
                 apart += 1;
             }
@@ -924,7 +875,7 @@ mod tests {
                 }
             }
         }
-        let fitted = fit_from(&games, &[0.0; 8]).0;
+        let fitted = fit_from(&games, &[Start::default(); 8]).0;
         // Its plain mean, pulled towards the game's mean by the one game's worth of prior.
         let game_mean = sums.iter().sum::<f64>() / seats.iter().sum::<f64>();
         for (k, f) in fitted.iter().enumerate() {
@@ -980,19 +931,35 @@ mod tests {
                 .collect();
             games.add(&seats);
         }
-        let mean = games.seats.iter().map(|s| s.1).sum::<f64>() / games.seats.len() as f64;
-        let fitted = newton(&games, mean, vec![0.0; 2 * n]);
-        let gradient = gradient(&games, mean, &fitted.z, &fitted.expected);
-        // The gradient against the curvature (the rise a Newton step would still promise),
-        // per point scored in all: from zeros it was of the order of one.
-        let diagonal = fitted.normal.own.iter().chain(&fitted.normal.table);
-        let left: f64 = gradient.iter().zip(diagonal).map(|(g, d)| g * g / d).sum();
-        let total = mean * games.seats.len() as f64;
-        let start = gradient_at_zero(&games, mean, n);
+        let model = model_of(&games, n);
+        let total = model.level * games.seats.len() as f64;
+        let (z, _) = newton(&model, model.level, vec![0.0; 2 * n]);
+        let left = rise_left(&model, &z);
+        let start = rise_left(&model, &vec![0.0; 2 * n]);
         assert!(left / total < 1e-10, "{left} left of {total} points");
         assert!(start / total > 1e-2, "{start} at the start");
+        // From the fit's own end after more games, with its table effects, it ends where a fit
+        // from zeros does.
+        let (_, _, next) = fit_from(&games, &vec![Start::default(); n]);
+        let mut more = games.clone();
+        for _ in 0..100 {
+            let table = [rng.random_range(0..n / 2), rng.random_range(n / 2..n)];
+            let seats: Vec<(usize, f64)> = multiplying(&strengths, &table)
+                .into_iter()
+                .map(|(p, mean)| (p, poisson(mean, &mut rng)))
+                .collect();
+            more.add(&seats);
+        }
+        let (from_zeros, _, _) = fit_from(&more, &vec![Start::default(); n]);
+        let (from_last, _, _) = fit_from(&more, &next);
+        for (a, b) in from_zeros.iter().zip(&from_last) {
+            assert!(
+                (a.value - b.value).abs() < 1e-6 * a.value.abs().max(1.0),
+                "{a:?} {b:?}"
+            );
+        }
         // And the order is found (τ against the truth).
-        let (fitted, _) = fit_from(&games, &vec![0.0; n]);
+        let (fitted, _, _) = fit_from(&games, &vec![Start::default(); n]);
         let concordant = (0..n)
             .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
             .filter(|&(a, b)| fitted[a].value < fitted[b].value)
@@ -1004,24 +971,71 @@ mod tests {
         );
     }
 
-    /// The gradient's size against the curvature's diagonal at every unknown zero.
-    fn gradient_at_zero(games: &Games, mean: f64, n: usize) -> f64 {
-        let z = vec![0.0; 2 * n];
-        let expected = vec![mean; games.seats.len()];
-        let own: Vec<f64> = vec![PRIOR_GAMES * mean; n];
-        let normal = Normal::of(
+    /// The model of `games` among `n` players, as a fit reads them (no points below zero).
+    fn model_of(games: &Games, n: usize) -> Model<'_> {
+        let mean =
+            games.seats.iter().map(|s| f64::from(s.1)).sum::<f64>() / games.seats.len() as f64;
+        Model {
             games,
-            &Pattern::of(games),
-            &expected,
-            &own,
-            TABLE_PRIOR * mean,
-        );
-        let diagonal = normal.own.iter().chain(&normal.table);
-        gradient(games, mean, &z, &expected)
+            shift: 0.0,
+            level: mean,
+            players: n,
+        }
+    }
+
+    /// The gradient's size against the curvature's diagonal at `z`: the rise still to come.
+    fn rise_left(model: &Model, z: &[f64]) -> f64 {
+        let (gradient, normal) = model.at(z);
+        gradient
             .iter()
-            .zip(diagonal)
+            .zip(&normal.diagonal)
             .map(|(g, d)| g * g / d)
             .sum()
+    }
+
+    #[test]
+    fn the_curvature_is_the_gradients_own_change_and_its_diagonal_its_own() {
+        // Tables of one to four, a player twice at one table: each column of the curvature
+        // (its product with a unit vector) is the gradient's change along it, by central
+        // differences, and its diagonal is the diagonal kept for the preconditioner.
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(8);
+        let n = 6;
+        let mut games = Games::default();
+        for _ in 0..200 {
+            let k = rng.random_range(1..5);
+            let seats: Vec<(usize, f64)> = (0..k)
+                .map(|_| (rng.random_range(0..n), f64::from(rng.random_range(0..5u8))))
+                .collect();
+            games.add(&seats);
+        }
+        let model = model_of(&games, n);
+        let z: Vec<f64> = (0..2 * n).map(|_| rng.random_range(-0.5..0.5)).collect();
+        let (_, normal) = model.at(&z);
+        let h = 1e-5;
+        for k in 0..2 * n {
+            let mut unit = vec![0.0; 2 * n];
+            unit[k] = 1.0;
+            let column = model.times(&normal, &unit);
+            let (mut up, mut down) = (z.clone(), z.clone());
+            up[k] += h;
+            down[k] -= h;
+            let (g_up, _) = model.at(&up);
+            let (g_down, _) = model.at(&down);
+            for (row, value) in column.iter().enumerate() {
+                // The gradient falls as the curvature says (the objective is concave).
+                let change = (g_down[row] - g_up[row]) / (2.0 * h);
+                assert!(
+                    (value - change).abs() < 1e-4 * (1.0 + change.abs()),
+                    "column {k}, row {row}: {value} against {change}"
+                );
+            }
+            assert!(
+                (column[k] - normal.diagonal[k]).abs() < 1e-4 * normal.diagonal[k],
+                "{k}: {} against {}",
+                column[k],
+                normal.diagonal[k]
+            );
+        }
     }
 
     /// A Poisson draw of mean `lambda` (Knuth's: the means here are small).
@@ -1053,7 +1067,7 @@ mod tests {
             rand::seq::SliceRandom::shuffle(&mut far[..], &mut rng);
             games.add(&multiplying(&strengths, &far[..3]));
         }
-        let fitted = fit_from(&games, &[0.0; 16]).0;
+        let fitted = fit_from(&games, &[Start::default(); 16]).0;
         for pair in fitted.windows(2) {
             assert!(pair[0].value < pair[1].value, "{fitted:?}");
         }
@@ -1078,7 +1092,7 @@ mod tests {
             };
             games.add(&[(i, outcome), (j, -outcome)]);
         }
-        let fitted = fit_from(&games, &[0.0; 3]).0;
+        let fitted = fit_from(&games, &[Start::default(); 3]).0;
         assert!(fitted[0].value < fitted[1].value, "{fitted:?}");
         assert!(fitted[1].value < fitted[2].value, "{fitted:?}");
         assert!(
@@ -1111,7 +1125,7 @@ mod tests {
                     .collect();
                 games.add(&seats);
             }
-            let (fitted, spread) = fit_from(&games, &[0.0; 7]);
+            let (fitted, spread, _) = fit_from(&games, &[Start::default(); 7]);
             for f in &fitted {
                 proptest::prop_assert!(f.value.is_finite() && f.interval.is_finite(), "{fitted:?}");
                 proptest::prop_assert!(f.interval >= 0.0, "{fitted:?}");

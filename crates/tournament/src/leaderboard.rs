@@ -594,7 +594,7 @@ fn fitted(
     for seats in by_game.values() {
         games.add(seats);
     }
-    Some(ranking::fit(&games, &vec![0.0; bots]).strengths)
+    Some(ranking::fit(&games, &vec![ranking::Start::default(); bots]).strengths)
 }
 
 /// A bot's mean score with its 95% interval: `(mean, half-width, low, high)`. A geometric

@@ -65,9 +65,8 @@ fn freeze(hill: &Hill, contest: &Contest) -> anyhow::Result<()> {
     let ranking = hill.config.game.game()?.ranking();
     refit::refit(
         store,
-        ranking,
         hill.config.tuning.placement_games,
-        &mut Vec::new(),
+        &mut refit::Held::new(ranking),
     )?;
     let board = board::read(store)?;
     let finalists = finalists(hill, &board, contest.finalists)?;

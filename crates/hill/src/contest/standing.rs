@@ -126,7 +126,7 @@ pub fn table(ranking: Ranking, finalists: usize, games: &[Scored]) -> Table {
             .collect();
         fitted.add(&means);
     }
-    let fit = ranking::fit(&fitted, &vec![0.0; finalists]);
+    let fit = ranking::fit(&fitted, &vec![ranking::Start::default(); finalists]);
     let mut order: Vec<Entry> = (0..finalists)
         .map(|f| Entry {
             id: f,

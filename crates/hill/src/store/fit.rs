@@ -8,49 +8,6 @@ use koth_ranking::Strength;
 use super::{Connection, now};
 use koth_tournament::store::set_meta;
 
-/// Games read by one query of [`each_game`]: a query's rows are held whole until it ends (some
-/// 140 bytes a seat as rows), and a hill of ten million games read at once held gigabytes.
-const GAMES_A_QUERY: u32 = 100_000;
-
-/// Every recorded result for the fit, a game at a time in the games' order: its index and each
-/// seat's (version, score), in seat order. Returns the last game's index.
-pub(crate) fn each_game(
-    db: &dyn Connection,
-    mut each: impl FnMut(&[(usize, f64)]),
-) -> anyhow::Result<Option<u32>> {
-    let Some(last) = db
-        .row("SELECT MAX(game) AS last FROM results", &[])?
-        .and_then(|r| r.int("last").ok())
-    else {
-        return Ok(None);
-    };
-    let last = u32::try_from(last).context("the last game's index")?;
-    let mut seats: Vec<(usize, f64)> = Vec::new();
-    let mut game = None;
-    for from in (0..=last).step_by(GAMES_A_QUERY as usize) {
-        let rows = db.query(
-            // A contest's final games are the final's alone, never the hill's table.
-            "SELECT r.game, r.bot, r.score FROM results r
-             WHERE r.game >= ?1 AND r.game < ?2 AND r.game NOT IN (SELECT game FROM hill_final)
-             ORDER BY r.game, r.seat",
-            &[from.into(), from.saturating_add(GAMES_A_QUERY).into()],
-        )?;
-        for r in rows {
-            let index = r.int("game")? as u32;
-            if game != Some(index) && !seats.is_empty() {
-                each(&seats);
-                seats.clear();
-            }
-            game = Some(index);
-            seats.push((r.int("bot")? as usize, r.real("score")?));
-        }
-    }
-    if !seats.is_empty() {
-        each(&seats);
-    }
-    Ok(game)
-}
-
 /// A fitted version's line.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Fitted {

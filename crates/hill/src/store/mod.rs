@@ -17,6 +17,7 @@ use koth_tournament::store::{data, fuel_of};
 pub mod authors;
 pub(crate) mod contest;
 mod fit;
+mod games;
 mod history;
 pub mod logs;
 mod rating;
@@ -24,6 +25,7 @@ pub mod records;
 pub mod submissions;
 
 pub(crate) use fit::*;
+pub(crate) use games::each_game_from;
 pub(crate) use history::history;
 use history::{count_lineups, count_presence, lineup_key};
 pub(crate) use rating::*;

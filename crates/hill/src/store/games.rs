@@ -1,0 +1,76 @@
+//! The games a refit reads: every recorded result for the fit, from a game's index on, so that
+//! a refit thread that holds the games it read reads only those recorded since.
+
+use anyhow::Context;
+
+use koth_tournament::store::sql::Row;
+
+use super::{Connection, PENDING, RUNNING};
+
+/// Games read by one query of [`each_game_from`]: a query's rows are held whole until it ends
+/// (some 140 bytes a seat as rows), and a hill of ten million games read at once held
+/// gigabytes.
+const GAMES_A_QUERY: u32 = 100_000;
+
+/// Calls `each` with every recorded result for the fit from the game of index `from` on, a
+/// game at a time in the games' order: its index and each seat's (version, score), in seat
+/// order. A contest's final games are the final's alone, never the hill's table.
+///
+/// Games are recorded out of their order when several are played at once, so a game past one
+/// still being played may have been read already: the caller skips those it holds. Returns the
+/// index below which every game has been read: the first still queued or being played when
+/// the read began (a game's results are recorded in the transaction that marks it done), or
+/// past the last game.
+pub(crate) fn each_game_from(
+    db: &dyn Connection,
+    from: u32,
+    mut each: impl FnMut(u32, &[(usize, f64)]),
+) -> anyhow::Result<u32> {
+    let index = |row: Option<Row>, column: &str| -> anyhow::Result<Option<u32>> {
+        row.and_then(|r| r.int(column).ok())
+            .map(|i| u32::try_from(i).context("a game's index"))
+            .transpose()
+    };
+    let unfinished = index(
+        db.row(
+            &format!(
+                "SELECT MIN(idx) AS first FROM games WHERE state IN ('{PENDING}', '{RUNNING}')"
+            ),
+            &[],
+        )?,
+        "first",
+    )?;
+    let after_all = index(db.row("SELECT MAX(idx) AS last FROM games", &[])?, "last")?
+        .map_or(0, |last| last + 1);
+    let read_below = unfinished.unwrap_or(after_all).max(from);
+    let Some(last) = index(
+        db.row("SELECT MAX(game) AS last FROM results", &[])?,
+        "last",
+    )?
+    else {
+        return Ok(read_below);
+    };
+    let mut seats: Vec<(usize, f64)> = Vec::new();
+    let mut game = None;
+    for start in (from..=last).step_by(GAMES_A_QUERY as usize) {
+        let rows = db.query(
+            "SELECT r.game, r.bot, r.score FROM results r
+             WHERE r.game >= ?1 AND r.game < ?2 AND r.game NOT IN (SELECT game FROM hill_final)
+             ORDER BY r.game, r.seat",
+            &[start.into(), start.saturating_add(GAMES_A_QUERY).into()],
+        )?;
+        for r in rows {
+            let index = r.int("game")? as u32;
+            if let Some(previous) = game.filter(|&g| g != index && !seats.is_empty()) {
+                each(previous, &seats);
+                seats.clear();
+            }
+            game = Some(index);
+            seats.push((r.int("bot")? as usize, r.real("score")?));
+        }
+    }
+    if let Some(previous) = game.filter(|_| !seats.is_empty()) {
+        each(previous, &seats);
+    }
+    Ok(read_below)
+}
