@@ -19,23 +19,25 @@
 //! Every trap, fuel out and refusal is a [`BotError`] with its reason; nothing the module does
 //! panics koth or stops it.
 
-use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use bytes::Bytes;
 use wasmtime::{
-    CallHook, FuncType, InstancePre, Linker, Memory, Module, ResourceLimiter, Store,
-    StoreContextMut, Trap, TypedFunc, ValType, WasmParams, WasmResults,
+    CallHook, InstancePre, Linker, Memory, ResourceLimiter, Store, StoreContextMut, Trap,
+    TypedFunc, WasmParams, WasmResults,
 };
 use wasmtime_wasi::cli::{IsTerminal, StdoutStream};
 use wasmtime_wasi::p1::WasiP1Ctx;
 use wasmtime_wasi::p2::{OutputStream, Pollable, StreamResult};
 use wasmtime_wasi::{HostMonotonicClock, HostWallClock, WasiCtxBuilder};
 
-use super::engine::{Compile, EPOCH_TICK, compile, engine};
+use super::call_loop::{Looped, with_loop};
+use super::engine::{
+    Compile, EPOCH_TICK, cached, compile, compile_here, engine, module_bytes, validate,
+};
 use super::guest::UNLIMITED;
 use crate::{BotError, BotSpec, Clock, Limits, StderrLog};
 
@@ -45,6 +47,8 @@ pub struct DirectModule {
     ready: InstancePre<Direct>,
     /// The module's file name, for messages.
     name: String,
+    /// The export whose loop koth wrote into the module ([`super::call_loop`]), if it could.
+    looped: Option<Looped>,
 }
 
 /// What a direct module's store holds: its WASI context, its memory cap, and the bytes it
@@ -87,10 +91,28 @@ fn linker() -> &'static Linker<Direct> {
 }
 
 impl DirectModule {
-    /// The module at `path`, compiled (or from the cache) and linked. A module that is not
-    /// valid WebAssembly, or imports more than WASI preview 1, is an error naming it.
-    pub fn load(path: &Path, how: Compile) -> anyhow::Result<DirectModule> {
-        let module = compile(path, how)?;
+    /// The module at `path`, compiled (or from the cache) and linked, with the loop over its
+    /// export `looped` written in (see [`CallLoop`](super::CallLoop)) where it can be: always
+    /// when `how` lets koth compile it here; for a contained bot, whose module only its build's
+    /// contained compiler compiles, when that rewrite is already in the cache, else the module
+    /// as its build compiled it. A module that is not valid WebAssembly, or imports more than
+    /// WASI preview 1, is an error naming it.
+    pub fn load(path: &Path, how: Compile, looped: Looped) -> anyhow::Result<DirectModule> {
+        let bytes = module_bytes(path)?;
+        let rewritten = with_loop(&bytes, &looped).map_err(|e| {
+            anyhow::anyhow!("{} is not a valid WebAssembly module: {e}", path.display())
+        })?;
+        let (module, looped) = match rewritten {
+            Some(rewritten) => match cached(&rewritten) {
+                Some(module) => (module, Some(looped)),
+                None if how == Compile::Here => {
+                    validate(path, &bytes)?;
+                    (compile_here(path, &rewritten)?, Some(looped))
+                }
+                None => (compile(path, how)?, None),
+            },
+            None => (compile(path, how)?, None),
+        };
         let ready = linker().instantiate_pre(&module).map_err(|e| {
             anyhow::anyhow!("{} cannot run under WASI preview 1: {e}", path.display())
         })?;
@@ -100,6 +122,7 @@ impl DirectModule {
                 .file_name()
                 .map(|name| name.to_string_lossy().into_owned())
                 .unwrap_or_default(),
+            looped,
         })
     }
 }
@@ -116,15 +139,17 @@ pub struct DirectSetup {
 
 /// An instance of a [`DirectModule`], called on the caller's thread.
 pub struct DirectInstance {
-    store: Store<Direct>,
-    instance: wasmtime::Instance,
+    pub(super) store: Store<Direct>,
+    pub(super) instance: wasmtime::Instance,
     memory: Memory,
     /// The module's file name, for messages.
-    name: String,
-    stderr: StderrLog,
+    pub(super) name: String,
+    /// The export whose loop is written into the module, if one is.
+    pub(super) looped: Option<Looped>,
+    pub(super) stderr: StderrLog,
     /// The fuel and wall-clock limit of the current budget.
-    fuel: Option<u64>,
-    wall: Duration,
+    pub(super) fuel: Option<u64>,
+    pub(super) wall: Duration,
 }
 
 impl DirectSetup {
@@ -193,6 +218,7 @@ impl DirectInstance {
             instance,
             memory,
             name: module.name.clone(),
+            looped: module.looped.clone(),
             stderr: setup.stderr,
             fuel,
             wall,
@@ -266,202 +292,6 @@ impl DirectInstance {
     }
 }
 
-/// Calls one export of a [`DirectInstance`] many times in one entry into the module: the
-/// caller writes each call's arguments as a record into the loop's own memory, and the loop (a
-/// small module koth generates, instantiated in the instance's store) calls the export once per
-/// record, in order, and writes its result into the record. A call from WebAssembly to
-/// WebAssembly costs a few nanoseconds; one from koth into a module costs several times its
-/// work for a small function (entering the store, setting up its trap handling), so a game
-/// that calls an export per item of a turn calls it through a loop, and enters the module once
-/// a turn. The loop's own few instructions per call burn fuel too, the same on every machine.
-///
-/// A record is `8 × (params + 1)` bytes: argument k at byte `8k` (little-endian, an `i32`
-/// in the low 4 bytes of its 8), the `i32` result at byte `8 × params`.
-pub struct CallLoop {
-    run: TypedFunc<i32, ()>,
-    memory: Memory,
-    record: usize,
-}
-
-impl CallLoop {
-    /// A loop over `instance`'s export `name`, a function of the arguments `params` (each
-    /// `i32` or `i64`) to an `i32`; an error naming it if it is missing or of another type.
-    pub fn new(
-        instance: &mut DirectInstance,
-        name: &str,
-        params: &[ValType],
-    ) -> Result<CallLoop, BotError> {
-        let refused = |reason: String| BotError::Spawn {
-            command: instance.name.clone(),
-            reason,
-        };
-        let Some(export) = instance.instance.get_func(&mut instance.store, name) else {
-            return Err(refused(format!("it exports no function `{name}`")));
-        };
-        let wanted = FuncType::new(engine(), params.iter().cloned(), [ValType::I32]);
-        if !FuncType::eq(&export.ty(&instance.store), &wanted) {
-            return Err(refused(format!(
-                "its export `{name}` is not of the type koth calls: {wanted}"
-            )));
-        }
-        let module = loop_module(params);
-        let looping = wasmtime::Instance::new(&mut instance.store, &module, &[export.into()])
-            .map_err(|e| fault(e, instance.fuel, instance.wall, &instance.stderr))?;
-        let run = looping
-            .get_typed_func(&mut instance.store, "run")
-            .expect("the loop exports run(i32)");
-        let memory = looping
-            .get_memory(&mut instance.store, "memory")
-            .expect("the loop exports its memory");
-        Ok(CallLoop {
-            run,
-            memory,
-            record: 8 * (params.len() + 1),
-        })
-    }
-
-    /// The bytes of a record.
-    pub fn record_bytes(&self) -> usize {
-        self.record
-    }
-
-    /// The records of `calls` calls, for the caller to write their arguments in; the loop's
-    /// memory grows to hold them (within the instance's memory cap).
-    pub fn records<'a>(
-        &self,
-        instance: &'a mut DirectInstance,
-        calls: usize,
-    ) -> Result<&'a mut [u8], BotError> {
-        let bytes = calls * self.record;
-        let size = self.memory.data_size(&instance.store);
-        if bytes > size {
-            let pages = (bytes - size).div_ceil(1 << 16) as u64;
-            self.memory
-                .grow(&mut instance.store, pages)
-                .map_err(|e| fault(e, instance.fuel, instance.wall, &instance.stderr))?;
-        }
-        Ok(&mut self.memory.data_mut(&mut instance.store)[..bytes])
-    }
-
-    /// Calls the export once per record of the first `calls` (written through
-    /// [`CallLoop::records`]), in order, under the instance's budget; returns the records with
-    /// their results.
-    pub fn run<'a>(
-        &self,
-        instance: &'a mut DirectInstance,
-        calls: usize,
-    ) -> Result<&'a [u8], BotError> {
-        let count = i32::try_from(calls).expect("records fit in a 32-bit memory");
-        instance.call(&self.run, count)?;
-        Ok(&self.memory.data(&instance.store)[..calls * self.record])
-    }
-}
-
-/// The loop module over a function of `params` (see [`CallLoop`]): it imports the function as
-/// `callee.function` and exports `memory` and `run(count)`. Compiled once per signature.
-fn loop_module(params: &[ValType]) -> Module {
-    static LOOPS: OnceLock<Mutex<HashMap<Vec<u8>, Module>>> = OnceLock::new();
-    let bytes = loop_bytes(params);
-    let mut loops = LOOPS
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
-    loops
-        .entry(bytes)
-        .or_insert_with_key(|bytes| {
-            Module::new(engine(), bytes).expect("koth's loop module is valid WebAssembly")
-        })
-        .clone()
-}
-
-/// The bytes of the loop module over a function of `params`:
-///
-/// ```text
-/// run(count): for at in (0 .. count × record).step_by(record):
-///                 store_i32(at + 8 × params, callee(load(at), load(at + 8), …))
-/// ```
-fn loop_bytes(params: &[ValType]) -> Vec<u8> {
-    use wasm_encoder::{
-        BlockType, CodeSection, EntityType, ExportKind, ExportSection, Function, FunctionSection,
-        ImportSection, MemArg, MemorySection, MemoryType, TypeSection, ValType as Type,
-    };
-    let types_of = |params: &[ValType]| -> Vec<Type> {
-        params
-            .iter()
-            .map(|param| match param {
-                ValType::I64 => Type::I64,
-                _ => Type::I32,
-            })
-            .collect()
-    };
-    let record = 8 * (params.len() as u64 + 1);
-    let at = |offset: u64, align: u32| MemArg {
-        offset,
-        align,
-        memory_index: 0,
-    };
-    let mut types = TypeSection::new();
-    types.ty().function(types_of(params), [Type::I32]);
-    types.ty().function([Type::I32], []);
-    let mut imports = ImportSection::new();
-    imports.import("callee", "function", EntityType::Function(0));
-    let mut functions = FunctionSection::new();
-    functions.function(1);
-    let mut memories = MemorySection::new();
-    memories.memory(MemoryType {
-        minimum: 1,
-        maximum: None,
-        memory64: false,
-        shared: false,
-        page_size_log2: None,
-    });
-    let mut exports = ExportSection::new();
-    exports.export("memory", ExportKind::Memory, 0);
-    exports.export("run", ExportKind::Func, 1);
-    // Locals: 0 the count, 1 the record's address, 2 the end.
-    let mut run = Function::new([(2, Type::I32)]);
-    let mut code = run.instructions();
-    code.local_get(0)
-        .i32_const(record as i32)
-        .i32_mul()
-        .local_set(2)
-        .block(BlockType::Empty)
-        .loop_(BlockType::Empty)
-        .local_get(1)
-        .local_get(2)
-        .i32_ge_u()
-        .br_if(1)
-        .local_get(1);
-    for (k, param) in params.iter().enumerate() {
-        code.local_get(1);
-        match param {
-            ValType::I64 => code.i64_load(at(8 * k as u64, 3)),
-            _ => code.i32_load(at(8 * k as u64, 2)),
-        };
-    }
-    code.call(0)
-        .i32_store(at(record - 8, 2))
-        .local_get(1)
-        .i32_const(record as i32)
-        .i32_add()
-        .local_set(1)
-        .br(0)
-        .end()
-        .end()
-        .end();
-    let mut bodies = CodeSection::new();
-    bodies.function(&run);
-    let mut module = wasm_encoder::Module::new();
-    module
-        .section(&types)
-        .section(&imports)
-        .section(&functions)
-        .section(&memories)
-        .section(&exports)
-        .section(&bodies);
-    module.finish()
-}
-
 /// The wall-clock limit of a budget under `limits`: the answer's, or the CPU clock's backstop if
 /// longer (a direct call's work is counted in fuel, not CPU time).
 fn backstop(limits: &Limits) -> Duration {
@@ -482,7 +312,7 @@ fn set_budget(store: &mut Store<Direct>, fuel: Option<u64>, wall: Duration) {
 }
 
 /// The fault a failed call is, under the budget of `fuel` and `wall`.
-fn fault(
+pub(super) fn fault(
     error: wasmtime::Error,
     fuel: Option<u64>,
     wall: Duration,

@@ -9,7 +9,7 @@ use std::time::{Duration, SystemTime};
 
 use anyhow::Context;
 use sha2::{Digest, Sha256};
-use wasmtime::{Config, Engine, InstancePre, Linker, Module, OptLevel};
+use wasmtime::{Config, Engine, Inlining, InstancePre, Linker, Module, OptLevel};
 
 use super::guest::Guest;
 
@@ -23,14 +23,18 @@ const MAX_MODULE_BYTES: u64 = 64 << 20;
 
 /// koth's engine settings: fuel metered (a bot's work is counted in instructions, the same on
 /// every machine) and epoch-interrupted (a bot that computes yields at the next tick),
-/// Cranelift-compiled. The contained compiler ([`compile_to`]) uses the same, so what it
-/// compiles loads here.
+/// Cranelift-compiled, with calls within a module inlined where small enough (wasmtime's
+/// bound: a caller grows to 2,000 bytes of WebAssembly at most), so that the loop koth writes
+/// into a directly called module ([`super::call_loop`]) runs the called function in its own
+/// body, with no call, stack-limit check or context switch per item. The contained compiler
+/// ([`compile_to`]) uses the same, so what it compiles loads here.
 fn config() -> Config {
     let mut config = Config::new();
     config
         .consume_fuel(true)
         .epoch_interruption(true)
         .cranelift_opt_level(OptLevel::Speed)
+        .compiler_inlining(Inlining::Yes)
         .wasm_backtrace_max_frames(None);
     config
 }
@@ -180,7 +184,7 @@ pub fn load(path: &Path, compile: Compile) -> anyhow::Result<Arc<InstancePre<Gue
 }
 
 /// The bytes of the module at `path`, refused past [`MAX_MODULE_BYTES`] before they are read.
-fn module_bytes(path: &Path) -> anyhow::Result<Vec<u8>> {
+pub(super) fn module_bytes(path: &Path) -> anyhow::Result<Vec<u8>> {
     let size = std::fs::metadata(path)
         .with_context(|| format!("cannot read {}", path.display()))?
         .len();
@@ -198,9 +202,13 @@ fn module_bytes(path: &Path) -> anyhow::Result<Vec<u8>> {
 /// module's bytes and the engine's own compatibility hash (its version and settings), so a
 /// cached module is only ever loaded by an engine that could have compiled it.
 pub fn cache_file(path: &Path) -> anyhow::Result<PathBuf> {
-    let bytes = module_bytes(path)?;
+    cache_file_of(&module_bytes(path)?)
+}
+
+/// Where the disk cache keeps the compiled module of `bytes` (see [`cache_file`]).
+fn cache_file_of(bytes: &[u8]) -> anyhow::Result<PathBuf> {
     let mut digest = Sha256::new();
-    digest.update(&bytes);
+    digest.update(bytes);
     let mut compat = std::hash::DefaultHasher::new();
     std::hash::Hash::hash(&engine().precompile_compatibility_hash(), &mut compat);
     digest.update(std::hash::Hasher::finish(&compat).to_le_bytes());
@@ -214,14 +222,8 @@ pub fn cache_file(path: &Path) -> anyhow::Result<PathBuf> {
 
 /// The module at `path`, from the disk cache or, where `compile` allows, compiled into it.
 pub(super) fn compile(path: &Path, compile: Compile) -> anyhow::Result<Module> {
-    let engine = engine();
-    let cached = cache_file(path);
-    if let Ok(cached) = &cached
-        // SAFETY: the file is one koth wrote with `Module::serialize` (here, or in its
-        // contained compiler, `compile_to`) under this key, in a folder private to koth's
-        // user, and the key holds the engine's compatibility hash.
-        && let Ok(module) = unsafe { Module::deserialize_file(engine, cached) }
-    {
+    let bytes = module_bytes(path)?;
+    if let Some(module) = cached(&bytes) {
         return Ok(module);
     }
     if compile == Compile::CachedOnly {
@@ -231,15 +233,37 @@ pub(super) fn compile(path: &Path, compile: Compile) -> anyhow::Result<Module> {
             path.display()
         );
     }
-    let module = Module::new(engine, module_bytes(path)?).map_err(|e| {
+    compile_here(path, &bytes)
+}
+
+/// The compiled module of `bytes` from the disk cache, if it is there.
+pub(super) fn cached(bytes: &[u8]) -> Option<Module> {
+    let cached = cache_file_of(bytes).ok()?;
+    // SAFETY: the file is one koth wrote with `Module::serialize` (here, or in its contained
+    // compiler, `compile_to`) under this key, in a folder private to koth's user, and the key
+    // holds the engine's compatibility hash.
+    unsafe { Module::deserialize_file(engine(), cached) }.ok()
+}
+
+/// `bytes` (the module at `path`, or koth's rewrite of it) compiled in koth's own process, and
+/// kept in the disk cache.
+pub(super) fn compile_here(path: &Path, bytes: &[u8]) -> anyhow::Result<Module> {
+    let module = Module::new(engine(), bytes).map_err(|e| {
         anyhow::anyhow!("{} is not a valid WebAssembly module: {e}", path.display())
     })?;
-    if let Ok(cached) = cached
+    if let Ok(cached) = cache_file_of(bytes)
         && let Ok(serialized) = module.serialize()
     {
         write_aside(&cached, &serialized);
     }
     Ok(module)
+}
+
+/// Checks that `bytes` (the module at `path`) are a valid module for koth's engine, before
+/// koth compiles a rewrite of them (which could make valid what was not).
+pub(super) fn validate(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    Module::validate(engine(), bytes)
+        .map_err(|e| anyhow::anyhow!("{} is not a valid WebAssembly module: {e}", path.display()))
 }
 
 /// Writes `bytes` to `file` aside and renames it into place, so that another koth never reads

@@ -24,6 +24,7 @@
 //! are each timed as if alone. Its transcript's times are its fuel clock's, in milliseconds, so
 //! its transcript is the same on every machine too.
 
+mod call_loop;
 mod direct;
 mod engine;
 mod guest;
@@ -36,7 +37,8 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-pub use direct::{CallLoop, DirectInstance, DirectModule, DirectSetup};
+pub use call_loop::{CallLoop, Looped};
+pub use direct::{DirectInstance, DirectModule, DirectSetup};
 pub use engine::compile_to;
 pub use engine::{Compile, cache_file, load};
 use guest::{Budgets, GuestExit, Printed, QUEUED_INPUT, Setup, Shared, UNLIMITED};

@@ -28,7 +28,7 @@ use wasmtime::ValType;
 use super::player::{Move, Player, PlayerFault, Specimen};
 use super::protocol::MOVE_CODES;
 use super::track::{CELLS, View};
-use koth_bot::wasm::{CallLoop, Compile, DirectInstance, DirectModule, DirectSetup};
+use koth_bot::wasm::{CallLoop, Compile, DirectInstance, DirectModule, DirectSetup, Looped};
 use koth_bot::{BotError, BotSpec, FaultKind, Limits, Seat, StderrLog};
 
 /// The export koth writes a board's views at.
@@ -43,7 +43,7 @@ const MOVE_PARAMS: [ValType; 3] = [ValType::I64, ValType::I64, ValType::I32];
 
 /// The bytes of a call's record in the loop over `ratrace_move` (see [`CallLoop`]): the
 /// genome's two words, the cell, and the move answered.
-const RECORD: usize = 32;
+const RECORD: usize = 24;
 
 /// A started instance and the exports koth calls.
 struct Started {
@@ -85,7 +85,12 @@ fn load(spec: &BotSpec) -> anyhow::Result<DirectModule> {
     let path = spec.wasm_module().ok_or_else(|| {
         anyhow::anyhow!("{spec}: the direct call is for a WASI bot (`wasm = …` in its bot.toml)")
     })?;
-    DirectModule::load(&path, Compile::for_bot(spec)).map_err(|e| anyhow::anyhow!("{spec}: {e:#}"))
+    let looped = Looped {
+        name: MOVE_EXPORT.into(),
+        params: MOVE_PARAMS.to_vec(),
+    };
+    DirectModule::load(&path, Compile::for_bot(spec), looped)
+        .map_err(|e| anyhow::anyhow!("{spec}: {e:#}"))
 }
 
 pub(crate) struct DirectPlayer {
@@ -214,22 +219,30 @@ impl Player for DirectPlayer {
             Ok(records) => records,
             Err(error) => return Err(self.bot_fail(Some(turn), &error)),
         };
-        out.reserve(specimens.len());
+        // Every code read with no branch per specimen: a code out of range is clamped, and
+        // noted, and the turn's moves are dropped below if one was.
         let (records, _) = records.as_chunks::<RECORD>();
-        for (n, record) in records.iter().enumerate() {
-            let code = i32::from_le_bytes(record[24..28].try_into().expect("four bytes"));
-            match MOVE_CODES.get(code as u32 as usize) {
-                Some(&mv) => out.push(mv),
-                None => {
-                    let reason = format!(
-                        "{MOVE_EXPORT} answered {code} for specimen {} of {}: not a move code \
-                         0 to 8",
-                        n + 1,
-                        specimens.len()
-                    );
-                    return Err(self.fail(Some(turn), FaultKind::BadOutput, reason));
-                }
-            }
+        let start = out.len();
+        let mut highest = 0;
+        out.extend(records.iter().map(|record| {
+            let code = u32::from_le_bytes([record[20], record[21], record[22], record[23]]);
+            highest = highest.max(code);
+            MOVE_CODES[(code as usize).min(MOVE_CODES.len() - 1)]
+        }));
+        if highest as usize >= MOVE_CODES.len() {
+            out.truncate(start);
+            let (n, code) = records
+                .iter()
+                .map(|record| i32::from_le_bytes([record[20], record[21], record[22], record[23]]))
+                .enumerate()
+                .find(|&(_, code)| code as u32 as usize >= MOVE_CODES.len())
+                .expect("a code out of range was read");
+            let reason = format!(
+                "{MOVE_EXPORT} answered {code} for specimen {} of {}: not a move code 0 to 8",
+                n + 1,
+                specimens.len()
+            );
+            return Err(self.fail(Some(turn), FaultKind::BadOutput, reason));
         }
         Ok(())
     }
