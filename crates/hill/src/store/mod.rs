@@ -19,6 +19,7 @@ pub(crate) mod contest;
 mod fit;
 mod history;
 pub mod logs;
+mod rated;
 mod rating;
 pub mod records;
 pub mod submissions;
@@ -26,6 +27,7 @@ pub mod submissions;
 pub(crate) use fit::*;
 pub(crate) use history::history;
 use history::{count_lineups, count_presence, lineup_key};
+pub(crate) use rated::add_rated;
 pub(crate) use rating::*;
 
 /// The hill's tables. `state` of a version: `active` (scheduled unless `suspended`), `replaced`

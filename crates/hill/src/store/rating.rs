@@ -31,12 +31,12 @@ fn faulted(faults: &FaultCounts) -> bool {
 /// rating history, and the suspension of a version faulting too often. So a game is rated once,
 /// whenever koth was stopped, or whoever recorded it (a worker, in a shared hill): only `hill
 /// run` rates. Those over `most` stay unrated, for the next run (`hill run --games N` rates N).
-/// Returns how many games it rated, and the versions it suspended, with why.
+/// Returns the games it rated, in order, and the versions it suspended, with why.
 pub(crate) fn rate_recorded(
     db: &dyn Connection,
     suspension: Suspension,
     most: u32,
-) -> anyhow::Result<(u32, Vec<(usize, String)>)> {
+) -> anyhow::Result<(Vec<u32>, Vec<(usize, String)>)> {
     let games: Vec<u32> = db
         .query(
             &format!(
@@ -49,13 +49,13 @@ pub(crate) fn rate_recorded(
         .map(|r| Ok(r.int("game")? as u32))
         .collect::<anyhow::Result<_>>()?;
     let mut suspended = Vec::new();
-    let mut rated = 0;
+    let mut rated = Vec::new();
     for game in games {
-        if rated == most {
+        if rated.len() == most as usize {
             break;
         }
         if let Some(now) = db.transaction(|db| rate_one(db, game, suspension))? {
-            rated += 1;
+            rated.push(game);
             suspended.extend(now);
         }
     }
