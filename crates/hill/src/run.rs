@@ -185,7 +185,10 @@ impl HillPolicy<'_> {
         refit: &Refit,
     ) -> anyhow::Result<u32> {
         let hill = self.hill;
-        let (rated_games, suspended) = store::rate_recorded(
+        let store::Rated {
+            games: rated_games,
+            suspended,
+        } = store::rate_recorded(
             hill.store.connection(),
             hill.config.suspension,
             still_wanted(games, self.recorded),
@@ -751,7 +754,7 @@ mod tests {
         let mut kept = store::history(db).unwrap();
         let mut batches = 0;
         loop {
-            let (rated, _) = store::rate_recorded(db, suspension, 3).unwrap();
+            let rated = store::rate_recorded(db, suspension, 3).unwrap().games;
             if rated.is_empty() {
                 break;
             }
