@@ -24,7 +24,7 @@ use koth_tournament::store::{Claimant, Store};
 use super::Hill;
 use super::board::Waiting;
 use super::contest;
-use super::matchmaking::{self, Candidate};
+use super::matchmaking::{self, Candidate, History, Standing};
 use super::refit::Refit;
 use super::store::{self, Version, VersionState};
 use super::versions::{NOT_ITS_COPY, NotItsCopy};
@@ -124,6 +124,7 @@ pub(crate) async fn play(
         scheduled: 0,
         said_waiting: false,
         in_final: None,
+        kept: None,
     };
     runner::run(&mut policy, jobs, game).await
 }
@@ -150,6 +151,19 @@ struct HillPolicy<'a> {
     said_waiting: bool,
     /// Where a contest's final is, once the contest has closed.
     in_final: Option<contest::Step>,
+    /// The runner's history of games and its standing, read at its first choice and kept
+    /// since, each game it rates added.
+    kept: Option<Kept>,
+}
+
+/// What `hill run` keeps between fills of its queue: the games so far as matchmaking reads
+/// them, read from the store once and added to as each game is rated (whoever recorded it),
+/// and the [`Standing`] computed from them. Read afresh at each fill, a hill of 10,000
+/// versions read 1.2 million pairs and computed every gain again at each fill's first choice
+/// (docs/benchmarks.md, the hill at 10,000 versions).
+struct Kept {
+    history: History,
+    standing: Standing,
 }
 
 /// Games still wanted of the `games` a run was asked for (all, without a number), with
@@ -171,11 +185,18 @@ impl HillPolicy<'_> {
         refit: &Refit,
     ) -> anyhow::Result<u32> {
         let hill = self.hill;
-        let (rated, suspended) = store::rate_recorded(
+        let store::Rated {
+            games: rated_games,
+            suspended,
+        } = store::rate_recorded(
             &hill.store,
             hill.config.suspension,
             still_wanted(games, self.recorded),
         )?;
+        if let Some(kept) = &mut self.kept {
+            store::add_rated(&hill.store, &rated_games, &mut kept.history)?;
+        }
+        let rated = rated_games.len() as u32;
         self.recorded += rated;
         refit.recorded.fetch_add(rated, Ordering::Relaxed);
         for (version, reason) in suspended {
@@ -225,7 +246,7 @@ impl HillPolicy<'_> {
             None => still_wanted(games, self.recorded),
         };
         if self.wanted > 0 && self.in_final.is_none() {
-            self.queued = fill_queue(hill, versions, self.jobs, self.wanted)?;
+            self.queued = fill_queue(hill, versions, self.jobs, self.wanted, &mut self.kept)?;
         }
         Ok(())
     }
@@ -495,12 +516,14 @@ fn fitted_ratings(
 /// seed and reason before it is played, but no more than `wanted` games in all queued, running
 /// or recorded and not yet rated (whoever plays them, each will be rated and counted); returns
 /// how many there are. In a shared hill, workers take games from the queue too: it holds
-/// `jobs` games besides those running.
+/// `jobs` games besides those running. The history of games is `kept`'s, read at the first
+/// fill.
 fn fill_queue(
     hill: &Hill,
     versions: &[Version],
     jobs: usize,
     wanted: u32,
+    kept: &mut Option<Kept>,
 ) -> anyhow::Result<usize> {
     let db: &dyn store::Connection = &hill.store;
     let queue = store::queued(db)?;
@@ -538,19 +561,23 @@ fn fill_queue(
     } else {
         0
     };
-    let history = store::history(db)?;
-    // Kept between this fill's choices: only the chosen versions' queue and turn change.
-    let mut standing = matchmaking::Standing::default();
+    let kept = match kept {
+        Some(kept) => kept,
+        None => kept.insert(Kept {
+            history: store::history(db)?,
+            standing: Standing::default(),
+        }),
+    };
     let mut length = queue.len();
     while length < (jobs + running).min(room) {
         let next = store::next_game(db)?;
         let mut rng = koth_game::seed::rng(hill.seed, (1 << 32) + u64::from(next));
-        let Some(choice) = standing.choose(
+        let Some(choice) = kept.standing.choose(
             &candidates,
             hill.config.seats(candidates.len()),
             next,
             hill.config.tuning,
-            &history,
+            &kept.history,
             &mut rng,
         ) else {
             break;
@@ -646,6 +673,103 @@ mod tests {
             half_width,
             games,
         }
+    }
+
+    /// A hill of five versions and its games, recorded, none rated: every game of the line-up
+    /// 0,1 a draw; of 1,2,3 two draws, then a win, then draws again (it paid once, so it is
+    /// never barren again); the others won, or drawn at random.
+    fn recorded_hill(dir: &std::path::Path) -> koth_tournament::store::Store {
+        let meta = [("name", "h".to_string()), ("game", "tictactoe".to_string())];
+        let store = Store::create(&dir.join("results.sqlite"), &meta, &[], &[]).unwrap();
+        let db: &dyn store::Connection = &store;
+        store::create_tables(db).unwrap();
+        for id in 0..5usize {
+            db.execute(
+                "INSERT INTO bots (id, name, dir, command, origin) VALUES (?1, ?2, 'x', '[]', 't')",
+                &[id.into(), format!("B{id} v1").into()],
+            )
+            .unwrap();
+            db.execute(
+                "INSERT INTO hill_versions (id, name, version, digest, state, added_at, mu, sigma,
+                     games, faulted, counted_from)
+                 VALUES (?1, ?2, 1, 'd', 'active', 0, 25.0, 8.0, 0, 0, 0)",
+                &[id.into(), format!("B{id}").into()],
+            )
+            .unwrap();
+        }
+        let mut rng = koth_game::seed::rng(7, 0);
+        for game in 0..40u32 {
+            let seats: Vec<(usize, f64)> = match game % 4 {
+                0 => vec![(0, 0.5), (1, 0.5)],
+                1 if game == 9 => vec![(1, 1.0), (2, 0.0), (3, 0.0)],
+                1 => vec![(3, 0.5), (1, 0.5), (2, 0.5)],
+                2 => vec![(4, 1.0), (0, 0.0)],
+                _ => {
+                    use rand::RngExt;
+                    let a = rng.random_range(0..5usize);
+                    let b = (a + rng.random_range(1..5usize)) % 5;
+                    let score = f64::from(rng.random_range(0..2u8));
+                    vec![
+                        (a, score),
+                        (b, if rng.random_bool(0.5) { score } else { 0.5 }),
+                    ]
+                }
+            };
+            db.execute(
+                "INSERT INTO games (idx, seed, state, attempts) VALUES (?1, 0, 'done', 1)",
+                &[game.into()],
+            )
+            .unwrap();
+            db.execute(
+                "INSERT INTO hill_games (game, reason, rated, chosen_at) VALUES (?1, 'r', 0, 0)",
+                &[game.into()],
+            )
+            .unwrap();
+            for (seat, &(bot, score)) in seats.iter().enumerate() {
+                db.execute(
+                    "INSERT INTO results (game, seat, bot, score, status, faults, answers,
+                         max_wall_ms, total_wall_ms, near_misses)
+                     VALUES (?1, ?2, ?3, ?4, 'finished', '[]', 1, 1.0, 1.0, 0)",
+                    &[game.into(), seat.into(), bot.into(), score.into()],
+                )
+                .unwrap();
+            }
+        }
+        store
+    }
+
+    #[test]
+    fn the_history_kept_between_fills_equals_one_read_afresh() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = recorded_hill(tmp.path());
+        let db: &dyn store::Connection = &store;
+        let suspension = crate::config::Suspension {
+            share: 1.0,
+            window: 1000,
+        };
+        // The first fill reads the history after some games are rated; each rating after it
+        // adds its games, a few at a time, as `hill run` rates them between fills.
+        store::rate_recorded(db, suspension, 5).unwrap();
+        let mut kept = store::history(db).unwrap();
+        let mut batches = 0;
+        loop {
+            let rated = store::rate_recorded(db, suspension, 3).unwrap().games;
+            if rated.is_empty() {
+                break;
+            }
+            store::add_rated(db, &rated, &mut kept).unwrap();
+            assert!(kept == store::history(db).unwrap(), "after batch {batches}");
+            batches += 1;
+        }
+        assert_eq!(batches, 12);
+        // The line-up 0,1 only ever drew: barren; 1,2,3 paid once (game 9): never again.
+        let fresh = store::history(db).unwrap();
+        assert!(fresh.barren(&[1, 0]));
+        assert!(!fresh.barren(&[1, 2, 3]));
+        // A history that missed a game is not equal.
+        let mut missed = fresh.clone();
+        missed.record(&[(0, 0.5), (1, 0.5)]);
+        assert!(missed != fresh);
     }
 
     #[test]

@@ -110,6 +110,17 @@ fn asset(kind: &'static str, body: &'static str) -> Response {
     ([(header::CONTENT_TYPE, kind)], body).into_response()
 }
 
+/// Reads a hill into `reader`'s memo before the server listens. A hill's first read asks each
+/// offered language's program for its version (a JVM takes a second or more to say it, asked
+/// once per process), which the first page or `/api/hill` after a start waited for: 1.7–2.4 s
+/// with 10,000 versions (docs/benchmarks.md). A hill that cannot be read is left for the first
+/// request to say so.
+pub(crate) fn warm(reader: &Reader) {
+    if reader.hill {
+        let _ = reader.memoized("hill", read_hill);
+    }
+}
+
 fn read_hill(store: &Store, dir: &Path) -> anyhow::Result<HillView> {
     let mut board = board::read(store)?;
     if koth_hill::logs_are_private(store, dir)? {

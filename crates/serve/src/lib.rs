@@ -114,6 +114,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     // A tournament that cannot be read is one error now, not a page of errors later.
     let reader = Reader::open(watched)?;
+    hill::warm(&reader);
     let runtime = koth_game::runtime()?;
     runtime.block_on(async {
         let listener = bind(args.addr).await?;
@@ -166,6 +167,7 @@ fn spawn_with(
     more: Router,
 ) -> anyhow::Result<SocketAddr> {
     let reader = Reader::open(watched)?;
+    hill::warm(&reader);
     let listener = std::net::TcpListener::bind(addr)
         .with_context(|| format!("cannot listen on {addr} for the dashboard"))?;
     listener.set_nonblocking(true)?;

@@ -74,6 +74,18 @@ impl Clone for History {
     }
 }
 
+impl PartialEq for History {
+    /// Whether two histories hold the same games (whichever number and log of changes each
+    /// has): a history kept in memory and added to game by game equals one read afresh.
+    fn eq(&self, other: &History) -> bool {
+        self.pairs == other.pairs
+            && self.own == other.own
+            && self.presence == other.presence
+            && self.outcomes == other.outcomes
+            && self.lineups == other.lineups
+    }
+}
+
 impl History {
     /// Adds `met` to the pair `a`, `b` (as stored: a count per pair).
     pub fn add(&mut self, a: usize, b: usize, met: Met) {
@@ -117,7 +129,7 @@ impl History {
     }
 
     /// Whether the line-up of `versions` has played, and every game of it ended all alike.
-    pub(super) fn barren(&self, versions: &[usize]) -> bool {
+    pub(crate) fn barren(&self, versions: &[usize]) -> bool {
         self.lineups
             .get(&lineup(versions))
             .is_some_and(|met| met.games > 0 && met.alike == met.games)
@@ -125,10 +137,31 @@ impl History {
 
     /// Adds a game: each seat's version and score.
     pub fn record(&mut self, seats: &[(usize, f64)]) {
-        let alike = u32::from(seats.iter().all(|s| s.1 == seats[0].1));
-        let game = Met { games: 1, alike };
+        let game = self.count(seats);
         let versions: Vec<usize> = seats.iter().map(|s| s.0).collect();
         self.add_lineup(&versions, game);
+    }
+
+    /// Adds a game as the store counted it when it was rated (each seat's version and score),
+    /// its line-up's count now in the store beside it (`lineup`): a history read from the
+    /// store holds only the line-ups whose every game ended alike, so whether a line-up that
+    /// paid someone before this game is barren is the store's to say.
+    pub fn record_rated(&mut self, seats: &[(usize, f64)], lineup: Met) {
+        self.count(seats);
+        let versions: Vec<usize> = seats.iter().map(|s| s.0).collect();
+        let key = self::lineup(&versions);
+        if lineup.games > 0 && lineup.alike == lineup.games {
+            self.lineups.insert(key, lineup);
+        } else {
+            self.lineups.remove(&key);
+        }
+    }
+
+    /// Counts a game of `seats` (each seat's version and score) for its pairs, each version
+    /// present and every game; returns the game as a line-up counts it.
+    fn count(&mut self, seats: &[(usize, f64)]) -> Met {
+        let alike = u32::from(seats.iter().all(|s| s.1 == seats[0].1));
+        let game = Met { games: 1, alike };
         let mut present: Vec<usize> = seats.iter().map(|s| s.0).collect();
         present.sort_unstable();
         present.dedup();
@@ -142,6 +175,7 @@ impl History {
                 self.add(a, b, Met { games: 1, alike });
             }
         }
+        game
     }
 
     pub(super) fn met(&self, a: usize, b: usize) -> Met {

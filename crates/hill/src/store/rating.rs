@@ -26,17 +26,22 @@ fn faulted(faults: &FaultCounts) -> bool {
     faults.timed_out + faults.crashed + faults.bad_output + faults.failed_to_start > 0
 }
 
+/// What [`rate_recorded`] rated: the games, in order, and the versions it suspended, with why.
+pub(crate) struct Rated {
+    pub games: Vec<u32>,
+    pub suspended: Vec<(usize, String)>,
+}
+
 /// Rates recorded games not yet rated, in game order, at most `most` of them, each in one
 /// transaction with its mark: the online ratings, each version's games and faulted games, the
 /// rating history, and the suspension of a version faulting too often. So a game is rated once,
 /// whenever koth was stopped, or whoever recorded it (a worker, in a shared hill): only `hill
 /// run` rates. Those over `most` stay unrated, for the next run (`hill run --games N` rates N).
-/// Returns how many games it rated, and the versions it suspended, with why.
 pub(crate) fn rate_recorded(
     db: &dyn Connection,
     suspension: Suspension,
     most: u32,
-) -> anyhow::Result<(u32, Vec<(usize, String)>)> {
+) -> anyhow::Result<Rated> {
     let games: Vec<u32> = db
         .query(
             &format!(
@@ -48,18 +53,20 @@ pub(crate) fn rate_recorded(
         .iter()
         .map(|r| Ok(r.int("game")? as u32))
         .collect::<anyhow::Result<_>>()?;
-    let mut suspended = Vec::new();
-    let mut rated = 0;
+    let mut rated = Rated {
+        games: Vec::new(),
+        suspended: Vec::new(),
+    };
     for game in games {
-        if rated == most {
+        if rated.games.len() == most as usize {
             break;
         }
         if let Some(now) = db.transaction(|db| rate_one(db, game, suspension))? {
-            rated += 1;
-            suspended.extend(now);
+            rated.games.push(game);
+            rated.suspended.extend(now);
         }
     }
-    Ok((rated, suspended))
+    Ok(rated)
 }
 
 /// Rates game `game` unless it is rated already (`None`).

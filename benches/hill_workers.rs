@@ -1,0 +1,126 @@
+//! Many hill workers on one PostgreSQL (`scripts/bench-hill-workers.sh` sets the hill up and
+//! runs this): `--workers` threads, each with its own connection and claimant as a
+//! `koth worker` process has, claim the queue's games and record a result for each through
+//! koth's own [`Store::claim`] and [`Store::record_result`], the statements a hill's worker
+//! runs per game, playing no game (each seat scores its seat's number). Each claim's and each
+//! record's wall time is kept; the median and the 95th percentile of each are printed, with the
+//! games recorded and the run's wall time. Bounded: it stops when the queue is empty or after
+//! `--seconds`.
+//!   cargo bench --bench hill_workers -- --url URL --name NAME [--workers 50] [--seconds 30]
+
+use std::time::{Duration, Instant};
+
+use koth::bot::{AnswerStats, FaultLog};
+use koth::game::{BotResult, MatchResult};
+use koth::tournament::store::{Changes, Claimant, Store};
+
+/// What one worker measured: each claim's and each record's wall time.
+#[derive(Default)]
+struct Times {
+    claims: Vec<Duration>,
+    records: Vec<Duration>,
+}
+
+fn main() -> anyhow::Result<()> {
+    let mut url = None;
+    let mut name = None;
+    let (mut workers, mut seconds) = (50usize, 30u64);
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--url" => url = args.next(),
+            "--name" => name = args.next(),
+            "--workers" => workers = args.next().unwrap_or_default().parse()?,
+            "--seconds" => seconds = args.next().unwrap_or_default().parse()?,
+            // `cargo bench` passes `--bench`.
+            _ => {}
+        }
+    }
+    let (Some(url), Some(name)) = (url, name) else {
+        anyhow::bail!("usage: hill_workers --url URL --name NAME [--workers N] [--seconds S]");
+    };
+    let deadline = Instant::now() + Duration::from_secs(seconds);
+    let empty = tempfile::tempdir()?;
+    let start = Instant::now();
+    let times: Vec<Times> = std::thread::scope(|scope| {
+        let running: Vec<_> = (0..workers)
+            .map(|_| scope.spawn(|| work(&url, &name, deadline, empty.path())))
+            .collect();
+        running
+            .into_iter()
+            .map(|w| w.join().expect("a worker thread panicked"))
+            .collect::<anyhow::Result<_>>()
+    })?;
+    let wall = start.elapsed();
+    let mut claims: Vec<Duration> = times.iter().flat_map(|t| t.claims.clone()).collect();
+    let mut records: Vec<Duration> = times.iter().flat_map(|t| t.records.clone()).collect();
+    println!(
+        "{workers} workers, {} games recorded in {:.1} s ({:.0} games/s)",
+        records.len(),
+        wall.as_secs_f64(),
+        records.len() as f64 / wall.as_secs_f64()
+    );
+    for (what, list) in [("claim", &mut claims), ("record", &mut records)] {
+        list.sort_unstable();
+        println!(
+            "  {what}: median {:.2} ms, p95 {:.2} ms, max {:.2} ms ({} timed)",
+            ms(quantile(list, 0.5)),
+            ms(quantile(list, 0.95)),
+            ms(list.last().copied().unwrap_or_default()),
+            list.len()
+        );
+    }
+    Ok(())
+}
+
+/// One worker: claims and records until the queue is empty or `deadline`.
+fn work(url: &str, name: &str, deadline: Instant, dir: &std::path::Path) -> anyhow::Result<Times> {
+    let store = Store::open_postgres(url, name)?;
+    let claimant = Claimant::new(600);
+    let mut times = Times::default();
+    while Instant::now() < deadline {
+        let started = Instant::now();
+        let Some(claimed) = store.claim(&claimant, &[], 3)? else {
+            break;
+        };
+        times.claims.push(started.elapsed());
+        let game = &claimed.game;
+        let bots = (0..game.seats.len())
+            .map(|seat| {
+                let name = format!("seat {seat}");
+                BotResult::new(
+                    &name,
+                    seat as f64,
+                    &FaultLog::default(),
+                    AnswerStats::default(),
+                )
+            })
+            .collect();
+        let result = MatchResult {
+            game: "tictactoe".into(),
+            seed: game.seed,
+            bots,
+        };
+        let changes = Changes {
+            streaks: &[],
+            data: &[],
+        };
+        let started = Instant::now();
+        store.record_result(game, claimed.attempt, &result, 5.0, dir, &changes)?;
+        times.records.push(started.elapsed());
+    }
+    Ok(times)
+}
+
+/// The `q` quantile of `sorted` (nearest rank).
+fn quantile(sorted: &[Duration], q: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
+    sorted[rank - 1]
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
