@@ -238,25 +238,7 @@ mod tests {
 
     /// A hill of five active versions and no games.
     fn hill(dir: &std::path::Path) -> Store {
-        let meta = [("name", "h".to_string()), ("game", "tictactoe".to_string())];
-        let store = Store::create(&dir.join("results.sqlite"), &meta, &[], &[]).unwrap();
-        let db: &dyn Connection = &store;
-        store::create_tables(db).unwrap();
-        for id in 0..5usize {
-            db.execute(
-                "INSERT INTO bots (id, name, dir, command, origin) VALUES (?1, ?2, 'x', '[]', 't')",
-                &[id.into(), format!("b{id} v1").into()],
-            )
-            .unwrap();
-            db.execute(
-                "INSERT INTO hill_versions (id, name, version, digest, state, added_at, mu, sigma,
-                     games, faulted, counted_from)
-                 VALUES (?1, ?2, 1, 'd', 'active', 0, 25.0, 8.0, 0, 0, 0)",
-                &[id.into(), format!("b{id}").into()],
-            )
-            .unwrap();
-        }
-        store
+        store::fixture::five_active(dir, "b")
     }
 
     /// Game `game` in `state`, and if done its three seats' results: version `game % 5` and the

@@ -679,24 +679,8 @@ mod tests {
     /// 0,1 a draw; of 1,2,3 two draws, then a win, then draws again (it paid once, so it is
     /// never barren again); the others won, or drawn at random.
     fn recorded_hill(dir: &std::path::Path) -> koth_tournament::store::Store {
-        let meta = [("name", "h".to_string()), ("game", "tictactoe".to_string())];
-        let store = Store::create(&dir.join("results.sqlite"), &meta, &[], &[]).unwrap();
+        let store = store::fixture::five_active(dir, "B");
         let db: &dyn store::Connection = &store;
-        store::create_tables(db).unwrap();
-        for id in 0..5usize {
-            db.execute(
-                "INSERT INTO bots (id, name, dir, command, origin) VALUES (?1, ?2, 'x', '[]', 't')",
-                &[id.into(), format!("B{id} v1").into()],
-            )
-            .unwrap();
-            db.execute(
-                "INSERT INTO hill_versions (id, name, version, digest, state, added_at, mu, sigma,
-                     games, faulted, counted_from)
-                 VALUES (?1, ?2, 1, 'd', 'active', 0, 25.0, 8.0, 0, 0, 0)",
-                &[id.into(), format!("B{id}").into()],
-            )
-            .unwrap();
-        }
         let mut rng = koth_game::seed::rng(7, 0);
         for game in 0..40u32 {
             let seats: Vec<(usize, f64)> = match game % 4 {

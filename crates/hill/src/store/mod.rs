@@ -17,6 +17,8 @@ use koth_tournament::store::{data, fuel_of};
 pub mod authors;
 pub(crate) mod contest;
 mod fit;
+#[cfg(test)]
+pub(crate) mod fixture;
 mod games;
 mod history;
 pub mod logs;
