@@ -34,11 +34,11 @@ use wasmtime_wasi::p1::WasiP1Ctx;
 use wasmtime_wasi::p2::{OutputStream, Pollable, StreamResult};
 use wasmtime_wasi::{HostMonotonicClock, HostWallClock, WasiCtxBuilder};
 
-use super::call_loop::{Looped, with_loop};
 use super::engine::{
     Compile, EPOCH_TICK, cached, compile, compile_here, engine, module_bytes, validate,
 };
 use super::guest::UNLIMITED;
+use super::loop_code::{Looped, with_loop};
 use crate::{BotError, BotSpec, Clock, Limits, StderrLog};
 
 /// A module ready to be instantiated for direct calls: compiled, and linked with WASI

@@ -28,6 +28,7 @@ mod call_loop;
 mod direct;
 mod engine;
 mod guest;
+mod loop_code;
 
 use std::cell::Cell;
 use std::future::{Future, poll_fn};
@@ -37,11 +38,12 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-pub use call_loop::{CallLoop, Looped};
+pub use call_loop::CallLoop;
 pub use direct::{DirectInstance, DirectModule, DirectSetup};
 pub use engine::compile_to;
 pub use engine::{Compile, cache_file, load};
 use guest::{Budgets, GuestExit, Printed, QUEUED_INPUT, Setup, Shared, UNLIMITED};
+pub use loop_code::Looped;
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::SeedableRng;
 
