@@ -533,29 +533,7 @@ fn fill_queue(
     // that a game recorded between the two reads is counted twice, not missed.
     let unrated = store::recorded_unrated(db)? as usize;
     let room = (wanted as usize).saturating_sub(unrated);
-    let mut queued: HashMap<usize, u32> = HashMap::new();
-    for seats in &queue {
-        for &bot in seats {
-            *queued.entry(bot).or_default() += 1;
-        }
-    }
-    let ratings = ratings(hill, versions)?;
-    let mut candidates: Vec<Candidate> = versions
-        .iter()
-        .filter(|v| v.scheduled())
-        .map(|v| {
-            let (mu, sigma) = ratings.get(&v.id).copied().unwrap_or((v.mu, v.sigma));
-            Candidate {
-                id: v.id,
-                label: v.label(),
-                mu,
-                sigma,
-                games: v.games,
-                last_chosen: v.last_game,
-                queued: queued.get(&v.id).copied().unwrap_or(0),
-            }
-        })
-        .collect();
+    let mut candidates = candidates(hill, versions, &queue)?;
     let running = if hill.store.is_shared() {
         hill.store.progress()?.running as usize
     } else {
@@ -599,6 +577,38 @@ fn fill_queue(
         }
     }
     Ok(length + unrated)
+}
+
+/// The versions a game may seat, each with its rating (the last fit's in a points hill) and its
+/// games queued in `queue`.
+fn candidates(
+    hill: &Hill,
+    versions: &[Version],
+    queue: &[Vec<usize>],
+) -> anyhow::Result<Vec<Candidate>> {
+    let mut queued: HashMap<usize, u32> = HashMap::new();
+    for seats in queue {
+        for &bot in seats {
+            *queued.entry(bot).or_default() += 1;
+        }
+    }
+    let ratings = ratings(hill, versions)?;
+    Ok(versions
+        .iter()
+        .filter(|v| v.scheduled())
+        .map(|v| {
+            let (mu, sigma) = ratings.get(&v.id).copied().unwrap_or((v.mu, v.sigma));
+            Candidate {
+                id: v.id,
+                label: v.label(),
+                mu,
+                sigma,
+                games: v.games,
+                last_chosen: v.last_game,
+                queued: queued.get(&v.id).copied().unwrap_or(0),
+            }
+        })
+        .collect())
 }
 
 /// The versions seated in `game`, each playing from its folder (fetched in a shared hill); the
