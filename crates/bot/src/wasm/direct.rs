@@ -306,9 +306,11 @@ fn set_budget(store: &mut Store<Direct>, fuel: Option<u64>, wall: Duration) {
     store
         .set_fuel(fuel.unwrap_or(UNLIMITED))
         .expect("koth's engine meters fuel");
-    // One tick more than the limit holds, since the first may come at once.
+    // One tick more than the limit holds, since the first may come at once. wasmtime adds the
+    // deadline to the engine's current epoch, so it is held where the sum cannot wrap round to
+    // a deadline already past.
     let ticks = wall.as_nanos().div_ceil(EPOCH_TICK.as_nanos()) + 1;
-    store.set_epoch_deadline(u64::try_from(ticks).unwrap_or(u64::MAX));
+    store.set_epoch_deadline(u64::try_from(ticks).map_or(u64::MAX / 2, |t| t.min(u64::MAX / 2)));
 }
 
 /// The fault a failed call is, under the budget of `fuel` and `wall`.

@@ -379,7 +379,9 @@ mod tests {
         let module = Module::new(engine(), &bytes).unwrap();
         let mut store = wasmtime::Store::new(engine(), ());
         store.set_fuel(1_000_000).unwrap();
-        store.set_epoch_deadline(u64::MAX);
+        // Added to the engine's current epoch, which its ticker may have moved past 0 (another
+        // test's): `u64::MAX` would wrap round to a deadline already past.
+        store.set_epoch_deadline(u64::MAX / 2);
         let instance = wasmtime::Instance::new(&mut store, &module, &[]).unwrap();
         let records = instance.get_memory(&mut store, RECORDS_EXPORT).unwrap();
         let mut data = Vec::new();
