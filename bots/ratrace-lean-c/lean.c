@@ -8,7 +8,13 @@
  *
  * The board comes once; each specimen's genome once, when it is born; then each turn one line
  * of cells, a token per specimen of the last turn (`x` if it died) and per newborn. The bot
- * keeps its specimens' genomes in koth's order and answers one digit per living specimen.
+ * keeps its specimens in koth's order and answers one digit per living specimen.
+ *
+ * Written for speed, since a bot's time is its own: a genome is turned into its 16 colours'
+ * scores once, at birth, so a move is three byte loads; a cell's token is read from the four
+ * bytes at its start, loaded at once, with its length and value found by arithmetic; and a
+ * specimen that died is passed over with no branch (only a tie, which draws a random number,
+ * branches).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -18,6 +24,8 @@
 #define WIDTH 53
 #define HEIGHT 15
 #define CELLS (WIDTH * HEIGHT)
+/* Bytes that may be read past the end of a line: a token is loaded four bytes at a time. */
+#define SLACK 8
 
 static char *buf;
 static size_t cap = 1 << 20, start, end;
@@ -39,7 +47,7 @@ static char *next_line(void) {
         }
         if (end == cap) {
             cap *= 2;
-            buf = realloc(buf, cap);
+            buf = realloc(buf, cap + SLACK);
             if (!buf) exit(1);
         }
         ssize_t n = read(0, buf + end, cap - end);
@@ -58,10 +66,26 @@ static uint64_t next_random(void) { /* xorshift64*, as ../ratrace-colorscore-c *
 
 static signed char hex[256]; /* each hex digit's value, -1 for other bytes */
 
-typedef unsigned __int128 genome_t;
+/* A specimen as the bot keeps it: each colour's score in its genome, plus one (1 to 64), so
+ * that a target off the track, masked to 0, scores below every colour, as -1 did. */
+typedef struct {
+    uint8_t score[16];
+} specimen_t;
 
-/* The colours of each cell's three forward targets, (1,-1), (1,0), (1,1); -1 off the track. */
-static signed char targets[CELLS][3];
+/* A cell's three forward targets, (1,-1), (1,0), (1,1): each one's colour (0 off the track)
+ * and a mask of 0xff on the track, 0 off it. */
+typedef struct {
+    uint8_t colour[3], on[3];
+} targets_t;
+static targets_t targets[CELLS];
+
+/* For the targets that tie for the best score (bit k for target k): the first of them, and
+ * how many there are. */
+static const uint8_t first_tied[8] = {0, 0, 1, 0, 2, 0, 1, 0};
+static const uint8_t tied_count[8] = {0, 1, 1, 2, 1, 2, 2, 3};
+/* The n-th of the tied targets, for a tie broken at random. */
+static const uint8_t nth_tied[8][3] = {
+    {0, 0, 0}, {0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {2, 0, 0}, {0, 2, 0}, {1, 2, 0}, {0, 1, 2}};
 
 static void read_board(const char *digits) {
     for (int cell = 0; cell < CELLS; cell++) {
@@ -69,15 +93,41 @@ static void read_board(const char *digits) {
         for (int k = 0; k < 3; k++) {
             int tx = x + 1, ty = y + k - 1;
             int on = tx < WIDTH && ty >= 0 && ty < HEIGHT;
-            targets[cell][k] = on ? hex[(unsigned char)digits[ty * WIDTH + tx]] : -1;
+            int colour = on ? hex[(unsigned char)digits[ty * WIDTH + tx]] : -1;
+            on = on && colour >= 0;
+            targets[cell].colour[k] = on ? (uint8_t)colour : 0;
+            targets[cell].on[k] = on ? 0xff : 0;
         }
     }
 }
 
-static genome_t parse_genome(const char *digits) {
-    genome_t g = 0;
-    for (int i = 0; i < 25; i++) g = g << 4 | (genome_t)hex[(unsigned char)digits[i]];
-    return g;
+/* A genome's 25 hex digits, most significant first (100 bits, of which the scores use the
+ * low 96), as each colour's score plus one: the low 16 digits and the 9 above them as two
+ * 64-bit words, so every score is a shift by a constant. */
+static specimen_t parse_genome(const char *digits) {
+    uint64_t high = 0, low = 0;
+    for (int i = 0; i < 9; i++) high = high << 4 | (uint64_t)(hex[(unsigned char)digits[i]] & 15);
+    for (int i = 9; i < 25; i++) low = low << 4 | (uint64_t)(hex[(unsigned char)digits[i]] & 15);
+    specimen_t s;
+    for (int colour = 0; colour < 10; colour++) s.score[colour] = (uint8_t)((low >> (6 * colour)) & 63) + 1;
+    s.score[10] = (uint8_t)(((low >> 60) | (high << 4)) & 63) + 1;
+    for (int colour = 11; colour < 16; colour++) s.score[colour] = (uint8_t)((high >> (6 * colour - 64)) & 63) + 1;
+    return s;
+}
+
+/* The cell a token of the cells line names (0 for `x`), and its length with the space after
+ * it, from the four bytes at its start: digits are the bytes whose value less '0' is below 10;
+ * the first byte after them (a space, the line's end or, for `x`, the `x` itself) ends it. */
+static inline unsigned read_token(const char *at, unsigned *advance) {
+    uint32_t word;
+    memcpy(&word, at, 4);
+    uint32_t digits = word ^ 0x30303030u;
+    uint32_t not_digit = (digits & 0xf0f0f0f0u) | ((digits + 0x06060606u) & 0x10101010u);
+    unsigned len = (unsigned)__builtin_ctz(not_digit | 0x80000000u) / 8; /* 0 for `x` */
+    uint64_t aligned = (uint64_t)digits << (32 - 8 * len); /* the digits in bytes 1 to 3 */
+    unsigned cell = ((aligned >> 8) & 0xff) * 100 + ((aligned >> 16) & 0xff) * 10 + ((aligned >> 24) & 0xff);
+    *advance = len + 1 + (len == 0);
+    return len == 0 ? 0 : cell;
 }
 
 int main(int argc, char **argv) {
@@ -86,9 +136,10 @@ int main(int argc, char **argv) {
     memset(hex, -1, sizeof hex);
     for (int d = 0; d < 10; d++) hex['0' + d] = (signed char)d;
     for (int d = 0; d < 6; d++) hex['a' + d] = (signed char)(10 + d);
-    buf = malloc(cap);
-    genome_t *genomes = NULL; /* the specimens of the last turn, in koth's order, then newborns */
-    size_t count = 0, genomes_cap = 0;
+    buf = malloc(cap + SLACK);
+    if (!buf) return 1;
+    specimen_t *specimens = NULL; /* those of the last turn, in koth's order, then newborns */
+    size_t count = 0, specimens_cap = 0;
     char *out = NULL;
     size_t out_cap = 0;
     char *line;
@@ -102,46 +153,49 @@ int main(int argc, char **argv) {
         } else if (strncmp(line, "TURN ", 5) == 0) {
             char *p = strchr(line + 5, ' ');
             long n = strtol(p + 1, &p, 10), born = strtol(p, NULL, 10);
-            if (genomes_cap < count + born) {
-                genomes_cap = 2 * (count + born);
-                genomes = realloc(genomes, genomes_cap * sizeof *genomes);
+            if (n < 0 || born < 0) return 1;
+            if (specimens_cap < count + born) {
+                specimens_cap = 2 * (count + born);
+                specimens = realloc(specimens, specimens_cap * sizeof *specimens);
+                if (!specimens) return 1;
             }
             for (long i = 0; i < born; i++) {
                 char *g = next_line();
                 if (!g) return 0;
-                genomes[count++] = parse_genome(g);
+                specimens[count++] = parse_genome(g);
             }
-            if (out_cap < (size_t)n + 1) {
-                out_cap = (size_t)n + 1;
+            /* Room for a digit per specimen told of, whether it lives or not, and the newline. */
+            if (out_cap < count + 1) {
+                out_cap = 2 * count + 1;
                 out = realloc(out, out_cap);
+                if (!out) return 1;
             }
-            char *cells = next_line();
+            const char *cells = next_line();
             if (!cells) return 0;
+            const char *cells_end = cells + strlen(cells);
             size_t alive = 0;
             for (size_t i = 0; i < count; i++) {
-                while (*cells == ' ') cells++;
-                if (*cells == 'x') { /* died: its slot goes */
-                    cells++;
-                    continue;
-                }
-                int cell = 0;
-                while (*cells >= '0' && *cells <= '9') cell = cell * 10 + (*cells++ - '0');
-                genome_t g = genomes[i];
-                genomes[alive] = g;
-                int scores[3], best = -1;
-                for (int k = 0; k < 3; k++) {
-                    int colour = targets[cell][k];
-                    scores[k] = colour < 0 ? -1 : (int)(g >> (6 * colour)) & 63;
-                    if (scores[k] > best) best = scores[k];
-                }
-                int choices[3], tied = 0;
-                for (int k = 0; k < 3; k++) {
-                    choices[tied] = k;
-                    tied += scores[k] == best;
-                }
-                int pick = tied == 1 || first ? choices[0] : choices[next_random() % tied];
-                if (alive < (size_t)n) out[alive] = digit[pick];
-                alive++;
+                if (cells > cells_end) return 1; /* fewer tokens than specimens */
+                unsigned advance;
+                unsigned cell = read_token(cells, &advance);
+                unsigned lives = cells[0] != 'x';
+                cells += advance;
+                if (cell >= CELLS) return 1;
+                specimen_t s = specimens[i];
+                const targets_t *t = &targets[cell];
+                uint8_t s0 = s.score[t->colour[0]] & t->on[0];
+                uint8_t s1 = s.score[t->colour[1]] & t->on[1];
+                uint8_t s2 = s.score[t->colour[2]] & t->on[2];
+                uint8_t best = s0 > s1 ? s0 : s1;
+                best = best > s2 ? best : s2;
+                unsigned tied = (s0 == best) | (s1 == best) << 1 | (s2 == best) << 2;
+                unsigned pick = first_tied[tied];
+                if (lives & !first & (tied_count[tied] > 1))
+                    pick = nth_tied[tied][next_random() % tied_count[tied]];
+                /* A specimen that died is written over by the next one that lives. */
+                specimens[alive] = s;
+                out[alive] = digit[pick];
+                alive += lives;
             }
             count = alive;
             if (alive != (size_t)n) return 1; /* koth and this bot disagree: say so by leaving */
