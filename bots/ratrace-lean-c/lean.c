@@ -12,9 +12,9 @@
  *
  * Written for speed, since a bot's time is its own: a genome is turned into its 16 colours'
  * scores once, at birth, so a move is three byte loads; a cell's token is read from the four
- * bytes at its start, loaded at once, with its length and value found by arithmetic; and a
- * specimen that died is passed over with no branch (only a tie, which draws a random number,
- * branches).
+ * bytes at its start, loaded at once, with its length and value found by arithmetic; a
+ * specimen that died is passed over with no branch; and the ties, which draw random numbers,
+ * are noted as they come and broken after the turn's other moves, in the same order.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -56,12 +56,14 @@ static char *next_line(void) {
     }
 }
 
+/* xorshift64*, as ../ratrace-colorscore-c: the state after `state`; the number drawn is that
+ * state times 2685821657736338717. */
 static uint64_t rng_state = 1;
-static uint64_t next_random(void) { /* xorshift64*, as ../ratrace-colorscore-c */
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return rng_state * 2685821657736338717ULL;
+static inline uint64_t next_state(uint64_t state) {
+    state ^= state >> 12;
+    state ^= state << 25;
+    state ^= state >> 27;
+    return state;
 }
 
 static signed char hex[256]; /* each hex digit's value, -1 for other bytes */
@@ -86,6 +88,17 @@ static const uint8_t tied_count[8] = {0, 1, 1, 2, 1, 2, 2, 3};
 /* The n-th of the tied targets, for a tie broken at random. */
 static const uint8_t nth_tied[8][3] = {
     {0, 0, 0}, {0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {2, 0, 0}, {0, 2, 0}, {1, 2, 0}, {0, 1, 2}};
+
+/* The target a tie draw r picks among the `tied` ones, the (r % count)-th, by r % 3 and r & 1:
+ * a constant divisor, which costs a multiplication where r % count cost a division. */
+static uint8_t ties_broken[8][3][2];
+
+static void fill_ties_broken(void) {
+    for (int tied = 0; tied < 8; tied++)
+        for (int m3 = 0; m3 < 3; m3++)
+            for (int m2 = 0; m2 < 2; m2++)
+                ties_broken[tied][m3][m2] = nth_tied[tied][tied_count[tied] == 3 ? m3 : m2];
+}
 
 static void read_board(const char *digits) {
     for (int cell = 0; cell < CELLS; cell++) {
@@ -125,9 +138,8 @@ static inline unsigned read_token(const char *at, unsigned *advance) {
     uint32_t not_digit = (digits & 0xf0f0f0f0u) | ((digits + 0x06060606u) & 0x10101010u);
     unsigned len = (unsigned)__builtin_ctz(not_digit | 0x80000000u) / 8; /* 0 for `x` */
     uint64_t aligned = (uint64_t)digits << (32 - 8 * len); /* the digits in bytes 1 to 3 */
-    unsigned cell = ((aligned >> 8) & 0xff) * 100 + ((aligned >> 16) & 0xff) * 10 + ((aligned >> 24) & 0xff);
     *advance = len + 1 + (len == 0);
-    return len == 0 ? 0 : cell;
+    return ((aligned >> 8) & 0xff) * 100 + ((aligned >> 16) & 0xff) * 10 + ((aligned >> 24) & 0xff);
 }
 
 int main(int argc, char **argv) {
@@ -136,11 +148,13 @@ int main(int argc, char **argv) {
     memset(hex, -1, sizeof hex);
     for (int d = 0; d < 10; d++) hex['0' + d] = (signed char)d;
     for (int d = 0; d < 6; d++) hex['a' + d] = (signed char)(10 + d);
+    fill_ties_broken();
     buf = malloc(cap + SLACK);
     if (!buf) return 1;
     specimen_t *specimens = NULL; /* those of the last turn, in koth's order, then newborns */
     size_t count = 0, specimens_cap = 0;
     char *out = NULL;
+    uint32_t *tie_at = NULL; /* each tie's specimen (among the living) << 3 | its tied targets */
     size_t out_cap = 0;
     char *line;
     while ((line = next_line())) {
@@ -168,12 +182,13 @@ int main(int argc, char **argv) {
             if (out_cap < count + 1) {
                 out_cap = 2 * count + 1;
                 out = realloc(out, out_cap);
-                if (!out) return 1;
+                tie_at = realloc(tie_at, out_cap * sizeof *tie_at);
+                if (!out || !tie_at) return 1;
             }
             const char *cells = next_line();
             if (!cells) return 0;
             const char *cells_end = cells + strlen(cells);
-            size_t alive = 0;
+            size_t alive = 0, ties = 0;
             for (size_t i = 0; i < count; i++) {
                 if (cells > cells_end) return 1; /* fewer tokens than specimens */
                 unsigned advance;
@@ -189,13 +204,22 @@ int main(int argc, char **argv) {
                 uint8_t best = s0 > s1 ? s0 : s1;
                 best = best > s2 ? best : s2;
                 unsigned tied = (s0 == best) | (s1 == best) << 1 | (s2 == best) << 2;
-                unsigned pick = first_tied[tied];
-                if (lives & !first & (tied_count[tied] > 1))
-                    pick = nth_tied[tied][next_random() % tied_count[tied]];
+                /* The first tied target for now; a tie is broken at random below. */
+                out[alive] = digit[first_tied[tied]];
+                /* The ties, with no branch: ties are common (two targets of one colour) and
+                 * come unpredictably, and a branch on them here was mispredicted. */
+                tie_at[ties] = (uint32_t)alive << 3 | tied;
+                ties += lives & (tied_count[tied] > 1);
                 /* A specimen that died is written over by the next one that lives. */
                 specimens[alive] = s;
-                out[alive] = digit[pick];
                 alive += lives;
+            }
+            /* Each tie draws the next random number, in koth's order: the (r % n)-th of the n
+             * tied targets. */
+            for (size_t k = 0; k < ties && !first; k++) {
+                rng_state = next_state(rng_state);
+                uint64_t r = rng_state * 2685821657736338717ULL;
+                out[tie_at[k] >> 3] = digit[ties_broken[tie_at[k] & 7][r % 3][r & 1]];
             }
             count = alive;
             if (alive != (size_t)n) return 1; /* koth and this bot disagree: say so by leaving */
