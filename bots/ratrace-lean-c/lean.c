@@ -142,20 +142,101 @@ static inline unsigned read_token(const char *at, unsigned *advance) {
     return ((aligned >> 8) & 0xff) * 100 + ((aligned >> 16) & 0xff) * 10 + ((aligned >> 24) & 0xff);
 }
 
+static const char digit[3] = {'2', '5', '8'}; /* 3*(dy+1) + (dx+1) for (1,-1), (1,0), (1,1) */
+static int first;                               /* ties go to the first tied target */
+static specimen_t *specimens; /* those of the last turn, in koth's order, then newborns */
+static size_t count, specimens_cap;
+static char *out;        /* the answer: a digit per specimen told of, and a newline */
+static uint32_t *tie_at; /* each tie's specimen (among the living) << 3 | its tied targets */
+static size_t out_cap;
+
+/* Moves each specimen told of by the cells line `cells` (NUL-terminated at `cells_end`) and
+ * keeps those that live, in order; returns how many do, or -1 if the line has too few tokens
+ * or a cell off the board. */
+static long move_all(const char *cells, const char *cells_end) {
+    size_t alive = 0, ties = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (cells > cells_end) return -1; /* fewer tokens than specimens */
+        unsigned advance;
+        unsigned cell = read_token(cells, &advance);
+        unsigned lives = cells[0] != 'x';
+        cells += advance;
+        if (cell >= CELLS) return -1;
+        specimen_t s = specimens[i];
+        const targets_t *t = &targets[cell];
+        uint8_t s0 = s.score[t->colour[0]] & t->on[0];
+        uint8_t s1 = s.score[t->colour[1]] & t->on[1];
+        uint8_t s2 = s.score[t->colour[2]] & t->on[2];
+        uint8_t best = s0 > s1 ? s0 : s1;
+        best = best > s2 ? best : s2;
+        unsigned tied = (s0 == best) | (s1 == best) << 1 | (s2 == best) << 2;
+        /* The first tied target for now; a tie is broken at random below. */
+        out[alive] = digit[first_tied[tied]];
+        /* The ties, with no branch: ties are common (two targets of one colour) and come
+         * unpredictably, and a branch on them here was mispredicted. */
+        tie_at[ties] = (uint32_t)alive << 3 | tied;
+        ties += lives & (tied_count[tied] > 1);
+        /* A specimen that died is written over by the next one that lives. */
+        specimens[alive] = s;
+        alive += lives;
+    }
+    /* Each tie draws the next random number, in koth's order: the (r % n)-th of the n tied
+     * targets. */
+    for (size_t k = 0; k < ties && !first; k++) {
+        rng_state = next_state(rng_state);
+        uint64_t r = rng_state * 2685821657736338717ULL;
+        out[tie_at[k] >> 3] = digit[ties_broken[tie_at[k] & 7][r % 3][r & 1]];
+    }
+    return (long)alive;
+}
+
+/* Plays the turn whose `TURN t n k` line is `header`: reads its newborns and its cells line,
+ * and answers. Returns 0, or 1 if the input ended, or -1 if koth and this bot disagree or
+ * memory ran out (the bot then says so by leaving). */
+static int play_turn(char *header) {
+    char *p = strchr(header + 5, ' ');
+    if (!p) return -1;
+    long n = strtol(p + 1, &p, 10), born = strtol(p, NULL, 10);
+    if (n < 0 || born < 0) return -1;
+    if (specimens_cap < count + born) {
+        specimens_cap = 2 * (count + born);
+        specimens = realloc(specimens, specimens_cap * sizeof *specimens);
+        if (!specimens) return -1;
+    }
+    for (long i = 0; i < born; i++) {
+        char *g = next_line();
+        if (!g) return 1;
+        specimens[count++] = parse_genome(g);
+    }
+    /* Room for a digit per specimen told of, whether it lives or not, and the newline. */
+    if (out_cap < count + 1) {
+        out_cap = 2 * count + 1;
+        out = realloc(out, out_cap);
+        tie_at = realloc(tie_at, out_cap * sizeof *tie_at);
+        if (!out || !tie_at) return -1;
+    }
+    const char *cells = next_line();
+    if (!cells) return 1;
+    long alive = move_all(cells, cells + strlen(cells));
+    if (alive != n) return -1;
+    count = (size_t)alive;
+    out[count] = '\n';
+    for (size_t done = 0; done <= count;) {
+        ssize_t w = write(1, out + done, count + 1 - done);
+        if (w <= 0) return -1;
+        done += w;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv) {
-    static const char digit[3] = {'2', '5', '8'}; /* 3*(dy+1) + (dx+1) for (1,-1), (1,0), (1,1) */
-    int first = argc > 1 && strcmp(argv[1], "first") == 0;
+    first = argc > 1 && strcmp(argv[1], "first") == 0;
     memset(hex, -1, sizeof hex);
     for (int d = 0; d < 10; d++) hex['0' + d] = (signed char)d;
     for (int d = 0; d < 6; d++) hex['a' + d] = (signed char)(10 + d);
     fill_ties_broken();
     buf = malloc(cap + SLACK);
     if (!buf) return 1;
-    specimen_t *specimens = NULL; /* those of the last turn, in koth's order, then newborns */
-    size_t count = 0, specimens_cap = 0;
-    char *out = NULL;
-    uint32_t *tie_at = NULL; /* each tie's specimen (among the living) << 3 | its tied targets */
-    size_t out_cap = 0;
     char *line;
     while ((line = next_line())) {
         if (strncmp(line, "RATRACE ", 8) == 0) {
@@ -165,70 +246,8 @@ int main(int argc, char **argv) {
         } else if (strncmp(line, "BOARD ", 6) == 0) {
             read_board(line + 6);
         } else if (strncmp(line, "TURN ", 5) == 0) {
-            char *p = strchr(line + 5, ' ');
-            long n = strtol(p + 1, &p, 10), born = strtol(p, NULL, 10);
-            if (n < 0 || born < 0) return 1;
-            if (specimens_cap < count + born) {
-                specimens_cap = 2 * (count + born);
-                specimens = realloc(specimens, specimens_cap * sizeof *specimens);
-                if (!specimens) return 1;
-            }
-            for (long i = 0; i < born; i++) {
-                char *g = next_line();
-                if (!g) return 0;
-                specimens[count++] = parse_genome(g);
-            }
-            /* Room for a digit per specimen told of, whether it lives or not, and the newline. */
-            if (out_cap < count + 1) {
-                out_cap = 2 * count + 1;
-                out = realloc(out, out_cap);
-                tie_at = realloc(tie_at, out_cap * sizeof *tie_at);
-                if (!out || !tie_at) return 1;
-            }
-            const char *cells = next_line();
-            if (!cells) return 0;
-            const char *cells_end = cells + strlen(cells);
-            size_t alive = 0, ties = 0;
-            for (size_t i = 0; i < count; i++) {
-                if (cells > cells_end) return 1; /* fewer tokens than specimens */
-                unsigned advance;
-                unsigned cell = read_token(cells, &advance);
-                unsigned lives = cells[0] != 'x';
-                cells += advance;
-                if (cell >= CELLS) return 1;
-                specimen_t s = specimens[i];
-                const targets_t *t = &targets[cell];
-                uint8_t s0 = s.score[t->colour[0]] & t->on[0];
-                uint8_t s1 = s.score[t->colour[1]] & t->on[1];
-                uint8_t s2 = s.score[t->colour[2]] & t->on[2];
-                uint8_t best = s0 > s1 ? s0 : s1;
-                best = best > s2 ? best : s2;
-                unsigned tied = (s0 == best) | (s1 == best) << 1 | (s2 == best) << 2;
-                /* The first tied target for now; a tie is broken at random below. */
-                out[alive] = digit[first_tied[tied]];
-                /* The ties, with no branch: ties are common (two targets of one colour) and
-                 * come unpredictably, and a branch on them here was mispredicted. */
-                tie_at[ties] = (uint32_t)alive << 3 | tied;
-                ties += lives & (tied_count[tied] > 1);
-                /* A specimen that died is written over by the next one that lives. */
-                specimens[alive] = s;
-                alive += lives;
-            }
-            /* Each tie draws the next random number, in koth's order: the (r % n)-th of the n
-             * tied targets. */
-            for (size_t k = 0; k < ties && !first; k++) {
-                rng_state = next_state(rng_state);
-                uint64_t r = rng_state * 2685821657736338717ULL;
-                out[tie_at[k] >> 3] = digit[ties_broken[tie_at[k] & 7][r % 3][r & 1]];
-            }
-            count = alive;
-            if (alive != (size_t)n) return 1; /* koth and this bot disagree: say so by leaving */
-            out[alive] = '\n';
-            for (size_t done = 0; done <= alive;) {
-                ssize_t w = write(1, out + done, alive + 1 - done);
-                if (w <= 0) return 1;
-                done += w;
-            }
+            int played = play_turn(line);
+            if (played) return played < 0;
         }
     }
     return 0;
