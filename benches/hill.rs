@@ -666,7 +666,9 @@ fn line_ups(versions: usize, game_count: usize) {
             .choose(&candidates, 3, next, TUNING, &history, &mut rng)
             .expect("a game")
             .seats;
-        let scores: Vec<f64> = (0..3).map(|_| f64::from(rng.random_range(0..4u8))).collect();
+        let scores: Vec<f64> = (0..3)
+            .map(|_| f64::from(rng.random_range(0..4u8)))
+            .collect();
         let seated: Vec<(usize, f64)> = seats.iter().copied().zip(scores).collect();
         history.record(&seated);
         for &k in &seats {

@@ -163,7 +163,12 @@ impl Games {
         }
         loop {
             match self.index.get(&hash) {
-                Some(&k) if self.players_of(k as usize).iter().eq(table.iter().map(|s| &s.0)) => {
+                Some(&k)
+                    if self
+                        .players_of(k as usize)
+                        .iter()
+                        .eq(table.iter().map(|s| &s.0)) =>
+                {
                     return k as usize;
                 }
                 Some(_) => hash = hash.wrapping_add(1),
@@ -179,8 +184,10 @@ impl Games {
             .push(u32::try_from(self.moments.len()).expect("fewer than 4 billion co-moments"));
         self.players.extend(table.iter().map(|s| s.0));
         self.sums.resize(self.players.len(), 0.0);
-        self.moments
-            .resize(self.moments.len() + table.len() * (table.len() + 1) / 2, 0.0);
+        self.moments.resize(
+            self.moments.len() + table.len() * (table.len() + 1) / 2,
+            0.0,
+        );
         self.counts.push(0);
         k
     }
@@ -608,7 +615,8 @@ fn figures<'g>(
     for table in model.games.each() {
         for (s, (p, y, x)) in model.parts(&table, &z).enumerate() {
             let mean = y / table.games - level * x.exp();
-            let residuals = table.games * mean * mean + table.moments[diagonal_of(s, table.players.len())];
+            let residuals =
+                table.games * mean * mean + table.moments[diagonal_of(s, table.players.len())];
             own[p] += residuals;
             squares += residuals;
             seen[p] += table.games as u32;
@@ -1136,6 +1144,62 @@ mod tests {
             .zip(&normal.diagonal)
             .map(|(g, d)| g * g / d)
             .sum()
+    }
+
+    #[test]
+    fn a_line_up_holds_its_games_count_sums_and_co_moments() {
+        // Games of a few line-ups, seats in any order, a player twice at one table: each
+        // line-up's sums and co-moments (kept game by game, Welford's way) are those of its
+        // games read in two passes, seat by seat in the sorted order.
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+        let line_ups: [&[usize]; 4] = [&[0, 1, 2], &[2, 1, 0, 3], &[4, 4, 1], &[5]];
+        let mut games = Games::default();
+        let mut by_line_up: HashMap<Vec<u32>, Vec<Vec<f64>>> = HashMap::new();
+        for _ in 0..300 {
+            let players = line_ups[rng.random_range(0..4)];
+            let mut seats: Vec<(usize, f64)> = players
+                .iter()
+                .map(|&p| (p, f64::from(rng.random_range(-3..40i8)) + 0.25))
+                .collect();
+            rand::seq::SliceRandom::shuffle(&mut seats[..], &mut rng);
+            games.add(&seats);
+            seats.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+            let key = seats.iter().map(|s| s.0 as u32).collect();
+            by_line_up
+                .entry(key)
+                .or_default()
+                .push(seats.iter().map(|s| s.1).collect());
+        }
+        assert_eq!(games.len(), 300);
+        assert_eq!(games.line_ups(), by_line_up.len());
+        for table in games.each() {
+            let held = &by_line_up[table.players];
+            assert_eq!(table.games, held.len() as f64);
+            let k = table.players.len();
+            let means: Vec<f64> = (0..k)
+                .map(|s| held.iter().map(|y| y[s]).sum::<f64>() / held.len() as f64)
+                .collect();
+            let mut at = 0;
+            for s in 0..k {
+                assert!((table.sums[s] / table.games - means[s]).abs() < 1e-9);
+                for t in s..k {
+                    let moment: f64 = held
+                        .iter()
+                        .map(|y| (y[s] - means[s]) * (y[t] - means[t]))
+                        .sum();
+                    assert!(
+                        (table.moments[at] - moment).abs() < 1e-9 * (1.0 + moment.abs()),
+                        "{:?} {s} {t}: {} against {moment}",
+                        table.players,
+                        table.moments[at]
+                    );
+                    if s == t {
+                        assert_eq!(diagonal_of(s, k), at);
+                    }
+                    at += 1;
+                }
+            }
+        }
     }
 
     #[test]
