@@ -850,6 +850,7 @@ fn points_refit(versions: usize, game_count: usize) {
         }
         seats
     }
+    let started = Stopwatch::start();
     for _ in 0..game_count {
         let seats = near(versions, &mut rng);
         let scores = Model::Points.play(&strength, &seats, &mut rng);
@@ -857,8 +858,10 @@ fn points_refit(versions: usize, game_count: usize) {
         games.add(&seated);
     }
     println!(
-        "{game_count} games of three drawn among {versions} versions: {} distinct line-ups",
-        games.line_ups().unwrap_or(0)
+        "{game_count} games of three drawn among {versions} versions and gathered: {} \
+         distinct line-ups, {}",
+        games.line_ups().unwrap_or(0),
+        started.said()
     );
     let started = Stopwatch::start();
     let fitted = ranking::fit(&games, &vec![Start::default(); versions]);

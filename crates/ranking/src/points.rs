@@ -128,26 +128,19 @@ impl Games {
         let k = self.line_up(&table);
         let at = self.starts[k] as usize;
         let n = f64::from(self.counts[k]);
-        // Welford's update: the co-moment grows by (y − the old mean)(y − the new mean).
-        let before: Vec<f64> = table
-            .iter()
-            .zip(&self.sums[at..])
-            .map(|(s, sum)| if n > 0.0 { s.1 - sum / n } else { 0.0 })
-            .collect();
-        for (s, sum) in table.iter().zip(&mut self.sums[at..]) {
-            *sum += s.1;
-        }
-        let after: Vec<f64> = table
-            .iter()
-            .zip(&self.sums[at..])
-            .map(|(s, sum)| s.1 - sum / (n + 1.0))
-            .collect();
+        // Welford's update: the co-moment grows by (y − the old mean)(y − the new mean), both
+        // read from the sums before this game's are added.
+        let sums = &mut self.sums[at..at + table.len()];
         let mut moment = self.moment_starts[k] as usize;
-        for (s, b) in before.iter().enumerate() {
-            for a in &after[s..] {
-                self.moments[moment] += b * a;
+        for (s, &(_, ys)) in table.iter().enumerate() {
+            let before = if n > 0.0 { ys - sums[s] / n } else { 0.0 };
+            for (&(_, yt), sum) in table[s..].iter().zip(&sums[s..]) {
+                self.moments[moment] += before * (yt - (sum + yt) / (n + 1.0));
                 moment += 1;
             }
+        }
+        for (s, sum) in table.iter().zip(sums) {
+            *sum += s.1;
         }
         self.counts[k] += 1;
         self.games += 1;
