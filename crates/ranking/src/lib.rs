@@ -58,6 +58,15 @@ impl Games {
             Ranking::Placement => self.order.add(seats),
         }
     }
+
+    /// How many distinct line-ups a points fit's passes walk (its games merged by line-up);
+    /// none for a placement fit, which holds pairs.
+    pub fn line_ups(&self) -> Option<usize> {
+        match self.ranking {
+            Ranking::Points => Some(self.points.line_ups()),
+            Ranking::Placement => None,
+        }
+    }
 }
 
 /// A fit of `games`: every player's figure, where the next fit may start, and how sure one's

@@ -71,15 +71,43 @@ const SOLVED: f64 = 1e-6;
 /// different starts then agree to about a ten-millionth.
 const CONVERGED: f64 = 1e-16;
 
-/// Games to fit, by player index: every seat's player and points, game after game. Held
-/// small, since a hill holds every game of its current versions (ten million games of three
-/// in 280 MB): a seat is its player as a `u32` and its points as an `f32` (a game's points,
-/// whole numbers in every game koth has, are exact to 16 million), a game's start a `u32`.
+/// Games to fit, by player index, merged by line-up: the Poisson fit reads a line-up's games
+/// only through their count and each seat's sum of points (every game of a line-up has the
+/// same expectation at each seat), and the lead's clustered interval through each line-up's
+/// sums of products of its seats' points (the co-moments about their means, kept as each game
+/// comes, so that no difference of large sums cancels). A hill's matchmaking seats near
+/// versions together again and again, so each pass of the fit walks a line-up once rather
+/// than each of its games (the bench's ten million games of three at 10,000 versions are
+/// some 3.5 million line-ups). A line-up's players are sorted; a seat's points are taken as an
+/// `f32` (whole numbers in every game koth has, exact to 16 million), as before.
 #[derive(Debug, Default, Clone)]
 pub struct Games {
-    seats: Vec<(u32, f32)>,
-    /// Where each game's seats start in `seats`.
+    /// Each line-up's players, sorted, line-up after line-up.
+    players: Vec<u32>,
+    /// Each seat's points summed over its line-up's games, beside `players`.
+    sums: Vec<f64>,
+    /// Where each line-up's seats start in `players`.
     starts: Vec<u32>,
+    /// Each line-up's games.
+    counts: Vec<u32>,
+    /// Each line-up's co-moments of its seats' points about their means (the upper triangle,
+    /// row by row), and where each line-up's start.
+    moments: Vec<f64>,
+    moment_starts: Vec<u32>,
+    /// A line-up's index by the hash of its players (on a collision, the hash's next value).
+    index: rustc_hash::FxHashMap<u64, u32>,
+    games: usize,
+    seats: usize,
+    /// The least seat's points, or zero.
+    least: f64,
+}
+
+/// One line-up and its games, as the fit reads them.
+struct LineUp<'g> {
+    players: &'g [u32],
+    sums: &'g [f64],
+    games: f64,
+    moments: &'g [f64],
 }
 
 impl Games {
@@ -88,32 +116,115 @@ impl Games {
         if seats.is_empty() {
             return;
         }
-        let start = u32::try_from(self.seats.len()).expect("fewer than 4 billion seats");
-        self.starts.push(start);
-        self.seats.extend(
-            seats
-                .iter()
-                .map(|&(p, y)| (u32::try_from(p).expect("a player index"), y as f32)),
+        let mut table: Vec<(u32, f64)> = seats
+            .iter()
+            .map(|&(p, y)| {
+                let p = u32::try_from(p).expect("a player index");
+                (p, f64::from(y as f32))
+            })
+            .collect();
+        // Two seats of one player are alike to the model, so any order of them does.
+        table.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+        let k = self.line_up(&table);
+        let at = self.starts[k] as usize;
+        let n = f64::from(self.counts[k]);
+        // Welford's update: the co-moment grows by (y − the old mean)(y − the new mean), both
+        // read from the sums before this game's are added.
+        let sums = &mut self.sums[at..at + table.len()];
+        let mut moment = self.moment_starts[k] as usize;
+        for (s, &(_, ys)) in table.iter().enumerate() {
+            let before = if n > 0.0 { ys - sums[s] / n } else { 0.0 };
+            for (&(_, yt), sum) in table[s..].iter().zip(&sums[s..]) {
+                self.moments[moment] += before * (yt - (sum + yt) / (n + 1.0));
+                moment += 1;
+            }
+        }
+        for (s, sum) in table.iter().zip(sums) {
+            *sum += s.1;
+        }
+        self.counts[k] += 1;
+        self.games += 1;
+        self.seats += table.len();
+        self.least = table.iter().map(|s| s.1).fold(self.least, f64::min);
+    }
+
+    /// The index of the line-up of `table` (sorted), added without games if new.
+    fn line_up(&mut self, table: &[(u32, f64)]) -> usize {
+        let mut hash = table.len() as u64;
+        for s in table {
+            hash = (hash.rotate_left(26) ^ u64::from(s.0)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+        loop {
+            match self.index.get(&hash) {
+                Some(&k)
+                    if self
+                        .players_of(k as usize)
+                        .iter()
+                        .eq(table.iter().map(|s| &s.0)) =>
+                {
+                    return k as usize;
+                }
+                Some(_) => hash = hash.wrapping_add(1),
+                None => break,
+            }
+        }
+        let k = self.starts.len();
+        let index = u32::try_from(k).expect("fewer than 4 billion line-ups");
+        self.index.insert(hash, index);
+        self.starts
+            .push(u32::try_from(self.players.len()).expect("fewer than 4 billion seats"));
+        self.moment_starts
+            .push(u32::try_from(self.moments.len()).expect("fewer than 4 billion co-moments"));
+        self.players.extend(table.iter().map(|s| s.0));
+        self.sums.resize(self.players.len(), 0.0);
+        self.moments.resize(
+            self.moments.len() + table.len() * (table.len() + 1) / 2,
+            0.0,
         );
+        self.counts.push(0);
+        k
+    }
+
+    fn players_of(&self, k: usize) -> &[u32] {
+        let end = self
+            .starts
+            .get(k + 1)
+            .map_or(self.players.len(), |&s| s as usize);
+        &self.players[self.starts[k] as usize..end]
     }
 
     /// How many games.
     pub fn len(&self) -> usize {
-        self.starts.len()
+        self.games
     }
 
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
-        self.starts.is_empty()
+        self.games == 0
     }
 
-    fn each(&self) -> impl Iterator<Item = &[(u32, f32)]> {
-        self.starts.iter().enumerate().map(|(k, &start)| {
-            let end = self
-                .starts
-                .get(k + 1)
-                .map_or(self.seats.len(), |&s| s as usize);
-            &self.seats[start as usize..end]
+    /// How many distinct line-ups the games hold: the rows each pass of the fit walks.
+    pub fn line_ups(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// Each line-up's players, alone: what the curvature's product reads.
+    fn tables(&self) -> impl Iterator<Item = &[u32]> {
+        (0..self.starts.len()).map(|k| self.players_of(k))
+    }
+
+    fn each(&self) -> impl Iterator<Item = LineUp<'_>> {
+        (0..self.starts.len()).map(|k| {
+            let players = self.players_of(k);
+            let at = self.starts[k] as usize;
+            let moment = self.moment_starts[k] as usize;
+            let size = players.len() * (players.len() + 1) / 2;
+            LineUp {
+                players,
+                sums: &self.sums[at..at + players.len()],
+                games: f64::from(self.counts[k]),
+                moments: &self.moments[moment..moment + size],
+            }
         })
     }
 }
@@ -122,6 +233,27 @@ impl Games {
 /// table of `k`; none alone.
 fn neighbour_weight(k: usize) -> f64 {
     if k > 1 { 1.0 / (k - 1) as f64 } else { 0.0 }
+}
+
+/// Where seat `s`'s own co-moment (its squares about its mean) is in a line-up of `k`'s
+/// upper triangle, kept row by row.
+fn diagonal_of(s: usize, k: usize) -> usize {
+    s * k - s * (s.saturating_sub(1)) / 2
+}
+
+/// `mᵀ C m` for `C` a line-up's co-moments (the upper triangle, row by row).
+fn spread_of(m: &[f64], moments: &[f64]) -> f64 {
+    let mut at = 0;
+    let mut sum = 0.0;
+    for (s, ms) in m.iter().enumerate() {
+        sum += ms * ms * moments[at];
+        for mt in &m[s + 1..] {
+            at += 1;
+            sum += 2.0 * ms * mt * moments[at];
+        }
+        at += 1;
+    }
+    sum
 }
 
 /// The games as a fit reads them: every seat's points shifted up by `shift` (the model needs
@@ -142,45 +274,55 @@ struct Model<'g> {
 }
 
 impl Model<'_> {
-    /// Each seat of a table with its player, points and linear part.
+    /// Each seat of a line-up with its player, its points summed over the line-up's games
+    /// (shifted) and its linear part.
     fn parts<'t>(
         &self,
-        table: &'t [(u32, f32)],
+        table: &LineUp<'t>,
         z: &'t [f64],
     ) -> impl Iterator<Item = (usize, f64, f64)> + 't {
+        let shift = self.shift * table.games;
+        self.linear(table.players, z)
+            .zip(table.sums)
+            .map(move |((p, x), y)| (p, y + shift, x))
+    }
+
+    /// Each seat of a line-up with its player and linear part.
+    fn linear<'t>(
+        &self,
+        players: &'t [u32],
+        z: &'t [f64],
+    ) -> impl Iterator<Item = (usize, f64)> + 't {
         let n = self.players;
-        let shift = self.shift;
-        let c = neighbour_weight(table.len());
-        let effects: f64 = table.iter().map(|s| z[n + s.0 as usize]).sum();
-        table.iter().map(move |&(p, y)| {
+        let c = neighbour_weight(players.len());
+        let effects: f64 = players.iter().map(|&p| z[n + p as usize]).sum();
+        players.iter().map(move |&p| {
             let p = p as usize;
-            (p, f64::from(y) + shift, z[p] + c * (effects - z[n + p]))
+            (p, z[p] + c * (effects - z[n + p]))
         })
     }
 
-    /// The penalised quasi-log-likelihood of `z`: the seats' `y η − e^η`, each player's one
-    /// game at the mean, the table effects' ridge.
-    fn objective(&self, z: &[f64]) -> f64 {
+    /// The penalised quasi-log-likelihood's penalties at `z`: each player's one game at the
+    /// mean, the table effects' ridge.
+    fn penalties(&self, z: &[f64]) -> f64 {
         let n = self.players;
         let level = self.level;
-        let mut seats = 0.0;
-        for table in self.games.each() {
-            for (_, y, x) in self.parts(table, z) {
-                seats += y * x - level * x.exp();
-            }
-        }
         let priors: f64 = z[..n]
             .iter()
             .map(|a| PRIOR_GAMES * level * (a - a.exp()))
             .sum();
         let ridge: f64 = z[n..].iter().map(|t| t * t).sum::<f64>() * TABLE_PRIOR * level / 2.0;
-        seats + priors - ridge
+        priors - ridge
     }
 
-    /// The gradient of the [`Model::objective`] at `z`, and the curvature there.
-    fn at(&self, z: &[f64]) -> (Vec<f64>, Normal) {
+    /// The penalised quasi-log-likelihood at `z` (the seats' `y η − e^η` and the
+    /// [`Model::penalties`]), its gradient and the curvature there, in one pass over the
+    /// line-ups: the step's line search reads the first, and the step after it the others at
+    /// the same point.
+    fn at(&self, z: &[f64]) -> (f64, Vec<f64>, Normal) {
         let n = self.players;
         let level = self.level;
+        let mut seats = 0.0;
         let mut gradient = vec![0.0; 2 * n];
         let own_ridge: Vec<f64> = z[..n]
             .iter()
@@ -189,13 +331,15 @@ impl Model<'_> {
         let table_ridge = TABLE_PRIOR * level;
         let mut diagonal = own_ridge.clone();
         diagonal.resize(2 * n, table_ridge);
-        let mut weights = Vec::with_capacity(self.games.seats.len());
+        let mut weights = Vec::with_capacity(self.games.players.len());
         let mut seat: Vec<(usize, f64, f64)> = Vec::new();
         for table in self.games.each() {
-            let c = neighbour_weight(table.len());
+            let c = neighbour_weight(table.players.len());
             seat.clear();
-            seat.extend(self.parts(table, z).map(|(p, y, x)| {
-                let expected = level * x.exp();
+            seat.extend(self.parts(&table, z).map(|(p, y, x)| {
+                // Every game of the line-up expects as much of the seat.
+                let expected = table.games * level * x.exp();
+                seats += y * x - expected;
                 weights.push(expected as f32);
                 (p, expected, y - expected)
             }));
@@ -228,7 +372,7 @@ impl Model<'_> {
             diagonal,
             weights,
         };
-        (gradient, normal)
+        (seats + self.penalties(z), gradient, normal)
     }
 
     /// The curvature `Xᵀ W X + ridges` times `v`, table by table: each seat's row times `v`,
@@ -245,12 +389,12 @@ impl Model<'_> {
         out.extend(table.iter().map(|v| normal.table_ridge * v));
         let mut weights = normal.weights.iter();
         let mut weighed: Vec<(usize, f64)> = Vec::new();
-        for seats in self.games.each() {
+        for seats in self.games.tables() {
             let c = neighbour_weight(seats.len());
-            let effects: f64 = seats.iter().map(|s| table[s.0 as usize]).sum();
+            let effects: f64 = seats.iter().map(|&p| table[p as usize]).sum();
             weighed.clear();
             let mut sum = 0.0;
-            for (&(p, _), &w) in seats.iter().zip(&mut weights) {
+            for (&p, &w) in seats.iter().zip(&mut weights) {
                 let p = p as usize;
                 let y = f64::from(w) * (own[p] + c * (effects - table[p]));
                 sum += y;
@@ -342,13 +486,19 @@ impl Spread<'_> {
         }
         let w = model.solve(&self.normal, &contrast, SOLVED);
         let mut variance = 0.0;
+        let mut moved: Vec<f64> = Vec::new();
         for table in self.games.each() {
-            let score: f64 = model
-                .parts(table, &self.z)
-                .zip(model.parts(table, &w))
-                .map(|((_, y, x), (_, _, moved))| moved * (y - self.level * x.exp()))
+            // A game's score is `Σ m_s (y_s − μ_s)` over its seats (`m` the seat's row times
+            // `w`); summed in squares over the line-up's games, `mᵀ C m` (`C` the co-moments
+            // about the seats' means) and the games times the mean score's square.
+            moved.clear();
+            moved.extend(model.linear(table.players, &w).map(|(_, m)| m));
+            let mean_score: f64 = model
+                .parts(&table, &self.z)
+                .zip(&moved)
+                .map(|((_, y, x), m)| m * (y / table.games - self.level * x.exp()))
                 .sum();
-            variance += score * score;
+            variance += table.games * mean_score * mean_score + spread_of(&moved, table.moments);
         }
         let clusters = self.games.len() as f64;
         if clusters > 1.0 {
@@ -364,20 +514,15 @@ impl Spread<'_> {
 /// Returns the figures, what a lead's interval needs, and where the next fit may start.
 pub fn fit_from<'g>(games: &'g Games, start: &[Start]) -> (Vec<Strength>, Spread<'g>, Vec<Start>) {
     let players = start.len();
-    let rows = games.seats.len();
+    let rows = games.seats;
     // The model needs points of zero or more: a game's below zero are shifted up.
-    let shift = -games
-        .seats
-        .iter()
-        .map(|s| f64::from(s.1))
-        .fold(0.0, f64::min);
+    let shift = -games.least;
     let mean = if rows == 0 {
         0.0
     } else {
         games
-            .seats
-            .iter()
-            .map(|s| f64::from(s.1) + shift)
+            .each()
+            .flat_map(|table| table.sums.iter().map(move |y| y + shift * table.games))
             .sum::<f64>()
             / rows as f64
     };
@@ -405,11 +550,11 @@ pub fn fit_from<'g>(games: &'g Games, start: &[Start]) -> (Vec<Strength>, Spread
 /// corrects a rough one; where it ends is read from the gradient itself, so however each step
 /// was solved the fit ends at the optimum. Returns where it ends and the curvature there.
 fn newton(model: &Model, mean: f64, mut z: Vec<f64>) -> (Vec<f64>, Normal) {
-    let total = mean * model.games.seats.len() as f64;
-    let mut current = model.objective(&z);
+    let total = mean * model.games.seats as f64;
+    let mut point = model.at(&z);
     let mut steps = 0;
     loop {
-        let (gradient, normal) = model.at(&z);
+        let (current, gradient, normal) = point;
         // The rise a Newton step on each unknown alone would promise: what is left to gain.
         let left: f64 = gradient
             .iter()
@@ -430,17 +575,16 @@ fn newton(model: &Model, mean: f64, mut z: Vec<f64>) -> (Vec<f64>, Normal) {
         let mut size = 1.0;
         loop {
             let next: Vec<f64> = z.iter().zip(&step).map(|(z, s)| z + size * s).collect();
-            let value = model.objective(&next);
+            let tried = model.at(&next);
             // A rise too small for the sum's rounding to show is taken as one.
-            if value >= current - 1e-12 * (1.0 + total) || size < 1e-6 {
-                (z, current) = (next, value);
+            if tried.0 >= current - 1e-12 * (1.0 + total) || size < 1e-6 {
+                (z, point) = (next, tried);
                 break;
             }
             size /= 2.0;
         }
         if size < 1e-6 {
-            let (_, normal) = model.at(&z);
-            return (z, normal);
+            return (z, point.2);
         }
     }
 }
@@ -454,18 +598,21 @@ fn figures<'g>(
     normal: Normal,
 ) -> (Vec<Strength>, Spread<'g>, Vec<Start>) {
     let players = model.players;
-    let rows = model.games.seats.len();
+    let rows = model.games.seats;
     let level = model.level;
-    // Residuals, each player's own and the whole fit's.
+    // Residuals, each player's own and the whole fit's: over a line-up's games, a seat's
+    // squares are its co-moment about its mean and the games times its mean residual's square.
     let mut own = vec![0.0; players];
     let mut seen = vec![0u32; players];
     let mut squares = 0.0;
     for table in model.games.each() {
-        for (p, y, x) in model.parts(table, &z) {
-            let residual = y - level * x.exp();
-            own[p] += residual * residual;
-            squares += residual * residual;
-            seen[p] += 1;
+        for (s, (p, y, x)) in model.parts(&table, &z).enumerate() {
+            let mean = y / table.games - level * x.exp();
+            let residuals =
+                table.games * mean * mean + table.moments[diagonal_of(s, table.players.len())];
+            own[p] += residuals;
+            squares += residuals;
+            seen[p] += table.games as u32;
         }
     }
     let (strength, effect) = z.split_at(players);
@@ -576,9 +723,9 @@ fn elementary_without_each(xs: &[f64], r: usize) -> Vec<Vec<f64>> {
 impl Field {
     fn of(games: &Games, seen: &[u32], effect: &[f64]) -> Field {
         // The usual table: the most common size among the games, the larger of a tie.
-        let mut sizes: HashMap<usize, usize> = HashMap::new();
-        for seats in games.each() {
-            *sizes.entry(seats.len()).or_default() += 1;
+        let mut sizes: HashMap<usize, u64> = HashMap::new();
+        for table in games.each() {
+            *sizes.entry(table.players.len()).or_default() += table.games as u64;
         }
         let usual = sizes
             .into_iter()
@@ -932,7 +1079,7 @@ mod tests {
             games.add(&seats);
         }
         let model = model_of(&games, n);
-        let total = model.level * games.seats.len() as f64;
+        let total = model.level * games.seats as f64;
         let (z, _) = newton(&model, model.level, vec![0.0; 2 * n]);
         let left = rise_left(&model, &z);
         let start = rise_left(&model, &vec![0.0; 2 * n]);
@@ -973,8 +1120,7 @@ mod tests {
 
     /// The model of `games` among `n` players, as a fit reads them (no points below zero).
     fn model_of(games: &Games, n: usize) -> Model<'_> {
-        let mean =
-            games.seats.iter().map(|s| f64::from(s.1)).sum::<f64>() / games.seats.len() as f64;
+        let mean = games.sums.iter().sum::<f64>() / games.seats as f64;
         Model {
             games,
             shift: 0.0,
@@ -985,12 +1131,68 @@ mod tests {
 
     /// The gradient's size against the curvature's diagonal at `z`: the rise still to come.
     fn rise_left(model: &Model, z: &[f64]) -> f64 {
-        let (gradient, normal) = model.at(z);
+        let (_, gradient, normal) = model.at(z);
         gradient
             .iter()
             .zip(&normal.diagonal)
             .map(|(g, d)| g * g / d)
             .sum()
+    }
+
+    #[test]
+    fn a_line_up_holds_its_games_count_sums_and_co_moments() {
+        // Games of a few line-ups, seats in any order, a player twice at one table: each
+        // line-up's sums and co-moments (kept game by game, Welford's way) are those of its
+        // games read in two passes, seat by seat in the sorted order.
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+        let line_ups: [&[usize]; 4] = [&[0, 1, 2], &[2, 1, 0, 3], &[4, 4, 1], &[5]];
+        let mut games = Games::default();
+        let mut by_line_up: HashMap<Vec<u32>, Vec<Vec<f64>>> = HashMap::new();
+        for _ in 0..300 {
+            let players = line_ups[rng.random_range(0..4)];
+            let mut seats: Vec<(usize, f64)> = players
+                .iter()
+                .map(|&p| (p, f64::from(rng.random_range(-3..40i8)) + 0.25))
+                .collect();
+            rand::seq::SliceRandom::shuffle(&mut seats[..], &mut rng);
+            games.add(&seats);
+            seats.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+            let key = seats.iter().map(|s| s.0 as u32).collect();
+            by_line_up
+                .entry(key)
+                .or_default()
+                .push(seats.iter().map(|s| s.1).collect());
+        }
+        assert_eq!(games.len(), 300);
+        assert_eq!(games.line_ups(), by_line_up.len());
+        for table in games.each() {
+            let held = &by_line_up[table.players];
+            assert_eq!(table.games, held.len() as f64);
+            let k = table.players.len();
+            let means: Vec<f64> = (0..k)
+                .map(|s| held.iter().map(|y| y[s]).sum::<f64>() / held.len() as f64)
+                .collect();
+            let mut at = 0;
+            for s in 0..k {
+                assert!((table.sums[s] / table.games - means[s]).abs() < 1e-9);
+                for t in s..k {
+                    let moment: f64 = held
+                        .iter()
+                        .map(|y| (y[s] - means[s]) * (y[t] - means[t]))
+                        .sum();
+                    assert!(
+                        (table.moments[at] - moment).abs() < 1e-9 * (1.0 + moment.abs()),
+                        "{:?} {s} {t}: {} against {moment}",
+                        table.players,
+                        table.moments[at]
+                    );
+                    if s == t {
+                        assert_eq!(diagonal_of(s, k), at);
+                    }
+                    at += 1;
+                }
+            }
+        }
     }
 
     #[test]
@@ -1010,7 +1212,7 @@ mod tests {
         }
         let model = model_of(&games, n);
         let z: Vec<f64> = (0..2 * n).map(|_| rng.random_range(-0.5..0.5)).collect();
-        let (_, normal) = model.at(&z);
+        let (_, _, normal) = model.at(&z);
         let h = 1e-5;
         for k in 0..2 * n {
             let mut unit = vec![0.0; 2 * n];
@@ -1019,8 +1221,8 @@ mod tests {
             let (mut up, mut down) = (z.clone(), z.clone());
             up[k] += h;
             down[k] -= h;
-            let (g_up, _) = model.at(&up);
-            let (g_down, _) = model.at(&down);
+            let (_, g_up, _) = model.at(&up);
+            let (_, g_down, _) = model.at(&down);
             for (row, value) in column.iter().enumerate() {
                 // The gradient falls as the curvature says (the objective is concave).
                 let change = (g_down[row] - g_up[row]) / (2.0 * h);
