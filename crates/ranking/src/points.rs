@@ -100,6 +100,8 @@ pub struct Games {
     seats: usize,
     /// The least seat's points, or zero.
     least: f64,
+    /// The game being added, sorted: kept so that adding ten million games allocates once.
+    table: Vec<(u32, f64)>,
 }
 
 /// One line-up and its games, as the fit reads them.
@@ -116,13 +118,12 @@ impl Games {
         if seats.is_empty() {
             return;
         }
-        let mut table: Vec<(u32, f64)> = seats
-            .iter()
-            .map(|&(p, y)| {
-                let p = u32::try_from(p).expect("a player index");
-                (p, f64::from(y as f32))
-            })
-            .collect();
+        let mut table = std::mem::take(&mut self.table);
+        table.clear();
+        table.extend(seats.iter().map(|&(p, y)| {
+            let p = u32::try_from(p).expect("a player index");
+            (p, f64::from(y as f32))
+        }));
         // Two seats of one player are alike to the model, so any order of them does.
         table.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
         let k = self.line_up(&table);
@@ -146,6 +147,7 @@ impl Games {
         self.games += 1;
         self.seats += table.len();
         self.least = table.iter().map(|s| s.1).fold(self.least, f64::min);
+        self.table = table;
     }
 
     /// The index of the line-up of `table` (sorted), added without games if new.
