@@ -131,12 +131,12 @@ impl Targets {
             let bit = 6 * colour as u8;
             if bit >= 60 { bit - 32 + 64 } else { bit }
         };
-        let ahead = shift(view[FORWARD[1].0]);
+        let ahead = shift(view[FORWARD[1]]);
         let mut targets = Targets {
             shifts: [ahead; 3],
             on_track: 0,
         };
-        for (i, &(index, _)) in FORWARD.iter().enumerate() {
+        for (i, &index) in FORWARD.iter().enumerate() {
             if view[index] >= 0 {
                 targets.shifts[i] = shift(view[index]);
                 targets.on_track |= 1 << i;
@@ -172,8 +172,29 @@ const NTH_TIED: [[u8; 3]; 8] = {
     table
 };
 
+/// The targets of `specimen`'s best score among those on the track, as a mask (bit i: target
+/// i of (1,−1), (1,0), (1,1)). Never empty: (1,0) is on the track and its score is among those
+/// compared.
+#[inline(always)]
+fn tied_best(targets: &[Targets], specimen: &Specimen) -> u8 {
+    let targets = targets[specimen.cell as usize];
+    let (low, high) = (specimen.genome as u64, (specimen.genome >> 32) as u64);
+    let scores = targets.scores(low, high);
+    let best = scores[0].max(scores[1]).max(scores[2]);
+    ((scores[0] == best) as u8
+        | ((scores[1] == best) as u8) << 1
+        | ((scores[2] == best) as u8) << 2)
+        & targets.on_track
+}
+
+/// Forward target `target` (0, 1 or 2: (1,−1), (1,0), (1,1)) as a move, with no table.
+#[inline(always)]
+fn forward_move(target: u32) -> Move {
+    (1, target as i8 - 1)
+}
+
 /// View indices of the targets of (1,−1), (1,0), (1,1).
-const FORWARD: [(usize, Move); 3] = [(8, (1, -1)), (13, (1, 0)), (18, (1, 1))];
+const FORWARD: [usize; 3] = [8, 13, 18];
 
 impl Player for ColorScorePlayer {
     fn begin_board(&mut self, _board: usize, seed: u64, views: &[View]) -> Result<(), PlayerFault> {
@@ -188,29 +209,29 @@ impl Player for ColorScorePlayer {
         specimens: &[Specimen],
         out: &mut Vec<Move>,
     ) -> Result<(), PlayerFault> {
-        let rng = self.rng.as_mut().expect("begin_board comes first");
-        let (targets, first_ties) = (self.targets.as_slice(), self.first_ties);
-        // Branch-light on purpose: this loop is most of a board's time, and which target scores
-        // highest is unpredictable. Extended from a mapped slice, so that nothing is checked
-        // or stored back per move but the move.
-        out.extend(specimens.iter().map(move |specimen| {
-            let targets = targets[specimen.cell as usize];
-            let (low, high) = (specimen.genome as u64, (specimen.genome >> 32) as u64);
-            let scores = targets.scores(low, high);
-            let best = scores[0].max(scores[1]).max(scores[2]);
-            let ties = ((scores[0] == best) as u8
-                | ((scores[1] == best) as u8) << 1
-                | ((scores[2] == best) as u8) << 2)
-                & targets.on_track;
-            // (1,0) is on the track and its score is among those compared, so `ties` is never
-            // empty.
-            let nth = if ties.is_power_of_two() || first_ties {
-                0
-            } else {
-                rng.random_range(0..ties.count_ones())
-            };
-            FORWARD[NTH_TIED[ties as usize][nth as usize] as usize].1
-        }));
+        let targets = self.targets.as_slice();
+        // This loop is most of a board's time, and which target scores highest is
+        // unpredictable: so no branch but the random tie-break's, a loop of its own for each
+        // way of breaking ties (with first ties, none at all), and the moves extended from a
+        // mapped slice, so that nothing is checked or stored back per move but the move.
+        if self.first_ties {
+            out.extend(
+                specimens
+                    .iter()
+                    .map(|specimen| forward_move(tied_best(targets, specimen).trailing_zeros())),
+            );
+        } else {
+            let rng = self.rng.as_mut().expect("begin_board comes first");
+            out.extend(specimens.iter().map(|specimen| {
+                let ties = tied_best(targets, specimen);
+                if ties.is_power_of_two() {
+                    forward_move(ties.trailing_zeros())
+                } else {
+                    let nth = rng.random_range(0..ties.count_ones());
+                    forward_move(NTH_TIED[ties as usize % 8][nth as usize % 3].into())
+                }
+            }));
+        }
         Ok(())
     }
 
