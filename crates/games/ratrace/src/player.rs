@@ -108,6 +108,10 @@ pub(crate) struct ColorScorePlayer {
     /// The forward targets of every cell, by cell: prepared once per board, so a move reads
     /// one small entry instead of three view bytes and their meaning.
     targets: Vec<Targets>,
+    /// The turn's ties to break at random, in order: each specimen's place and its tied
+    /// targets, packed as `place << 3 | ties`. Written at every specimen's place in the
+    /// turn and kept only for ties, so that finding them takes no branch; reused every turn.
+    tied: Vec<u32>,
 }
 
 /// A cell's three forward targets as ColorScorePlayer reads them. A target's colour scores in
@@ -222,15 +226,28 @@ impl Player for ColorScorePlayer {
             );
         } else {
             let rng = self.rng.as_mut().expect("begin_board comes first");
-            out.extend(specimens.iter().map(|specimen| {
+            // First every move as if its lowest tied target won, the ties noted on the way;
+            // then the ties broken at random, in order, so the draws are the same as one per
+            // tie on the way. A branch per specimen on whether it tied was the loop's costliest
+            // instruction: which specimens tie is unpredictable.
+            let tied = &mut self.tied;
+            if tied.len() < specimens.len() {
+                tied.resize(specimens.len(), 0);
+            }
+            let mut ties_found = 0;
+            let first = out.len();
+            out.extend(specimens.iter().enumerate().map(|(place, specimen)| {
                 let ties = tied_best(targets, specimen);
-                if ties.is_power_of_two() {
-                    forward_move(ties.trailing_zeros())
-                } else {
-                    let nth = rng.random_range(0..ties.count_ones());
-                    forward_move(NTH_TIED[ties as usize % 8][nth as usize % 3].into())
-                }
+                tied[ties_found] = (place as u32) << 3 | u32::from(ties);
+                ties_found += usize::from(!ties.is_power_of_two());
+                forward_move(ties.trailing_zeros())
             }));
+            for &packed in &tied[..ties_found] {
+                let ties = packed & 7;
+                let nth = rng.random_range(0..ties.count_ones());
+                out[first + (packed >> 3) as usize] =
+                    forward_move(NTH_TIED[ties as usize][nth as usize % 3].into());
+            }
         }
         Ok(())
     }
