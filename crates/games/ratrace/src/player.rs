@@ -280,3 +280,81 @@ impl Player for RandomForwardPlayer {
 
     fn end_board(&mut self, _board: usize, _points: u64) {}
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::track::{GOAL_X, HEIGHT, Track, cell_index};
+
+    /// ColorScore as the challenge's controller plays it, one specimen at a time: each forward
+    /// target on the track scored by its colour's 6 bits of the genome, a tie broken by a draw
+    /// as it comes (or by the first, with first ties).
+    fn challenge_moves(
+        views: &[View],
+        specimens: &[Specimen],
+        rng: &mut seed::Rng,
+        first_ties: bool,
+    ) -> Vec<Move> {
+        let forward: [(usize, Move); 3] = [(8, (1, -1)), (13, (1, 0)), (18, (1, 1))];
+        specimens
+            .iter()
+            .map(|s| {
+                let view = &views[s.cell as usize];
+                let scored: Vec<(u128, Move)> = forward
+                    .into_iter()
+                    .filter(|&(index, _)| view[index] >= 0)
+                    .map(|(index, m)| ((s.genome >> (6 * view[index] as u32)) & 63, m))
+                    .collect();
+                let best = scored.iter().map(|&(score, _)| score).max().unwrap();
+                let tied: Vec<Move> = scored
+                    .iter()
+                    .filter(|&&(score, _)| score == best)
+                    .map(|&(_, m)| m)
+                    .collect();
+                if tied.len() == 1 || first_ties {
+                    tied[0]
+                } else {
+                    tied[rng.random_range(0..tied.len() as u32) as usize]
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn colorscore_moves_as_the_challenge_scores_them_with_the_same_draws() {
+        let mut rng = seed::rng(11, 0);
+        for first_ties in [false, true] {
+            for board in 0..4 {
+                let track = Track::generate(&mut rng);
+                // Specimens stand left of the goal columns; few genomes, so ties abound.
+                let genomes: Vec<u128> = (0..8).map(|_| rng.random::<u128>()).collect();
+                let specimens: Vec<Specimen> = (0..3000)
+                    .map(|id| Specimen {
+                        id,
+                        genome: genomes[rng.random_range(0..genomes.len())],
+                        cell: cell_index(rng.random_range(0..GOAL_X), rng.random_range(0..HEIGHT)),
+                        age: 1,
+                        goals: 0,
+                    })
+                    .collect();
+                let mut player = ColorScorePlayer {
+                    first_ties,
+                    ..ColorScorePlayer::default()
+                };
+                player.begin_board(board, 5, &track.views).unwrap();
+                let mut challenge_rng = seed::rng(5, PLAYER_STREAM);
+                // Two turns, the second with fewer specimens than the first.
+                for turn in [&specimens[..], &specimens[..1000]] {
+                    let mut moves = Vec::new();
+                    player.moves(1, turn, &mut moves).unwrap();
+                    let expected =
+                        challenge_moves(&track.views, turn, &mut challenge_rng, first_ties);
+                    assert_eq!(moves, expected, "board {board}, first ties {first_ties}");
+                }
+                // The same draws: the streams stand at the same place.
+                let next = player.rng.as_mut().unwrap().random::<u64>();
+                assert_eq!(next, challenge_rng.random::<u64>());
+            }
+        }
+    }
+}
