@@ -108,6 +108,10 @@ pub(crate) struct ColorScorePlayer {
     /// The forward targets of every cell, by cell: prepared once per board, so a move reads
     /// one small entry instead of three view bytes and their meaning.
     targets: Vec<Targets>,
+    /// The turn's ties to break at random, in order: each specimen's place and its tied
+    /// targets, packed as `place << 3 | ties`. Written at every specimen's place in the
+    /// turn and kept only for ties, so that finding them takes no branch; reused every turn.
+    tied: Vec<u32>,
 }
 
 /// A cell's three forward targets as ColorScorePlayer reads them. A target's colour scores in
@@ -131,12 +135,12 @@ impl Targets {
             let bit = 6 * colour as u8;
             if bit >= 60 { bit - 32 + 64 } else { bit }
         };
-        let ahead = shift(view[FORWARD[1].0]);
+        let ahead = shift(view[FORWARD[1]]);
         let mut targets = Targets {
             shifts: [ahead; 3],
             on_track: 0,
         };
-        for (i, &(index, _)) in FORWARD.iter().enumerate() {
+        for (i, &index) in FORWARD.iter().enumerate() {
             if view[index] >= 0 {
                 targets.shifts[i] = shift(view[index]);
                 targets.on_track |= 1 << i;
@@ -172,8 +176,29 @@ const NTH_TIED: [[u8; 3]; 8] = {
     table
 };
 
+/// The targets of `specimen`'s best score among those on the track, as a mask (bit i: target
+/// i of (1,−1), (1,0), (1,1)). Never empty: (1,0) is on the track and its score is among those
+/// compared.
+#[inline(always)]
+fn tied_best(targets: &[Targets], specimen: &Specimen) -> u8 {
+    let targets = targets[specimen.cell as usize];
+    let (low, high) = (specimen.genome as u64, (specimen.genome >> 32) as u64);
+    let scores = targets.scores(low, high);
+    let best = scores[0].max(scores[1]).max(scores[2]);
+    ((scores[0] == best) as u8
+        | ((scores[1] == best) as u8) << 1
+        | ((scores[2] == best) as u8) << 2)
+        & targets.on_track
+}
+
+/// Forward target `target` (0, 1 or 2: (1,−1), (1,0), (1,1)) as a move, with no table.
+#[inline(always)]
+fn forward_move(target: u32) -> Move {
+    (1, target as i8 - 1)
+}
+
 /// View indices of the targets of (1,−1), (1,0), (1,1).
-const FORWARD: [(usize, Move); 3] = [(8, (1, -1)), (13, (1, 0)), (18, (1, 1))];
+const FORWARD: [usize; 3] = [8, 13, 18];
 
 impl Player for ColorScorePlayer {
     fn begin_board(&mut self, _board: usize, seed: u64, views: &[View]) -> Result<(), PlayerFault> {
@@ -188,29 +213,42 @@ impl Player for ColorScorePlayer {
         specimens: &[Specimen],
         out: &mut Vec<Move>,
     ) -> Result<(), PlayerFault> {
-        let rng = self.rng.as_mut().expect("begin_board comes first");
-        let (targets, first_ties) = (self.targets.as_slice(), self.first_ties);
-        // Branch-light on purpose: this loop is most of a board's time, and which target scores
-        // highest is unpredictable. Extended from a mapped slice, so that nothing is checked
-        // or stored back per move but the move.
-        out.extend(specimens.iter().map(move |specimen| {
-            let targets = targets[specimen.cell as usize];
-            let (low, high) = (specimen.genome as u64, (specimen.genome >> 32) as u64);
-            let scores = targets.scores(low, high);
-            let best = scores[0].max(scores[1]).max(scores[2]);
-            let ties = ((scores[0] == best) as u8
-                | ((scores[1] == best) as u8) << 1
-                | ((scores[2] == best) as u8) << 2)
-                & targets.on_track;
-            // (1,0) is on the track and its score is among those compared, so `ties` is never
-            // empty.
-            let nth = if ties.is_power_of_two() || first_ties {
-                0
-            } else {
-                rng.random_range(0..ties.count_ones())
-            };
-            FORWARD[NTH_TIED[ties as usize][nth as usize] as usize].1
-        }));
+        let targets = self.targets.as_slice();
+        // This loop is most of a board's time, and which target scores highest is
+        // unpredictable: so no branch but the random tie-break's, a loop of its own for each
+        // way of breaking ties (with first ties, none at all), and the moves extended from a
+        // mapped slice, so that nothing is checked or stored back per move but the move.
+        if self.first_ties {
+            out.extend(
+                specimens
+                    .iter()
+                    .map(|specimen| forward_move(tied_best(targets, specimen).trailing_zeros())),
+            );
+        } else {
+            let rng = self.rng.as_mut().expect("begin_board comes first");
+            // First every move as if its lowest tied target won, the ties noted on the way;
+            // then the ties broken at random, in order, so the draws are the same as one per
+            // tie on the way. A branch per specimen on whether it tied was the loop's costliest
+            // instruction: which specimens tie is unpredictable.
+            let tied = &mut self.tied;
+            if tied.len() < specimens.len() {
+                tied.resize(specimens.len(), 0);
+            }
+            let mut ties_found = 0;
+            let first = out.len();
+            out.extend(specimens.iter().enumerate().map(|(place, specimen)| {
+                let ties = tied_best(targets, specimen);
+                tied[ties_found] = (place as u32) << 3 | u32::from(ties);
+                ties_found += usize::from(!ties.is_power_of_two());
+                forward_move(ties.trailing_zeros())
+            }));
+            for &packed in &tied[..ties_found] {
+                let ties = packed & 7;
+                let nth = rng.random_range(0..ties.count_ones());
+                out[first + (packed >> 3) as usize] =
+                    forward_move(NTH_TIED[ties as usize][nth as usize % 3].into());
+            }
+        }
         Ok(())
     }
 
@@ -241,4 +279,82 @@ impl Player for RandomForwardPlayer {
     }
 
     fn end_board(&mut self, _board: usize, _points: u64) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::track::{GOAL_X, HEIGHT, Track, cell_index};
+
+    /// ColorScore as the challenge's controller plays it, one specimen at a time: each forward
+    /// target on the track scored by its colour's 6 bits of the genome, a tie broken by a draw
+    /// as it comes (or by the first, with first ties).
+    fn challenge_moves(
+        views: &[View],
+        specimens: &[Specimen],
+        rng: &mut seed::Rng,
+        first_ties: bool,
+    ) -> Vec<Move> {
+        let forward: [(usize, Move); 3] = [(8, (1, -1)), (13, (1, 0)), (18, (1, 1))];
+        specimens
+            .iter()
+            .map(|s| {
+                let view = &views[s.cell as usize];
+                let scored: Vec<(u128, Move)> = forward
+                    .into_iter()
+                    .filter(|&(index, _)| view[index] >= 0)
+                    .map(|(index, m)| ((s.genome >> (6 * view[index] as u32)) & 63, m))
+                    .collect();
+                let best = scored.iter().map(|&(score, _)| score).max().unwrap();
+                let tied: Vec<Move> = scored
+                    .iter()
+                    .filter(|&&(score, _)| score == best)
+                    .map(|&(_, m)| m)
+                    .collect();
+                if tied.len() == 1 || first_ties {
+                    tied[0]
+                } else {
+                    tied[rng.random_range(0..tied.len() as u32) as usize]
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn colorscore_moves_as_the_challenge_scores_them_with_the_same_draws() {
+        let mut rng = seed::rng(11, 0);
+        for first_ties in [false, true] {
+            for board in 0..4 {
+                let track = Track::generate(&mut rng);
+                // Specimens stand left of the goal columns; few genomes, so ties abound.
+                let genomes: Vec<u128> = (0..8).map(|_| rng.random::<u128>()).collect();
+                let specimens: Vec<Specimen> = (0..3000)
+                    .map(|id| Specimen {
+                        id,
+                        genome: genomes[rng.random_range(0..genomes.len())],
+                        cell: cell_index(rng.random_range(0..GOAL_X), rng.random_range(0..HEIGHT)),
+                        age: 1,
+                        goals: 0,
+                    })
+                    .collect();
+                let mut player = ColorScorePlayer {
+                    first_ties,
+                    ..ColorScorePlayer::default()
+                };
+                player.begin_board(board, 5, &track.views).unwrap();
+                let mut challenge_rng = seed::rng(5, PLAYER_STREAM);
+                // Two turns, the second with fewer specimens than the first.
+                for turn in [&specimens[..], &specimens[..1000]] {
+                    let mut moves = Vec::new();
+                    player.moves(1, turn, &mut moves).unwrap();
+                    let expected =
+                        challenge_moves(&track.views, turn, &mut challenge_rng, first_ties);
+                    assert_eq!(moves, expected, "board {board}, first ties {first_ties}");
+                }
+                // The same draws: the streams stand at the same place.
+                let next = player.rng.as_mut().unwrap().random::<u64>();
+                assert_eq!(next, challenge_rng.random::<u64>());
+            }
+        }
+    }
 }
