@@ -125,3 +125,54 @@ impl CallLoop {
         Ok(&self.memory.data(&instance.store)[..calls * self.record])
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use wasmtime::ValType;
+
+    use super::CallLoop;
+    use crate::wasm::loop_code::{Looped, tests::module_taking_names};
+    use crate::wasm::{Compile, DirectInstance, DirectModule, DirectSetup};
+    use crate::{Limits, StderrLog};
+
+    /// `f` through a [`CallLoop`] over six records, for the module of
+    /// [`module_taking_names`]: whether koth wrote the loop into it, and the six results.
+    fn six_calls(names_taken: bool) -> (bool, Vec<i32>) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bot.wasm");
+        std::fs::write(&path, module_taking_names(names_taken)).unwrap();
+        let looped = Looped {
+            name: "f".into(),
+            params: vec![ValType::I64, ValType::I32],
+        };
+        let module = DirectModule::load(&path, Compile::Here, looped.clone()).unwrap();
+        let setup = DirectSetup {
+            stderr: StderrLog::discard(),
+            memory_bytes: 1 << 20,
+            seed: 0,
+        };
+        let mut instance = DirectInstance::start(&module, setup, &Limits::default()).unwrap();
+        let written_in = instance.looped.is_some();
+        let calls = CallLoop::new(&mut instance, "f", &looped.params).unwrap();
+        let records = calls.records(&mut instance, 6).unwrap();
+        for (n, record) in records.chunks_exact_mut(16).enumerate() {
+            record[0..8].copy_from_slice(&(10 * n as i64).to_le_bytes());
+            record[8..12].copy_from_slice(&(n as i32).to_le_bytes());
+        }
+        let records = calls.run(&mut instance, 6).unwrap();
+        let results = records
+            .chunks_exact(16)
+            .map(|record| i32::from_le_bytes(record[12..16].try_into().unwrap()))
+            .collect();
+        (written_in, results)
+    }
+
+    #[test]
+    fn a_module_that_already_exports_koths_names_is_called_through_a_loop_of_its_own() {
+        let answers = vec![-7, 11, 22, 33, 44, 55];
+        assert_eq!(six_calls(false), (true, answers.clone()));
+        // Its own `koth:call-loop` traps if called, and its `koth:call-records` is its own
+        // memory: koth calls neither, and calls `f` through the loop module instead.
+        assert_eq!(six_calls(true), (false, answers));
+    }
+}

@@ -115,57 +115,77 @@ fn types_of(params: &[ValType]) -> Vec<Type> {
         .collect()
 }
 
+/// How many calls one pass of the loop's first part makes: its bound, its fuel and epoch checks
+/// and the spills of its addresses are paid once for this many records, and the engine
+/// inlines each call (`engine.rs`).
+const CALLS_PER_PASS: i32 = 4;
+
 /// The loop's function, `run(count)`, calling function `callee` with the records in memory
-/// `records`:
+/// `records`, [`CALLS_PER_PASS`] records a pass and then the rest one by one:
 ///
 /// ```text
-/// run(count): for at in (0 .. count × record).step_by(record):
-///                 store_i32(at + arguments' bytes, callee(load(at), load(at + 8), …))
+/// run(count): for at in (0 .. count rounded down to a pass × record).step_by(pass × record):
+///                 for k in 0 .. pass: call(at + k × record)
+///             for at in (… .. count × record).step_by(record): call(at)
+/// call(at):   store_i32(at + arguments' bytes, callee(load(at), load(at + 8), …))
 /// ```
 fn loop_function(looped: &Looped, callee: u32, records: u32) -> Function {
     let record = looped.record() as i32;
-    let at = |offset: usize, size: usize| MemArg {
-        offset: offset as u64,
-        align: if offset.is_multiple_of(size) {
-            size.trailing_zeros()
-        } else {
-            0
-        },
-        memory_index: records,
-    };
-    // Locals: 0 the count, 1 the record's address, 2 the end.
-    let mut run = Function::new([(2, Type::I32)]);
-    let mut code = run.instructions();
-    code.local_get(0)
+    // Locals: 0 the count, 1 the record's address, 2 the end of the passes, 3 the end.
+    let mut run = Function::new([(3, Type::I32)]);
+    run.instructions()
+        .local_get(0)
         .i32_const(record)
         .i32_mul()
-        .local_set(2)
-        .block(BlockType::Empty)
-        .loop_(BlockType::Empty)
-        .local_get(1)
-        .local_get(2)
-        .i32_ge_u()
-        .br_if(1)
-        .local_get(1);
-    let mut offset = 0;
-    for param in &looped.params {
-        code.local_get(1);
-        match param {
-            ValType::I64 => code.i64_load(at(offset, 8)),
-            _ => code.i32_load(at(offset, 4)),
-        };
-        offset += size(param);
-    }
-    code.call(callee)
-        .i32_store(at(offset, 4))
-        .local_get(1)
+        .local_set(3)
+        .local_get(0)
+        .i32_const(!(CALLS_PER_PASS - 1))
+        .i32_and()
         .i32_const(record)
-        .i32_add()
-        .local_set(1)
-        .br(0)
-        .end()
-        .end()
-        .end();
+        .i32_mul()
+        .local_set(2);
+    for (end, calls) in [(2, CALLS_PER_PASS), (3, 1)] {
+        run.instructions()
+            .block(BlockType::Empty)
+            .loop_(BlockType::Empty)
+            .local_get(1)
+            .local_get(end)
+            .i32_ge_u()
+            .br_if(1);
+        for k in 0..calls {
+            let base = (k * record) as usize;
+            let at = |offset: usize, size: usize| MemArg {
+                offset: (base + offset) as u64,
+                align: if offset.is_multiple_of(size) {
+                    size.trailing_zeros()
+                } else {
+                    0
+                },
+                memory_index: records,
+            };
+            let mut code = run.instructions();
+            code.local_get(1);
+            let mut offset = 0;
+            for param in &looped.params {
+                code.local_get(1);
+                match param {
+                    ValType::I64 => code.i64_load(at(offset, 8)),
+                    _ => code.i32_load(at(offset, 4)),
+                };
+                offset += size(param);
+            }
+            code.call(callee).i32_store(at(offset, 4));
+        }
+        run.instructions()
+            .local_get(1)
+            .i32_const(calls * record)
+            .i32_add()
+            .local_set(1)
+            .br(0)
+            .end()
+            .end();
+    }
+    run.instructions().end();
     run
 }
 
@@ -331,29 +351,58 @@ impl Layout {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    /// A module of a memory and `f(a: i64, b: i32) -> i32 = a + b`, exported as `f`.
+    /// A module of a memory and `f(a: i64, b: i32) -> i32` (`a + b`, or -7 if `b` is 0),
+    /// exported as `f`.
     fn module() -> Vec<u8> {
+        module_taking_names(false)
+    }
+
+    /// [`module`], and if `taken`, with koth's two names already exported: [`LOOP_EXPORT`] a
+    /// function `(i32) -> ()` that traps, [`RECORDS_EXPORT`] its memory.
+    pub(in crate::wasm) fn module_taking_names(taken: bool) -> Vec<u8> {
         let mut types = TypeSection::new();
         types.ty().function([Type::I64, Type::I32], [Type::I32]);
+        types.ty().function([Type::I32], []);
         let mut functions = FunctionSection::new();
         functions.function(0);
+        functions.function(1);
         let mut memories = MemorySection::new();
         memories.memory(RECORDS_MEMORY);
         let mut exports = ExportSection::new();
         exports.export("memory", ExportKind::Memory, 0);
         exports.export("f", ExportKind::Func, 0);
-        let mut f = Function::new([]);
+        if taken {
+            exports.export(LOOP_EXPORT, ExportKind::Func, 1);
+            exports.export(RECORDS_EXPORT, ExportKind::Memory, 0);
+        }
+        // f(a, b) = a + b, or -7 if b is 0, through a local read before it is set (so zero at
+        // each call) and a return out of a block.
+        let mut f = Function::new([(1, Type::I32)]);
         f.instructions()
-            .local_get(0)
-            .i32_wrap_i64()
+            .local_get(2)
             .local_get(1)
             .i32_add()
+            .local_set(2)
+            .block(BlockType::Empty)
+            .local_get(2)
+            .i32_eqz()
+            .br_if(0)
+            .local_get(0)
+            .i32_wrap_i64()
+            .local_get(2)
+            .i32_add()
+            .return_()
+            .end()
+            .i32_const(-7)
             .end();
+        let mut trap = Function::new([]);
+        trap.instructions().unreachable().end();
         let mut bodies = CodeSection::new();
         bodies.function(&f);
+        bodies.function(&trap);
         let mut module = wasm_encoder::Module::new();
         module
             .section(&types)
@@ -384,8 +433,17 @@ mod tests {
         store.set_epoch_deadline(u64::MAX / 2);
         let instance = wasmtime::Instance::new(&mut store, &module, &[]).unwrap();
         let records = instance.get_memory(&mut store, RECORDS_EXPORT).unwrap();
+        let arguments = [
+            (40i64, 2i32),
+            (-1, 1),
+            (7, 0),
+            (1 << 40, 5),
+            (-9, 9),
+            (3, 4),
+            (1, 1),
+        ];
         let mut data = Vec::new();
-        for (a, b) in [(40i64, 2i32), (-1, 1), (7, 0)] {
+        for (a, b) in arguments {
             data.extend_from_slice(&a.to_le_bytes());
             data.extend_from_slice(&b.to_le_bytes());
             data.extend_from_slice(&[0xff; 4]);
@@ -394,16 +452,21 @@ mod tests {
         let run = instance
             .get_typed_func::<i32, ()>(&mut store, LOOP_EXPORT)
             .unwrap();
-        run.call(&mut store, 2).unwrap();
-        let result = |n: usize| {
+        let result = |store: &wasmtime::Store<()>, n: usize| {
             i32::from_le_bytes(
-                records.data(&store)[16 * n + 12..16 * n + 16]
+                records.data(store)[16 * n + 12..16 * n + 16]
                     .try_into()
                     .unwrap(),
             )
         };
-        // Two calls, the third record untouched.
-        assert_eq!([result(0), result(1), result(2)], [42, 0, -1]);
+        // Fewer calls than a pass: one by one.
+        run.call(&mut store, 3).unwrap();
+        let results: Vec<i32> = (0..7).map(|n| result(&store, n)).collect();
+        assert_eq!(results, [42, 0, -7, -1, -1, -1, -1]);
+        // A pass of four, then two one by one; the seventh record untouched.
+        run.call(&mut store, 6).unwrap();
+        let results: Vec<i32> = (0..7).map(|n| result(&store, n)).collect();
+        assert_eq!(results, [42, 0, -7, 5, 0, 7, -1]);
         // The module's own export is as it was.
         let f = instance
             .get_typed_func::<(i64, i32), i32>(&mut store, "f")
@@ -423,5 +486,15 @@ mod tests {
         missing.name = "g".into();
         assert!(with_loop(&module, &missing).unwrap().is_none());
         assert!(with_loop(b"\0asm\x01\0\0\0\x01\x05", &missing).is_err());
+    }
+
+    #[test]
+    fn no_loop_is_written_into_a_module_that_already_exports_its_names() {
+        let looped = looped(&[ValType::I64, ValType::I32]);
+        assert!(
+            with_loop(&module_taking_names(true), &looped)
+                .unwrap()
+                .is_none()
+        );
     }
 }
