@@ -164,6 +164,65 @@ fn a_damaged_or_foreign_results_database_is_refused_by_status_resume_and_leaderb
     }
 }
 
+/// `koth serve` checks the pages of a folder's database behind its start (a file of ten million
+/// games took 108 s to check), its header and schema before it listens: a damaged header is
+/// refused at once, as before; a damaged page in the middle of the file is refused once the
+/// check behind finds it, every read then answering with the refusal, which names the file.
+#[test]
+fn koth_serve_refuses_a_damaged_database_at_its_start_or_once_its_pages_are_checked() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = tournament_folder(root.path());
+    let db = dir.join(store::FILE);
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")
+        .unwrap();
+    let page_of = |sql: &str| -> usize { conn.query_row(sql, [], |row| row.get(0)).unwrap() };
+    let page_size = page_of("PRAGMA page_size");
+    let seats = page_of("SELECT rootpage FROM sqlite_master WHERE name = 'seats'");
+    drop(conn);
+    let intact = std::fs::read(&db).unwrap();
+    let garbled = |from: usize| {
+        let mut bytes = intact.clone();
+        let mut x = 0x2545_f491_u32;
+        for byte in &mut bytes[from..from + page_size] {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            *byte = x as u8;
+        }
+        bytes
+    };
+    // The header: refused before the server listens.
+    std::fs::write(&db, garbled(0)).unwrap();
+    let output = koth(root.path(), &["serve", "t", "--addr", "127.0.0.1:0"]);
+    assert_refused(
+        &output,
+        1,
+        &["t/results.sqlite", "not a koth tournament database"],
+    );
+    // A page of the seats, past the schema: the server starts, and refuses the file once its
+    // check behind the start has found the page.
+    std::fs::write(&db, garbled((seats - 1) * page_size)).unwrap();
+    let (_server, port) = crate::dashboard::serve(&dir);
+    let started = Instant::now();
+    loop {
+        let (status, body) = crate::dashboard::get(port, "/api/progress");
+        if body.contains("t/results.sqlite") {
+            assert!(status.contains(" 500 "), "{status}");
+            assert!(
+                body.contains("not a koth tournament database, or is damaged"),
+                "{body}"
+            );
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the damaged page was never refused: {status} {body}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
 #[test]
 fn a_tampered_database_names_what_is_wrong() {
     let root = tempfile::tempdir().unwrap();
