@@ -176,7 +176,10 @@ fn koth_serve_refuses_a_damaged_database_at_its_start_or_once_its_pages_are_chec
     let conn = rusqlite::Connection::open(&db).unwrap();
     conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")
         .unwrap();
-    let page_of = |sql: &str| -> usize { conn.query_row(sql, [], |row| row.get(0)).unwrap() };
+    let page_of = |sql: &str| -> usize {
+        let page: i64 = conn.query_row(sql, [], |row| row.get(0)).unwrap();
+        page as usize
+    };
     let page_size = page_of("PRAGMA page_size");
     let seats = page_of("SELECT rootpage FROM sqlite_master WHERE name = 'seats'");
     drop(conn);
@@ -200,27 +203,45 @@ fn koth_serve_refuses_a_damaged_database_at_its_start_or_once_its_pages_are_chec
         1,
         &["t/results.sqlite", "not a koth tournament database"],
     );
-    // A page of the seats, past the schema: the server starts, and refuses the file once its
-    // check behind the start has found the page.
+    // A page of the seats, past the schema: refused once the check behind the start has found
+    // it: every read then answers with the refusal, or, where the check ended first, the
+    // server's own first read (before it listens) is refused and it stops.
     std::fs::write(&db, garbled((seats - 1) * page_size)).unwrap();
-    let (_server, port) = crate::dashboard::serve(&dir);
+    let port = crate::dashboard::free_port();
+    let stderr = root.path().join("serve.stderr");
+    let mut server = crate::dashboard::Killed(
+        Command::new(KOTH)
+            .args(["serve", "t", "--addr", &format!("127.0.0.1:{port}")])
+            .current_dir(root.path())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::fs::File::create(&stderr).unwrap())
+            .spawn()
+            .unwrap(),
+    );
     let started = Instant::now();
-    loop {
-        let (status, body) = crate::dashboard::get(port, "/api/progress");
-        if body.contains("t/results.sqlite") {
-            assert!(status.contains(" 500 "), "{status}");
-            assert!(
-                body.contains("not a koth tournament database, or is damaged"),
-                "{body}"
-            );
-            break;
-        }
+    let refusal = loop {
         assert!(
             started.elapsed() < Duration::from_secs(30),
-            "the damaged page was never refused: {status} {body}"
+            "the damaged page was never refused"
         );
+        if let Some(status) = server.0.try_wait().unwrap() {
+            assert_eq!(status.code(), Some(1));
+            break std::fs::read_to_string(&stderr).unwrap();
+        }
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            let (status, body) = crate::dashboard::get(port, "/api/progress");
+            if body.contains("t/results.sqlite") {
+                assert!(status.contains(" 500 "), "{status}");
+                break body;
+            }
+        }
         std::thread::sleep(Duration::from_millis(100));
-    }
+    };
+    assert!(
+        refusal.contains("t/results.sqlite")
+            && refusal.contains("not a koth tournament database, or is damaged"),
+        "{refusal}"
+    );
 }
 
 #[test]
