@@ -28,7 +28,9 @@
 //! trusted proxy's requests by the client it forwards, each until its response ends), and drops
 //! a connection that has not sent a request's headers within [`HEADER_TIMEOUT`].
 //!
-//! The server checks the database once when it starts, then reads it without ever changing it:
+//! The server checks the database once when it starts (a folder's file: its header and schema
+//! before it listens, its pages on a thread behind, [`reader`]), then reads it without ever
+//! changing it:
 //! a folder's SQLite file is opened read-only for every request (in WAL mode it can be read
 //! while the run writes), and never locked; a PostgreSQL tournament is read on one connection
 //! whose transactions are read-only, opened again after a failure. A shared tournament's game
