@@ -30,8 +30,11 @@ pub(crate) struct Reader {
     /// What the check of a folder's file found, run behind the server's start
     /// ([`Reader::open`]): `None` while it runs (and for a shared tournament), then the
     /// refusal every read answers with if it failed.
-    pages: Arc<Mutex<Option<Result<(), String>>>>,
+    pages: PagesChecked,
 }
+
+/// What the check of a folder's pages found: nothing yet, its pass, or its refusal.
+type PagesChecked = Arc<Mutex<Option<Result<(), String>>>>;
 
 /// Where the tournament is read from.
 enum Source {
@@ -204,7 +207,7 @@ impl Reader {
 /// check (docs/benchmarks.md), its schema milliseconds. A damaged file is refused once found:
 /// every read from then on answers with the refusal, which names the file, and it is said on
 /// stderr.
-fn check_pages_behind(file: PathBuf, pages: Arc<Mutex<Option<Result<(), String>>>>) {
+fn check_pages_behind(file: PathBuf, pages: PagesChecked) {
     std::thread::spawn(move || {
         let checked = Store::reopen_read_only(&file)
             .and_then(|store| store.check_pages())
