@@ -5,8 +5,11 @@
 //! runs per game, playing no game (each seat scores its seat's number). Each claim's and each
 //! record's wall time is kept; the median and the 95th percentile of each are printed, with the
 //! games recorded and the run's wall time. Bounded: it stops when the queue is empty or after
-//! `--seconds`.
+//! `--seconds`. `--game-ms` is the time a worker takes to play its game between the claim and
+//! the record (0: none, the tight loop whose figure is the database's throughput); a real
+//! worker plays one, so its statements meet fewer others at once.
 //!   cargo bench --bench hill_workers -- --url URL --name NAME [--workers 50] [--seconds 30]
+//!     [--game-ms 0]
 
 use std::time::{Duration, Instant};
 
@@ -24,7 +27,7 @@ struct Times {
 fn main() -> anyhow::Result<()> {
     let mut url = None;
     let mut name = None;
-    let (mut workers, mut seconds) = (50usize, 30u64);
+    let (mut workers, mut seconds, mut game_ms) = (50usize, 30u64, 0.0f64);
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -32,19 +35,23 @@ fn main() -> anyhow::Result<()> {
             "--name" => name = args.next(),
             "--workers" => workers = args.next().unwrap_or_default().parse()?,
             "--seconds" => seconds = args.next().unwrap_or_default().parse()?,
+            "--game-ms" => game_ms = args.next().unwrap_or_default().parse()?,
             // `cargo bench` passes `--bench`.
             _ => {}
         }
     }
     let (Some(url), Some(name)) = (url, name) else {
-        anyhow::bail!("usage: hill_workers --url URL --name NAME [--workers N] [--seconds S]");
+        anyhow::bail!(
+            "usage: hill_workers --url URL --name NAME [--workers N] [--seconds S] [--game-ms MS]"
+        );
     };
+    let game = Duration::from_secs_f64(game_ms / 1000.0);
     let deadline = Instant::now() + Duration::from_secs(seconds);
     let empty = tempfile::tempdir()?;
     let start = Instant::now();
     let times: Vec<Times> = std::thread::scope(|scope| {
         let running: Vec<_> = (0..workers)
-            .map(|_| scope.spawn(|| work(&url, &name, deadline, empty.path())))
+            .map(|_| scope.spawn(|| work(&url, &name, deadline, game, empty.path())))
             .collect();
         running
             .into_iter()
@@ -55,7 +62,8 @@ fn main() -> anyhow::Result<()> {
     let mut claims: Vec<Duration> = times.iter().flat_map(|t| t.claims.clone()).collect();
     let mut records: Vec<Duration> = times.iter().flat_map(|t| t.records.clone()).collect();
     println!(
-        "{workers} workers, {} games recorded in {:.1} s ({:.0} games/s)",
+        "{workers} workers, each game played in {game_ms} ms, {} games recorded in {:.1} s \
+         ({:.0} games/s)",
         records.len(),
         wall.as_secs_f64(),
         records.len() as f64 / wall.as_secs_f64()
@@ -73,8 +81,14 @@ fn main() -> anyhow::Result<()> {
     Ok(())
 }
 
-/// One worker: claims and records until the queue is empty or `deadline`.
-fn work(url: &str, name: &str, deadline: Instant, dir: &std::path::Path) -> anyhow::Result<Times> {
+/// One worker: claims, plays for `game`, and records until the queue is empty or `deadline`.
+fn work(
+    url: &str,
+    name: &str,
+    deadline: Instant,
+    game_time: Duration,
+    dir: &std::path::Path,
+) -> anyhow::Result<Times> {
     let store = Store::open_postgres(url, name)?;
     let claimant = Claimant::new(600);
     let mut times = Times::default();
@@ -84,6 +98,7 @@ fn work(url: &str, name: &str, deadline: Instant, dir: &std::path::Path) -> anyh
             break;
         };
         times.claims.push(started.elapsed());
+        std::thread::sleep(game_time);
         let game = &claimed.game;
         let bots = (0..game.seats.len())
             .map(|seat| {

@@ -5,9 +5,12 @@
 # in its queue (default 20,000, two near versions a game), written with PostgreSQL's own
 # generate_series; then `cargo bench --bench hill_workers` runs WORKERS threads (default 50),
 # each claiming and recording through koth's own statements, for at most SECONDS (default 30),
-# and prints the median and p95 of each claim and each record. docs/benchmarks.md.
-#   [VERSIONS=10000] [DONE=1000000] [QUEUED=20000] [WORKERS=50] [SECONDS_MAX=30] \
-#     bash scripts/bench-hill-workers.sh
+# and prints the median and p95 of each claim and each record. GAME_MS (default 0) is each
+# game's time between its claim and its record, as a real worker plays it: 0 is the tight loop
+# (the database's throughput), a game's time the latency a worker sees. docs/benchmarks.md.
+# PAGES=1 first times the hill's pages on it (`koth serve --db`, `koth leaderboard --db`).
+#   [VERSIONS=10000] [DONE=1000000] [QUEUED=20000] [WORKERS=50] [SECONDS_MAX=30] [GAME_MS=0] \
+#     [PAGES=1] bash scripts/bench-hill-workers.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 versions=${VERSIONS:-10000}
@@ -15,6 +18,7 @@ done_games=${DONE:-1000000}
 queued=${QUEUED:-20000}
 workers=${WORKERS:-50}
 seconds=${SECONDS_MAX:-30}
+game_ms=${GAME_MS:-0}
 cargo build --release --quiet
 koth=$PWD/target/release/koth
 work=$(mktemp -d /tmp/koth-bench-hill-workers-XXXXXX)
@@ -53,7 +57,62 @@ sql "INSERT INTO results (game, seat, bot, score, status, faults, answers, max_w
          total_wall_ms, near_misses)
      SELECT game, seat, bot, seat, 'finished', '[]', 5, 1.0, 5.0, 0 FROM seats
      WHERE game < $done_games"
+# The last fit and a king, as the pages read them.
+sql "INSERT INTO hill_fit (version, rating, half_width, games, fitted_games)
+     SELECT v, 1000 + v, 20.0, 2 * $done_games / $versions, $done_games
+     FROM generate_series(0, $versions - 1) v"
+sql "INSERT INTO hill_kings (version, since_game, since) VALUES ($versions - 1, 100, 0)"
 sql "ANALYZE"
 echo "A shared hill of $versions versions, $done_games games played and $queued queued, written in $(( $(date +%s) - start )) s"
+if [ -n "${PAGES:-}" ]; then
+  # The hill's pages on this shared hill before the workers play: `koth serve --db` on
+  # 127.0.0.1, /api/hill (the first read, then from the memo), a bot's record and `koth
+  # leaderboard --db`, each the median of its runs.
+  python3 - "$koth" "$url" "$name" "$versions" <<'PY'
+import socket, statistics, subprocess, sys, time, urllib.request
+koth, url, name, versions = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+def timed(address):
+    start = time.perf_counter()
+    with urllib.request.urlopen(address, timeout=60) as answer:
+        answer.read()
+    return (time.perf_counter() - start) * 1000
+with socket.socket() as s:
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+start = time.perf_counter()
+server = subprocess.Popen([koth, "serve", "--db", url, name, "--addr", f"127.0.0.1:{port}"],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+try:
+    for _ in range(600):
+        try:
+            socket.create_connection(("127.0.0.1", port)).close()
+            break
+        except OSError:
+            time.sleep(0.1)
+    else:
+        sys.exit("koth serve never listened")
+    listening = (time.perf_counter() - start) * 1000
+    base = f"http://127.0.0.1:{port}"
+    rows = {
+        "koth serve --db, start until it listens": [listening],
+        "/api/hill, first read": [timed(base + "/api/hill")],
+        "/api/hill, from the memo (20)": [timed(base + "/api/hill") for _ in range(20)],
+        "/api/hill/bots/NAME (20 bots)": [timed(f"{base}/api/hill/bots/bot{(versions // 20) * k}") for k in range(20)],
+    }
+finally:
+    server.terminate()
+    server.wait()
+board = []
+for _ in range(11):
+    start = time.perf_counter()
+    subprocess.run([koth, "leaderboard", "--db", url, name, "--format", "json"], check=True,
+                   stdout=subprocess.DEVNULL)
+    board.append((time.perf_counter() - start) * 1000)
+rows["koth leaderboard --db (11 runs, process start included)"] = board
+print(f"The hill's pages on PostgreSQL, {versions:,} versions (median ms):")
+for what, times in rows.items():
+    print(f"  {what}: {statistics.median(times):.1f} ms")
+PY
+fi
 cargo bench --quiet --bench hill_workers -- --url "$url" --name "$name" --workers "$workers" \
-  --seconds "$seconds"
+  --seconds "$seconds" --game-ms "$game_ms"

@@ -164,6 +164,86 @@ fn a_damaged_or_foreign_results_database_is_refused_by_status_resume_and_leaderb
     }
 }
 
+/// `koth serve` checks the pages of a folder's database behind its start (a file of ten million
+/// games took 108 s to check), its header and schema before it listens: a damaged header is
+/// refused at once, as before; a damaged page in the middle of the file is refused once the
+/// check behind finds it, every read then answering with the refusal, which names the file.
+#[test]
+fn koth_serve_refuses_a_damaged_database_at_its_start_or_once_its_pages_are_checked() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = tournament_folder(root.path());
+    let db = dir.join(store::FILE);
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")
+        .unwrap();
+    let page_of = |sql: &str| -> usize {
+        let page: i64 = conn.query_row(sql, [], |row| row.get(0)).unwrap();
+        page as usize
+    };
+    let page_size = page_of("PRAGMA page_size");
+    let seats = page_of("SELECT rootpage FROM sqlite_master WHERE name = 'seats'");
+    drop(conn);
+    let intact = std::fs::read(&db).unwrap();
+    let garbled = |from: usize| {
+        let mut bytes = intact.clone();
+        let mut x = 0x2545_f491_u32;
+        for byte in &mut bytes[from..from + page_size] {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            *byte = x as u8;
+        }
+        bytes
+    };
+    // The header: refused before the server listens.
+    std::fs::write(&db, garbled(0)).unwrap();
+    let output = koth(root.path(), &["serve", "t", "--addr", "127.0.0.1:0"]);
+    assert_refused(
+        &output,
+        1,
+        &["t/results.sqlite", "not a koth tournament database"],
+    );
+    // A page of the seats, past the schema: refused once the check behind the start has found
+    // it: every read then answers with the refusal, or, where the check ended first, the
+    // server's own first read (before it listens) is refused and it stops.
+    std::fs::write(&db, garbled((seats - 1) * page_size)).unwrap();
+    let port = crate::dashboard::free_port();
+    let stderr = root.path().join("serve.stderr");
+    let mut server = crate::dashboard::Killed(
+        Command::new(KOTH)
+            .args(["serve", "t", "--addr", &format!("127.0.0.1:{port}")])
+            .current_dir(root.path())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::fs::File::create(&stderr).unwrap())
+            .spawn()
+            .unwrap(),
+    );
+    let started = Instant::now();
+    let refusal = loop {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the damaged page was never refused"
+        );
+        if let Some(status) = server.0.try_wait().unwrap() {
+            assert_eq!(status.code(), Some(1));
+            break std::fs::read_to_string(&stderr).unwrap();
+        }
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            let (status, body) = crate::dashboard::get(port, "/api/progress");
+            if body.contains("t/results.sqlite") {
+                assert!(status.contains(" 500 "), "{status}");
+                break body;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert!(
+        refusal.contains("t/results.sqlite")
+            && refusal.contains("not a koth tournament database, or is damaged"),
+        "{refusal}"
+    );
+}
+
 #[test]
 fn a_tampered_database_names_what_is_wrong() {
     let root = tempfile::tempdir().unwrap();

@@ -119,14 +119,19 @@ impl fantoccini::wd::WebDriverCompatibleCommand for ConsoleLog {
 }
 
 /// The errors the browser's console received since it was last read: a script's uncaught
-/// error or rejection, and `console.error`. (A failed load of a page's resource is the
-/// network's, told by its status, not the script's; the favicon every page lacks is one.)
+/// error or rejection, `console.error`, and a failed load of the page's icon. (Any other
+/// failed load of a page's resource is the network's, told by its status, not the script's.)
 pub(crate) async fn console_errors(client: &Client) -> Vec<String> {
     let log = client.issue_cmd(ConsoleLog).await.unwrap();
+    let icon = |entry: &serde_json::Value| {
+        entry["message"]
+            .as_str()
+            .is_some_and(|message| message.contains("favicon"))
+    };
     log.as_array()
         .unwrap_or_else(|| panic!("the console log is a list: {log}"))
         .iter()
-        .filter(|entry| entry["level"] == "SEVERE" && entry["source"] != "network")
+        .filter(|entry| entry["level"] == "SEVERE" && (entry["source"] != "network" || icon(entry)))
         .map(|entry| entry["message"].as_str().unwrap_or_default().to_string())
         .collect()
 }

@@ -28,7 +28,9 @@
 //! trusted proxy's requests by the client it forwards, each until its response ends), and drops
 //! a connection that has not sent a request's headers within [`HEADER_TIMEOUT`].
 //!
-//! The server checks the database once when it starts, then reads it without ever changing it:
+//! The server checks the database once when it starts (a folder's file: its header and schema
+//! before it listens, its pages on a thread behind, [`reader`]), then reads it without ever
+//! changing it:
 //! a folder's SQLite file is opened read-only for every request (in WAL mode it can be read
 //! while the run writes), and never locked; a PostgreSQL tournament is read on one connection
 //! whose transactions are read-only, opened again after a failure. A shared tournament's game
@@ -78,6 +80,8 @@ use koth_tournament::{Watched, leaderboard_from};
 pub(crate) use reader::{Failure, Reader, Stamp, Watching, blocking, memoized, stamp, with_store};
 
 const PAGE: &str = include_str!("dashboard.html");
+/// The pages' icon ([`favicon`]).
+const FAVICON: &str = include_str!("favicon.svg");
 /// How often the event stream looks at the database for news.
 const POLL: Duration = Duration::from_millis(500);
 /// Games in the progress report's "last games".
@@ -262,6 +266,8 @@ async fn serve_site(
     let Site { routes, poller } = site;
     let clients = Arc::new(Clients::new(&guard));
     let app = routes
+        .route("/favicon.svg", get(favicon))
+        .route("/favicon.ico", get(favicon))
         .layer(middleware::from_fn_with_state(
             Arc::clone(&clients),
             cap_forwarded,
@@ -312,6 +318,20 @@ async fn serve_site(
         .await
         .context("the dashboard's event poller failed")?;
     anyhow::bail!("the dashboard's event poller stopped")
+}
+
+/// The pages' icon: a crown. Every page of every site links it (`/favicon.svg`); it is
+/// served at `/favicon.ico` too, which a browser asks for on a page that links none (a game's
+/// replay page), so that no page logs a failed request for it.
+async fn favicon() -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, "image/svg+xml"),
+            (header::CACHE_CONTROL, "max-age=86400"),
+        ],
+        FAVICON,
+    )
+        .into_response()
 }
 
 /// Answers a connection past the cap 503 and closes it.

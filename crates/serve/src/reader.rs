@@ -27,7 +27,14 @@ pub(crate) struct Reader {
     pub(crate) hill: bool,
     /// The games followed live now.
     pub(crate) live: Arc<live::Live>,
+    /// What the check of a folder's file found, run behind the server's start
+    /// ([`Reader::open`]): `None` while it runs (and for a shared tournament), then the
+    /// refusal every read answers with if it failed.
+    pages: PagesChecked,
 }
+
+/// What the check of a folder's pages found: nothing yet, its pass, or its refusal.
+type PagesChecked = Arc<Mutex<Option<Result<(), String>>>>;
 
 /// Where the tournament is read from.
 enum Source {
@@ -72,9 +79,12 @@ impl Reader {
     /// Checks that `watched` can be read, as the server will read it.
     pub(crate) fn open(watched: Watched) -> anyhow::Result<Reader> {
         let live = Arc::new(live::Live::new());
+        let pages = Arc::default();
         let source = match watched {
             Watched::Folder(dir) => {
-                Store::open_read_only(&dir.join(store::FILE))?;
+                let file = dir.join(store::FILE);
+                Store::open_read_only_unpaged(&file)?;
+                check_pages_behind(file, Arc::clone(&pages));
                 Source::Folder(dir)
             }
             Watched::Shared { url, name } => {
@@ -97,6 +107,7 @@ impl Reader {
             live,
             stderr_private: false,
             hill: false,
+            pages,
         };
         reader.hill = reader.read(|store, _| koth_hill::is_hill(store))?;
         reader.stderr_private = reader.read(koth_hill::logs_are_private)?;
@@ -125,6 +136,11 @@ impl Reader {
         &self,
         read: impl FnOnce(&Store, &Path) -> anyhow::Result<T>,
     ) -> anyhow::Result<T> {
+        let checked = self.pages.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(Err(refused)) = &*checked {
+            anyhow::bail!("{refused}");
+        }
+        drop(checked);
         match &self.source {
             Source::Folder(dir) => read(&Store::reopen_read_only(&dir.join(store::FILE))?, dir),
             Source::Shared {
@@ -184,6 +200,23 @@ impl Reader {
             Ok(value)
         })
     }
+}
+
+/// Checks every page of the database `file` on a thread of its own, the server already
+/// listening, and puts what it found in `pages`: a file of ten million games took 108 s to
+/// check (docs/benchmarks.md), its schema milliseconds. A damaged file is refused once found:
+/// every read from then on answers with the refusal, which names the file, and it is said on
+/// stderr.
+fn check_pages_behind(file: PathBuf, pages: PagesChecked) {
+    std::thread::spawn(move || {
+        let checked = Store::reopen_read_only(&file)
+            .and_then(|store| store.check_pages())
+            .map_err(|refused| format!("{refused:#}"));
+        if let Err(refused) = &checked {
+            eprintln!("koth serve: {refused}: every page refuses it");
+        }
+        *pages.lock().unwrap_or_else(PoisonError::into_inner) = Some(checked);
+    });
 }
 
 pub(crate) type Watching = State<Arc<Reader>>;

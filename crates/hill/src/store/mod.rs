@@ -271,6 +271,21 @@ impl Version {
 
 /// Every version, by id.
 pub(crate) fn versions(db: &dyn Connection) -> anyhow::Result<Vec<Version>> {
+    versions_where(db, "", &[])
+}
+
+/// The versions of the bot called `name`, by id: a bot's page reads its own few, not the
+/// hill's 10,000.
+pub(crate) fn versions_named(db: &dyn Connection, name: &str) -> anyhow::Result<Vec<Version>> {
+    versions_where(db, "WHERE name = ?1", &[name.into()])
+}
+
+/// The versions of the rows `filter` (an SQL `WHERE`, or nothing) keeps, by id.
+fn versions_where(
+    db: &dyn Connection,
+    filter: &str,
+    params: &[Value],
+) -> anyhow::Result<Vec<Version>> {
     // An older hill read without being brought up to date (its leaderboard's) has no fuel.
     let fuel = if columns(db, "hill_versions")?.contains(&"fuel".to_string()) {
         "fuel"
@@ -280,9 +295,9 @@ pub(crate) fn versions(db: &dyn Connection) -> anyhow::Result<Vec<Version>> {
     let rows = db.query(
         &format!(
             "SELECT id, name, version, digest, state, suspended, added_at, mu, sigma, games,
-                 faulted, last_game, {fuel} FROM hill_versions ORDER BY id"
+                 faulted, last_game, {fuel} FROM hill_versions {filter} ORDER BY id"
         ),
-        &[],
+        params,
     )?;
     rows.iter()
         .map(|r| {

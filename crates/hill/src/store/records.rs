@@ -180,10 +180,7 @@ pub(crate) type RatingLine = (String, Vec<Rated>);
 
 /// The record of the bot called `name`; `None` if the hill has no such bot.
 pub fn bot(db: &dyn Connection, name: &str) -> anyhow::Result<Option<BotRecord>> {
-    let versions: Vec<Version> = store::versions(db)?
-        .into_iter()
-        .filter(|v| v.name == name)
-        .collect();
+    let versions = store::versions_named(db, name)?;
     if versions.is_empty() {
         return Ok(None);
     }
@@ -356,10 +353,7 @@ fn reigns(db: &dyn Connection, versions: &[Version]) -> anyhow::Result<Vec<BotRe
 /// it (points per game, or an Elo-scale rating) with its 95% interval: per version (`v1`,
 /// `v2`…), a point at each fit after it played, in game order; `None` if there is no such bot.
 pub fn rating_history(db: &dyn Connection, name: &str) -> anyhow::Result<Option<Vec<RatingLine>>> {
-    let versions: Vec<Version> = store::versions(db)?
-        .into_iter()
-        .filter(|v| v.name == name)
-        .collect();
+    let versions = store::versions_named(db, name)?;
     if versions.is_empty() {
         return Ok(None);
     }
