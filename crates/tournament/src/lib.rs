@@ -615,6 +615,16 @@ pub fn leaderboard_from(store: &Store, dir: &Path) -> anyhow::Result<Leaderboard
     let names: Vec<String> = store.bots()?.into_iter().map(|b| b.name).collect();
     let on_bench: Vec<usize> = store.benched()?.into_iter().map(|(bot, _)| bot).collect();
     let results = store.results()?;
+    // A server reads a large file before the check of its pages has ended (`koth serve`), so a
+    // result naming no bot is refused here rather than read as an index.
+    if let Some(stray) = results.iter().find(|r| r.bot >= names.len()) {
+        anyhow::bail!(
+            "a result of game {} names bot {}, and there are {} bots",
+            stray.game,
+            stray.bot,
+            names.len()
+        );
+    }
     let game = store
         .meta("game")?
         .and_then(|game| koth_game::registry::by_name(&game));

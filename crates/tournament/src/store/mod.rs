@@ -854,4 +854,38 @@ mod tests {
             expected
         );
     }
+
+    #[test]
+    fn a_leaderboard_refuses_a_result_that_names_no_bot() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE);
+        let schedule = super::super::schedule::schedule(2, 2, 1, 1);
+        let store = Store::create(&path, &meta(), &[bot("a"), bot("b")], &schedule).unwrap();
+        let game = store
+            .claim(&Claimant::new(30), &[], 2)
+            .unwrap()
+            .unwrap()
+            .game;
+        store
+            .record_result(
+                &game,
+                1,
+                &result_of(&game),
+                5.0,
+                dir.path(),
+                &Changes::default(),
+            )
+            .unwrap();
+        assert!(crate::leaderboard_from(&store, dir.path()).is_ok());
+        // As a damaged file read before the check of its pages has ended would hold it.
+        store
+            .db
+            .execute("UPDATE results SET bot = 7 WHERE bot = 1", &[])
+            .unwrap();
+        let refused = crate::leaderboard_from(&store, dir.path()).unwrap_err();
+        assert_eq!(
+            refused.to_string(),
+            "a result of game 0 names bot 7, and there are 2 bots"
+        );
+    }
 }
