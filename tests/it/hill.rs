@@ -107,6 +107,15 @@ fn games_of(label: &str) -> String {
     format!("SELECT COUNT(*) FROM results r JOIN bots b ON b.id = r.bot WHERE b.name = '{label}'")
 }
 
+/// Rates the games a stopped hill recorded and had not rated yet (a game that ended as the
+/// stop came): the next run does it as it starts, and this one plays no game.
+fn rate_what_the_stop_left(dir: &Path) {
+    let rated = start_run(dir, &["--games", "0"])
+        .wait_with_output()
+        .unwrap();
+    assert!(rated.status.success(), "{rated:?}");
+}
+
 /// Every recorded game counted once, everywhere the hill counts it.
 fn assert_counted_once(dir: &Path) {
     let results = query(dir, "SELECT COUNT(*) FROM results");
@@ -199,12 +208,7 @@ fn bots_added_while_the_hill_plays_get_games_and_a_new_version_replaces_the_old(
     assert!(!same.status.success());
     assert!(String::from_utf8_lossy(&same.stdout).contains("already its current version, v2"));
     stop(run);
-    // A game recorded as the stop came is rated by the next run, as it starts: one that plays
-    // no game.
-    let rated = start_run(&dir, &["--games", "0"])
-        .wait_with_output()
-        .unwrap();
-    assert!(rated.status.success(), "{rated:?}");
+    rate_what_the_stop_left(&dir);
     assert_counted_once(&dir);
 
     let board = leaderboard(&dir);
@@ -516,6 +520,7 @@ fn a_bot_that_faults_too_often_is_suspended_until_resumed_or_replaced() {
     ] {
         assert!(told.contains(line), "{line:?} not in:\n{told}");
     }
+    rate_what_the_stop_left(&dir);
     assert_counted_once(&dir);
     let unknown = koth()
         .args(["hill", "retire", "Nobody", "--hill"])
