@@ -613,8 +613,14 @@ fn main() {
         );
     }
 
-    let refits = |part: &str| runs("cost") || parts.iter().any(|p| *p == part);
-    if !runs("cost") && !runs("choose") && !refits("placement-refit") && !refits("points-refit") {
+    let named = |part: &str| parts.iter().any(|p| *p == part);
+    let refits = |part: &str| runs("cost") || named(part);
+    if !runs("cost")
+        && !runs("choose")
+        && !refits("placement-refit")
+        && !refits("points-refit")
+        && !named("line-ups")
+    {
         return;
     }
     // The hill's size: 1,000 versions and 1,000,000 games unless `--versions=N`, `--games=N`
@@ -637,7 +643,7 @@ fn main() {
     if refits("points-refit") {
         points_refit(versions, game_count);
     }
-    if parts.iter().any(|p| *p == "line-ups") {
+    if named("line-ups") {
         line_ups(versions, game_count);
     }
 }
