@@ -149,3 +149,20 @@ enum Read {
     /// Nothing before the time was up, or a pipe the runtime's reader must look at.
     Nothing,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_quick_wait_is_past_the_tick_for_long_limits_and_as_before_for_short_ones() {
+        let ms = Duration::from_millis;
+        // The rat race's default second and the benchmarks' 10 s: past a 250 Hz tick.
+        assert_eq!(quick_wait(ms(1_000)), QUICK_WAIT);
+        assert_eq!(quick_wait(ms(10_000)), QUICK_WAIT);
+        // A share of a shorter limit, never under the runtime's own first wait.
+        assert_eq!(quick_wait(ms(600)), ms(3));
+        assert_eq!(quick_wait(ms(100)), SAMPLE_AFTER + TIMER_TICK);
+        assert_eq!(quick_wait(Duration::ZERO), SAMPLE_AFTER + TIMER_TICK);
+    }
+}
