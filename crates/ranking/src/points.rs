@@ -1052,6 +1052,48 @@ mod tests {
     }
 
     #[test]
+    fn a_lead_solved_from_the_last_refits_solution_is_the_lead_solved_afresh() {
+        // 40 players at tables of three, points that multiply; a refit after 20 more games
+        // solves the lead's system from the last refit's solution, as `hill run` does.
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        let strengths: Vec<f64> = (0..40).map(|k| f64::from(k) / 20.0).collect();
+        let mut games = Games::default();
+        let mut play = |games: &mut Games, count: usize| {
+            for _ in 0..count {
+                let first = rng.random_range(0..40);
+                // Near and far offsets, never the same seat twice.
+                let table = [
+                    first,
+                    (first + rng.random_range(1..5)) % 40,
+                    (first + rng.random_range(5..40)) % 40,
+                ];
+                let seats: Vec<(usize, f64)> = multiplying(&strengths, &table)
+                    .into_iter()
+                    .map(|(p, mean)| (p, poisson(4.0 * mean, &mut rng)))
+                    .collect();
+                games.add(&seats);
+            }
+        };
+        play(&mut games, 2000);
+        let mut solution = Vec::new();
+        let next = {
+            let (_, spread, next) = fit_from(&games, &[Start::default(); 40]);
+            spread.lead_interval_from(39, 38, &mut solution);
+            next
+        };
+        assert_eq!(solution.len(), 80);
+        play(&mut games, 20);
+        let (_, spread, _) = fit_from(&games, &next);
+        let afresh = spread.lead_interval(39, 38);
+        let from_last = spread.lead_interval_from(39, 38, &mut solution);
+        assert!(afresh > 0.0);
+        assert!(
+            (afresh - from_last).abs() < 1e-5 * afresh,
+            "{afresh} {from_last}"
+        );
+    }
+
+    #[test]
     fn two_equal_players_who_share_their_games_luck_are_told_apart_about_one_time_in_twenty() {
         // The crown's false alarms: 0 and 1 equal, seated together with one of 2..6 in 40
         // games whose luck pays everyone alike, and each seat's own noise on top. A 95%
