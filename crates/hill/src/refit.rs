@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use std::collections::HashSet;
 
-use koth_ranking::{self as ranking, Entry, Games, Ranking, Start};
+use koth_ranking::{self as ranking, Entry, Games, LeadSolve, Ranking, Start};
 use koth_tournament::store::Store;
 
 use super::store::{self, Connection, Version};
@@ -93,6 +93,8 @@ pub(crate) struct Held {
     read_past: HashSet<u32>,
     /// Where the next fit starts: each version's coordinates at the last fit, by id.
     start: Vec<Start>,
+    /// Where the next lead's interval is solved from, if its pair is the last one's.
+    lead: LeadSolve,
 }
 
 impl Held {
@@ -107,6 +109,7 @@ impl Held {
             read_below: 0,
             read_past: HashSet::new(),
             start: Vec::new(),
+            lead: LeadSolve::default(),
         }
     }
 
@@ -124,6 +127,7 @@ impl Held {
             *self = Held {
                 current: ids,
                 start: std::mem::take(&mut self.start),
+                lead: std::mem::take(&mut self.lead),
                 ..Held::new(self.ranking)
             };
         }
@@ -206,7 +210,7 @@ pub(crate) fn refit(store: &Store, placement_games: u32, held: &mut Held) -> any
         [first, second, ..] => Some(store::Lead {
             first: first.id,
             second: second.id,
-            interval: fit.lead_interval(first.id, second.id),
+            interval: fit.lead_interval_from(first.id, second.id, &mut held.lead),
         }),
         _ => None,
     };
