@@ -120,7 +120,7 @@ PY
 fi
 cargo bench --quiet --bench hill_workers --no-run
 if [ -n "${STATEMENTS:-}" ]; then
-  sql "CREATE EXTENSION IF NOT EXISTS pg_stat_statements; SELECT pg_stat_statements_reset()" >/dev/null
+  sql "CREATE EXTENSION IF NOT EXISTS pg_stat_statements SCHEMA public; SELECT pg_stat_statements_reset()" >/dev/null
 fi
 cargo bench --quiet --bench hill_workers -- --url "$url" --name "$name" --workers "$workers" \
   --seconds "$seconds" --game-ms "$game_ms"
