@@ -9,8 +9,10 @@
 # game's time between its claim and its record, as a real worker plays it: 0 is the tight loop
 # (the database's throughput), a game's time the latency a worker sees. docs/benchmarks.md.
 # PAGES=1 first times the hill's pages on it (`koth serve --db`, `koth leaderboard --db`).
+# STATEMENTS=1 loads PostgreSQL's pg_stat_statements and prints, after the workers' run, each
+# statement they ran with its calls and its mean time inside the server (no round trip).
 #   [VERSIONS=10000] [DONE=1000000] [QUEUED=20000] [WORKERS=50] [SECONDS_MAX=30] [GAME_MS=0] \
-#     [PAGES=1] bash scripts/bench-hill-workers.sh
+#     [PAGES=1] [STATEMENTS=1] bash scripts/bench-hill-workers.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 versions=${VERSIONS:-10000}
@@ -24,7 +26,9 @@ koth=$PWD/target/release/koth
 work=$(mktemp -d /tmp/koth-bench-hill-workers-XXXXXX)
 source scripts/postgres-server.sh
 # As many connections as workers, and some to spare.
-as_postgres "$bin/pg_ctl -D $work/data -w -o '-p $port -k $work -c listen_addresses=127.0.0.1 -c max_connections=$((workers + 20))' restart >/dev/null"
+options="-c max_connections=$((workers + 20))"
+[ -n "${STATEMENTS:-}" ] && options="$options -c shared_preload_libraries=pg_stat_statements"
+as_postgres "$bin/pg_ctl -D $work/data -w -o '-p $port -k $work -c listen_addresses=127.0.0.1 $options' restart >/dev/null"
 
 url=$(pg_database hill)
 printf 'game = "tictactoe"\nseed = 1\nsandbox = false\n' > "$work/hill.toml"
@@ -114,5 +118,18 @@ for what, times in rows.items():
     print(f"  {what}: {statistics.median(times):.1f} ms")
 PY
 fi
+cargo bench --quiet --bench hill_workers --no-run
+if [ -n "${STATEMENTS:-}" ]; then
+  sql "CREATE EXTENSION IF NOT EXISTS pg_stat_statements SCHEMA public; SELECT pg_stat_statements_reset()" >/dev/null
+fi
 cargo bench --quiet --bench hill_workers -- --url "$url" --name "$name" --workers "$workers" \
   --seconds "$seconds" --game-ms "$game_ms"
+if [ -n "${STATEMENTS:-}" ]; then
+  # Those the workers ran (each worker's open and its statements), dearest in all first.
+  psql -q -h 127.0.0.1 -p "$port" -U koth -d hill -c "
+    SELECT calls, round(mean_exec_time::NUMERIC, 3) AS mean_ms,
+        round(total_exec_time::NUMERIC) AS total_ms, shared_blks_hit / calls AS hits,
+        shared_blks_read / calls AS reads,
+        left(regexp_replace(query, '\s+', ' ', 'g'), 110) AS statement
+    FROM pg_stat_statements WHERE calls >= $workers ORDER BY total_exec_time DESC LIMIT 15"
+fi

@@ -98,11 +98,11 @@ fn run(command: Command) -> anyhow::Result<()> {
         Command::Leaderboard(args) => {
             if let Some(dir) = args.folder().filter(|dir| hill::is_hill_folder(dir)) {
                 hill::cli::leaderboard(dir, args.format())
-            } else if let Some((url, name)) = args
+            } else if let Some(store) = args
                 .database()
-                .filter(|(url, name)| hill::is_shared_hill(url, name))
+                .and_then(|(url, name)| hill::shared_hill(url, &name))
             {
-                hill::cli::leaderboard_shared(url, &name, args.format())
+                hill::cli::leaderboard_shared(&store, args.format())
             } else {
                 tournament::cli::leaderboard(args)
             }

@@ -433,7 +433,7 @@ fn a_tournament_of_an_older_schema_is_brought_up_to_date_and_a_newer_one_refused
         .query_one("SELECT value FROM meta WHERE key = 'schema_version'", &[])
         .unwrap()
         .get(0);
-    assert_eq!(version, "9");
+    assert_eq!(version, "10");
     let counted: (i64, i64) = client
         .query_one(
             "SELECT crashed_faults, bad_output_faults FROM results WHERE seat = 0",

@@ -638,9 +638,12 @@ pub fn leaderboard(dir: &std::path::Path, format: Format) -> anyhow::Result<()> 
     Ok(())
 }
 
-/// `koth leaderboard --db URL NAME` of a hill in PostgreSQL, in `format`.
-pub fn leaderboard_shared(url: &str, name: &str, format: Format) -> anyhow::Result<()> {
-    let store = koth_tournament::store::Store::open_postgres_read_only(url, name)?;
-    print!("{}", board::read(&store)?.render(format));
+/// `koth leaderboard --db URL NAME` of a hill in PostgreSQL ([`crate::shared_hill`]), in
+/// `format`.
+pub fn leaderboard_shared(
+    store: &koth_tournament::store::Store,
+    format: Format,
+) -> anyhow::Result<()> {
+    print!("{}", board::read(store)?.render(format));
     Ok(())
 }

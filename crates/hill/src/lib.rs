@@ -371,11 +371,12 @@ pub fn logs_are_private(store: &Store, folder: &Path) -> anyhow::Result<bool> {
     Ok(!file_of(store, folder)?.submissions.public_logs)
 }
 
-/// Whether `name` of the PostgreSQL database at `url` is a hill (read only).
-pub fn is_shared_hill(url: &str, name: &str) -> bool {
+/// `name` of the PostgreSQL database at `url`, opened to read only, if it is a hill: the
+/// store is kept for what reads it, as a connection's start is most of a quick read's time.
+pub fn shared_hill(url: &str, name: &str) -> Option<Store> {
     Store::open_postgres_read_only(url, name)
-        .and_then(|s| is_hill(&s))
-        .unwrap_or(false)
+        .ok()
+        .filter(|store| is_hill(store).unwrap_or(false))
 }
 
 /// Whether folder `dir` holds a hill.

@@ -298,10 +298,13 @@ fn find(db: &Postgres, url: &str, name: &str) -> anyhow::Result<Address> {
 
 /// Each tournament's name and schema, oldest first (none before the first submission).
 fn tournaments_in(db: &dyn Connection) -> anyhow::Result<Vec<(String, String)>> {
+    // The catalog by name, not `information_schema.tables`: a view of a dozen catalogs whose
+    // planning, on a connection's first use, cost 110-160 ms of `koth leaderboard --db`'s
+    // 0.5 s at a load of 8 (docs/benchmarks.md, "Fifth pass (2026-11-30): PostgreSQL's claims
+    // and records").
     let exists = db
         .value(
-            "SELECT COUNT(*) FROM information_schema.tables
-             WHERE table_schema = 'public' AND table_name = 'koth_tournaments'",
+            "SELECT to_regclass('public.koth_tournaments') IS NOT NULL",
             &[],
         )?
         .int()?;
