@@ -53,7 +53,12 @@ pub(super) fn lineup_key(versions: &[usize]) -> String {
         .join(",")
 }
 
-/// A hill made before `hill_lineups` existed: its rated games' line-ups counted once.
+/// Games whose results [`count_lineups`] holds at once.
+const LINEUP_BATCH: u32 = 100_000;
+
+/// A hill made before `hill_lineups` existed: its rated games' line-ups counted once, in one
+/// transaction (so the table is whole or empty), reading [`LINEUP_BATCH`] games' results at a
+/// time in game order: its memory is a batch's rows and line-ups, whatever the hill's size.
 pub(super) fn count_lineups(db: &dyn Connection) -> anyhow::Result<()> {
     let counted = db.value("SELECT COUNT(*) FROM hill_lineups", &[])?.int()?;
     let rated = db
@@ -62,10 +67,33 @@ pub(super) fn count_lineups(db: &dyn Connection) -> anyhow::Result<()> {
     if counted > 0 || rated == 0 {
         return Ok(());
     }
+    let end = super::next_game(db)?;
+    db.transaction(|db| {
+        let mut from = 0;
+        while from < end {
+            let to = from.saturating_add(LINEUP_BATCH).min(end);
+            for (lineup, met) in lineups_of(db, from, to)? {
+                db.execute(
+                    "INSERT INTO hill_lineups (lineup, games, alike) VALUES (?1, ?2, ?3)
+                     ON CONFLICT (lineup) DO UPDATE SET games = hill_lineups.games + ?2,
+                         alike = hill_lineups.alike + ?3",
+                    &[lineup.as_str().into(), met.games.into(), met.alike.into()],
+                )?;
+            }
+            from = to;
+        }
+        Ok(())
+    })
+}
+
+/// The line-ups of the rated games numbered `from` to `to` (excluded), each with its games and
+/// how many of them ended alike.
+fn lineups_of(db: &dyn Connection, from: u32, to: u32) -> anyhow::Result<HashMap<String, Met>> {
     let rows = db.query(
         "SELECT r.game, r.bot, r.score FROM results r
-         JOIN hill_games h ON h.game = r.game AND h.rated = 1 ORDER BY r.game",
-        &[],
+         JOIN hill_games h ON h.game = r.game AND h.rated = 1
+         WHERE r.game >= ?1 AND r.game < ?2 ORDER BY r.game",
+        &[from.into(), to.into()],
     )?;
     let mut lineups: HashMap<String, Met> = HashMap::new();
     let mut count = |seats: &[(usize, f64)]| {
@@ -88,15 +116,7 @@ pub(super) fn count_lineups(db: &dyn Connection) -> anyhow::Result<()> {
     if !seats.is_empty() {
         count(&seats);
     }
-    db.transaction(|db| {
-        for (lineup, met) in &lineups {
-            db.execute(
-                "INSERT INTO hill_lineups (lineup, games, alike) VALUES (?1, ?2, ?3)",
-                &[lineup.as_str().into(), met.games.into(), met.alike.into()],
-            )?;
-        }
-        Ok(())
-    })
+    Ok(lineups)
 }
 
 /// The games played so far per pair of versions, per version, per line-up whose games all

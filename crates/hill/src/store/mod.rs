@@ -26,6 +26,7 @@ mod rated;
 mod rating;
 pub mod records;
 pub mod submissions;
+mod summary;
 
 pub(crate) use fit::*;
 pub(crate) use games::each_game_from;
@@ -33,6 +34,7 @@ pub(crate) use history::history;
 use history::{count_lineups, count_presence, lineup_key};
 pub(crate) use rated::add_rated;
 pub(crate) use rating::*;
+pub(crate) use summary::fill as fill_records;
 
 /// The hill's tables. `state` of a version: `active` (scheduled unless `suspended`), `replaced`
 /// (a newer version of its bot is active) or `retired`. `counted_from`: the first game its
@@ -119,6 +121,7 @@ pub(crate) fn create_tables(db: &dyn Connection) -> anyhow::Result<()> {
     // A hill made before `hill_pairs` existed: its pairs counted once from its rated games.
     count_presence(db)?;
     count_lineups(db)?;
+    summary::create_tables(db)?;
     db.execute(
         "INSERT INTO hill_pairs (a, b, games, alike)
          SELECT x.bot, y.bot, COUNT(*), SUM(CASE WHEN x.score = y.score THEN 1 ELSE 0 END)
