@@ -80,7 +80,7 @@ pub(super) fn count_presence(db: &dyn Connection) -> anyhow::Result<()> {
              WHERE NOT EXISTS (SELECT 1 FROM hill_outcomes)
              ON CONFLICT (id) DO NOTHING"
         ),
-        &[0.into(), super::next_game(db)?.into()],
+        &[0u32.into(), super::next_game(db)?.into()],
     )?;
     Ok(())
 }
