@@ -57,6 +57,11 @@ pub(crate) fn run_hill(
     // Authors' submissions are built and validated beside the games, by `builders` threads.
     let builder = super::submissions::Builder::start(hill.reopen()?)?;
     ready()?;
+    // A hill rated before the bots' records were summed has its rated games summed once (a
+    // batch at a time, going on where a stopped run left it), before any game is rated.
+    store::fill_records(store, |next| {
+        tracing::debug!("bots' records summed up to game {next}");
+    })?;
     // Games recorded before a stop, or by workers while no run was rating, are rated now,
     // once (and not counted among the `games` more this run plays for).
     store::rate_recorded(store, hill.config.suspension, u32::MAX)?;

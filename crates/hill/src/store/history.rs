@@ -9,26 +9,69 @@ use anyhow::Context;
 use super::Connection;
 use crate::matchmaking::{History, Met};
 
-/// The rated games, each with whether every seat scored alike, as SQL.
+/// The rated games numbered `?1` to `?2` (excluded), each with whether every seat scored
+/// alike, as SQL.
 const RATED_OUTCOMES: &str =
     "SELECT x.game, CASE WHEN MAX(x.score) = MIN(x.score) THEN 1 ELSE 0 END
-     AS alike FROM results x JOIN hill_games h ON h.game = x.game AND h.rated = 1 GROUP BY x.game";
+     AS alike FROM results x JOIN hill_games h ON h.game = x.game AND h.rated = 1
+     WHERE x.game >= ?1 AND x.game < ?2 GROUP BY x.game";
 
-/// A hill made before `hill_presence` and `hill_outcomes` existed: counted once from its rated
-/// games.
-pub(super) fn count_presence(db: &dyn Connection) -> anyhow::Result<()> {
-    db.execute(
-        &format!(
-            "INSERT INTO hill_presence (version, games, alike)
-             SELECT r.bot, COUNT(*), SUM(g.alike)
-             FROM (SELECT DISTINCT game, bot FROM results) r JOIN ({RATED_OUTCOMES}) g
-                 ON g.game = r.game
-             WHERE NOT EXISTS (SELECT 1 FROM hill_presence)
-             GROUP BY r.bot
-             ON CONFLICT (version) DO NOTHING"
-        ),
+/// Games whose results a count of an older hill's rated games ([`count_presence`],
+/// [`count_pairs`], [`count_lineups`]) reads at once: its memory, and SQLite's sorting of them,
+/// is a batch's, whatever the hill's size (one statement over 10,000,000 games sorted through
+/// temporary files for more than 15 minutes).
+const COUNT_BATCH: u32 = 100_000;
+
+/// Whether `table` is empty while the hill has rated games: an older hill's, to count once.
+fn to_count(db: &dyn Connection, table: &str) -> anyhow::Result<bool> {
+    let counted = db.row(&format!("SELECT 1 AS one FROM {table} LIMIT 1"), &[])?;
+    let rated = db.row(
+        "SELECT 1 AS one FROM hill_games WHERE rated = 1 LIMIT 1",
         &[],
     )?;
+    Ok(counted.is_none() && rated.is_some())
+}
+
+/// Runs `count` on each batch of [`COUNT_BATCH`] games, in game order, all in one transaction
+/// (so what it counts into is whole or empty).
+fn in_batches(
+    db: &dyn Connection,
+    count: impl Fn(&dyn Connection, u32, u32) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let end = super::next_game(db)?;
+    db.transaction(|db| {
+        let mut from = 0;
+        while from < end {
+            let to = from.saturating_add(COUNT_BATCH).min(end);
+            count(db, from, to)?;
+            from = to;
+        }
+        Ok(())
+    })
+}
+
+/// A hill made before `hill_presence` and `hill_outcomes` existed: counted once from its rated
+/// games, a batch at a time.
+pub(super) fn count_presence(db: &dyn Connection) -> anyhow::Result<()> {
+    if to_count(db, "hill_presence")? {
+        in_batches(db, |db, from, to| {
+            db.execute(
+                &format!(
+                    "INSERT INTO hill_presence (version, games, alike)
+                     SELECT r.bot, COUNT(*), SUM(g.alike)
+                     FROM (SELECT DISTINCT game, bot FROM results
+                         WHERE game >= ?1 AND game < ?2) r
+                     JOIN ({RATED_OUTCOMES}) g ON g.game = r.game
+                     GROUP BY r.bot
+                     ON CONFLICT (version) DO UPDATE SET
+                         games = hill_presence.games + excluded.games,
+                         alike = hill_presence.alike + excluded.alike"
+                ),
+                &[from.into(), to.into()],
+            )?;
+            Ok(())
+        })?;
+    }
     // Without a group, the totals are one row even of no game (then 0 and 0).
     db.execute(
         &format!(
@@ -37,9 +80,31 @@ pub(super) fn count_presence(db: &dyn Connection) -> anyhow::Result<()> {
              WHERE NOT EXISTS (SELECT 1 FROM hill_outcomes)
              ON CONFLICT (id) DO NOTHING"
         ),
-        &[],
+        &[0u32.into(), super::next_game(db)?.into()],
     )?;
     Ok(())
+}
+
+/// A hill made before `hill_pairs` existed: its pairs counted once from its rated games, a
+/// batch at a time.
+pub(super) fn count_pairs(db: &dyn Connection) -> anyhow::Result<()> {
+    if !to_count(db, "hill_pairs")? {
+        return Ok(());
+    }
+    in_batches(db, |db, from, to| {
+        db.execute(
+            "INSERT INTO hill_pairs (a, b, games, alike)
+             SELECT x.bot, y.bot, COUNT(*), SUM(CASE WHEN x.score = y.score THEN 1 ELSE 0 END)
+             FROM results x JOIN results y ON y.game = x.game AND y.bot > x.bot
+             JOIN hill_games h ON h.game = x.game AND h.rated = 1
+             WHERE x.game >= ?1 AND x.game < ?2
+             GROUP BY x.bot, y.bot
+             ON CONFLICT (a, b) DO UPDATE SET games = hill_pairs.games + excluded.games,
+                 alike = hill_pairs.alike + excluded.alike",
+            &[from.into(), to.into()],
+        )?;
+        Ok(())
+    })
 }
 
 /// A line-up's key in `hill_lineups`: its versions' ids, ascending, joined by commas.
@@ -53,19 +118,33 @@ pub(super) fn lineup_key(versions: &[usize]) -> String {
         .join(",")
 }
 
-/// A hill made before `hill_lineups` existed: its rated games' line-ups counted once.
+/// A hill made before `hill_lineups` existed: its rated games' line-ups counted once, a batch
+/// at a time: its memory is a batch's rows and line-ups, whatever the hill's size.
 pub(super) fn count_lineups(db: &dyn Connection) -> anyhow::Result<()> {
-    let counted = db.value("SELECT COUNT(*) FROM hill_lineups", &[])?.int()?;
-    let rated = db
-        .value("SELECT COUNT(*) FROM hill_games WHERE rated = 1", &[])?
-        .int()?;
-    if counted > 0 || rated == 0 {
+    if !to_count(db, "hill_lineups")? {
         return Ok(());
     }
+    in_batches(db, |db, from, to| {
+        for (lineup, met) in lineups_of(db, from, to)? {
+            db.execute(
+                "INSERT INTO hill_lineups (lineup, games, alike) VALUES (?1, ?2, ?3)
+                 ON CONFLICT (lineup) DO UPDATE SET games = hill_lineups.games + ?2,
+                     alike = hill_lineups.alike + ?3",
+                &[lineup.as_str().into(), met.games.into(), met.alike.into()],
+            )?;
+        }
+        Ok(())
+    })
+}
+
+/// The line-ups of the rated games numbered `from` to `to` (excluded), each with its games and
+/// how many of them ended alike.
+fn lineups_of(db: &dyn Connection, from: u32, to: u32) -> anyhow::Result<HashMap<String, Met>> {
     let rows = db.query(
         "SELECT r.game, r.bot, r.score FROM results r
-         JOIN hill_games h ON h.game = r.game AND h.rated = 1 ORDER BY r.game",
-        &[],
+         JOIN hill_games h ON h.game = r.game AND h.rated = 1
+         WHERE r.game >= ?1 AND r.game < ?2 ORDER BY r.game",
+        &[from.into(), to.into()],
     )?;
     let mut lineups: HashMap<String, Met> = HashMap::new();
     let mut count = |seats: &[(usize, f64)]| {
@@ -88,15 +167,7 @@ pub(super) fn count_lineups(db: &dyn Connection) -> anyhow::Result<()> {
     if !seats.is_empty() {
         count(&seats);
     }
-    db.transaction(|db| {
-        for (lineup, met) in &lineups {
-            db.execute(
-                "INSERT INTO hill_lineups (lineup, games, alike) VALUES (?1, ?2, ?3)",
-                &[lineup.as_str().into(), met.games.into(), met.alike.into()],
-            )?;
-        }
-        Ok(())
-    })
+    Ok(lineups)
 }
 
 /// The games played so far per pair of versions, per version, per line-up whose games all

@@ -26,13 +26,15 @@ mod rated;
 mod rating;
 pub mod records;
 pub mod submissions;
+mod summary;
 
 pub(crate) use fit::*;
 pub(crate) use games::each_game_from;
 pub(crate) use history::history;
-use history::{count_lineups, count_presence, lineup_key};
+use history::{count_lineups, count_pairs, count_presence, lineup_key};
 pub(crate) use rated::add_rated;
 pub(crate) use rating::*;
+pub(crate) use summary::fill as fill_records;
 
 /// The hill's tables. `state` of a version: `active` (scheduled unless `suspended`), `replaced`
 /// (a newer version of its bot is active) or `retired`. `counted_from`: the first game its
@@ -116,20 +118,12 @@ pub(crate) fn create_tables(db: &dyn Connection) -> anyhow::Result<()> {
     // A hill made before its kings were numbered in the order they were crowned (two crowned
     // at the same game in the same second were told apart by chance).
     add_column(db, "hill_kings", "seq", "BIGINT")?;
-    // A hill made before `hill_pairs` existed: its pairs counted once from its rated games.
+    // A hill made before `hill_pairs`, `hill_presence` or `hill_lineups` existed: counted once
+    // from its rated games.
     count_presence(db)?;
     count_lineups(db)?;
-    db.execute(
-        "INSERT INTO hill_pairs (a, b, games, alike)
-         SELECT x.bot, y.bot, COUNT(*), SUM(CASE WHEN x.score = y.score THEN 1 ELSE 0 END)
-         FROM results x JOIN results y ON y.game = x.game AND y.bot > x.bot
-         JOIN hill_games h ON h.game = x.game AND h.rated = 1
-         WHERE NOT EXISTS (SELECT 1 FROM hill_pairs)
-         GROUP BY x.bot, y.bot
-         ON CONFLICT (a, b) DO NOTHING",
-        &[],
-    )?;
-    Ok(())
+    count_pairs(db)?;
+    summary::create_tables(db)
 }
 
 /// A version's folder as built, packed for a shared hill's database.

@@ -1,6 +1,6 @@
 //! Rating a recorded game, once: the online ratings, each version's counts, the rating history,
-//! the line-ups' and pairs' counts matchmaking reads, and the suspension of a version that
-//! cannot play, all in the game's one transaction.
+//! the line-ups' and pairs' counts matchmaking reads, the bots' records' summary, and the
+//! suspension of a version that cannot play, all in the game's one transaction.
 
 use anyhow::Context;
 use skillratings::weng_lin::WengLinRating;
@@ -10,13 +10,13 @@ use koth_tournament::store::fuel_of;
 use koth_tournament::store::sql::Row;
 
 use super::super::config::Suspension;
-use super::{Connection, DONE, FAULT_KINDS, lineup_key};
+use super::{Connection, DONE, FAULT_KINDS, lineup_key, summary};
 
 /// A seat's result as rating reads it.
-struct SeatResult {
-    bot: usize,
-    score: f64,
-    faulted: bool,
+pub(super) struct SeatResult {
+    pub(super) bot: usize,
+    pub(super) score: f64,
+    pub(super) faults: FaultCounts,
     fuel: Option<FuelStats>,
 }
 
@@ -88,6 +88,7 @@ fn rate_one(
     let updated = koth_tournament::leaderboard::rate_contest(&ratings, &scores);
     count_pairs(db, &seats)?;
     count_alike(db, &seats, &scores)?;
+    summary::add_rated(db, game, &seats)?;
     let mut suspended = Vec::new();
     for ((seat, rating), fuel) in seats.iter().zip(updated).zip(fuels) {
         db.execute(
@@ -97,7 +98,7 @@ fn rate_one(
                 seat.bot.into(),
                 rating.rating.into(),
                 rating.uncertainty.into(),
-                i64::from(seat.faulted).into(),
+                i64::from(faulted(&seat.faults)).into(),
                 game.into(),
                 fuel.into(),
             ],
@@ -136,13 +137,13 @@ fn seat_results(db: &dyn Connection, game: u32) -> anyhow::Result<Vec<SeatResult
         Ok(SeatResult {
             bot: r.int("bot")? as usize,
             score: r.real("score")?,
-            faulted: faulted(&FaultCounts {
+            faults: FaultCounts {
                 timed_out: count("timed_out_faults")?,
                 crashed: count("crashed_faults")?,
                 bad_output: count("bad_output_faults")?,
                 failed_to_start: count("failed_to_start_faults")?,
                 benched: 0,
-            }),
+            },
             fuel: fuel_of(r.get("fuel")?)?,
         })
     })

@@ -9,6 +9,7 @@ use serde::Serialize;
 use koth_tournament::store::Store;
 pub use koth_tournament::store::sql::{Connection, Row};
 
+use super::summary::{self, FAULTED, summed, when};
 use super::{self as store, ACTIVE, Version, VersionState};
 use koth_tournament::store::GameState;
 
@@ -236,18 +237,40 @@ fn version_records(versions: &[Version], fit: &[store::StoredFit]) -> Vec<Versio
         .collect()
 }
 
-/// The games of the versions `ids` of the bot called `name` against each other bot.
+/// The games of the versions `ids` of the bot called `name` against each other bot: from the
+/// summary and the games not rated yet once the summary holds every rated game, else from
+/// every result of the versions.
 fn opponents(db: &dyn Connection, name: &str, ids: &str) -> anyhow::Result<Vec<Opponent>> {
+    let each_game = |from: &str| {
+        format!(
+            "SELECT o.name, 1 AS games, {} AS wins, {} AS draws, {} AS losses
+             FROM {from} JOIN results b ON b.game = a.game AND b.seat <> a.seat
+             JOIN hill_versions o ON o.id = b.bot
+             WHERE a.bot IN ({ids}) AND o.name <> ?1",
+            when("a.score > b.score"),
+            when("a.score = b.score"),
+            when("a.score < b.score"),
+        )
+    };
+    let rows = if summary::ready(db)? {
+        format!(
+            "SELECT o.name, s.games, s.wins, s.draws, s.losses
+             FROM hill_opponents s JOIN hill_versions o ON o.id = s.opponent
+             WHERE s.version IN ({ids}) AND o.name <> ?1
+             UNION ALL {}",
+            each_game("hill_games h JOIN results a ON a.game = h.game AND h.rated = 0")
+        )
+    } else {
+        each_game("results a")
+    };
     db.query(
         &format!(
-            "SELECT o.name, COUNT(*) AS games, {} AS wins, {} AS draws, {} AS losses
-             FROM results a JOIN results b ON b.game = a.game AND b.seat <> a.seat
-             JOIN hill_versions o ON o.id = b.bot
-             WHERE a.bot IN ({ids}) AND o.name <> ?1
-             GROUP BY o.name ORDER BY o.name",
-            counted("a.score > b.score"),
-            counted("a.score = b.score"),
-            counted("a.score < b.score"),
+            "SELECT name, {} AS games, {} AS wins, {} AS draws, {} AS losses FROM ({rows}) t
+             GROUP BY name ORDER BY name",
+            summed("games"),
+            summed("wins"),
+            summed("draws"),
+            summed("losses"),
         ),
         &[name.into()],
     )?
@@ -264,16 +287,38 @@ fn opponents(db: &dyn Connection, name: &str, ids: &str) -> anyhow::Result<Vec<O
     .collect()
 }
 
-/// How many games of the versions `ids` had each kind of fault, and the latest such games.
+/// How many games of the versions `ids` had each kind of fault, and the latest such games:
+/// the totals from the summary and the games not rated yet once the summary holds every rated
+/// game, else from every result of the versions.
 fn faults(db: &dyn Connection, versions: &[Version], ids: &str) -> anyhow::Result<Faults> {
+    let kinds = |from: &str| {
+        format!(
+            "SELECT {} AS timed_out, {} AS crashed, {} AS bad_output, {} AS failed_to_start
+             FROM {from} WHERE r.bot IN ({ids})",
+            when("r.timed_out_faults > 0"),
+            when("r.crashed_faults > 0"),
+            when("r.bad_output_faults > 0"),
+            when("r.failed_to_start_faults > 0"),
+        )
+    };
+    let rows = if summary::ready(db)? {
+        format!(
+            "SELECT timed_out, crashed, bad_output, failed_to_start FROM hill_faults
+             WHERE version IN ({ids})
+             UNION ALL {}",
+            kinds("hill_games h JOIN results r ON r.game = h.game AND h.rated = 0")
+        )
+    } else {
+        kinds("results r")
+    };
     let totals = db.row(
         &format!(
             "SELECT {} AS timed_out, {} AS crashed, {} AS bad_output, {} AS failed_to_start
-                 FROM results WHERE bot IN ({ids})",
-            counted("timed_out_faults > 0"),
-            counted("crashed_faults > 0"),
-            counted("bad_output_faults > 0"),
-            counted("failed_to_start_faults > 0"),
+             FROM ({rows}) t",
+            summed("timed_out"),
+            summed("crashed"),
+            summed("bad_output"),
+            summed("failed_to_start"),
         ),
         &[],
     )?;
@@ -303,8 +348,7 @@ fn latest_faulted(
         &format!(
             "SELECT game, bot, timed_out_faults, crashed_faults, bad_output_faults,
                  failed_to_start_faults, faults
-             FROM results WHERE bot IN ({ids}) AND timed_out_faults + crashed_faults
-                 + bad_output_faults + failed_to_start_faults > 0
+             FROM results WHERE bot IN ({ids}) AND {FAULTED}
              ORDER BY game DESC LIMIT {FAULTED_GAMES}"
         ),
         &[],
@@ -391,12 +435,6 @@ fn id_list(versions: &[Version]) -> String {
         .join(", ")
 }
 
-/// SQL counting the rows where `condition` holds, as an integer in SQLite and PostgreSQL
-/// alike (a sum over no rows is NULL, and PostgreSQL sums integers as NUMERIC).
-fn counted(condition: &str) -> String {
-    format!("CAST(COALESCE(SUM(CASE WHEN {condition} THEN 1 ELSE 0 END), 0) AS BIGINT)")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -480,6 +518,10 @@ mod tests {
                 .unwrap();
             }
         }
+        // Its games are marked rated without being rated: a hill rated before the bots'
+        // records were summed, whose summary is not filled yet.
+        db.execute("UPDATE hill_record_fill SET next_game = 0, done = 0", &[])
+            .unwrap();
         for (version, since_game, since) in [(2usize, 1u32, 100i64), (1, 3, 200)] {
             db.execute(
                 "INSERT INTO hill_kings (version, since_game, since) VALUES (?1, ?2, ?3)",
@@ -537,6 +579,109 @@ mod tests {
         );
         assert_eq!(b.opponents[0].losses, 1);
         assert!(bot(&store, "Nobody").unwrap().is_none());
+    }
+
+    /// Bot `name`'s record as its page shows it, as JSON: from the summary and the games not
+    /// rated yet, and from every result of its versions (the summary set aside).
+    fn summed_and_counted(db: &dyn Connection, name: &str) -> (String, String) {
+        assert!(summary::ready(db).unwrap());
+        let shown = |db| serde_json::to_string(&bot(db, name).unwrap().unwrap()).unwrap();
+        let summed = shown(db);
+        db.execute("UPDATE hill_record_fill SET done = 0", &[])
+            .unwrap();
+        let counted = shown(db);
+        db.execute("UPDATE hill_record_fill SET done = 1", &[])
+            .unwrap();
+        (summed, counted)
+    }
+
+    /// Records game `game` of `seats` (each its version, score and bad outputs), not rated.
+    fn record_unrated(db: &dyn Connection, game: u32, seats: &[(usize, f64, i64)]) {
+        db.execute(
+            "INSERT INTO games (idx, seed, state, attempts) VALUES (?1, 0, 'done', 1)",
+            &[game.into()],
+        )
+        .unwrap();
+        db.execute(
+            "INSERT INTO hill_games (game, reason, rated, chosen_at) VALUES (?1, 'r', 0, 0)",
+            &[game.into()],
+        )
+        .unwrap();
+        for (seat, &(bot, score, bad_output)) in seats.iter().enumerate() {
+            db.execute(
+                "INSERT INTO results (game, seat, bot, score, status, faults, answers,
+                     max_wall_ms, total_wall_ms, near_misses, bad_output_faults)
+                 VALUES (?1, ?2, ?3, ?4, 'finished', '[]', 1, 1.0, 1.0, 0, ?5)",
+                &[
+                    game.into(),
+                    seat.into(),
+                    bot.into(),
+                    score.into(),
+                    bad_output.into(),
+                ],
+            )
+            .unwrap();
+        }
+    }
+
+    #[test]
+    fn a_bot_s_record_from_its_summary_is_the_one_its_games_give() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = hill(tmp.path());
+        let db: &dyn Connection = &store;
+        let names = ["A", "B"];
+        let counted: Vec<String> = names
+            .iter()
+            .map(|name| serde_json::to_string(&bot(db, name).unwrap().unwrap()).unwrap())
+            .collect();
+        // Filled once from the rated games, then read from the summary: the same record.
+        let mut filled = Vec::new();
+        summary::fill(db, |next| filled.push(next)).unwrap();
+        assert_eq!(filled, [3]);
+        for (name, counted) in names.iter().zip(&counted) {
+            assert_eq!(&summed_and_counted(db, name).0, counted, "{name}");
+        }
+        // Games recorded and not rated yet count at once; then rated, through the summary. A
+        // three-seat game of A v2, B and a new bot C, a draw, with bad outputs of B and C; a
+        // game of C against B that B wins.
+        db.execute(
+            "INSERT INTO hill_versions (id, name, version, digest, state, added_at, mu, sigma,
+                 games, faulted, counted_from)
+             VALUES (3, 'C', 1, 'd', 'active', 0, 25.0, 8.0, 0, 0, 0)",
+            &[],
+        )
+        .unwrap();
+        record_unrated(db, 3, &[(2, 0.5, 2), (1, 0.5, 0), (3, 0.5, 1)]);
+        record_unrated(db, 4, &[(3, 0.0, 0), (2, 1.0, 0)]);
+        let suspension = crate::config::Suspension {
+            share: 1.0,
+            window: 1000,
+        };
+        for rated in [0, 1, 1] {
+            store::rate_recorded(db, suspension, rated).unwrap();
+            for name in names.iter().chain(&["C"]) {
+                let (summed, counted) = summed_and_counted(db, name);
+                assert_eq!(summed, counted, "{name} after rating {rated} more");
+            }
+        }
+        let a = bot(db, "A").unwrap().unwrap();
+        let b = &a.opponents[0];
+        assert_eq!((b.games, b.wins, b.draws, b.losses), (4, 1, 2, 1));
+        let b = bot(db, "B").unwrap().unwrap();
+        assert_eq!(b.faults.bad_output, 1);
+        let opponents: Vec<(&str, u32)> = b
+            .opponents
+            .iter()
+            .map(|o| (o.name.as_str(), o.wins))
+            .collect();
+        assert_eq!(opponents, [("A", 1), ("C", 1)]);
+        let kept = db
+            .value("SELECT COUNT(*) FROM hill_opponents", &[])
+            .unwrap()
+            .int()
+            .unwrap();
+        // A v1 and B, A v2 and B, A v2 and C, B and C, each way.
+        assert_eq!(kept, 8);
     }
 
     #[test]
