@@ -88,7 +88,8 @@ fn rate_one(
     let updated = koth_tournament::leaderboard::rate_contest(&ratings, &scores);
     count_pairs(db, &seats)?;
     count_alike(db, &seats, &scores)?;
-    summary::add_rated(db, game, &seats)?;
+    let summed: Vec<_> = seats.iter().map(|s| (s.bot, s.score, &s.faults)).collect();
+    summary::add_rated(db, game, &summed)?;
     let mut suspended = Vec::new();
     for ((seat, rating), fuel) in seats.iter().zip(updated).zip(fuels) {
         db.execute(

@@ -7,7 +7,8 @@
 //! page reads it only once that fill is done, adding what the games not rated yet hold; until
 //! then it counts from the results, as before.
 
-use super::rating::SeatResult;
+use koth_bot::FaultCounts;
+
 use super::{Connection, Dialect, next_game};
 
 /// The summary's tables. `hill_record_fill`: how far the fill of an older hill has come (the
@@ -86,23 +87,24 @@ pub(super) fn ready(db: &dyn Connection) -> anyhow::Result<bool> {
     Ok(progress(db)?.is_some_and(|(_, done)| done))
 }
 
-/// Adds rated game `game`, of `seats`, to the summary, in its rating's transaction; unless
-/// the fill has yet to reach it (it will sum it then, as a rated game).
+/// Adds rated game `game`, of `seats` (each its version, score and faults, seat by seat), to
+/// the summary, in its rating's transaction; unless the fill has yet to reach it (it will sum
+/// it then, as a rated game).
 pub(super) fn add_rated(
     db: &dyn Connection,
     game: u32,
-    seats: &[SeatResult],
+    seats: &[(usize, f64, &FaultCounts)],
 ) -> anyhow::Result<()> {
     match progress(db)? {
         Some((next, done)) if done || game < next => {}
         _ => return Ok(()),
     }
-    for (k, seat) in seats.iter().enumerate() {
-        for (j, other) in seats.iter().enumerate() {
-            if j == k || other.bot == seat.bot {
+    for (k, &(bot, score, faults)) in seats.iter().enumerate() {
+        for (j, &(other, other_score, _)) in seats.iter().enumerate() {
+            if j == k || other == bot {
                 continue;
             }
-            let score = |won: bool| i64::from(won);
+            let counted = |won: bool| i64::from(won);
             db.execute(
                 "INSERT INTO hill_opponents (version, opponent, games, wins, draws, losses)
                  VALUES (?1, ?2, 1, ?3, ?4, ?5)
@@ -110,17 +112,21 @@ pub(super) fn add_rated(
                      games = hill_opponents.games + 1, wins = hill_opponents.wins + ?3,
                      draws = hill_opponents.draws + ?4, losses = hill_opponents.losses + ?5",
                 &[
-                    seat.bot.into(),
-                    other.bot.into(),
-                    score(seat.score > other.score).into(),
-                    score(seat.score == other.score).into(),
-                    score(seat.score < other.score).into(),
+                    bot.into(),
+                    other.into(),
+                    counted(score > other_score).into(),
+                    counted(score == other_score).into(),
+                    counted(score < other_score).into(),
                 ],
             )?;
         }
-        let f = &seat.faults;
-        let kinds = [f.timed_out, f.crashed, f.bad_output, f.failed_to_start]
-            .map(|count| i64::from(count > 0));
+        let kinds = [
+            faults.timed_out,
+            faults.crashed,
+            faults.bad_output,
+            faults.failed_to_start,
+        ]
+        .map(|count| i64::from(count > 0));
         if kinds.iter().any(|&k| k > 0) {
             db.execute(
                 "INSERT INTO hill_faults (version, timed_out, crashed, bad_output, failed_to_start)
@@ -130,7 +136,7 @@ pub(super) fn add_rated(
                      bad_output = hill_faults.bad_output + ?4,
                      failed_to_start = hill_faults.failed_to_start + ?5",
                 &[
-                    seat.bot.into(),
+                    bot.into(),
                     kinds[0].into(),
                     kinds[1].into(),
                     kinds[2].into(),
