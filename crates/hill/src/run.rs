@@ -714,25 +714,8 @@ mod tests {
                     ]
                 }
             };
-            db.execute(
-                "INSERT INTO games (idx, seed, state, attempts) VALUES (?1, 0, 'done', 1)",
-                &[game.into()],
-            )
-            .unwrap();
-            db.execute(
-                "INSERT INTO hill_games (game, reason, rated, chosen_at) VALUES (?1, 'r', 0, 0)",
-                &[game.into()],
-            )
-            .unwrap();
-            for (seat, &(bot, score)) in seats.iter().enumerate() {
-                db.execute(
-                    "INSERT INTO results (game, seat, bot, score, status, faults, answers,
-                         max_wall_ms, total_wall_ms, near_misses)
-                     VALUES (?1, ?2, ?3, ?4, 'finished', '[]', 1, 1.0, 1.0, 0)",
-                    &[game.into(), seat.into(), bot.into(), score.into()],
-                )
-                .unwrap();
-            }
+            let seats: Vec<(usize, f64, i64)> = seats.iter().map(|&(b, s)| (b, s, 0)).collect();
+            store::fixture::record_unrated(db, game, &seats);
         }
         store
     }

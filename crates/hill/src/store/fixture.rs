@@ -1,5 +1,5 @@
 //! A small hill for unit tests: a tournament's database with the hill's tables and five active
-//! versions, `{prefix}0 v1` to `{prefix}4 v1`, with no games.
+//! versions, `{prefix}0 v1` to `{prefix}4 v1`, with no games; and games recorded into one.
 
 use std::path::Path;
 
@@ -27,4 +27,33 @@ pub(crate) fn five_active(dir: &Path, prefix: &str) -> Store {
         .unwrap();
     }
     store
+}
+
+/// Records game `game` of `seats` (each its version, score and bad outputs), done and not rated.
+pub(crate) fn record_unrated(db: &dyn Connection, game: u32, seats: &[(usize, f64, i64)]) {
+    db.execute(
+        "INSERT INTO games (idx, seed, state, attempts) VALUES (?1, 0, 'done', 1)",
+        &[game.into()],
+    )
+    .unwrap();
+    db.execute(
+        "INSERT INTO hill_games (game, reason, rated, chosen_at) VALUES (?1, 'r', 0, 0)",
+        &[game.into()],
+    )
+    .unwrap();
+    for (seat, &(bot, score, bad_output)) in seats.iter().enumerate() {
+        db.execute(
+            "INSERT INTO results (game, seat, bot, score, status, faults, answers,
+                 max_wall_ms, total_wall_ms, near_misses, bad_output_faults)
+             VALUES (?1, ?2, ?3, ?4, 'finished', '[]', 1, 1.0, 1.0, 0, ?5)",
+            &[
+                game.into(),
+                seat.into(),
+                bot.into(),
+                score.into(),
+                bad_output.into(),
+            ],
+        )
+        .unwrap();
+    }
 }

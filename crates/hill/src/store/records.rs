@@ -595,35 +595,6 @@ mod tests {
         (summed, counted)
     }
 
-    /// Records game `game` of `seats` (each its version, score and bad outputs), not rated.
-    fn record_unrated(db: &dyn Connection, game: u32, seats: &[(usize, f64, i64)]) {
-        db.execute(
-            "INSERT INTO games (idx, seed, state, attempts) VALUES (?1, 0, 'done', 1)",
-            &[game.into()],
-        )
-        .unwrap();
-        db.execute(
-            "INSERT INTO hill_games (game, reason, rated, chosen_at) VALUES (?1, 'r', 0, 0)",
-            &[game.into()],
-        )
-        .unwrap();
-        for (seat, &(bot, score, bad_output)) in seats.iter().enumerate() {
-            db.execute(
-                "INSERT INTO results (game, seat, bot, score, status, faults, answers,
-                     max_wall_ms, total_wall_ms, near_misses, bad_output_faults)
-                 VALUES (?1, ?2, ?3, ?4, 'finished', '[]', 1, 1.0, 1.0, 0, ?5)",
-                &[
-                    game.into(),
-                    seat.into(),
-                    bot.into(),
-                    score.into(),
-                    bad_output.into(),
-                ],
-            )
-            .unwrap();
-        }
-    }
-
     #[test]
     fn a_bot_s_record_from_its_summary_is_the_one_its_games_give() {
         let tmp = tempfile::tempdir().unwrap();
@@ -651,8 +622,8 @@ mod tests {
             &[],
         )
         .unwrap();
-        record_unrated(db, 3, &[(2, 0.5, 2), (1, 0.5, 0), (3, 0.5, 1)]);
-        record_unrated(db, 4, &[(3, 0.0, 0), (2, 1.0, 0)]);
+        super::super::fixture::record_unrated(db, 3, &[(2, 0.5, 2), (1, 0.5, 0), (3, 0.5, 1)]);
+        super::super::fixture::record_unrated(db, 4, &[(3, 0.0, 0), (2, 1.0, 0)]);
         let suspension = crate::config::Suspension {
             share: 1.0,
             window: 1000,
