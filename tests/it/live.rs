@@ -701,21 +701,24 @@ fn a_game_added_through_the_registry_alone_is_followed_live_on_its_own_page() {
 fn a_mad_cars_game_s_own_board_follows_it_live_tick_by_tick() {
     let tmp = tempfile::tempdir().unwrap();
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
-    // A driver at random, 5 ms a tick: a match of a few hundred ticks against the keep-away.
-    let random = slow_python_bot(
+    // A driver that stands still, 40 ms a tick: each match lasts until the deadline reaches
+    // it, some 1,000 ticks a game, 40 s or more, so the game is still played when a busy
+    // machine's browser has loaded its page and the board again (a driver at random, 5 ms a
+    // tick, ended its game in some 6 s: with both cores busy, before the browser showed it).
+    let still = slow_python_bot(
         tmp.path(),
         "Dawdler",
         "madcars",
-        0.005,
+        0.04,
         "\x20   m = json.loads(' '.join(w)) if w else {}\n\
          \x20   if m.get('type') != 'tick': return None\n\
-         \x20   return json.dumps({'command': random.choice(['left', 'right', 'stop'])})",
+         \x20   return json.dumps({'command': 'stop'})",
     );
     let file = tmp.path().join("t.toml");
     std::fs::write(
         &file,
         format!(
-            "game = \"madcars\"\nbots = [{:?}, {random:?}]\ngames = 1\nrounds = 2\njobs = 1\n\
+            "game = \"madcars\"\nbots = [{:?}, {still:?}]\ngames = 1\nrounds = 2\njobs = 1\n\
              sandbox = false\nseed = 5\n",
             repo.join("bots/madcars-keepaway-py"),
         ),

@@ -1,7 +1,8 @@
 //! [`History`]: the games played so far as matchmaking reads them, and which versions' pairs
 //! changed since a [`super::Standing`] last read it.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
 
 use rustc_hash::FxBuildHasher;
 
@@ -27,8 +28,13 @@ pub struct History {
     pub(super) presence: HashMap<usize, Met, FxBuildHasher>,
     /// Every game, and how many ended all alike.
     pub(super) outcomes: Met,
-    /// Per line-up (its versions, ascending), its games and how many ended all alike.
+    /// Per line-up (its versions, ascending) whose every game ended all alike, its games.
     pub(super) lineups: HashMap<Vec<usize>, Met, FxBuildHasher>,
+    /// Every line-up with a game that did not end all alike, as the hash of its versions
+    /// ([`paid_key`]): with `lineups`, whether a line-up was tried. A hash, not the versions:
+    /// a hill of 10,000,000 games has millions of line-ups, each 8 bytes here instead of a
+    /// vector's some 60.
+    pub(super) paid: HashSet<u64, FxBuildHasher>,
     /// Which history this is (each new or cloned one its own), for a [`Standing`] computed
     /// from it.
     pub(super) id: u64,
@@ -53,6 +59,7 @@ impl Default for History {
             presence: HashMap::default(),
             outcomes: Met::default(),
             lineups: HashMap::default(),
+            paid: HashSet::default(),
             id: NEXT_HISTORY.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             changed: Vec::new(),
             epoch: 0,
@@ -69,6 +76,7 @@ impl Clone for History {
             presence: self.presence.clone(),
             outcomes: self.outcomes,
             lineups: self.lineups.clone(),
+            paid: self.paid.clone(),
             ..History::default()
         }
     }
@@ -83,6 +91,7 @@ impl PartialEq for History {
             && self.presence == other.presence
             && self.outcomes == other.outcomes
             && self.lineups == other.lineups
+            && self.paid == other.paid
     }
 }
 
@@ -123,16 +132,38 @@ impl History {
 
     /// Adds `met` to the line-up of `versions` (as stored: a count per line-up).
     pub fn add_lineup(&mut self, versions: &[usize], met: Met) {
-        let lineup = self.lineups.entry(lineup(versions)).or_default();
-        lineup.games += met.games;
-        lineup.alike += met.alike;
+        let key = lineup(versions);
+        if self.paid.contains(&paid_key(&key)) {
+            return;
+        }
+        let mut sum = self.lineups.get(&key).copied().unwrap_or_default();
+        sum.games += met.games;
+        sum.alike += met.alike;
+        self.set_lineup(key, sum);
+    }
+
+    /// Keeps the line-up `key` (ascending) as its games `met` say: barren, or paid.
+    fn set_lineup(&mut self, key: Vec<usize>, met: Met) {
+        if met.games == 0 {
+            return;
+        }
+        if met.alike == met.games {
+            self.lineups.insert(key, met);
+        } else {
+            self.paid.insert(paid_key(&key));
+            self.lineups.remove(&key);
+        }
     }
 
     /// Whether the line-up of `versions` has played, and every game of it ended all alike.
     pub(crate) fn barren(&self, versions: &[usize]) -> bool {
-        self.lineups
-            .get(&lineup(versions))
-            .is_some_and(|met| met.games > 0 && met.alike == met.games)
+        self.lineups.contains_key(&lineup(versions))
+    }
+
+    /// Whether the line-up of `versions` has played at all.
+    pub(crate) fn tried(&self, versions: &[usize]) -> bool {
+        let key = lineup(versions);
+        self.lineups.contains_key(&key) || self.paid.contains(&paid_key(&key))
     }
 
     /// Adds a game: each seat's version and score.
@@ -143,18 +174,12 @@ impl History {
     }
 
     /// Adds a game as the store counted it when it was rated (each seat's version and score),
-    /// its line-up's count now in the store beside it (`lineup`): a history read from the
-    /// store holds only the line-ups whose every game ended alike, so whether a line-up that
-    /// paid someone before this game is barren is the store's to say.
+    /// its line-up's count now in the store beside it (`lineup`): the store's count says
+    /// whether the line-up is barren or paid.
     pub fn record_rated(&mut self, seats: &[(usize, f64)], lineup: Met) {
         self.count(seats);
         let versions: Vec<usize> = seats.iter().map(|s| s.0).collect();
-        let key = self::lineup(&versions);
-        if lineup.games > 0 && lineup.alike == lineup.games {
-            self.lineups.insert(key, lineup);
-        } else {
-            self.lineups.remove(&key);
-        }
+        self.set_lineup(self::lineup(&versions), lineup);
     }
 
     /// Counts a game of `seats` (each seat's version and score) for its pairs, each version
@@ -210,4 +235,12 @@ pub(super) fn lineup(versions: &[usize]) -> Vec<usize> {
     key.sort_unstable();
     key.dedup();
     key
+}
+
+/// A paid line-up's key in [`History::paid`]: its versions (ascending) hashed with SipHash, made
+/// to keep distinct keys apart (FxHash, fast for the other maps' keys, is not: there a collision
+/// costs a probe, here it would take an untried line-up for a tried one). Fixed keys: the same
+/// line-up, the same key, in every run.
+fn paid_key(lineup: &[usize]) -> u64 {
+    BuildHasherDefault::<DefaultHasher>::default().hash_one(lineup)
 }

@@ -31,8 +31,10 @@
 //!    compared too. The reason stored names the line-up's expected gain.
 //! 4. **No barren line-up again**: a line-up (the same versions, in any seats) whose every game
 //!    ended all alike is not chosen again while another is untried, however the estimates above
-//!    were skewed (a version's crashes, a suspension): the best line-up one change away is
-//!    played instead ([`unbarren`]).
+//!    were skewed (a version's crashes, a suspension): the best untried line-up one change away
+//!    is played instead ([`unbarren`]). Once none is found untried, the barren line-up is
+//!    weighed by its expected gain like any other: two versions that drew their one game,
+//!    each beaten by all the rest, are only told apart by playing again.
 
 use rand::RngExt;
 use rand::seq::SliceRandom;
@@ -79,8 +81,8 @@ pub struct Choice {
     pub reason: String,
 }
 
-/// Random line-ups drawn, at the most, looking for one not barren once no single change of
-/// the chosen one is (issue 37's rule: a line-up whose every game ended alike is not played
+/// Random line-ups drawn, at the most, looking for one untried once no single change of the
+/// chosen one is (issue 37's rule: a line-up whose every game ended alike is not played
 /// again while another is untried).
 const UNTRIED_DRAWS: usize = 256;
 
@@ -513,9 +515,11 @@ impl Lineup<'_> {
     }
 }
 
-/// A line-up of as many of the `active` (by index) as `seated` that is not barren: the best
+/// A line-up of as many of the `active` (by index) as `seated` that was never tried: the best
 /// by `lineup_gain` of those one change away (the focal version kept first where it can be),
-/// else the first of [`UNTRIED_DRAWS`] drawn at random; none if every one tried is barren.
+/// else the first of [`UNTRIED_DRAWS`] drawn at random; none if none drawn is untried (then the
+/// barren line-up is played on its gain: a draw between two players nobody else can tell apart
+/// is worth repeating once every other pairing has been tried).
 fn unbarren(
     seated: &[usize],
     active: usize,
@@ -531,7 +535,7 @@ fn unbarren(
             for k in (0..active).filter(|k| !seated.contains(k)) {
                 let mut other = seated.to_vec();
                 other[at] = k;
-                if history.barren(&ids(&other)) {
+                if history.tried(&ids(&other)) {
                     continue;
                 }
                 let g = lineup_gain(&other);
@@ -548,7 +552,7 @@ fn unbarren(
     (0..UNTRIED_DRAWS).find_map(|_| {
         all.shuffle(rng);
         let drawn = all[..seated.len()].to_vec();
-        (!history.barren(&ids(&drawn))).then_some(drawn)
+        (!history.tried(&ids(&drawn))).then_some(drawn)
     })
 }
 
@@ -900,6 +904,49 @@ mod tests {
             seats.sort();
             assert_ne!(seats, [0, 1, 2], "{choice:?}");
         }
+    }
+
+    #[test]
+    fn a_drawn_pair_plays_again_once_every_other_pair_was_tried() {
+        // Three versions, games of two: 2 beat 0 and 1 in each of their ten games, and the one
+        // game of 0 and 1 was a draw. Only a game between 0 and 1 can tell them apart (the
+        // original hill test's graded bots met this: 35 of 36 games went to the strongest).
+        let mut active: Vec<Candidate> = settled(3)
+            .into_iter()
+            .map(|c| Candidate {
+                mu: if c.id == 2 { 40.0 } else { 20.0 },
+                sigma: 4.0,
+                ..c
+            })
+            .collect();
+        let mut history = History::default();
+        history.record(&[(0, 1.0), (1, 1.0)]);
+        for _ in 0..10 {
+            history.record(&[(0, 0.0), (2, 2.0)]);
+            history.record(&[(1, 0.0), (2, 2.0)]);
+        }
+        let choices = simulate(&mut active, 2, 6, 101, &mut history, |_| 1.0);
+        let drawn_pair = choices
+            .iter()
+            .filter(|c| lineup(&c.seats) == [0, 1])
+            .count();
+        assert!(drawn_pair >= 3, "{choices:#?}");
+    }
+
+    #[test]
+    fn a_line_up_is_tried_once_played_whatever_its_size_and_outcome() {
+        let mut history = History::default();
+        // A table of three pays; a table of two, of versions that met at it, is still untried.
+        history.record(&[(0, 3.0), (1, 1.0), (2, 0.0)]);
+        assert!(history.tried(&[2, 0, 1]) && !history.barren(&[0, 1, 2]));
+        assert!(!history.tried(&[0, 1]));
+        history.record(&[(1, 0.0), (0, 0.0)]);
+        assert!(history.tried(&[0, 1]) && history.barren(&[1, 0]));
+        // A barren line-up that pays once is tried and never barren again.
+        history.record(&[(0, 1.0), (1, 0.0)]);
+        history.record(&[(0, 0.0), (1, 0.0)]);
+        assert!(history.tried(&[0, 1]) && !history.barren(&[0, 1]));
+        assert!(!history.tried(&[0, 3]) && !history.tried(&[0, 1, 3]));
     }
 
     #[test]

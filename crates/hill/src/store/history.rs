@@ -170,29 +170,35 @@ fn lineups_of(db: &dyn Connection, from: u32, to: u32) -> anyhow::Result<HashMap
     Ok(lineups)
 }
 
-/// The games played so far per pair of versions, per version, per line-up whose games all
-/// ended alike, and in all, for matchmaking.
+/// The games played so far per pair of versions, per version, per line-up (whether it was
+/// tried, and whether its games all ended alike), and in all, for matchmaking.
 pub(crate) fn history(db: &dyn Connection) -> anyhow::Result<History> {
     let mut history = History::default();
-    // A line-up with a game that paid someone is never barren again: only the others are read.
-    for r in db.query(
-        "SELECT lineup, games FROM hill_lineups WHERE alike = games",
-        &[],
-    )? {
-        let versions = r
-            .text("lineup")?
-            .split(',')
-            .map(str::parse)
-            .collect::<Result<Vec<usize>, _>>()
-            .context("a line-up in hill_lineups")?;
-        let games = r.int("games")? as u32;
-        history.add_lineup(
-            &versions,
-            Met {
-                games,
-                alike: games,
-            },
-        );
+    // A page of line-ups at a time, by key: a hill of 10,000,000 games has millions.
+    let mut after = String::new();
+    loop {
+        let rows = db.query(
+            "SELECT lineup, games, alike FROM hill_lineups WHERE lineup > ?1
+             ORDER BY lineup LIMIT 100000",
+            &[after.as_str().into()],
+        )?;
+        let Some(last) = rows.last() else { break };
+        after = last.text("lineup")?;
+        for r in &rows {
+            let versions = r
+                .text("lineup")?
+                .split(',')
+                .map(str::parse)
+                .collect::<Result<Vec<usize>, _>>()
+                .context("a line-up in hill_lineups")?;
+            history.add_lineup(
+                &versions,
+                Met {
+                    games: r.int("games")? as u32,
+                    alike: r.int("alike")? as u32,
+                },
+            );
+        }
     }
     for r in db.query("SELECT version, games, alike FROM hill_presence", &[])? {
         history.add_presence(
