@@ -746,6 +746,13 @@ mod tests {
         assert_eq!(batches, 12);
         // The line-up 0,1 only ever drew: barren; 1,2,3 paid once (game 9): never again.
         let fresh = store::history(db).unwrap();
+        // Read a row at a time, or two, the same history.
+        for page in [1, 2] {
+            assert!(
+                fresh == store::history_in_pages(db, page).unwrap(),
+                "page {page}"
+            );
+        }
         assert!(fresh.barren(&[1, 0]));
         assert!(!fresh.barren(&[1, 2, 3]));
         // A history that missed a game is not equal.

@@ -6,8 +6,9 @@ use std::collections::HashMap;
 
 use anyhow::Context;
 
-use super::Connection;
+use super::{Connection, Value};
 use crate::matchmaking::{History, Met};
+use koth_tournament::store::sql::Row;
 
 /// The rated games numbered `?1` to `?2` (excluded), each with whether every seat scored
 /// alike, as SQL.
@@ -173,57 +174,92 @@ fn lineups_of(db: &dyn Connection, from: u32, to: u32) -> anyhow::Result<HashMap
 /// The games played so far per pair of versions, per version, per line-up (whether it was
 /// tried, and whether its games all ended alike), and in all, for matchmaking.
 pub(crate) fn history(db: &dyn Connection) -> anyhow::Result<History> {
+    history_in_pages(db, PAGE_ROWS)
+}
+
+/// [`history`], its pairs and line-ups read `page` rows at a time.
+pub(crate) fn history_in_pages(db: &dyn Connection, page: usize) -> anyhow::Result<History> {
     let mut history = History::default();
-    // A page of line-ups at a time, by key: a hill of 10,000,000 games has millions.
-    let mut after = String::new();
-    loop {
-        let rows = db.query(
-            "SELECT lineup, games, alike FROM hill_lineups WHERE lineup > ?1
-             ORDER BY lineup LIMIT 100000",
-            &[after.as_str().into()],
-        )?;
-        let Some(last) = rows.last() else { break };
-        after = last.text("lineup")?;
-        for r in &rows {
+    in_pages(
+        db,
+        page,
+        "SELECT lineup, games, alike FROM hill_lineups",
+        "lineup",
+        |r| Ok(vec![r.text("lineup")?.into()]),
+        |r| {
             let versions = r
                 .text("lineup")?
                 .split(',')
                 .map(str::parse)
                 .collect::<Result<Vec<usize>, _>>()
                 .context("a line-up in hill_lineups")?;
-            history.add_lineup(
-                &versions,
-                Met {
-                    games: r.int("games")? as u32,
-                    alike: r.int("alike")? as u32,
-                },
-            );
-        }
-    }
+            history.add_lineup(&versions, met_of(r)?);
+            Ok(())
+        },
+    )?;
     for r in db.query("SELECT version, games, alike FROM hill_presence", &[])? {
-        history.add_presence(
-            r.int("version")? as usize,
-            Met {
-                games: r.int("games")? as u32,
-                alike: r.int("alike")? as u32,
-            },
-        );
+        history.add_presence(r.int("version")? as usize, met_of(&r)?);
     }
     if let Some(r) = db.row("SELECT games, alike FROM hill_outcomes WHERE id = 0", &[])? {
-        history.add_outcomes(Met {
-            games: r.int("games")? as u32,
-            alike: r.int("alike")? as u32,
-        });
+        history.add_outcomes(met_of(&r)?);
     }
-    for r in db.query("SELECT a, b, games, alike FROM hill_pairs", &[])? {
-        history.add(
-            r.int("a")? as usize,
-            r.int("b")? as usize,
-            Met {
-                games: r.int("games")? as u32,
-                alike: r.int("alike")? as u32,
-            },
-        );
-    }
+    in_pages(
+        db,
+        page,
+        "SELECT a, b, games, alike FROM hill_pairs",
+        "a, b",
+        |r| Ok(vec![r.int("a")?.into(), r.int("b")?.into()]),
+        |r| {
+            history.add(r.int("a")? as usize, r.int("b")? as usize, met_of(r)?);
+            Ok(())
+        },
+    )?;
     Ok(history)
+}
+
+/// A row's `games` and `alike`.
+fn met_of(r: &Row) -> anyhow::Result<Met> {
+    Ok(Met {
+        games: r.int("games")? as u32,
+        alike: r.int("alike")? as u32,
+    })
+}
+
+/// Rows of a table [`history`] reads at once, at the most: a hill of 10,000,000 games has
+/// millions of pairs and line-ups, and a row read is some 200 bytes, so reading them at once
+/// would take over a gigabyte.
+const PAGE_ROWS: usize = 100_000;
+
+/// Runs `each` on every row of `select` (a query of one table, without a `WHERE`), in the order
+/// of its primary key `key` (its columns, as SQL lists them), `page` rows at a time. `after`
+/// gives a row's key as parameters. The pages are not one snapshot: this serves the tables
+/// only the hill's run writes, read by that run.
+fn in_pages(
+    db: &dyn Connection,
+    page: usize,
+    select: &str,
+    key: &str,
+    after: impl Fn(&Row) -> anyhow::Result<Vec<Value>>,
+    mut each: impl FnMut(&Row) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let places: Vec<String> = key
+        .split(',')
+        .enumerate()
+        .map(|(k, _)| format!("?{}", k + 1))
+        .collect();
+    let first = format!("{select} ORDER BY {key} LIMIT {page}");
+    let next = format!(
+        "{select} WHERE ({key}) > ({}) ORDER BY {key} LIMIT {page}",
+        places.join(", ")
+    );
+    let mut rows = db.query(&first, &[])?;
+    loop {
+        for r in &rows {
+            each(r)?;
+        }
+        match rows.last() {
+            Some(last) if rows.len() == page => rows = db.query(&next, &after(last)?)?,
+            _ => return Ok(()),
+        }
+    }
 }
