@@ -30,10 +30,10 @@ mod summary;
 
 pub(crate) use fit::*;
 pub(crate) use games::each_game_from;
-use history::{count_lineups, count_pairs, count_presence, lineup_key};
 pub(crate) use history::history;
 #[cfg(test)]
 pub(crate) use history::history_in_pages;
+use history::{count_lineups, count_pairs, count_presence, lineup_key};
 pub(crate) use rated::add_rated;
 pub(crate) use rating::*;
 pub(crate) use summary::fill as fill_records;
