@@ -6,9 +6,8 @@ use std::collections::HashMap;
 
 use anyhow::Context;
 
-use super::{Connection, Value};
+use super::{Connection, Row, Value};
 use crate::matchmaking::{History, Met};
-use koth_tournament::store::sql::Row;
 
 /// The rated games numbered `?1` to `?2` (excluded), each with whether every seat scored
 /// alike, as SQL.
@@ -234,7 +233,7 @@ const PAGE_ROWS: usize = 100_000;
 /// of its primary key `key` (its columns, as SQL lists them), `page` rows at a time. `after`
 /// gives a row's key as parameters. The pages are not one snapshot: this serves the tables
 /// only the hill's run writes, read by that run.
-fn in_pages(
+pub(super) fn in_pages(
     db: &dyn Connection,
     page: usize,
     select: &str,
