@@ -158,6 +158,9 @@ impl Targets {
     }
 }
 
+/// Bit `ties` set for each 3-bit mask `ties` of two or three targets: 3, 5, 6 and 7.
+const TIED: u8 = 0b1110_1000;
+
 /// For each set of tied targets (a 3-bit mask) and each n below its size, the n-th of them.
 const NTH_TIED: [[u8; 3]; 8] = {
     let mut table = [[0; 3]; 8];
@@ -230,22 +233,26 @@ impl Player for ColorScorePlayer {
             // then the ties broken at random, in order, so the draws are the same as one per
             // tie on the way. A branch per specimen on whether it tied was the loop's costliest
             // instruction: which specimens tie is unpredictable.
-            let tied = &mut self.tied;
-            if tied.len() < specimens.len() {
-                tied.resize(specimens.len(), 0);
+            if self.tied.len() < specimens.len() {
+                self.tied.resize(specimens.len(), 0);
             }
-            let mut ties_found = 0;
+            // Slices, not the vectors: their pointers stay in registers, where the vectors'
+            // were reloaded (and `out`'s length stored back) on every specimen.
+            let tied = self.tied.as_mut_slice();
             let first = out.len();
-            out.extend(specimens.iter().enumerate().map(|(place, specimen)| {
+            out.resize(first + specimens.len(), (0, 0));
+            let moves = &mut out[first..];
+            let mut ties_found = 0;
+            for (place, (specimen, slot)) in specimens.iter().zip(moves.iter_mut()).enumerate() {
                 let ties = tied_best(targets, specimen);
                 tied[ties_found] = (place as u32) << 3 | u32::from(ties);
-                ties_found += usize::from(!ties.is_power_of_two());
-                forward_move(ties.trailing_zeros())
-            }));
+                ties_found += usize::from(TIED >> ties & 1);
+                *slot = forward_move(ties.trailing_zeros());
+            }
             for &packed in &tied[..ties_found] {
                 let ties = packed & 7;
                 let nth = rng.random_range(0..ties.count_ones());
-                out[first + (packed >> 3) as usize] =
+                moves[(packed >> 3) as usize] =
                     forward_move(NTH_TIED[ties as usize][nth as usize % 3].into());
             }
         }

@@ -165,13 +165,14 @@ impl<'t> Board<'t> {
         for i in 0..count {
             let (dx, dy) = moves[i];
             let s = specimens[i];
-            let (cell, age, goals) = match track.landings[s.cell as usize][move_index(dx, dy)] {
-                Landing::Dead => continue,
-                Landing::Cell(cell) => (cell, s.age, s.goals),
-                Landing::Goal => {
-                    *points += 1;
-                    (random_start(track, rng), 0, s.goals + 1)
-                }
+            let landing = track.landings[s.cell as usize][move_index(dx, dy)];
+            let (cell, age, goals) = if let Some(cell) = landing.cell() {
+                (cell, s.age, s.goals)
+            } else if landing == Landing::GOAL {
+                *points += 1;
+                (random_start(track, rng), 0, s.goals + 1)
+            } else {
+                continue;
             };
             let s = Specimen {
                 id: s.id,
