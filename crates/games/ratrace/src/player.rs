@@ -158,6 +158,9 @@ impl Targets {
     }
 }
 
+/// Bit `ties` set for each 3-bit mask `ties` of two or three targets: 3, 5, 6 and 7.
+const TIED: u8 = 0b1110_1000;
+
 /// For each set of tied targets (a 3-bit mask) and each n below its size, the n-th of them.
 const NTH_TIED: [[u8; 3]; 8] = {
     let mut table = [[0; 3]; 8];
@@ -200,6 +203,36 @@ fn forward_move(target: u32) -> Move {
 /// View indices of the targets of (1,−1), (1,0), (1,1).
 const FORWARD: [usize; 3] = [8, 13, 18];
 
+/// ColorScore's loop over a turn's specimens, most of a built-in board's time: each specimen's
+/// move into `moves` as if its lowest tied target won. With `tied` (as long as `specimens`),
+/// each specimen's place and tied targets are noted there as `place << 3 | ties`, kept only
+/// for real ties (the end moves on with no branch: which specimens tie is unpredictable);
+/// returns how many. With `tied` empty, ties go to the first, and none are noted. Slices, not
+/// vectors: their pointers stay in registers, where the vectors' were reloaded (and `out`'s
+/// length stored back) on every specimen.
+#[inline(always)]
+fn scan(
+    targets: &[Targets],
+    specimens: &[Specimen],
+    moves: &mut [Move],
+    tied: &mut [u32],
+) -> usize {
+    if tied.is_empty() {
+        for (specimen, slot) in specimens.iter().zip(moves.iter_mut()) {
+            *slot = forward_move(tied_best(targets, specimen).trailing_zeros());
+        }
+        return 0;
+    }
+    let mut ties_found = 0;
+    for (place, (specimen, slot)) in specimens.iter().zip(moves.iter_mut()).enumerate() {
+        let ties = tied_best(targets, specimen);
+        tied[ties_found] = (place as u32) << 3 | u32::from(ties);
+        ties_found += usize::from(TIED >> ties & 1);
+        *slot = forward_move(ties.trailing_zeros());
+    }
+    ties_found
+}
+
 impl Player for ColorScorePlayer {
     fn begin_board(&mut self, _board: usize, seed: u64, views: &[View]) -> Result<(), PlayerFault> {
         self.rng = Some(seed::rng(seed, PLAYER_STREAM));
@@ -214,38 +247,27 @@ impl Player for ColorScorePlayer {
         out: &mut Vec<Move>,
     ) -> Result<(), PlayerFault> {
         let targets = self.targets.as_slice();
-        // This loop is most of a board's time, and which target scores highest is
-        // unpredictable: so no branch but the random tie-break's, a loop of its own for each
-        // way of breaking ties (with first ties, none at all), and the moves extended from a
-        // mapped slice, so that nothing is checked or stored back per move but the move.
         if self.first_ties {
-            out.extend(
-                specimens
-                    .iter()
-                    .map(|specimen| forward_move(tied_best(targets, specimen).trailing_zeros())),
-            );
+            let first = out.len();
+            out.resize(first + specimens.len(), (0, 0));
+            scan(targets, specimens, &mut out[first..], &mut []);
         } else {
             let rng = self.rng.as_mut().expect("begin_board comes first");
             // First every move as if its lowest tied target won, the ties noted on the way;
             // then the ties broken at random, in order, so the draws are the same as one per
             // tie on the way. A branch per specimen on whether it tied was the loop's costliest
             // instruction: which specimens tie is unpredictable.
-            let tied = &mut self.tied;
-            if tied.len() < specimens.len() {
-                tied.resize(specimens.len(), 0);
+            if self.tied.len() < specimens.len() {
+                self.tied.resize(specimens.len(), 0);
             }
-            let mut ties_found = 0;
             let first = out.len();
-            out.extend(specimens.iter().enumerate().map(|(place, specimen)| {
-                let ties = tied_best(targets, specimen);
-                tied[ties_found] = (place as u32) << 3 | u32::from(ties);
-                ties_found += usize::from(!ties.is_power_of_two());
-                forward_move(ties.trailing_zeros())
-            }));
-            for &packed in &tied[..ties_found] {
+            out.resize(first + specimens.len(), (0, 0));
+            let moves = &mut out[first..];
+            let ties_found = scan(targets, specimens, moves, &mut self.tied);
+            for &packed in &self.tied[..ties_found] {
                 let ties = packed & 7;
                 let nth = rng.random_range(0..ties.count_ones());
-                out[first + (packed >> 3) as usize] =
+                moves[(packed >> 3) as usize] =
                     forward_move(NTH_TIED[ties as usize][nth as usize % 3].into());
             }
         }

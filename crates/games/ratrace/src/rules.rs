@@ -159,19 +159,26 @@ impl<'t> Board<'t> {
         let fates = &mut fates[..if FATES { count } else { 0 }];
         // Written by index, not pushed: a push per specimen stored the length back every time.
         cumulative.resize(count, 0);
+        // Slices of the vectors and of the track's table, taken once: with the vectors
+        // themselves, their pointers and lengths were reloaded from the board after every
+        // store, and the loop ran short of registers and spilled.
+        let living = &mut specimens[..count];
+        let cumulative_now = &mut cumulative[..count];
+        let landings = track.landings.as_slice();
         let mut total = 0u64;
         let mut survivors = 0;
         let mut movers = 0;
         for i in 0..count {
             let (dx, dy) = moves[i];
-            let s = specimens[i];
-            let (cell, age, goals) = match track.landings[s.cell as usize][move_index(dx, dy)] {
-                Landing::Dead => continue,
-                Landing::Cell(cell) => (cell, s.age, s.goals),
-                Landing::Goal => {
-                    *points += 1;
-                    (random_start(track, rng), 0, s.goals + 1)
-                }
+            let s = living[i];
+            let landing = landings[s.cell as usize][move_index(dx, dy)];
+            let (cell, age, goals) = if let Some(cell) = landing.cell() {
+                (cell, s.age, s.goals)
+            } else if landing == Landing::GOAL {
+                *points += 1;
+                (random_start(track, rng), 0, s.goals + 1)
+            } else {
+                continue;
             };
             let s = Specimen {
                 id: s.id,
@@ -181,10 +188,10 @@ impl<'t> Board<'t> {
                 cell,
             };
             total += s.fitness();
-            cumulative[survivors] = total;
+            cumulative_now[survivors] = total;
             match aged(s) {
                 Some(aged) => {
-                    specimens[movers] = aged;
+                    living[movers] = aged;
                     movers += 1;
                     if FATES {
                         fates[i] = cell;
