@@ -186,12 +186,14 @@ pub(crate) fn history_in_pages(db: &dyn Connection, page: usize) -> anyhow::Resu
         "lineup",
         |r| Ok(vec![r.text("lineup")?.into()]),
         |r| {
-            let versions = r
-                .text("lineup")?
+            let key = r.text("lineup")?;
+            let versions = key
                 .split(',')
                 .map(str::parse)
                 .collect::<Result<Vec<usize>, _>>()
-                .context("a line-up in hill_lineups")?;
+                .with_context(|| {
+                    format!("the line-up {key:?} in hill_lineups is not version ids and commas")
+                })?;
             history.add_lineup(&versions, met_of(r)?);
             Ok(())
         },
