@@ -93,11 +93,15 @@ fn the_sample_bot_solves_every_solvable_level() {
     .collect();
     let mut args = vec!["flag", "play"];
     args.extend(levels.iter().map(String::as_str));
+    // The unsolvable level's search takes the solver some 0.9 s of CPU: 20 s, not the default
+    // 5, so that a loaded machine's wait for a CPU (4.2 s of 5 in one CI run) cannot end it.
     args.extend([
         "--bot",
         "bots/flag-solver-py",
         "--log-dir",
         dir.path().to_str().unwrap(),
+        "--timeout-ms",
+        "20000",
     ]);
     let out = koth(&args);
     let text = stdout(&out);

@@ -301,14 +301,24 @@ fn tournament(case: &Case, dir: &Path, out: &Path, settings: &str) {
         ),
     )
     .unwrap();
-    let mut command = (case.binary)();
-    succeed(
-        own_cpu_locks(&mut command, out.parent().unwrap())
-            .args(["tournament", "run"])
-            .arg(&file)
-            .arg("--dir")
-            .arg(out),
-    );
+    // A game koth could not judge has no result, only harness faults (every attempt's answer
+    // late while other programs held the CPU: koth's own fault, on a loaded machine, and its
+    // message says to try again): played again, at most three times in all.
+    for attempt in 1..=3 {
+        let mut command = (case.binary)();
+        succeed(
+            own_cpu_locks(&mut command, out.parent().unwrap())
+                .args(["tournament", "run"])
+                .arg(&file)
+                .arg("--dir")
+                .arg(out),
+        );
+        let judged = query(out, "SELECT COUNT(*) FROM results") > 0;
+        if judged || attempt == 3 || query(out, "SELECT COUNT(*) FROM harness_faults") == 0 {
+            return;
+        }
+        std::fs::remove_dir_all(out).unwrap();
+    }
 }
 
 fn read_json(path: &Path) -> Value {
