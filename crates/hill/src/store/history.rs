@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use anyhow::Context;
 
-use super::{Connection, Row, Value};
+use super::{Connection, Row};
 use crate::matchmaking::{History, Met};
 
 /// The rated games numbered `?1` to `?2` (excluded), each with whether every seat scored
@@ -179,7 +179,7 @@ pub(crate) fn history(db: &dyn Connection) -> anyhow::Result<History> {
 /// [`history`], its pairs and line-ups read `page` rows at a time.
 pub(crate) fn history_in_pages(db: &dyn Connection, page: usize) -> anyhow::Result<History> {
     let mut history = History::default();
-    in_pages(
+    super::in_pages(
         db,
         page,
         "SELECT lineup, games, alike FROM hill_lineups",
@@ -204,7 +204,7 @@ pub(crate) fn history_in_pages(db: &dyn Connection, page: usize) -> anyhow::Resu
     if let Some(r) = db.row("SELECT games, alike FROM hill_outcomes WHERE id = 0", &[])? {
         history.add_outcomes(met_of(&r)?);
     }
-    in_pages(
+    super::in_pages(
         db,
         page,
         "SELECT a, b, games, alike FROM hill_pairs",
@@ -230,37 +230,3 @@ fn met_of(r: &Row) -> anyhow::Result<Met> {
 /// millions of pairs and line-ups, and a row read is some 200 bytes, so reading them at once
 /// would take over a gigabyte.
 const PAGE_ROWS: usize = 100_000;
-
-/// Runs `each` on every row of `select` (a query of one table, without a `WHERE`), in the order
-/// of its primary key `key` (its columns, as SQL lists them), `page` rows at a time. `after`
-/// gives a row's key as parameters. The pages are not one snapshot: this serves the tables
-/// only the hill's run writes, read by that run.
-pub(super) fn in_pages(
-    db: &dyn Connection,
-    page: usize,
-    select: &str,
-    key: &str,
-    after: impl Fn(&Row) -> anyhow::Result<Vec<Value>>,
-    mut each: impl FnMut(&Row) -> anyhow::Result<()>,
-) -> anyhow::Result<()> {
-    let places: Vec<String> = key
-        .split(',')
-        .enumerate()
-        .map(|(k, _)| format!("?{}", k + 1))
-        .collect();
-    let first = format!("{select} ORDER BY {key} LIMIT {page}");
-    let next = format!(
-        "{select} WHERE ({key}) > ({}) ORDER BY {key} LIMIT {page}",
-        places.join(", ")
-    );
-    let mut rows = db.query(&first, &[])?;
-    loop {
-        for r in &rows {
-            each(r)?;
-        }
-        match rows.last() {
-            Some(last) if rows.len() == page => rows = db.query(&next, &after(last)?)?,
-            _ => return Ok(()),
-        }
-    }
-}

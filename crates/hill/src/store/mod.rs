@@ -266,26 +266,47 @@ impl Version {
     }
 }
 
-/// Every version, by id, read a page of rows at a time: a hill of 10,000 versions read them
-/// at once, and the fresh memory its rows took was half of `koth leaderboard`'s time.
+/// Every version, by id, in one statement: one snapshot, so a version added and the one it
+/// replaced are never both seen active (pages read apart would be apart in time).
 pub(crate) fn versions(db: &dyn Connection) -> anyhow::Result<Vec<Version>> {
-    let mut versions = Vec::new();
-    history::in_pages(
-        db,
-        VERSIONS_PAGE,
-        &versions_select(db, "")?,
-        "id",
-        |r| Ok(vec![r.int("id")?.into()]),
-        |r| {
-            versions.push(version_of(r)?);
-            Ok(())
-        },
-    )?;
-    Ok(versions)
+    let select = versions_select(db, "")?;
+    db.query(&format!("{select} ORDER BY id"), &[])?
+        .iter()
+        .map(version_of)
+        .collect()
 }
 
-/// Rows of `hill_versions` [`versions`] reads at once.
-const VERSIONS_PAGE: usize = 1000;
+/// Runs `each` on every row of `select` (a query of one table, without a `WHERE`), in the order
+/// of its primary key `key` (its columns, as SQL lists them), `page` rows at a time. `after`
+/// gives a row's key as parameters. The pages are not one snapshot: this serves the tables
+/// only the hill's run writes, read by that run.
+fn in_pages(
+    db: &dyn Connection,
+    page: usize,
+    select: &str,
+    key: &str,
+    after: impl Fn(&Row) -> anyhow::Result<Vec<Value>>,
+    mut each: impl FnMut(&Row) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let places: Vec<String> = (1..=key.split(',').count())
+        .map(|k| format!("?{k}"))
+        .collect();
+    let first = format!("{select} ORDER BY {key} LIMIT {page}");
+    let next = format!(
+        "{select} WHERE ({key}) > ({}) ORDER BY {key} LIMIT {page}",
+        places.join(", ")
+    );
+    let mut rows = db.query(&first, &[])?;
+    loop {
+        for r in &rows {
+            each(r)?;
+        }
+        match rows.last() {
+            Some(last) if rows.len() == page => rows = db.query(&next, &after(last)?)?,
+            _ => return Ok(()),
+        }
+    }
+}
 
 /// The versions of the bot called `name`, by id: a bot's page reads its own few, not the
 /// hill's 10,000.
