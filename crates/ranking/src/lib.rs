@@ -255,8 +255,13 @@ pub(crate) fn conjugate_gradients(
 ) -> Vec<f64> {
     let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(a, b)| a * b).sum::<f64>();
     let mut x = start.to_vec();
-    let ax = times(&x);
-    let mut r: Vec<f64> = b.iter().zip(&ax).map(|(b, a)| b - a).collect();
+    // From zeros the residual is `b` itself: a product (a walk of every game) spared.
+    let mut r: Vec<f64> = if x.iter().all(|&x| x == 0.0) {
+        b.to_vec()
+    } else {
+        let ax = times(&x);
+        b.iter().zip(&ax).map(|(b, a)| b - a).collect()
+    };
     let mut p = r.clone();
     let mut rr = dot(&r, &r);
     let goal = tolerance * tolerance * dot(b, b).max(1e-300);

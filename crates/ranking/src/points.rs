@@ -91,11 +91,15 @@ pub struct Games {
     /// Each line-up's games.
     counts: Vec<u32>,
     /// Each line-up's co-moments of its seats' points about their means (the upper triangle,
-    /// row by row), and where each line-up's start.
+    /// row by row), and where each line-up's start: [`NO_MOMENTS`] until its second game, as
+    /// one game's are all zero. Among 10,000 versions nearly every line-up is played once, and
+    /// its co-moments were a third of the games' memory (480 MB of ten million games of three).
     moments: Vec<f64>,
     moment_starts: Vec<u32>,
-    /// A line-up's index by the hash of its players (on a collision, the hash's next value).
-    index: rustc_hash::FxHashMap<u64, u32>,
+    /// Every line-up's index, found by the hash of its players ([`line_up_hash`]): a table of
+    /// indexes alone, 5 bytes a line-up where a map from each hash was 17 (ten million
+    /// line-ups: 84 MB against 285).
+    index: hashbrown::HashTable<u32>,
     games: usize,
     seats: usize,
     /// The fewest and the most seats of a line-up.
@@ -106,12 +110,36 @@ pub struct Games {
     table: Vec<(u32, f64)>,
 }
 
+/// The players of line-up `k`, read from where each line-up's start (`starts`) in `players`.
+fn players_of<'g>(starts: &[u32], players: &'g [u32], k: usize) -> &'g [u32] {
+    let end = starts.get(k + 1).map_or(players.len(), |&s| s as usize);
+    &players[starts[k] as usize..end]
+}
+
+/// The hash a line-up of `size` sorted `players` is found by.
+fn line_up_hash(players: impl Iterator<Item = u32>, size: usize) -> u64 {
+    players.fold(size as u64, |hash, p| {
+        (hash.rotate_left(26) ^ u64::from(p)).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+    })
+}
+
+/// Where a line-up played once keeps its co-moments: nowhere.
+const NO_MOMENTS: u32 = u32::MAX;
+
 /// One line-up and its games, as the fit reads them.
 struct LineUp<'g> {
     players: &'g [u32],
     sums: &'g [f64],
     games: f64,
+    /// Empty for a line-up played once (its co-moments are zero).
     moments: &'g [f64],
+}
+
+impl LineUp<'_> {
+    /// The co-moment at `at` of the upper triangle.
+    fn moment(&self, at: usize) -> f64 {
+        self.moments.get(at).copied().unwrap_or(0.0)
+    }
 }
 
 impl Games {
@@ -134,12 +162,24 @@ impl Games {
         // Welford's update: the co-moment grows by (y − the old mean)(y − the new mean), both
         // read from the sums before this game's are added.
         let sums = &mut self.sums[at..at + table.len()];
-        let mut moment = self.moment_starts[k] as usize;
-        for (s, &(_, ys)) in table.iter().enumerate() {
-            let before = if n > 0.0 { ys - sums[s] / n } else { 0.0 };
-            for (&(_, yt), sum) in table[s..].iter().zip(&sums[s..]) {
-                self.moments[moment] += before * (yt - (sum + yt) / (n + 1.0));
-                moment += 1;
+        if n > 0.0 {
+            if self.moment_starts[k] == NO_MOMENTS {
+                self.moment_starts[k] = u32::try_from(self.moments.len())
+                    .ok()
+                    .filter(|&start| start != NO_MOMENTS)
+                    .expect("fewer than 4 billion co-moments");
+                self.moments.resize(
+                    self.moments.len() + table.len() * (table.len() + 1) / 2,
+                    0.0,
+                );
+            }
+            let mut moment = self.moment_starts[k] as usize;
+            for (s, &(_, ys)) in table.iter().enumerate() {
+                let before = ys - sums[s] / n;
+                for (&(_, yt), sum) in table[s..].iter().zip(&sums[s..]) {
+                    self.moments[moment] += before * (yt - (sum + yt) / (n + 1.0));
+                    moment += 1;
+                }
             }
         }
         for (s, sum) in table.iter().zip(sums) {
@@ -154,23 +194,15 @@ impl Games {
 
     /// The index of the line-up of `table` (sorted), added without games if new.
     fn line_up(&mut self, table: &[(u32, f64)]) -> usize {
-        let mut hash = table.len() as u64;
-        for s in table {
-            hash = (hash.rotate_left(26) ^ u64::from(s.0)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        }
-        loop {
-            match self.index.get(&hash) {
-                Some(&k)
-                    if self
-                        .players_of(k as usize)
-                        .iter()
-                        .eq(table.iter().map(|s| &s.0)) =>
-                {
-                    return k as usize;
-                }
-                Some(_) => hash = hash.wrapping_add(1),
-                None => break,
-            }
+        let hash = line_up_hash(table.iter().map(|s| s.0), table.len());
+        let (starts, players) = (&self.starts, &self.players);
+        let same = |&k: &u32| {
+            players_of(starts, players, k as usize)
+                .iter()
+                .eq(table.iter().map(|s| &s.0))
+        };
+        if let Some(&k) = self.index.find(hash, same) {
+            return k as usize;
         }
         let k = self.starts.len();
         self.sizes = if k == 0 {
@@ -179,27 +211,22 @@ impl Games {
             (self.sizes.0.min(table.len()), self.sizes.1.max(table.len()))
         };
         let index = u32::try_from(k).expect("fewer than 4 billion line-ups");
-        self.index.insert(hash, index);
+        let (starts, players) = (&self.starts, &self.players);
+        self.index.insert_unique(hash, index, |&k| {
+            let seats = players_of(starts, players, k as usize);
+            line_up_hash(seats.iter().copied(), seats.len())
+        });
         self.starts
             .push(u32::try_from(self.players.len()).expect("fewer than 4 billion seats"));
-        self.moment_starts
-            .push(u32::try_from(self.moments.len()).expect("fewer than 4 billion co-moments"));
+        self.moment_starts.push(NO_MOMENTS);
         self.players.extend(table.iter().map(|s| s.0));
         self.sums.resize(self.players.len(), 0.0);
-        self.moments.resize(
-            self.moments.len() + table.len() * (table.len() + 1) / 2,
-            0.0,
-        );
         self.counts.push(0);
         k
     }
 
     fn players_of(&self, k: usize) -> &[u32] {
-        let end = self
-            .starts
-            .get(k + 1)
-            .map_or(self.players.len(), |&s| s as usize);
-        &self.players[self.starts[k] as usize..end]
+        players_of(&self.starts, &self.players, k)
     }
 
     /// How many games.
@@ -228,18 +255,26 @@ impl Games {
     }
 
     fn each(&self) -> impl Iterator<Item = LineUp<'_>> {
-        (0..self.starts.len()).map(|k| {
-            let players = self.players_of(k);
-            let at = self.starts[k] as usize;
-            let moment = self.moment_starts[k] as usize;
-            let size = players.len() * (players.len() + 1) / 2;
-            LineUp {
-                players,
-                sums: &self.sums[at..at + players.len()],
-                games: f64::from(self.counts[k]),
-                moments: &self.moments[moment..moment + size],
+        (0..self.starts.len()).map(|k| self.line_up_at(k))
+    }
+
+    /// The line-up of index `k`.
+    fn line_up_at(&self, k: usize) -> LineUp<'_> {
+        let players = self.players_of(k);
+        let at = self.starts[k] as usize;
+        let moments = match self.moment_starts[k] {
+            NO_MOMENTS => &[],
+            moment => {
+                let moment = moment as usize;
+                &self.moments[moment..moment + players.len() * (players.len() + 1) / 2]
             }
-        })
+        };
+        LineUp {
+            players,
+            sums: &self.sums[at..at + players.len()],
+            games: f64::from(self.counts[k]),
+            moments,
+        }
     }
 }
 
@@ -255,8 +290,11 @@ fn diagonal_of(s: usize, k: usize) -> usize {
     s * k - s * (s.saturating_sub(1)) / 2
 }
 
-/// `mᵀ C m` for `C` a line-up's co-moments (the upper triangle, row by row).
+/// `mᵀ C m` for `C` a line-up's co-moments (the upper triangle, row by row; none: zero).
 fn spread_of(m: &[f64], moments: &[f64]) -> f64 {
+    if moments.is_empty() {
+        return 0.0;
+    }
     let mut at = 0;
     let mut sum = 0.0;
     for (s, ms) in m.iter().enumerate() {
@@ -336,8 +374,6 @@ impl Model<'_> {
     fn at(&self, z: &[f64]) -> (f64, Vec<f64>, Normal) {
         let n = self.players;
         let level = self.level;
-        let mut seats = 0.0;
-        let mut gradient = vec![0.0; 2 * n];
         let own_ridge: Vec<f64> = z[..n]
             .iter()
             .map(|a| PRIOR_GAMES * level * a.exp())
@@ -345,37 +381,28 @@ impl Model<'_> {
         let table_ridge = TABLE_PRIOR * level;
         let mut diagonal = own_ridge.clone();
         diagonal.resize(2 * n, table_ridge);
-        let mut weights = Vec::with_capacity(self.games.players.len());
-        let mut seat: Vec<(usize, f64, f64)> = Vec::new();
-        for table in self.games.each() {
-            let c = neighbour_weight(table.players.len());
-            seat.clear();
-            seat.extend(self.parts(&table, z).map(|(p, y, x)| {
-                // Every game of the line-up expects as much of the seat.
-                let expected = table.games * level * x.exp();
-                seats += y * x - expected;
-                weights.push(expected as f32);
-                (p, expected, y - expected)
-            }));
-            let residuals: f64 = seat.iter().map(|s| s.2).sum();
-            for (k, &(p, expected, residual)) in seat.iter().enumerate() {
-                // `c (u − e_p)`: every neighbour's effect moves this seat.
-                gradient[p] += residual;
-                gradient[n + p] += c * (residuals - residual);
-                diagonal[p] += expected;
-                // The table effect of `p`'s first seat here: its weight in every seat's row.
-                if c > 0.0 && seat[..k].iter().all(|s| s.0 != p) {
-                    let at_table = seat.iter().filter(|s| s.0 == p).count() as f64;
-                    diagonal[n + p] += seat
-                        .iter()
-                        .map(|&(q, w, _)| {
-                            let x = c * (at_table - if q == p { 1.0 } else { 0.0 });
-                            w * x * x
-                        })
-                        .sum::<f64>();
+        let mut sums = Sums {
+            seats: 0.0,
+            gradient: vec![0.0; 2 * n],
+            diagonal,
+            weights: Vec::with_capacity(self.games.players.len()),
+        };
+        match self.games.uniform_size() {
+            Some(2) => self.sum_tables::<2>(z, &mut sums),
+            Some(3) => self.sum_tables::<3>(z, &mut sums),
+            _ => {
+                let mut seat = Vec::new();
+                for table in self.games.each() {
+                    self.sum_line_up(&table, z, &mut sums, &mut seat);
                 }
             }
         }
+        let Sums {
+            seats,
+            mut gradient,
+            diagonal,
+            weights,
+        } = sums;
         for i in 0..n {
             gradient[i] += PRIOR_GAMES * level * (1.0 - z[i].exp());
             gradient[n + i] -= TABLE_PRIOR * level * z[n + i];
@@ -387,6 +414,99 @@ impl Model<'_> {
             weights,
         };
         (seats + self.penalties(z), gradient, normal)
+    }
+
+    /// One line-up's part of [`Model::at`], any line-up (`seat` a buffer reused between
+    /// line-ups).
+    fn sum_line_up(
+        &self,
+        table: &LineUp,
+        z: &[f64],
+        sums: &mut Sums,
+        seat: &mut Vec<(usize, f64, f64)>,
+    ) {
+        let n = self.players;
+        let c = neighbour_weight(table.players.len());
+        seat.clear();
+        seat.extend(self.parts(table, z).map(|(p, y, x)| {
+            // Every game of the line-up expects as much of the seat.
+            let expected = table.games * self.level * x.exp();
+            sums.seats += y * x - expected;
+            sums.weights.push(expected as f32);
+            (p, expected, y - expected)
+        }));
+        let residuals: f64 = seat.iter().map(|s| s.2).sum();
+        for (k, &(p, expected, residual)) in seat.iter().enumerate() {
+            // `c (u − e_p)`: every neighbour's effect moves this seat.
+            sums.gradient[p] += residual;
+            sums.gradient[n + p] += c * (residuals - residual);
+            sums.diagonal[p] += expected;
+            // The table effect of `p`'s first seat here: its weight in every seat's row.
+            if c > 0.0 && seat[..k].iter().all(|s| s.0 != p) {
+                let at_table = seat.iter().filter(|s| s.0 == p).count() as f64;
+                sums.diagonal[n + p] += seat
+                    .iter()
+                    .map(|&(q, w, _)| {
+                        let x = c * (at_table - if q == p { 1.0 } else { 0.0 });
+                        w * x * x
+                    })
+                    .sum::<f64>();
+            }
+        }
+    }
+
+    /// [`Model::at`]'s sums where every line-up has `K` seats (a hill's tables are one size):
+    /// a line-up of `K` players read as fixed arrays, the same sums in the same order as
+    /// [`Model::sum_line_up`] (so the same bits), which a line-up seating a player twice still
+    /// takes. A Newton step walks every line-up this way once or more; at ten million
+    /// line-ups the general loop's buffers and searches for repeated players were half of a
+    /// refit's time.
+    fn sum_tables<const K: usize>(&self, z: &[f64], sums: &mut Sums) {
+        let n = self.players;
+        let c = neighbour_weight(K);
+        let games = self.games;
+        let mut seat = Vec::new();
+        let line_ups = games
+            .players
+            .chunks_exact(K)
+            .zip(games.sums.chunks_exact(K));
+        for (k, (players, points)) in line_ups.enumerate() {
+            if players.windows(2).any(|pair| pair[0] == pair[1]) {
+                self.sum_line_up(&games.line_up_at(k), z, sums, &mut seat);
+                continue;
+            }
+            let count = f64::from(games.counts[k]);
+            let shift = self.shift * count;
+            let mut effects = z[n + players[0] as usize];
+            for &p in &players[1..] {
+                effects += z[n + p as usize];
+            }
+            let mut expected = [0.0; K];
+            let mut residual = [0.0; K];
+            for s in 0..K {
+                let p = players[s] as usize;
+                let x = z[p] + c * (effects - z[n + p]);
+                let y = points[s] + shift;
+                expected[s] = count * self.level * x.exp();
+                sums.seats += y * x - expected[s];
+                sums.weights.push(expected[s] as f32);
+                residual[s] = y - expected[s];
+            }
+            let mut residuals = residual[0];
+            for r in &residual[1..] {
+                residuals += r;
+            }
+            for s in 0..K {
+                let p = players[s] as usize;
+                sums.gradient[p] += residual[s];
+                sums.gradient[n + p] += c * (residuals - residual[s]);
+                sums.diagonal[p] += expected[s];
+                // Its table effect weighs `c` in each other seat's row, none in its own.
+                let mut others = (0..K).filter(|&q| q != s).map(|q| expected[q] * c * c);
+                let first = others.next().unwrap_or(0.0);
+                sums.diagonal[n + p] += others.fold(first, |sum, w| sum + w);
+            }
+        }
     }
 
     /// The curvature `Xᵀ W X + ridges` times `v`, table by table: each seat's row times `v`,
@@ -497,6 +617,15 @@ struct Normal {
     own_ridge: Vec<f64>,
     table_ridge: f64,
     /// Every unknown's own curvature: the own strengths', then the table effects'.
+    diagonal: Vec<f64>,
+    weights: Vec<f32>,
+}
+
+/// What [`Model::at`] sums over the line-ups: the seats' part of the quasi-log-likelihood,
+/// its gradient, the curvature's diagonal and each seat's weight.
+struct Sums {
+    seats: f64,
+    gradient: Vec<f64>,
     diagonal: Vec<f64>,
     weights: Vec<f32>,
 }
@@ -691,7 +820,7 @@ fn figures<'g>(
         for (s, (p, y, x)) in model.parts(&table, &z).enumerate() {
             let mean = y / table.games - level * x.exp();
             let residuals =
-                table.games * mean * mean + table.moments[diagonal_of(s, table.players.len())];
+                table.games * mean * mean + table.moment(diagonal_of(s, table.players.len()));
             own[p] += residuals;
             squares += residuals;
             seen[p] += table.games as u32;
@@ -804,15 +933,18 @@ fn elementary_without_each(xs: &[f64], r: usize) -> Vec<Vec<f64>> {
 
 impl Field {
     fn of(games: &Games, seen: &[u32], effect: &[f64]) -> Field {
-        // The usual table: the most common size among the games, the larger of a tie.
-        let mut sizes: HashMap<usize, u64> = HashMap::new();
-        for table in games.each() {
-            *sizes.entry(table.players.len()).or_default() += table.games as u64;
-        }
-        let usual = sizes
-            .into_iter()
-            .max_by_key(|&(size, count)| (count, size))
-            .map_or(1, |(size, _)| size);
+        // The usual table: the most common size among the games, the larger of a tie (a
+        // hill's tables are all one size, and then no walk of ten million line-ups is needed).
+        let usual = games.uniform_size().unwrap_or_else(|| {
+            let mut sizes: HashMap<usize, u64> = HashMap::new();
+            for table in games.each() {
+                *sizes.entry(table.players.len()).or_default() += table.games as u64;
+            }
+            sizes
+                .into_iter()
+                .max_by_key(|&(size, count)| (count, size))
+                .map_or(1, |(size, _)| size)
+        });
         let c = neighbour_weight(usual);
         let factors: Vec<Option<f64>> = seen
             .iter()
@@ -1305,10 +1437,10 @@ mod tests {
                         .map(|y| (y[s] - means[s]) * (y[t] - means[t]))
                         .sum();
                     assert!(
-                        (table.moments[at] - moment).abs() < 1e-9 * (1.0 + moment.abs()),
+                        (table.moment(at) - moment).abs() < 1e-9 * (1.0 + moment.abs()),
                         "{:?} {s} {t}: {} against {moment}",
                         table.players,
-                        table.moments[at]
+                        table.moment(at)
                     );
                     if s == t {
                         assert_eq!(diagonal_of(s, k), at);
