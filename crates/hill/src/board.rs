@@ -220,29 +220,27 @@ fn table_order(versions: &[Listed], placement_games: u32) -> (Vec<Entry>, usize)
 /// The table's lines, in `order` (its first `ranked` ranked, the others placing).
 fn standings(order: &[Entry], ranked: usize, version_of: &VersionsById) -> Vec<HillStanding> {
     let mut lines = Vec::with_capacity(order.len());
-    lines.extend(order.iter()
-        .enumerate()
-        .filter_map(|(k, e)| {
-            let v = version_of.get(&e.id).copied()?;
-            Some(HillStanding {
-                rank: (k < ranked).then_some(k + 1),
-                name: v.name.clone(),
-                version: v.version,
-                games: v.games,
-                rating: e.value,
-                low: e.value.map(|r| r - e.interval),
-                high: e.value.map(|r| r + e.interval),
-                mu: v.mu,
-                sigma: v.sigma,
-                faulted: v.faulted,
-                fuel: v.fuel.clone(),
-                state: if k < ranked {
-                    v.state.to_string()
-                } else {
-                    "placing".to_string()
-                },
-            })
-        }));
+    lines.extend(order.iter().enumerate().filter_map(|(k, e)| {
+        let v = version_of.get(&e.id).copied()?;
+        Some(HillStanding {
+            rank: (k < ranked).then_some(k + 1),
+            name: v.name.clone(),
+            version: v.version,
+            games: v.games,
+            rating: e.value,
+            low: e.value.map(|r| r - e.interval),
+            high: e.value.map(|r| r + e.interval),
+            mu: v.mu,
+            sigma: v.sigma,
+            faulted: v.faulted,
+            fuel: v.fuel.clone(),
+            state: if k < ranked {
+                v.state.to_string()
+            } else {
+                "placing".to_string()
+            },
+        })
+    }));
     lines
 }
 
@@ -372,6 +370,24 @@ impl HillBoard {
 
     pub(crate) fn render(&self, format: Format) -> String {
         self.render_listing(format, true)
+    }
+
+    /// [`HillBoard::render`], written to `out`: the JSON is written as it is made, never held
+    /// whole (2.7 MB at 10,000 versions, and its copies as it grew, were a fifth of `koth
+    /// leaderboard --format json`'s time: docs/benchmarks.md, the hill at 10,000 versions).
+    pub(crate) fn write_to(
+        &self,
+        format: Format,
+        out: &mut impl std::io::Write,
+    ) -> anyhow::Result<()> {
+        match format {
+            Format::Json => {
+                serde_json::to_writer_pretty(&mut *out, self)?;
+                out.write_all(b"\n")?;
+            }
+            _ => out.write_all(self.render(format).as_bytes())?,
+        }
+        Ok(out.flush()?)
     }
 
     /// [`Board::render`], with the suspended versions listed under the table or not
