@@ -360,7 +360,8 @@ impl Listed {
 /// the 10,000 versions' whole rows, then copied, were half of `koth leaderboard`'s time
 /// (docs/benchmarks.md, the hill at 10,000 versions).
 pub(crate) fn listed_versions(db: &dyn Connection) -> anyhow::Result<Vec<Listed>> {
-    let rows = db.query(
+    let mut listed = Vec::new();
+    db.each_row(
         &format!(
             "SELECT v.id AS id, v.name AS name, v.version AS version, v.state AS state,
                  v.suspended AS suspended, v.mu AS mu, v.sigma AS sigma, v.games AS games,
@@ -370,35 +371,40 @@ pub(crate) fn listed_versions(db: &dyn Connection) -> anyhow::Result<Vec<Listed>
             fuel_column(db, "v.fuel")?
         ),
         &[],
+        &mut |r| {
+            listed.push(listed_of(r)?);
+            Ok(())
+        },
     )?;
-    let mut listed = Vec::with_capacity(rows.len());
-    for r in rows {
-        let id = r.int("id")? as usize;
-        let suspended = r.opt_text("suspended")?;
-        let fit = match r.opt_real("rating")? {
-            Some(value) => Some(StoredFit {
-                version: id,
-                value,
-                half_width: r.real("half_width")?,
-                games: r.count("fitted")?,
-            }),
-            None => None,
-        };
-        listed.push(Listed {
-            id,
-            state: VersionState::of_row(&r.text("state")?, suspended.is_some())?,
-            suspended,
-            name: r.text("name")?,
-            version: r.count("version")?,
-            mu: r.real("mu")?,
-            sigma: r.real("sigma")?,
-            games: r.count("games")?,
-            faulted: r.count("faulted")?,
-            fuel: fuel_of(r.get("fuel")?)?.as_ref().map(FuelStats::figures),
-            fit,
-        });
-    }
     Ok(listed)
+}
+
+/// A version from its row of [`listed_versions`].
+fn listed_of(r: &Row) -> anyhow::Result<Listed> {
+    let id = r.int("id")? as usize;
+    let suspended = r.opt_text("suspended")?;
+    let fit = match r.opt_real("rating")? {
+        Some(value) => Some(StoredFit {
+            version: id,
+            value,
+            half_width: r.real("half_width")?,
+            games: r.count("fitted")?,
+        }),
+        None => None,
+    };
+    Ok(Listed {
+        id,
+        state: VersionState::of_row(&r.text("state")?, suspended.is_some())?,
+        suspended,
+        name: r.text("name")?,
+        version: r.count("version")?,
+        mu: r.real("mu")?,
+        sigma: r.real("sigma")?,
+        games: r.count("games")?,
+        faulted: r.count("faulted")?,
+        fuel: fuel_of(r.get("fuel")?)?.as_ref().map(FuelStats::figures),
+        fit,
+    })
 }
 
 /// `column` (the versions' fuel, as a statement names it), or `NULL` in an older hill read
