@@ -96,13 +96,13 @@ fn run(command: Command) -> anyhow::Result<()> {
         Command::Hill(args) => hill::cli::run(args, serve::spawn_hill),
         Command::Contest(args) => hill::contest::cli::run(args),
         Command::Leaderboard(args) => {
-            if let Some(dir) = args.folder().filter(|dir| hill::is_hill_folder(dir)) {
-                hill::cli::leaderboard(dir, args.format())
+            if let Some(store) = args.folder().and_then(hill::hill_folder_store) {
+                hill::cli::leaderboard(&store, args.format())
             } else if let Some(store) = args
                 .database()
                 .and_then(|(url, name)| hill::shared_hill(url, &name))
             {
-                hill::cli::leaderboard_shared(&store, args.format())
+                hill::cli::leaderboard(&store, args.format())
             } else {
                 tournament::cli::leaderboard(args)
             }

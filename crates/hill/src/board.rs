@@ -8,12 +8,12 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
-use koth_bot::{FuelFigures, FuelStats};
+use koth_bot::FuelFigures;
 use koth_ranking::{self as ranking, Entry, Ranking};
 pub use koth_tournament::leaderboard::{Format, aligned};
 use koth_tournament::store::Store;
 
-use super::store::{self, Version, VersionState};
+use super::store::{self, Listed, VersionState};
 
 /// One scheduled version's line.
 #[derive(Debug, Clone, Serialize)]
@@ -145,17 +145,16 @@ pub fn ranking_of(store: &Store) -> anyhow::Result<Ranking> {
 
 /// Versions by id: a table of 10,000 versions looked each up in both lists took 485 ms
 /// (docs/benchmarks.md, the hill at 10,000 versions).
-type VersionsById<'a> = HashMap<usize, &'a Version>;
+type VersionsById<'a> = HashMap<usize, &'a Listed>;
 
 /// Reads the leaderboard of the hill in `store`.
 pub fn read(store: &Store) -> anyhow::Result<HillBoard> {
     let db: &dyn store::Connection = store;
-    let versions = store::versions(db)?;
-    let fit = store::fit(db)?;
+    let versions = store::listed_versions(db)?;
     let ranking = ranking_of(store)?;
     let version_of: VersionsById = versions.iter().map(|v| (v.id, v)).collect();
     let placement_games = store::placement_games(store)?;
-    let (order, ranked) = table_order(&versions, &fit, placement_games);
+    let (order, ranked) = table_order(&versions, placement_games);
     let standings = standings(&order, ranked, &version_of);
     let suspended = suspended(&versions);
     let crowned = store::kings(db)?;
@@ -165,12 +164,12 @@ pub fn read(store: &Store) -> anyhow::Result<HillBoard> {
         .last()
         .filter(|(id, _, _)| order.first().is_some_and(|first| first.id == *id))
         .and_then(|(id, _, _)| version_of.get(id).copied())
-        .map(Version::label);
+        .map(Listed::label);
     let lead = lead_of(store::lead(store)?, &order[..ranked], &version_of);
     let history = versions
         .iter()
-        .filter(|v| !v.current())
-        .map(|v: &Version| (v.name.clone(), v.version, v.state.to_string(), v.games))
+        .filter(|v| !v.state.current())
+        .map(|v| (v.name.clone(), v.version, v.state.to_string(), v.games))
         .collect();
     Ok(HillBoard {
         name: store.meta("name")?.unwrap_or_default(),
@@ -197,22 +196,15 @@ pub fn read(store: &Store) -> anyhow::Result<HillBoard> {
 /// The table's order of the scheduled versions, on the stored fit: the one order of the table
 /// and the king ([`ranking::in_order`]) for the placed, then the versions still placing, most
 /// games first; with how many are placed (ranked).
-fn table_order(
-    versions: &[Version],
-    fit: &[store::StoredFit],
-    placement_games: u32,
-) -> (Vec<Entry>, usize) {
-    // By id, as [`VersionsById`] says why.
-    let fit_of: HashMap<usize, &store::StoredFit> = fit.iter().map(|f| (f.version, f)).collect();
-    let fitted = |id: usize| fit_of.get(&id).copied();
+fn table_order(versions: &[Listed], placement_games: u32) -> (Vec<Entry>, usize) {
     let mut order: Vec<Entry> = versions
         .iter()
-        .filter(|v| v.scheduled())
+        .filter(|v| v.state == VersionState::Active)
         .map(|v| Entry {
             id: v.id,
-            value: fitted(v.id).map(|f| f.value),
-            interval: fitted(v.id).map_or(0.0, |f| f.half_width),
-            games: fitted(v.id).map_or(0, |f| f.games),
+            value: v.fit.map(|f| f.value),
+            interval: v.fit.map_or(0.0, |f| f.half_width),
+            games: v.fit.map_or(0, |f| f.games),
         })
         .collect();
     ranking::in_order(&mut order);
@@ -227,35 +219,33 @@ fn table_order(
 
 /// The table's lines, in `order` (its first `ranked` ranked, the others placing).
 fn standings(order: &[Entry], ranked: usize, version_of: &VersionsById) -> Vec<HillStanding> {
-    order
-        .iter()
-        .enumerate()
-        .filter_map(|(k, e)| {
-            let v = version_of.get(&e.id).copied()?;
-            Some(HillStanding {
-                rank: (k < ranked).then_some(k + 1),
-                name: v.name.clone(),
-                version: v.version,
-                games: v.games,
-                rating: e.value,
-                low: e.value.map(|r| r - e.interval),
-                high: e.value.map(|r| r + e.interval),
-                mu: v.mu,
-                sigma: v.sigma,
-                faulted: v.faulted,
-                fuel: v.fuel.as_ref().map(FuelStats::figures),
-                state: if k < ranked {
-                    v.state.to_string()
-                } else {
-                    "placing".to_string()
-                },
-            })
+    let mut lines = Vec::with_capacity(order.len());
+    lines.extend(order.iter().enumerate().filter_map(|(k, e)| {
+        let v = version_of.get(&e.id).copied()?;
+        Some(HillStanding {
+            rank: (k < ranked).then_some(k + 1),
+            name: v.name.clone(),
+            version: v.version,
+            games: v.games,
+            rating: e.value,
+            low: e.value.map(|r| r - e.interval),
+            high: e.value.map(|r| r + e.interval),
+            mu: v.mu,
+            sigma: v.sigma,
+            faulted: v.faulted,
+            fuel: v.fuel.clone(),
+            state: if k < ranked {
+                v.state.to_string()
+            } else {
+                "placing".to_string()
+            },
         })
-        .collect()
+    }));
+    lines
 }
 
 /// The suspended versions, with why.
-fn suspended(versions: &[Version]) -> Vec<SuspendedVersion> {
+fn suspended(versions: &[Listed]) -> Vec<SuspendedVersion> {
     versions
         .iter()
         .filter(|v| v.state == VersionState::Suspended)
@@ -382,6 +372,24 @@ impl HillBoard {
         self.render_listing(format, true)
     }
 
+    /// [`HillBoard::render`], written to `out`: the JSON is written as it is made, never held
+    /// whole (2.7 MB at 10,000 versions, copied as it grew, in pages fresh from the kernel:
+    /// docs/benchmarks.md, the hill at 10,000 versions).
+    pub(crate) fn write_to(
+        &self,
+        format: Format,
+        out: &mut impl std::io::Write,
+    ) -> anyhow::Result<()> {
+        match format {
+            Format::Json => {
+                serde_json::to_writer_pretty(&mut *out, self)?;
+                out.write_all(b"\n")?;
+            }
+            _ => out.write_all(self.render(format).as_bytes())?,
+        }
+        Ok(out.flush()?)
+    }
+
     /// [`Board::render`], with the suspended versions listed under the table or not
     /// (`suspended`): `hill status` lists each once, with the command that resumes it.
     fn render_listing(&self, format: Format, suspended: bool) -> String {
@@ -446,7 +454,7 @@ impl HillBoard {
                     format!("v{}", s.version),
                     figure(s.rating),
                     match (s.low, s.high) {
-                        (Some(_), Some(_)) => format!("{}..{}", figure(s.low), figure(s.high)),
+                        (Some(low), Some(high)) => format!("{low:.decimals$}..{high:.decimals$}"),
                         _ => "-".into(),
                     },
                     match s.rank {

@@ -630,20 +630,12 @@ fn author(command: AuthorCommand) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `koth leaderboard DIR` of a hill folder, in `format`.
-pub fn leaderboard(dir: &std::path::Path, format: Format) -> anyhow::Result<()> {
-    let store =
-        koth_tournament::store::Store::reopen_read_only(&dir.join(koth_tournament::store::FILE))?;
-    print!("{}", board::read(&store)?.render(format));
-    Ok(())
-}
-
-/// `koth leaderboard --db URL NAME` of a hill in PostgreSQL ([`crate::shared_hill`]), in
-/// `format`.
-pub fn leaderboard_shared(
-    store: &koth_tournament::store::Store,
-    format: Format,
-) -> anyhow::Result<()> {
-    print!("{}", board::read(store)?.render(format));
-    Ok(())
+/// `koth leaderboard` of a hill's `store`: a folder's ([`crate::hill_folder_store`]), or one in
+/// PostgreSQL (`--db URL NAME`, [`crate::shared_hill`]), in `format`.
+pub fn leaderboard(store: &koth_tournament::store::Store, format: Format) -> anyhow::Result<()> {
+    let board = board::read(store)?;
+    board.write_to(
+        format,
+        &mut std::io::BufWriter::new(std::io::stdout().lock()),
+    )
 }

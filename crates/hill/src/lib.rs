@@ -379,11 +379,12 @@ pub fn shared_hill(url: &str, name: &str) -> Option<Store> {
         .filter(|store| is_hill(store).unwrap_or(false))
 }
 
-/// Whether folder `dir` holds a hill.
+/// The store of the hill in folder `dir`, opened to read only; none if `dir` holds no hill.
+/// `koth leaderboard DIR` reads the board from it, opening the file once.
 /// (Without the integrity check, which reads the whole file: a hill's leaderboard must not cost
 /// its number of games; a damaged file fails on its first read instead.)
-pub fn is_hill_folder(dir: &Path) -> bool {
+pub fn hill_folder_store(dir: &Path) -> Option<Store> {
     Store::reopen_read_only(&dir.join(tstore::FILE))
-        .and_then(|s| is_hill(&s))
-        .unwrap_or(false)
+        .ok()
+        .filter(|store| is_hill(store).unwrap_or(false))
 }

@@ -7,7 +7,7 @@
 
 use skillratings::weng_lin::WengLinRating;
 
-use koth_bot::{BotSpec, FuelStats};
+use koth_bot::{BotSpec, FuelFigures, FuelStats};
 use koth_tournament::schedule::ScheduledGame;
 use koth_tournament::store::schema::{add_column, columns};
 use koth_tournament::store::sql::Row;
@@ -243,6 +243,13 @@ pub(crate) const ACTIVE: &str = VersionState::Active.as_str();
 const REPLACED: &str = VersionState::Replaced.as_str();
 const RETIRED: &str = VersionState::Retired.as_str();
 
+impl VersionState {
+    /// Whether a version in this state is its bot's current version, scheduled or suspended.
+    pub(crate) const fn current(self) -> bool {
+        matches!(self, VersionState::Active | VersionState::Suspended)
+    }
+}
+
 impl std::fmt::Display for VersionState {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
@@ -257,13 +264,18 @@ impl Version {
 
     /// Whether it is its bot's current version, scheduled or suspended.
     pub(crate) fn current(&self) -> bool {
-        matches!(self.state, VersionState::Active | VersionState::Suspended)
+        self.state.current()
     }
 
     /// `name v2`.
     pub(crate) fn label(&self) -> String {
-        format!("{} v{}", self.name, self.version)
+        label(&self.name, self.version)
     }
+}
+
+/// A version as every page and message names it: `name v2`.
+fn label(name: &str, version: u32) -> String {
+    format!("{name} v{version}")
 }
 
 /// Every version, by id, in one statement: one snapshot, so a version added and the one it
@@ -318,17 +330,100 @@ pub(crate) fn versions_named(db: &dyn Connection, name: &str) -> anyhow::Result<
         .collect()
 }
 
+/// A version as the leaderboard lists it: only what the board shows of it, with its figure at
+/// the last fit (none if that fit did not hold it).
+#[derive(Debug, Clone)]
+pub(crate) struct Listed {
+    pub id: usize,
+    pub name: String,
+    pub version: u32,
+    pub state: VersionState,
+    pub suspended: Option<String>,
+    pub mu: f64,
+    pub sigma: f64,
+    pub games: u32,
+    pub faulted: u32,
+    pub fuel: Option<FuelFigures>,
+    pub fit: Option<StoredFit>,
+}
+
+impl Listed {
+    /// `name v2`.
+    pub(crate) fn label(&self) -> String {
+        label(&self.name, self.version)
+    }
+}
+
+/// Every version as the leaderboard lists it, by id, with the stored fit: one statement, so one
+/// snapshot of both (a version added and the one it replaced are never both seen active, as
+/// [`versions`] says), and no column the board does not show (a version's digest, its times):
+/// the 10,000 versions' whole rows, then copied, were half of `koth leaderboard`'s time
+/// (docs/benchmarks.md, the hill at 10,000 versions).
+pub(crate) fn listed_versions(db: &dyn Connection) -> anyhow::Result<Vec<Listed>> {
+    let mut listed = Vec::new();
+    db.each_row(
+        &format!(
+            "SELECT v.id AS id, v.name AS name, v.version AS version, v.state AS state,
+                 v.suspended AS suspended, v.mu AS mu, v.sigma AS sigma, v.games AS games,
+                 v.faulted AS faulted, {} AS fuel, f.rating AS rating,
+                 f.half_width AS half_width, f.games AS fitted
+             FROM hill_versions v LEFT JOIN hill_fit f ON f.version = v.id ORDER BY v.id",
+            fuel_column(db, "v.fuel")?
+        ),
+        &[],
+        &mut |r| {
+            listed.push(listed_of(r)?);
+            Ok(())
+        },
+    )?;
+    Ok(listed)
+}
+
+/// A version from its row of [`listed_versions`].
+fn listed_of(r: &Row) -> anyhow::Result<Listed> {
+    let id = r.int("id")? as usize;
+    let suspended = r.opt_text("suspended")?;
+    let fit = match r.opt_real("rating")? {
+        Some(value) => Some(StoredFit {
+            version: id,
+            value,
+            half_width: r.real("half_width")?,
+            games: r.count("fitted")?,
+        }),
+        None => None,
+    };
+    Ok(Listed {
+        id,
+        state: VersionState::of_row(&r.text("state")?, suspended.is_some())?,
+        suspended,
+        name: r.text("name")?,
+        version: r.count("version")?,
+        mu: r.real("mu")?,
+        sigma: r.real("sigma")?,
+        games: r.count("games")?,
+        faulted: r.count("faulted")?,
+        fuel: fuel_of(r.get("fuel")?)?.as_ref().map(FuelStats::figures),
+        fit,
+    })
+}
+
+/// `column` (the versions' fuel, as a statement names it), or `NULL` in an older hill read
+/// without being brought up to date (its leaderboard's), which has no fuel.
+fn fuel_column<'a>(db: &dyn Connection, column: &'a str) -> anyhow::Result<&'a str> {
+    Ok(
+        match columns(db, "hill_versions")?.contains(&"fuel".to_string()) {
+            true => column,
+            false => "NULL",
+        },
+    )
+}
+
 /// The statement reading versions, with `filter` (an SQL `WHERE`, or nothing).
 fn versions_select(db: &dyn Connection, filter: &str) -> anyhow::Result<String> {
-    // An older hill read without being brought up to date (its leaderboard's) has no fuel.
-    let fuel = if columns(db, "hill_versions")?.contains(&"fuel".to_string()) {
-        "fuel"
-    } else {
-        "NULL AS fuel"
-    };
+    let fuel = fuel_column(db, "fuel")?;
     Ok(format!(
         "SELECT id, name, version, digest, state, suspended, added_at, mu, sigma, games,
-             faulted, last_game, {fuel} FROM hill_versions {filter}"
+             faulted, last_game, {fuel} AS fuel FROM hill_versions {filter}"
     ))
 }
 

@@ -203,6 +203,15 @@ impl Connection for Store {
         self.db.query(sql, params)
     }
 
+    fn each_row(
+        &self,
+        sql: &str,
+        params: &[Value],
+        each: &mut dyn FnMut(&Row) -> anyhow::Result<()>,
+    ) -> anyhow::Result<()> {
+        self.db.each_row(sql, params, each)
+    }
+
     fn batch(&self, sql: &str) -> anyhow::Result<()> {
         self.db.batch(sql)
     }

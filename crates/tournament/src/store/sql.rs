@@ -184,6 +184,21 @@ pub trait Connection: Send {
     /// Runs one statement; returns how many rows it changed.
     fn execute(&self, sql: &str, params: &[Value]) -> anyhow::Result<u64>;
     fn query(&self, sql: &str, params: &[Value]) -> anyhow::Result<Vec<Row>>;
+    /// Runs `each` on every row `sql` returns, in order. SQLite's holds one row at a time,
+    /// where [`Connection::query`] holds them all: a leaderboard's 10,000 versions' rows, made
+    /// at once and thrown away, were a tenth of `koth leaderboard`'s time (docs/benchmarks.md,
+    /// the hill at 10,000 versions).
+    fn each_row(
+        &self,
+        sql: &str,
+        params: &[Value],
+        each: &mut dyn FnMut(&Row) -> anyhow::Result<()>,
+    ) -> anyhow::Result<()> {
+        for row in self.query(sql, params)? {
+            each(&row)?;
+        }
+        Ok(())
+    }
     /// Runs statements separated by `;`, without parameters.
     fn batch(&self, sql: &str) -> anyhow::Result<()>;
 }
@@ -253,31 +268,56 @@ impl Connection for Sqlite {
     }
 
     fn query(&self, sql: &str, params: &[Value]) -> anyhow::Result<Vec<Row>> {
-        use rusqlite::types::ValueRef;
         let mut stmt = self.0.prepare_cached(sql)?;
         let names: Arc<[String]> = stmt.column_names().map(str::to_string).collect();
-        let columns = names.len();
         let mut rows = stmt.query(rusqlite::params_from_iter(params))?;
         let mut out = Vec::new();
         while let Some(row) = rows.next()? {
-            let mut values = Vec::with_capacity(columns);
-            for i in 0..columns {
-                values.push(match row.get_ref(i)? {
-                    ValueRef::Null => Value::Null,
-                    ValueRef::Integer(v) => Value::Int(v),
-                    ValueRef::Real(v) => Value::Real(v),
-                    ValueRef::Text(v) => Value::Text(String::from_utf8_lossy(v).into_owned()),
-                    ValueRef::Blob(v) => Value::Bytes(v.to_vec()),
-                });
-            }
+            let mut values = Vec::with_capacity(names.len());
+            read_values(row, names.len(), &mut values)?;
             out.push(Row::new(names.clone(), values));
         }
         Ok(out)
     }
 
+    fn each_row(
+        &self,
+        sql: &str,
+        params: &[Value],
+        each: &mut dyn FnMut(&Row) -> anyhow::Result<()>,
+    ) -> anyhow::Result<()> {
+        let mut stmt = self.0.prepare_cached(sql)?;
+        let names: Arc<[String]> = stmt.column_names().map(str::to_string).collect();
+        let columns = names.len();
+        let mut rows = stmt.query(rusqlite::params_from_iter(params))?;
+        // One row, its values read again for each row.
+        let mut row = Row::new(names, Vec::with_capacity(columns));
+        while let Some(next) = rows.next()? {
+            row.values.clear();
+            read_values(next, columns, &mut row.values)?;
+            each(&row)?;
+        }
+        Ok(())
+    }
+
     fn batch(&self, sql: &str) -> anyhow::Result<()> {
         Ok(self.0.execute_batch(sql)?)
     }
+}
+
+/// Appends the first `columns` values of SQLite's `row` to `values`.
+fn read_values(row: &rusqlite::Row, columns: usize, values: &mut Vec<Value>) -> anyhow::Result<()> {
+    use rusqlite::types::ValueRef;
+    for i in 0..columns {
+        values.push(match row.get_ref(i)? {
+            ValueRef::Null => Value::Null,
+            ValueRef::Integer(v) => Value::Int(v),
+            ValueRef::Real(v) => Value::Real(v),
+            ValueRef::Text(v) => Value::Text(String::from_utf8_lossy(v).into_owned()),
+            ValueRef::Blob(v) => Value::Bytes(v.to_vec()),
+        });
+    }
+    Ok(())
 }
 
 /// PostgreSQL through the `postgres` client, with its statements prepared once per connection.
