@@ -433,8 +433,9 @@ fn parser_types(params: &[ValType]) -> Vec<wasmparser::ValType> {
 /// (see [`loop_function`]).
 const LOOP_LOCALS: u32 = 5;
 
-/// The largest callee body written into the loop, in bytes: [`CALLS_PER_PASS`] copies of it
-/// are, and a larger body gains less from losing its call.
+/// The largest callee body written into the loop, in bytes: the loop holds
+/// [`CALLS_PER_PASS`] + 1 copies of it (a pass's and the rest's), and a larger body gains less
+/// from losing its call.
 const SPLICE_LIMIT: usize = 1_000;
 
 /// A callee's body as the loop writes it in place of a call: with no call, wasmtime compiles
@@ -445,10 +446,11 @@ const SPLICE_LIMIT: usize = 1_000;
 /// and fuel checks at its head, and the body's own at its loops and calls, still bound the time
 /// between two checks.
 struct Spliced {
-    /// The callee's parameters and then its locals, in order: the loop's locals from
-    /// [`LOOP_LOCALS`] on. The arguments are set into the first ones, and the rest set to zero,
-    /// before each copy of the body.
+    /// How many of [`Spliced::locals`] are the callee's parameters, set from the record before
+    /// each copy of the body (the rest are set to zero).
     params: usize,
+    /// The callee's parameters and then its locals, in order: the loop's locals from
+    /// [`LOOP_LOCALS`] on.
     locals: Vec<Type>,
     /// The body, ending with the `end` of a `block (result i32)` written before it: its locals'
     /// indices moved past the loop's, and each `return` a branch out of that block.
