@@ -79,7 +79,7 @@ pub(super) fn loop_module(looped: &Looped) -> Module {
     exports.export("memory", ExportKind::Memory, 0);
     exports.export("run", ExportKind::Func, 1);
     let mut bodies = CodeSection::new();
-    bodies.function(&loop_function(looped, 0, 0, None));
+    bodies.function(&loop_function(looped, 0, 0));
     let mut module = wasm_encoder::Module::new();
     module
         .section(&types)
@@ -139,22 +139,11 @@ const CALLS_PER_PASS: i32 = 4;
 ///             for at in (… .. count × record).step_by(record): call(at, result); result += 4
 /// call(at, result): store_i32(result, callee(load(at), load(at + 8), …))
 /// ```
-///
-/// With `spliced`, the callee's body is written in place of each call (see [`Spliced`]).
-fn loop_function(
-    looped: &Looped,
-    callee: u32,
-    records: u32,
-    spliced: Option<&Spliced>,
-) -> Function {
+fn loop_function(looped: &Looped, callee: u32, records: u32) -> Function {
     let record = looped.record() as i32;
     // Locals: 0 the count, 1 the record's address, 2 the end of the passes, 3 the end of the
-    // records, 4 the result's address; then a spliced callee's.
-    let callee_locals = spliced.map_or(&[][..], |spliced| &spliced.locals);
-    let locals: Vec<(u32, Type)> = std::iter::once((LOOP_LOCALS - 1, Type::I32))
-        .chain(callee_locals.iter().map(|&ty| (1, ty)))
-        .collect();
-    let mut run = Function::new(locals);
+    // records, 4 the result's address.
+    let mut run = Function::new([(4, Type::I32)]);
     run.instructions()
         .local_get(0)
         .i32_const(record)
@@ -176,7 +165,7 @@ fn loop_function(
             .i32_ge_u()
             .br_if(1);
         for k in 0..calls {
-            write_call(&mut run, looped, k, records, Callee { callee, spliced });
+            write_call(&mut run, looped, k, records, callee);
         }
         run.instructions()
             .local_get(1)
@@ -195,16 +184,10 @@ fn loop_function(
     run
 }
 
-/// The function the loop calls, and its body if the loop writes that in instead.
-struct Callee<'a> {
-    callee: u32,
-    spliced: Option<&'a Spliced>,
-}
-
 /// The `k`-th call of a pass into `run`: the arguments loaded from the `k`-th record after the
-/// pass's address (local 1), the callee called or its body run, and the result stored at the
-/// pass's result address (local 4) plus `4k`.
-fn write_call(run: &mut Function, looped: &Looped, k: i32, records: u32, callee: Callee) {
+/// pass's address (local 1), the callee called, and the result stored at the pass's result
+/// address (local 4) plus `4k`.
+fn write_call(run: &mut Function, looped: &Looped, k: i32, records: u32, callee: u32) {
     let base = k as usize * looped.record();
     let at = |offset: usize, size: usize| MemArg {
         offset: (base + offset) as u64,
@@ -226,39 +209,11 @@ fn write_call(run: &mut Function, looped: &Looped, k: i32, records: u32, callee:
         };
         offset += size(param);
     }
-    match callee.spliced {
-        Some(spliced) => {
-            enter_body(&mut code, spliced);
-            run.raw(spliced.code.iter().copied());
-        }
-        None => {
-            code.call(callee.callee);
-        }
-    }
-    run.instructions().i32_store(MemArg {
+    code.call(callee).i32_store(MemArg {
         offset: 4 * k as u64,
         align: 2,
         memory_index: records,
     });
-}
-
-/// What comes before `spliced`'s body where a call would be, the arguments on the stack: they
-/// are set into its parameters, its other locals set to zero (as a call's are), and the block
-/// that the body's last `end` closes, leaving the result, is opened.
-fn enter_body(code: &mut wasm_encoder::InstructionSink, spliced: &Spliced) {
-    for param in (0..spliced.params).rev() {
-        code.local_set(LOOP_LOCALS + param as u32);
-    }
-    for (local, ty) in spliced.locals.iter().enumerate().skip(spliced.params) {
-        match ty {
-            Type::I64 => code.i64_const(0),
-            Type::F32 => code.f32_const(0.0f32.into()),
-            Type::F64 => code.f64_const(0.0f64.into()),
-            _ => code.i32_const(0),
-        };
-        code.local_set(LOOP_LOCALS + local as u32);
-    }
-    code.block(BlockType::Result(Type::I32));
 }
 
 /// `bytes` (a module) with the loop over its export `looped` written in: a type, the loop's
@@ -291,7 +246,7 @@ pub(super) fn with_loop(bytes: &[u8], looped: &Looped) -> anyhow::Result<Option<
     ExportKind::Memory.encode(&mut added_exports);
     records.encode(&mut added_exports);
     let mut added_code = Vec::new();
-    loop_function(looped, layout.callee, records, layout.spliced.as_ref()).encode(&mut added_code);
+    loop_function(looped, layout.callee, records).encode(&mut added_code);
 
     let mut out = bytes[..8].to_vec();
     let mut reader = wasmparser::BinaryReader::new(bytes, 0);
@@ -338,8 +293,6 @@ struct Layout {
     functions: u32,
     memories: u32,
     callee: u32,
-    /// The callee's body, to be written into the loop in place of each call, where it can be.
-    spliced: Option<Spliced>,
 }
 
 impl Layout {
@@ -413,7 +366,6 @@ impl Layout {
             functions: u32::try_from(function_types.len())?,
             memories,
             callee,
-            spliced: Spliced::of_callee(bytes, callee, &looped.params),
         }))
     }
 }
@@ -427,140 +379,6 @@ fn parser_types(params: &[ValType]) -> Vec<wasmparser::ValType> {
             _ => wasmparser::ValType::I32,
         })
         .collect()
-}
-
-/// The locals of the loop's function before a spliced callee's: the count and four of its own
-/// (see [`loop_function`]).
-const LOOP_LOCALS: u32 = 5;
-
-/// The largest callee body written into the loop, in bytes: the loop holds
-/// [`CALLS_PER_PASS`] + 1 copies of it (a pass's and the rest's), and a larger body gains less
-/// from losing its call.
-const SPLICE_LIMIT: usize = 1_000;
-
-/// A callee's body as the loop writes it in place of a call: with no call, wasmtime compiles
-/// no call's bookkeeping per record (the fuel counted so far stored before the call and at the
-/// callee's return and loaded again after it, the callee's entry checks of its fuel and of the
-/// epoch, about 20 instructions; its own inliner splices the callee's translation whole, these
-/// included). The body's instructions are the same and burn the same fuel; the loop's epoch
-/// and fuel checks at its head, and the body's own at its loops and calls, still bound the time
-/// between two checks.
-struct Spliced {
-    /// How many of [`Spliced::locals`] are the callee's parameters, set from the record before
-    /// each copy of the body (the rest are set to zero).
-    params: usize,
-    /// The callee's parameters and then its locals, in order: the loop's locals from
-    /// [`LOOP_LOCALS`] on.
-    locals: Vec<Type>,
-    /// The body, ending with the `end` of a `block (result i32)` written before it: its locals'
-    /// indices moved past the loop's, and each `return` a branch out of that block.
-    code: Vec<u8>,
-}
-
-impl Spliced {
-    /// The body of function `callee` of the module `bytes`, a function of `params`, as the
-    /// loop writes it in, if it does. A body that cannot be read is called instead (the module
-    /// is validated whole before its rewrite is compiled).
-    fn of_callee(bytes: &[u8], callee: u32, params: &[ValType]) -> Option<Spliced> {
-        use wasmparser::{Payload, TypeRef};
-        // The functions imported, and the bodies read so far: the callee's body is the one at
-        // its index less the imported functions'.
-        let (mut imported, mut bodies) = (0, 0);
-        for payload in wasmparser::Parser::new(0).parse_all(bytes) {
-            match payload.ok()? {
-                Payload::ImportSection(section) => {
-                    for import in section.into_imports() {
-                        if let TypeRef::Func(_) | TypeRef::FuncExact(_) = import.ok()?.ty {
-                            imported += 1;
-                        }
-                    }
-                }
-                Payload::CodeSectionEntry(body) => {
-                    if imported + bodies == callee {
-                        return Spliced::of(bytes, &body, params).ok().flatten();
-                    }
-                    bodies += 1;
-                }
-                _ => {}
-            }
-        }
-        None
-    }
-
-    /// `body`, of a function of `params` (the module `bytes`'), as the loop writes it in; `None`
-    /// where it is not written in (too large; locals other than numbers; tail calls or
-    /// exceptions, whose meaning depends on being a function of its own). Instructions are copied
-    /// byte for byte but those that name a local or return.
-    fn of(
-        bytes: &[u8],
-        body: &wasmparser::FunctionBody,
-        params: &[ValType],
-    ) -> anyhow::Result<Option<Spliced>> {
-        use wasmparser::Operator as Op;
-        if body.range().len() > SPLICE_LIMIT {
-            return Ok(None);
-        }
-        let mut locals = types_of(params);
-        for group in body.get_locals_reader()? {
-            let (count, ty) = group?;
-            let ty = match ty {
-                wasmparser::ValType::I32 => Type::I32,
-                wasmparser::ValType::I64 => Type::I64,
-                wasmparser::ValType::F32 => Type::F32,
-                wasmparser::ValType::F64 => Type::F64,
-                _ => return Ok(None),
-            };
-            if locals.len() + count as usize > 256 {
-                return Ok(None);
-            }
-            locals.extend(std::iter::repeat_n(ty, count as usize));
-        }
-        let mut code = Vec::with_capacity(body.range().len() + 16);
-        let mut reader = body.get_operators_reader()?;
-        // Blocks open within the body: a `return` branches past all of them.
-        let mut depth = 0u32;
-        while !reader.eof() {
-            let start = reader.original_position();
-            let op = reader.read()?;
-            let local = |opcode: u8, index: u32, code: &mut Vec<u8>| {
-                code.push(opcode);
-                (index + LOOP_LOCALS).encode(code);
-            };
-            match op {
-                Op::LocalGet { local_index } => local(0x20, local_index, &mut code),
-                Op::LocalSet { local_index } => local(0x21, local_index, &mut code),
-                Op::LocalTee { local_index } => local(0x22, local_index, &mut code),
-                Op::Return => {
-                    code.push(0x0c);
-                    depth.encode(&mut code);
-                }
-                Op::ReturnCall { .. }
-                | Op::ReturnCallIndirect { .. }
-                | Op::ReturnCallRef { .. }
-                | Op::Try { .. }
-                | Op::TryTable { .. }
-                | Op::Delegate { .. }
-                | Op::Catch { .. }
-                | Op::CatchAll
-                | Op::Throw { .. }
-                | Op::Rethrow { .. }
-                | Op::ThrowRef => return Ok(None),
-                op => {
-                    match op {
-                        Op::Block { .. } | Op::Loop { .. } | Op::If { .. } => depth += 1,
-                        Op::End => depth = depth.wrapping_sub(1),
-                        _ => {}
-                    }
-                    code.extend_from_slice(&bytes[start..reader.original_position()]);
-                }
-            }
-        }
-        Ok(Some(Spliced {
-            params: params.len(),
-            locals,
-            code,
-        }))
-    }
 }
 
 #[cfg(test)]
@@ -637,13 +455,6 @@ pub(super) mod tests {
     fn the_loop_written_into_a_module_calls_its_export_once_per_record() {
         let looped = looped(&[ValType::I64, ValType::I32]);
         assert_eq!(looped.record(), 16);
-        // `f`'s body is written in place of each call (its local zeroed, its return a branch).
-        let layout = Layout::of(&module(), &looped).unwrap().unwrap();
-        assert!(
-            layout
-                .spliced
-                .is_some_and(|spliced| spliced.locals.len() == 3)
-        );
         let bytes = with_loop(&module(), &looped).unwrap().unwrap();
         let module = Module::new(engine(), &bytes).unwrap();
         let mut store = wasmtime::Store::new(engine(), ());
