@@ -23,7 +23,7 @@ use crate::BotError;
 /// A loop over one export of a [`DirectInstance`] (see the module's documentation).
 ///
 /// A record (see [`Looped`]) holds argument k at the sum of the sizes before it,
-/// little-endian, and the `i32` result after the last.
+/// little-endian; the `i32` results of a run follow its records, one after the other.
 pub struct CallLoop {
     run: TypedFunc<i32, ()>,
     memory: Memory,
@@ -95,13 +95,13 @@ impl CallLoop {
     }
 
     /// The records of `calls` calls, for the caller to write their arguments in; the records'
-    /// memory grows to hold them (within the instance's memory cap).
+    /// memory grows to hold them and their results (within the instance's memory cap).
     pub fn records<'a>(
         &self,
         instance: &'a mut DirectInstance,
         calls: usize,
     ) -> Result<&'a mut [u8], BotError> {
-        let bytes = calls * self.record;
+        let bytes = calls * (self.record + 4);
         let size = self.memory.data_size(&instance.store);
         if bytes > size {
             let pages = (bytes - size).div_ceil(1 << 16) as u64;
@@ -109,12 +109,12 @@ impl CallLoop {
                 .grow(&mut instance.store, pages)
                 .map_err(|e| fault(e, instance.fuel, instance.wall, &instance.stderr))?;
         }
-        Ok(&mut self.memory.data_mut(&mut instance.store)[..bytes])
+        Ok(&mut self.memory.data_mut(&mut instance.store)[..calls * self.record])
     }
 
     /// Calls the export once per record of the first `calls` (written through
-    /// [`CallLoop::records`]), in order, under the instance's budget; returns the records with
-    /// their results.
+    /// [`CallLoop::records`]), in order, under the instance's budget; returns their results,
+    /// each an `i32`, little-endian, in the records' order.
     pub fn run<'a>(
         &self,
         instance: &'a mut DirectInstance,
@@ -122,7 +122,7 @@ impl CallLoop {
     ) -> Result<&'a [u8], BotError> {
         let count = i32::try_from(calls).expect("records fit in a 32-bit memory");
         instance.call(&self.run, count)?;
-        Ok(&self.memory.data(&instance.store)[..calls * self.record])
+        Ok(&self.memory.data(&instance.store)[calls * self.record..][..calls * 4])
     }
 }
 
@@ -159,10 +159,11 @@ mod tests {
             record[0..8].copy_from_slice(&(10 * n as i64).to_le_bytes());
             record[8..12].copy_from_slice(&(n as i32).to_le_bytes());
         }
-        let records = calls.run(&mut instance, 6).unwrap();
-        let results = records
-            .chunks_exact(16)
-            .map(|record| i32::from_le_bytes(record[12..16].try_into().unwrap()))
+        let results = calls
+            .run(&mut instance, 6)
+            .unwrap()
+            .chunks_exact(4)
+            .map(|result| i32::from_le_bytes(result.try_into().unwrap()))
             .collect();
         (written_in, results)
     }

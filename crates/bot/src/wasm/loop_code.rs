@@ -1,7 +1,8 @@
 //! The loop's WebAssembly, for [`super::CallLoop`]: written into the bot's own module when koth
 //! loads it ([`with_loop`]), or, where it cannot be, a small module of its own that calls the
-//! bot's export through an import ([`loop_module`]). Both are the same loop function, and each
-//! record holds an export's arguments and its `i32` answer ([`Looped`]).
+//! bot's export through an import ([`loop_module`]). Both are the same loop function: each
+//! record holds an export's arguments ([`Looped`]), and the `i32` answers follow the records,
+//! one after the other.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
@@ -40,10 +41,15 @@ impl Looped {
                 .all(|(a, b)| ValType::eq(a, b))
     }
 
-    /// The bytes of a record: the arguments one after the other, each of its own size, then the
-    /// `i32` result, rounded up to 8 bytes so that every record's `i64`s stay aligned.
+    /// The bytes of a record: the arguments one after the other, each of its own size, rounded
+    /// up to 8 bytes so that every record's `i64`s stay aligned. The results are not in it:
+    /// they follow the records, 4 bytes each, so the caller reads them as one array.
     pub(super) fn record(&self) -> usize {
-        (self.params.iter().map(size).sum::<usize>() + 4).next_multiple_of(8)
+        self.params
+            .iter()
+            .map(size)
+            .sum::<usize>()
+            .next_multiple_of(8)
     }
 }
 
@@ -121,23 +127,29 @@ fn types_of(params: &[ValType]) -> Vec<Type> {
 const CALLS_PER_PASS: i32 = 4;
 
 /// The loop's function, `run(count)`, calling function `callee` with the records in memory
-/// `records`, [`CALLS_PER_PASS`] records a pass and then the rest one by one:
+/// `records`, [`CALLS_PER_PASS`] records a pass and then the rest one by one, each result
+/// written into the array of `count` `i32`s that follows the records (so the caller reads the
+/// turn's results with no stride, as one array):
 ///
 /// ```text
-/// run(count): for at in (0 .. count rounded down to a pass × record).step_by(pass × record):
-///                 for k in 0 .. pass: call(at + k × record)
-///             for at in (… .. count × record).step_by(record): call(at)
-/// call(at):   store_i32(at + arguments' bytes, callee(load(at), load(at + 8), …))
+/// run(count): result = count × record
+///             for at in (0 .. count rounded down to a pass × record).step_by(pass × record):
+///                 for k in 0 .. pass: call(at + k × record, result + 4k)
+///                 result += 4 × pass
+///             for at in (… .. count × record).step_by(record): call(at, result); result += 4
+/// call(at, result): store_i32(result, callee(load(at), load(at + 8), …))
 /// ```
 fn loop_function(looped: &Looped, callee: u32, records: u32) -> Function {
     let record = looped.record() as i32;
-    // Locals: 0 the count, 1 the record's address, 2 the end of the passes, 3 the end.
-    let mut run = Function::new([(3, Type::I32)]);
+    // Locals: 0 the count, 1 the record's address, 2 the end of the passes, 3 the end of the
+    // records, 4 the result's address.
+    let mut run = Function::new([(4, Type::I32)]);
     run.instructions()
         .local_get(0)
         .i32_const(record)
         .i32_mul()
-        .local_set(3)
+        .local_tee(3)
+        .local_set(4)
         .local_get(0)
         .i32_const(!(CALLS_PER_PASS - 1))
         .i32_and()
@@ -153,40 +165,55 @@ fn loop_function(looped: &Looped, callee: u32, records: u32) -> Function {
             .i32_ge_u()
             .br_if(1);
         for k in 0..calls {
-            let base = (k * record) as usize;
-            let at = |offset: usize, size: usize| MemArg {
-                offset: (base + offset) as u64,
-                align: if offset.is_multiple_of(size) {
-                    size.trailing_zeros()
-                } else {
-                    0
-                },
-                memory_index: records,
-            };
-            let mut code = run.instructions();
-            code.local_get(1);
-            let mut offset = 0;
-            for param in &looped.params {
-                code.local_get(1);
-                match param {
-                    ValType::I64 => code.i64_load(at(offset, 8)),
-                    _ => code.i32_load(at(offset, 4)),
-                };
-                offset += size(param);
-            }
-            code.call(callee).i32_store(at(offset, 4));
+            write_call(&mut run, looped, k, records, callee);
         }
         run.instructions()
             .local_get(1)
             .i32_const(calls * record)
             .i32_add()
             .local_set(1)
+            .local_get(4)
+            .i32_const(calls * 4)
+            .i32_add()
+            .local_set(4)
             .br(0)
             .end()
             .end();
     }
     run.instructions().end();
     run
+}
+
+/// The `k`-th call of a pass into `run`: the arguments loaded from the `k`-th record after the
+/// pass's address (local 1), the callee called, and the result stored at the pass's result
+/// address (local 4) plus `4k`.
+fn write_call(run: &mut Function, looped: &Looped, k: i32, records: u32, callee: u32) {
+    let base = k as usize * looped.record();
+    let at = |offset: usize, size: usize| MemArg {
+        offset: (base + offset) as u64,
+        align: if offset.is_multiple_of(size) {
+            size.trailing_zeros()
+        } else {
+            0
+        },
+        memory_index: records,
+    };
+    let mut code = run.instructions();
+    code.local_get(4);
+    let mut offset = 0;
+    for param in &looped.params {
+        code.local_get(1);
+        match param {
+            ValType::I64 => code.i64_load(at(offset, 8)),
+            _ => code.i32_load(at(offset, 4)),
+        };
+        offset += size(param);
+    }
+    code.call(callee).i32_store(MemArg {
+        offset: 4 * k as u64,
+        align: 2,
+        memory_index: records,
+    });
 }
 
 /// `bytes` (a module) with the loop over its export `looped` written in: a type, the loop's
@@ -272,14 +299,7 @@ impl Layout {
     /// The layout of `bytes`, if the loop over `looped` can be written into it.
     fn of(bytes: &[u8], looped: &Looped) -> anyhow::Result<Option<Layout>> {
         use wasmparser::{CompositeInnerType, ExternalKind, Payload, TypeRef};
-        let wanted: Vec<wasmparser::ValType> = looped
-            .params
-            .iter()
-            .map(|param| match param {
-                ValType::I64 => wasmparser::ValType::I64,
-                _ => wasmparser::ValType::I32,
-            })
-            .collect();
+        let wanted = parser_types(&looped.params);
         // Whether each type is the function type koth calls.
         let mut calls_type = Vec::new();
         // Each function's type.
@@ -348,6 +368,17 @@ impl Layout {
             callee,
         }))
     }
+}
+
+/// The parser's types of `params`.
+fn parser_types(params: &[ValType]) -> Vec<wasmparser::ValType> {
+    params
+        .iter()
+        .map(|param| match param {
+            ValType::I64 => wasmparser::ValType::I64,
+            _ => wasmparser::ValType::I32,
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -448,25 +479,26 @@ pub(super) mod tests {
             data.extend_from_slice(&b.to_le_bytes());
             data.extend_from_slice(&[0xff; 4]);
         }
-        records.write(&mut store, 0, &data).unwrap();
+        data.extend_from_slice(&[0xff; 64]);
         let run = instance
             .get_typed_func::<i32, ()>(&mut store, LOOP_EXPORT)
             .unwrap();
-        let result = |store: &wasmtime::Store<()>, n: usize| {
-            i32::from_le_bytes(
-                records.data(store)[16 * n + 12..16 * n + 16]
-                    .try_into()
-                    .unwrap(),
-            )
+        // The results of `count` calls: `count + 1` `i32`s after the `count` records, the last
+        // one past the results, where nothing is written.
+        let results = |store: &wasmtime::Store<()>, count: usize| -> Vec<i32> {
+            records.data(store)[16 * count..][..4 * (count + 1)]
+                .chunks_exact(4)
+                .map(|bytes| i32::from_le_bytes(bytes.try_into().unwrap()))
+                .collect()
         };
         // Fewer calls than a pass: one by one.
+        records.write(&mut store, 0, &data).unwrap();
         run.call(&mut store, 3).unwrap();
-        let results: Vec<i32> = (0..7).map(|n| result(&store, n)).collect();
-        assert_eq!(results, [42, 0, -7, -1, -1, -1, -1]);
-        // A pass of four, then two one by one; the seventh record untouched.
+        assert_eq!(results(&store, 3), [42, 0, -7, -1]);
+        // A pass of four, then two one by one.
+        records.write(&mut store, 0, &data).unwrap();
         run.call(&mut store, 6).unwrap();
-        let results: Vec<i32> = (0..7).map(|n| result(&store, n)).collect();
-        assert_eq!(results, [42, 0, -7, 5, 0, 7, -1]);
+        assert_eq!(results(&store, 6), [42, 0, -7, 5, 0, 7, -1]);
         // The module's own export is as it was.
         let f = instance
             .get_typed_func::<(i64, i32), i32>(&mut store, "f")

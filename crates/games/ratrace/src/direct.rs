@@ -42,8 +42,21 @@ pub(crate) const BOARD_EXPORT: &str = "ratrace_board";
 const MOVE_PARAMS: [ValType; 3] = [ValType::I64, ValType::I64, ValType::I32];
 
 /// The bytes of a call's record in the loop over `ratrace_move` (see [`CallLoop`]): the
-/// genome's two words, the cell, and the move answered.
+/// genome's two words and the cell (the moves answered follow the records).
 const RECORD: usize = 24;
+
+/// The move of each code `ratrace_move` may answer, 0 to 8, and (0, 0) for 9 to 15: a code
+/// is looked up here as `code & 15` once every code is known to be below 9, with no check of
+/// its own.
+const MOVES_BY_CODE: [Move; 16] = {
+    let mut moves = [(0, 0); 16];
+    let mut code = 0;
+    while code < MOVE_CODES.len() {
+        moves[code] = MOVE_CODES[code];
+        code += 1;
+    }
+    moves
+};
 
 /// A started instance and the exports koth calls.
 struct Started {
@@ -215,25 +228,29 @@ impl Player for DirectPlayer {
             record[8..16].copy_from_slice(&((specimen.genome >> 64) as u64).to_le_bytes());
             record[16..20].copy_from_slice(&u32::from(specimen.cell).to_le_bytes());
         }
-        let records = match moves.run(instance, specimens.len()) {
-            Ok(records) => records,
+        let codes = match moves.run(instance, specimens.len()) {
+            Ok(codes) => codes,
             Err(error) => return Err(self.bot_fail(Some(turn), &error)),
         };
-        // Every code read with no branch per specimen: a code out of range is clamped, and
-        // noted, and the turn's moves are dropped below if one was.
-        let (records, _) = records.as_chunks::<RECORD>();
-        let start = out.len();
-        let mut highest = 0;
-        out.extend(records.iter().map(|record| {
-            let code = u32::from_le_bytes([record[20], record[21], record[22], record[23]]);
-            highest = highest.max(code);
-            MOVE_CODES[(code as usize).min(MOVE_CODES.len() - 1)]
-        }));
-        if highest as usize >= MOVE_CODES.len() {
-            out.truncate(start);
-            let (n, code) = records
+        // The codes are one array: their highest is found in vector registers, and then each
+        // is looked up with no check of its own (a check and a clamp per specimen, read from
+        // the records' strides, cost as much as writing the records).
+        let (codes, _) = codes.as_chunks::<4>();
+        let highest = codes
+            .iter()
+            .map(|&code| u32::from_le_bytes(code))
+            .max()
+            .unwrap_or(0);
+        if (highest as usize) < MOVE_CODES.len() {
+            out.extend(
+                codes
+                    .iter()
+                    .map(|&code| MOVES_BY_CODE[(u32::from_le_bytes(code) & 15) as usize]),
+            );
+        } else {
+            let (n, code) = codes
                 .iter()
-                .map(|record| i32::from_le_bytes([record[20], record[21], record[22], record[23]]))
+                .map(|&code| i32::from_le_bytes(code))
                 .enumerate()
                 .find(|&(_, code)| code as u32 as usize >= MOVE_CODES.len())
                 .expect("a code out of range was read");
