@@ -144,31 +144,45 @@ impl Row {
     }
 
     pub fn int(&self, column: &str) -> anyhow::Result<i64> {
-        self.get(column)?.int()
+        self.get(column)?
+            .int()
+            .with_context(|| column_label(column))
     }
 
     pub fn opt_int(&self, column: &str) -> anyhow::Result<Option<i64>> {
-        self.get(column)?.opt_int()
+        self.get(column)?
+            .opt_int()
+            .with_context(|| column_label(column))
     }
 
     pub fn real(&self, column: &str) -> anyhow::Result<f64> {
-        self.get(column)?.real()
+        self.get(column)?
+            .real()
+            .with_context(|| column_label(column))
     }
 
     pub fn opt_real(&self, column: &str) -> anyhow::Result<Option<f64>> {
-        self.get(column)?.opt_real()
+        self.get(column)?
+            .opt_real()
+            .with_context(|| column_label(column))
     }
 
     pub fn text(&self, column: &str) -> anyhow::Result<String> {
-        self.get(column)?.text()
+        self.get(column)?
+            .text()
+            .with_context(|| column_label(column))
     }
 
     pub fn opt_text(&self, column: &str) -> anyhow::Result<Option<String>> {
-        self.get(column)?.opt_text()
+        self.get(column)?
+            .opt_text()
+            .with_context(|| column_label(column))
     }
 
     pub fn bytes(&self, column: &str) -> anyhow::Result<&[u8]> {
-        self.get(column)?.bytes()
+        self.get(column)?
+            .bytes()
+            .with_context(|| column_label(column))
     }
 
     /// A count or a small index: a non-negative integer column.
@@ -176,6 +190,12 @@ impl Row {
         let value = self.int(column)?;
         u32::try_from(value).with_context(|| format!("column {column:?}: {value} is no count"))
     }
+}
+
+/// What an error reading `column` of a row says first: which value a damaged database holds
+/// wrong.
+fn column_label(column: &str) -> String {
+    format!("column {column:?}")
 }
 
 /// A connection to a tournament's database. Statements use `?1`-style parameters.
