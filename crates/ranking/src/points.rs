@@ -385,23 +385,23 @@ impl Model<'_> {
             seats: 0.0,
             gradient: vec![0.0; 2 * n],
             diagonal,
-            weights: Vec::with_capacity(self.games.players.len()),
         };
-        match self.games.uniform_size() {
+        let weights = match self.games.uniform_size() {
             Some(2) => self.sum_tables::<2>(z, &mut sums),
             Some(3) => self.sum_tables::<3>(z, &mut sums),
             _ => {
+                let mut weights = Vec::with_capacity(self.games.players.len());
                 let mut seat = Vec::new();
                 for table in self.games.each() {
-                    self.sum_line_up(&table, z, &mut sums, &mut seat);
+                    self.sum_line_up(&table, z, &mut sums, &mut weights, &mut seat);
                 }
+                weights
             }
-        }
+        };
         let Sums {
             seats,
             mut gradient,
             diagonal,
-            weights,
         } = sums;
         for i in 0..n {
             gradient[i] += PRIOR_GAMES * level * (1.0 - z[i].exp());
@@ -423,6 +423,7 @@ impl Model<'_> {
         table: &LineUp,
         z: &[f64],
         sums: &mut Sums,
+        weights: &mut Vec<f32>,
         seat: &mut Vec<(usize, f64, f64)>,
     ) {
         let n = self.players;
@@ -432,7 +433,7 @@ impl Model<'_> {
             // Every game of the line-up expects as much of the seat.
             let expected = table.games * self.level * x.exp();
             sums.seats += y * x - expected;
-            sums.weights.push(expected as f32);
+            weights.push(expected as f32);
             (p, expected, y - expected)
         }));
         let residuals: f64 = seat.iter().map(|s| s.2).sum();
@@ -456,23 +457,28 @@ impl Model<'_> {
     }
 
     /// [`Model::at`]'s sums where every line-up has `K` seats (a hill's tables are one size):
-    /// a line-up of `K` players read as fixed arrays, the same sums in the same order as
-    /// [`Model::sum_line_up`] (so the same bits), which a line-up seating a player twice still
-    /// takes. A Newton step walks every line-up this way once or more; at ten million
-    /// line-ups the general loop's buffers and searches for repeated players were half of a
-    /// refit's time.
-    fn sum_tables<const K: usize>(&self, z: &[f64], sums: &mut Sums) {
+    /// a line-up of `K` players read as fixed arrays (a line-up seating a player twice still
+    /// goes the general way, [`Model::sum_line_up`]); answers each seat's weight. A Newton
+    /// step walks every line-up this way once or more; at ten million line-ups the general
+    /// loop's buffers and searches for repeated players were half of a refit's time.
+    fn sum_tables<const K: usize>(&self, z: &[f64], sums: &mut Sums) -> Vec<f32> {
         let n = self.players;
         let c = neighbour_weight(K);
         let games = self.games;
-        let mut seat = Vec::new();
-        let line_ups = games
-            .players
-            .chunks_exact(K)
-            .zip(games.sums.chunks_exact(K));
-        for (k, (players, points)) in line_ups.enumerate() {
+        // A seat's expectation `e^{a_p + c (u − t_p)}` is its player's `e^{a_p − c t_p}` times
+        // its table's `e^{c u}`: one `exp` a line-up rather than one a seat.
+        let own: Vec<f64> = (0..n).map(|p| (z[p] - c * z[n + p]).exp()).collect();
+        let mut weights = vec![0.0_f32; games.players.len()];
+        let (mut seat, mut odd) = (Vec::new(), Vec::new());
+        let players = games.players.chunks_exact(K);
+        let line_ups = players.zip(games.sums.chunks_exact(K));
+        for (k, ((players, points), weights)) in
+            line_ups.zip(weights.chunks_exact_mut(K)).enumerate()
+        {
             if players.windows(2).any(|pair| pair[0] == pair[1]) {
-                self.sum_line_up(&games.line_up_at(k), z, sums, &mut seat);
+                odd.clear();
+                self.sum_line_up(&games.line_up_at(k), z, sums, &mut odd, &mut seat);
+                weights.copy_from_slice(&odd);
                 continue;
             }
             let count = f64::from(games.counts[k]);
@@ -481,15 +487,16 @@ impl Model<'_> {
             for &p in &players[1..] {
                 effects += z[n + p as usize];
             }
+            let table = count * self.level * (c * effects).exp();
             let mut expected = [0.0; K];
             let mut residual = [0.0; K];
             for s in 0..K {
                 let p = players[s] as usize;
                 let x = z[p] + c * (effects - z[n + p]);
                 let y = points[s] + shift;
-                expected[s] = count * self.level * x.exp();
+                expected[s] = table * own[p];
                 sums.seats += y * x - expected[s];
-                sums.weights.push(expected[s] as f32);
+                weights[s] = expected[s] as f32;
                 residual[s] = y - expected[s];
             }
             let mut residuals = residual[0];
@@ -507,6 +514,7 @@ impl Model<'_> {
                 sums.diagonal[n + p] += others.fold(first, |sum, w| sum + w);
             }
         }
+        weights
     }
 
     /// The curvature `Xᵀ W X + ridges` times `v`, table by table: each seat's row times `v`,
@@ -622,12 +630,11 @@ struct Normal {
 }
 
 /// What [`Model::at`] sums over the line-ups: the seats' part of the quasi-log-likelihood,
-/// its gradient, the curvature's diagonal and each seat's weight.
+/// its gradient and the curvature's diagonal.
 struct Sums {
     seats: f64,
     gradient: Vec<f64>,
     diagonal: Vec<f64>,
-    weights: Vec<f32>,
 }
 
 /// What a lead's interval needs of a fit: its curvature, games, where it ended and its
@@ -783,6 +790,8 @@ fn newton(model: &Model, mean: f64, mut z: Vec<f64>) -> (Vec<f64>, Normal) {
             .max((CONVERGED / share).sqrt() / 100.0)
             .min(0.5);
         let step = model.solve(&normal, &gradient, forcing);
+        // Its weights (4 bytes a seat) are not held while the next point's are summed.
+        drop(normal);
         let mut size = 1.0;
         loop {
             let next: Vec<f64> = z.iter().zip(&step).map(|(z, s)| z + size * s).collect();
@@ -1372,6 +1381,70 @@ mod tests {
             concordant as f64 > 0.85 * pairs as f64,
             "{concordant} of {pairs}"
         );
+    }
+
+    #[test]
+    fn a_hills_line_ups_of_one_size_sum_what_the_general_walk_does() {
+        // Line-ups of three, some seating a player twice: a point's sums read as fixed arrays
+        // (one `exp` a line-up) are the general walk's (one a seat) to rounding, and the
+        // curvature's product is the general walk's to the bit.
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+        let n = 40;
+        let mut games = Games::default();
+        for _ in 0..2_000 {
+            let seats: Vec<(usize, f64)> = (0..3)
+                .map(|_| (rng.random_range(0..n), f64::from(rng.random_range(0..5u8))))
+                .collect();
+            games.add(&seats);
+        }
+        assert!(
+            games
+                .players
+                .chunks_exact(3)
+                .any(|t| t[0] == t[1] || t[1] == t[2])
+        );
+        let model = model_of(&games, n);
+        let z: Vec<f64> = (0..2 * n).map(|_| rng.random_range(-0.5..0.5)).collect();
+        let zeros = || Sums {
+            seats: 0.0,
+            gradient: vec![0.0; 2 * n],
+            diagonal: vec![0.0; 2 * n],
+        };
+        let (mut walked, mut walked_weights, mut seat) = (zeros(), Vec::new(), Vec::new());
+        for table in games.each() {
+            model.sum_line_up(&table, &z, &mut walked, &mut walked_weights, &mut seat);
+        }
+        let mut as_arrays = zeros();
+        let weights = model.sum_tables::<3>(&z, &mut as_arrays);
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * (1.0 + a.abs().max(b.abs()));
+        assert!(close(walked.seats, as_arrays.seats));
+        for k in 0..2 * n {
+            assert!(
+                close(walked.gradient[k], as_arrays.gradient[k]),
+                "gradient {k}"
+            );
+            assert!(
+                close(walked.diagonal[k], as_arrays.diagonal[k]),
+                "diagonal {k}"
+            );
+        }
+        assert_eq!(weights.len(), walked_weights.len());
+        for (a, b) in weights.iter().zip(&walked_weights) {
+            assert!((a - b).abs() <= 1e-6 * a.abs().max(1.0), "{a} against {b}");
+        }
+        let (_, _, normal) = model.at(&z);
+        let v: Vec<f64> = (0..2 * n).map(|_| rng.random_range(-1.0..1.0)).collect();
+        let (own, table) = v.split_at(n);
+        let mut walked = vec![0.0; 2 * n];
+        for (k, out) in walked.iter_mut().enumerate() {
+            *out = if k < n {
+                normal.own_ridge[k]
+            } else {
+                normal.table_ridge
+            } * v[k];
+        }
+        model.spread_any_tables(&normal.weights, own, table, &mut walked);
+        assert_eq!(walked, model.times(&normal, &v));
     }
 
     /// The model of `games` among `n` players, as a fit reads them (no points below zero).
