@@ -84,18 +84,26 @@ const CONVERGED: f64 = 1e-16;
 pub struct Games {
     /// Each line-up's players, sorted, line-up after line-up.
     players: Vec<u32>,
-    /// Each seat's points summed over its line-up's games, beside `players`.
-    sums: Vec<f64>,
-    /// Where each line-up's seats start in `players`.
+    /// Each seat's points summed over its line-up's games, beside `players`, as an `f32` while
+    /// every seat's sum of the line-up is exact in one (a seat's points are taken as an `f32`,
+    /// so a line-up played once always is, and whole points summed below 16 million are): 4
+    /// bytes a seat where an `f64` took 8 (120 MB of ten million games of three), read in
+    /// order by every pass. A line-up whose sums are not has a NaN at its first seat here and
+    /// its sums in its block.
+    sums: Vec<f32>,
+    /// Where each line-up's seats start in `players`: empty while every line-up has as many
+    /// seats (`sizes.0`), line-up `k`'s then starting at `k` times that (40 MB of ten million
+    /// line-ups spared on a hill, whose tables are one size).
     starts: Vec<u32>,
     /// Each line-up's games.
     counts: Vec<u32>,
-    /// Each line-up's co-moments of its seats' points about their means (the upper triangle,
-    /// row by row), and where each line-up's start: [`NO_MOMENTS`] until its second game, as
-    /// one game's are all zero. Among 10,000 versions nearly every line-up is played once, and
-    /// its co-moments were a third of the games' memory (480 MB of ten million games of three).
-    moments: Vec<f64>,
-    moment_starts: Vec<u32>,
+    /// Where each line-up's block in `repeated` starts: [`NO_BLOCK`] until its second game.
+    blocks: Vec<u32>,
+    /// Each line-up played more than once: its seats' points summed over its games as `f64`s,
+    /// then their co-moments about their means (the upper triangle, row by row). One game's
+    /// co-moments are zero, so a line-up gets its block at its second game: among 10,000
+    /// versions 99.5% of line-ups are played once.
+    repeated: Vec<f64>,
     /// Every line-up's index, found by the hash of its players ([`line_up_hash`]): a table of
     /// indexes alone, 5 bytes a line-up where a map from each hash was 17 (ten million
     /// line-ups: 84 MB against 285).
@@ -110,10 +118,24 @@ pub struct Games {
     table: Vec<(u32, f64)>,
 }
 
-/// The players of line-up `k`, read from where each line-up's start (`starts`) in `players`.
-fn players_of<'g>(starts: &[u32], players: &'g [u32], k: usize) -> &'g [u32] {
-    let end = starts.get(k + 1).map_or(players.len(), |&s| s as usize);
-    &players[starts[k] as usize..end]
+/// Where line-up `k`'s seats start in the players: from `starts`, or where every line-up has
+/// `size` seats (`starts` empty), at `k` times that.
+fn start_of(starts: &[u32], size: usize, k: usize) -> usize {
+    if starts.is_empty() {
+        k * size
+    } else {
+        starts[k] as usize
+    }
+}
+
+/// The players of line-up `k` (see [`start_of`]).
+fn players_of<'g>(starts: &[u32], size: usize, players: &'g [u32], k: usize) -> &'g [u32] {
+    let end = if starts.is_empty() {
+        (k + 1) * size
+    } else {
+        starts.get(k + 1).map_or(players.len(), |&s| s as usize)
+    };
+    &players[start_of(starts, size, k)..end]
 }
 
 /// The hash a line-up of `size` sorted `players` is found by.
@@ -123,13 +145,44 @@ fn line_up_hash(players: impl Iterator<Item = u32>, size: usize) -> u64 {
     })
 }
 
-/// Where a line-up played once keeps its co-moments: nowhere.
-const NO_MOMENTS: u32 = u32::MAX;
+/// The length of a block in [`Games::repeated`] of a line-up of `k` seats: `k` sums and the
+/// upper triangle of `k` by `k` co-moments.
+fn block_length(k: usize) -> usize {
+    k + k * (k + 1) / 2
+}
+
+/// Where a line-up played once keeps its block: nowhere.
+const NO_BLOCK: u32 = u32::MAX;
+
+/// A line-up's seats' points summed over its games.
+#[derive(Clone, Copy)]
+enum LineUpSums<'g> {
+    Exact(&'g [f32]),
+    /// Of a line-up whose sums an `f32` does not hold exactly.
+    Summed(&'g [f64]),
+}
+
+impl<'g> LineUpSums<'g> {
+    fn get(&self, seat: usize) -> f64 {
+        match self {
+            LineUpSums::Exact(points) => f64::from(points[seat]),
+            LineUpSums::Summed(sums) => sums[seat],
+        }
+    }
+
+    fn iter(self) -> impl Iterator<Item = f64> + 'g {
+        let seats = match self {
+            LineUpSums::Exact(points) => points.len(),
+            LineUpSums::Summed(sums) => sums.len(),
+        };
+        (0..seats).map(move |seat| self.get(seat))
+    }
+}
 
 /// One line-up and its games, as the fit reads them.
 struct LineUp<'g> {
     players: &'g [u32],
-    sums: &'g [f64],
+    sums: LineUpSums<'g>,
     games: f64,
     /// Empty for a line-up played once (its co-moments are zero).
     moments: &'g [f64],
@@ -157,33 +210,8 @@ impl Games {
         // Two seats of one player are alike to the model, so any order of them does.
         table.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
         let k = self.line_up(&table);
-        let at = self.starts[k] as usize;
-        let n = f64::from(self.counts[k]);
-        // Welford's update: the co-moment grows by (y − the old mean)(y − the new mean), both
-        // read from the sums before this game's are added.
-        let sums = &mut self.sums[at..at + table.len()];
-        if n > 0.0 {
-            if self.moment_starts[k] == NO_MOMENTS {
-                self.moment_starts[k] = u32::try_from(self.moments.len())
-                    .ok()
-                    .filter(|&start| start != NO_MOMENTS)
-                    .expect("fewer than 4 billion co-moments");
-                self.moments.resize(
-                    self.moments.len() + table.len() * (table.len() + 1) / 2,
-                    0.0,
-                );
-            }
-            let mut moment = self.moment_starts[k] as usize;
-            for (s, &(_, ys)) in table.iter().enumerate() {
-                let before = ys - sums[s] / n;
-                for (&(_, yt), sum) in table[s..].iter().zip(&sums[s..]) {
-                    self.moments[moment] += before * (yt - (sum + yt) / (n + 1.0));
-                    moment += 1;
-                }
-            }
-        }
-        for (s, sum) in table.iter().zip(sums) {
-            *sum += s.1;
+        if self.counts[k] > 0 {
+            self.add_again(k, &table);
         }
         self.counts[k] += 1;
         self.games += 1;
@@ -192,41 +220,88 @@ impl Games {
         self.table = table;
     }
 
+    /// Adds to line-up `k`'s sums and co-moments a game of it after its first (`table`).
+    fn add_again(&mut self, k: usize, table: &[(u32, f64)]) {
+        let seats = table.len();
+        let n = f64::from(self.counts[k]);
+        let at = start_of(&self.starts, self.sizes.0, k);
+        let exact = &mut self.sums[at..at + seats];
+        if self.blocks[k] == NO_BLOCK {
+            let block = self.repeated.len();
+            // Played once, its sums are its one game's points, each an `f32`.
+            self.repeated.extend(exact.iter().map(|&y| f64::from(y)));
+            self.repeated.resize(block + block_length(seats), 0.0);
+            self.blocks[k] = u32::try_from(block)
+                .ok()
+                .filter(|&block| block != NO_BLOCK)
+                .expect("fewer than 4 billion sums");
+        }
+        let block = self.blocks[k] as usize;
+        let (sums, moments) = self.repeated[block..block + block_length(seats)].split_at_mut(seats);
+        // Welford's update: the co-moment grows by (y − the old mean)(y − the new mean), both
+        // read from the sums before this game's are added.
+        let mut moment = 0;
+        for (s, &(_, ys)) in table.iter().enumerate() {
+            let before = ys - sums[s] / n;
+            for (&(_, yt), sum) in table[s..].iter().zip(&sums[s..]) {
+                moments[moment] += before * (yt - (sum + yt) / (n + 1.0));
+                moment += 1;
+            }
+        }
+        for (s, sum) in table.iter().zip(sums.iter_mut()) {
+            *sum += s.1;
+        }
+        if sums.iter().all(|&sum| f64::from(sum as f32) == sum) {
+            for (exact, &sum) in exact.iter_mut().zip(sums.iter()) {
+                *exact = sum as f32;
+            }
+        } else {
+            exact[0] = f32::NAN;
+        }
+    }
+
     /// The index of the line-up of `table` (sorted), added without games if new.
     fn line_up(&mut self, table: &[(u32, f64)]) -> usize {
         let hash = line_up_hash(table.iter().map(|s| s.0), table.len());
-        let (starts, players) = (&self.starts, &self.players);
+        let (starts, size, players) = (&self.starts, self.sizes.0, &self.players);
         let same = |&k: &u32| {
-            players_of(starts, players, k as usize)
+            players_of(starts, size, players, k as usize)
                 .iter()
                 .eq(table.iter().map(|s| &s.0))
         };
         if let Some(&k) = self.index.find(hash, same) {
             return k as usize;
         }
-        let k = self.starts.len();
-        self.sizes = if k == 0 {
-            (table.len(), table.len())
-        } else {
-            (self.sizes.0.min(table.len()), self.sizes.1.max(table.len()))
-        };
+        let k = self.counts.len();
+        if k == 0 {
+            self.sizes = (table.len(), table.len());
+        } else if self.starts.is_empty() && table.len() != self.sizes.0 {
+            // The first line-up of another size: every line-up's start is kept from now on.
+            let size = self.sizes.0;
+            self.starts = (0..k)
+                .map(|k| u32::try_from(k * size).expect("fewer than 4 billion seats"))
+                .collect();
+        }
+        self.sizes = (self.sizes.0.min(table.len()), self.sizes.1.max(table.len()));
         let index = u32::try_from(k).expect("fewer than 4 billion line-ups");
-        let (starts, players) = (&self.starts, &self.players);
+        let (starts, size, players) = (&self.starts, self.sizes.0, &self.players);
         self.index.insert_unique(hash, index, |&k| {
-            let seats = players_of(starts, players, k as usize);
+            let seats = players_of(starts, size, players, k as usize);
             line_up_hash(seats.iter().copied(), seats.len())
         });
-        self.starts
-            .push(u32::try_from(self.players.len()).expect("fewer than 4 billion seats"));
-        self.moment_starts.push(NO_MOMENTS);
+        if !self.starts.is_empty() {
+            self.starts
+                .push(u32::try_from(self.players.len()).expect("fewer than 4 billion seats"));
+        }
         self.players.extend(table.iter().map(|s| s.0));
-        self.sums.resize(self.players.len(), 0.0);
+        self.sums.extend(table.iter().map(|s| s.1 as f32));
+        self.blocks.push(NO_BLOCK);
         self.counts.push(0);
         k
     }
 
     fn players_of(&self, k: usize) -> &[u32] {
-        players_of(&self.starts, &self.players, k)
+        players_of(&self.starts, self.sizes.0, &self.players, k)
     }
 
     /// How many games.
@@ -241,37 +316,48 @@ impl Games {
 
     /// How many distinct line-ups the games hold: the rows each pass of the fit walks.
     pub fn line_ups(&self) -> usize {
-        self.starts.len()
+        self.counts.len()
     }
 
     /// The seats of every line-up, if all have as many.
     fn uniform_size(&self) -> Option<usize> {
-        (self.sizes.0 == self.sizes.1 && !self.starts.is_empty()).then_some(self.sizes.0)
+        (self.sizes.0 == self.sizes.1 && !self.counts.is_empty()).then_some(self.sizes.0)
     }
 
     /// Each line-up's players, alone: what the curvature's product reads.
     fn tables(&self) -> impl Iterator<Item = &[u32]> {
-        (0..self.starts.len()).map(|k| self.players_of(k))
+        (0..self.counts.len()).map(|k| self.players_of(k))
     }
 
     fn each(&self) -> impl Iterator<Item = LineUp<'_>> {
-        (0..self.starts.len()).map(|k| self.line_up_at(k))
+        (0..self.counts.len()).map(|k| self.line_up_at(k))
+    }
+
+    /// Line-up `k`'s sums and co-moments (none for a line-up played once), its `seats`
+    /// starting at `at` in the players.
+    fn sums_of(&self, k: usize, at: usize, seats: usize) -> (LineUpSums<'_>, &[f64]) {
+        let exact = &self.sums[at..at + seats];
+        let block = self.blocks[k];
+        if block == NO_BLOCK {
+            return (LineUpSums::Exact(exact), &[]);
+        }
+        let block = block as usize;
+        let (sums, moments) = self.repeated[block..block + block_length(seats)].split_at(seats);
+        if exact[0].is_nan() {
+            (LineUpSums::Summed(sums), moments)
+        } else {
+            (LineUpSums::Exact(exact), moments)
+        }
     }
 
     /// The line-up of index `k`.
     fn line_up_at(&self, k: usize) -> LineUp<'_> {
         let players = self.players_of(k);
-        let at = self.starts[k] as usize;
-        let moments = match self.moment_starts[k] {
-            NO_MOMENTS => &[],
-            moment => {
-                let moment = moment as usize;
-                &self.moments[moment..moment + players.len() * (players.len() + 1) / 2]
-            }
-        };
+        let at = start_of(&self.starts, self.sizes.0, k);
+        let (sums, moments) = self.sums_of(k, at, players.len());
         LineUp {
             players,
-            sums: &self.sums[at..at + players.len()],
+            sums,
             games: f64::from(self.counts[k]),
             moments,
         }
@@ -335,7 +421,7 @@ impl Model<'_> {
     ) -> impl Iterator<Item = (usize, f64, f64)> + 't {
         let shift = self.shift * table.games;
         self.linear(table.players, z)
-            .zip(table.sums)
+            .zip(table.sums.iter())
             .map(move |((p, x), y)| (p, y + shift, x))
     }
 
@@ -471,10 +557,7 @@ impl Model<'_> {
         let mut weights = vec![0.0_f32; games.players.len()];
         let (mut seat, mut odd) = (Vec::new(), Vec::new());
         let players = games.players.chunks_exact(K);
-        let line_ups = players.zip(games.sums.chunks_exact(K));
-        for (k, ((players, points), weights)) in
-            line_ups.zip(weights.chunks_exact_mut(K)).enumerate()
-        {
+        for (k, (players, weights)) in players.zip(weights.chunks_exact_mut(K)).enumerate() {
             if players.windows(2).any(|pair| pair[0] == pair[1]) {
                 odd.clear();
                 self.sum_line_up(&games.line_up_at(k), z, sums, &mut odd, &mut seat);
@@ -483,6 +566,7 @@ impl Model<'_> {
             }
             let count = f64::from(games.counts[k]);
             let shift = self.shift * count;
+            let (points, _) = games.sums_of(k, k * K, K);
             let mut effects = z[n + players[0] as usize];
             for &p in &players[1..] {
                 effects += z[n + p as usize];
@@ -493,7 +577,7 @@ impl Model<'_> {
             for s in 0..K {
                 let p = players[s] as usize;
                 let x = z[p] + c * (effects - z[n + p]);
-                let y = points[s] + shift;
+                let y = points.get(s) + shift;
                 expected[s] = table * own[p];
                 sums.seats += y * x - expected[s];
                 weights[s] = expected[s] as f32;
@@ -1449,7 +1533,11 @@ mod tests {
 
     /// The model of `games` among `n` players, as a fit reads them (no points below zero).
     fn model_of(games: &Games, n: usize) -> Model<'_> {
-        let mean = games.sums.iter().sum::<f64>() / games.seats as f64;
+        let mean = games
+            .each()
+            .flat_map(|table| table.sums.iter())
+            .sum::<f64>()
+            / games.seats as f64;
         Model {
             games,
             shift: 0.0,
@@ -1477,6 +1565,9 @@ mod tests {
         let line_ups: [&[usize]; 4] = [&[0, 1, 2], &[2, 1, 0, 3], &[4, 4, 1], &[5]];
         let mut games = Games::default();
         let mut by_line_up: HashMap<Vec<u32>, Vec<Vec<f64>>> = HashMap::new();
+        // A line-up played once, kept before every line-up was one size.
+        games.add(&[(9, 7.0), (8, 3.0), (7, 0.5)]);
+        by_line_up.insert(vec![7, 8, 9], vec![vec![0.5, 3.0, 7.0]]);
         for _ in 0..300 {
             let players = line_ups[rng.random_range(0..4)];
             let mut seats: Vec<(usize, f64)> = players
@@ -1492,7 +1583,7 @@ mod tests {
                 .or_default()
                 .push(seats.iter().map(|s| s.1).collect());
         }
-        assert_eq!(games.len(), 300);
+        assert_eq!(games.len(), 301);
         assert_eq!(games.line_ups(), by_line_up.len());
         for table in games.each() {
             let held = &by_line_up[table.players];
@@ -1503,7 +1594,7 @@ mod tests {
                 .collect();
             let mut at = 0;
             for s in 0..k {
-                assert!((table.sums[s] / table.games - means[s]).abs() < 1e-9);
+                assert!((table.sums.get(s) / table.games - means[s]).abs() < 1e-9);
                 for t in s..k {
                     let moment: f64 = held
                         .iter()
