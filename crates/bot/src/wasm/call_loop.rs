@@ -22,7 +22,7 @@ use crate::BotError;
 
 /// A loop over one export of a [`DirectInstance`] (see the module's documentation).
 ///
-/// A record (see [`Looped`]) holds argument k at the sum of the bytes stored before it,
+/// A record (see [`Looped`]) holds argument k at the sum of the sizes before it,
 /// little-endian; the `i32` results of a run follow its records, one after the other.
 pub struct CallLoop {
     run: TypedFunc<i32, ()>,
@@ -31,15 +31,22 @@ pub struct CallLoop {
 }
 
 impl CallLoop {
-    /// A loop over `instance`'s export `looped`, a function of its arguments (each `i32` or
-    /// `i64`) to an `i32`; an error naming it if it is missing or of another type.
-    pub fn new(instance: &mut DirectInstance, looped: &Looped) -> Result<CallLoop, BotError> {
-        let (name, params) = (looped.name.as_str(), looped.params.as_slice());
+    /// A loop over `instance`'s export `name`, a function of the arguments `params` (each
+    /// `i32` or `i64`) to an `i32`; an error naming it if it is missing or of another type.
+    pub fn new(
+        instance: &mut DirectInstance,
+        name: &str,
+        params: &[ValType],
+    ) -> Result<CallLoop, BotError> {
+        let looped = Looped {
+            name: name.into(),
+            params: params.to_vec(),
+        };
         let record = looped.record();
         if instance
             .looped
             .as_ref()
-            .is_some_and(|written| written.is(looped))
+            .is_some_and(|written| written.is(&looped))
         {
             // The loop written into the module itself (`with_loop`).
             let run = instance.func(LOOP_EXPORT)?;
@@ -66,7 +73,7 @@ impl CallLoop {
                 "its export `{name}` is not of the type koth calls: {wanted}"
             )));
         }
-        let module = loop_module(looped);
+        let module = loop_module(&looped);
         let looping = wasmtime::Instance::new(&mut instance.store, &module, &[export.into()])
             .map_err(|e| fault(e, instance.fuel, instance.wall, &instance.stderr))?;
         let run = looping
@@ -137,7 +144,6 @@ mod tests {
         let looped = Looped {
             name: "f".into(),
             params: vec![ValType::I64, ValType::I32],
-            stored: vec![8, 4],
         };
         let module = DirectModule::load(&path, Compile::Here, looped.clone()).unwrap();
         let setup = DirectSetup {
@@ -147,7 +153,7 @@ mod tests {
         };
         let mut instance = DirectInstance::start(&module, setup, &Limits::default()).unwrap();
         let written_in = instance.looped.is_some();
-        let calls = CallLoop::new(&mut instance, &looped).unwrap();
+        let calls = CallLoop::new(&mut instance, "f", &looped.params).unwrap();
         let records = calls.records(&mut instance, 6).unwrap();
         for (n, record) in records.chunks_exact_mut(16).enumerate() {
             record[0..8].copy_from_slice(&(10 * n as i64).to_le_bytes());

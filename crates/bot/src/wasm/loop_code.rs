@@ -27,19 +27,12 @@ pub(super) const RECORDS_EXPORT: &str = "koth:call-records";
 pub struct Looped {
     pub name: String,
     pub params: Vec<ValType>,
-    /// The bytes each argument takes in a record, in order: its type's size, or fewer, for a
-    /// caller whose values are narrower than their types, so that it writes less per call (the
-    /// argument is then its low bytes, zero-extended). 1, 2 or 4 bytes are read by a narrow
-    /// load; 3, 5, 6 or 7 by a load of the whole type and a mask, so the record must go on
-    /// for the rest of the type's bytes (the next argument's bytes are read, and masked off).
-    pub stored: Vec<usize>,
 }
 
 impl Looped {
     /// Whether `other` is the same export of the same type.
     pub(super) fn is(&self, other: &Looped) -> bool {
         self.name == other.name
-            && self.stored == other.stored
             && self.params.len() == other.params.len()
             && self
                 .params
@@ -48,37 +41,15 @@ impl Looped {
                 .all(|(a, b)| ValType::eq(a, b))
     }
 
-    /// The bytes of a record: the arguments one after the other, each in its
-    /// [`Looped::stored`] bytes, as far as the last byte any argument's load reads, rounded up
-    /// to 8 bytes so that every record's `i64`s stay aligned. The results are not in it: they
-    /// follow the records, 4 bytes each, so the caller reads them as one array.
+    /// The bytes of a record: the arguments one after the other, each of its own size, rounded
+    /// up to 8 bytes so that every record's `i64`s stay aligned. The results are not in it:
+    /// they follow the records, 4 bytes each, so the caller reads them as one array.
     pub(super) fn record(&self) -> usize {
-        self.fields()
-            .map(|(offset, param, stored)| offset + load_size(param, stored))
-            .max()
-            .unwrap_or(0)
-            .next_multiple_of(8)
-    }
-
-    /// Each argument's offset in a record, its type and its bytes there.
-    fn fields(&self) -> impl Iterator<Item = (usize, &ValType, usize)> {
         self.params
             .iter()
-            .zip(&self.stored)
-            .scan(0, |offset, (param, &stored)| {
-                let at = *offset;
-                *offset += stored;
-                Some((at, param, stored))
-            })
-    }
-}
-
-/// The bytes the load of an argument of type `param` stored in `stored` bytes reads: `stored`
-/// where a narrow load reads them, else its type's size.
-fn load_size(param: &ValType, stored: usize) -> usize {
-    match stored {
-        1 | 2 | 4 => stored,
-        _ => size(param),
+            .map(size)
+            .sum::<usize>()
+            .next_multiple_of(8)
     }
 }
 
@@ -218,34 +189,25 @@ fn loop_function(looped: &Looped, callee: u32, records: u32) -> Function {
 /// address (local 4) plus `4k`.
 fn write_call(run: &mut Function, looped: &Looped, k: i32, records: u32, callee: u32) {
     let base = k as usize * looped.record();
+    let at = |offset: usize, size: usize| MemArg {
+        offset: (base + offset) as u64,
+        align: if offset.is_multiple_of(size) {
+            size.trailing_zeros()
+        } else {
+            0
+        },
+        memory_index: records,
+    };
     let mut code = run.instructions();
     code.local_get(4);
-    for (offset, param, stored) in looped.fields() {
-        let read = load_size(param, stored);
-        let at = MemArg {
-            offset: (base + offset) as u64,
-            align: if offset.is_multiple_of(read) {
-                read.trailing_zeros()
-            } else {
-                0
-            },
-            memory_index: records,
-        };
+    let mut offset = 0;
+    for param in &looped.params {
         code.local_get(1);
-        let mask = |bytes: usize| (1u64 << (8 * bytes)) - 1;
-        match (param, read) {
-            (ValType::I64, 1) => code.i64_load8_u(at),
-            (ValType::I64, 2) => code.i64_load16_u(at),
-            (ValType::I64, 4) => code.i64_load32_u(at),
-            (ValType::I64, _) if stored < 8 => {
-                code.i64_load(at).i64_const(mask(stored) as i64).i64_and()
-            }
-            (ValType::I64, _) => code.i64_load(at),
-            (_, 1) => code.i32_load8_u(at),
-            (_, 2) => code.i32_load16_u(at),
-            (_, _) if stored < 4 => code.i32_load(at).i32_const(mask(stored) as i32).i32_and(),
-            (_, _) => code.i32_load(at),
+        match param {
+            ValType::I64 => code.i64_load(at(offset, 8)),
+            _ => code.i32_load(at(offset, 4)),
         };
+        offset += size(param);
     }
     code.call(callee).i32_store(MemArg {
         offset: 4 * k as u64,
@@ -486,7 +448,6 @@ pub(super) mod tests {
         Looped {
             name: "f".into(),
             params: params.to_vec(),
-            stored: params.iter().map(size).collect(),
         }
     }
 

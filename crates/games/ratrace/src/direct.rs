@@ -27,7 +27,6 @@ use wasmtime::ValType;
 
 use super::player::{Move, Player, PlayerFault, Specimen};
 use super::protocol::MOVE_CODES;
-use super::rules::GENOME_BITS;
 use super::track::{CELLS, View};
 use koth_bot::wasm::{CallLoop, Compile, DirectInstance, DirectModule, DirectSetup, Looped};
 use koth_bot::{BotError, BotSpec, FaultKind, Limits, Seat, StderrLog};
@@ -42,27 +41,9 @@ pub(crate) const BOARD_EXPORT: &str = "ratrace_board";
 /// The arguments of `ratrace_move`.
 const MOVE_PARAMS: [ValType; 3] = [ValType::I64, ValType::I64, ValType::I32];
 
-/// The bytes of `ratrace_move`'s arguments in a call's record (see [`CallLoop`]): the genome's
-/// low word, its high word's 48 low bits (36 used), and the cell's 2 bytes in the 2 left, so
-/// that a record is the genome and the cell as one 16-byte value (`genome | cell << 112`), one
-/// store for koth, and the loop masks the cell off the high word before the call.
-const MOVE_STORED: [usize; 3] = [8, 6, 2];
-
-/// The bytes of a call's record in the loop over `ratrace_move` (the moves answered follow the
-/// records).
-const RECORD: usize = 16;
-
-/// The bit of a record's 128 at which the cell starts.
-const CELL_SHIFT: u32 = 112;
-
-/// The loop's export: `ratrace_move`, its arguments packed as [`MOVE_STORED`] says.
-fn move_looped() -> Looped {
-    Looped {
-        name: MOVE_EXPORT.into(),
-        params: MOVE_PARAMS.to_vec(),
-        stored: MOVE_STORED.to_vec(),
-    }
-}
+/// The bytes of a call's record in the loop over `ratrace_move` (see [`CallLoop`]): the
+/// genome's two words and the cell (the moves answered follow the records).
+const RECORD: usize = 24;
 
 /// The move of each code `ratrace_move` may answer, 0 to 8, and (0, 0) for 9 to 15: a code
 /// is looked up here as `code & 15` once every code is known to be below 9, with no check of
@@ -97,7 +78,7 @@ impl Started {
         Ok(Started {
             views: instance.func(VIEWS_EXPORT)?,
             board: instance.optional_func(BOARD_EXPORT)?,
-            moves: CallLoop::new(&mut instance, &move_looped())?,
+            moves: CallLoop::new(&mut instance, MOVE_EXPORT, &MOVE_PARAMS)?,
             instance,
         })
     }
@@ -117,7 +98,11 @@ fn load(spec: &BotSpec) -> anyhow::Result<DirectModule> {
     let path = spec.wasm_module().ok_or_else(|| {
         anyhow::anyhow!("{spec}: the direct call is for a WASI bot (`wasm = …` in its bot.toml)")
     })?;
-    DirectModule::load(&path, Compile::for_bot(spec), move_looped())
+    let looped = Looped {
+        name: MOVE_EXPORT.into(),
+        params: MOVE_PARAMS.to_vec(),
+    };
+    DirectModule::load(&path, Compile::for_bot(spec), looped)
         .map_err(|e| anyhow::anyhow!("{spec}: {e:#}"))
 }
 
@@ -239,8 +224,9 @@ impl Player for DirectPlayer {
         // Records of a size known here, so that their bytes are written without bounds checks.
         let (records, _) = records.as_chunks_mut::<RECORD>();
         for (record, specimen) in records.iter_mut().zip(specimens) {
-            debug_assert_eq!(specimen.genome >> GENOME_BITS, 0);
-            *record = (specimen.genome | u128::from(specimen.cell) << CELL_SHIFT).to_le_bytes();
+            record[0..8].copy_from_slice(&(specimen.genome as u64).to_le_bytes());
+            record[8..16].copy_from_slice(&((specimen.genome >> 64) as u64).to_le_bytes());
+            record[16..20].copy_from_slice(&u32::from(specimen.cell).to_le_bytes());
         }
         let codes = match moves.run(instance, specimens.len()) {
             Ok(codes) => codes,
