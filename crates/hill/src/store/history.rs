@@ -179,6 +179,15 @@ pub(crate) fn history(db: &dyn Connection) -> anyhow::Result<History> {
 /// [`history`], its pairs and line-ups read `page` rows at a time.
 pub(crate) fn history_in_pages(db: &dyn Connection, page: usize) -> anyhow::Result<History> {
     let mut history = History::default();
+    let count = |select: &str| -> anyhow::Result<usize> {
+        let row = db.row(&format!("SELECT COUNT(*) AS n FROM {select}"), &[])?;
+        Ok(row.map_or(Ok(0), |r| r.int("n"))?.try_into().unwrap_or(0))
+    };
+    history.reserve(
+        count("hill_pairs")?,
+        count("hill_lineups WHERE games = alike")?,
+        count("hill_lineups WHERE games > alike")?,
+    );
     super::in_pages(
         db,
         page,
