@@ -179,14 +179,22 @@ pub(crate) fn history(db: &dyn Connection) -> anyhow::Result<History> {
 /// [`history`], its pairs and line-ups read `page` rows at a time.
 pub(crate) fn history_in_pages(db: &dyn Connection, page: usize) -> anyhow::Result<History> {
     let mut history = History::default();
-    let count = |select: &str| -> anyhow::Result<usize> {
-        let row = db.row(&format!("SELECT COUNT(*) AS n FROM {select}"), &[])?;
-        Ok(row.map_or(Ok(0), |r| r.int("n"))?.try_into().unwrap_or(0))
+    // One walk of each table: the line-ups' two counts in one.
+    let count = |row: &Option<Row>, column: &str| -> usize {
+        let n = row.as_ref().and_then(|r| r.int(column).ok());
+        n.and_then(|n| usize::try_from(n).ok()).unwrap_or(0)
     };
+    let pairs = db.row("SELECT COUNT(*) AS n FROM hill_pairs", &[])?;
+    let lineups = db.row(
+        "SELECT COALESCE(SUM(CASE WHEN games = alike THEN 1 ELSE 0 END), 0) AS barren,
+             COALESCE(SUM(CASE WHEN games > alike THEN 1 ELSE 0 END), 0) AS paid
+         FROM hill_lineups",
+        &[],
+    )?;
     history.reserve(
-        count("hill_pairs")?,
-        count("hill_lineups WHERE games = alike")?,
-        count("hill_lineups WHERE games > alike")?,
+        count(&pairs, "n"),
+        count(&lineups, "barren"),
+        count(&lineups, "paid"),
     );
     super::in_pages(
         db,
