@@ -154,7 +154,7 @@ impl History {
         self.set_lineup(key, sum);
     }
 
-    /// Keeps the line-up `key` (ascending) as its games `met` say: barren, or paid.
+    /// Keeps the line-up of key `key` ([`lineup_key`]) as its games `met` say: barren, or paid.
     fn set_lineup(&mut self, key: u64, met: Met) {
         if met.games == 0 {
             return;
