@@ -139,12 +139,20 @@ impl Held {
             }
         }
         self.played.resize(versions, 0);
-        let mut read = Vec::new();
-        let read_below = store::each_game_from(db, self.read_below, |index, seats| {
+        // Only the games read at or past `read_below` are remembered as read: every game of
+        // ten million kept in `read_past` until the walk's end held some 150 MB, and its set's
+        // room stayed once the games below were dropped.
+        let read_below = store::read_below(db, self.read_below)?;
+        let mut read_past = Vec::new();
+        let mut last_game = self.last_game;
+        store::each_game_from(db, self.read_below, |index, seats| {
             if self.read_past.contains(&index) {
                 return;
             }
-            read.push(index);
+            last_game = last_game.max(Some(index));
+            if index >= read_below {
+                read_past.push(index);
+            }
             if !seats
                 .iter()
                 .any(|&(v, _)| is_current.get(v).copied().unwrap_or(false))
@@ -159,10 +167,10 @@ impl Held {
             }
             self.games.add(seats);
         })?;
-        self.last_game = read.iter().copied().chain(self.last_game).max();
+        self.last_game = last_game;
         self.read_below = read_below;
-        self.read_past.extend(read);
         self.read_past.retain(|&index| index >= read_below);
+        self.read_past.extend(read_past);
         Ok(())
     }
 }

@@ -22,16 +22,20 @@ pub struct Met {
 /// numbers, not chosen by anyone who could make them collide.
 #[derive(Debug)]
 pub struct History {
-    pub(super) pairs: HashMap<(usize, usize), Met, FxBuildHasher>,
+    /// Per pair of versions ([`pair_key`]), their games together: 16 bytes an entry where
+    /// `usize`s took 24, for the millions of pairs of a hill of 10,000,000 games.
+    pub(super) pairs: HashMap<(u32, u32), Met, FxBuildHasher>,
     pub(super) own: HashMap<usize, Met, FxBuildHasher>,
     /// Per version, its games and how many ended all alike (every seat scoring the same).
     pub(super) presence: HashMap<usize, Met, FxBuildHasher>,
     /// Every game, and how many ended all alike.
     pub(super) outcomes: Met,
-    /// Per line-up (its versions, ascending) whose every game ended all alike, its games.
-    pub(super) lineups: HashMap<Vec<usize>, Met, FxBuildHasher>,
+    /// Per line-up whose every game ended all alike, as the hash of its versions
+    /// ([`lineup_key`], as `paid`), its games: 16 bytes a line-up, where its versions took
+    /// a vector's some 70, and a game of many draws leaves millions of such line-ups.
+    pub(super) lineups: HashMap<u64, Met, FxBuildHasher>,
     /// Every line-up with a game that did not end all alike, as the hash of its versions
-    /// ([`paid_key`]): with `lineups`, whether a line-up was tried. A hash, not the versions:
+    /// ([`lineup_key`]): with `lineups`, whether a line-up was tried. A hash, not the versions:
     /// a hill of 10,000,000 games has millions of line-ups, each 8 bytes here instead of a
     /// vector's some 60.
     pub(super) paid: HashSet<u64, FxBuildHasher>,
@@ -101,8 +105,7 @@ impl History {
         if a == b {
             return;
         }
-        let key = (a.min(b), a.max(b));
-        let pair = self.pairs.entry(key).or_default();
+        let pair = self.pairs.entry(pair_key(a, b)).or_default();
         pair.games += met.games;
         pair.alike += met.alike;
         for v in [a, b] {
@@ -115,6 +118,15 @@ impl History {
             self.epoch += 1;
         }
         self.changed.extend([a, b]);
+    }
+
+    /// Room for `pairs` pairs, `barren` barren line-ups and `paid` paid ones, made before they
+    /// are added: a map grown as it fills holds its old table and one twice as large at once
+    /// at each growth, and the pairs' map of a hill of 10,000,000 games is its largest.
+    pub fn reserve(&mut self, pairs: usize, barren: usize, paid: usize) {
+        self.pairs.reserve(pairs);
+        self.lineups.reserve(barren);
+        self.paid.reserve(paid);
     }
 
     /// Adds `met` to version `v`'s games (as stored: a count per version).
@@ -132,8 +144,8 @@ impl History {
 
     /// Adds `met` to the line-up of `versions` (as stored: a count per line-up).
     pub fn add_lineup(&mut self, versions: &[usize], met: Met) {
-        let key = lineup(versions);
-        if self.paid.contains(&paid_key(&key)) {
+        let key = lineup_key(versions);
+        if self.paid.contains(&key) {
             return;
         }
         let mut sum = self.lineups.get(&key).copied().unwrap_or_default();
@@ -142,28 +154,28 @@ impl History {
         self.set_lineup(key, sum);
     }
 
-    /// Keeps the line-up `key` (ascending) as its games `met` say: barren, or paid.
-    fn set_lineup(&mut self, key: Vec<usize>, met: Met) {
+    /// Keeps the line-up of key `key` ([`lineup_key`]) as its games `met` say: barren, or paid.
+    fn set_lineup(&mut self, key: u64, met: Met) {
         if met.games == 0 {
             return;
         }
         if met.alike == met.games {
             self.lineups.insert(key, met);
         } else {
-            self.paid.insert(paid_key(&key));
+            self.paid.insert(key);
             self.lineups.remove(&key);
         }
     }
 
     /// Whether the line-up of `versions` has played, and every game of it ended all alike.
     pub(crate) fn barren(&self, versions: &[usize]) -> bool {
-        self.lineups.contains_key(&lineup(versions))
+        self.lineups.contains_key(&lineup_key(versions))
     }
 
     /// Whether the line-up of `versions` has played at all.
     pub(crate) fn tried(&self, versions: &[usize]) -> bool {
-        let key = lineup(versions);
-        self.lineups.contains_key(&key) || self.paid.contains(&paid_key(&key))
+        let key = lineup_key(versions);
+        self.lineups.contains_key(&key) || self.paid.contains(&key)
     }
 
     /// Adds a game: each seat's version and score.
@@ -179,7 +191,7 @@ impl History {
     pub fn record_rated(&mut self, seats: &[(usize, f64)], lineup: Met) {
         self.count(seats);
         let versions: Vec<usize> = seats.iter().map(|s| s.0).collect();
-        self.set_lineup(self::lineup(&versions), lineup);
+        self.set_lineup(lineup_key(&versions), lineup);
     }
 
     /// Counts a game of `seats` (each seat's version and score) for its pairs, each version
@@ -204,10 +216,7 @@ impl History {
     }
 
     pub(super) fn met(&self, a: usize, b: usize) -> Met {
-        self.pairs
-            .get(&(a.min(b), a.max(b)))
-            .copied()
-            .unwrap_or_default()
+        self.pairs.get(&pair_key(a, b)).copied().unwrap_or_default()
     }
 
     /// The chance that a game without version `v` ends all alike: from the games it did not
@@ -229,7 +238,7 @@ impl History {
     }
 }
 
-/// A line-up as [`History`] keys it: its versions, ascending, each once.
+/// A line-up's versions as [`History`] hashes them into its key: ascending, each once.
 pub(super) fn lineup(versions: &[usize]) -> Vec<usize> {
     let mut key = versions.to_vec();
     key.sort_unstable();
@@ -237,10 +246,17 @@ pub(super) fn lineup(versions: &[usize]) -> Vec<usize> {
     key
 }
 
-/// A paid line-up's key in [`History::paid`]: its versions (ascending) hashed with SipHash, made
-/// to keep distinct keys apart (FxHash, fast for the other maps' keys, is not: there a collision
-/// costs a probe, here it would take an untried line-up for a tried one). Fixed keys: the same
-/// line-up, the same key, in every run.
-fn paid_key(lineup: &[usize]) -> u64 {
-    BuildHasherDefault::<DefaultHasher>::default().hash_one(lineup)
+/// A line-up's key in [`History::lineups`] and [`History::paid`]: its versions (ascending,
+/// each once) hashed with SipHash, made to keep distinct keys apart (FxHash, fast for the
+/// other maps' keys, is not: there a collision costs a probe, here it would take an untried
+/// line-up for a tried one). Fixed keys: the same line-up, the same key, in every run.
+fn lineup_key(versions: &[usize]) -> u64 {
+    BuildHasherDefault::<DefaultHasher>::default().hash_one(lineup(versions))
+}
+
+/// A pair's key in [`History::pairs`]: its versions, the lower first, as `u32`s. A hill's
+/// version numbers are its rows' ids, counted from 0: four billion versions are out of reach.
+fn pair_key(a: usize, b: usize) -> (u32, u32) {
+    let id = |v: usize| u32::try_from(v).unwrap_or(u32::MAX);
+    (id(a.min(b)), id(a.max(b)))
 }

@@ -12,25 +12,11 @@ use super::{Connection, PENDING, RUNNING};
 /// gigabytes.
 const GAMES_A_QUERY: u32 = 100_000;
 
-/// Calls `each` with every recorded result for the fit from the game of index `from` on, a
-/// game at a time in the games' order: its index and each seat's (version, score), in seat
-/// order. A contest's final games are the final's alone, never the hill's table.
-///
-/// Games are recorded out of their order when several are played at once, so a game past one
-/// still being played may have been read already: the caller skips those it holds. Returns the
-/// index below which every game has been read: the first still queued or being played when
-/// the read began (a game's results are recorded in the transaction that marks it done), or
-/// past the last game.
-pub(crate) fn each_game_from(
-    db: &dyn Connection,
-    from: u32,
-    mut each: impl FnMut(u32, &[(usize, f64)]),
-) -> anyhow::Result<u32> {
-    let index = |row: Option<Row>, column: &str| -> anyhow::Result<Option<u32>> {
-        row.and_then(|r| r.int(column).ok())
-            .map(|i| u32::try_from(i).context("a game's index"))
-            .transpose()
-    };
+/// The index below which a read of the games from `from` on, begun now, reads every game:
+/// the first still queued or being played (a game's results are recorded in the transaction
+/// that marks it done), or past the last game. Asked before [`each_game_from`]'s walk, so
+/// that its caller knows which games it must remember having read.
+pub(crate) fn read_below(db: &dyn Connection, from: u32) -> anyhow::Result<u32> {
     let unfinished = index(
         db.row(
             &format!(
@@ -42,13 +28,34 @@ pub(crate) fn each_game_from(
     )?;
     let after_all = index(db.row("SELECT MAX(idx) AS last FROM games", &[])?, "last")?
         .map_or(0, |last| last + 1);
-    let read_below = unfinished.unwrap_or(after_all).max(from);
+    Ok(unfinished.unwrap_or(after_all).max(from))
+}
+
+/// A game's index in `column` of `row`, if there is one.
+fn index(row: Option<Row>, column: &str) -> anyhow::Result<Option<u32>> {
+    row.and_then(|r| r.int(column).ok())
+        .map(|i| u32::try_from(i).context("a game's index"))
+        .transpose()
+}
+
+/// Calls `each` with every recorded result for the fit from the game of index `from` on, a
+/// game at a time in the games' order: its index and each seat's (version, score), in seat
+/// order. A contest's final games are the final's alone, never the hill's table.
+///
+/// Games are recorded out of their order when several are played at once, so a game past one
+/// still being played may have been read already: the caller skips those it holds, and asks
+/// [`read_below`] first which games those are.
+pub(crate) fn each_game_from(
+    db: &dyn Connection,
+    from: u32,
+    mut each: impl FnMut(u32, &[(usize, f64)]),
+) -> anyhow::Result<()> {
     let Some(last) = index(
         db.row("SELECT MAX(game) AS last FROM results", &[])?,
         "last",
     )?
     else {
-        return Ok(read_below);
+        return Ok(());
     };
     let mut seats: Vec<(usize, f64)> = Vec::new();
     let mut game = None;
@@ -72,5 +79,5 @@ pub(crate) fn each_game_from(
     if let Some(previous) = game.filter(|_| !seats.is_empty()) {
         each(previous, &seats);
     }
-    Ok(read_below)
+    Ok(())
 }

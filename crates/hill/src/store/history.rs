@@ -179,6 +179,23 @@ pub(crate) fn history(db: &dyn Connection) -> anyhow::Result<History> {
 /// [`history`], its pairs and line-ups read `page` rows at a time.
 pub(crate) fn history_in_pages(db: &dyn Connection, page: usize) -> anyhow::Result<History> {
     let mut history = History::default();
+    // One walk of each table: the line-ups' two counts in one.
+    let count = |row: &Option<Row>, column: &str| -> usize {
+        let n = row.as_ref().and_then(|r| r.int(column).ok());
+        n.and_then(|n| usize::try_from(n).ok()).unwrap_or(0)
+    };
+    let pairs = db.row("SELECT COUNT(*) AS n FROM hill_pairs", &[])?;
+    let lineups = db.row(
+        "SELECT COALESCE(SUM(CASE WHEN games = alike THEN 1 ELSE 0 END), 0) AS barren,
+             COALESCE(SUM(CASE WHEN games > alike THEN 1 ELSE 0 END), 0) AS paid
+         FROM hill_lineups",
+        &[],
+    )?;
+    history.reserve(
+        count(&pairs, "n"),
+        count(&lineups, "barren"),
+        count(&lineups, "paid"),
+    );
     super::in_pages(
         db,
         page,

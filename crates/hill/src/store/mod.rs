@@ -30,7 +30,7 @@ pub mod submissions;
 mod summary;
 
 pub(crate) use fit::*;
-pub(crate) use games::each_game_from;
+pub(crate) use games::{each_game_from, read_below};
 pub(crate) use history::history;
 #[cfg(test)]
 pub(crate) use history::history_in_pages;
