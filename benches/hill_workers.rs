@@ -7,7 +7,11 @@
 //! games recorded and the run's wall time. Bounded: it stops when the queue is empty or after
 //! `--seconds`. `--game-ms` is the time a worker takes to play its game between the claim and
 //! the record (0: none, the tight loop whose figure is the database's throughput); a real
-//! worker plays one, so its statements meet fewer others at once.
+//! worker plays one, so its statements meet fewer others at once. With a game's time the
+//! workers start spread over it (worker `i` of `n` after `i/n` of a game): real workers' games
+//! end when they end, where fifty started at one instant with games of one length would claim
+//! and record in bursts of fifty, each statement waiting for the forty-nine before it, for as
+//! long as the run lasts.
 //!   cargo bench --bench hill_workers -- --url URL --name NAME [--workers 50] [--seconds 30]
 //!     [--game-ms 0]
 
@@ -51,7 +55,11 @@ fn main() -> anyhow::Result<()> {
     let start = Instant::now();
     let times: Vec<Times> = std::thread::scope(|scope| {
         let running: Vec<_> = (0..workers)
-            .map(|_| scope.spawn(|| work(&url, &name, deadline, game, empty.path())))
+            .map(|i| {
+                let start = game.mul_f64(i as f64 / workers as f64);
+                let (url, name, dir) = (&url, &name, empty.path());
+                scope.spawn(move || work(url, name, start, deadline, game, dir))
+            })
             .collect();
         running
             .into_iter()
@@ -81,15 +89,18 @@ fn main() -> anyhow::Result<()> {
     Ok(())
 }
 
-/// One worker: claims, plays for `game`, and records until the queue is empty or `deadline`.
+/// One worker: after `start`, claims, plays for `game`, and records until the queue is empty
+/// or `deadline`.
 fn work(
     url: &str,
     name: &str,
+    start: Duration,
     deadline: Instant,
     game_time: Duration,
     dir: &std::path::Path,
 ) -> anyhow::Result<Times> {
     let store = Store::open_postgres(url, name)?;
+    std::thread::sleep(start);
     let claimant = Claimant::new(600);
     let mut times = Times::default();
     while Instant::now() < deadline {

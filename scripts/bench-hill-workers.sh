@@ -120,7 +120,7 @@ PY
 fi
 cargo bench --quiet --bench hill_workers --no-run
 if [ -n "${STATEMENTS:-}" ]; then
-  sql "CREATE EXTENSION IF NOT EXISTS pg_stat_statements SCHEMA public; SELECT pg_stat_statements_reset()" >/dev/null
+  sql "CREATE EXTENSION IF NOT EXISTS pg_stat_statements SCHEMA public; SELECT public.pg_stat_statements_reset()" >/dev/null
 fi
 cargo bench --quiet --bench hill_workers -- --url "$url" --name "$name" --workers "$workers" \
   --seconds "$seconds" --game-ms "$game_ms"
@@ -131,5 +131,5 @@ if [ -n "${STATEMENTS:-}" ]; then
         round(total_exec_time::NUMERIC) AS total_ms, shared_blks_hit / calls AS hits,
         shared_blks_read / calls AS reads,
         left(regexp_replace(query, '\s+', ' ', 'g'), 110) AS statement
-    FROM pg_stat_statements WHERE calls >= $workers ORDER BY total_exec_time DESC LIMIT 15"
+    FROM public.pg_stat_statements WHERE calls >= $workers ORDER BY total_exec_time DESC LIMIT 15"
 fi
