@@ -1531,6 +1531,27 @@ mod tests {
         assert_eq!(walked, model.times(&normal, &v));
     }
 
+    #[test]
+    fn a_line_up_whose_sums_an_f32_cannot_hold_reads_them_whole() {
+        // 2^24 and then 1 at one seat: 16,777,217, which no `f32` holds; 0.5 and 0.25 at the
+        // other, which one does. Played once more they are 16,777,220 and 1.75, which an `f32`
+        // holds again. Each read is the games' own sum, and the fit's figures are finite.
+        let mut games = Games::default();
+        games.add(&[(0, 16_777_216.0), (1, 0.5)]);
+        games.add(&[(0, 1.0), (1, 0.25)]);
+        let sums = |games: &Games| -> Vec<f64> { games.line_up_at(0).sums.iter().collect() };
+        assert_eq!(sums(&games), [16_777_217.0, 0.75]);
+        games.add(&[(0, 3.0), (1, 1.0)]);
+        assert_eq!(sums(&games), [16_777_220.0, 1.75]);
+        games.add(&[(2, 4.0), (1, 1.0)]);
+        let (strengths, _, _) = fit_from(&games, &[Start::default(); 3]);
+        assert!(
+            strengths
+                .iter()
+                .all(|s| s.value.is_finite() && s.interval.is_finite())
+        );
+    }
+
     /// The model of `games` among `n` players, as a fit reads them (no points below zero).
     fn model_of(games: &Games, n: usize) -> Model<'_> {
         let mean = games
