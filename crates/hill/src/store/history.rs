@@ -216,7 +216,7 @@ pub(crate) fn history_in_pages(db: &dyn Connection, page: usize) -> anyhow::Resu
         },
     )?;
     for r in db.query("SELECT version, games, alike FROM hill_presence", &[])? {
-        history.add_presence(r.int("version")? as usize, met_of(&r)?);
+        history.add_presence(r.count("version")? as usize, met_of(&r)?);
     }
     if let Some(r) = db.row("SELECT games, alike FROM hill_outcomes WHERE id = 0", &[])? {
         history.add_outcomes(met_of(&r)?);
@@ -228,18 +228,19 @@ pub(crate) fn history_in_pages(db: &dyn Connection, page: usize) -> anyhow::Resu
         "a, b",
         |r| Ok(vec![r.int("a")?.into(), r.int("b")?.into()]),
         |r| {
-            history.add(r.int("a")? as usize, r.int("b")? as usize, met_of(r)?);
+            history.add(r.count("a")? as usize, r.count("b")? as usize, met_of(r)?);
             Ok(())
         },
     )?;
     Ok(history)
 }
 
-/// A row's `games` and `alike`.
+/// A row's `games` and `alike`: counts, so a damaged row's below zero or past `u32` is an
+/// error naming its column, not four billion games that would steer the matchmaking.
 fn met_of(r: &Row) -> anyhow::Result<Met> {
     Ok(Met {
-        games: r.int("games")? as u32,
-        alike: r.int("alike")? as u32,
+        games: r.count("games")?,
+        alike: r.count("alike")?,
     })
 }
 
