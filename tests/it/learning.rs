@@ -1091,3 +1091,81 @@ fn a_learning_bot_over_its_cap_is_refused_up_front_or_suspended_once_it_outgrows
         "{status}"
     );
 }
+
+/// A claim in a shared database takes a game seating no learning bot in one statement, and
+/// games that seat one take turns: a worker that has seen no learning bot passes their games
+/// over rather than take one unlocked, and two workers never hold one learning bot at once.
+#[test]
+fn shared_claims_pass_a_learning_bots_games_over_until_they_take_turns() {
+    use koth::bot::{BotSpec, DataAsk};
+    use koth::tournament::schedule::ScheduledGame;
+    use koth::tournament::store::{Claimant, Store};
+    let dir = tempfile::tempdir().unwrap();
+    let bot = |name: &str, data: Option<DataAsk>| BotSpec {
+        name: name.into(),
+        dir: dir.path().into(),
+        command: vec!["true".into()],
+        build: None,
+        origin: "test".into(),
+        sandbox: None,
+        benched: None,
+        data,
+        protocols: Default::default(),
+    };
+    let bots = [
+        bot("learner", Some(DataAsk::default())),
+        bot("a", None),
+        bot("b", None),
+    ];
+    let game = |index: u32, seats: Vec<usize>| ScheduledGame {
+        index,
+        seed: u64::from(index) + 1,
+        seats,
+    };
+    let schedule = [game(0, vec![0, 1]), game(1, vec![0, 2]), game(2, vec![1, 2])];
+    let url = crate::support::postgres::database("learner_claims");
+    let meta = [("name", "claims".to_string()), ("game", "tictactoe".into())];
+    let hashes = vec![String::new(); bots.len()];
+    let submitted = Store::submit(&url, "claims", &meta, &bots, &hashes, &schedule).unwrap();
+    let name = submitted.shared_name().unwrap().1.to_string();
+    drop(submitted);
+    let first = Store::open_postgres(&url, &name).unwrap();
+    let me = Claimant::new(600);
+    let index = |claimed: Option<koth::tournament::store::Claimed>| claimed.map(|c| c.game.index);
+    // Fresh, it has seen no learning bot: the game of two plain bots first.
+    assert_eq!(index(first.claim(&me, &[], 3).unwrap()), Some(2));
+    // Now it has: the learning bot's first game, its turn taken.
+    let taken = first.claim(&me, &[], 3).unwrap().unwrap();
+    assert_eq!(taken.game.index, 0);
+    // Another worker, fresh too: no plain game is left, and the learning bot is busy.
+    let second = Store::open_postgres(&url, &name).unwrap();
+    let other = Claimant::new(600);
+    assert_eq!(index(second.claim(&other, &[], 3).unwrap()), None);
+    let result = koth::game::MatchResult {
+        game: "tictactoe".into(),
+        seed: taken.game.seed,
+        bots: ["learner", "a"]
+            .iter()
+            .map(|name| koth::game::BotResult {
+                name: name.to_string(),
+                score: 1.0,
+                status: koth::bot::BotStatus::Finished,
+                faults: vec![],
+                fault_counts: Default::default(),
+                timing: Default::default(),
+            })
+            .collect(),
+    };
+    let played = dir.path().join("played");
+    std::fs::create_dir(&played).unwrap();
+    let recorded = first.record_result(
+        &taken.game,
+        taken.attempt,
+        &result,
+        5.0,
+        &played,
+        &Default::default(),
+    );
+    assert!(recorded.unwrap());
+    assert_eq!(index(second.claim(&other, &[], 3).unwrap()), Some(1));
+}

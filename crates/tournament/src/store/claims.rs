@@ -2,6 +2,7 @@
 //! it plays, and its result or harness fault recorded once, for that attempt only.
 
 use std::path::Path;
+use std::sync::atomic::Ordering;
 
 use anyhow::Context;
 
@@ -58,36 +59,8 @@ impl Store {
         refused: &[usize],
         attempts: u32,
     ) -> anyhow::Result<Option<Claimed>> {
-        let sql = claim_statement(self.db.dialect(), refused);
-        // One statement, atomic on its own: the common case costs one round trip. With
-        // learning bots in a shared database, claims take turns (an advisory lock held to the
-        // claim's commit), so that two workers never both see a learning bot free: a claim
-        // then costs three round trips more.
-        let serialised = self.is_shared()
-            && self
-                .db
-                .value("SELECT COUNT(*) FROM bots WHERE data_mb IS NOT NULL", &[])?
-                .int()?
-                > 0;
         loop {
-            let claimed = |db: &dyn Connection| {
-                if serialised {
-                    db.query(
-                        "SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.claim'))::TEXT",
-                        &[],
-                    )?;
-                }
-                db.row(
-                    &sql,
-                    params![claimant.worker.as_str(), claimant.lease_s as i64],
-                )
-            };
-            let row = if serialised {
-                self.db.transaction(claimed)?
-            } else {
-                claimed(&*self.db)?
-            };
-            let Some(row) = row else {
+            let Some(row) = self.claim_row(claimant, refused)? else {
                 return Ok(None);
             };
             let index = row.int("idx")?;
@@ -111,6 +84,45 @@ impl Store {
             }
             return Ok(Some(claimed_of(&row)?));
         }
+    }
+
+    /// The row of one claim: the first game in the queue free to play, taken. A learning bot
+    /// plays one game at a time, so in a shared database claims that may seat one take turns
+    /// (an advisory lock held to the claim's commit: four round trips), so that two workers
+    /// never both see it free. Until a learning bot is seen, a claim takes only games that
+    /// seat none, which need no turn, and asks in the same statement whether any exists: one
+    /// round trip, the common case.
+    fn claim_row(&self, claimant: &Claimant, refused: &[usize]) -> anyhow::Result<Option<Row>> {
+        let dialect = self.db.dialect();
+        let claimant = params![claimant.worker.as_str(), claimant.lease_s as i64];
+        if !self.is_shared() {
+            return self
+                .db
+                .row(&claim_statement(dialect, refused, Learners::Wait), &claimant);
+        }
+        if !self.learners_seen.load(Ordering::Relaxed) {
+            let sql = claim_statement(dialect, refused, Learners::Pass);
+            if let Some(row) = self.db.row(&sql, &claimant)? {
+                if row.int("learners")? > 0 {
+                    self.learners_seen.store(true, Ordering::Relaxed);
+                }
+                return Ok(Some(row));
+            }
+            // Nothing without a learning bot: the queue is empty, or it holds their games.
+            let learners = "SELECT COUNT(*) FROM bots WHERE data_mb IS NOT NULL";
+            if self.db.value(learners, &[])?.int()? == 0 {
+                return Ok(None);
+            }
+            self.learners_seen.store(true, Ordering::Relaxed);
+        }
+        let sql = claim_statement(dialect, refused, Learners::Wait);
+        self.db.transaction(|db| {
+            db.query(
+                "SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.claim'))::TEXT",
+                &[],
+            )?;
+            db.row(&sql, &claimant)
+        })
     }
 
     /// Records, as a harness fault of the attempt before `attempt` of game `index`, that its
@@ -252,48 +264,69 @@ impl Store {
     }
 }
 
+/// Which games a claim may take, as to learning bots.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Learners {
+    /// Any game but one seating a learning bot that another running game holds.
+    Wait,
+    /// Only games seating no learning bot; the row also says how many learning bots there are
+    /// (`learners`).
+    Pass,
+}
+
 /// The statement that claims the first game in the queue none of whose bots is in `refused`.
 /// With SQLite one koth plays the tournament (the folder lock), so a running game is its own;
 /// with PostgreSQL a game whose lease ran out is in the queue too, and a game another worker is
 /// claiming is passed over (`FOR UPDATE SKIP LOCKED`).
-fn claim_statement(dialect: Dialect, refused: &[usize]) -> String {
+fn claim_statement(dialect: Dialect, refused: &[usize], learners: Learners) -> String {
     let refused_seats = without_bots(refused);
     let now = now(dialect);
-    // A learning bot plays one game at a time, each from the data the one before left: a
-    // game holding a learning bot that another running game holds waits.
-    let busy_learner = |live: &str| {
-        format!(
-            "AND NOT EXISTS (SELECT 1 FROM seats mine
-                 JOIN bots learner ON learner.id = mine.bot AND learner.data_mb IS NOT NULL
+    let learner_seated = "SELECT 1 FROM seats mine
+                 JOIN bots learner ON learner.id = mine.bot AND learner.data_mb IS NOT NULL";
+    let (free, counted) = match learners {
+        // A learning bot plays one game at a time, each from the data the one before left: a
+        // game holding a learning bot that another running game holds waits.
+        Learners::Wait => {
+            let live = match dialect {
+                Dialect::Sqlite => String::new(),
+                Dialect::Postgres => format!("AND busy.lease_until >= {now}"),
+            };
+            let busy = format!(
+                "AND NOT EXISTS ({learner_seated}
                  JOIN seats theirs ON theirs.bot = mine.bot AND theirs.game <> mine.game
                  JOIN games busy ON busy.idx = theirs.game AND busy.state = '{RUNNING}' {live}
                  WHERE mine.game = games.idx)"
-        )
+            );
+            (busy, "")
+        }
+        Learners::Pass => (
+            format!("AND NOT EXISTS ({learner_seated} WHERE mine.game = games.idx)"),
+            ", (SELECT COUNT(*) FROM bots WHERE data_mb IS NOT NULL) AS learners",
+        ),
     };
     match dialect {
         Dialect::Sqlite => format!(
             "UPDATE games SET state = '{RUNNING}', attempts = attempts + 1, worker = ?1,
                  lease_until = {now} + ?2
              WHERE idx = (SELECT idx FROM games WHERE state = '{PENDING}' {refused_seats}
-                 {} ORDER BY idx LIMIT 1)
+                 {free} ORDER BY idx LIMIT 1)
              RETURNING idx, seed, attempts, '{PENDING}' AS was, NULL AS held_by,
                  (SELECT group_concat(bot, ',') FROM
-                     (SELECT bot FROM seats WHERE game = games.idx ORDER BY seat)) AS seats",
-            busy_learner("")
+                     (SELECT bot FROM seats WHERE game = games.idx ORDER BY seat)) AS seats
+                 {counted}"
         ),
         Dialect::Postgres => format!(
             "WITH next AS (
                  SELECT idx, state AS was, worker AS held_by FROM games
                  WHERE (state = '{PENDING}' OR (state = '{RUNNING}' AND lease_until < {now}))
-                     {refused_seats} {}
+                     {refused_seats} {free}
                  ORDER BY idx LIMIT 1 FOR UPDATE SKIP LOCKED)
              UPDATE games SET state = '{RUNNING}', attempts = attempts + 1, worker = ?1,
                  lease_until = {now} + ?2
              FROM next WHERE games.idx = next.idx
              RETURNING games.idx, games.seed, games.attempts, next.was, next.held_by,
                  (SELECT string_agg(bot::TEXT, ',' ORDER BY seat) FROM seats
-                  WHERE game = games.idx) AS seats",
-            busy_learner(&format!("AND busy.lease_until >= {now}"))
+                  WHERE game = games.idx) AS seats {counted}"
         ),
     }
 }

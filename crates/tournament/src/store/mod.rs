@@ -20,6 +20,7 @@ pub mod sql;
 pub(crate) mod sqlite;
 
 use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
 
 use anyhow::Context;
 
@@ -64,6 +65,10 @@ pub struct Changes<'a> {
 pub struct Store {
     db: Box<dyn Connection>,
     source: Source,
+    /// Whether a claim has seen a learning bot in this database: from then on claims take
+    /// turns ([`Store::claim`]). A bot's `data_mb` is set when it is added and never cleared,
+    /// so once true it stays true.
+    learners_seen: AtomicBool,
 }
 
 /// Where a tournament's database is.
@@ -219,7 +224,11 @@ impl Connection for Store {
 
 impl Store {
     fn new(db: Box<dyn Connection>, source: Source) -> Store {
-        Store { db, source }
+        Store {
+            db,
+            source,
+            learners_seen: AtomicBool::new(false),
+        }
     }
 
     /// Where the database is, for messages: its file, or the tournament and its database.
