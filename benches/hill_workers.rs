@@ -11,7 +11,10 @@
 //! workers start spread over it (worker `i` of `n` after `i/n` of a game): real workers' games
 //! end when they end, where fifty started at one instant with games of one length would claim
 //! and record in bursts of fifty, each statement waiting for the forty-nine before it, for as
-//! long as the run lasts.
+//! long as the run lasts. Halfway through each game a worker also times a bare round trip
+//! (`SELECT 1` on its connection): the floor every statement pays on this machine at that
+//! moment, its wake-ups and its wait for a core, beside which a claim's and a record's own cost
+//! shows.
 //!   cargo bench --bench hill_workers -- --url URL --name NAME [--workers 50] [--seconds 30]
 //!     [--game-ms 0]
 
@@ -19,13 +22,15 @@ use std::time::{Duration, Instant};
 
 use koth::bot::{AnswerStats, FaultLog};
 use koth::game::{BotResult, MatchResult};
+use koth::tournament::store::sql::Connection;
 use koth::tournament::store::{Changes, Claimant, Store};
 
-/// What one worker measured: each claim's and each record's wall time.
+/// What one worker measured: each claim's, each record's and each bare round trip's wall time.
 #[derive(Default)]
 struct Times {
     claims: Vec<Duration>,
     records: Vec<Duration>,
+    round_trips: Vec<Duration>,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -69,6 +74,7 @@ fn main() -> anyhow::Result<()> {
     let wall = start.elapsed();
     let mut claims: Vec<Duration> = times.iter().flat_map(|t| t.claims.clone()).collect();
     let mut records: Vec<Duration> = times.iter().flat_map(|t| t.records.clone()).collect();
+    let mut round_trips: Vec<Duration> = times.iter().flat_map(|t| t.round_trips.clone()).collect();
     println!(
         "{workers} workers, each game played in {game_ms} ms, {} games recorded in {:.1} s \
          ({:.0} games/s)",
@@ -76,7 +82,11 @@ fn main() -> anyhow::Result<()> {
         wall.as_secs_f64(),
         records.len() as f64 / wall.as_secs_f64()
     );
-    for (what, list) in [("claim", &mut claims), ("record", &mut records)] {
+    for (what, list) in [
+        ("claim", &mut claims),
+        ("record", &mut records),
+        ("SELECT 1", &mut round_trips),
+    ] {
         list.sort_unstable();
         println!(
             "  {what}: median {:.2} ms, p95 {:.2} ms, max {:.2} ms ({} timed)",
@@ -109,7 +119,11 @@ fn work(
             break;
         };
         times.claims.push(started.elapsed());
-        std::thread::sleep(game_time);
+        std::thread::sleep(game_time / 2);
+        let started = Instant::now();
+        (&store as &dyn Connection).value("SELECT 1", &[])?;
+        times.round_trips.push(started.elapsed());
+        std::thread::sleep(game_time / 2);
         let game = &claimed.game;
         let bots = (0..game.seats.len())
             .map(|seat| {

@@ -5,9 +5,11 @@
 # in its queue (default 20,000, two near versions a game), written with PostgreSQL's own
 # generate_series; then `cargo bench --bench hill_workers` runs WORKERS threads (default 50),
 # each claiming and recording through koth's own statements, for at most SECONDS (default 30),
-# and prints the median and p95 of each claim and each record. GAME_MS (default 0) is each
-# game's time between its claim and its record, as a real worker plays it: 0 is the tight loop
-# (the database's throughput), a game's time the latency a worker sees. docs/benchmarks.md.
+# and prints the median and p95 of each claim and each record, and of a bare round trip
+# (`SELECT 1`) each worker makes halfway through each game: the floor every statement pays at
+# that moment. GAME_MS (default 0) is each game's time between its claim and its record, as a
+# real worker plays it: 0 is the tight loop (the database's throughput), a game's time the
+# latency a worker sees. docs/benchmarks.md.
 # PAGES=1 first times the hill's pages on it (`koth serve --db`, `koth leaderboard --db`).
 # STATEMENTS=1 loads PostgreSQL's pg_stat_statements and prints, after the workers' run, each
 # statement they ran with its calls and its mean time inside the server (no round trip).
@@ -27,7 +29,7 @@ work=$(mktemp -d /tmp/koth-bench-hill-workers-XXXXXX)
 source scripts/postgres-server.sh
 # As many connections as workers, and some to spare.
 options="-c max_connections=$((workers + 20))"
-[ -n "${STATEMENTS:-}" ] && options="$options -c shared_preload_libraries=pg_stat_statements"
+[ -n "${STATEMENTS:-}" ] && options="$options -c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track_planning=on"
 as_postgres "$bin/pg_ctl -D $work/data -w -o '-p $port -k $work -c listen_addresses=127.0.0.1 $options' restart >/dev/null"
 
 url=$(pg_database hill)
@@ -127,7 +129,8 @@ cargo bench --quiet --bench hill_workers -- --url "$url" --name "$name" --worker
 if [ -n "${STATEMENTS:-}" ]; then
   # Those the workers ran (each worker's open and its statements), dearest in all first.
   psql -q -h 127.0.0.1 -p "$port" -U koth -d hill -c "
-    SELECT calls, round(mean_exec_time::NUMERIC, 3) AS mean_ms,
+    SELECT calls, round(mean_exec_time::NUMERIC, 3) AS mean_ms, plans,
+        round(mean_plan_time::NUMERIC, 3) AS plan_ms,
         round(total_exec_time::NUMERIC) AS total_ms, shared_blks_hit / calls AS hits,
         shared_blks_read / calls AS reads,
         left(regexp_replace(query, '\s+', ' ', 'g'), 110) AS statement

@@ -1099,6 +1099,7 @@ fn a_learning_bot_over_its_cap_is_refused_up_front_or_suspended_once_it_outgrows
 fn shared_claims_pass_a_learning_bots_games_over_until_they_take_turns() {
     use koth::bot::{BotSpec, DataAsk};
     use koth::tournament::schedule::ScheduledGame;
+    use koth::tournament::store::sql::Connection;
     use koth::tournament::store::{Claimant, Store};
     let dir = tempfile::tempdir().unwrap();
     let bot = |name: &str, data: Option<DataAsk>| BotSpec {
@@ -1122,7 +1123,11 @@ fn shared_claims_pass_a_learning_bots_games_over_until_they_take_turns() {
         seed: u64::from(index) + 1,
         seats,
     };
-    let schedule = [game(0, vec![0, 1]), game(1, vec![0, 2]), game(2, vec![1, 2])];
+    let schedule = [
+        game(0, vec![0, 1]),
+        game(1, vec![0, 2]),
+        game(2, vec![1, 2]),
+    ];
     let url = crate::support::postgres::database("learner_claims");
     let meta = [("name", "claims".to_string()), ("game", "tictactoe".into())];
     let hashes = vec![String::new(); bots.len()];
@@ -1137,6 +1142,11 @@ fn shared_claims_pass_a_learning_bots_games_over_until_they_take_turns() {
     // Now it has: the learning bot's first game, its turn taken.
     let taken = first.claim(&me, &[], 3).unwrap().unwrap();
     assert_eq!(taken.game.index, 0);
+    // A claim's commit does not wait for the disk, but that is the claim's alone: what the
+    // connection writes next (a result) waits again.
+    let connection: &dyn Connection = &first;
+    let durable = connection.value("SHOW synchronous_commit", &[]).unwrap();
+    assert_eq!(durable.text().unwrap(), "on");
     // Another worker, fresh too: no plain game is left, and the learning bot is busy.
     let second = Store::open_postgres(&url, &name).unwrap();
     let other = Claimant::new(600);

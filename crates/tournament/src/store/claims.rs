@@ -88,21 +88,27 @@ impl Store {
 
     /// The row of one claim: the first game in the queue free to play, taken. A learning bot
     /// plays one game at a time, so in a shared database claims that may seat one take turns
-    /// (an advisory lock held to the claim's commit: four round trips), so that two workers
-    /// never both see it free. Until a learning bot is seen, a claim takes only games that
-    /// seat none, which need no turn, and asks in the same statement whether any exists: one
-    /// round trip, the common case.
+    /// (an advisory lock held to the claim's commit), so that two workers never both see it
+    /// free. Until a learning bot is seen, a claim takes only games that seat none, which need
+    /// no turn, and asks in the same statement whether any exists, rather than in a round
+    /// trip of its own before every claim.
     fn claim_row(&self, claimant: &Claimant, refused: &[usize]) -> anyhow::Result<Option<Row>> {
         let dialect = self.db.dialect();
         let claimant = params![claimant.worker.as_str(), claimant.lease_s as i64];
         if !self.is_shared() {
-            return self
-                .db
-                .row(&claim_statement(dialect, refused, Learners::Wait), &claimant);
+            return self.db.row(
+                &claim_statement(dialect, refused, Learners::Wait),
+                &claimant,
+            );
         }
+        // A claim's commit does not wait for the disk: lost in a crash, the game is simply in
+        // the queue again (and the result of the attempt it named refused).
         if !self.learners_seen.load(Ordering::Relaxed) {
             let sql = claim_statement(dialect, refused, Learners::Pass);
-            if let Some(row) = self.db.row(&sql, &claimant)? {
+            let claimed = self
+                .db
+                .transaction_unflushed(|db| db.row(&sql, &claimant))?;
+            if let Some(row) = claimed {
                 if row.int("learners")? > 0 {
                     self.learners_seen.store(true, Ordering::Relaxed);
                 }
@@ -116,7 +122,7 @@ impl Store {
             self.learners_seen.store(true, Ordering::Relaxed);
         }
         let sql = claim_statement(dialect, refused, Learners::Wait);
-        self.db.transaction(|db| {
+        self.db.transaction_unflushed(|db| {
             db.query(
                 "SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.claim'))::TEXT",
                 &[],
