@@ -13,8 +13,9 @@
 //! and record in bursts of fifty, each statement waiting for the forty-nine before it, for as
 //! long as the run lasts. Halfway through each game a worker also times a bare round trip
 //! (`SELECT 1` on its connection): the floor every statement pays on this machine at that
-//! moment, its wake-ups and its wait for a core, beside which a claim's and a record's own cost
-//! shows.
+//! moment, its wake-ups and its wait for a core; and a bare durable commit (a row inserted into
+//! `public.koth_bench_flush`, a table the script makes), the floor of every write that waits
+//! for the disk, as a record does. Beside them a claim's and a record's own cost shows.
 //!   cargo bench --bench hill_workers -- --url URL --name NAME [--workers 50] [--seconds 30]
 //!     [--game-ms 0]
 
@@ -25,12 +26,14 @@ use koth::game::{BotResult, MatchResult};
 use koth::tournament::store::sql::Connection;
 use koth::tournament::store::{Changes, Claimant, Store};
 
-/// What one worker measured: each claim's, each record's and each bare round trip's wall time.
+/// What one worker measured: each claim's, each record's, each bare round trip's and each bare
+/// durable commit's wall time.
 #[derive(Default)]
 struct Times {
     claims: Vec<Duration>,
     records: Vec<Duration>,
     round_trips: Vec<Duration>,
+    flushes: Vec<Duration>,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -75,6 +78,7 @@ fn main() -> anyhow::Result<()> {
     let mut claims: Vec<Duration> = times.iter().flat_map(|t| t.claims.clone()).collect();
     let mut records: Vec<Duration> = times.iter().flat_map(|t| t.records.clone()).collect();
     let mut round_trips: Vec<Duration> = times.iter().flat_map(|t| t.round_trips.clone()).collect();
+    let mut flushes: Vec<Duration> = times.iter().flat_map(|t| t.flushes.clone()).collect();
     println!(
         "{workers} workers, each game played in {game_ms} ms, {} games recorded in {:.1} s \
          ({:.0} games/s)",
@@ -86,6 +90,7 @@ fn main() -> anyhow::Result<()> {
         ("claim", &mut claims),
         ("record", &mut records),
         ("SELECT 1", &mut round_trips),
+        ("a durable INSERT", &mut flushes),
     ] {
         list.sort_unstable();
         println!(
@@ -120,9 +125,13 @@ fn work(
         };
         times.claims.push(started.elapsed());
         std::thread::sleep(game_time / 2);
+        let connection: &dyn Connection = &store;
         let started = Instant::now();
-        (&store as &dyn Connection).value("SELECT 1", &[])?;
+        connection.value("SELECT 1", &[])?;
         times.round_trips.push(started.elapsed());
+        let started = Instant::now();
+        connection.execute("INSERT INTO public.koth_bench_flush VALUES (1)", &[])?;
+        times.flushes.push(started.elapsed());
         std::thread::sleep(game_time / 2);
         let game = &claimed.game;
         let bots = (0..game.seats.len())

@@ -6,15 +6,17 @@
 # generate_series; then `cargo bench --bench hill_workers` runs WORKERS threads (default 50),
 # each claiming and recording through koth's own statements, for at most SECONDS (default 30),
 # and prints the median and p95 of each claim and each record, and of a bare round trip
-# (`SELECT 1`) each worker makes halfway through each game: the floor every statement pays at
-# that moment. GAME_MS (default 0) is each game's time between its claim and its record, as a
+# (`SELECT 1`) and a bare durable commit (a row inserted) each worker makes halfway through
+# each game: the floors every statement and every write that waits for the disk pay then. GAME_MS (default 0) is each game's time between its claim and its record, as a
 # real worker plays it: 0 is the tight loop (the database's throughput), a game's time the
 # latency a worker sees. docs/benchmarks.md.
 # PAGES=1 first times the hill's pages on it (`koth serve --db`, `koth leaderboard --db`).
 # STATEMENTS=1 loads PostgreSQL's pg_stat_statements and prints, after the workers' run, each
 # statement they ran with its calls and its mean time inside the server (no round trip).
+# BENCHES="BEFORE AFTER" runs those builds of the bench (`cargo bench --bench hill_workers
+# --no-run` names each) in turn on the one hill instead, twice, alternated: before and after.
 #   [VERSIONS=10000] [DONE=1000000] [QUEUED=20000] [WORKERS=50] [SECONDS_MAX=30] [GAME_MS=0] \
-#     [PAGES=1] [STATEMENTS=1] bash scripts/bench-hill-workers.sh
+#     [PAGES=1] [STATEMENTS=1] [BENCHES="BIN ..."] bash scripts/bench-hill-workers.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 versions=${VERSIONS:-10000}
@@ -69,6 +71,8 @@ sql "INSERT INTO hill_fit (version, rating, half_width, games, fitted_games)
      FROM generate_series(0, $versions - 1) v"
 sql "INSERT INTO hill_kings (version, since_game, since) VALUES ($versions - 1, 100, 0)"
 sql "ANALYZE"
+# The bench's own table: each worker's bare durable commit, the floor of a record's.
+sql "CREATE TABLE public.koth_bench_flush (n INT)"
 echo "A shared hill of $versions versions, $done_games games played and $queued queued, written in $(( $(date +%s) - start )) s"
 if [ -n "${PAGES:-}" ]; then
   # The hill's pages on this shared hill before the workers play: `koth serve --db` on
@@ -120,12 +124,30 @@ for what, times in rows.items():
     print(f"  {what}: {statistics.median(times):.1f} ms")
 PY
 fi
-cargo bench --quiet --bench hill_workers --no-run
+if [ -n "${BENCHES:-}" ]; then
+  benches=($BENCHES)
+else
+  cargo bench --quiet --bench hill_workers --no-run
+  benches=(cargo bench --quiet --bench hill_workers --)
+fi
 if [ -n "${STATEMENTS:-}" ]; then
   sql "CREATE EXTENSION IF NOT EXISTS pg_stat_statements SCHEMA public; SELECT public.pg_stat_statements_reset()" >/dev/null
 fi
-cargo bench --quiet --bench hill_workers -- --url "$url" --name "$name" --workers "$workers" \
-  --seconds "$seconds" --game-ms "$game_ms"
+if [ -n "${BENCHES:-}" ]; then
+  # Each build's bench in turn on this one hill, twice over, its queue shared (alternated, so
+  # that neither always meets the other's dead rows): before against after in the same minutes.
+  for round in 1 2; do
+    for bench in "${benches[@]}"; do
+      echo "$bench (round $round, load $(cut -d' ' -f1-3 /proc/loadavg)):"
+      "$bench" --url "$url" --name "$name" --workers "$workers" --seconds "$seconds" \
+        --game-ms "$game_ms"
+    done
+    benches=($(printf '%s\n' "${benches[@]}" | tac))
+  done
+else
+  "${benches[@]}" --url "$url" --name "$name" --workers "$workers" --seconds "$seconds" \
+    --game-ms "$game_ms"
+fi
 if [ -n "${STATEMENTS:-}" ]; then
   # Those the workers ran (each worker's open and its statements), dearest in all first.
   psql -q -h 127.0.0.1 -p "$port" -U koth -d hill -c "
