@@ -535,6 +535,47 @@ impl Model<'_> {
         })
     }
 
+    /// Each player's `e^{a_p − c t_p}` where every line-up has as many seats (`c` their
+    /// neighbour weight); else none. A seat's `e^η`, `e^{a_p + c (u − t_p)}`, is then its
+    /// player's times its table's `e^{c u}`: one `exp` a line-up rather than one a seat.
+    fn own_factors(&self, z: &[f64]) -> Vec<f64> {
+        let Some(size) = self.games.uniform_size() else {
+            return Vec::new();
+        };
+        let (n, c) = (self.players, neighbour_weight(size));
+        (0..n).map(|p| (z[p] - c * z[n + p]).exp()).collect()
+    }
+
+    /// Each seat of a line-up with its player, its points summed over the line-up's games
+    /// (shifted) and `e^η`, its expected points in one game over the level: from `own`
+    /// ([`Model::own_factors`]) if any, else one `exp` a seat.
+    fn expected<'t>(
+        &self,
+        table: &LineUp<'t>,
+        z: &'t [f64],
+        own: &'t [f64],
+    ) -> impl Iterator<Item = (usize, f64, f64)> + 't {
+        let n = self.players;
+        let c = neighbour_weight(table.players.len());
+        let effects: f64 = table.players.iter().map(|&p| z[n + p as usize]).sum();
+        let at_table = if own.is_empty() {
+            0.0
+        } else {
+            (c * effects).exp()
+        };
+        let shift = self.shift * table.games;
+        let players = table.players.iter().zip(table.sums.iter());
+        players.map(move |(&p, y)| {
+            let p = p as usize;
+            let e = if own.is_empty() {
+                (z[p] + c * (effects - z[n + p])).exp()
+            } else {
+                at_table * own[p]
+            };
+            (p, y + shift, e)
+        })
+    }
+
     /// The penalised quasi-log-likelihood's penalties at `z`: each player's one game at the
     /// mean, the table effects' ridge.
     fn penalties(&self, z: &[f64]) -> f64 {
@@ -646,9 +687,8 @@ impl Model<'_> {
         let n = self.players;
         let c = neighbour_weight(K);
         let games = self.games;
-        // A seat's expectation `e^{a_p + c (u − t_p)}` is its player's `e^{a_p − c t_p}` times
-        // its table's `e^{c u}`: one `exp` a line-up rather than one a seat.
-        let own: Vec<f64> = (0..n).map(|p| (z[p] - c * z[n + p]).exp()).collect();
+        // A seat's expectation is its player's factor times its table's.
+        let own = self.own_factors(z);
         let mut weights = vec![0.0_f32; games.players.len()];
         let (mut seat, mut odd) = (Vec::new(), Vec::new());
         let players = games.players.chunks_exact(K);
@@ -879,6 +919,7 @@ impl Spread<'_> {
         solution.clone_from(&w);
         let mut variance = 0.0;
         let mut moved: Vec<f64> = Vec::new();
+        let factors = model.own_factors(&self.z);
         for table in self.games.each() {
             // A game's score is `Σ m_s (y_s − μ_s)` over its seats (`m` the seat's row times
             // `w`); summed in squares over the line-up's games, `mᵀ C m` (`C` the co-moments
@@ -886,9 +927,9 @@ impl Spread<'_> {
             moved.clear();
             moved.extend(model.linear(table.players, &w).map(|(_, m)| m));
             let mean_score: f64 = model
-                .parts(&table, &self.z)
+                .expected(&table, &self.z, &factors)
                 .zip(&moved)
-                .map(|((_, y, x), m)| m * (y / table.games - self.level * x.exp()))
+                .map(|((_, y, e), m)| m * (y / table.games - self.level * e))
                 .sum();
             variance += table.games * mean_score * mean_score + spread_of(&moved, table.moments);
         }
@@ -1004,9 +1045,10 @@ fn figures<'g>(
     let mut own = vec![0.0; players];
     let mut seen = vec![0u32; players];
     let mut squares = 0.0;
+    let factors = model.own_factors(&z);
     for table in model.games.each() {
-        for (s, (p, y, x)) in model.parts(&table, &z).enumerate() {
-            let mean = y / table.games - level * x.exp();
+        for (s, (p, y, e)) in model.expected(&table, &z, &factors).enumerate() {
+            let mean = y / table.games - level * e;
             let residuals =
                 table.games * mean * mean + table.moment(diagonal_of(s, table.players.len()));
             own[p] += residuals;
