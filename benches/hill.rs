@@ -881,6 +881,10 @@ fn points_refit(versions: usize, game_count: usize) {
         started.said()
     );
     let started = Stopwatch::start();
+    // As `hill run`'s refit orders them once gathered.
+    games.order_line_ups();
+    println!("Its line-ups ordered: {}", started.said());
+    let started = Stopwatch::start();
     let fitted = ranking::fit(&games, &vec![Start::default(); versions]);
     let fitted_s = started.said();
     let figures: Vec<f64> = fitted.strengths.iter().map(|s| s.value).collect();
@@ -906,6 +910,7 @@ fn points_refit(versions: usize, game_count: usize) {
         games.add(&seated);
     }
     let started = Stopwatch::start();
+    games.order_line_ups();
     let fitted = ranking::fit(&games, &last);
     let figures: Vec<f64> = fitted.strengths.iter().map(|s| s.value).collect();
     println!(

@@ -59,6 +59,15 @@ impl Games {
         }
     }
 
+    /// Orders a points fit's line-ups for its passes ([`points::Games::order_line_ups`]):
+    /// called once the games are gathered, and after more are added; a placement fit's pairs
+    /// stay as they are.
+    pub fn order_line_ups(&mut self) {
+        if self.ranking == Ranking::Points {
+            self.points.order_line_ups();
+        }
+    }
+
     /// How many distinct line-ups a points fit's passes walk (its games merged by line-up);
     /// none for a placement fit, which holds pairs.
     pub fn line_ups(&self) -> Option<usize> {

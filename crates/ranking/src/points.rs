@@ -116,7 +116,14 @@ pub struct Games {
     least: f64,
     /// The game being added, sorted: kept so that adding ten million games allocates once.
     table: Vec<(u32, f64)>,
+    /// The line-ups before this one are in the order of their players
+    /// ([`Games::order_line_ups`]); those after it in the order they came.
+    ordered: usize,
 }
+
+/// [`Games::order_line_ups`] leaves the line-ups as they came while no more than this share of
+/// them (one in `UNORDERED_SHARE`) came since they were last ordered.
+const UNORDERED_SHARE: usize = 16;
 
 /// Where line-up `k`'s seats start in the players: from `starts`, or where every line-up has
 /// `size` seats (`starts` empty), at `k` times that.
@@ -304,6 +311,94 @@ impl Games {
         players_of(&self.starts, self.sizes.0, &self.players, k)
     }
 
+    /// Where line-up `k`'s seats are in the players and the sums.
+    fn seats_of(&self, k: usize) -> std::ops::Range<usize> {
+        let at = start_of(&self.starts, self.sizes.0, k);
+        at..at + self.players_of(k).len()
+    }
+
+    /// Orders the line-ups by their players (sorted, so by their least player first), unless
+    /// no more than one in [`UNORDERED_SHARE`] came since they were last ordered. Every pass of
+    /// the fit walks the line-ups and reads and adds to each seat's player's place in vectors
+    /// of every player (four of them in a product): in the order the games came, each seat is
+    /// a version anywhere among 10,000, read from the second-level cache; ordered, a run of
+    /// line-ups shares its least player and its others are near ones (a hill seats near
+    /// versions together), read from the first. The fit's sums are then taken in another
+    /// order, which moves its last digits, not its figures. A hill's refit orders its games
+    /// once gathered, and the few each refit adds come after the ordered ones until they are
+    /// a sixteenth of all.
+    pub fn order_line_ups(&mut self) {
+        let line_ups = self.counts.len();
+        if (line_ups - self.ordered) * UNORDERED_SHARE <= line_ups {
+            return;
+        }
+        let order = self.line_ups_in_order();
+        self.players = self.permuted(&self.players, &order);
+        self.sums = self.permuted(&self.sums, &order);
+        self.counts = order.iter().map(|&k| self.counts[k as usize]).collect();
+        self.blocks = order.iter().map(|&k| self.blocks[k as usize]).collect();
+        if !self.starts.is_empty() {
+            // Each line-up's start after the seats of those now before it.
+            let mut at = 0;
+            let mut starts = Vec::with_capacity(line_ups);
+            for &k in &order {
+                starts.push(u32::try_from(at).expect("fewer than 4 billion seats"));
+                at += self.seats_of(k as usize).len();
+            }
+            self.starts = starts;
+        }
+        // The index finds a line-up by the hash of its players, which it keeps: only where
+        // each line-up now is changes.
+        let mut place = vec![0u32; line_ups];
+        for (now, &k) in order.iter().enumerate() {
+            place[k as usize] = now as u32;
+        }
+        drop(order);
+        for k in self.index.iter_mut() {
+            *k = place[*k as usize];
+        }
+        self.ordered = line_ups;
+    }
+
+    /// Every line-up's index in the order of their players: counted out by least player (one
+    /// walk of the line-ups), then each least player's few sorted by the rest.
+    fn line_ups_in_order(&self) -> Vec<u32> {
+        let line_ups = self.counts.len();
+        let least = |k: usize| self.players_of(k)[0] as usize;
+        let players = self.players.iter().max().map_or(0, |&p| p as usize + 1);
+        // Where each least player's line-ups start in the order.
+        let mut starts = vec![0usize; players + 1];
+        for k in 0..line_ups {
+            starts[least(k) + 1] += 1;
+        }
+        for p in 0..players {
+            starts[p + 1] += starts[p];
+        }
+        let mut next = starts.clone();
+        let mut order = vec![0u32; line_ups];
+        for k in 0..line_ups {
+            let at = &mut next[least(k)];
+            order[*at] = k as u32;
+            *at += 1;
+        }
+        // No two line-ups have the same players, so any sort gives the one order.
+        for run in starts.windows(2) {
+            order[run[0]..run[1]].sort_unstable_by(|&a, &b| {
+                self.players_of(a as usize).cmp(self.players_of(b as usize))
+            });
+        }
+        order
+    }
+
+    /// `values` (one a seat, as the players) with the line-ups in `order`.
+    fn permuted<T: Copy>(&self, values: &[T], order: &[u32]) -> Vec<T> {
+        let mut out = Vec::with_capacity(values.len());
+        for &k in order {
+            out.extend_from_slice(&values[self.seats_of(k as usize)]);
+        }
+        out
+    }
+
     /// How many games.
     pub fn len(&self) -> usize {
         self.games
@@ -440,6 +535,47 @@ impl Model<'_> {
         })
     }
 
+    /// Each player's `e^{a_p − c t_p}` where every line-up has as many seats (`c` their
+    /// neighbour weight); else none. A seat's `e^η`, `e^{a_p + c (u − t_p)}`, is then its
+    /// player's times its table's `e^{c u}`: one `exp` a line-up rather than one a seat.
+    fn own_factors(&self, z: &[f64]) -> Vec<f64> {
+        let Some(size) = self.games.uniform_size() else {
+            return Vec::new();
+        };
+        let (n, c) = (self.players, neighbour_weight(size));
+        (0..n).map(|p| (z[p] - c * z[n + p]).exp()).collect()
+    }
+
+    /// Each seat of a line-up with its player, its points summed over the line-up's games
+    /// (shifted) and `e^η`, its expected points in one game over the level: from `own`
+    /// ([`Model::own_factors`]) if any, else one `exp` a seat.
+    fn expected<'t>(
+        &self,
+        table: &LineUp<'t>,
+        z: &'t [f64],
+        own: &'t [f64],
+    ) -> impl Iterator<Item = (usize, f64, f64)> + 't {
+        let n = self.players;
+        let c = neighbour_weight(table.players.len());
+        let effects: f64 = table.players.iter().map(|&p| z[n + p as usize]).sum();
+        let at_table = if own.is_empty() {
+            0.0
+        } else {
+            (c * effects).exp()
+        };
+        let shift = self.shift * table.games;
+        let players = table.players.iter().zip(table.sums.iter());
+        players.map(move |(&p, y)| {
+            let p = p as usize;
+            let e = if own.is_empty() {
+                (z[p] + c * (effects - z[n + p])).exp()
+            } else {
+                at_table * own[p]
+            };
+            (p, y + shift, e)
+        })
+    }
+
     /// The penalised quasi-log-likelihood's penalties at `z`: each player's one game at the
     /// mean, the table effects' ridge.
     fn penalties(&self, z: &[f64]) -> f64 {
@@ -551,9 +687,8 @@ impl Model<'_> {
         let n = self.players;
         let c = neighbour_weight(K);
         let games = self.games;
-        // A seat's expectation `e^{a_p + c (u − t_p)}` is its player's `e^{a_p − c t_p}` times
-        // its table's `e^{c u}`: one `exp` a line-up rather than one a seat.
-        let own: Vec<f64> = (0..n).map(|p| (z[p] - c * z[n + p]).exp()).collect();
+        // A seat's expectation is its player's factor times its table's.
+        let own = self.own_factors(z);
         let mut weights = vec![0.0_f32; games.players.len()];
         let (mut seat, mut odd) = (Vec::new(), Vec::new());
         let players = games.players.chunks_exact(K);
@@ -784,6 +919,7 @@ impl Spread<'_> {
         solution.clone_from(&w);
         let mut variance = 0.0;
         let mut moved: Vec<f64> = Vec::new();
+        let factors = model.own_factors(&self.z);
         for table in self.games.each() {
             // A game's score is `Σ m_s (y_s − μ_s)` over its seats (`m` the seat's row times
             // `w`); summed in squares over the line-up's games, `mᵀ C m` (`C` the co-moments
@@ -791,9 +927,9 @@ impl Spread<'_> {
             moved.clear();
             moved.extend(model.linear(table.players, &w).map(|(_, m)| m));
             let mean_score: f64 = model
-                .parts(&table, &self.z)
+                .expected(&table, &self.z, &factors)
                 .zip(&moved)
-                .map(|((_, y, x), m)| m * (y / table.games - self.level * x.exp()))
+                .map(|((_, y, e), m)| m * (y / table.games - self.level * e))
                 .sum();
             variance += table.games * mean_score * mean_score + spread_of(&moved, table.moments);
         }
@@ -909,9 +1045,10 @@ fn figures<'g>(
     let mut own = vec![0.0; players];
     let mut seen = vec![0u32; players];
     let mut squares = 0.0;
+    let factors = model.own_factors(&z);
     for table in model.games.each() {
-        for (s, (p, y, x)) in model.parts(&table, &z).enumerate() {
-            let mean = y / table.games - level * x.exp();
+        for (s, (p, y, e)) in model.expected(&table, &z, &factors).enumerate() {
+            let mean = y / table.games - level * e;
             let residuals =
                 table.games * mean * mean + table.moment(diagonal_of(s, table.players.len()));
             own[p] += residuals;
@@ -1633,6 +1770,83 @@ mod tests {
                     at += 1;
                 }
             }
+        }
+    }
+
+    /// Each line-up of `games` by its players: its games, sums and co-moments.
+    fn line_ups_of(games: &Games) -> HashMap<Vec<u32>, (f64, Vec<f64>, Vec<f64>)> {
+        games
+            .each()
+            .map(|table| {
+                let seats = table.players.len();
+                let moments = (0..block_length(seats) - seats)
+                    .map(|at| table.moment(at))
+                    .collect();
+                let held = (table.games, table.sums.iter().collect(), moments);
+                (table.players.to_vec(), held)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn ordered_line_ups_are_found_again_and_fit_as_they_came() {
+        // Games of three, and then of one to four (every line-up's start kept): ordered, the
+        // line-ups are in the order of their players and hold what they held; a game added
+        // after is merged into its line-up or comes after them; the fit is the same but for
+        // the sums' rounding; a few more games leave the order be, many order them again.
+        for sizes in [3..4, 1..5] {
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+            let n = 30;
+            let mut game = move || -> Vec<(usize, f64)> {
+                let seats = rng.random_range(sizes.clone());
+                (0..seats)
+                    .map(|_| (rng.random_range(0..n), f64::from(rng.random_range(0..6u8))))
+                    .collect()
+            };
+            let mut came = Games::default();
+            for _ in 0..3_000 {
+                came.add(&game());
+            }
+            let mut ordered = came.clone();
+            ordered.order_line_ups();
+            assert_eq!(ordered.ordered, ordered.line_ups());
+            assert!(
+                (1..ordered.line_ups()).all(|k| ordered.players_of(k - 1) < ordered.players_of(k))
+            );
+            assert_eq!(line_ups_of(&came), line_ups_of(&ordered));
+            for _ in 0..100 {
+                let seats = game();
+                came.add(&seats);
+                ordered.add(&seats);
+            }
+            assert_eq!(line_ups_of(&came), line_ups_of(&ordered));
+            let before = ordered.ordered;
+            ordered.order_line_ups();
+            assert_eq!(
+                ordered.ordered, before,
+                "a few more games leave the order be"
+            );
+            let (as_came, came_spread, _) = fit_from(&came, &[Start::default(); 30]);
+            let (as_ordered, spread, _) = fit_from(&ordered, &[Start::default(); 30]);
+            let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * a.abs().max(1.0);
+            for (a, b) in as_came.iter().zip(&as_ordered) {
+                assert!(
+                    close(a.value, b.value) && close(a.interval, b.interval),
+                    "{a:?} {b:?}"
+                );
+            }
+            assert!(close(
+                came_spread.lead_interval(0, 1),
+                spread.lead_interval(0, 1)
+            ));
+            for _ in 0..1_000 {
+                ordered.add(&game());
+            }
+            ordered.order_line_ups();
+            assert_eq!(ordered.ordered, ordered.line_ups());
+            assert!(
+                (1..ordered.line_ups()).all(|k| ordered.players_of(k - 1) < ordered.players_of(k))
+            );
         }
     }
 
