@@ -124,21 +124,6 @@ impl CallLoop {
         instance.call(&self.run, count)?;
         Ok(&self.memory.data(&instance.store)[calls * self.record..][..calls * 4])
     }
-
-    /// After [`CallLoop::run`] of `calls` calls: their records, for the caller to write the next
-    /// run's into as it reads the results (the loop reads nothing of the records but its
-    /// arguments, so a record the caller keeps across runs need not be written again), and the
-    /// results.
-    pub fn records_and_results<'a>(
-        &self,
-        instance: &'a mut DirectInstance,
-        calls: usize,
-    ) -> (&'a mut [u8], &'a [u8]) {
-        let (records, results) = self.memory.data_mut(&mut instance.store)
-            [..calls * (self.record + 4)]
-            .split_at_mut(calls * self.record);
-        (records, results)
-    }
 }
 
 #[cfg(test)]

@@ -25,7 +25,7 @@
 
 use wasmtime::ValType;
 
-use super::player::{CodedTurn, Move, Player, PlayerFault, RECORD, Specimen, write_record};
+use super::player::{Move, Player, PlayerFault, Specimen};
 use super::protocol::MOVE_CODES;
 use super::track::{CELLS, View};
 use koth_bot::wasm::{CallLoop, Compile, DirectInstance, DirectModule, DirectSetup, Looped};
@@ -40,6 +40,23 @@ pub(crate) const BOARD_EXPORT: &str = "ratrace_board";
 
 /// The arguments of `ratrace_move`.
 const MOVE_PARAMS: [ValType; 3] = [ValType::I64, ValType::I64, ValType::I32];
+
+/// The bytes of a call's record in the loop over `ratrace_move` (see [`CallLoop`]): the
+/// genome's two words and the cell (the moves answered follow the records).
+const RECORD: usize = 24;
+
+/// The move of each code `ratrace_move` may answer, 0 to 8, and (0, 0) for 9 to 15: a code
+/// is looked up here as `code & 15` once every code is known to be below 9, with no check of
+/// its own.
+const MOVES_BY_CODE: [Move; 16] = {
+    let mut moves = [(0, 0); 16];
+    let mut code = 0;
+    while code < MOVE_CODES.len() {
+        moves[code] = MOVE_CODES[code];
+        code += 1;
+    }
+    moves
+};
 
 /// A started instance and the exports koth calls.
 struct Started {
@@ -99,9 +116,6 @@ pub(crate) struct DirectPlayer {
     started: Option<Started>,
     /// The board's views as bytes, written into the module's memory.
     view_bytes: Vec<u8>,
-    /// How many of the next turn's records (from the first) the board has written already
-    /// ([`Player::records_kept`]); the instance's loop reads them where they are.
-    records_kept: usize,
 }
 
 impl DirectPlayer {
@@ -113,7 +127,6 @@ impl DirectPlayer {
             limits,
             started: None,
             view_bytes: Vec::with_capacity(CELLS * 25),
-            records_kept: 0,
         }
     }
 
@@ -125,7 +138,6 @@ impl DirectPlayer {
     /// Records a fault in `turn` (none: the board's start) and drops the instance.
     fn fail(&mut self, turn: Option<u32>, kind: FaultKind, reason: String) -> PlayerFault {
         self.started = None;
-        self.records_kept = 0;
         self.seat.fault(kind, turn, reason.clone());
         PlayerFault { kind, reason }
     }
@@ -161,63 +173,9 @@ impl DirectPlayer {
     }
 }
 
-impl DirectPlayer {
-    /// Runs `ratrace_move` over the turn's `specimens` (their records written but for those the
-    /// board kept) and checks every code it answered is a move's; the fault if not.
-    fn run_turn(&mut self, turn: u32, specimens: &[Specimen]) -> Result<(), PlayerFault> {
-        let kept = std::mem::take(&mut self.records_kept).min(specimens.len());
-        let Some(started) = self.started.as_mut() else {
-            return Err(self.bot_fail(Some(turn), &BotError::NotRunning));
-        };
-        let Started {
-            instance, moves, ..
-        } = started;
-        instance.budget(&self.limits);
-        let records = match moves.records(instance, specimens.len()) {
-            Ok(records) => records,
-            Err(error) => return Err(self.bot_fail(Some(turn), &error)),
-        };
-        debug_assert_eq!(moves.record_bytes(), RECORD);
-        // Records of a size known here, so that their bytes are written without bounds checks.
-        let (records, _) = records.as_chunks_mut::<RECORD>();
-        for (record, specimen) in records.iter_mut().zip(specimens).skip(kept) {
-            write_record(record, specimen);
-        }
-        let codes = match moves.run(instance, specimens.len()) {
-            Ok(codes) => codes,
-            Err(error) => return Err(self.bot_fail(Some(turn), &error)),
-        };
-        // The codes are one array: their highest is found in vector registers, with no branch
-        // per specimen (which then read its code where it is, with no check of its own).
-        let (codes, _) = codes.as_chunks::<4>();
-        let highest = codes
-            .iter()
-            .map(|&code| u32::from_le_bytes(code))
-            .max()
-            .unwrap_or(0);
-        if (highest as usize) < MOVE_CODES.len() {
-            return Ok(());
-        }
-        let (n, code) = codes
-            .iter()
-            .map(|&code| i32::from_le_bytes(code))
-            .enumerate()
-            .find(|&(_, code)| code as u32 as usize >= MOVE_CODES.len())
-            .expect("a code out of range was read");
-        let reason = format!(
-            "{MOVE_EXPORT} answered {code} for specimen {} of {}: not a move code 0 to 8",
-            n + 1,
-            specimens.len()
-        );
-        Err(self.fail(Some(turn), FaultKind::BadOutput, reason))
-    }
-}
-
 impl Player for DirectPlayer {
     fn begin_board(&mut self, board: usize, seed: u64, views: &[View]) -> Result<(), PlayerFault> {
         self.seat.enter_round(board as u32);
-        // The last board's records are not this one's.
-        self.records_kept = 0;
         self.start(board, seed)?;
         self.view_bytes.clear();
         self.view_bytes
@@ -245,43 +203,65 @@ impl Player for DirectPlayer {
         Ok(())
     }
 
-    /// Through [`Player::codes`] (the board calls that instead): the codes as moves.
     fn moves(
         &mut self,
         turn: u32,
         specimens: &[Specimen],
         out: &mut Vec<Move>,
     ) -> Result<(), PlayerFault> {
-        let CodedTurn { codes, .. } = self.codes(turn, specimens)?;
-        out.extend(
-            codes
-                .iter()
-                .map(|&code| MOVE_CODES[u32::from_le_bytes(code) as usize]),
-        );
-        Ok(())
-    }
-
-    fn answers_codes(&self) -> bool {
-        true
-    }
-
-    fn codes(&mut self, turn: u32, specimens: &[Specimen]) -> Result<CodedTurn<'_>, PlayerFault> {
-        self.run_turn(turn, specimens)?;
+        let Some(started) = self.started.as_mut() else {
+            return Err(self.bot_fail(Some(turn), &BotError::NotRunning));
+        };
         let Started {
             instance, moves, ..
-        } = self
-            .started
-            .as_mut()
-            .expect("a turn run leaves the instance started");
-        let (records, codes) = moves.records_and_results(instance, specimens.len());
-        Ok(CodedTurn {
-            codes: codes.as_chunks().0,
-            records: records.as_chunks_mut().0,
-        })
-    }
-
-    fn records_kept(&mut self, movers: usize) {
-        self.records_kept = movers;
+        } = started;
+        instance.budget(&self.limits);
+        let records = match moves.records(instance, specimens.len()) {
+            Ok(records) => records,
+            Err(error) => return Err(self.bot_fail(Some(turn), &error)),
+        };
+        debug_assert_eq!(moves.record_bytes(), RECORD);
+        // Records of a size known here, so that their bytes are written without bounds checks.
+        let (records, _) = records.as_chunks_mut::<RECORD>();
+        for (record, specimen) in records.iter_mut().zip(specimens) {
+            record[0..8].copy_from_slice(&(specimen.genome as u64).to_le_bytes());
+            record[8..16].copy_from_slice(&((specimen.genome >> 64) as u64).to_le_bytes());
+            record[16..20].copy_from_slice(&u32::from(specimen.cell).to_le_bytes());
+        }
+        let codes = match moves.run(instance, specimens.len()) {
+            Ok(codes) => codes,
+            Err(error) => return Err(self.bot_fail(Some(turn), &error)),
+        };
+        // The codes are one array: their highest is found in vector registers, and then each
+        // is looked up with no check of its own (a check and a clamp per specimen, read from
+        // the records' strides, cost as much as writing the records).
+        let (codes, _) = codes.as_chunks::<4>();
+        let highest = codes
+            .iter()
+            .map(|&code| u32::from_le_bytes(code))
+            .max()
+            .unwrap_or(0);
+        if (highest as usize) < MOVE_CODES.len() {
+            out.extend(
+                codes
+                    .iter()
+                    .map(|&code| MOVES_BY_CODE[(u32::from_le_bytes(code) & 15) as usize]),
+            );
+        } else {
+            let (n, code) = codes
+                .iter()
+                .map(|&code| i32::from_le_bytes(code))
+                .enumerate()
+                .find(|&(_, code)| code as u32 as usize >= MOVE_CODES.len())
+                .expect("a code out of range was read");
+            let reason = format!(
+                "{MOVE_EXPORT} answered {code} for specimen {} of {}: not a move code 0 to 8",
+                n + 1,
+                specimens.len()
+            );
+            return Err(self.fail(Some(turn), FaultKind::BadOutput, reason));
+        }
+        Ok(())
     }
 
     fn end_board(&mut self, _board: usize, _points: u64) {}

@@ -33,28 +33,6 @@ pub(crate) struct Specimen {
     pub goals: u32,
 }
 
-/// The bytes of a specimen's record as the direct call's loop reads it: the genome's low and
-/// high words and the cell, little-endian, 4 bytes unused.
-pub(crate) const RECORD: usize = 24;
-
-/// Writes `specimen`'s record (see [`RECORD`]).
-#[inline(always)]
-pub(crate) fn write_record(record: &mut [u8; RECORD], specimen: &Specimen) {
-    record[0..16].copy_from_slice(&specimen.genome.to_le_bytes());
-    record[16..20].copy_from_slice(&u32::from(specimen.cell).to_le_bytes());
-}
-
-/// A turn answered in codes ([`Player::codes`]), both in the player's own memory: no copy of
-/// the specimens and no list of moves between the board and the player.
-pub(crate) struct CodedTurn<'a> {
-    /// One code per specimen, a little-endian `u32` below 9.
-    pub codes: &'a [[u8; 4]],
-    /// As many records as specimens: the board writes the `n`-th specimen that moves again
-    /// into the `n`-th (which the turn's codes no longer need), so that the player's next turn
-    /// finds them written.
-    pub records: &'a mut [[u8; RECORD]],
-}
-
 /// A specimen's fate after a turn when it does not move again: it died, or dies of age first
 /// (see [`Player::fates`]). No cell's number.
 pub(crate) const GONE: u16 = u16::MAX;
@@ -77,24 +55,6 @@ pub(crate) trait Player {
         specimens: &[Specimen],
         out: &mut Vec<Move>,
     ) -> Result<(), PlayerFault>;
-    /// Whether the player answers through [`Player::codes`] instead of [`Player::moves`] (such
-    /// a player is never told [`Player::fates`]).
-    fn answers_codes(&self) -> bool {
-        false
-    }
-    /// For a player that [`Player::answers_codes`] (the direct call): the turn's answers, one
-    /// move code (`move_index`, 0 to 8, already checked) per specimen of `specimens` where the
-    /// player holds them, read there by the board, and the records the player's next turn reads,
-    /// which the board writes its movers into as it applies the moves (see [`CodedTurn`]).
-    fn codes(&mut self, _turn: u32, _specimens: &[Specimen]) -> Result<CodedTurn<'_>, PlayerFault> {
-        Err(PlayerFault {
-            kind: FaultKind::BadOutput,
-            reason: "this player answers moves, not codes".into(),
-        })
-    }
-    /// After [`Player::codes`]: the board wrote the records of the first `movers` specimens of
-    /// its next turn (the others, the turn's children, the player writes itself).
-    fn records_kept(&mut self, _movers: usize) {}
     /// Whether the player wants [`Player::fates`] after every turn.
     fn follows_fates(&self) -> bool {
         false

@@ -2,7 +2,7 @@
 
 use rand::RngExt;
 
-use super::player::{CodedTurn, GONE, Move, Player, PlayerFault, RECORD, Specimen, write_record};
+use super::player::{GONE, Move, Player, PlayerFault, Specimen};
 use super::track::{CELLS, Landing, Track, WIDTH, move_index};
 use koth_game::seed;
 
@@ -101,29 +101,23 @@ impl<'t> Board<'t> {
 
     /// Plays one turn. Returns whether the board goes on (at least two specimens are left).
     pub(crate) fn turn(&mut self, turn: u32, player: &mut dyn Player) -> Result<bool, PlayerFault> {
-        if player.answers_codes() {
-            let CodedTurn { codes, records } = player.codes(turn, &self.specimens)?;
-            self.check_answers(codes.len())?;
-            let movers = self.apply_moves::<false, _, _>(codes, records);
-            player.records_kept(movers);
+        self.moves.clear();
+        player.moves(turn, &self.specimens, &mut self.moves)?;
+        if self.moves.len() != self.specimens.len() {
+            return Err(PlayerFault {
+                kind: koth_bot::FaultKind::BadOutput,
+                reason: format!(
+                    "answered {} moves for {} specimens",
+                    self.moves.len(),
+                    self.specimens.len()
+                ),
+            });
+        }
+        if player.follows_fates() {
+            self.apply_moves::<true>();
+            player.fates(&self.fates);
         } else {
-            // Taken out of the board for the turn (and put back: it is reused every turn), so
-            // that it is read as an argument while the board changes.
-            let mut moves = std::mem::take(&mut self.moves);
-            moves.clear();
-            let answered = player
-                .moves(turn, &self.specimens, &mut moves)
-                .and_then(|()| self.check_answers(moves.len()));
-            if answered.is_ok() {
-                if player.follows_fates() {
-                    self.apply_moves::<true, _, _>(&moves, NoRecords);
-                    player.fates(&self.fates);
-                } else {
-                    self.apply_moves::<false, _, _>(&moves, NoRecords);
-                }
-            }
-            self.moves = moves;
-            answered?;
+            self.apply_moves::<false>();
         }
         if self.cumulative.len() < 2 {
             return Ok(false);
@@ -132,34 +126,15 @@ impl<'t> Board<'t> {
         Ok(true)
     }
 
-    /// A player's fault unless it answered once per specimen.
-    fn check_answers(&self, answers: usize) -> Result<(), PlayerFault> {
-        if answers == self.specimens.len() {
-            return Ok(());
-        }
-        Err(PlayerFault {
-            kind: koth_bot::FaultKind::BadOutput,
-            reason: format!(
-                "answered {answers} moves for {} specimens",
-                self.specimens.len()
-            ),
-        })
-    }
-
-    /// Steps 3–6 of the turn for every specimen, given its answer in `moves`, and step 1 of the
-    /// next for the survivors; each that moves again is written into `records` too (for a player
-    /// that reads them from its own memory). Also adds up the survivors' fitness for
-    /// [`Board::breed`] on the way, which saves it a pass over them, and, with `FATES`, notes
-    /// each specimen's fate ([`Board::fates`]), which saves a player that tells its process only
-    /// what changed a walk of its own to find who is gone. Returns how many move again.
+    /// Steps 3–6 of the turn for every specimen, given its move, and step 1 of the next for the
+    /// survivors. Also adds up the survivors' fitness for [`Board::breed`] on the way, which
+    /// saves it a pass over them, and, with `FATES`, notes each specimen's fate
+    /// ([`Board::fates`]), which saves a player that tells its process only what changed a walk
+    /// of its own to find who is gone.
     // Out of line: inlined into the board's loop it ran short of registers and spilled its
     // vectors on every specimen (4% of a built-in board).
     #[inline(never)]
-    fn apply_moves<const FATES: bool, A: Answer, R: Records>(
-        &mut self,
-        moves: &[A],
-        records: R,
-    ) -> usize {
+    fn apply_moves<const FATES: bool>(&mut self) {
         // Borrowed field by field, so the compiler can see they do not overlap and need not
         // reload them from `self` on every specimen.
         let Board {
@@ -168,7 +143,7 @@ impl<'t> Board<'t> {
             expiring,
             points,
             rng,
-            moves: _,
+            moves,
             cumulative,
             fates,
             next_id: _,
@@ -177,7 +152,6 @@ impl<'t> Board<'t> {
         let count = specimens.len();
         // Cut to the count once, so that no index below needs a check of its own.
         let moves = &moves[..count];
-        let mut records = records.first(count);
         if FATES {
             fates.clear();
             fates.resize(count, GONE);
@@ -195,8 +169,9 @@ impl<'t> Board<'t> {
         let mut survivors = 0;
         let mut movers = 0;
         for i in 0..count {
+            let (dx, dy) = moves[i];
             let s = living[i];
-            let landing = landings[s.cell as usize][moves[i].index()];
+            let landing = landings[s.cell as usize][move_index(dx, dy)];
             let (cell, age, goals) = if let Some(cell) = landing.cell() {
                 (cell, s.age, s.goals)
             } else if landing == Landing::GOAL {
@@ -217,7 +192,6 @@ impl<'t> Board<'t> {
             match aged(s) {
                 Some(aged) => {
                     living[movers] = aged;
-                    records.write(movers, &aged);
                     movers += 1;
                     if FATES {
                         fates[i] = cell;
@@ -229,7 +203,6 @@ impl<'t> Board<'t> {
         }
         specimens.truncate(movers);
         cumulative.truncate(survivors);
-        movers
     }
 
     /// The genome of the survivor at `place` among all of them.
@@ -267,57 +240,6 @@ impl<'t> Board<'t> {
             self.next_id += 1;
         }
         debug_assert_eq!(self.specimens.len(), movers + BRED_PER_TURN);
-    }
-}
-
-/// A specimen's answer as [`Board::apply_moves`] reads it.
-trait Answer: Copy {
-    /// The move's index into a cell's landings ([`move_index`]).
-    fn index(self) -> usize;
-}
-
-impl Answer for Move {
-    #[inline(always)]
-    fn index(self) -> usize {
-        move_index(self.0, self.1)
-    }
-}
-
-/// A move code as [`Player::codes`] answers it: a little-endian `u32`, the move's index.
-impl Answer for [u8; 4] {
-    #[inline(always)]
-    fn index(self) -> usize {
-        u32::from_le_bytes(self) as usize
-    }
-}
-
-/// Where [`Board::apply_moves`] writes the specimens that move again, in order.
-trait Records {
-    /// The first `count` (as many as the turn's specimens), so that the write of a record at a
-    /// place below it needs no length of its own.
-    fn first(self, count: usize) -> Self;
-    fn write(&mut self, at: usize, specimen: &Specimen);
-}
-
-/// No records: the player reads the board's specimens.
-struct NoRecords;
-
-impl Records for NoRecords {
-    fn first(self, _: usize) -> Self {
-        self
-    }
-    #[inline(always)]
-    fn write(&mut self, _: usize, _: &Specimen) {}
-}
-
-/// The records of a [`CodedTurn`].
-impl Records for &mut [[u8; RECORD]] {
-    fn first(self, count: usize) -> Self {
-        &mut self[..count]
-    }
-    #[inline(always)]
-    fn write(&mut self, at: usize, specimen: &Specimen) {
-        write_record(&mut self[at], specimen);
     }
 }
 
@@ -799,7 +721,8 @@ mod tests {
         for _ in 0..breeds {
             // The parents alone, never old enough to die.
             board.specimens = vec![parent; 2];
-            board.apply_moves::<false, _, _>(&[(0, 0); 2], NoRecords);
+            board.moves = vec![(0, 0); 2];
+            board.apply_moves::<false>();
             board.breed();
             distance += board.specimens[2..]
                 .iter()
