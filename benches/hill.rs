@@ -529,6 +529,13 @@ impl Stopwatch {
     }
 }
 
+/// The process's peak resident memory so far (`VmHWM`), for the stages of a refit.
+fn peak_resident() -> String {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let peak = status.lines().find_map(|l| l.strip_prefix("VmHWM:"));
+    format!("peak resident so far {}", peak.map_or("unknown", str::trim))
+}
+
 fn thread_cpu() -> Duration {
     nix::time::clock_gettime(nix::time::ClockId::CLOCK_THREAD_CPUTIME_ID)
         .map(Duration::from)
@@ -883,7 +890,11 @@ fn points_refit(versions: usize, game_count: usize) {
     let started = Stopwatch::start();
     // As `hill run`'s refit orders them once gathered.
     games.order_line_ups();
-    println!("Its line-ups ordered: {}", started.said());
+    println!(
+        "Its line-ups ordered: {}; {}",
+        started.said(),
+        peak_resident()
+    );
     let started = Stopwatch::start();
     let fitted = ranking::fit(&games, &vec![Start::default(); versions]);
     let fitted_s = started.said();
@@ -900,8 +911,9 @@ fn points_refit(versions: usize, game_count: usize) {
         started.said()
     );
     println!(
-        "Refit of {hill_size} of three (points): {fitted_s} (tau {:.3} against the truth)",
-        kendall_tau(&strength, &figures)
+        "Refit of {hill_size} of three (points): {fitted_s} (tau {:.3} against the truth); {}",
+        kendall_tau(&strength, &figures),
+        peak_resident()
     );
     for _ in 0..100 {
         let seats = near(versions, &mut rng);
@@ -923,5 +935,28 @@ fn points_refit(versions: usize, game_count: usize) {
     println!(
         "Its lead of the same two, solved from the last refit's: {lead:.3} points, {}",
         started.said()
+    );
+    // The refit that orders the line-ups again: the first after more than a sixteenth of them
+    // came since they were last ordered.
+    let last = fitted.next.clone();
+    let line_ups = games.line_ups().unwrap_or(0);
+    while games.line_ups().unwrap_or(0) <= line_ups + line_ups / 15 {
+        let seats = near(versions, &mut rng);
+        let scores = Model::Points.play(&strength, &seats, &mut rng);
+        let seated: Vec<(usize, f64)> = seats.iter().copied().zip(scores).collect();
+        games.add(&seated);
+    }
+    let added = peak_resident();
+    let started = Stopwatch::start();
+    games.order_line_ups();
+    let ordered = format!("{}; {}", started.said(), peak_resident());
+    let fitted = ranking::fit(&games, &last);
+    let figures: Vec<f64> = fitted.strengths.iter().map(|s| s.value).collect();
+    println!(
+        "The same after a sixteenth more line-ups ({added}), ordered again first: {} (the \
+         order {ordered}; tau {:.3}); {}",
+        started.said(),
+        kendall_tau(&strength, &figures),
+        peak_resident()
     );
 }
