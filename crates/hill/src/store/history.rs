@@ -191,30 +191,28 @@ pub(crate) fn history_in_pages(db: &dyn Connection, page: usize) -> anyhow::Resu
          FROM hill_lineups",
         &[],
     )?;
-    history.reserve(
-        count(&pairs, "n"),
-        count(&lineups, "barren"),
-        count(&lineups, "paid"),
-    );
-    super::in_pages(
-        db,
-        page,
-        "SELECT lineup, games, alike FROM hill_lineups",
-        "lineup",
-        |r| Ok(vec![r.text("lineup")?.into()]),
-        |r| {
-            let key = r.text("lineup")?;
-            let versions = key
-                .split(',')
-                .map(str::parse)
-                .collect::<Result<Vec<usize>, _>>()
-                .with_context(|| {
-                    format!("the line-up {key:?} in hill_lineups is not version ids and commas")
-                })?;
-            history.add_lineup(&versions, met_of(r)?);
-            Ok(())
-        },
-    )?;
+    history.reserve(count(&pairs, "n"), count(&lineups, "barren"));
+    history.read_lineups(count(&lineups, "paid"), |add| {
+        super::in_pages(
+            db,
+            page,
+            "SELECT lineup, games, alike FROM hill_lineups",
+            "lineup",
+            |r| Ok(vec![r.text("lineup")?.into()]),
+            |r| {
+                let key = r.text("lineup")?;
+                let versions = key
+                    .split(',')
+                    .map(str::parse)
+                    .collect::<Result<Vec<usize>, _>>()
+                    .with_context(|| {
+                        format!("the line-up {key:?} in hill_lineups is not version ids and commas")
+                    })?;
+                add(&versions, met_of(r)?);
+                Ok(())
+            },
+        )
+    })?;
     for r in db.query("SELECT version, games, alike FROM hill_presence", &[])? {
         history.add_presence(r.count("version")? as usize, met_of(&r)?);
     }
