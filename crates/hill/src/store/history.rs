@@ -244,5 +244,6 @@ fn met_of(r: &Row) -> anyhow::Result<Met> {
 
 /// Rows of a table [`history`] reads at once, at the most: a hill of 10,000,000 games has
 /// millions of pairs and line-ups, and a row read is some 200 bytes, so reading them at once
-/// would take over a gigabyte.
-const PAGE_ROWS: usize = 100_000;
+/// would take over a gigabyte. A page of 100,000 rows took 33 MB more of the history's peak
+/// than one of 10,000, for no less CPU (docs/benchmarks.md, the tenth pass).
+const PAGE_ROWS: usize = 10_000;
