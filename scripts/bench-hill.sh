@@ -40,6 +40,10 @@ fi
 # placement fit, two seats), or with GAME=paths a points hill (games of three, each seat scored
 # 0-9 points, the line-ups mostly distinct as a hill's matchmaking makes them).
 game=${GAME:-tictactoe}
+case $game in
+  tictactoe | paths) ;;
+  *) echo "GAME=$game: part 2 writes a tictactoe or a paths hill" >&2; exit 2 ;;
+esac
 if (part 2 || part 3) && [ "$game" = paths ] && [ ! -f "$work/big/results.sqlite" ]; then
 printf 'game = "paths"\nplayers_per_game = 3\nrounds = 10\nseed = 1\nsandbox = false\n' > "$work/hill-big.toml"
 "$koth" hill create "$work/hill-big.toml" --dir "$work/big" > /dev/null
