@@ -13,7 +13,8 @@
 #   bash scripts/bench-hill.sh
 #   VERSIONS=10000 GAMES=10000000 bash scripts/bench-hill.sh   (another hill's size for 1-3;
 #   WORK=DIR keeps the database there, and a database already there is used again;
-#   PARTS="2 3" runs only those parts)
+#   PARTS="2 3" runs only those parts; GAME=paths makes the hill of 2 and 3 a points hill of
+#   three seats a game instead of tictactoe's)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --quiet
@@ -35,7 +36,19 @@ if part 1; then
 cargo bench --quiet --bench hill -- --versions="$versions" --games="$games"
 fi
 
-# 2. A hill database of that many versions and games, written directly.
+# 2. A hill database of that many versions and games, written directly: tictactoe's (a
+# placement fit, two seats), or with GAME=paths a points hill (games of three, each seat scored
+# 0-9 points, the line-ups mostly distinct as a hill's matchmaking makes them).
+game=${GAME:-tictactoe}
+case $game in
+  tictactoe | paths) ;;
+  *) echo "GAME=$game: part 2 writes a tictactoe or a paths hill" >&2; exit 2 ;;
+esac
+if (part 2 || part 3) && [ "$game" = paths ] && [ ! -f "$work/big/results.sqlite" ]; then
+printf 'game = "paths"\nplayers_per_game = 3\nrounds = 10\nseed = 1\nsandbox = false\n' > "$work/hill-big.toml"
+"$koth" hill create "$work/hill-big.toml" --dir "$work/big" > /dev/null
+SQLITE_TMPDIR=$work python3 scripts/bench-hill-points.py "$work/big/results.sqlite" "$versions" "$games"
+fi
 if (part 2 || part 3) && [ ! -f "$work/big/results.sqlite" ]; then
 printf 'game = "tictactoe"\nseed = 1\nsandbox = false\n' > "$work/hill-big.toml"
 "$koth" hill create "$work/hill-big.toml" --dir "$work/big" > /dev/null

@@ -9,8 +9,11 @@ use super::{Connection, PENDING, RUNNING};
 
 /// Games read by one query of [`each_game_from`]: a query's rows are held whole until it ends
 /// (some 140 bytes a seat as rows), and a hill of ten million games read at once held
-/// gigabytes.
-const GAMES_A_QUERY: u32 = 100_000;
+/// gigabytes. 100,000 games a query (42 MB of rows in games of three) left `hill run`'s peak
+/// on a points hill of 10,000,000 games at 728-875 MB, this at 574-591 MB (the freed rows'
+/// room kept by the allocator beside the fit's; docs/benchmarks.md, the tenth pass), for
+/// no more CPU.
+const GAMES_A_QUERY: u32 = 10_000;
 
 /// The index below which a read of the games from `from` on, begun now, reads every game:
 /// the first still queued or being played (a game's results are recorded in the transaction
