@@ -94,11 +94,11 @@ impl Store {
     /// trip of its own before every claim.
     fn claim_row(&self, claimant: &Claimant, refused: &[usize]) -> anyhow::Result<Option<Row>> {
         let dialect = self.db.dialect();
-        let claimant = params![claimant.worker.as_str(), claimant.lease_s as i64];
+        let worker_and_lease = params![claimant.worker.as_str(), claimant.lease_s as i64];
         if !self.is_shared() {
             return self.db.row(
                 &claim_statement(dialect, refused, Learners::Wait),
-                &claimant,
+                worker_and_lease,
             );
         }
         // A claim's commit does not wait for the disk: lost in a crash, the game is simply in
@@ -107,7 +107,7 @@ impl Store {
             let sql = claim_statement(dialect, refused, Learners::Pass);
             let claimed = self
                 .db
-                .transaction_unflushed(|db| db.row(&sql, &claimant))?;
+                .transaction_unflushed(|db| db.row(&sql, worker_and_lease))?;
             if let Some(row) = claimed {
                 if row.int("learners")? > 0 {
                     self.learners_seen.store(true, Ordering::Relaxed);
@@ -127,7 +127,7 @@ impl Store {
                 "SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.claim'))::TEXT",
                 &[],
             )?;
-            db.row(&sql, &claimant)
+            db.row(&sql, worker_and_lease)
         })
     }
 
