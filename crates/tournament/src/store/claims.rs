@@ -115,8 +115,7 @@ impl Store {
                 return Ok(Some(row));
             }
             // Nothing without a learning bot: the queue is empty, or it holds their games.
-            let learners = "SELECT COUNT(*) FROM bots WHERE data_mb IS NOT NULL";
-            if self.db.value(learners, &[])?.int()? == 0 {
+            if self.db.value(LEARNERS, &[])?.int()? == 0 {
                 return Ok(None);
             }
             self.learners_seen.store(true, Ordering::Relaxed);
@@ -270,6 +269,9 @@ impl Store {
     }
 }
 
+/// How many learning bots the database holds.
+const LEARNERS: &str = "SELECT COUNT(*) FROM bots WHERE data_mb IS NOT NULL";
+
 /// Which games a claim may take, as to learning bots.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Learners {
@@ -303,11 +305,11 @@ fn claim_statement(dialect: Dialect, refused: &[usize], learners: Learners) -> S
                  JOIN games busy ON busy.idx = theirs.game AND busy.state = '{RUNNING}' {live}
                  WHERE mine.game = games.idx)"
             );
-            (busy, "")
+            (busy, String::new())
         }
         Learners::Pass => (
             format!("AND NOT EXISTS ({learner_seated} WHERE mine.game = games.idx)"),
-            ", (SELECT COUNT(*) FROM bots WHERE data_mb IS NOT NULL) AS learners",
+            format!(", ({LEARNERS}) AS learners"),
         ),
     };
     match dialect {
