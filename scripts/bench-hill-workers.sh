@@ -15,8 +15,11 @@
 # statement they ran with its calls and its mean time inside the server (no round trip).
 # BENCHES="BEFORE AFTER" runs those builds of the bench (`cargo bench --bench hill_workers
 # --no-run` names each) in turn on the one hill instead, twice, alternated: before and after.
+# PG_OPTIONS adds server settings (`-c track_wal_io_timing=on` fills the log's sync time below).
+# At the end: the write-ahead log the workers wrote (pg_stat_wal: records, full pages, bytes,
+# flushes and their time).
 #   [VERSIONS=10000] [DONE=1000000] [QUEUED=20000] [WORKERS=50] [SECONDS_MAX=30] [GAME_MS=0] \
-#     [PAGES=1] [STATEMENTS=1] [BENCHES="BIN ..."] bash scripts/bench-hill-workers.sh
+#     [PAGES=1] [STATEMENTS=1] [BENCHES="BIN ..."] [PG_OPTIONS="-c NAME=VALUE ..."] bash scripts/bench-hill-workers.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 versions=${VERSIONS:-10000}
@@ -31,6 +34,7 @@ work=$(mktemp -d /tmp/koth-bench-hill-workers-XXXXXX)
 source scripts/postgres-server.sh
 # As many connections as workers, and some to spare.
 options="-c max_connections=$((workers + 20))"
+options="$options ${PG_OPTIONS:-}"
 [ -n "${STATEMENTS:-}" ] && options="$options -c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track_planning=on"
 as_postgres "$bin/pg_ctl -D $work/data -w -o '-p $port -k $work -c listen_addresses=127.0.0.1 $options' restart >/dev/null"
 
@@ -130,6 +134,7 @@ else
   cargo bench --quiet --bench hill_workers --no-run
   benches=(cargo bench --quiet --bench hill_workers --)
 fi
+sql "SELECT pg_stat_reset_shared('wal')" >/dev/null
 if [ -n "${STATEMENTS:-}" ]; then
   sql "CREATE EXTENSION IF NOT EXISTS pg_stat_statements SCHEMA public; SELECT public.pg_stat_statements_reset()" >/dev/null
 fi
@@ -158,3 +163,6 @@ if [ -n "${STATEMENTS:-}" ]; then
         left(regexp_replace(query, '\s+', ' ', 'g'), 110) AS statement
     FROM public.pg_stat_statements WHERE calls >= $workers ORDER BY total_exec_time DESC LIMIT 15"
 fi
+# The write-ahead log the workers wrote: its records, full-page images and bytes.
+sql "SELECT wal_records, wal_fpi, pg_size_pretty(wal_bytes) AS wal_bytes, wal_write, wal_sync,
+         round(wal_sync_time::NUMERIC) AS sync_ms FROM pg_stat_wal"
