@@ -281,3 +281,26 @@ fn alternating_games_say_which_side_was_x_and_which_o() {
         "{stdout}"
     );
 }
+
+#[test]
+fn two_bots_of_one_name_are_refused_before_either_is_built() {
+    let tmp = tempfile::tempdir().unwrap();
+    let output = crate::support::tournament::koth()
+        .args(["menace", "match", "--games", "2"])
+        .args(["--x", "bots/ttt-js", "--o", "bots/ttt-js", "--dir"])
+        .arg(tmp.path().join("out"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("two bots are called \"Fork Hunter (JS)\"")
+            && stderr.contains("names must be unique"),
+        "{stderr}"
+    );
+    assert!(
+        !tmp.path().join("out").exists(),
+        "no log folder for a refused match"
+    );
+}

@@ -9,7 +9,8 @@ use anyhow::{Context, bail};
 use super::matchbox::{Menace, parse_schedule};
 use super::play::{DEFAULT_GAMES, GameRecord, GameSummary, Side, Tally, play_match};
 use super::rules::{Board, Mark, Outcome, parse_square_for_people, square_name};
-use koth_bot::{build, sandbox};
+use koth_bot::roster::check_unique_names;
+use koth_bot::{BotSpec, build, sandbox};
 use koth_game::cli::{AnyGameArg, LogDirArg, SandboxArgs, SeedArg, TimeoutArg, report};
 use koth_game::{GameCommand, MatchSetup};
 
@@ -254,17 +255,17 @@ fn read_line(input: &mut dyn BufRead, out: &mut dyn Write) -> anyhow::Result<Opt
     Ok(Some(line))
 }
 
-fn side_from_arg(
-    arg: &str,
-    mark: Mark,
-    any_game: &AnyGameArg,
-    contain: &SandboxArgs,
-) -> anyhow::Result<Side> {
+/// The side `arg` names for `mark`, its bot (if it is one) not built yet: see [`build_side`].
+fn side_from_arg(arg: &str, mark: Mark, any_game: &AnyGameArg) -> anyhow::Result<Side> {
     if arg == "menace" && mark == Mark::O {
         bail!("MENACE plays X only (its matchboxes hold X's positions): use --x menace");
     }
-    let mut side = Side::from_arg(arg, any_game)?;
-    if let Side::Bot(spec) = &mut side {
+    Side::from_arg(arg, any_game)
+}
+
+/// Builds a bot side's program, if its folder says how.
+fn build_side(side: &mut Side, contain: &SandboxArgs) -> anyhow::Result<()> {
+    if let Side::Bot(spec) = side {
         *spec = build::prepare(
             std::slice::from_ref(spec),
             build::DEFAULT_BUILD_LIMIT,
@@ -272,7 +273,7 @@ fn side_from_arg(
         )?
         .remove(0);
     }
-    Ok(side)
+    Ok(())
 }
 
 fn run_match(args: &MatchArgs) -> anyhow::Result<()> {
@@ -280,9 +281,21 @@ fn run_match(args: &MatchArgs) -> anyhow::Result<()> {
         bail!("--alternate: MENACE plays X only (its matchboxes hold X's positions)");
     }
     let mut sides = vec![
-        side_from_arg(&args.x, Mark::X, &args.any_game, &args.contain)?,
-        side_from_arg(&args.o, Mark::O, &args.any_game, &args.contain)?,
+        side_from_arg(&args.x, Mark::X, &args.any_game)?,
+        side_from_arg(&args.o, Mark::O, &args.any_game)?,
     ];
+    // Two bots of one name could not be told apart in the results, as in every other game.
+    let bots: Vec<BotSpec> = sides
+        .iter()
+        .filter_map(|side| match side {
+            Side::Bot(spec) => Some(spec.clone()),
+            _ => None,
+        })
+        .collect();
+    check_unique_names(&bots)?;
+    for side in &mut sides {
+        build_side(side, &args.contain)?;
+    }
     let seed = args.seed.choose();
     let log_dir = args.log_dir.create("menace-match", Some(seed))?;
     contain_sides(&mut sides, &args.contain, &log_dir)?;
@@ -382,8 +395,9 @@ fn train(args: &TrainArgs) -> anyhow::Result<()> {
     let menace = Menace::load_or_new(args.boxes.as_deref(), args.schedule)?;
     let mut sides = vec![
         Side::Menace(menace),
-        side_from_arg(&args.opponent, Mark::O, &args.any_game, &args.contain)?,
+        side_from_arg(&args.opponent, Mark::O, &args.any_game)?,
     ];
+    build_side(&mut sides[1], &args.contain)?;
     let log_dir = args.log_dir.create("menace-train", Some(seed))?;
     contain_sides(&mut sides, &args.contain, &log_dir)?;
     let opponent = sides[1].name();
