@@ -648,6 +648,34 @@ fn a_graded_pool_is_ranked_in_its_true_order() {
     }
 }
 
+#[test]
+fn two_perfect_players_are_level_and_no_lead_of_nothing_is_told() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = hill(tmp.path(), "sandbox = false\nplacement_games = 2\n");
+    let bots = [
+        graded(tmp.path(), "a", "A", 1.0),
+        graded(tmp.path(), "b", "B", 1.0),
+    ];
+    add_ok(&dir, &[&bots[0], &bots[1]]);
+    succeed(
+        hill_command(&dir)
+            .args(["hill", "run"])
+            .arg(&dir)
+            .args(["--games", "4"]),
+    );
+    // Every game a draw: the two are fitted alike, and the board says so in words.
+    let board = leaderboard(&dir);
+    assert!(board["lead"]["by"].as_f64().unwrap().abs() < 0.5, "{board}");
+    let table =
+        String::from_utf8_lossy(&succeed(koth().arg("leaderboard").arg(&dir)).stdout).to_string();
+    let second = board["lead"]["second"].as_str().unwrap();
+    assert!(
+        table.contains(&format!("(level with {second} (their intervals overlap))")),
+        "{table}"
+    );
+    assert!(!table.contains(" by 0,"), "{table}");
+}
+
 /// A planned Grid-Routing Battle bot `name` in `root/<name>` (`scripts/planned-paths`): one role
 /// a round, so what it scores against each other planned bot is known exactly.
 fn planned(root: &Path, name: &str, plan: &str) -> PathBuf {

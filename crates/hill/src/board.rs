@@ -327,14 +327,19 @@ impl HillBoard {
     }
 
     /// How sure the first's lead is, in words, by the intervals the table shows: `leads B v2 by
-    /// 12.50, not yet sure (their intervals overlap)` (none without a runner-up).
+    /// 12.50, not yet sure (their intervals overlap)`, or `level with B v2 (their intervals
+    /// overlap)` while the lead shows as 0 (none without a runner-up). The hill's page says the
+    /// same (`hill.html`).
     pub fn lead_line(&self) -> Option<String> {
         let decimals = self.decimals();
         self.lead.as_ref().map(|lead| {
+            let by = format!("{:.decimals$}", lead.by);
+            if by.parse::<f64>() == Ok(0.0) {
+                return format!("level with {} (their intervals overlap)", lead.second);
+            }
             format!(
-                "leads {} by {:.decimals$}, {}",
+                "leads {} by {by}, {}",
                 lead.second,
-                lead.by,
                 if lead.sure {
                     "sure (their intervals are apart)"
                 } else {
