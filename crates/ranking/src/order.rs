@@ -85,6 +85,11 @@ impl Games {
             }
         }
     }
+
+    /// How many distinct pairs of players the games of two were between.
+    pub fn pair_count(&self) -> usize {
+        self.pairs.len()
+    }
 }
 
 /// Half the width of the 95% interval of a player without games: the prior's alone.
