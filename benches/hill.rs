@@ -823,6 +823,8 @@ fn placement_refit(versions: usize, game_count: usize, near_share: f64) {
         let outcome = Model::Placement.play(&strength, &[i, j], &mut rng);
         games.add(&[(i, outcome[0]), (j, outcome[1])]);
     }
+    // As `hill run`'s refit puts them in order once gathered.
+    games.order_pairs();
     let gathered = format!(
         "{} distinct pairs, {}, {}",
         games.pair_count(),
@@ -848,12 +850,28 @@ fn placement_refit(versions: usize, game_count: usize, near_share: f64) {
     }
     let last: Vec<f64> = fitted.iter().map(|s| s.theta).collect();
     let started = Stopwatch::start();
-    fit_from(&games, &last);
+    games.order_pairs();
+    let refitted = fit_from(&games, &last);
     println!(
-        "The same after 100 more games, from the last fit: {}, {}",
+        "The same after 100 more games, from the last fit: {}, {}; the figures' digest {:016x} \
+         and {:016x}",
         started.said(),
-        peak_resident()
+        peak_resident(),
+        digest(&fitted),
+        digest(&refitted)
     );
+}
+
+/// Every bit of a fit's figures in one number (FNV-1a over each figure's and interval's bits),
+/// so that two builds can be shown to fit the same figures to the bit.
+fn digest(fitted: &[ranking::Strength]) -> u64 {
+    let bits = fitted
+        .iter()
+        .flat_map(|s| [s.theta, s.value, s.interval])
+        .flat_map(|x| x.to_bits().to_le_bytes());
+    bits.fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 /// How far in id (as in rating) the points refit's near seats are drawn: as many line-ups
