@@ -166,12 +166,10 @@ impl Games {
 
     /// The pairs as a fit walks them: each pair's players and counts, in order.
     fn pairs(&self) -> impl Iterator<Item = ((usize, usize), [f64; 3])> + '_ {
-        self.ends.iter().zip(&self.counts).map(|(&[i, j], counts)| {
-            (
-                (i as usize, j as usize),
-                counts.map(f64::from),
-            )
-        })
+        self.ends
+            .iter()
+            .zip(&self.counts)
+            .map(|(&[i, j], counts)| ((i as usize, j as usize), counts.map(f64::from)))
     }
 }
 
@@ -402,7 +400,11 @@ impl<'g> Curvature<'g> {
     fn times(&self, v: &[f64]) -> Vec<f64> {
         let nu = v.len() - 1;
         let mut product: Vec<f64> = self.diagonal.iter().zip(v).map(|(d, v)| d * v).collect();
-        let pairs = self.ends.iter().zip(&self.pair_weights).zip(&self.nu_couplings);
+        let pairs = self
+            .ends
+            .iter()
+            .zip(&self.pair_weights)
+            .zip(&self.nu_couplings);
         for ((&[i, j], &weight), &coupling) in pairs {
             let (i, j) = (i as usize, j as usize);
             product[i] -= weight * v[j];
@@ -545,8 +547,12 @@ mod tests {
             // A fit of games not all in order puts a copy in order.
             let fitted = fit(strengths.len(), &games);
             games.order_pairs();
-            let held: Vec<([u32; 2], [u32; 3])> =
-                games.ends.iter().copied().zip(games.counts.iter().copied()).collect();
+            let held: Vec<([u32; 2], [u32; 3])> = games
+                .ends
+                .iter()
+                .copied()
+                .zip(games.counts.iter().copied())
+                .collect();
             let summed: Vec<([u32; 2], [u32; 3])> = map.iter().map(|(&k, &c)| (k, c)).collect();
             assert_eq!(held, summed, "trial {trial}");
             assert_eq!(games.pair_count(), map.len());
