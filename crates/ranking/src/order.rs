@@ -216,9 +216,9 @@ pub fn fit_from(games: &Games, start: &[f64]) -> Vec<Strength> {
     let mut theta = start.to_vec();
     let mut log_nu = 0.0_f64;
     let has_draws = games.counts.iter().any(|c| c[1] > 0);
-    let mut current = log_likelihood(&theta, log_nu, has_draws, &games);
+    let mut current = log_likelihood(&theta, log_nu, has_draws, games);
     for _ in 0..NEWTON_STEPS {
-        let curvature = Curvature::at(&theta, log_nu, has_draws, &games);
+        let curvature = Curvature::at(&theta, log_nu, has_draws, games);
         let step = curvature.newton_step();
         let (steps, nu_step) = step.split_at(players);
         let nu_step = nu_step[0];
@@ -232,7 +232,7 @@ pub fn fit_from(games: &Games, start: &[f64]) -> Vec<Strength> {
                 .map(|(t, s)| t + scale * s)
                 .collect();
             let trial_nu = log_nu + scale * nu_step;
-            let value = log_likelihood(&trial, trial_nu, has_draws, &games);
+            let value = log_likelihood(&trial, trial_nu, has_draws, games);
             if value >= current - 1e-12 {
                 theta = trial;
                 log_nu = trial_nu;
@@ -249,7 +249,7 @@ pub fn fit_from(games: &Games, start: &[f64]) -> Vec<Strength> {
             break;
         }
     }
-    let curvature = Curvature::at(&theta, log_nu, has_draws, &games);
+    let curvature = Curvature::at(&theta, log_nu, has_draws, games);
     let mean = theta.iter().sum::<f64>() / players.max(1) as f64;
     theta
         .iter()
