@@ -14,7 +14,9 @@
 //!    (`-- cost --versions=10000 --games=10000000` for another size; the true strengths span
 //!    the same range whatever the size; `-- choose` only the choosing, afresh and as a hill
 //!    chooses, keeping its [`Standing`] between games; `-- placement-refit` or
-//!    `-- points-refit` one refit alone, the points one with its lead's interval).
+//!    `-- points-refit` one refit alone, the points one with its lead's interval;
+//!    `--near-share=S` the placement refit's share of games between near versions, 0.9 unless
+//!    given: 0.38 spreads 10,000,000 games among 10,000 versions over some 6,000,000 pairs).
 //!
 //! 4. **A contest's final** (`-- final`): the top 16 of a field of 100 play the contest's final
 //!    (its balanced rounds, its table and its stopping rule, koth's own code) until every
@@ -645,7 +647,18 @@ fn main() {
         choosing(versions, game_count);
     }
     if refits("placement-refit") {
-        placement_refit(versions, game_count);
+        let near_share = match args.iter().find_map(|a| a.strip_prefix("--near-share=")) {
+            Some(share) => share
+                .parse()
+                .ok()
+                .filter(|s: &f64| (0.0..=1.0).contains(s))
+                .unwrap_or_else(|| {
+                    eprintln!("hill bench: --near-share={share} is not a share from 0 to 1");
+                    std::process::exit(2);
+                }),
+            None => 0.9,
+        };
+        placement_refit(versions, game_count, near_share);
     }
     if refits("points-refit") {
         points_refit(versions, game_count);
@@ -789,9 +802,10 @@ fn choosing(versions: usize, game_count: usize) {
     );
 }
 
-/// The placement refit of `game_count` games of two among `versions`, most between near
-/// ratings: from scratch, and from the last fit after 100 more games.
-fn placement_refit(versions: usize, game_count: usize) {
+/// The placement refit of `game_count` games of two among `versions`, `near_share` of them
+/// between near ratings (within 19 in id) and the rest between any two: from scratch, and from
+/// the last fit after 100 more games.
+fn placement_refit(versions: usize, game_count: usize, near_share: f64) {
     let hill_size = format!("{versions} versions and {game_count} games");
     let strength: Vec<f64> = (0..versions)
         .map(|k| k as f64 * 5.0 / versions as f64)
@@ -801,7 +815,7 @@ fn placement_refit(versions: usize, game_count: usize) {
     let mut games = Games::default();
     for _ in 0..game_count {
         let i = rng.random_range(0..versions);
-        let j = if rng.random_bool(0.9) {
+        let j = if rng.random_bool(near_share) {
             (i + rng.random_range(1..20)) % versions
         } else {
             (i + rng.random_range(1..versions)) % versions
@@ -809,15 +823,23 @@ fn placement_refit(versions: usize, game_count: usize) {
         let outcome = Model::Placement.play(&strength, &[i, j], &mut rng);
         games.add(&[(i, outcome[0]), (j, outcome[1])]);
     }
-    let gathered = started.said();
+    // As `hill run`'s refit puts them in order once gathered.
+    games.order_pairs();
+    let gathered = format!(
+        "{} distinct pairs, {}, {}",
+        games.pair_count(),
+        started.said(),
+        peak_resident()
+    );
     let started = Stopwatch::start();
     let fitted = fit(versions, &games);
     let fitted_s = started.said();
     let ratings: Vec<f64> = fitted.iter().map(|s| s.value).collect();
     println!(
-        "Refit of {hill_size}: {gathered} to gather the games, {fitted_s} to fit (tau {:.3} \
-         against the truth)",
-        kendall_tau(&strength, &ratings)
+        "Refit of {hill_size}: {gathered} to gather the games; {fitted_s} to fit (tau {:.3} \
+         against the truth), {}",
+        kendall_tau(&strength, &ratings),
+        peak_resident()
     );
     // As `hill run` refits: 100 games more, from the last fit's strengths.
     for _ in 0..100 {
@@ -828,11 +850,28 @@ fn placement_refit(versions: usize, game_count: usize) {
     }
     let last: Vec<f64> = fitted.iter().map(|s| s.theta).collect();
     let started = Stopwatch::start();
-    fit_from(&games, &last);
+    games.order_pairs();
+    let refitted = fit_from(&games, &last);
     println!(
-        "The same after 100 more games, from the last fit: {}",
-        started.said()
+        "The same after 100 more games, from the last fit: {}, {}; the figures' digest {:016x} \
+         and {:016x}",
+        started.said(),
+        peak_resident(),
+        digest(&fitted),
+        digest(&refitted)
     );
+}
+
+/// Every bit of a fit's figures in one number (FNV-1a over each figure's and interval's bits),
+/// so that two builds can be shown to fit the same figures to the bit.
+fn digest(fitted: &[ranking::Strength]) -> u64 {
+    let bits = fitted
+        .iter()
+        .flat_map(|s| [s.theta, s.value, s.interval])
+        .flat_map(|x| x.to_bits().to_le_bytes());
+    bits.fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 /// How far in id (as in rating) the points refit's near seats are drawn: as many line-ups

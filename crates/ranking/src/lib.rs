@@ -59,12 +59,13 @@ impl Games {
         }
     }
 
-    /// Orders a points fit's line-ups for its passes ([`points::Games::order_line_ups`]):
-    /// called once the games are gathered, and after more are added; a placement fit's pairs
-    /// stay as they are.
+    /// Orders a points fit's line-ups for its passes ([`points::Games::order_line_ups`]), or
+    /// a placement fit's pairs ([`order::Games::order_pairs`]): called once the games are
+    /// gathered, and after more are added.
     pub fn order_line_ups(&mut self) {
-        if self.ranking == Ranking::Points {
-            self.points.order_line_ups();
+        match self.ranking {
+            Ranking::Points => self.points.order_line_ups(),
+            Ranking::Placement => self.order.order_pairs(),
         }
     }
 

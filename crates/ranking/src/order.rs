@@ -16,8 +16,6 @@
 //! diagonal (each strength's error with the others held at their estimates, which a
 //! well-connected hill's matchmaking makes close to the full one).
 
-use std::collections::BTreeMap;
-
 use super::conjugate_gradients;
 
 /// The prior's standard deviation on each log-strength.
@@ -33,15 +31,31 @@ pub(crate) const ELO_MEAN: f64 = 1500.0;
 use super::Strength;
 
 /// Games to fit, by player index `0..players`.
+///
+/// Games of two are summed per pair, the pairs held flat and in order (two vectors side by
+/// side, 20 bytes a pair), so that a fit walks them as they are: a hill's refit of millions of
+/// pairs once held them in a `BTreeMap` (some 60 bytes a pair) copied flat again at each fit (40
+/// more), 0.8 GB at 6,000,000 pairs (docs/benchmarks.md, "Eleventh pass (2026-11-30): a
+/// placement hill of millions of pairs").
 #[derive(Debug, Default, Clone)]
 pub struct Games {
-    /// `(i, j)` with `i < j` → (i's wins, draws, j's wins). Ordered, so the fit always sums
-    /// them in one order: the same games fit the same figures to the bit, run after run (a
-    /// hash map's order changes from one map to the next, and the figures' last bits with it).
-    pairs: BTreeMap<(usize, usize), [f64; 3]>,
+    /// Each pair met, `[i, j]` with `i < j`, ascending. In order, so the fit always sums them
+    /// in one order: the same games fit the same figures to the bit, run after run, whatever
+    /// order they were added in.
+    ends: Vec<[u32; 2]>,
+    /// Each pair's (i's wins, draws, j's wins), beside its `ends`.
+    counts: Vec<[u32; 3]>,
+    /// Games of two added since the pairs were last put in order ([`Games::order_pairs`]):
+    /// each one's pair and outcome (0 i won, 1 drawn, 2 j won). A game is pushed here, not
+    /// looked up, so gathering ten million costs a sort now and then.
+    fresh: Vec<([u32; 2], u8)>,
     /// Games of more than two: each a list of places, best first, each place its players.
     rankings: Vec<Vec<Vec<usize>>>,
 }
+
+/// Fresh games of two held before they are put in order: at least this many, or half as many
+/// as the pairs held (so gathering merges a few times, whatever the count).
+const FRESH_AT_MOST: usize = 1 << 20;
 
 impl Games {
     /// Adds a game: each seat's player and score (higher is better).
@@ -57,7 +71,6 @@ impl Games {
                 } else {
                     (*b, *a, *sb, *sa)
                 };
-                let counts = self.pairs.entry((i, j)).or_default();
                 let outcome = if si > sj {
                     0
                 } else if si == sj {
@@ -65,7 +78,13 @@ impl Games {
                 } else {
                     2
                 };
-                counts[outcome] += 1.0;
+                // No fit holds 2^32 players (its vectors alone would take 32 GiB each): a
+                // larger index is as far out of the fit's range as it was before.
+                let player = |p: usize| u32::try_from(p).unwrap_or(u32::MAX);
+                self.fresh.push(([player(i), player(j)], outcome));
+                if self.fresh.len() >= FRESH_AT_MOST.max(self.ends.len() / 2) {
+                    self.order_pairs();
+                }
             }
             _ => {
                 let mut sorted = seats.to_vec();
@@ -85,6 +104,87 @@ impl Games {
             }
         }
     }
+
+    /// Puts the games of two added since into the pairs held, in order: a pair met before has
+    /// its counts added to in place, a new one is merged into its place. Called once the games
+    /// are gathered and after more are added (a fit of games not yet in order puts a copy in
+    /// order first).
+    pub fn order_pairs(&mut self) {
+        if self.fresh.is_empty() {
+            return;
+        }
+        self.fresh.sort_unstable_by_key(|&(pair, _)| pair);
+        let mut new: Vec<([u32; 2], [u32; 3])> = Vec::new();
+        let mut from = 0;
+        for run in self.fresh.chunk_by(|a, b| a.0 == b.0) {
+            let pair = run[0].0;
+            let mut counts = [0u32; 3];
+            for &(_, outcome) in run {
+                counts[usize::from(outcome)] += 1;
+            }
+            from = position_from(&self.ends, from, pair);
+            if self.ends.get(from) == Some(&pair) {
+                for (held, more) in self.counts[from].iter_mut().zip(counts) {
+                    *held += more;
+                }
+            } else {
+                new.push((pair, counts));
+            }
+        }
+        self.fresh = Vec::new();
+        self.merge(&new);
+    }
+
+    /// Merges pairs not held before (`new`, ascending) into their places, from the back, in
+    /// place: the vectors grow by exactly as many (a doubling's room would be half again the
+    /// pairs' size, at millions of pairs).
+    fn merge(&mut self, new: &[([u32; 2], [u32; 3])]) {
+        let mut held = self.ends.len();
+        self.ends.reserve_exact(new.len());
+        self.counts.reserve_exact(new.len());
+        self.ends.resize(held + new.len(), [0; 2]);
+        self.counts.resize(held + new.len(), [0; 3]);
+        let mut write = self.ends.len();
+        for &(pair, counts) in new.iter().rev() {
+            while held > 0 && self.ends[held - 1] > pair {
+                held -= 1;
+                write -= 1;
+                self.ends[write] = self.ends[held];
+                self.counts[write] = self.counts[held];
+            }
+            write -= 1;
+            self.ends[write] = pair;
+            self.counts[write] = counts;
+        }
+    }
+
+    /// How many distinct pairs of players the games of two were between, of those put in
+    /// order ([`Games::order_pairs`]).
+    pub fn pair_count(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// The pairs as a fit walks them: each pair's players and counts, in order.
+    fn pairs(&self) -> impl Iterator<Item = ((usize, usize), [f64; 3])> + '_ {
+        self.ends
+            .iter()
+            .zip(&self.counts)
+            .map(|(&[i, j], counts)| ((i as usize, j as usize), counts.map(f64::from)))
+    }
+}
+
+/// The first place at or past `from` in `ends` (ascending) whose pair is not below `pair`: a
+/// gallop from `from`, then a binary search, so that a walk of ascending pairs costs the log
+/// of each step, not of the whole.
+fn position_from(ends: &[[u32; 2]], from: usize, pair: [u32; 2]) -> usize {
+    let rest = &ends[from..];
+    let mut bound = 1;
+    while bound < rest.len() && rest[bound] < pair {
+        bound *= 2;
+    }
+    let low = bound / 2;
+    let high = (bound + 1).min(rest.len());
+    from + low + rest[low..high].partition_point(|&held| held < pair)
 }
 
 /// Half the width of the 95% interval of a player without games: the prior's alone.
@@ -107,23 +207,18 @@ pub fn fit(players: usize, games: &Games) -> Vec<Strength> {
 /// at 10,000 versions it had not converged in 500 steps and six minutes (docs/benchmarks.md,
 /// the hill at 10,000 versions). The whole step takes a handful whatever the chain's length.
 pub fn fit_from(games: &Games, start: &[f64]) -> Vec<Strength> {
+    if !games.fresh.is_empty() {
+        let mut ordered = games.clone();
+        ordered.order_pairs();
+        return fit_from(&ordered, start);
+    }
     let players = start.len();
-    // Flat, in the map's order: the fit walks every pair several times a step.
-    let pairs: Vec<((usize, usize), [f64; 3])> = games
-        .pairs
-        .iter()
-        .map(|(&pair, &counts)| (pair, counts))
-        .collect();
-    let games = Flat {
-        pairs,
-        rankings: &games.rankings,
-    };
     let mut theta = start.to_vec();
     let mut log_nu = 0.0_f64;
-    let has_draws = games.pairs.iter().any(|(_, c)| c[1] > 0.0);
-    let mut current = log_likelihood(&theta, log_nu, has_draws, &games);
+    let has_draws = games.counts.iter().any(|c| c[1] > 0);
+    let mut current = log_likelihood(&theta, log_nu, has_draws, games);
     for _ in 0..NEWTON_STEPS {
-        let curvature = Curvature::at(&theta, log_nu, has_draws, &games);
+        let curvature = Curvature::at(&theta, log_nu, has_draws, games);
         let step = curvature.newton_step();
         let (steps, nu_step) = step.split_at(players);
         let nu_step = nu_step[0];
@@ -137,7 +232,7 @@ pub fn fit_from(games: &Games, start: &[f64]) -> Vec<Strength> {
                 .map(|(t, s)| t + scale * s)
                 .collect();
             let trial_nu = log_nu + scale * nu_step;
-            let value = log_likelihood(&trial, trial_nu, has_draws, &games);
+            let value = log_likelihood(&trial, trial_nu, has_draws, games);
             if value >= current - 1e-12 {
                 theta = trial;
                 log_nu = trial_nu;
@@ -154,7 +249,7 @@ pub fn fit_from(games: &Games, start: &[f64]) -> Vec<Strength> {
             break;
         }
     }
-    let curvature = Curvature::at(&theta, log_nu, has_draws, &games);
+    let curvature = Curvature::at(&theta, log_nu, has_draws, games);
     let mean = theta.iter().sum::<f64>() / players.max(1) as f64;
     theta
         .iter()
@@ -170,12 +265,6 @@ pub fn fit_from(games: &Games, start: &[f64]) -> Vec<Strength> {
 /// Newton's steps at most: each takes the whole curvature, so a fit ends in a handful.
 const NEWTON_STEPS: usize = 100;
 
-/// The games as a fit walks them: the pairs in one flat vector, in the map's order.
-struct Flat<'a> {
-    pairs: Vec<((usize, usize), [f64; 3])>,
-    rankings: &'a [Vec<Vec<usize>>],
-}
-
 /// The Davidson probabilities of a pair: (i wins, draw, j wins).
 fn pair_probabilities(ti: f64, tj: f64, log_nu: f64) -> [f64; 3] {
     let m = ti.max(tj);
@@ -186,7 +275,7 @@ fn pair_probabilities(ti: f64, tj: f64, log_nu: f64) -> [f64; 3] {
 }
 
 /// The penalised log-likelihood; without draws in the data, `ν` plays no part.
-fn log_likelihood(theta: &[f64], log_nu: f64, has_draws: bool, games: &Flat) -> f64 {
+fn log_likelihood(theta: &[f64], log_nu: f64, has_draws: bool, games: &Games) -> f64 {
     let mut total = -theta.iter().map(|t| t * t).sum::<f64>() / (2.0 * PRIOR_SD * PRIOR_SD);
     let log_nu = if has_draws {
         total -= log_nu * log_nu / (2.0 * NU_PRIOR_SD * NU_PRIOR_SD);
@@ -194,7 +283,7 @@ fn log_likelihood(theta: &[f64], log_nu: f64, has_draws: bool, games: &Flat) -> 
     } else {
         f64::NEG_INFINITY
     };
-    for &((i, j), counts) in &games.pairs {
+    for ((i, j), counts) in games.pairs() {
         let p = pair_probabilities(theta[i], theta[j], log_nu);
         for (count, p) in counts.iter().zip(p) {
             if *count > 0.0 {
@@ -202,7 +291,7 @@ fn log_likelihood(theta: &[f64], log_nu: f64, has_draws: bool, games: &Flat) -> 
             }
         }
     }
-    for places in games.rankings {
+    for places in &games.rankings {
         let mut remaining: Vec<usize> = places.iter().flatten().copied().collect();
         for place in places {
             let m = remaining.iter().map(|&r| theta[r]).fold(f64::MIN, f64::max);
@@ -224,12 +313,15 @@ fn log_likelihood(theta: &[f64], log_nu: f64, has_draws: bool, games: &Flat) -> 
 /// point, in the unknowns θ (one per player) and `log ν` (the last). The curvature is kept as
 /// its parts, so that its product with a vector costs one walk of the pairs and the games of
 /// more, never a dense matrix.
-struct Curvature {
+struct Curvature<'g> {
     gradient: Vec<f64>,
     /// The curvature's diagonal: each unknown's with the others held.
     diagonal: Vec<f64>,
-    /// Each pair's `n ∂a_i/∂θ_i`: it couples `θ_i` and `θ_j` by minus that much.
-    pair_weights: Vec<(usize, usize, f64)>,
+    /// The pairs' players, as the games hold them.
+    ends: &'g [[u32; 2]],
+    /// Each pair's `n ∂a_i/∂θ_i`, beside its `ends`: it couples `θ_i` and `θ_j` by minus that
+    /// much.
+    pair_weights: Vec<f64>,
     /// Each pair's coupling of `θ_i` with `log ν` (`θ_j`'s is its opposite).
     nu_couplings: Vec<f64>,
     /// Each place of a game of more: how many share it, and every player still to place with
@@ -237,17 +329,17 @@ struct Curvature {
     stages: Vec<(f64, Vec<(usize, f64)>)>,
 }
 
-impl Curvature {
-    fn at(theta: &[f64], log_nu: f64, has_draws: bool, games: &Flat) -> Curvature {
+impl<'g> Curvature<'g> {
+    fn at(theta: &[f64], log_nu: f64, has_draws: bool, games: &'g Games) -> Curvature<'g> {
         let players = theta.len();
         let prior = 1.0 / (PRIOR_SD * PRIOR_SD);
         let nu_prior = 1.0 / (NU_PRIOR_SD * NU_PRIOR_SD);
         let mut gradient: Vec<f64> = theta.iter().map(|t| -t * prior).collect();
         let mut diagonal = vec![prior; players];
-        let mut pair_weights = Vec::with_capacity(games.pairs.len());
-        let mut nu_couplings = Vec::with_capacity(games.pairs.len());
+        let mut pair_weights = Vec::with_capacity(games.ends.len());
+        let mut nu_couplings = Vec::with_capacity(games.ends.len());
         let (mut nu_gradient, mut nu_curvature) = (-log_nu * nu_prior, nu_prior);
-        for &((i, j), [wins, draws, losses]) in &games.pairs {
+        for ((i, j), [wins, draws, losses]) in games.pairs() {
             let n = wins + draws + losses;
             let [pi, pd, pj] = pair_probabilities(theta[i], theta[j], log_nu);
             let (ai, aj) = (pi + pd / 2.0, pj + pd / 2.0);
@@ -258,13 +350,13 @@ impl Curvature {
             let weight = n * (pi + pd / 4.0 - ai * ai);
             diagonal[i] += weight;
             diagonal[j] += weight;
-            pair_weights.push((i, j, weight));
+            pair_weights.push(weight);
             nu_gradient += draws - n * pd;
             nu_curvature += n * pd * (1.0 - pd);
             nu_couplings.push(n * pd * (pj - pi) / 2.0);
         }
         let mut stages = Vec::new();
-        for places in games.rankings {
+        for places in &games.rankings {
             let mut remaining: Vec<usize> = places.iter().flatten().copied().collect();
             for place in places {
                 let m = remaining.iter().map(|&r| theta[r]).fold(f64::MIN, f64::max);
@@ -297,6 +389,7 @@ impl Curvature {
         Curvature {
             gradient,
             diagonal,
+            ends: &games.ends,
             pair_weights,
             nu_couplings,
             stages,
@@ -307,7 +400,13 @@ impl Curvature {
     fn times(&self, v: &[f64]) -> Vec<f64> {
         let nu = v.len() - 1;
         let mut product: Vec<f64> = self.diagonal.iter().zip(v).map(|(d, v)| d * v).collect();
-        for (&(i, j, weight), &coupling) in self.pair_weights.iter().zip(&self.nu_couplings) {
+        let pairs = self
+            .ends
+            .iter()
+            .zip(&self.pair_weights)
+            .zip(&self.nu_couplings);
+        for ((&[i, j], &weight), &coupling) in pairs {
+            let (i, j) = (i as usize, j as usize);
             product[i] -= weight * v[j];
             product[j] -= weight * v[i];
             product[i] += coupling * v[nu];
@@ -407,18 +506,89 @@ mod tests {
         }
     }
 
+    #[test]
+    fn pairs_put_in_order_at_any_time_hold_what_a_map_of_pairs_sums_and_fit_alike() {
+        let strengths = [-1.0, -0.5, 0.0, 0.5, 1.0, 1.5, 2.0, 2.5];
+        let played = simulated(&strengths, 3000, 7);
+        // The map of pairs the games were held in until 2026-11-30.
+        let mut map: std::collections::BTreeMap<[u32; 2], [u32; 3]> = Default::default();
+        for &(i, j, si, sj) in &played {
+            let (key, outcome) = if i < j { ([i, j], si) } else { ([j, i], sj) };
+            let key = key.map(|p| p as u32);
+            map.entry(key).or_default()[if outcome == 1.0 {
+                0
+            } else if outcome == 0.5 {
+                1
+            } else {
+                2
+            }] += 1;
+        }
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        let mut first: Option<Vec<Strength>> = None;
+        for trial in 0..6 {
+            let mut order = played.clone();
+            if trial > 0 {
+                for k in (1..order.len()).rev() {
+                    order.swap(k, rng.random_range(0..=k));
+                }
+            }
+            let mut games = Games::default();
+            for (n, &(i, j, si, sj)) in order.iter().enumerate() {
+                games.add(&[(i, si), (j, sj)]);
+                // Put in order now and then, as a hill's refit does after each read.
+                if trial > 1 && rng.random_bool(0.01 * trial as f64) {
+                    games.order_pairs();
+                    assert!(games.fresh.is_empty(), "after {n}");
+                }
+            }
+            if trial % 2 == 0 {
+                games.order_pairs();
+            }
+            // A fit of games not all in order puts a copy in order.
+            let fitted = fit(strengths.len(), &games);
+            games.order_pairs();
+            let held: Vec<([u32; 2], [u32; 3])> = games
+                .ends
+                .iter()
+                .copied()
+                .zip(games.counts.iter().copied())
+                .collect();
+            let summed: Vec<([u32; 2], [u32; 3])> = map.iter().map(|(&k, &c)| (k, c)).collect();
+            assert_eq!(held, summed, "trial {trial}");
+            assert_eq!(games.pair_count(), map.len());
+            match &first {
+                Some(first) => assert_eq!(first, &fitted, "trial {trial}"),
+                None => first = Some(fitted),
+            }
+        }
+    }
+
+    #[test]
+    fn a_gallop_finds_each_pairs_place_from_anywhere_before_it() {
+        let ends: Vec<[u32; 2]> = (0..40u32).map(|k| [k / 7, 2 * (k % 7) + 1]).collect();
+        for from in 0..=ends.len() {
+            for i in 0..7 {
+                for j in 0..16 {
+                    let pair = [i, j];
+                    let place = ends.partition_point(|&e| e < pair).max(from);
+                    assert_eq!(position_from(&ends, from, pair), place, "{from} {pair:?}");
+                }
+            }
+        }
+    }
+
     /// The coordinate-wise derivatives the fit took before its steps took the whole curvature
     /// (kept here as the reference the new ones must equal).
     fn derivatives_before(
         theta: &[f64],
         log_nu: f64,
-        games: &Flat,
+        games: &Games,
     ) -> (Vec<f64>, Vec<f64>, f64, f64) {
         let prior = 1.0 / (PRIOR_SD * PRIOR_SD);
         let mut gradient: Vec<f64> = theta.iter().map(|t| -t * prior).collect();
         let mut curvature = vec![prior; theta.len()];
         let (mut nu_g, mut nu_h) = (0.0, 0.0);
-        for &((i, j), [wins, draws, losses]) in &games.pairs {
+        for ((i, j), [wins, draws, losses]) in games.pairs() {
             let n = wins + draws + losses;
             let [pi, pd, pj] = pair_probabilities(theta[i], theta[j], log_nu);
             let (ai, aj) = (pi + pd / 2.0, pj + pd / 2.0);
@@ -429,7 +599,7 @@ mod tests {
             nu_g += draws - n * pd;
             nu_h += n * pd * (1.0 - pd);
         }
-        for places in games.rankings {
+        for places in &games.rankings {
             let mut remaining: Vec<usize> = places.iter().flatten().copied().collect();
             for place in places {
                 let m = remaining.iter().map(|&r| theta[r]).fold(f64::MIN, f64::max);
@@ -466,6 +636,7 @@ mod tests {
                 .collect();
             games.add(&seated);
         }
+        games.order_pairs();
         games
     }
 
@@ -473,16 +644,12 @@ mod tests {
     fn the_whole_curvature_has_the_coordinatewise_derivatives_and_is_the_likelihoods_own() {
         for seed in 0..5 {
             let games = random_games(seed);
-            let flat = Flat {
-                pairs: games.pairs.iter().map(|(&k, &c)| (k, c)).collect(),
-                rankings: &games.rankings,
-            };
             let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(100 + seed);
             let theta: Vec<f64> = (0..6).map(|_| rng.random_range(-1.5..1.5)).collect();
             let log_nu: f64 = rng.random_range(-1.0..1.0);
-            let curvature = Curvature::at(&theta, log_nu, true, &flat);
+            let curvature = Curvature::at(&theta, log_nu, true, &games);
             // The same gradient and diagonal as the derivatives the fit took before.
-            let (gradient, diagonal, nu_g, nu_h) = derivatives_before(&theta, log_nu, &flat);
+            let (gradient, diagonal, nu_g, nu_h) = derivatives_before(&theta, log_nu, &games);
             let nu_prior = 1.0 / (NU_PRIOR_SD * NU_PRIOR_SD);
             let close = |a: f64, b: f64| (a - b).abs() < 1e-9 * (1.0 + a.abs());
             for k in 0..6 {
@@ -503,7 +670,7 @@ mod tests {
                     } else {
                         nu += by;
                     }
-                    Curvature::at(&t, nu, true, &flat).gradient
+                    Curvature::at(&t, nu, true, &games).gradient
                 };
                 let (up, down) = (moved(h), moved(-h));
                 let mut unit = vec![0.0; 7];
@@ -530,17 +697,13 @@ mod tests {
         for seed in 0..5 {
             let games = random_games(seed);
             let theta: Vec<f64> = fit(6, &games).iter().map(|s| s.theta).collect();
-            let flat = Flat {
-                pairs: games.pairs.iter().map(|(&k, &c)| (k, c)).collect(),
-                rankings: &games.rankings,
-            };
             // `log ν` at its optimum given the θ, by its own Newton steps.
             let mut log_nu = 0.0;
             for _ in 0..100 {
-                let (_, _, g, h) = derivatives_before(&theta, log_nu, &flat);
+                let (_, _, g, h) = derivatives_before(&theta, log_nu, &games);
                 log_nu += (g - log_nu * nu_prior) / (h + nu_prior);
             }
-            let (gradient, _, g, _) = derivatives_before(&theta, log_nu, &flat);
+            let (gradient, _, g, _) = derivatives_before(&theta, log_nu, &games);
             assert!((g - log_nu * nu_prior).abs() < 1e-6, "seed {seed}: {g}");
             for (k, g) in gradient.iter().enumerate() {
                 assert!(g.abs() < 1e-6, "seed {seed}, player {k}: {g}");
