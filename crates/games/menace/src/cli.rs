@@ -7,10 +7,10 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 
 use super::matchbox::{Menace, parse_schedule};
-use super::play::{DEFAULT_GAMES, GameRecord, GameSummary, Side, Tally, play_match};
+use super::play::{DEFAULT_GAMES, GameRecord, GameSummary, Side, Tally, bots_of, play_match};
 use super::rules::{Board, Mark, Outcome, parse_square_for_people, square_name};
 use koth_bot::roster::check_unique_names;
-use koth_bot::{BotSpec, build, sandbox};
+use koth_bot::{build, sandbox};
 use koth_game::cli::{AnyGameArg, LogDirArg, SandboxArgs, SeedArg, TimeoutArg, report};
 use koth_game::{GameCommand, MatchSetup};
 
@@ -285,14 +285,7 @@ fn run_match(args: &MatchArgs) -> anyhow::Result<()> {
         side_from_arg(&args.o, Mark::O, &args.any_game)?,
     ];
     // Two bots of one name could not be told apart in the results, as in every other game.
-    let bots: Vec<BotSpec> = sides
-        .iter()
-        .filter_map(|side| match side {
-            Side::Bot(spec) => Some(spec.clone()),
-            _ => None,
-        })
-        .collect();
-    check_unique_names(&bots)?;
+    check_unique_names(&bots_of(&sides))?;
     for side in &mut sides {
         build_side(side, &args.contain)?;
     }

@@ -330,15 +330,20 @@ pub(crate) async fn play_match(
     })
 }
 
-/// The players of `sides`, in their order: a seat opened for each bot.
-fn open_players(setup: &MatchSetup, sides: Vec<Side>) -> anyhow::Result<Vec<Player>> {
-    let bots: Vec<BotSpec> = sides
+/// The bots among `sides`, in their order.
+pub(crate) fn bots_of(sides: &[Side]) -> Vec<BotSpec> {
+    sides
         .iter()
         .filter_map(|side| match side {
             Side::Bot(spec) => Some(spec.clone()),
             _ => None,
         })
-        .collect();
+        .collect()
+}
+
+/// The players of `sides`, in their order: a seat opened for each bot.
+fn open_players(setup: &MatchSetup, sides: Vec<Side>) -> anyhow::Result<Vec<Player>> {
+    let bots = bots_of(&sides);
     let options = SeatOptions::new(setup.limits, Restart::AfterFault, setup.seed);
     let mut seats = Seat::open_all(&bots, &setup.log_dir, &options)?.into_iter();
     Ok(sides
