@@ -15,6 +15,7 @@ use crate::dashboard::{browser, console_errors, screenshot, serving, text_of, un
 use crate::hill::create_hill;
 use crate::submissions::{author, bot, packed, post, submit};
 use crate::support::cpus::own_cpu_locks;
+use crate::support::signals::default_signals;
 use crate::support::tournament::{koth, query, succeed};
 
 /// Seconds from the field's being in to the close first set: the most a stranger's upload may
@@ -154,6 +155,9 @@ fn a_contest_closes_freezes_its_field_and_publishes_a_final_anyone_can_verify() 
     // Before the close: a stranger's upload is built, validated and plays.
     let mut first = koth();
     own_cpu_locks(&mut first, root);
+    // Stopped by SIGINT below: started with SIGINT's default action, whatever this test was
+    // started with (a suite run in the background ignores it, and so would this run).
+    default_signals(&mut first);
     let (run, url) = serving(
         first
             .args(["hill", "run"])
