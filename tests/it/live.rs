@@ -921,6 +921,23 @@ fn a_worker_s_rows_sent_without_a_notice_still_reach_the_watchers() {
     );
 }
 
+/// Whether the server's socket of the connection from 127.0.0.1:`client` to 127.0.0.1:`server`
+/// is still established, as the kernel's table of TCP sockets (`/proc/net/tcp`) says: once the
+/// server closes it, it leaves that state at once, though its unsent bytes and its FIN wait
+/// behind a full window for the client to read.
+fn server_side_is_open(server: u16, client: u16) -> bool {
+    let (local, remote) = (
+        format!("0100007F:{server:04X}"),
+        format!("0100007F:{client:04X}"),
+    );
+    let table = std::fs::read_to_string("/proc/net/tcp").unwrap();
+    table.lines().skip(1).any(|row| {
+        let fields: Vec<&str> = row.split_whitespace().collect();
+        // `st` 01: TCP_ESTABLISHED.
+        fields.len() > 3 && fields[1] == local && fields[2] == remote && fields[3] == "01"
+    })
+}
+
 #[test]
 fn a_client_that_reads_nothing_is_dropped_while_another_reads_the_whole_game() {
     use std::io::{Read, Write};
@@ -954,8 +971,16 @@ fn a_client_that_reads_nothing_is_dropped_while_another_reads_the_whole_game() {
     assert!(whole == text, "{} of {} bytes", whole.len(), text.len());
     assert_eq!(read.last().unwrap().name, "end");
     // The stalled client is dropped 10 s after the socket filled: what it reads then ends
-    // short of the game.
-    std::thread::sleep(Duration::from_secs(14));
+    // short of the game. Read nothing before the server's end of it is closed (read, and it
+    // would no longer be stalled).
+    let started = Instant::now();
+    while server_side_is_open(port, stalled.local_addr().unwrap().port()) {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the stalled client was never dropped"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
     stalled
         .set_read_timeout(Some(Duration::from_secs(30)))
         .unwrap();
