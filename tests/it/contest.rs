@@ -15,11 +15,38 @@ use crate::dashboard::{browser, console_errors, screenshot, serving, text_of, un
 use crate::hill::create_hill;
 use crate::submissions::{author, bot, packed, post, submit};
 use crate::support::cpus::own_cpu_locks;
+use crate::support::signals::default_signals;
 use crate::support::tournament::{koth, query, succeed};
 
-/// Seconds from the field's being in to the close: time for a stranger's upload to be built
-/// and validated, and for ranked games.
+/// Seconds from the field's being in to the close first set: the most a stranger's upload may
+/// take to be built, validated and placed. Once it is placed the owner brings the close forward,
+/// so the test waits for the upload, not for this bound.
 const CLOSE_S: u64 = 60;
+
+/// The close `closes` (Unix seconds) as the hill file writes it, in UTC.
+fn utc_text(closes: u64) -> String {
+    let output = std::process::Command::new("date")
+        .args(["-u", "-d", &format!("@{closes}"), "+%Y-%m-%dT%H:%M:%SZ"])
+        .output()
+        .unwrap();
+    String::from_utf8(output.stdout).unwrap().trim().to_string()
+}
+
+/// Waits until the version of `name` has played its placement games (`placement`), failing
+/// once the close `closes` is less than five seconds away.
+fn until_placed(dir: &Path, name: &str, placement: u32, closes: u64) {
+    let sql = format!(
+        "SELECT COUNT(*) FROM hill_versions WHERE name = '{name}' AND state = 'active' \
+         AND games >= {placement}"
+    );
+    while query(dir, &sql) == 0 {
+        assert!(
+            unix_now() + 5 < closes,
+            "{name} was not built, validated and placed before the close"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
 
 /// Stops `run` as Ctrl-C does, and waits for it.
 fn interrupt(run: crate::dashboard::Killed) {
@@ -118,14 +145,7 @@ fn a_contest_closes_freezes_its_field_and_publishes_a_final_anyone_can_verify() 
     // The owner sets the close once the field is in: a few seconds ahead, in the hill
     // folder's own copy of its file (what every command of the hill reads).
     let closes = unix_now() + CLOSE_S;
-    let closes_text = {
-        let output = std::process::Command::new("date")
-            .args(["-u", "-d", &format!("@{closes}"), "+%Y-%m-%dT%H:%M:%SZ"])
-            .output()
-            .unwrap();
-        String::from_utf8(output.stdout).unwrap().trim().to_string()
-    };
-    std::fs::write(dir.join("hill.toml"), hill_file(&closes_text)).unwrap();
+    std::fs::write(dir.join("hill.toml"), hill_file(&utc_text(closes))).unwrap();
     assert!(
         contest_status(&dir).contains(": open"),
         "{}",
@@ -135,6 +155,9 @@ fn a_contest_closes_freezes_its_field_and_publishes_a_final_anyone_can_verify() 
     // Before the close: a stranger's upload is built, validated and plays.
     let mut first = koth();
     own_cpu_locks(&mut first, root);
+    // Stopped by SIGINT below: started with SIGINT's default action, whatever this test was
+    // started with (a suite run in the background ignores it, and so would this run).
+    default_signals(&mut first);
     let (run, url) = serving(
         first
             .args(["hill", "run"])
@@ -144,10 +167,14 @@ fn a_contest_closes_freezes_its_field_and_publishes_a_final_anyone_can_verify() 
     let early = bot(root, "early", "Early", 0.45, "");
     let output = submit(&early, &url, &ada);
     assert!(output.status.success(), "{output:?}");
-    // The run is stopped just before the close, and started again after it.
-    let before_close = closes.saturating_sub(5).saturating_sub(unix_now());
-    std::thread::sleep(Duration::from_secs(before_close));
+    until_placed(&dir, "Early", 2, closes);
+    // The run is stopped before the close; the owner brings the close forward to a second
+    // away, and the run is started again after it.
     interrupt(run);
+    assert!(contest_status(&dir).contains(": open"));
+    let closes = unix_now() + 1;
+    let closes_text = utc_text(closes);
+    std::fs::write(dir.join("hill.toml"), hill_file(&closes_text)).unwrap();
     std::thread::sleep(Duration::from_secs(closes + 1 - unix_now().min(closes + 1)));
 
     // After the close: no bot joins, by the owner's hand or a stranger's upload, and no bot's

@@ -411,10 +411,12 @@ fn a_noughts_and_crosses_tournament_reads_at_1280_by_800_with_times_in_ms_and_wi
     let tmp = tempfile::tempdir().unwrap();
     let bot = |name: &str| repo().join("bots").join(name);
     let file = tmp.path().join("ttt.toml");
+    // 100 games: every count and points column at three digits (500 points), as wide as the
+    // 150 games it once played, at two thirds of their time.
     std::fs::write(
         &file,
         format!(
-            "game = \"tictactoe\"\nbots = [{:?}, {:?}]\ngames = 150\njobs = 2\nsandbox = false\n\
+            "game = \"tictactoe\"\nbots = [{:?}, {:?}]\ngames = 100\njobs = 2\nsandbox = false\n\
              seed = 3\n",
             bot("ttt-python"),
             bot("ttt-js")
@@ -436,7 +438,7 @@ fn a_noughts_and_crosses_tournament_reads_at_1280_by_800_with_times_in_ms_and_wi
             text_of(&client, "#leaderboard").await.contains("games")
                 && text_of(&client, "#games-count")
                     .await
-                    .starts_with("150 games")
+                    .starts_with("100 games")
         })
         .await;
         // Nothing is wider than the window: no sideways scrolling, at a laptop's width and a

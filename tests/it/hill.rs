@@ -977,7 +977,7 @@ fn a_hill_seats_no_game_below_min_players_and_validates_a_newcomer_at_both_sizes
     let tmp = tempfile::tempdir().unwrap();
     let dir = create_hill(
         tmp.path(),
-        "game = \"paths\"\nplayers_per_game = 4\nmin_players = 3\nrounds = 20\n\
+        "game = \"paths\"\nplayers_per_game = 4\nmin_players = 3\nrounds = 2\n\
          answer_ms = 2000\nseed = 3\njobs = 1\nsandbox = false\n",
     );
     // Plays at 3 seats, crashes at 4: refused at validation, the size named, never ranked.

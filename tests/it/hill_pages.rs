@@ -410,6 +410,8 @@ fn a_game_s_replay_says_it_is_in_progress_while_it_is_played() {
         .map(|name| slow(tmp.path(), name))
         .collect();
     add_ok(&dir, &[&slow[0], &slow[1]]);
+    // Slow from here: their validation games were played at full speed.
+    std::fs::write(pace_marker(tmp.path()), "").unwrap();
     let (run, url) = serving(hill_command(&dir).args(["hill", "run"]).arg(&dir).args([
         "--games",
         "1",
@@ -449,6 +451,8 @@ fn a_game_s_replay_says_it_is_in_progress_while_it_is_played() {
             || page.contains("game 0 is in progress"),
         "{status}: {page}"
     );
+    // Read while played: the game played again to its end needs no more pace.
+    std::fs::remove_file(pace_marker(tmp.path())).unwrap();
     drop(run);
     // Once played, its replay is a finished game's.
     succeed(
@@ -472,19 +476,28 @@ fn a_game_s_replay_says_it_is_in_progress_while_it_is_played() {
     assert_eq!(crate::live::joined(&stream), replay);
 }
 
-/// A graded bot `name` (p = 0.5) that waits 0.2 s before each answer, so a game of it lasts a
-/// few seconds.
+/// The file under `root` whose presence keeps the slow bots there slow: while a game is read in
+/// progress, not while one is validated or played to its end.
+fn pace_marker(root: &Path) -> PathBuf {
+    root.join("slow-pace")
+}
+
+/// A graded bot `name` (p = 0.5) that waits 0.2 s before each answer while the pace marker
+/// under `root` is there, so a game of it lasts a few seconds.
 fn slow(root: &Path, name: &str) -> PathBuf {
     let dir = graded(root, name, name, 0.5);
     std::fs::write(
         dir.join("slow.py"),
-        "import subprocess, sys, time\n\
-         child = subprocess.Popen([sys.executable, '-u', 'graded.py', '0.5'],\n\
-         \x20   stdin=subprocess.PIPE, text=True, bufsize=1)\n\
-         for line in sys.stdin:\n\
-         \x20   time.sleep(0.2)\n\
-         \x20   child.stdin.write(line)\n\
-         \x20   child.stdin.flush()\n",
+        format!(
+            "import os, subprocess, sys, time\n\
+             child = subprocess.Popen([sys.executable, '-u', 'graded.py', '0.5'],\n\
+             \x20   stdin=subprocess.PIPE, text=True, bufsize=1)\n\
+             for line in sys.stdin:\n\
+             \x20   if os.path.exists({marker:?}): time.sleep(0.2)\n\
+             \x20   child.stdin.write(line)\n\
+             \x20   child.stdin.flush()\n",
+            marker = pace_marker(root)
+        ),
     )
     .unwrap();
     std::fs::write(

@@ -14,8 +14,17 @@ use fantoccini::Locator;
 use crate::dashboard::{Killed, browser, console_errors, screenshot, serving, text_of, until};
 use crate::support::tournament::koth;
 
-/// A noughts & crosses bot taking the first free cell after `pause_s` seconds.
+/// The file under `root` whose presence keeps the slow bots there slow: a browser test removes
+/// it once it has followed the game live, and the rest of the game is played at full speed
+/// (waiting for a slow game's end added nothing the test looks at).
+fn pace_marker(root: &Path) -> PathBuf {
+    root.join("slow-pace")
+}
+
+/// A noughts & crosses bot taking the first free cell after `pause_s` seconds while the pace
+/// marker under `root` is there.
 fn slow_bot(root: &Path, name: &str, pause_s: f64) -> PathBuf {
+    std::fs::write(pace_marker(root), "").unwrap();
     let dir = root.join(name);
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(
@@ -26,12 +35,13 @@ fn slow_bot(root: &Path, name: &str, pause_s: f64) -> PathBuf {
     std::fs::write(
         dir.join("slow.py"),
         format!(
-            "import sys, time\n\
+            "import os, sys, time\n\
              for line in sys.stdin:\n\
              \x20   parts = line.split()\n\
              \x20   if len(parts) == 2 and parts[0] == 'MOVE':\n\
-             \x20       time.sleep({pause_s})\n\
-             \x20       print(parts[1].index('.'), flush=True)\n"
+             \x20       if os.path.exists({marker:?}): time.sleep({pause_s})\n\
+             \x20       print(parts[1].index('.'), flush=True)\n",
+            marker = pace_marker(root)
         ),
     )
     .unwrap();
@@ -423,10 +433,11 @@ async fn board_follows(client: &fantoccini::Client, measure: &str) {
     assert!(errors.is_empty(), "{errors:?}");
 }
 
-/// A bot for `game` in Python, `name`, that sleeps `pause_s` before each answer: `answer` is
-/// the body of a function of the prompt's words `w` returning the answer, or `None` for a
-/// line that needs none.
+/// A bot for `game` in Python, `name`, that sleeps `pause_s` before each answer while the pace
+/// marker under `root` is there: `answer` is the body of a function of the prompt's words `w`
+/// returning the answer, or `None` for a line that needs none.
 fn slow_python_bot(root: &Path, name: &str, game: &str, pause_s: f64, answer: &str) -> PathBuf {
+    std::fs::write(pace_marker(root), "").unwrap();
     let dir = root.join(name);
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(
@@ -437,13 +448,14 @@ fn slow_python_bot(root: &Path, name: &str, game: &str, pause_s: f64, answer: &s
     std::fs::write(
         dir.join("slow.py"),
         format!(
-            "import json, random, sys, time\n\
+            "import json, os, random, sys, time\n\
              def answer(w):\n{answer}\n\
              for line in sys.stdin:\n\
              \x20   said = answer(line.split())\n\
              \x20   if said is not None:\n\
-             \x20       time.sleep({pause_s})\n\
-             \x20       print(said, flush=True)\n"
+             \x20       if os.path.exists({marker:?}): time.sleep({pause_s})\n\
+             \x20       print(said, flush=True)\n",
+            marker = pace_marker(root)
         ),
     )
     .unwrap();
@@ -478,6 +490,8 @@ fn followed_in_the_browser(command: &mut Command, dir: &Path, measure: &str, hol
         if hold {
             held_and_followed_again(&client, measure).await;
         }
+        // Followed live: the bots under the test's folder may now play the rest at full speed.
+        std::fs::remove_file(pace_marker(dir.parent().unwrap())).unwrap();
         until("the page becomes the finished game's replay", || async {
             client.find(Locator::Css("#in-progress")).await.is_err()
         })
@@ -620,6 +634,7 @@ fn a_rat_race_board_follows_it_live_turn_by_turn() {
     // or more, kept as every game's first board is, ended by the bot's leaving.
     let dir = tmp.path().join("Plodder");
     std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(pace_marker(tmp.path()), "").unwrap();
     std::fs::write(
         dir.join("bot.toml"),
         "name = \"Plodder\"\nrun = \"python3 -u slow.py\"\ngames = [\"ratrace\"]\n",
@@ -627,8 +642,9 @@ fn a_rat_race_board_follows_it_live_turn_by_turn() {
     .unwrap();
     std::fs::write(
         dir.join("slow.py"),
-        r#"import sys, time
-HEX = {c: int(c, 16) for c in "0123456789abcdef"}
+        format!(
+            r#"import os, sys, time
+HEX = {{c: int(c, 16) for c in "0123456789abcdef"}}
 FORWARD = ((8, "1,-1"), (13, "1,0"), (18, "1,1"))
 def move(genome, view):
     scored = [((genome >> (6 * HEX[view[i]])) & 63, t) for i, t in FORWARD if view[i] in HEX]
@@ -639,9 +655,11 @@ for line in sys.stdin:
         if int(w[1]) > 300:
             sys.exit(0)
         specimens = [sys.stdin.readline().split() for _ in range(int(w[2]))]
-        time.sleep(0.03)
+        if os.path.exists({marker:?}): time.sleep(0.03)
         print(" ".join(move(int(g, 16), v) for g, v in specimens), flush=True)
 "#,
+            marker = pace_marker(tmp.path())
+        ),
     )
     .unwrap();
     let file = tmp.path().join("t.toml");
@@ -903,6 +921,23 @@ fn a_worker_s_rows_sent_without_a_notice_still_reach_the_watchers() {
     );
 }
 
+/// Whether the server's socket of the connection from 127.0.0.1:`client` to 127.0.0.1:`server`
+/// is still established, as the kernel's table of TCP sockets (`/proc/net/tcp`) says: once the
+/// server closes it, it leaves that state at once, though its unsent bytes and its FIN wait
+/// behind a full window for the client to read.
+fn server_side_is_open(server: u16, client: u16) -> bool {
+    let (local, remote) = (
+        format!("0100007F:{server:04X}"),
+        format!("0100007F:{client:04X}"),
+    );
+    let table = std::fs::read_to_string("/proc/net/tcp").unwrap();
+    table.lines().skip(1).any(|row| {
+        let fields: Vec<&str> = row.split_whitespace().collect();
+        // `st` 01: TCP_ESTABLISHED.
+        fields.len() > 3 && fields[1] == local && fields[2] == remote && fields[3] == "01"
+    })
+}
+
 #[test]
 fn a_client_that_reads_nothing_is_dropped_while_another_reads_the_whole_game() {
     use std::io::{Read, Write};
@@ -936,8 +971,16 @@ fn a_client_that_reads_nothing_is_dropped_while_another_reads_the_whole_game() {
     assert!(whole == text, "{} of {} bytes", whole.len(), text.len());
     assert_eq!(read.last().unwrap().name, "end");
     // The stalled client is dropped 10 s after the socket filled: what it reads then ends
-    // short of the game.
-    std::thread::sleep(Duration::from_secs(14));
+    // short of the game. Read nothing before the server's end of it is closed (read, and it
+    // would no longer be stalled).
+    let started = Instant::now();
+    while server_side_is_open(port, stalled.local_addr().unwrap().port()) {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the stalled client was never dropped"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
     stalled
         .set_read_timeout(Some(Duration::from_secs(30)))
         .unwrap();
