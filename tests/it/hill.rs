@@ -55,6 +55,16 @@ pub(crate) fn hill_command(dir: &Path) -> Command {
     command
 }
 
+/// Plays `games` more rated games on the hill in `dir` (`hill run --games`), which must succeed.
+fn run_games(dir: &Path, games: u32) -> Output {
+    succeed(
+        hill_command(dir)
+            .args(["hill", "run"])
+            .arg(dir)
+            .args(["--games", &games.to_string()]),
+    )
+}
+
 fn add(dir: &Path, bots: &[&Path]) -> Output {
     hill_command(dir)
         .args(["hill", "add"])
@@ -605,12 +615,7 @@ fn a_backup_taken_while_the_hill_plays_restores_into_a_copy_that_plays_on() {
     assert!(restored >= 3, "{restored}");
     // The backup may fall between a game's record and its rating: the copy's run rates such a
     // game when it starts, so every game is counted once after it.
-    succeed(
-        hill_command(&copy)
-            .args(["hill", "run"])
-            .arg(&copy)
-            .args(["--games", "3"]),
-    );
+    run_games(&copy, 3);
     assert!(query(&copy, done) >= restored + 3);
     assert_counted_once(&copy);
 }
@@ -626,12 +631,7 @@ fn a_graded_pool_is_ranked_in_its_true_order() {
         .collect();
     let refs: Vec<&Path> = bots.iter().map(PathBuf::as_path).collect();
     add_ok(&dir, &refs);
-    succeed(
-        hill_command(&dir)
-            .args(["hill", "run"])
-            .arg(&dir)
-            .args(["--games", "36"]),
-    );
+    run_games(&dir, 36);
     let board = leaderboard(&dir);
     let order: Vec<&str> = board["standings"]
         .as_array()
@@ -657,12 +657,7 @@ fn two_perfect_players_are_level_and_no_lead_of_nothing_is_told() {
         graded(tmp.path(), "b", "B", 1.0),
     ];
     add_ok(&dir, &[&bots[0], &bots[1]]);
-    succeed(
-        hill_command(&dir)
-            .args(["hill", "run"])
-            .arg(&dir)
-            .args(["--games", "4"]),
-    );
+    run_games(&dir, 4);
     // Every game a draw: the two are fitted alike, and the board says so in words.
     let board = leaderboard(&dir);
     assert!(board["lead"]["by"].as_f64().unwrap().abs() < 0.5, "{board}");
@@ -714,12 +709,7 @@ fn a_points_game_is_ranked_by_points_where_an_order_model_sees_a_tie() {
     ];
     let refs: Vec<&Path> = bots.iter().map(PathBuf::as_path).collect();
     add_ok(&dir, &refs);
-    succeed(
-        hill_command(&dir)
-            .args(["hill", "run"])
-            .arg(&dir)
-            .args(["--games", "6"]),
-    );
+    run_games(&dir, 6);
     let board = leaderboard(&dir);
     assert_eq!(board["ranking"], "points", "{board}");
     let order: Vec<&str> = board["standings"]
@@ -828,12 +818,7 @@ fn a_new_hill_with_fewer_bots_than_a_game_seats_plays_them_all() {
     ];
     let refs: Vec<&Path> = bots.iter().map(PathBuf::as_path).collect();
     add_ok(&dir, &refs);
-    succeed(
-        hill_command(&dir)
-            .args(["hill", "run"])
-            .arg(&dir)
-            .args(["--games", "2"]),
-    );
+    run_games(&dir, 2);
     assert_eq!(query(&dir, "SELECT COUNT(*) FROM results"), 4);
     // L with T: 8 points and 2, each game.
     assert_eq!(
@@ -854,12 +839,7 @@ fn a_new_hill_with_fewer_bots_than_a_game_seats_plays_them_all() {
     // A third bot: games of three now. Every count is the games table's, whatever the seats.
     let third = planned(tmp.path(), "Mid", "L");
     add_ok(&dir, &[&third]);
-    succeed(
-        hill_command(&dir)
-            .args(["hill", "run"])
-            .arg(&dir)
-            .args(["--games", "2"]),
-    );
+    run_games(&dir, 2);
     assert_eq!(query(&dir, "SELECT COUNT(*) FROM results"), 10);
     let done = query(&dir, "SELECT COUNT(*) FROM games WHERE state = 'done'");
     assert_eq!(done, 4);
