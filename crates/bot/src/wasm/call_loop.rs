@@ -31,22 +31,14 @@ pub struct CallLoop {
 }
 
 impl CallLoop {
-    /// A loop over `instance`'s export `name`, a function of the arguments `params` (each
-    /// `i32` or `i64`) to an `i32`; an error naming it if it is missing or of another type.
-    pub fn new(
-        instance: &mut DirectInstance,
-        name: &str,
-        params: &[ValType],
-    ) -> Result<CallLoop, BotError> {
-        let looped = Looped {
-            name: name.into(),
-            params: params.to_vec(),
-        };
+    /// A loop over `instance`'s export `looped`, a function of its arguments (each `i32` or
+    /// `i64`) to an `i32`; an error naming it if it is missing or of another type.
+    pub fn new(instance: &mut DirectInstance, looped: &Looped) -> Result<CallLoop, BotError> {
         let record = looped.record();
         if instance
             .looped
             .as_ref()
-            .is_some_and(|written| written.is(&looped))
+            .is_some_and(|written| written.is(looped))
         {
             // The loop written into the module itself (`with_loop`).
             let run = instance.func(LOOP_EXPORT)?;
@@ -64,16 +56,17 @@ impl CallLoop {
             command: instance.name.clone(),
             reason,
         };
+        let name = &looped.name;
         let Some(export) = instance.instance.get_func(&mut instance.store, name) else {
             return Err(refused(format!("it exports no function `{name}`")));
         };
-        let wanted = FuncType::new(engine(), params.iter().cloned(), [ValType::I32]);
+        let wanted = FuncType::new(engine(), looped.params.iter().cloned(), [ValType::I32]);
         if !FuncType::eq(&export.ty(&instance.store), &wanted) {
             return Err(refused(format!(
                 "its export `{name}` is not of the type koth calls: {wanted}"
             )));
         }
-        let module = loop_module(&looped);
+        let module = loop_module(looped);
         let looping = wasmtime::Instance::new(&mut instance.store, &module, &[export.into()])
             .map_err(|e| fault(e, instance.fuel, instance.wall, &instance.stderr))?;
         let run = looping
@@ -94,14 +87,10 @@ impl CallLoop {
         self.record
     }
 
-    /// The records of `calls` calls, for the caller to write their arguments in; the records'
-    /// memory grows to hold them and their results (within the instance's memory cap).
-    pub fn records<'a>(
-        &self,
-        instance: &'a mut DirectInstance,
-        calls: usize,
-    ) -> Result<&'a mut [u8], BotError> {
-        let bytes = calls * (self.record + 4);
+    /// Grows the records' memory to hold at least `bytes` (within the instance's memory cap).
+    /// A run over `calls` records needs `calls × (record + 4)` bytes: the records and their
+    /// results.
+    pub fn reserve(&self, instance: &mut DirectInstance, bytes: usize) -> Result<(), BotError> {
         let size = self.memory.data_size(&instance.store);
         if bytes > size {
             let pages = (bytes - size).div_ceil(1 << 16) as u64;
@@ -109,20 +98,39 @@ impl CallLoop {
                 .grow(&mut instance.store, pages)
                 .map_err(|e| fault(e, instance.fuel, instance.wall, &instance.stderr))?;
         }
-        Ok(&mut self.memory.data_mut(&mut instance.store)[..calls * self.record])
+        Ok(())
+    }
+
+    /// The records' memory, for the caller to write records in.
+    pub fn records<'a>(&self, instance: &'a mut DirectInstance) -> &'a mut [u8] {
+        self.memory.data_mut(&mut instance.store)
+    }
+
+    /// The records' memory as it is.
+    pub fn memory<'a>(&self, instance: &'a DirectInstance) -> &'a [u8] {
+        self.memory.data(&instance.store)
     }
 
     /// Calls the export once per record of the first `calls` (written through
-    /// [`CallLoop::records`]), in order, under the instance's budget; returns their results,
-    /// each an `i32`, little-endian, in the records' order.
-    pub fn run<'a>(
+    /// [`CallLoop::records`], room made for their results by [`CallLoop::reserve`]), in order, under the
+    /// instance's budget; their results are then read with [`CallLoop::results`].
+    pub fn run(&self, instance: &mut DirectInstance, calls: usize) -> Result<(), BotError> {
+        let count = i32::try_from(calls).expect("records fit in a 32-bit memory");
+        instance.call(&self.run, count)
+    }
+
+    /// The first `calls` records, and the results of the last run over them: each an `i32`,
+    /// little-endian, in the records' order.
+    pub fn results<'a>(
         &self,
         instance: &'a mut DirectInstance,
         calls: usize,
-    ) -> Result<&'a [u8], BotError> {
-        let count = i32::try_from(calls).expect("records fit in a 32-bit memory");
-        instance.call(&self.run, count)?;
-        Ok(&self.memory.data(&instance.store)[calls * self.record..][..calls * 4])
+    ) -> (&'a mut [u8], &'a [u8]) {
+        let (records, rest) = self
+            .memory
+            .data_mut(&mut instance.store)
+            .split_at_mut(calls * self.record);
+        (records, &rest[..calls * 4])
     }
 }
 
@@ -141,10 +149,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("bot.wasm");
         std::fs::write(&path, module_taking_names(names_taken)).unwrap();
-        let looped = Looped {
-            name: "f".into(),
-            params: vec![ValType::I64, ValType::I32],
-        };
+        let looped = Looped::new("f", &[ValType::I64, ValType::I32]);
         let module = DirectModule::load(&path, Compile::Here, looped.clone()).unwrap();
         let setup = DirectSetup {
             stderr: StderrLog::discard(),
@@ -153,15 +158,16 @@ mod tests {
         };
         let mut instance = DirectInstance::start(&module, setup, &Limits::default()).unwrap();
         let written_in = instance.looped.is_some();
-        let calls = CallLoop::new(&mut instance, "f", &looped.params).unwrap();
-        let records = calls.records(&mut instance, 6).unwrap();
-        for (n, record) in records.chunks_exact_mut(16).enumerate() {
+        let calls = CallLoop::new(&mut instance, &looped).unwrap();
+        calls.reserve(&mut instance, 6 * (16 + 4)).unwrap();
+        for (n, record) in calls.records(&mut instance)[..6 * 16].chunks_exact_mut(16).enumerate() {
             record[0..8].copy_from_slice(&(10 * n as i64).to_le_bytes());
             record[8..12].copy_from_slice(&(n as i32).to_le_bytes());
         }
+        calls.run(&mut instance, 6).unwrap();
         let results = calls
-            .run(&mut instance, 6)
-            .unwrap()
+            .results(&mut instance, 6)
+            .1
             .chunks_exact(4)
             .map(|result| i32::from_le_bytes(result.try_into().unwrap()))
             .collect();

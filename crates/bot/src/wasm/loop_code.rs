@@ -21,18 +21,48 @@ pub(super) const LOOP_EXPORT: &str = "koth:call-loop";
 /// The export of the memory of the records that [`with_loop`] adds to a module.
 pub(super) const RECORDS_EXPORT: &str = "koth:call-records";
 
-/// An export called through a loop: its name and its arguments (each `i32` or `i64`); it
-/// answers an `i32`.
+/// An export called through a loop: its name, its arguments (each `i32` or `i64`) and the
+/// bytes of a record of them; it answers an `i32`.
 #[derive(Debug, Clone)]
 pub struct Looped {
-    pub name: String,
-    pub params: Vec<ValType>,
+    pub(super) name: String,
+    pub(super) params: Vec<ValType>,
+    /// From one record's start to the next's (see [`Looped::record`]).
+    record: usize,
 }
 
 impl Looped {
-    /// Whether `other` is the same export of the same type.
+    /// The export `name` of the arguments `params`, each record its arguments one after the
+    /// other, each of its own size, rounded up to 8 bytes so that every record's `i64`s stay
+    /// aligned.
+    pub fn new(name: &str, params: &[ValType]) -> Looped {
+        let record = params.iter().map(size).sum::<usize>().next_multiple_of(8);
+        Looped {
+            name: name.into(),
+            params: params.to_vec(),
+            record,
+        }
+    }
+
+    /// The same with records `bytes` apart, so that a caller's own structures, laid out with
+    /// the arguments first, can be the records and need no copy. `bytes` is a multiple of 8
+    /// and holds the arguments (koth's own constant).
+    pub fn spaced(self, bytes: usize) -> Looped {
+        assert!(
+            bytes >= self.record && bytes.is_multiple_of(8),
+            "records of {bytes} bytes cannot hold {:?} aligned",
+            self.params
+        );
+        Looped {
+            record: bytes,
+            ..self
+        }
+    }
+
+    /// Whether `other` is the same export of the same type, with records as far apart.
     pub(super) fn is(&self, other: &Looped) -> bool {
         self.name == other.name
+            && self.record == other.record
             && self.params.len() == other.params.len()
             && self
                 .params
@@ -41,15 +71,10 @@ impl Looped {
                 .all(|(a, b)| ValType::eq(a, b))
     }
 
-    /// The bytes of a record: the arguments one after the other, each of its own size, rounded
-    /// up to 8 bytes so that every record's `i64`s stay aligned. The results are not in it:
-    /// they follow the records, 4 bytes each, so the caller reads them as one array.
+    /// The bytes from one record's start to the next's. The results are not in it: they follow
+    /// the records, 4 bytes each, so the caller reads them as one array.
     pub(super) fn record(&self) -> usize {
-        self.params
-            .iter()
-            .map(size)
-            .sum::<usize>()
-            .next_multiple_of(8)
+        self.record
     }
 }
 
@@ -445,10 +470,7 @@ pub(super) mod tests {
     }
 
     fn looped(params: &[ValType]) -> Looped {
-        Looped {
-            name: "f".into(),
-            params: params.to_vec(),
-        }
+        Looped::new("f", params)
     }
 
     #[test]

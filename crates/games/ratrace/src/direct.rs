@@ -25,8 +25,9 @@
 
 use wasmtime::ValType;
 
-use super::player::{Move, Player, PlayerFault, Specimen};
+use super::player::{Answers, Keeper, Player, PlayerFault, Specimen};
 use super::protocol::MOVE_CODES;
+use super::rules::BRED_PER_TURN;
 use super::track::{CELLS, View};
 use koth_bot::wasm::{CallLoop, Compile, DirectInstance, DirectModule, DirectSetup, Looped};
 use koth_bot::{BotError, BotSpec, FaultKind, Limits, Seat, StderrLog};
@@ -41,22 +42,15 @@ pub(crate) const BOARD_EXPORT: &str = "ratrace_board";
 /// The arguments of `ratrace_move`.
 const MOVE_PARAMS: [ValType; 3] = [ValType::I64, ValType::I64, ValType::I32];
 
-/// The bytes of a call's record in the loop over `ratrace_move` (see [`CallLoop`]): the
-/// genome's two words and the cell (the moves answered follow the records).
-const RECORD: usize = 24;
+/// The loop over `ratrace_move` (see [`CallLoop`]): its records are the board's specimens,
+/// kept in the loop's memory of records ([`Keeper`]), whose genome and cell come first, as
+/// the move's arguments (the moves answered follow them).
+fn looped() -> Looped {
+    Looped::new(MOVE_EXPORT, &MOVE_PARAMS).spaced(RECORD)
+}
 
-/// The move of each code `ratrace_move` may answer, 0 to 8, and (0, 0) for 9 to 15: a code
-/// is looked up here as `code & 15` once every code is known to be below 9, with no check of
-/// its own.
-const MOVES_BY_CODE: [Move; 16] = {
-    let mut moves = [(0, 0); 16];
-    let mut code = 0;
-    while code < MOVE_CODES.len() {
-        moves[code] = MOVE_CODES[code];
-        code += 1;
-    }
-    moves
-};
+/// The bytes of a specimen, and of a call's record.
+const RECORD: usize = size_of::<Specimen>();
 
 /// A started instance and the exports koth calls.
 struct Started {
@@ -78,7 +72,7 @@ impl Started {
         Ok(Started {
             views: instance.func(VIEWS_EXPORT)?,
             board: instance.optional_func(BOARD_EXPORT)?,
-            moves: CallLoop::new(&mut instance, MOVE_EXPORT, &MOVE_PARAMS)?,
+            moves: CallLoop::new(&mut instance, &looped())?,
             instance,
         })
     }
@@ -98,11 +92,7 @@ fn load(spec: &BotSpec) -> anyhow::Result<DirectModule> {
     let path = spec.wasm_module().ok_or_else(|| {
         anyhow::anyhow!("{spec}: the direct call is for a WASI bot (`wasm = …` in its bot.toml)")
     })?;
-    let looped = Looped {
-        name: MOVE_EXPORT.into(),
-        params: MOVE_PARAMS.to_vec(),
-    };
-    DirectModule::load(&path, Compile::for_bot(spec), looped)
+    DirectModule::load(&path, Compile::for_bot(spec), looped())
         .map_err(|e| anyhow::anyhow!("{spec}: {e:#}"))
 }
 
@@ -114,6 +104,9 @@ pub(crate) struct DirectPlayer {
     module: Result<DirectModule, String>,
     limits: Limits,
     started: Option<Started>,
+    /// The instance faulted: it is never called again, and the next board starts a fresh one.
+    /// Kept until then, since it keeps the faulted board's specimens.
+    faulted: bool,
     /// The board's views as bytes, written into the module's memory.
     view_bytes: Vec<u8>,
 }
@@ -126,6 +119,7 @@ impl DirectPlayer {
             spec,
             limits,
             started: None,
+            faulted: false,
             view_bytes: Vec::with_capacity(CELLS * 25),
         }
     }
@@ -135,9 +129,9 @@ impl DirectPlayer {
         self.seat
     }
 
-    /// Records a fault in `turn` (none: the board's start) and drops the instance.
+    /// Records a fault in `turn` (none: the board's start); the instance is not called again.
     fn fail(&mut self, turn: Option<u32>, kind: FaultKind, reason: String) -> PlayerFault {
-        self.started = None;
+        self.faulted = true;
         self.seat.fault(kind, turn, reason.clone());
         PlayerFault { kind, reason }
     }
@@ -146,11 +140,21 @@ impl DirectPlayer {
         self.fail(turn, error.kind(), error.to_string())
     }
 
+    /// The instance, unless none runs or it faulted.
+    fn running(&mut self) -> Result<&mut Started, BotError> {
+        match &mut self.started {
+            Some(started) if !self.faulted => Ok(started),
+            _ => Err(BotError::NotRunning),
+        }
+    }
+
     /// Starts an instance for `board`, seeded by its `seed`, if none runs.
     fn start(&mut self, board: usize, seed: u64) -> Result<(), PlayerFault> {
-        if self.started.is_some() {
+        if self.running().is_ok() {
             return Ok(());
         }
+        self.started = None;
+        self.faulted = false;
         let module = match &self.module {
             Ok(module) => module,
             Err(reason) => {
@@ -171,6 +175,39 @@ impl DirectPlayer {
             Err(error) => Err(self.bot_fail(None, &error)),
         }
     }
+
+    /// Runs the loop over the first `count` specimens kept, in memory grown to hold them,
+    /// their codes and the turn's children; the first code out of range, with its place, if
+    /// one is.
+    fn run(&mut self, count: usize) -> Result<Option<(usize, i32)>, BotError> {
+        let limits = self.limits;
+        let Started {
+            instance, moves, ..
+        } = self.running()?;
+        instance.budget(&limits);
+        let bytes = (count * (RECORD + 4)).max((count + BRED_PER_TURN) * RECORD);
+        moves.reserve(instance, bytes)?;
+        moves.run(instance, count)?;
+        let codes: &[u32] = bytemuck::cast_slice(moves.results(instance, count).1);
+        // The codes are one array: their highest is found in vector registers, with no
+        // branch per specimen; the board then reads each as the index of its move.
+        let highest = codes.iter().map(|&code| u32::from_le(code)).max();
+        if highest.is_none_or(|highest| (highest as usize) < MOVE_CODES.len()) {
+            return Ok(None);
+        }
+        Ok(codes
+            .iter()
+            .map(|&code| u32::from_le(code) as i32)
+            .enumerate()
+            .find(|&(_, code)| code as u32 as usize >= MOVE_CODES.len()))
+    }
+}
+
+/// The records' bytes as specimens. The memory's base is page-aligned (wasmtime maps it), so
+/// every record is aligned as a specimen.
+fn as_specimens(bytes: &mut [u8]) -> &mut [Specimen] {
+    let whole = bytes.len() / RECORD * RECORD;
+    bytemuck::cast_slice_mut(&mut bytes[..whole])
 }
 
 impl Player for DirectPlayer {
@@ -203,66 +240,63 @@ impl Player for DirectPlayer {
         Ok(())
     }
 
-    fn moves(
-        &mut self,
-        turn: u32,
-        specimens: &[Specimen],
-        out: &mut Vec<Move>,
-    ) -> Result<(), PlayerFault> {
-        let Some(started) = self.started.as_mut() else {
-            return Err(self.bot_fail(Some(turn), &BotError::NotRunning));
-        };
-        let Started {
-            instance, moves, ..
-        } = started;
-        instance.budget(&self.limits);
-        let records = match moves.records(instance, specimens.len()) {
-            Ok(records) => records,
-            Err(error) => return Err(self.bot_fail(Some(turn), &error)),
-        };
-        debug_assert_eq!(moves.record_bytes(), RECORD);
-        // Records of a size known here, so that their bytes are written without bounds checks.
-        let (records, _) = records.as_chunks_mut::<RECORD>();
-        for (record, specimen) in records.iter_mut().zip(specimens) {
-            record[0..8].copy_from_slice(&(specimen.genome as u64).to_le_bytes());
-            record[8..16].copy_from_slice(&((specimen.genome >> 64) as u64).to_le_bytes());
-            record[16..20].copy_from_slice(&u32::from(specimen.cell).to_le_bytes());
-        }
-        let codes = match moves.run(instance, specimens.len()) {
-            Ok(codes) => codes,
-            Err(error) => return Err(self.bot_fail(Some(turn), &error)),
-        };
-        // The codes are one array: their highest is found in vector registers, and then each
-        // is looked up with no check of its own (a check and a clamp per specimen, read from
-        // the records' strides, cost as much as writing the records).
-        let (codes, _) = codes.as_chunks::<4>();
-        let highest = codes
-            .iter()
-            .map(|&code| u32::from_le_bytes(code))
-            .max()
-            .unwrap_or(0);
-        if (highest as usize) < MOVE_CODES.len() {
-            out.extend(
-                codes
-                    .iter()
-                    .map(|&code| MOVES_BY_CODE[(u32::from_le_bytes(code) & 15) as usize]),
-            );
-        } else {
-            let (n, code) = codes
-                .iter()
-                .map(|&code| i32::from_le_bytes(code))
-                .enumerate()
-                .find(|&(_, code)| code as u32 as usize >= MOVE_CODES.len())
-                .expect("a code out of range was read");
-            let reason = format!(
-                "{MOVE_EXPORT} answered {code} for specimen {} of {}: not a move code 0 to 8",
-                n + 1,
-                specimens.len()
-            );
-            return Err(self.fail(Some(turn), FaultKind::BadOutput, reason));
-        }
-        Ok(())
+    fn answers(&mut self) -> Answers<'_> {
+        Answers::Codes(self)
     }
 
     fn end_board(&mut self, _board: usize, _points: u64) {}
+}
+
+impl Keeper for DirectPlayer {
+    fn kept(&mut self, room: usize) -> Result<&mut [Specimen], PlayerFault> {
+        let grown = match self.running() {
+            Ok(Started {
+                instance, moves, ..
+            }) => moves.reserve(instance, room * RECORD),
+            Err(error) => Err(error),
+        };
+        if let Err(error) = grown {
+            return Err(self.bot_fail(None, &error));
+        }
+        let Started {
+            instance, moves, ..
+        } = self.started.as_mut().expect("grown just now");
+        Ok(as_specimens(moves.records(instance)))
+    }
+
+    fn codes(
+        &mut self,
+        turn: u32,
+        count: usize,
+    ) -> Result<(&mut [Specimen], &[u32]), PlayerFault> {
+        match self.run(count) {
+            Ok(None) => {}
+            Ok(Some((n, code))) => {
+                let reason = format!(
+                    "{MOVE_EXPORT} answered {code} for specimen {} of {count}: not a move code \
+                     0 to 8",
+                    n + 1,
+                );
+                return Err(self.fail(Some(turn), FaultKind::BadOutput, reason));
+            }
+            Err(error) => return Err(self.bot_fail(Some(turn), &error)),
+        }
+        let Started {
+            instance, moves, ..
+        } = self.started.as_mut().expect("ran just now");
+        let (specimens, codes) = moves.results(instance, count);
+        Ok((as_specimens(specimens), bytemuck::cast_slice(codes)))
+    }
+
+    fn specimens(&self, count: usize) -> &[Specimen] {
+        let Some(Started {
+            instance, moves, ..
+        }) = &self.started
+        else {
+            return &[];
+        };
+        let bytes = moves.memory(instance);
+        let kept = bytes.len().min(count * RECORD);
+        bytemuck::cast_slice(&bytes[..kept])
+    }
 }

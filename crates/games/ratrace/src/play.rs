@@ -115,7 +115,7 @@ pub(crate) fn play_turns(
 ) -> Outcome {
     let mut board = Board::new(track, rng);
     if let Some(recording) = recording.as_deref_mut() {
-        recording.frame(0, &board);
+        recording.frame(0, &board, player);
     }
     let mut history = vec![Sample {
         turn: 0,
@@ -136,7 +136,7 @@ pub(crate) fn play_turns(
         if let Some(recording) = recording.as_deref_mut()
             && BoardRecording::wants(turn)
         {
-            recording.frame(turn, &board);
+            recording.frame(turn, &board, player);
         }
         if !goes_on || turn % SAMPLE_EVERY == 0 {
             history.push(Sample {
@@ -150,7 +150,7 @@ pub(crate) fn play_turns(
         }
     }
     if let Some(recording) = recording {
-        recording.last(turns, &board);
+        recording.last(turns, &board, player);
     }
     Outcome {
         points: board.points,
@@ -236,7 +236,7 @@ pub(crate) fn play_board(
             // The board as placed, so that a recording of a bot that never began it shows one.
             if let Some(recording) = recording.as_mut() {
                 let board = Board::new(&track, rng);
-                recording.frame(0, &board);
+                recording.frame(0, &board, player);
             }
             Outcome {
                 points: 1,

@@ -17,24 +17,36 @@ pub(crate) type Move = (i8, i8);
 /// genome and cell; its age and goals are the rules' alone). Players get the board's own
 /// specimens, not a copy made for them: a copy per specimen and turn cost more than a fifth of
 /// a built-in board's time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+///
+/// Laid out as the direct call's loop reads its records (`direct.rs`): the genome's two
+/// 64-bit words at bytes 0 and 8 and the cell as a 32-bit word at 16, little-endian, 32 bytes
+/// in all with no padding, so that the board's specimens can be kept in the module's memory
+/// of records ([`Keeper`]) and read there with no copy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
 pub(crate) struct Specimen {
-    /// Given at birth, in order of birth from 0 on each board, so ids ascend along the
-    /// population (and a turn's specimens); kept for life, also when the specimen reaches the
-    /// goal and starts again.
-    pub id: u32,
     /// The 100-bit genome; bit i is `(genome >> i) & 1`.
     pub genome: u128,
     /// The specimen's cell: its view is `views[cell]` of the views given to
     /// [`Player::begin_board`], where players prepare what they need per view once per board.
-    pub cell: u16,
-    /// Turns lived, counting the turn it moves in (see [`super::rules::Board::specimens`]).
-    pub age: u8,
+    pub cell: u32,
+    /// Given at birth, in order of birth from 0 on each board, so ids ascend along the
+    /// population (and a turn's specimens); kept for life, also when the specimen reaches the
+    /// goal and starts again.
+    pub id: u32,
     pub goals: u32,
+    /// Turns lived, counting the turn it moves in (see [`super::rules::Board::specimens`]).
+    pub age: u32,
 }
 
+// The direct call's loop reads a specimen's words as WebAssembly does, little-endian.
+const _: () = assert!(
+    cfg!(target_endian = "little") && size_of::<Specimen>() == 32,
+    "the rat race keeps its specimens as the direct call reads them"
+);
+
 /// A specimen's fate after a turn when it does not move again: it died, or dies of age first
-/// (see [`Player::fates`]). No cell's number.
+/// (see [`Mover::fates`]). No cell's number.
 pub(crate) const GONE: u16 = u16::MAX;
 
 /// A player's fault, which ends the board it happened on.
@@ -48,23 +60,8 @@ pub(crate) trait Player {
     /// Board `board` starts; `seed` is its seed, for the player's own random numbers. `views`
     /// are the board's views by cell (what its specimens may be shown, nothing more).
     fn begin_board(&mut self, board: usize, seed: u64, views: &[View]) -> Result<(), PlayerFault>;
-    /// Pushes onto `out` one move per specimen of `specimens`, in order (`out` arrives empty).
-    fn moves(
-        &mut self,
-        turn: u32,
-        specimens: &[Specimen],
-        out: &mut Vec<Move>,
-    ) -> Result<(), PlayerFault>;
-    /// Whether the player wants [`Player::fates`] after every turn.
-    fn follows_fates(&self) -> bool {
-        false
-    }
-    /// What the turn just played did to the specimens it moved, in the order they were given to
-    /// [`Player::moves`]: the cell each moves from in the next turn, or [`GONE`]. Called, if the
-    /// player [`Player::follows_fates`], after each turn's moves are applied, as the board
-    /// notes them while it applies them: for a player that tells its process only what changed
-    /// (the lean protocol), so it needs no walk of its own to find who is gone.
-    fn fates(&mut self, _fates: &[u16]) {}
+    /// How the player answers a turn.
+    fn answers(&mut self) -> Answers<'_>;
     /// Board `board` ended with `points`.
     fn end_board(&mut self, board: usize, points: u64);
     /// CPU time used so far by the player's own process, for players that are one.
@@ -75,6 +72,53 @@ pub(crate) trait Player {
     fn bytes_sent(&self) -> Option<u64> {
         None
     }
+}
+
+/// How a player answers a turn.
+pub(crate) enum Answers<'p> {
+    /// A move per specimen of the board's own, shown to it.
+    Moves(&'p mut dyn Mover),
+    /// A move code per specimen it keeps for the board, in memory of its own.
+    Codes(&'p mut dyn Keeper),
+}
+
+/// A player shown the board's specimens each turn, answering their moves.
+pub(crate) trait Mover {
+    /// Pushes onto `out` one move per specimen of `specimens`, in order (`out` arrives empty).
+    fn moves(
+        &mut self,
+        turn: u32,
+        specimens: &[Specimen],
+        out: &mut Vec<Move>,
+    ) -> Result<(), PlayerFault>;
+    /// Whether the player wants [`Mover::fates`] after every turn.
+    fn follows_fates(&self) -> bool {
+        false
+    }
+    /// What the turn just played did to the specimens it moved, in the order they were given to
+    /// [`Mover::moves`]: the cell each moves from in the next turn, or [`GONE`]. Called, if the
+    /// player [`Mover::follows_fates`], after each turn's moves are applied, as the board
+    /// notes them while it applies them: for a player that tells its process only what changed
+    /// (the lean protocol), so it needs no walk of its own to find who is gone.
+    fn fates(&mut self, _fates: &[u16]) {}
+}
+
+/// A player that keeps the board's specimens in memory of its own, where it reads them, and
+/// answers a move code per specimen: the direct call, whose module's loop reads each genome
+/// and cell where the board wrote it, so that no turn copies the population for it. The
+/// board moves, breeds and drops the specimens there as it would its own.
+pub(crate) trait Keeper {
+    /// The specimens kept, at least `room` of them (the memory grown to hold them): the
+    /// board's first, in order, then free places for the board to fill.
+    fn kept(&mut self, room: usize) -> Result<&mut [Specimen], PlayerFault>;
+    /// Answers turn `turn` for the first `count` specimens kept: those specimens, for the
+    /// board to move in place, and one move code each, every code below 9 (the index of its
+    /// move among a cell's landings, [`super::track::move_index`]), little-endian. The memory
+    /// holds at least `count` + [`super::rules::BRED_PER_TURN`] specimens after it.
+    fn codes(&mut self, turn: u32, count: usize)
+    -> Result<(&mut [Specimen], &[u32]), PlayerFault>;
+    /// The first `count` specimens kept, as they are (fewer if the player holds no memory).
+    fn specimens(&self, count: usize) -> &[Specimen];
 }
 
 /// The built-in players, by the name `--player` takes.
@@ -240,6 +284,14 @@ impl Player for ColorScorePlayer {
         Ok(())
     }
 
+    fn answers(&mut self) -> Answers<'_> {
+        Answers::Moves(self)
+    }
+
+    fn end_board(&mut self, _board: usize, _points: u64) {}
+}
+
+impl Mover for ColorScorePlayer {
     fn moves(
         &mut self,
         _turn: u32,
@@ -273,8 +325,6 @@ impl Player for ColorScorePlayer {
         }
         Ok(())
     }
-
-    fn end_board(&mut self, _board: usize, _points: u64) {}
 }
 
 /// A baseline that ignores the genome: one of the three forward moves, uniformly at random.
@@ -289,6 +339,14 @@ impl Player for RandomForwardPlayer {
         Ok(())
     }
 
+    fn answers(&mut self) -> Answers<'_> {
+        Answers::Moves(self)
+    }
+
+    fn end_board(&mut self, _board: usize, _points: u64) {}
+}
+
+impl Mover for RandomForwardPlayer {
     fn moves(
         &mut self,
         _turn: u32,
@@ -299,8 +357,6 @@ impl Player for RandomForwardPlayer {
         out.extend(specimens.iter().map(|_| (1, rng.random_range(-1..=1i8))));
         Ok(())
     }
-
-    fn end_board(&mut self, _board: usize, _points: u64) {}
 }
 
 #[cfg(test)]
@@ -354,7 +410,8 @@ mod tests {
                     .map(|id| Specimen {
                         id,
                         genome: genomes[rng.random_range(0..genomes.len())],
-                        cell: cell_index(rng.random_range(0..GOAL_X), rng.random_range(0..HEIGHT)),
+                        cell: cell_index(rng.random_range(0..GOAL_X), rng.random_range(0..HEIGHT))
+                            .into(),
                         age: 1,
                         goals: 0,
                     })

@@ -152,7 +152,7 @@ struct Token {
     len: u8,
 }
 
-/// The token of each fate ([`Player::fates`](super::player::Player::fates)): a cell's number
+/// The token of each fate ([`Mover::fates`](super::player::Mover::fates)): a cell's number
 /// for each cell, then `x` for a specimen gone, at index [`CELLS`], where
 /// [`GONE`](super::player::GONE) is clamped.
 const FATE_TOKENS: [Token; CELLS + 1] = {

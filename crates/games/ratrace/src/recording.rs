@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
+use super::player::Player;
 use super::rules::{Board, MAX_AGE};
 use super::track::{CELLS, GOAL_X, HEIGHT, Kind, Track, WIDTH};
 
@@ -178,10 +179,10 @@ impl BoardRecording {
         turn <= EVERY_TURN_UNTIL || turn.is_multiple_of(LATER_EVERY)
     }
 
-    /// Records the board after `turn`.
-    pub(crate) fn frame(&mut self, turn: u32, board: &Board) {
+    /// Records the board after `turn`; `player` is the board's, which may keep its specimens.
+    pub(crate) fn frame(&mut self, turn: u32, board: &Board, player: &mut dyn Player) {
         let mut counts = vec![0u32; CELLS];
-        for s in board.living() {
+        for s in board.living(player) {
             counts[s.cell as usize] += 1;
         }
         let cells = counts
@@ -200,9 +201,9 @@ impl BoardRecording {
     }
 
     /// Records the board after its last turn, unless that frame is already there.
-    pub(crate) fn last(&mut self, turn: u32, board: &Board) {
+    pub(crate) fn last(&mut self, turn: u32, board: &Board, player: &mut dyn Player) {
         if self.frames.last().is_none_or(|f| f.turn != turn) {
-            self.frame(turn, board);
+            self.frame(turn, board, player);
         }
     }
 
@@ -326,11 +327,12 @@ mod tests {
         let mut rng = seed::rng(1, 0);
         let track = Track::generate(&mut rng);
         let board = Board::new(&track, rng);
+        let mut player = crate::player::RandomForwardPlayer::default();
         let mut recording = BoardRecording::new("p", 0, 1, &track);
         recording.stream_to(&path);
         // The first frame is appended at once, the next not before STREAM_EVERY has passed.
-        recording.frame(0, &board);
-        recording.frame(1, &board);
+        recording.frame(0, &board, &mut player);
+        recording.frame(1, &board, &mut player);
         let so_far = BoardRecording::read_so_far(&path).unwrap();
         assert_eq!(so_far.frames, recording.frames[..1]);
         assert_eq!(
@@ -345,7 +347,7 @@ mod tests {
         std::fs::write(&cut, text).unwrap();
         assert_eq!(BoardRecording::read_so_far(&cut).unwrap().frames.len(), 1);
         // At the board's end the whole recording replaces it.
-        recording.last(2, &board);
+        recording.last(2, &board, &mut player);
         recording.write(&path).unwrap();
         let whole = BoardRecording::read(&path).unwrap();
         assert_eq!(whole.frames, recording.frames);

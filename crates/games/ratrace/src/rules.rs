@@ -1,8 +1,9 @@
 //! One board: the population of specimens, the turns, breeding and points.
 
+use bytemuck::Zeroable;
 use rand::RngExt;
 
-use super::player::{GONE, Move, Player, PlayerFault, Specimen};
+use super::player::{Answers, GONE, Keeper, Move, Mover, Player, PlayerFault, Specimen};
 use super::track::{CELLS, Landing, Track, WIDTH, move_index};
 use koth_game::seed;
 
@@ -10,7 +11,7 @@ pub(crate) const TURNS: u32 = 10_000;
 pub(crate) const FIRST_SPECIMENS: usize = 15;
 pub(crate) const BRED_PER_TURN: usize = 10;
 /// A specimen of this age dies at the start of its next turn.
-pub(crate) const MAX_AGE: u8 = 100;
+pub(crate) const MAX_AGE: u32 = 100;
 pub(crate) const GENOME_BITS: u32 = 100;
 pub(crate) const GENOME_MASK: u128 = (1 << GENOME_BITS) - 1;
 pub(crate) const SWITCH_PROBABILITY: f64 = 0.05;
@@ -31,8 +32,12 @@ impl Specimen {
 /// than once.
 pub(crate) struct Board<'t> {
     pub track: &'t Track,
-    /// The specimens that move in the next turn, in order of birth, each already aged for it.
+    /// The specimens that move in the next turn, in order of birth, each already aged for it;
+    /// empty once a [`Keeper`] keeps them (see [`Board::kept`]).
     pub specimens: Vec<Specimen>,
+    /// How many specimens the player keeps for the board, once it does: they are moved there
+    /// on the first turn of a player that answers with codes, and stay there.
+    kept: Option<usize>,
     /// The last turn's survivors that die of age before the next, each with its place among
     /// all the survivors: they still breed and count in the population, but never move again.
     expiring: Vec<(usize, Specimen)>,
@@ -58,7 +63,7 @@ impl<'t> Board<'t> {
                 genome: rng.random::<u128>() & GENOME_MASK,
                 age: 0,
                 goals: 0,
-                cell: random_start(track, &mut rng),
+                cell: random_start(track, &mut rng).into(),
             })
             .collect();
         Board::with_specimens(track, rng, specimens)
@@ -78,6 +83,7 @@ impl<'t> Board<'t> {
             track,
             next_id: specimens.len() as u32,
             specimens: specimens.into_iter().filter_map(aged).collect(),
+            kept: None,
             expiring: Vec::new(),
             points: 1,
             rng,
@@ -89,69 +95,130 @@ impl<'t> Board<'t> {
 
     /// How many specimens are alive: those that move next and those that die of age first.
     pub(crate) fn population(&self) -> usize {
-        self.specimens.len() + self.expiring.len()
+        self.kept.unwrap_or(self.specimens.len()) + self.expiring.len()
     }
 
-    /// Every living specimen (those that die of age before the next turn last).
-    pub(crate) fn living(&self) -> impl Iterator<Item = &Specimen> {
-        self.specimens
+    /// Every living specimen (those that die of age before the next turn last); `player` is
+    /// the board's, which may keep them.
+    pub(crate) fn living<'a>(
+        &'a self,
+        player: &'a mut dyn Player,
+    ) -> impl Iterator<Item = &'a Specimen> {
+        let movers = match (self.kept, player.answers()) {
+            (Some(count), Answers::Codes(keeper)) => keeper.specimens(count),
+            _ => &self.specimens,
+        };
+        movers
             .iter()
             .chain(self.expiring.iter().map(|(_, specimen)| specimen))
     }
 
     /// Plays one turn. Returns whether the board goes on (at least two specimens are left).
     pub(crate) fn turn(&mut self, turn: u32, player: &mut dyn Player) -> Result<bool, PlayerFault> {
-        self.moves.clear();
-        player.moves(turn, &self.specimens, &mut self.moves)?;
-        if self.moves.len() != self.specimens.len() {
-            return Err(PlayerFault {
-                kind: koth_bot::FaultKind::BadOutput,
-                reason: format!(
-                    "answered {} moves for {} specimens",
-                    self.moves.len(),
-                    self.specimens.len()
-                ),
-            });
+        match player.answers() {
+            Answers::Moves(mover) => self.turn_of_moves(turn, mover),
+            Answers::Codes(keeper) => self.turn_of_codes(turn, keeper),
         }
-        if player.follows_fates() {
-            self.apply_moves::<true>();
-            player.fates(&self.fates);
-        } else {
-            self.apply_moves::<false>();
-        }
+    }
+
+    fn turn_of_moves(&mut self, turn: u32, mover: &mut dyn Mover) -> Result<bool, PlayerFault> {
+        let mut moves = std::mem::take(&mut self.moves);
+        moves.clear();
+        let answered = mover.moves(turn, &self.specimens, &mut moves);
+        let mut specimens = std::mem::take(&mut self.specimens);
+        let movers = answered.and_then(|()| {
+            if moves.len() != specimens.len() {
+                return Err(PlayerFault {
+                    kind: koth_bot::FaultKind::BadOutput,
+                    reason: format!(
+                        "answered {} moves for {} specimens",
+                        moves.len(),
+                        specimens.len()
+                    ),
+                });
+            }
+            Ok(if mover.follows_fates() {
+                let movers = self.apply_moves::<Move, true>(&mut specimens, &moves);
+                mover.fates(&self.fates);
+                movers
+            } else {
+                self.apply_moves::<Move, false>(&mut specimens, &moves)
+            })
+        });
+        self.moves = moves;
+        let goes_on = match movers {
+            Ok(movers) => {
+                specimens.truncate(movers);
+                let goes_on = self.cumulative.len() >= 2;
+                if goes_on {
+                    specimens.resize(movers + BRED_PER_TURN, Specimen::zeroed());
+                    self.breed(&mut specimens, movers);
+                }
+                Ok(goes_on)
+            }
+            Err(fault) => Err(fault),
+        };
+        self.specimens = specimens;
+        goes_on
+    }
+
+    /// A turn of a player that keeps the specimens: they are moved into its memory on its
+    /// first turn, and moved, bred and dropped there from then on.
+    fn turn_of_codes(&mut self, turn: u32, keeper: &mut dyn Keeper) -> Result<bool, PlayerFault> {
+        let count = match self.kept {
+            Some(count) => count,
+            None => {
+                let count = self.specimens.len();
+                keeper.kept(count)?[..count].copy_from_slice(&self.specimens);
+                self.specimens.clear();
+                self.kept = Some(count);
+                count
+            }
+        };
+        let (living, codes) = keeper.codes(turn, count)?;
+        let movers = self.apply_moves::<u32, false>(living, codes);
+        self.kept = Some(movers);
         if self.cumulative.len() < 2 {
             return Ok(false);
         }
-        self.breed();
+        let room = movers + BRED_PER_TURN;
+        self.breed(keeper.kept(room)?, movers);
+        self.kept = Some(room);
         Ok(true)
     }
 
-    /// Steps 3–6 of the turn for every specimen, given its move, and step 1 of the next for the
-    /// survivors. Also adds up the survivors' fitness for [`Board::breed`] on the way, which
-    /// saves it a pass over them, and, with `FATES`, notes each specimen's fate
+    /// Steps 3–6 of the turn for every specimen of `living`, given its answer, and step 1 of
+    /// the next for the survivors, which are moved to the front of `living` in order; returns
+    /// how many move next. Also adds up the survivors' fitness for [`Board::breed`] on the way,
+    /// which saves it a pass over them, and, with `FATES`, notes each specimen's fate
     /// ([`Board::fates`]), which saves a player that tells its process only what changed a walk
     /// of its own to find who is gone.
     // Out of line: inlined into the board's loop it ran short of registers and spilled its
     // vectors on every specimen (4% of a built-in board).
     #[inline(never)]
-    fn apply_moves<const FATES: bool>(&mut self) {
+    fn apply_moves<A: Answer, const FATES: bool>(
+        &mut self,
+        living: &mut [Specimen],
+        answers: &[A],
+    ) -> usize {
         // Borrowed field by field, so the compiler can see they do not overlap and need not
         // reload them from `self` on every specimen.
         let Board {
             track,
-            specimens,
             expiring,
             points,
             rng,
-            moves,
             cumulative,
             fates,
+            specimens: _,
+            kept: _,
+            moves: _,
             next_id: _,
         } = self;
         expiring.clear();
-        let count = specimens.len();
+        let count = living.len();
         // Cut to the count once, so that no index below needs a check of its own.
-        let moves = &moves[..count];
+        let answers = &answers[..count];
         if FATES {
             fates.clear();
             fates.resize(count, GONE);
@@ -162,16 +229,14 @@ impl<'t> Board<'t> {
         // Slices of the vectors and of the track's table, taken once: with the vectors
         // themselves, their pointers and lengths were reloaded from the board after every
         // store, and the loop ran short of registers and spilled.
-        let living = &mut specimens[..count];
         let cumulative_now = &mut cumulative[..count];
         let landings = track.landings.as_slice();
         let mut total = 0u64;
         let mut survivors = 0;
         let mut movers = 0;
         for i in 0..count {
-            let (dx, dy) = moves[i];
             let s = living[i];
-            let landing = landings[s.cell as usize][move_index(dx, dy)];
+            let landing = landings[s.cell as usize][answers[i].landing()];
             let (cell, age, goals) = if let Some(cell) = landing.cell() {
                 (cell, s.age, s.goals)
             } else if landing == Landing::GOAL {
@@ -185,7 +250,7 @@ impl<'t> Board<'t> {
                 genome: s.genome,
                 age,
                 goals,
-                cell,
+                cell: cell.into(),
             };
             total += s.fitness();
             cumulative_now[survivors] = total;
@@ -201,45 +266,64 @@ impl<'t> Board<'t> {
             }
             survivors += 1;
         }
-        specimens.truncate(movers);
         cumulative.truncate(survivors);
+        movers
     }
 
-    /// The genome of the survivor at `place` among all of them.
-    fn survivor_genome(&self, place: usize) -> u128 {
+    /// The genome of the survivor at `place` among all of them, of which the first `movers`
+    /// that move next are `movers`.
+    fn survivor_genome(&self, movers: &[Specimen], place: usize) -> u128 {
         let expired_before = self.expiring.partition_point(|&(at, _)| at < place);
         match self.expiring.get(expired_before) {
             Some(&(at, specimen)) if at == place => specimen.genome,
-            _ => self.specimens[place - expired_before].genome,
+            _ => movers[place - expired_before].genome,
         }
     }
 
     /// Breeds [`BRED_PER_TURN`] children from the specimens alive now, none of which was born
-    /// this turn (children are appended only after all parents are chosen). Parents are drawn
-    /// from the running fitness totals that [`Board::apply_moves`] left.
-    fn breed(&mut self) {
-        let movers = self.specimens.len();
-        debug_assert_eq!(self.cumulative.len(), self.population());
-        for _ in 0..BRED_PER_TURN {
+    /// this turn: the first `movers` of `specimens` and those expiring. The children are
+    /// written after them, in `specimens`' free places, only after all parents are chosen.
+    /// Parents are drawn from the running fitness totals that [`Board::apply_moves`] left.
+    fn breed(&mut self, specimens: &mut [Specimen], movers: usize) {
+        debug_assert_eq!(self.cumulative.len(), movers + self.expiring.len());
+        let (movers_now, children) = specimens.split_at_mut(movers);
+        for child in &mut children[..BRED_PER_TURN] {
             let (first, second) = choose_parents(&self.cumulative, &mut self.rng);
             let genome = breed_genome(
-                self.survivor_genome(first),
-                self.survivor_genome(second),
+                self.survivor_genome(movers_now, first),
+                self.survivor_genome(movers_now, second),
                 &mut self.rng,
             );
             let cell = random_start(self.track, &mut self.rng);
-            let child = Specimen {
+            *child = aged(Specimen {
                 id: self.next_id,
                 genome,
                 age: 0,
                 goals: 0,
-                cell,
-            };
-            self.specimens
-                .push(aged(child).expect("a child lives to move"));
+                cell: cell.into(),
+            })
+            .expect("a child lives to move");
             self.next_id += 1;
         }
-        debug_assert_eq!(self.specimens.len(), movers + BRED_PER_TURN);
+    }
+}
+
+/// A player's answer for one specimen, as the board applies it.
+trait Answer: Copy {
+    /// The index of its move among a cell's nine landings.
+    fn landing(self) -> usize;
+}
+
+impl Answer for Move {
+    fn landing(self) -> usize {
+        move_index(self.0, self.1)
+    }
+}
+
+/// A move code as a [`Keeper`] answers it, little-endian: the index itself.
+impl Answer for u32 {
+    fn landing(self) -> usize {
+        u32::from_le(self) as usize
     }
 }
 
@@ -375,6 +459,13 @@ mod tests {
         fn begin_board(&mut self, _: usize, _: u64, _: &[View]) -> Result<(), PlayerFault> {
             Ok(())
         }
+        fn answers(&mut self) -> Answers<'_> {
+            Answers::Moves(self)
+        }
+        fn end_board(&mut self, _: usize, _: u64) {}
+    }
+
+    impl Mover for Fixed {
         fn moves(
             &mut self,
             _: u32,
@@ -384,7 +475,10 @@ mod tests {
             out.extend(self.0.iter().take(specimens.len()));
             Ok(())
         }
-        fn end_board(&mut self, _: usize, _: u64) {}
+    }
+
+    fn cell(x: i32, y: i32) -> u32 {
+        cell_index(x, y).into()
     }
 
     fn at(x: i32, y: i32) -> Specimen {
@@ -393,7 +487,7 @@ mod tests {
             genome: 0,
             age: 0,
             goals: 0,
-            cell: cell_index(x, y),
+            cell: cell(x, y),
         }
     }
 
@@ -421,7 +515,7 @@ mod tests {
         (survivors, board.points)
     }
 
-    fn cells(specimens: &[Specimen]) -> Vec<u16> {
+    fn cells(specimens: &[Specimen]) -> Vec<u32> {
         specimens.iter().map(|s| s.cell).collect()
     }
 
@@ -470,6 +564,13 @@ mod tests {
         fn begin_board(&mut self, _: usize, _: u64, _: &[View]) -> Result<(), PlayerFault> {
             Ok(())
         }
+        fn answers(&mut self) -> Answers<'_> {
+            Answers::Moves(self)
+        }
+        fn end_board(&mut self, _: usize, _: u64) {}
+    }
+
+    impl Mover for Follower {
         fn moves(
             &mut self,
             _: u32,
@@ -490,7 +591,6 @@ mod tests {
             self.fates = fates.to_vec();
             self.told += 1;
         }
-        fn end_board(&mut self, _: usize, _: u64) {}
     }
 
     #[test]
@@ -515,7 +615,7 @@ mod tests {
             // the order they were asked in; the newborns follow them.
             let next: Vec<(u32, u16)> = board.specimens[..board.specimens.len() - BRED_PER_TURN]
                 .iter()
-                .map(|s| (s.id, s.cell))
+                .map(|s| (s.id, s.cell as u16))
                 .collect();
             let told: Vec<(u32, u16)> = asked
                 .iter()
@@ -538,7 +638,7 @@ mod tests {
     fn a_move_into_a_wall_stays_put() {
         let t = track(&[(6, 5, WALL)]);
         let (alive, _) = one_turn(&t, vec![at(5, 5), bystander()], vec![(1, 0), (0, 0)]);
-        assert_eq!(alive[0].cell, cell_index(5, 5));
+        assert_eq!(alive[0].cell, cell(5, 5));
     }
 
     #[test]
@@ -546,7 +646,7 @@ mod tests {
         // (6,5) teleports by 2 onto (8,5), another teleporter: it is not used again.
         let t = track(&[(6, 5, TELE_2), (8, 5, TELE_2)]);
         let (alive, _) = one_turn(&t, vec![at(5, 5), bystander()], vec![(1, 0), (0, 0)]);
-        assert_eq!(alive[0].cell, cell_index(8, 5));
+        assert_eq!(alive[0].cell, cell(8, 5));
         let t = track(&[(6, 5, TELE_2), (8, 5, WALL)]);
         let (alive, _) = one_turn(&t, vec![at(5, 5), bystander()], vec![(1, 0), (0, 0)]);
         assert_eq!(cells(&alive), cells(&[bystander()]));
@@ -559,7 +659,7 @@ mod tests {
         let (alive, points) = one_turn(&t, vec![at(47, 5), bystander()], vec![(1, 0), (0, 0)]);
         assert_eq!(points, 2);
         assert_eq!(alive[0].goals, 1);
-        assert_eq!(cell_xy(alive[0].cell).0, 0);
+        assert_eq!(cell_xy(alive[0].cell as u16).0, 0);
     }
 
     #[test]
@@ -593,7 +693,7 @@ mod tests {
         // (7,5) is deadly (right of a trap); a specimen placed there moves off it.
         let t = track(&[(6, 5, TRAP_RIGHT)]);
         let (alive, _) = one_turn(&t, vec![at(7, 5), bystander()], vec![(1, 0), (0, 0)]);
-        assert_eq!(alive[0].cell, cell_index(8, 5));
+        assert_eq!(alive[0].cell, cell(8, 5));
         let (alive, _) = one_turn(&t, vec![at(7, 5), bystander()], vec![(0, 0), (0, 0)]);
         assert_eq!(cells(&alive), cells(&[bystander()]));
     }
@@ -628,7 +728,7 @@ mod tests {
             one_turn(&track(&[]), vec![runner, bystander()], vec![(1, 0), (0, 0)]);
         assert_eq!(points, 2);
         assert_eq!((alive[0].age, alive[0].goals), (0, 3));
-        assert_eq!(cell_xy(alive[0].cell).0, 0);
+        assert_eq!(cell_xy(alive[0].cell as u16).0, 0);
     }
 
     #[test]
@@ -720,11 +820,11 @@ mod tests {
         let breeds = 1000;
         for _ in 0..breeds {
             // The parents alone, never old enough to die.
-            board.specimens = vec![parent; 2];
-            board.moves = vec![(0, 0); 2];
-            board.apply_moves::<false>();
-            board.breed();
-            distance += board.specimens[2..]
+            let mut specimens = vec![parent; 2 + BRED_PER_TURN];
+            let movers = board.apply_moves::<Move, false>(&mut specimens[..2], &[(0, 0); 2]);
+            assert_eq!(movers, 2);
+            board.breed(&mut specimens, movers);
+            distance += specimens[2..]
                 .iter()
                 .map(|c| (c.genome ^ parent.genome).count_ones())
                 .sum::<u32>();

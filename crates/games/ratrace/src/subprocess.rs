@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use tokio::runtime::Runtime;
 
-use super::player::{Move, Player, PlayerFault, Specimen};
+use super::player::{Answers, Move, Mover, Player, PlayerFault, Specimen};
 use super::protocol::{self, Protocol};
 use super::track::View;
 use koth_bot::seat::At;
@@ -109,6 +109,26 @@ impl Player for SubprocessPlayer {
         }
     }
 
+    fn answers(&mut self) -> Answers<'_> {
+        Answers::Moves(self)
+    }
+
+    fn process_cpu(&self) -> Option<Duration> {
+        self.seat.cpu_time()
+    }
+
+    fn bytes_sent(&self) -> Option<u64> {
+        Some(self.bytes_sent)
+    }
+
+    fn end_board(&mut self, board: usize, points: u64) {
+        // Queued: it goes out with the next board's first prompt, or when the run ends. A bot
+        // stopped by a fault hears nothing more.
+        let _ = self.send(&protocol::end_line(board, points));
+    }
+}
+
+impl Mover for SubprocessPlayer {
     fn moves(
         &mut self,
         turn: u32,
@@ -156,19 +176,5 @@ impl Player for SubprocessPlayer {
         if let BoardState::Lean(state) = &mut self.board {
             state.note_fates(fates);
         }
-    }
-
-    fn process_cpu(&self) -> Option<Duration> {
-        self.seat.cpu_time()
-    }
-
-    fn bytes_sent(&self) -> Option<u64> {
-        Some(self.bytes_sent)
-    }
-
-    fn end_board(&mut self, board: usize, points: u64) {
-        // Queued: it goes out with the next board's first prompt, or when the run ends. A bot
-        // stopped by a fault hears nothing more.
-        let _ = self.send(&protocol::end_line(board, points));
     }
 }
