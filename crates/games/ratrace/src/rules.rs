@@ -634,6 +634,91 @@ mod tests {
         assert!(board.fates.is_empty());
     }
 
+    /// A built-in player answering in codes for specimens it keeps, as the direct call does:
+    /// its memory larger than the board asks for, the spare places holding stale specimens.
+    struct Keeping {
+        inner: Box<dyn Player>,
+        kept: Vec<Specimen>,
+        codes: Vec<u32>,
+        moves: Vec<Move>,
+    }
+
+    impl Player for Keeping {
+        fn begin_board(&mut self, board: usize, seed: u64, views: &[View]) -> Result<(), PlayerFault> {
+            self.inner.begin_board(board, seed, views)
+        }
+        fn answers(&mut self) -> Answers<'_> {
+            Answers::Codes(self)
+        }
+        fn end_board(&mut self, _: usize, _: u64) {}
+    }
+
+    impl Keeper for Keeping {
+        fn kept(&mut self, room: usize) -> Result<&mut [Specimen], PlayerFault> {
+            if self.kept.len() < room {
+                self.kept.resize(room + 7, at(1, 1));
+            }
+            Ok(&mut self.kept)
+        }
+        fn codes(
+            &mut self,
+            turn: u32,
+            count: usize,
+        ) -> Result<(&mut [Specimen], &[u32]), PlayerFault> {
+            self.kept(count + BRED_PER_TURN)?;
+            self.moves.clear();
+            let Answers::Moves(inner) = self.inner.answers() else {
+                unreachable!("a built-in player answers moves")
+            };
+            inner.moves(turn, &self.kept[..count], &mut self.moves)?;
+            self.codes.clear();
+            (self.codes).extend(self.moves.iter().map(|&(dx, dy)| move_index(dx, dy) as u32));
+            Ok((&mut self.kept[..count], &self.codes))
+        }
+        fn specimens(&self, count: usize) -> &[Specimen] {
+            &self.kept[..count]
+        }
+    }
+
+    #[test]
+    fn a_player_that_keeps_the_specimens_plays_the_board_it_would_be_shown() {
+        let built_in = || crate::player::built_in("colorscore").unwrap();
+        let (mut most, mut goals) = (0, 0);
+        for board in 0..6 {
+            let mut rng = seed::rng(board, 0);
+            let track = Track::generate(&mut rng);
+            let mut shown = built_in();
+            let mut keeping = Keeping {
+                inner: built_in(),
+                kept: Vec::new(),
+                codes: Vec::new(),
+                moves: Vec::new(),
+            };
+            shown.begin_board(0, board, &track.views).unwrap();
+            keeping.begin_board(0, board, &track.views).unwrap();
+            let mut a = Board::new(&track, rng.clone());
+            let mut b = Board::new(&track, rng);
+            for turn in 1..=1500 {
+                let goes_on = a.turn(turn, shown.as_mut()).unwrap();
+                assert_eq!(b.turn(turn, &mut keeping).unwrap(), goes_on);
+                let living: Vec<Specimen> = a.living(shown.as_mut()).copied().collect();
+                let kept: Vec<Specimen> = b.living(&mut keeping).copied().collect();
+                assert_eq!(living, kept, "board {board}, turn {turn}");
+                assert_eq!((a.population(), a.points), (b.population(), b.points));
+                most = most.max(a.population());
+                if !goes_on {
+                    break;
+                }
+            }
+            assert!(b.specimens.is_empty(), "the keeper keeps them");
+            // A board starts at 1 point; each goal adds one.
+            goals += a.points - 1;
+        }
+        // Boards that grew and scored: the keeper's memory was grown several times, and
+        // specimens reached the goal and started again.
+        assert!(most > 200 && goals >= 5, "at most {most} specimens, {goals} goals");
+    }
+
     #[test]
     fn a_move_into_a_wall_stays_put() {
         let t = track(&[(6, 5, WALL)]);
