@@ -160,7 +160,10 @@ mod tests {
         let written_in = instance.looped.is_some();
         let calls = CallLoop::new(&mut instance, &looped).unwrap();
         calls.reserve(&mut instance, 6 * (16 + 4)).unwrap();
-        for (n, record) in calls.records(&mut instance)[..6 * 16].chunks_exact_mut(16).enumerate() {
+        for (n, record) in calls.records(&mut instance)[..6 * 16]
+            .chunks_exact_mut(16)
+            .enumerate()
+        {
             record[0..8].copy_from_slice(&(10 * n as i64).to_le_bytes());
             record[8..12].copy_from_slice(&(n as i32).to_le_bytes());
         }

@@ -264,11 +264,7 @@ impl Keeper for DirectPlayer {
         Ok(as_specimens(moves.records(instance)))
     }
 
-    fn codes(
-        &mut self,
-        turn: u32,
-        count: usize,
-    ) -> Result<(&mut [Specimen], &[u32]), PlayerFault> {
+    fn codes(&mut self, turn: u32, count: usize) -> Result<(&mut [Specimen], &[u32]), PlayerFault> {
         match self.run(count) {
             Ok(None) => {}
             Ok(Some((n, code))) => {

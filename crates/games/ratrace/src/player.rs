@@ -115,8 +115,7 @@ pub(crate) trait Keeper {
     /// board to move in place, and one move code each, every code below 9 (the index of its
     /// move among a cell's landings, [`super::track::move_index`]), little-endian. The memory
     /// holds at least `count` + [`super::rules::BRED_PER_TURN`] specimens after it.
-    fn codes(&mut self, turn: u32, count: usize)
-    -> Result<(&mut [Specimen], &[u32]), PlayerFault>;
+    fn codes(&mut self, turn: u32, count: usize) -> Result<(&mut [Specimen], &[u32]), PlayerFault>;
     /// The first `count` specimens kept, as they are (fewer if the player holds no memory).
     fn specimens(&self, count: usize) -> &[Specimen];
 }

@@ -27,7 +27,7 @@ use super::rules::{Board, MAX_AGE};
 use super::track::{CELLS, GOAL_X, HEIGHT, Kind, Track, WIDTH};
 
 /// Every turn is recorded up to this one.
-pub(crate) const EVERY_TURN_UNTIL: u32 = MAX_AGE as u32;
+pub(crate) const EVERY_TURN_UNTIL: u32 = MAX_AGE;
 /// After [`EVERY_TURN_UNTIL`], a frame every this many turns.
 pub(crate) const LATER_EVERY: u32 = 10;
 

@@ -644,7 +644,12 @@ mod tests {
     }
 
     impl Player for Keeping {
-        fn begin_board(&mut self, board: usize, seed: u64, views: &[View]) -> Result<(), PlayerFault> {
+        fn begin_board(
+            &mut self,
+            board: usize,
+            seed: u64,
+            views: &[View],
+        ) -> Result<(), PlayerFault> {
             self.inner.begin_board(board, seed, views)
         }
         fn answers(&mut self) -> Answers<'_> {
@@ -716,7 +721,10 @@ mod tests {
         }
         // Boards that grew and scored: the keeper's memory was grown several times, and
         // specimens reached the goal and started again.
-        assert!(most > 200 && goals >= 5, "at most {most} specimens, {goals} goals");
+        assert!(
+            most > 200 && goals >= 5,
+            "at most {most} specimens, {goals} goals"
+        );
     }
 
     #[test]
