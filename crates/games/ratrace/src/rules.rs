@@ -121,45 +121,39 @@ impl<'t> Board<'t> {
         }
     }
 
+    /// A turn of a player shown the board's specimens.
     fn turn_of_moves(&mut self, turn: u32, mover: &mut dyn Mover) -> Result<bool, PlayerFault> {
-        let mut moves = std::mem::take(&mut self.moves);
-        moves.clear();
-        let answered = mover.moves(turn, &self.specimens, &mut moves);
+        self.moves.clear();
+        mover.moves(turn, &self.specimens, &mut self.moves)?;
+        if self.moves.len() != self.specimens.len() {
+            return Err(PlayerFault {
+                kind: koth_bot::FaultKind::BadOutput,
+                reason: format!(
+                    "answered {} moves for {} specimens",
+                    self.moves.len(),
+                    self.specimens.len()
+                ),
+            });
+        }
+        // Taken out for the turn, so that the rest of the board can be borrowed beside them.
         let mut specimens = std::mem::take(&mut self.specimens);
-        let movers = answered.and_then(|()| {
-            if moves.len() != specimens.len() {
-                return Err(PlayerFault {
-                    kind: koth_bot::FaultKind::BadOutput,
-                    reason: format!(
-                        "answered {} moves for {} specimens",
-                        moves.len(),
-                        specimens.len()
-                    ),
-                });
-            }
-            Ok(if mover.follows_fates() {
-                let movers = self.apply_moves::<Move, true>(&mut specimens, &moves);
-                mover.fates(&self.fates);
-                movers
-            } else {
-                self.apply_moves::<Move, false>(&mut specimens, &moves)
-            })
-        });
-        self.moves = moves;
-        let goes_on = match movers {
-            Ok(movers) => {
-                specimens.truncate(movers);
-                let goes_on = self.cumulative.len() >= 2;
-                if goes_on {
-                    specimens.resize(movers + BRED_PER_TURN, Specimen::zeroed());
-                    self.breed(&mut specimens, movers);
-                }
-                Ok(goes_on)
-            }
-            Err(fault) => Err(fault),
+        let moves = std::mem::take(&mut self.moves);
+        let movers = if mover.follows_fates() {
+            let movers = self.apply_moves::<Move, true>(&mut specimens, &moves);
+            mover.fates(&self.fates);
+            movers
+        } else {
+            self.apply_moves::<Move, false>(&mut specimens, &moves)
         };
+        self.moves = moves;
+        specimens.truncate(movers);
+        let goes_on = self.cumulative.len() >= 2;
+        if goes_on {
+            specimens.resize(movers + BRED_PER_TURN, Specimen::zeroed());
+            self.breed(&mut specimens, movers);
+        }
         self.specimens = specimens;
-        goes_on
+        Ok(goes_on)
     }
 
     /// A turn of a player that keeps the specimens: they are moved into its memory on its
