@@ -784,6 +784,63 @@ fn twenty_uploads_at_once_while_games_run_are_each_built_and_scheduled() {
     drop(served);
 }
 
+#[test]
+fn uploads_sent_at_once_are_held_to_the_authors_rate() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = hill(tmp.path(), "per_hour = 3\n");
+    let ada = author(&dir, "ada");
+    let served = serve(&dir);
+    let url = served.url.clone();
+    // Eight versions of one bot sent together: each passes the door's first look at the rate
+    // before any is recorded, so the rate must be asked again as each is recorded.
+    let uploads: Vec<Vec<u8>> = (0..8)
+        .map(|i| {
+            packed(&bot(
+                tmp.path(),
+                &format!("v{i}"),
+                "Racer",
+                0.1 * f64::from(i),
+                "",
+            ))
+        })
+        .collect();
+    let start = std::sync::Barrier::new(uploads.len());
+    let answers: Vec<(StatusCode, Value)> = std::thread::scope(|scope| {
+        let sent: Vec<_> = uploads
+            .into_iter()
+            .map(|body| {
+                let (url, ada, start) = (url.clone(), ada.clone(), &start);
+                scope.spawn(move || {
+                    start.wait();
+                    post(&url, Some(&ada), body)
+                })
+            })
+            .collect();
+        sent.into_iter().map(|s| s.join().unwrap()).collect()
+    });
+    let accepted = answers
+        .iter()
+        .filter(|(code, _)| *code == StatusCode::ACCEPTED)
+        .count();
+    assert_eq!(accepted, 3, "{answers:?}");
+    for (code, body) in answers
+        .iter()
+        .filter(|(code, _)| *code != StatusCode::ACCEPTED)
+    {
+        assert_eq!(*code, StatusCode::TOO_MANY_REQUESTS, "{body}");
+        assert!(
+            body["error"].as_str().unwrap().contains("per_hour"),
+            "{body}"
+        );
+    }
+    let received = query(
+        &dir,
+        "SELECT COUNT(*) FROM hill_submissions WHERE status <> 'refused'",
+    );
+    assert_eq!(received, 3);
+    drop(served);
+}
+
 /// Waits (at most a minute) until submission `id` is being built.
 fn wait_building(url: &str, id: &str) {
     let started = Instant::now();

@@ -157,30 +157,43 @@ pub fn gate(hill: &Hill, token: Option<&str>) -> Result<String, Refusal> {
     let author = authors::authenticate(&hill.store, token)
         .map_err(harness)?
         .ok_or_else(|| Refusal::NotAnAuthor("this token is unknown or revoked".into()))?;
-    let limits = &hill.config.submissions;
-    let (sent, oldest) = rows::sent_in_last_hour(db, &author).map_err(harness)?;
+    if let Some(refusal) = over_rates(db, &author, &hill.config.submissions).map_err(harness)? {
+        return Err(refusal);
+    }
+    Ok(author)
+}
+
+/// Why `author` may send no upload now, if not: over `per_hour` (refused uploads count), or
+/// the hill's build queue is full. [`gate`] asks before the body is read, and [`record`] again
+/// under the door's lock, since uploads sent at once all pass the gate before any is recorded.
+fn over_rates(
+    db: &dyn Connection,
+    author: &str,
+    limits: &crate::config::Submissions,
+) -> anyhow::Result<Option<Refusal>> {
+    let (sent, oldest) = rows::sent_in_last_hour(db, author)?;
     if sent >= i64::from(limits.per_hour) {
         let now = clock_now();
-        return Err(Refusal::TooSoon {
+        return Ok(Some(Refusal::TooSoon {
             why: format!(
                 "{author} sent {} submissions in the last hour, the hill's cap \
                  (`submissions.per_hour`)",
                 limits.per_hour
             ),
             retry_after_s: (oldest.unwrap_or(now) + 3600 - now).clamp(1, 3600) as u64,
-        });
+        }));
     }
-    let waiting = rows::waiting(db).map_err(harness)?;
+    let waiting = rows::waiting(db)?;
     if waiting >= i64::from(limits.build_queue) {
-        return Err(Refusal::TooSoon {
+        return Ok(Some(Refusal::TooSoon {
             why: format!(
                 "the hill's build queue is full ({waiting} submissions wait; \
                  `submissions.build_queue`)"
             ),
             retry_after_s: 60,
-        });
+        }));
     }
-    Ok(author)
+    Ok(None)
 }
 
 /// Records an upload refused after it was received (its size, its archive, its `bot.toml`,
@@ -369,6 +382,9 @@ fn record(
             });
     }
     let recorded = db.transaction(|db| {
+        if let Some(refusal) = over_rates(db, author, &limits)? {
+            return Ok(Err(refusal));
+        }
         if let Some(refusal) = claim_name(db, &bot, author, limits.active_bots)? {
             return Ok(Err(refusal));
         }
