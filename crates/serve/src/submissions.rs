@@ -18,6 +18,7 @@
 //! dropped). The token travels in a header, never a cookie, so another site's page cannot
 //! submit in an author's name.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -52,6 +53,57 @@ struct Door {
     /// The hill's file, as the hill read it.
     config: HillConfig,
     hill: Mutex<Hill>,
+    /// Each author's uploads being received now, from the gate until recorded or refused: they
+    /// count against the author's `per_hour` at the gate, so uploads sent at once cost the hill
+    /// no more disk and unpacking than the rate lets through.
+    receiving: Mutex<HashMap<String, u32>>,
+}
+
+/// An upload of `author` counted in [`Door::receiving`] until dropped.
+struct Receiving {
+    door: Arc<Door>,
+    author: String,
+}
+
+impl Receiving {
+    /// Counts an upload of `author`. Counted and read under the hill's lock; given back after
+    /// the upload is recorded, so it counts twice for a moment, never not at all.
+    fn start(door: &Arc<Door>, author: &str) -> Receiving {
+        let mut receiving = door
+            .receiving
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        *receiving.entry(author.to_string()).or_default() += 1;
+        Receiving {
+            door: Arc::clone(door),
+            author: author.to_string(),
+        }
+    }
+
+    /// How many uploads of `author` the door is receiving.
+    fn of(door: &Door, author: &str) -> u32 {
+        let receiving = door
+            .receiving
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        receiving.get(author).copied().unwrap_or(0)
+    }
+}
+
+impl Drop for Receiving {
+    fn drop(&mut self) {
+        let mut receiving = self
+            .door
+            .receiving
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(count) = receiving.get_mut(&self.author) {
+            *count -= 1;
+            if *count == 0 {
+                receiving.remove(&self.author);
+            }
+        }
+    }
 }
 
 /// The submission routes of `hill` (a connection of the door's own), to merge into its server.
@@ -60,6 +112,7 @@ pub(crate) fn router(hill: Hill) -> Router {
         dir: hill.dir.clone(),
         config: hill.config.clone(),
         hill: Mutex::new(hill),
+        receiving: Mutex::default(),
     });
     Router::new()
         .route("/api/submissions", get(mine).post(submit))
@@ -88,15 +141,16 @@ async fn with_hill<T: Send + 'static>(
 
 async fn submit(State(door): State<Arc<Door>>, headers: HeaderMap, body: Body) -> Response {
     let token = bearer(&headers);
+    let counted = Arc::clone(&door);
     let gated = with_hill(&door, move |hill| {
-        (
-            submissions::gate(hill, token.as_deref()),
-            hill.config.submissions,
-        )
+        let receiving = |author: &str| Receiving::of(&counted, author);
+        let gate = submissions::gate(hill, token.as_deref(), &receiving);
+        let gate = gate.map(|author| (Receiving::start(&counted, &author), author));
+        (gate, hill.config.submissions)
     })
     .await;
-    let (author, limits) = match gated {
-        Ok((Ok(author), limits)) => (author, limits),
+    let (_receiving, author, limits) = match gated {
+        Ok((Ok((receiving, author)), limits)) => (receiving, author, limits),
         Ok((Err(refusal), _)) => return refused(&refusal),
         Err(response) => return response,
     };

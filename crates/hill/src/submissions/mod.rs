@@ -140,7 +140,14 @@ pub fn new_id() -> String {
 }
 
 /// The author of `token` if they may send an upload now: checked before the body is read.
-pub fn gate(hill: &Hill, token: Option<&str>) -> Result<String, Refusal> {
+/// `receiving` says how many uploads of an author the door is receiving now: they count as
+/// sent, so an author's uploads at once stop at `per_hour` before their bodies are read, not
+/// after each was stored and unpacked.
+pub fn gate(
+    hill: &Hill,
+    token: Option<&str>,
+    receiving: &dyn Fn(&str) -> u32,
+) -> Result<String, Refusal> {
     let db: &dyn Connection = &hill.store;
     if hill.config.game.sandbox().is_none() {
         return Err(Refusal::Closed(
@@ -157,22 +164,25 @@ pub fn gate(hill: &Hill, token: Option<&str>) -> Result<String, Refusal> {
     let author = authors::authenticate(&hill.store, token)
         .map_err(harness)?
         .ok_or_else(|| Refusal::NotAnAuthor("this token is unknown or revoked".into()))?;
-    if let Some(refusal) = over_rates(db, &author, &hill.config.submissions).map_err(harness)? {
+    let limits = &hill.config.submissions;
+    if let Some(refusal) = over_rates(db, &author, receiving(&author), limits).map_err(harness)? {
         return Err(refusal);
     }
     Ok(author)
 }
 
-/// Why `author` may send no upload now, if not: over `per_hour` (refused uploads count), or
-/// the hill's build queue is full. [`gate`] asks before the body is read, and [`record`] again
-/// under the door's lock, since uploads sent at once all pass the gate before any is recorded.
+/// Why `author` may send no upload now, if not: over `per_hour` (refused uploads count, and so
+/// do the `receiving` ones not yet recorded), or the hill's build queue is full. [`gate`] asks
+/// before the body is read, and [`record`] again under the door's lock, since uploads sent at
+/// once all pass the gate before any is recorded.
 fn over_rates(
     db: &dyn Connection,
     author: &str,
+    receiving: u32,
     limits: &crate::config::Submissions,
 ) -> anyhow::Result<Option<Refusal>> {
     let (sent, oldest) = rows::sent_in_last_hour(db, author)?;
-    if sent >= i64::from(limits.per_hour) {
+    if sent + i64::from(receiving) >= i64::from(limits.per_hour) {
         let now = clock_now();
         return Ok(Some(Refusal::TooSoon {
             why: format!(
@@ -382,7 +392,7 @@ fn record(
             });
     }
     let recorded = db.transaction(|db| {
-        if let Some(refusal) = over_rates(db, author, &limits)? {
+        if let Some(refusal) = over_rates(db, author, 0, &limits)? {
             return Ok(Err(refusal));
         }
         if let Some(refusal) = claim_name(db, &bot, author, limits.active_bots)? {
