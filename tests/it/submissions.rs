@@ -839,6 +839,36 @@ fn uploads_sent_at_once_are_held_to_the_authors_rate() {
     drop(served);
 }
 
+#[test]
+fn a_name_with_its_spaces_doubled_reads_the_same_as_the_name() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = hill(tmp.path(), "");
+    let (ada, bob) = (author(&dir, "ada"), author(&dir, "bob"));
+    let served = serve(&dir);
+    let url = &served.url;
+    let (code, body) = post(
+        url,
+        Some(&ada),
+        packed(&bot(tmp.path(), "w", "Win or Block", 0.5, "")),
+    );
+    assert_eq!(code, StatusCode::ACCEPTED, "{body}");
+    // A web page shows a run of spaces as one: the leaderboard would show two "Win or Block".
+    for (folder, name) in [("w2", "Win  or Block"), ("w3", "Win or   Block")] {
+        let (code, body) = post(
+            url,
+            Some(&bob),
+            packed(&bot(tmp.path(), folder, name, 0.5, "")),
+        );
+        assert_eq!(code, StatusCode::FORBIDDEN, "{name:?}: {body}");
+        let error = body["error"].as_str().unwrap();
+        assert!(
+            error.contains("reads the same as \"Win or Block\""),
+            "{error}"
+        );
+    }
+    drop(served);
+}
+
 /// Waits (at most a minute) until submission `id` is being built.
 fn wait_building(url: &str, id: &str) {
     let started = Instant::now();
