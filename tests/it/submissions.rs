@@ -869,6 +869,63 @@ fn a_name_with_its_spaces_doubled_reads_the_same_as_the_name() {
     drop(served);
 }
 
+#[test]
+fn an_upload_whose_client_leaves_once_its_body_is_sent_leaves_nothing_unrecorded() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = hill(tmp.path(), "");
+    let ada = author(&dir, "ada");
+    let served = serve(&dir);
+    let addr = served.url.trim_start_matches("http://").to_string();
+    let folder = bot(tmp.path(), "big", "Big", 0.5, "");
+    // Zeros, so that unpacking takes a while after the body arrived: the client is gone by then.
+    std::fs::write(folder.join("zeros"), vec![0u8; 90 << 20]).unwrap();
+    for attempt in 0..5 {
+        std::fs::write(folder.join("attempt"), attempt.to_string()).unwrap();
+        let body = packed(&folder);
+        let mut stream = std::net::TcpStream::connect(&addr).unwrap();
+        write!(
+            stream,
+            "POST /api/submissions HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {ada}\r\n\
+             Content-Length: {}\r\n\r\n",
+            body.len()
+        )
+        .unwrap();
+        stream.write_all(&body).unwrap();
+        drop(stream);
+    }
+    // Each was cut short (nothing kept) or taken whole and recorded, as if answered; none
+    // leaves a folder with no record. Given time for the unpacking in flight to end.
+    let submissions = dir.join("submissions");
+    let started = Instant::now();
+    while let Some(left) = unrecorded(&dir, &submissions) {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "{left} was left with no record"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    drop(served);
+}
+
+/// A folder among the hill's `submissions` that no submission is recorded for, or an upload
+/// left in `.incoming`, if there is one.
+fn unrecorded(dir: &Path, submissions: &Path) -> Option<String> {
+    if let Some(entry) = std::fs::read_dir(submissions.join(".incoming"))
+        .ok()?
+        .next()
+    {
+        return Some(format!("{:?} in .incoming", entry.ok()?.file_name()));
+    }
+    std::fs::read_dir(submissions)
+        .ok()?
+        .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+        .filter(|name| name != ".incoming")
+        .find(|name| {
+            let sql = format!("SELECT COUNT(*) FROM hill_submissions WHERE id = '{name}'");
+            query(dir, &sql) == 0
+        })
+}
+
 /// Waits (at most a minute) until submission `id` is being built.
 fn wait_building(url: &str, id: &str) {
     let started = Instant::now();

@@ -139,7 +139,17 @@ async fn with_hill<T: Send + 'static>(
     .map_err(|_| error(StatusCode::INTERNAL_SERVER_ERROR, "the server failed"))
 }
 
+/// `POST /api/submissions`. Taken in a task of its own, run to its end whatever the client
+/// does: dropped with the connection (a client that sends its whole body and goes away), it
+/// left its unpacked folder, up to `unpacked_mb`, on the disk with no record, counted against
+/// nothing, until the hill was next started.
 async fn submit(State(door): State<Arc<Door>>, headers: HeaderMap, body: Body) -> Response {
+    tokio::spawn(take_upload(door, headers, body))
+        .await
+        .unwrap_or_else(|_| error(StatusCode::INTERNAL_SERVER_ERROR, "the server failed"))
+}
+
+async fn take_upload(door: Arc<Door>, headers: HeaderMap, body: Body) -> Response {
     let token = bearer(&headers);
     let counted = Arc::clone(&door);
     let gated = with_hill(&door, move |hill| {
