@@ -907,6 +907,51 @@ fn an_upload_whose_client_leaves_once_its_body_is_sent_leaves_nothing_unrecorded
     drop(served);
 }
 
+#[test]
+fn a_rollback_whose_body_trickles_in_is_dropped_within_seconds() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = hill(tmp.path(), "");
+    let served = serve(&dir);
+    let addr = served.url.trim_start_matches("http://");
+    // No token needed to hold a connection: the body was read before anything else.
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_millis(500)))
+        .unwrap();
+    write!(
+        stream,
+        "POST /api/hill/bots/x/rollback HTTP/1.1\r\nHost: {addr}\r\n\
+         Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n"
+    )
+    .unwrap();
+    let started = Instant::now();
+    let mut answer = Vec::new();
+    while started.elapsed() < Duration::from_secs(20) {
+        if stream.write_all(b" ").is_err() {
+            break;
+        }
+        let mut buffer = [0u8; 512];
+        match stream.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(n) => answer.extend_from_slice(&buffer[..n]),
+            Err(err) if err.kind() == std::io::ErrorKind::WouldBlock => {}
+            Err(err) if err.kind() == std::io::ErrorKind::TimedOut => {}
+            Err(_) => break,
+        }
+        if !answer.is_empty() {
+            break;
+        }
+    }
+    let elapsed = started.elapsed();
+    assert!(elapsed < Duration::from_secs(10), "held for {elapsed:?}");
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(
+        answer.is_empty() || answer.starts_with("HTTP/1.1 408"),
+        "{answer}"
+    );
+    drop(served);
+}
+
 /// A folder among the hill's `submissions` that no submission is recorded for, or an upload
 /// left in `.incoming`, if there is one.
 fn unrecorded(dir: &Path, submissions: &Path) -> Option<String> {

@@ -339,17 +339,36 @@ struct RollbackAsk {
     version: u32,
 }
 
+/// Bytes a rollback's body may have: `{"version": N}` and room to spare.
+const ROLLBACK_BODY: usize = 4 << 10;
+
 /// `POST /api/hill/bots/{name}/rollback` with `{"version": N}`: the bot's author makes an
 /// earlier version its active one again (`koth hill rollback`); `401` without a token the hill
 /// knows, `403` for another's bot, `404` for a bot it has not, `409` for a version it cannot
-/// bring back (none such, active already, its files no longer kept), with why.
+/// bring back (none such, active already, its files no longer kept), with why. Its body must
+/// come whole within [`crate::HEADER_TIMEOUT`] (`408`): read with no deadline, anyone's body
+/// sent a byte at a time held a connection for ever.
 async fn rollback(
     State(door): State<Arc<Door>>,
     UrlPath(name): UrlPath<String>,
     headers: HeaderMap,
-    ask: Result<axum::Json<RollbackAsk>, axum::extract::rejection::JsonRejection>,
+    body: Body,
 ) -> Response {
-    let Ok(axum::Json(ask)) = ask else {
+    let read = tokio::time::timeout(
+        crate::HEADER_TIMEOUT,
+        axum::body::to_bytes(body, ROLLBACK_BODY),
+    )
+    .await;
+    let Ok(read) = read else {
+        return error(
+            StatusCode::REQUEST_TIMEOUT,
+            "the request's body came too slowly",
+        );
+    };
+    let Some(ask) = read
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<RollbackAsk>(&bytes).ok())
+    else {
         return error(
             StatusCode::UNPROCESSABLE_ENTITY,
             "send the version to bring back as JSON: {\"version\": N}",
