@@ -952,6 +952,42 @@ fn a_rollback_whose_body_trickles_in_is_dropped_within_seconds() {
     drop(served);
 }
 
+#[test]
+fn an_authors_list_of_submissions_is_their_newest_fifty_whatever_they_sent() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = hill(tmp.path(), "");
+    let ada = author(&dir, "ada");
+    let served = serve(&dir);
+    // Months of submissions (a hundred a day at `per_hour = 5`), each with its logs at their cap:
+    // written straight into the hill's table, as a hill that has been up so long holds them.
+    let log = "x".repeat(64 << 10);
+    let mut db = rusqlite::Connection::open(dir.join("results.sqlite")).unwrap();
+    db.busy_timeout(Duration::from_secs(10)).unwrap();
+    let rows = db.transaction().unwrap();
+    for seq in 1..=400 {
+        rows.execute(
+            "INSERT INTO hill_submissions (id, author, bot, upload_digest, upload_bytes,
+             unpacked_bytes, status, reason, files_kept, seq, received_at, updated_at, build_log,
+             stderr) VALUES (?1, 'ada', 'Old', ?1, 1, 1, 'refused', 'the build failed', 0, ?2,
+             0, 0, ?3, ?3)",
+            rusqlite::params![format!("old{seq:04}"), seq, log],
+        )
+        .unwrap();
+    }
+    rows.commit().unwrap();
+    let response = client()
+        .get(format!("{}/api/submissions", served.url))
+        .bearer_auth(&ada)
+        .send()
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let listed: Vec<Value> = response.json().unwrap();
+    assert_eq!(listed.len(), 50, "the list has a cap");
+    assert_eq!(listed[0]["id"], "old0400", "newest first");
+    assert_eq!(listed[49]["id"], "old0351");
+    drop(served);
+}
+
 /// A folder among the hill's `submissions` that no submission is recorded for, or an upload
 /// left in `.incoming`, if there is one.
 fn unrecorded(dir: &Path, submissions: &Path) -> Option<String> {

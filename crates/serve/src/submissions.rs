@@ -5,7 +5,7 @@
 //! |---|---|
 //! | `POST /api/submissions` | an upload (`Authorization: Bearer TOKEN`, a `.tar.gz` or `.zip` body): `202` and the submission once it is stored whole |
 //! | `GET /api/submissions/{id}` | a submission's status; its build log, faults and stderr for its author only |
-//! | `GET /api/submissions` | the author's own submissions, newest first (token needed) |
+//! | `GET /api/submissions` | the author's own newest 50 submissions, newest first (token needed) |
 //! | `GET /submit` | the page to submit from: token, archive, and the build as it happens |
 //!
 //! Errors are JSON `{"error": "..."}`: `401` no or bad token, `403` another author's bot (or
@@ -403,7 +403,7 @@ async fn rollback(
     }
 }
 
-/// `GET /api/submissions`: the author's own submissions.
+/// `GET /api/submissions`: the author's own newest submissions ([`submissions::LISTED`]).
 async fn mine(State(door): State<Arc<Door>>, headers: HeaderMap) -> Response {
     let Some(token) = bearer(&headers) else {
         return refused(&Refusal::NotAnAuthor(

@@ -38,7 +38,7 @@ pub use crate::store::submissions::SubmissionStatus;
 use crate::store::submissions::{self as rows, NewSubmission};
 pub(crate) use crate::store::submissions::{at_the_door, create_tables};
 pub(crate) use builder::Builder;
-pub use status::{of_author, status};
+pub use status::{LISTED, of_author, status};
 
 /// The hill folder's folder of submissions.
 pub(crate) const FOLDER: &str = "submissions";
