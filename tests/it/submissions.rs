@@ -988,6 +988,42 @@ fn an_authors_list_of_submissions_is_their_newest_fifty_whatever_they_sent() {
     drop(served);
 }
 
+#[test]
+fn an_author_revoked_while_their_upload_arrives_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = hill(tmp.path(), "");
+    let ada = author(&dir, "ada");
+    let served = serve(&dir);
+    let addr = served.url.trim_start_matches("http://");
+    let body = packed(&bot(tmp.path(), "a", "Ada's", 0.5, ""));
+    let (first, rest) = body.split_at(body.len() / 2);
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    write!(
+        stream,
+        "POST /api/submissions HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {ada}\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    )
+    .unwrap();
+    stream.write_all(first).unwrap();
+    succeed(
+        koth()
+            .args(["hill", "author", "revoke", "ada", "--hill"])
+            .arg(&dir),
+    );
+    stream.write_all(rest).unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 401"), "{answer}");
+    assert!(answer.contains("revoked"), "{answer}");
+    let received = query(
+        &dir,
+        "SELECT COUNT(*) FROM hill_submissions WHERE status <> 'refused'",
+    );
+    assert_eq!(received, 0);
+    drop(served);
+}
+
 /// A folder among the hill's `submissions` that no submission is recorded for, or an upload
 /// left in `.incoming`, if there is one.
 fn unrecorded(dir: &Path, submissions: &Path) -> Option<String> {

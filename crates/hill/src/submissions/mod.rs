@@ -392,6 +392,12 @@ fn record(
             });
     }
     let recorded = db.transaction(|db| {
+        // An upload takes up to `upload_timeout_s` to arrive: its author may be revoked by then.
+        if !authors::is_current(db, author)? {
+            return Ok(Err(Refusal::NotAnAuthor(format!(
+                "{author} was revoked while this upload arrived"
+            ))));
+        }
         if let Some(refusal) = over_rates(db, author, 0, &limits)? {
             return Ok(Err(refusal));
         }
