@@ -784,6 +784,265 @@ fn twenty_uploads_at_once_while_games_run_are_each_built_and_scheduled() {
     drop(served);
 }
 
+#[test]
+fn uploads_sent_at_once_are_held_to_the_authors_rate() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = hill(tmp.path(), "per_hour = 3\n");
+    let ada = author(&dir, "ada");
+    let served = serve(&dir);
+    let url = served.url.clone();
+    // Eight versions of one bot sent together: each would pass a look at the rate that counts
+    // only the submissions recorded, before any of them is.
+    let uploads: Vec<Vec<u8>> = (0..8)
+        .map(|i| {
+            packed(&bot(
+                tmp.path(),
+                &format!("v{i}"),
+                "Racer",
+                0.1 * f64::from(i),
+                "",
+            ))
+        })
+        .collect();
+    let start = std::sync::Barrier::new(uploads.len());
+    let answers: Vec<(StatusCode, Value)> = std::thread::scope(|scope| {
+        let sent: Vec<_> = uploads
+            .into_iter()
+            .map(|body| {
+                let (url, ada, start) = (url.clone(), ada.clone(), &start);
+                scope.spawn(move || {
+                    start.wait();
+                    post(&url, Some(&ada), body)
+                })
+            })
+            .collect();
+        sent.into_iter().map(|s| s.join().unwrap()).collect()
+    });
+    let accepted = answers
+        .iter()
+        .filter(|(code, _)| *code == StatusCode::ACCEPTED)
+        .count();
+    assert_eq!(accepted, 3, "{answers:?}");
+    for (code, body) in answers
+        .iter()
+        .filter(|(code, _)| *code != StatusCode::ACCEPTED)
+    {
+        assert_eq!(*code, StatusCode::TOO_MANY_REQUESTS, "{body}");
+        assert!(
+            body["error"].as_str().unwrap().contains("per_hour"),
+            "{body}"
+        );
+    }
+    // The others were turned away at the gate, their bodies never stored nor unpacked (an
+    // upload refused after it was read is recorded, as a refused submission).
+    assert_eq!(query(&dir, "SELECT COUNT(*) FROM hill_submissions"), 3);
+    drop(served);
+}
+
+#[test]
+fn a_name_with_its_spaces_doubled_reads_the_same_as_the_name() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = hill(tmp.path(), "");
+    let (ada, bob) = (author(&dir, "ada"), author(&dir, "bob"));
+    let served = serve(&dir);
+    let url = &served.url;
+    let (code, body) = post(
+        url,
+        Some(&ada),
+        packed(&bot(tmp.path(), "w", "Win or Block", 0.5, "")),
+    );
+    assert_eq!(code, StatusCode::ACCEPTED, "{body}");
+    // A web page shows a run of spaces as one: the leaderboard would show two "Win or Block".
+    for (folder, name) in [("w2", "Win  or Block"), ("w3", "Win or   Block")] {
+        let (code, body) = post(
+            url,
+            Some(&bob),
+            packed(&bot(tmp.path(), folder, name, 0.5, "")),
+        );
+        assert_eq!(code, StatusCode::FORBIDDEN, "{name:?}: {body}");
+        let error = body["error"].as_str().unwrap();
+        assert!(
+            error.contains("reads the same as \"Win or Block\""),
+            "{error}"
+        );
+    }
+    drop(served);
+}
+
+#[test]
+fn an_upload_whose_client_leaves_once_its_body_is_sent_leaves_nothing_unrecorded() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = hill(tmp.path(), "");
+    let ada = author(&dir, "ada");
+    let served = serve(&dir);
+    let addr = served.url.trim_start_matches("http://").to_string();
+    let folder = bot(tmp.path(), "big", "Big", 0.5, "");
+    // Zeros, so that unpacking takes a while after the body arrived: the client is gone by then.
+    std::fs::write(folder.join("zeros"), vec![0u8; 90 << 20]).unwrap();
+    for attempt in 0..5 {
+        std::fs::write(folder.join("attempt"), attempt.to_string()).unwrap();
+        let body = packed(&folder);
+        let mut stream = std::net::TcpStream::connect(&addr).unwrap();
+        write!(
+            stream,
+            "POST /api/submissions HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {ada}\r\n\
+             Content-Length: {}\r\n\r\n",
+            body.len()
+        )
+        .unwrap();
+        stream.write_all(&body).unwrap();
+        drop(stream);
+    }
+    // Each was cut short (nothing kept) or taken whole and recorded, as if answered; none
+    // leaves a folder with no record. Given time for the unpacking in flight to end.
+    let submissions = dir.join("submissions");
+    let started = Instant::now();
+    while let Some(left) = unrecorded(&dir, &submissions) {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "{left} was left with no record"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    drop(served);
+}
+
+#[test]
+fn a_rollback_whose_body_trickles_in_is_dropped_within_seconds() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = hill(tmp.path(), "");
+    let served = serve(&dir);
+    let addr = served.url.trim_start_matches("http://");
+    // No token needed to hold a connection: the body was read before anything else.
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_millis(500)))
+        .unwrap();
+    write!(
+        stream,
+        "POST /api/hill/bots/x/rollback HTTP/1.1\r\nHost: {addr}\r\n\
+         Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n"
+    )
+    .unwrap();
+    let started = Instant::now();
+    let mut answer = Vec::new();
+    while started.elapsed() < Duration::from_secs(20) {
+        if stream.write_all(b" ").is_err() {
+            break;
+        }
+        let mut buffer = [0u8; 512];
+        match stream.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(n) => answer.extend_from_slice(&buffer[..n]),
+            Err(err) if err.kind() == std::io::ErrorKind::WouldBlock => {}
+            Err(err) if err.kind() == std::io::ErrorKind::TimedOut => {}
+            Err(_) => break,
+        }
+        if !answer.is_empty() {
+            break;
+        }
+    }
+    let elapsed = started.elapsed();
+    assert!(elapsed < Duration::from_secs(10), "held for {elapsed:?}");
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(
+        answer.is_empty() || answer.starts_with("HTTP/1.1 408"),
+        "{answer}"
+    );
+    drop(served);
+}
+
+#[test]
+fn an_authors_list_of_submissions_is_their_newest_fifty_whatever_they_sent() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = hill(tmp.path(), "");
+    let ada = author(&dir, "ada");
+    let served = serve(&dir);
+    // Months of submissions (a hundred a day at `per_hour = 5`), each with its logs at their cap:
+    // written straight into the hill's table, as a hill that has been up so long holds them.
+    let log = "x".repeat(64 << 10);
+    let mut db = rusqlite::Connection::open(dir.join("results.sqlite")).unwrap();
+    db.busy_timeout(Duration::from_secs(10)).unwrap();
+    let rows = db.transaction().unwrap();
+    for seq in 1..=400 {
+        rows.execute(
+            "INSERT INTO hill_submissions (id, author, bot, upload_digest, upload_bytes,
+             unpacked_bytes, status, reason, files_kept, seq, received_at, updated_at, build_log,
+             stderr) VALUES (?1, 'ada', 'Old', ?1, 1, 1, 'refused', 'the build failed', 0, ?2,
+             0, 0, ?3, ?3)",
+            rusqlite::params![format!("old{seq:04}"), seq, log],
+        )
+        .unwrap();
+    }
+    rows.commit().unwrap();
+    let response = client()
+        .get(format!("{}/api/submissions", served.url))
+        .bearer_auth(&ada)
+        .send()
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let listed: Vec<Value> = response.json().unwrap();
+    assert_eq!(listed.len(), 50, "the list has a cap");
+    assert_eq!(listed[0]["id"], "old0400", "newest first");
+    assert_eq!(listed[49]["id"], "old0351");
+    drop(served);
+}
+
+#[test]
+fn an_author_revoked_while_their_upload_arrives_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = hill(tmp.path(), "");
+    let ada = author(&dir, "ada");
+    let served = serve(&dir);
+    let addr = served.url.trim_start_matches("http://");
+    let body = packed(&bot(tmp.path(), "a", "Ada's", 0.5, ""));
+    let (first, rest) = body.split_at(body.len() / 2);
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    write!(
+        stream,
+        "POST /api/submissions HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {ada}\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    )
+    .unwrap();
+    stream.write_all(first).unwrap();
+    succeed(
+        koth()
+            .args(["hill", "author", "revoke", "ada", "--hill"])
+            .arg(&dir),
+    );
+    stream.write_all(rest).unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 401"), "{answer}");
+    assert!(answer.contains("revoked"), "{answer}");
+    let received = query(
+        &dir,
+        "SELECT COUNT(*) FROM hill_submissions WHERE status <> 'refused'",
+    );
+    assert_eq!(received, 0);
+    drop(served);
+}
+
+/// A folder among the hill's `submissions` that no submission is recorded for, or an upload
+/// left in `.incoming`, if there is one.
+fn unrecorded(dir: &Path, submissions: &Path) -> Option<String> {
+    if let Some(entry) = std::fs::read_dir(submissions.join(".incoming"))
+        .ok()?
+        .next()
+    {
+        return Some(format!("{:?} in .incoming", entry.ok()?.file_name()));
+    }
+    std::fs::read_dir(submissions)
+        .ok()?
+        .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+        .filter(|name| name != ".incoming")
+        .find(|name| {
+            let sql = format!("SELECT COUNT(*) FROM hill_submissions WHERE id = '{name}'");
+            query(dir, &sql) == 0
+        })
+}
+
 /// Waits (at most a minute) until submission `id` is being built.
 fn wait_building(url: &str, id: &str) {
     let started = Instant::now();

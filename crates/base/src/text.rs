@@ -60,9 +60,11 @@ pub fn normalized_name(name: &str) -> String {
 }
 
 /// How a name looks: its confusable skeleton (Unicode's UTS #39), the same for two names a
-/// reader cannot tell apart ("Pythоn" with a Cyrillic "о", and "Python").
+/// reader cannot tell apart ("Pythоn" with a Cyrillic "о", and "Python"), with each run of
+/// spaces one space, as a web page shows it ("Win  or Block" is "Win or Block" in HTML).
 pub fn look(name: &str) -> String {
-    unicode_security::skeleton(name).collect()
+    let skeleton: String = unicode_security::skeleton(name).collect();
+    skeleton.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Why `name` cannot name a bot or a tournament, if it cannot: names are written one per line

@@ -5,7 +5,7 @@
 //! |---|---|
 //! | `POST /api/submissions` | an upload (`Authorization: Bearer TOKEN`, a `.tar.gz` or `.zip` body): `202` and the submission once it is stored whole |
 //! | `GET /api/submissions/{id}` | a submission's status; its build log, faults and stderr for its author only |
-//! | `GET /api/submissions` | the author's own submissions, newest first (token needed) |
+//! | `GET /api/submissions` | the author's own newest 50 submissions, newest first (token needed) |
 //! | `GET /submit` | the page to submit from: token, archive, and the build as it happens |
 //!
 //! Errors are JSON `{"error": "..."}`: `401` no or bad token, `403` another author's bot (or
@@ -18,6 +18,7 @@
 //! dropped). The token travels in a header, never a cookie, so another site's page cannot
 //! submit in an author's name.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -52,6 +53,57 @@ struct Door {
     /// The hill's file, as the hill read it.
     config: HillConfig,
     hill: Mutex<Hill>,
+    /// Each author's uploads being received now, from the gate until recorded or refused: they
+    /// count against the author's `per_hour` at the gate, so uploads sent at once cost the hill
+    /// no more disk and unpacking than the rate lets through.
+    receiving: Mutex<HashMap<String, u32>>,
+}
+
+/// An upload of `author` counted in [`Door::receiving`] until dropped.
+struct Receiving {
+    door: Arc<Door>,
+    author: String,
+}
+
+impl Receiving {
+    /// Counts an upload of `author`. Counted and read under the hill's lock; given back after
+    /// the upload is recorded, so it counts twice for a moment, never not at all.
+    fn start(door: &Arc<Door>, author: &str) -> Receiving {
+        let mut receiving = door
+            .receiving
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        *receiving.entry(author.to_string()).or_default() += 1;
+        Receiving {
+            door: Arc::clone(door),
+            author: author.to_string(),
+        }
+    }
+
+    /// How many uploads of `author` the door is receiving.
+    fn of(door: &Door, author: &str) -> u32 {
+        let receiving = door
+            .receiving
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        receiving.get(author).copied().unwrap_or(0)
+    }
+}
+
+impl Drop for Receiving {
+    fn drop(&mut self) {
+        let mut receiving = self
+            .door
+            .receiving
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(count) = receiving.get_mut(&self.author) {
+            *count -= 1;
+            if *count == 0 {
+                receiving.remove(&self.author);
+            }
+        }
+    }
 }
 
 /// The submission routes of `hill` (a connection of the door's own), to merge into its server.
@@ -60,6 +112,7 @@ pub(crate) fn router(hill: Hill) -> Router {
         dir: hill.dir.clone(),
         config: hill.config.clone(),
         hill: Mutex::new(hill),
+        receiving: Mutex::default(),
     });
     Router::new()
         .route("/api/submissions", get(mine).post(submit))
@@ -86,17 +139,28 @@ async fn with_hill<T: Send + 'static>(
     .map_err(|_| error(StatusCode::INTERNAL_SERVER_ERROR, "the server failed"))
 }
 
+/// `POST /api/submissions`. Taken in a task of its own, run to its end whatever the client
+/// does: dropped with the connection (a client that sends its whole body and goes away), it
+/// left its unpacked folder, up to `unpacked_mb`, on the disk with no record, counted against
+/// nothing, until the hill was next started.
 async fn submit(State(door): State<Arc<Door>>, headers: HeaderMap, body: Body) -> Response {
+    tokio::spawn(take_upload(door, headers, body))
+        .await
+        .unwrap_or_else(|_| error(StatusCode::INTERNAL_SERVER_ERROR, "the server failed"))
+}
+
+async fn take_upload(door: Arc<Door>, headers: HeaderMap, body: Body) -> Response {
     let token = bearer(&headers);
+    let counted = Arc::clone(&door);
     let gated = with_hill(&door, move |hill| {
-        (
-            submissions::gate(hill, token.as_deref()),
-            hill.config.submissions,
-        )
+        let receiving = |author: &str| Receiving::of(&counted, author);
+        let gate = submissions::gate(hill, token.as_deref(), &receiving);
+        let gate = gate.map(|author| (Receiving::start(&counted, &author), author));
+        (gate, hill.config.submissions)
     })
     .await;
-    let (author, limits) = match gated {
-        Ok((Ok(author), limits)) => (author, limits),
+    let (_receiving, author, limits) = match gated {
+        Ok((Ok((receiving, author)), limits)) => (receiving, author, limits),
         Ok((Err(refusal), _)) => return refused(&refusal),
         Err(response) => return response,
     };
@@ -275,17 +339,36 @@ struct RollbackAsk {
     version: u32,
 }
 
+/// Bytes a rollback's body may have: `{"version": N}` and room to spare.
+const ROLLBACK_BODY: usize = 4 << 10;
+
 /// `POST /api/hill/bots/{name}/rollback` with `{"version": N}`: the bot's author makes an
 /// earlier version its active one again (`koth hill rollback`); `401` without a token the hill
 /// knows, `403` for another's bot, `404` for a bot it has not, `409` for a version it cannot
-/// bring back (none such, active already, its files no longer kept), with why.
+/// bring back (none such, active already, its files no longer kept), with why. Its body must
+/// come whole within [`crate::HEADER_TIMEOUT`] (`408`): read with no deadline, anyone's body
+/// sent a byte at a time held a connection for ever.
 async fn rollback(
     State(door): State<Arc<Door>>,
     UrlPath(name): UrlPath<String>,
     headers: HeaderMap,
-    ask: Result<axum::Json<RollbackAsk>, axum::extract::rejection::JsonRejection>,
+    body: Body,
 ) -> Response {
-    let Ok(axum::Json(ask)) = ask else {
+    let read = tokio::time::timeout(
+        crate::HEADER_TIMEOUT,
+        axum::body::to_bytes(body, ROLLBACK_BODY),
+    )
+    .await;
+    let Ok(read) = read else {
+        return error(
+            StatusCode::REQUEST_TIMEOUT,
+            "the request's body came too slowly",
+        );
+    };
+    let Some(ask) = read
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<RollbackAsk>(&bytes).ok())
+    else {
         return error(
             StatusCode::UNPROCESSABLE_ENTITY,
             "send the version to bring back as JSON: {\"version\": N}",
@@ -320,7 +403,7 @@ async fn rollback(
     }
 }
 
-/// `GET /api/submissions`: the author's own submissions.
+/// `GET /api/submissions`: the author's own newest submissions ([`submissions::LISTED`]).
 async fn mine(State(door): State<Arc<Door>>, headers: HeaderMap) -> Response {
     let Some(token) = bearer(&headers) else {
         return refused(&Refusal::NotAnAuthor(

@@ -110,6 +110,16 @@ pub(crate) fn revoke(db: &dyn Connection, name: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Whether `name` is an author the hill knows and has not revoked.
+pub(crate) fn is_current(db: &dyn Connection, name: &str) -> anyhow::Result<bool> {
+    Ok(db
+        .row(
+            "SELECT 1 FROM hill_authors WHERE name = ?1 AND revoked_at IS NULL",
+            &[name.into()],
+        )?
+        .is_some())
+}
+
 /// The author whose token `token` is, unless it is unknown or revoked.
 pub fn authenticate(db: &dyn Connection, token: &str) -> anyhow::Result<Option<String>> {
     if !token.starts_with(TOKEN_PREFIX) || token.len() > 200 {

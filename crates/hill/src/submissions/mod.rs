@@ -38,7 +38,7 @@ pub use crate::store::submissions::SubmissionStatus;
 use crate::store::submissions::{self as rows, NewSubmission};
 pub(crate) use crate::store::submissions::{at_the_door, create_tables};
 pub(crate) use builder::Builder;
-pub use status::{of_author, status};
+pub use status::{LISTED, of_author, status};
 
 /// The hill folder's folder of submissions.
 pub(crate) const FOLDER: &str = "submissions";
@@ -140,7 +140,14 @@ pub fn new_id() -> String {
 }
 
 /// The author of `token` if they may send an upload now: checked before the body is read.
-pub fn gate(hill: &Hill, token: Option<&str>) -> Result<String, Refusal> {
+/// `receiving` says how many uploads of an author the door is receiving now: they count as
+/// sent, so an author's uploads at once stop at `per_hour` before their bodies are read, not
+/// after each was stored and unpacked.
+pub fn gate(
+    hill: &Hill,
+    token: Option<&str>,
+    receiving: &dyn Fn(&str) -> u32,
+) -> Result<String, Refusal> {
     let db: &dyn Connection = &hill.store;
     if hill.config.game.sandbox().is_none() {
         return Err(Refusal::Closed(
@@ -158,29 +165,45 @@ pub fn gate(hill: &Hill, token: Option<&str>) -> Result<String, Refusal> {
         .map_err(harness)?
         .ok_or_else(|| Refusal::NotAnAuthor("this token is unknown or revoked".into()))?;
     let limits = &hill.config.submissions;
-    let (sent, oldest) = rows::sent_in_last_hour(db, &author).map_err(harness)?;
-    if sent >= i64::from(limits.per_hour) {
+    if let Some(refusal) = over_rates(db, &author, receiving(&author), limits).map_err(harness)? {
+        return Err(refusal);
+    }
+    Ok(author)
+}
+
+/// Why `author` may send no upload now, if not: over `per_hour` (refused uploads count, and so
+/// do the `receiving` ones not yet recorded), or the hill's build queue is full. [`gate`] asks
+/// before the body is read, and [`record`] again under the door's lock, since uploads sent at
+/// once all pass the gate before any is recorded.
+fn over_rates(
+    db: &dyn Connection,
+    author: &str,
+    receiving: u32,
+    limits: &crate::config::Submissions,
+) -> anyhow::Result<Option<Refusal>> {
+    let (sent, oldest) = rows::sent_in_last_hour(db, author)?;
+    if sent + i64::from(receiving) >= i64::from(limits.per_hour) {
         let now = clock_now();
-        return Err(Refusal::TooSoon {
+        return Ok(Some(Refusal::TooSoon {
             why: format!(
                 "{author} sent {} submissions in the last hour, the hill's cap \
                  (`submissions.per_hour`)",
                 limits.per_hour
             ),
             retry_after_s: (oldest.unwrap_or(now) + 3600 - now).clamp(1, 3600) as u64,
-        });
+        }));
     }
-    let waiting = rows::waiting(db).map_err(harness)?;
+    let waiting = rows::waiting(db)?;
     if waiting >= i64::from(limits.build_queue) {
-        return Err(Refusal::TooSoon {
+        return Ok(Some(Refusal::TooSoon {
             why: format!(
                 "the hill's build queue is full ({waiting} submissions wait; \
                  `submissions.build_queue`)"
             ),
             retry_after_s: 60,
-        });
+        }));
     }
-    Ok(author)
+    Ok(None)
 }
 
 /// Records an upload refused after it was received (its size, its archive, its `bot.toml`,
@@ -369,6 +392,15 @@ fn record(
             });
     }
     let recorded = db.transaction(|db| {
+        // An upload takes up to `upload_timeout_s` to arrive: its author may be revoked by then.
+        if !authors::is_current(db, author)? {
+            return Ok(Err(Refusal::NotAnAuthor(format!(
+                "{author} was revoked while this upload arrived"
+            ))));
+        }
+        if let Some(refusal) = over_rates(db, author, 0, &limits)? {
+            return Ok(Err(refusal));
+        }
         if let Some(refusal) = claim_name(db, &bot, author, limits.active_bots)? {
             return Ok(Err(refusal));
         }
