@@ -840,6 +840,48 @@ fn uploads_sent_at_once_are_held_to_the_authors_rate() {
 }
 
 #[test]
+fn a_bot_in_a_language_the_hill_does_not_offer_is_refused_at_upload() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = hill_with(
+        tmp.path(),
+        "build_timeout_s = 30\nlanguages = [\"python3\"]\n",
+        "",
+    );
+    let ada = author(&dir, "ada");
+    let served = serve(&dir);
+    let cases = [
+        ("bash", "run = \"bash bot.sh\"", "its command uses `bash`"),
+        (
+            "shell",
+            "run = \"$(cat /etc/shadow)\"",
+            "which this hill does not offer",
+        ),
+        (
+            "full",
+            "run = \"/usr/bin/python3 bot.py\"",
+            "by a full path",
+        ),
+    ];
+    for (folder, run, said) in cases {
+        let manifest = format!("name = \"{folder}\"\n{run}\ngames = [\"tictactoe\"]\n");
+        let bot = raw_bot(tmp.path(), folder, manifest.as_bytes(), &[("bot.sh", b"")]);
+        let (code, body) = post(&served.url, Some(&ada), packed(&bot));
+        assert_eq!(code, StatusCode::UNPROCESSABLE_ENTITY, "{folder}: {body}");
+        let error = body["error"].as_str().unwrap();
+        assert!(error.contains(said) && error.contains("python3"), "{error}");
+    }
+    // Nothing kept, nothing waiting to be built.
+    assert_eq!(
+        query(
+            &dir,
+            "SELECT COUNT(*) FROM hill_submissions WHERE status <> 'refused'"
+        ),
+        0
+    );
+    drop(served);
+}
+
+#[test]
 fn a_name_with_its_spaces_doubled_reads_the_same_as_the_name() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = hill(tmp.path(), "");

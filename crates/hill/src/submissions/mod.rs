@@ -336,6 +336,15 @@ fn read_bot(
             }
         ))));
     }
+    // Refused here, with the hill's list, not after its turn in the build queue.
+    let offered = koth_bot::languages::offered(config.game.languages.as_deref())
+        .map_err(|e| named(harness(e)))?;
+    if let Some(why) = koth_bot::languages::refusal(&spec, &offered) {
+        return Err(named(Refusal::Unreadable(format!(
+            "{}: {why}",
+            roster::MANIFEST
+        ))));
+    }
     let id = new_id();
     let kept = hill_dir.join(FOLDER).join(&id);
     std::fs::rename(&root, &kept).map_err(|e| named(harness(e.into())))?;
