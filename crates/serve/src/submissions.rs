@@ -66,8 +66,8 @@ struct Receiving {
 }
 
 impl Receiving {
-    /// Counts an upload of `author`. Counted and read under the hill's lock; given back after
-    /// the upload is recorded, so it counts twice for a moment, never not at all.
+    /// Counts an upload of `author`. Counted, read and given back under the hill's lock (given
+    /// back as the upload is recorded), so a gate counts it once.
     fn start(door: &Arc<Door>, author: &str) -> Receiving {
         let mut receiving = door
             .receiving
@@ -159,7 +159,9 @@ async fn take_upload(door: Arc<Door>, headers: HeaderMap, body: Body) -> Respons
         (gate, hill.config.submissions)
     })
     .await;
-    let (_receiving, author, limits) = match gated {
+    // Given back under the hill's lock as the upload is recorded (or refused and recorded), so
+    // that a gate counts it once, as received or as sent, never twice nor not at all.
+    let (receiving, author, limits) = match gated {
         Ok((Ok((receiving, author)), limits)) => (receiving, author, limits),
         Ok((Err(refusal), _)) => return refused(&refusal),
         Err(response) => return response,
@@ -178,6 +180,7 @@ async fn take_upload(door: Arc<Door>, headers: HeaderMap, body: Body) -> Respons
         let (author, refusal) = (author.clone(), too_large.clone());
         let _ = with_hill(&door, move |hill| {
             submissions::record_refusal(hill, &author, "", None, &refusal);
+            drop(receiving);
         })
         .await;
         return refused(&too_large);
@@ -189,6 +192,7 @@ async fn take_upload(door: Arc<Door>, headers: HeaderMap, body: Body) -> Respons
             let (author, refusal) = (author.clone(), too_large.clone());
             let _ = with_hill(&door, move |hill| {
                 submissions::record_refusal(hill, &author, "", None, &refusal);
+                drop(receiving);
             })
             .await;
             return refused(&too_large);
@@ -213,7 +217,9 @@ async fn take_upload(door: Arc<Door>, headers: HeaderMap, body: Body) -> Respons
         return error(StatusCode::INTERNAL_SERVER_ERROR, "the server failed");
     };
     match with_hill(&door, move |hill| {
-        submissions::accept(hill, &author, &received, unpacked)
+        let accepted = submissions::accept(hill, &author, &received, unpacked);
+        drop(receiving);
+        accepted
     })
     .await
     {
