@@ -131,26 +131,16 @@ impl DirectPlayer {
 
     /// Records a fault in `turn` (none: the board's start); the instance is not called again.
     fn fail(&mut self, turn: Option<u32>, kind: FaultKind, reason: String) -> PlayerFault {
-        self.faulted = true;
-        self.seat.fault(kind, turn, reason.clone());
-        PlayerFault { kind, reason }
+        fault_on(&mut self.seat, &mut self.faulted, turn, kind, reason)
     }
 
     fn bot_fail(&mut self, turn: Option<u32>, error: &BotError) -> PlayerFault {
         self.fail(turn, error.kind(), error.to_string())
     }
 
-    /// The instance, unless none runs or it faulted.
-    fn running(&mut self) -> Result<&mut Started, BotError> {
-        match &mut self.started {
-            Some(started) if !self.faulted => Ok(started),
-            _ => Err(BotError::NotRunning),
-        }
-    }
-
     /// Starts an instance for `board`, seeded by its `seed`, if none runs.
     fn start(&mut self, board: usize, seed: u64) -> Result<(), PlayerFault> {
-        if self.running().is_ok() {
+        if running(&mut self.started, self.faulted).is_ok() {
             return Ok(());
         }
         self.started = None;
@@ -175,16 +165,17 @@ impl DirectPlayer {
             Err(error) => Err(self.bot_fail(None, &error)),
         }
     }
+}
 
+impl Started {
     /// Runs the loop over the first `count` specimens kept, in memory grown to hold them,
-    /// their codes and the turn's children; the first code out of range, with its place, if
-    /// one is.
-    fn run(&mut self, count: usize) -> Result<Option<(usize, i32)>, BotError> {
-        let limits = self.limits;
+    /// their codes and the turn's children, under `limits`' budget; the first code out of
+    /// range, with its place, if one is.
+    fn run(&mut self, limits: &Limits, count: usize) -> Result<Option<(usize, i32)>, BotError> {
         let Started {
             instance, moves, ..
-        } = self.running()?;
-        instance.budget(&limits);
+        } = self;
+        instance.budget(limits);
         let bytes = (count * (RECORD + 4)).max((count + BRED_PER_TURN) * RECORD);
         moves.reserve(instance, bytes)?;
         moves.run(instance, count)?;
@@ -201,6 +192,30 @@ impl DirectPlayer {
             .enumerate()
             .find(|&(_, code)| code as u32 as usize >= MOVE_CODES.len()))
     }
+}
+
+/// The instance of `started`, unless none runs or it `faulted`. A function of the player's
+/// fields, not of the player, so that a fault can be recorded in its other fields while the
+/// instance is borrowed.
+fn running(started: &mut Option<Started>, faulted: bool) -> Result<&mut Started, BotError> {
+    match started {
+        Some(started) if !faulted => Ok(started),
+        _ => Err(BotError::NotRunning),
+    }
+}
+
+/// Records a fault in `turn` (none: the board's start) on `seat`; the instance is `faulted`,
+/// not called again.
+fn fault_on(
+    seat: &mut Seat,
+    faulted: &mut bool,
+    turn: Option<u32>,
+    kind: FaultKind,
+    reason: String,
+) -> PlayerFault {
+    *faulted = true;
+    seat.fault(kind, turn, reason.clone());
+    PlayerFault { kind, reason }
 }
 
 /// The records' bytes as specimens. The memory's base is page-aligned (wasmtime maps it), so
@@ -249,39 +264,53 @@ impl Player for DirectPlayer {
 
 impl Keeper for DirectPlayer {
     fn kept(&mut self, room: usize) -> Result<&mut [Specimen], PlayerFault> {
-        let grown = match self.running() {
-            Ok(Started {
+        let DirectPlayer {
+            started,
+            faulted,
+            seat,
+            ..
+        } = self;
+        let grown = running(started, *faulted).and_then(|started| {
+            let Started {
                 instance, moves, ..
-            }) => moves.reserve(instance, room * RECORD),
-            Err(error) => Err(error),
-        };
-        if let Err(error) = grown {
-            return Err(self.bot_fail(None, &error));
-        }
-        let Started {
-            instance, moves, ..
-        } = self.started.as_mut().expect("grown just now");
-        Ok(as_specimens(moves.records(instance)))
+            } = started;
+            moves.reserve(instance, room * RECORD)?;
+            Ok(as_specimens(moves.records(instance)))
+        });
+        grown.map_err(|error| fault_on(seat, faulted, None, error.kind(), error.to_string()))
     }
 
     fn codes(&mut self, turn: u32, count: usize) -> Result<(&mut [Specimen], &[u32]), PlayerFault> {
-        match self.run(count) {
-            Ok(None) => {}
-            Ok(Some((n, code))) => {
-                let reason = format!(
+        let DirectPlayer {
+            started,
+            faulted,
+            seat,
+            limits,
+            ..
+        } = self;
+        let ran = running(started, *faulted)
+            .and_then(|started| Ok((started.run(limits, count)?, started)));
+        let (kind, reason) = match ran {
+            Ok((
+                None,
+                Started {
+                    instance, moves, ..
+                },
+            )) => {
+                let (specimens, codes) = moves.results(instance, count);
+                return Ok((as_specimens(specimens), bytemuck::cast_slice(codes)));
+            }
+            Ok((Some((n, code)), _)) => (
+                FaultKind::BadOutput,
+                format!(
                     "{MOVE_EXPORT} answered {code} for specimen {} of {count}: not a move code \
                      0 to 8",
                     n + 1,
-                );
-                return Err(self.fail(Some(turn), FaultKind::BadOutput, reason));
-            }
-            Err(error) => return Err(self.bot_fail(Some(turn), &error)),
-        }
-        let Started {
-            instance, moves, ..
-        } = self.started.as_mut().expect("ran just now");
-        let (specimens, codes) = moves.results(instance, count);
-        Ok((as_specimens(specimens), bytemuck::cast_slice(codes)))
+                ),
+            ),
+            Err(error) => (error.kind(), error.to_string()),
+        };
+        Err(fault_on(seat, faulted, Some(turn), kind, reason))
     }
 
     fn specimens(&self, count: usize) -> &[Specimen] {
